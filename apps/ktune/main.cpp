@@ -1,0 +1,66 @@
+// The ktune command line: one subcommand per verb (see verb.hpp); every ktune::Error becomes a
+// one-line message on stderr and exit status 1.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "apps/ktune/verb.hpp"
+#include "ktune/error.hpp"
+#include "ktune/family.hpp"
+
+#ifdef KTUNE_HAVE_CUDA
+#include "ktune/cuda.hpp"
+#endif
+
+namespace ktune::cli {
+
+static std::vector<Verb>& registry() {
+  static std::vector<Verb> all;
+  return all;
+}
+
+bool add_verb(std::string name, std::string help, Setup setup) {
+  registry().push_back({std::move(name), std::move(help), std::move(setup)});
+  return true;
+}
+
+const std::vector<Verb>& verbs() { return registry(); }
+
+}  // namespace ktune::cli
+
+int main(int argc, char** argv) {
+  using namespace ktune;
+  try {
+    register_builtin();
+#ifdef KTUNE_HAVE_CUDA
+    register_cuda_backends();
+#endif
+    CLI::App app{"ktune: tune parameterized kernels per device, learn a selector, deploy it"};
+    app.require_subcommand(1);
+    auto sorted = cli::verbs();
+    std::sort(sorted.begin(), sorted.end(),
+              [](const cli::Verb& a, const cli::Verb& b) { return a.name < b.name; });
+    std::vector<std::pair<CLI::App*, cli::Action>> actions;
+    for (const auto& verb : sorted) {
+      CLI::App* sub = app.add_subcommand(verb.name, verb.help);
+      actions.emplace_back(sub, verb.setup(*sub));
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
+    for (auto& [sub, action] : actions) {
+      if (sub->parsed()) return action();
+    }
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ktune: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ktune: internal error: %s\n", e.what());
+    return 3;
+  }
+}

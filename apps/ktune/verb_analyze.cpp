@@ -1,0 +1,57 @@
+// ktune analyze: PCA dimensionality, best-config counts and per-problem spread of a dataset.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "apps/ktune/verb.hpp"
+#include "ktune/dataset.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/ml/analyze.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct AnalyzeArgs {
+  std::string data, device, family, norm = "scale", markdown, csv;
+  size_t top = 10;
+};
+
+int run_analyze(const AnalyzeArgs& a) {
+  const ml::Norm norm = ml::parse_norm(a.norm);
+  const Dataset data = load_dataset(a.data, a.device, a.family);
+  const ml::AnalysisReport report = ml::analyze(data, norm);
+  const std::string md = ml::to_markdown(report, a.top);
+  if (a.markdown.empty()) {
+    std::fputs(md.c_str(), stdout);
+  } else {
+    write_text_file(a.markdown, md);
+    std::fprintf(stderr, "ktune: wrote %s\n", a.markdown.c_str());
+  }
+  if (!a.csv.empty()) {
+    ml::write_csv(report, a.csv);
+    std::fprintf(stderr, "ktune: wrote %s\n", a.csv.c_str());
+  }
+  return 0;
+}
+
+Action setup_analyze(CLI::App& sub) {
+  auto a = std::make_shared<AnalyzeArgs>();
+  sub.add_option("--data", a->data, "Store (.sqlite) or exported measurements (.csv, .csv.gz)")
+      ->required();
+  sub.add_option("--device", a->device, "Device slug (needed when the data holds several)");
+  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
+  sub.add_option("--norm", a->norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
+      ->capture_default_str();
+  sub.add_option("--markdown", a->markdown, "Write the Markdown report here (default: stdout)");
+  sub.add_option("--csv", a->csv, "Also write the report as long-format CSV");
+  sub.add_option("--top", a->top, "Rows in the top-N tables")->capture_default_str();
+  return [a] { return run_analyze(*a); };
+}
+
+const bool registered = add_verb(
+    "analyze", "PCA dimensionality, best-config counts and per-problem spread of a dataset",
+    setup_analyze);
+
+}  // namespace
+}  // namespace ktune::cli

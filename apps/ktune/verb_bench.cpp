@@ -1,0 +1,83 @@
+// ktune bench: sweep a family's configs over a workload on a device into a store.
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "apps/ktune/progress.hpp"
+#include "apps/ktune/verb.hpp"
+#include "ktune/bench.hpp"
+#include "ktune/error.hpp"
+#include "ktune/workload.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct BenchOptions {
+  std::string family = "gemm", device = "cpu", workload, store, configs = "all", shard = "0/1";
+  double budget_ms = 0;
+  bool no_vendors = false;
+  TimingPolicy timing;
+};
+
+int run_bench(const BenchOptions& o) {
+  // Validate every input before the store is opened, so a bad argument never touches it.
+  const Family& family = find_family(o.family);
+  parse_device_spec(o.device);
+  const Workload workload = load_workload(family, o.workload);
+  SweepOptions sweep;
+  sweep.configs = parse_config_list(family.space(), o.configs);
+  sweep.shard = Shard::parse(o.shard);
+  sweep.vendors = !o.no_vendors;
+  sweep.timing = o.timing;
+  if (o.budget_ms > 0) sweep.budget_ms = o.budget_ms;
+  auto backend = open_backend(family, o.device);
+  Store store(o.store);
+
+  fmt::print(stderr, "ktune bench: {} on {} ({}), workload {} ({} problems), {} configs, store {}\n",
+             family.name(), backend->device().slug, backend->device().name, workload.name,
+             workload.problems.size(), sweep.configs.size(), o.store);
+  Progress progress("bench");
+  sweep.on_progress = [&](size_t done, size_t total, const Measurement& m) {
+    std::string last = fmt::format("{} {}", m.config, to_string(m.outcome.status));
+    if (m.perf > 0) last = fmt::format("{} {:.1f} GFLOP/s", m.config, m.perf);
+    progress.update(done, total, last);
+  };
+  const SweepSummary s = run_sweep(family, *backend, workload, store, sweep);
+  progress.finish();
+  fmt::print("planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
+             "timeout {}){}\n",
+             s.planned, s.skipped_existing, s.measured, s.by_status[0], s.by_status[1],
+             s.by_status[2], s.by_status[3], s.by_status[4],
+             s.budget_exhausted ? "; time budget reached, rerun to continue" : "");
+  return 0;
+}
+
+Action setup(CLI::App& app) {
+  auto o = std::make_shared<BenchOptions>();
+  app.add_option("--family", o->family, "Kernel family")->capture_default_str();
+  app.add_option("--device", o->device, "cpu or cuda:N")->capture_default_str();
+  app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file")
+      ->required();
+  app.add_option("--store", o->store, "SQLite tuning store (created when absent)")->required();
+  app.add_option("--configs", o->configs, "all, or a comma-separated list of configs or ids")
+      ->capture_default_str();
+  app.add_option("--shard", o->shard, "Take problems i, i+N, ... of the workload (i/N)")
+      ->capture_default_str();
+  app.add_option("--budget-ms", o->budget_ms, "Stop starting measurements after this wall time");
+  app.add_flag("--no-vendors", o->no_vendors, "Skip the vendor library baselines");
+  app.add_option("--min-reps", o->timing.min_reps, "Timed runs at least")->capture_default_str();
+  app.add_option("--max-reps", o->timing.max_reps, "Timed runs at most")->capture_default_str();
+  app.add_option("--rep-budget-ms", o->timing.budget_ms,
+                 "Repeat until this much time was timed (after --min-reps)")
+      ->capture_default_str();
+  app.add_option("--timeout-ms", o->timing.timeout_ms, "One run longer than this is a timeout")
+      ->capture_default_str();
+  return [o] { return run_bench(*o); };
+}
+
+const bool registered =
+    add_verb("bench", "Verify and time every config of a family over a workload into a store", setup);
+
+}  // namespace
+}  // namespace ktune::cli

@@ -1,0 +1,117 @@
+#pragma once
+// Evaluation of pruners and selectors on held-out problems.
+//
+// Scoring rule (shared by every number here): a held-out problem scores
+//   ratio = perf(served config) / perf(oracle),  oracle = the best valid config of the WHOLE
+//   space for that problem; served = the selector's pick, or its fallback when the problem
+//   refuses the pick (classifiers use their configured fallback, baseline by default).
+// A ratio of 0 (no shipped config valid on the problem) counts as 1e-3 ("a thousand times
+// slower"), the same floor as ktune::ml::ceiling, so one unservable problem cannot zero a
+// geometric mean. % of oracle = 100 × geometric mean of the ratios. The ceiling of a shipped set
+// is the % of oracle of a perfect selector (the best shipped config on each problem).
+// Held-out problems whose whole-space oracle is 0 (no valid config at all) are left out.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "ktune/dataset.hpp"
+#include "ktune/ml/normalize.hpp"
+#include "ktune/ml/selector.hpp"
+
+namespace ktune::ml {
+
+struct Split {
+  std::string name;  // "random" or "network:<name>"
+  std::vector<Eigen::Index> train, test;
+};
+
+// Seeded shuffle of the problems; round(test_fraction × rows) of them (at least one when there
+// are two or more rows) are held out. Throws Error on an empty dataset.
+Split random_split(const Dataset& data, double test_fraction = 0.2, uint64_t seed = 0);
+// Leave-one-network-out: one split per network named in problem_groups; a problem that belongs
+// to the held-out network is in test (even if other networks also use it), all others train.
+// Empty when no problem carries a group.
+std::vector<Split> network_splits(const Dataset& data);
+
+// Per-problem ratio as described above, and the shared geomean.
+double oracle_ratio(const Dataset& data, Eigen::Index row, Eigen::Index col);
+double pct_of_oracle(const std::vector<double>& ratios);  // 100 × geomean, floor 1e-3
+double ceiling_pct(const Dataset& test, const std::vector<Eigen::Index>& shipped);
+
+// Whole-space safe order: columns by how many rows they are valid on, then by geomean of
+// scaled perf (invalid = 1e-3). Its head is "the best single fixed config".
+std::vector<Eigen::Index> safe_order(const Dataset& train);
+
+struct SelectionMetrics {
+  int problems = 0;               // held-out problems scored
+  double pct_of_oracle = 0;       // see the rule above
+  double ceiling_pct = 0;         // best achievable with the shipped set
+  double accuracy_oracle = 0;     // fraction served == whole-space oracle config
+  double accuracy_shipped = 0;    // fraction served == best shipped config (the label)
+  double validity = 0;            // fraction whose pick is valid (no fallback needed)
+  double refused_rate = 0;        // fraction whose pick was refused (= 1 - validity)
+  double unservable_rate = 0;     // fraction where no shipped config is valid
+  double speedup_vs_fixed = 0;    // geomean of served / fixed-config perf (fixed falls back
+                                  // along the whole-space safe order when refused)
+  double predict_us = 0;          // mean wall time of one Selector::choose call, microseconds
+};
+
+// fixed_order: safe_order(train) (its first valid entry is the fixed config's perf).
+SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test,
+                                   const std::vector<Eigen::Index>& shipped,
+                                   const std::vector<Eigen::Index>& fixed_order);
+
+struct EvalOptions {
+  bool random_split = true, network_splits = true;
+  double test_fraction = 0.2;
+  uint64_t seed = 0;
+  std::vector<Norm> norms{Norm::scale, Norm::cutoff, Norm::rawcutoff, Norm::sigmoid};
+  std::vector<std::string> pruners;    // empty = pruner_names()
+  std::vector<std::string> selectors;  // empty = selector_names()
+  std::vector<int> ceiling_ks{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  std::vector<int> selector_ks{5, 6, 8, 15};
+  Fallback fallback = Fallback::baseline;
+  int threads = 0;  // 0 = OpenMP default
+};
+
+// The small matrix of `ktune eval --quick`: random split, scale, topn/kmeans/tree, K 4..8
+// ceilings, K 5 and 8 for tree-b, knn-3, forest, reg-speedup.
+EvalOptions quick_eval_options();
+
+struct EvalRow {
+  std::string split, norm, pruner, selector;  // selector empty: a pruner-ceiling row
+  int k = 0;
+  bool ok = true;        // false: the cell could not be computed (see note)
+  std::string note;      // the Error message when !ok
+  SelectionMetrics metrics;  // pct_of_oracle and ceiling_pct are the CSV columns
+};
+
+struct EvalResult {
+  std::string family, device;
+  Eigen::Index problems = 0, configs = 0;
+  std::vector<std::string> split_names;
+  std::vector<std::pair<std::string, std::pair<int, int>>> split_sizes;  // name → train, test
+  std::vector<std::pair<std::string, double>> fixed_pct;  // split → fixed config % of oracle
+  std::vector<EvalRow> rows;
+  double seconds = 0;
+};
+
+// Runs the whole matrix. A cell that cannot be computed (e.g. K larger than the number of
+// configs valid somewhere in the training set) becomes a row with ok = false and a note; it
+// never aborts the run. Throws Error only for an empty dataset or when no split exists.
+EvalResult evaluate(const Dataset& data, const EvalOptions& options);
+
+// CSV with exactly: split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct (pct_of_oracle
+// empty on ceiling rows; both empty on failed cells).
+void write_csv(const EvalResult& r, std::ostream& out);
+// Every metric per row: the columns above plus accuracy_oracle, accuracy_shipped, validity,
+// refused_rate, unservable_rate, speedup_vs_fixed, predict_us, problems, note.
+void write_metrics_csv(const EvalResult& r, std::ostream& out);
+// Tables laid out like the seed paper: per split, the pruners' ceiling for each K (Table 1) and
+// each selector's % of oracle for K in selector_ks (Table 2: best over pruner × norm, named), and
+// the classic metrics at the largest selector K for the best-ceiling pruner/norm.
+void write_markdown(const EvalResult& r, std::ostream& out);
+
+}  // namespace ktune::ml

@@ -1,0 +1,121 @@
+#pragma once
+// Selectors map a problem's features to one of the K shipped configs.
+//
+// Classifiers (tree-a/b/c, knn-1/3/7, svm-linear, svm-rbf, forest, mlp) learn the label
+// argmax over the shipped configs of the normalized perf of each training problem (ties, e.g.
+// several zeros after `cutoff`, go to the higher raw perf, then the lower index; problems where
+// no shipped config is valid carry no label and are left out). Trees and forests see raw
+// features (so thresholds stay in feature units for code generation); kNN, SVMs and the MLP
+// see features standardized by a StandardScaler fitted on the training problems.
+//
+// Regressors (reg-runtime, reg-speedup) are random-forest regressions over one row per
+// (problem, shipped config) = [problem features, config params] (one-hot of the shipped index
+// when the dataset has no numeric config params). reg-runtime predicts log time per unit of
+// work, -log(perf); reg-speedup predicts log2(perf / perf of the baseline config). An invalid
+// entry counts as a thousand times slower than the problem's best (perf = oracle × 1e-3), so the
+// models learn to avoid configs that are refused; they pick the config with the best prediction.
+//
+// Fallback when the pick is refused (invalid) for the problem, shared by every selector:
+//  - baseline: the first valid config in the safe order (shipped configs sorted by how many
+//    training problems they are valid on, then by geomean of scaled perf, invalid = 1e-3);
+//    its head is the "best safe single config".
+//  - random: a uniformly drawn valid config, seeded by (seed, feature values): deterministic.
+//  - nearest: the valid config closest to the pick in standardized config-parameter space
+//    (ties: safe order).
+// NaN in features: training rows with a NaN feature are dropped (an Error when none remains);
+// select() on a row with a NaN feature returns the baseline config.
+#include <Eigen/Dense>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ktune/dataset.hpp"
+#include "ktune/ml/normalize.hpp"
+#include "ktune/ml/scaler.hpp"
+
+namespace ktune::ml {
+
+enum class Fallback { baseline, random, nearest };
+Fallback parse_fallback(const std::string& text);  // throws Error naming the text
+std::string to_string(Fallback f);
+
+struct SelectorOptions {
+  Fallback fallback = Fallback::baseline;
+  uint64_t seed = 0;
+};
+
+// What the training step hands to a concrete model.
+struct SelectorTrainingSet {
+  Eigen::MatrixXd X;         // usable problems × features (raw)
+  std::vector<int> labels;   // per problem: best shipped index, or -1 when none is valid
+  Eigen::MatrixXd perf;      // problems × K raw perf of the shipped configs (0 = invalid)
+  BoolMatrix valid;          // problems × K
+  Eigen::VectorXd oracle;    // per problem: best valid perf of the whole space
+  Eigen::MatrixXd config_features;  // K × p, standardized config params (or one-hot)
+  int baseline = 0;          // index into shipped of the best safe single config
+};
+
+// One decision: the model's pick, what is served after the fallback, and whether it was refused.
+struct Choice {
+  int pick = 0;
+  int served = 0;      // == pick unless refused; == pick when no shipped config is valid
+  bool refused = false;
+};
+
+class Selector {
+ public:
+  virtual ~Selector() = default;
+  const std::string& kind() const { return kind_; }
+  const SelectorOptions& options() const { return options_; }
+
+  // shipped: distinct column indices of train (the K configs); norm shapes classifier labels.
+  void fit(const Dataset& train, const std::vector<Eigen::Index>& shipped, Norm norm);
+
+  // The model's pick (index into the shipped list), knowing nothing about validity.
+  int select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // The pick, then the fallback when valid[pick] is false (valid: one flag per shipped config).
+  Choice choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
+                const std::vector<bool>& valid) const;
+  // Fallback from a refused pick (exposed for tests and the generated code's reference).
+  int fall_back(int pick, const std::vector<bool>& valid,
+                const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // Per shipped config: higher = better (class scores or predicted -log time / log speedup).
+  Eigen::VectorXd scores(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+
+  const std::vector<std::string>& config_names() const { return config_names_; }
+  const std::vector<std::string>& feature_names() const { return feature_names_; }
+  const std::vector<int>& safe_order() const { return safe_order_; }
+  int baseline() const { return safe_order_.empty() ? 0 : safe_order_.front(); }
+  Norm norm() const { return norm_; }
+  size_t dropped_rows() const { return dropped_rows_; }
+
+  nlohmann::json to_json() const;
+  static std::unique_ptr<Selector> from_json(const nlohmann::json& j);
+
+ protected:
+  Selector(std::string kind, SelectorOptions options)
+      : kind_(std::move(kind)), options_(options) {}
+  virtual void fit_model(const SelectorTrainingSet& data) = 0;
+  virtual Eigen::VectorXd model_scores(const Eigen::RowVectorXd& features) const = 0;
+  virtual nlohmann::json model_json() const = 0;
+  virtual void load_model(const nlohmann::json& j) = 0;
+
+  Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
+
+ private:
+  std::string kind_;
+  SelectorOptions options_;
+  Norm norm_ = Norm::scale;
+  std::vector<std::string> config_names_, feature_names_;
+  std::vector<int> safe_order_;
+  size_t dropped_rows_ = 0;
+};
+
+// tree-a, tree-b, tree-c, knn-1, knn-3, knn-7, svm-linear, svm-rbf, forest, mlp, reg-runtime,
+// reg-speedup.
+std::vector<std::string> selector_names();
+std::unique_ptr<Selector> make_selector(const std::string& name, const SelectorOptions& options = {});
+
+}  // namespace ktune::ml

@@ -1,0 +1,50 @@
+#pragma once
+// The tuning store: SQLite, one row per measurement, each committed as soon as it is taken so
+// an interrupted sweep loses nothing finished; resuming skips keys already stored.
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ktune/device.hpp"
+#include "ktune/measurement.hpp"
+
+struct sqlite3;
+
+namespace ktune {
+
+struct MeasurementKey {
+  std::string device, family, problem, config;
+  auto operator<=>(const MeasurementKey&) const = default;
+};
+
+class Store {
+ public:
+  enum class Mode { read_only, read_write };
+  // Throws Error naming the path when it cannot be opened (or created, in read_write mode).
+  explicit Store(const std::string& path, Mode mode = Mode::read_write);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  void put_device(const DeviceInfo& device);  // upsert of the device's features
+  std::vector<DeviceInfo> devices() const;
+  // Inserts one measurement in its own transaction; a key already present is left unchanged.
+  // Returns whether a row was added.
+  bool put(const Measurement& m);
+  // Many rows in one transaction (imports); same duplicate rule. Returns rows added.
+  size_t put_all(const std::vector<Measurement>& ms);
+  std::set<MeasurementKey> keys(const std::string& device, const std::string& family) const;
+  // All measurements, optionally filtered (empty string = any), ordered by insertion.
+  std::vector<Measurement> query(const std::string& device = "",
+                                 const std::string& family = "") const;
+  size_t count() const;
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace ktune

@@ -1,0 +1,168 @@
+// The GEMM family's CPU backend: seed-kernel configs and the OpenBLAS baseline, each verified
+// against the float64 reference on poisoned output before it is timed.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
+#include "kernels/gemm/gemm_family.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
+
+#ifdef KTUNE_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace ktune::gemm {
+
+namespace {
+
+using cpu::Args;
+
+// One set of buffers; several are rotated while timing when a problem fits in the last-level
+// cache, so timings do not measure a cache-resident rerun.
+struct Buffers {
+  std::vector<float> a, b, c;
+};
+
+class CpuSession final : public ProblemSession {
+ public:
+  CpuSession(const Family& family, const Problem& problem, double llc_bytes)
+      : family_(family), shape_(shape_of(problem)) {
+    const uint64_t seed = seed_of(problem.key());
+    Buffers first{random_matrix(size_t(shape_.stride_a() * shape_.batch), seed),
+                  random_matrix(size_t(shape_.stride_b() * shape_.batch), seed + 1),
+                  std::vector<float>(size_t(shape_.stride_c() * shape_.batch))};
+    reference_ = reference_gemm(shape_, first.a.data(), first.b.data(), 1.0, 0.0, nullptr);
+    const double bytes = 4.0 * double(first.a.size() + first.b.size() + first.c.size());
+    const int copies = int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
+    buffers_.push_back(std::move(first));
+    for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    const Tile tile = tile_of(family_.space(), config);
+    return measure([&](Args& args) { cpu::run_seed(args, tile); }, policy);
+  }
+
+  std::vector<std::string> vendors() const override {
+#ifdef KTUNE_HAVE_OPENBLAS
+    return {"openblas"};
+#else
+    return {};
+#endif
+  }
+
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+#ifdef KTUNE_HAVE_OPENBLAS
+    if (vendor == "openblas") {
+      return measure(
+          [](Args& g) {
+            for (int64_t i = 0; i < g.batch; ++i)
+              cblas_sgemm(CblasColMajor, g.transa ? CblasTrans : CblasNoTrans,
+                          g.transb ? CblasTrans : CblasNoTrans, int(g.m), int(g.n), int(g.k),
+                          g.alpha, g.a + i * g.stride_a, int(g.lda), g.b + i * g.stride_b,
+                          int(g.ldb), g.beta, g.c + i * g.stride_c, int(g.ldc));
+          },
+          policy);
+    }
+#endif
+    throw Error(fmt::format("vendor '{}' is not available on the cpu backend", vendor));
+  }
+
+ private:
+  Args args_for(Buffers& buf) const {
+    Args g;
+    g.transa = shape_.transa;
+    g.transb = shape_.transb;
+    g.m = shape_.m;
+    g.n = shape_.n;
+    g.k = shape_.k;
+    g.batch = shape_.batch;
+    g.a = buf.a.data();
+    g.lda = shape_.lda;
+    g.stride_a = shape_.stride_a();
+    g.b = buf.b.data();
+    g.ldb = shape_.ldb;
+    g.stride_b = shape_.stride_b();
+    g.c = buf.c.data();
+    g.ldc = shape_.ldc;
+    g.stride_c = shape_.stride_c();
+    return g;
+  }
+
+  template <typename Kernel>
+  Outcome measure(Kernel&& kernel, const TimingPolicy& policy) {
+    Outcome out;
+    try {
+      // Verify first, on output poisoned with NaN: an unwritten element fails the check.
+      Buffers& first = buffers_.front();
+      std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
+      Args args = args_for(first);
+      kernel(args);
+      out.rel_error = relative_error(shape_, first.c.data(), reference_);
+      if (!(out.rel_error <= error_bound(shape_.k))) {
+        out.status = Status::wrong;
+        out.message = fmt::format("relative error {:.3g} exceeds bound {:.3g}", out.rel_error,
+                                  error_bound(shape_.k));
+        return out;
+      }
+      size_t next = 0;
+      out.timing = time_adaptive(
+          [&] {
+            Args g = args_for(buffers_[next++ % buffers_.size()]);
+            const auto start = std::chrono::steady_clock::now();
+            kernel(g);
+            const auto stop = std::chrono::steady_clock::now();
+            return std::chrono::duration<double, std::milli>(stop - start).count();
+          },
+          policy);
+      if (out.timing.reps == 0) {
+        out.status = Status::timeout;
+        out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
+        return out;
+      }
+      out.status = Status::ok;
+    } catch (const std::exception& e) {
+      out.status = Status::failed;
+      out.message = e.what();
+    }
+    return out;
+  }
+
+  const Family& family_;
+  Shape shape_;
+  std::vector<double> reference_;
+  std::vector<Buffers> buffers_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Family& family) : family_(family), device_(query_cpu_device()) {
+    llc_bytes_ = 32.0 * 1024 * 1024;
+    for (const auto& [name, value] : device_.features)
+      if (name == "l3_bytes" || (name == "l2_bytes" && value > llc_bytes_)) llc_bytes_ = value;
+  }
+  const DeviceInfo& device() const override { return device_; }
+  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
+    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
+  }
+
+ private:
+  const Family& family_;
+  DeviceInfo device_;
+  double llc_bytes_;
+};
+
+}  // namespace
+
+void register_cpu_backend() {
+  register_backend("gemm", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
+    if (index != 0) throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
+    return std::make_unique<CpuBackend>(family);
+  });
+}
+
+}  // namespace ktune::gemm

@@ -1,0 +1,48 @@
+#pragma once
+// Per-device resources shared by the GEMM CUDA backend and its problem sessions (internal).
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+#include "ktune/device.hpp"
+#include "ktune/family.hpp"
+#include "src/cuda/device_buffer.hpp"
+
+namespace ktune::gemm::cuda {
+
+// Owns a cuBLAS handle bound to a stream.
+class CublasHandle {
+ public:
+  explicit CublasHandle(cudaStream_t stream);
+  ~CublasHandle();
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+struct DeviceContext {
+  DeviceContext(const Space& space, int device_index, const std::string& kernel_source,
+                uint64_t data_seed);
+
+  const Space& space;
+  int device_index;
+  DeviceInfo info;
+  std::string arch;  // "sm_90"
+  int64_t l2_bytes;
+  uint64_t data_seed;
+  ktune::cuda::Stream stream;
+  ktune::cuda::Event start, stop;
+  CublasHandle cublas;
+  SeedKernels kernels;
+  RelErrorKernel rel_error;
+};
+
+// One problem on one device (see gemm_cuda_backend.hpp).
+std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Problem& problem);
+
+}  // namespace ktune::gemm::cuda

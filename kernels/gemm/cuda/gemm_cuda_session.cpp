@@ -1,0 +1,258 @@
+// A GEMM problem opened on a CUDA device: inputs (with rotation copies), the float64 reference,
+// and the verify-then-time protocol shared by seed configs and the cuBLAS baseline.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "kernels/gemm/cuda/gemm_cuda_context.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/timing.hpp"
+#include "src/cuda/cuda_device.hpp"
+#include "src/cuda/cuda_error.hpp"
+
+namespace ktune::gemm::cuda {
+namespace {
+
+using ktune::cuda::check;
+using ktune::cuda::check_cublas;
+using ktune::cuda::CudaError;
+using ktune::cuda::DeviceBuffer;
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// Thrown out of a timed run to stop time_adaptive with a non-ok outcome.
+struct AbortRun {
+  Status status;
+  std::string message;
+};
+
+class CudaGemmSession final : public ProblemSession {
+ public:
+  CudaGemmSession(DeviceContext& context, const Problem& problem)
+      : context_(context), shape_(shape_of(problem)), key_(problem.key()) {
+    if (shape_.m < 1 || shape_.n < 1 || shape_.k < 1 || shape_.batch < 1) {
+      throw Error("gemm cuda: problem '" + key_ + "' has an empty dimension");
+    }
+    allocate_and_fill();
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    ktune::cuda::use_device(context_.device_index);
+    const Tile tile = tile_of(context_.space, config);
+    const LoadedKernel* kernel = nullptr;
+    try {
+      kernel = &context_.kernels.get(tile);
+    } catch (const CudaError& e) {  // CompileError is not a CudaError; both end up failed
+      return failed(e.what());
+    } catch (const ktune::cuda::CompileError& e) {
+      return failed(e.what());
+    }
+    return measure(
+        [&](int copy) {
+          return launch_seed(*kernel, tile, shape_, 1.0f, a(copy), b(copy), 0.0f, c(copy),
+                             context_.stream.get());
+        },
+        policy, tile_config_string(tile));
+  }
+
+  std::vector<std::string> vendors() const override { return {"cublas"}; }
+
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+    if (vendor != "cublas") {
+      throw Error("gemm cuda: unknown vendor '" + vendor + "' (available: cublas)");
+    }
+    ktune::cuda::use_device(context_.device_index);
+    return measure([&](int copy) { return launch_cublas(copy); }, policy, "cublas");
+  }
+
+ private:
+  float* a(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
+  float* b(int copy) const {
+    return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_b_);
+  }
+  float* c(int copy) const {
+    return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_c_);
+  }
+
+  static Outcome failed(std::string message) {
+    Outcome outcome;
+    outcome.status = Status::failed;
+    outcome.message = std::move(message);
+    return outcome;
+  }
+
+  void allocate_and_fill() {
+    const size_t elems_a = size_t(shape_.stride_a() * shape_.batch);
+    const size_t elems_b = size_t(shape_.stride_b() * shape_.batch);
+    elems_c_ = size_t(shape_.stride_c() * shape_.batch);
+    offset_b_ = align_up(elems_a * sizeof(float));
+    offset_c_ = offset_b_ + align_up(elems_b * sizeof(float));
+    copy_bytes_ = align_up(offset_c_ + elems_c_ * sizeof(float));
+    // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
+    // 2 x L2 of other data is touched between two uses of the same copy.
+    const size_t data_bytes = (elems_a + elems_b + elems_c_) * sizeof(float);
+    const size_t l2 = size_t(std::max<int64_t>(context_.l2_bytes, 0));
+    copies_ = data_bytes < 2 * l2 ? int(1 + (2 * l2 + copy_bytes_ - 1) / copy_bytes_) : 1;
+    pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "gemm inputs for " + key_);
+
+    // Same seeded generator as the host reference helpers; never zeros.
+    const uint64_t seed = seed_of(key_) ^ context_.data_seed;
+    const std::vector<float> host_a = random_matrix(elems_a, seed);
+    const std::vector<float> host_b = random_matrix(elems_b, seed ^ 0x9e3779b97f4a7c15ull);
+    cudaStream_t stream = context_.stream.get();
+    check(cudaMemcpyAsync(a(0), host_a.data(), elems_a * sizeof(float), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync(A of " + key_ + ")");
+    check(cudaMemcpyAsync(b(0), host_b.data(), elems_b * sizeof(float), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync(B of " + key_ + ")");
+    check(cudaMemsetAsync(c(0), 0, elems_c_ * sizeof(float), stream), "cudaMemsetAsync(C)");
+    // Replicate copy 0 by doubling: log2(copies) device-to-device copies.
+    for (size_t have = 1; have < size_t(copies_); have *= 2) {
+      const size_t count = std::min(have, size_t(copies_) - have);
+      check(cudaMemcpyAsync(pool_.data() + have * copy_bytes_, pool_.data(), count * copy_bytes_,
+                            cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync(input copies)");
+    }
+    compute_reference(host_a, host_b);
+  }
+
+  // Float64 reference from the same (float) inputs, by cuBLAS DGEMM in PEDANTIC math mode (no
+  // emulation or reduced precision): independent of the kernels under test.
+  void compute_reference(const std::vector<float>& host_a, const std::vector<float>& host_b) {
+    cudaStream_t stream = context_.stream.get();
+    const std::vector<double> a64(host_a.begin(), host_a.end());
+    const std::vector<double> b64(host_b.begin(), host_b.end());
+    DeviceBuffer<double> dev_a(a64.size(), "float64 A"), dev_b(b64.size(), "float64 B");
+    reference_ = DeviceBuffer<double>(elems_c_, "float64 reference C");
+    check(cudaMemcpyAsync(dev_a.data(), a64.data(), dev_a.bytes(), cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync(float64 A)");
+    check(cudaMemcpyAsync(dev_b.data(), b64.data(), dev_b.bytes(), cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync(float64 B)");
+    // Elements between matrices of C (ldc > m) are never written: zero them on both sides.
+    check(cudaMemsetAsync(reference_.data(), 0, reference_.bytes(), stream),
+          "cudaMemsetAsync(reference)");
+    cublasHandle_t handle = context_.cublas.get();
+    check_cublas(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode(PEDANTIC)");
+    const double one = 1.0, zero = 0.0;
+    const cublasStatus_t status = cublasDgemmStridedBatched_64(
+        handle, op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k, &one,
+        dev_a.data(), shape_.lda, shape_.stride_a(), dev_b.data(), shape_.ldb, shape_.stride_b(),
+        &zero, reference_.data(), shape_.ldc, shape_.stride_c(), shape_.batch);
+    check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode(DEFAULT)");
+    check_cublas(status, "cublasDgemmStridedBatched_64(reference of " + key_ + ")");
+    // The host vectors and float64 inputs are freed on return: wait until they are consumed.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(reference of " + key_ + ")");
+  }
+
+  LaunchResult launch_cublas(int copy) {
+    const float one = 1.0f, zero = 0.0f;
+    const cublasStatus_t status = cublasSgemmStridedBatched_64(
+        context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
+        &one, a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), &zero,
+        c(copy), shape_.ldc, shape_.stride_c(), shape_.batch);
+    if (status == CUBLAS_STATUS_SUCCESS) return {};
+    try {
+      check_cublas(status, "cublasSgemmStridedBatched_64");
+    } catch (const CudaError& e) {
+      return {Status::failed, e.what()};
+    }
+    return {};
+  }
+
+  // Waits for the stop event; kernel faults surface here.
+  double elapsed_ms(const std::string& what) {
+    const cudaError_t error = cudaEventSynchronize(context_.stop.get());
+    if (error != cudaSuccess) {
+      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, "execution of " + what)};
+    }
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, context_.start.get(), context_.stop.get()),
+          "cudaEventElapsedTime(" + what + ")");
+    return ms;
+  }
+
+  double timed_launch(const std::function<LaunchResult(int)>& launch, int copy,
+                      const std::string& what) {
+    cudaStream_t stream = context_.stream.get();
+    check(cudaEventRecord(context_.start.get(), stream), "cudaEventRecord(start)");
+    const LaunchResult result = launch(copy);
+    if (result.status != Status::ok) throw AbortRun{result.status, result.message};
+    check(cudaEventRecord(context_.stop.get(), stream), "cudaEventRecord(stop)");
+    return elapsed_ms(what);
+  }
+
+  Outcome measure(const std::function<LaunchResult(int)>& launch, const TimingPolicy& policy,
+                  const std::string& what) {
+    Outcome outcome;
+    try {
+      // 1. Verify on NaN-poisoned output (beta = 0, so C must not be read).
+      check(cudaMemsetAsync(c(0), 0xFF, elems_c_ * sizeof(float), context_.stream.get()),
+            "cudaMemsetAsync(poison C)");
+      const double first_ms = timed_launch(launch, 0, what);
+      const double error =
+          context_.rel_error(c(0), reference_.data(), shape_, context_.stream.get());
+      const double bound = error_bound(shape_.k);
+      outcome.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+      if (!(error <= bound)) {
+        outcome.status = Status::wrong;
+        outcome.message =
+            std::isfinite(error)
+                ? fmt::format("{}: relative error {:.3e} exceeds the bound {:.3e} (k={})", what,
+                              error, bound, shape_.k)
+                : fmt::format("{}: result holds NaN or Inf", what);
+        return outcome;
+      }
+      if (first_ms > policy.timeout_ms) {
+        outcome.status = Status::timeout;
+        outcome.message = fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what,
+                                      first_ms, policy.timeout_ms);
+        return outcome;
+      }
+      // 2. Time, rotating copies (copy 0 was just written by the verification run).
+      int next = copies_ > 1 ? 1 : 0;
+      outcome.timing = time_adaptive(
+          [&]() -> double {
+            const int copy = next;
+            next = (next + 1) % copies_;
+            const double ms = timed_launch(launch, copy, what);
+            if (ms > policy.timeout_ms) {
+              throw AbortRun{Status::timeout,
+                             fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, ms,
+                                         policy.timeout_ms)};
+            }
+            return ms;
+          },
+          policy);
+      outcome.status = Status::ok;
+    } catch (const AbortRun& abort) {
+      outcome.status = abort.status;
+      outcome.message = abort.message;
+    } catch (const CudaError& e) {
+      outcome.status = Status::failed;
+      outcome.message = what + ": " + e.what();
+    }
+    return outcome;
+  }
+
+  DeviceContext& context_;
+  Shape shape_;
+  std::string key_;
+  size_t elems_c_ = 0, offset_b_ = 0, offset_c_ = 0, copy_bytes_ = 0;
+  int copies_ = 1;
+  DeviceBuffer<char> pool_;
+  DeviceBuffer<double> reference_;
+};
+
+}  // namespace
+
+std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Problem& problem) {
+  return std::make_unique<CudaGemmSession>(context, problem);
+}
+
+}  // namespace ktune::gemm::cuda

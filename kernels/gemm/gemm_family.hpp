@@ -1,0 +1,51 @@
+#pragma once
+// The GEMM family: FP32, column-major BLAS semantics C = alpha*op(A)*op(B) + beta*C with strided
+// batches. Its space is the seed paper's 640 configurations, shared by the CPU and CUDA
+// backends: each work item computes an R×C tile of C stepping along K by A; work-group (x, y).
+#include <cstdint>
+#include <string>
+
+#include "ktune/family.hpp"
+
+namespace ktune::gemm {
+
+struct Shape {
+  bool transa = false, transb = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // minimal leading dimensions unless set otherwise
+  int64_t stride_a() const;           // elements between batch entries (packed)
+  int64_t stride_b() const;
+  int64_t stride_c() const;
+  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
+};
+
+struct Tile {
+  int r = 1, a = 1, c = 1;   // rows of C per work item, K step, columns of C per work item
+  int wg_x = 1, wg_y = 1;    // work-group: x along rows (M), y along columns (N)
+};
+
+Shape shape_of(const Problem& p);  // minimal leading dimensions; throws Error if invalid
+Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
+Tile tile_of(const Space& space, const Config& c);
+std::string tile_config_string(const Tile& t);  // "r=2;a=4;c=8;wg=16x16"
+
+// Relative Frobenius-norm error allowed against a float64 reference: FP32 accumulation error
+// grows like sqrt(k) * eps; 16x margin. Wrong kernels give O(1) errors or NaN.
+double error_bound(int64_t k);
+
+class GemmFamily final : public Family {
+ public:
+  GemmFamily();
+  std::string name() const override { return "gemm"; }
+  const Space& space() const override { return space_; }
+  std::vector<std::string> feature_names() const override;
+  std::vector<std::string> derived_feature_names() const override;
+  std::vector<double> derived_features(const Problem& p) const override;
+  double flops(const Problem& p) const override { return shape_of(p).flops(); }
+  void validate(const Problem& p) const override;
+
+ private:
+  Space space_;
+};
+
+}  // namespace ktune::gemm

@@ -1,0 +1,24 @@
+#pragma once
+// Host float64 reference GEMM and the verification metric shared by the backends and tests.
+#include <cstdint>
+#include <vector>
+
+#include "kernels/gemm/gemm_family.hpp"
+
+namespace ktune::gemm {
+
+// Uniform values in [-1, 1) from a seeded generator: never zeros, so unwritten outputs and wrong
+// indexing show up.
+std::vector<float> random_matrix(size_t count, uint64_t seed);
+
+// C = alpha*op(A)*op(B) + beta*C in float64 over the float inputs (C read only when beta != 0).
+std::vector<double> reference_gemm(const Shape& s, const float* a, const float* b, double alpha,
+                                   double beta, const float* c_in);
+
+// ||C - ref||_F / ||ref||_F over the m×n×batch logical elements; NaN/Inf anywhere gives +inf.
+double relative_error(const Shape& s, const float* c, const std::vector<double>& ref);
+
+// Stable 64-bit seed from a problem key, so every run of a problem sees the same inputs.
+uint64_t seed_of(const std::string& key);
+
+}  // namespace ktune::gemm

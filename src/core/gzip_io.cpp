@@ -1,0 +1,113 @@
+#include "ktune/gzip_io.hpp"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+
+#include "ktune/error.hpp"
+
+namespace ktune {
+
+namespace {
+
+std::string zlib_error(gzFile f) {
+  int code = 0;
+  const char* msg = gzerror(f, &code);
+  if (code == Z_ERRNO) return std::strerror(errno);
+  return msg ? msg : "unknown zlib error";
+}
+
+// gzopen reads plain files unchanged, so one reader serves both forms.
+std::string read_via_zlib(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  gzbuffer(f, 1 << 17);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    int n = gzread(f, buf, sizeof buf);
+    if (n < 0) {
+      std::string why = zlib_error(f);
+      gzclose(f);
+      throw Error(fmt::format("cannot read '{}': {}", path, why));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  gzclose(f);
+  return out;
+}
+
+// file is where the bytes go; shown is the name errors report (the target, not its temp file).
+void write_plain(const std::string& file, const std::string& path, std::string_view text) {
+  std::FILE* f = std::fopen(file.c_str(), "wb");
+  if (!f) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = (std::fclose(f) == 0) && ok;
+  if (!ok) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+}
+
+void write_gzip(const std::string& file, const std::string& path, std::string_view text) {
+  gzFile f = gzopen(file.c_str(), "wb6");
+  if (!f) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    // gzwrite takes an unsigned length; write in chunks well below its limit.
+    const unsigned chunk = static_cast<unsigned>(std::min<size_t>(text.size() - done, 1 << 24));
+    if (gzwrite(f, text.data() + done, chunk) != static_cast<int>(chunk)) {
+      std::string why = zlib_error(f);
+      gzclose(f);
+      throw Error(fmt::format("cannot write '{}': {}", path, why));
+    }
+    done += chunk;
+  }
+  if (gzclose(f) != Z_OK) throw Error(fmt::format("cannot write '{}': close failed", path));
+}
+
+}  // namespace
+
+bool has_gz_suffix(std::string_view path) {
+  return path.size() >= 3 && path.substr(path.size() - 3) == ".gz";
+}
+
+std::string read_text_file(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  if (std::filesystem::is_directory(path))
+    throw Error(fmt::format("cannot read '{}': is a directory", path));
+  return read_via_zlib(path);
+}
+
+void write_text_file(const std::string& path, std::string_view text) {
+  if (path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    if (std::fflush(stdout) != 0) throw Error("cannot write to stdout");
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  try {
+    if (has_gz_suffix(path))
+      write_gzip(tmp, path, text);
+    else
+      write_plain(tmp, path, text);
+  } catch (const Error&) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throw Error(fmt::format("cannot write '{}': {}", path, ec.message()));
+  }
+}
+
+}  // namespace ktune

@@ -1,0 +1,208 @@
+// ktune's own long CSV: one row per measurement, columns as in kMeasurementCsvHeader.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/interchange.hpp"
+
+namespace ktune {
+
+namespace {
+
+constexpr size_t kColumns = 15;
+
+void append_field(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+// %.17g: enough digits that strtod gives back the same double.
+void append_double(std::string& out, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  out += buf;
+}
+
+struct Record {
+  size_t line = 0;  // physical line where the record starts, 1-based
+  std::vector<std::string> fields;
+};
+
+// RFC 4180 splitter that keeps line numbers for error messages; quoted fields may span lines.
+class CsvScanner {
+ public:
+  CsvScanner(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  bool next(Record& rec) {
+    if (pos_ >= text_.size()) return false;
+    rec.line = line_;
+    rec.fields.assign(1, std::string());
+    bool quoted = false, was_quoted = false;
+    while (pos_ < text_.size()) {
+      char c = text_[pos_++];
+      std::string& field = rec.fields.back();
+      if (quoted) {
+        if (c == '"') {
+          if (pos_ < text_.size() && text_[pos_] == '"') {
+            field += '"';
+            ++pos_;
+          } else {
+            quoted = false;
+          }
+        } else {
+          if (c == '\n') ++line_;
+          field += c;
+        }
+        continue;
+      }
+      if (c == ',') {
+        rec.fields.emplace_back();
+        was_quoted = false;
+      } else if (c == '\n' || c == '\r') {
+        if (c == '\r' && pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
+        ++line_;
+        return true;
+      } else if (c == '"' && field.empty() && !was_quoted) {
+        quoted = was_quoted = true;
+      } else if (was_quoted) {
+        throw Error(
+            fmt::format("{}:{}: unexpected character after a closing quote", source_, line_));
+      } else {
+        field += c;
+      }
+    }
+    if (quoted) throw Error(fmt::format("{}:{}: unterminated quoted field", source_, rec.line));
+    return true;
+  }
+
+ private:
+  std::string_view text_;
+  const std::string& source_;
+  size_t pos_ = 0;
+  size_t line_ = 1;
+};
+
+double parse_double(const std::string& text, std::string_view column, const std::string& where) {
+  if (!text.empty()) {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() + text.size()) return v;
+  }
+  throw Error(fmt::format("{}: column {}: '{}' is not a number", where, column, text));
+}
+
+int64_t parse_int(const std::string& text, std::string_view column, const std::string& where) {
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    throw Error(fmt::format("{}: column {}: '{}' is not an integer", where, column, text));
+  return v;
+}
+
+std::string joined_header(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + fields[i];
+  return out;
+}
+
+}  // namespace
+
+std::string format_measurements_csv(const std::vector<Measurement>& ms) {
+  std::string out(kMeasurementCsvHeader);
+  out += '\n';
+  for (const auto& m : ms) {
+    const Outcome& o = m.outcome;
+    for (const std::string* s : {&m.device, &m.family, &m.problem, &m.config}) {
+      append_field(out, *s);
+      out += ',';
+    }
+    out += std::to_string(m.config_id);
+    out += ',';
+    out += to_string(o.status);
+    for (double v : {o.timing.median_ms, o.timing.min_ms, o.timing.max_ms, o.timing.mad_ms}) {
+      out += ',';
+      append_double(out, v);
+    }
+    out += ',';
+    out += std::to_string(o.timing.reps);
+    out += ',';
+    append_double(out, m.perf);
+    out += ',';
+    append_double(out, o.rel_error);
+    out += ',';
+    append_field(out, o.message);
+    out += ',';
+    append_field(out, m.created_at);
+    out += '\n';
+  }
+  return out;
+}
+
+void write_measurements_csv(const std::vector<Measurement>& ms, const std::string& path) {
+  write_text_file(path, format_measurements_csv(ms));
+}
+
+std::vector<Measurement> parse_measurements_csv(std::string_view text, const std::string& source) {
+  CsvScanner scanner(text, source);
+  Record rec;
+  if (!scanner.next(rec))
+    throw Error(
+        fmt::format("{}:1: empty file (expected the header {})", source, kMeasurementCsvHeader));
+  if (joined_header(rec.fields) != kMeasurementCsvHeader)
+    throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source,
+                            joined_header(rec.fields), kMeasurementCsvHeader));
+  std::vector<Measurement> out;
+  while (scanner.next(rec)) {
+    const std::string where = fmt::format("{}:{}", source, rec.line);
+    if (rec.fields.size() == 1 && rec.fields[0].empty()) continue;  // blank line
+    if (rec.fields.size() != kColumns)
+      throw Error(fmt::format("{}: {} fields, expected {}", where, rec.fields.size(), kColumns));
+    const auto& f = rec.fields;
+    Measurement m;
+    m.device = f[0];
+    m.family = f[1];
+    m.problem = f[2];
+    m.config = f[3];
+    m.config_id = parse_int(f[4], "config_id", where);
+    try {
+      m.outcome.status = parse_status(f[5]);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: column status: {}", where, e.what()));
+    }
+    m.outcome.timing.median_ms = parse_double(f[6], "median_ms", where);
+    m.outcome.timing.min_ms = parse_double(f[7], "min_ms", where);
+    m.outcome.timing.max_ms = parse_double(f[8], "max_ms", where);
+    m.outcome.timing.mad_ms = parse_double(f[9], "mad_ms", where);
+    const int64_t reps = parse_int(f[10], "reps", where);
+    if (reps < 0 || reps > INT32_MAX)
+      throw Error(fmt::format("{}: column reps: {} is out of range", where, reps));
+    m.outcome.timing.reps = static_cast<int>(reps);
+    m.perf = parse_double(f[11], "perf", where);
+    m.outcome.rel_error = parse_double(f[12], "rel_error", where);
+    m.outcome.message = f[13];
+    m.created_at = f[14];
+    if (m.device.empty() || m.family.empty() || m.problem.empty() || m.config.empty())
+      throw Error(fmt::format("{}: device, family, problem and config must not be empty", where));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<Measurement> read_measurements_csv(const std::string& path) {
+  return parse_measurements_csv(read_text_file(path), path == "-" ? "<stdin>" : path);
+}
+
+}  // namespace ktune

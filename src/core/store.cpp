@@ -1,0 +1,245 @@
+#include "ktune/store.hpp"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "ktune/error.hpp"
+
+namespace ktune {
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', 'ktune-store-1');
+CREATE TABLE IF NOT EXISTS devices(
+  slug TEXT PRIMARY KEY, spec TEXT NOT NULL, backend TEXT NOT NULL, name TEXT NOT NULL,
+  features TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS measurements(
+  id INTEGER PRIMARY KEY,
+  device TEXT NOT NULL, family TEXT NOT NULL, problem TEXT NOT NULL, config TEXT NOT NULL,
+  config_id INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'refused', 'failed', 'wrong', 'timeout')),
+  median_ms REAL NOT NULL, min_ms REAL NOT NULL, max_ms REAL NOT NULL, mad_ms REAL NOT NULL,
+  reps INTEGER NOT NULL, perf REAL NOT NULL, rel_error REAL NOT NULL, message TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  UNIQUE (device, family, problem, config));
+)sql";
+
+// RAII statement: prepare, bind, step, finalize.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw Error(fmt::format("store '{}': {}", path, sqlite3_errmsg(db)));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  void bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  bool step() {  // true while a row is available
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw Error(fmt::format("store '{}': {}", path_, sqlite3_errmsg(db_)));
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string text(int col) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col))) : "";
+  }
+  double real(int col) const { return sqlite3_column_double(stmt_, col); }
+  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  const std::string& path_;
+};
+
+void exec(sqlite3* db, const char* sql, const std::string& path) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw Error(fmt::format("store '{}': {}", path, msg));
+  }
+}
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+constexpr const char* kInsert =
+    "INSERT OR IGNORE INTO measurements(device, family, problem, config, config_id, status, "
+    "median_ms, min_ms, max_ms, mad_ms, reps, perf, rel_error, message, created_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+bool insert(sqlite3* db, Statement& st, const Measurement& m) {
+  const Outcome& o = m.outcome;
+  st.reset();
+  st.bind(1, m.device);
+  st.bind(2, m.family);
+  st.bind(3, m.problem);
+  st.bind(4, m.config);
+  st.bind(5, m.config_id);
+  st.bind(6, std::string(to_string(o.status)));
+  st.bind(7, o.timing.median_ms);
+  st.bind(8, o.timing.min_ms);
+  st.bind(9, o.timing.max_ms);
+  st.bind(10, o.timing.mad_ms);
+  st.bind(11, static_cast<int64_t>(o.timing.reps));
+  st.bind(12, m.perf);
+  st.bind(13, o.rel_error);
+  st.bind(14, o.message);
+  st.bind(15, m.created_at.empty() ? utc_now() : m.created_at);
+  st.step();
+  return sqlite3_changes(db) > 0;
+}
+
+}  // namespace
+
+Store::Store(const std::string& path, Mode mode) : path_(path) {
+  const int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY
+                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw Error(fmt::format("cannot open store '{}': {}", path, msg));
+  }
+  sqlite3_busy_timeout(db_, 10000);  // shards of one sweep may write the same file
+  try {
+    if (mode == Mode::read_write) {
+      // WAL: a commit survives the process being killed right after it.
+      exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_);
+      exec(db_, kSchema, path_);
+    } else {
+      Statement check(db_, "SELECT value FROM meta WHERE key = 'schema'", path_);
+      if (!check.step()) throw Error(fmt::format("store '{}' has no ktune schema", path_));
+    }
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+void Store::put_device(const DeviceInfo& d) {
+  Statement st(db_,
+               "INSERT INTO devices(slug, spec, backend, name, features) VALUES (?, ?, ?, ?, ?) "
+               "ON CONFLICT(slug) DO UPDATE SET spec = excluded.spec, name = excluded.name, "
+               "features = excluded.features",
+               path_);
+  st.bind(1, d.slug);
+  st.bind(2, d.spec);
+  st.bind(3, d.backend);
+  st.bind(4, d.name);
+  st.bind(5, d.features_json());
+  st.step();
+}
+
+std::vector<DeviceInfo> Store::devices() const {
+  Statement st(db_, "SELECT slug, spec, backend, name, features FROM devices ORDER BY slug",
+               path_);
+  std::vector<DeviceInfo> out;
+  while (st.step()) {
+    DeviceInfo d;
+    d.slug = st.text(0);
+    d.spec = st.text(1);
+    d.backend = st.text(2);
+    d.name = st.text(3);
+    const auto features = nlohmann::json::parse(st.text(4));
+    for (const auto& [name, value] : features.items())
+      d.features.emplace_back(name, value.get<double>());
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+bool Store::put(const Measurement& m) {
+  Statement st(db_, kInsert, path_);
+  return insert(db_, st, m);  // autocommit: durable as soon as this returns
+}
+
+size_t Store::put_all(const std::vector<Measurement>& ms) {
+  exec(db_, "BEGIN IMMEDIATE", path_);
+  size_t added = 0;
+  try {
+    Statement st(db_, kInsert, path_);
+    for (const auto& m : ms) added += insert(db_, st, m) ? 1 : 0;
+    exec(db_, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return added;
+}
+
+std::set<MeasurementKey> Store::keys(const std::string& device, const std::string& family) const {
+  Statement st(db_, "SELECT problem, config FROM measurements WHERE device = ? AND family = ?",
+               path_);
+  st.bind(1, device);
+  st.bind(2, family);
+  std::set<MeasurementKey> out;
+  while (st.step()) out.insert({device, family, st.text(0), st.text(1)});
+  return out;
+}
+
+std::vector<Measurement> Store::query(const std::string& device, const std::string& family) const {
+  Statement st(db_,
+               "SELECT device, family, problem, config, config_id, status, median_ms, min_ms, "
+               "max_ms, mad_ms, reps, perf, rel_error, message, created_at FROM measurements "
+               "WHERE (?1 = '' OR device = ?1) AND (?2 = '' OR family = ?2) ORDER BY id",
+               path_);
+  st.bind(1, device);
+  st.bind(2, family);
+  std::vector<Measurement> out;
+  while (st.step()) {
+    Measurement m;
+    m.device = st.text(0);
+    m.family = st.text(1);
+    m.problem = st.text(2);
+    m.config = st.text(3);
+    m.config_id = st.integer(4);
+    m.outcome.status = parse_status(st.text(5));
+    m.outcome.timing.median_ms = st.real(6);
+    m.outcome.timing.min_ms = st.real(7);
+    m.outcome.timing.max_ms = st.real(8);
+    m.outcome.timing.mad_ms = st.real(9);
+    m.outcome.timing.reps = static_cast<int>(st.integer(10));
+    m.perf = st.real(11);
+    m.outcome.rel_error = st.real(12);
+    m.outcome.message = st.text(13);
+    m.created_at = st.text(14);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+size_t Store::count() const {
+  Statement st(db_, "SELECT COUNT(*) FROM measurements", path_);
+  st.step();
+  return static_cast<size_t>(st.integer(0));
+}
+
+}  // namespace ktune

@@ -1,0 +1,182 @@
+// Splits, the scoring rule and the per-selector metrics (see evaluate.hpp).
+#include "ktune/ml/evaluate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "ktune/error.hpp"
+
+namespace ktune::ml {
+namespace {
+
+constexpr double kFloor = 1e-3;
+
+double best_valid(const Dataset& d, Eigen::Index r) {
+  double best = 0;
+  for (Eigen::Index c = 0; c < d.cols(); ++c) {
+    if (d.valid(r, c) && d.perf(r, c) > best) best = d.perf(r, c);
+  }
+  return best;
+}
+
+}  // namespace
+
+Split random_split(const Dataset& data, double test_fraction, uint64_t seed) {
+  const Eigen::Index n = data.rows();
+  if (n == 0) throw Error("eval: cannot split an empty dataset");
+  if (!(test_fraction >= 0 && test_fraction < 1)) {
+    throw Error("eval: test fraction must be in [0, 1)");
+  }
+  std::vector<Eigen::Index> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(idx.begin(), idx.end(), rng);
+  auto n_test = static_cast<Eigen::Index>(std::llround(test_fraction * static_cast<double>(n)));
+  if (n >= 2) n_test = std::clamp<Eigen::Index>(n_test, 1, n - 1);
+  else n_test = 0;
+  Split s;
+  s.name = "random";
+  s.test.assign(idx.begin(), idx.begin() + n_test);
+  s.train.assign(idx.begin() + n_test, idx.end());
+  std::sort(s.test.begin(), s.test.end());
+  std::sort(s.train.begin(), s.train.end());
+  return s;
+}
+
+std::vector<Split> network_splits(const Dataset& data) {
+  std::set<std::string> names;
+  for (const auto& groups : data.problem_groups) names.insert(groups.begin(), groups.end());
+  std::vector<Split> splits;
+  for (const auto& name : names) {
+    Split s;
+    s.name = "network:" + name;
+    for (Eigen::Index r = 0; r < data.rows(); ++r) {
+      const auto& g = r < static_cast<Eigen::Index>(data.problem_groups.size())
+                          ? data.problem_groups[r]
+                          : std::vector<std::string>{};
+      (std::find(g.begin(), g.end(), name) != g.end() ? s.test : s.train).push_back(r);
+    }
+    if (!s.train.empty() && !s.test.empty()) splits.push_back(std::move(s));
+  }
+  return splits;
+}
+
+double oracle_ratio(const Dataset& data, Eigen::Index row, Eigen::Index col) {
+  const double oracle = best_valid(data, row);
+  if (oracle <= 0 || !data.valid(row, col)) return 0.0;
+  return data.perf(row, col) / oracle;
+}
+
+double pct_of_oracle(const std::vector<double>& ratios) {
+  if (ratios.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double log_sum = 0;
+  for (double r : ratios) log_sum += std::log(std::max(r, kFloor));
+  return 100.0 * std::exp(log_sum / static_cast<double>(ratios.size()));
+}
+
+double ceiling_pct(const Dataset& test, const std::vector<Eigen::Index>& shipped) {
+  std::vector<double> ratios;
+  for (Eigen::Index r = 0; r < test.rows(); ++r) {
+    const double oracle = best_valid(test, r);
+    if (oracle <= 0) continue;
+    double best = 0;
+    for (Eigen::Index c : shipped) {
+      if (test.valid(r, c)) best = std::max(best, test.perf(r, c));
+    }
+    ratios.push_back(best / oracle);
+  }
+  return pct_of_oracle(ratios);
+}
+
+std::vector<Eigen::Index> safe_order(const Dataset& train) {
+  const Eigen::Index C = train.cols();
+  std::vector<int> count(C, 0);
+  std::vector<double> log_sum(C, 0.0);
+  for (Eigen::Index r = 0; r < train.rows(); ++r) {
+    const double oracle = best_valid(train, r);
+    for (Eigen::Index c = 0; c < C; ++c) {
+      const bool ok = train.valid(r, c) && oracle > 0 && train.perf(r, c) > 0;
+      count[c] += train.valid(r, c) ? 1 : 0;
+      log_sum[c] += std::log(ok ? std::max(train.perf(r, c) / oracle, kFloor) : kFloor);
+    }
+  }
+  std::vector<Eigen::Index> order(C);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+    return count[a] != count[b] ? count[a] > count[b] : log_sum[a] > log_sum[b];
+  });
+  return order;
+}
+
+SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test,
+                                   const std::vector<Eigen::Index>& shipped,
+                                   const std::vector<Eigen::Index>& fixed_order) {
+  if (shipped.size() != selector.config_names().size()) {
+    throw Error("eval: the shipped list and the selector's configs differ in size");
+  }
+  SelectionMetrics m;
+  std::vector<double> ratios;
+  double speedup_log = 0, seconds = 0;
+  int acc_oracle = 0, acc_shipped = 0, valid_picks = 0, unservable = 0;
+  for (Eigen::Index r = 0; r < test.rows(); ++r) {
+    Eigen::Index oracle_col = -1;
+    double oracle = 0;
+    for (Eigen::Index c = 0; c < test.cols(); ++c) {
+      if (test.valid(r, c) && test.perf(r, c) > oracle) {
+        oracle = test.perf(r, c);
+        oracle_col = c;
+      }
+    }
+    if (oracle <= 0) continue;
+    std::vector<bool> valid(shipped.size());
+    int best_shipped = -1;
+    for (size_t k = 0; k < shipped.size(); ++k) {
+      valid[k] = test.valid(r, shipped[k]);
+      if (valid[k] && (best_shipped < 0 || test.perf(r, shipped[k]) >
+                                               test.perf(r, shipped[best_shipped]))) {
+        best_shipped = static_cast<int>(k);
+      }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const Choice choice = selector.choose(test.features.row(r), valid);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Eigen::Index served = shipped[choice.served];
+    const bool served_ok = test.valid(r, served);
+    const double ratio = served_ok ? test.perf(r, served) / oracle : 0.0;
+    ratios.push_back(ratio);
+    acc_oracle += served_ok && served == oracle_col ? 1 : 0;
+    acc_shipped += served_ok && choice.served == best_shipped ? 1 : 0;
+    valid_picks += choice.refused ? 0 : 1;
+    unservable += best_shipped < 0 ? 1 : 0;
+    double fixed_ratio = kFloor;
+    for (Eigen::Index c : fixed_order) {
+      if (test.valid(r, c)) {
+        fixed_ratio = std::max(test.perf(r, c) / oracle, kFloor);
+        break;
+      }
+    }
+    speedup_log += std::log(std::max(ratio, kFloor) / fixed_ratio);
+  }
+  m.problems = static_cast<int>(ratios.size());
+  m.pct_of_oracle = pct_of_oracle(ratios);
+  m.ceiling_pct = ceiling_pct(test, shipped);
+  if (m.problems > 0) {
+    const double n = m.problems;
+    m.accuracy_oracle = acc_oracle / n;
+    m.accuracy_shipped = acc_shipped / n;
+    m.validity = valid_picks / n;
+    m.refused_rate = 1.0 - m.validity;
+    m.unservable_rate = unservable / n;
+    m.speedup_vs_fixed = std::exp(speedup_log / n);
+    m.predict_us = 1e6 * seconds / n;
+  }
+  return m;
+}
+
+}  // namespace ktune::ml

@@ -1,0 +1,59 @@
+// Per-problem normalizations (see normalize.hpp).
+#include "ktune/ml/normalize.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "ktune/error.hpp"
+
+namespace ktune::ml {
+
+std::vector<std::string> norm_names() { return {"scale", "cutoff", "rawcutoff", "sigmoid"}; }
+
+Norm parse_norm(const std::string& text) {
+  if (text == "scale") return Norm::scale;
+  if (text == "cutoff") return Norm::cutoff;
+  if (text == "rawcutoff") return Norm::rawcutoff;
+  if (text == "sigmoid") return Norm::sigmoid;
+  throw Error(fmt::format("unknown normalization '{}' (expected scale, cutoff, rawcutoff or "
+                          "sigmoid)",
+                          text));
+}
+
+std::string to_string(Norm norm) {
+  switch (norm) {
+    case Norm::scale: return "scale";
+    case Norm::cutoff: return "cutoff";
+    case Norm::rawcutoff: return "rawcutoff";
+    case Norm::sigmoid: return "sigmoid";
+  }
+  return "scale";
+}
+
+Eigen::MatrixXd normalize(const Dataset& data, Norm norm) {
+  constexpr double kCut = 0.9;
+  Eigen::MatrixXd out = Eigen::MatrixXd::Zero(data.rows(), data.cols());
+  for (Eigen::Index r = 0; r < data.rows(); ++r) {
+    double best = 0;
+    for (Eigen::Index c = 0; c < data.cols(); ++c) {
+      if (data.valid(r, c)) best = std::max(best, data.perf(r, c));
+    }
+    if (!(best > 0)) continue;  // no valid entry: the row stays zero
+    for (Eigen::Index c = 0; c < data.cols(); ++c) {
+      if (!data.valid(r, c)) continue;
+      const double x = data.perf(r, c) / best;
+      double y = x;
+      switch (norm) {
+        case Norm::scale: break;
+        case Norm::cutoff: y = x < kCut ? 0.0 : (x - kCut) / (1.0 - kCut); break;
+        case Norm::rawcutoff: y = x < kCut ? 0.0 : x; break;
+        case Norm::sigmoid: y = 1.0 / (1.0 + std::exp(50.0 * (0.85 - x))); break;
+      }
+      out(r, c) = y;
+    }
+  }
+  return out;
+}
+
+}  // namespace ktune::ml

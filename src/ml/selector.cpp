@@ -1,0 +1,259 @@
+// The Selector base (see selector.hpp): training-set preparation (labels, safe order, config
+// features), the fallbacks, and the JSON envelope around each concrete model.
+#include "ktune/ml/selector.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <set>
+
+#include "ktune/error.hpp"
+
+namespace ktune::ml {
+namespace {
+
+constexpr double kInvalidRatio = 1e-3;  // an invalid entry counts as 1000× slower than the best
+
+bool all_finite(const Eigen::Ref<const Eigen::RowVectorXd>& x) { return x.allFinite(); }
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Shipped-config features for `nearest` and the regressors: the numeric config params
+// standardized over the shipped configs, or a one-hot of the shipped index when there are none.
+Eigen::MatrixXd shipped_config_features(const Dataset& train,
+                                        const std::vector<Eigen::Index>& shipped) {
+  const auto K = static_cast<Eigen::Index>(shipped.size());
+  const bool have_params = train.config_params.rows() == train.cols() &&
+                           train.config_params.cols() > 0 && train.config_params.allFinite();
+  if (!have_params) return Eigen::MatrixXd::Identity(K, K);
+  Eigen::MatrixXd P(K, train.config_params.cols());
+  for (Eigen::Index k = 0; k < K; ++k) P.row(k) = train.config_params.row(shipped[k]);
+  StandardScaler s;
+  s.fit(P);
+  return s.transform(P);
+}
+
+}  // namespace
+
+Fallback parse_fallback(const std::string& text) {
+  if (text == "baseline") return Fallback::baseline;
+  if (text == "random") return Fallback::random;
+  if (text == "nearest") return Fallback::nearest;
+  throw Error("unknown fallback '" + text + "' (expected baseline, random or nearest)");
+}
+
+std::string to_string(Fallback f) {
+  switch (f) {
+    case Fallback::baseline: return "baseline";
+    case Fallback::random: return "random";
+    case Fallback::nearest: return "nearest";
+  }
+  return "baseline";
+}
+
+void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shipped, Norm norm) {
+  if (train.rows() == 0) throw Error("selector " + kind_ + ": the training set has no problems");
+  if (shipped.empty()) throw Error("selector " + kind_ + ": no shipped configs given");
+  if (train.features.rows() != train.rows()) {
+    throw Error("selector " + kind_ + ": dataset features and perf disagree on the row count");
+  }
+  std::set<Eigen::Index> seen;
+  for (Eigen::Index c : shipped) {
+    if (c < 0 || c >= train.cols()) throw Error("selector " + kind_ + ": shipped column out of range");
+    if (!seen.insert(c).second) throw Error("selector " + kind_ + ": shipped configs repeat");
+  }
+  norm_ = norm;
+  const auto K = static_cast<Eigen::Index>(shipped.size());
+  config_names_.clear();
+  for (Eigen::Index c : shipped) config_names_.push_back(train.config_names.at(c));
+  feature_names_ = train.feature_names;
+  if (static_cast<Eigen::Index>(feature_names_.size()) != train.features.cols()) {
+    feature_names_.clear();
+    for (Eigen::Index f = 0; f < train.features.cols(); ++f) {
+      feature_names_.push_back("f" + std::to_string(f));
+    }
+  }
+
+  std::vector<Eigen::Index> rows;
+  for (Eigen::Index r = 0; r < train.rows(); ++r) {
+    if (all_finite(train.features.row(r))) rows.push_back(r);
+  }
+  dropped_rows_ = static_cast<size_t>(train.rows()) - rows.size();
+  if (rows.empty()) {
+    throw Error("selector " + kind_ + ": every training problem has a NaN or infinite feature");
+  }
+  const Eigen::MatrixXd normalized = normalize(train, norm);
+  const Eigen::VectorXd oracle_all = train.oracle_perf();
+
+  SelectorTrainingSet data;
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  data.X.resize(n, train.features.cols());
+  data.perf.resize(n, K);
+  data.valid.resize(n, K);
+  data.oracle.resize(n);
+  data.labels.assign(n, -1);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Index r = rows[i];
+    data.X.row(i) = train.features.row(r);
+    data.oracle[i] = oracle_all[r];
+    int best = -1;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const Eigen::Index c = shipped[k];
+      data.perf(i, k) = train.valid(r, c) ? train.perf(r, c) : 0.0;
+      data.valid(i, k) = train.valid(r, c);
+      if (!data.valid(i, k)) continue;
+      const bool better = best < 0 || normalized(r, c) > normalized(r, shipped[best]) ||
+                          (normalized(r, c) == normalized(r, shipped[best]) &&
+                           train.perf(r, c) > train.perf(r, shipped[best]));
+      if (better) best = static_cast<int>(k);
+    }
+    data.labels[i] = best;
+  }
+
+  // Safe order: valid on most training problems first, then by geomean of scaled perf.
+  std::vector<int> count(K, 0);
+  std::vector<double> log_sum(K, 0.0);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const bool ok = data.valid(i, k) && data.oracle[i] > 0 && data.perf(i, k) > 0;
+      count[k] += data.valid(i, k) ? 1 : 0;
+      log_sum[k] += std::log(ok ? data.perf(i, k) / data.oracle[i] : kInvalidRatio);
+    }
+  }
+  safe_order_.resize(K);
+  std::iota(safe_order_.begin(), safe_order_.end(), 0);
+  std::stable_sort(safe_order_.begin(), safe_order_.end(), [&](int a, int b) {
+    return count[a] != count[b] ? count[a] > count[b] : log_sum[a] > log_sum[b];
+  });
+  data.baseline = safe_order_.front();
+  config_features_ = shipped_config_features(train, shipped);
+  data.config_features = config_features_;
+  fit_model(data);
+}
+
+Eigen::VectorXd Selector::scores(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
+  if (config_names_.empty()) throw Error("selector " + kind_ + ": used before fit");
+  if (features.size() != static_cast<Eigen::Index>(feature_names_.size())) {
+    throw Error("selector " + kind_ + ": expected " + std::to_string(feature_names_.size()) +
+                " features, got " + std::to_string(features.size()));
+  }
+  return model_scores(features);
+}
+
+int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
+  if (config_names_.empty()) throw Error("selector " + kind_ + ": used before fit");
+  if (!all_finite(features)) return baseline();
+  const Eigen::VectorXd s = scores(features);
+  Eigen::Index best = 0;
+  for (Eigen::Index k = 1; k < s.size(); ++k) {
+    if (s[k] > s[best]) best = k;
+  }
+  return static_cast<int>(best);
+}
+
+int Selector::fall_back(int pick, const std::vector<bool>& valid,
+                        const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
+  if (valid.size() != config_names_.size()) {
+    throw Error("selector " + kind_ + ": validity mask has the wrong size");
+  }
+  std::vector<int> legal;
+  for (int k : safe_order_) {
+    if (valid[k]) legal.push_back(k);
+  }
+  if (legal.empty()) return pick;  // nothing to fall back to: the problem is not servable
+  switch (options_.fallback) {
+    case Fallback::baseline:
+      return legal.front();
+    case Fallback::random: {
+      uint64_t h = splitmix(options_.seed);
+      for (Eigen::Index f = 0; f < features.size(); ++f) {
+        uint64_t bits = 0;
+        const double v = features[f];
+        std::memcpy(&bits, &v, sizeof bits);
+        h = splitmix(h ^ bits);
+      }
+      std::sort(legal.begin(), legal.end());  // independent of the safe order
+      return legal[h % legal.size()];
+    }
+    case Fallback::nearest: {
+      int best = legal.front();
+      double best_d = (config_features_.row(best) - config_features_.row(pick)).squaredNorm();
+      for (int k : legal) {
+        const double d = (config_features_.row(k) - config_features_.row(pick)).squaredNorm();
+        if (d < best_d) {
+          best_d = d;
+          best = k;
+        }
+      }
+      return best;
+    }
+  }
+  return legal.front();
+}
+
+Choice Selector::choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
+                        const std::vector<bool>& valid) const {
+  if (valid.size() != config_names_.size()) {
+    throw Error("selector " + kind_ + ": validity mask has the wrong size");
+  }
+  Choice c;
+  c.pick = select(features);
+  c.served = c.pick;
+  if (!valid[c.pick]) {
+    c.refused = true;
+    c.served = fall_back(c.pick, valid, features);
+  }
+  return c;
+}
+
+nlohmann::json Selector::to_json() const {
+  if (config_names_.empty()) throw Error("selector " + kind_ + ": cannot save before fit");
+  return {{"format", "ktune-selector"},
+          {"version", 1},
+          {"kind", kind_},
+          {"norm", to_string(norm_)},
+          {"fallback", to_string(options_.fallback)},
+          {"seed", options_.seed},
+          {"configs", config_names_},
+          {"feature_names", feature_names_},
+          {"safe_order", safe_order_},
+          {"config_features", ml::to_json(config_features_)},
+          {"model", model_json()}};
+}
+
+std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
+  try {
+    if (j.value("format", "") != "ktune-selector") {
+      throw Error("selector JSON: not a ktune selector model (format field missing)");
+    }
+    SelectorOptions options;
+    options.fallback = parse_fallback(j.at("fallback").get<std::string>());
+    options.seed = j.at("seed").get<uint64_t>();
+    auto s = make_selector(j.at("kind").get<std::string>(), options);
+    s->norm_ = parse_norm(j.at("norm").get<std::string>());
+    s->config_names_ = j.at("configs").get<std::vector<std::string>>();
+    s->feature_names_ = j.at("feature_names").get<std::vector<std::string>>();
+    s->safe_order_ = j.at("safe_order").get<std::vector<int>>();
+    s->config_features_ = matrix_from_json(j.at("config_features"));
+    const auto K = s->config_names_.size();
+    std::vector<int> sorted = s->safe_order_;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> expected(K);
+    std::iota(expected.begin(), expected.end(), 0);
+    if (K == 0 || sorted != expected || s->config_features_.rows() != static_cast<Eigen::Index>(K)) {
+      throw Error("selector JSON: configs, safe_order and config_features disagree");
+    }
+    s->load_model(j.at("model"));
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("selector JSON: malformed model: ") + e.what());
+  }
+}
+
+}  // namespace ktune::ml

@@ -1,0 +1,310 @@
+// The concrete selectors and their factory (see selector.hpp for the rules they share).
+// Hyperparameters are fixed here so that the names in the report mean one thing:
+//   tree-a: unlimited; tree-b: max depth 6, min split 4, min leaf 3; tree-c: depth 3, 5, 4.
+//   knn-k: k neighbours, uniform votes, standardized features.
+//   svm-linear: C = 1 (one-vs-rest hinge, dual coordinate descent); svm-rbf: C = 1,
+//   gamma = 1 / (n_features var(X)) on standardized features (sklearn's "scale").
+//   forest: 50 trees, bootstrap, sqrt(n_features) candidates per node, unlimited depth.
+//   mlp: 16-16 ReLU, Adam (lr 1e-3), 200 epochs of mini-batches of 32, L2 1e-4.
+//   reg-*: 30 trees, bootstrap, max depth 12, min leaf 2, a third of the inputs per node; kept
+//   small because one row per (problem, config) makes these the slowest to train.
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "ktune/error.hpp"
+#include "ktune/ml/cart.hpp"
+#include "ktune/ml/forest.hpp"
+#include "ktune/ml/knn.hpp"
+#include "ktune/ml/mlp.hpp"
+#include "ktune/ml/selector.hpp"
+#include "ktune/ml/svm.hpp"
+
+namespace ktune::ml {
+namespace {
+
+constexpr double kInvalidRatio = 1e-3;
+
+// Shared by the classifiers: keeps labelled problems, standardizes when the model needs it.
+class ClassifierSelector : public Selector {
+ protected:
+  ClassifierSelector(std::string kind, SelectorOptions o, bool standardize)
+      : Selector(std::move(kind), o), standardize_(standardize) {}
+
+  virtual void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) = 0;
+  virtual Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const = 0;
+  virtual nlohmann::json classes_json() const = 0;
+  virtual void load_classes(const nlohmann::json& j) = 0;
+
+  void fit_model(const SelectorTrainingSet& d) override {
+    std::vector<Eigen::Index> rows;
+    std::vector<int> y;
+    for (size_t i = 0; i < d.labels.size(); ++i) {
+      if (d.labels[i] >= 0) {
+        rows.push_back(static_cast<Eigen::Index>(i));
+        y.push_back(d.labels[i]);
+      }
+    }
+    if (rows.empty()) {
+      throw Error("selector " + kind() +
+                  ": no training problem where any shipped config is valid");
+    }
+    Eigen::MatrixXd X(static_cast<Eigen::Index>(rows.size()), d.X.cols());
+    for (size_t i = 0; i < rows.size(); ++i) X.row(static_cast<Eigen::Index>(i)) = d.X.row(rows[i]);
+    if (standardize_) {
+      scaler_.fit(X);
+      X = scaler_.transform(X);
+    }
+    fit_classes(X, y, static_cast<int>(d.perf.cols()));
+  }
+
+  Eigen::VectorXd model_scores(const Eigen::RowVectorXd& x) const override {
+    return class_scores(standardize_ ? scaler_.transform_row(x) : x);
+  }
+
+  nlohmann::json model_json() const override {
+    nlohmann::json j = classes_json();
+    if (standardize_) j["scaler"] = scaler_.to_json();
+    return j;
+  }
+
+  void load_model(const nlohmann::json& j) override {
+    if (standardize_) scaler_ = StandardScaler::from_json(j.at("scaler"));
+    load_classes(j);
+  }
+
+ private:
+  bool standardize_;
+  StandardScaler scaler_;
+};
+
+class TreeSelector : public ClassifierSelector {
+ public:
+  TreeSelector(std::string kind, SelectorOptions o, TreeParams p)
+      : ClassifierSelector(std::move(kind), o, false), params_(p) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    params_.seed = options().seed;
+    tree_.fit_classifier(X, y, K, params_);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return tree_.predict_values(x);
+  }
+  nlohmann::json classes_json() const override { return {{"tree", tree_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override {
+    tree_ = DecisionTree::from_json(j.at("tree"));
+  }
+
+ private:
+  TreeParams params_;
+  DecisionTree tree_;
+};
+
+class KnnSelector : public ClassifierSelector {
+ public:
+  KnnSelector(std::string kind, SelectorOptions o, int k)
+      : ClassifierSelector(std::move(kind), o, true), k_(k) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    knn_.fit(X, y, K, k_);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return knn_.predict_proba(x);
+  }
+  nlohmann::json classes_json() const override { return {{"knn", knn_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override {
+    knn_ = KnnClassifier::from_json(j.at("knn"));
+  }
+
+ private:
+  int k_;
+  KnnClassifier knn_;
+};
+
+template <class Svm>
+class SvmSelector : public ClassifierSelector {
+ public:
+  SvmSelector(std::string kind, SelectorOptions o) : ClassifierSelector(std::move(kind), o, true) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    SvmParams p;
+    p.seed = options().seed;
+    svm_.fit(X, y, K, p);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return svm_.decision(x);
+  }
+  nlohmann::json classes_json() const override { return {{"svm", svm_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override { svm_ = Svm::from_json(j.at("svm")); }
+
+ private:
+  Svm svm_;
+};
+
+class ForestSelector : public ClassifierSelector {
+ public:
+  ForestSelector(std::string kind, SelectorOptions o)
+      : ClassifierSelector(std::move(kind), o, false) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    ForestParams p;
+    p.n_trees = 50;
+    p.seed = options().seed;
+    forest_.fit_classifier(X, y, K, p);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return forest_.predict_proba(x);
+  }
+  nlohmann::json classes_json() const override { return {{"forest", forest_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override {
+    forest_ = RandomForest::from_json(j.at("forest"));
+  }
+
+ private:
+  RandomForest forest_;
+};
+
+class MlpSelector : public ClassifierSelector {
+ public:
+  MlpSelector(std::string kind, SelectorOptions o) : ClassifierSelector(std::move(kind), o, true) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    MlpParams p;
+    p.seed = options().seed;
+    mlp_.fit(X, y, K, p);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return mlp_.predict_proba(x);
+  }
+  nlohmann::json classes_json() const override { return {{"mlp", mlp_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override { mlp_ = Mlp::from_json(j.at("mlp")); }
+
+ private:
+  Mlp mlp_;
+};
+
+// reg-runtime / reg-speedup: one forest over rows [problem features, config features].
+class RegressorSelector : public Selector {
+ public:
+  RegressorSelector(std::string kind, SelectorOptions o, bool speedup)
+      : Selector(std::move(kind), o), speedup_(speedup) {}
+
+ protected:
+  void fit_model(const SelectorTrainingSet& d) override {
+    const Eigen::Index K = d.perf.cols(), f = d.X.cols(), p = d.config_features.cols();
+    std::vector<Eigen::Index> usable;
+    for (Eigen::Index i = 0; i < d.X.rows(); ++i) {
+      if (d.oracle[i] > 0) usable.push_back(i);
+    }
+    if (usable.empty()) throw Error("selector " + kind() + ": no training problem has a valid config");
+    Eigen::MatrixXd X(static_cast<Eigen::Index>(usable.size()) * K, f + p);
+    Eigen::MatrixXd Y(X.rows(), 1);
+    Eigen::Index row = 0;
+    for (Eigen::Index i : usable) {
+      auto eff = [&](Eigen::Index k) {
+        return d.valid(i, k) && d.perf(i, k) > 0 ? d.perf(i, k) : d.oracle[i] * kInvalidRatio;
+      };
+      for (Eigen::Index k = 0; k < K; ++k, ++row) {
+        X.row(row) << d.X.row(i), d.config_features.row(k);
+        Y(row, 0) = speedup_ ? std::log2(eff(k) / eff(d.baseline)) : -std::log(eff(k));
+      }
+    }
+    ForestParams fp;
+    fp.n_trees = 30;
+    fp.seed = options().seed;
+    fp.tree.max_depth = 12;
+    fp.tree.min_samples_leaf = 2;
+    fp.tree.max_features = std::max<int>(1, static_cast<int>((f + p) / 3));
+    forest_.fit_regressor(X, Y, fp);
+  }
+
+  Eigen::VectorXd model_scores(const Eigen::RowVectorXd& x) const override {
+    const Eigen::Index K = config_features_.rows();
+    Eigen::VectorXd s(K);
+    Eigen::RowVectorXd in(x.size() + config_features_.cols());
+    for (Eigen::Index k = 0; k < K; ++k) {
+      in << x, config_features_.row(k);
+      const double predicted = forest_.predict_values(in)[0];
+      s[k] = speedup_ ? predicted : -predicted;  // higher = better: speedup, or minus log time
+    }
+    return s;
+  }
+
+  nlohmann::json model_json() const override {
+    return {{"target", speedup_ ? "log2-speedup-over-baseline" : "log-time"},
+            {"forest", forest_.to_json()}};
+  }
+  void load_model(const nlohmann::json& j) override {
+    forest_ = RandomForest::from_json(j.at("forest"));
+  }
+
+ private:
+  bool speedup_;
+  RandomForest forest_;
+};
+
+using Factory = std::function<std::unique_ptr<Selector>(const SelectorOptions&)>;
+
+const std::vector<std::pair<std::string, Factory>>& factories() {
+  static const std::vector<std::pair<std::string, Factory>> all = [] {
+    std::vector<std::pair<std::string, Factory>> f;
+    auto tree = [&](const char* name, TreeParams p) {
+      f.emplace_back(name, [name, p](const SelectorOptions& o) {
+        return std::make_unique<TreeSelector>(name, o, p);
+      });
+    };
+    tree("tree-a", TreeParams{});
+    tree("tree-b", TreeParams{.max_depth = 6, .min_samples_split = 4, .min_samples_leaf = 3});
+    tree("tree-c", TreeParams{.max_depth = 3, .min_samples_split = 5, .min_samples_leaf = 4});
+    for (int k : {1, 3, 7}) {
+      const std::string name = "knn-" + std::to_string(k);
+      f.emplace_back(name, [name, k](const SelectorOptions& o) {
+        return std::make_unique<KnnSelector>(name, o, k);
+      });
+    }
+    f.emplace_back("svm-linear", [](const SelectorOptions& o) {
+      return std::make_unique<SvmSelector<LinearSvm>>("svm-linear", o);
+    });
+    f.emplace_back("svm-rbf", [](const SelectorOptions& o) {
+      return std::make_unique<SvmSelector<RbfSvm>>("svm-rbf", o);
+    });
+    f.emplace_back("forest", [](const SelectorOptions& o) {
+      return std::make_unique<ForestSelector>("forest", o);
+    });
+    f.emplace_back("mlp", [](const SelectorOptions& o) {
+      return std::make_unique<MlpSelector>("mlp", o);
+    });
+    f.emplace_back("reg-runtime", [](const SelectorOptions& o) {
+      return std::make_unique<RegressorSelector>("reg-runtime", o, false);
+    });
+    f.emplace_back("reg-speedup", [](const SelectorOptions& o) {
+      return std::make_unique<RegressorSelector>("reg-speedup", o, true);
+    });
+    return f;
+  }();
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> selector_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : factories()) names.push_back(name);
+  return names;
+}
+
+std::unique_ptr<Selector> make_selector(const std::string& name, const SelectorOptions& options) {
+  for (const auto& [n, make] : factories()) {
+    if (n == name) return make(options);
+  }
+  std::string known;
+  for (const auto& n : selector_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error("unknown selector '" + name + "' (expected one of: " + known + ")");
+}
+
+}  // namespace ktune::ml

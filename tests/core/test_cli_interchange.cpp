@@ -1,0 +1,196 @@
+// Runs the built ktune binary: export -> import must reproduce the store, and bad input must
+// fail with one line naming it while leaving the store as it was.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ktune/interchange.hpp"
+#include "ktune/store.hpp"
+
+namespace fs = std::filesystem;
+using namespace ktune;
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class CliInterchange : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built: " << KTUNE_BINARY;
+    dir_ = fs::temp_directory_path() /
+           ("ktune_cli_interchange_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  RunResult ktune(const std::string& args) const {
+    const std::string cmd = std::string("'") + KTUNE_BINARY + "' " + args + " >'" +
+                            file("stdout.txt") + "' 2>'" + file("stderr.txt") + "'";
+    const int status = std::system(cmd.c_str());
+    RunResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(file("stdout.txt"));
+    r.err = slurp(file("stderr.txt"));
+    return r;
+  }
+
+  // A small store with every status and awkward messages.
+  std::string make_source_store() const {
+    const std::string path = file("src.sqlite");
+    Store store(path);
+    const Status statuses[] = {Status::ok, Status::refused, Status::failed, Status::wrong,
+                               Status::timeout};
+    for (int p = 0; p < 3; ++p) {
+      for (int c = 0; c < 10; ++c) {
+        Measurement m;
+        m.device = p == 2 ? "h100-sxm" : "xeon-8480-2c";
+        m.family = "gemm";
+        m.problem = "m=" + std::to_string(64 << p) + ";n=32;k=16";
+        m.config = "r=" + std::to_string(c) + ";wg=16x" + std::to_string(c + 1);
+        m.config_id = c;
+        m.outcome.status = statuses[c % 5];
+        m.outcome.timing = {
+            0.1 * (c + 1) / 3.0, 0.09 * (c + 1), 0.2 * (c + 1) / 7.0, 1e-5 * c, 5 + c, {}};
+        m.outcome.rel_error = c % 5 == 0 ? 1e-7 / (c + 1) : -1;
+        m.outcome.message = c % 5 == 0 ? "" : "line one, \"quoted\"\nline two " + std::to_string(c);
+        m.perf = c % 5 == 0 ? 1234.5678 / (c + 1) : 0;
+        m.created_at = "2026-11-22T03:0" + std::to_string(c % 10) + ":00Z";
+        store.put(m);
+      }
+    }
+    return path;
+  }
+
+  fs::path dir_;
+};
+
+void expect_same_rows(const std::vector<Measurement>& a, const std::vector<Measurement>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    // The CSV text of one row is a field-by-field comparison with exact doubles.
+    EXPECT_EQ(format_measurements_csv({a[i]}), format_measurements_csv({b[i]})) << "row " << i;
+  }
+}
+
+size_t line_count(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST_F(CliInterchange, ExportThenImportReproducesTheStore) {
+  const std::string src = make_source_store();
+  const auto original = Store(src, Store::Mode::read_only).query();
+  ASSERT_EQ(original.size(), 30u);
+  for (const std::string out : {"all.csv", "all.csv.gz", "all.json", "all.json.gz"}) {
+    SCOPED_TRACE(out);
+    const std::string format = out.find(".csv") != std::string::npos ? "csv" : "t4";
+    auto r = ktune("export --store '" + src + "' --format " + format + " -o '" + file(out) + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string dst = file("dst_" + out + ".sqlite");
+    r = ktune("import --store '" + dst + "' --" + (format == "csv" ? "csv" : "t4") + " '" +
+              file(out) + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("30 added, 0 skipped"), std::string::npos) << r.out;
+    expect_same_rows(original, Store(dst, Store::Mode::read_only).query());
+    // A second import adds nothing.
+    r = ktune("import --store '" + dst + "' --" + (format == "csv" ? "csv" : "t4") + " '" +
+              file(out) + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("0 added, 30 skipped"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(CliInterchange, ExportFiltersAndWritesStdout) {
+  const std::string src = make_source_store();
+  auto r = ktune("export --store '" + src + "' --format csv --device h100-sxm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = parse_measurements_csv(r.out, "stdout");
+  ASSERT_EQ(rows.size(), 10u);
+  for (const auto& m : rows) EXPECT_EQ(m.device, "h100-sxm");
+}
+
+TEST_F(CliInterchange, MalformedInputFailsAndLeavesTheStoreUnchanged) {
+  const std::string src = make_source_store();
+  ASSERT_EQ(
+      ktune("export --store '" + src + "' --format csv -o '" + file("good.csv") + "'").exit_code,
+      0);
+  const std::string dst = file("dst.sqlite");
+  {
+    Store store(dst);
+    Measurement m = Store(src, Store::Mode::read_only).query().front();
+    m.device = "other";
+    store.put(m);
+  }
+  // Break a late row: every earlier row is valid, so a streaming importer would have
+  // written them before noticing.
+  std::string text = slurp(file("good.csv"));
+  text.insert(text.rfind(",ok,") == std::string::npos ? text.size() : text.rfind(",ok,") + 4, "x");
+  std::ofstream(file("bad.csv"), std::ios::binary) << text;
+
+  auto r = ktune("import --store '" + dst + "' --csv '" + file("bad.csv") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(file("bad.csv") + ":"), std::string::npos) << r.err;
+  EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 1u);
+
+  std::ofstream(file("bad.json"), std::ios::binary) << "{\"results\": [ {";
+  r = ktune("import --store '" + dst + "' --t4 '" + file("bad.json") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(file("bad.json")), std::string::npos) << r.err;
+  EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 1u);
+
+  r = ktune("import --store '" + dst + "' --csv '" + file("missing.csv") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(file("missing.csv")), std::string::npos) << r.err;
+}
+
+TEST_F(CliInterchange, ExportFromAMissingOrUnreadableStoreFailsCleanly) {
+  const std::string missing = file("nowhere.sqlite");
+  auto r = ktune("export --store '" + missing + "' --format csv -o '" + file("o.csv") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(missing));  // never created as a side effect
+  EXPECT_FALSE(fs::exists(file("o.csv")));
+
+  std::ofstream(file("junk.sqlite")) << "not a database";
+  r = ktune("export --store '" + file("junk.sqlite") + "' --format t4");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(file("junk.sqlite")), std::string::npos) << r.err;
+
+  const std::string src = make_source_store();
+  r = ktune("export --store '" + src + "' --format xml");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
+
+  // Importing into a store path that cannot be created.
+  ASSERT_EQ(
+      ktune("export --store '" + src + "' --format csv -o '" + file("ok.csv") + "'").exit_code, 0);
+  r = ktune("import --store '" + file("no/such/dir/s.sqlite") + "' --csv '" + file("ok.csv") + "'");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("no/such/dir/s.sqlite"), std::string::npos) << r.err;
+}

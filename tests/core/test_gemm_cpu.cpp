@@ -1,0 +1,90 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/family.hpp"
+#include "ktune/workload.hpp"
+
+namespace ktune {
+namespace {
+
+// Every one of the 640 configs, on shapes with edges in every dimension, all transposes and a
+// batch, through the backend's own verify-then-time path.
+TEST(GemmCpu, EveryConfigVerifiesOnTheTinyWorkload) {
+  register_builtin();
+  const Family& family = find_family("gemm");
+  auto backend = open_backend(family, "cpu");
+  const Workload tiny = load_workload(family, "tiny");
+  TimingPolicy quick;
+  quick.warmups = 0;
+  quick.min_reps = quick.max_reps = 1;
+  for (const auto& problem : tiny.problems) {
+    auto session = backend->open(problem);
+    for (const auto& config : family.space().enumerate()) {
+      const Outcome o = session->run(config, quick);
+      ASSERT_EQ(o.status, Status::ok)
+          << problem.key() << " " << family.space().to_string(config) << ": " << o.message;
+      EXPECT_LE(o.rel_error, gemm::error_bound(int64_t(problem.get("k"))));
+      EXPECT_GT(o.timing.median_ms, 0);
+    }
+  }
+}
+
+// alpha and beta != 0 with random C, which the sweep (beta = 0) does not exercise.
+TEST(GemmCpu, AlphaBetaAndTransposesMatchTheReference) {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      gemm::Shape s;
+      s.transa = ta;
+      s.transb = tb;
+      s.m = 23;
+      s.n = 17;
+      s.k = 45;
+      s.batch = 2;
+      s.lda = ta ? s.k : s.m;
+      s.ldb = tb ? s.n : s.k;
+      s.ldc = s.m;
+      auto a = gemm::random_matrix(size_t(s.stride_a() * s.batch), 1);
+      auto b = gemm::random_matrix(size_t(s.stride_b() * s.batch), 2);
+      auto c = gemm::random_matrix(size_t(s.stride_c() * s.batch), 3);
+      const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 0.5, -1.25, c.data());
+      gemm::cpu::Args g{s.transa, s.transb, s.m, s.n, s.k, s.batch, 0.5f, -1.25f,
+                        a.data(), s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(),
+                        c.data(), s.ldc, s.stride_c()};
+      gemm::cpu::run_seed(g, gemm::Tile{4, 2, 8, 8, 8});
+      EXPECT_LE(gemm::relative_error(s, c.data(), ref), gemm::error_bound(s.k)) << ta << tb;
+    }
+}
+
+TEST(GemmCpu, VerificationCatchesUnwrittenOutput) {
+  gemm::Shape s;
+  s.m = s.n = s.k = 8;
+  s.lda = s.ldb = s.ldc = 8;
+  auto a = gemm::random_matrix(64, 1), b = gemm::random_matrix(64, 2);
+  const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 1, 0, nullptr);
+  std::vector<float> c(64, std::numeric_limits<float>::quiet_NaN());
+  gemm::cpu::Args g{false, false, 8, 8, 8, 1, 1.f, 0.f, a.data(), 8, 64, b.data(), 8, 64,
+                    c.data(), 8, 64};
+  g.m = 7;  // a kernel that skips the last row leaves NaN poison behind
+  gemm::cpu::run_seed(g, gemm::Tile{1, 1, 1, 8, 8});
+  EXPECT_TRUE(std::isinf(gemm::relative_error(s, c.data(), ref)));
+}
+
+TEST(GemmCpu, OpenBlasBaselineVerifies) {
+  register_builtin();
+  const Family& family = find_family("gemm");
+  auto backend = open_backend(family, "cpu");
+  auto session = backend->open(family.make_problem({1, 0, 33, 20, 47, 3}));
+  const auto vendors = session->vendors();
+  if (vendors.empty()) GTEST_SKIP() << "built without OpenBLAS";
+  TimingPolicy quick;
+  quick.min_reps = quick.max_reps = 1;
+  const Outcome o = session->run_vendor("openblas", quick);
+  EXPECT_EQ(o.status, Status::ok) << o.message;
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "ktune/error.hpp"
+#include "ktune/store.hpp"
+
+namespace ktune {
+namespace {
+
+Measurement sample(const std::string& config, Status status, double perf) {
+  Measurement m;
+  m.device = "dev";
+  m.family = "gemm";
+  m.problem = "m=1";
+  m.config = config;
+  m.config_id = 7;
+  m.outcome.status = status;
+  m.outcome.timing.median_ms = 1.5;
+  m.outcome.timing.reps = 3;
+  m.outcome.message = status == Status::ok ? "" : "why, with \"quotes\"";
+  m.perf = perf;
+  return m;
+}
+
+std::string fresh_path(const std::string& name) {
+  const std::string path = ::testing::TempDir() + name;
+  std::filesystem::remove(path);
+  return path;
+}
+
+TEST(Store, PutSkipsDuplicatesAndPersists) {
+  const auto path = fresh_path("store_a.sqlite");
+  {
+    Store s(path);
+    EXPECT_TRUE(s.put(sample("x", Status::ok, 10)));
+    EXPECT_FALSE(s.put(sample("x", Status::ok, 99)));  // same key: kept as first stored
+    EXPECT_EQ(s.put_all({sample("y", Status::refused, 0), sample("x", Status::ok, 1)}), 1u);
+  }
+  Store again(path, Store::Mode::read_only);
+  const auto rows = again.query();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].perf, 10);
+  EXPECT_EQ(rows[1].outcome.status, Status::refused);
+  EXPECT_EQ(rows[1].outcome.message, "why, with \"quotes\"");
+  EXPECT_EQ(again.keys("dev", "gemm").size(), 2u);
+  EXPECT_TRUE(again.keys("other", "gemm").empty());
+}
+
+TEST(Store, UnwritableOrMissingPathsAreOneLineErrors) {
+  EXPECT_THROW(Store{"/nonexistent-dir/x.sqlite"}, Error);
+  EXPECT_THROW((Store{fresh_path("missing.sqlite"), Store::Mode::read_only}), Error);
+  const auto not_db = ::testing::TempDir() + "not_a_db.sqlite";
+  { std::FILE* f = std::fopen(not_db.c_str(), "w"); std::fputs("hello, not sqlite\n", f); std::fclose(f); }
+  EXPECT_THROW((Store{not_db, Store::Mode::read_only}), Error);
+  EXPECT_THROW(Store{not_db}, Error);
+}
+
+TEST(Store, DeviceFeaturesRoundTrip) {
+  const auto path = fresh_path("store_dev.sqlite");
+  Store s(path);
+  DeviceInfo d{"cpu", "cpu", "slug-1", "Some CPU", {{"threads", 2}, {"l2_bytes", 1048576}}};
+  s.put_device(d);
+  const auto devices = s.devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].slug, "slug-1");
+  ASSERT_EQ(devices[0].features.size(), 2u);
+}
+
+}  // namespace
+}  // namespace ktune

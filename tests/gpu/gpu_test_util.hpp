@@ -1,0 +1,64 @@
+#pragma once
+// Shared helpers of the CUDA tests: skip without a GPU, device buffers filled from the host.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ktune/cuda.hpp"
+#include "src/cuda/device_buffer.hpp"
+
+#define KTUNE_REQUIRE_GPU()                             \
+  if (ktune::cuda_device_count() == 0) {                \
+    GTEST_SKIP() << "no CUDA device: GPU test skipped"; \
+  }
+
+namespace ktune::test {
+
+inline ktune::cuda::DeviceBuffer<float> upload(const std::vector<float>& host,
+                                               const std::string& what) {
+  ktune::cuda::DeviceBuffer<float> buffer(host.size(), what);
+  ktune::cuda::check(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice),
+                     "cudaMemcpy(" + what + ")");
+  return buffer;
+}
+
+inline std::vector<float> download(const ktune::cuda::DeviceBuffer<float>& buffer) {
+  std::vector<float> host(buffer.size());
+  ktune::cuda::check(cudaMemcpy(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost),
+                     "cudaMemcpy(download)");
+  return host;
+}
+
+// A fresh NVRTC cache directory for one test (KTUNE_CACHE_DIR), removed afterwards.
+class ScopedCacheDir {
+ public:
+  explicit ScopedCacheDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() /
+              ("ktune-test-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path_);
+    const char* old = std::getenv("KTUNE_CACHE_DIR");
+    if (old) old_ = old, had_old_ = true;
+    ::setenv("KTUNE_CACHE_DIR", path_.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (had_old_) {
+      ::setenv("KTUNE_CACHE_DIR", old_.c_str(), 1);
+    } else {
+      ::unsetenv("KTUNE_CACHE_DIR");
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::string old_;
+  bool had_old_ = false;
+};
+
+}  // namespace ktune::test
