@@ -41,8 +41,8 @@ void Progress::update(size_t done, size_t total, const std::string& last) {
                  format_duration(eta).c_str(), last.c_str());
   } else {
     std::fprintf(stderr, "%s %zu/%zu (%.1f%%) elapsed %s ETA %s last: %s\n", label_.c_str(), done,
-                 total, 100 * frac, format_duration(elapsed).c_str(),
-                 format_duration(eta).c_str(), last.c_str());
+                 total, 100 * frac, format_duration(elapsed).c_str(), format_duration(eta).c_str(),
+                 last.c_str());
   }
   std::fflush(stderr);
 }

@@ -34,7 +34,8 @@ int run_bench(const BenchOptions& o) {
   auto backend = open_backend(family, o.device);
   Store store(o.store);
 
-  fmt::print(stderr, "ktune bench: {} on {} ({}), workload {} ({} problems), {} configs, store {}\n",
+  fmt::print(stderr,
+             "ktune bench: {} on {} ({}), workload {} ({} problems), {} configs, store {}\n",
              family.name(), backend->device().slug, backend->device().name, workload.name,
              workload.problems.size(), sweep.configs.size(), o.store);
   Progress progress("bench");
@@ -45,11 +46,12 @@ int run_bench(const BenchOptions& o) {
   };
   const SweepSummary s = run_sweep(family, *backend, workload, store, sweep);
   progress.finish();
-  fmt::print("planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
-             "timeout {}){}\n",
-             s.planned, s.skipped_existing, s.measured, s.by_status[0], s.by_status[1],
-             s.by_status[2], s.by_status[3], s.by_status[4],
-             s.budget_exhausted ? "; time budget reached, rerun to continue" : "");
+  fmt::print(
+      "planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
+      "timeout {}){}\n",
+      s.planned, s.skipped_existing, s.measured, s.by_status[0], s.by_status[1], s.by_status[2],
+      s.by_status[3], s.by_status[4],
+      s.budget_exhausted ? "; time budget reached, rerun to continue" : "");
   return 0;
 }
 
@@ -66,6 +68,9 @@ Action setup(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--budget-ms", o->budget_ms, "Stop starting measurements after this wall time");
   app.add_flag("--no-vendors", o->no_vendors, "Skip the vendor library baselines");
+  app.add_option("--warmups", o->timing.warmups,
+                 "Untimed runs after the verification run (which already warms up)")
+      ->capture_default_str();
   app.add_option("--min-reps", o->timing.min_reps, "Timed runs at least")->capture_default_str();
   app.add_option("--max-reps", o->timing.max_reps, "Timed runs at most")->capture_default_str();
   app.add_option("--rep-budget-ms", o->timing.budget_ms,
@@ -76,8 +81,8 @@ Action setup(CLI::App& app) {
   return [o] { return run_bench(*o); };
 }
 
-const bool registered =
-    add_verb("bench", "Verify and time every config of a family over a workload into a store", setup);
+const bool registered = add_verb(
+    "bench", "Verify and time every config of a family over a workload into a store", setup);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -76,7 +76,8 @@ Action setup_eval(CLI::App& sub) {
   sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
   sub.add_option("--split", a->split, "random (seeded 80/20), network (leave one out) or both")
       ->capture_default_str();
-  sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")->capture_default_str();
+  sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")
+      ->capture_default_str();
   sub.add_option("--fallback", a->fallback, "When a pick is refused: baseline, random, nearest")
       ->capture_default_str();
   sub.add_option("--markdown", a->markdown, "Write the tables here (default: stdout)");

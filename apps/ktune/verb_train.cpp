@@ -18,7 +18,7 @@ namespace {
 
 struct TrainArgs {
   std::string data, device, family, selector, configs, norm = "scale", fallback = "baseline",
-      output;
+                                                       output;
   uint64_t seed = 0;
 };
 
@@ -52,16 +52,16 @@ int run_train(const TrainArgs& a) {
   write_text_file(a.output, j.dump(1) + "\n");
   // In-sample score: a sanity check, not an evaluation (use `ktune eval` for held-out numbers).
   const auto m = ml::evaluate_selector(*selector, data, shipped, ml::safe_order(data));
-  std::fprintf(stdout,
-               "%s over %zu configs on %s/%s (%lld problems, norm %s, fallback %s): training "
-               "%.1f %% of oracle (ceiling %.1f %%)%s\n",
-               a.selector.c_str(), shipped.size(), data.device.c_str(), data.family.c_str(),
-               (long long)data.rows(), a.norm.c_str(), a.fallback.c_str(), m.pct_of_oracle,
-               m.ceiling_pct,
-               selector->dropped_rows() ? fmt::format(" ({} problems with NaN features left out)",
-                                                      selector->dropped_rows())
-                                              .c_str()
-                                        : "");
+  std::fprintf(
+      stdout,
+      "%s over %zu configs on %s/%s (%lld problems, norm %s, fallback %s): training "
+      "%.1f %% of oracle (ceiling %.1f %%)%s\n",
+      a.selector.c_str(), shipped.size(), data.device.c_str(), data.family.c_str(),
+      (long long)data.rows(), a.norm.c_str(), a.fallback.c_str(), m.pct_of_oracle, m.ceiling_pct,
+      selector->dropped_rows()
+          ? fmt::format(" ({} problems with NaN features left out)", selector->dropped_rows())
+                .c_str()
+          : "");
   std::fprintf(stderr, "ktune: wrote %s\n", a.output.c_str());
   return 0;
 }
@@ -77,7 +77,8 @@ Action setup_train(CLI::App& sub) {
   sub.add_option("--selector", a->selector, names)->required();
   sub.add_option("--configs", a->configs, "Shipped configs, one per line (ktune prune -o)")
       ->required();
-  sub.add_option("--norm", a->norm, "Normalization for the labels: scale, cutoff, rawcutoff, sigmoid")
+  sub.add_option("--norm", a->norm,
+                 "Normalization for the labels: scale, cutoff, rawcutoff, sigmoid")
       ->capture_default_str();
   sub.add_option("--fallback", a->fallback, "When the pick is refused: baseline, random, nearest")
       ->capture_default_str();

@@ -46,7 +46,7 @@ class Family {
   virtual std::vector<std::string> derived_feature_names() const = 0;
   virtual std::vector<double> derived_features(const Problem& p) const = 0;
   virtual Problem make_problem(const std::vector<double>& feature_values) const;  // validates
-  virtual double flops(const Problem& p) const = 0;  // work per run, for GFLOP/s
+  virtual double flops(const Problem& p) const = 0;   // work per run, for GFLOP/s
   virtual void validate(const Problem& p) const = 0;  // throws Error naming the problem
 };
 

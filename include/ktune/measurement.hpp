@@ -27,10 +27,10 @@ struct Outcome {
 };
 
 struct Measurement {
-  std::string device;   // slug
+  std::string device;  // slug
   std::string family;
-  std::string problem;  // problem key
-  std::string config;   // canonical config string, or the vendor name ("cublas", "openblas")
+  std::string problem;     // problem key
+  std::string config;      // canonical config string, or the vendor name ("cublas", "openblas")
   int64_t config_id = -1;  // -1 for vendor pseudo-configs
   Outcome outcome;
   double perf = 0;  // higher is better: GFLOP/s for GEMM; 0 unless ok

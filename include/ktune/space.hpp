@@ -32,7 +32,7 @@ class Space {
   const std::vector<Param>& params() const { return params_; }
   int64_t product_size() const { return product_size_; }
 
-  Config at(int64_t id) const;                  // throws Error for ids outside the product
+  Config at(int64_t id) const;                   // throws Error for ids outside the product
   std::string to_string(const Config& c) const;  // "r=2;a=4;c=8;wg=16x16"
   Config parse(std::string_view text) const;     // throws Error naming the text
   std::optional<std::string> violates(const Config& c) const;

@@ -11,8 +11,8 @@ struct TimingPolicy {
   int warmups = 1;
   int min_reps = 3;
   int max_reps = 30;
-  double budget_ms = 20;      // stop repeating once this much was timed (after min_reps)
-  double timeout_ms = 2000;   // one run longer than this makes the outcome a timeout
+  double budget_ms = 20;     // stop repeating once this much was timed (after min_reps)
+  double timeout_ms = 2000;  // one run longer than this makes the outcome a timeout
 };
 
 // run_once performs one run and returns its duration in milliseconds.

@@ -26,8 +26,8 @@ int64_t Shape::stride_b() const { return ldb * (transb ? k : n); }
 int64_t Shape::stride_c() const { return ldc * n; }
 
 GemmFamily::GemmFamily()
-    : space_("gemm", {{"r", kTileValues}, {"a", kTileValues}, {"c", kTileValues},
-                      {"wg", kWorkGroups}}) {}
+    : space_("gemm",
+             {{"r", kTileValues}, {"a", kTileValues}, {"c", kTileValues}, {"wg", kWorkGroups}}) {}
 
 std::vector<std::string> GemmFamily::feature_names() const {
   return {"transa", "transb", "m", "n", "k", "batch"};
@@ -54,7 +54,8 @@ void GemmFamily::validate(const Problem& p) const { shape_of(p); }
 Shape shape_of(const Problem& p) {
   auto get = [&](const char* name) {
     double v = p.get(name);
-    if (!is_integer(v)) throw Error(fmt::format("gemm problem '{}': {} must be an integer", p.key(), name));
+    if (!is_integer(v))
+      throw Error(fmt::format("gemm problem '{}': {} must be an integer", p.key(), name));
     return v;
   };
   Shape s;
@@ -66,8 +67,7 @@ Shape shape_of(const Problem& p) {
   const double m = get("m"), n = get("n"), k = get("k"), batch = get("batch");
   if (m < 1 || n < 1 || k < 1 || batch < 1)
     throw Error(fmt::format("gemm problem '{}': m, n, k and batch must be at least 1", p.key()));
-  if (m * k * batch > kMaxElements || k * n * batch > kMaxElements ||
-      m * n * batch > kMaxElements)
+  if (m * k * batch > kMaxElements || k * n * batch > kMaxElements || m * n * batch > kMaxElements)
     throw Error(fmt::format("gemm problem '{}': a matrix exceeds 2^31 elements", p.key()));
   s.m = int64_t(m);
   s.n = int64_t(n);
@@ -82,8 +82,8 @@ Shape shape_of(const Problem& p) {
 Problem problem_of(const Shape& s, std::vector<std::string> tags) {
   Problem p;
   p.names = {"transa", "transb", "m", "n", "k", "batch"};
-  p.values = {s.transa ? 1.0 : 0.0, s.transb ? 1.0 : 0.0, double(s.m), double(s.n), double(s.k),
-              double(s.batch)};
+  p.values = {s.transa ? 1.0 : 0.0, s.transb ? 1.0 : 0.0, double(s.m),
+              double(s.n),          double(s.k),          double(s.batch)};
   p.tags = std::move(tags);
   return p;
 }

@@ -20,8 +20,8 @@ struct Shape {
 };
 
 struct Tile {
-  int r = 1, a = 1, c = 1;   // rows of C per work item, K step, columns of C per work item
-  int wg_x = 1, wg_y = 1;    // work-group: x along rows (M), y along columns (N)
+  int r = 1, a = 1, c = 1;  // rows of C per work item, K step, columns of C per work item
+  int wg_x = 1, wg_y = 1;   // work-group: x along rows (M), y along columns (N)
 };
 
 Shape shape_of(const Problem& p);  // minimal leading dimensions; throws Error if invalid

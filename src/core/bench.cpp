@@ -41,7 +41,8 @@ std::vector<Config> parse_config_list(const Space& space, const std::string& tex
     if (item.empty()) continue;
     Config c = space.parse(item);
     if (auto why = space.violates(c))
-      throw Error(fmt::format("config '{}' is not in the {} space: {}", item, space.family(), *why));
+      throw Error(
+          fmt::format("config '{}' is not in the {} space: {}", item, space.family(), *why));
     out.push_back(std::move(c));
   }
   if (out.empty()) throw Error(fmt::format("config list '{}' names no config", text));
@@ -162,9 +163,10 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
   }
   std::signal(SIGINT, previous_handler);
   if (g_interrupted)
-    throw Error(fmt::format("interrupted after {} new measurements; all are stored in '{}', "
-                            "rerun the same command to resume",
-                            summary.measured, store.path()));
+    throw Error(
+        fmt::format("interrupted after {} new measurements; all are stored in '{}', "
+                    "rerun the same command to resume",
+                    summary.measured, store.path()));
   return summary;
 }
 

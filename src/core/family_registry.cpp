@@ -66,8 +66,8 @@ std::unique_ptr<Backend> open_backend(const Family& family, const std::string& d
   auto [kind, index] = parse_device_spec(device_spec);
   auto it = registry().backends.find({family.name(), kind});
   if (it == registry().backends.end())
-    throw Error(fmt::format("device '{}': no {} backend for family {} in this build",
-                            device_spec, kind, family.name()));
+    throw Error(fmt::format("device '{}': no {} backend for family {} in this build", device_spec,
+                            kind, family.name()));
   return it->second(family, index);
 }
 

@@ -32,7 +32,7 @@ void append_field(std::string& out, std::string_view field) {
 // %.17g: enough digits that strtod gives back the same double.
 void append_double(std::string& out, double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
+  std::snprintf(buf, sizeof buf, "%.17g", v);
   out += buf;
 }
 

@@ -18,9 +18,10 @@ std::string_view to_string(Status s) { return kStatusNames.at(static_cast<size_t
 Status parse_status(std::string_view text) {
   for (size_t i = 0; i < kStatusNames.size(); ++i)
     if (kStatusNames[i] == text) return static_cast<Status>(i);
-  throw Error(fmt::format("unknown measurement status '{}' (expected ok, refused, failed, wrong "
-                          "or timeout)",
-                          text));
+  throw Error(
+      fmt::format("unknown measurement status '{}' (expected ok, refused, failed, wrong "
+                  "or timeout)",
+                  text));
 }
 
 }  // namespace ktune

@@ -11,7 +11,8 @@ namespace ktune {
 Space::Space(std::string family, std::vector<Param> params, Constraint constraint)
     : family_(std::move(family)), params_(std::move(params)), constraint_(std::move(constraint)) {
   for (const auto& p : params_) {
-    if (p.values.empty()) throw Error(fmt::format("param '{}' of {} has no values", p.name, family_));
+    if (p.values.empty())
+      throw Error(fmt::format("param '{}' of {} has no values", p.name, family_));
     product_size_ *= static_cast<int64_t>(p.values.size());
   }
 }

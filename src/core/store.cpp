@@ -117,8 +117,8 @@ bool insert(sqlite3* db, Statement& st, const Measurement& m) {
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
-  const int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY
-                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags =
+      mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
@@ -159,8 +159,7 @@ void Store::put_device(const DeviceInfo& d) {
 }
 
 std::vector<DeviceInfo> Store::devices() const {
-  Statement st(db_, "SELECT slug, spec, backend, name, features FROM devices ORDER BY slug",
-               path_);
+  Statement st(db_, "SELECT slug, spec, backend, name, features FROM devices ORDER BY slug", path_);
   std::vector<DeviceInfo> out;
   while (st.step()) {
     DeviceInfo d;

@@ -69,13 +69,15 @@ std::vector<Problem> parse_problems(const Family& family, const std::string& tex
       for (const auto& name : names) {
         auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end())
-          throw Error(fmt::format("{}: header lacks the {} feature '{}'", where, family.name(), name));
+          throw Error(
+              fmt::format("{}: header lacks the {} feature '{}'", where, family.name(), name));
         column_of.push_back(static_cast<int>(it - header.begin()));
       }
       continue;
     }
     if (fields.size() != header.size())
-      throw Error(fmt::format("{}: expected {} fields, found {}", where, header.size(), fields.size()));
+      throw Error(
+          fmt::format("{}: expected {} fields, found {}", where, header.size(), fields.size()));
     std::vector<double> values;
     for (size_t i = 0; i < names.size(); ++i)
       values.push_back(parse_value(fields[static_cast<size_t>(column_of[i])], where));
@@ -91,7 +93,8 @@ std::vector<Problem> parse_problems(const Family& family, const std::string& tex
 }
 
 // Distinct problems in first-seen order; tags (networks) merged.
-std::vector<Problem> merge_distinct(const std::vector<std::pair<std::string, std::vector<Problem>>>& parts) {
+std::vector<Problem> merge_distinct(
+    const std::vector<std::pair<std::string, std::vector<Problem>>>& parts) {
   std::vector<Problem> out;
   std::map<std::string, size_t> position;
   for (const auto& [tag, problems] : parts) {
@@ -99,7 +102,8 @@ std::vector<Problem> merge_distinct(const std::vector<std::pair<std::string, std
       auto [it, fresh] = position.emplace(p.key(), out.size());
       if (fresh) out.push_back(p);
       auto& tags = out[it->second].tags;
-      if (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end()) tags.push_back(tag);
+      if (!tag.empty() && std::find(tags.begin(), tags.end(), tag) == tags.end())
+        tags.push_back(tag);
     }
   }
   return out;
@@ -109,7 +113,8 @@ std::vector<Problem> gemm_dnn(const Family& family) {
   std::vector<std::pair<std::string, std::vector<Problem>>> parts;
   for (const char* net : {"vgg", "resnet", "mobilenet"}) {
     const std::string file = std::string(net) + ".csv";
-    parts.emplace_back(net, parse_problems(family, embedded::files().at(file), "workloads/gemm/" + file));
+    parts.emplace_back(
+        net, parse_problems(family, embedded::files().at(file), "workloads/gemm/" + file));
   }
   return merge_distinct(parts);
 }
@@ -141,8 +146,8 @@ std::vector<Problem> gemm_dnn_small(const Family& family) {
 // tiny: small odd shapes covering every transpose pair, batching and non-multiple edges.
 std::vector<Problem> gemm_tiny() {
   std::vector<Problem> out;
-  const int64_t shapes[][6] = {{0, 0, 37, 29, 53, 1}, {1, 0, 16, 24, 31, 1}, {0, 1, 9, 70, 12, 2},
-                               {1, 1, 64, 5, 40, 1}};
+  const int64_t shapes[][6] = {
+      {0, 0, 37, 29, 53, 1}, {1, 0, 16, 24, 31, 1}, {0, 1, 9, 70, 12, 2}, {1, 1, 64, 5, 40, 1}};
   for (const auto& s : shapes) {
     gemm::Shape shape;
     shape.transa = s[0];
@@ -175,9 +180,11 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
   std::ifstream in(name_or_path);
   if (!in) {
     std::string known;
-    for (const auto& n : builtin_workload_names(family.name())) known += (known.empty() ? "" : ", ") + n;
-    throw Error(fmt::format("workload '{}' is neither a built-in {} workload ({}) nor a readable file",
-                            name_or_path, family.name(), known));
+    for (const auto& n : builtin_workload_names(family.name()))
+      known += (known.empty() ? "" : ", ") + n;
+    throw Error(
+        fmt::format("workload '{}' is neither a built-in {} workload ({}) nor a readable file",
+                    name_or_path, family.name(), known));
   }
   std::stringstream text;
   text << in.rdbuf();

@@ -45,7 +45,8 @@ AnalysisReport analyze(const Dataset& data, Norm norm) {
   for (Eigen::Index best : oracle) {
     if (best >= 0) ++wins[best];
   }
-  for (const auto& [c, count] : wins) r.best_counts.emplace_back(data.config_names[size_t(c)], count);
+  for (const auto& [c, count] : wins)
+    r.best_counts.emplace_back(data.config_names[size_t(c)], count);
   std::stable_sort(r.best_counts.begin(), r.best_counts.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   r.distinct_best = int(r.best_counts.size());
@@ -90,21 +91,27 @@ std::string to_markdown(const AnalysisReport& r, size_t top) {
   fmt::format_to(out, "| problems | {} |\n| configs | {} |\n", r.problems, r.configs);
   fmt::format_to(out, "| valid entries | {:.1f} % |\n", 100 * r.valid_fraction);
   fmt::format_to(out, "| normalization | {} |\n", to_string(r.norm));
-  fmt::format_to(out, "| PCA components for 80 / 90 / 95 % variance | {} / {} / {} |\n",
-                 r.components_80, r.components_90, r.components_95);
+  if (r.cumulative_variance.size() == 0 || r.components_80 == 0) {
+    fmt::format_to(out, "| PCA components for 80 / 90 / 95 % variance | n/a (no variance) |\n");
+  } else {
+    fmt::format_to(out, "| PCA components for 80 / 90 / 95 % variance | {} / {} / {} |\n",
+                   r.components_80, r.components_90, r.components_95);
+  }
   fmt::format_to(out, "| configs best on some problem | {} |\n", r.distinct_best);
   fmt::format_to(out, "| best single config | `{}` ({:.1f} % of oracle, geomean) |\n",
                  r.best_single_config, 100 * r.best_single_geomean);
   fmt::format_to(out, "| best/worst valid perf per problem: median, max | {:.2f}x, {:.2f}x |\n\n",
                  r.median_spread, r.max_spread);
 
-  fmt::format_to(out, "## PCA cumulative explained variance\n\n| components | cumulative |\n"
-                      "| ---: | ---: |\n");
+  fmt::format_to(out,
+                 "## PCA cumulative explained variance\n\n| components | cumulative |\n"
+                 "| ---: | ---: |\n");
   for (Eigen::Index j = 0; j < r.cumulative_variance.size() && size_t(j) < top; ++j) {
     fmt::format_to(out, "| {} | {:.4f} |\n", j + 1, r.cumulative_variance(j));
   }
-  fmt::format_to(out, "\n## Most frequent best configs (top {})\n\n| config | problems |\n"
-                      "| --- | ---: |\n",
+  fmt::format_to(out,
+                 "\n## Most frequent best configs (top {})\n\n| config | problems |\n"
+                 "| --- | ---: |\n",
                  std::min(top, r.best_counts.size()));
   for (size_t i = 0; i < r.best_counts.size() && i < top; ++i) {
     fmt::format_to(out, "| `{}` | {} |\n", r.best_counts[i].first, r.best_counts[i].second);
@@ -113,9 +120,10 @@ std::string to_markdown(const AnalysisReport& r, size_t top) {
   for (const auto& s : r.spread) by_spread.push_back(&s);
   std::stable_sort(by_spread.begin(), by_spread.end(),
                    [](const auto* a, const auto* b) { return a->spread > b->spread; });
-  fmt::format_to(out, "\n## Problems where the choice matters most (top {})\n\n"
-                      "| problem | best config | best perf | worst valid perf | spread | valid |\n"
-                      "| --- | --- | ---: | ---: | ---: | ---: |\n",
+  fmt::format_to(out,
+                 "\n## Problems where the choice matters most (top {})\n\n"
+                 "| problem | best config | best perf | worst valid perf | spread | valid |\n"
+                 "| --- | --- | ---: | ---: | ---: | ---: |\n",
                  std::min(top, by_spread.size()));
   for (size_t i = 0; i < by_spread.size() && i < top; ++i) {
     const auto& s = *by_spread[i];
@@ -162,7 +170,8 @@ void write_csv(const AnalysisReport& r, const std::string& path) {
   for (Eigen::Index j = 0; j < r.cumulative_variance.size(); ++j) {
     row("pca_cumulative", std::to_string(j + 1), num(r.cumulative_variance(j)));
   }
-  for (const auto& [config, count] : r.best_counts) row("best_count", config, std::to_string(count));
+  for (const auto& [config, count] : r.best_counts)
+    row("best_count", config, std::to_string(count));
   for (const auto& s : r.spread) {
     row("problem_best_config", s.problem, s.best_config);
     row("problem_best_perf", s.problem, num(s.best_perf));

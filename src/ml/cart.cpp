@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 
 #include "ktune/error.hpp"
 
@@ -36,7 +35,16 @@ class Grower {
  public:
   Grower(const Eigen::MatrixXd& X, const Eigen::MatrixXd& T, bool classifier, const TreeParams& p,
          const std::vector<double>& w)
-      : X_(X), T_(T), classifier_(classifier), p_(p), w_(w), rng_(p.seed) {}
+      : X_(X),
+        T_(T),
+        classifier_(classifier),
+        p_(p),
+        w_(w),
+        state_(static_cast<uint32_t>(p.seed)),
+        features_(X.cols()),
+        constant_features_(X.cols()) {
+    std::iota(features_.begin(), features_.end(), 0);
+  }
 
   Stats stats(const std::vector<int>& samples) const {
     Stats s;
@@ -66,15 +74,26 @@ class Grower {
            n < 2 * p_.min_samples_leaf || imp <= kEpsilon;
   }
 
-  // Best split of the node or feature == -1 when none is allowed.
-  Split find_split(const std::vector<int>& samples, const Stats& node, double node_imp) {
+  // sklearn's rand_r: xorshift32 reduced to [0, RAND_R_MAX].
+  uint32_t rand_r() {
+    if (state_ == 0) state_ = 1;  // DEFAULT_SEED
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 17;
+    state_ ^= state_ << 5;
+    return state_ % (static_cast<uint32_t>(0x7FFFFFFF) + 1u);
+  }
+  int rand_int(int low, int high) { return low + static_cast<int>(rand_r() % (high - low)); }
+
+  // Best split of the node or feature == -1 when none is allowed. Features are drawn exactly as
+  // sklearn's BestSplitter draws them (Fisher-Yates over a persistent feature array, known
+  // constant features skipped), so ties between features resolve the same way.
+  // n_constants: in, the constant features known from the parent; out, the node's count.
+  Split find_split(const std::vector<int>& samples, const Stats& node, double node_imp,
+                   int& n_constants) {
     const int n = static_cast<int>(samples.size());
     const int n_features = static_cast<int>(X_.cols());
-    std::vector<int> order(n_features);
-    std::iota(order.begin(), order.end(), 0);
-    const bool subsample = p_.max_features > 0 && p_.max_features < n_features;
-    if (subsample) std::shuffle(order.begin(), order.end(), rng_);
-    const int budget = subsample ? p_.max_features : n_features;
+    const int max_features =
+        p_.max_features > 0 && p_.max_features < n_features ? p_.max_features : n_features;
 
     Split best;
     double best_proxy = -kInf;
@@ -82,14 +101,31 @@ class Grower {
     std::vector<std::pair<double, int>> sorted(n);
     std::vector<std::pair<double, int>> best_sorted;
     Eigen::VectorXd left_sum(T_.cols());
-    int visited = 0;
-    for (int f : order) {
-      if (visited >= budget) break;
+
+    int f_i = n_features, n_visited = 0, n_found_constants = 0, n_drawn_constants = 0;
+    const int n_known_constants = n_constants;
+    int n_total_constants = n_known_constants;
+    while (f_i > n_total_constants &&
+           (n_visited < max_features || n_visited <= n_found_constants + n_drawn_constants)) {
+      ++n_visited;
+      int f_j = rand_int(n_drawn_constants, f_i - n_found_constants);
+      if (f_j < n_known_constants) {
+        std::swap(features_[n_drawn_constants], features_[f_j]);
+        ++n_drawn_constants;
+        continue;
+      }
+      f_j += n_found_constants;
+      const int f = features_[f_j];
       for (int i = 0; i < n; ++i) sorted[i] = {X_(samples[i], f), samples[i]};
       std::sort(sorted.begin(), sorted.end());
-      // Constant features do not count against max_features, as in sklearn.
-      if (sorted.back().first <= sorted.front().first + kFeatureThreshold) continue;
-      ++visited;
+      if (sorted.back().first <= sorted.front().first + kFeatureThreshold) {
+        std::swap(features_[f_j], features_[n_total_constants]);
+        ++n_found_constants;
+        ++n_total_constants;
+        continue;
+      }
+      --f_i;
+      std::swap(features_[f_i], features_[f_j]);
       left_sum.setZero();
       double left_w = 0;
       bool improved = false;
@@ -122,6 +158,13 @@ class Grower {
       }
       if (improved) best_sorted = sorted;
     }
+    // Known constants keep their order for siblings and children; new ones are remembered.
+    std::copy(constant_features_.begin(), constant_features_.begin() + n_known_constants,
+              features_.begin());
+    std::copy(features_.begin() + n_known_constants,
+              features_.begin() + n_known_constants + n_found_constants,
+              constant_features_.begin() + n_known_constants);
+    n_constants = n_total_constants;
     if (best.feature < 0) return best;
     for (int i = 0; i < n; ++i) {
       (i < best_pos ? best.left : best.right).push_back(best_sorted[i].second);
@@ -129,9 +172,9 @@ class Grower {
     const Stats l = stats(best.left), r = stats(best.right);
     best.impurity_left = impurity(l);
     best.impurity_right = impurity(r);
-    best.improvement = (node.weight / total_weight_) *
-                       (node_imp - r.weight / node.weight * best.impurity_right -
-                        l.weight / node.weight * best.impurity_left);
+    best.improvement =
+        (node.weight / total_weight_) * (node_imp - r.weight / node.weight * best.impurity_right -
+                                         l.weight / node.weight * best.impurity_left);
     return best;
   }
 
@@ -143,18 +186,20 @@ class Grower {
   }
 
   int grow_depth_first(std::vector<DecisionTree::Node>& nodes, const std::vector<int>& samples,
-                       int depth, double imp, bool first) {
+                       int depth, double imp, bool first, int n_constants) {
     const Stats s = stats(samples);
     if (first) imp = impurity(s);
     const int id = add_node(nodes, s);
     if (leaf_by_size(static_cast<int>(samples.size()), depth, imp)) return id;
-    Split split = find_split(samples, s, imp);
+    Split split = find_split(samples, s, imp, n_constants);
     if (split.feature < 0 || split.improvement + kEpsilon < 0.0) return id;
     nodes[id].feature = split.feature;
     nodes[id].threshold = split.threshold;
-    const int left = grow_depth_first(nodes, split.left, depth + 1, split.impurity_left, false);
+    const int left =
+        grow_depth_first(nodes, split.left, depth + 1, split.impurity_left, false, n_constants);
     nodes[id].left = left;
-    const int right = grow_depth_first(nodes, split.right, depth + 1, split.impurity_right, false);
+    const int right =
+        grow_depth_first(nodes, split.right, depth + 1, split.impurity_right, false, n_constants);
     nodes[id].right = right;
     return id;
   }
@@ -175,7 +220,8 @@ class Grower {
     r.depth = depth;
     r.is_leaf = leaf_by_size(static_cast<int>(samples.size()), depth, imp);
     if (!r.is_leaf) {
-      r.split = find_split(samples, s, imp);
+      int n_constants = 0;  // sklearn's best-first builder does not pass constants down
+      r.split = find_split(samples, s, imp, n_constants);
       r.is_leaf = r.split.feature < 0 || r.split.improvement + kEpsilon < 0.0;
     }
     r.improvement = r.is_leaf ? 0.0 : r.split.improvement;
@@ -195,11 +241,11 @@ class Grower {
       --split_budget;
       nodes[rec.node].feature = rec.split.feature;
       nodes[rec.node].threshold = rec.split.threshold;
-      Record left = add_split_node(nodes, rec.split.left, rec.depth + 1, rec.split.impurity_left,
-                                   false);
+      Record left =
+          add_split_node(nodes, rec.split.left, rec.depth + 1, rec.split.impurity_left, false);
       nodes[rec.node].left = left.node;
-      Record right = add_split_node(nodes, rec.split.right, rec.depth + 1,
-                                    rec.split.impurity_right, false);
+      Record right =
+          add_split_node(nodes, rec.split.right, rec.depth + 1, rec.split.impurity_right, false);
       nodes[rec.node].right = right.node;
       frontier.push_back(std::move(left));
       std::push_heap(frontier.begin(), frontier.end(), less);
@@ -216,14 +262,16 @@ class Grower {
   bool classifier_;
   TreeParams p_;
   const std::vector<double>& w_;
-  std::mt19937_64 rng_;
+  uint32_t state_;
+  std::vector<int> features_, constant_features_;  // persistent across nodes, as in sklearn
   double total_weight_ = 1;
 };
 
 void check_params(const TreeParams& p) {
   if (p.min_samples_split < 2) throw Error("tree: min_samples_split must be >= 2");
   if (p.min_samples_leaf < 1) throw Error("tree: min_samples_leaf must be >= 1");
-  if (p.max_leaf_nodes > 0 && p.max_leaf_nodes < 2) throw Error("tree: max_leaf_nodes must be >= 2");
+  if (p.max_leaf_nodes > 0 && p.max_leaf_nodes < 2)
+    throw Error("tree: max_leaf_nodes must be >= 2");
 }
 
 }  // namespace
@@ -256,7 +304,7 @@ void DecisionTree::fit(const Eigen::MatrixXd& X, const Eigen::MatrixXd& T, bool 
   if (p.max_leaf_nodes > 0) {
     g.grow_best_first(nodes_, samples);
   } else {
-    g.grow_depth_first(nodes_, samples, 0, 0, true);
+    g.grow_depth_first(nodes_, samples, 0, 0, true, 0);
   }
 }
 

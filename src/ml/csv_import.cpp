@@ -106,9 +106,9 @@ std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvO
   };
   std::vector<size_t> problem_at, config_at;
   for (const auto& c : options.problem_cols) problem_at.push_back(column(c));
-  const std::vector<std::string> config_names =
-      options.config_cols.empty() ? std::vector<std::string>{options.config_col}
-                                  : options.config_cols;
+  const std::vector<std::string> config_names = options.config_cols.empty()
+                                                    ? std::vector<std::string>{options.config_col}
+                                                    : options.config_cols;
   for (const auto& c : config_names) config_at.push_back(column(c));
   const size_t time_at = column(options.time_col);
   const char* what = options.higher_is_better ? "performance" : "time";
@@ -126,8 +126,8 @@ std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvO
     for (size_t j = 0; j < problem_at.size(); ++j) {
       double v;
       if (!parse_double(row[problem_at[j]], v) || !std::isfinite(v)) {
-        throw Error(fmt::format("{}:{}: column '{}' value '{}' is not a finite number", path,
-                                line, options.problem_cols[j], row[problem_at[j]]));
+        throw Error(fmt::format("{}:{}: column '{}' value '{}' is not a finite number", path, line,
+                                options.problem_cols[j], row[problem_at[j]]));
       }
       p.names.push_back(options.problem_cols[j]);
       p.values.push_back(v);
@@ -136,8 +136,8 @@ std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvO
     if (options.config_cols.empty()) {
       config = trim(row[config_at[0]]);
       if (config.empty()) {
-        throw Error(fmt::format("{}:{}: empty config in column '{}'", path, line,
-                                options.config_col));
+        throw Error(
+            fmt::format("{}:{}: empty config in column '{}'", path, line, options.config_col));
       }
     } else {
       for (size_t j = 0; j < config_at.size(); ++j) {
@@ -147,8 +147,8 @@ std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvO
     }
     double t;
     if (!parse_double(row[time_at], t) || !std::isfinite(t) || t <= 0) {
-      throw Error(fmt::format("{}:{}: {} '{}' in column '{}' is not a positive finite number",
-                              path, line, what, row[time_at], options.time_col));
+      throw Error(fmt::format("{}:{}: {} '{}' in column '{}' is not a positive finite number", path,
+                              line, what, row[time_at], options.time_col));
     }
     values[{p.key(), config}].push_back(t);
   }

@@ -63,7 +63,8 @@ std::vector<std::pair<std::string, std::string>> split_pairs(const std::string& 
     if (end == std::string::npos) end = text.size();
     const std::string item = text.substr(start, end - start);
     const size_t eq = item.find('=');
-    if (eq != std::string::npos && eq > 0) out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    if (eq != std::string::npos && eq > 0)
+      out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     start = end + 1;
   }
   return out;
@@ -115,10 +116,10 @@ void generic_config_params(Dataset& d) {
                                           Eigen::Index(d.config_param_names.size()));
   for (size_t c = 0; c < pairs.size(); ++c) {
     for (const auto& [name, value] : pairs[c]) {
-      const auto col = Eigen::Index(
-          std::find(d.config_param_names.begin(), d.config_param_names.end(),
-                    kind[name] == pair ? name + "_x" : name) -
-          d.config_param_names.begin());
+      const auto col =
+          Eigen::Index(std::find(d.config_param_names.begin(), d.config_param_names.end(),
+                                 kind[name] == pair ? name + "_x" : name) -
+                       d.config_param_names.begin());
       double x = 0;
       if (kind[name] == numeric) {
         parse_number(value, x);
@@ -184,8 +185,8 @@ void problem_features(Dataset& d, const Family* family) {
     if (!derived.empty()) {
       const auto values = family->derived_features(p);
       if (values.size() != derived.size()) {
-        throw Error(fmt::format("family '{}' derived {} features for '{}', expected {}",
-                                d.family, values.size(), d.problem_keys[r], derived.size()));
+        throw Error(fmt::format("family '{}' derived {} features for '{}', expected {}", d.family,
+                                values.size(), d.problem_keys[r], derived.size()));
       }
       for (size_t j = 0; j < values.size(); ++j) {
         d.features(Eigen::Index(r), Eigen::Index(raw + j)) = values[j];
@@ -247,8 +248,8 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   for (size_t r = 0; r < all_keys.size(); ++r) row_of[all_keys[r]] = Eigen::Index(r);
   for (const auto& [id, name] : configs) {
     if (col_of.count(name)) {
-      throw Error(fmt::format("config '{}' appears with several ids in {}/{}", name, d.device,
-                              d.family));
+      throw Error(
+          fmt::format("config '{}' appears with several ids in {}/{}", name, d.device, d.family));
     }
     col_of[name] = Eigen::Index(d.config_names.size());
     d.config_names.push_back(name);
@@ -305,8 +306,8 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   return d;
 }
 
-Dataset load_dataset(const std::string& path, const std::string& device,
-                     const std::string& family, const DatasetOptions& options) {
+Dataset load_dataset(const std::string& path, const std::string& device, const std::string& family,
+                     const DatasetOptions& options) {
   auto ends_with = [&](const std::string& suffix) {
     return path.size() >= suffix.size() &&
            path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -38,8 +38,10 @@ Split random_split(const Dataset& data, double test_fraction, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::shuffle(idx.begin(), idx.end(), rng);
   auto n_test = static_cast<Eigen::Index>(std::llround(test_fraction * static_cast<double>(n)));
-  if (n >= 2) n_test = std::clamp<Eigen::Index>(n_test, 1, n - 1);
-  else n_test = 0;
+  if (n >= 2)
+    n_test = std::clamp<Eigen::Index>(n_test, 1, n - 1);
+  else
+    n_test = 0;
   Split s;
   s.name = "random";
   s.test.assign(idx.begin(), idx.begin() + n_test);
@@ -138,8 +140,8 @@ SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test
     int best_shipped = -1;
     for (size_t k = 0; k < shipped.size(); ++k) {
       valid[k] = test.valid(r, shipped[k]);
-      if (valid[k] && (best_shipped < 0 || test.perf(r, shipped[k]) >
-                                               test.perf(r, shipped[best_shipped]))) {
+      if (valid[k] &&
+          (best_shipped < 0 || test.perf(r, shipped[k]) > test.perf(r, shipped[best_shipped]))) {
         best_shipped = static_cast<int>(k);
       }
     }

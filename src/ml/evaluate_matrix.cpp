@@ -99,7 +99,8 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
     for (auto& s : network_splits(data)) splits.push_back(std::move(s));
   }
   if (splits.empty()) {
-    throw Error("eval: no split to run (the dataset names no networks and the random split is off)");
+    throw Error(
+        "eval: no split to run (the dataset names no networks and the random split is off)");
   }
   const std::vector<std::string> pruners = o.pruners.empty() ? pruner_names() : o.pruners;
   const std::vector<std::string> selectors = o.selectors.empty() ? selector_names() : o.selectors;
@@ -116,8 +117,8 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
   result.configs = data.cols();
   for (const auto& split : splits) {
     result.split_names.push_back(split.name);
-    result.split_sizes.push_back({split.name, {static_cast<int>(split.train.size()),
-                                               static_cast<int>(split.test.size())}});
+    result.split_sizes.push_back(
+        {split.name, {static_cast<int>(split.train.size()), static_cast<int>(split.test.size())}});
     const Dataset train = data.subset_rows(split.train);
     const Dataset test = data.subset_rows(split.test);
     const std::vector<Eigen::Index> fixed_order = safe_order(train);
@@ -141,7 +142,8 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
     }
     std::vector<std::vector<EvalRow>> out(cells.size());
     const int n_cells = static_cast<int>(cells.size());
-#pragma omp parallel for schedule(dynamic) num_threads(o.threads > 0 ? o.threads : omp_get_max_threads())
+#pragma omp parallel for schedule(dynamic) \
+    num_threads(o.threads > 0 ? o.threads : omp_get_max_threads())
     for (int i = 0; i < n_cells; ++i) {
       const Cell& c = cells[i];
       out[i] = run_cell(split.name, train, test, fixed_order, c, o, ceiling_ks.count(c.k) > 0,
@@ -151,8 +153,7 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
       for (auto& row : rows) result.rows.push_back(std::move(row));
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

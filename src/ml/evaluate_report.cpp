@@ -54,9 +54,9 @@ void write_metrics_csv(const EvalResult& r, std::ostream& out) {
     if (row.ok) {
       out << num(m.pct_of_oracle, 4) << ',' << num(m.ceiling_pct, 4) << ','
           << num(m.accuracy_oracle, 4) << ',' << num(m.accuracy_shipped, 4) << ','
-          << num(m.validity, 4) << ',' << num(m.refused_rate, 4) << ','
-          << num(m.unservable_rate, 4) << ',' << num(m.speedup_vs_fixed, 4) << ','
-          << num(m.predict_us, 3) << ',' << m.problems << ",\n";
+          << num(m.validity, 4) << ',' << num(m.refused_rate, 4) << ',' << num(m.unservable_rate, 4)
+          << ',' << num(m.speedup_vs_fixed, 4) << ',' << num(m.predict_us, 3) << ',' << m.problems
+          << ",\n";
     } else {
       out << ",,,,,,,,,," << csv_field(row.note) << '\n';
     }
@@ -83,7 +83,8 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
     }
     out << fmt::format("## Split {} ({})\n\n", split, sizes);
     for (const auto& [name, pct] : r.fixed_pct) {
-      if (name == split) out << fmt::format("Best single fixed config: {}% of oracle.\n\n", num(pct, 1));
+      if (name == split)
+        out << fmt::format("Best single fixed config: {}% of oracle.\n\n", num(pct, 1));
     }
 
     // Table 1: ceilings.
@@ -152,7 +153,8 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
             "\n### Table 3: classic metrics at K={}, pruner {}, norm {} (ceiling {}%)\n\n", k,
             top->pruner, top->norm, num(top->metrics.ceiling_pct, 1));
         out << "| selector | % of oracle | acc. vs oracle | acc. vs best shipped | validity | "
-               "refused | speedup vs fixed | predict µs |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+               "refused | speedup vs fixed | predict µs "
+               "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const auto& row : r.rows) {
           if (row.split != split || row.k != k || row.selector.empty() ||
               row.pruner != top->pruner || row.norm != top->norm) {

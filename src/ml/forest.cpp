@@ -42,9 +42,8 @@ void RandomForest::fit_classifier(const Eigen::MatrixXd& X, const std::vector<in
 void RandomForest::fit_regressor(const Eigen::MatrixXd& X, const Eigen::MatrixXd& Y,
                                  const ForestParams& p) {
   classifier_ = false;
-  grow(X.rows(), X.cols(), p, [&](DecisionTree& t, const TreeParams& tp, const auto& w) {
-    t.fit_regressor(X, Y, tp, w);
-  });
+  grow(X.rows(), X.cols(), p,
+       [&](DecisionTree& t, const TreeParams& tp, const auto& w) { t.fit_regressor(X, Y, tp, w); });
 }
 
 Eigen::VectorXd RandomForest::predict_values(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {

@@ -36,7 +36,8 @@ struct CondensedRow {
   int size;
 };
 
-std::vector<Edge> mutual_reachability_mst(const Eigen::MatrixXd& dist, const Eigen::VectorXd& core) {
+std::vector<Edge> mutual_reachability_mst(const Eigen::MatrixXd& dist,
+                                          const Eigen::VectorXd& core) {
   const int n = int(dist.rows());
   std::vector<Edge> edges;
   std::vector<bool> in_tree(size_t(n), false);
@@ -165,8 +166,8 @@ HdbscanResult hdbscan_distances(const Eigen::MatrixXd& dist, const HdbscanOption
                             dist.rows(), dist.cols()));
   }
   if (options.min_cluster_size < 2) {
-    throw Error(fmt::format("HDBSCAN min_cluster_size must be >= 2, got {}",
-                            options.min_cluster_size));
+    throw Error(
+        fmt::format("HDBSCAN min_cluster_size must be >= 2, got {}", options.min_cluster_size));
   }
   HdbscanResult result;
   result.labels.assign(size_t(n), -1);
@@ -240,11 +241,13 @@ HdbscanResult hdbscan_distances(const Eigen::MatrixXd& dist, const HdbscanOption
     }
   }
   for (int i = 0; i < n; ++i) {
-    if (result.labels[size_t(i)] >= 0) result.members[size_t(result.labels[size_t(i)])].push_back(i);
+    if (result.labels[size_t(i)] >= 0)
+      result.members[size_t(result.labels[size_t(i)])].push_back(i);
   }
   for (int c = 0; c < result.n_clusters; ++c) {
     double max_lambda = 0;
-    for (int i : result.members[size_t(c)]) max_lambda = std::max(max_lambda, point_lambda[size_t(i)]);
+    for (int i : result.members[size_t(c)])
+      max_lambda = std::max(max_lambda, point_lambda[size_t(i)]);
     for (int i : result.members[size_t(c)]) {
       result.probabilities[size_t(i)] = max_lambda > 0 ? point_lambda[size_t(i)] / max_lambda : 1;
       if (point_lambda[size_t(i)] >= max_lambda) result.exemplars[size_t(c)].push_back(i);

@@ -90,8 +90,8 @@ KMeansResult kmeans_from_centers(const Eigen::MatrixXd& X, const Eigen::MatrixXd
                                  int max_iter, double tol) {
   check_input(X, int(initial_centers.rows()));
   if (initial_centers.cols() != X.cols()) {
-    throw Error(fmt::format("k-means centers have {} columns, data {}", initial_centers.cols(),
-                            X.cols()));
+    throw Error(
+        fmt::format("k-means centers have {} columns, data {}", initial_centers.cols(), X.cols()));
   }
   const double threshold = tol * mean_variance(X);
   KMeansResult result;
@@ -179,8 +179,8 @@ KMeansResult kmeans(const Eigen::MatrixXd& X, const KMeansOptions& options) {
   KMeansResult best;
   best.inertia = std::numeric_limits<double>::infinity();
   for (int init = 0; init < std::max(1, options.n_init); ++init) {
-    KMeansResult r = kmeans_from_centers(X, kmeans_plusplus(X, options.k, rng), options.max_iter,
-                                         options.tol);
+    KMeansResult r =
+        kmeans_from_centers(X, kmeans_plusplus(X, options.k, rng), options.max_iter, options.tol);
     if (r.inertia < best.inertia) best = std::move(r);
   }
   return best;

@@ -10,8 +10,7 @@
 
 namespace ktune::ml {
 
-void KnnClassifier::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_classes,
-                        int k) {
+void KnnClassifier::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_classes, int k) {
   if (X.rows() == 0) throw Error("knn: cannot fit on an empty training set");
   if (static_cast<Eigen::Index>(y.size()) != X.rows()) {
     throw Error("knn: features and labels disagree on the number of samples");
@@ -33,9 +32,8 @@ std::vector<int> KnnClassifier::neighbours(const Eigen::Ref<const Eigen::RowVect
   const Eigen::VectorXd d2 = (X_.rowwise() - x).rowwise().squaredNorm();
   std::vector<int> idx(X_.rows());
   std::iota(idx.begin(), idx.end(), 0);
-  std::partial_sort(idx.begin(), idx.begin() + k_, idx.end(), [&](int a, int b) {
-    return d2[a] < d2[b] || (d2[a] == d2[b] && a < b);
-  });
+  std::partial_sort(idx.begin(), idx.begin() + k_, idx.end(),
+                    [&](int a, int b) { return d2[a] < d2[b] || (d2[a] == d2[b] && a < b); });
   idx.resize(k_);
   return idx;
 }
@@ -69,8 +67,7 @@ KnnClassifier KnnClassifier::from_json(const nlohmann::json& j) {
     throw Error(std::string("knn: malformed JSON model: ") + e.what());
   }
   m.X_ = matrix_from_json(j.at("X"));
-  if (static_cast<Eigen::Index>(m.y_.size()) != m.X_.rows() || m.k_ < 1 ||
-      m.k_ > m.X_.rows()) {
+  if (static_cast<Eigen::Index>(m.y_.size()) != m.X_.rows() || m.k_ < 1 || m.k_ > m.X_.rows()) {
     throw Error("knn: JSON model is inconsistent (labels, rows and k disagree)");
   }
   for (int label : m.y_) {

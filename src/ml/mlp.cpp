@@ -33,8 +33,7 @@ struct Adam {
       }
     }
     ++t;
-    const double lr_t =
-        lr * std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t));
+    const double lr_t = lr * std::sqrt(1 - std::pow(beta2, t)) / (1 - std::pow(beta1, t));
     for (size_t k = 0; k < params.size(); ++k) {
       m[k] = beta1 * m[k] + (1 - beta1) * grads[k];
       v[k] = beta2 * v[k] + (1 - beta2) * grads[k].cwiseProduct(grads[k]);
@@ -111,8 +110,8 @@ void Mlp::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_classes
         grads[l] = acts[l].transpose() * delta + (p.l2 / static_cast<double>(m)) * W_[l];
         grads[L + l] = delta.colwise().sum();
         if (l > 0) {
-          delta = (delta * W_[l].transpose()).cwiseProduct(
-              (acts[l].array() > 0).cast<double>().matrix());
+          delta = (delta * W_[l].transpose())
+                      .cwiseProduct((acts[l].array() > 0).cast<double>().matrix());
         }
       }
       adam.step(params, grads);

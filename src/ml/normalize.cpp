@@ -16,17 +16,22 @@ Norm parse_norm(const std::string& text) {
   if (text == "cutoff") return Norm::cutoff;
   if (text == "rawcutoff") return Norm::rawcutoff;
   if (text == "sigmoid") return Norm::sigmoid;
-  throw Error(fmt::format("unknown normalization '{}' (expected scale, cutoff, rawcutoff or "
-                          "sigmoid)",
-                          text));
+  throw Error(
+      fmt::format("unknown normalization '{}' (expected scale, cutoff, rawcutoff or "
+                  "sigmoid)",
+                  text));
 }
 
 std::string to_string(Norm norm) {
   switch (norm) {
-    case Norm::scale: return "scale";
-    case Norm::cutoff: return "cutoff";
-    case Norm::rawcutoff: return "rawcutoff";
-    case Norm::sigmoid: return "sigmoid";
+    case Norm::scale:
+      return "scale";
+    case Norm::cutoff:
+      return "cutoff";
+    case Norm::rawcutoff:
+      return "rawcutoff";
+    case Norm::sigmoid:
+      return "sigmoid";
   }
   return "scale";
 }
@@ -45,10 +50,17 @@ Eigen::MatrixXd normalize(const Dataset& data, Norm norm) {
       const double x = data.perf(r, c) / best;
       double y = x;
       switch (norm) {
-        case Norm::scale: break;
-        case Norm::cutoff: y = x < kCut ? 0.0 : (x - kCut) / (1.0 - kCut); break;
-        case Norm::rawcutoff: y = x < kCut ? 0.0 : x; break;
-        case Norm::sigmoid: y = 1.0 / (1.0 + std::exp(50.0 * (0.85 - x))); break;
+        case Norm::scale:
+          break;
+        case Norm::cutoff:
+          y = x < kCut ? 0.0 : (x - kCut) / (1.0 - kCut);
+          break;
+        case Norm::rawcutoff:
+          y = x < kCut ? 0.0 : x;
+          break;
+        case Norm::sigmoid:
+          y = 1.0 / (1.0 + std::exp(50.0 * (0.85 - x)));
+          break;
       }
       out(r, c) = y;
     }

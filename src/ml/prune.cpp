@@ -66,8 +66,9 @@ Picks centroid_picks(const Eigen::MatrixXd& centers, const std::vector<int>& lab
   for (int l : labels) ++sizes[size_t(l)];
   std::vector<Eigen::Index> order(size_t(centers.rows()));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](Eigen::Index a, Eigen::Index b) { return sizes[size_t(a)] > sizes[size_t(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+    return sizes[size_t(a)] > sizes[size_t(b)];
+  });
   Picks picks;
   for (Eigen::Index c : order) picks.push_back(detail::argmax_valid(centers.row(c), usable));
   return picks;
@@ -113,7 +114,8 @@ Picks spectral_picks(const Dataset& d, const Eigen::MatrixXd& n, int k, uint64_t
   o.seed = seed;
   const auto r = spectral_clustering(n, o);
   std::vector<std::vector<Eigen::Index>> groups(size_t(o.k));
-  for (size_t i = 0; i < r.labels.size(); ++i) groups[size_t(r.labels[i])].push_back(Eigen::Index(i));
+  for (size_t i = 0; i < r.labels.size(); ++i)
+    groups[size_t(r.labels[i])].push_back(Eigen::Index(i));
   return group_picks(d, std::move(groups), usable);
 }
 
@@ -148,7 +150,8 @@ Picks hdbscan_picks(const Dataset& d, const Eigen::MatrixXd& n, int k,
     return best.members[a].size() > best.members[b].size();
   });
   std::vector<std::vector<Eigen::Index>> kept;
-  for (size_t i = 0; i < order.size() && int(kept.size()) < k; ++i) kept.push_back(groups[order[i]]);
+  for (size_t i = 0; i < order.size() && int(kept.size()) < k; ++i)
+    kept.push_back(groups[order[i]]);
   Picks picks;
   for (const auto& g : kept) picks.push_back(detail::best_geomean_over(d, g, usable));
   return picks;

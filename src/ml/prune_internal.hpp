@@ -18,7 +18,7 @@ Eigen::Index best_geomean_over(const Dataset& data, const std::vector<Eigen::Ind
 
 // Tree pruner (prune_tree.cpp): a multi-output regression tree on the problem features with
 // max_leaf_nodes = k; each leaf proposes the argmax of its mean normalized row.
-std::vector<Eigen::Index> tree_picks(const Dataset& data, const Eigen::MatrixXd& normalized,
-                                     int k, const std::vector<bool>& usable);
+std::vector<Eigen::Index> tree_picks(const Dataset& data, const Eigen::MatrixXd& normalized, int k,
+                                     const std::vector<bool>& usable);
 
 }  // namespace ktune::ml::detail

@@ -6,8 +6,8 @@
 
 namespace ktune::ml::detail {
 
-std::vector<Eigen::Index> tree_picks(const Dataset& data, const Eigen::MatrixXd& normalized,
-                                     int k, const std::vector<bool>& usable) {
+std::vector<Eigen::Index> tree_picks(const Dataset& data, const Eigen::MatrixXd& normalized, int k,
+                                     const std::vector<bool>& usable) {
   std::vector<Eigen::Index> picks;
   if (data.features.cols() == 0 || data.features.rows() != normalized.rows()) {
     // Nothing to split on: one leaf, the mean row.

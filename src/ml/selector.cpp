@@ -50,9 +50,12 @@ Fallback parse_fallback(const std::string& text) {
 
 std::string to_string(Fallback f) {
   switch (f) {
-    case Fallback::baseline: return "baseline";
-    case Fallback::random: return "random";
-    case Fallback::nearest: return "nearest";
+    case Fallback::baseline:
+      return "baseline";
+    case Fallback::random:
+      return "random";
+    case Fallback::nearest:
+      return "nearest";
   }
   return "baseline";
 }
@@ -65,7 +68,8 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
   }
   std::set<Eigen::Index> seen;
   for (Eigen::Index c : shipped) {
-    if (c < 0 || c >= train.cols()) throw Error("selector " + kind_ + ": shipped column out of range");
+    if (c < 0 || c >= train.cols())
+      throw Error("selector " + kind_ + ": shipped column out of range");
     if (!seen.insert(c).second) throw Error("selector " + kind_ + ": shipped configs repeat");
   }
   norm_ = norm;
@@ -246,7 +250,8 @@ std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
     std::sort(sorted.begin(), sorted.end());
     std::vector<int> expected(K);
     std::iota(expected.begin(), expected.end(), 0);
-    if (K == 0 || sorted != expected || s->config_features_.rows() != static_cast<Eigen::Index>(K)) {
+    if (K == 0 || sorted != expected ||
+        s->config_features_.rows() != static_cast<Eigen::Index>(K)) {
       throw Error("selector JSON: configs, safe_order and config_features disagree");
     }
     s->load_model(j.at("model"));

@@ -46,8 +46,7 @@ class ClassifierSelector : public Selector {
       }
     }
     if (rows.empty()) {
-      throw Error("selector " + kind() +
-                  ": no training problem where any shipped config is valid");
+      throw Error("selector " + kind() + ": no training problem where any shipped config is valid");
     }
     Eigen::MatrixXd X(static_cast<Eigen::Index>(rows.size()), d.X.cols());
     for (size_t i = 0; i < rows.size(); ++i) X.row(static_cast<Eigen::Index>(i)) = d.X.row(rows[i]);
@@ -85,7 +84,7 @@ class TreeSelector : public ClassifierSelector {
 
  protected:
   void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
-    params_.seed = options().seed;
+    params_.seed = kSklearnSeed0 + options().seed;  // seed 0 = sklearn random_state=0
     tree_.fit_classifier(X, y, K, params_);
   }
   Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
@@ -201,7 +200,8 @@ class RegressorSelector : public Selector {
     for (Eigen::Index i = 0; i < d.X.rows(); ++i) {
       if (d.oracle[i] > 0) usable.push_back(i);
     }
-    if (usable.empty()) throw Error("selector " + kind() + ": no training problem has a valid config");
+    if (usable.empty())
+      throw Error("selector " + kind() + ": no training problem has a valid config");
     Eigen::MatrixXd X(static_cast<Eigen::Index>(usable.size()) * K, f + p);
     Eigen::MatrixXd Y(X.rows(), 1);
     Eigen::Index row = 0;
@@ -276,9 +276,8 @@ const std::vector<std::pair<std::string, Factory>>& factories() {
     f.emplace_back("forest", [](const SelectorOptions& o) {
       return std::make_unique<ForestSelector>("forest", o);
     });
-    f.emplace_back("mlp", [](const SelectorOptions& o) {
-      return std::make_unique<MlpSelector>("mlp", o);
-    });
+    f.emplace_back(
+        "mlp", [](const SelectorOptions& o) { return std::make_unique<MlpSelector>("mlp", o); });
     f.emplace_back("reg-runtime", [](const SelectorOptions& o) {
       return std::make_unique<RegressorSelector>("reg-runtime", o, false);
     });

@@ -20,8 +20,8 @@ SpectralResult spectral_clustering(const Eigen::MatrixXd& X, const SpectralOptio
     throw Error(fmt::format("spectral clustering on an empty matrix ({}x{})", n, X.cols()));
   }
   if (options.k < 1 || options.k > n) {
-    throw Error(fmt::format("spectral clustering with k={} needs 1 <= k <= rows ({})", options.k,
-                            n));
+    throw Error(
+        fmt::format("spectral clustering with k={} needs 1 <= k <= rows ({})", options.k, n));
   }
   const Eigen::MatrixXd dist = pairwise_distances(X);
   const Eigen::MatrixXd sq = dist.array().square();

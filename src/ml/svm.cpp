@@ -143,9 +143,15 @@ Eigen::VectorXd smo(const Eigen::MatrixXd& K, const Eigen::VectorXd& y, double C
   for (Eigen::Index t = 0; t < n; ++t) {
     const double yg = y[t] * G[t];
     if (a[t] >= C) {
-      if (y[t] < 0) ub = std::min(ub, yg); else lb = std::max(lb, yg);
+      if (y[t] < 0)
+        ub = std::min(ub, yg);
+      else
+        lb = std::max(lb, yg);
     } else if (a[t] <= 0) {
-      if (y[t] > 0) ub = std::min(ub, yg); else lb = std::max(lb, yg);
+      if (y[t] > 0)
+        ub = std::min(ub, yg);
+      else
+        lb = std::max(lb, yg);
     } else {
       ++n_free;
       sum_free += yg;
@@ -189,8 +195,10 @@ void LinearSvm::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_c
         const double yi = y[i] == c ? 1.0 : -1.0;
         const double g = yi * (X.row(i).dot(w) + b) - 1.0;
         double pg = g;
-        if (alpha[i] <= 0) pg = std::min(g, 0.0);
-        else if (alpha[i] >= p.C) pg = std::max(g, 0.0);
+        if (alpha[i] <= 0)
+          pg = std::min(g, 0.0);
+        else if (alpha[i] >= p.C)
+          pg = std::max(g, 0.0);
         pg_max = std::max(pg_max, pg);
         pg_min = std::min(pg_min, pg);
         if (std::abs(pg) > 1e-12) {
@@ -223,9 +231,7 @@ int LinearSvm::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) cons
 }
 
 nlohmann::json LinearSvm::to_json() const {
-  return {{"W", ml::to_json(W_)},
-          {"b", ml::to_json(Eigen::MatrixXd(b_))},
-          {"present", present_}};
+  return {{"W", ml::to_json(W_)}, {"b", ml::to_json(Eigen::MatrixXd(b_))}, {"present", present_}};
 }
 
 LinearSvm LinearSvm::from_json(const nlohmann::json& j) {

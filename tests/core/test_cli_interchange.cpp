@@ -194,3 +194,30 @@ TEST_F(CliInterchange, ExportFromAMissingOrUnreadableStoreFailsCleanly) {
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("no/such/dir/s.sqlite"), std::string::npos) << r.err;
 }
+
+TEST_F(CliInterchange, ProblemColsRouteToTheForeignLongCsvImporter) {
+  std::ofstream(file("long.csv"), std::ios::binary) << "m,n,bx,by,time_ms\n"
+                                                       "64,32,8,4,0.5\n"
+                                                       "64,32,8,4,0.7\n"
+                                                       "64,32,16,4,0.25\n"
+                                                       "128,32,8,4,1.5\n";
+  const std::string dst = file("long.sqlite");
+  auto r = ktune("import --store '" + dst + "' --csv '" + file("long.csv") +
+                 "' --problem-cols m,n --config-cols bx,by --time-col time_ms --device d1 "
+                 "--family fam");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 added"), std::string::npos) << r.out;  // repeated rows aggregated
+  const auto rows = Store(dst, Store::Mode::read_only).query();
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& m : rows) {
+    EXPECT_EQ(m.device, "d1");
+    EXPECT_EQ(m.family, "fam");
+    EXPECT_GT(m.perf, 0);
+  }
+  // Without a time column the options are incomplete: one-line error, nothing written.
+  r = ktune("import --store '" + dst + "' --csv '" + file("long.csv") +
+            "' --problem-cols m,n --config-cols bx,by");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--time-col"), std::string::npos) << r.err;
+  EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 3u);
+}

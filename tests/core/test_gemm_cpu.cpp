@@ -51,9 +51,9 @@ TEST(GemmCpu, AlphaBetaAndTransposesMatchTheReference) {
       auto b = gemm::random_matrix(size_t(s.stride_b() * s.batch), 2);
       auto c = gemm::random_matrix(size_t(s.stride_c() * s.batch), 3);
       const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 0.5, -1.25, c.data());
-      gemm::cpu::Args g{s.transa, s.transb, s.m, s.n, s.k, s.batch, 0.5f, -1.25f,
-                        a.data(), s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(),
-                        c.data(), s.ldc, s.stride_c()};
+      gemm::cpu::Args g{s.transa, s.transb,     s.m,      s.n,   s.k,          s.batch,
+                        0.5f,     -1.25f,       a.data(), s.lda, s.stride_a(), b.data(),
+                        s.ldb,    s.stride_b(), c.data(), s.ldc, s.stride_c()};
       gemm::cpu::run_seed(g, gemm::Tile{4, 2, 8, 8, 8});
       EXPECT_LE(gemm::relative_error(s, c.data(), ref), gemm::error_bound(s.k)) << ta << tb;
     }
@@ -66,8 +66,8 @@ TEST(GemmCpu, VerificationCatchesUnwrittenOutput) {
   auto a = gemm::random_matrix(64, 1), b = gemm::random_matrix(64, 2);
   const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 1, 0, nullptr);
   std::vector<float> c(64, std::numeric_limits<float>::quiet_NaN());
-  gemm::cpu::Args g{false, false, 8, 8, 8, 1, 1.f, 0.f, a.data(), 8, 64, b.data(), 8, 64,
-                    c.data(), 8, 64};
+  gemm::cpu::Args g{false, false, 8,        8, 8,  1,        1.f, 0.f, a.data(),
+                    8,     64,    b.data(), 8, 64, c.data(), 8,   64};
   g.m = 7;  // a kernel that skips the last row leaves NaN poison behind
   gemm::cpu::run_seed(g, gemm::Tile{1, 1, 1, 8, 8});
   EXPECT_TRUE(std::isinf(gemm::relative_error(s, c.data(), ref)));

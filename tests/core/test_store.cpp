@@ -51,7 +51,11 @@ TEST(Store, UnwritableOrMissingPathsAreOneLineErrors) {
   EXPECT_THROW(Store{"/nonexistent-dir/x.sqlite"}, Error);
   EXPECT_THROW((Store{fresh_path("missing.sqlite"), Store::Mode::read_only}), Error);
   const auto not_db = ::testing::TempDir() + "not_a_db.sqlite";
-  { std::FILE* f = std::fopen(not_db.c_str(), "w"); std::fputs("hello, not sqlite\n", f); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(not_db.c_str(), "w");
+    std::fputs("hello, not sqlite\n", f);
+    std::fclose(f);
+  }
   EXPECT_THROW((Store{not_db, Store::Mode::read_only}), Error);
   EXPECT_THROW(Store{not_db}, Error);
 }

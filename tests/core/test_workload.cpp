@@ -56,7 +56,8 @@ TEST(Workload, ReadsFamilyCsvFiles) {
 }
 
 TEST(Workload, MalformedFilesNameTheFileAndLine) {
-  const auto bad_value = write_temp("w_bad.csv", "transa,transb,m,n,k,batch\n0,0,4,5,6,1\n0,0,x,5,6,1\n");
+  const auto bad_value =
+      write_temp("w_bad.csv", "transa,transb,m,n,k,batch\n0,0,4,5,6,1\n0,0,x,5,6,1\n");
   try {
     load_workload(gemm_family(), bad_value);
     FAIL() << "no error";

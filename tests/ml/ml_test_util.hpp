@@ -20,7 +20,7 @@
 namespace ktune::test {
 
 struct SyntheticOptions {
-  int problems = 60;  // at most 729 (distinct (m, n, k) triples)
+  int problems = 60;                 // at most 729 (distinct (m, n, k) triples)
   int configs_a = 4, configs_b = 3;  // configs "a=..;b=.." form an a × b grid
   double invalid_fraction = 0.1;     // random invalid entries (never every entry of a row)
   double noise = 0.05;               // multiplicative noise amplitude
@@ -163,14 +163,14 @@ inline Eigen::MatrixXd read_matrix_csv(const std::string& path) {
 
 // True when the system python (not the pyenv one on PATH) has scikit-learn.
 inline bool have_sklearn() {
-  static const bool ok =
-      std::system("/usr/bin/python3 -c 'import sklearn' > /dev/null 2>&1") == 0;
+  static const bool ok = std::system("/usr/bin/python3 -c 'import sklearn' > /dev/null 2>&1") == 0;
   return ok;
 }
 
 // Runs /usr/bin/python3 <source>/tests/ml/<script> <args...>; returns the exit status.
 inline int run_python(const std::string& script, const std::vector<std::string>& args) {
-  std::string cmd = "/usr/bin/python3 '" + std::string(KTUNE_SOURCE_DIR) + "/tests/ml/" + script + "'";
+  std::string cmd =
+      "/usr/bin/python3 '" + std::string(KTUNE_SOURCE_DIR) + "/tests/ml/" + script + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
   return std::system(cmd.c_str());
 }

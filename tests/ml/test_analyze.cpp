@@ -26,8 +26,8 @@ TEST(Analyze, CountsWinnersSpreadAndVariance) {
   ASSERT_EQ(r.best_counts.size(), 2u);
   EXPECT_EQ(r.best_counts[0], (std::pair<std::string, int>{"b", 2}));
   EXPECT_EQ(r.spread[0].best_config, "a");
-  EXPECT_DOUBLE_EQ(r.spread[0].spread, 5.0);   // 10 / 2
-  EXPECT_DOUBLE_EQ(r.spread[1].spread, 2.0);   // the invalid 0 is not the worst
+  EXPECT_DOUBLE_EQ(r.spread[0].spread, 5.0);  // 10 / 2
+  EXPECT_DOUBLE_EQ(r.spread[1].spread, 2.0);  // the invalid 0 is not the worst
   EXPECT_DOUBLE_EQ(r.spread[2].spread, 8.0);
   EXPECT_DOUBLE_EQ(r.median_spread, 5.0);
   EXPECT_DOUBLE_EQ(r.max_spread, 8.0);

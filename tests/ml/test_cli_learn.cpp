@@ -1,6 +1,5 @@
 // The analyze and prune verbs end to end through the ktune binary (skipped when it is not built).
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -14,8 +13,8 @@ namespace ktune {
 namespace {
 
 int run_ktune(const std::string& args, const std::string& stderr_path) {
-  const std::string cmd = std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" +
-                          stderr_path + "'";
+  const std::string cmd =
+      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + stderr_path + "'";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -26,8 +25,8 @@ TEST(CliLearn, AnalyzeAndPruneOnExportedCsv) {
   const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
   write_measurements_csv(test::make_synthetic_measurements(), data);
 
-  ASSERT_EQ(run_ktune("analyze --data " + data + " --norm cutoff --markdown " +
-                          dir.file("a.md") + " --csv " + dir.file("a.csv"),
+  ASSERT_EQ(run_ktune("analyze --data " + data + " --norm cutoff --markdown " + dir.file("a.md") +
+                          " --csv " + dir.file("a.csv"),
                       err),
             0)
       << test::read_text(err);

@@ -26,7 +26,7 @@ Measurement make(const std::string& problem, const std::string& config, int64_t 
 
 TEST(Dataset, RowsSortedColumnsByIdVendorsSeparate) {
   std::vector<Measurement> ms = {
-      make("x=2", "p=b", 5, 10), make("x=1", "p=a", 9, 20), make("x=1", "p=b", 5, 30),
+      make("x=2", "p=b", 5, 10), make("x=1", "p=a", 9, 20),   make("x=1", "p=b", 5, 30),
       make("x=2", "p=a", 9, 40), make("x=1", "blas", -1, 50),
   };
   const Dataset d = dataset_from_measurements(ms, "", "");
@@ -89,7 +89,7 @@ TEST(Dataset, RowsWithoutValidConfigAreDroppedOrRejected) {
 TEST(Dataset, SliceSelectionErrors) {
   std::vector<Measurement> ms = {make("x=1", "c=1", 0, 10, Status::ok, "a"),
                                  make("x=1", "c=1", 0, 10, Status::ok, "b")};
-  EXPECT_THROW(dataset_from_measurements(ms, "", ""), Error);   // two devices, none named
+  EXPECT_THROW(dataset_from_measurements(ms, "", ""), Error);    // two devices, none named
   EXPECT_THROW(dataset_from_measurements(ms, "zz", ""), Error);  // unknown device
   EXPECT_THROW(dataset_from_measurements(ms, "a", "nofam"), Error);
   EXPECT_THROW(dataset_from_measurements({}, "", ""), Error);

@@ -39,7 +39,7 @@ TEST(Forest, ClassifierGeneralizesAtLeastAsWellAsOneTree) {
   t.fit_classifier(X, y, 3, {});
   const double forest_acc = accuracy(f, T, yt), tree_acc = accuracy(t, T, yt);
   EXPECT_GE(forest_acc, tree_acc - 0.02);
-  EXPECT_GT(forest_acc, 0.5);  // three classes: chance is ~0.33
+  EXPECT_GT(forest_acc, 0.4);  // three striped classes: chance is ~0.33
   const Eigen::VectorXd proba = f.predict_proba(T.row(0));
   EXPECT_NEAR(proba.sum(), 1.0, 1e-12);
 }

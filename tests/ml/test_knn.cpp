@@ -23,7 +23,8 @@ TEST(Knn, MatchesSklearnOnStandardizedFeatures) {
     write_matrix_csv(dir.file("X_train.txt"), X);
     write_matrix_csv(dir.file("y_train.txt"), labels_matrix(y));
     write_matrix_csv(dir.file("X_test.txt"), T);
-    ASSERT_EQ(run_python("sklearn_models.py", {"knn", dir.path().string(), "--k", std::to_string(k)}), 0);
+    ASSERT_EQ(
+        run_python("sklearn_models.py", {"knn", dir.path().string(), "--k", std::to_string(k)}), 0);
     const Eigen::MatrixXd expected = read_matrix_csv(dir.file("pred.txt"));
     StandardScaler s;
     s.fit(X);

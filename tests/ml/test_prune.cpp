@@ -51,10 +51,14 @@ TEST(Prune, ClusteringBeatsTheBestSingleConfig) {
   const Dataset d = synthetic();
   const auto top1 = prune(d, {"topn", 1, Norm::scale, 0});
   const double single = ceiling(d, top1);
+  const double top6 = ceiling(d, prune(d, {"topn", 6, Norm::scale, 0}));
   for (const auto& method : pruner_names()) {
     const double c = ceiling(d, prune(d, {method, 6, Norm::scale, 1}));
     EXPECT_GT(c, single) << method;
-    std::printf("ceiling %s k=6: %.3f (best single %.3f)\n", method.c_str(), c, single);
+    // Covering the clusters of problems beats shipping the most frequent winners.
+    if (method != "topn") {
+      EXPECT_GE(c, top6) << method;
+    }
     EXPECT_LE(c, 1.0) << method;
   }
   std::vector<Eigen::Index> all(size_t(d.cols()));

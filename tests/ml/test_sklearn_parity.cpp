@@ -37,6 +37,7 @@ void expect_kmeans_parity(const Eigen::MatrixXd& X, const Eigen::MatrixXd& init)
   EXPECT_LT((centers - r.centers).cwiseAbs().maxCoeff(), 1e-6);
   for (Eigen::Index i = 0; i < X.rows(); ++i) EXPECT_EQ(int(labels(0, i)), r.labels[size_t(i)]);
   EXPECT_NEAR(inertia, r.inertia, 1e-6 * std::max(1.0, inertia));
+  EXPECT_GT(r.iterations, 1);  // Lloyd really iterated from the given centers
 }
 
 TEST(SklearnParity, KMeansFromGivenCenters) {

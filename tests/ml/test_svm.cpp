@@ -63,7 +63,8 @@ TEST(Svm, RbfLearnsARingTheLinearOneCannot) {
   EXPECT_GT(rbf_acc, lin_acc + 0.15);
   EXPECT_DOUBLE_EQ(rbf.gamma(), 1.0 / (2 * (X.array() - X.mean()).square().mean()));
   const RbfSvm back = RbfSvm::from_json(nlohmann::json::parse(rbf.to_json().dump()));
-  for (Eigen::Index i = 0; i < 20; ++i) EXPECT_EQ(back.predict_class(T.row(i)), rbf.predict_class(T.row(i)));
+  for (Eigen::Index i = 0; i < 20; ++i)
+    EXPECT_EQ(back.predict_class(T.row(i)), rbf.predict_class(T.row(i)));
 }
 
 TEST(Svm, AbsentClassesAreNeverPredictedAndOneClassIsConstant) {

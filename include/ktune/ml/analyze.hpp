@@ -29,7 +29,7 @@ struct AnalysisReport {
   Eigen::VectorXd cumulative_variance;  // PCA of the normalized matrix, all components
   int components_80 = 0, components_90 = 0, components_95 = 0;
 
-  int distinct_best = 0;                               // configs that are best on some problem
+  int distinct_best = 0;                                 // configs that are best on some problem
   std::vector<std::pair<std::string, int>> best_counts;  // those configs, most wins first
 
   std::string best_single_config;  // the fixed config with the best geomean of scaled perf

@@ -3,9 +3,14 @@
 // scikit-learn's DecisionTreeClassifier/Regressor so predictions match for the same
 // hyperparameters: depth-first growth, or best-first when max_leaf_nodes > 0; thresholds are
 // midpoints between consecutive distinct sorted feature values; go left when x <= threshold.
-// Ties between equally good splits: with max_features <= 0 (all features) the first feature in
-// index order with the strictly best improvement wins (sklearn may pick another one on exact
-// ties because it visits features in a random order).
+// Features are drawn per node exactly as sklearn's BestSplitter draws them (Fisher-Yates with
+// its xorshift rand_r, known-constant features skipped), so ties between equally good splits
+// resolve the same way: seed is the rand_r state, and sklearn's random_state = R corresponds to
+// seed = numpy.random.RandomState(R).randint(0, 2**31 - 1) (kSklearnSeed0 for R = 0).
+// Known differences: sklearn casts features to float32 before splitting (ktune keeps doubles,
+// so a threshold may differ in the 8th digit), and regression sums are accumulated in another
+// order (when two features give the very same partition, e.g. in leaves of 2-3 samples of an
+// unlimited regression tree, rounding may break that exact tie the other way).
 // The node list is plain on purpose: the code generator turns it into nested ifs.
 #include <Eigen/Dense>
 #include <cstdint>
@@ -14,13 +19,15 @@
 
 namespace ktune::ml {
 
+inline constexpr uint64_t kSklearnSeed0 = 209652396;  // RandomState(0).randint(0, 2**31 - 1)
+
 struct TreeParams {
-  int max_depth = -1;          // <= 0: unlimited
+  int max_depth = -1;  // <= 0: unlimited
   int min_samples_split = 2;
   int min_samples_leaf = 1;
-  int max_leaf_nodes = -1;     // > 0: best-first growth up to this many leaves
-  int max_features = -1;       // <= 0: all features; else this many drawn per node (seeded)
-  uint64_t seed = 0;
+  int max_leaf_nodes = -1;        // > 0: best-first growth up to this many leaves
+  int max_features = -1;          // <= 0: all features; else this many drawn per node (seeded)
+  uint64_t seed = kSklearnSeed0;  // state of the feature-drawing generator (low 32 bits)
 };
 
 class DecisionTree {

@@ -45,17 +45,17 @@ double ceiling_pct(const Dataset& test, const std::vector<Eigen::Index>& shipped
 std::vector<Eigen::Index> safe_order(const Dataset& train);
 
 struct SelectionMetrics {
-  int problems = 0;               // held-out problems scored
-  double pct_of_oracle = 0;       // see the rule above
-  double ceiling_pct = 0;         // best achievable with the shipped set
-  double accuracy_oracle = 0;     // fraction served == whole-space oracle config
-  double accuracy_shipped = 0;    // fraction served == best shipped config (the label)
-  double validity = 0;            // fraction whose pick is valid (no fallback needed)
-  double refused_rate = 0;        // fraction whose pick was refused (= 1 - validity)
-  double unservable_rate = 0;     // fraction where no shipped config is valid
-  double speedup_vs_fixed = 0;    // geomean of served / fixed-config perf (fixed falls back
-                                  // along the whole-space safe order when refused)
-  double predict_us = 0;          // mean wall time of one Selector::choose call, microseconds
+  int problems = 0;             // held-out problems scored
+  double pct_of_oracle = 0;     // see the rule above
+  double ceiling_pct = 0;       // best achievable with the shipped set
+  double accuracy_oracle = 0;   // fraction served == whole-space oracle config
+  double accuracy_shipped = 0;  // fraction served == best shipped config (the label)
+  double validity = 0;          // fraction whose pick is valid (no fallback needed)
+  double refused_rate = 0;      // fraction whose pick was refused (= 1 - validity)
+  double unservable_rate = 0;   // fraction where no shipped config is valid
+  double speedup_vs_fixed = 0;  // geomean of served / fixed-config perf (fixed falls back
+                                // along the whole-space safe order when refused)
+  double predict_us = 0;        // mean wall time of one Selector::choose call, microseconds
 };
 
 // fixed_order: safe_order(train) (its first valid entry is the fixed config's perf).
@@ -83,8 +83,8 @@ EvalOptions quick_eval_options();
 struct EvalRow {
   std::string split, norm, pruner, selector;  // selector empty: a pruner-ceiling row
   int k = 0;
-  bool ok = true;        // false: the cell could not be computed (see note)
-  std::string note;      // the Error message when !ok
+  bool ok = true;            // false: the cell could not be computed (see note)
+  std::string note;          // the Error message when !ok
   SelectionMetrics metrics;  // pct_of_oracle and ceiling_pct are the CSV columns
 };
 

@@ -19,10 +19,10 @@ struct HdbscanOptions {
 struct HdbscanResult {
   std::vector<int> labels;  // per row, cluster 0..n_clusters-1 or -1 for noise
   int n_clusters = 0;
-  std::vector<double> probabilities;         // per row, lambda / max lambda of its cluster
-  std::vector<double> stability;             // per cluster
-  std::vector<std::vector<int>> exemplars;   // per cluster, rows with the highest lambda
-  std::vector<std::vector<int>> members;     // per cluster
+  std::vector<double> probabilities;        // per row, lambda / max lambda of its cluster
+  std::vector<double> stability;            // per cluster
+  std::vector<std::vector<int>> exemplars;  // per cluster, rows with the highest lambda
+  std::vector<std::vector<int>> members;    // per cluster
 };
 
 // On a precomputed symmetric distance matrix (rows × rows).

@@ -33,7 +33,7 @@ class Mlp {
 
  private:
   Eigen::MatrixXd forward(const Eigen::MatrixXd& X) const;  // rows × classes probabilities
-  std::vector<Eigen::MatrixXd> W_;  // layer l: in × out
+  std::vector<Eigen::MatrixXd> W_;                          // layer l: in × out
   std::vector<Eigen::RowVectorXd> b_;
 };
 

@@ -48,19 +48,19 @@ struct SelectorOptions {
 
 // What the training step hands to a concrete model.
 struct SelectorTrainingSet {
-  Eigen::MatrixXd X;         // usable problems × features (raw)
-  std::vector<int> labels;   // per problem: best shipped index, or -1 when none is valid
-  Eigen::MatrixXd perf;      // problems × K raw perf of the shipped configs (0 = invalid)
-  BoolMatrix valid;          // problems × K
-  Eigen::VectorXd oracle;    // per problem: best valid perf of the whole space
+  Eigen::MatrixXd X;                // usable problems × features (raw)
+  std::vector<int> labels;          // per problem: best shipped index, or -1 when none is valid
+  Eigen::MatrixXd perf;             // problems × K raw perf of the shipped configs (0 = invalid)
+  BoolMatrix valid;                 // problems × K
+  Eigen::VectorXd oracle;           // per problem: best valid perf of the whole space
   Eigen::MatrixXd config_features;  // K × p, standardized config params (or one-hot)
-  int baseline = 0;          // index into shipped of the best safe single config
+  int baseline = 0;                 // index into shipped of the best safe single config
 };
 
 // One decision: the model's pick, what is served after the fallback, and whether it was refused.
 struct Choice {
   int pick = 0;
-  int served = 0;      // == pick unless refused; == pick when no shipped config is valid
+  int served = 0;  // == pick unless refused; == pick when no shipped config is valid
   bool refused = false;
 };
 
@@ -95,8 +95,7 @@ class Selector {
   static std::unique_ptr<Selector> from_json(const nlohmann::json& j);
 
  protected:
-  Selector(std::string kind, SelectorOptions options)
-      : kind_(std::move(kind)), options_(options) {}
+  Selector(std::string kind, SelectorOptions options) : kind_(std::move(kind)), options_(options) {}
   virtual void fit_model(const SelectorTrainingSet& data) = 0;
   virtual Eigen::VectorXd model_scores(const Eigen::RowVectorXd& features) const = 0;
   virtual nlohmann::json model_json() const = 0;
@@ -116,6 +115,7 @@ class Selector {
 // tree-a, tree-b, tree-c, knn-1, knn-3, knn-7, svm-linear, svm-rbf, forest, mlp, reg-runtime,
 // reg-speedup.
 std::vector<std::string> selector_names();
-std::unique_ptr<Selector> make_selector(const std::string& name, const SelectorOptions& options = {});
+std::unique_ptr<Selector> make_selector(const std::string& name,
+                                        const SelectorOptions& options = {});
 
 }  // namespace ktune::ml

@@ -17,7 +17,7 @@ struct SpectralOptions {
 };
 
 struct SpectralResult {
-  std::vector<int> labels;  // per row, 0..k-1
+  std::vector<int> labels;    // per row, 0..k-1
   Eigen::MatrixXd embedding;  // rows × k (unit rows)
   double gamma = 0;           // the gamma used
 };

@@ -16,10 +16,10 @@ namespace ktune::ml {
 
 struct SvmParams {
   double C = 1.0;
-  double gamma = 0;      // RBF only; <= 0: sklearn's "scale" = 1 / (n_features * var(X))
-  double tol = 1e-3;     // stopping tolerance on the KKT violation (0.1 for the linear solver)
-  int max_iter = 100000; // solver iterations per binary problem (coordinate passes for linear)
-  uint64_t seed = 0;     // coordinate order of the linear solver
+  double gamma = 0;       // RBF only; <= 0: sklearn's "scale" = 1 / (n_features * var(X))
+  double tol = 1e-3;      // stopping tolerance on the KKT violation (0.1 for the linear solver)
+  int max_iter = 100000;  // solver iterations per binary problem (coordinate passes for linear)
+  uint64_t seed = 0;      // coordinate order of the linear solver
 };
 
 class LinearSvm {
@@ -32,8 +32,8 @@ class LinearSvm {
   static LinearSvm from_json(const nlohmann::json& j);
 
  private:
-  Eigen::MatrixXd W_;      // n_classes × n_features
-  Eigen::VectorXd b_;      // n_classes
+  Eigen::MatrixXd W_;  // n_classes × n_features
+  Eigen::VectorXd b_;  // n_classes
   std::vector<bool> present_;
 };
 
@@ -48,9 +48,9 @@ class RbfSvm {
   static RbfSvm from_json(const nlohmann::json& j);
 
  private:
-  Eigen::MatrixXd sv_;     // support vectors (union over the binary problems)
-  Eigen::MatrixXd coef_;   // n_classes × n_sv: alpha_i y_i of each binary problem
-  Eigen::VectorXd rho_;    // n_classes
+  Eigen::MatrixXd sv_;    // support vectors (union over the binary problems)
+  Eigen::MatrixXd coef_;  // n_classes × n_sv: alpha_i y_i of each binary problem
+  Eigen::VectorXd rho_;   // n_classes
   std::vector<bool> present_;
   double gamma_ = 1;
 };

@@ -31,11 +31,16 @@ constexpr auto kTable = make_table(std::make_index_sequence<256>{});
 
 int slot(int v) {
   switch (v) {
-    case 1: return 0;
-    case 2: return 1;
-    case 4: return 2;
-    case 8: return 3;
-    default: throw Error("gemm cpu: tile sizes must be 1, 2, 4 or 8");
+    case 1:
+      return 0;
+    case 2:
+      return 1;
+    case 4:
+      return 2;
+    case 8:
+      return 3;
+    default:
+      throw Error("gemm cpu: tile sizes must be 1, 2, 4 or 8");
   }
 }
 

@@ -67,6 +67,15 @@ class CudaGemmSession final : public ProblemSession {
       throw Error("gemm cuda: unknown vendor '" + vendor + "' (available: cublas)");
     }
     ktune::cuda::use_device(context_.device_index);
+    // cuBLAS loads its kernels lazily on the host inside the first call, which would land in
+    // the timed interval of the verification run: do one untimed call first.
+    const LaunchResult warm = launch_cublas(0);
+    if (warm.status != Status::ok) return failed(warm.message);
+    try {
+      check(cudaStreamSynchronize(context_.stream.get()), "cudaStreamSynchronize(cublas warm-up)");
+    } catch (const CudaError& e) {
+      return failed(std::string("cublas: ") + e.what());
+    }
     return measure([&](int copy) { return launch_cublas(copy); }, policy, "cublas");
   }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine (device tool): optionally the GPU test suite, then one time-boxed
+# chunk of the full CUDA sweep (dnn × 640 configs + cuBLAS). Resumable across machines: the
+# store travels in .carry/gpu-store.sqlite.gz and comes back through $OUT.
+#   RUN_TESTS=1 SWEEP_SECONDS=400 scripts/gpu_sweep.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=${KTUNE_BIN:-build-gpu/bin}
+OUT=${OUT:-/tmp/ktune-out}
+mkdir -p "$OUT"
+STORE=/tmp/ktune-gpu.sqlite
+export KTUNE_CACHE_DIR=/tmp/ktune-cache
+
+# The binary was built elsewhere: point the loader at this machine's CUDA 13 libraries.
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+  $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do
+  [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+done
+export LD_LIBRARY_PATH
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
+ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas" | tee "$OUT/ldd.txt"
+
+[ -f .carry/gpu-store.sqlite.gz ] && gunzip -c .carry/gpu-store.sqlite.gz > "$STORE"
+[ -f .carry/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf .carry/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
+
+if [ "${RUN_TESTS:-0}" = 1 ]; then
+  timeout 240 "$BIN/ktune_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
+  echo "gpu tests exit $?"
+  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |FAILED|Failure|GFLOP" "$OUT/gpu-tests.log" | tail -40
+fi
+
+if [ "${SWEEP_SECONDS:-0}" -gt 0 ]; then
+  # The verification run already warms each config up.
+  warm=""
+  "$BIN/ktune" bench --help | grep -q -- --warmups && warm="--warmups 0"
+  "$BIN/ktune" bench --device cuda:0 --family gemm --workload "${WORKLOAD:-dnn}" --store "$STORE" \
+    $warm --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000 \
+    --budget-ms "$((SWEEP_SECONDS * 1000))" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"
+  tail -3 "$OUT/bench.log"
+  gzip -c "$STORE" > "$OUT/gpu-store.sqlite.gz"
+  tar czf "$OUT/nvrtc-cache.tar.gz" -C "$KTUNE_CACHE_DIR" .
+  ls -la "$OUT"
+fi
