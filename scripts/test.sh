@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install_deps.sh
+# The sklearn parity tests must run here, not skip.
+export KTUNE_REQUIRE_SKLEARN=1
 ./scripts/build.sh build
 (cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}")
 if [ "${KTUNE_SKIP_SANITIZE:-0}" != 1 ]; then

@@ -24,11 +24,18 @@ Progress::Progress(std::string label)
 void Progress::update(size_t done, size_t total, const std::string& last) {
   last_done_ = done;
   last_total_ = total;
+  last_text_ = last;
   const auto now = std::chrono::steady_clock::now();
   const double since_print = std::chrono::duration<double>(now - last_print_).count();
   // A terminal redraws often; logs get a line every 10 s so they stay readable.
-  if (since_print < (tty_ ? 0.2 : 10.0) && done != total) return;
+  if (since_print < (tty_ ? 0.2 : 10.0)) return;
+  print(done, total, last);
+}
+
+void Progress::print(size_t done, size_t total, const std::string& last) {
+  const auto now = std::chrono::steady_clock::now();
   last_print_ = now;
+  printed_done_ = done;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double frac = total ? double(done) / double(total) : 1.0;
   const double eta = done ? elapsed / double(done) * double(total - done) : 0.0;
@@ -48,6 +55,8 @@ void Progress::update(size_t done, size_t total, const std::string& last) {
 }
 
 void Progress::finish() {
+  // The final state is always shown once, however recently the last line was printed.
+  if (last_total_ && printed_done_ != last_done_) print(last_done_, last_total_, last_text_);
   if (tty_ && last_total_) std::fputc('\n', stderr);
 }
 

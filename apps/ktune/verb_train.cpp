@@ -49,6 +49,7 @@ int run_train(const TrainArgs& a) {
   auto j = selector->to_json();
   j["family"] = data.family;
   j["device"] = data.device;
+  j["dataset"] = a.data;  // codegen names it in the generated header
   write_text_file(a.output, j.dump(1) + "\n");
   // In-sample score: a sanity check, not an evaluation (use `ktune eval` for held-out numbers).
   const auto m = ml::evaluate_selector(*selector, data, shipped, ml::safe_order(data));

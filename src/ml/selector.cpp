@@ -80,7 +80,9 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
   if (static_cast<Eigen::Index>(feature_names_.size()) != train.features.cols()) {
     feature_names_.clear();
     for (Eigen::Index f = 0; f < train.features.cols(); ++f) {
-      feature_names_.push_back("f" + std::to_string(f));
+      std::string name = "f";  // built in two steps: GCC 12 warns falsely on "f" + to_string
+      name += std::to_string(f);
+      feature_names_.push_back(std::move(name));
     }
   }
 

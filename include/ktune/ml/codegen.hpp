@@ -1,0 +1,34 @@
+#pragma once
+// Code generation for deployment: a trained tree selector (tree-a, tree-b, tree-c) as a
+// self-contained C++17 header that depends on nothing in ktune and compiles alone under
+// -Wall -Wextra -Werror. The header lists the K shipped configs (kNumConfigs, kConfigs[],
+// config_name()) and a function that walks the decision tree as nested ifs and returns an index
+// into kConfigs, exactly what Selector::select returns for the same problem.
+//
+// GEMM models (the 6 GEMM problem features plus GemmFamily's derived ones) get a BLAS-like
+// signature, select(transa, transb, m, n, k, batch) over long long; the derived features the
+// tree uses are computed once at the top as GemmFamily::derived_features computes them.
+// Integer-valued features are compared with integer thresholds (x <= floor(t), the same test for
+// integers); ratios with the double threshold printed to 17 significant digits. Any other family
+// gets select(const Features&) over a struct of doubles named after the model's features.
+// Where Selector::select serves the baseline (a non-finite feature: k == 0 for GEMM, NaN or
+// infinity otherwise), the generated function returns kBaseline too.
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ktune::ml {
+
+struct CodegenOptions {
+  std::string namespace_name = "ktune_selector";  // may be nested: "mylib::tuning"
+  std::string function_name = "select";
+  std::string command;     // recorded in the first line; empty: "ktune codegen"
+  std::string model_path;  // names the model in error messages and the header comment
+  std::string dataset;     // recorded in the comment; empty: the model's "dataset" field, if any
+};
+
+// The header text. Throws Error (one line) for a model that is not a tree selector, a malformed
+// model, or a namespace/function name that is not a C++ identifier.
+std::string generate_selector_header(const nlohmann::json& model,
+                                     const CodegenOptions& options = {});
+
+}  // namespace ktune::ml

@@ -1,0 +1,351 @@
+// Turns a tree selector's JSON model into a standalone C++ header (see codegen.hpp).
+#include "ktune/ml/codegen.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "ktune/error.hpp"
+#include "ktune/ml/cart.hpp"
+#include "ktune/ml/selector.hpp"
+
+namespace ktune::ml {
+namespace {
+
+// How the generated code holds one model feature.
+enum class Holder {
+  integer,         // a long long (raw GEMM arguments, the mod features): integer thresholds
+  integer_double,  // a double that always holds an integer (GEMM products): floor'd thresholds
+  real,            // a double: thresholds to 17 significant digits
+};
+
+struct FeatureCode {
+  std::string expr;               // how a comparison names it
+  std::string declaration;        // emitted once at the top when the tree uses it ("" for args)
+  std::vector<std::string> uses;  // GEMM arguments it reads
+  Holder holder = Holder::real;
+};
+
+const std::vector<std::string> kGemmArgs = {"transa", "transb", "m", "n", "k", "batch"};
+
+std::string cast(const std::string& arg) { return "static_cast<double>(" + arg + ")"; }
+
+// GemmFamily::derived_features, operation for operation (same rounding, so the same thresholds
+// split the same problems).
+std::vector<std::pair<std::string, FeatureCode>> gemm_derived() {
+  auto product = [](const std::string& name, std::vector<std::string> args) {
+    std::string e;
+    for (const auto& a : args) e += (e.empty() ? "" : " * ") + cast(a);
+    return std::pair{name, FeatureCode{name, "const double " + name + " = " + e + ";",
+                                       std::move(args), Holder::integer_double}};
+  };
+  auto ratio = [](const std::string& name, const std::string& num, std::vector<std::string> args) {
+    return std::pair{
+        name, FeatureCode{name, "const double " + name + " = " + num + " / " + cast("k") + ";",
+                          std::move(args), Holder::real}};
+  };
+  std::vector<std::pair<std::string, FeatureCode>> v = {
+      product("mn", {"m", "n"}),
+      product("bmn", {"batch", "m", "n"}),
+      product("kn", {"k", "n"}),
+      product("km", {"k", "m"}),
+      ratio("m_over_k", cast("m"), {"m", "k"}),
+      ratio("n_over_k", cast("n"), {"n", "k"}),
+      ratio("mn_over_k", cast("m") + " * " + cast("n"), {"m", "n", "k"}),
+  };
+  for (const char* dim : {"m", "n", "k"}) {
+    for (int mod : {2, 4, 8}) {
+      const std::string name = fmt::format("{}_mod{}", dim, mod);
+      v.emplace_back(name, FeatureCode{name,
+                                       fmt::format("const long long {} = {} % {};", name, dim, mod),
+                                       {dim},
+                                       Holder::integer});
+    }
+  }
+  return v;
+}
+
+bool is_identifier(const std::string& s) {
+  static const std::set<std::string> keywords = {
+      "and",    "auto",   "bool",   "break",    "case",   "char",     "class",  "const",
+      "double", "else",   "enum",   "float",    "for",    "if",       "int",    "long",
+      "new",    "not",    "or",     "return",   "short",  "signed",   "sizeof", "static",
+      "struct", "switch", "this",   "unsigned", "using",  "void",     "while",  "namespace",
+      "delete", "do",     "friend", "goto",     "inline", "operator", "union",  "template"};
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return !keywords.count(s);
+}
+
+void check_namespace(const std::string& ns) {
+  size_t start = 0;
+  while (true) {
+    const size_t end = ns.find("::", start);
+    if (!is_identifier(ns.substr(start, end == std::string::npos ? end : end - start))) {
+      throw Error("codegen: namespace '" + ns + "' is not a C++ namespace name");
+    }
+    if (end == std::string::npos) return;
+    start = end + 2;
+  }
+}
+
+// Model feature names as struct members: identifiers, distinct.
+std::vector<std::string> member_names(const std::vector<std::string>& features) {
+  std::vector<std::string> out;
+  std::set<std::string> taken;
+  for (size_t i = 0; i < features.size(); ++i) {
+    std::string s;
+    for (char c : features[i]) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (!is_identifier(s)) {  // built in two steps: GCC 12 warns falsely on "f_" + s
+      std::string prefixed = "f_";
+      prefixed += s;
+      s = std::move(prefixed);
+    }
+    while (!taken.insert(s).second) {
+      s += '_';
+      s += std::to_string(i);
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string string_literal(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\{:03o}", u);  // octal: at most 3 digits, so it cannot run on
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// Text safe inside a // comment: one line, no backslash that could splice the next line.
+std::string comment_text(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\\') c = c == '\\' ? '/' : ' ';
+  }
+  return s;
+}
+
+// x <= t written so the generated code takes the same branch for every value x can hold.
+std::string condition(const FeatureCode& f, double t) {
+  if (!std::isfinite(t)) throw Error("codegen: the tree has a non-finite threshold");
+  const double whole = std::floor(t);  // for integer x: x <= t exactly when x <= floor(t)
+  switch (f.holder) {
+    case Holder::integer:
+      if (whole > -9.2e18 && whole < 9.2e18) {
+        return fmt::format("{} <= {}", f.expr, static_cast<long long>(whole));
+      }
+      return fmt::format("{} <= {:.17g}", cast(f.expr), t);
+    case Holder::integer_double:
+      return fmt::format("{} <= {:.1f}", f.expr, whole);
+    case Holder::real:
+      break;
+  }
+  std::string literal = fmt::format("{:.17g}", t);
+  if (literal.find_first_of(".e") == std::string::npos) literal += ".0";
+  return f.expr + " <= " + literal;
+}
+
+int leaf_class(const DecisionTree::Node& n) {
+  Eigen::Index best = 0;  // as Selector::select: the first of equal scores
+  for (Eigen::Index c = 1; c < n.value.size(); ++c) {
+    if (n.value[c] > n.value[best]) best = c;
+  }
+  return static_cast<int>(best);
+}
+
+class TreeWriter {
+ public:
+  TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
+             const std::vector<std::string>& configs)
+      : nodes_(tree.nodes()), features_(features), configs_(configs) {}
+
+  // Every path ends in a return: a split is `if (x <= t) { left } right`.
+  void write(int node, int depth, std::string& out) const {
+    const std::string pad(static_cast<size_t>(2 * depth), ' ');
+    const DecisionTree::Node& n = nodes_.at(static_cast<size_t>(node));
+    if (n.feature < 0) {
+      const int k = leaf_class(n);
+      out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
+      return;
+    }
+    out += fmt::format("{}if ({}) {{\n", pad, condition(features_.at(n.feature), n.threshold));
+    write(n.left, depth + 1, out);
+    out += pad + "}\n";
+    write(n.right, depth, out);
+  }
+
+  std::set<int> used_features() const {
+    std::set<int> used;
+    for (const auto& n : nodes_) {
+      if (n.feature >= 0) used.insert(n.feature);
+    }
+    return used;
+  }
+
+ private:
+  const std::vector<DecisionTree::Node>& nodes_;
+  const std::vector<FeatureCode>& features_;
+  const std::vector<std::string>& configs_;
+};
+
+bool is_gemm_model(const std::vector<std::string>& names) {
+  std::set<std::string> expected(kGemmArgs.begin(), kGemmArgs.end());
+  for (const auto& [name, code] : gemm_derived()) expected.insert(name);
+  const std::set<std::string> got(names.begin(), names.end());
+  return got.size() == names.size() && got == expected;
+}
+
+DecisionTree load_tree(const nlohmann::json& model, const Selector& selector,
+                       const std::string& label) {
+  DecisionTree tree;
+  try {
+    tree = DecisionTree::from_json(model.at("model").at("tree"));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(label + ": malformed tree selector model: " + e.what());
+  }
+  const auto K = static_cast<Eigen::Index>(selector.config_names().size());
+  bool ok = tree.is_classifier() &&
+            tree.n_features() == static_cast<int>(selector.feature_names().size());
+  for (const auto& n : tree.nodes()) ok = ok && (n.feature >= 0 || n.value.size() == K);
+  if (!ok) throw Error(label + ": the tree disagrees with the model's configs or features");
+  return tree;
+}
+
+}  // namespace
+
+std::string generate_selector_header(const nlohmann::json& model, const CodegenOptions& options) {
+  const std::string label = options.model_path.empty() ? "model" : options.model_path;
+  if (!model.is_object() || model.value("format", "") != "ktune-selector") {
+    throw Error(label + ": not a ktune selector model (format field missing)");
+  }
+  const std::string kind = model.value("kind", "");
+  if (kind != "tree-a" && kind != "tree-b" && kind != "tree-c") {
+    throw Error(fmt::format(
+        "codegen supports tree selectors (tree-a, tree-b, tree-c); model '{}' is a {} selector: "
+        "load it with the JSON runtime instead",
+        label, kind.empty() ? "kind-less" : kind));
+  }
+  check_namespace(options.namespace_name);
+  if (!is_identifier(options.function_name)) {
+    throw Error("codegen: function name '" + options.function_name + "' is not a C++ identifier");
+  }
+  const auto selector = Selector::from_json(model);  // validates the envelope
+  const DecisionTree tree = load_tree(model, *selector, label);
+  const auto& names = selector->feature_names();
+  const auto& configs = selector->config_names();
+  const bool gemm = is_gemm_model(names);
+
+  std::vector<FeatureCode> features;
+  const auto derived = gemm_derived();
+  const auto members = member_names(names);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!gemm) {
+      features.push_back({"f." + members[i], "", {}, Holder::real});
+      continue;
+    }
+    FeatureCode code{names[i], "", {names[i]}, Holder::integer};
+    for (const auto& [name, d] : derived) {
+      if (name == names[i]) code = d;
+    }
+    features.push_back(code);
+  }
+  const TreeWriter writer(tree, features, configs);
+  const std::set<int> used = writer.used_features();
+
+  std::string out;
+  const std::string command = options.command.empty() ? "ktune codegen" : options.command;
+  out += "// Generated by ktune: " + comment_text(command) + "\n";
+  std::string from = fmt::format("{} selector", kind);
+  if (!options.model_path.empty()) from += " " + options.model_path;
+  from += fmt::format(", {} shipped configs, {} leaves", configs.size(), tree.n_leaves());
+  if (model.contains("family") && model["family"].is_string())
+    from += ", family " + model["family"].get<std::string>();
+  if (model.contains("device") && model["device"].is_string())
+    from += ", device " + model["device"].get<std::string>();
+  std::string dataset = options.dataset;
+  if (dataset.empty() && model.contains("dataset") && model["dataset"].is_string())
+    dataset = model["dataset"].get<std::string>();
+  if (!dataset.empty()) from += ", dataset " + dataset;
+  out += "// From: " + comment_text(from) + ".\n";
+  out += "// Self-contained C++17; regenerate with ktune codegen rather than editing by hand.\n";
+  out += "#pragma once\n\n";
+  out += "namespace " + options.namespace_name + " {\n\n";
+  out += fmt::format("inline constexpr int kNumConfigs = {};\n\n", configs.size());
+  out += "// The shipped configs; the selector returns an index into this list.\n";
+  out += "inline constexpr const char* kConfigs[kNumConfigs] = {\n";
+  for (const auto& c : configs) out += "    " + string_literal(c) + ",\n";
+  out += "};\n\n";
+  out +=
+      "// Best safe single config: what the selector serves when the problem's features are not\n"
+      "// finite, and the first config to try when the pick refuses a problem.\n";
+  out += fmt::format("inline constexpr int kBaseline = {};\n\n", selector->baseline());
+  out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";
+  out += "inline constexpr int kSafeOrder[kNumConfigs] = {";
+  for (size_t i = 0; i < selector->safe_order().size(); ++i)
+    out += (i ? ", " : "") + std::to_string(selector->safe_order()[i]);
+  out += "};\n\n";
+  out += "// The config string of an index, or nullptr when it is out of range.\n";
+  out +=
+      "inline const char* config_name(int index) {\n"
+      "  return index >= 0 && index < kNumConfigs ? kConfigs[index] : nullptr;\n}\n\n";
+
+  std::string body;
+  if (gemm) {
+    std::set<std::string> args_used = {"k"};  // the k == 0 guard reads it
+    for (int f : used) {
+      for (const auto& a : features[f].uses) args_used.insert(a);
+    }
+    out +=
+        "// Index into kConfigs of the config to run C = op(A) op(B) (batch times) with\n"
+        "// op(A) m x k, op(B) k x n; transa/transb are 0 or 1.\n";
+    std::string params;
+    for (const auto& a : kGemmArgs) params += (params.empty() ? "" : ", ") + ("long long " + a);
+    out += fmt::format("inline int {}({}) {{\n", options.function_name, params);
+    for (const auto& a : kGemmArgs) {
+      if (!args_used.count(a)) body += "  (void)" + a + ";\n";
+    }
+    body += "  if (k == 0) return kBaseline;  // the ratio features are not finite\n";
+    for (int f : used) {
+      if (!features[f].declaration.empty()) body += "  " + features[f].declaration + "\n";
+    }
+  } else {
+    out += "// The model's problem features, in the order it was trained on.\n";
+    out += "struct Features {\n";
+    for (size_t i = 0; i < names.size(); ++i) {
+      out += "  double " + members[i] + ";";
+      out += members[i] == names[i] ? "\n" : "  // " + comment_text(names[i]) + "\n";
+    }
+    out += "};\n\n";
+    out +=
+        "namespace detail {\ninline bool finite(double x) {\n"
+        "  return x >= -1.7976931348623157e308 && x <= 1.7976931348623157e308;\n}\n"
+        "}  // namespace detail\n\n";
+    out += "// Index into kConfigs of the config to run for the problem f.\n";
+    out += fmt::format("inline int {}(const Features& f) {{\n", options.function_name);
+    std::string all;
+    for (const auto& m : members)
+      all += (all.empty() ? "" : " ||\n      ") + ("!detail::finite(f." + m + ")");
+    body += members.empty() ? "  (void)f;\n" : "  if (" + all + ") {\n    return kBaseline;\n  }\n";
+  }
+  writer.write(0, 1, body);
+  out += body + "}\n\n";
+  out += "}  // namespace " + options.namespace_name + "\n";
+  return out;
+}
+
+}  // namespace ktune::ml
