@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/gzip_io.hpp"
@@ -13,13 +14,14 @@ namespace ktune::cli {
 namespace {
 
 struct AnalyzeArgs {
-  std::string data, device, family, norm = "scale", markdown, csv;
+  DatasetSource source;
+  std::string norm = "scale", markdown, csv;
   size_t top = 10;
 };
 
 int run_analyze(const AnalyzeArgs& a) {
   const ml::Norm norm = ml::parse_norm(a.norm);
-  const Dataset data = load_dataset(a.data, a.device, a.family);
+  const Dataset data = a.source.load();
   const ml::AnalysisReport report = ml::analyze(data, norm);
   const std::string md = ml::to_markdown(report, a.top);
   if (a.markdown.empty()) {
@@ -37,10 +39,7 @@ int run_analyze(const AnalyzeArgs& a) {
 
 Action setup_analyze(CLI::App& sub) {
   auto a = std::make_shared<AnalyzeArgs>();
-  sub.add_option("--data", a->data, "Store (.sqlite) or exported measurements (.csv, .csv.gz)")
-      ->required();
-  sub.add_option("--device", a->device, "Device slug (needed when the data holds several)");
-  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
+  a->source.add_options(sub);
   sub.add_option("--norm", a->norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
       ->capture_default_str();
   sub.add_option("--markdown", a->markdown, "Write the Markdown report here (default: stdout)");

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -16,7 +17,8 @@ namespace ktune::cli {
 namespace {
 
 struct EvalArgs {
-  std::string data, device, family, split = "both", markdown, csv, fallback = "baseline";
+  DatasetSource source;
+  std::string split = "both", markdown, csv, fallback = "baseline";
   uint64_t seed = 0;
   bool quick = false;
   int threads = 0;
@@ -31,7 +33,7 @@ std::string metrics_path(const std::string& csv) {
 }
 
 int run_eval(const EvalArgs& a) {
-  const Dataset data = load_dataset(a.data, a.device, a.family);
+  const Dataset data = a.source.load();
   ml::EvalOptions o = a.quick ? ml::quick_eval_options() : ml::EvalOptions{};
   if (a.split == "random") {
     o.random_split = true;
@@ -70,10 +72,7 @@ int run_eval(const EvalArgs& a) {
 
 Action setup_eval(CLI::App& sub) {
   auto a = std::make_shared<EvalArgs>();
-  sub.add_option("--data", a->data, "Store (.sqlite) or exported measurements (.csv, .csv.gz)")
-      ->required();
-  sub.add_option("--device", a->device, "Device slug (needed when the data holds several)");
-  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
+  a->source.add_options(sub);
   sub.add_option("--split", a->split, "random (seeded 80/20), network (leave one out) or both")
       ->capture_default_str();
   sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")

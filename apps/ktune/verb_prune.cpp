@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/gzip_io.hpp"
@@ -13,7 +14,8 @@ namespace ktune::cli {
 namespace {
 
 struct PruneArgs {
-  std::string data, device, family, method, norm = "scale", output;
+  DatasetSource source;
+  std::string method, norm = "scale", output;
   int k = 8;
   uint64_t seed = 0;
 };
@@ -24,7 +26,7 @@ int run_prune(const PruneArgs& a) {
   options.k = a.k;
   options.norm = ml::parse_norm(a.norm);
   options.seed = a.seed;
-  const Dataset data = load_dataset(a.data, a.device, a.family);
+  const Dataset data = a.source.load();
   const auto picks = ml::prune(data, options);
   std::string list;
   std::fprintf(stdout, "%s on %s/%s (%lld problems, %lld configs), norm %s:\n", a.method.c_str(),
@@ -47,10 +49,7 @@ int run_prune(const PruneArgs& a) {
 
 Action setup_prune(CLI::App& sub) {
   auto a = std::make_shared<PruneArgs>();
-  sub.add_option("--data", a->data, "Store (.sqlite) or exported measurements (.csv, .csv.gz)")
-      ->required();
-  sub.add_option("--device", a->device, "Device slug (needed when the data holds several)");
-  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
+  a->source.add_options(sub);
   sub.add_option("--method", a->method, "topn, kmeans, pca-kmeans, spectral, hdbscan or tree")
       ->required();
   sub.add_option("--k", a->k, "Number of configs to ship")->capture_default_str();

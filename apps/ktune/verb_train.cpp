@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -17,8 +18,8 @@ namespace ktune::cli {
 namespace {
 
 struct TrainArgs {
-  std::string data, device, family, selector, configs, norm = "scale", fallback = "baseline",
-                                                       output;
+  DatasetSource source;
+  std::string selector, configs, norm = "scale", fallback = "baseline", output;
   uint64_t seed = 0;
 };
 
@@ -42,14 +43,14 @@ std::vector<Eigen::Index> read_shipped(const std::string& path, const Dataset& d
 }
 
 int run_train(const TrainArgs& a) {
-  const Dataset data = load_dataset(a.data, a.device, a.family);
+  const Dataset data = a.source.load();
   const auto shipped = read_shipped(a.configs, data);
   auto selector = ml::make_selector(a.selector, {ml::parse_fallback(a.fallback), a.seed});
   selector->fit(data, shipped, ml::parse_norm(a.norm));
   auto j = selector->to_json();
   j["family"] = data.family;
   j["device"] = data.device;
-  j["dataset"] = a.data;  // codegen names it in the generated header
+  j["dataset"] = a.source.data;  // codegen names it in the generated header
   write_text_file(a.output, j.dump(1) + "\n");
   // In-sample score: a sanity check, not an evaluation (use `ktune eval` for held-out numbers).
   const auto m = ml::evaluate_selector(*selector, data, shipped, ml::safe_order(data));
@@ -69,10 +70,7 @@ int run_train(const TrainArgs& a) {
 
 Action setup_train(CLI::App& sub) {
   auto a = std::make_shared<TrainArgs>();
-  sub.add_option("--data", a->data, "Store (.sqlite) or exported measurements (.csv, .csv.gz)")
-      ->required();
-  sub.add_option("--device", a->device, "Device slug (needed when the data holds several)");
-  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
+  a->source.add_options(sub);
   std::string names;
   for (const auto& n : ml::selector_names()) names += (names.empty() ? "" : ", ") + n;
   sub.add_option("--selector", a->selector, names)->required();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "ktune/csv.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
@@ -35,65 +36,6 @@ void append_double(std::string& out, double v) {
   std::snprintf(buf, sizeof buf, "%.17g", v);
   out += buf;
 }
-
-struct Record {
-  size_t line = 0;  // physical line where the record starts, 1-based
-  std::vector<std::string> fields;
-};
-
-// RFC 4180 splitter that keeps line numbers for error messages; quoted fields may span lines.
-class CsvScanner {
- public:
-  CsvScanner(std::string_view text, const std::string& source) : text_(text), source_(source) {}
-
-  bool next(Record& rec) {
-    if (pos_ >= text_.size()) return false;
-    rec.line = line_;
-    rec.fields.assign(1, std::string());
-    bool quoted = false, was_quoted = false;
-    while (pos_ < text_.size()) {
-      char c = text_[pos_++];
-      std::string& field = rec.fields.back();
-      if (quoted) {
-        if (c == '"') {
-          if (pos_ < text_.size() && text_[pos_] == '"') {
-            field += '"';
-            ++pos_;
-          } else {
-            quoted = false;
-          }
-        } else {
-          if (c == '\n') ++line_;
-          field += c;
-        }
-        continue;
-      }
-      if (c == ',') {
-        rec.fields.emplace_back();
-        was_quoted = false;
-      } else if (c == '\n' || c == '\r') {
-        if (c == '\r' && pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
-        ++line_;
-        return true;
-      } else if (c == '"' && field.empty() && !was_quoted) {
-        quoted = was_quoted = true;
-      } else if (was_quoted) {
-        throw Error(
-            fmt::format("{}:{}: unexpected character after a closing quote", source_, line_));
-      } else {
-        field += c;
-      }
-    }
-    if (quoted) throw Error(fmt::format("{}:{}: unterminated quoted field", source_, rec.line));
-    return true;
-  }
-
- private:
-  std::string_view text_;
-  const std::string& source_;
-  size_t pos_ = 0;
-  size_t line_ = 1;
-};
 
 double parse_double(const std::string& text, std::string_view column, const std::string& where) {
   if (!text.empty()) {
@@ -156,8 +98,8 @@ void write_measurements_csv(const std::vector<Measurement>& ms, const std::strin
 }
 
 std::vector<Measurement> parse_measurements_csv(std::string_view text, const std::string& source) {
-  CsvScanner scanner(text, source);
-  Record rec;
+  CsvReader scanner(text, source);
+  CsvRecord rec;
   if (!scanner.next(rec))
     throw Error(
         fmt::format("{}:1: empty file (expected the header {})", source, kMeasurementCsvHeader));
@@ -167,7 +109,7 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
   std::vector<Measurement> out;
   while (scanner.next(rec)) {
     const std::string where = fmt::format("{}:{}", source, rec.line);
-    if (rec.fields.size() == 1 && rec.fields[0].empty()) continue;  // blank line
+    if (rec.blank()) continue;
     if (rec.fields.size() != kColumns)
       throw Error(fmt::format("{}: {} fields, expected {}", where, rec.fields.size(), kColumns));
     const auto& f = rec.fields;

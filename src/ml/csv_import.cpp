@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "ktune/csv.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/problem.hpp"
@@ -38,66 +39,16 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text,
-                                                const std::string& source) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, field_started = false;
-  size_t line = 1, quote_line = 0;
-  auto end_row = [&] {
-    row.push_back(std::move(field));
-    field.clear();
-    // A blank line is no row.
-    if (!(row.size() == 1 && row[0].empty() && !field_started)) rows.push_back(std::move(row));
-    row.clear();
-    field_started = false;
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-      field_started = true;
-      quote_line = line;
-    } else if (c == ',') {
-      row.push_back(std::move(field));
-      field.clear();
-      field_started = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      end_row();
-      ++line;
-    } else {
-      field += c;
-      field_started = true;
-    }
-  }
-  if (quoted) throw Error(fmt::format("{}:{}: unterminated quoted field", source, quote_line));
-  if (field_started || !field.empty() || !row.empty()) end_row();
-  return rows;
-}
-
 std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvOptions& options) {
   if (options.problem_cols.empty()) throw Error(fmt::format("{}: no problem columns given", path));
   if (options.config_col.empty() == options.config_cols.empty()) {
     throw Error(fmt::format("{}: give either one config column or several config columns", path));
   }
   if (options.time_col.empty()) throw Error(fmt::format("{}: no time column given", path));
-  const auto rows = parse_csv(read_text_file(path), path);
-  if (rows.empty()) throw Error(fmt::format("{}: empty file (no header)", path));
-  const auto& header = rows.front();
+  const std::string text = read_text_file(path);
+  const auto records = read_csv_records(text, path);
+  if (records.empty()) throw Error(fmt::format("{}: empty file (no header)", path));
+  const auto& header = records.front().fields;
   auto column = [&](const std::string& name) {
     for (size_t i = 0; i < header.size(); ++i) {
       if (trim(header[i]) == name) return i;
@@ -115,9 +66,9 @@ std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvO
 
   // (problem, config) → values, in first-seen order of keys for stable output.
   std::map<std::pair<std::string, std::string>, std::vector<double>> values;
-  for (size_t r = 1; r < rows.size(); ++r) {
-    const auto& row = rows[r];
-    const size_t line = r + 1;
+  for (size_t r = 1; r < records.size(); ++r) {
+    const auto& row = records[r].fields;
+    const size_t line = records[r].line;
     if (row.size() != header.size()) {
       throw Error(fmt::format("{}:{}: {} fields, the header has {}", path, line, row.size(),
                               header.size()));

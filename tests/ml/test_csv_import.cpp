@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
 #include "ktune/ml/csv_import.hpp"
@@ -18,11 +19,12 @@ std::string error_of(const std::string& path, const LongCsvOptions& o) {
 }
 
 TEST(CsvImport, ParsesQuotesAndCrlf) {
-  const auto rows = parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,2,3\n\n4,,6");
+  const auto rows = read_csv_records("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,2,3\n\n4,,6", "csv");
   ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(rows[0], (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
-  EXPECT_EQ(rows[2], (std::vector<std::string>{"4", "", "6"}));
-  EXPECT_THROW(parse_csv("a,\"open\n1,2"), Error);
+  EXPECT_EQ(rows[0].fields, (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
+  EXPECT_EQ(rows[2].fields, (std::vector<std::string>{"4", "", "6"}));
+  EXPECT_EQ(rows[2].line, 4u);  // physical line, the blank line 3 counted
+  EXPECT_THROW(read_csv_records("a,\"open\n1,2", "csv"), Error);
 }
 
 TEST(CsvImport, MedianOfRepeatsAndOneOverTime) {

@@ -23,9 +23,4 @@ struct LongCsvOptions {
 // or an empty, NaN, infinite, zero or negative time/perf.
 std::vector<Measurement> import_long_csv(const std::string& path, const LongCsvOptions& options);
 
-// A small RFC 4180 reader: quoted fields, doubled quotes, CRLF. Used by the importer; exposed
-// for tests. Throws Error naming the line for an unterminated quote.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text,
-                                                const std::string& source = "csv");
-
 }  // namespace ktune::ml
