@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build Release, run `ktune demo`.
+# The main job: install what is missing, build Release, run `ktune demo` (the whole pipeline
+# on the CPU: sweep, prune, train, eval, codegen; output in ktune-demo/ or --out-dir DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install_deps.sh

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (device tool): optionally the GPU test suite, then one time-boxed
-# chunk of the full CUDA sweep (dnn × 640 configs + cuBLAS). Resumable across machines: the
-# store travels in .carry/gpu-store.sqlite.gz and comes back through $OUT.
-#   RUN_TESTS=1 SWEEP_SECONDS=400 scripts/gpu_sweep.sh
+# chunk of the full CUDA sweep (dnn × every CUDA config + cuBLAS), then optionally the deployed
+# tuned library against cuBLAS (examples/tuned-gemm). Resumable across machines: the store
+# travels in .carry/gpu-store.sqlite.gz, the deployed rows in .carry/deployed-cuda.csv, and both
+# come back through $OUT.
+#   RUN_TESTS=1 SWEEP_SECONDS=400 DEPLOYED_SECONDS=120 scripts/gpu_sweep.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${KTUNE_BIN:-build-gpu/bin}
@@ -24,7 +26,7 @@ ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas" | tee "$OUT/ldd.txt"
 [ -f .carry/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf .carry/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
 
 if [ "${RUN_TESTS:-0}" = 1 ]; then
-  timeout 240 "$BIN/ktune_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
+  timeout "${TESTS_SECONDS:-240}" "$BIN/ktune_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
   echo "gpu tests exit $?"
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |FAILED|Failure|GFLOP" "$OUT/gpu-tests.log" | tail -40
 fi
@@ -40,5 +42,13 @@ if [ "${SWEEP_SECONDS:-0}" -gt 0 ]; then
   tail -3 "$OUT/bench.log"
   gzip -c "$STORE" > "$OUT/gpu-store.sqlite.gz"
   tar czf "$OUT/nvrtc-cache.tar.gz" -C "$KTUNE_CACHE_DIR" .
-  ls -la "$OUT"
 fi
+
+if [ "${DEPLOYED_SECONDS:-0}" -gt 0 ]; then
+  [ -f .carry/deployed-cuda.csv ] && cp .carry/deployed-cuda.csv "$OUT/deployed-cuda.csv"
+  timeout "$DEPLOYED_SECONDS" "$BIN/tuned_gemm_bench" --device cuda --workload "${WORKLOAD:-dnn}" \
+    --out "$OUT/deployed-cuda.csv" > "$OUT/deployed.log" 2>&1
+  echo "tuned_gemm_bench exit $?"
+  tail -3 "$OUT/deployed.log"
+fi
+ls -la "$OUT"

@@ -1,5 +1,6 @@
 // ktune eval: the pruners' ceilings and every selector's % of oracle on held-out problems
-// (seeded 80/20 split and/or leave-one-network-out), as Markdown and CSV.
+// (seeded 80/20 split and/or leave-one-network-out), as Markdown and CSV; or, with
+// --protocol stencil, the work-group protocol of the stencil seed paper (verb_stencil_eval.cpp).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
+#include "apps/ktune/stencil_eval_cli.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -18,6 +20,9 @@ namespace {
 
 struct EvalArgs {
   DatasetSource source;
+  std::vector<std::string> data;  // several only with --protocol stencil
+  std::string protocol = "selection";
+  StencilEvalArgs stencil;
   std::string split = "both", markdown, csv, fallback = "baseline";
   uint64_t seed = 0;
   bool quick = false;
@@ -33,7 +38,27 @@ std::string metrics_path(const std::string& csv) {
 }
 
 int run_eval(const EvalArgs& a) {
-  const Dataset data = a.source.load();
+  if (a.protocol == "stencil") {
+    StencilEvalArgs s = a.stencil;
+    s.data = a.data;
+    s.device = a.source.device;
+    s.family = a.source.family;
+    s.markdown = a.markdown;
+    s.csv = a.csv;
+    s.seed = a.seed;
+    s.threads = a.threads;
+    return run_stencil_eval(s);
+  }
+  if (a.protocol != "selection") {
+    throw Error("--protocol must be selection or stencil, not '" + a.protocol + "'");
+  }
+  if (a.data.size() != 1) {
+    throw Error(
+        "--data: the selection protocol takes one dataset (--protocol stencil takes several)");
+  }
+  DatasetSource source = a.source;
+  source.data = a.data.front();
+  const Dataset data = source.load();
   ml::EvalOptions o = a.quick ? ml::quick_eval_options() : ml::EvalOptions{};
   if (a.split == "random") {
     o.random_split = true;
@@ -72,7 +97,29 @@ int run_eval(const EvalArgs& a) {
 
 Action setup_eval(CLI::App& sub) {
   auto a = std::make_shared<EvalArgs>();
-  a->source.add_options(sub);
+  sub.add_option("--data", a->data,
+                 "Store (.sqlite) or exported measurements (.csv, .csv.gz); repeat for several "
+                 "devices with --protocol stencil")
+      ->required();
+  sub.add_option("--device", a->source.device, "Device slug (needed when the data holds several)");
+  sub.add_option("--family", a->source.family,
+                 "Kernel family (needed when the data holds several)");
+  sub.add_option("--protocol", a->protocol,
+                 "selection (pruners x selectors) or stencil (the stencil seed paper's protocol: "
+                 "classifiers x fallbacks and regressors over cv/synthetic-real/leave-one-out)")
+      ->capture_default_str();
+  sub.add_option(
+      "--splits", a->stencil.splits,
+      "stencil: splits to run (cv10, synthetic-real, device, program, size; default all)");
+  sub.add_option("--folds", a->stencil.folds, "stencil: folds of the cv split")
+      ->capture_default_str();
+  sub.add_option(
+      "--classifiers", a->stencil.classifiers,
+      "stencil: classifier selectors (default tree-a forest naive-bayes logreg svm-rbf)");
+  sub.add_option("--regressors", a->stencil.regressors,
+                 "stencil: regressor selectors (default reg-runtime reg-speedup; 'none' for none)");
+  sub.add_option("--expert", a->stencil.expert, "stencil: the hand-picked config")
+      ->capture_default_str();
   sub.add_option("--split", a->split, "random (seeded 80/20), network (leave one out) or both")
       ->capture_default_str();
   sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")
@@ -82,7 +129,7 @@ Action setup_eval(CLI::App& sub) {
   sub.add_option("--markdown", a->markdown, "Write the tables here (default: stdout)");
   sub.add_option("--csv", a->csv,
                  "Write split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct here, and every "
-                 "metric to <name>-metrics.csv");
+                 "metric to <name>-metrics.csv (stencil: the protocol's metric columns)");
   sub.add_option("--threads", a->threads, "Worker threads (0 = all cores)")->capture_default_str();
   sub.add_flag("--quick", a->quick,
                "Small matrix for CI and demos: random split, scale, topn/kmeans/tree, K 4..8, "

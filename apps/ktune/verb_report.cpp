@@ -1,5 +1,7 @@
 // ktune report: per-shape best config (oracle over the swept space) against the vendor library,
-// as the gemm-vs-vendor CSV, plus geometric-mean ratios overall and per network.
+// as the gemm-vs-vendor CSV, plus geometric-mean ratios overall and per network. With
+// --deployed (the CSV of examples/tuned-gemm's tuned_gemm_bench) it adds the deployed tuned
+// library, whose vendor figures then come from that same run, side by side with it.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,7 +11,10 @@
 
 #include "apps/ktune/verb.hpp"
 #include "kernels/gemm/gemm_family.hpp"
+#include "ktune/csv.hpp"
 #include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
 #include "ktune/workload.hpp"
 
@@ -17,12 +22,57 @@ namespace ktune::cli {
 namespace {
 
 struct ReportOptions {
-  std::string store, device, workload = "dnn", csv, markdown;
+  std::string store, device, workload = "dnn", csv, markdown, deployed;
 };
 
 struct ShapePerf {
-  double oracle = 0, vendor = 0;
+  double oracle = 0, vendor = 0, deployed = 0;
 };
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The best ok GFLOP/s per problem of the device: swept configs (oracle) and vendor rows.
+std::map<std::string, ShapePerf> sweep_perf(const std::vector<Measurement>& rows,
+                                            const std::string& device) {
+  std::map<std::string, ShapePerf> perf;
+  for (const auto& m : rows) {
+    if (m.device != device || m.family != "gemm" || m.outcome.status != Status::ok) continue;
+    ShapePerf& p = perf[m.problem];
+    if (m.config_id < 0)
+      p.vendor = std::max(p.vendor, m.perf);
+    else
+      p.oracle = std::max(p.oracle, m.perf);
+  }
+  return perf;
+}
+
+// Joins tuned_gemm_bench's rows (problem, ..., deployed_gflops, ..., vendor_gflops) into perf:
+// the deployed library and the vendor library measured side by side in that run.
+void add_deployed(const std::string& path, std::map<std::string, ShapePerf>& perf) {
+  const std::string text = read_text_file(path);
+  const auto records = read_csv_records(text, path);
+  if (records.empty()) throw Error(fmt::format("'{}' is empty", path));
+  const auto& header = records[0].fields;
+  auto column = [&](const char* name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw Error(fmt::format("'{}': no column '{}' (not a tuned_gemm_bench CSV)", path, name));
+  };
+  const size_t problem = column("problem"), status = column("status");
+  const size_t deployed = column("deployed_gflops"), vendor = column("vendor_gflops");
+  for (size_t r = 1; r < records.size(); ++r) {
+    const auto& f = records[r].fields;
+    if (f.size() != header.size())
+      throw Error(fmt::format("{}:{}: {} fields, the header has {}", path, records[r].line,
+                              f.size(), header.size()));
+    if (f[status] != "ok") continue;
+    ShapePerf& p = perf[f[problem]];
+    p.deployed = std::stod(f[deployed]);
+    p.vendor = f[vendor].empty() ? 0.0 : std::stod(f[vendor]);
+  }
+}
 
 double geomean_ratio(const std::vector<std::pair<double, double>>& pairs, size_t* used) {
   double log_sum = 0;
@@ -38,32 +88,37 @@ double geomean_ratio(const std::vector<std::pair<double, double>>& pairs, size_t
 int run_report(const ReportOptions& o) {
   const Family& family = find_family("gemm");
   const Workload workload = load_workload(family, o.workload);
-  Store store(o.store, Store::Mode::read_only);
+  // A store, or measurements exported from one (.csv, .csv.gz).
+  std::vector<Measurement> rows;
   std::string device = o.device;
-  if (device.empty()) {
-    const auto devices = store.devices();
-    if (devices.size() != 1)
-      throw Error(fmt::format("store '{}' holds {} devices: name one with --device", o.store,
-                              devices.size()));
-    device = devices[0].slug;
+  if (ends_with(o.store, ".csv") || ends_with(o.store, ".csv.gz")) {
+    rows = read_measurements_csv(o.store);
+    if (device.empty() && !rows.empty()) device = rows.front().device;
+  } else {
+    Store store(o.store, Store::Mode::read_only);
+    if (device.empty()) {
+      const auto devices = store.devices();
+      if (devices.size() != 1)
+        throw Error(fmt::format("store '{}' holds {} devices: name one with --device", o.store,
+                                devices.size()));
+      device = devices[0].slug;
+    }
+    rows = store.query(device, family.name());
   }
-  std::map<std::string, ShapePerf> perf;
-  for (const auto& m : store.query(device, family.name())) {
-    if (m.outcome.status != Status::ok) continue;
-    ShapePerf& p = perf[m.problem];
-    if (m.config_id < 0)
-      p.vendor = std::max(p.vendor, m.perf);
-    else
-      p.oracle = std::max(p.oracle, m.perf);
-  }
+  std::map<std::string, ShapePerf> perf = sweep_perf(rows, device);
   if (perf.empty())
     throw Error(
-        fmt::format("store '{}' has no ok gemm measurements for device '{}'", o.store, device));
+        fmt::format("'{}' has no ok gemm measurements for device '{}'", o.store, device));
+  if (!o.deployed.empty()) add_deployed(o.deployed, perf);
+  const bool with_deployed = !o.deployed.empty();
 
   std::string csv =
       "network,transa,transb,m,n,k,batch,oracle_gflops,deployed_gflops,vendor_gflops\n";
   std::map<std::string, std::vector<std::pair<double, double>>> per_network;
   std::vector<std::pair<double, double>> all;
+  // deployed / vendor and deployed / oracle pairs
+  std::map<std::string, std::vector<std::pair<double, double>>> dep_vendor_net, dep_oracle_net;
+  std::vector<std::pair<double, double>> dep_vendor_all, dep_oracle_all;
   size_t missing = 0;
   for (const auto& p : workload.problems) {
     auto it = perf.find(p.key());
@@ -71,27 +126,50 @@ int run_report(const ReportOptions& o) {
       ++missing;
       continue;
     }
-    const gemm::Shape s = gemm::shape_of(p);
-    all.emplace_back(it->second.oracle, it->second.vendor);
+    const kernels::gemm::Shape s = kernels::gemm::shape_of(p);
+    const ShapePerf& sp = it->second;
+    all.emplace_back(sp.oracle, sp.vendor);
+    dep_vendor_all.emplace_back(sp.deployed, sp.vendor);
+    dep_oracle_all.emplace_back(sp.deployed, sp.oracle);
     std::vector<std::string> nets =
         p.tags.empty() ? std::vector<std::string>{workload.name} : p.tags;
     for (const auto& net : nets) {
-      per_network[net].emplace_back(it->second.oracle, it->second.vendor);
-      csv += fmt::format("{},{},{},{},{},{},{},{:.3f},,{}\n", net, s.transa ? "true" : "false",
-                         s.transb ? "true" : "false", s.m, s.n, s.k, s.batch, it->second.oracle,
-                         it->second.vendor > 0 ? fmt::format("{:.3f}", it->second.vendor) : "");
+      per_network[net].emplace_back(sp.oracle, sp.vendor);
+      dep_vendor_net[net].emplace_back(sp.deployed, sp.vendor);
+      dep_oracle_net[net].emplace_back(sp.deployed, sp.oracle);
+      csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}\n", net, s.transa ? "true" : "false",
+                         s.transb ? "true" : "false", s.m, s.n, s.k, s.batch, sp.oracle,
+                         sp.deployed > 0 ? fmt::format("{:.3f}", sp.deployed) : "",
+                         sp.vendor > 0 ? fmt::format("{:.3f}", sp.vendor) : "");
     }
   }
-  std::string md = fmt::format(
-      "Device `{}`: best swept config (oracle) vs vendor library, geometric mean of "
-      "oracle/vendor GFLOP/s ratios.\n\n| shapes | count | oracle / vendor |\n|---|---:|---:|\n",
-      device);
+  std::string md;
   size_t used = 0;
-  double g = geomean_ratio(all, &used);
-  md += fmt::format("| all distinct | {} | {:.3f} |\n", used, g);
-  for (const auto& [net, pairs] : per_network) {
-    g = geomean_ratio(pairs, &used);
-    md += fmt::format("| {} | {} | {:.3f} |\n", net, used, g);
+  if (!with_deployed) {
+    md = fmt::format(
+        "Device `{}`: best swept config (oracle) vs vendor library, geometric mean of "
+        "oracle/vendor GFLOP/s ratios.\n\n| shapes | count | oracle / vendor |\n|---|---:|---:|\n",
+        device);
+    md += fmt::format("| all distinct | {} | {:.3f} |\n", used, geomean_ratio(all, &used));
+    for (const auto& [net, pairs] : per_network)
+      md += fmt::format("| {} | {} | {:.3f} |\n", net, used, geomean_ratio(pairs, &used));
+  } else {
+    md = fmt::format(
+        "Device `{}`: the deployed tuned library and the vendor library measured side by side "
+        "in one run ({}), against the best swept config per shape (oracle). Geometric means of "
+        "the per-shape GFLOP/s ratios.\n\n"
+        "| shapes | count | deployed / vendor | deployed % of oracle | oracle / vendor |\n"
+        "|---|---:|---:|---:|---:|\n",
+        device, o.deployed);
+    auto row = [&](const std::string& name, const auto& dv, const auto& dov, const auto& ov) {
+      size_t n1 = 0, n2 = 0, n3 = 0;
+      const double a = geomean_ratio(dv, &n1), b = geomean_ratio(dov, &n2);
+      const double c = geomean_ratio(ov, &n3);
+      md += fmt::format("| {} | {} | {:.3f} | {:.1f} % | {:.3f} |\n", name, n1, a, 100 * b, c);
+    };
+    row("all distinct", dep_vendor_all, dep_oracle_all, all);
+    for (const auto& [net, pairs] : per_network)
+      row(net, dep_vendor_net[net], dep_oracle_net[net], pairs);
   }
   if (missing)
     md += fmt::format("\n{} workload shapes have no ok measurement in the store.\n", missing);
@@ -109,11 +187,14 @@ int run_report(const ReportOptions& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
-  app.add_option("--store", o->store, "SQLite tuning store")->required();
+  app.add_option("--store", o->store, "SQLite tuning store, or measurements exported from one (.csv, .csv.gz)")
+      ->required();
   app.add_option("--device", o->device, "Device slug (default: the store's only device)");
   app.add_option("--workload", o->workload, "Workload whose shapes to list")->capture_default_str();
   app.add_option("--csv", o->csv, "Write the gemm-vs-vendor CSV here");
   app.add_option("--markdown", o->markdown, "Write the ratio table here");
+  app.add_option("--deployed", o->deployed,
+                 "Deployed-library measurements (examples/tuned-gemm tuned_gemm_bench --out)");
   return [o] { return run_report(*o); };
 }
 

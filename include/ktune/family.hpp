@@ -31,6 +31,12 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual const DeviceInfo& device() const = 0;
+  // Whether this backend has a kernel for the config's kind (a family's kinds may be specific to
+  // one backend, like a CPU-only kernel); sweeps skip the others without recording them.
+  virtual bool implements(const Config& config) const {
+    (void)config;
+    return true;
+  }
   // A chance to do per-config work once for the whole sweep (e.g. compile configs in parallel).
   virtual void prepare(const std::vector<Config>& configs) { (void)configs; }
   virtual std::unique_ptr<ProblemSession> open(const Problem& problem) = 0;

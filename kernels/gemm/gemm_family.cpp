@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
+#include <utility>
 
 #include "ktune/error.hpp"
 
-namespace ktune::gemm {
+namespace ktune::kernels::gemm {
 
 namespace {
 
@@ -25,9 +27,77 @@ int64_t Shape::stride_a() const { return lda * (transa ? m : k); }
 int64_t Shape::stride_b() const { return ldb * (transb ? k : n); }
 int64_t Shape::stride_c() const { return ldc * n; }
 
-GemmFamily::GemmFamily()
-    : space_("gemm",
-             {{"r", kTileValues}, {"a", kTileValues}, {"c", kTileValues}, {"wg", kWorkGroups}}) {}
+namespace {
+
+// Tiled kernels: whole vectors per thread for both tile loads, 64..256 threads, and shared
+// memory within the 48 KiB a block gets without opting in.
+std::optional<std::string> blocked_violation(const Space& space, const Config& c) {
+  const GemmConfig g = gemm_config_of(space, c);
+  const BlockedParams& p = g.blocked;
+  const int threads = p.threads();
+  if (threads < 64 || threads > 256) return fmt::format("{} threads (64..256)", threads);
+  if ((p.bm + p.bn) * p.bk * 4 * (p.db ? 2 : 1) > 48 * 1024)
+    return std::string("shared memory over 48 KiB");
+  if ((p.bm * p.bk) % (threads * p.vec) != 0 || (p.bn * p.bk) % (threads * p.vec) != 0)
+    return std::string("tile loads are not whole vectors per thread");
+  return std::nullopt;
+}
+
+// The packed micro-kernel keeps (mr/8)*nr accumulators plus operands in 16 AVX2 registers.
+std::optional<std::string> packed_violation(const Space& space, const Config& c) {
+  const PackedParams p = gemm_config_of(space, c).packed;
+  static constexpr std::pair<int, int> kMicroTiles[] = {{8, 4},  {8, 6},  {8, 8}, {8, 12},
+                                                        {16, 4}, {16, 6}, {24, 4}};
+  for (const auto& [mr, nr] : kMicroTiles)
+    if (p.mr == mr && p.nr == nr) return std::nullopt;
+  return fmt::format("micro-tile {}x{} is not implemented", p.mr, p.nr);
+}
+
+std::vector<SpaceKind> gemm_kinds() {
+  using V = std::vector<std::string>;
+  return {
+      {"seed",
+       {{"r", kTileValues}, {"a", kTileValues}, {"c", kTileValues}, {"wg", kWorkGroups}},
+       nullptr},
+      {"tiled",
+       {{"bm", V{"32", "64", "128"}},
+        {"bn", V{"32", "64", "128"}},
+        {"bk", V{"8", "16"}},
+        {"tm", V{"4", "8"}},
+        {"tn", V{"4", "8"}},
+        {"vec", V{"1", "4"}},
+        {"db", V{"0", "1"}}},
+       blocked_violation},
+      {"splitk",
+       {{"bm", V{"32", "64"}},
+        {"bn", V{"32", "64"}},
+        {"bk", V{"16", "32"}},
+        {"tm", V{"4"}},
+        {"tn", V{"4"}},
+        {"vec", V{"4"}},
+        {"db", V{"1"}},
+        {"splits", V{"2", "4", "8", "16", "32", "64"}}},
+       blocked_violation},
+      {"packed",
+       {{"mr", V{"8", "16", "24"}},
+        {"nr", V{"4", "6", "8", "12"}},
+        {"kc", V{"128", "256", "512"}},
+        {"mc", V{"48", "96", "192"}},
+        {"nc", V{"960", "3840"}}},
+       packed_violation},
+  };
+}
+
+}  // namespace
+
+GemmConfig gemm_config_of(const Space& space, const Config& c) {
+  const std::string text = space.to_string(c);
+  const GemmConfig g = parse_gemm_config(text);
+  if (!g.valid) throw Error(fmt::format("gemm config '{}' does not decode", text));
+  return g;
+}
+
+GemmFamily::GemmFamily() : space_("gemm", gemm_kinds()) {}
 
 std::vector<std::string> GemmFamily::feature_names() const {
   return {"transa", "transb", "m", "n", "k", "batch"};
@@ -89,6 +159,8 @@ Problem problem_of(const Shape& s, std::vector<std::string> tags) {
 }
 
 Tile tile_of(const Space& space, const Config& c) {
+  if (c.kind != 0)
+    throw Error(fmt::format("gemm config '{}' is not of the seed kind", space.to_string(c)));
   Tile t;
   t.r = space.int_value(c, "r");
   t.a = space.int_value(c, "a");
@@ -109,4 +181,4 @@ double error_bound(int64_t k) {
   return 16.0 * kEpsFloat * std::sqrt(double(std::max<int64_t>(k, 1))) + 1e-6;
 }
 
-}  // namespace ktune::gemm
+}  // namespace ktune::kernels::gemm

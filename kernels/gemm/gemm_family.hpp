@@ -1,13 +1,16 @@
 #pragma once
 // The GEMM family: FP32, column-major BLAS semantics C = alpha*op(A)*op(B) + beta*C with strided
-// batches. Its space is the seed paper's 640 configurations, shared by the CPU and CUDA
-// backends: each work item computes an R×C tile of C stepping along K by A; work-group (x, y).
+// batches. Its space is the union of kernel kinds (kernels/gemm/gemm_config.hpp): the seed
+// paper's 640 configurations (ids 0..639, shared by the CPU and CUDA backends: each work item
+// computes an R×C tile of C stepping along K by A; work-group (x, y)), then the CUDA tiled and
+// split-K kernels and the CPU packed kernel. A backend skips the kinds it does not implement.
 #include <cstdint>
 #include <string>
 
+#include "kernels/gemm/gemm_config.hpp"
 #include "ktune/family.hpp"
 
-namespace ktune::gemm {
+namespace ktune::kernels::gemm {
 
 struct Shape {
   bool transa = false, transb = false;
@@ -26,7 +29,8 @@ struct Tile {
 
 Shape shape_of(const Problem& p);  // minimal leading dimensions; throws Error if invalid
 Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
-Tile tile_of(const Space& space, const Config& c);
+Tile tile_of(const Space& space, const Config& c);  // seed kind only; throws Error otherwise
+GemmConfig gemm_config_of(const Space& space, const Config& c);
 std::string tile_config_string(const Tile& t);  // "r=2;a=4;c=8;wg=16x16"
 
 // Relative Frobenius-norm error allowed against a float64 reference: FP32 accumulation error
@@ -48,4 +52,4 @@ class GemmFamily final : public Family {
   Space space_;
 };
 
-}  // namespace ktune::gemm
+}  // namespace ktune::kernels::gemm

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-namespace ktune::gemm {
+namespace ktune::kernels::gemm {
 
 std::vector<float> random_matrix(size_t count, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -56,4 +56,4 @@ uint64_t seed_of(const std::string& key) {
   return h;
 }
 
-}  // namespace ktune::gemm
+}  // namespace ktune::kernels::gemm

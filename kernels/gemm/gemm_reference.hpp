@@ -5,7 +5,7 @@
 
 #include "kernels/gemm/gemm_family.hpp"
 
-namespace ktune::gemm {
+namespace ktune::kernels::gemm {
 
 // Uniform values in [-1, 1) from a seeded generator: never zeros, so unwritten outputs and wrong
 // indexing show up.
@@ -21,4 +21,4 @@ double relative_error(const Shape& s, const float* c, const std::vector<double>&
 // Stable 64-bit seed from a problem key, so every run of a problem sees the same inputs.
 uint64_t seed_of(const std::string& key);
 
-}  // namespace ktune::gemm
+}  // namespace ktune::kernels::gemm

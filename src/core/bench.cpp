@@ -52,7 +52,11 @@ std::vector<Config> parse_config_list(const Space& space, const std::string& tex
 SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& workload,
                        Store& store, const SweepOptions& options) {
   const Space& space = family.space();
-  const std::vector<Config> configs = options.configs.empty() ? space.enumerate() : options.configs;
+  // A family's kinds may be backend-specific (a CPU-only kernel): the others are not part of
+  // this device's space and are neither run nor recorded.
+  std::vector<Config> configs;
+  for (const Config& c : options.configs.empty() ? space.enumerate() : options.configs)
+    if (backend.implements(c)) configs.push_back(c);
   const DeviceInfo& device = backend.device();
   store.put_device(device);
   const auto existing = store.keys(device.slug, family.name());

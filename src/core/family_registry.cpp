@@ -9,9 +9,10 @@
 
 namespace ktune {
 
-namespace gemm {
+namespace kernels::gemm {
 void register_cpu_backend();  // kernels/gemm/cpu
 }
+namespace stencil { void register_builtin(); }  // kernels/stencil/stencil_register.cpp
 
 namespace {
 struct Registry {
@@ -74,8 +75,9 @@ std::unique_ptr<Backend> open_backend(const Family& family, const std::string& d
 void register_builtin() {
   static std::once_flag once;
   std::call_once(once, [] {
-    register_family(std::make_unique<gemm::GemmFamily>());
-    gemm::register_cpu_backend();
+    register_family(std::make_unique<kernels::gemm::GemmFamily>());
+    kernels::gemm::register_cpu_backend();
+    stencil::register_builtin();
   });
 }
 

@@ -149,14 +149,14 @@ std::vector<Problem> gemm_tiny() {
   const int64_t shapes[][6] = {
       {0, 0, 37, 29, 53, 1}, {1, 0, 16, 24, 31, 1}, {0, 1, 9, 70, 12, 2}, {1, 1, 64, 5, 40, 1}};
   for (const auto& s : shapes) {
-    gemm::Shape shape;
+    kernels::gemm::Shape shape;
     shape.transa = s[0];
     shape.transb = s[1];
     shape.m = s[2];
     shape.n = s[3];
     shape.k = s[4];
     shape.batch = s[5];
-    out.push_back(gemm::problem_of(shape, {"tiny"}));
+    out.push_back(kernels::gemm::problem_of(shape, {"tiny"}));
   }
   return out;
 }
@@ -165,6 +165,8 @@ std::vector<Problem> gemm_tiny() {
 
 std::vector<std::string> builtin_workload_names(const std::string& family) {
   if (family == "gemm") return {"dnn", "dnn-small", "tiny"};
+  // Stencil workloads are embedded as workloads/stencil/stencil-<name>.csv.
+  if (family == "stencil") return {"synthetic", "real", "stencil-small", "tiny"};
   return {};
 }
 
@@ -176,6 +178,15 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
     if (name_or_path == "dnn-small") w.problems = gemm_dnn_small(family);
     if (name_or_path == "tiny") w.problems = gemm_tiny();
     if (!w.problems.empty()) return w;
+  }
+  if (family.name() == "stencil") {
+    const auto names = builtin_workload_names("stencil");
+    if (std::find(names.begin(), names.end(), name_or_path) != names.end()) {
+      const std::string file =
+          name_or_path.rfind("stencil-", 0) == 0 ? name_or_path + ".csv" : "stencil-" + name_or_path + ".csv";
+      w.problems = parse_problems(family, embedded::files().at(file), "workloads/stencil/" + file);
+      return w;
+    }
   }
   std::ifstream in(name_or_path);
   if (!in) {

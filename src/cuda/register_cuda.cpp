@@ -2,13 +2,17 @@
 #include <mutex>
 
 #include "kernels/gemm/cuda/gemm_cuda_backend.hpp"
+#include "kernels/stencil/cuda/stencil_cuda_backend.hpp"
 #include "ktune/cuda.hpp"
 
 namespace ktune {
 
 void register_cuda_backends() {
   static std::once_flag once;  // the CLI and tests may both call it
-  std::call_once(once, [] { gemm::cuda::register_backend(); });
+  std::call_once(once, [] {
+    kernels::gemm::cuda::register_backend();
+    stencil::cuda::register_backend();
+  });
 }
 
 }  // namespace ktune

@@ -6,6 +6,8 @@
 //   gamma = 1 / (n_features var(X)) on standardized features (sklearn's "scale").
 //   forest: 50 trees, bootstrap, sqrt(n_features) candidates per node, unlimited depth.
 //   mlp: 16-16 ReLU, Adam (lr 1e-3), 200 epochs of mini-batches of 32, L2 1e-4.
+//   naive-bayes: Gaussian, var_smoothing 1e-9 (sklearn's default), standardized features.
+//   logreg: multinomial, L2 with C = 1, L-BFGS to a gradient below 1e-8, standardized features.
 //   reg-*: 30 trees, bootstrap, max depth 12, min leaf 2, a third of the inputs per node; kept
 //   small because one row per (problem, config) makes these the slowest to train.
 #include <cmath>
@@ -16,7 +18,9 @@
 #include "ktune/ml/cart.hpp"
 #include "ktune/ml/forest.hpp"
 #include "ktune/ml/knn.hpp"
+#include "ktune/ml/logreg.hpp"
 #include "ktune/ml/mlp.hpp"
+#include "ktune/ml/naive_bayes.hpp"
 #include "ktune/ml/selector.hpp"
 #include "ktune/ml/svm.hpp"
 
@@ -187,6 +191,48 @@ class MlpSelector : public ClassifierSelector {
   Mlp mlp_;
 };
 
+class NaiveBayesSelector : public ClassifierSelector {
+ public:
+  NaiveBayesSelector(std::string kind, SelectorOptions o)
+      : ClassifierSelector(std::move(kind), o, true) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    nb_.fit(X, y, K);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return nb_.joint_log_likelihood(x);  // same argmax as the probabilities, never underflows
+  }
+  nlohmann::json classes_json() const override { return {{"naive_bayes", nb_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override {
+    nb_ = GaussianNaiveBayes::from_json(j.at("naive_bayes"));
+  }
+
+ private:
+  GaussianNaiveBayes nb_;
+};
+
+class LogRegSelector : public ClassifierSelector {
+ public:
+  LogRegSelector(std::string kind, SelectorOptions o)
+      : ClassifierSelector(std::move(kind), o, true) {}
+
+ protected:
+  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
+    lr_.fit(X, y, K);
+  }
+  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
+    return lr_.predict_proba(x);
+  }
+  nlohmann::json classes_json() const override { return {{"logreg", lr_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override {
+    lr_ = LogisticRegression::from_json(j.at("logreg"));
+  }
+
+ private:
+  LogisticRegression lr_;
+};
+
 // reg-runtime / reg-speedup: one forest over rows [problem features, config features].
 class RegressorSelector : public Selector {
  public:
@@ -278,6 +324,12 @@ const std::vector<std::pair<std::string, Factory>>& factories() {
     });
     f.emplace_back(
         "mlp", [](const SelectorOptions& o) { return std::make_unique<MlpSelector>("mlp", o); });
+    f.emplace_back("naive-bayes", [](const SelectorOptions& o) {
+      return std::make_unique<NaiveBayesSelector>("naive-bayes", o);
+    });
+    f.emplace_back("logreg", [](const SelectorOptions& o) {
+      return std::make_unique<LogRegSelector>("logreg", o);
+    });
     f.emplace_back("reg-runtime", [](const SelectorOptions& o) {
       return std::make_unique<RegressorSelector>("reg-runtime", o, false);
     });

@@ -8,7 +8,7 @@ namespace ktune {
 namespace {
 
 TEST(Problem, KeyRoundTrips) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   Problem p = family.make_problem({0, 1, 64, 50176, 27, 1});
   EXPECT_EQ(p.key(), "transa=0;transb=1;m=64;n=50176;k=27;batch=1");
   Problem q = Problem::parse(p.key());
@@ -25,7 +25,7 @@ TEST(Problem, ParseRejectsMalformedKeys) {
 }
 
 TEST(Problem, GemmRejectsImpossibleSizes) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   EXPECT_THROW(family.make_problem({0, 0, 0, 5, 5, 1}), Error);
   EXPECT_THROW(family.make_problem({0, 0, -3, 5, 5, 1}), Error);
   EXPECT_THROW(family.make_problem({2, 0, 3, 5, 5, 1}), Error);
@@ -35,7 +35,7 @@ TEST(Problem, GemmRejectsImpossibleSizes) {
 }
 
 TEST(Problem, GemmDerivedFeatures) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   Problem p = family.make_problem({0, 0, 12, 10, 6, 2});
   auto names = family.derived_feature_names();
   auto values = family.derived_features(p);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "kernels/gemm/gemm_family.hpp"
@@ -8,17 +10,83 @@
 namespace ktune {
 namespace {
 
-TEST(Space, GemmHasTheSeedPapers640Configs) {
-  gemm::GemmFamily family;
+TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
+  kernels::gemm::GemmFamily family;
   const auto configs = family.space().enumerate();
-  ASSERT_EQ(configs.size(), 640u);
+  std::map<std::string, size_t> per_kind;
   std::set<std::string> names;
-  for (const auto& c : configs) names.insert(family.space().to_string(c));
-  EXPECT_EQ(names.size(), 640u);
+  for (const auto& c : configs) {
+    ++per_kind[family.space().kind_name(c)];
+    names.insert(family.space().to_string(c));
+    if (c.id < 640) EXPECT_EQ(c.kind, 0);
+  }
+  EXPECT_EQ(per_kind["seed"], 640u);
+  EXPECT_EQ(per_kind["tiled"], 178u);  // constrained: 64..256 threads, whole-vector loads
+  EXPECT_EQ(per_kind["splitk"], 48u);
+  EXPECT_EQ(per_kind["packed"], 126u);
+  EXPECT_EQ(names.size(), configs.size());
+}
+
+TEST(Space, KindsKeepStableIdsAndTheirOwnParams) {
+  kernels::gemm::GemmFamily family;
+  const Space& s = family.space();
+  // The seed kind keeps its plain spelling and ids; other kinds start after it.
+  const Config tiled = s.parse("kind=tiled;bm=128;bn=64;bk=8;tm=8;tn=4;vec=4;db=1");
+  EXPECT_EQ(s.kind_name(tiled), "tiled");
+  EXPECT_GE(tiled.id, 640);
+  EXPECT_EQ(s.to_string(tiled), "kind=tiled;bm=128;bn=64;bk=8;tm=8;tn=4;vec=4;db=1");
+  EXPECT_EQ(s.parse("db=1;vec=4;tn=4;tm=8;bk=8;bn=64;bm=128;kind=tiled").id, tiled.id);
+  EXPECT_EQ(s.parse(std::to_string(tiled.id)).id, tiled.id);
+  EXPECT_EQ(s.int_value(tiled, "bm"), 128);
+  EXPECT_TRUE(s.has_param(tiled, "vec"));
+  EXPECT_FALSE(s.has_param(tiled, "r"));
+  EXPECT_THROW(s.value(tiled, "r"), Error);
+  EXPECT_THROW(s.parse("kind=warp;bm=128"), Error);
+  EXPECT_THROW(s.parse("kind=tiled;bm=128;bn=64;bk=8;tm=8;tn=4;vec=4"), Error);  // db missing
+  EXPECT_THROW(s.parse("kind=tiled;r=2;a=4;c=8;wg=16x16"), Error);               // seed params
+  // A config violating its kind's constraint parses but is not enumerated.
+  const Config many_threads = s.parse("kind=tiled;bm=128;bn=128;bk=8;tm=4;tn=4;vec=1;db=0");
+  EXPECT_TRUE(s.violates(many_threads).has_value());
+  // Every config round-trips through its string and its id.
+  for (const auto& c : s.enumerate()) {
+    EXPECT_EQ(s.parse(s.to_string(c)).id, c.id);
+    EXPECT_EQ(s.at(c.id).kind, c.kind);
+  }
+  // The compile-time decoder agrees with the space.
+  const auto g = kernels::gemm::gemm_config_of(s, tiled);
+  EXPECT_EQ(g.kind, kernels::gemm::Kind::tiled);
+  EXPECT_EQ(g.blocked.bm, 128);
+  EXPECT_EQ(g.blocked.tn, 4);
+  EXPECT_EQ(g.blocked.splits, 1);
+  static_assert(kernels::gemm::parse_gemm_config("kind=splitk;bm=32;bn=64;bk=16;tm=4;tn=4;vec=4;"
+                                                 "db=1;splits=8")
+                    .blocked.splits == 8);
+  static_assert(!kernels::gemm::parse_gemm_config("r=2;a=4;c=8").valid);  // wg missing
+}
+
+TEST(Space, MultiKindNumericViewLeadsWithTheKind) {
+  kernels::gemm::GemmFamily family;
+  const Space& s = family.space();
+  const auto names = s.numeric_names();
+  ASSERT_GE(names.size(), 6u);
+  EXPECT_EQ(names[0], "kind");
+  const auto seed = s.numeric_values(s.parse("r=2;a=4;c=8;wg=32x8"));
+  const auto packed = s.numeric_values(s.parse("kind=packed;mr=16;nr=4;kc=256;mc=96;nc=960"));
+  ASSERT_EQ(seed.size(), names.size());
+  ASSERT_EQ(packed.size(), names.size());
+  auto at = [&](const std::vector<double>& v, const char* name) {
+    return v[size_t(std::find(names.begin(), names.end(), name) - names.begin())];
+  };
+  EXPECT_EQ(at(seed, "kind"), 0);
+  EXPECT_EQ(at(seed, "wg_x"), 32);
+  EXPECT_EQ(at(seed, "mr"), 0);  // not a seed param
+  EXPECT_EQ(at(packed, "kind"), 3);
+  EXPECT_EQ(at(packed, "kc"), 256);
+  EXPECT_EQ(at(packed, "r"), 0);
 }
 
 TEST(Space, IdsAreStableMixedRadixIndices) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   const Space& s = family.space();
   // r=2 (1), a=4 (2), c=8 (3), wg=16x16 (6): ((1*4 + 2)*4 + 3)*10 + 6 = 276.
   EXPECT_EQ(s.parse("r=2;a=4;c=8;wg=16x16").id, 276);
@@ -28,13 +96,13 @@ TEST(Space, IdsAreStableMixedRadixIndices) {
 }
 
 TEST(Space, RoundTripsEveryConfig) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   const Space& s = family.space();
   for (const auto& c : s.enumerate()) EXPECT_EQ(s.parse(s.to_string(c)).id, c.id);
 }
 
 TEST(Space, RejectsBadConfigsNamingThem) {
-  gemm::GemmFamily family;
+  kernels::gemm::GemmFamily family;
   const Space& s = family.space();
   EXPECT_THROW(s.parse("r=3;a=4;c=8;wg=16x16"), Error);
   EXPECT_THROW(s.parse("r=2;a=4;c=8"), Error);
@@ -49,11 +117,9 @@ TEST(Space, RejectsBadConfigsNamingThem) {
 }
 
 TEST(Space, NumericViewSplitsWorkGroups) {
-  gemm::GemmFamily family;
-  const Space& s = family.space();
-  EXPECT_EQ(s.numeric_names(), (std::vector<std::string>{"r", "a", "c", "wg_x", "wg_y"}));
-  EXPECT_EQ(s.numeric_values(s.parse("r=2;a=4;c=8;wg=32x8")),
-            (std::vector<double>{2, 4, 8, 32, 8}));
+  const Space s("seedlike", {{"r", {"1", "2"}}, {"wg", {"8x8", "32x8"}}});
+  EXPECT_EQ(s.numeric_names(), (std::vector<std::string>{"r", "wg_x", "wg_y"}));
+  EXPECT_EQ(s.numeric_values(s.parse("r=2;wg=32x8")), (std::vector<double>{2, 32, 8}));
 }
 
 }  // namespace

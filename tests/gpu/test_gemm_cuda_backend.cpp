@@ -15,7 +15,7 @@
 
 namespace {
 
-namespace gcuda = ktune::gemm::cuda;
+namespace gcuda = ktune::kernels::gemm::cuda;
 
 const ktune::Family& gemm_family() {
   ktune::register_builtin();
@@ -24,10 +24,10 @@ const ktune::Family& gemm_family() {
 }
 
 ktune::Problem problem(int64_t m, int64_t n, int64_t k, int64_t batch, bool ta, bool tb) {
-  ktune::gemm::Shape s;
+  ktune::kernels::gemm::Shape s;
   s.m = m, s.n = n, s.k = k, s.batch = batch, s.transa = ta, s.transb = tb;
   s.lda = ta ? k : m, s.ldb = tb ? n : k, s.ldc = m;
-  return ktune::gemm::problem_of(s);
+  return ktune::kernels::gemm::problem_of(s);
 }
 
 ktune::TimingPolicy quick_policy() {
@@ -98,7 +98,7 @@ TEST(CudaGemmBackend, ConfigsAreVerifiedAndTimedOnOddBatchedProblems) {
       const ktune::Outcome outcome = session->run(configs[i], quick_policy());
       ASSERT_EQ(outcome.status, ktune::Status::ok) << texts[i] << ": " << outcome.message;
       EXPECT_GE(outcome.rel_error, 0);
-      EXPECT_LE(outcome.rel_error, ktune::gemm::error_bound(53));
+      EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(53));
       EXPECT_GE(outcome.timing.reps, 3);
       EXPECT_GT(outcome.timing.median_ms, 0);
       EXPECT_LE(outcome.timing.min_ms, outcome.timing.median_ms);
@@ -115,7 +115,7 @@ TEST(CudaGemmBackend, CublasBaselineIsVerifiedAndTimed) {
     const ktune::Outcome outcome = session->run_vendor("cublas", quick_policy());
     ASSERT_EQ(outcome.status, ktune::Status::ok) << outcome.message;
     // FP32 without TF32: TF32 would be ~1e-3 off, far above the bound.
-    EXPECT_LE(outcome.rel_error, ktune::gemm::error_bound(129));
+    EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(129));
     EXPECT_GT(outcome.timing.median_ms, 0);
     EXPECT_THROW(session->run_vendor("openblas", quick_policy()), ktune::Error);
   }
@@ -169,7 +169,7 @@ TEST(CudaGemmBackend, WrongResultsAndReadingPoisonedOutputAreWrong) {
   auto session = backend->open(problem(64, 64, 64, 1, false, false));
   auto outcome = session->run(c, quick_policy());
   EXPECT_EQ(outcome.status, ktune::Status::wrong) << outcome.message;
-  EXPECT_GT(outcome.rel_error, ktune::gemm::error_bound(64));
+  EXPECT_GT(outcome.rel_error, ktune::kernels::gemm::error_bound(64));
 
   // Reads C although beta == 0: the NaN poison must show.
   std::string reads_c = good;
@@ -193,7 +193,7 @@ TEST(CudaGemmBackend, TimeoutWhenARunExceedsThePolicy) {
   policy.timeout_ms = 1e-4;  // 0.1 us: no launch is that fast
   const auto outcome = session->run(config(family, "r=1;a=1;c=1;wg=1x64"), policy);
   EXPECT_EQ(outcome.status, ktune::Status::timeout) << outcome.message;
-  EXPECT_LE(outcome.rel_error, ktune::gemm::error_bound(512));  // verified before timing
+  EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(512));  // verified before timing
 }
 
 }  // namespace

@@ -11,9 +11,9 @@
 
 namespace {
 
-using ktune::gemm::Shape;
-using ktune::gemm::Tile;
-namespace gcuda = ktune::gemm::cuda;
+using ktune::kernels::gemm::Shape;
+using ktune::kernels::gemm::Tile;
+namespace gcuda = ktune::kernels::gemm::cuda;
 
 Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch,
                  int64_t pad = 0) {
@@ -42,12 +42,12 @@ std::vector<Tile> all_tiles() {
 // host float64 reference (C0 NaN-poisoned when beta == 0: it must not be read).
 double run_case(gcuda::SeedKernels& kernels, const Tile& tile, const Shape& s, float alpha,
                 float beta, uint64_t seed) {
-  const auto host_a = ktune::gemm::random_matrix(size_t(s.stride_a() * s.batch), seed);
-  const auto host_b = ktune::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
-  auto host_c = ktune::gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
+  const auto host_a = ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch), seed);
+  const auto host_b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
+  auto host_c = ktune::kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
   if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
   const auto ref =
-      ktune::gemm::reference_gemm(s, host_a.data(), host_b.data(), alpha, beta, host_c.data());
+      ktune::kernels::gemm::reference_gemm(s, host_a.data(), host_b.data(), alpha, beta, host_c.data());
   auto a = ktune::test::upload(host_a, "A");
   auto b = ktune::test::upload(host_b, "B");
   auto c = ktune::test::upload(host_c, "C");
@@ -55,9 +55,9 @@ double run_case(gcuda::SeedKernels& kernels, const Tile& tile, const Shape& s, f
                                          beta, c.data(), nullptr);
   EXPECT_EQ(result.status, ktune::Status::ok) << result.message;
   ktune::cuda::check(cudaDeviceSynchronize(),
-                     "cudaDeviceSynchronize(" + ktune::gemm::tile_config_string(tile) + ")");
+                     "cudaDeviceSynchronize(" + ktune::kernels::gemm::tile_config_string(tile) + ")");
   const auto out = ktune::test::download(c);
-  return ktune::gemm::relative_error(s, out.data(), ref);
+  return ktune::kernels::gemm::relative_error(s, out.data(), ref);
 }
 
 class SeedKernelTest : public ::testing::Test {
@@ -82,8 +82,8 @@ TEST_F(SeedKernelTest, AllTilesAndTransposesOnOddShapesWithBetaMatchTheReference
         tile.wg_x = x, tile.wg_y = y;
         const Shape s = make_shape(trans & 1, trans & 2, 37, 29, 53, 3);
         const double error = run_case(*kernels_, tile, s, 1.5f, -0.75f, 1000 + cases);
-        EXPECT_LE(error, ktune::gemm::error_bound(s.k))
-            << ktune::gemm::tile_config_string(tile) << " transa=" << s.transa
+        EXPECT_LE(error, ktune::kernels::gemm::error_bound(s.k))
+            << ktune::kernels::gemm::tile_config_string(tile) << " transa=" << s.transa
             << " transb=" << s.transb;
         ++cases;
       }
@@ -97,8 +97,8 @@ TEST_F(SeedKernelTest, BetaZeroNeverReadsNaNPoisonedOutput) {
     Tile tile = base;
     tile.wg_x = 16, tile.wg_y = 16;
     const Shape s = make_shape(false, true, 41, 67, 19, 2);
-    EXPECT_LE(run_case(*kernels_, tile, s, 1.0f, 0.0f, 7), ktune::gemm::error_bound(s.k))
-        << ktune::gemm::tile_config_string(tile);
+    EXPECT_LE(run_case(*kernels_, tile, s, 1.0f, 0.0f, 7), ktune::kernels::gemm::error_bound(s.k))
+        << ktune::kernels::gemm::tile_config_string(tile);
   }
 }
 
@@ -109,7 +109,7 @@ TEST_F(SeedKernelTest, PaddedLeadingDimensionsAndTinyOrLargeEdges) {
       make_shape(false, false, 1, 1, 1, 1), make_shape(true, false, 3, 130, 7, 1, 5),
       make_shape(false, true, 129, 3, 9, 4, 3), make_shape(true, true, 200, 300, 261, 1, 1)};
   for (const Shape& s : shapes) {
-    EXPECT_LE(run_case(*kernels_, tile, s, 0.5f, 2.0f, 11), ktune::gemm::error_bound(s.k))
+    EXPECT_LE(run_case(*kernels_, tile, s, 0.5f, 2.0f, 11), ktune::kernels::gemm::error_bound(s.k))
         << "m=" << s.m << " n=" << s.n << " k=" << s.k << " lda=" << s.lda;
   }
 }
@@ -119,7 +119,7 @@ TEST_F(SeedKernelTest, ManyColumnBlocksBeyondTheGridLimitAreCovered) {
   Tile tile;
   tile.r = 1, tile.a = 1, tile.c = 1, tile.wg_x = 64, tile.wg_y = 1;
   const Shape s = make_shape(false, false, 2, 70001, 3, 1);
-  EXPECT_LE(run_case(*kernels_, tile, s, 1.0f, 0.0f, 5), ktune::gemm::error_bound(s.k));
+  EXPECT_LE(run_case(*kernels_, tile, s, 1.0f, 0.0f, 5), ktune::kernels::gemm::error_bound(s.k));
 }
 
 TEST_F(SeedKernelTest, TooLargeWorkGroupIsRefusedNotCrashed) {

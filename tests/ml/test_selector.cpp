@@ -40,7 +40,7 @@ std::vector<Eigen::Index> all_columns(const Dataset& d) {
 
 TEST(Selector, NamesAndFactory) {
   const auto names = selector_names();
-  EXPECT_EQ(names.size(), 12u);
+  EXPECT_EQ(names.size(), 14u);
   for (const auto& n : names) EXPECT_EQ(make_selector(n)->kind(), n);
   EXPECT_THROW(make_selector("tree-z"), Error);
   EXPECT_EQ(parse_fallback("nearest"), Fallback::nearest);

@@ -1,12 +1,13 @@
 #pragma once
 // Selectors map a problem's features to one of the K shipped configs.
 //
-// Classifiers (tree-a/b/c, knn-1/3/7, svm-linear, svm-rbf, forest, mlp) learn the label
-// argmax over the shipped configs of the normalized perf of each training problem (ties, e.g.
-// several zeros after `cutoff`, go to the higher raw perf, then the lower index; problems where
-// no shipped config is valid carry no label and are left out). Trees and forests see raw
-// features (so thresholds stay in feature units for code generation); kNN, SVMs and the MLP
-// see features standardized by a StandardScaler fitted on the training problems.
+// Classifiers (tree-a/b/c, knn-1/3/7, svm-linear, svm-rbf, forest, mlp, naive-bayes, logreg)
+// learn the label argmax over the shipped configs of the normalized perf of each training
+// problem (ties, e.g. several zeros after `cutoff`, go to the higher raw perf, then the lower
+// index; problems where no shipped config is valid carry no label and are left out). Trees and
+// forests see raw features (so thresholds stay in feature units for code generation); kNN, SVMs,
+// the MLP, naive Bayes and logistic regression see features standardized by a StandardScaler
+// fitted on the training problems.
 //
 // Regressors (reg-runtime, reg-speedup) are random-forest regressions over one row per
 // (problem, shipped config) = [problem features, config params] (one-hot of the shipped index
@@ -112,8 +113,8 @@ class Selector {
   size_t dropped_rows_ = 0;
 };
 
-// tree-a, tree-b, tree-c, knn-1, knn-3, knn-7, svm-linear, svm-rbf, forest, mlp, reg-runtime,
-// reg-speedup.
+// tree-a, tree-b, tree-c, knn-1, knn-3, knn-7, svm-linear, svm-rbf, forest, mlp, naive-bayes,
+// logreg, reg-runtime, reg-speedup.
 std::vector<std::string> selector_names();
 std::unique_ptr<Selector> make_selector(const std::string& name,
                                         const SelectorOptions& options = {});

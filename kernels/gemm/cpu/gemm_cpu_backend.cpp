@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
@@ -15,7 +16,7 @@
 #include <cblas.h>
 #endif
 
-namespace ktune::gemm {
+namespace ktune::kernels::gemm {
 
 namespace {
 
@@ -43,7 +44,10 @@ class CpuSession final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    const Tile tile = tile_of(family_.space(), config);
+    const GemmConfig g = gemm_config_of(family_.space(), config);
+    if (g.kind == Kind::packed)
+      return measure([&](Args& args) { cpu::run_packed(args, g.packed); }, policy);
+    const Tile tile = tile_of(family_.space(), config);  // throws for kinds without CPU kernels
     return measure([&](Args& args) { cpu::run_seed(args, tile); }, policy);
   }
 
@@ -146,6 +150,9 @@ class CpuBackend final : public Backend {
       if (name == "l3_bytes" || (name == "l2_bytes" && value > llc_bytes_)) llc_bytes_ = value;
   }
   const DeviceInfo& device() const override { return device_; }
+  bool implements(const Config& config) const override {
+    return runs_on_cpu(gemm_config_of(family_.space(), config).kind);
+  }
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
     return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
   }
@@ -165,4 +172,4 @@ void register_cpu_backend() {
   });
 }
 
-}  // namespace ktune::gemm
+}  // namespace ktune::kernels::gemm

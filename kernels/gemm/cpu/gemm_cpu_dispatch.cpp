@@ -6,7 +6,7 @@
 
 #include "ktune/error.hpp"
 
-namespace ktune::gemm::cpu {
+namespace ktune::kernels::gemm::cpu {
 
 namespace {
 
@@ -53,4 +53,4 @@ void run_seed(const Args& args, const Tile& tile) {
   kTable[size_t(index)](args, tile.wg_x, tile.wg_y);
 }
 
-}  // namespace ktune::gemm::cpu
+}  // namespace ktune::kernels::gemm::cpu

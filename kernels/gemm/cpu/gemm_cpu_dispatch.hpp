@@ -3,8 +3,8 @@
 #include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 
-namespace ktune::gemm::cpu {
+namespace ktune::kernels::gemm::cpu {
 
 void run_seed(const Args& args, const Tile& tile);
 
-}  // namespace ktune::gemm::cpu
+}  // namespace ktune::kernels::gemm::cpu

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace ktune::gemm::cpu {
+namespace ktune::kernels::gemm::cpu {
 
 struct Args {
   bool transa = false, transb = false;
@@ -90,4 +90,4 @@ void gemm_seed(const Args& g, int wg_x, int wg_y) {
   }
 }
 
-}  // namespace ktune::gemm::cpu
+}  // namespace ktune::kernels::gemm::cpu

@@ -3,11 +3,12 @@
 #include <set>
 
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "ktune/cuda.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 namespace {
 
 using ktune::cuda::check_cublas;
@@ -19,15 +20,32 @@ class CudaGemmBackend final : public Backend {
 
   const DeviceInfo& device() const override { return context_.info; }
 
+  bool implements(const Config& config) const override {
+    return runs_on_cuda(gemm_config_of(context_.space, config).kind);
+  }
+
+  // Compiles every instantiation the configs need: seed tiles (transposes are run-time
+  // arguments there) and tiled kernels for all four transposes.
   void prepare(const std::vector<Config>& configs) override {
     ktune::cuda::use_device(context_.device_index);
     std::vector<Tile> tiles;
     std::set<int> seen;
+    std::vector<TiledKernels::Instance> blocked;
+    std::set<std::string> seen_blocked;
     for (const Config& config : configs) {
-      const Tile tile = tile_of(context_.space, config);
-      if (seen.insert(tile.r * 100 + tile.a * 10 + tile.c).second) tiles.push_back(tile);
+      const GemmConfig g = gemm_config_of(context_.space, config);
+      if (g.kind == Kind::seed) {
+        const Tile tile = tile_of(context_.space, config);
+        if (seen.insert(tile.r * 100 + tile.a * 10 + tile.c).second) tiles.push_back(tile);
+      } else if (runs_on_cuda(g.kind)) {
+        for (bool ta : {false, true})
+          for (bool tb : {false, true})
+            if (seen_blocked.insert(tiled_name_expression(g.blocked, ta, tb)).second)
+              blocked.push_back({g.blocked, ta, tb});
+      }
     }
     context_.kernels.prepare(tiles);
+    context_.tiled.prepare(blocked);
   }
 
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
@@ -76,6 +94,7 @@ DeviceContext::DeviceContext(const Space& space_, int device_index_,
       data_seed(data_seed_),
       cublas(stream.get()),
       kernels(arch, kernel_source),
+      tiled(arch),
       rel_error(arch) {}
 
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
@@ -92,4 +111,4 @@ void register_backend() {
   });
 }
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

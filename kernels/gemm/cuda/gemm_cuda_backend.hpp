@@ -11,11 +11,11 @@
 
 #include "ktune/family.hpp"
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 
 struct BackendOptions {
   std::string kernel_source;  // seed kernel program text; empty: embedded gemm_seed.cuh
-  uint64_t data_seed = 0;     // xor-ed into the per-problem input seed (gemm::seed_of(key))
+  uint64_t data_seed = 0;     // xor-ed into the per-problem input seed (kernels::gemm::seed_of(key))
 };
 
 // Throws Error naming "cuda:<index>" when the device is unavailable.
@@ -25,4 +25,4 @@ std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
 // Registers ("gemm", "cuda") with ktune::register_backend.
 void register_backend();
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

@@ -10,7 +10,7 @@
 #include "ktune/family.hpp"
 #include "src/cuda/device_buffer.hpp"
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 
 // Owns a cuBLAS handle bound to a stream.
 class CublasHandle {
@@ -39,10 +39,11 @@ struct DeviceContext {
   ktune::cuda::Event start, stop;
   CublasHandle cublas;
   SeedKernels kernels;
+  TiledKernels tiled;
   RelErrorKernel rel_error;
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).
 std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Problem& problem);
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

@@ -9,20 +9,20 @@
 #include <optional>
 #include <thread>
 
+#include "kernels/gemm/cuda/gemm_seed_launch.hpp"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "src/cuda/cuda_error.hpp"
 
 namespace ktune::embedded {
 const std::map<std::string, std::string>& files();
 }
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 namespace {
 
 using ktune::cuda::CompileError;
 using ktune::cuda::CubinImage;
 using ktune::cuda::CudaError;
-
-int tile_key(const Tile& t) { return t.r * 100 + t.a * 10 + t.c; }
 
 bool valid_tile(const Tile& t) {
   auto ok = [](int v) { return v == 1 || v == 2 || v == 4 || v == 8; };
@@ -48,20 +48,15 @@ std::string seed_name_expression(const Tile& tile) {
 
 std::vector<std::string> seed_compile_options() { return {"--std=c++17"}; }
 
-SeedKernels::SeedKernels(std::string arch, std::string source)
-    : arch_(std::move(arch)),
-      source_(source.empty() ? embedded_source("gemm_seed.cuh") : std::move(source)) {}
+KernelCache::KernelCache(std::string arch, std::string source, std::string file_name)
+    : arch_(std::move(arch)), source_(std::move(source)), file_name_(std::move(file_name)) {}
 
-ktune::cuda::NvrtcRequest SeedKernels::request(const Tile& tile) const {
-  return {source_, "gemm_seed.cu", seed_name_expression(tile), arch_, seed_compile_options()};
-}
-
-void SeedKernels::install(const Tile& tile, const CubinImage* image, const std::string& error,
-                          bool compile_error) {
+void KernelCache::install(const std::string& name, const CubinImage* image,
+                          const std::string& error, bool compile_error) {
   Entry entry;
   if (image) {
     try {
-      entry.kernel = std::make_unique<LoadedKernel>(*image, seed_name_expression(tile));
+      entry.kernel = std::make_unique<LoadedKernel>(*image, name);
       if (image->from_cache) ++cache_hits_;
     } catch (const CudaError& e) {
       if (e.sticky()) throw;
@@ -71,20 +66,16 @@ void SeedKernels::install(const Tile& tile, const CubinImage* image, const std::
     entry.error = error;
     entry.compile_error = compile_error;
   }
-  entries_[tile_key(tile)] = std::move(entry);
+  entries_[name] = std::move(entry);
 }
 
-void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
-  std::vector<Tile> todo;
+void KernelCache::prepare(const std::vector<std::string>& names, unsigned threads) {
+  std::vector<std::string> todo;
   {
     std::lock_guard lock(mutex_);
-    for (const Tile& t : tiles) {
-      if (!valid_tile(t)) throw Error("gemm cuda: tile " + tile_name(t) + " is not in {1,2,4,8}^3");
-      const bool seen = entries_.count(tile_key(t)) > 0 ||
-                        std::any_of(todo.begin(), todo.end(),
-                                    [&](const Tile& u) { return tile_key(u) == tile_key(t); });
-      if (!seen) todo.push_back(t);
-    }
+    for (const std::string& name : names)
+      if (entries_.count(name) == 0 && std::find(todo.begin(), todo.end(), name) == todo.end())
+        todo.push_back(name);
   }
   if (todo.empty()) return;
 
@@ -97,7 +88,8 @@ void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
   auto worker = [&] {
     for (size_t i = next++; i < todo.size(); i = next++) {
       try {
-        images[i] = ktune::cuda::compile_cubin(request(todo[i]));
+        images[i] = ktune::cuda::compile_cubin(
+            {source_, file_name_, todo[i], arch_, seed_compile_options()});
       } catch (const CompileError& e) {
         errors[i] = e.what();
         compile_errors[i] = 1;
@@ -119,21 +111,62 @@ void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
   }
 }
 
-const LoadedKernel& SeedKernels::get(const Tile& tile) {
-  {
-    std::lock_guard lock(mutex_);
-    if (entries_.count(tile_key(tile)) == 0) {
-      if (!valid_tile(tile)) {
-        throw Error("gemm cuda: tile " + tile_name(tile) + " is not in {1,2,4,8}^3");
-      }
-    }
-  }
-  prepare({tile}, 1);
+const LoadedKernel& KernelCache::get(const std::string& name) {
+  prepare({name}, 1);
   std::lock_guard lock(mutex_);
-  const Entry& entry = entries_.at(tile_key(tile));
+  const Entry& entry = entries_.at(name);
   if (entry.kernel) return *entry.kernel;
   if (entry.compile_error) throw CompileError(entry.error, "");
   throw CudaError(entry.error, 0, false);
+}
+
+SeedKernels::SeedKernels(std::string arch, std::string source)
+    : cache_(std::move(arch), source.empty() ? embedded_source("gemm_seed.cuh") : std::move(source),
+             "gemm_seed.cu") {}
+
+void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
+  std::vector<std::string> names;
+  for (const Tile& t : tiles) {
+    if (!valid_tile(t)) throw Error("gemm cuda: tile " + tile_name(t) + " is not in {1,2,4,8}^3");
+    names.push_back(seed_name_expression(t));
+  }
+  cache_.prepare(names, threads);
+}
+
+const LoadedKernel& SeedKernels::get(const Tile& tile) {
+  if (!valid_tile(tile)) throw Error("gemm cuda: tile " + tile_name(tile) + " is not in {1,2,4,8}^3");
+  return cache_.get(seed_name_expression(tile));
+}
+
+TiledKernels::TiledKernels(std::string arch)
+    : cache_(std::move(arch), embedded_source("gemm_tiled.cuh"), "gemm_tiled.cu") {}
+
+void TiledKernels::prepare(const std::vector<Instance>& instances, unsigned threads) {
+  std::vector<std::string> names = {kSplitkReduceName};
+  for (const Instance& i : instances)
+    names.push_back(tiled_name_expression(i.params, i.transa, i.transb));
+  cache_.prepare(names, threads);
+}
+
+const LoadedKernel& TiledKernels::get(const Instance& i) {
+  return cache_.get(tiled_name_expression(i.params, i.transa, i.transb));
+}
+
+const LoadedKernel& TiledKernels::reduce() { return cache_.get(kSplitkReduceName); }
+
+LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, const Shape& shape,
+                            float alpha, const float* a, const float* b, float beta, float* c,
+                            float* workspace, cudaStream_t stream) {
+  const LoadedKernel& kernel = kernels.get({params, shape.transa, shape.transb});
+  const LoadedKernel* reduce = params.splits > 1 ? &kernels.reduce() : nullptr;
+  const TiledLaunch launch = launch_tiled(
+      kernel.function(), kernel.attributes().maxThreadsPerBlock,
+      reduce ? reduce->function() : nullptr, params, shape.transa, shape.transb, shape.m, shape.n,
+      shape.k, shape.batch, alpha, a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(),
+      beta, c, shape.ldc, shape.stride_c(), workspace, stream);
+  if (launch.refused) return {Status::refused, launch.message};
+  if (launch.error == cudaSuccess) return {};
+  return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
 }
 
 LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Shape& shape,
@@ -153,27 +186,14 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
                         "per thread)",
                         what, threads, attr.maxThreadsPerBlock, attr.numRegs)};
   }
-  const int64_t tile_m = int64_t(tile.wg_x) * tile.r;
-  const int64_t tile_n = int64_t(tile.wg_y) * tile.c;
-  const int64_t blocks_m = (shape.m + tile_m - 1) / tile_m;
-  const int64_t blocks_n = (shape.n + tile_n - 1) / tile_n;
-  if (blocks_m > 2147483647LL || shape.batch > 65535) {
-    return {Status::refused, fmt::format("{}: grid {}x{}x{} exceeds the CUDA grid limits", what,
-                                         blocks_m, blocks_n, shape.batch)};
-  }
-  const dim3 grid(unsigned(blocks_m), unsigned(std::min<int64_t>(blocks_n, 65535)),
-                  unsigned(shape.batch));
-  const dim3 block(unsigned(tile.wg_x), unsigned(tile.wg_y), 1);
-
-  // Argument storage must match the kernel's parameter types exactly.
-  int transa = shape.transa ? 1 : 0, transb = shape.transb ? 1 : 0;
-  long long m = shape.m, n = shape.n, k = shape.k;
-  long long lda = shape.lda, ldb = shape.ldb, ldc = shape.ldc;
-  long long stride_a = shape.stride_a(), stride_b = shape.stride_b(), stride_c = shape.stride_c();
-  void* args[] = {&transa,   &transb, &m,   &n,        &k,    &alpha, &a,   &lda,
-                  &stride_a, &b,      &ldb, &stride_b, &beta, &c,     &ldc, &stride_c};
-
-  cudaError_t error = cudaLaunchKernel(kernel.function(), grid, block, args, 0, stream);
+  const SeedGeometry geometry =
+      seed_geometry({tile.r, tile.a, tile.c, tile.wg_x, tile.wg_y}, shape.m, shape.n, shape.batch);
+  if (geometry.refusal) return {Status::refused, fmt::format("{}: {}", what, geometry.refusal)};
+  const dim3 grid = geometry.grid, block = geometry.block;
+  cudaError_t error = launch_seed_kernel(
+      kernel.function(), geometry, shape.transa, shape.transb, shape.m, shape.n, shape.k, alpha,
+      a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c, shape.ldc,
+      shape.stride_c(), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
   if (error == cudaSuccess) return {};
   const std::string call = fmt::format("cudaLaunchKernel({}, grid {}x{}x{}, block {}x{})", what,
@@ -224,4 +244,4 @@ double RelErrorKernel::operator()(const float* c, const double* ref, const Shape
   return std::sqrt(diff) / std::sqrt(norm);
 }
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

@@ -16,7 +16,7 @@
 #include "src/cuda/loaded_kernel.hpp"
 #include "src/cuda/nvrtc_compile.hpp"
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 
 using ktune::cuda::LoadedKernel;
 
@@ -29,22 +29,21 @@ std::string seed_name_expression(const Tile& tile);
 // NVRTC options of every seed instantiation (part of the cache key).
 std::vector<std::string> seed_compile_options();
 
-// Seed-kernel instantiations for one architecture, compiled on demand or all at once in
-// parallel by prepare(), then loaded on the calling thread's current device. Compile failures
-// are remembered per tile, so a broken instantiation costs one compile per process.
-class SeedKernels {
+// Instantiations of one kernel source for one architecture, by NVRTC name expression
+// ("ktune_gemm_seed<4,2,8>"), compiled on demand or all at once in parallel by prepare(), then
+// loaded on the calling thread's current device. Compile failures are remembered per name, so a
+// broken instantiation costs one compile per process.
+class KernelCache {
  public:
-  // source: the program text; empty means the embedded gemm_seed.cuh.
-  explicit SeedKernels(std::string arch, std::string source = {});
+  KernelCache(std::string arch, std::string source, std::string file_name);
 
-  // Compiles (NVRTC, disk cache) all tiles not compiled yet on `threads` threads (0: hardware
+  // Compiles (NVRTC, disk cache) all names not compiled yet on `threads` threads (0: hardware
   // concurrency), then loads them. Failures are recorded, never thrown.
-  void prepare(const std::vector<Tile>& tiles, unsigned threads = 0);
-  // The loaded kernel of tile.r/a/c; throws CompileError (or CudaError) when it cannot be had.
-  const LoadedKernel& get(const Tile& tile);
+  void prepare(const std::vector<std::string>& names, unsigned threads = 0);
+  // The loaded kernel; throws CompileError (or CudaError) when it cannot be had.
+  const LoadedKernel& get(const std::string& name);
   // How many of the compiles so far were served by the disk cache.
   int cache_hits() const { return cache_hits_; }
-
   const std::string& arch() const { return arch_; }
 
  private:
@@ -53,14 +52,46 @@ class SeedKernels {
     std::string error;  // compile or load failure, first line
     bool compile_error = false;
   };
-  ktune::cuda::NvrtcRequest request(const Tile& tile) const;
-  void install(const Tile& tile, const ktune::cuda::CubinImage* image, const std::string& error,
-               bool compile_error);
+  void install(const std::string& name, const ktune::cuda::CubinImage* image,
+               const std::string& error, bool compile_error);
 
-  std::string arch_, source_;
+  std::string arch_, source_, file_name_;
   std::mutex mutex_;
-  std::map<int, Entry> entries_;  // key: r*100 + a*10 + c
+  std::map<std::string, Entry> entries_;
   int cache_hits_ = 0;
+};
+
+// Seed-kernel instantiations by tile (r, a, c; the work-group is a launch parameter).
+class SeedKernels {
+ public:
+  // source: the program text; empty means the embedded gemm_seed.cuh.
+  explicit SeedKernels(std::string arch, std::string source = {});
+  // Throws Error for tiles outside {1,2,4,8}^3; compile failures are recorded, never thrown.
+  void prepare(const std::vector<Tile>& tiles, unsigned threads = 0);
+  // The loaded kernel of tile.r/a/c; throws CompileError (or CudaError) when it cannot be had.
+  const LoadedKernel& get(const Tile& tile);
+  int cache_hits() const { return cache_.cache_hits(); }
+  const std::string& arch() const { return cache_.arch(); }
+
+ private:
+  KernelCache cache_;
+};
+
+// Tiled and split-K instantiations (gemm_tiled.cuh) by (params, transa, transb), and the
+// split-K reduction kernel.
+class TiledKernels {
+ public:
+  explicit TiledKernels(std::string arch);
+  struct Instance {
+    BlockedParams params;
+    bool transa, transb;
+  };
+  void prepare(const std::vector<Instance>& instances, unsigned threads = 0);
+  const LoadedKernel& get(const Instance& instance);
+  const LoadedKernel& reduce();
+
+ private:
+  KernelCache cache_;
 };
 
 struct LaunchResult {
@@ -77,6 +108,12 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
                          float alpha, const float* a, const float* b, float beta, float* c,
                          cudaStream_t stream);
 
+// The same for a tiled or split-K config (launch_tiled of gemm_tiled_launch.hpp); workspace
+// holds tiled_workspace_floats(...) floats when params.splits > 1.
+LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, const Shape& shape,
+                            float alpha, const float* a, const float* b, float beta, float* c,
+                            float* workspace, cudaStream_t stream);
+
 // ||c - ref||_F / ||ref||_F on the GPU in float64 (ref in float64 with c's layout).
 class RelErrorKernel {
  public:
@@ -91,4 +128,4 @@ class RelErrorKernel {
   ktune::cuda::DeviceBuffer<double> partials_;
 };
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

@@ -7,12 +7,13 @@
 #include <limits>
 
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/timing.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
 
-namespace ktune::gemm::cuda {
+namespace ktune::kernels::gemm::cuda {
 namespace {
 
 using ktune::cuda::check;
@@ -43,21 +44,36 @@ class CudaGemmSession final : public ProblemSession {
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     ktune::cuda::use_device(context_.device_index);
-    const Tile tile = tile_of(context_.space, config);
-    const LoadedKernel* kernel = nullptr;
+    const GemmConfig g = gemm_config_of(context_.space, config);
+    const std::string what = context_.space.to_string(config);
+    if (!runs_on_cuda(g.kind)) return failed(what + ": this kind has no CUDA kernel");
     try {
-      kernel = &context_.kernels.get(tile);
+      if (g.kind == Kind::seed) {
+        const Tile tile = tile_of(context_.space, config);
+        const LoadedKernel& kernel = context_.kernels.get(tile);
+        return measure(
+            [&](int copy) {
+              return launch_seed(kernel, tile, shape_, 1.0f, a(copy), b(copy), 0.0f, c(copy),
+                                 context_.stream.get());
+            },
+            policy, what);
+      }
+      // Compile (or fetch) before timing, so a failure is reported as such.
+      context_.tiled.get({g.blocked, shape_.transa, shape_.transb});
+      if (g.blocked.splits > 1) context_.tiled.reduce();
+      float* workspace = this->workspace(
+          tiled_workspace_floats(g.blocked, shape_.m, shape_.n, shape_.batch));
+      return measure(
+          [&](int copy) {
+            return launch_blocked(context_.tiled, g.blocked, shape_, 1.0f, a(copy), b(copy), 0.0f,
+                                  c(copy), workspace, context_.stream.get());
+          },
+          policy, what);
     } catch (const CudaError& e) {  // CompileError is not a CudaError; both end up failed
       return failed(e.what());
     } catch (const ktune::cuda::CompileError& e) {
       return failed(e.what());
     }
-    return measure(
-        [&](int copy) {
-          return launch_seed(*kernel, tile, shape_, 1.0f, a(copy), b(copy), 0.0f, c(copy),
-                             context_.stream.get());
-        },
-        policy, tile_config_string(tile));
   }
 
   std::vector<std::string> vendors() const override { return {"cublas"}; }
@@ -80,6 +96,16 @@ class CudaGemmSession final : public ProblemSession {
   }
 
  private:
+  // Split-K partial sums: one buffer per session, grown to the largest need.
+  float* workspace(size_t floats) {
+    if (floats == 0) return nullptr;
+    if (workspace_.size() < floats) {
+      workspace_ = DeviceBuffer<float>();
+      workspace_ = DeviceBuffer<float>(floats, "split-K workspace for " + key_);
+    }
+    return workspace_.data();
+  }
+
   float* a(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
   float* b(int copy) const {
     return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_b_);
@@ -256,6 +282,7 @@ class CudaGemmSession final : public ProblemSession {
   int copies_ = 1;
   DeviceBuffer<char> pool_;
   DeviceBuffer<double> reference_;
+  DeviceBuffer<float> workspace_;
 };
 
 }  // namespace
@@ -264,4 +291,4 @@ std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Probl
   return std::make_unique<CudaGemmSession>(context, problem);
 }
 
-}  // namespace ktune::gemm::cuda
+}  // namespace ktune::kernels::gemm::cuda

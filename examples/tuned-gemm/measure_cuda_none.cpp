@@ -1,0 +1,14 @@
+// Builds without the CUDA backend: --device cuda reports that there is none.
+#include <stdexcept>
+
+#include "examples/tuned-gemm/deployed_measure.hpp"
+
+namespace tuned_gemm {
+
+bool cuda_available() { return false; }
+
+ShapeResult measure_cuda(const ktune::kernels::gemm::Shape&, uint64_t, const ktune::TimingPolicy&) {
+  throw std::logic_error("this build has no CUDA tuned library");
+}
+
+}  // namespace tuned_gemm

@@ -1,0 +1,109 @@
+// Runs every shape of a workload through the deployed tuned library (ktune::gemm), checks each
+// result, and times it beside the vendor library (OpenBLAS on the CPU, cuBLAS on CUDA) in the
+// same run. One CSV row per shape, appended as soon as it is measured: an interrupted run
+// resumes where it stopped. `ktune report --deployed` joins the rows with the sweep's oracle.
+//   tuned_gemm_bench --device cuda --workload dnn --out deployed.csv
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
+#include "ktune/family.hpp"
+#include "ktune/workload.hpp"
+
+namespace {
+
+constexpr const char* kHeader =
+    "problem,networks,config,status,rel_error,deployed_ms,deployed_gflops,vendor,vendor_ms,"
+    "vendor_gflops,message";
+
+std::set<std::string> done_problems(const std::string& path) {
+  std::set<std::string> done;
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return done;
+  if (line != kHeader)
+    throw ktune::Error(fmt::format("'{}' is not a tuned_gemm_bench CSV (header differs)", path));
+  while (std::getline(in, line))
+    if (!line.empty()) done.insert(line.substr(0, line.find(',')));
+  return done;
+}
+
+std::string csv_field(std::string text) {
+  for (char& ch : text)
+    if (ch == ',' || ch == '\n') ch = ' ';
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Deployed tuned GEMM library vs the vendor library over a workload"};
+  std::string device = "cpu", workload_name = "dnn-small", out_path;
+  ktune::TimingPolicy policy;
+  policy.min_reps = 5;
+  policy.max_reps = 50;
+  policy.budget_ms = 50;
+  app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--workload", workload_name, "Builtin workload or CSV")->capture_default_str();
+  app.add_option("--out", out_path, "CSV to append to (resumes)")->required();
+  app.add_option("--min-reps", policy.min_reps)->capture_default_str();
+  app.add_option("--max-reps", policy.max_reps)->capture_default_str();
+  app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    ktune::register_builtin();
+    const ktune::Family& family = ktune::find_family("gemm");
+    const ktune::Workload workload = ktune::load_workload(family, workload_name);
+    if (device == "cuda" && !tuned_gemm::cuda_available())
+      throw ktune::Error("tuned_gemm_bench: no CUDA device (or this build has no CUDA backend)");
+    const auto done = done_problems(out_path);
+    const bool fresh = done.empty() && !std::ifstream(out_path).good();
+    std::ofstream out(out_path, std::ios::app);
+    if (!out) throw ktune::Error(fmt::format("cannot open '{}' for writing", out_path));
+    if (fresh) out << kHeader << '\n' << std::flush;
+    size_t index = 0, bad = 0;
+    for (const auto& problem : workload.problems) {
+      ++index;
+      const std::string key = problem.key();
+      if (done.count(key)) continue;
+      const auto shape = ktune::kernels::gemm::shape_of(problem);
+      const uint64_t seed = ktune::kernels::gemm::seed_of(key);
+      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy)
+                                      : tuned_gemm::measure_cpu(shape, seed, policy);
+      std::string networks;
+      for (const auto& t : problem.tags) networks += (networks.empty() ? "" : "+") + t;
+      const double gflop = shape.flops() * 1e-9;
+      const bool ok = r.status == "ok";
+      bad += ok ? 0 : 1;
+      out << fmt::format("{},{},{},{},{:.3e},{},{},{},{},{},{}\n", key, networks, r.config,
+                         r.status, r.rel_error, ok ? fmt::format("{:.6f}", r.deployed_ms) : "",
+                         ok ? fmt::format("{:.3f}", gflop / (r.deployed_ms * 1e-3)) : "",
+                         device == "cuda" ? "cublas" : "openblas",
+                         ok ? fmt::format("{:.6f}", r.vendor_ms) : "",
+                         ok && r.vendor_ms > 0 ? fmt::format("{:.3f}", gflop / (r.vendor_ms * 1e-3))
+                                               : "",
+                         csv_field(r.message))
+          << std::flush;
+      fmt::print("[{}/{}] {} {} {}\n", index, workload.problems.size(), key, r.config,
+                 ok ? fmt::format("{:.1f} vs {:.1f} GFLOP/s", gflop / (r.deployed_ms * 1e-3),
+                                  gflop / (r.vendor_ms * 1e-3))
+                    : r.status + ": " + r.message);
+      std::fflush(stdout);
+    }
+    if (bad) {
+      fmt::print(stderr, "tuned_gemm_bench: {} shapes were not ok (see {})\n", bad, out_path);
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tuned_gemm_bench: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,65 @@
+#pragma once
+// ktune::gemm: FP32 GEMM with BLAS semantics (column-major, C = alpha * op(A) * op(B) + beta * C,
+// C not read when beta == 0), served by a tuned library that ships only the K configs a learned
+// selector chooses between (CMake: ktune_add_tuned_library). A library built with BACKENDS cpu
+// defines the host-pointer overloads, one built with BACKENDS cuda the overloads taking a CUDA
+// stream (device pointers, asynchronous on the stream); link at most one tuned library per
+// backend into a program.
+//
+// Arguments are checked before anything runs: negative sizes, leading dimensions smaller than
+// the stored rows, null pointers where data is read or written, and batch strides that would
+// make the entries of C overlap throw ktune::GemmError naming the argument; nothing is written
+// then. m == 0, n == 0 or batch == 0 do nothing; k == 0 scales C by beta (as BLAS does).
+#include <cstdint>
+#include <stdexcept>
+
+struct CUstream_st;
+
+namespace ktune {
+
+using cudaStream_t = ::CUstream_st*;  // the CUDA runtime's cudaStream_t (nullptr: default stream)
+
+enum class Trans : unsigned char { no, yes };  // op(X) = X or X^T
+
+class GemmError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Host pointers (BACKENDS cpu). Threads: OpenMP.
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc);
+// batch entries i = 0 .. batch-1 at a + i*stride_a, b + i*stride_b, c + i*stride_c (elements);
+// stride 0 for A or B reuses one matrix for every entry.
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float* a, int64_t lda, int64_t stride_a,
+                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                          int64_t ldc, int64_t stride_c, int64_t batch);
+
+// Device pointers, asynchronous on `stream` (BACKENDS cuda). Errors of the CUDA runtime throw
+// std::runtime_error naming the call.
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc, cudaStream_t stream);
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float* a, int64_t lda, int64_t stride_a,
+                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                          int64_t ldc, int64_t stride_c, int64_t batch, cudaStream_t stream);
+
+// What a tuned library ships, for reports and tests.
+struct TunedGemmInfo {
+  const char* backend;         // "cpu" or "cuda"
+  int num_configs;             // K
+  const char* const* configs;  // the K config strings, as in the selector header
+  int baseline;                // index served when the selector cannot decide
+};
+const TunedGemmInfo& tuned_gemm_info_cpu();
+const TunedGemmInfo& tuned_gemm_info_cuda();
+// Index into info.configs the selector picks for a problem (no fallback applied).
+int tuned_gemm_choice_cpu(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          int64_t batch);
+int tuned_gemm_choice_cuda(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                           int64_t batch);
+
+}  // namespace ktune

@@ -1,0 +1,152 @@
+#pragma once
+// The evaluation protocol of the stencil seed paper (Cummins et al., "Autotuning OpenCL
+// Workgroup Size for Stencil Patterns"), generic over families: it needs only the problem
+// features the requested splits use (program for synthetic-real and program; rows and cols for
+// size) and works on any number of devices.
+//
+// Data: one Dataset per device, merged into one problem set whose rows are (device, problem),
+// keys "<device>/<problem key>", features = the problem features followed by the device's
+// hardware features ("device_<name>"; only those every device has). Columns are the union of
+// the devices' configs; a config a device never measured is invalid and illegal there.
+// legal(r, c): the config exists for the row's device and was not `refused` (a failed or wrong
+// run is legal but not valid); valid(r, c): it ran and counts (Dataset::valid).
+//
+// Splits: cv10 (seeded k-fold), synthetic-real (train on program == 0, test on program != 0),
+// device (leave one device out; only with >= 2 devices), program (leave each real program out;
+// training keeps the synthetic and the other programs), size (leave each (rows, cols) out).
+// Every split's folds are pooled: each test problem is predicted once per fold it is held out in.
+//
+// Methods, each trained on the fold's training problems with every config as a candidate:
+//  - classifier × fallback: the Selector of that name (label = the oracle config); when its pick
+//    is not valid on the problem, the fallback (baseline / random / nearest) serves instead;
+//  - reg-runtime, reg-speedup: the Selector regressors' scores rank every config; the served one
+//    is the best-ranked valid config (refused ones are dropped as it goes; fallback "next-best");
+//  - fixed: the baseline (best single config of the training problems, see below) and the
+//    expert config (32x4), for reference; fallback "safe-order".
+//
+// Metrics per (split, method, model, fallback), over the pooled test problems:
+//  pct_of_oracle   100 × geomean(perf(served) / perf(oracle)); a problem where nothing could be
+//                  served counts as 1e-3 (as in evaluate.hpp)
+//  speedup vs baseline: perf(served) / perf(baseline) per problem; median and arithmetic mean.
+//                  baseline = the head of safe_order(train) (valid on the most training problems,
+//                  then best geomean of perf/oracle): the best fixed config legal everywhere in
+//                  training when one exists. On a test problem where it is not valid, the next
+//                  valid config along that order stands in.
+//  speedup vs expert: median of perf(served) / perf(expert); where the expert config is missing or
+//                  not valid on a problem, the first valid config along the same safe order
+//                  stands in (counted in expert_substituted), as the baseline does.
+//  accuracy        fraction whose pick (before any fallback) is the oracle config
+//  validity        fraction whose pick is legal for the row's device
+//  refused_rate    fraction whose pick is not valid (refused, illegal or failed): fallback used
+//  predict_ns      mean wall time of one prediction including the fallback
+#include <Eigen/Dense>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ktune/dataset.hpp"
+#include "ktune/ml/evaluate.hpp"
+#include "ktune/ml/selector.hpp"
+
+namespace ktune::ml {
+
+// One device's slice with what the protocol needs beyond the Dataset.
+struct DeviceData {
+  Dataset data;
+  std::vector<std::pair<std::string, double>> device_features;  // may be empty
+  BoolMatrix legal;                                             // rows × cols; empty = data.valid
+};
+
+// Every device of `family` in a store (.sqlite/.db), CSV export or T4 file; device empty = all
+// devices present. legal comes from the measurement statuses (not refused); device features
+// from the store's device table (CSV and T4 carry none).
+std::vector<DeviceData> load_device_data(const std::string& path, const std::string& device = "",
+                                         const std::string& family = "");
+
+struct MergedData {
+  Dataset data;
+  std::vector<std::string> devices;  // slugs, in input order
+  std::vector<int> device_of;        // per row: index into devices
+  BoolMatrix legal;                  // rows × cols
+};
+
+// Throws Error when the parts disagree on the family or the problem feature names, or when a
+// device appears twice.
+MergedData merge_devices(const std::vector<DeviceData>& parts);
+
+// A named protocol split: its folds (each a train/test pair of row indices).
+struct SplitFolds {
+  std::string name;
+  std::vector<Split> folds;
+};
+
+// Seeded k-fold partition (k clamped to the number of rows; an Error below 2 rows).
+SplitFolds kfold_splits(const MergedData& d, int k, uint64_t seed);
+// The following throw Error naming the split and the missing feature when it is absent, and when
+// the split would leave a side empty.
+SplitFolds synthetic_real_split(const MergedData& d);
+SplitFolds leave_one_program_out(const MergedData& d);
+SplitFolds leave_one_size_out(const MergedData& d);
+SplitFolds leave_one_device_out(const MergedData& d);  // Error with fewer than 2 devices
+
+// Index of a feature by name, or an Error naming `what` and listing the features present.
+Eigen::Index require_feature(const Dataset& d, const std::string& name, const std::string& what);
+
+struct StencilEvalOptions {
+  // cv10 (any k via folds), synthetic-real, device, program, size. "device" is skipped with a note
+  // when there is only one device; any other split that cannot be made is an Error.
+  std::vector<std::string> splits{"cv10", "synthetic-real", "device", "program", "size"};
+  int folds = 10;
+  uint64_t seed = 0;
+  std::vector<std::string> classifiers{"tree-a", "forest", "naive-bayes", "logreg", "svm-rbf"};
+  std::vector<Fallback> fallbacks{Fallback::baseline, Fallback::random, Fallback::nearest};
+  std::vector<std::string> regressors{"reg-runtime", "reg-speedup"};
+  std::string expert = "32x4";  // a config name, or the value of its single param ("wg=32x4")
+  int threads = 0;              // 0 = OpenMP default
+};
+
+struct StencilMetrics {
+  std::string split, method, model, fallback;
+  int problems = 0;
+  double pct_of_oracle = 0, median_speedup_vs_baseline = 0, mean_speedup_vs_baseline = 0,
+         median_speedup_vs_expert = 0, accuracy = 0, validity = 0, refused_rate = 0, predict_ns = 0;
+  std::vector<double> ratios;  // per test problem: perf(served) / perf(oracle), floored
+};
+
+struct StencilEvalResult {
+  std::string family;
+  std::vector<std::string> devices;
+  Eigen::Index problems = 0, configs = 0;
+  std::string expert_config;  // the matched column name ("" when absent everywhere)
+  std::vector<std::pair<std::string, int>> split_folds;         // split → number of folds
+  std::vector<std::pair<std::string, int>> expert_substituted;  // split → test problems
+  std::vector<std::string> notes;
+  std::vector<StencilMetrics> rows;
+  double seconds = 0;
+};
+
+// One held-out problem's outcome, and the pooled metrics (exposed for tests).
+struct PredictionRecord {
+  Eigen::Index row = 0;                                                     // into the merged data
+  Eigen::Index pick = 0, served = 0, oracle = 0, baseline = 0, expert = 0;  // columns
+  double ns = 0;
+};
+StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records);
+
+// The served config for a ranking of candidates (best first): the first valid one, or the head
+// when none is valid.
+Eigen::Index first_valid(const MergedData& d, Eigen::Index row,
+                         const std::vector<Eigen::Index>& ranking);
+
+StencilEvalResult evaluate_stencil(const MergedData& data, const StencilEvalOptions& options);
+
+// CSV columns, exactly: method,model,fallback,split,pct_of_oracle,median_speedup_vs_baseline,
+// mean_speedup_vs_baseline,median_speedup_vs_expert,accuracy,validity,refused_rate,predict_ns
+void write_stencil_csv(const StencilEvalResult& r, std::ostream& out);
+// Per split a table of every method, the distribution of % of oracle (quartiles) for the best
+// ones, and the seed paper's headline figures beside ours.
+void write_stencil_markdown(const StencilEvalResult& r, std::ostream& out);
+
+}  // namespace ktune::ml

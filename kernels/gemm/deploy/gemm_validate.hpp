@@ -1,0 +1,64 @@
+#pragma once
+// Argument checks of the public ktune::gemm API (include/ktune/gemm.hpp), shared by the CPU and
+// CUDA tuned libraries. Header-only and inline: two tuned libraries in one program share it.
+#include <string>
+#include <utility>
+
+#include "ktune/gemm.hpp"
+
+namespace ktune::kernels::gemm::deploy {
+
+// Largest m, n, k accepted: kernels index rows and columns with 32-bit grid coordinates.
+inline constexpr int64_t kMaxDimension = 2147483647;
+
+[[noreturn]] inline void argument_error(const char* function, const std::string& what) {
+  throw GemmError(std::string(function) + ": " + what);
+}
+
+// Throws GemmError naming the first bad argument; returns normally when the call is valid
+// (including the empty cases that do nothing).
+inline void check_gemm_arguments(const char* function, Trans transa, Trans transb, int64_t m,
+                                 int64_t n, int64_t k, const float* a, int64_t lda,
+                                 int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b,
+                                 const float* c, int64_t ldc, int64_t stride_c, int64_t batch) {
+  auto text = [](int64_t v) { return std::to_string(v); };
+  if (transa != Trans::no && transa != Trans::yes)
+    argument_error(function, "transa is neither Trans::no nor Trans::yes");
+  if (transb != Trans::no && transb != Trans::yes)
+    argument_error(function, "transb is neither Trans::no nor Trans::yes");
+  const std::pair<const char*, int64_t> dims[] = {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}};
+  for (const auto& [name, value] : dims) {
+    if (value < 0) argument_error(function, std::string(name) + " = " + text(value) + " is negative");
+    if (value > kMaxDimension)
+      argument_error(function, std::string(name) + " = " + text(value) + " exceeds 2^31 - 1");
+  }
+  // Leading dimensions: at least the stored rows (and at least 1, as BLAS requires).
+  const int64_t rows_a = transa == Trans::no ? m : k;
+  const int64_t rows_b = transb == Trans::no ? k : n;
+  auto check_ld = [&](const char* name, int64_t ld, int64_t rows, const char* stored) {
+    const int64_t need = rows > 1 ? rows : 1;
+    if (ld < need)
+      argument_error(function, std::string(name) + " = " + text(ld) + " is smaller than " +
+                                   stored + " = " + text(need));
+  };
+  check_ld("lda", lda, rows_a, transa == Trans::no ? "the rows of A (m)" : "the rows of A (k)");
+  check_ld("ldb", ldb, rows_b, transb == Trans::no ? "the rows of B (k)" : "the rows of B (n)");
+  check_ld("ldc", ldc, m, "the rows of C (m)");
+  const std::pair<const char*, int64_t> strides[] = {
+      {"stride_a", stride_a}, {"stride_b", stride_b}, {"stride_c", stride_c}};
+  for (const auto& [name, value] : strides)
+    if (value < 0) argument_error(function, std::string(name) + " = " + text(value) + " is negative");
+  if (m == 0 || n == 0 || batch == 0) return;  // nothing is read or written
+  if (c == nullptr) argument_error(function, "C is a null pointer");
+  if (k > 0 && a == nullptr) argument_error(function, "A is a null pointer");
+  if (k > 0 && b == nullptr) argument_error(function, "B is a null pointer");
+  if (batch > 1) {
+    // Entries of C must not overlap: every write then lands in the caller's C.
+    const int64_t extent_c = ldc * (n - 1) + m;
+    if (stride_c < extent_c)
+      argument_error(function, "stride_c = " + text(stride_c) + " is smaller than ldc*(n-1)+m = " +
+                                   text(extent_c) + ": the batch entries of C would overlap");
+  }
+}
+
+}  // namespace ktune::kernels::gemm::deploy

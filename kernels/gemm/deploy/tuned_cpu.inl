@@ -1,0 +1,110 @@
+// CPU half of a tuned GEMM library (ktune_add_tuned_library ... BACKENDS cpu). Included by the
+// source the CMake function generates, after the selector header, with the namespace alias
+// ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
+// time (kernels/gemm/gemm_config.hpp) into the template arguments of its kernel, so the library
+// holds exactly the K configs × 4 transposes and nothing else.
+#include <array>
+#include <cstddef>
+#include <utility>
+
+#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+#include "ktune/gemm.hpp"
+
+namespace {
+
+namespace sel = ktune_tuned_selector;
+using ktune::kernels::gemm::cpu::Args;
+using RunFn = void (*)(const Args&);
+
+template <size_t I, bool TA, bool TB>
+void run_config(const Args& args) {
+  constexpr ktune::kernels::gemm::GemmConfig g = ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
+  static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
+  static_assert(ktune::kernels::gemm::runs_on_cpu(g.kind),
+                "the selector header ships a config whose kind has no CPU kernel");
+  if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
+    ktune::kernels::gemm::cpu::gemm_seed<g.seed.r, g.seed.a, g.seed.c, TA, TB>(args, g.seed.wg_x,
+                                                                       g.seed.wg_y);
+  } else {
+    ktune::kernels::gemm::cpu::gemm_packed<g.packed.mr, g.packed.nr, TA, TB>(args, g.packed.kc,
+                                                                    g.packed.mc, g.packed.nc);
+  }
+}
+
+// kRunners[config][transa * 2 + transb]
+template <size_t... I>
+constexpr std::array<std::array<RunFn, 4>, sizeof...(I)> make_runners(std::index_sequence<I...>) {
+  return {{{&run_config<I, false, false>, &run_config<I, false, true>, &run_config<I, true, false>,
+            &run_config<I, true, true>}...}};
+}
+constexpr auto kRunners = make_runners(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64_t k,
+           int64_t batch) {
+  const int pick = sel::select(transa == ktune::Trans::yes ? 1 : 0,
+                               transb == ktune::Trans::yes ? 1 : 0, m, n, k, batch);
+  return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
+}
+
+}  // namespace
+
+namespace ktune {
+
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float* a, int64_t lda, int64_t stride_a,
+                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                          int64_t ldc, int64_t stride_c, int64_t batch) {
+  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda, stride_a, b,
+                                     ldb, stride_b, c, ldc, stride_c, batch);
+  if (m == 0 || n == 0 || batch == 0) return;
+  Args args;
+  args.transa = transa == Trans::yes;
+  args.transb = transb == Trans::yes;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.batch = batch;
+  args.alpha = alpha;
+  args.beta = beta;
+  args.a = a;
+  args.lda = lda;
+  args.stride_a = stride_a;
+  args.b = b;
+  args.ldb = ldb;
+  args.stride_b = stride_b;
+  args.c = c;
+  args.ldc = ldc;
+  args.stride_c = stride_c;
+  if (k == 0) {  // C = beta * C (C not read when beta == 0), as BLAS defines it
+    for (int64_t e = 0; e < batch; ++e)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+          float& out = c[e * stride_c + j * ldc + i];
+          out = beta == 0.f ? 0.f : beta * out;
+        }
+    return;
+  }
+  const int pick = choose(transa, transb, m, n, k, batch);
+  kRunners[size_t(pick)][size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0))](args);
+}
+
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc) {
+  gemm_strided_batched(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1);
+}
+
+const TunedGemmInfo& tuned_gemm_info_cpu() {
+  static const TunedGemmInfo info{"cpu", sel::kNumConfigs, sel::kConfigs, sel::kBaseline};
+  return info;
+}
+
+int tuned_gemm_choice_cpu(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          int64_t batch) {
+  return choose(transa, transb, m, n, k, batch);
+}
+
+}  // namespace ktune

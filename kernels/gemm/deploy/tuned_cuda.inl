@@ -1,0 +1,185 @@
+// CUDA half of a tuned GEMM library (ktune_add_tuned_library ... BACKENDS cuda), compiled by
+// nvcc. Included by the generated source after the selector header, with the namespace alias
+// ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
+// time into the template arguments of its kernel from the same headers the NVRTC sweep
+// compiles (gemm_seed.cuh, gemm_tiled.cuh), and launched with the same geometry code.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kernels/gemm/cuda/gemm_seed.cuh"
+#include "kernels/gemm/cuda/gemm_seed_launch.hpp"
+#include "kernels/gemm/cuda/gemm_tiled.cuh"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+#include "ktune/gemm.hpp"
+
+namespace {
+
+namespace sel = ktune_tuned_selector;
+
+struct CudaArgs {
+  bool transa, transb;
+  long long m, n, k, batch;
+  float alpha, beta;
+  const float* a;
+  long long lda, stride_a;
+  const float* b;
+  long long ldb, stride_b;
+  float* c;
+  long long ldc, stride_c;
+  cudaStream_t stream;
+};
+
+enum class Launch { ok, refused };
+using LaunchFn = Launch (*)(const CudaArgs&);
+
+[[noreturn]] void cuda_failure(const std::string& what, cudaError_t error) {
+  throw std::runtime_error("ktune::gemm: " + what + ": " + cudaGetErrorName(error) + ": " +
+                           cudaGetErrorString(error));
+}
+
+// Resource and configuration errors at launch mean this config cannot run the problem: the
+// caller tries the next shipped config. They are not sticky, so clear them.
+Launch classify(cudaError_t error, const char* what) {
+  if (error == cudaSuccess) error = cudaGetLastError();
+  if (error == cudaSuccess) return Launch::ok;
+  if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
+    (void)cudaGetLastError();
+    return Launch::refused;
+  }
+  cuda_failure(what, error);
+}
+
+template <int R, int A, int C>
+Launch launch_seed(const ktune::kernels::gemm::SeedParams& p, const CudaArgs& g) {
+  // The grid holds at most 65535 batch entries: launch larger batches in chunks.
+  for (long long first = 0; first < g.batch; first += 65535) {
+    const long long count = g.batch - first < 65535 ? g.batch - first : 65535;
+    const auto geometry = ktune::kernels::gemm::cuda::seed_geometry(p, g.m, g.n, count);
+    if (geometry.refusal) return Launch::refused;
+    const Launch outcome = classify(
+        ktune::kernels::gemm::cuda::launch_seed_kernel(
+            reinterpret_cast<const void*>(&ktune_gemm_seed<R, A, C>), geometry, g.transa,
+            g.transb, g.m, g.n, g.k, g.alpha, g.a + first * g.stride_a, g.lda, g.stride_a,
+            g.b + first * g.stride_b, g.ldb, g.stride_b, g.beta, g.c + first * g.stride_c, g.ldc,
+            g.stride_c, g.stream),
+        "launch of the seed kernel");
+    if (outcome != Launch::ok) return outcome;
+  }
+  return Launch::ok;
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int VEC, int DB, int TA, int TB>
+Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
+  const void* kernel =
+      reinterpret_cast<const void*>(&ktune_gemm_tiled<BM, BN, BK, TM, TN, VEC, DB, TA, TB>);
+  const void* reduce = reinterpret_cast<const void*>(&ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>);
+  const long long chunk = 65535 / p.splits;  // grid z = batch entries * splits
+  for (long long first = 0; first < g.batch; first += chunk) {
+    const long long count = g.batch - first < chunk ? g.batch - first : chunk;
+    float* workspace = nullptr;
+    const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
+    if (floats > 0) {
+      // Stream-ordered allocation from the device's memory pool: cheap after the first call,
+      // and safe with concurrent calls on other streams.
+      const cudaError_t error =
+          cudaMallocAsync(reinterpret_cast<void**>(&workspace), floats * sizeof(float), g.stream);
+      if (error != cudaSuccess) cuda_failure("cudaMallocAsync(split-K workspace)", error);
+    }
+    const auto launch = ktune::kernels::gemm::cuda::launch_tiled(
+        kernel, 1024, reduce, p, g.transa, g.transb, g.m, g.n, g.k, count, g.alpha,
+        g.a + first * g.stride_a, g.lda, g.stride_a, g.b + first * g.stride_b, g.ldb, g.stride_b,
+        g.beta, g.c + first * g.stride_c, g.ldc, g.stride_c, workspace, g.stream);
+    if (workspace) {
+      const cudaError_t error = cudaFreeAsync(workspace, g.stream);
+      if (error != cudaSuccess) cuda_failure("cudaFreeAsync(split-K workspace)", error);
+    }
+    if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
+    if (launch.refused) return Launch::refused;
+  }
+  return Launch::ok;
+}
+
+template <size_t I, bool TA, bool TB>
+Launch run_config(const CudaArgs& args) {
+  constexpr ktune::kernels::gemm::GemmConfig g = ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
+  static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
+  static_assert(ktune::kernels::gemm::runs_on_cuda(g.kind),
+                "the selector header ships a config whose kind has no CUDA kernel");
+  if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
+    return launch_seed<g.seed.r, g.seed.a, g.seed.c>(g.seed, args);
+  } else {
+    constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
+    return launch_blocked<p.bm, p.bn, p.bk, p.tm, p.tn, p.vec, p.db, TA ? 1 : 0, TB ? 1 : 0>(
+        p, args);
+  }
+}
+
+// kLaunchers[config][transa * 2 + transb]
+template <size_t... I>
+constexpr std::array<std::array<LaunchFn, 4>, sizeof...(I)> make_launchers(
+    std::index_sequence<I...>) {
+  return {{{&run_config<I, false, false>, &run_config<I, false, true>,
+            &run_config<I, true, false>, &run_config<I, true, true>}...}};
+}
+constexpr auto kLaunchers = make_launchers(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64_t k,
+           int64_t batch) {
+  const int pick = sel::select(transa == ktune::Trans::yes ? 1 : 0,
+                               transb == ktune::Trans::yes ? 1 : 0, m, n, k, batch);
+  return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
+}
+
+}  // namespace
+
+namespace ktune {
+
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                          float alpha, const float* a, int64_t lda, int64_t stride_a,
+                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
+                          int64_t ldc, int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda, stride_a, b,
+                                     ldb, stride_b, c, ldc, stride_c, batch);
+  if (m == 0 || n == 0 || batch == 0) return;
+  const CudaArgs args{transa == Trans::yes, transb == Trans::yes, m, n, k, batch, alpha, beta,
+                      a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c,
+                      reinterpret_cast<::cudaStream_t>(stream)};
+  const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
+  // The selector's pick first; if the device refuses it, the shipped configs in the order of
+  // how widely they ran in the sweep.
+  const int pick = choose(transa, transb, m, n, k, batch);
+  if (kLaunchers[size_t(pick)][transposes](args) == Launch::ok) return;
+  for (int index : sel::kSafeOrder) {
+    if (index == pick) continue;
+    if (kLaunchers[size_t(index)][transposes](args) == Launch::ok) return;
+  }
+  throw std::runtime_error("ktune::gemm: the device refused every shipped config for m = " +
+                           std::to_string(m) + ", n = " + std::to_string(n) +
+                           ", k = " + std::to_string(k));
+}
+
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+          int64_t ldc, cudaStream_t stream) {
+  gemm_strided_batched(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1,
+                       stream);
+}
+
+const TunedGemmInfo& tuned_gemm_info_cuda() {
+  static const TunedGemmInfo info{"cuda", sel::kNumConfigs, sel::kConfigs, sel::kBaseline};
+  return info;
+}
+
+int tuned_gemm_choice_cuda(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+                           int64_t batch) {
+  return choose(transa, transb, m, n, k, batch);
+}
+
+}  // namespace ktune

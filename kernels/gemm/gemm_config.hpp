@@ -1,0 +1,175 @@
+#pragma once
+// A GEMM config decoded into the template parameters of its kernel kind. Self-contained
+// (C++17/20, no ktune or standard-library dependencies beyond <string_view>) and constexpr, so
+// the same parser serves the sweep at run time and the deployed library at compile time, where
+// nvcc and g++ turn the selector header's config strings into template instantiations.
+//
+// Kinds and their config strings (the seed kind keeps the seed paper's spelling, without kind=):
+//   seed    r=2;a=4;c=8;wg=16x16                               CPU and CUDA
+//   tiled   kind=tiled;bm=128;bn=128;bk=8;tm=8;tn=8;vec=4;db=1  CUDA: shared-memory tiles
+//   splitk  kind=splitk;bm=64;bn=64;bk=16;tm=4;tn=4;vec=4;db=1;splits=8
+//                                                              CUDA: tiled over K slices + reduce
+//   packed  kind=packed;mr=16;nr=6;kc=256;mc=96;nc=2048       CPU: packing, cache blocking,
+//                                                              SIMD register-blocked micro-kernel
+#include <string_view>
+
+namespace ktune::kernels::gemm {
+
+enum class Kind { seed, tiled, splitk, packed };
+
+// Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
+// (wg_x along M, wg_y along N).
+struct SeedParams {
+  int r = 1, a = 1, c = 1, wg_x = 1, wg_y = 1;
+};
+
+// Shared-memory tiled kernel: block tile bm×bn, K step bk, thread tile tm×tn, global loads of
+// vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk).
+struct BlockedParams {
+  int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
+  constexpr int threads() const { return (bm / tm) * (bn / tn); }
+};
+
+// CPU packed kernel: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
+// kc×nc of B packed into contiguous panels.
+struct PackedParams {
+  int mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
+};
+
+struct GemmConfig {
+  Kind kind = Kind::seed;
+  SeedParams seed{};
+  BlockedParams blocked{};
+  PackedParams packed{};
+  bool valid = false;  // false: the text did not parse (see parse_gemm_config)
+};
+
+namespace config_detail {
+
+constexpr bool parse_int(std::string_view s, int& out) {
+  if (s.empty() || s.size() > 9) return false;
+  int v = 0;
+  for (char ch : s) {
+    if (ch < '0' || ch > '9') return false;
+    v = v * 10 + (ch - '0');
+  }
+  out = v;
+  return true;
+}
+
+// "16x8" -> (16, 8)
+constexpr bool parse_pair(std::string_view s, int& x, int& y) {
+  const size_t sep = s.find('x');
+  if (sep == std::string_view::npos) return false;
+  return parse_int(s.substr(0, sep), x) && parse_int(s.substr(sep + 1), y);
+}
+
+constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view value, int& seen) {
+  int* slot = nullptr;
+  if (name == "kind") {
+    if (value == "seed")
+      g.kind = Kind::seed;
+    else if (value == "tiled")
+      g.kind = Kind::tiled;
+    else if (value == "splitk")
+      g.kind = Kind::splitk;
+    else if (value == "packed")
+      g.kind = Kind::packed;
+    else
+      return false;
+    return true;
+  }
+  if (name == "wg") {
+    seen |= 1 << 3;
+    return parse_pair(value, g.seed.wg_x, g.seed.wg_y);
+  }
+  struct Field {
+    std::string_view name;
+    int* slot;
+    int bit;
+  };
+  const Field fields[] = {{"r", &g.seed.r, 0},
+                          {"a", &g.seed.a, 1},
+                          {"c", &g.seed.c, 2},
+                          {"bm", &g.blocked.bm, 4},
+                          {"bn", &g.blocked.bn, 5},
+                          {"bk", &g.blocked.bk, 6},
+                          {"tm", &g.blocked.tm, 7},
+                          {"tn", &g.blocked.tn, 8},
+                          {"vec", &g.blocked.vec, 9},
+                          {"db", &g.blocked.db, 10},
+                          {"splits", &g.blocked.splits, 11},
+                          {"mr", &g.packed.mr, 12},
+                          {"nr", &g.packed.nr, 13},
+                          {"kc", &g.packed.kc, 14},
+                          {"mc", &g.packed.mc, 15},
+                          {"nc", &g.packed.nc, 16}};
+  for (const Field& f : fields) {
+    if (f.name == name) {
+      slot = f.slot;
+      seen |= 1 << f.bit;
+      break;
+    }
+  }
+  return slot != nullptr && parse_int(value, *slot);
+}
+
+// Bits of the params each kind requires (and accepts).
+constexpr int required_bits(Kind kind) {
+  switch (kind) {
+    case Kind::seed:
+      return 0xF;
+    case Kind::tiled:
+      return 0x7F0;
+    case Kind::splitk:
+      return 0xFF0;
+    case Kind::packed:
+      return 0x1F000;
+  }
+  return 0;
+}
+
+}  // namespace config_detail
+
+// Parses a canonical config string (params in any order). Returns valid == false for unknown
+// names, values that are not non-negative integers, and missing or foreign params of the kind.
+constexpr GemmConfig parse_gemm_config(std::string_view text) {
+  GemmConfig g;
+  int seen = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t semi = text.find(';', pos);
+    if (semi == std::string_view::npos) semi = text.size();
+    const std::string_view item = text.substr(pos, semi - pos);
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return GemmConfig{};
+    if (!config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen)) {
+      return GemmConfig{};
+    }
+  }
+  if (seen != config_detail::required_bits(g.kind)) return GemmConfig{};
+  if (g.kind == Kind::tiled) g.blocked.splits = 1;
+  g.valid = true;
+  return g;
+}
+
+constexpr const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::seed:
+      return "seed";
+    case Kind::tiled:
+      return "tiled";
+    case Kind::splitk:
+      return "splitk";
+    case Kind::packed:
+      return "packed";
+  }
+  return "?";
+}
+
+constexpr bool runs_on_cpu(Kind kind) { return kind == Kind::seed || kind == Kind::packed; }
+constexpr bool runs_on_cuda(Kind kind) { return kind != Kind::packed; }
+
+}  // namespace ktune::kernels::gemm

@@ -1,0 +1,188 @@
+// The stencil family's CPU backend: every work-group config verified against the plain
+// reference on poisoned output, then timed. Maximum work-group size: 1024 cells (the space's
+// largest), so the CPU refuses nothing by size; its "local memory" is a heap buffer per thread.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "kernels/stencil/cpu/stencil_cpu.hpp"
+#include "kernels/stencil/cpu/stencil_cpu_kernel.hpp"
+#include "kernels/stencil/stencil_family.hpp"
+#include "kernels/stencil/stencil_reference.hpp"
+#include "ktune/error.hpp"
+
+namespace ktune::stencil {
+
+namespace {
+
+constexpr int kCpuMaxWorkGroup = 1024;
+
+template <typename T>
+void run_typed(const Scenario& s, const cpu::Geometry& g, const T* in, T* out) {
+  using cpu::Staged;
+  switch (s.program) {
+    case Program::synthetic:
+      cpu::run_tiled(g, in, out, cpu::Synthetic<T>{s.north, s.south, s.east, s.west, s.heavy});
+      return;
+    case Program::gaussian:
+      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_gaussian<T>(v); });
+      return;
+    case Program::life:
+      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_life<T>(v); });
+      return;
+    case Program::heat:
+      if constexpr (!std::is_integral_v<T>) {
+        cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_heat<T>(v); });
+        return;
+      }
+      break;
+    case Program::sobel:
+      if constexpr (!std::is_integral_v<T>) {
+        cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_sobel<T>(v); });
+        return;
+      }
+      break;
+    case Program::nms:
+      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_nms<T>(v); });
+      return;
+    case Program::threshold:
+      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_threshold<T>(v); });
+      return;
+  }
+  throw Error(fmt::format("stencil cpu: program {} does not take type {}", program_name(s.program),
+                          type_name(s.type)));
+}
+
+}  // namespace
+
+// Runs one scenario with one work-group on the CPU (also used by tests).
+void run_cpu(const Scenario& s, const WorkGroup& wg, const HostMatrix& in, HostMatrix& out) {
+  if (wg.rows < 1 || wg.cols < 1) throw Error("stencil cpu: work-group sizes must be positive");
+  cpu::Geometry g;
+  g.rows = s.rows;
+  g.cols = s.cols;
+  g.north = s.north;
+  g.south = s.south;
+  g.east = s.east;
+  g.west = s.west;
+  g.clamp = s.boundary == Boundary::clamp;
+  g.wg_rows = wg.rows;
+  g.wg_cols = wg.cols;
+  switch (s.type) {
+    case ElemType::i32:
+      run_typed(s, g, in.data<int32_t>(), out.data<int32_t>());
+      return;
+    case ElemType::f32:
+      run_typed(s, g, in.data<float>(), out.data<float>());
+      return;
+    case ElemType::f64:
+      run_typed(s, g, in.data<double>(), out.data<double>());
+      return;
+  }
+}
+
+namespace {
+
+class CpuSession final : public ProblemSession {
+ public:
+  CpuSession(const Family& family, const Problem& problem, double llc_bytes)
+      : family_(family), scenario_(scenario_of(problem)) {
+    inputs_.push_back(random_input(scenario_, seed_of(problem.key())));
+    reference_ = reference_stencil(scenario_, inputs_.front());
+    outputs_.emplace_back(scenario_.type, scenario_.rows, scenario_.cols);
+    // Rotate copies when a problem fits in the last-level cache, so timings are not of a
+    // cache-resident rerun (as the GEMM backend does).
+    const double bytes = 2.0 * double(inputs_.front().bytes.size());
+    const int copies = int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
+    for (int i = 1; i < copies; ++i) {
+      inputs_.push_back(inputs_.front());
+      outputs_.push_back(outputs_.front());
+    }
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    Outcome out;
+    const WorkGroup wg = work_group_of(family_.space(), config);
+    if (wg.size() > kCpuMaxWorkGroup) {
+      out.status = Status::refused;
+      out.message = fmt::format("work-group {}x{} = {} cells exceeds the cpu maximum of {}",
+                                wg.rows, wg.cols, wg.size(), kCpuMaxWorkGroup);
+      return out;
+    }
+    try {
+      // Verify on poisoned output first: an unwritten cell fails the check.
+      poison(outputs_.front());
+      run_cpu(scenario_, wg, inputs_.front(), outputs_.front());
+      const Verdict verdict = verify(scenario_, outputs_.front(), reference_);
+      out.rel_error = verdict.rel_error;
+      if (!verdict.ok) {
+        out.status = Status::wrong;
+        out.message = verdict.message;
+        return out;
+      }
+      size_t next = 0;
+      out.timing = time_adaptive(
+          [&] {
+            const size_t i = next++ % inputs_.size();
+            const auto start = std::chrono::steady_clock::now();
+            run_cpu(scenario_, wg, inputs_[i], outputs_[i]);
+            const auto stop = std::chrono::steady_clock::now();
+            return std::chrono::duration<double, std::milli>(stop - start).count();
+          },
+          policy);
+      if (out.timing.reps == 0) {
+        out.status = Status::timeout;
+        out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
+        return out;
+      }
+      out.status = Status::ok;
+    } catch (const std::exception& e) {
+      out.status = Status::failed;
+      out.message = e.what();
+    }
+    return out;
+  }
+
+  std::vector<std::string> vendors() const override { return {}; }
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy&) override {
+    throw Error(fmt::format("vendor '{}' is not available for stencils on the cpu", vendor));
+  }
+
+ private:
+  const Family& family_;
+  Scenario scenario_;
+  std::vector<HostMatrix> inputs_, outputs_;
+  HostMatrix reference_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Family& family) : family_(family), device_(query_cpu_device()) {
+    llc_bytes_ = 32.0 * 1024 * 1024;
+    for (const auto& [name, value] : device_.features)
+      if (name == "l3_bytes" || (name == "l2_bytes" && value > llc_bytes_)) llc_bytes_ = value;
+  }
+  const DeviceInfo& device() const override { return device_; }
+  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
+    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
+  }
+
+ private:
+  const Family& family_;
+  DeviceInfo device_;
+  double llc_bytes_;
+};
+
+}  // namespace
+
+void register_cpu_backend() {
+  register_backend("stencil", "cpu",
+                   [](const Family& family, int index) -> std::unique_ptr<Backend> {
+                     if (index != 0)
+                       throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
+                     return std::make_unique<CpuBackend>(family);
+                   });
+}
+
+}  // namespace ktune::stencil

@@ -1,0 +1,366 @@
+// The tiled / split-K GEMM kernels (kernels/gemm/cuda/gemm_tiled.cuh) compiled by NVRTC and
+// launched through gemm_tiled_launch.hpp, against the host float64 reference: every block shape
+// of the space, all transposes, edge shapes, padded and odd leading dimensions (scalar
+// fallback), misaligned pointers, batches, alpha/beta, split-K with 2..64 splits, refusals.
+// The compile check of the whole space needs NVRTC only (no GPU).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "src/cuda/cuda_device.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
+
+namespace {
+
+using ktune::cuda::CubinImage;
+using ktune::cuda::LoadedKernel;
+using ktune::cuda::NvrtcRequest;
+using ktune::kernels::gemm::BlockedParams;
+using ktune::kernels::gemm::Shape;
+namespace gcuda = ktune::kernels::gemm::cuda;
+
+bool fits(const BlockedParams& p) {
+  const int threads = p.threads();
+  if (threads < 64 || threads > 256) return false;
+  if ((p.bm + p.bn) * p.bk * 4 * (p.db ? 2 : 1) > 48 * 1024) return false;
+  return (p.bm * p.bk) % (threads * p.vec) == 0 && (p.bn * p.bk) % (threads * p.vec) == 0;
+}
+
+// The tiled space of the Fast GEMM issue (splits = 1).
+std::vector<BlockedParams> tiled_space() {
+  std::vector<BlockedParams> out;
+  for (int bm : {32, 64, 128})
+    for (int bn : {32, 64, 128})
+      for (int bk : {8, 16})
+        for (int tm : {4, 8})
+          for (int tn : {4, 8})
+            for (int vec : {1, 4})
+              for (int db : {0, 1}) {
+                const BlockedParams p{bm, bn, bk, tm, tn, vec, db, 1};
+                if (fits(p)) out.push_back(p);
+              }
+  return out;
+}
+
+// The split-K kernels (one per tile; splits is a launch argument), with splits = 2.
+std::vector<BlockedParams> splitk_kernels() {
+  std::vector<BlockedParams> out;
+  for (int bm : {32, 64})
+    for (int bn : {32, 64})
+      for (int bk : {16, 32}) {
+        const BlockedParams p{bm, bn, bk, 4, 4, 4, 1, 2};
+        if (fits(p)) out.push_back(p);
+      }
+  return out;
+}
+
+NvrtcRequest tiled_request(const BlockedParams& p, bool ta, bool tb, const std::string& arch) {
+  return {gcuda::embedded_source("gemm_tiled.cuh"),
+          "gemm_tiled.cu",
+          gcuda::tiled_name_expression(p, ta, tb),
+          arch,
+          {"--std=c++17"}};
+}
+
+std::string describe(const BlockedParams& p, bool ta, bool tb) {
+  return gcuda::tiled_name_expression(p, ta, tb) + " splits=" + std::to_string(p.splits);
+}
+
+TEST(TiledGemmHost, NameExpressionWorkspaceAndKChunk) {
+  const BlockedParams p{128, 128, 8, 8, 8, 4, 1, 1};
+  EXPECT_EQ(gcuda::tiled_name_expression(p, false, false),
+            "ktune_gemm_tiled<128,128,8,8,8,4,1,0,0>");
+  EXPECT_EQ(gcuda::tiled_name_expression(p, true, false),
+            "ktune_gemm_tiled<128,128,8,8,8,4,1,1,0>");
+  EXPECT_EQ(gcuda::tiled_workspace_floats(p, 100, 50, 3), 0u);
+  const BlockedParams s{64, 32, 16, 4, 4, 4, 1, 8};
+  EXPECT_EQ(gcuda::tiled_workspace_floats(s, 100, 50, 3), 100u * 50u * 3u * 8u);
+  EXPECT_EQ(gcuda::tiled_k_chunk(s, 1000), 128);  // ceil(1000 / 8) = 125 -> 128
+  EXPECT_EQ(gcuda::tiled_k_chunk(s, 5), 16);      // never below one K tile
+  EXPECT_EQ(gcuda::tiled_k_chunk(s, 0), 16);
+  EXPECT_STREQ(gcuda::kSplitkReduceName, "ktune_gemm_splitk_reduce<256>");
+  EXPECT_EQ(tiled_space().size(), 178u);
+  EXPECT_EQ(splitk_kernels().size(), 8u);
+}
+
+// NVRTC only: every kernel of both kinds compiles for sm_90 (transposes cycle over the configs,
+// so each transpose pair is compiled for a quarter of the space), plus the reduction kernel.
+TEST(TiledGemmNvrtc, EveryConfigOfBothKindsCompilesForSm90) {
+  ktune::test::ScopedCacheDir cache("tiled-all");
+  std::vector<NvrtcRequest> requests;
+  auto configs = tiled_space();
+  for (const BlockedParams& p : splitk_kernels()) configs.push_back(p);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    requests.push_back(tiled_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
+  }
+  requests.push_back({gcuda::embedded_source("gemm_tiled.cuh"),
+                      "gemm_tiled.cu",
+                      gcuda::kSplitkReduceName,
+                      "sm_90",
+                      {"--std=c++17"}});
+  std::vector<std::string> failures(requests.size());
+  std::vector<CubinImage> images(requests.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < requests.size(); i = next++) {
+      try {
+        images[i] = ktune::cuda::compile_cubin(requests[i]);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
+    pool.emplace_back(worker);
+  }
+  worker();
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
+    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
+    EXPECT_NE(images[i].lowered_name.find(i + 1 < requests.size() ? "ktune_gemm_tiled"
+                                                                  : "ktune_gemm_splitk_reduce"),
+              std::string::npos);
+  }
+}
+
+class TiledGemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    KTUNE_REQUIRE_GPU();
+    ktune::cuda::use_device(0);
+    arch_ = ktune::cuda::device_arch(0);
+  }
+
+  const LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
+    const std::string name = gcuda::tiled_name_expression(p, ta, tb);
+    auto& slot = kernels_[name];
+    if (!slot)
+      slot = std::make_unique<LoadedKernel>(
+          ktune::cuda::compile_cubin(tiled_request(p, ta, tb, arch_)), name);
+    return *slot;
+  }
+  const LoadedKernel& reduce() {
+    if (!reduce_) {
+      reduce_ = std::make_unique<LoadedKernel>(
+          ktune::cuda::compile_cubin({gcuda::embedded_source("gemm_tiled.cuh"),
+                                      "gemm_tiled.cu",
+                                      gcuda::kSplitkReduceName,
+                                      arch_,
+                                      {"--std=c++17"}}),
+          gcuda::kSplitkReduceName);
+    }
+    return *reduce_;
+  }
+  // Compiles (in parallel) every kernel the test is about to use.
+  void prepare(const std::vector<BlockedParams>& configs) {
+    std::vector<NvrtcRequest> requests;
+    for (const BlockedParams& p : configs)
+      for (int t = 0; t < 4; ++t) requests.push_back(tiled_request(p, t & 1, t & 2, arch_));
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < requests.size(); i = next++) {
+        (void)ktune::cuda::compile_cubin(requests[i]);  // fills the disk cache
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
+      pool.emplace_back(worker);
+    }
+    worker();
+    for (auto& t : pool) t.join();
+  }
+
+  // C = alpha*op(A)*op(B) + beta*C0 with config p; returns the relative error against the host
+  // float64 reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused.
+  // a_offset shifts A's base pointer by that many floats (misalignment).
+  double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
+             int a_offset = 0, std::vector<float>* out_c = nullptr) {
+    const auto host_a =
+        ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
+    const auto host_b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
+    auto host_c = ktune::kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
+    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
+    const auto ref = ktune::kernels::gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha,
+                                                 beta, host_c.data());
+    auto a = ktune::test::upload(host_a, "A");
+    auto b = ktune::test::upload(host_b, "B");
+    auto c = ktune::test::upload(host_c, "C");
+    const size_t ws_floats = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
+    ktune::cuda::DeviceBuffer<float> ws(ws_floats, "workspace");
+    const LoadedKernel& k = kernel(p, s.transa, s.transb);
+    const auto result = gcuda::launch_tiled(
+        k.function(), k.attributes().maxThreadsPerBlock,
+        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k, s.batch,
+        alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta,
+        c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
+    EXPECT_EQ(result.error, cudaSuccess) << result.message;
+    if (result.refused) return -1;
+    ktune::cuda::check(cudaDeviceSynchronize(),
+                       "cudaDeviceSynchronize(" + describe(p, s.transa, s.transb) + ")");
+    const auto out = ktune::test::download(c);
+    if (out_c) *out_c = out;
+    return ktune::kernels::gemm::relative_error(s, out.data(), ref);
+  }
+
+  std::string arch_;
+  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;
+  std::unique_ptr<LoadedKernel> reduce_;
+};
+
+Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch,
+                 int64_t pad = 0) {
+  Shape s;
+  s.transa = transa, s.transb = transb;
+  s.m = m, s.n = n, s.k = k, s.batch = batch;
+  s.lda = std::max<int64_t>(1, (transa ? k : m) + pad);
+  s.ldb = std::max<int64_t>(1, (transb ? n : k) + pad);
+  s.ldc = m + pad;
+  return s;
+}
+
+// A sample of the tiled space: every (bm, bn, tm, tn) that passes the constraint, with bk, vec
+// and db varied over the sample (the first fitting variant in a rotating order).
+std::vector<BlockedParams> block_shape_sample() {
+  std::map<std::tuple<int, int, int, int>, std::vector<BlockedParams>> by_shape;
+  for (const BlockedParams& p : tiled_space()) by_shape[{p.bm, p.bn, p.tm, p.tn}].push_back(p);
+  std::vector<BlockedParams> sample;
+  size_t turn = 0;
+  for (auto& [shape, variants] : by_shape) {
+    sample.push_back(variants[turn++ % variants.size()]);
+  }
+  return sample;
+}
+
+TEST_F(TiledGemmTest, EveryBlockShapeAndTransposeMatchesTheReference) {
+  const auto sample = block_shape_sample();
+  ASSERT_EQ(sample.size(), 26u);
+  prepare(sample);
+  int cases = 0;
+  for (const BlockedParams& p : sample) {
+    for (int t = 0; t < 4; ++t) {
+      // Odd padded leading dimensions (scalar fallback), batch 3, beta != 0.
+      const Shape odd = make_shape(t & 1, t & 2, 130, 67, 33, 3, 3);
+      EXPECT_LE(run(p, odd, 1.5f, -0.75f, 100 + cases), ktune::kernels::gemm::error_bound(odd.k))
+          << describe(p, odd.transa, odd.transb) << " odd";
+      // Aligned minimal leading dimensions (vector loads), NaN-poisoned C with beta == 0.
+      const Shape aligned = make_shape(t & 1, t & 2, 128, 96, 64, 1);
+      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases), ktune::kernels::gemm::error_bound(aligned.k))
+          << describe(p, aligned.transa, aligned.transb) << " aligned";
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 26 * 4);
+}
+
+TEST_F(TiledGemmTest, EdgeShapesPaddedLeadingDimensionsAndBatches) {
+  const BlockedParams configs[] = {
+      {128, 128, 8, 8, 8, 4, 1, 1}, {32, 32, 16, 4, 4, 1, 0, 1}, {64, 128, 16, 8, 8, 4, 0, 1}};
+  prepare({std::begin(configs), std::end(configs)});
+  const int64_t sizes[] = {1, 3, 33, 127, 130};
+  int cases = 0;
+  for (const BlockedParams& p : configs) {
+    for (int64_t m : sizes)
+      for (int64_t n : sizes)
+        for (int64_t k : {int64_t(1), int64_t(3), int64_t(127), int64_t(130)}) {
+          const int t = cases % 4;
+          const Shape s = make_shape(t & 1, t & 2, m, n, k, cases % 3 == 0 ? 3 : 1, cases % 5);
+          EXPECT_LE(run(p, s, 0.5f, cases % 2 ? 2.0f : 0.0f, 300 + cases),
+                    ktune::kernels::gemm::error_bound(s.k))
+              << describe(p, s.transa, s.transb) << " m=" << m << " n=" << n << " k=" << k
+              << " lda=" << s.lda;
+          ++cases;
+        }
+  }
+}
+
+TEST_F(TiledGemmTest, Vec4FallsBackToScalarLoadsForOddLeadingDimensionsAndMisalignedPointers) {
+  const BlockedParams vec4{64, 64, 16, 8, 8, 4, 1, 1};
+  const BlockedParams vec1{64, 64, 16, 8, 8, 1, 1, 1};
+  for (int t = 0; t < 4; ++t) {
+    for (const BlockedParams& p : {vec4, vec1}) {
+      const Shape odd_ld = make_shape(t & 1, t & 2, 100, 90, 77, 2, 1);  // lds % 4 != 0
+      EXPECT_LE(run(p, odd_ld, 1.0f, 0.0f, 400 + t), ktune::kernels::gemm::error_bound(odd_ld.k))
+          << describe(p, odd_ld.transa, odd_ld.transb);
+      const Shape aligned = make_shape(t & 1, t & 2, 128, 64, 64, 2);
+      EXPECT_LE(run(p, aligned, 1.0f, 0.5f, 500 + t, /*a_offset=*/1),
+                ktune::kernels::gemm::error_bound(aligned.k))
+          << describe(p, aligned.transa, aligned.transb) << " misaligned A";
+    }
+  }
+}
+
+TEST_F(TiledGemmTest, KZeroScalesC) {
+  for (BlockedParams p : {BlockedParams{64, 64, 8, 4, 8, 4, 1, 1}, splitk_kernels().front()}) {
+    const Shape s = make_shape(false, true, 33, 20, 0, 2);
+    EXPECT_LE(run(p, s, 1.0f, 2.0f, 600), ktune::kernels::gemm::error_bound(1)) << describe(p, false, true);
+    std::vector<float> out;
+    EXPECT_EQ(run(p, s, 1.0f, 0.0f, 601, 0, &out), 0.0) << describe(p, false, true);
+    EXPECT_EQ(out[0], 0.0f);  // beta == 0 with k == 0 writes zeros over the NaN
+  }
+}
+
+TEST_F(TiledGemmTest, SplitKEverySplitCountIncludingEmptySplitsIsCorrectAndDeterministic) {
+  prepare(splitk_kernels());
+  int cases = 0;
+  for (BlockedParams p : splitk_kernels()) {
+    for (int splits : {2, 4, 8, 16, 32, 64}) {
+      p.splits = splits;
+      const int t = cases % 4;
+      const Shape deep = make_shape(t & 1, t & 2, 33, 70, 1000, 2, 1);
+      std::vector<float> first, second;
+      EXPECT_LE(run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &first), ktune::kernels::gemm::error_bound(deep.k))
+          << describe(p, deep.transa, deep.transb);
+      run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &second);
+      EXPECT_EQ(first, second) << describe(p, deep.transa, deep.transb) << " not deterministic";
+      // k < splits * bk: trailing splits are empty and must contribute zeros.
+      const Shape shallow = make_shape(t & 2, t & 1, 64, 64, 37, 3);
+      EXPECT_LE(run(p, shallow, 1.0f, 0.0f, 800 + cases), ktune::kernels::gemm::error_bound(shallow.k))
+          << describe(p, shallow.transa, shallow.transb) << " shallow";
+      ++cases;
+    }
+  }
+}
+
+TEST_F(TiledGemmTest, ColumnBlocksBeyondTheGridLimitAreCovered) {
+  const BlockedParams p{32, 32, 8, 4, 4, 1, 0, 1};  // 64 threads
+  const Shape s = make_shape(false, false, 2, 32 * 65535 + 40, 3, 1);
+  EXPECT_LE(run(p, s, 1.0f, 0.0f, 900), ktune::kernels::gemm::error_bound(s.k));
+}
+
+TEST_F(TiledGemmTest, RefusalsAreReportedNotLaunched) {
+  BlockedParams p = splitk_kernels().front();
+  p.splits = 4;
+  const LoadedKernel& k = kernel(p, false, false);
+  ktune::cuda::DeviceBuffer<float> a(64 * 64, "A"), b(64 * 64, "B"), c(64 * 64, "C");
+  auto launch = [&](int max_threads, const void* reduce_fn, float* ws, long long batch) {
+    return gcuda::launch_tiled(k.function(), max_threads, reduce_fn, p, false, false, 64, 64, 64,
+                               batch, 1.0f, a.data(), 64, 0, b.data(), 64, 0, 0.0f, c.data(), 64, 0,
+                               ws, nullptr);
+  };
+  const auto no_workspace = launch(1024, reduce().function(), nullptr, 1);
+  EXPECT_TRUE(no_workspace.refused);
+  EXPECT_NE(no_workspace.message.find("workspace"), std::string::npos) << no_workspace.message;
+  ktune::cuda::DeviceBuffer<float> ws(64 * 64 * 4, "workspace");
+  const auto too_many_threads = launch(32, reduce().function(), ws.data(), 1);
+  EXPECT_TRUE(too_many_threads.refused);
+  EXPECT_NE(too_many_threads.message.find("splits=4"), std::string::npos);
+  const auto grid = launch(1024, reduce().function(), ws.data(), 20000);  // z = 80000
+  EXPECT_TRUE(grid.refused);
+  EXPECT_NE(grid.message.find("grid"), std::string::npos) << grid.message;
+  const auto empty = launch(1024, reduce().function(), ws.data(), 0);
+  EXPECT_FALSE(empty.refused);
+  EXPECT_EQ(empty.error, cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+}  // namespace
