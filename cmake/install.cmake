@@ -12,6 +12,7 @@ install(FILES include/ktune/gemm.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ktu
 # What ktune_add_tuned_library compiles: the kernel headers and the deploy sources.
 install(FILES kernels/gemm/gemm_config.hpp DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm)
 install(FILES kernels/gemm/cpu/gemm_cpu_kernel.hpp kernels/gemm/cpu/gemm_cpu_packed.hpp
+              kernels/gemm/cpu/gemm_cpu_packed_split.hpp
         DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm/cpu)
 install(FILES kernels/gemm/cuda/gemm_seed.cuh kernels/gemm/cuda/gemm_seed_launch.hpp
               kernels/gemm/cuda/gemm_tiled.cuh kernels/gemm/cuda/gemm_tiled_launch.hpp

@@ -3,17 +3,20 @@
 # paper is about), built as shared libraries by ktune_add_tuned_library from the selector
 # headers in examples/tuned-gemm/selectors. Writes results/binary-size.{csv,md}.
 #   scripts/binary_size.sh [build-dir]
+#   EXCLUDE=REGEX leaves out matching targets (e.g. 'cuda_kall', hundreds of nvcc kernels).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-size}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_TESTS=OFF -DKTUNE_BENCH=OFF \
   -DKTUNE_BINARY_SIZE=ON -DKTUNE_NATIVE=OFF > /dev/null
-targets=$(ninja -C "$build" -t targets all | awk -F: '/^ktune_size_[a-z]+_k[0-9a-z]+:/ { print $1 }' | sort -u)
+targets=$(ninja -C "$build" -t targets all | awk -F: '/^ktune_size_[a-z]+_k[0-9a-z]+:/ { print $1 }' |
+  sort -u | grep -Ev "${EXCLUDE:-^$}")
 cmake --build "$build" -j"$(nproc)" --target $targets
 
 csv=results/binary-size.csv
 echo "backend,selector,configs,instantiations,file_bytes,text_bytes,fatbin_bytes" > "$csv"
-for lib in "$build"/examples/tuned-gemm/libktune_size_*.so; do
+for target in $targets; do
+  lib="$build/examples/tuned-gemm/lib$target.so"
   name=$(basename "$lib" .so)            # libktune_size_cpu_k8
   backend=$(echo "$name" | sed -E 's/libktune_size_([a-z]+)_k.*/\1/')
   k=$(echo "$name" | sed -E 's/.*_k//')

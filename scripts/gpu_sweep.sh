@@ -22,7 +22,12 @@ export LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
 ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas" | tee "$OUT/ldd.txt"
 
-[ -f .carry/gpu-store.sqlite.gz ] && gunzip -c .carry/gpu-store.sqlite.gz > "$STORE"
+# The store may travel in parts: at most 16 MiB a file comes back from the device.
+if ls .carry/gpu-store.sqlite.gz.part-* > /dev/null 2>&1; then
+  cat .carry/gpu-store.sqlite.gz.part-* | gunzip -c > "$STORE"
+elif [ -f .carry/gpu-store.sqlite.gz ]; then
+  gunzip -c .carry/gpu-store.sqlite.gz > "$STORE"
+fi
 [ -f .carry/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf .carry/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
 
 if [ "${RUN_TESTS:-0}" = 1 ]; then
@@ -40,7 +45,7 @@ if [ "${SWEEP_SECONDS:-0}" -gt 0 ]; then
     --budget-ms "$((SWEEP_SECONDS * 1000))" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   echo "bench exit $?"
   tail -3 "$OUT/bench.log"
-  gzip -c "$STORE" > "$OUT/gpu-store.sqlite.gz"
+  gzip -c "$STORE" | split -b 15m - "$OUT/gpu-store.sqlite.gz.part-"
   tar czf "$OUT/nvrtc-cache.tar.gz" -C "$KTUNE_CACHE_DIR" .
 fi
 

@@ -9,7 +9,7 @@ export KTUNE_REQUIRE_SKLEARN=1
 ./scripts/build.sh build
 (cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}")
 if [ "${KTUNE_SKIP_SANITIZE:-0}" != 1 ]; then
-  BUILD_TYPE=Debug ./scripts/build.sh build-asan -DKTUNE_SANITIZE=ON -DKTUNE_CUDA=OFF
+  BUILD_TYPE=Debug ./scripts/build.sh build-asan -DKTUNE_SANITIZE=ON -DKTUNE_CUDA=OFF -DKTUNE_BENCH=OFF
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j "${JOBS:-$(nproc)}")
 fi

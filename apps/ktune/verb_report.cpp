@@ -30,7 +30,8 @@ struct ShapePerf {
 };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The best ok GFLOP/s per problem of the device: swept configs (oracle) and vendor rows.
@@ -107,8 +108,7 @@ int run_report(const ReportOptions& o) {
   }
   std::map<std::string, ShapePerf> perf = sweep_perf(rows, device);
   if (perf.empty())
-    throw Error(
-        fmt::format("'{}' has no ok gemm measurements for device '{}'", o.store, device));
+    throw Error(fmt::format("'{}' has no ok gemm measurements for device '{}'", o.store, device));
   if (!o.deployed.empty()) add_deployed(o.deployed, perf);
   const bool with_deployed = !o.deployed.empty();
 
@@ -187,7 +187,8 @@ int run_report(const ReportOptions& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
-  app.add_option("--store", o->store, "SQLite tuning store, or measurements exported from one (.csv, .csv.gz)")
+  app.add_option("--store", o->store,
+                 "SQLite tuning store, or measurements exported from one (.csv, .csv.gz)")
       ->required();
   app.add_option("--device", o->device, "Device slug (default: the store's only device)");
   app.add_option("--workload", o->workload, "Workload whose shapes to list")->capture_default_str();

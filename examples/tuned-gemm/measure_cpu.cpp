@@ -32,8 +32,8 @@ struct Buffers {
 
 ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
   ShapeResult r;
-  const auto config = ktune::tuned_gemm_choice_cpu(trans(s.transa), trans(s.transb), s.m, s.n,
-                                                   s.k, s.batch);
+  const auto config =
+      ktune::tuned_gemm_choice_cpu(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   r.config = ktune::tuned_gemm_info_cpu().configs[config];
   const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
   const size_t size_c = size_t(s.stride_c() * s.batch);
@@ -62,8 +62,8 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
   };
   try {
     run_ktune(0);
-    const auto ref = ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0, 0.0,
-                                                 nullptr);
+    const auto ref = ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0,
+                                                          0.0, nullptr);
     r.rel_error = ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref);
     if (!(r.rel_error <= ktune::kernels::gemm::error_bound(s.k))) {
       r.status = "wrong";

@@ -19,8 +19,7 @@ namespace {
 using ktune::kernels::gemm::Shape;
 
 void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS)
@@ -74,8 +73,8 @@ bool cuda_available() {
 
 ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
   ShapeResult r;
-  const int config = ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n,
-                                                   s.k, s.batch);
+  const int config =
+      ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   r.config = ktune::tuned_gemm_info_cuda().configs[config];
   Context& ctx = context();
   const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
@@ -101,8 +100,8 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
 
     auto run_ktune = [&](int i) {
       ktune::gemm_strided_batched(trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i),
-                                  s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i),
-                                  s.ldc, s.stride_c(), s.batch, ctx.stream);
+                                  s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc,
+                                  s.stride_c(), s.batch, ctx.stream);
     };
     auto run_cublas = [&](int i) {
       const float one = 1.0f, zero = 0.0f;

@@ -3,9 +3,9 @@
 // same run. One CSV row per shape, appended as soon as it is measured: an interrupted run
 // resumes where it stopped. `ktune report --deployed` joins the rows with the sweep's oracle.
 //   tuned_gemm_bench --device cuda --workload dnn --out deployed.csv
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -82,14 +82,14 @@ int main(int argc, char** argv) {
       const double gflop = shape.flops() * 1e-9;
       const bool ok = r.status == "ok";
       bad += ok ? 0 : 1;
-      out << fmt::format("{},{},{},{},{:.3e},{},{},{},{},{},{}\n", key, networks, r.config,
-                         r.status, r.rel_error, ok ? fmt::format("{:.6f}", r.deployed_ms) : "",
-                         ok ? fmt::format("{:.3f}", gflop / (r.deployed_ms * 1e-3)) : "",
-                         device == "cuda" ? "cublas" : "openblas",
-                         ok ? fmt::format("{:.6f}", r.vendor_ms) : "",
-                         ok && r.vendor_ms > 0 ? fmt::format("{:.3f}", gflop / (r.vendor_ms * 1e-3))
-                                               : "",
-                         csv_field(r.message))
+      out << fmt::format(
+                 "{},{},{},{},{:.3e},{},{},{},{},{},{}\n", key, networks, r.config, r.status,
+                 r.rel_error, ok ? fmt::format("{:.6f}", r.deployed_ms) : "",
+                 ok ? fmt::format("{:.3f}", gflop / (r.deployed_ms * 1e-3)) : "",
+                 device == "cuda" ? "cublas" : "openblas",
+                 ok ? fmt::format("{:.6f}", r.vendor_ms) : "",
+                 ok && r.vendor_ms > 0 ? fmt::format("{:.3f}", gflop / (r.vendor_ms * 1e-3)) : "",
+                 csv_field(r.message))
           << std::flush;
       fmt::print("[{}/{}] {} {} {}\n", index, workload.problems.size(), key, r.config,
                  ok ? fmt::format("{:.1f} vs {:.1f} GFLOP/s", gflop / (r.deployed_ms * 1e-3),

@@ -27,25 +27,24 @@ class GemmError : public std::invalid_argument {
 };
 
 // Host pointers (BACKENDS cpu). Threads: OpenMP.
-void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc);
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 // batch entries i = 0 .. batch-1 at a + i*stride_a, b + i*stride_b, c + i*stride_c (elements);
 // stride 0 for A or B reuses one matrix for every entry.
-void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                          float alpha, const float* a, int64_t lda, int64_t stride_a,
-                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
-                          int64_t ldc, int64_t stride_c, int64_t batch);
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, int64_t stride_a, const float* b,
+                          int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                          int64_t stride_c, int64_t batch);
 
 // Device pointers, asynchronous on `stream` (BACKENDS cuda). Errors of the CUDA runtime throw
 // std::runtime_error naming the call.
-void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc, cudaStream_t stream);
-void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                          float alpha, const float* a, int64_t lda, int64_t stride_a,
-                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
-                          int64_t ldc, int64_t stride_c, int64_t batch, cudaStream_t stream);
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+          cudaStream_t stream);
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, int64_t stride_a, const float* b,
+                          int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                          int64_t stride_c, int64_t batch, cudaStream_t stream);
 
 // What a tuned library ships, for reports and tests.
 struct TunedGemmInfo {

@@ -11,7 +11,7 @@ namespace ktune::stencil {
 
 namespace {
 
-const std::vector<std::string> kFeatureNames = {"program", "north", "south", "east", "west",
+const std::vector<std::string> kFeatureNames = {"program", "north", "south",    "east", "west",
                                                 "type",    "heavy", "boundary", "rows", "cols"};
 
 // Work-groups R x C, R and C powers of two, 2 <= R*C <= 1024; rows-major then cols.
@@ -56,12 +56,14 @@ Scenario scenario_of(const Problem& p) {
   Scenario s;
   const double program = get("program");
   if (program < 0 || program >= kProgramCount)
-    fail(fmt::format("unknown program {} (0 synthetic, 1 gaussian, 2 life, 3 heat, 4 sobel, "
-                     "5 nms, 6 threshold)",
-                     program));
+    fail(
+        fmt::format("unknown program {} (0 synthetic, 1 gaussian, 2 life, 3 heat, 4 sobel, "
+                    "5 nms, 6 threshold)",
+                    program));
   s.program = Program(int(program));
   const double type = get("type");
-  if (type < 0 || type > 2) fail(fmt::format("type {} is not 0 (int), 1 (float) or 2 (double)", type));
+  if (type < 0 || type > 2)
+    fail(fmt::format("type {} is not 0 (int), 1 (float) or 2 (double)", type));
   s.type = ElemType(int(type));
   const double heavy = get("heavy"), boundary = get("boundary");
   if (heavy != 0 && heavy != 1) fail("heavy must be 0 or 1");
@@ -82,8 +84,8 @@ Scenario scenario_of(const Problem& p) {
   } else {
     if (borders[0] != info.north || borders[1] != info.south || borders[2] != info.east ||
         borders[3] != info.west)
-      fail(fmt::format("program {} has fixed borders north={} south={} east={} west={}",
-                       info.name, info.north, info.south, info.east, info.west));
+      fail(fmt::format("program {} has fixed borders north={} south={} east={} west={}", info.name,
+                       info.north, info.south, info.east, info.west));
     if (s.heavy) fail(fmt::format("heavy applies to synthetic programs only, not {}", info.name));
   }
   s.north = int(borders[0]);
@@ -102,8 +104,8 @@ Scenario scenario_of(const Problem& p) {
 Problem problem_of(const Scenario& s, std::vector<std::string> tags) {
   Problem p;
   p.names = kFeatureNames;
-  p.values = {double(int(s.program)), double(s.north),     double(s.south),
-              double(s.east),         double(s.west),      double(int(s.type)),
+  p.values = {double(int(s.program)), double(s.north),         double(s.south),
+              double(s.east),         double(s.west),          double(int(s.type)),
               s.heavy ? 1.0 : 0.0,    double(int(s.boundary)), double(s.rows),
               double(s.cols)};
   p.tags = std::move(tags);
@@ -121,8 +123,8 @@ StencilFamily::StencilFamily() : space_("stencil", {{"wg", work_group_values()}}
 std::vector<std::string> StencilFamily::feature_names() const { return kFeatureNames; }
 
 std::vector<std::string> StencilFamily::derived_feature_names() const {
-  return {"elements",    "elem_bytes",   "window_cells", "halo_cells",   "ops",
-          "loads",       "arith",        "compare",      "special",      "density_arith",
+  return {"elements",        "elem_bytes",   "window_cells",   "halo_cells", "ops",
+          "loads",           "arith",        "compare",        "special",    "density_arith",
           "density_compare", "density_load", "density_special"};
 }
 
@@ -131,10 +133,11 @@ std::vector<double> StencilFamily::derived_features(const Problem& p) const {
   const InstructionMix mix = instruction_mix(s);
   const double window = double(s.window_rows()) * s.window_cols();
   const double total = std::max(1, mix.total());
-  return {double(s.elements()), double(elem_bytes(s.type)), window,       window - 1,
-          double(mix.ops()),    double(mix.load),           double(mix.arith),
-          double(mix.compare),  double(mix.special),        mix.arith / total,
-          mix.compare / total,  mix.load / total,           mix.special / total};
+  return {double(s.elements()), double(elem_bytes(s.type)), window,
+          window - 1,           double(mix.ops()),          double(mix.load),
+          double(mix.arith),    double(mix.compare),        double(mix.special),
+          mix.arith / total,    mix.compare / total,        mix.load / total,
+          mix.special / total};
 }
 
 double StencilFamily::flops(const Problem& p) const {

@@ -52,8 +52,8 @@ Scenario scenario_of(const Problem& p);
 Problem problem_of(const Scenario& s, std::vector<std::string> tags = {});
 WorkGroup work_group_of(const Space& space, const Config& c);
 
-std::string program_name(Program p);     // "synthetic", "gaussian", ...
-std::string type_name(ElemType t);       // "int", "float", "double"
+std::string program_name(Program p);  // "synthetic", "gaussian", ...
+std::string type_name(ElemType t);    // "int", "float", "double"
 size_t elem_bytes(ElemType t);
 
 class StencilFamily final : public Family {

@@ -60,7 +60,8 @@ const std::vector<ProgramInfo>& programs() {
 
 const ProgramInfo& program_info(Program p) {
   const int index = int(p);
-  if (index < 0 || index >= kProgramCount) throw Error(fmt::format("unknown stencil program {}", index));
+  if (index < 0 || index >= kProgramCount)
+    throw Error(fmt::format("unknown stencil program {}", index));
   return programs()[size_t(index)];
 }
 
@@ -93,9 +94,9 @@ std::string generate_synthetic(const Scenario& s) {
     for (int r = 0; r < 16; ++r) rounds += round;
   }
   return fmt::format(fmt::runtime(kSyntheticTemplate), fmt::arg("north", s.north),
-                     fmt::arg("south", s.south), fmt::arg("east", s.east),
-                     fmt::arg("west", s.west), fmt::arg("body", s.heavy ? "heavy" : "simple"),
-                     fmt::arg("arms", arms), fmt::arg("rounds", rounds));
+                     fmt::arg("south", s.south), fmt::arg("east", s.east), fmt::arg("west", s.west),
+                     fmt::arg("body", s.heavy ? "heavy" : "simple"), fmt::arg("arms", arms),
+                     fmt::arg("rounds", rounds));
 }
 
 std::string user_function_source(const Scenario& s) {
@@ -116,7 +117,8 @@ InstructionMix count_instructions(const std::string& source) {
   // Strip comments and preprocessor lines, keep the body of the first function.
   std::string code;
   for (size_t i = 0; i < source.size();) {
-    if (source.compare(i, 2, "//") == 0 || (source[i] == '#' && (i == 0 || source[i - 1] == '\n'))) {
+    if (source.compare(i, 2, "//") == 0 ||
+        (source[i] == '#' && (i == 0 || source[i - 1] == '\n'))) {
       while (i < source.size() && source[i] != '\n') ++i;
     } else if (source.compare(i, 2, "/*") == 0) {
       const size_t end = source.find("*/", i + 2);

@@ -135,9 +135,9 @@ Verdict verify_typed(const Scenario& s, const HostMatrix& out, const HostMatrix&
     v.rel_error = double(mismatches) / double(n);
     v.ok = mismatches == 0;
     if (!v.ok)
-      v.message = fmt::format("{} of {} cells differ; first at ({}, {}): {} instead of {}",
-                              mismatches, n, first / size_t(s.cols), first % size_t(s.cols),
-                              o[first], e[first]);
+      v.message =
+          fmt::format("{} of {} cells differ; first at ({}, {}): {} instead of {}", mismatches, n,
+                      first / size_t(s.cols), first % size_t(s.cols), o[first], e[first]);
   } else {
     double diff = 0, norm = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -149,10 +149,10 @@ Verdict verify_typed(const Scenario& s, const HostMatrix& out, const HostMatrix&
     v.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
     v.ok = error <= error_bound(s);  // false for NaN
     if (!v.ok)
-      v.message = std::isfinite(error)
-                      ? fmt::format("relative error {:.3e} exceeds the bound {:.3e}", error,
-                                    error_bound(s))
-                      : "result holds NaN or Inf (unwritten or broken cells)";
+      v.message =
+          std::isfinite(error)
+              ? fmt::format("relative error {:.3e} exceeds the bound {:.3e}", error, error_bound(s))
+              : "result holds NaN or Inf (unwritten or broken cells)";
   }
   return v;
 }

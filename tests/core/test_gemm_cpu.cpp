@@ -62,10 +62,11 @@ TEST(GemmCpu, AlphaBetaAndTransposesMatchTheReference) {
       auto c = kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), 3);
       const auto ref = kernels::gemm::reference_gemm(s, a.data(), b.data(), 0.5, -1.25, c.data());
       kernels::gemm::cpu::Args g{s.transa, s.transb,     s.m,      s.n,   s.k,          s.batch,
-                        0.5f,     -1.25f,       a.data(), s.lda, s.stride_a(), b.data(),
-                        s.ldb,    s.stride_b(), c.data(), s.ldc, s.stride_c()};
+                                 0.5f,     -1.25f,       a.data(), s.lda, s.stride_a(), b.data(),
+                                 s.ldb,    s.stride_b(), c.data(), s.ldc, s.stride_c()};
       kernels::gemm::cpu::run_seed(g, kernels::gemm::Tile{4, 2, 8, 8, 8});
-      EXPECT_LE(kernels::gemm::relative_error(s, c.data(), ref), kernels::gemm::error_bound(s.k)) << ta << tb;
+      EXPECT_LE(kernels::gemm::relative_error(s, c.data(), ref), kernels::gemm::error_bound(s.k))
+          << ta << tb;
     }
 }
 
@@ -77,7 +78,7 @@ TEST(GemmCpu, VerificationCatchesUnwrittenOutput) {
   const auto ref = kernels::gemm::reference_gemm(s, a.data(), b.data(), 1, 0, nullptr);
   std::vector<float> c(64, std::numeric_limits<float>::quiet_NaN());
   kernels::gemm::cpu::Args g{false, false, 8,        8, 8,  1,        1.f, 0.f, a.data(),
-                    8,     64,    b.data(), 8, 64, c.data(), 8,   64};
+                             8,     64,    b.data(), 8, 64, c.data(), 8,   64};
   g.m = 7;  // a kernel that skips the last row leaves NaN poison behind
   kernels::gemm::cpu::run_seed(g, kernels::gemm::Tile{1, 1, 1, 8, 8});
   EXPECT_TRUE(std::isinf(kernels::gemm::relative_error(s, c.data(), ref)));

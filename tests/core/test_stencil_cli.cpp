@@ -17,8 +17,10 @@ using testing::temp_path;
 
 TEST(StencilCli, BenchTinyOnCpuStoresEveryConfigOfEveryProblem) {
   const std::string store = temp_path("stencil-tiny.sqlite");
-  const auto r = run_ktune("bench --family stencil --workload tiny --device cpu --min-reps 2 "
-                           "--max-reps 3 --store " + store);
+  const auto r = run_ktune(
+      "bench --family stencil --workload tiny --device cpu --min-reps 2 "
+      "--max-reps 3 --store " +
+      store);
   ASSERT_EQ(r.status, 0) << r.output;
   Store s(store);
   const auto rows = s.query();
@@ -26,16 +28,16 @@ TEST(StencilCli, BenchTinyOnCpuStoresEveryConfigOfEveryProblem) {
   std::set<std::string> problems;
   for (const auto& m : rows) {
     EXPECT_EQ(m.family, "stencil");
-    EXPECT_EQ(m.outcome.status, Status::ok) << m.problem << " " << m.config << ": "
-                                            << m.outcome.message;
+    EXPECT_EQ(m.outcome.status, Status::ok)
+        << m.problem << " " << m.config << ": " << m.outcome.message;
     EXPECT_GT(m.perf, 0);
     EXPECT_GE(m.outcome.timing.reps, 2);
     problems.insert(m.problem);
   }
   EXPECT_EQ(problems.size(), 6u);
   // Resuming measures nothing new.
-  const auto again = run_ktune("bench --family stencil --workload tiny --device cpu --store " +
-                               store);
+  const auto again =
+      run_ktune("bench --family stencil --workload tiny --device cpu --store " + store);
   ASSERT_EQ(again.status, 0) << again.output;
   EXPECT_NE(again.output.find("measured 0"), std::string::npos) << again.output;
 }

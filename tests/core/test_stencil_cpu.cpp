@@ -75,7 +75,7 @@ TEST(StencilReference, LifeBlinkerOscillatesAndClampChangesTheEdge) {
   s.boundary = Boundary::clamp;
   const HostMatrix clamped = reference_stencil(s, filled(s, edge));
   EXPECT_EQ(padded.at(0, 2), 1);
-  EXPECT_EQ(padded.at(0, 1), 0);  // 1 neighbour under padding
+  EXPECT_EQ(padded.at(0, 1), 0);   // 1 neighbour under padding
   EXPECT_EQ(clamped.at(0, 1), 1);  // mirrored row above: 3 neighbours, stays alive
 }
 

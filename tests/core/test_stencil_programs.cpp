@@ -164,9 +164,9 @@ TEST(StencilFeatures, DerivedFeaturesMatchTheirNames) {
   EXPECT_EQ(get("elem_bytes"), 4);
   EXPECT_EQ(get("window_cells"), (3 + 1 + 1) * (30 + 2 + 1));
   EXPECT_EQ(get("loads"), 37);
-  EXPECT_NEAR(get("density_arith") + get("density_compare") + get("density_load") +
-                  get("density_special"),
-              1.0, 1e-12);
+  EXPECT_NEAR(
+      get("density_arith") + get("density_compare") + get("density_load") + get("density_special"),
+      1.0, 1e-12);
   EXPECT_EQ(f.flops(p), 512.0 * 640 * (2 * 36 + 16 * 4 + 16));
 }
 

@@ -68,7 +68,9 @@ void check_case(const Case& t) {
   const std::string what = "m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) +
                            " k=" + std::to_string(t.k) + " ta=" + std::to_string(t.ta) +
                            " tb=" + std::to_string(t.tb) + " batch=" + std::to_string(t.batch);
-  EXPECT_LE(ktune::kernels::gemm::relative_error(s, c.c(), ref), ktune::kernels::gemm::error_bound(s.k)) << what;
+  EXPECT_LE(ktune::kernels::gemm::relative_error(s, c.c(), ref),
+            ktune::kernels::gemm::error_bound(s.k))
+      << what;
   EXPECT_TRUE(c.guards_intact()) << what;
   // Padding rows between columns (ld > m) are outside the matrix: untouched too.
   if (t.pad > 0 && t.beta == 0.0f) {
@@ -92,9 +94,9 @@ TEST(TunedGemmCpu, ShipsTheSelectorsConfigs) {
 
 TEST(TunedGemmCpu, MatchesTheReferenceWithEdgesTransposesAndBatches) {
   const Case cases[] = {
-      {false, false, 1, 1, 1, 1, 0, 1.0f, 0.0f},    {false, false, 37, 29, 53, 1, 0, 1.0f, 0.0f},
-      {true, false, 64, 65, 130, 1, 3, 0.5f, 0.0f}, {false, true, 33, 17, 9, 3, 1, 1.0f, 0.5f},
-      {true, true, 129, 7, 200, 2, 5, -2.0f, 1.0f}, {false, false, 256, 256, 64, 1, 0, 1.0f, 0.0f},
+      {false, false, 1, 1, 1, 1, 0, 1.0f, 0.0f},     {false, false, 37, 29, 53, 1, 0, 1.0f, 0.0f},
+      {true, false, 64, 65, 130, 1, 3, 0.5f, 0.0f},  {false, true, 33, 17, 9, 3, 1, 1.0f, 0.5f},
+      {true, true, 129, 7, 200, 2, 5, -2.0f, 1.0f},  {false, false, 256, 256, 64, 1, 0, 1.0f, 0.0f},
       {false, false, 3, 300, 1000, 1, 2, 1.0f, 0.0f}};
   for (const Case& t : cases) check_case(t);
 }
@@ -121,7 +123,8 @@ TEST(TunedGemmCpu, KZeroScalesCAndEmptySizesDoNothing) {
 
 // Every bad argument throws GemmError naming it, and C is left exactly as it was.
 TEST(TunedGemmCpu, BadArgumentsThrowANamedErrorAndNeverWrite) {
-  const auto a = ktune::kernels::gemm::random_matrix(64 * 64, 1), b = ktune::kernels::gemm::random_matrix(64 * 64, 2);
+  const auto a = ktune::kernels::gemm::random_matrix(64 * 64, 1),
+             b = ktune::kernels::gemm::random_matrix(64 * 64, 2);
   GuardedC c(64 * 64, false, 3);
   const std::vector<float> before = c.storage;
   struct Bad {
@@ -144,17 +147,24 @@ TEST(TunedGemmCpu, BadArgumentsThrowANamedErrorAndNeverWrite) {
       {"A is a null", [&] { ktune::gemm(N, N, 4, 4, 4, 1, nullptr, 4, pb, 4, 0, pc, 4); }},
       {"B is a null", [&] { ktune::gemm(N, N, 4, 4, 4, 1, pa, 4, nullptr, 4, 0, pc, 4); }},
       {"C is a null", [&] { ktune::gemm(N, N, 4, 4, 4, 1, pa, 4, pb, 4, 0, nullptr, 4); }},
-      {"transa is neither",
-       [&] { ktune::gemm(Trans(7), N, 4, 4, 4, 1, pa, 4, pb, 4, 0, pc, 4); }},
+      {"transa is neither", [&] { ktune::gemm(Trans(7), N, 4, 4, 4, 1, pa, 4, pb, 4, 0, pc, 4); }},
       {"batch = -1",
-       [&] { ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, 16, pb, 4, 16, 0, pc, 4, 16, -1); }},
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, 16, pb, 4, 16, 0, pc, 4, 16, -1);
+       }},
       {"stride_c = 15",
-       [&] { ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, 16, pb, 4, 16, 0, pc, 4, 15, 2); }},
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, 16, pb, 4, 16, 0, pc, 4, 15, 2);
+       }},
       {"stride_a = -16",
-       [&] { ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, -16, pb, 4, 16, 0, pc, 4, 16, 2); }},
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, -16, pb, 4, 16, 0, pc, 4, 16, 2);
+       }},
       {"exceeds 2^31",
-       [&] { ktune::gemm(N, N, int64_t(1) << 32, 1, 1, 1, pa, int64_t(1) << 32, pb, 1, 0, pc,
-                         int64_t(1) << 32); }},
+       [&] {
+         ktune::gemm(N, N, int64_t(1) << 32, 1, 1, 1, pa, int64_t(1) << 32, pb, 1, 0, pc,
+                     int64_t(1) << 32);
+       }},
   };
   for (const Bad& t : bad) {
     try {

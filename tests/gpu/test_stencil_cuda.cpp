@@ -69,7 +69,8 @@ TEST(StencilNvrtc, EveryRealProgramAndASyntheticSampleCompileForSm90) {
   auto worker = [&] {
     for (size_t i = next++; i < sample.size(); i = next++) {
       try {
-        lowered[i] = ktune::cuda::compile_cubin(cuda::nvrtc_request(sample[i], "sm_90")).lowered_name;
+        lowered[i] =
+            ktune::cuda::compile_cubin(cuda::nvrtc_request(sample[i], "sm_90")).lowered_name;
       } catch (const std::exception& e) {
         failures[i] = e.what();
       }
@@ -140,8 +141,8 @@ TEST(StencilCuda, TinyWorkloadEveryConfigIsOkOrRefusedWithAReason) {
         EXPECT_LE(o.rel_error, error_bound(scenario_of(p)));
         EXPECT_GE(o.timing.reps, 3);
       } else {
-        EXPECT_EQ(o.status, Status::refused) << p.key() << " " << f.space().to_string(c) << ": "
-                                             << o.message;
+        EXPECT_EQ(o.status, Status::refused)
+            << p.key() << " " << f.space().to_string(c) << ": " << o.message;
         EXPECT_FALSE(o.message.empty());
       }
     }

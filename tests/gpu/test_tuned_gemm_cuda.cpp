@@ -28,18 +28,21 @@ TEST(TunedGemmCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([&] { ktune::gemm(N, N, -1, 4, 4, 1, fake, 4, fake, 4, 0, fake, 4, nullptr); })
-                .find("m = -1"),
-            std::string::npos);
-  EXPECT_NE(message([&] { ktune::gemm(N, N, 8, 4, 4, 1, fake, 7, fake, 4, 0, fake, 8, nullptr); })
-                .find("lda = 7"),
-            std::string::npos);
-  EXPECT_NE(message([&] { ktune::gemm(N, N, 4, 4, 4, 1, fake, 4, fake, 4, 0, nullptr, 4, nullptr); })
-                .find("C is a null"),
+  EXPECT_NE(message([&] {
+              ktune::gemm(N, N, -1, 4, 4, 1, fake, 4, fake, 4, 0, fake, 4, nullptr);
+            }).find("m = -1"),
             std::string::npos);
   EXPECT_NE(message([&] {
-              ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, fake, 4, 16, fake, 4, 16, 0, fake, 4,
-                                          8, 3, nullptr);
+              ktune::gemm(N, N, 8, 4, 4, 1, fake, 7, fake, 4, 0, fake, 8, nullptr);
+            }).find("lda = 7"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::gemm(N, N, 4, 4, 4, 1, fake, 4, fake, 4, 0, nullptr, 4, nullptr);
+            }).find("C is a null"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, fake, 4, 16, fake, 4, 16, 0, fake, 4, 8,
+                                          3, nullptr);
             }).find("stride_c = 8"),
             std::string::npos);
 }
@@ -51,13 +54,11 @@ TEST(TunedGemmCuda, MatchesTheReferenceWithGuardsAroundC) {
     int64_t m, n, k, batch, pad;
     float alpha, beta;
   };
-  const Case cases[] = {{false, false, 1, 1, 1, 1, 0, 1, 0},
-                        {false, false, 64, 12544, 147, 1, 0, 1, 0},
-                        {true, false, 37, 29, 530, 2, 3, 0.5f, 0},
-                        {false, true, 129, 65, 33, 3, 1, 1, -1.0f},
-                        {true, true, 512, 49, 4608, 1, 0, 1, 0},
-                        {false, false, 64, 27, 50176, 1, 0, 1, 0},
-                        {false, false, 2, 3, 0, 1, 0, 1, 0.5f}};
+  const Case cases[] = {
+      {false, false, 1, 1, 1, 1, 0, 1, 0},       {false, false, 64, 12544, 147, 1, 0, 1, 0},
+      {true, false, 37, 29, 530, 2, 3, 0.5f, 0}, {false, true, 129, 65, 33, 3, 1, 1, -1.0f},
+      {true, true, 512, 49, 4608, 1, 0, 1, 0},   {false, false, 64, 27, 50176, 1, 0, 1, 0},
+      {false, false, 2, 3, 0, 1, 0, 1, 0.5f}};
   constexpr size_t kGuard = 256;
   for (const Case& t : cases) {
     ktune::kernels::gemm::Shape s;
@@ -87,17 +88,17 @@ TEST(TunedGemmCuda, MatchesTheReferenceWithGuardsAroundC) {
     cudaMemcpy(db, b.data(), nb * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
     ktune::gemm_strided_batched(t.ta ? Trans::yes : Trans::no, t.tb ? Trans::yes : Trans::no, s.m,
-                                s.n, s.k, t.alpha, da, s.lda, s.stride_a(), db, s.ldb,
-                                s.stride_b(), t.beta, dc + kGuard, s.ldc, s.stride_c(), s.batch,
-                                nullptr);
+                                s.n, s.k, t.alpha, da, s.lda, s.stride_a(), db, s.ldb, s.stride_b(),
+                                t.beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
     cudaFree(da);
     cudaFree(db);
     cudaFree(dc);
-    const auto ref = ktune::kernels::gemm::reference_gemm(s, a.data(), b.data(), t.alpha, t.beta, c_in.data());
-    const std::string what = "m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) +
-                             " k=" + std::to_string(t.k);
+    const auto ref =
+        ktune::kernels::gemm::reference_gemm(s, a.data(), b.data(), t.alpha, t.beta, c_in.data());
+    const std::string what =
+        "m=" + std::to_string(t.m) + " n=" + std::to_string(t.n) + " k=" + std::to_string(t.k);
     EXPECT_LE(ktune::kernels::gemm::relative_error(s, c.data() + kGuard, ref),
               ktune::kernels::gemm::error_bound(s.k))
         << what;

@@ -38,7 +38,8 @@
 //  accuracy        fraction whose pick (before any fallback) is the oracle config
 //  validity        fraction whose pick is legal for the row's device
 //  refused_rate    fraction whose pick is not valid (refused, illegal or failed): fallback used
-//  predict_ns      mean wall time of one prediction including the fallback
+//  predict_ns      mean wall time of one prediction including the fallback (after one untimed
+//                  warm-up call; folds run in parallel, so use threads = 1 for clean timings)
 #include <Eigen/Dense>
 #include <cstdint>
 #include <iosfwd>

@@ -15,7 +15,7 @@ namespace ktune::kernels::gemm::cuda {
 
 struct BackendOptions {
   std::string kernel_source;  // seed kernel program text; empty: embedded gemm_seed.cuh
-  uint64_t data_seed = 0;     // xor-ed into the per-problem input seed (kernels::gemm::seed_of(key))
+  uint64_t data_seed = 0;  // xor-ed into the per-problem input seed (kernels::gemm::seed_of(key))
 };
 
 // Throws Error naming "cuda:<index>" when the device is unavailable.

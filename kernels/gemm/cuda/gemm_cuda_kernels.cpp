@@ -134,7 +134,8 @@ void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
 }
 
 const LoadedKernel& SeedKernels::get(const Tile& tile) {
-  if (!valid_tile(tile)) throw Error("gemm cuda: tile " + tile_name(tile) + " is not in {1,2,4,8}^3");
+  if (!valid_tile(tile))
+    throw Error("gemm cuda: tile " + tile_name(tile) + " is not in {1,2,4,8}^3");
   return cache_.get(seed_name_expression(tile));
 }
 
@@ -190,10 +191,10 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
       seed_geometry({tile.r, tile.a, tile.c, tile.wg_x, tile.wg_y}, shape.m, shape.n, shape.batch);
   if (geometry.refusal) return {Status::refused, fmt::format("{}: {}", what, geometry.refusal)};
   const dim3 grid = geometry.grid, block = geometry.block;
-  cudaError_t error = launch_seed_kernel(
-      kernel.function(), geometry, shape.transa, shape.transb, shape.m, shape.n, shape.k, alpha,
-      a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c, shape.ldc,
-      shape.stride_c(), stream);
+  cudaError_t error =
+      launch_seed_kernel(kernel.function(), geometry, shape.transa, shape.transb, shape.m, shape.n,
+                         shape.k, alpha, a, shape.lda, shape.stride_a(), b, shape.ldb,
+                         shape.stride_b(), beta, c, shape.ldc, shape.stride_c(), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
   if (error == cudaSuccess) return {};
   const std::string call = fmt::format("cudaLaunchKernel({}, grid {}x{}x{}, block {}x{})", what,

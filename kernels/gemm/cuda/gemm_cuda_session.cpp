@@ -61,8 +61,8 @@ class CudaGemmSession final : public ProblemSession {
       // Compile (or fetch) before timing, so a failure is reported as such.
       context_.tiled.get({g.blocked, shape_.transa, shape_.transb});
       if (g.blocked.splits > 1) context_.tiled.reduce();
-      float* workspace = this->workspace(
-          tiled_workspace_floats(g.blocked, shape_.m, shape_.n, shape_.batch));
+      float* workspace =
+          this->workspace(tiled_workspace_floats(g.blocked, shape_.m, shape_.n, shape_.batch));
       return measure(
           [&](int copy) {
             return launch_blocked(context_.tiled, g.blocked, shape_, 1.0f, a(copy), b(copy), 0.0f,

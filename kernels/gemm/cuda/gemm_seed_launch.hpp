@@ -15,8 +15,7 @@ struct SeedGeometry {
 
 // blockDim = (wg_x, wg_y); gridDim = (ceil(m / (wg_x*r)), min(ceil(n / (wg_y*c)), 65535), batch);
 // the kernel strides over column blocks beyond gridDim.y. Requires m, n, batch >= 1.
-inline SeedGeometry seed_geometry(const SeedParams& p, long long m, long long n,
-                                  long long batch) {
+inline SeedGeometry seed_geometry(const SeedParams& p, long long m, long long n, long long batch) {
   SeedGeometry g;
   if (p.wg_x <= 0 || p.wg_y <= 0) {
     g.refusal = "work-group sizes must be positive";
@@ -28,8 +27,7 @@ inline SeedGeometry seed_geometry(const SeedParams& p, long long m, long long n,
     g.refusal = "the grid exceeds the CUDA grid limits";
     return g;
   }
-  g.grid = dim3(unsigned(blocks_m), unsigned(blocks_n < 65535 ? blocks_n : 65535),
-                unsigned(batch));
+  g.grid = dim3(unsigned(blocks_m), unsigned(blocks_n < 65535 ? blocks_n : 65535), unsigned(batch));
   g.block = dim3(unsigned(p.wg_x), unsigned(p.wg_y), 1);
   return g;
 }

@@ -28,7 +28,8 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
     argument_error(function, "transb is neither Trans::no nor Trans::yes");
   const std::pair<const char*, int64_t> dims[] = {{"m", m}, {"n", n}, {"k", k}, {"batch", batch}};
   for (const auto& [name, value] : dims) {
-    if (value < 0) argument_error(function, std::string(name) + " = " + text(value) + " is negative");
+    if (value < 0)
+      argument_error(function, std::string(name) + " = " + text(value) + " is negative");
     if (value > kMaxDimension)
       argument_error(function, std::string(name) + " = " + text(value) + " exceeds 2^31 - 1");
   }
@@ -38,8 +39,8 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
   auto check_ld = [&](const char* name, int64_t ld, int64_t rows, const char* stored) {
     const int64_t need = rows > 1 ? rows : 1;
     if (ld < need)
-      argument_error(function, std::string(name) + " = " + text(ld) + " is smaller than " +
-                                   stored + " = " + text(need));
+      argument_error(function, std::string(name) + " = " + text(ld) + " is smaller than " + stored +
+                                   " = " + text(need));
   };
   check_ld("lda", lda, rows_a, transa == Trans::no ? "the rows of A (m)" : "the rows of A (k)");
   check_ld("ldb", ldb, rows_b, transb == Trans::no ? "the rows of B (k)" : "the rows of B (n)");
@@ -47,7 +48,8 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
   const std::pair<const char*, int64_t> strides[] = {
       {"stride_a", stride_a}, {"stride_b", stride_b}, {"stride_c", stride_c}};
   for (const auto& [name, value] : strides)
-    if (value < 0) argument_error(function, std::string(name) + " = " + text(value) + " is negative");
+    if (value < 0)
+      argument_error(function, std::string(name) + " = " + text(value) + " is negative");
   if (m == 0 || n == 0 || batch == 0) return;  // nothing is read or written
   if (c == nullptr) argument_error(function, "C is a null pointer");
   if (k > 0 && a == nullptr) argument_error(function, "A is a null pointer");

@@ -21,16 +21,17 @@ using RunFn = void (*)(const Args&);
 
 template <size_t I, bool TA, bool TB>
 void run_config(const Args& args) {
-  constexpr ktune::kernels::gemm::GemmConfig g = ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
+  constexpr ktune::kernels::gemm::GemmConfig g =
+      ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
   static_assert(ktune::kernels::gemm::runs_on_cpu(g.kind),
                 "the selector header ships a config whose kind has no CPU kernel");
   if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
     ktune::kernels::gemm::cpu::gemm_seed<g.seed.r, g.seed.a, g.seed.c, TA, TB>(args, g.seed.wg_x,
-                                                                       g.seed.wg_y);
+                                                                               g.seed.wg_y);
   } else {
-    ktune::kernels::gemm::cpu::gemm_packed<g.packed.mr, g.packed.nr, TA, TB>(args, g.packed.kc,
-                                                                    g.packed.mc, g.packed.nc);
+    ktune::kernels::gemm::cpu::gemm_packed<g.packed.mr, g.packed.nr, TA, TB>(
+        args, g.packed.kc, g.packed.mc, g.packed.nc);
   }
 }
 
@@ -53,12 +54,12 @@ int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64
 
 namespace ktune {
 
-void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                          float alpha, const float* a, int64_t lda, int64_t stride_a,
-                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
-                          int64_t ldc, int64_t stride_c, int64_t batch) {
-  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda, stride_a, b,
-                                     ldb, stride_b, c, ldc, stride_c, batch);
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, int64_t stride_a, const float* b,
+                          int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                          int64_t stride_c, int64_t batch) {
+  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda,
+                                              stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
   if (m == 0 || n == 0 || batch == 0) return;
   Args args;
   args.transa = transa == Trans::yes;
@@ -91,9 +92,8 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
   kRunners[size_t(pick)][size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0))](args);
 }
 
-void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc) {
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   gemm_strided_batched(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1);
 }
 

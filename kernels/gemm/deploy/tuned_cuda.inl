@@ -7,6 +7,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -56,6 +59,34 @@ Launch classify(cudaError_t error, const char* what) {
   cuda_failure(what, error);
 }
 
+// Split-K workspaces come from a memory pool of ktune's own per device that keeps its memory
+// (release threshold: never), so stream-ordered allocation costs no trip to the driver after
+// the first call. The default pool would return memory at every synchronization and make each
+// split-K call pay a fresh allocation (~0.1 ms, measured), and changing its threshold would
+// change the caller's process.
+cudaMemPool_t workspace_pool() {
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;
+  std::lock_guard lock(mutex);
+  auto it = pools.find(device);
+  if (it != pools.end()) return it->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  error = cudaMemPoolCreate(&pool, &props);
+  if (error != cudaSuccess) cuda_failure("cudaMemPoolCreate(split-K workspace)", error);
+  uint64_t keep_everything = UINT64_MAX;
+  error = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything);
+  if (error != cudaSuccess) cuda_failure("cudaMemPoolSetAttribute(split-K workspace)", error);
+  pools.emplace(device, pool);
+  return pool;
+}
+
 template <int R, int A, int C>
 Launch launch_seed(const ktune::kernels::gemm::SeedParams& p, const CudaArgs& g) {
   // The grid holds at most 65535 batch entries: launch larger batches in chunks.
@@ -63,13 +94,13 @@ Launch launch_seed(const ktune::kernels::gemm::SeedParams& p, const CudaArgs& g)
     const long long count = g.batch - first < 65535 ? g.batch - first : 65535;
     const auto geometry = ktune::kernels::gemm::cuda::seed_geometry(p, g.m, g.n, count);
     if (geometry.refusal) return Launch::refused;
-    const Launch outcome = classify(
-        ktune::kernels::gemm::cuda::launch_seed_kernel(
-            reinterpret_cast<const void*>(&ktune_gemm_seed<R, A, C>), geometry, g.transa,
-            g.transb, g.m, g.n, g.k, g.alpha, g.a + first * g.stride_a, g.lda, g.stride_a,
-            g.b + first * g.stride_b, g.ldb, g.stride_b, g.beta, g.c + first * g.stride_c, g.ldc,
-            g.stride_c, g.stream),
-        "launch of the seed kernel");
+    const Launch outcome =
+        classify(ktune::kernels::gemm::cuda::launch_seed_kernel(
+                     reinterpret_cast<const void*>(&ktune_gemm_seed<R, A, C>), geometry, g.transa,
+                     g.transb, g.m, g.n, g.k, g.alpha, g.a + first * g.stride_a, g.lda, g.stride_a,
+                     g.b + first * g.stride_b, g.ldb, g.stride_b, g.beta, g.c + first * g.stride_c,
+                     g.ldc, g.stride_c, g.stream),
+                 "launch of the seed kernel");
     if (outcome != Launch::ok) return outcome;
   }
   return Launch::ok;
@@ -79,18 +110,18 @@ template <int BM, int BN, int BK, int TM, int TN, int VEC, int DB, int TA, int T
 Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
   const void* kernel =
       reinterpret_cast<const void*>(&ktune_gemm_tiled<BM, BN, BK, TM, TN, VEC, DB, TA, TB>);
-  const void* reduce = reinterpret_cast<const void*>(&ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>);
+  const void* reduce =
+      reinterpret_cast<const void*>(&ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>);
   const long long chunk = 65535 / p.splits;  // grid z = batch entries * splits
   for (long long first = 0; first < g.batch; first += chunk) {
     const long long count = g.batch - first < chunk ? g.batch - first : chunk;
     float* workspace = nullptr;
     const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
     if (floats > 0) {
-      // Stream-ordered allocation from the device's memory pool: cheap after the first call,
-      // and safe with concurrent calls on other streams.
-      const cudaError_t error =
-          cudaMallocAsync(reinterpret_cast<void**>(&workspace), floats * sizeof(float), g.stream);
-      if (error != cudaSuccess) cuda_failure("cudaMallocAsync(split-K workspace)", error);
+      // Stream-ordered: safe with concurrent calls on other streams.
+      const cudaError_t error = cudaMallocFromPoolAsync(
+          reinterpret_cast<void**>(&workspace), floats * sizeof(float), workspace_pool(), g.stream);
+      if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(split-K workspace)", error);
     }
     const auto launch = ktune::kernels::gemm::cuda::launch_tiled(
         kernel, 1024, reduce, p, g.transa, g.transb, g.m, g.n, g.k, count, g.alpha,
@@ -108,7 +139,8 @@ Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaAr
 
 template <size_t I, bool TA, bool TB>
 Launch run_config(const CudaArgs& args) {
-  constexpr ktune::kernels::gemm::GemmConfig g = ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
+  constexpr ktune::kernels::gemm::GemmConfig g =
+      ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
   static_assert(ktune::kernels::gemm::runs_on_cuda(g.kind),
                 "the selector header ships a config whose kind has no CUDA kernel");
@@ -116,8 +148,8 @@ Launch run_config(const CudaArgs& args) {
     return launch_seed<g.seed.r, g.seed.a, g.seed.c>(g.seed, args);
   } else {
     constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
-    return launch_blocked<p.bm, p.bn, p.bk, p.tm, p.tn, p.vec, p.db, TA ? 1 : 0, TB ? 1 : 0>(
-        p, args);
+    return launch_blocked < p.bm, p.bn, p.bk, p.tm, p.tn, p.vec, p.db, TA ? 1 : 0,
+           TB ? 1 : 0 > (p, args);
   }
 }
 
@@ -125,8 +157,8 @@ Launch run_config(const CudaArgs& args) {
 template <size_t... I>
 constexpr std::array<std::array<LaunchFn, 4>, sizeof...(I)> make_launchers(
     std::index_sequence<I...>) {
-  return {{{&run_config<I, false, false>, &run_config<I, false, true>,
-            &run_config<I, true, false>, &run_config<I, true, true>}...}};
+  return {{{&run_config<I, false, false>, &run_config<I, false, true>, &run_config<I, true, false>,
+            &run_config<I, true, true>}...}};
 }
 constexpr auto kLaunchers = make_launchers(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
 
@@ -141,15 +173,30 @@ int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64
 
 namespace ktune {
 
-void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
-                          float alpha, const float* a, int64_t lda, int64_t stride_a,
-                          const float* b, int64_t ldb, int64_t stride_b, float beta, float* c,
-                          int64_t ldc, int64_t stride_c, int64_t batch, cudaStream_t stream) {
-  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda, stride_a, b,
-                                     ldb, stride_b, c, ldc, stride_c, batch);
+void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                          const float* a, int64_t lda, int64_t stride_a, const float* b,
+                          int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                          int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda,
+                                              stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
   if (m == 0 || n == 0 || batch == 0) return;
-  const CudaArgs args{transa == Trans::yes, transb == Trans::yes, m, n, k, batch, alpha, beta,
-                      a, lda, stride_a, b, ldb, stride_b, c, ldc, stride_c,
+  const CudaArgs args{transa == Trans::yes,
+                      transb == Trans::yes,
+                      m,
+                      n,
+                      k,
+                      batch,
+                      alpha,
+                      beta,
+                      a,
+                      lda,
+                      stride_a,
+                      b,
+                      ldb,
+                      stride_b,
+                      c,
+                      ldc,
+                      stride_c,
                       reinterpret_cast<::cudaStream_t>(stream)};
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   // The selector's pick first; if the device refuses it, the shipped configs in the order of
@@ -160,14 +207,14 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
     if (index == pick) continue;
     if (kLaunchers[size_t(index)][transposes](args) == Launch::ok) return;
   }
-  throw std::runtime_error("ktune::gemm: the device refused every shipped config for m = " +
-                           std::to_string(m) + ", n = " + std::to_string(n) +
-                           ", k = " + std::to_string(k));
+  throw std::runtime_error(
+      "ktune::gemm: the device refused every shipped config for m = " + std::to_string(m) +
+      ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
 }
 
-void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-          const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-          int64_t ldc, cudaStream_t stream) {
+void gemm(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+          int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+          cudaStream_t stream) {
   gemm_strided_batched(transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1,
                        stream);
 }

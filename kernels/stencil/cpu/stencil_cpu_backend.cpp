@@ -177,12 +177,12 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 void register_cpu_backend() {
-  register_backend("stencil", "cpu",
-                   [](const Family& family, int index) -> std::unique_ptr<Backend> {
-                     if (index != 0)
-                       throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
-                     return std::make_unique<CpuBackend>(family);
-                   });
+  register_backend(
+      "stencil", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
+        if (index != 0)
+          throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
+        return std::make_unique<CpuBackend>(family);
+      });
 }
 
 }  // namespace ktune::stencil

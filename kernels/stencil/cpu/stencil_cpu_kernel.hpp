@@ -49,7 +49,8 @@ void stage(const Geometry& g, const T* in, int64_t row0, int64_t col0, T* buf) {
     const int64_t first = std::clamp<int64_t>(-col0, 0, tile_cols);
     const int64_t last = std::clamp<int64_t>(g.cols - col0, first, tile_cols);
     for (int64_t lc = 0; lc < first; ++lc) dst[lc] = g.clamp ? src[0] : T(0);
-    if (last > first) std::memcpy(dst + first, src + col0 + first, size_t(last - first) * sizeof(T));
+    if (last > first)
+      std::memcpy(dst + first, src + col0 + first, size_t(last - first) * sizeof(T));
     for (int64_t lc = last; lc < tile_cols; ++lc) dst[lc] = g.clamp ? src[g.cols - 1] : T(0);
   }
 }

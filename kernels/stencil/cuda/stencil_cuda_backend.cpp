@@ -23,7 +23,10 @@ using ktune::cuda::DeviceBuffer;
 using ktune::cuda::LoadedKernel;
 
 ktune::cuda::NvrtcRequest nvrtc_request(const Scenario& s, const std::string& arch) {
-  return {cuda_source(s), fmt::format("stencil_{}.cu", program_name(s.program)), kCudaEntry, arch,
+  return {cuda_source(s),
+          fmt::format("stencil_{}.cu", program_name(s.program)),
+          kCudaEntry,
+          arch,
           {"--std=c++17", "--fmad=false"}};
 }
 
@@ -117,8 +120,8 @@ class Session final : public ProblemSession {
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     ktune::cuda::use_device(context_.device_index);
     const WorkGroup wg = work_group_of(family_.space(), config);
-    const std::string what = fmt::format("stencil {} wg={}x{}", program_name(scenario_.program),
-                                         wg.rows, wg.cols);
+    const std::string what =
+        fmt::format("stencil {} wg={}x{}", program_name(scenario_.program), wg.rows, wg.cols);
     if (!entry_.kernel) return outcome(Status::failed, what + ": " + entry_.error);
     const LoadedKernel& kernel = *entry_.kernel;
     const cudaFuncAttributes& attr = kernel.attributes();
@@ -145,8 +148,8 @@ class Session final : public ProblemSession {
     const int64_t blocks_r = (scenario_.rows + wg.rows - 1) / wg.rows;
     const int64_t blocks_c = (scenario_.cols + wg.cols - 1) / wg.cols;
     if (blocks_r > 65535)
-      return outcome(Status::refused, fmt::format("{}: {} row blocks exceed the grid limit 65535",
-                                                  what, blocks_r));
+      return outcome(Status::refused,
+                     fmt::format("{}: {} row blocks exceed the grid limit 65535", what, blocks_r));
     const dim3 grid{unsigned(blocks_c), unsigned(blocks_r), 1u};
     const dim3 block{unsigned(wg.cols), unsigned(wg.rows), 1u};
     auto launch = [&](int copy) {
@@ -155,8 +158,8 @@ class Session final : public ProblemSession {
       int rows = int(scenario_.rows), cols = int(scenario_.cols);
       int clamp = scenario_.boundary == Boundary::clamp ? 1 : 0;
       void* args[] = {&in_ptr, &out_ptr, &rows, &cols, &clamp};
-      cudaError_t error = cudaLaunchKernel(kernel.function(), grid, block, args, shared,
-                                           context_.stream.get());
+      cudaError_t error =
+          cudaLaunchKernel(kernel.function(), grid, block, args, shared, context_.stream.get());
       if (error == cudaSuccess) error = cudaGetLastError();
       if (error == cudaSuccess) return;
       const std::string call = fmt::format("cudaLaunchKernel({}, grid {}x{}, {} bytes shared)",
@@ -207,7 +210,8 @@ class Session final : public ProblemSession {
     try {
       // 1. Verify on poisoned output: NaN bytes for float/double, 0x80808080 for int.
       const int fill = scenario_.type == ElemType::i32 ? 0x80 : 0xFF;
-      check(cudaMemsetAsync(out(0), fill, bytes_, context_.stream.get()), "cudaMemsetAsync(poison)");
+      check(cudaMemsetAsync(out(0), fill, bytes_, context_.stream.get()),
+            "cudaMemsetAsync(poison)");
       const double first_ms = timed(launch, 0, what);
       HostMatrix host(scenario_.type, scenario_.rows, scenario_.cols);
       check(cudaMemcpy(host.bytes.data(), out(0), bytes_, cudaMemcpyDeviceToHost),
@@ -216,8 +220,9 @@ class Session final : public ProblemSession {
       result.rel_error = verdict.rel_error;
       if (!verdict.ok) return outcome(Status::wrong, what + ": " + verdict.message);
       if (first_ms > policy.timeout_ms)
-        return outcome(Status::timeout, fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms",
-                                                    what, first_ms, policy.timeout_ms));
+        return outcome(Status::timeout,
+                       fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, first_ms,
+                                   policy.timeout_ms));
       // 2. Time, rotating copies (copy 0 was just written).
       int next = copies_ > 1 ? 1 : 0;
       result.timing = time_adaptive(

@@ -1,8 +1,7 @@
 // C = A^T * B + 0.5 * C through ktune::gemm, checked against a plain loop; and one bad call.
-#include <ktune/gemm.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <ktune/gemm.hpp>
 #include <random>
 #include <vector>
 
@@ -25,10 +24,10 @@ int main() {
   double worst = 0;
   for (size_t i = 0; i < c.size(); ++i) worst = std::fmax(worst, std::fabs(c[i] - expected[i]));
   const auto& info = ktune::tuned_gemm_info_cpu();
-  std::printf("%d shipped configs; picked %s; max abs error %.3g\n", info.num_configs,
-              info.configs[ktune::tuned_gemm_choice_cpu(ktune::Trans::yes, ktune::Trans::no, m,
-                                                        n, k, 1)],
-              worst);
+  std::printf(
+      "%d shipped configs; picked %s; max abs error %.3g\n", info.num_configs,
+      info.configs[ktune::tuned_gemm_choice_cpu(ktune::Trans::yes, ktune::Trans::no, m, n, k, 1)],
+      worst);
   if (!(worst < 1e-3)) return 1;
   try {
     ktune::gemm(ktune::Trans::no, ktune::Trans::no, m, n, k, 1.0f, a.data(), m - 1, b.data(), k,
