@@ -32,6 +32,13 @@ int run_bench(const BenchOptions& o) {
   sweep.timing = o.timing;
   if (o.budget_ms > 0) sweep.budget_ms = o.budget_ms;
   auto backend = open_backend(family, o.device);
+  // Only the kinds this device has kernels for (run_sweep filters too; here the count printed
+  // below is right and a list naming none of them fails before the store is touched).
+  if (sweep.configs.empty()) sweep.configs = family.space().enumerate();
+  std::erase_if(sweep.configs, [&](const Config& c) { return !backend->implements(c); });
+  if (sweep.configs.empty())
+    throw Error(fmt::format("none of the requested {} configs has a kernel on device '{}'",
+                            family.name(), backend->device().slug));
   Store store(o.store);
 
   fmt::print(stderr,

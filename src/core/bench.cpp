@@ -57,6 +57,9 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
   std::vector<Config> configs;
   for (const Config& c : options.configs.empty() ? space.enumerate() : options.configs)
     if (backend.implements(c)) configs.push_back(c);
+  if (configs.empty())
+    throw Error(fmt::format("none of the requested {} configs has a kernel on device '{}'",
+                            space.family(), backend.device().slug));
   const DeviceInfo& device = backend.device();
   store.put_device(device);
   const auto existing = store.keys(device.slug, family.name());

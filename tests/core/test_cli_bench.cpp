@@ -139,6 +139,11 @@ TEST(CliBench, BadInputsGiveOneLineErrorsAndLeaveTheStoreUntouched) {
       {"bench --workload tiny --configs 'r=3;a=1;c=1;wg=8x8' --store " + store, "r=3"},
       {"bench --workload no-such-workload --store " + store, "no-such-workload"},
       {"bench --workload tiny --shard 3/2 --store " + store, "3/2"},
+      // A CUDA-only kind asked of the CPU.
+      {"bench --workload tiny --configs 'kind=tiled;bm=64;bn=64;bk=16;tm=4;tn=8;vec=4;db=1' "
+       "--store " +
+           store,
+       "has a kernel on device"},
       {"bench --workload tiny --store /nonexistent-dir/s.sqlite", "/nonexistent-dir/s.sqlite"},
   };
   for (const auto& [args, named] : cases) {
