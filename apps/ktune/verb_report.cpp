@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <memory>
 
@@ -173,14 +172,8 @@ int run_report(const ReportOptions& o) {
   }
   if (missing)
     md += fmt::format("\n{} workload shapes have no ok measurement in the store.\n", missing);
-  if (!o.csv.empty()) {
-    std::ofstream out(o.csv);
-    if (!(out << csv)) throw Error(fmt::format("cannot write '{}'", o.csv));
-  }
-  if (!o.markdown.empty()) {
-    std::ofstream out(o.markdown);
-    if (!(out << md)) throw Error(fmt::format("cannot write '{}'", o.markdown));
-  }
+  if (!o.csv.empty()) write_text_file(o.csv, csv);
+  if (!o.markdown.empty()) write_text_file(o.markdown, md);
   fmt::print("{}", md);
   return 0;
 }

@@ -1,14 +1,13 @@
 // CPU side of the deployed-library benchmark: ktune::gemm (host pointers) against OpenBLAS.
 #include <cblas.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <limits>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/gemm.hpp"
+#include "ktune/host_measure.hpp"
 
 namespace tuned_gemm {
 namespace {
@@ -38,8 +37,9 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
   const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
   const size_t size_c = size_t(s.stride_c() * s.batch);
   const double bytes = 4.0 * double(size_a + size_b + size_c);
-  constexpr double kCacheBytes = 64.0 * 1024 * 1024;  // above any LLC of the machines we use
-  const int copies = bytes < kCacheBytes ? int(std::min(8.0, std::ceil(kCacheBytes / bytes))) : 1;
+  // The sweep's rotation rule, so deployed and swept timings see the cache alike.
+  static const double llc_bytes = ktune::last_level_cache_bytes(ktune::query_cpu_device());
+  const int copies = ktune::rotation_copies(bytes, llc_bytes);
   Buffers buf;
   for (int i = 0; i < copies; ++i) {
     buf.a.push_back(ktune::kernels::gemm::random_matrix(size_a, seed));

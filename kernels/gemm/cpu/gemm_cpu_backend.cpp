@@ -2,8 +2,6 @@
 // against the float64 reference on poisoned output before it is timed.
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cmath>
 #include <limits>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
@@ -11,6 +9,7 @@
 #include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_measure.hpp"
 
 #ifdef KTUNE_HAVE_OPENBLAS
 #include <cblas.h>
@@ -38,7 +37,7 @@ class CpuSession final : public ProblemSession {
                   std::vector<float>(size_t(shape_.stride_c() * shape_.batch))};
     reference_ = reference_gemm(shape_, first.a.data(), first.b.data(), 1.0, 0.0, nullptr);
     const double bytes = 4.0 * double(first.a.size() + first.b.size() + first.c.size());
-    const int copies = int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
+    const int copies = rotation_copies(bytes, llc_bytes);
     buffers_.push_back(std::move(first));
     for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
   }
@@ -99,41 +98,26 @@ class CpuSession final : public ProblemSession {
 
   template <typename Kernel>
   Outcome measure(Kernel&& kernel, const TimingPolicy& policy) {
-    Outcome out;
-    try {
-      // Verify first, on output poisoned with NaN: an unwritten element fails the check.
-      Buffers& first = buffers_.front();
-      std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
-      Args args = args_for(first);
-      kernel(args);
-      out.rel_error = relative_error(shape_, first.c.data(), reference_);
-      if (!(out.rel_error <= error_bound(shape_.k))) {
-        out.status = Status::wrong;
-        out.message = fmt::format("relative error {:.3g} exceeds bound {:.3g}", out.rel_error,
-                                  error_bound(shape_.k));
-        return out;
-      }
-      size_t next = 0;
-      out.timing = time_adaptive(
-          [&] {
-            Args g = args_for(buffers_[next++ % buffers_.size()]);
-            const auto start = std::chrono::steady_clock::now();
-            kernel(g);
-            const auto stop = std::chrono::steady_clock::now();
-            return std::chrono::duration<double, std::milli>(stop - start).count();
-          },
-          policy);
-      if (out.timing.reps == 0) {
-        out.status = Status::timeout;
-        out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
-        return out;
-      }
-      out.status = Status::ok;
-    } catch (const std::exception& e) {
-      out.status = Status::failed;
-      out.message = e.what();
-    }
-    return out;
+    return verify_then_time_on_host(
+        [&] {
+          // Verify first, on output poisoned with NaN: an unwritten element fails the check.
+          Buffers& first = buffers_.front();
+          std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
+          Args args = args_for(first);
+          kernel(args);
+          HostVerdict verdict;
+          verdict.rel_error = relative_error(shape_, first.c.data(), reference_);
+          verdict.ok = verdict.rel_error <= error_bound(shape_.k);
+          if (!verdict.ok)
+            verdict.message = fmt::format("relative error {:.3g} exceeds bound {:.3g}",
+                                          verdict.rel_error, error_bound(shape_.k));
+          return verdict;
+        },
+        [&](size_t copy) {
+          Args g = args_for(buffers_[copy]);
+          kernel(g);
+        },
+        buffers_.size(), policy);
   }
 
   const Family& family_;
@@ -144,11 +128,8 @@ class CpuSession final : public ProblemSession {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Family& family) : family_(family), device_(query_cpu_device()) {
-    llc_bytes_ = 32.0 * 1024 * 1024;
-    for (const auto& [name, value] : device_.features)
-      if (name == "l3_bytes" || (name == "l2_bytes" && value > llc_bytes_)) llc_bytes_ = value;
-  }
+  explicit CpuBackend(const Family& family)
+      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
   const DeviceInfo& device() const override { return device_; }
   bool implements(const Config& config) const override {
     return runs_on_cpu(gemm_config_of(family_.space(), config).kind);

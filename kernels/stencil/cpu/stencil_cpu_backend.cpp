@@ -3,7 +3,6 @@
 // largest), so the CPU refuses nothing by size; its "local memory" is a heap buffer per thread.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 
 #include "kernels/stencil/cpu/stencil_cpu.hpp"
@@ -11,6 +10,7 @@
 #include "kernels/stencil/stencil_family.hpp"
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_measure.hpp"
 
 namespace ktune::stencil {
 
@@ -94,7 +94,7 @@ class CpuSession final : public ProblemSession {
     // Rotate copies when a problem fits in the last-level cache, so timings are not of a
     // cache-resident rerun (as the GEMM backend does).
     const double bytes = 2.0 * double(inputs_.front().bytes.size());
-    const int copies = int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
+    const int copies = rotation_copies(bytes, llc_bytes);
     for (int i = 1; i < copies; ++i) {
       inputs_.push_back(inputs_.front());
       outputs_.push_back(outputs_.front());
@@ -110,38 +110,16 @@ class CpuSession final : public ProblemSession {
                                 wg.rows, wg.cols, wg.size(), kCpuMaxWorkGroup);
       return out;
     }
-    try {
-      // Verify on poisoned output first: an unwritten cell fails the check.
-      poison(outputs_.front());
-      run_cpu(scenario_, wg, inputs_.front(), outputs_.front());
-      const Verdict verdict = verify(scenario_, outputs_.front(), reference_);
-      out.rel_error = verdict.rel_error;
-      if (!verdict.ok) {
-        out.status = Status::wrong;
-        out.message = verdict.message;
-        return out;
-      }
-      size_t next = 0;
-      out.timing = time_adaptive(
-          [&] {
-            const size_t i = next++ % inputs_.size();
-            const auto start = std::chrono::steady_clock::now();
-            run_cpu(scenario_, wg, inputs_[i], outputs_[i]);
-            const auto stop = std::chrono::steady_clock::now();
-            return std::chrono::duration<double, std::milli>(stop - start).count();
-          },
-          policy);
-      if (out.timing.reps == 0) {
-        out.status = Status::timeout;
-        out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
-        return out;
-      }
-      out.status = Status::ok;
-    } catch (const std::exception& e) {
-      out.status = Status::failed;
-      out.message = e.what();
-    }
-    return out;
+    return verify_then_time_on_host(
+        [&] {
+          // Verify on poisoned output first: an unwritten cell fails the check.
+          poison(outputs_.front());
+          run_cpu(scenario_, wg, inputs_.front(), outputs_.front());
+          const Verdict verdict = verify(scenario_, outputs_.front(), reference_);
+          return HostVerdict{verdict.ok, verdict.rel_error, verdict.message};
+        },
+        [&](size_t copy) { run_cpu(scenario_, wg, inputs_[copy], outputs_[copy]); }, inputs_.size(),
+        policy);
   }
 
   std::vector<std::string> vendors() const override { return {}; }
@@ -158,11 +136,8 @@ class CpuSession final : public ProblemSession {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const Family& family) : family_(family), device_(query_cpu_device()) {
-    llc_bytes_ = 32.0 * 1024 * 1024;
-    for (const auto& [name, value] : device_.features)
-      if (name == "l3_bytes" || (name == "l2_bytes" && value > llc_bytes_)) llc_bytes_ = value;
-  }
+  explicit CpuBackend(const Family& family)
+      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
   const DeviceInfo& device() const override { return device_; }
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
     return std::make_unique<CpuSession>(family_, problem, llc_bytes_);

@@ -1,0 +1,36 @@
+#pragma once
+// The verify-then-time protocol of the CPU backends, shared by every family: one run on
+// poisoned output judged against the reference, then adaptive timing with steady_clock over
+// buffer copies rotated so that reruns do not find their data in the last-level cache.
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "ktune/device.hpp"
+#include "ktune/measurement.hpp"
+#include "ktune/timing.hpp"
+
+namespace ktune {
+
+// The cache timed reruns must overflow: the host's L3 (or a larger L2) from its device
+// features; 32 MiB when neither is known.
+double last_level_cache_bytes(const DeviceInfo& cpu);
+
+// Copies of a problem's buffers (bytes each) to rotate among so that together they cover twice
+// the last-level cache: between 1 and 8.
+int rotation_copies(double bytes, double llc_bytes);
+
+struct HostVerdict {
+  bool ok = false;
+  double rel_error = 0;
+  std::string message;  // why the result is wrong
+};
+
+// verify() runs once on poisoned output and judges it; when right, run(copy) is timed by
+// time_adaptive with copy = 0, 1, 2, ... modulo copies. Exceptions give `failed`, a policy
+// that completed no timed run (a run over the timeout) gives `timeout`.
+Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
+                                 const std::function<void(size_t copy)>& run, size_t copies,
+                                 const TimingPolicy& policy);
+
+}  // namespace ktune

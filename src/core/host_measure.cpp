@@ -1,0 +1,58 @@
+#include "ktune/host_measure.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+namespace ktune {
+
+double last_level_cache_bytes(const DeviceInfo& cpu) {
+  double llc = 32.0 * 1024 * 1024;
+  for (const auto& [name, value] : cpu.features)
+    if (name == "l3_bytes" || (name == "l2_bytes" && value > llc)) llc = value;
+  return llc;
+}
+
+int rotation_copies(double bytes, double llc_bytes) {
+  return int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
+}
+
+Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
+                                 const std::function<void(size_t copy)>& run, size_t copies,
+                                 const TimingPolicy& policy) {
+  Outcome out;
+  try {
+    const HostVerdict verdict = verify();
+    out.rel_error = verdict.rel_error;
+    if (!verdict.ok) {
+      out.status = Status::wrong;
+      out.message = verdict.message;
+      return out;
+    }
+    size_t next = 0;
+    out.timing = time_adaptive(
+        [&] {
+          const size_t copy = next++ % copies;
+          const auto start = std::chrono::steady_clock::now();
+          run(copy);
+          const auto stop = std::chrono::steady_clock::now();
+          return std::chrono::duration<double, std::milli>(stop - start).count();
+        },
+        policy);
+    if (out.timing.reps == 0) {
+      out.status = Status::timeout;
+      out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
+      return out;
+    }
+    out.status = Status::ok;
+  } catch (const std::exception& e) {
+    out.status = Status::failed;
+    out.message = e.what();
+  }
+  return out;
+}
+
+}  // namespace ktune
