@@ -13,6 +13,7 @@ namespace kernels::gemm {
 void register_cpu_backend();  // kernels/gemm/cpu
 }
 namespace stencil { void register_builtin(); }  // kernels/stencil/stencil_register.cpp
+namespace kernels::conv2d { void register_builtin(); }  // kernels/conv2d/conv2d_register.cpp
 
 namespace {
 struct Registry {
@@ -78,6 +79,7 @@ void register_builtin() {
     register_family(std::make_unique<kernels::gemm::GemmFamily>());
     kernels::gemm::register_cpu_backend();
     stencil::register_builtin();
+    kernels::conv2d::register_builtin();
   });
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "kernels/conv2d/conv2d_workloads.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 
@@ -167,6 +168,7 @@ std::vector<std::string> builtin_workload_names(const std::string& family) {
   if (family == "gemm") return {"dnn", "dnn-small", "tiny"};
   // Stencil workloads are embedded as workloads/stencil/stencil-<name>.csv.
   if (family == "stencil") return {"synthetic", "real", "stencil-small", "tiny"};
+  if (family == "conv2d") return kernels::conv2d::builtin_workload_names();
   return {};
 }
 
@@ -187,6 +189,10 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
       w.problems = parse_problems(family, embedded::files().at(file), "workloads/stencil/" + file);
       return w;
     }
+  }
+  if (family.name() == "conv2d") {
+    w.problems = kernels::conv2d::builtin_workload(name_or_path);
+    if (!w.problems.empty()) return w;
   }
   std::ifstream in(name_or_path);
   if (!in) {

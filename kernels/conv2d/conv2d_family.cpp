@@ -1,0 +1,118 @@
+#include "kernels/conv2d/conv2d_family.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "kernels/conv2d/conv2d_kinds.hpp"
+#include "kernels/gemm/gemm_family.hpp"
+#include "ktune/error.hpp"
+
+namespace ktune::kernels::conv2d {
+
+namespace {
+
+const std::vector<std::string> kFeatureNames = {"n", "h", "w", "c", "k", "r", "s", "stride", "pad"};
+// Tensors are indexed with 32-bit offsets on the GPU; the host accepts the same limit.
+constexpr double kMaxElements = 2147483647.0;
+
+bool is_integer(double v) { return std::isfinite(v) && std::floor(v) == v; }
+
+std::vector<SpaceKind> conv2d_kinds() {
+  std::vector<SpaceKind> kinds;
+  add_cpu_kinds(kinds);   // ids 0 .. 68: never reorder
+  add_cuda_kinds(kinds);  // appended after the CPU kinds
+  return kinds;
+}
+
+}  // namespace
+
+Shape shape_of(const Problem& p) {
+  auto fail = [&](const std::string& what) {
+    throw Error(fmt::format("conv2d problem '{}': {}", p.key(), what));
+  };
+  double v[9];
+  for (size_t i = 0; i < kFeatureNames.size(); ++i) {
+    v[i] = p.get(kFeatureNames[i]);
+    if (!is_integer(v[i])) fail(fmt::format("{} must be an integer", kFeatureNames[i]));
+    if (v[i] > kMaxElements) fail(fmt::format("{} = {} exceeds 2^31 - 1", kFeatureNames[i], v[i]));
+  }
+  const double n = v[0], h = v[1], w = v[2], c = v[3], k = v[4], r = v[5], s = v[6], stride = v[7],
+               pad = v[8];
+  if (n < 1 || h < 1 || w < 1 || c < 1 || k < 1)
+    fail("n, h, w, c and k must be at least 1 (zero-sized data)");
+  if (r < 1 || s < 1) fail("the filter size r x s must be at least 1 x 1");
+  if (stride < 1) fail("stride must be at least 1");
+  if (pad < 0) fail("pad must not be negative");
+  if (pad >= r || pad >= s)
+    fail(
+        fmt::format("pad {} must be smaller than the filter ({}x{}): a window would see only "
+                    "padding",
+                    pad, r, s));
+  if (h + 2 * pad < r || w + 2 * pad < s)
+    fail(fmt::format("the filter ({}x{}) is larger than the padded input ({}x{}): no output", r, s,
+                     h + 2 * pad, w + 2 * pad));
+  const double p_out = std::floor((h + 2 * pad - r) / stride) + 1;
+  const double q_out = std::floor((w + 2 * pad - s) / stride) + 1;
+  if (n * h * w * c > kMaxElements) fail("the input exceeds 2^31 - 1 elements");
+  if (k * r * s * c > kMaxElements) fail("the filter exceeds 2^31 - 1 elements");
+  if (n * p_out * q_out * k > kMaxElements) fail("the output exceeds 2^31 - 1 elements");
+  Shape out;
+  out.n = int64_t(n);
+  out.h = int64_t(h);
+  out.w = int64_t(w);
+  out.c = int64_t(c);
+  out.k = int64_t(k);
+  out.r = int64_t(r);
+  out.s = int64_t(s);
+  out.stride = int64_t(stride);
+  out.pad = int64_t(pad);
+  return out;
+}
+
+Problem problem_of(const Shape& s, std::vector<std::string> tags) {
+  Problem p;
+  p.names = kFeatureNames;
+  p.values = {double(s.n), double(s.h), double(s.w),      double(s.c),  double(s.k),
+              double(s.r), double(s.s), double(s.stride), double(s.pad)};
+  p.tags = std::move(tags);
+  return p;
+}
+
+double error_bound(const Shape& s, int winograd_m) {
+  const double direct = gemm::error_bound(s.gemm_k());
+  if (winograd_m == 2) return 8.0 * direct;
+  if (winograd_m == 4) return 64.0 * direct;
+  return direct;
+}
+
+Conv2dFamily::Conv2dFamily() : space_("conv2d", conv2d_kinds()) {}
+
+std::vector<std::string> Conv2dFamily::feature_names() const { return kFeatureNames; }
+
+std::vector<std::string> Conv2dFamily::derived_feature_names() const {
+  return {"p",           "q",          "gemm_m",    "gemm_n",      "gemm_k",
+          "flops",       "bytes",      "intensity", "log2_gemm_m", "log2_gemm_n",
+          "log2_gemm_k", "log2_flops", "is_1x1",    "winograd"};
+}
+
+std::vector<double> Conv2dFamily::derived_features(const Problem& p) const {
+  const Shape s = shape_of(p);
+  const double m = double(s.gemm_m()), n = double(s.gemm_n()), k = double(s.gemm_k());
+  return {double(s.p()),
+          double(s.q()),
+          m,
+          n,
+          k,
+          s.flops(),
+          s.bytes(),
+          s.flops() / s.bytes(),
+          std::log2(m),
+          std::log2(n),
+          std::log2(k),
+          std::log2(s.flops()),
+          s.r == 1 && s.s == 1 ? 1.0 : 0.0,
+          s.winograd_applies() ? 1.0 : 0.0};
+}
+
+}  // namespace ktune::kernels::conv2d

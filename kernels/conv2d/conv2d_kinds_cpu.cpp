@@ -1,0 +1,60 @@
+// The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
+// (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
+// cores: 22 (of 36) + 12 + 9 + 12 = 55 configs.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kernels/conv2d/conv2d_kinds.hpp"
+
+namespace ktune::kernels::conv2d {
+
+namespace {
+
+using V = std::vector<std::string>;
+
+// ktune's packed GEMM micro-tiles (kernels/gemm/cpu/gemm_cpu_packed_dispatch.cpp), mr × nr.
+const V kMicroTiles = {"8x8", "16x6", "24x4"};
+
+// cols × vk accumulators of vc floats (vc/8 AVX2 vectors each) must stay in registers beside
+// the operands.
+std::optional<std::string> direct_violation(const Space& space, const Config& c) {
+  const int cols = space.int_value(c, "cols"), vk = space.int_value(c, "vk"),
+            vc = space.int_value(c, "vc");
+  if (cols * vk * vc / 8 > 12)
+    return fmt::format("{} accumulator vectors (cols {} x vk {} x vc {} / 8) exceed 12",
+                       cols * vk * vc / 8, cols, vk, vc);
+  return std::nullopt;
+}
+
+}  // namespace
+
+void add_cpu_kinds(std::vector<SpaceKind>& kinds) {
+  // Tiled direct convolution on the layouts as given (no repacking): a task computes `rows`
+  // output rows of one image for `vk` output channels; in registers, `cols` output pixels × vk
+  // channels accumulate vectors of `vc` lanes along the contiguous (filter column, input
+  // channel) run of the window, summed across lanes at the end.
+  kinds.push_back({"cpu_direct",
+                   {{"rows", V{"1", "4"}},
+                    {"cols", V{"2", "3", "4"}},
+                    {"vk", V{"2", "3", "4"}},
+                    {"vc", V{"8", "16"}}},
+                   direct_violation});
+  // Explicit patch matrix (im2col) of `rows` output pixels at a time, times the filter with
+  // ktune's packed GEMM of micro-tile mt and K block kc (the GEMM config is part of the conv
+  // config, so the sweep measures the pair; mc = 96, nc = 3840).
+  kinds.push_back({"cpu_im2col",
+                   {{"mt", kMicroTiles}, {"kc", V{"128", "256"}}, {"rows", V{"1024", "8192"}}},
+                   nullptr});
+  // 1×1 stride-1 unpadded layers: the NHWC input is already the patch matrix; one packed GEMM.
+  kinds.push_back({"cpu_gemm1x1", {{"mt", kMicroTiles}, {"kc", V{"128", "256", "512"}}}, nullptr});
+  // Winograd F(m×m, 3×3) for 3×3 stride-1 layers: input transform of `tiles` tiles at a time,
+  // (m+2)² batched packed GEMMs, output transform; the filter transform runs in every call.
+  kinds.push_back({"cpu_winograd",
+                   {{"m", V{"2", "4"}}, {"mt", kMicroTiles}, {"tiles", V{"64", "256"}}},
+                   nullptr});
+}
+
+bool is_cpu_kind(const std::string& name) { return name.rfind("cpu_", 0) == 0; }
+
+}  // namespace ktune::kernels::conv2d
