@@ -5,6 +5,9 @@
 # travels in .carry/gpu-store.sqlite.gz, the deployed rows in .carry/deployed-cuda.csv, and both
 # come back through $OUT.
 #   RUN_TESTS=1 SWEEP_SECONDS=400 DEPLOYED_SECONDS=120 scripts/gpu_sweep.sh
+# FAMILY (default gemm) picks the family swept, CARRY (default .carry) the folder the store and
+# NVRTC cache travel in, GTEST_FILTER the GPU tests run.
+#   FAMILY=conv2d CARRY=.carry/conv-cuda KTUNE_BIN=.carry/conv-cuda RUN_TESTS=1 ... scripts/gpu_sweep.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=${KTUNE_BIN:-build-gpu/bin}
@@ -20,18 +23,20 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
 done
 export LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
-ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas" | tee "$OUT/ldd.txt"
+ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas|cudnn" | tee "$OUT/ldd.txt"
 
 # The store may travel in parts: at most 16 MiB a file comes back from the device.
-if ls .carry/gpu-store.sqlite.gz.part-* > /dev/null 2>&1; then
-  cat .carry/gpu-store.sqlite.gz.part-* | gunzip -c > "$STORE"
-elif [ -f .carry/gpu-store.sqlite.gz ]; then
-  gunzip -c .carry/gpu-store.sqlite.gz > "$STORE"
+CARRY=${CARRY:-.carry}
+if ls "$CARRY"/gpu-store.sqlite.gz.part-* > /dev/null 2>&1; then
+  cat "$CARRY"/gpu-store.sqlite.gz.part-* | gunzip -c > "$STORE"
+elif [ -f "$CARRY"/gpu-store.sqlite.gz ]; then
+  gunzip -c "$CARRY"/gpu-store.sqlite.gz > "$STORE"
 fi
-[ -f .carry/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf .carry/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
+[ -f "$CARRY"/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf "$CARRY"/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
 
 if [ "${RUN_TESTS:-0}" = 1 ]; then
-  timeout "${TESTS_SECONDS:-240}" "$BIN/ktune_gpu_tests" > "$OUT/gpu-tests.log" 2>&1
+  timeout "${TESTS_SECONDS:-240}" "$BIN/ktune_gpu_tests" ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"} \
+    > "$OUT/gpu-tests.log" 2>&1
   echo "gpu tests exit $?"
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |FAILED|Failure|GFLOP" "$OUT/gpu-tests.log" | tail -40
 fi
@@ -40,7 +45,7 @@ if [ "${SWEEP_SECONDS:-0}" -gt 0 ]; then
   # The verification run already warms each config up.
   warm=""
   "$BIN/ktune" bench --help | grep -q -- --warmups && warm="--warmups 0"
-  "$BIN/ktune" bench --device cuda:0 --family gemm --workload "${WORKLOAD:-dnn}" --store "$STORE" \
+  "$BIN/ktune" bench --device cuda:0 --family "${FAMILY:-gemm}" --workload "${WORKLOAD:-dnn}" --store "$STORE" \
     $warm --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000 \
     --budget-ms "$((SWEEP_SECONDS * 1000))" ${BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   echo "bench exit $?"

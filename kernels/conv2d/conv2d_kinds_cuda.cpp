@@ -1,11 +1,68 @@
-// The CUDA kinds of the conv2d space (owned by the CUDA side of issue #12). Appended after the
-// CPU kinds; append new kinds at the end only (see kernels/conv2d/conv2d_kinds.hpp).
+// The CUDA kinds of the conv2d space (kernels in kernels/conv2d/cuda/conv2d_*.cuh, config
+// strings decoded by kernels/conv2d/cuda/conv2d_cuda_config.hpp). Appended after the CPU kinds;
+// append new kinds at the end only (see kernels/conv2d/conv2d_kinds.hpp).
+// Sizes: cuda_direct 184, cuda_im2col 37, cuda_gemm1x1 37, cuda_winograd 296: 554 configs, so an
+// H100 sweep of both networks at batch 1 and 16 fits in two 9-minute device calls.
+#include <fmt/format.h>
+
 #include "kernels/conv2d/conv2d_kinds.hpp"
 
 namespace ktune::kernels::conv2d {
 
+namespace {
+
+using V = std::vector<std::string>;
+
+// tp x tq x vk accumulators per thread: more than 32 spill on the direct kernel.
+std::optional<std::string> direct_violation(const Space& space, const Config& c) {
+  const int acc = space.int_value(c, "tp") * space.int_value(c, "tq") * space.int_value(c, "vk");
+  if (acc > 32) return fmt::format("{} accumulators per thread (tp x tq x vk) exceed 32", acc);
+  return std::nullopt;
+}
+
+// The rules of the GEMM family's tiled kind (gemm_tiled.cuh with vec = 4, db = 1): 64..256
+// threads, whole float4 vectors per thread for both tile loads.
+std::optional<std::string> gemm_violation(const Space& space, const Config& c) {
+  const int bm = space.int_value(c, "bm"), bn = space.int_value(c, "bn");
+  const int bk = space.int_value(c, "bk"), tm = space.int_value(c, "tm");
+  const int tn = space.int_value(c, "tn");
+  const int threads = (bm / tm) * (bn / tn);
+  if (threads < 64 || threads > 256) return fmt::format("{} GEMM threads (64..256)", threads);
+  if ((bm * bk) % (threads * 4) != 0 || (bn * bk) % (threads * 4) != 0)
+    return std::string("GEMM tile loads are not whole float4 vectors per thread");
+  return std::nullopt;
+}
+
+std::vector<Param> gemm_params() {
+  return {{"bm", V{"32", "64", "128"}},
+          {"bn", V{"32", "64", "128"}},
+          {"bk", V{"8", "16"}},
+          {"tm", V{"4", "8"}},
+          {"tn", V{"4", "8"}}};
+}
+
+}  // namespace
+
 void add_cuda_kinds(std::vector<SpaceKind>& kinds) {
-  (void)kinds;  // none yet: cuda_direct, cuda_im2col, cuda_gemm1x1, cuda_winograd go here
+  // Tiled direct convolution: a thread computes tp x tq output pixels x vk output channels,
+  // vc input channels per step; smem = 1 stages the block's input patch in shared memory.
+  kinds.push_back({"cuda_direct",
+                   {{"tp", V{"1", "2", "4"}},
+                    {"tq", V{"1", "2", "4"}},
+                    {"vk", V{"2", "4", "8"}},
+                    {"vc", V{"1", "4"}},
+                    {"smem", V{"0", "1"}},
+                    {"wg", V{"128", "256"}}},
+                   direct_violation});
+  // Patch matrix + ktune's tiled GEMM; the GEMM params are part of the conv config.
+  kinds.push_back({"cuda_im2col", gemm_params(), gemm_violation});
+  // 1x1 stride-1 unpadded layers: one tiled GEMM over the NHWC input as it is.
+  kinds.push_back({"cuda_gemm1x1", gemm_params(), gemm_violation});
+  // Winograd F(m x m, 3x3): ft = pre times the layer with its filter transform precomputed
+  // (inference), ft = each transforms the filter in every run; tv channels per transform thread.
+  std::vector<Param> wino = {{"m", V{"2", "4"}}, {"ft", V{"pre", "each"}}, {"tv", V{"1", "4"}}};
+  for (Param& p : gemm_params()) wino.push_back(std::move(p));
+  kinds.push_back({"cuda_winograd", std::move(wino), gemm_violation});
 }
 
 }  // namespace ktune::kernels::conv2d

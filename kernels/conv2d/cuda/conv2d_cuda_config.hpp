@@ -1,0 +1,127 @@
+#pragma once
+// A CUDA conv2d config decoded into the template parameters of its kernels. Self-contained
+// (<string_view> and the GEMM config parser only) and constexpr, so the same parser serves the
+// sweep at run time and the deployed library at compile time (selector config strings -> template
+// instantiations).
+//
+// Kinds and their config strings (kernels in conv2d_*.cuh, launch in conv2d_cuda_launch.hpp):
+//   cuda_direct   kind=cuda_direct;tp=2;tq=2;vk=4;vc=4;smem=1;wg=128
+//                 output tile tp x tq x vk per thread, vc input channels per step, input patch
+//                 staged in shared memory (smem=1) or read from global memory, wg threads
+//   cuda_im2col   kind=cuda_im2col;bm=64;bn=64;bk=8;tm=8;tn=8
+//                 patch matrix, then ktune's tiled GEMM (gemm_tiled.cuh) with these params
+//   cuda_gemm1x1  kind=cuda_gemm1x1;bm=64;bn=64;bk=8;tm=8;tn=8
+//                 1x1, stride 1, no padding: the NHWC input is the GEMM operand as it is
+//   cuda_winograd kind=cuda_winograd;m=4;ft=pre;tv=4;bm=64;bn=64;bk=8;tm=8;tn=8
+//                 F(m x m, 3x3), stride 1: transforms with tv channels per thread + T batched
+//                 tiled GEMMs; ft=pre: the filter transform is done once outside the timed
+//                 run (inference precomputes it per layer), ft=each: every run transforms it
+// The GEMM params are part of the conv config (the sweep measures the pair, the deployed
+// library instantiates exactly the measured pair); the GEMM always loads float4 (vec=4, falling
+// back to scalar loads where the layout does not allow them) and double-buffers (db=1).
+#include <string_view>
+
+#include "kernels/gemm/gemm_config.hpp"
+
+namespace ktune::kernels::conv2d::cuda {
+
+enum class CudaKind { direct, im2col, gemm1x1, winograd };
+
+struct CudaConvConfig {
+  CudaKind kind = CudaKind::direct;
+  // cuda_direct
+  int tp = 0, tq = 0, vk = 0, vc = 0, smem = 0, wg = 0;
+  // GEMM of im2col, gemm1x1 and winograd
+  int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
+  // winograd
+  int m = 0, tv = 0;
+  bool filter_each_run = false;  // ft=each
+  bool valid = false;
+  constexpr int gemm_threads() const { return tm && tn ? (bm / tm) * (bn / tn) : 0; }
+};
+
+namespace cuda_config_detail {
+
+using gemm::config_detail::parse_int;
+
+constexpr int kDirectBits = 0x3F, kGemmBits = 0x7C0, kWinoBits = 0x3800;
+
+constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view value, int& seen) {
+  if (name == "kind") {
+    if (value == "cuda_direct")
+      g.kind = CudaKind::direct;
+    else if (value == "cuda_im2col")
+      g.kind = CudaKind::im2col;
+    else if (value == "cuda_gemm1x1")
+      g.kind = CudaKind::gemm1x1;
+    else if (value == "cuda_winograd")
+      g.kind = CudaKind::winograd;
+    else
+      return false;
+    return true;
+  }
+  if (name == "ft") {
+    seen |= 1 << 13;
+    g.filter_each_run = value == "each";
+    return value == "each" || value == "pre";
+  }
+  struct Field {
+    std::string_view name;
+    int* slot;
+    int bit;
+  };
+  const Field fields[] = {
+      {"tp", &g.tp, 0},  {"tq", &g.tq, 1}, {"vk", &g.vk, 2}, {"vc", &g.vc, 3}, {"smem", &g.smem, 4},
+      {"wg", &g.wg, 5},  {"bm", &g.bm, 6}, {"bn", &g.bn, 7}, {"bk", &g.bk, 8}, {"tm", &g.tm, 9},
+      {"tn", &g.tn, 10}, {"m", &g.m, 11},  {"tv", &g.tv, 12}};
+  for (const Field& f : fields) {
+    if (f.name == name) {
+      seen |= 1 << f.bit;
+      return parse_int(value, *f.slot);
+    }
+  }
+  return false;
+}
+
+constexpr int required_bits(CudaKind kind) {
+  switch (kind) {
+    case CudaKind::direct:
+      return kDirectBits;
+    case CudaKind::im2col:
+    case CudaKind::gemm1x1:
+      return kGemmBits;
+    case CudaKind::winograd:
+      return kGemmBits | kWinoBits;
+  }
+  return 0;
+}
+
+}  // namespace cuda_config_detail
+
+// Parses a canonical config string (params in any order). valid == false for other kinds,
+// unknown names, bad values, and missing or foreign params of the kind.
+constexpr CudaConvConfig parse_cuda_conv_config(std::string_view text) {
+  CudaConvConfig g;
+  int seen = 0;
+  bool has_kind = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t semi = text.find(';', pos);
+    if (semi == std::string_view::npos) semi = text.size();
+    const std::string_view item = text.substr(pos, semi - pos);
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return CudaConvConfig{};
+    if (item.substr(0, eq) == "kind") has_kind = true;
+    if (!cuda_config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen)) {
+      return CudaConvConfig{};
+    }
+  }
+  if (!has_kind || seen != cuda_config_detail::required_bits(g.kind)) return CudaConvConfig{};
+  if (g.kind == CudaKind::winograd && g.m != 2 && g.m != 4) return CudaConvConfig{};
+  g.valid = true;
+  return g;
+}
+
+}  // namespace ktune::kernels::conv2d::cuda

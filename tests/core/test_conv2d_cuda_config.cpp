@@ -1,0 +1,62 @@
+// The CUDA kinds of the conv2d space and their config decoder (conv2d_cuda_config.hpp, shared by
+// the sweep and the deployed library): every CUDA config of the space decodes into its kernel
+// parameters, nothing else does, and the kinds keep the sizes the H100 sweep measured.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
+
+namespace ktune::kernels::conv2d::cuda {
+namespace {
+
+TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
+  const Conv2dFamily family;
+  const Space& space = family.space();
+  std::map<std::string, int> per_kind;
+  for (const Config& c : space.enumerate()) {
+    const std::string text = space.to_string(c);
+    const CudaConvConfig g = parse_cuda_conv_config(text);
+    const std::string& kind = space.kind_name(c);
+    EXPECT_EQ(g.valid, kind.rfind("cuda_", 0) == 0) << text;
+    if (!g.valid) continue;
+    ++per_kind[kind];
+    if (g.kind == CudaKind::direct) {
+      EXPECT_LE(g.tp * g.tq * g.vk, 32) << text;
+    } else {
+      EXPECT_GE(g.gemm_threads(), 64) << text;
+      EXPECT_LE(g.gemm_threads(), 256) << text;
+    }
+  }
+  EXPECT_EQ(per_kind["cuda_direct"], 184);
+  EXPECT_EQ(per_kind["cuda_im2col"], 37);
+  EXPECT_EQ(per_kind["cuda_gemm1x1"], 37);
+  EXPECT_EQ(per_kind["cuda_winograd"], 296);
+}
+
+TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
+  constexpr CudaConvConfig d =
+      parse_cuda_conv_config("kind=cuda_direct;tp=2;tq=4;vk=4;vc=4;smem=1;wg=128");
+  static_assert(d.valid && d.kind == CudaKind::direct && d.tq == 4 && d.smem == 1);
+  const CudaConvConfig w =
+      parse_cuda_conv_config("kind=cuda_winograd;m=4;ft=each;tv=4;bm=64;bn=32;bk=16;tm=4;tn=8");
+  ASSERT_TRUE(w.valid);
+  EXPECT_TRUE(w.filter_each_run);
+  EXPECT_EQ(w.m, 4);
+  EXPECT_EQ(w.gemm_threads(), 64);
+  EXPECT_FALSE(
+      parse_cuda_conv_config("kind=cuda_winograd;m=3;ft=pre;tv=4;bm=64;bn=32;bk=16;tm=4;tn=8")
+          .valid);  // F(3x3, 3x3) is not implemented
+  EXPECT_FALSE(
+      parse_cuda_conv_config("kind=cuda_winograd;m=2;ft=later;tv=4;bm=64;bn=32;bk=16;tm=4;tn=8")
+          .valid);
+  EXPECT_FALSE(parse_cuda_conv_config("kind=cuda_direct;tp=1").valid);  // params missing
+  EXPECT_FALSE(parse_cuda_conv_config("tp=1;tq=1;vk=2;vc=1;smem=0;wg=128").valid);  // no kind
+  EXPECT_FALSE(parse_cuda_conv_config("kind=cuda_gemm1x1;bm=64;bn=64;bk=8;tm=8;tn=8;m=2").valid);
+  EXPECT_FALSE(parse_cuda_conv_config("kind=cpu_direct;rows=1;cols=2;vk=2;vc=8").valid);
+  EXPECT_FALSE(parse_cuda_conv_config("kind=cuda_im2col;bm=6x;bn=64;bk=8;tm=8;tn=8").valid);
+}
+
+}  // namespace
+}  // namespace ktune::kernels::conv2d::cuda
