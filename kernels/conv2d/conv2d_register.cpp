@@ -5,6 +5,11 @@
 
 namespace ktune::kernels::conv2d {
 
-void register_builtin() { register_family(std::make_unique<Conv2dFamily>()); }
+void register_cpu_backend();  // kernels/conv2d/cpu/conv2d_cpu_backend.cpp
+
+void register_builtin() {
+  register_family(std::make_unique<Conv2dFamily>());
+  register_cpu_backend();
+}
 
 }  // namespace ktune::kernels::conv2d

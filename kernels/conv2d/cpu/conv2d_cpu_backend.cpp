@@ -1,0 +1,172 @@
+// The conv2d family's CPU backend: the cpu_* kinds and the oneDNN baseline, each verified
+// against the float64 reference on NaN-poisoned output before it is timed (host_measure).
+// Kinds that do not apply to a problem (Winograd on 1×1) are `refused`, with the reason.
+#include <fmt/format.h>
+
+#include <limits>
+#include <optional>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/conv2d_kinds.hpp"
+#include "kernels/conv2d/conv2d_reference.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu.hpp"
+#include "kernels/conv2d/cpu/conv2d_onednn.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
+#include "ktune/host_measure.hpp"
+
+namespace ktune::kernels::conv2d {
+
+namespace {
+
+// One set of tensors; several are rotated while timing when a problem fits in the last-level
+// cache, so timings do not measure a cache-resident rerun.
+struct Buffers {
+  std::vector<float> input, filter, output;
+};
+
+cpu::GemmParams gemm_params(const Space& space, const Config& c) {
+  const std::string& mt = space.value(c, "mt");  // "16x6"
+  const size_t x = mt.find('x');
+  cpu::GemmParams g;
+  g.mr = std::stoi(mt.substr(0, x));
+  g.nr = std::stoi(mt.substr(x + 1));
+  g.kc = space.has_param(c, "kc") ? space.int_value(c, "kc") : 256;
+  return g;
+}
+
+class CpuSession final : public ProblemSession {
+ public:
+  CpuSession(const Family& family, const Problem& problem, double llc_bytes)
+      : family_(family), shape_(shape_of(problem)) {
+    const uint64_t seed = gemm::seed_of(problem.key());
+    Buffers first{gemm::random_matrix(size_t(shape_.input_elements()), seed),
+                  gemm::random_matrix(size_t(shape_.filter_elements()), seed + 1),
+                  std::vector<float>(size_t(shape_.output_elements()))};
+    reference_ = reference_conv2d(shape_, first.input.data(), first.filter.data());
+    const double bytes =
+        4.0 * double(first.input.size() + first.filter.size() + first.output.size());
+    const int copies = rotation_copies(bytes, llc_bytes);
+    buffers_.push_back(std::move(first));
+    for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    const Space& space = family_.space();
+    const std::string& kind = space.kind_name(config);
+    if (kind == "cpu_direct") {
+      const cpu::DirectParams p{space.int_value(config, "rows"), space.int_value(config, "cols"),
+                                space.int_value(config, "vk"), space.int_value(config, "vc")};
+      return measure([&](const cpu::Args& a) { cpu::run_direct(a, p); }, policy);
+    }
+    const cpu::GemmParams g = gemm_params(space, config);
+    if (kind == "cpu_im2col") {
+      const int rows = space.int_value(config, "rows");
+      return measure([&](const cpu::Args& a) { cpu::run_im2col(a, g, rows); }, policy);
+    }
+    if (kind == "cpu_gemm1x1") {
+      if (auto why = cpu::gemm1x1_refusal(shape_)) return refused(*why);
+      return measure([&](const cpu::Args& a) { cpu::run_gemm1x1(a, g); }, policy);
+    }
+    if (kind == "cpu_winograd") {
+      if (auto why = cpu::winograd_refusal(shape_)) return refused(*why);
+      const int m = space.int_value(config, "m"), tiles = space.int_value(config, "tiles");
+      return measure([&](const cpu::Args& a) { cpu::run_winograd(a, m, g, tiles); }, policy, m);
+    }
+    throw Error(fmt::format("conv2d kind '{}' has no CPU kernel", kind));
+  }
+
+  std::vector<std::string> vendors() const override {
+    if (cpu::onednn_available()) return {"onednn"};
+    return {};
+  }
+
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+    if (vendor != "onednn" || !cpu::onednn_available())
+      throw Error(fmt::format("vendor '{}' is not available on the cpu backend", vendor));
+    std::unique_ptr<cpu::OnednnConv> conv;
+    try {
+      conv = std::make_unique<cpu::OnednnConv>(shape_);
+    } catch (const Error& e) {
+      return refused(e.what());
+    }
+    std::vector<int> weights;  // one reordered filter per buffer copy, before any timing
+    for (const Buffers& b : buffers_) weights.push_back(conv->add_weights(b.filter.data()));
+    return measure(
+        [&](const cpu::Args& a) {
+          size_t copy = 0;
+          while (buffers_[copy].input.data() != a.input) ++copy;
+          conv->run(a.input, weights[copy], a.output);
+        },
+        policy);
+  }
+
+ private:
+  static Outcome refused(const std::string& why) {
+    Outcome out;
+    out.status = Status::refused;
+    out.message = why;
+    return out;
+  }
+
+  cpu::Args args_for(Buffers& b) const {
+    return {shape_, b.input.data(), b.filter.data(), b.output.data()};
+  }
+
+  template <typename Kernel>
+  Outcome measure(Kernel&& kernel, const TimingPolicy& policy, int winograd_m = 0) {
+    const double bound = error_bound(shape_, winograd_m);
+    return verify_then_time_on_host(
+        [&] {
+          // Verify first, on output poisoned with NaN: an unwritten element fails the check.
+          Buffers& first = buffers_.front();
+          std::fill(first.output.begin(), first.output.end(),
+                    std::numeric_limits<float>::quiet_NaN());
+          kernel(args_for(first));
+          HostVerdict verdict;
+          verdict.rel_error = relative_error(shape_, first.output.data(), reference_);
+          verdict.ok = verdict.rel_error <= bound;
+          if (!verdict.ok)
+            verdict.message =
+                fmt::format("relative error {:.3g} exceeds bound {:.3g}", verdict.rel_error, bound);
+          return verdict;
+        },
+        [&](size_t copy) { kernel(args_for(buffers_[copy])); }, buffers_.size(), policy);
+  }
+
+  const Family& family_;
+  Shape shape_;
+  std::vector<double> reference_;
+  std::vector<Buffers> buffers_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Family& family)
+      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
+  const DeviceInfo& device() const override { return device_; }
+  bool implements(const Config& config) const override {
+    return is_cpu_kind(family_.space().kind_name(config));
+  }
+  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
+    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
+  }
+
+ private:
+  const Family& family_;
+  DeviceInfo device_;
+  double llc_bytes_;
+};
+
+}  // namespace
+
+void register_cpu_backend() {
+  register_backend(
+      "conv2d", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
+        if (index != 0)
+          throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
+        return std::make_unique<CpuBackend>(family);
+      });
+}
+
+}  // namespace ktune::kernels::conv2d
