@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/conv2d_kinds.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
@@ -12,7 +13,8 @@ namespace ktune::kernels::conv2d {
 
 namespace {
 
-const std::vector<std::string> kFeatureNames = {"n", "h", "w", "c", "k", "r", "s", "stride", "pad"};
+const std::vector<std::string> kFeatureNames(kProblemFeatureNames.begin(),
+                                             kProblemFeatureNames.end());
 // Tensors are indexed with 32-bit offsets on the GPU; the host accepts the same limit.
 constexpr double kMaxElements = 2147483647.0;
 
@@ -91,28 +93,13 @@ Conv2dFamily::Conv2dFamily() : space_("conv2d", conv2d_kinds()) {}
 std::vector<std::string> Conv2dFamily::feature_names() const { return kFeatureNames; }
 
 std::vector<std::string> Conv2dFamily::derived_feature_names() const {
-  return {"p",           "q",          "gemm_m",    "gemm_n",      "gemm_k",
-          "flops",       "bytes",      "intensity", "log2_gemm_m", "log2_gemm_n",
-          "log2_gemm_k", "log2_flops", "is_1x1",    "winograd"};
+  return {kDerivedFeatureNames.begin(), kDerivedFeatureNames.end()};
 }
 
 std::vector<double> Conv2dFamily::derived_features(const Problem& p) const {
   const Shape s = shape_of(p);
-  const double m = double(s.gemm_m()), n = double(s.gemm_n()), k = double(s.gemm_k());
-  return {double(s.p()),
-          double(s.q()),
-          m,
-          n,
-          k,
-          s.flops(),
-          s.bytes(),
-          s.flops() / s.bytes(),
-          std::log2(m),
-          std::log2(n),
-          std::log2(k),
-          std::log2(s.flops()),
-          s.r == 1 && s.s == 1 ? 1.0 : 0.0,
-          s.winograd_applies() ? 1.0 : 0.0};
+  const auto all = feature_values(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad);
+  return {all.begin() + kProblemFeatures, all.end()};
 }
 
 }  // namespace ktune::kernels::conv2d

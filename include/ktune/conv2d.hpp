@@ -1,0 +1,52 @@
+#pragma once
+// ktune::conv2d: FP32 forward 2D convolution (cross-correlation as in DNN libraries; dilation 1,
+// groups 1, symmetric zero padding), served by a tuned library that ships only the configs a
+// learned selector chooses between (CMake: ktune_add_tuned_library(... FAMILY conv2d ...)).
+//
+//   input  NHWC [n][h][w][c]
+//   filter KRSC [k][r][s][c]   (oneDNN "ohwi")
+//   output NHWC [n][p][q][k]   p = (h + 2·pad − r) / stride + 1, q = (w + 2·pad − s) / stride + 1
+//
+// Arguments are checked before anything runs: sizes below 1 (n may be 0: nothing happens),
+// pad negative or not smaller than the filter, a filter larger than the padded input, tensors
+// over 2^31 − 1 elements and null pointers throw ktune::Conv2dError naming the argument in one
+// line; the output is not touched then. The filter is transformed or repacked inside each call
+// (no state between calls).
+#include <cstdint>
+#include <stdexcept>
+
+struct CUstream_st;
+
+namespace ktune {
+
+using cudaStream_t = ::CUstream_st*;  // the CUDA runtime's cudaStream_t (nullptr: default stream)
+
+class Conv2dError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Host pointers (BACKENDS cpu). Threads: OpenMP.
+void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+            int64_t stride, int64_t pad, const float* input, const float* filter, float* output);
+// Device pointers, asynchronous on `stream` (BACKENDS cuda).
+void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+            int64_t stride, int64_t pad, const float* input, const float* filter, float* output,
+            cudaStream_t stream);
+
+// What a tuned library ships, for reports and tests.
+struct TunedConv2dInfo {
+  const char* backend;         // "cpu" or "cuda"
+  int num_configs;             // K
+  const char* const* configs;  // the K config strings, as in the selector header
+  int baseline;                // index served when the selector cannot decide
+};
+const TunedConv2dInfo& tuned_conv2d_info_cpu();
+const TunedConv2dInfo& tuned_conv2d_info_cuda();
+// Index into info.configs the selector picks for a problem (no fallback applied).
+int tuned_conv2d_choice_cpu(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
+                            int64_t s, int64_t stride, int64_t pad);
+int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
+                             int64_t s, int64_t stride, int64_t pad);
+
+}  // namespace ktune
