@@ -19,7 +19,8 @@ enable_language(CUDA)
 set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 
-add_library(ktune_cuda_aot_check OBJECT ${CMAKE_SOURCE_DIR}/kernels/gemm/cuda/aot_check.cu)
+add_library(ktune_cuda_aot_check OBJECT ${CMAKE_SOURCE_DIR}/kernels/gemm/cuda/aot_check.cu
+  ${CMAKE_SOURCE_DIR}/kernels/conv2d/cuda/aot_check.cu)
 target_include_directories(ktune_cuda_aot_check PRIVATE ${CMAKE_SOURCE_DIR})
 set_target_properties(ktune_cuda_aot_check PROPERTIES CUDA_ARCHITECTURES 90)
 # The directory's -Wall -Wextra -Wpedantic (and sanitizer flags) are host-compiler options

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ktune/cuda.hpp"
@@ -31,6 +34,21 @@ inline std::vector<float> download(const ktune::cuda::DeviceBuffer<float>& buffe
   ktune::cuda::check(cudaMemcpy(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost),
                      "cudaMemcpy(download)");
   return host;
+}
+
+// Calls fn(i) for every i in [0, count) on all cores (at least 2 threads): NVRTC is
+// thread-safe, and compiling a space's kernels one by one would take minutes.
+template <typename Fn>
+void parallel_for(size_t count, Fn fn) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < count; i = next++) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
 }
 
 // A fresh NVRTC cache directory for one test (KTUNE_CACHE_DIR), removed afterwards.

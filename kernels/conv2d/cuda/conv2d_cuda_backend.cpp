@@ -1,0 +1,369 @@
+#include "kernels/conv2d/cuda/conv2d_cuda_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
+#if KTUNE_HAVE_CUDNN
+#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
+#endif
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/cuda.hpp"
+#include "src/cuda/cuda_device.hpp"
+#include "src/cuda/cuda_error.hpp"
+
+namespace ktune::kernels::conv2d::cuda {
+namespace {
+
+using ktune::cuda::check;
+using ktune::cuda::CudaError;
+using ktune::cuda::DeviceBuffer;
+
+constexpr size_t kAlign = 256;
+size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+int select_device(int device_index) {
+  ktune::cuda::require_device(device_index);
+  ktune::cuda::use_device(device_index);
+  return device_index;
+}
+
+CudaConvConfig decode(const Space& space, const Config& config) {
+  const std::string text = space.to_string(config);
+  return parse_cuda_conv_config(text);
+}
+
+ConvDims dims_of(const Shape& s) { return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad}; }
+
+// Per-device resources shared by the backend and its sessions.
+struct Context {
+  Context(const Space& space_, int device_index_)
+      : space(space_),
+        device_index(select_device(device_index_)),
+        info(query_cuda_device(device_index)),
+        l2_bytes(ktune::cuda::device_attribute(device_index, cudaDevAttrL2CacheSize, "l2_bytes")),
+        kernels(ktune::cuda::device_arch(device_index)),
+        rel_error(ktune::cuda::device_arch(device_index))
+#if KTUNE_HAVE_CUDNN
+        ,
+        cudnn(stream.get())
+#endif
+  {
+  }
+  const Space& space;
+  int device_index;
+  DeviceInfo info;
+  int64_t l2_bytes;
+  ktune::cuda::Stream stream;
+  ktune::cuda::Event start, stop;
+  ConvKernelSet kernels;
+  gemm::cuda::RelErrorKernel rel_error;
+#if KTUNE_HAVE_CUDNN
+  CudnnHandle cudnn;
+#endif
+};
+
+// Thrown out of a timed run to stop time_adaptive with a non-ok outcome.
+struct AbortRun {
+  Status status;
+  std::string message;
+};
+
+Outcome failed(std::string message, Status status = Status::failed) {
+  Outcome outcome;
+  outcome.status = status;
+  outcome.message = std::move(message);
+  return outcome;
+}
+
+class Session final : public ProblemSession {
+ public:
+  Session(Context& context, const Problem& problem)
+      : context_(context), shape_(shape_of(problem)), key_(problem.key()) {
+    allocate_and_fill();
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    ktune::cuda::use_device(context_.device_index);
+    const CudaConvConfig g = decode(context_.space, config);
+    const std::string what = context_.space.to_string(config);
+    if (!g.valid) return failed(what + ": not a CUDA conv2d config");
+    const ConvDims d = dims_of(shape_);
+    const std::string why = refusal(g, d);
+    if (!why.empty()) return failed(what + ": " + why, Status::refused);
+    try {
+      const ConvKernels kernels = context_.kernels.kernels(g, shape_.c % 4 == 0);
+      float* ws = workspace(workspace_floats(g, d));
+      bool filter_ready = false;
+      if (g.kind == CudaKind::winograd && !g.filter_each_run) {
+        // Inference precomputes the filter transform once per layer: outside the timed runs.
+        // Every input copy holds the same filter, so one transform serves all of them.
+        const ConvLaunch f = launch_wino_filter(g, kernels, d, w(0), ws, context_.stream.get());
+        if (f.refused) return failed(what + ": " + f.message, Status::refused);
+        if (f.error != cudaSuccess)
+          return failed(ktune::cuda::describe_failure(f.error, what + ": " + f.message));
+        filter_ready = true;
+      }
+      const double bound = error_bound(shape_, g.kind == CudaKind::winograd ? g.m : 0);
+      return measure(
+          [&](int copy) -> std::optional<Outcome> {
+            const ConvLaunch l = launch_conv(g, kernels, d, x(copy), w(copy), y(copy), ws,
+                                             filter_ready, context_.stream.get());
+            if (l.refused) return failed(what + ": " + l.message, Status::refused);
+            if (l.error != cudaSuccess)
+              return failed(ktune::cuda::describe_failure(l.error, what + ": " + l.message));
+            return std::nullopt;
+          },
+          policy, what, bound);
+    } catch (const CudaError& e) {
+      return failed(what + ": " + e.what());
+    } catch (const ktune::cuda::CompileError& e) {
+      return failed(what + ": " + e.what());
+    }
+  }
+
+#if KTUNE_HAVE_CUDNN
+  std::vector<std::string> vendors() const override { return {"cudnn"}; }
+#else
+  std::vector<std::string> vendors() const override { return {}; }  // built without cuDNN
+#endif
+
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+    if (vendors() != std::vector<std::string>{vendor}) {
+      throw Error("conv2d cuda: unknown vendor '" + vendor + "' (this build has: " +
+                  (vendors().empty() ? std::string("none") : vendors().front()) + ")");
+    }
+#if KTUNE_HAVE_CUDNN
+    ktune::cuda::use_device(context_.device_index);
+    try {
+      if (!cudnn_) {
+        cudnn_ = std::make_unique<CudnnConv>(context_.cudnn.get(), shape_);
+        cudnn_->find(x(0), w(0), y(0));  // also loads cuDNN's kernels before any timing
+        check(cudaStreamSynchronize(context_.stream.get()), "cudaStreamSynchronize(cudnn find)");
+      }
+      const std::string what = cudnn_->description();
+      Outcome outcome = measure(
+          [&](int copy) -> std::optional<Outcome> {
+            const cudnnStatus_t status = cudnn_->run(x(copy), w(copy), y(copy));
+            if (status == CUDNN_STATUS_SUCCESS) return std::nullopt;
+            return failed(what + ": cudnnConvolutionForward: " + cudnnGetErrorString(status));
+          },
+          policy, what, error_bound(shape_, cudnn_->transform_algorithm() ? 4 : 0));
+      if (outcome.message.empty()) outcome.message = what;  // which algorithm was timed
+      return outcome;
+    } catch (const std::exception& e) {
+      return failed(std::string("cudnn: ") + e.what());
+    }
+#else
+    (void)policy;
+    return failed("conv2d cuda: built without cuDNN");
+#endif
+  }
+
+ private:
+  float* x(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
+  float* w(int copy) const {
+    return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_w_);
+  }
+  float* y(int copy) const {
+    return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_y_);
+  }
+
+  float* workspace(size_t floats) {
+    if (floats == 0) return nullptr;
+    if (workspace_.size() < floats) {
+      workspace_ = DeviceBuffer<float>();
+      workspace_ = DeviceBuffer<float>(floats, "conv2d workspace for " + key_);
+    }
+    return workspace_.data();
+  }
+
+  void allocate_and_fill() {
+    const size_t elems_x = size_t(shape_.input_elements());
+    const size_t elems_w = size_t(shape_.filter_elements());
+    elems_y_ = size_t(shape_.output_elements());
+    offset_w_ = align_up(elems_x * sizeof(float));
+    offset_y_ = offset_w_ + align_up(elems_w * sizeof(float));
+    copy_bytes_ = align_up(offset_y_ + elems_y_ * sizeof(float));
+    // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
+    // 2 x L2 of other data is touched between two uses of the same copy.
+    const size_t data_bytes = (elems_x + elems_w + elems_y_) * sizeof(float);
+    const size_t l2 = size_t(std::max<int64_t>(context_.l2_bytes, 0));
+    copies_ = data_bytes < 2 * l2 ? int(1 + (2 * l2 + copy_bytes_ - 1) / copy_bytes_) : 1;
+    pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "conv2d inputs for " + key_);
+
+    // The seeded generator of the host reference helpers: never zeros.
+    const uint64_t seed = gemm::seed_of(key_);
+    const std::vector<float> host_x = gemm::random_matrix(elems_x, seed);
+    const std::vector<float> host_w = gemm::random_matrix(elems_w, seed ^ 0x9e3779b97f4a7c15ull);
+    cudaStream_t stream = context_.stream.get();
+    check(cudaMemcpyAsync(x(0), host_x.data(), elems_x * sizeof(float), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync(input of " + key_ + ")");
+    check(cudaMemcpyAsync(w(0), host_w.data(), elems_w * sizeof(float), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync(filter of " + key_ + ")");
+    check(cudaMemsetAsync(y(0), 0, elems_y_ * sizeof(float), stream), "cudaMemsetAsync(output)");
+    for (size_t have = 1; have < size_t(copies_); have *= 2) {
+      const size_t count = std::min(have, size_t(copies_) - have);
+      check(cudaMemcpyAsync(pool_.data() + have * copy_bytes_, pool_.data(), count * copy_bytes_,
+                            cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync(input copies)");
+    }
+    // Float64 reference on the device (ktune_conv2d_reference; checked against the host
+    // reference in tests/gpu): independent of the kernels under test.
+    reference_ = DeviceBuffer<double>(elems_y_, "float64 reference of " + key_);
+    const ktune::cuda::LoadedKernel& ref = context_.kernels.reference();
+    const float* xp = x(0);
+    const float* wp = w(0);
+    double* out = reference_.data();
+    int n = int(shape_.n), h = int(shape_.h), wd = int(shape_.w), c = int(shape_.c),
+        k = int(shape_.k), r = int(shape_.r), s = int(shape_.s), stride = int(shape_.stride),
+        pad = int(shape_.pad), p = int(shape_.p()), q = int(shape_.q());
+    void* args[] = {&xp, &wp, &out, &n, &h, &wd, &c, &k, &r, &s, &stride, &pad, &p, &q};
+    const long long blocks = std::min<long long>((long long)(elems_y_ + 255) / 256, 65535LL * 8);
+    check(cudaLaunchKernel(ref.function(), dim3(unsigned(blocks)), dim3(256), args, 0, stream),
+          "cudaLaunchKernel(ktune_conv2d_reference)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(reference of " + key_ + ")");
+  }
+
+  // Waits for the stop event; kernel faults surface here.
+  double elapsed_ms(const std::string& what) {
+    const cudaError_t error = cudaEventSynchronize(context_.stop.get());
+    if (error != cudaSuccess) {
+      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, "execution of " + what)};
+    }
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, context_.start.get(), context_.stop.get()),
+          "cudaEventElapsedTime(" + what + ")");
+    return ms;
+  }
+
+  using Launch = std::function<std::optional<Outcome>(int)>;
+
+  double timed_launch(const Launch& launch, int copy, const std::string& what) {
+    cudaStream_t stream = context_.stream.get();
+    check(cudaEventRecord(context_.start.get(), stream), "cudaEventRecord(start)");
+    if (std::optional<Outcome> bad = launch(copy)) throw AbortRun{bad->status, bad->message};
+    check(cudaEventRecord(context_.stop.get(), stream), "cudaEventRecord(stop)");
+    return elapsed_ms(what);
+  }
+
+  // Verify on NaN-poisoned output, then time with rotation (the GEMM backend's protocol).
+  Outcome measure(const Launch& launch, const TimingPolicy& policy, const std::string& what,
+                  double bound) {
+    Outcome outcome;
+    try {
+      check(cudaMemsetAsync(y(0), 0xFF, elems_y_ * sizeof(float), context_.stream.get()),
+            "cudaMemsetAsync(poison output)");
+      const double first_ms = timed_launch(launch, 0, what);
+      gemm::Shape as_matrix;  // y as a k x (n*p*q) column-major matrix
+      as_matrix.m = shape_.k;
+      as_matrix.n = int64_t(elems_y_) / shape_.k;
+      as_matrix.ldc = shape_.k;
+      const double error =
+          context_.rel_error(y(0), reference_.data(), as_matrix, context_.stream.get());
+      outcome.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+      if (!(error <= bound)) {
+        outcome.status = Status::wrong;
+        outcome.message = std::isfinite(error)
+                              ? fmt::format("{}: relative error {:.3e} exceeds the bound {:.3e}",
+                                            what, error, bound)
+                              : fmt::format("{}: result holds NaN or Inf", what);
+        return outcome;
+      }
+      if (first_ms > policy.timeout_ms) {
+        outcome.status = Status::timeout;
+        outcome.message = fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what,
+                                      first_ms, policy.timeout_ms);
+        return outcome;
+      }
+      int next = copies_ > 1 ? 1 : 0;
+      outcome.timing = time_adaptive(
+          [&]() -> double {
+            const int copy = next;
+            next = (next + 1) % copies_;
+            const double ms = timed_launch(launch, copy, what);
+            if (ms > policy.timeout_ms) {
+              throw AbortRun{Status::timeout,
+                             fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, ms,
+                                         policy.timeout_ms)};
+            }
+            return ms;
+          },
+          policy);
+      outcome.status = Status::ok;
+    } catch (const AbortRun& abort) {
+      outcome.status = abort.status;
+      outcome.message = abort.message;
+    } catch (const CudaError& e) {
+      outcome.status = Status::failed;
+      outcome.message = what + ": " + e.what();
+    }
+    return outcome;
+  }
+
+  Context& context_;
+  Shape shape_;
+  std::string key_;
+  size_t elems_y_ = 0, offset_w_ = 0, offset_y_ = 0, copy_bytes_ = 0;
+  int copies_ = 1;
+  DeviceBuffer<char> pool_;
+  DeviceBuffer<double> reference_;
+  DeviceBuffer<float> workspace_;
+#if KTUNE_HAVE_CUDNN
+  std::unique_ptr<CudnnConv> cudnn_;
+#endif
+};
+
+class CudaConvBackend final : public Backend {
+ public:
+  CudaConvBackend(const Family& family, int device_index)
+      : context_(family.space(), device_index) {}
+
+  const DeviceInfo& device() const override { return context_.info; }
+
+  bool implements(const Config& config) const override {
+    return decode(context_.space, config).valid;
+  }
+
+  void prepare(const std::vector<Config>& configs) override {
+    ktune::cuda::use_device(context_.device_index);
+    std::vector<CudaConvConfig> decoded;
+    for (const Config& config : configs) {
+      const CudaConvConfig g = decode(context_.space, config);
+      if (g.valid) decoded.push_back(g);
+    }
+    context_.kernels.prepare(decoded);
+  }
+
+  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
+    ktune::cuda::use_device(context_.device_index);
+    return std::make_unique<Session>(context_, problem);
+  }
+
+ private:
+  Context context_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const Family& family, int device_index) {
+  if (family.name() != "conv2d") {
+    throw Error("conv2d cuda backend: cannot run family '" + family.name() + "'");
+  }
+  return std::make_unique<CudaConvBackend>(family, device_index);
+}
+
+void register_backend() {
+  ktune::register_backend("conv2d", "cuda", [](const Family& family, int device_index) {
+    return make_backend(family, device_index);
+  });
+}
+
+}  // namespace ktune::kernels::conv2d::cuda

@@ -1,0 +1,42 @@
+#pragma once
+// Run-time compiled conv2d kernels for one CUDA device: the instantiations each config needs
+// (conv2d_direct.cuh, conv2d_im2col.cuh, conv2d_winograd.cuh and the GEMM family's
+// gemm_tiled.cuh), compiled by NVRTC on demand or all at once in parallel, plus the float64
+// reference kernel.
+#include <string>
+#include <vector>
+
+#include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
+#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+
+namespace ktune::kernels::conv2d::cuda {
+
+// NVRTC name expressions of every kernel a config launches (any problem), by source file:
+// {file name, name expression}. The GEMM instantiations come from gemm_tiled.cuh.
+struct KernelName {
+  std::string file;  // "conv2d_direct.cuh"
+  std::string expression;
+};
+std::vector<KernelName> kernel_names(const CudaConvConfig& g);
+
+// NVRTC name expression of the float64 reference kernel (conv2d_im2col.cuh).
+inline constexpr const char* kReferenceName = "ktune_conv2d_reference";
+
+class ConvKernelSet {
+ public:
+  explicit ConvKernelSet(std::string arch);
+  // Compiles (NVRTC, disk cache) every kernel of these configs in parallel; failures are
+  // recorded and reported by kernels().
+  void prepare(const std::vector<CudaConvConfig>& configs, unsigned threads = 0);
+  // The launchable kernels of g for problems with c % 4 == 0 (c4) or not (the im2col vector
+  // width follows c). Throws CompileError or CudaError when one cannot be had.
+  ConvKernels kernels(const CudaConvConfig& g, bool c4);
+  const ktune::cuda::LoadedKernel& reference();
+
+ private:
+  gemm::cuda::KernelCache& cache(const std::string& file);
+  const ktune::cuda::LoadedKernel& get(const KernelName& name);
+  gemm::cuda::KernelCache direct_, im2col_, winograd_, tiled_;
+};
+
+}  // namespace ktune::kernels::conv2d::cuda
