@@ -4,10 +4,13 @@
 // in kernels/conv2d/conv2d_family.hpp (NHWC input and output, KRSC filter). Threads: OpenMP.
 // Every entry throws ktune::Error for parameters it was not built for; a kind that does not
 // apply to a shape says so through `applies`.
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kernels/conv2d/conv2d_family.hpp"
+#include "ktune/space.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
@@ -47,5 +50,14 @@ void run_winograd(const Args& args, int m, const GemmParams& g, int tiles);
 std::vector<float> winograd_transform_filter(const Shape& s, int m, const float* filter);
 void run_winograd_pretransformed(const Args& args, int m, const GemmParams& g, int tiles,
                                  const float* transformed);
+
+// A config decoded: the call that runs it, or why it does not apply to the shape (a kind for
+// other shapes: the caller reports `refused`). Throws Error for configs without a CPU kernel.
+struct Kernel {
+  std::function<void(const Args&)> run;
+  std::optional<std::string> refusal;
+  int winograd_m = 0;  // 2 or 4 for Winograd (its error bound), else 0
+};
+Kernel kernel_for(const Space& space, const Config& config, const Shape& shape);
 
 }  // namespace ktune::kernels::conv2d::cpu

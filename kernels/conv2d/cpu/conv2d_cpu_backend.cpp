@@ -25,16 +25,6 @@ struct Buffers {
   std::vector<float> input, filter, output;
 };
 
-cpu::GemmParams gemm_params(const Space& space, const Config& c) {
-  const std::string& mt = space.value(c, "mt");  // "16x6"
-  const size_t x = mt.find('x');
-  cpu::GemmParams g;
-  g.mr = std::stoi(mt.substr(0, x));
-  g.nr = std::stoi(mt.substr(x + 1));
-  g.kc = space.has_param(c, "kc") ? space.int_value(c, "kc") : 256;
-  return g;
-}
-
 class CpuSession final : public ProblemSession {
  public:
   CpuSession(const Family& family, const Problem& problem, double llc_bytes)
@@ -52,28 +42,9 @@ class CpuSession final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    const Space& space = family_.space();
-    const std::string& kind = space.kind_name(config);
-    if (kind == "cpu_direct") {
-      const cpu::DirectParams p{space.int_value(config, "rows"), space.int_value(config, "cols"),
-                                space.int_value(config, "vk"), space.int_value(config, "vc")};
-      return measure([&](const cpu::Args& a) { cpu::run_direct(a, p); }, policy);
-    }
-    const cpu::GemmParams g = gemm_params(space, config);
-    if (kind == "cpu_im2col") {
-      const int rows = space.int_value(config, "rows");
-      return measure([&](const cpu::Args& a) { cpu::run_im2col(a, g, rows); }, policy);
-    }
-    if (kind == "cpu_gemm1x1") {
-      if (auto why = cpu::gemm1x1_refusal(shape_)) return refused(*why);
-      return measure([&](const cpu::Args& a) { cpu::run_gemm1x1(a, g); }, policy);
-    }
-    if (kind == "cpu_winograd") {
-      if (auto why = cpu::winograd_refusal(shape_)) return refused(*why);
-      const int m = space.int_value(config, "m"), tiles = space.int_value(config, "tiles");
-      return measure([&](const cpu::Args& a) { cpu::run_winograd(a, m, g, tiles); }, policy, m);
-    }
-    throw Error(fmt::format("conv2d kind '{}' has no CPU kernel", kind));
+    const cpu::Kernel kernel = cpu::kernel_for(family_.space(), config, shape_);
+    if (kernel.refusal) return refused(*kernel.refusal);
+    return measure(kernel.run, policy, kernel.winograd_m);
   }
 
   std::vector<std::string> vendors() const override {

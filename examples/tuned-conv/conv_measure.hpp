@@ -1,0 +1,32 @@
+#pragma once
+// The device part of tuned_conv_bench, one implementation per backend (measure_cpu.cpp;
+// a CUDA one plugs in beside it): verify the deployed ktune::conv2d on NaN-poisoned output
+// against the float64 reference, then time it and the vendor library in the same run with the
+// sweep's protocol (warm-up, median of repeats, rotated input copies when they fit in cache).
+#include <string>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "ktune/timing.hpp"
+
+namespace tuned_conv {
+
+struct LayerResult {
+  std::string config;      // the config the selector picked
+  std::string status;      // ok, wrong (verification failed) or failed (an exception)
+  std::string message;     // why, when not ok
+  double rel_error = 0;    // of the deployed library
+  double deployed_ms = 0;  // median
+  double vendor_ms = 0;    // median of the vendor library, 0 when it failed
+};
+
+class DeviceMeasure {
+ public:
+  virtual ~DeviceMeasure() = default;
+  virtual std::string vendor() const = 0;  // "onednn", "cudnn"
+  virtual LayerResult measure(const ktune::kernels::conv2d::Shape& shape, uint64_t seed,
+                              const ktune::TimingPolicy& policy) = 0;
+};
+
+std::unique_ptr<DeviceMeasure> cpu_measure();
+
+}  // namespace tuned_conv

@@ -1,0 +1,170 @@
+// Runs every layer of a conv2d workload through the deployed tuned library (ktune::conv2d),
+// checks each result, and times it beside the vendor library (oneDNN on the CPU) in the same
+// run; the oracle is the best swept config per layer from the sweep's dataset. Writes
+//   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
+//          (then layer, config, status)
+//   --md:  geometric means and time-weighted ratios per network and batch, and each layer's
+//          roofline position (FLOP per byte of compulsory traffic against --peak-gflops and
+//          --bandwidth-gbs).
+//   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
+//                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/conv2d/conv2d_workloads.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/interchange.hpp"
+
+namespace {
+
+namespace conv = ktune::kernels::conv2d;
+
+struct Row {
+  conv::Layer layer;
+  tuned_conv::LayerResult result;
+  double oracle = 0, deployed = 0, vendor = 0;  // GFLOP/s, 0 when missing
+};
+
+// Best ok GFLOP/s per problem over the swept configs (vendor rows left out).
+std::map<std::string, double> oracle_of(const std::string& dataset) {
+  std::map<std::string, double> best;
+  if (dataset.empty()) return best;
+  for (const auto& m : ktune::read_measurements_csv(dataset))
+    if (m.family == "conv2d" && m.config_id >= 0 && m.outcome.status == ktune::Status::ok)
+      best[m.problem] = std::max(best[m.problem], m.perf);
+  return best;
+}
+
+double geomean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += std::log(x);
+  return v.empty() ? 0 : std::exp(sum / double(v.size()));
+}
+
+std::string markdown(const std::vector<Row>& rows, const std::string& device,
+                     const std::string& vendor, double peak, double bandwidth) {
+  std::string md = fmt::format(
+      "Device `{}`: the deployed tuned conv2d library (ktune::conv2d) and {} measured side by side "
+      "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
+      "(geometric mean) and total-time ratios weighted by each layer's count in its network "
+      "(time-weighted: Σ vendor ms / Σ deployed ms).\n\n",
+      device, vendor);
+  md +=
+      "| network | batch | layers | deployed / vendor (geomean) | deployed / vendor "
+      "(time-weighted) | oracle / vendor (geomean) | deployed % of oracle (geomean) |\n";
+  md += "|---|---:|---:|---:|---:|---:|---:|\n";
+  std::map<std::pair<std::string, int64_t>, std::vector<const Row*>> groups;
+  for (const Row& r : rows) groups[{r.layer.network, r.layer.shape.n}].push_back(&r);
+  for (const auto& [key, members] : groups) {
+    std::vector<double> dv, ov, dor;
+    double vendor_ms = 0, deployed_ms = 0;
+    for (const Row* r : members) {
+      if (r->deployed > 0 && r->vendor > 0) {
+        dv.push_back(r->deployed / r->vendor);
+        vendor_ms += r->layer.count * r->result.vendor_ms;
+        deployed_ms += r->layer.count * r->result.deployed_ms;
+      }
+      if (r->oracle > 0 && r->vendor > 0) ov.push_back(r->oracle / r->vendor);
+      if (r->oracle > 0 && r->deployed > 0) dor.push_back(r->deployed / r->oracle);
+    }
+    md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {} | {} |\n", key.first, key.second,
+                      members.size(), geomean(dv), deployed_ms > 0 ? vendor_ms / deployed_ms : 0,
+                      ov.empty() ? "–" : fmt::format("{:.3f}", geomean(ov)),
+                      dor.empty() ? "–" : fmt::format("{:.1f} %", 100 * geomean(dor)));
+  }
+  md += fmt::format(
+      "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "
+      "once); bound = min({:.0f} GFLOP/s, {:.0f} GB/s × FLOP/byte) (nominal figures given on the "
+      "command line, not measured).\n\n",
+      peak, bandwidth);
+  md +=
+      "| network | layer | batch | GFLOP | FLOP/byte | bound GFLOP/s | oracle | deployed | "
+      "vendor | deployed / vendor | deployed % of bound | config |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const Row& r : rows) {
+    const auto& s = r.layer.shape;
+    const double ai = s.flops() / s.bytes(), bound = std::min(peak, bandwidth * ai);
+    md += fmt::format(
+        "| {} | {} | {} | {:.3f} | {:.1f} | {:.0f} | {:.1f} | {:.1f} | {:.1f} | {} | "
+        "{:.1f} % | `{}` |\n",
+        r.layer.network, r.layer.layer, s.n, s.flops() * 1e-9, ai, bound, r.oracle, r.deployed,
+        r.vendor, r.vendor > 0 ? fmt::format("{:.3f}", r.deployed / r.vendor) : "–",
+        100 * r.deployed / bound, r.result.config);
+  }
+  return md;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Deployed tuned conv2d library vs the vendor library, per layer"};
+  std::string device = "cpu", workload = "conv-small", dataset, csv_path, md_path, slug;
+  double peak = 0, bandwidth = 0;
+  ktune::TimingPolicy policy;
+  policy.min_reps = 5;
+  policy.max_reps = 50;
+  policy.budget_ms = 50;
+  policy.timeout_ms = 20000;
+  app.add_option("--device", device, "cpu")->check(CLI::IsMember({"cpu"}));
+  app.add_option("--workload", workload, "vgg16-conv, resnet50-conv, dnn, conv-small, tiny")
+      ->capture_default_str();
+  app.add_option("--dataset", dataset, "Sweep dataset (CSV[.gz]) for the oracle column");
+  app.add_option("--device-slug", slug, "Device name in the Markdown")->required();
+  app.add_option("--csv", csv_path, "Per-layer CSV to write")->required();
+  app.add_option("--md", md_path, "Markdown summary to write")->required();
+  app.add_option("--peak-gflops", peak, "Nominal peak for the roofline")->required();
+  app.add_option("--bandwidth-gbs", bandwidth, "Nominal memory bandwidth")->required();
+  app.add_option("--min-reps", policy.min_reps)->capture_default_str();
+  app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (!(peak > 0) || !(bandwidth > 0))
+      throw ktune::Error("--peak-gflops and --bandwidth-gbs must be positive");
+    const auto layers = conv::workload_layers(workload);
+    if (layers.empty()) throw ktune::Error(fmt::format("unknown conv2d workload '{}'", workload));
+    const auto oracle = oracle_of(dataset);
+    auto measure = tuned_conv::cpu_measure();
+    std::vector<Row> rows;
+    std::string csv =
+        "network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"
+        "config,status\n";
+    size_t bad = 0;
+    for (const conv::Layer& layer : layers) {
+      const auto& s = layer.shape;
+      const std::string key = conv::problem_of(s).key();
+      Row row{layer, measure->measure(s, ktune::kernels::gemm::seed_of(key), policy)};
+      const double gflop = s.flops() * 1e-9;
+      if (row.result.status == "ok") row.deployed = gflop / (row.result.deployed_ms * 1e-3);
+      if (row.result.vendor_ms > 0) row.vendor = gflop / (row.result.vendor_ms * 1e-3);
+      if (oracle.count(key)) row.oracle = oracle.at(key);
+      bad += row.result.status == "ok" ? 0 : 1;
+      auto num = [](double v) { return v > 0 ? fmt::format("{:.3f}", v) : std::string(); };
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", layer.network, s.n,
+                         s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, num(row.oracle),
+                         num(row.deployed), num(row.vendor), layer.layer, row.result.config,
+                         row.result.status);
+      fmt::print("{} {} n={}: deployed {:.1f} ({}) vendor {:.1f} oracle {:.1f} GFLOP/s {}\n",
+                 layer.network, layer.layer, s.n, row.deployed, row.result.config, row.vendor,
+                 row.oracle, row.result.message);
+      std::fflush(stdout);
+      rows.push_back(std::move(row));
+    }
+    ktune::write_text_file(csv_path, csv);
+    ktune::write_text_file(md_path, markdown(rows, slug, measure->vendor(), peak, bandwidth));
+    if (bad) {
+      fmt::print(stderr, "tuned_conv_bench: {} layers were not ok (see {})\n", bad, csv_path);
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tuned_conv_bench: {}\n", e.what());
+    return 1;
+  }
+}
