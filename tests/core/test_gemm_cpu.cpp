@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"
@@ -68,6 +69,49 @@ TEST(GemmCpu, AlphaBetaAndTransposesMatchTheReference) {
       EXPECT_LE(kernels::gemm::relative_error(s, c.data(), ref), kernels::gemm::error_bound(s.k))
           << ta << tb;
     }
+}
+
+// BLAS: alpha == 0 reads neither A nor B, so NaN there must not reach C = beta * C; both CPU
+// kinds, every transpose, an edge tile and a batch.
+TEST(GemmCpu, AlphaZeroReadsNeitherANorB) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (float beta : {0.f, -1.5f}) {
+        kernels::gemm::Shape s;
+        s.transa = ta;
+        s.transb = tb;
+        s.m = 13;
+        s.n = 7;
+        s.k = 9;
+        s.batch = 2;
+        s.lda = ta ? s.k : s.m;
+        s.ldb = tb ? s.n : s.k;
+        s.ldc = s.m;
+        const std::vector<float> a(size_t(s.stride_a() * s.batch), nan);
+        const std::vector<float> b(size_t(s.stride_b() * s.batch), nan);
+        const auto c0 = kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), 5);
+        auto run = [&](auto&& kernel, const char* kind) {
+          std::vector<float> c = c0;
+          kernels::gemm::cpu::Args g{s.transa,     s.transb,    s.m,   s.n,          s.k,
+                                     s.batch,      0.f,         beta,  a.data(),     s.lda,
+                                     s.stride_a(), b.data(),    s.ldb, s.stride_b(), c.data(),
+                                     s.ldc,        s.stride_c()};
+          kernel(g);
+          for (size_t i = 0; i < c.size(); ++i)
+            ASSERT_EQ(c[i], beta * c0[i]) << kind << " ta=" << ta << " tb=" << tb << " at " << i;
+        };
+        run(
+            [](const auto& g) {
+              kernels::gemm::cpu::run_seed(g, kernels::gemm::Tile{4, 2, 8, 2, 2});
+            },
+            "seed");
+        run(
+            [](const auto& g) {
+              kernels::gemm::cpu::run_packed(g, {8, 4, 128, 48, 960});
+            },
+            "packed");
+      }
 }
 
 TEST(GemmCpu, VerificationCatchesUnwrittenOutput) {

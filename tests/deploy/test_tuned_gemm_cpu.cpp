@@ -121,6 +121,23 @@ TEST(TunedGemmCpu, KZeroScalesCAndEmptySizesDoNothing) {
   ktune::gemm(Trans::no, Trans::no, 0, 2, 3, 1.0f, nullptr, 1, nullptr, 3, 0.0f, nullptr, 1);
 }
 
+// BLAS: alpha == 0 reads neither A nor B (NaN there must not reach C), whatever config the
+// selector picks for the shape.
+TEST(TunedGemmCpu, AlphaZeroReadsNeitherANorB) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t size : {5, 64, 300}) {
+    const std::vector<float> a(size_t(size * size), nan), b(size_t(size * size), nan);
+    const auto c0 = ktune::kernels::gemm::random_matrix(size_t(size * size), 4);
+    for (float beta : {0.0f, 2.0f}) {
+      std::vector<float> c = c0;
+      ktune::gemm(Trans::no, Trans::yes, size, size, size, 0.0f, a.data(), size, b.data(), size,
+                  beta, c.data(), size);
+      for (size_t i = 0; i < c.size(); ++i)
+        ASSERT_EQ(c[i], beta * c0[i]) << "size " << size << " beta " << beta << " at " << i;
+    }
+  }
+}
+
 // Every bad argument throws GemmError naming it, and C is left exactly as it was.
 TEST(TunedGemmCpu, BadArgumentsThrowANamedErrorAndNeverWrite) {
   const auto a = ktune::kernels::gemm::random_matrix(64 * 64, 1),
@@ -159,6 +176,24 @@ TEST(TunedGemmCpu, BadArgumentsThrowANamedErrorAndNeverWrite) {
       {"stride_a = -16",
        [&] {
          ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, -16, pb, 4, 16, 0, pc, 4, 16, 2);
+       }},
+      // Leading dimensions and strides whose products overflow int64 (undefined behaviour in
+      // a plain ld*(n-1)+m): refused, never wrapped into a pointer.
+      {"C (ldc*(n-1)+m",
+       [&] { ktune::gemm(N, N, 4, 4, 4, 1, pa, 4, pb, 4, 0, pc, int64_t(1) << 62); }},
+      {"A (lda*(k-1)+m",
+       [&] { ktune::gemm(N, N, 4, 4, 4, 1, pa, int64_t(1) << 62, pb, 4, 0, pc, 4); }},
+      {"B (ldb*(k-1)+n",
+       [&] { ktune::gemm(N, T, 4, 4, 4, 1, pa, 4, pb, int64_t(1) << 61, 0, pc, 4); }},
+      {"stride_c*(batch-1)",
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, 16, pb, 4, 16, 0, pc, 4,
+                                     int64_t(1) << 62, 3);
+       }},
+      {"stride_a*(batch-1)",
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, pa, 4, INT64_MAX / 2, pb, 4, 16, 0, pc, 4,
+                                     16, 3);
        }},
       {"exceeds 2^31",
        [&] {

@@ -39,17 +39,19 @@ std::vector<Tile> all_tiles() {
 }
 
 // Runs one launch of C = alpha*op(A)*op(B) + beta*C0 and returns the relative error against the
-// host float64 reference (C0 NaN-poisoned when beta == 0: it must not be read).
+// host float64 reference (C0 NaN-poisoned when beta == 0: it must not be read; A and B
+// uploaded NaN-poisoned when poison_ab, for alpha == 0, where they must not be read either).
 double run_case(gcuda::SeedKernels& kernels, const Tile& tile, const Shape& s, float alpha,
-                float beta, uint64_t seed) {
+                float beta, uint64_t seed, bool poison_ab = false) {
   const auto host_a = ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch), seed);
   const auto host_b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
   auto host_c = ktune::kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
   if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
   const auto ref =
       ktune::kernels::gemm::reference_gemm(s, host_a.data(), host_b.data(), alpha, beta, host_c.data());
-  auto a = ktune::test::upload(host_a, "A");
-  auto b = ktune::test::upload(host_b, "B");
+  const float nan = std::nanf("");
+  auto a = ktune::test::upload(poison_ab ? std::vector<float>(host_a.size(), nan) : host_a, "A");
+  auto b = ktune::test::upload(poison_ab ? std::vector<float>(host_b.size(), nan) : host_b, "B");
   auto c = ktune::test::upload(host_c, "C");
   const auto result = gcuda::launch_seed(kernels.get(tile), tile, s, alpha, a.data(), b.data(),
                                          beta, c.data(), nullptr);
@@ -99,6 +101,19 @@ TEST_F(SeedKernelTest, BetaZeroNeverReadsNaNPoisonedOutput) {
     const Shape s = make_shape(false, true, 41, 67, 19, 2);
     EXPECT_LE(run_case(*kernels_, tile, s, 1.0f, 0.0f, 7), ktune::kernels::gemm::error_bound(s.k))
         << ktune::kernels::gemm::tile_config_string(tile);
+  }
+}
+
+// BLAS: alpha == 0 reads neither A nor B, so their NaN must not reach C = beta * C.
+TEST_F(SeedKernelTest, AlphaZeroNeverReadsNaNPoisonedAOrB) {
+  for (const Tile& base : all_tiles()) {
+    Tile tile = base;
+    tile.wg_x = 8, tile.wg_y = 4;
+    for (float beta : {0.0f, -0.5f}) {
+      const Shape s = make_shape(true, false, 29, 35, 21, 2);
+      EXPECT_EQ(run_case(*kernels_, tile, s, 0.0f, beta, 9, /*poison_ab=*/true), 0.0)
+          << ktune::kernels::gemm::tile_config_string(tile) << " beta=" << beta;
+    }
   }
 }
 

@@ -182,9 +182,10 @@ class TiledGemmTest : public ::testing::Test {
 
   // C = alpha*op(A)*op(B) + beta*C0 with config p; returns the relative error against the host
   // float64 reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused.
-  // a_offset shifts A's base pointer by that many floats (misalignment).
+  // a_offset shifts A's base pointer by that many floats (misalignment); poison_ab uploads A
+  // and B as NaN (for alpha == 0, where BLAS reads neither).
   double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
-             int a_offset = 0, std::vector<float>* out_c = nullptr) {
+             int a_offset = 0, std::vector<float>* out_c = nullptr, bool poison_ab = false) {
     const auto host_a =
         ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
     const auto host_b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
@@ -192,8 +193,9 @@ class TiledGemmTest : public ::testing::Test {
     if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
     const auto ref = ktune::kernels::gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha,
                                                  beta, host_c.data());
-    auto a = ktune::test::upload(host_a, "A");
-    auto b = ktune::test::upload(host_b, "B");
+    const float nan = std::nanf("");
+    auto a = ktune::test::upload(poison_ab ? std::vector<float>(host_a.size(), nan) : host_a, "A");
+    auto b = ktune::test::upload(poison_ab ? std::vector<float>(host_b.size(), nan) : host_b, "B");
     auto c = ktune::test::upload(host_c, "C");
     const size_t ws_floats = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
     ktune::cuda::DeviceBuffer<float> ws(ws_floats, "workspace");
@@ -306,6 +308,21 @@ TEST_F(TiledGemmTest, KZeroScalesC) {
     std::vector<float> out;
     EXPECT_EQ(run(p, s, 1.0f, 0.0f, 601, 0, &out), 0.0) << describe(p, false, true);
     EXPECT_EQ(out[0], 0.0f);  // beta == 0 with k == 0 writes zeros over the NaN
+  }
+}
+
+// BLAS: alpha == 0 reads neither A nor B (NaN there must not reach C = beta * C), for the
+// tiled kernel with and without double buffering and for split-K.
+TEST_F(TiledGemmTest, AlphaZeroNeverReadsNaNPoisonedAOrB) {
+  BlockedParams split = splitk_kernels().front();
+  split.splits = 4;
+  for (BlockedParams p :
+       {BlockedParams{64, 64, 8, 4, 8, 4, 1, 1}, BlockedParams{32, 32, 16, 4, 4, 1, 0, 1}, split}) {
+    for (float beta : {0.0f, -0.5f}) {  // exact scaling: C must equal beta * C0 bit for bit
+      const Shape s = make_shape(true, true, 70, 45, 300, 2);
+      EXPECT_EQ(run(p, s, 0.0f, beta, 650, 0, nullptr, /*poison_ab=*/true), 0.0)
+          << describe(p, true, true) << " beta=" << beta;
+    }
   }
 }
 

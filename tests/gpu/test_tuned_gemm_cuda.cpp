@@ -45,6 +45,47 @@ TEST(TunedGemmCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
                                           3, nullptr);
             }).find("stride_c = 8"),
             std::string::npos);
+  // ldc * (n - 1) + m overflows int64: refused, never wrapped into a pointer.
+  EXPECT_NE(message([&] {
+              ktune::gemm(N, N, 4, 4, 4, 1, fake, 4, fake, 4, 0, fake, int64_t(1) << 62, nullptr);
+            }).find("C (ldc*(n-1)+m"),
+            std::string::npos);
+}
+
+// BLAS: alpha == 0 reads neither A nor B, so their NaN must not reach C = beta * C, whatever
+// config (seed, tiled, split-K) the selector picks for the shape.
+TEST(TunedGemmCuda, AlphaZeroNeverReadsNaNPoisonedAOrB) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  struct Shape {
+    int64_t m, n, k;
+  };
+  const Shape shapes[] = {
+      {1, 1, 1}, {64, 12544, 147}, {37, 29, 530}, {512, 49, 4608}, {64, 27, 50176}};
+  for (const Shape& t : shapes) {
+    for (float beta : {0.0f, 0.5f}) {
+      const size_t na = size_t(t.m * t.k), nb = size_t(t.k * t.n), nc = size_t(t.m * t.n);
+      const std::vector<float> nan_a(na, std::nanf("")), nan_b(nb, std::nanf(""));
+      const auto c0 = ktune::kernels::gemm::random_matrix(nc, 3);
+      float *da = nullptr, *db = nullptr, *dc = nullptr;
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&da), na * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&db), nb * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), nc * 4), cudaSuccess);
+      cudaMemcpy(da, nan_a.data(), na * 4, cudaMemcpyHostToDevice);
+      cudaMemcpy(db, nan_b.data(), nb * 4, cudaMemcpyHostToDevice);
+      cudaMemcpy(dc, c0.data(), nc * 4, cudaMemcpyHostToDevice);
+      ktune::gemm(Trans::no, Trans::no, t.m, t.n, t.k, 0.0f, da, t.m, db, t.k, beta, dc, t.m,
+                  nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<float> c(nc);
+      cudaMemcpy(c.data(), dc, nc * 4, cudaMemcpyDeviceToHost);
+      cudaFree(da);
+      cudaFree(db);
+      cudaFree(dc);
+      for (size_t i = 0; i < nc; ++i)
+        ASSERT_EQ(c[i], beta * c0[i])
+            << "m=" << t.m << " n=" << t.n << " k=" << t.k << " beta=" << beta << " at " << i;
+    }
+  }
 }
 
 TEST(TunedGemmCuda, MatchesTheReferenceWithGuardsAroundC) {

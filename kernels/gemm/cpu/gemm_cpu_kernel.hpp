@@ -1,6 +1,7 @@
 #pragma once
 // The seed GEMM kernel on the CPU, column-major BLAS semantics:
-//   C = alpha * op(A) * op(B) + beta * C   (C is not read when beta == 0)
+//   C = alpha * op(A) * op(B) + beta * C   (C is not read when beta == 0, A and B not when
+//   alpha == 0)
 // A work item computes an R×C tile of C, stepping along K by A: it loads an R×A tile of op(A)
 // and an A×C tile of op(B) into registers and does R·A·C FMAs. A work-group is a block of
 // wg_x × wg_y tiles (x along M, y along N) owned by one thread task. Tiles are template
@@ -61,9 +62,12 @@ inline void tile(const Args& g, const float* a, const float* b, float* c, int64_
 }  // namespace detail
 
 // Runs the whole GEMM with the given tile and work-group; threads through OpenMP, one task per
-// work-group block (dynamic scheduling: edge blocks are cheaper).
+// work-group block (dynamic scheduling: edge blocks are cheaper). alpha == 0 runs with k = 0:
+// BLAS reads neither A nor B then, so a NaN in them must not reach C.
 template <int R, int A, int C, bool TA, bool TB>
-void gemm_seed(const Args& g, int wg_x, int wg_y) {
+void gemm_seed(const Args& args, int wg_x, int wg_y) {
+  Args g = args;
+  if (g.alpha == 0.f) g.k = 0;
   const int64_t block_rows = int64_t(wg_x) * R, block_cols = int64_t(wg_y) * C;
   const int64_t blocks_m = (g.m + block_rows - 1) / block_rows;
   const int64_t blocks_n = (g.n + block_cols - 1) / block_cols;

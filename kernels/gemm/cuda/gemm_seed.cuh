@@ -13,7 +13,8 @@
 // nvcc in the deployed library (explicit instantiations of a few <R, A, C>).
 // Launch: blockDim = (wg_x, wg_y); gridDim = (ceil(m / (wg_x*R)), min(ceil(n / (wg_y*C)),
 // 65535), batch) with batch <= 65535; the kernel strides over column blocks beyond gridDim.y.
-// Requires m, n, batch >= 1 (the host skips empty launches); k may be 0 (C = beta * C).
+// Requires m, n, batch >= 1 (the host skips empty launches); k may be 0 (C = beta * C), and
+// alpha == 0 gives C = beta * C without reading A or B.
 #ifndef KTUNE_GEMM_SEED_CUH
 #define KTUNE_GEMM_SEED_CUH
 
@@ -23,6 +24,7 @@ __global__ void ktune_gemm_seed(int transa, int transb, long long m, long long n
                                 long long stride_a, const float* __restrict__ b, long long ldb,
                                 long long stride_b, float beta, float* __restrict__ c,
                                 long long ldc, long long stride_c) {
+  if (alpha == 0.0f) k = 0;  // BLAS reads neither A nor B then: a NaN in them must not reach C
   // op(A)(i, p) = a[i * a_row + p * a_k];  op(B)(p, j) = b[p * b_k + j * b_col].
   const long long a_row = transa ? lda : 1;
   const long long a_k = transa ? 1 : lda;

@@ -188,7 +188,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   const long long k_begin = splits > 1 ? split * k_chunk : 0;
   long long k_end = splits > 1 ? k_begin + k_chunk : k;
   if (k_end > k) k_end = k;
-  const long long tiles = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+  // alpha == 0: no K tile, so neither A nor B is read (BLAS; a NaN in them must not reach C).
+  const long long tiles = alpha != 0.0f && k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
   // Uniform per launch: every vector of the launch is 16-byte aligned (see the header comment).
   const bool a_vec = VEC == 4 && lda % 4 == 0 && stride_a % 4 == 0 && ktune_tiled_aligned16(a);

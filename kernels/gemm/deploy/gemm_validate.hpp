@@ -1,6 +1,8 @@
 #pragma once
 // Argument checks of the public ktune::gemm API (include/ktune/gemm.hpp), shared by the CPU and
 // CUDA tuned libraries. Header-only and inline: two tuned libraries in one program share it.
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -10,6 +12,19 @@ namespace ktune::kernels::gemm::deploy {
 
 // Largest m, n, k accepted: kernels index rows and columns with 32-bit grid coordinates.
 inline constexpr int64_t kMaxDimension = 2147483647;
+
+// Elements from the first to one past the last of `batch` matrices of rows x cols (leading
+// dimension ld, entries stride apart), or -1 when that exceeds what a float pointer can address:
+// the kernels then form no pointer that wraps. rows, cols, batch >= 1; ld, stride >= 0.
+inline int64_t span_elements(int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+                             int64_t batch) {
+  constexpr int64_t kAddressable = PTRDIFF_MAX / int64_t(sizeof(float));
+  int64_t one = 0, all = 0;
+  if (__builtin_mul_overflow(ld, cols - 1, &one) || __builtin_add_overflow(one, rows, &one) ||
+      __builtin_mul_overflow(stride, batch - 1, &all) || __builtin_add_overflow(all, one, &all))
+    return -1;
+  return all <= kAddressable ? all : -1;
+}
 
 [[noreturn]] inline void argument_error(const char* function, const std::string& what) {
   throw GemmError(std::string(function) + ": " + what);
@@ -54,8 +69,25 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
   if (c == nullptr) argument_error(function, "C is a null pointer");
   if (k > 0 && a == nullptr) argument_error(function, "A is a null pointer");
   if (k > 0 && b == nullptr) argument_error(function, "B is a null pointer");
+  // Each operand must fit the address space (overflow-checked: ld * (cols - 1) alone can
+  // exceed int64 with a huge leading dimension or stride).
+  auto check_span = [&](const char* what, int64_t rows, int64_t cols, int64_t ld, int64_t stride) {
+    if (span_elements(rows, cols, ld, stride, batch) < 0)
+      argument_error(function,
+                     std::string(what) + " spans more elements than a pointer can address");
+  };
+  if (k > 0) {
+    check_span(transa == Trans::no ? "A (lda*(k-1)+m, stride_a*(batch-1))"
+                                   : "A (lda*(m-1)+k, stride_a*(batch-1))",
+               rows_a, transa == Trans::no ? k : m, lda, stride_a);
+    check_span(transb == Trans::no ? "B (ldb*(n-1)+k, stride_b*(batch-1))"
+                                   : "B (ldb*(k-1)+n, stride_b*(batch-1))",
+               rows_b, transb == Trans::no ? n : k, ldb, stride_b);
+  }
+  check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c);
   if (batch > 1) {
-    // Entries of C must not overlap: every write then lands in the caller's C.
+    // Entries of C must not overlap: every write then lands in the caller's C. Cannot
+    // overflow: the span check above bounded it.
     const int64_t extent_c = ldc * (n - 1) + m;
     if (stride_c < extent_c)
       argument_error(function, "stride_c = " + text(stride_c) + " is smaller than ldc*(n-1)+m = " +

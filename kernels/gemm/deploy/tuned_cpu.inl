@@ -79,7 +79,7 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
   args.c = c;
   args.ldc = ldc;
   args.stride_c = stride_c;
-  if (k == 0) {  // C = beta * C (C not read when beta == 0), as BLAS defines it
+  if (k == 0 || alpha == 0.f) {  // C = beta * C (A and B not read, C not read when beta == 0)
     for (int64_t e = 0; e < batch; ++e)
       for (int64_t j = 0; j < n; ++j)
         for (int64_t i = 0; i < m; ++i) {
