@@ -22,7 +22,10 @@ struct MeasurementKey {
 class Store {
  public:
   enum class Mode { read_only, read_write };
-  // Throws Error naming the path when it cannot be opened (or created, in read_write mode).
+  // Throws Error naming the path when it cannot be opened (or created, in read_write mode),
+  // and, leaving the file untouched, when it is a SQLite file but not a ktune store. Several
+  // processes may open and write one store at once (shards), even while it is being created.
+  // read_only also opens a store on read-only media or in a read-only directory.
   explicit Store(const std::string& path, Mode mode = Mode::read_write);
   ~Store();
   Store(const Store&) = delete;
@@ -41,6 +44,9 @@ class Store {
   std::vector<Measurement> query(const std::string& device = "",
                                  const std::string& family = "") const;
   size_t count() const;
+  // Devices with measurements (of family, or of any when empty), sorted: imported stores name
+  // their devices only there, not in devices().
+  std::vector<std::string> measured_devices(const std::string& family = "") const;
 
  private:
   std::string path_;

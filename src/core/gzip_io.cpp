@@ -71,6 +71,20 @@ void write_gzip(const std::string& file, const std::string& path, std::string_vi
   if (gzclose(f) != Z_OK) throw Error(fmt::format("cannot write '{}': close failed", path));
 }
 
+// The file a write to path lands in: through every symbolic link (relative targets resolved
+// against the link's directory), so that the rename replaces the target and the link stays.
+std::filesystem::path final_target(const std::string& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec))) return p;
+    const std::filesystem::path next = std::filesystem::read_symlink(p, ec);
+    if (ec) throw Error(fmt::format("cannot write '{}': {}", path, ec.message()));
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  throw Error(fmt::format("cannot write '{}': too many levels of symbolic links", path));
+}
+
 }  // namespace
 
 bool has_gz_suffix(std::string_view path) {
@@ -92,18 +106,29 @@ void write_text_file(const std::string& path, std::string_view text) {
     if (std::fflush(stdout) != 0) throw Error("cannot write to stdout");
     return;
   }
-  const std::string tmp = path + ".tmp";
-  try {
+  const std::filesystem::path target = final_target(path);
+  std::error_code ec;
+  const auto status = std::filesystem::status(target, ec);
+  if (std::filesystem::is_directory(status))
+    throw Error(fmt::format("cannot write '{}': is a directory", path));
+  auto write = [&](const std::string& file) {
     if (has_gz_suffix(path))
-      write_gzip(tmp, path, text);
+      write_gzip(file, path, text);
     else
-      write_plain(tmp, path, text);
+      write_plain(file, path, text);
+  };
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    write(target.string());  // a FIFO or device: there is nothing to replace, write into it
+    return;
+  }
+  const std::string tmp = target.string() + ".tmp";
+  try {
+    write(tmp);
   } catch (const Error&) {
     std::remove(tmp.c_str());
     throw;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
+  std::filesystem::rename(tmp, target, ec);
   if (ec) {
     std::remove(tmp.c_str());
     throw Error(fmt::format("cannot write '{}': {}", path, ec.message()));

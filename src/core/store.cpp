@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "ktune/error.hpp"
 
@@ -30,12 +32,25 @@ CREATE TABLE IF NOT EXISTS measurements(
   UNIQUE (device, family, problem, config));
 )sql";
 
+// What a statement throws when another connection holds the lock it needs (retried by the
+// store's setup; during a sweep the busy timeout waits instead).
+class BusyError : public Error {
+ public:
+  using Error::Error;
+};
+
+[[noreturn]] void fail(sqlite3* db, const std::string& path, const std::string& msg) {
+  if (sqlite3_errcode(db) == SQLITE_BUSY || sqlite3_errcode(db) == SQLITE_LOCKED)
+    throw BusyError(fmt::format("store '{}': {}", path, msg));
+  throw Error(fmt::format("store '{}': {}", path, msg));
+}
+
 // RAII statement: prepare, bind, step, finalize.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw Error(fmt::format("store '{}': {}", path, sqlite3_errmsg(db)));
+      fail(db, path, sqlite3_errmsg(db));
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -50,7 +65,7 @@ class Statement {
     int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw Error(fmt::format("store '{}': {}", path_, sqlite3_errmsg(db_)));
+    fail(db_, path_, sqlite3_errmsg(db_));
   }
   void reset() {
     sqlite3_reset(stmt_);
@@ -74,8 +89,94 @@ void exec(sqlite3* db, const char* sql, const std::string& path) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errmsg(db);
     sqlite3_free(err);
-    throw Error(fmt::format("store '{}': {}", path, msg));
+    fail(db, path, msg);
   }
+}
+
+// Opens a connection to target (a path, or a file: URI with SQLITE_OPEN_URI in flags) with
+// errors naming path (no I/O yet: SQLite reads the file at the first statement).
+sqlite3* open_connection(const std::string& target, const std::string& path, int flags) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(target.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw Error(fmt::format("cannot open store '{}': {}", path, msg));
+  }
+  sqlite3_extended_result_codes(db, 0);
+  sqlite3_busy_timeout(db, 30000);  // shards of one sweep may write the same file
+  return db;
+}
+
+// Runs step again while another connection holds the lock it needs and the busy handler gave
+// up at once (SQLite does not wait in every case, e.g. while a new file's journal mode is set).
+template <class Step>
+void retry_while_busy(Step step) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      step();
+      return;
+    } catch (const BusyError&) {
+      if (std::chrono::steady_clock::now() > deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * (attempt % 20)));
+    }
+  }
+}
+
+// An empty file (or a new one) may become a store; anything else must already be one.
+void check_is_ktune_store(sqlite3* db, const std::string& path, bool may_be_empty) {
+  Statement tables(
+      db, "SELECT COUNT(*), SUM(name = 'meta') FROM sqlite_master WHERE type = 'table'", path);
+  tables.step();
+  const int64_t count = tables.integer(0), has_meta = tables.integer(1);
+  if (count == 0 && may_be_empty) return;
+  const auto refuse = [&] {
+    return Error(
+        fmt::format("'{}' is a SQLite database but not a ktune store (left unchanged)", path));
+  };
+  if (has_meta == 0) throw refuse();
+  Statement schema(db, "SELECT value FROM meta WHERE key = 'schema'", path);
+  if (!schema.step()) throw refuse();
+  const std::string version = schema.text(0);
+  if (version != "ktune-store-1")
+    throw Error(
+        fmt::format("store '{}' has schema '{}', this ktune reads 'ktune-store-1'", path, version));
+}
+
+// Percent-encodes what a file: URI cannot hold literally.
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#')
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out;
+}
+
+// Readers: a plain read-only connection, or, when the store sits on read-only media or in a
+// read-only directory (WAL needs its -shm and -wal side files beside it), the immutable form,
+// which reads the main file alone. A store is closed cleanly at the end of every writer
+// (SQLite then folds the WAL back into the file), so the file alone holds every commit.
+sqlite3* open_reader(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("cannot open store '{}': no such file", path));
+  for (const bool immutable : {false, true}) {
+    const std::string uri = "file:" + uri_path(path) + (immutable ? "?immutable=1" : "?mode=ro");
+    sqlite3* db = open_connection(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    try {
+      retry_while_busy([&] { check_is_ktune_store(db, path, false); });
+      return db;
+    } catch (const Error&) {
+      const int code = sqlite3_errcode(db);
+      sqlite3_close(db);
+      const bool side_files =
+          code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR;
+      if (immutable || !side_files) throw;
+    }
+  }
+  throw Error(fmt::format("cannot open store '{}'", path));  // not reached
 }
 
 std::string utc_now() {
@@ -117,23 +218,30 @@ bool insert(sqlite3* db, Statement& st, const Measurement& m) {
 }  // namespace
 
 Store::Store(const std::string& path, Mode mode) : path_(path) {
-  const int flags =
-      mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw Error(fmt::format("cannot open store '{}': {}", path, msg));
-  }
-  sqlite3_busy_timeout(db_, 10000);  // shards of one sweep may write the same file
   try {
     if (mode == Mode::read_write) {
-      // WAL: a commit survives the process being killed right after it.
-      exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_);
-      exec(db_, kSchema, path_);
+      db_ = open_connection(path, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+      // Nothing is written before the file is known to be empty or a ktune store: a failing
+      // command must leave somebody else's SQLite file byte-identical.
+      retry_while_busy([&] { check_is_ktune_store(db_, path_, true); });
+      // WAL: a commit survives the process being killed right after it. Switching needs the
+      // file to itself and may answer BUSY without waiting while another shard opens it.
+      retry_while_busy(
+          [&] { exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_); });
+      // One transaction with the write lock taken up front, so that shards creating the same
+      // new store serialize here instead of failing half-way through the schema.
+      retry_while_busy([&] {
+        exec(db_, "BEGIN IMMEDIATE", path_);
+        try {
+          exec(db_, kSchema, path_);
+          exec(db_, "COMMIT", path_);
+        } catch (...) {
+          sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+          throw;
+        }
+      });
     } else {
-      Statement check(db_, "SELECT value FROM meta WHERE key = 'schema'", path_);
-      if (!check.step()) throw Error(fmt::format("store '{}' has no ktune schema", path_));
+      db_ = open_reader(path);
     }
   } catch (...) {
     sqlite3_close(db_);
@@ -167,9 +275,15 @@ std::vector<DeviceInfo> Store::devices() const {
     d.spec = st.text(1);
     d.backend = st.text(2);
     d.name = st.text(3);
-    const auto features = nlohmann::json::parse(st.text(4));
-    for (const auto& [name, value] : features.items())
+    const auto features = nlohmann::json::parse(st.text(4), nullptr, false);
+    if (!features.is_object())
+      throw Error(fmt::format("store '{}': device '{}' has malformed features", path_, d.slug));
+    for (const auto& [name, value] : features.items()) {
+      if (!value.is_number())
+        throw Error(fmt::format("store '{}': device '{}' feature '{}' is not a number", path_,
+                                d.slug, name));
       d.features.emplace_back(name, value.get<double>());
+    }
     out.push_back(std::move(d));
   }
   return out;
@@ -232,6 +346,17 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
     m.created_at = st.text(14);
     out.push_back(std::move(m));
   }
+  return out;
+}
+
+std::vector<std::string> Store::measured_devices(const std::string& family) const {
+  Statement st(db_,
+               "SELECT DISTINCT device FROM measurements WHERE ?1 = '' OR family = ?1 ORDER BY "
+               "device",
+               path_);
+  st.bind(1, family);
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
   return out;
 }
 

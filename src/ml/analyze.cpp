@@ -5,10 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
 #include "ktune/ml/pca.hpp"
 #include "ktune/ml/prune.hpp"
 
@@ -146,8 +147,7 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 void write_csv(const AnalysisReport& r, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw Error(fmt::format("cannot write analysis CSV '{}'", path));
+  std::ostringstream f;  // written through write_text_file: links, FIFOs, "-" and .gz
   auto row = [&](const std::string& section, const std::string& name, const std::string& value) {
     f << csv_field(section) << ',' << csv_field(name) << ',' << csv_field(value) << '\n';
   };
@@ -179,7 +179,7 @@ void write_csv(const AnalysisReport& r, const std::string& path) {
     row("problem_spread", s.problem, num(s.spread));
     row("problem_valid_configs", s.problem, std::to_string(s.valid_configs));
   }
-  if (!f) throw Error(fmt::format("error writing analysis CSV '{}'", path));
+  write_text_file(path, f.str());
 }
 
 }  // namespace ktune::ml

@@ -1,0 +1,263 @@
+// The store and the files verbs write, under the conditions users meet: several shards writing
+// one store at once (new or existing), stores on read-only media, SQLite files that are not
+// ktune stores (refused, byte-identical afterwards), and -o through links, FIFOs and stdout.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "cli_test_util.hpp"
+#include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/store.hpp"
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_ktune;
+
+Measurement row(int writer, int i) {
+  Measurement m;
+  m.device = "dev";
+  m.family = "gemm";
+  m.problem = "m=" + std::to_string(writer);
+  m.config = "c=" + std::to_string(i);
+  m.config_id = i;
+  m.outcome.status = Status::ok;
+  m.outcome.timing.median_ms = 1;
+  m.outcome.timing.reps = 1;
+  m.perf = 1;
+  return m;
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A scratch directory of this test, removed afterwards (permissions restored first).
+class StoreSafety : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ktune_store_safety_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+// Four processes open the same store (new the first round, existing afterwards) and write at
+// once: every open and every row must succeed ("database is locked" was intermittent while a
+// new store's journal mode and schema were being set up).
+TEST_F(StoreSafety, FourConcurrentWritersIntoANewOrExistingStoreNeverFail) {
+  for (int round = 0; round < 6; ++round) {
+    const std::string path =
+        file(round < 3 ? "new" + std::to_string(round) + ".sqlite" : "shared.sqlite");
+    std::vector<pid_t> children;
+    for (int w = 0; w < 4; ++w) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        int code = 0;
+        try {
+          Store store(path);
+          for (int i = 0; i < 20; ++i) store.put(row(w, round * 100 + i));
+          std::vector<Measurement> batch;
+          for (int i = 20; i < 40; ++i) batch.push_back(row(w, round * 100 + i));
+          store.put_all(batch);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+          code = 1;
+        }
+        std::_Exit(code);
+      }
+      children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round;
+    }
+    const size_t expected = round < 3 ? 160u : 160u * size_t(round - 2);
+    EXPECT_EQ(Store(path, Store::Mode::read_only).count(), expected) << "round " << round;
+  }
+}
+
+// The same through the CLI: four `bench --shard i/4` into a store that does not exist yet.
+TEST_F(StoreSafety, FourBenchShardsIntoOneNewStore) {
+  if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  for (int round = 0; round < 2; ++round) {
+    const std::string store = file("shards" + std::to_string(round) + ".sqlite");
+    std::string script = "fail=0; pids=''; for i in 0 1 2 3; do '" + std::string(KTUNE_BINARY) +
+                         "' bench --workload tiny --configs 0,17 --no-vendors --shard $i/4 "
+                         "--store '" +
+                         store + "' >'" + file("log") +
+                         "'$i 2>&1 & pids=\"$pids $!\"; done; "
+                         "for p in $pids; do wait $p || fail=1; done; exit $fail";
+    const int rc = std::system(script.c_str());
+    std::string logs;
+    for (int i = 0; i < 4; ++i) logs += bytes_of(file("log" + std::to_string(i)));
+    ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << logs;
+    EXPECT_EQ(logs.find("locked"), std::string::npos) << logs;
+    EXPECT_EQ(Store(store, Store::Mode::read_only).count(), 4u * 2u);  // 4 tiny problems
+  }
+}
+
+// Runs fn in a child process without the privileges that would let it write anyway (tests
+// may run as root, which ignores file modes); returns the child's exit status.
+template <class Fn>
+int unprivileged(Fn fn) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) std::_Exit(90);
+    std::_Exit(fn());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A WAL store needs -shm/-wal side files beside it; on read-only media or in a read-only
+// directory they cannot be created, and readers must still get every row.
+TEST_F(StoreSafety, ReadOnlyStoreInAReadOnlyDirectoryIsReadable) {
+  const std::string path = file("ro.sqlite");
+  {
+    Store s(path);
+    for (int i = 0; i < 5; ++i) s.put(row(0, i));
+  }
+  ASSERT_FALSE(fs::exists(path + "-wal"));  // folded back into the file at close
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                            fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
+  EXPECT_EQ(unprivileged([&] {
+              try {
+                return Store(path, Store::Mode::read_only).count() == 5 ? 0 : 1;
+              } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s\n", e.what());
+                return 2;
+              }
+            }),
+            0);
+  // export through the CLI, as an unprivileged user, writing to a place it may write.
+  if (fs::exists(KTUNE_BINARY)) {
+    const std::string out = "/tmp/ktune_ro_export_" + std::to_string(::getpid()) + ".csv";
+    fs::remove(out);
+    EXPECT_EQ(unprivileged([&] {
+                const std::string cmd = std::string("'") + KTUNE_BINARY + "' export --store '" +
+                                        path + "' --format csv -o '" + out + "'";
+                return WEXITSTATUS(std::system(cmd.c_str()));
+              }),
+              0);
+    std::ifstream in(out);
+    size_t lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    EXPECT_EQ(lines, 6u);  // header + 5 rows
+    fs::remove(out);
+  }
+  EXPECT_FALSE(fs::exists(path + "-shm"));
+}
+
+// Somebody else's SQLite file: refused with a one-line error, left byte-identical.
+TEST_F(StoreSafety, ASqliteFileThatIsNotAStoreIsRefusedUntouched) {
+  const std::string path = file("foreign.sqlite");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE notes(id INTEGER PRIMARY KEY, text TEXT);"
+                         "INSERT INTO notes(text) VALUES ('keep me');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  const std::string before = bytes_of(path);
+  for (const auto mode : {Store::Mode::read_write, Store::Mode::read_only}) {
+    try {
+      Store s(path, mode);
+      ADD_FAILURE() << "opened a foreign SQLite file as a store";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a ktune store"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(bytes_of(path), before);
+  EXPECT_FALSE(fs::exists(path + "-wal"));
+  EXPECT_FALSE(fs::exists(path + "-shm"));
+  if (fs::exists(KTUNE_BINARY)) {
+    const auto r =
+        run_ktune("bench --workload tiny --configs 0 --no-vendors --store '" + path + "'");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.output.find("not a ktune store"), std::string::npos) << r.output;
+    EXPECT_EQ(bytes_of(path), before);
+  }
+}
+
+TEST_F(StoreSafety, WritesGoThroughSymlinksIntoTheirTargets) {
+  std::ofstream(file("real.csv")) << "old\n";
+  fs::create_symlink("real.csv", file("link.csv"));  // relative: resolved beside the link
+  write_text_file(file("link.csv"), "new\n");
+  EXPECT_TRUE(fs::is_symlink(file("link.csv")));
+  EXPECT_EQ(bytes_of(file("real.csv")), "new\n");
+  // A dangling link creates its target; a chain of links is followed to the end.
+  fs::create_symlink(file("made.csv"), file("dangling.csv"));
+  fs::create_symlink("link.csv", file("chain.csv"));
+  write_text_file(file("dangling.csv"), "made\n");
+  write_text_file(file("chain.csv"), "chained\n");
+  EXPECT_TRUE(fs::is_symlink(file("dangling.csv")));
+  EXPECT_TRUE(fs::is_symlink(file("chain.csv")));
+  EXPECT_EQ(bytes_of(file("made.csv")), "made\n");
+  EXPECT_EQ(bytes_of(file("real.csv")), "chained\n");
+}
+
+TEST_F(StoreSafety, WritesIntoAFifoWithoutReplacingIt) {
+  const std::string fifo = file("pipe");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = bytes_of(fifo); });
+  write_text_file(fifo, "through the pipe\n");
+  reader.join();
+  EXPECT_EQ(received, "through the pipe\n");
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_FALSE(fs::exists(fifo + ".tmp"));
+}
+
+TEST_F(StoreSafety, ExportWritesToStdoutAndThroughALink) {
+  if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  const std::string store = file("s.sqlite");
+  {
+    Store s(store);
+    s.put(row(1, 2));
+  }
+  auto r = run_ktune("export --store '" + store + "' --format csv -o -");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("dev,gemm,m=1,c=2"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists("-"));
+  std::ofstream(file("target.csv")) << "x";
+  fs::create_symlink(file("target.csv"), file("out.csv"));
+  r = run_ktune("export --store '" + store + "' --format csv -o '" + file("out.csv") + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::is_symlink(file("out.csv")));
+  EXPECT_NE(bytes_of(file("target.csv")).find("c=2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune
