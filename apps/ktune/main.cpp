@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
@@ -29,6 +30,21 @@ bool add_verb(std::string name, std::string help, Setup setup) {
 const std::vector<Verb>& verbs() { return registry(); }
 
 }  // namespace ktune::cli
+
+namespace {
+
+// The command line as typed, so that an unexpected failure still names its inputs.
+std::string command_line(int argc, char** argv) {
+  std::string out = "ktune";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool plain = !arg.empty() && arg.find_first_of(" \t\n'\"\\$`") == std::string::npos;
+    out += plain ? " " + arg : " '" + arg + "'";
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace ktune;
@@ -60,7 +76,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ktune: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ktune: internal error: %s\n", e.what());
+    std::fprintf(stderr, "ktune: internal error in '%s': %s\n", command_line(argc, argv).c_str(),
+                 e.what());
     return 3;
   }
 }

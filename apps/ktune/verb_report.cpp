@@ -3,6 +3,7 @@
 // --deployed (the CSV of examples/tuned-gemm's tuned_gemm_bench) it adds the deployed tuned
 // library, whose vendor figures then come from that same run, side by side with it.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <map>
@@ -15,6 +16,7 @@
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
+#include "ktune/strict_number.hpp"
 #include "ktune/workload.hpp"
 
 namespace ktune::cli {
@@ -68,9 +70,17 @@ void add_deployed(const std::string& path, std::map<std::string, ShapePerf>& per
       throw Error(fmt::format("{}:{}: {} fields, the header has {}", path, records[r].line,
                               f.size(), header.size()));
     if (f[status] != "ok") continue;
+    // Strict: "12abc" is an error naming the line, not 12.
+    auto number = [&](size_t column, const char* name) {
+      const auto v = parse_finite_double(f[column]);
+      if (!v || *v < 0)
+        throw Error(fmt::format("{}:{}: column {}: '{}' is not a non-negative number", path,
+                                records[r].line, name, f[column]));
+      return *v;
+    };
     ShapePerf& p = perf[f[problem]];
-    p.deployed = std::stod(f[deployed]);
-    p.vendor = f[vendor].empty() ? 0.0 : std::stod(f[vendor]);
+    p.deployed = number(deployed, "deployed_gflops");
+    p.vendor = f[vendor].empty() ? 0.0 : number(vendor, "vendor_gflops");
   }
 }
 
@@ -97,11 +107,15 @@ int run_report(const ReportOptions& o) {
   } else {
     Store store(o.store, Store::Mode::read_only);
     if (device.empty()) {
-      const auto devices = store.devices();
+      // From the measurements: an imported store has none in its devices table.
+      const auto devices = store.measured_devices(family.name());
+      if (devices.empty()) throw Error(fmt::format("store '{}' has no gemm measurements", o.store));
       if (devices.size() != 1)
-        throw Error(fmt::format("store '{}' holds {} devices: name one with --device", o.store,
-                                devices.size()));
-      device = devices[0].slug;
+        throw Error(
+            fmt::format("store '{}' holds gemm measurements of {} devices ({}): name one "
+                        "with --device",
+                        o.store, devices.size(), fmt::join(devices, ", ")));
+      device = devices[0];
     }
     rows = store.query(device, family.name());
   }

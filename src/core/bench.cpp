@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ktune/error.hpp"
+#include "ktune/strict_number.hpp"
 
 namespace ktune {
 
@@ -23,12 +24,17 @@ struct Pending {
 }  // namespace
 
 Shard Shard::parse(const std::string& text) {
-  Shard s;
-  char slash = 0;
-  std::istringstream in(text);
-  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 ||
-      s.index < 0 || s.index >= s.count)
+  const size_t slash = text.find('/');
+  const std::string_view all(text);
+  const std::string_view after =
+      slash == std::string::npos ? std::string_view() : all.substr(slash + 1);
+  const int64_t index = parse_int64(all.substr(0, slash), 0, INT32_MAX).value_or(-1);
+  const int64_t count = parse_int64(after, 1, INT32_MAX).value_or(0);
+  if (index < 0 || count < 1 || index >= count)
     throw Error(fmt::format("shard '{}' is not i/N with 0 <= i < N", text));
+  Shard s;
+  s.index = static_cast<int>(index);
+  s.count = static_cast<int>(count);
   return s;
 }
 
