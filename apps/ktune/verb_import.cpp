@@ -1,14 +1,15 @@
-// ktune import: measurements from ktune CSV, T4 JSON, or foreign long CSV into a store. The
-// whole file is parsed before the store is opened, so bad input never leaves a partial import.
+// ktune import: measurements from ktune CSV, T4 JSON, Kernel Tuner cache files, or foreign
+// long CSV into a store. The whole file is parsed before the store is opened, so bad input
+// never leaves a partial import.
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <memory>
 
+#include "apps/ktune/long_csv_args.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
-#include "ktune/ml/csv_import.hpp"
 #include "ktune/store.hpp"
 
 namespace ktune::cli {
@@ -16,26 +17,27 @@ namespace ktune::cli {
 namespace {
 
 struct ImportArgs {
-  std::string store, csv, t4, device, family, problem;
-  // Foreign long CSV (see ktune/ml/csv_import.hpp).
-  std::vector<std::string> problem_cols, config_cols;
-  std::string config_col, time_col;
-  bool higher_is_better = false;
+  std::string store, csv, t4, kernel_tuner, device, family, problem;
+  LongCsvArgs long_csv;  // foreign long CSV (see ktune/ml/csv_import.hpp)
+  std::string objective, direction;
 };
 
+const std::string& input_of(const ImportArgs& a) {
+  return !a.t4.empty() ? a.t4 : !a.kernel_tuner.empty() ? a.kernel_tuner : a.csv;
+}
+
+ImportObjective objective_of(const ImportArgs& a) {
+  ImportObjective o{a.objective, 0};
+  if (a.direction == "max") o.direction = 1;
+  if (a.direction == "min") o.direction = -1;
+  return o;
+}
+
 std::vector<Measurement> read_input(const ImportArgs& a) {
-  if (!a.t4.empty()) return read_t4(a.t4, {a.device, a.family, a.problem});
-  if (!a.problem_cols.empty()) {
-    ml::LongCsvOptions o;
-    o.problem_cols = a.problem_cols;
-    o.config_col = a.config_col;
-    o.config_cols = a.config_cols;
-    o.time_col = a.time_col;
-    o.higher_is_better = a.higher_is_better;
-    if (!a.device.empty()) o.device = a.device;
-    if (!a.family.empty()) o.family = a.family;
-    return ml::import_long_csv(a.csv, o);
-  }
+  if (!a.t4.empty()) return read_t4(a.t4, {a.device, a.family, a.problem, objective_of(a), false});
+  if (!a.kernel_tuner.empty())
+    return read_kernel_tuner(a.kernel_tuner, {a.device, a.family, a.problem, objective_of(a)});
+  if (a.long_csv.given()) return a.long_csv.read(a.csv, a.device, a.family);
   std::vector<Measurement> ms = read_measurements_csv(a.csv);
   for (auto& m : ms) {  // relabel on request, as for T4
     if (!a.device.empty()) m.device = a.device;
@@ -46,21 +48,17 @@ std::vector<Measurement> read_input(const ImportArgs& a) {
 }
 
 void check_args(const ImportArgs& a) {
-  if (a.csv.empty() == a.t4.empty())
-    throw Error("import needs exactly one of --csv FILE and --t4 FILE");
-  const bool long_csv = !a.problem_cols.empty();
-  const bool long_only =
-      !a.config_col.empty() || !a.config_cols.empty() || !a.time_col.empty() || a.higher_is_better;
-  if (long_only && !long_csv)
-    throw Error(
-        "--config-col, --config-cols, --time-col and --higher-is-better need --problem-cols");
-  if (long_csv) {
+  if (a.csv.empty() + a.t4.empty() + a.kernel_tuner.empty() != 2)
+    throw Error("import needs exactly one of --csv FILE, --t4 FILE and --kernel-tuner FILE");
+  a.long_csv.check();
+  if (a.long_csv.given()) {
     if (a.csv.empty()) throw Error("--problem-cols describes a CSV file: pass it with --csv");
-    if (a.time_col.empty()) throw Error("a foreign long CSV needs --time-col");
-    if (a.config_col.empty() == a.config_cols.empty())
-      throw Error("a foreign long CSV needs exactly one of --config-col and --config-cols");
     if (!a.problem.empty()) throw Error("--problem does not apply with --problem-cols");
   }
+  if (!a.direction.empty() && a.direction != "min" && a.direction != "max")
+    throw Error("--direction must be min or max, not '" + a.direction + "'");
+  if ((!a.objective.empty() || !a.direction.empty()) && a.t4.empty() && a.kernel_tuner.empty())
+    throw Error("--objective and --direction apply to --t4 and --kernel-tuner files");
 }
 
 int run_import(const ImportArgs& a) {
@@ -68,8 +66,8 @@ int run_import(const ImportArgs& a) {
   const std::vector<Measurement> ms = read_input(a);
   Store store(a.store, Store::Mode::read_write);
   const size_t added = store.put_all(ms);
-  std::printf("imported %s into %s: %zu added, %zu skipped (already stored)\n",
-              (a.t4.empty() ? a.csv : a.t4).c_str(), a.store.c_str(), added, ms.size() - added);
+  std::printf("imported %s into %s: %zu added, %zu skipped (already stored)\n", input_of(a).c_str(),
+              a.store.c_str(), added, ms.size() - added);
   return 0;
 }
 
@@ -81,24 +79,25 @@ Action setup_import(CLI::App& sub) {
                              "ktune CSV (.csv or .csv.gz), or a foreign long "
                              "CSV with --problem-cols");
   auto* t4 = sub.add_option("--t4", a->t4, "T4 results JSON (.json or .json.gz)");
-  csv->excludes(t4);  // CLI11 rejects both; check_args rejects neither
+  auto* kt = sub.add_option("--kernel-tuner", a->kernel_tuner,
+                            "Kernel Tuner cache file (JSON, also left unclosed by a cut run)");
+  csv->excludes(t4);  // CLI11 rejects pairs; check_args rejects none
+  csv->excludes(kt);
+  t4->excludes(kt);
   sub.add_option("--device", a->device, "Record the rows under this device slug");
   sub.add_option("--family", a->family, "Record the rows under this kernel family");
   sub.add_option("--problem", a->problem, "Record the rows under this problem key");
-  sub.add_option("--problem-cols", a->problem_cols, "Foreign long CSV: problem feature columns")
-      ->delimiter(',');
-  sub.add_option("--config-col", a->config_col, "Foreign long CSV: the column naming the config");
-  sub.add_option("--config-cols", a->config_cols,
-                 "Foreign long CSV: parameter columns forming the config")
-      ->delimiter(',');
-  sub.add_option("--time-col", a->time_col, "Foreign long CSV: the measured time (or perf)");
-  sub.add_flag("--higher-is-better", a->higher_is_better,
-               "Foreign long CSV: --time-col holds performance, not time");
+  a->long_csv.add_options(sub);
+  sub.add_option("--objective", a->objective,
+                 "T4 / Kernel Tuner: the observable that ranks configs (default: the file's)");
+  sub.add_option("--direction", a->direction,
+                 "min or max: whether lower or higher --objective is better (default: Kernel "
+                 "Tuner's for known names; time is min)");
   return [a] { return run_import(*a); };
 }
 
-const bool registered =
-    add_verb("import", "Add measurements from CSV or T4 JSON to a store", setup_import);
+const bool registered = add_verb(
+    "import", "Add measurements from CSV, T4 JSON or Kernel Tuner caches to a store", setup_import);
 
 }  // namespace
 

@@ -35,6 +35,10 @@ struct Measurement {
   Outcome outcome;
   double perf = 0;  // higher is better: GFLOP/s for GEMM; 0 unless ok
   std::string created_at;
+  // The foreign record this row was imported from, as JSON ({"t4": result, "timeunit": ...} or
+  // {"kernel_tuner": cache entry}), kept so an export gives it back unchanged (every runtime,
+  // compile/framework time, observable, timestamp and value type); empty for ktune's own rows.
+  std::string source;
 };
 
 }  // namespace ktune

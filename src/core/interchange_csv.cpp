@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -37,13 +38,15 @@ void append_double(std::string& out, double v) {
   out += buf;
 }
 
+// Strict: the whole field is one number as %.17g writes it (no spaces, hex or '+'). NaN is
+// refused: SQLite would store it as NULL and the NOT NULL row would be dropped silently.
 double parse_double(const std::string& text, std::string_view column, const std::string& where) {
-  if (!text.empty()) {
-    char* end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() + text.size()) return v;
-  }
-  throw Error(fmt::format("{}: column {}: '{}' is not a number", where, column, text));
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw Error(fmt::format("{}: column {}: '{}' is not a number", where, column, text));
+  if (std::isnan(v)) throw Error(fmt::format("{}: column {}: NaN is not a value", where, column));
+  return v;
 }
 
 int64_t parse_int(const std::string& text, std::string_view column, const std::string& where) {

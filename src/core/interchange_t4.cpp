@@ -1,27 +1,25 @@
 // T4 results JSON (the autotuning community's schema, as written by Kernel Tuner): export of
-// ktune measurements and import of ktune's own and foreign T4 files.
+// ktune measurements; rows imported from foreign T4 files give back their original result
+// (interchange_t4_read.cpp reads both kinds).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <map>
-#include <nlohmann/json.hpp>
+#include <optional>
 
-#include "ktune/device.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
-#include "ktune/timing.hpp"
+#include "src/core/interchange_json.hpp"
 
 namespace ktune {
 
 namespace {
 
-using Json = nlohmann::ordered_json;  // keeps parameter order, which the config string needs
+using interchange::Json;
+using interchange::member;
 
 constexpr const char* kSchemaVersion = "1.0.0";
 
@@ -48,18 +46,6 @@ std::string invalidity_of(const Measurement& m) {
       return "timeout";
   }
   return "runtime";
-}
-
-Status status_of_invalidity(const std::string& invalidity, const std::string& where) {
-  if (invalidity == "correct") return Status::ok;
-  if (invalidity == "correctness") return Status::wrong;
-  if (invalidity == "compile" || invalidity == "runtime") return Status::failed;
-  if (invalidity == "constraints") return Status::refused;
-  if (invalidity == "timeout") return Status::timeout;
-  throw Error(
-      fmt::format("{}: unknown invalidity '{}' (expected correct, correctness, compile, "
-                  "runtime, constraints or timeout)",
-                  where, invalidity));
 }
 
 // Kernel Tuner puts these strings in place of the objective value of a failed configuration;
@@ -91,20 +77,6 @@ Json json_value(const std::string& text) {
   return text;
 }
 
-std::string text_of(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_integer()) return v.dump();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (d == std::floor(d) && std::fabs(d) < 1e15)  // 16.0 is the parameter value 16
-      return std::to_string(static_cast<int64_t>(d));
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-    return std::string(buf, end);
-  }
-  return v.dump();  // bool, null, arrays: their JSON spelling
-}
-
 Json configuration_of(const std::string& config) {
   Json obj = Json::object();
   size_t start = 0;
@@ -123,17 +95,6 @@ Json configuration_of(const std::string& config) {
   return obj;
 }
 
-std::string config_of(const Json& configuration, const std::string& where) {
-  if (!configuration.is_object() || configuration.empty())
-    throw Error(fmt::format("{}: configuration must be a non-empty object", where));
-  std::string out;
-  for (const auto& [name, value] : configuration.items()) {
-    if (!out.empty()) out += ';';
-    out += name + "=" + text_of(value);
-  }
-  return out;
-}
-
 // --- export -------------------------------------------------------------------------------
 
 double finite(double v, const Measurement& m, const char* field) {
@@ -143,7 +104,39 @@ double finite(double v, const Measurement& m, const char* field) {
   return v;
 }
 
-Json result_of(const Measurement& m) {
+// The time unit of the exported document: that of the foreign T4 files the rows came from
+// when they all share one, so their results come back unchanged; else milliseconds.
+Json document_unit(const std::vector<Json>& sources) {
+  std::optional<Json> unit;
+  for (const Json& s : sources) {
+    const Json* u = member(s, "timeunit");
+    if (!member(s, "t4") || !u || (unit && *unit != *u)) return "milliseconds";
+    unit = *u;
+  }
+  return unit ? *unit : Json("milliseconds");
+}
+
+// A foreign result kept verbatim, its runtimes and time measurements rescaled only when the
+// document's unit differs from the file it came from.
+Json foreign_body(const Json& source, double doc_ms_per_unit) {
+  Json body = source["t4"];
+  const double factor =
+      interchange::ms_per_unit(source.value("timeunit", Json("milliseconds")), "stored row") /
+      doc_ms_per_unit;
+  if (factor == 1.0 || !body.is_object()) return body;
+  auto scale = [&](Json& v) {
+    if (v.is_number()) v = v.get<double>() * factor;
+  };
+  if (body.contains("times") && body["times"].is_object() && body["times"].contains("runtimes") &&
+      body["times"]["runtimes"].is_array())
+    for (Json& v : body["times"]["runtimes"]) scale(v);
+  if (body.contains("measurements") && body["measurements"].is_array())
+    for (Json& x : body["measurements"])
+      if (x.is_object() && x.value("name", "") == "time" && x.contains("value")) scale(x["value"]);
+  return body;
+}
+
+Json result_of(const Measurement& m, const Json& source, double doc_ms_per_unit) {
   const Outcome& o = m.outcome;
   const TimingStats& t = o.timing;
   const std::string invalidity = invalidity_of(m);
@@ -174,6 +167,13 @@ Json result_of(const Measurement& m) {
                 {"perf", finite(m.perf, m, "perf")},
                 {"rel_error", finite(o.rel_error, m, "rel_error")},
                 {"message", o.message}};
+  if (member(source, "t4")) {  // a foreign T4 result: give it back as it came
+    Json body = foreign_body(source, doc_ms_per_unit);
+    ktune["foreign_t4"] = true;
+    body["ktune"] = std::move(ktune);
+    return body;
+  }
+  if (!source.is_null()) ktune["source"] = source;  // e.g. a Kernel Tuner cache entry
 
   return {{"timestamp", m.created_at},
           {"configuration", configuration_of(m.config)},
@@ -185,191 +185,25 @@ Json result_of(const Measurement& m) {
           {"ktune", std::move(ktune)}};
 }
 
-// --- import -------------------------------------------------------------------------------
-
-double ms_per_unit(const Json& metadata, const std::string& source) {
-  if (!metadata.is_object() || !metadata.contains("timeunit")) return 1.0;  // Kernel Tuner: ms
-  const Json& unit = metadata["timeunit"];
-  const std::string u = unit.is_string() ? unit.get<std::string>() : unit.dump();
-  // "miliseconds" is how the public datasets spell it.
-  if (u == "milliseconds" || u == "miliseconds" || u == "ms") return 1.0;
-  if (u == "seconds" || u == "s") return 1e3;
-  if (u == "microseconds" || u == "us") return 1e-3;
-  if (u == "nanoseconds" || u == "ns") return 1e-6;
-  throw Error(fmt::format("{}: unknown metadata.timeunit '{}'", source, u));
-}
-
-std::string metadata_device(const Json& metadata) {
-  if (!metadata.is_object()) return "";
-  if (metadata.contains("device") && metadata["device"].is_string())
-    return metadata["device"].get<std::string>();
-  const Json::json_pointer gpu("/environment/device_query/nvidia-smi/nvidia_smi_log/gpu");
-  if (metadata.contains(gpu)) {
-    const Json& g = metadata[gpu].is_array() ? metadata[gpu].front() : metadata[gpu];
-    if (g.is_object() && g.contains("product_name") && g["product_name"].is_string())
-      return g["product_name"].get<std::string>();
-  }
-  return "";
-}
-
-std::string metadata_family(const Json& metadata) {
-  for (const char* key : {"kernel_name", "kernel", "family"})
-    if (metadata.is_object() && metadata.contains(key) && metadata[key].is_string())
-      return metadata[key].get<std::string>();
-  return "";
-}
-
-// Public tuning datasets name their files <kernel>_<device>_T4.json[.gz].
-std::pair<std::string, std::string> kernel_and_device_from_name(const std::string& source) {
-  std::string stem = std::filesystem::path(source).filename().string();
-  for (const char* ext : {".gz", ".json"})
-    if (stem.size() > std::strlen(ext) && stem.ends_with(ext))
-      stem.resize(stem.size() - std::strlen(ext));
-  if (!stem.ends_with("_T4") && !stem.ends_with("_t4")) return {};
-  stem.resize(stem.size() - 3);
-  const size_t cut = stem.rfind('_');
-  if (cut == std::string::npos || cut == 0 || cut + 1 == stem.size()) return {};
-  return {stem.substr(0, cut), stem.substr(cut + 1)};
-}
-
-struct ForeignLabels {
-  std::string device, family, problem;
-  double ms_per_unit = 1.0;
-  std::map<std::string, int64_t> config_ids;  // first-seen order
-};
-
-ForeignLabels foreign_labels(const Json& doc, const std::string& source,
-                             const T4ImportOptions& options) {
-  const Json metadata = doc.contains("metadata") ? doc["metadata"] : Json::object();
-  auto [name_kernel, name_device] = kernel_and_device_from_name(source);
-  ForeignLabels l;
-  l.ms_per_unit = ms_per_unit(metadata, source);
-  l.device = !options.device.empty() ? options.device : slugify(metadata_device(metadata));
-  if (l.device.empty()) l.device = slugify(name_device);
-  l.family = !options.family.empty() ? options.family : slugify(metadata_family(metadata));
-  if (l.family.empty()) l.family = slugify(name_kernel);
-  l.problem = options.problem.empty() ? "problem=0" : options.problem;
-  return l;
-}
-
-void require_labels(const ForeignLabels& l, const std::string& source) {
-  if (l.device.empty())
-    throw Error(
-        fmt::format("{}: cannot tell the device from its metadata or name; pass --device", source));
-  if (l.family.empty())
-    throw Error(
-        fmt::format("{}: cannot tell the kernel family from its metadata or name; pass "
-                    "--family",
-                    source));
-}
-
-std::vector<double> runtimes_of(const Json& r, double scale) {
-  std::vector<double> out;
-  if (!r["times"].is_object() || !r["times"].contains("runtimes")) return out;
-  for (const Json& v : r["times"]["runtimes"]) out.push_back(v.get<double>() * scale);
-  return out;
-}
-
-Measurement ktune_measurement(const Json& r, const T4ImportOptions& options, double scale) {
-  const Json& k = r["ktune"];
-  Measurement m;
-  m.device = options.device.empty() ? k.at("device").get<std::string>() : options.device;
-  m.family = options.family.empty() ? k.at("family").get<std::string>() : options.family;
-  m.problem = options.problem.empty() ? k.at("problem").get<std::string>() : options.problem;
-  m.config = k.at("config").get<std::string>();
-  m.config_id = k.at("config_id").get<int64_t>();
-  m.outcome.status = parse_status(k.at("status").get<std::string>());
-  TimingStats& t = m.outcome.timing;
-  t.median_ms = k.at("median_ms").get<double>();
-  t.min_ms = k.at("min_ms").get<double>();
-  t.max_ms = k.at("max_ms").get<double>();
-  t.mad_ms = k.at("mad_ms").get<double>();
-  t.reps = k.at("reps").get<int>();
-  t.samples_ms = runtimes_of(r, scale);
-  m.perf = k.at("perf").get<double>();
-  m.outcome.rel_error = k.at("rel_error").get<double>();
-  m.outcome.message = k.at("message").get<std::string>();
-  m.created_at = r.contains("timestamp") ? r["timestamp"].get<std::string>() : "";
-  return m;
-}
-
-double objective_time(const Json& r) {
-  if (!r.contains("measurements")) return NAN;
-  for (const Json& x : r["measurements"])
-    if (x.is_object() && x.value("name", "") == "time" && x.contains("value") &&
-        x["value"].is_number())
-      return x["value"].get<double>();
-  return NAN;
-}
-
-Measurement foreign_measurement(const Json& r, ForeignLabels& l, const std::string& where) {
-  require_labels(l, where);
-  Measurement m;
-  m.device = l.device;
-  m.family = l.family;
-  m.problem = l.problem;
-  m.config = config_of(r.at("configuration"), where);
-  auto [it, added] = l.config_ids.emplace(m.config, static_cast<int64_t>(l.config_ids.size()));
-  m.config_id = it->second;
-  const std::string invalidity = r.at("invalidity").get<std::string>();
-  m.outcome.status = status_of_invalidity(invalidity, where);
-  m.created_at = r.contains("timestamp") ? r["timestamp"].get<std::string>() : "";
-  std::vector<double> samples = runtimes_of(r, l.ms_per_unit);
-  if (m.outcome.status != Status::ok) {
-    m.outcome.message = fmt::format("T4 invalidity '{}'", invalidity);
-    if (!samples.empty()) m.outcome.timing = summarize(std::move(samples));
-    return m;
-  }
-  if (!samples.empty()) {
-    m.outcome.timing = summarize(std::move(samples));
-  } else {
-    const double t = objective_time(r) * l.ms_per_unit;
-    if (!std::isfinite(t))
-      throw Error(fmt::format("{}: a correct result without runtimes or a numeric time", where));
-    m.outcome.timing = summarize({t});
-  }
-  const double median = m.outcome.timing.median_ms;
-  if (!(median > 0) || !std::isfinite(median))
-    throw Error(fmt::format("{}: median time {} ms is not positive", where, median));
-  m.perf = 1.0 / median;  // T4 times are lower-is-better; ktune perf is higher-is-better
-  return m;
-}
-
-void read_document(const Json& doc, const std::string& source, const T4ImportOptions& options,
-                   std::vector<Measurement>& out) {
-  if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
-    throw Error(fmt::format("{}: not a T4 results document (no \"results\" array)", source));
-  ForeignLabels labels = foreign_labels(doc, source, options);
-  const Json& results = doc["results"];
-  for (size_t i = 0; i < results.size(); ++i) {
-    const std::string where = fmt::format("{}: results[{}]", source, i);
-    const Json& r = results[i];
-    try {
-      if (!r.is_object()) throw Error(fmt::format("{}: not an object", where));
-      if (r.contains("ktune"))
-        out.push_back(ktune_measurement(r, options, labels.ms_per_unit));
-      else
-        out.push_back(foreign_measurement(r, labels, where));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(fmt::format("{}: {}", where, e.what()));
-    } catch (const Error& e) {
-      const std::string what = e.what();
-      if (what.starts_with(source)) throw;
-      throw Error(fmt::format("{}: {}", where, what));
-    }
-  }
-}
-
 }  // namespace
 
 std::string format_t4(const std::vector<Measurement>& ms) {
+  std::vector<Json> sources;
+  sources.reserve(ms.size());
+  for (const auto& m : ms) {
+    const std::string where =
+        fmt::format("the stored source of {} {} {} '{}'", m.device, m.family, m.problem, m.config);
+    sources.push_back(m.source.empty() ? Json() : interchange::parse_json(m.source, where));
+  }
+  const Json unit = document_unit(sources);
+  const double doc_ms_per_unit = interchange::ms_per_unit(unit, "export");
   // One result per line: diffable, and the file streams out without one huge JSON tree.
-  Json metadata = {{"timeunit", "milliseconds"}, {"generator", "ktune"}};
+  Json metadata = {{"timeunit", unit}, {"generator", "ktune"}};
   std::string out = fmt::format("{{\"schema_version\":\"{}\",\"metadata\":{},\"results\":[",
                                 kSchemaVersion, metadata.dump());
   for (size_t i = 0; i < ms.size(); ++i) {
     out += i ? ",\n" : "\n";
-    out += result_of(ms[i]).dump();
+    out += result_of(ms[i], sources[i], doc_ms_per_unit).dump();
   }
   out += "\n]}\n";
   return out;
@@ -377,27 +211,6 @@ std::string format_t4(const std::vector<Measurement>& ms) {
 
 void write_t4(const std::vector<Measurement>& ms, const std::string& path) {
   write_text_file(path, format_t4(ms));
-}
-
-std::vector<Measurement> parse_t4(std::string_view text, const std::string& source,
-                                  const T4ImportOptions& options) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", source, e.what()));
-  }
-  std::vector<Measurement> out;
-  if (doc.is_array()) {  // a list of T4 documents, e.g. one per problem
-    for (const Json& d : doc) read_document(d, source, options, out);
-  } else {
-    read_document(doc, source, options, out);
-  }
-  return out;
-}
-
-std::vector<Measurement> read_t4(const std::string& path, const T4ImportOptions& options) {
-  return parse_t4(read_text_file(path), path == "-" ? "<stdin>" : path, options);
 }
 
 }  // namespace ktune

@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS measurements(
   reps INTEGER NOT NULL, perf REAL NOT NULL, rel_error REAL NOT NULL, message TEXT NOT NULL,
   created_at TEXT NOT NULL,
   UNIQUE (device, family, problem, config));
+CREATE TABLE IF NOT EXISTS sources(
+  measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id), json TEXT NOT NULL);
 )sql";
 
 // What a statement throws when another connection holds the lock it needs (retried by the
@@ -192,8 +194,9 @@ constexpr const char* kInsert =
     "INSERT OR IGNORE INTO measurements(device, family, problem, config, config_id, status, "
     "median_ms, min_ms, max_ms, mad_ms, reps, perf, rel_error, message, created_at) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+constexpr const char* kInsertSource = "INSERT INTO sources(measurement_id, json) VALUES (?, ?)";
 
-bool insert(sqlite3* db, Statement& st, const Measurement& m) {
+bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m) {
   const Outcome& o = m.outcome;
   st.reset();
   st.bind(1, m.device);
@@ -212,7 +215,14 @@ bool insert(sqlite3* db, Statement& st, const Measurement& m) {
   st.bind(14, o.message);
   st.bind(15, m.created_at.empty() ? utc_now() : m.created_at);
   st.step();
-  return sqlite3_changes(db) > 0;
+  if (sqlite3_changes(db) == 0) return false;
+  if (!m.source.empty()) {  // imported rows keep their foreign record (measurement.hpp)
+    source.reset();
+    source.bind(1, static_cast<int64_t>(sqlite3_last_insert_rowid(db)));
+    source.bind(2, m.source);
+    source.step();
+  }
+  return true;
 }
 
 }  // namespace
@@ -290,8 +300,10 @@ std::vector<DeviceInfo> Store::devices() const {
 }
 
 bool Store::put(const Measurement& m) {
+  if (!m.source.empty()) return put_all({m}) == 1;  // the row and its source, atomically
   Statement st(db_, kInsert, path_);
-  return insert(db_, st, m);  // autocommit: durable as soon as this returns
+  Statement source(db_, kInsertSource, path_);
+  return insert(db_, st, source, m);  // autocommit: durable as soon as this returns
 }
 
 size_t Store::put_all(const std::vector<Measurement>& ms) {
@@ -299,7 +311,8 @@ size_t Store::put_all(const std::vector<Measurement>& ms) {
   size_t added = 0;
   try {
     Statement st(db_, kInsert, path_);
-    for (const auto& m : ms) added += insert(db_, st, m) ? 1 : 0;
+    Statement source(db_, kInsertSource, path_);
+    for (const auto& m : ms) added += insert(db_, st, source, m) ? 1 : 0;
     exec(db_, "COMMIT", path_);
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -319,11 +332,17 @@ std::set<MeasurementKey> Store::keys(const std::string& device, const std::strin
 }
 
 std::vector<Measurement> Store::query(const std::string& device, const std::string& family) const {
-  Statement st(db_,
-               "SELECT device, family, problem, config, config_id, status, median_ms, min_ms, "
-               "max_ms, mad_ms, reps, perf, rel_error, message, created_at FROM measurements "
-               "WHERE (?1 = '' OR device = ?1) AND (?2 = '' OR family = ?2) ORDER BY id",
-               path_);
+  // A store written before the sources table existed (opened read-only) has no sources.
+  Statement has(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sources'",
+                path_);
+  const bool sources = has.step();
+  const std::string sql = fmt::format(
+      "SELECT device, family, problem, config, config_id, status, median_ms, min_ms, max_ms, "
+      "mad_ms, reps, perf, rel_error, message, created_at, {} FROM measurements {} "
+      "WHERE (?1 = '' OR device = ?1) AND (?2 = '' OR family = ?2) ORDER BY id",
+      sources ? "sources.json" : "NULL",
+      sources ? "LEFT JOIN sources ON sources.measurement_id = measurements.id" : "");
+  Statement st(db_, sql.c_str(), path_);
   st.bind(1, device);
   st.bind(2, family);
   std::vector<Measurement> out;
@@ -344,6 +363,7 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
     m.outcome.rel_error = st.real(12);
     m.outcome.message = st.text(13);
     m.created_at = st.text(14);
+    m.source = st.text(15);
     out.push_back(std::move(m));
   }
   return out;

@@ -221,3 +221,69 @@ TEST_F(CliInterchange, ProblemColsRouteToTheForeignLongCsvImporter) {
   EXPECT_NE(r.err.find("--time-col"), std::string::npos) << r.err;
   EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 3u);
 }
+
+TEST_F(CliInterchange, KernelTunerCacheImportsWithItsObjective) {
+  const std::string fixture = KTUNE_SOURCE_DIR "/tests/core/data/kernel_tuner_cache.json";
+  const std::string dst = file("kt.sqlite");
+  auto r = ktune("import --store '" + dst + "' --kernel-tuner '" + fixture + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 added, 0 skipped"), std::string::npos) << r.out;
+  const auto rows = Store(dst, Store::Mode::read_only).query();
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].device, "nvidia-rtx-a4000");
+  EXPECT_EQ(rows[1].outcome.status, Status::refused);
+  EXPECT_FALSE(rows[0].source.empty());  // the entry with every observable is kept
+  // --objective with a direction Kernel Tuner does not know needs --direction.
+  const std::string dst2 = file("kt2.sqlite");
+  r = ktune("import --store '" + dst2 + "' --kernel-tuner '" + fixture + "' --objective energy2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--direction"), std::string::npos) << r.err;
+  EXPECT_EQ(line_count(r.err), 1u) << r.err;
+  EXPECT_FALSE(fs::exists(dst2));
+  r = ktune("import --store '" + dst2 + "' --kernel-tuner '" + fixture +
+            "' --objective GFLOP/s --family vadd");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Store(dst2, Store::Mode::read_only).query()[0].perf, 180.5);
+}
+
+TEST_F(CliInterchange, LongCsvWithInfTimesImportsAndReportsThem) {
+  std::ofstream(file("inf.csv"), std::ios::binary) << "m,choice,time\n"
+                                                      "1,triton_a,0.5\n"
+                                                      "1,triton_b,inf\n"
+                                                      "1,extern_mm,0.4\n";
+  const std::string dst = file("inf.sqlite");
+  auto r = ktune("import --store '" + dst + "' --csv '" + file("inf.csv") +
+                 "' --problem-cols m --config-col choice --time-col time --vendor-config "
+                 "extern_mm");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 added"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("1 of 3 rows hold an invalid time"), std::string::npos) << r.err;
+  for (const auto& m : Store(dst, Store::Mode::read_only).query()) {
+    EXPECT_EQ(m.config_id == -1, m.config == "extern_mm") << m.config;
+    EXPECT_EQ(m.outcome.status == Status::failed, m.config == "triton_b") << m.config;
+  }
+}
+
+TEST_F(CliInterchange, DataOfTheLearningVerbsAcceptsAForeignLongCsv) {
+  std::ofstream csv(file("long.csv"), std::ios::binary);
+  csv << "m,dtype,choice,time\n";
+  for (int m = 1; m <= 8; ++m)
+    for (const char* dtype : {"fp16", "fp32"})
+      for (int c = 0; c < 3; ++c)
+        csv << m * 64 << ',' << dtype << ",k" << c << ',' << 1.0 + ((m + c) % 3) * 0.5 << '\n';
+  csv.close();
+  const std::string opts =
+      " --problem-cols m,dtype --categorical dtype --config-col choice --time-col time";
+  auto r = ktune("analyze --data '" + file("long.csv") + "'" + opts);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("16"), std::string::npos) << r.out;  // 8 sizes × 2 dtypes
+  std::ofstream(file("configs.txt")) << "k0\nk1\n";
+  r = ktune("train --data '" + file("long.csv") + "'" + opts + " --selector tree-a --configs '" +
+            file("configs.txt") + "' -o '" + file("model.json") + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("16 problems"), std::string::npos) << r.out;
+  // Without --problem-cols the column options are an error.
+  r = ktune("analyze --data '" + file("long.csv") + "' --time-col time");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--problem-cols"), std::string::npos) << r.err;
+}

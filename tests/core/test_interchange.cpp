@@ -8,12 +8,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "interchange_test_util.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;
+using namespace ktune::test;
 
 namespace {
 
@@ -77,6 +79,7 @@ void expect_same(const Measurement& a, const Measurement& b, bool with_samples) 
   EXPECT_EQ(a.outcome.rel_error, b.outcome.rel_error);
   EXPECT_EQ(a.outcome.message, b.outcome.message);
   EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.source, b.source);
   if (with_samples) {
     EXPECT_EQ(a.outcome.timing.samples_ms, b.outcome.timing.samples_ms);
   }
@@ -87,41 +90,6 @@ void expect_same_rows(const std::vector<Measurement>& a, const std::vector<Measu
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], with_samples);
 }
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("ktune_interchange_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
-
-std::string raw_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_raw(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-const std::string kFixture = KTUNE_SOURCE_DIR "/../shared/data/t4/convolution_A100_T4.json.gz";
 
 }  // namespace
 
@@ -232,7 +200,7 @@ TEST(InterchangeT4, ConfigurationKeepsParameterOrderForForeignReaders) {
   // "configuration", which must give back the same string (order and spelling).
   auto doc = nlohmann::ordered_json::parse(format_t4(sample_rows()));
   for (auto& r : doc["results"]) r.erase("ktune");
-  const auto foreign = parse_t4(doc.dump(), "foreign.json", {"dev", "gemm", "p=1"});
+  const auto foreign = parse_t4(doc.dump(), "foreign.json", t4_labels("dev", "gemm", "p=1"));
   ASSERT_EQ(foreign.size(), 8u);
   EXPECT_EQ(foreign[0].config, "r=2;a=4;c=8;wg=16x16");
   EXPECT_EQ(foreign[0].outcome.status, Status::ok);
@@ -258,7 +226,7 @@ TEST(InterchangeT4, ForeignTimeUnitsAreConverted) {
                {"configuration":{"bx":64,"by":4},"times":{},
                 "invalidity":"correct","correctness":1,
                 "measurements":[{"name":"time","value":0.004,"unit":"s"}]}]})";
-  const auto ms = parse_t4(doc, "k.json", {"gpu", "kern", ""});
+  const auto ms = parse_t4(doc, "k.json", t4_labels("gpu", "kern", ""));
   ASSERT_EQ(ms.size(), 2u);
   EXPECT_EQ(ms[0].problem, "problem=0");
   EXPECT_DOUBLE_EQ(ms[0].outcome.timing.median_ms, 2.0);
@@ -279,10 +247,10 @@ TEST(InterchangeT4, MalformedInputNamesTheFile) {
   const std::string bad = R"({"results":[
       {"configuration":{"a":1},"times":{"runtimes":[1]},"invalidity":"correct","correctness":1},
       {"configuration":{"a":2},"times":{"runtimes":[1]},"invalidity":"weird","correctness":1}]})";
-  const std::string msg = error_of([&] { parse_t4(bad, "bad.json", {"d", "f", ""}); });
+  const std::string msg = error_of([&] { parse_t4(bad, "bad.json", t4_labels("d", "f", "")); });
   EXPECT_NE(msg.find("bad.json: results[1]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("weird"), std::string::npos) << msg;
-  // No device in options, metadata or file name.
+  // No device in options or metadata.
   EXPECT_NE(error_of([&] { parse_t4(bad, "bad.json"); }).find("--device"), std::string::npos);
 }
 
@@ -293,12 +261,15 @@ TEST(InterchangeT4, NonFiniteValuesAreRefusedOnWrite) {
 }
 
 TEST(InterchangeT4, ImportsThePublicConvolutionDataset) {
-  if (!fs::exists(kFixture)) GTEST_SKIP() << "fixture not present: " << kFixture;
-  const auto ms = read_t4(kFixture);
+  if (!fs::exists(kT4Fixture)) GTEST_SKIP() << "fixture not present: " << kT4Fixture;
+  // The file's metadata names no device or kernel: the labels come from the options, never
+  // from splitting the file name.
+  EXPECT_NE(error_of([] { read_t4(kT4Fixture); }).find("--device"), std::string::npos);
+  const auto ms = read_t4(kT4Fixture, t4_labels("a100", "convolution", ""));
   ASSERT_EQ(ms.size(), 4362u);
 
   // Cross-check against the raw JSON, read independently.
-  const auto doc = nlohmann::json::parse(read_text_file(kFixture));
+  const auto doc = nlohmann::json::parse(read_text_file(kT4Fixture));
   std::map<std::string, size_t> by_invalidity;
   for (const auto& r : doc["results"]) ++by_invalidity[r["invalidity"].get<std::string>()];
 
@@ -335,7 +306,7 @@ TEST(InterchangeT4, ImportsThePublicConvolutionDataset) {
   EXPECT_EQ(ms[0].config.substr(0, 30), "block_size_x=16;block_size_y=1");
 
   // Options relabel; ktune's own T4 export of the imported rows round-trips exactly.
-  const auto relabelled = read_t4(kFixture, {"a100-pcie", "conv2d", "h=4096;w=4096"});
+  const auto relabelled = read_t4(kT4Fixture, t4_labels("a100-pcie", "conv2d", "h=4096;w=4096"));
   EXPECT_EQ(relabelled[0].device, "a100-pcie");
   EXPECT_EQ(relabelled[0].family, "conv2d");
   EXPECT_EQ(relabelled[0].problem, "h=4096;w=4096");

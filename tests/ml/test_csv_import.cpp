@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -88,11 +90,10 @@ TEST(CsvImport, BadInputNamesFileLineAndColumn) {
   std::string e = error_of(path, o);
   EXPECT_NE(e.find(path + ":3"), std::string::npos) << e;
   EXPECT_NE(e.find("'m'"), std::string::npos) << e;
-  for (const char* t : {"nan", "-1", "", "0", "abc"}) {
-    test::write_text(path, std::string("m,c,t\n1,a,1\n2,a,") + t + "\n");
-    e = error_of(path, o);
-    EXPECT_NE(e.find(path + ":3"), std::string::npos) << "time '" << t << "': " << e;
-  }
+  test::write_text(path, "m,c,t\n1,a,1\n0x10,a,2\n");  // strict: no hex, no trailing text
+  EXPECT_NE(error_of(path, o).find(path + ":3"), std::string::npos);
+  test::write_text(path, "m,c,t\n1,a,1\n2abc,a,2\n");
+  EXPECT_NE(error_of(path, o).find(path + ":3"), std::string::npos);
   test::write_text(path, "m,c,t\n1,a\n");
   EXPECT_NE(error_of(path, o).find(path + ":2"), std::string::npos);
   test::write_text(path, "m,c\n1,a\n");
@@ -105,6 +106,105 @@ TEST(CsvImport, BadInputNamesFileLineAndColumn) {
   o.config_cols = {"c"};  // both a config column and config columns
   test::write_text(path, "m,c,t\n1,a,1\n");
   EXPECT_FALSE(error_of(path, o).empty());
+}
+
+// PyTorch's autotuning logs write inf for a failed choice; other tools leave the field empty or
+// write a marker. Each is an invalid measurement: counted, kept as failed, never fatal.
+TEST(CsvImport, InvalidTimesAreCountedAndKeptAsFailed) {
+  test::TempDir dir;
+  const std::string path = dir.file("inf.csv");
+  test::write_text(path,
+                   "m,kernel,time\n"
+                   "1,a,2.0\n"
+                   "1,a,inf\n"  // a has one valid and one invalid row: ok, median of the valid
+                   "1,b,inf\n"
+                   "1,c,nan\n"
+                   "1,d,\n"
+                   "1,e,RuntimeFailedConfig\n"
+                   "1,f,-1\n"
+                   "1,g,0\n"
+                   "2,a,1.0\n");
+  LongCsvOptions o;
+  o.problem_cols = {"m"};
+  o.config_col = "kernel";
+  o.time_col = "time";
+  LongCsvReport report;
+  const auto ms = import_long_csv(path, o, &report);
+  EXPECT_EQ(report.rows, 9u);
+  EXPECT_EQ(report.invalid_rows, 7u);
+  EXPECT_EQ(report.invalid_keys, 6u);
+  ASSERT_EQ(ms.size(), 8u);
+  for (const auto& m : ms) {
+    SCOPED_TRACE(m.config);
+    if (m.config == "a") {
+      EXPECT_EQ(m.outcome.status, Status::ok);
+      EXPECT_EQ(m.outcome.timing.reps, 1);
+      continue;
+    }
+    EXPECT_EQ(m.outcome.status, Status::failed);
+    EXPECT_EQ(m.perf, 0);
+    EXPECT_NE(m.outcome.message.find(path + ":"), std::string::npos) << m.outcome.message;
+  }
+  EXPECT_EQ(ms[0].config, "a");
+  EXPECT_DOUBLE_EQ(ms[0].outcome.timing.median_ms, 2.0);
+  // The dataset sees them as invalid entries, not as missing ones.
+  const Dataset d = dataset_from_measurements(ms, "", "");
+  EXPECT_EQ(d.rows(), 2);
+  EXPECT_EQ(d.valid.count(), 2);
+}
+
+TEST(CsvImport, VendorConfigIsImportedAsTheBaseline) {
+  test::TempDir dir;
+  const std::string path = dir.file("v.csv");
+  test::write_text(path,
+                   "m,choice,time\n"
+                   "1,triton_a,2.0\n1,triton_b,1.0\n1,extern_mm,1.5\n"
+                   "2,triton_a,1.0\n2,triton_b,3.0\n2,extern_mm,0.5\n");
+  LongCsvOptions o;
+  o.problem_cols = {"m"};
+  o.config_col = "choice";
+  o.time_col = "time";
+  o.vendor_configs = {"extern_mm"};
+  const auto ms = import_long_csv(path, o);
+  for (const auto& m : ms) EXPECT_EQ(m.config_id == -1, m.config == "extern_mm") << m.config;
+  const Dataset d = dataset_from_measurements(ms, "", "");
+  EXPECT_EQ(d.config_names, (std::vector<std::string>{"triton_a", "triton_b"}));
+  ASSERT_EQ(d.vendor_names, (std::vector<std::string>{"extern_mm"}));
+  EXPECT_DOUBLE_EQ(d.vendor_perf(1, 0), 2.0);  // m=2: 1/0.5
+  o.vendor_configs = {"cublas"};               // a typo must not pass silently
+  EXPECT_NE(error_of(path, o).find("'cublas'"), std::string::npos);
+}
+
+TEST(CsvImport, CategoricalColumnsAreOneHotEncoded) {
+  test::TempDir dir;
+  const std::string path = dir.file("c.csv");
+  test::write_text(path,
+                   "m,dtype,layout,kernel,time\n"
+                   "64,float16,NT,k1,1\n"
+                   "64,float32,NT,k1,2\n"
+                   "64,bfloat16,TN,k1,3\n");
+  LongCsvOptions o;
+  o.problem_cols = {"m", "dtype", "layout"};
+  o.config_col = "kernel";
+  o.time_col = "time";
+  // Without --categorical a category is an error that says what to do.
+  EXPECT_NE(error_of(path, o).find("--categorical"), std::string::npos);
+  o.categorical_cols = {"dtype", "layout"};
+  const auto ms = import_long_csv(path, o);
+  ASSERT_EQ(ms.size(), 3u);
+  std::set<std::string> keys;
+  for (const auto& m : ms) keys.insert(m.problem);
+  EXPECT_TRUE(
+      keys.count("m=64;dtype.bfloat16=0;dtype.float16=1;dtype.float32=0;layout.NT=1;layout.TN=0"));
+  EXPECT_TRUE(
+      keys.count("m=64;dtype.bfloat16=1;dtype.float16=0;dtype.float32=0;layout.NT=0;layout.TN=1"));
+  const Dataset d = dataset_from_measurements(ms, "", "");
+  EXPECT_EQ(d.rows(), 3);
+  ASSERT_GE(d.feature_names.size(), 6u);
+  EXPECT_EQ(d.feature_names[1], "dtype.bfloat16");
+  // A categorical column must be a problem column.
+  o.categorical_cols = {"kernel"};
+  EXPECT_NE(error_of(path, o).find("'kernel'"), std::string::npos);
 }
 
 }  // namespace
