@@ -63,9 +63,7 @@ std::string text_of(const Json& v) {
     const double d = v.get<double>();
     if (d == std::floor(d) && std::fabs(d) < 1e15)  // 16.0 is the parameter value 16
       return std::to_string(static_cast<int64_t>(d));
-    char buf[64];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
-    return std::string(buf, end);
+    return v.dump();  // JSON's own shortest spelling: 0.0001 stays "0.0001", not "1e-04"
   }
   return v.dump();  // bool, null, arrays: their JSON spelling (depth bounded by parse_json)
 }

@@ -26,8 +26,8 @@ std::string string_member(const Json& obj, const char* key);
 // Error naming `what`.
 int64_t checked_integer(const Json& v, int64_t lo, int64_t hi, const std::string& what);
 
-// A parameter value as config text: strings as they are, 16.0 as "16", other numbers in their
-// shortest round-trip form, anything else as its JSON spelling.
+// A parameter value as config text: strings as they are, 16.0 as "16", anything else as its
+// JSON spelling (0.0001 as "0.0001").
 std::string text_of(const Json& v);
 // "name=value;..." from (name, value) pairs in order.
 std::string config_string(const std::vector<std::pair<std::string, const Json*>>& params);

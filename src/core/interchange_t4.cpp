@@ -68,12 +68,10 @@ Json json_value(const std::string& text) {
     return i;
   double d = 0;
   auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  // JSON's own spelling, as interchange::text_of gives it back: "0.0001" is a number.
   if (!text.empty() && dec == std::errc() && dend == text.data() + text.size() &&
-      std::isfinite(d) && text.find_first_of("eE") == std::string::npos) {
-    char buf[64];
-    auto [pend, pec] = std::to_chars(buf, buf + sizeof buf, d);
-    if (pec == std::errc() && std::string(buf, pend) == text) return d;
-  }
+      std::isfinite(d) && Json(d).dump() == text)
+    return d;
   return text;
 }
 

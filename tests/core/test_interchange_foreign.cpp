@@ -311,3 +311,21 @@ TEST(KernelTuner, MalformedCachesAreOneLineErrors) {
       error_of([&] { parse_kernel_tuner(std::string(5000, '{'), "e.json"); }).find("nested deeper"),
       std::string::npos);
 }
+
+TEST(T4Foreign, FloatParametersStayNumbers) {
+  // A float parameter was exported as the string "1e-04"; its config text is JSON's spelling.
+  Measurement m;
+  m.device = "d";
+  m.family = "f";
+  m.problem = "p=1";
+  m.config = "bx=32;scale=0.0001;tiny=1e-05";
+  m.config_id = 0;
+  m.outcome.status = Status::ok;
+  m.outcome.timing = {1, 1, 1, 0, 1, {}};
+  m.perf = 1;
+  const OJson c = OJson::parse(format_t4({m}))["results"][0]["configuration"];
+  EXPECT_EQ(c.dump(), R"({"bx":32,"scale":0.0001,"tiny":1e-05})");
+  OJson doc = OJson::parse(format_t4({m}));
+  doc["results"][0].erase("ktune");
+  EXPECT_EQ(parse_t4(doc.dump(), "f.json", t4_labels("d", "f", ""))[0].config, m.config);
+}
