@@ -1,8 +1,10 @@
 #pragma once
 // The device part of tuned_conv_bench, one implementation per backend (measure_cpu.cpp;
 // a CUDA one plugs in beside it): verify the deployed ktune::conv2d on NaN-poisoned output
-// against the float64 reference, then time it and the vendor library in the same run with the
-// sweep's protocol (warm-up, median of repeats, rotated input copies when they fit in cache).
+// against the float64 reference, then time it and the vendor library in the same run: each with
+// the sweep's protocol (warm-up, median of repeats, rotated input copies when they fit in
+// cache), then alternately (one run of each per round) so that both see the same machine load;
+// the reported times are the medians of the alternating rounds.
 #include <string>
 
 #include "kernels/conv2d/conv2d_family.hpp"
