@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "ktune/error.hpp"
+#include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -400,31 +401,40 @@ nlohmann::json DecisionTree::to_json() const {
 }
 
 DecisionTree DecisionTree::from_json(const nlohmann::json& j) {
+  namespace jf = json_fields;
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   DecisionTree t;
-  try {
-    t.classifier_ = j.at("kind").get<std::string>() == "classifier";
-    t.n_features_ = j.at("n_features").get<int>();
-    for (const auto& jn : j.at("nodes")) {
-      Node n;
-      n.feature = jn.at("feature").get<int>();
-      n.threshold = jn.at("threshold").get<double>();
-      n.left = jn.at("left").get<int>();
-      n.right = jn.at("right").get<int>();
-      const auto v = jn.at("value").get<std::vector<double>>();
-      n.value = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
-      t.nodes_.push_back(std::move(n));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("tree: malformed JSON model: ") + e.what());
-  }
-  const int size = static_cast<int>(t.nodes_.size());
-  if (size == 0) throw Error("tree: JSON model has no nodes");
-  // Children always follow their parent in the list, which also rules out cycles.
-  for (int i = 0; i < size; ++i) {
-    const Node& n = t.nodes_[i];
-    const bool bad_split = n.feature >= 0 && (n.feature >= t.n_features_ || n.left <= i ||
-                                              n.right <= i || n.left >= size || n.right >= size);
-    if (bad_split) throw Error("tree: JSON model has an out-of-range node reference");
+  const std::string kind = jf::text(j, "kind", "tree");
+  if (kind != "classifier" && kind != "regressor")
+    throw Error("field 'tree.kind': expected \"classifier\" or \"regressor\", got \"" + kind +
+                "\"");
+  t.classifier_ = kind == "classifier";
+  t.n_features_ = static_cast<int>(jf::integer(j, "n_features", "tree", 0, kMaxInt));
+  const auto& nodes = jf::array(j, "nodes", "tree");
+  if (nodes.empty()) throw Error("field 'tree.nodes': the tree has no nodes");
+  if (nodes.size() > static_cast<size_t>(kMaxInt))
+    throw Error("field 'tree.nodes': more nodes than an int can index");
+  const auto size = static_cast<int64_t>(nodes.size());
+  for (int64_t i = 0; i < size; ++i) {
+    const std::string where = fmt::format("tree.nodes[{}]", i);
+    const auto& jn = nodes[static_cast<size_t>(i)];
+    Node n;
+    // A split names a feature of the model and children after it in the list (which also
+    // rules out cycles); a leaf has feature -1.
+    n.feature = static_cast<int>(jf::integer(jf::member(jn, "feature", where), where + ".feature",
+                                             -1, int64_t(t.n_features_) - 1));
+    n.threshold = jf::number(jf::member(jn, "threshold", where), where + ".threshold");
+    const bool split = n.feature >= 0;
+    n.left = static_cast<int>(split ? jf::integer(jn, "left", where, i + 1, size - 1)
+                                    : jf::integer(jn, "left", where, -1, kMaxInt));
+    n.right = static_cast<int>(split ? jf::integer(jn, "right", where, i + 1, size - 1)
+                                     : jf::integer(jn, "right", where, -1, kMaxInt));
+    const auto v = jf::numbers(jn, "value", where);
+    if (v.empty() || (i > 0 && v.size() != static_cast<size_t>(t.nodes_[0].value.size())))
+      throw Error(fmt::format("field '{}.value': {} values, node 0 has {}", where, v.size(),
+                              i > 0 ? t.nodes_[0].value.size() : Eigen::Index(1)));
+    n.value = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+    t.nodes_.push_back(std::move(n));
   }
   return t;
 }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -170,23 +171,48 @@ int leaf_class(const DecisionTree::Node& n) {
 
 class TreeWriter {
  public:
+  static constexpr int kMaxNesting = 200;
+
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
              const std::vector<std::string>& configs)
       : nodes_(tree.nodes()), features_(features), configs_(configs) {}
 
-  // Every path ends in a return: a split is `if (x <= t) { left } right`.
-  void write(int node, int depth, std::string& out) const {
-    const std::string pad(static_cast<size_t>(2 * depth), ' ');
-    const DecisionTree::Node& n = nodes_.at(static_cast<size_t>(node));
-    if (n.feature < 0) {
-      const int k = leaf_class(n);
-      out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
-      return;
+  // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
+  // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
+  // and refused past kMaxNesting levels of `if`: compilers reject deeper nesting (clang's
+  // default bracket depth is 256), so such a header would not build anywhere.
+  void write(int indent, std::string& out) const {
+    struct Step {
+      int node;   // node to write, or -1: close the brace opened at `depth`
+      int depth;  // nesting level of its code
+    };
+    std::vector<Step> todo = {{0, indent}};
+    while (!todo.empty()) {
+      const Step step = todo.back();
+      todo.pop_back();
+      const std::string pad(static_cast<size_t>(2 * step.depth), ' ');
+      if (step.node < 0) {
+        out += pad + "}\n";
+        continue;
+      }
+      const DecisionTree::Node& n = nodes_.at(static_cast<size_t>(step.node));
+      if (n.feature < 0) {
+        const int k = leaf_class(n);
+        out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
+        continue;
+      }
+      if (step.depth - indent >= kMaxNesting) {
+        throw Error(fmt::format(
+            "codegen: the tree nests more than {} levels of if (compilers reject deeper nesting in "
+            "a header): train a depth-limited selector (tree-b, tree-c) or serve this model "
+            "through the JSON runtime",
+            kMaxNesting));
+      }
+      out += fmt::format("{}if ({}) {{\n", pad, condition(features_.at(n.feature), n.threshold));
+      todo.push_back({n.right, step.depth});
+      todo.push_back({-1, step.depth});
+      todo.push_back({n.left, step.depth + 1});
     }
-    out += fmt::format("{}if ({}) {{\n", pad, condition(features_.at(n.feature), n.threshold));
-    write(n.left, depth + 1, out);
-    out += pad + "}\n";
-    write(n.right, depth, out);
   }
 
   std::set<int> used_features() const {
@@ -210,30 +236,20 @@ bool is_gemm_model(const std::vector<std::string>& names) {
   return got.size() == names.size() && got == expected;
 }
 
-DecisionTree load_tree(const nlohmann::json& model, const Selector& selector,
-                       const std::string& label) {
-  DecisionTree tree;
-  try {
-    tree = DecisionTree::from_json(model.at("model").at("tree"));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(label + ": malformed tree selector model: " + e.what());
-  }
-  const auto K = static_cast<Eigen::Index>(selector.config_names().size());
-  bool ok = tree.is_classifier() &&
-            tree.n_features() == static_cast<int>(selector.feature_names().size());
-  for (const auto& n : tree.nodes()) ok = ok && (n.feature >= 0 || n.value.size() == K);
-  if (!ok) throw Error(label + ": the tree disagrees with the model's configs or features");
-  return tree;
+// The tree of a selector model that Selector::from_json has checked (features, classes).
+DecisionTree load_tree(const nlohmann::json& model) {
+  return DecisionTree::from_json(model.at("model").at("tree"));
 }
 
 }  // namespace
 
 std::string generate_selector_header(const nlohmann::json& model, const CodegenOptions& options) {
   const std::string label = options.model_path.empty() ? "model" : options.model_path;
-  if (!model.is_object() || model.value("format", "") != "ktune-selector") {
+  if (!model.is_object() || !model.contains("format") || model["format"] != "ktune-selector") {
     throw Error(label + ": not a ktune selector model (format field missing)");
   }
-  const std::string kind = model.value("kind", "");
+  const bool named = model.contains("kind") && model["kind"].is_string();
+  const std::string kind = named ? model["kind"].get<std::string>() : "";
   if (kind != "tree-a" && kind != "tree-b" && kind != "tree-c") {
     throw Error(fmt::format(
         "codegen supports tree selectors (tree-a, tree-b, tree-c); model '{}' is a {} selector: "
@@ -244,8 +260,14 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
   if (!is_identifier(options.function_name)) {
     throw Error("codegen: function name '" + options.function_name + "' is not a C++ identifier");
   }
-  const auto selector = Selector::from_json(model);  // validates the envelope
-  const DecisionTree tree = load_tree(model, *selector, label);
+  std::unique_ptr<Selector> selector;
+  DecisionTree tree;
+  try {
+    selector = Selector::from_json(model);  // type-, range- and shape-checked
+    tree = load_tree(model);
+  } catch (const Error& e) {
+    throw Error(label + ": " + e.what());
+  }
   const auto& names = selector->feature_names();
   const auto& configs = selector->config_names();
   const bool gemm = is_gemm_model(names);
@@ -342,7 +364,11 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
       all += (all.empty() ? "" : " ||\n      ") + ("!detail::finite(f." + m + ")");
     body += members.empty() ? "  (void)f;\n" : "  if (" + all + ") {\n    return kBaseline;\n  }\n";
   }
-  writer.write(0, 1, body);
+  try {
+    writer.write(1, body);
+  } catch (const Error& e) {
+    throw Error(label + ": " + e.what());
+  }
   out += body + "}\n\n";
   out += "}  // namespace " + options.namespace_name + "\n";
   return out;

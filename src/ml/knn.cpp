@@ -3,10 +3,12 @@
 #include "ktune/ml/knn.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "ktune/error.hpp"
 #include "ktune/ml/scaler.hpp"
+#include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
 
@@ -58,15 +60,14 @@ nlohmann::json KnnClassifier::to_json() const {
 }
 
 KnnClassifier KnnClassifier::from_json(const nlohmann::json& j) {
+  namespace jf = json_fields;
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   KnnClassifier m;
-  try {
-    m.k_ = j.at("k").get<int>();
-    m.n_classes_ = j.at("n_classes").get<int>();
-    m.y_ = j.at("y").get<std::vector<int>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("knn: malformed JSON model: ") + e.what());
-  }
-  m.X_ = matrix_from_json(j.at("X"));
+  m.k_ = static_cast<int>(jf::integer(j, "k", "knn", 1, kMaxInt));
+  m.n_classes_ = static_cast<int>(jf::integer(j, "n_classes", "knn", 1, kMaxInt));
+  for (int64_t label : jf::integers(j, "y", "knn", 0, m.n_classes_ - 1))
+    m.y_.push_back(static_cast<int>(label));
+  m.X_ = matrix_from_json(jf::member(j, "X", "knn"));
   if (static_cast<Eigen::Index>(m.y_.size()) != m.X_.rows() || m.k_ < 1 || m.k_ > m.X_.rows()) {
     throw Error("knn: JSON model is inconsistent (labels, rows and k disagree)");
   }

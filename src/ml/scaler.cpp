@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ktune/error.hpp"
+#include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
 
@@ -66,25 +67,22 @@ nlohmann::json to_json(const Eigen::MatrixXd& m) {
 }
 
 Eigen::MatrixXd matrix_from_json(const nlohmann::json& j) {
-  try {
-    const auto rows = j.at("rows").get<Eigen::Index>();
-    const auto cols = j.at("cols").get<Eigen::Index>();
-    const auto& data = j.at("data");
-    if (rows < 0 || cols < 0 || static_cast<Eigen::Index>(data.size()) != rows) {
-      throw Error("model JSON: matrix has the wrong number of rows");
-    }
-    Eigen::MatrixXd m(rows, cols);
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      const auto row = data[r].get<std::vector<double>>();
-      if (static_cast<Eigen::Index>(row.size()) != cols) {
-        throw Error("model JSON: matrix row has the wrong number of columns");
-      }
-      for (Eigen::Index c = 0; c < cols; ++c) m(r, c) = row[c];
-    }
-    return m;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("model JSON: malformed matrix: ") + e.what());
+  namespace jf = json_fields;
+  constexpr int64_t kMaxSide = std::numeric_limits<int>::max();
+  const auto rows = static_cast<Eigen::Index>(jf::integer(j, "rows", "matrix", 0, kMaxSide));
+  const auto cols = static_cast<Eigen::Index>(jf::integer(j, "cols", "matrix", 0, kMaxSide));
+  const auto& data = jf::array(j, "data", "matrix");
+  if (static_cast<Eigen::Index>(data.size()) != rows)
+    throw Error(fmt::format("field 'matrix.data': {} rows, 'rows' says {}", data.size(), rows));
+  Eigen::MatrixXd m(rows, cols);
+  for (Eigen::Index r = 0; r < rows; ++r) {
+    const auto& row = data[static_cast<size_t>(r)];
+    if (!row.is_array() || static_cast<Eigen::Index>(row.size()) != cols)
+      throw Error(fmt::format("field 'matrix.data[{}]': expected {} numbers", r, cols));
+    for (Eigen::Index c = 0; c < cols; ++c)
+      m(r, c) = jf::number(row[static_cast<size_t>(c)], fmt::format("matrix.data[{}][{}]", r, c));
   }
+  return m;
 }
 
 }  // namespace ktune::ml

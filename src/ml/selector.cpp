@@ -2,6 +2,8 @@
 // features), the fallbacks, and the JSON envelope around each concrete model.
 #include "ktune/ml/selector.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <set>
 
 #include "ktune/error.hpp"
+#include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -156,6 +159,9 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   if (config_names_.empty()) throw Error("selector " + kind_ + ": used before fit");
   if (!all_finite(features)) return baseline();
   const Eigen::VectorXd s = scores(features);
+  if (s.size() != static_cast<Eigen::Index>(config_names_.size()))  // never an index past the end
+    throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
+                " configs, the selector ships " + std::to_string(config_names_.size()));
   Eigen::Index best = 0;
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
@@ -233,33 +239,58 @@ nlohmann::json Selector::to_json() const {
           {"model", model_json()}};
 }
 
+void Selector::check_model_shape(Eigen::Index features, Eigen::Index classes) const {
+  const auto F = static_cast<Eigen::Index>(feature_names_.size());
+  const auto K = static_cast<Eigen::Index>(config_names_.size());
+  if (features != F || classes != K)
+    throw Error(
+        fmt::format("field 'model': the {} model takes {} features and scores {} configs; "
+                    "the model lists {} feature_names and {} configs",
+                    kind_, features, classes, F, K));
+}
+
 std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
+  namespace jf = json_fields;
   try {
-    if (j.value("format", "") != "ktune-selector") {
-      throw Error("selector JSON: not a ktune selector model (format field missing)");
+    if (!j.is_object() || !j.contains("format") || j["format"] != "ktune-selector") {
+      throw Error("not a ktune selector model (format field missing)");
     }
     SelectorOptions options;
-    options.fallback = parse_fallback(j.at("fallback").get<std::string>());
-    options.seed = j.at("seed").get<uint64_t>();
-    auto s = make_selector(j.at("kind").get<std::string>(), options);
-    s->norm_ = parse_norm(j.at("norm").get<std::string>());
-    s->config_names_ = j.at("configs").get<std::vector<std::string>>();
-    s->feature_names_ = j.at("feature_names").get<std::vector<std::string>>();
-    s->safe_order_ = j.at("safe_order").get<std::vector<int>>();
-    s->config_features_ = matrix_from_json(j.at("config_features"));
-    const auto K = s->config_names_.size();
+    options.fallback = parse_fallback(jf::text(j, "fallback", "selector"));
+    const auto& seed = jf::member(j, "seed", "selector");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
+      throw Error("field 'selector.seed': expected a non-negative integer, got " + jf::shown(seed));
+    options.seed = seed.get<uint64_t>();
+    auto s = make_selector(jf::text(j, "kind", "selector"), options);
+    s->norm_ = parse_norm(jf::text(j, "norm", "selector"));
+    for (const char* key : {"configs", "feature_names"}) {
+      const auto& list = jf::array(j, key, "selector");
+      auto& out = std::string(key) == "configs" ? s->config_names_ : s->feature_names_;
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string())
+          throw Error(fmt::format("field 'selector.{}[{}]': expected a string, got {}", key, i,
+                                  jf::shown(list[i])));
+        out.push_back(list[i].get<std::string>());
+      }
+    }
+    const auto K = static_cast<int64_t>(s->config_names_.size());
+    if (K == 0) throw Error("field 'selector.configs': no configs");
+    for (int64_t k : jf::integers(j, "safe_order", "selector", 0, K - 1))
+      s->safe_order_.push_back(static_cast<int>(k));
+    s->config_features_ = matrix_from_json(jf::member(j, "config_features", "selector"));
     std::vector<int> sorted = s->safe_order_;
     std::sort(sorted.begin(), sorted.end());
-    std::vector<int> expected(K);
+    std::vector<int> expected(static_cast<size_t>(K));
     std::iota(expected.begin(), expected.end(), 0);
-    if (K == 0 || sorted != expected ||
-        s->config_features_.rows() != static_cast<Eigen::Index>(K)) {
-      throw Error("selector JSON: configs, safe_order and config_features disagree");
-    }
-    s->load_model(j.at("model"));
+    if (sorted != expected)
+      throw Error("field 'selector.safe_order': not a permutation of the configs' indices");
+    if (s->config_features_.rows() != K)
+      throw Error(fmt::format("field 'selector.config_features': {} rows for {} configs",
+                              s->config_features_.rows(), K));
+    s->load_model(jf::member(j, "model", "selector"));
     return s;
   } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("selector JSON: malformed model: ") + e.what());
+    throw Error(std::string("malformed selector model: ") + e.what());
   }
 }
 

@@ -29,6 +29,20 @@ namespace {
 
 constexpr double kInvalidRatio = 1e-3;
 
+// {features, outputs} every tree of a loaded forest agrees on (kind as expected).
+std::pair<Eigen::Index, Eigen::Index> forest_shape(const RandomForest& f, bool classifier) {
+  if (f.is_classifier() != classifier)
+    throw Error(std::string("field 'model.forest.kind': expected ") +
+                (classifier ? "a classifier" : "a regressor"));
+  const DecisionTree& first = f.trees().front();
+  for (const DecisionTree& t : f.trees()) {
+    if (t.n_features() != first.n_features() || t.n_outputs() != first.n_outputs() ||
+        t.is_classifier() != classifier)
+      throw Error("field 'model.forest.trees': the trees disagree on features, outputs or kind");
+  }
+  return {first.n_features(), first.n_outputs()};
+}
+
 // Shared by the classifiers: keeps labelled problems, standardizes when the model needs it.
 class ClassifierSelector : public Selector {
  protected:
@@ -39,6 +53,8 @@ class ClassifierSelector : public Selector {
   virtual Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const = 0;
   virtual nlohmann::json classes_json() const = 0;
   virtual void load_classes(const nlohmann::json& j) = 0;
+  // What the loaded model takes and gives: {features, classes}.
+  virtual std::pair<Eigen::Index, Eigen::Index> class_shape() const = 0;
 
   void fit_model(const SelectorTrainingSet& d) override {
     std::vector<Eigen::Index> rows;
@@ -74,6 +90,9 @@ class ClassifierSelector : public Selector {
   void load_model(const nlohmann::json& j) override {
     if (standardize_) scaler_ = StandardScaler::from_json(j.at("scaler"));
     load_classes(j);
+    const auto [features, classes] = class_shape();
+    check_model_shape(features, classes);
+    if (standardize_) check_model_shape(scaler_.mean().size(), Eigen::Index(config_names().size()));
   }
 
  private:
@@ -97,6 +116,10 @@ class TreeSelector : public ClassifierSelector {
   nlohmann::json classes_json() const override { return {{"tree", tree_.to_json()}}; }
   void load_classes(const nlohmann::json& j) override {
     tree_ = DecisionTree::from_json(j.at("tree"));
+    if (!tree_.is_classifier()) throw Error("field 'tree.kind': a selector's tree is a classifier");
+  }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {tree_.n_features(), tree_.n_outputs()};
   }
 
  private:
@@ -120,6 +143,9 @@ class KnnSelector : public ClassifierSelector {
   void load_classes(const nlohmann::json& j) override {
     knn_ = KnnClassifier::from_json(j.at("knn"));
   }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {knn_.n_features(), knn_.n_classes()};
+  }
 
  private:
   int k_;
@@ -142,6 +168,9 @@ class SvmSelector : public ClassifierSelector {
   }
   nlohmann::json classes_json() const override { return {{"svm", svm_.to_json()}}; }
   void load_classes(const nlohmann::json& j) override { svm_ = Svm::from_json(j.at("svm")); }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {svm_.n_features(), svm_.n_classes()};
+  }
 
  private:
   Svm svm_;
@@ -166,6 +195,9 @@ class ForestSelector : public ClassifierSelector {
   void load_classes(const nlohmann::json& j) override {
     forest_ = RandomForest::from_json(j.at("forest"));
   }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return forest_shape(forest_, true);
+  }
 
  private:
   RandomForest forest_;
@@ -186,6 +218,9 @@ class MlpSelector : public ClassifierSelector {
   }
   nlohmann::json classes_json() const override { return {{"mlp", mlp_.to_json()}}; }
   void load_classes(const nlohmann::json& j) override { mlp_ = Mlp::from_json(j.at("mlp")); }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {mlp_.n_features(), mlp_.n_classes()};
+  }
 
  private:
   Mlp mlp_;
@@ -207,6 +242,9 @@ class NaiveBayesSelector : public ClassifierSelector {
   void load_classes(const nlohmann::json& j) override {
     nb_ = GaussianNaiveBayes::from_json(j.at("naive_bayes"));
   }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {nb_.means().cols(), nb_.means().rows()};
+  }
 
  private:
   GaussianNaiveBayes nb_;
@@ -227,6 +265,9 @@ class LogRegSelector : public ClassifierSelector {
   nlohmann::json classes_json() const override { return {{"logreg", lr_.to_json()}}; }
   void load_classes(const nlohmann::json& j) override {
     lr_ = LogisticRegression::from_json(j.at("logreg"));
+  }
+  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
+    return {lr_.coef().cols(), lr_.coef().rows()};
   }
 
  private:
@@ -287,6 +328,10 @@ class RegressorSelector : public Selector {
   }
   void load_model(const nlohmann::json& j) override {
     forest_ = RandomForest::from_json(j.at("forest"));
+    // Inputs: the problem features then the config features; one output, the prediction.
+    const auto [inputs, outputs] = forest_shape(forest_, false);
+    if (outputs != 1) throw Error("field 'model.forest': a regressor selector predicts 1 value");
+    check_model_shape(inputs - config_features_.cols(), Eigen::Index(config_names().size()));
   }
 
  private:

@@ -51,6 +51,8 @@ class DecisionTree {
   int n_leaves() const;
   int depth() const;
   int n_features() const { return n_features_; }
+  // Values per node: classes (classifier) or outputs (regressor); 0 before fit.
+  Eigen::Index n_outputs() const { return nodes_.empty() ? 0 : nodes_.front().value.size(); }
   bool is_classifier() const { return classifier_; }
 
   struct Node {
@@ -62,6 +64,7 @@ class DecisionTree {
   const std::vector<Node>& nodes() const { return nodes_; }
 
   nlohmann::json to_json() const;
+  // Type- and range-checked: throws Error naming the first bad field ("tree.nodes[3].feature").
   static DecisionTree from_json(const nlohmann::json& j);
 
  private:

@@ -13,6 +13,12 @@
 // gets select(const Features&) over a struct of doubles named after the model's features.
 // Where Selector::select serves the baseline (a non-finite feature: k == 0 for GEMM, NaN or
 // infinity otherwise), the generated function returns kBaseline too.
+//
+// Only a split's left branch nests (`if (x <= t) { left } right`), so the header's nesting is
+// the largest number of left turns on a path. Trees nesting more than 200 levels are refused
+// with an error: compilers reject deeper nesting (clang: 256 brackets by default), so such a
+// header would build nowhere; train a depth-limited tree or serve it through the JSON runtime.
+// The tree is walked with an explicit stack, so any depth is safe to refuse.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -26,8 +32,9 @@ struct CodegenOptions {
   std::string dataset;     // recorded in the comment; empty: the model's "dataset" field, if any
 };
 
-// The header text. Throws Error (one line) for a model that is not a tree selector, a malformed
-// model, or a namespace/function name that is not a C++ identifier.
+// The header text. Throws Error (one line, naming options.model_path and the bad field) for a
+// model that is not a tree selector, a malformed model, a tree nesting too deep, or a
+// namespace/function name that is not a C++ identifier.
 std::string generate_selector_header(const nlohmann::json& model,
                                      const CodegenOptions& options = {});
 

@@ -19,6 +19,8 @@ class KnnClassifier {
   // Training-row indices of the k nearest neighbours, nearest first.
   std::vector<int> neighbours(const Eigen::Ref<const Eigen::RowVectorXd>& x) const;
   int k() const { return k_; }
+  Eigen::Index n_features() const { return X_.cols(); }
+  int n_classes() const { return n_classes_; }
 
   nlohmann::json to_json() const;
   static KnnClassifier from_json(const nlohmann::json& j);

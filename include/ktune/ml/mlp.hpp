@@ -31,6 +31,9 @@ class Mlp {
   nlohmann::json to_json() const;
   static Mlp from_json(const nlohmann::json& j);
 
+  Eigen::Index n_features() const { return W_.empty() ? 0 : W_.front().rows(); }
+  Eigen::Index n_classes() const { return W_.empty() ? 0 : W_.back().cols(); }
+
  private:
   Eigen::MatrixXd forward(const Eigen::MatrixXd& X) const;  // rows × classes probabilities
   std::vector<Eigen::MatrixXd> W_;                          // layer l: in × out

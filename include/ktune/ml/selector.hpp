@@ -93,6 +93,7 @@ class Selector {
   size_t dropped_rows() const { return dropped_rows_; }
 
   nlohmann::json to_json() const;
+  // Type-, range- and shape-checked: throws Error naming the first bad field.
   static std::unique_ptr<Selector> from_json(const nlohmann::json& j);
 
  protected:
@@ -101,6 +102,9 @@ class Selector {
   virtual Eigen::VectorXd model_scores(const Eigen::RowVectorXd& features) const = 0;
   virtual nlohmann::json model_json() const = 0;
   virtual void load_model(const nlohmann::json& j) = 0;
+  // For load_model: throws Error unless the loaded model takes the envelope's features and
+  // scores its configs (a tree with more classes than configs would pick past the list).
+  void check_model_shape(Eigen::Index features, Eigen::Index classes) const;
 
   Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
 

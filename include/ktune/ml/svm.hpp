@@ -31,6 +31,9 @@ class LinearSvm {
   nlohmann::json to_json() const;
   static LinearSvm from_json(const nlohmann::json& j);
 
+  Eigen::Index n_features() const { return W_.cols(); }
+  Eigen::Index n_classes() const { return W_.rows(); }
+
  private:
   Eigen::MatrixXd W_;  // n_classes × n_features
   Eigen::VectorXd b_;  // n_classes
@@ -46,6 +49,9 @@ class RbfSvm {
   double gamma() const { return gamma_; }
   nlohmann::json to_json() const;
   static RbfSvm from_json(const nlohmann::json& j);
+
+  Eigen::Index n_features() const { return sv_.cols(); }
+  Eigen::Index n_classes() const { return coef_.rows(); }
 
  private:
   Eigen::MatrixXd sv_;    // support vectors (union over the binary problems)
