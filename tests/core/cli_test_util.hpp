@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built ktune binary (KTUNE_BINARY) and captures its exit status and output.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -27,8 +28,9 @@ inline CommandResult run_ktune(const std::string& args) {
   return r;
 }
 
+// Unique per test process: engineers and CI jobs run the suites side by side in one /tmp.
 inline std::string temp_path(const std::string& name) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name;
   std::filesystem::remove(path);
   std::filesystem::remove(path + "-wal");
   std::filesystem::remove(path + "-shm");
