@@ -27,6 +27,7 @@
 #include "ktune/dataset.hpp"
 #include "ktune/device.hpp"
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/selector.hpp"
 #include "ktune_selector.hpp"  // generated at build time from the tree-b model
@@ -165,6 +166,7 @@ int main(int argc, char** argv) {
     }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    ktune::register_builtin();  // the dataset's derived features, as `ktune train` saw them
     const ktune::DeviceInfo cpu = ktune::query_cpu_device();
     benchmark::AddCustomContext("ktune_device_slug", cpu.slug);
     benchmark::AddCustomContext("ktune_device_name", cpu.name);

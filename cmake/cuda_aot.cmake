@@ -1,8 +1,22 @@
-# Ahead-of-time compile check of the CUDA kernel headers with nvcc (sm_90, H100/H200): the
-# deployed library instantiates its configs from the same headers that NVRTC compiles at run
-# time. Include from the top-level CMakeLists.txt after the KTUNE_HAVE_CUDA block:
-#   include(cmake/cuda_aot.cmake)
-# Builds the object library ktune_cuda_aot_check (part of ALL) when a CUDA compiler works.
+# Ahead-of-time compile check of a family's CUDA kernel headers with nvcc (sm_90, H100/H200):
+# a deployed library instantiates its configs from the same headers that NVRTC compiles at run
+# time. Included from the top-level CMakeLists.txt when CUDA is built; a family's family.cmake
+# calls ktune_add_cuda_aot_check(<family> <file.cu>), which builds the object library
+# ktune_<family>_aot_check (part of ALL) when a CUDA compiler works.
+function(ktune_add_cuda_aot_check family source)
+  if(NOT CMAKE_CUDA_COMPILER)
+    return()
+  endif()
+  set(target ktune_${family}_aot_check)
+  add_library(${target} OBJECT ${source})
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR})
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 90)
+  # The directory's -Wall -Wextra -Wpedantic (and sanitizer flags) are host-compiler options
+  # that nvcc rejects: replace them with their forwarded forms and nvcc's own warnings.
+  set_property(TARGET ${target} PROPERTY COMPILE_OPTIONS
+    -Xcompiler=-Wall,-Wextra --Werror=all-warnings)
+endfunction()
+
 if(NOT KTUNE_HAVE_CUDA)
   return()
 endif()
@@ -18,13 +32,4 @@ endif()
 enable_language(CUDA)
 set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-
-add_library(ktune_cuda_aot_check OBJECT ${CMAKE_SOURCE_DIR}/kernels/gemm/cuda/aot_check.cu
-  ${CMAKE_SOURCE_DIR}/kernels/conv2d/cuda/aot_check.cu)
-target_include_directories(ktune_cuda_aot_check PRIVATE ${CMAKE_SOURCE_DIR})
-set_target_properties(ktune_cuda_aot_check PROPERTIES CUDA_ARCHITECTURES 90)
-# The directory's -Wall -Wextra -Wpedantic (and sanitizer flags) are host-compiler options
-# that nvcc rejects: replace them with their forwarded forms and nvcc's own warnings.
-set_property(TARGET ktune_cuda_aot_check PROPERTY COMPILE_OPTIONS
-  -Xcompiler=-Wall,-Wextra --Werror=all-warnings)
-message(STATUS "ktune: ahead-of-time CUDA kernel check for sm_90 with ${CMAKE_CUDA_COMPILER}")
+message(STATUS "ktune: ahead-of-time CUDA kernel checks for sm_90 with ${CMAKE_CUDA_COMPILER}")

@@ -1,6 +1,7 @@
-# install() + find_package(ktune): the CLI, the public GEMM API header, the kernel headers and
-# the CMake function that builds tuned libraries from them, and the example tuned libraries as
-# imported targets ktune::tuned_gemm_cpu (and ktune::tuned_gemm_cuda when built).
+# install() + find_package(ktune): the CLI, the families' deploy files (public API headers,
+# kernel headers and deploy sources, declared by their family.cmake) with the CMake function that
+# builds tuned libraries from them, and the tuned libraries the build exports (the global
+# property KTUNE_EXPORTED_TUNED) as imported targets ktune::<EXPORT_NAME>.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -8,28 +9,23 @@ set(KTUNE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ktune)
 set(KTUNE_INSTALL_SOURCEDIR ${CMAKE_INSTALL_DATADIR}/ktune/source)
 
 install(TARGETS ktune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES include/ktune/gemm.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ktune)
-# What ktune_add_tuned_library compiles: the kernel headers and the deploy sources.
-install(FILES kernels/gemm/gemm_config.hpp DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm)
-install(FILES kernels/gemm/cpu/gemm_cpu_kernel.hpp kernels/gemm/cpu/gemm_cpu_packed.hpp
-              kernels/gemm/cpu/gemm_cpu_packed_split.hpp
-        DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm/cpu)
-install(FILES kernels/gemm/cuda/gemm_seed.cuh kernels/gemm/cuda/gemm_seed_launch.hpp
-              kernels/gemm/cuda/gemm_tiled.cuh kernels/gemm/cuda/gemm_tiled_launch.hpp
-        DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm/cuda)
-install(FILES kernels/gemm/deploy/gemm_validate.hpp kernels/gemm/deploy/tuned_cpu.inl
-              kernels/gemm/deploy/tuned_cuda.inl
-        DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/kernels/gemm/deploy)
+get_property(KTUNE_DEPLOY_PUBLIC_HEADERS GLOBAL PROPERTY KTUNE_DEPLOY_PUBLIC_HEADERS)
+install(FILES ${KTUNE_DEPLOY_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ktune)
+get_property(KTUNE_DEPLOY_SOURCES GLOBAL PROPERTY KTUNE_DEPLOY_SOURCES)
+foreach(file IN LISTS KTUNE_DEPLOY_SOURCES)
+  file(RELATIVE_PATH relative ${CMAKE_SOURCE_DIR} ${file})
+  get_filename_component(relative_dir ${relative} DIRECTORY)
+  install(FILES ${file} DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/${relative_dir})
+endforeach()
 
-set(KTUNE_EXPORTED_TUNED)
-if(TARGET ktune_tuned_gemm_cpu)
-  list(APPEND KTUNE_EXPORTED_TUNED ktune_tuned_gemm_cpu)
-endif()
+get_property(KTUNE_EXPORTED_TUNED GLOBAL PROPERTY KTUNE_EXPORTED_TUNED)
 set(KTUNE_PACKAGE_HAS_CUDA OFF)
-if(TARGET ktune_tuned_gemm_cuda)
-  list(APPEND KTUNE_EXPORTED_TUNED ktune_tuned_gemm_cuda)
-  set(KTUNE_PACKAGE_HAS_CUDA ON)
-endif()
+foreach(tuned IN LISTS KTUNE_EXPORTED_TUNED)
+  get_target_property(backends ${tuned} KTUNE_BACKENDS)
+  if("cuda" IN_LIST backends)
+    set(KTUNE_PACKAGE_HAS_CUDA ON)
+  endif()
+endforeach()
 if(KTUNE_EXPORTED_TUNED)
   install(TARGETS ${KTUNE_EXPORTED_TUNED} EXPORT ktuneTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

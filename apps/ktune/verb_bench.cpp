@@ -1,6 +1,8 @@
 // ktune bench: sweep a family's configs over a workload on a device into a store.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
@@ -15,13 +17,33 @@ namespace {
 
 struct BenchOptions {
   std::string family = "gemm", device = "cpu", workload, store, configs = "all", shard = "0/1";
-  double budget_ms = 0;
+  std::optional<double> budget_ms;
   bool no_vendors = false;
   TimingPolicy timing;
 };
 
+// Counts must be whole and at least `least`; times finite and positive. The error names the
+// option, so a typo such as --max-reps 0 never turns into stored measurements.
+void check_timing_options(const BenchOptions& o) {
+  auto count = [](const char* option, int value, int least) {
+    if (value < least)
+      throw Error(fmt::format("{}: {} is not at least {}", option, value, least));
+  };
+  auto time = [](const char* option, double value) {
+    if (!std::isfinite(value) || value <= 0)
+      throw Error(fmt::format("{}: {} is not a positive number of milliseconds", option, value));
+  };
+  count("--warmups", o.timing.warmups, 0);  // 0: the verification run is the only warm-up
+  count("--min-reps", o.timing.min_reps, 1);
+  count("--max-reps", o.timing.max_reps, std::max(1, o.timing.min_reps));
+  time("--rep-budget-ms", o.timing.budget_ms);
+  time("--timeout-ms", o.timing.timeout_ms);
+  if (o.budget_ms) time("--budget-ms", *o.budget_ms);
+}
+
 int run_bench(const BenchOptions& o) {
   // Validate every input before the store is opened, so a bad argument never touches it.
+  check_timing_options(o);
   const Family& family = find_family(o.family);
   parse_device_spec(o.device);
   const Workload workload = load_workload(family, o.workload);
@@ -30,7 +52,7 @@ int run_bench(const BenchOptions& o) {
   sweep.shard = Shard::parse(o.shard);
   sweep.vendors = !o.no_vendors;
   sweep.timing = o.timing;
-  if (o.budget_ms > 0) sweep.budget_ms = o.budget_ms;
+  sweep.budget_ms = o.budget_ms;
   auto backend = open_backend(family, o.device);
   // Only the kinds this device has kernels for (run_sweep filters too; here the count printed
   // below is right and a list naming none of them fails before the store is touched).
@@ -56,8 +78,9 @@ int run_bench(const BenchOptions& o) {
   fmt::print(
       "planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
       "timeout {}){}\n",
-      s.planned, s.skipped_existing, s.measured, s.by_status[0], s.by_status[1], s.by_status[2],
-      s.by_status[3], s.by_status[4],
+      s.planned, s.skipped_existing, s.measured, s.by_status[Status::ok],
+      s.by_status[Status::refused], s.by_status[Status::failed], s.by_status[Status::wrong],
+      s.by_status[Status::timeout],
       s.budget_exhausted ? "; time budget reached, rerun to continue" : "");
   return 0;
 }
@@ -79,7 +102,8 @@ Action setup(CLI::App& app) {
                  "Untimed runs after the verification run (which already warms up)")
       ->capture_default_str();
   app.add_option("--min-reps", o->timing.min_reps, "Timed runs at least")->capture_default_str();
-  app.add_option("--max-reps", o->timing.max_reps, "Timed runs at most")->capture_default_str();
+  app.add_option("--max-reps", o->timing.max_reps, "Timed runs at most (at least --min-reps)")
+      ->capture_default_str();
   app.add_option("--rep-budget-ms", o->timing.budget_ms,
                  "Repeat until this much time was timed (after --min-reps)")
       ->capture_default_str();

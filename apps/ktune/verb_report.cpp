@@ -8,14 +8,13 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "apps/ktune/verb.hpp"
-#include "kernels/gemm/gemm_family.hpp"
 #include "ktune/csv.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
-#include "ktune/store.hpp"
 #include "ktune/strict_number.hpp"
 #include "ktune/workload.hpp"
 
@@ -23,26 +22,21 @@ namespace ktune::cli {
 namespace {
 
 struct ReportOptions {
-  std::string store, device, workload = "dnn", csv, markdown, deployed;
+  std::string store, device, family = "gemm", workload = "dnn", csv, markdown, deployed;
 };
 
 struct ShapePerf {
   double oracle = 0, vendor = 0, deployed = 0;
 };
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The best ok GFLOP/s per problem of the device: swept configs (oracle) and vendor rows.
 std::map<std::string, ShapePerf> sweep_perf(const std::vector<Measurement>& rows,
-                                            const std::string& device) {
+                                            const std::string& device, const std::string& family) {
   std::map<std::string, ShapePerf> perf;
   for (const auto& m : rows) {
-    if (m.device != device || m.family != "gemm" || m.outcome.status != Status::ok) continue;
+    if (m.device != device || m.family != family || m.outcome.status != Status::ok) continue;
     ShapePerf& p = perf[m.problem];
-    if (m.config_id < 0)
+    if (m.vendor)
       p.vendor = std::max(p.vendor, m.perf);
     else
       p.oracle = std::max(p.oracle, m.perf);
@@ -96,37 +90,33 @@ double geomean_ratio(const std::vector<std::pair<double, double>>& pairs, size_t
 }
 
 int run_report(const ReportOptions& o) {
-  const Family& family = find_family("gemm");
+  const Family& family = find_family(o.family);
   const Workload workload = load_workload(family, o.workload);
-  // A store, or measurements exported from one (.csv, .csv.gz).
-  std::vector<Measurement> rows;
+  // A store, or measurements exported from one (.csv, .csv.gz, T4 .json).
+  const std::vector<Measurement> rows = load_measurements(o.store, o.device, family.name());
   std::string device = o.device;
-  if (ends_with(o.store, ".csv") || ends_with(o.store, ".csv.gz")) {
-    rows = read_measurements_csv(o.store);
-    if (device.empty() && !rows.empty()) device = rows.front().device;
-  } else {
-    Store store(o.store, Store::Mode::read_only);
-    if (device.empty()) {
-      // From the measurements: an imported store has none in its devices table.
-      const auto devices = store.measured_devices(family.name());
-      if (devices.empty()) throw Error(fmt::format("store '{}' has no gemm measurements", o.store));
-      if (devices.size() != 1)
-        throw Error(
-            fmt::format("store '{}' holds gemm measurements of {} devices ({}): name one "
-                        "with --device",
-                        o.store, devices.size(), fmt::join(devices, ", ")));
-      device = devices[0];
-    }
-    rows = store.query(device, family.name());
+  if (device.empty()) {
+    // From the measurements: an imported store has none in its devices table.
+    std::set<std::string> devices;
+    for (const auto& m : rows)
+      if (m.family == family.name()) devices.insert(m.device);
+    if (devices.empty())
+      throw Error(fmt::format("'{}' has no {} measurements", o.store, family.name()));
+    if (devices.size() != 1)
+      throw Error(fmt::format("'{}' holds {} measurements of {} devices ({}): name one with "
+                              "--device",
+                              o.store, family.name(), devices.size(), fmt::join(devices, ", ")));
+    device = *devices.begin();
   }
-  std::map<std::string, ShapePerf> perf = sweep_perf(rows, device);
+  std::map<std::string, ShapePerf> perf = sweep_perf(rows, device, family.name());
   if (perf.empty())
-    throw Error(fmt::format("'{}' has no ok gemm measurements for device '{}'", o.store, device));
+    throw Error(fmt::format("'{}' has no ok {} measurements for device '{}'", o.store,
+                            family.name(), device));
   if (!o.deployed.empty()) add_deployed(o.deployed, perf);
   const bool with_deployed = !o.deployed.empty();
 
-  std::string csv =
-      "network,transa,transb,m,n,k,batch,oracle_gflops,deployed_gflops,vendor_gflops\n";
+  std::string csv = fmt::format("network,{},oracle_gflops,deployed_gflops,vendor_gflops\n",
+                                fmt::join(family.feature_names(), ","));
   std::map<std::string, std::vector<std::pair<double, double>>> per_network;
   std::vector<std::pair<double, double>> all;
   // deployed / vendor and deployed / oracle pairs
@@ -139,7 +129,9 @@ int run_report(const ReportOptions& o) {
       ++missing;
       continue;
     }
-    const kernels::gemm::Shape s = kernels::gemm::shape_of(p);
+    std::string features;
+    for (size_t i = 0; i < p.names.size(); ++i)
+      features += (i ? "," : "") + family.feature_text(p.names[i], p.values[i]);
     const ShapePerf& sp = it->second;
     all.emplace_back(sp.oracle, sp.vendor);
     dep_vendor_all.emplace_back(sp.deployed, sp.vendor);
@@ -150,8 +142,7 @@ int run_report(const ReportOptions& o) {
       per_network[net].emplace_back(sp.oracle, sp.vendor);
       dep_vendor_net[net].emplace_back(sp.deployed, sp.vendor);
       dep_oracle_net[net].emplace_back(sp.deployed, sp.oracle);
-      csv += fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}\n", net, s.transa ? "true" : "false",
-                         s.transb ? "true" : "false", s.m, s.n, s.k, s.batch, sp.oracle,
+      csv += fmt::format("{},{},{:.3f},{},{}\n", net, features, sp.oracle,
                          sp.deployed > 0 ? fmt::format("{:.3f}", sp.deployed) : "",
                          sp.vendor > 0 ? fmt::format("{:.3f}", sp.vendor) : "");
     }
@@ -198,8 +189,9 @@ Action setup(CLI::App& app) {
                  "SQLite tuning store, or measurements exported from one (.csv, .csv.gz)")
       ->required();
   app.add_option("--device", o->device, "Device slug (default: the store's only device)");
+  app.add_option("--family", o->family, "Kernel family")->capture_default_str();
   app.add_option("--workload", o->workload, "Workload whose shapes to list")->capture_default_str();
-  app.add_option("--csv", o->csv, "Write the gemm-vs-vendor CSV here");
+  app.add_option("--csv", o->csv, "Write the oracle-vs-vendor CSV here (gemm-vs-vendor.csv)");
   app.add_option("--markdown", o->markdown, "Write the ratio table here");
   app.add_option("--deployed", o->deployed,
                  "Deployed-library measurements (examples/tuned-gemm tuned_gemm_bench --out)");
@@ -207,7 +199,7 @@ Action setup(CLI::App& app) {
 }
 
 const bool registered = add_verb(
-    "report", "GEMM oracle vs vendor per shape (gemm-vs-vendor.csv) and geomean ratios", setup);
+    "report", "Oracle vs vendor per problem (gemm-vs-vendor.csv) and geomean ratios", setup);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -30,7 +30,7 @@ struct SweepOptions {
 
 struct SweepSummary {
   size_t planned = 0, skipped_existing = 0, measured = 0;
-  size_t by_status[5] = {0, 0, 0, 0, 0};  // indexed by Status
+  PerStatus<size_t> by_status;
   bool budget_exhausted = false;
 };
 

@@ -1,7 +1,9 @@
 #pragma once
 // The verify-then-time protocol of the CPU backends, shared by every family: one run on
 // poisoned output judged against the reference, then adaptive timing with steady_clock over
-// buffer copies rotated so that reruns do not find their data in the last-level cache.
+// buffer copies rotated so that reruns do not find their data in the last-level cache. The CUDA
+// backends follow the same protocol with the same rotation rule and verdicts (src/cuda/
+// device_measure.hpp), timed by CUDA events.
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -17,19 +19,19 @@ namespace ktune {
 double last_level_cache_bytes(const DeviceInfo& cpu);
 
 // Copies of a problem's buffers (bytes each) to rotate among so that together they cover twice
-// the last-level cache: between 1 and 8.
+// the last-level cache (a GPU's L2): between 1 and 8.
 int rotation_copies(double bytes, double llc_bytes);
 
-struct HostVerdict {
+struct RunVerdict {
   bool ok = false;
   double rel_error = 0;
   std::string message;  // why the result is wrong
 };
 
 // verify() runs once on poisoned output and judges it; when right, run(copy) is timed by
-// time_adaptive with copy = 0, 1, 2, ... modulo copies. Exceptions give `failed`, a policy
-// that completed no timed run (a run over the timeout) gives `timeout`.
-Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
+// time_adaptive with copy = 0, 1, 2, ... modulo copies. Exceptions give `failed`, a run over
+// the policy's timeout gives `timeout` (time_adaptive); an unusable policy throws Error.
+Outcome verify_then_time_on_host(const std::function<RunVerdict()>& verify,
                                  const std::function<void(size_t copy)>& run, size_t copies,
                                  const TimingPolicy& policy);
 

@@ -85,4 +85,11 @@ std::vector<Measurement> read_kernel_tuner(const std::string& path,
 std::vector<Measurement> parse_kernel_tuner(std::string_view text, const std::string& source,
                                             const KernelTunerImportOptions& options = {});
 
+// The one path -> measurements loader: a store (.sqlite, .db; opened read-only and filtered by
+// device and family when given), a CSV export (.csv, .csv.gz) or T4 results (.json, .json.gz).
+// Throws Error naming the path when it does not exist, has another extension or holds no
+// measurements (for CSV and T4, the caller filters).
+std::vector<Measurement> load_measurements(const std::string& path, const std::string& device = "",
+                                           const std::string& family = "");
+
 }  // namespace ktune

@@ -36,6 +36,20 @@ struct PackedParams {
   int mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
 };
 
+// The packed kernel's micro-tiles, the one list: the space's constraint, the sweep's
+// instantiations and the tests read it. (mr/8)*nr accumulators plus the operands fit in 16 AVX2
+// registers.
+struct MicroTile {
+  int mr, nr;
+};
+inline constexpr MicroTile kPackedMicroTiles[] = {{8, 4},  {8, 6},  {8, 8}, {8, 12},
+                                                  {16, 4}, {16, 6}, {24, 4}};
+constexpr bool is_packed_micro_tile(int mr, int nr) {
+  for (const MicroTile& t : kPackedMicroTiles)
+    if (t.mr == mr && t.nr == nr) return true;
+  return false;
+}
+
 struct GemmConfig {
   Kind kind = Kind::seed;
   SeedParams seed{};

@@ -43,13 +43,9 @@ std::optional<std::string> blocked_violation(const Space& space, const Config& c
   return std::nullopt;
 }
 
-// The packed micro-kernel keeps (mr/8)*nr accumulators plus operands in 16 AVX2 registers.
 std::optional<std::string> packed_violation(const Space& space, const Config& c) {
   const PackedParams p = gemm_config_of(space, c).packed;
-  static constexpr std::pair<int, int> kMicroTiles[] = {{8, 4},  {8, 6},  {8, 8}, {8, 12},
-                                                        {16, 4}, {16, 6}, {24, 4}};
-  for (const auto& [mr, nr] : kMicroTiles)
-    if (p.mr == mr && p.nr == nr) return std::nullopt;
+  if (is_packed_micro_tile(p.mr, p.nr)) return std::nullopt;
   return fmt::format("micro-tile {}x{} is not implemented", p.mr, p.nr);
 }
 
@@ -101,22 +97,6 @@ GemmFamily::GemmFamily() : space_("gemm", gemm_kinds()) {}
 
 std::vector<std::string> GemmFamily::feature_names() const {
   return {"transa", "transb", "m", "n", "k", "batch"};
-}
-
-std::vector<std::string> GemmFamily::derived_feature_names() const {
-  std::vector<std::string> names = {"mn", "bmn", "kn", "km", "m_over_k", "n_over_k", "mn_over_k"};
-  for (const char* dim : {"m", "n", "k"})
-    for (int mod : {2, 4, 8}) names.push_back(fmt::format("{}_mod{}", dim, mod));
-  return names;
-}
-
-std::vector<double> GemmFamily::derived_features(const Problem& p) const {
-  const Shape s = shape_of(p);
-  const double m = double(s.m), n = double(s.n), k = double(s.k), b = double(s.batch);
-  std::vector<double> v = {m * n, b * m * n, k * n, k * m, m / k, n / k, m * n / k};
-  for (int64_t dim : {s.m, s.n, s.k})
-    for (int mod : {2, 4, 8}) v.push_back(double(dim % mod));
-  return v;
 }
 
 void GemmFamily::validate(const Problem& p) const { shape_of(p); }

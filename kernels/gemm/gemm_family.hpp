@@ -47,6 +47,11 @@ class GemmFamily final : public Family {
   std::vector<double> derived_features(const Problem& p) const override;
   double flops(const Problem& p) const override { return shape_of(p).flops(); }
   void validate(const Problem& p) const override;
+  std::vector<std::string> builtin_workloads() const override;  // gemm_workloads.cpp
+  Workload builtin_workload(const std::string& name) const override;
+  std::vector<std::pair<std::string, std::string>> feature_aliases() const override;
+  std::string feature_text(const std::string& name, double value) const override;
+  std::optional<CodegenSignature> codegen_signature() const override;  // gemm_features.cpp
 
  private:
   Space space_;

@@ -71,6 +71,11 @@ class StencilFamily final : public Family {
   // function, counted in its generated source). The bench's "GFLOP/s" is then G ops/s.
   double flops(const Problem& p) const override;
   void validate(const Problem& p) const override { scenario_of(p); }
+  // Embedded as workloads/stencil/stencil-<name>.csv.
+  std::vector<std::string> builtin_workloads() const override {
+    return {"synthetic", "real", "stencil-small", "tiny"};
+  }
+  Workload builtin_workload(const std::string& name) const override;
 
  private:
   Space space_;

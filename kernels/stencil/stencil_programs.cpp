@@ -7,10 +7,6 @@
 
 #include "ktune/error.hpp"
 
-namespace ktune::embedded {
-const std::map<std::string, std::string>& files();
-}
-
 namespace ktune::stencil {
 
 namespace {
@@ -65,14 +61,6 @@ const ProgramInfo& program_info(Program p) {
   return programs()[size_t(index)];
 }
 
-const std::string& embedded_text(const std::string& file_name) {
-  const auto& table = ktune::embedded::files();
-  const auto it = table.find(file_name);
-  if (it == table.end())
-    throw Error("embedded kernel source '" + file_name + "' is missing from this build");
-  return it->second;
-}
-
 std::string user_function_name(const Scenario& s) { return "ktune_" + program_name(s.program); }
 
 std::string generate_synthetic(const Scenario& s) {
@@ -101,7 +89,7 @@ std::string generate_synthetic(const Scenario& s) {
 
 std::string user_function_source(const Scenario& s) {
   if (s.program == Program::synthetic) return generate_synthetic(s);
-  return embedded_text("stencil_" + program_name(s.program) + ".cuh");
+  return embedded_file("stencil_" + program_name(s.program) + ".cuh");
 }
 
 std::string cpp_source(const Scenario& s) {
@@ -109,8 +97,8 @@ std::string cpp_source(const Scenario& s) {
 }
 
 std::string cuda_source(const Scenario& s) {
-  return embedded_text("stencil_prelude.cuh") + definitions(s) + user_function_source(s) +
-         embedded_text("stencil_frame.cuh");
+  return embedded_file("stencil_prelude.cuh") + definitions(s) + user_function_source(s) +
+         embedded_file("stencil_frame.cuh");
 }
 
 InstructionMix count_instructions(const std::string& source) {
@@ -189,7 +177,7 @@ InstructionMix instruction_mix(const Scenario& s) {
     std::map<int, InstructionMix> out;
     for (const auto& info : programs()) {
       if (info.id == Program::synthetic) continue;
-      out[int(info.id)] = count_instructions(embedded_text("stencil_" + info.name + ".cuh"));
+      out[int(info.id)] = count_instructions(embedded_file("stencil_" + info.name + ".cuh"));
     }
     return out;
   }();

@@ -67,7 +67,5 @@ struct InstructionMix {
 InstructionMix count_instructions(const std::string& source);
 InstructionMix instruction_mix(const Scenario& s);
 
-// The text of an embedded file (kernels/*/cuda/*.cuh); throws Error when missing.
-const std::string& embedded_text(const std::string& file_name);
 
 }  // namespace ktune::stencil

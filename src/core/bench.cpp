@@ -152,6 +152,7 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
       m.problem = key;
       m.config = p.name;
       m.config_id = p.config ? p.config->id : -1;
+      m.vendor = !p.config;
       if (!session) {
         m.outcome.status = Status::failed;
         m.outcome.message = "could not open problem: " + open_error;
@@ -169,7 +170,7 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
         m.perf = family.flops(*problem) / m.outcome.timing.median_ms / 1e6;  // GFLOP/s
       store.put(m);
       ++summary.measured;
-      ++summary.by_status[size_t(m.outcome.status)];
+      ++summary.by_status[m.outcome.status];
       ++done;
       if (options.on_progress) options.on_progress(done, std::max(total, done), m);
     }

@@ -1,24 +1,17 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <mutex>
 
-#include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune {
 
-namespace kernels::gemm {
-void register_cpu_backend();  // kernels/gemm/cpu
-}
-namespace stencil { void register_builtin(); }  // kernels/stencil/stencil_register.cpp
-namespace kernels::conv2d { void register_builtin(); }  // kernels/conv2d/conv2d_register.cpp
-
 namespace {
 struct Registry {
   std::map<std::string, std::unique_ptr<Family>> families;
   std::map<std::pair<std::string, std::string>, BackendFactory> backends;
+  std::map<std::string, std::string> embedded;
 };
 Registry& registry() {
   static Registry r;
@@ -37,6 +30,16 @@ Problem Family::make_problem(const std::vector<double>& feature_values) const {
   return p;
 }
 
+Workload Family::builtin_workload(const std::string& name) const {
+  (void)name;
+  return {};
+}
+
+std::string Family::feature_text(const std::string& name, double value) const {
+  (void)name;
+  return fmt::format("{}", value);
+}
+
 void register_family(std::unique_ptr<Family> family) {
   std::string name = family->name();
   registry().families[name] = std::move(family);
@@ -53,10 +56,10 @@ const Family& find_family(const std::string& name) {
   return *it->second;
 }
 
-std::vector<std::string> family_names() {
-  std::vector<std::string> out;
-  for (const auto& [name, f] : registry().families) out.push_back(name);
-  return out;
+const Family* find_registered_family(const std::string& name) {
+  auto& families = registry().families;
+  auto it = families.find(name);
+  return it == families.end() ? nullptr : it->second.get();
 }
 
 void register_backend(const std::string& family, const std::string& backend_kind,
@@ -73,14 +76,18 @@ std::unique_ptr<Backend> open_backend(const Family& family, const std::string& d
   return it->second(family, index);
 }
 
-void register_builtin() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_family(std::make_unique<kernels::gemm::GemmFamily>());
-    kernels::gemm::register_cpu_backend();
-    stencil::register_builtin();
-    kernels::conv2d::register_builtin();
-  });
+void register_embedded_file(const std::string& name, const std::string& text) {
+  auto [it, fresh] = registry().embedded.emplace(name, text);
+  if (!fresh && it->second != text)
+    throw Error(fmt::format("two families embed different files named '{}'", name));
+}
+
+const std::string& embedded_file(const std::string& name) {
+  const auto& files = registry().embedded;
+  auto it = files.find(name);
+  if (it == files.end())
+    throw Error(fmt::format("embedded file '{}' is missing from this build", name));
+  return it->second;
 }
 
 }  // namespace ktune

@@ -1,11 +1,11 @@
 #include "ktune/host_measure.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+
+#include "ktune/error.hpp"
 
 namespace ktune {
 
@@ -20,12 +20,15 @@ int rotation_copies(double bytes, double llc_bytes) {
   return int(std::min(8.0, std::max(1.0, std::ceil(2.0 * llc_bytes / bytes))));
 }
 
-Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
+Outcome verify_then_time_on_host(const std::function<RunVerdict()>& verify,
                                  const std::function<void(size_t copy)>& run, size_t copies,
                                  const TimingPolicy& policy) {
+  // An unusable policy is the caller's error, not a config's failure.
+  if (const std::string problem = timing_policy_problem(policy); !problem.empty())
+    throw Error("timing policy: " + problem);
   Outcome out;
   try {
-    const HostVerdict verdict = verify();
+    const RunVerdict verdict = verify();
     out.rel_error = verdict.rel_error;
     if (!verdict.ok) {
       out.status = Status::wrong;
@@ -33,7 +36,7 @@ Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
       return out;
     }
     size_t next = 0;
-    out.timing = time_adaptive(
+    Outcome timed = time_adaptive(
         [&] {
           const size_t copy = next++ % copies;
           const auto start = std::chrono::steady_clock::now();
@@ -42,12 +45,8 @@ Outcome verify_then_time_on_host(const std::function<HostVerdict()>& verify,
           return std::chrono::duration<double, std::milli>(stop - start).count();
         },
         policy);
-    if (out.timing.reps == 0) {
-      out.status = Status::timeout;
-      out.message = fmt::format("a run exceeded {} ms", policy.timeout_ms);
-      return out;
-    }
-    out.status = Status::ok;
+    timed.rel_error = out.rel_error;
+    return timed;
   } catch (const std::exception& e) {
     out.status = Status::failed;
     out.message = e.what();

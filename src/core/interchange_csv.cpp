@@ -74,7 +74,7 @@ std::string format_measurements_csv(const std::vector<Measurement>& ms) {
       append_field(out, *s);
       out += ',';
     }
-    out += std::to_string(m.config_id);
+    out += std::to_string(stored_config_id(m));
     out += ',';
     out += to_string(o.status);
     for (double v : {o.timing.median_ms, o.timing.min_ms, o.timing.max_ms, o.timing.mad_ms}) {
@@ -121,7 +121,7 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
     m.family = f[1];
     m.problem = f[2];
     m.config = f[3];
-    m.config_id = parse_int(f[4], "config_id", where);
+    set_stored_config_id(m, parse_int(f[4], "config_id", where));
     try {
       m.outcome.status = parse_status(f[5]);
     } catch (const Error& e) {

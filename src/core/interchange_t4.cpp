@@ -155,7 +155,7 @@ Json result_of(const Measurement& m, const Json& source, double doc_ms_per_unit)
                 {"family", m.family},
                 {"problem", m.problem},
                 {"config", m.config},
-                {"config_id", m.config_id},
+                {"config_id", stored_config_id(m)},
                 {"status", std::string(to_string(o.status))},
                 {"median_ms", finite(t.median_ms, m, "median_ms")},
                 {"min_ms", finite(t.min_ms, m, "min_ms")},

@@ -118,7 +118,7 @@ Measurement ktune_measurement(const Json& r, const Document& d, const std::strin
   m.family = label(o.family, "family");
   m.problem = label(o.problem, "problem");
   m.config = k.at("config").get<std::string>();
-  m.config_id = checked_integer(k.at("config_id"), INT64_MIN, INT64_MAX, "ktune.config_id");
+  set_stored_config_id(m, checked_integer(k.at("config_id"), INT64_MIN, INT64_MAX, "ktune.config_id"));
   m.outcome.status = parse_status(k.at("status").get<std::string>());
   TimingStats& t = m.outcome.timing;
   t.median_ms = k.at("median_ms").get<double>();

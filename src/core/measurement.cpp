@@ -9,7 +9,7 @@
 namespace ktune {
 
 namespace {
-constexpr std::array<std::string_view, 5> kStatusNames = {"ok", "refused", "failed", "wrong",
+constexpr std::array<std::string_view, kStatusCount> kStatusNames = {"ok", "refused", "failed", "wrong",
                                                           "timeout"};
 }
 

@@ -203,7 +203,7 @@ bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m)
   st.bind(2, m.family);
   st.bind(3, m.problem);
   st.bind(4, m.config);
-  st.bind(5, m.config_id);
+  st.bind(5, stored_config_id(m));
   st.bind(6, std::string(to_string(o.status)));
   st.bind(7, o.timing.median_ms);
   st.bind(8, o.timing.min_ms);
@@ -352,7 +352,7 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
     m.family = st.text(1);
     m.problem = st.text(2);
     m.config = st.text(3);
-    m.config_id = st.integer(4);
+    set_stored_config_id(m, st.integer(4));
     m.outcome.status = parse_status(st.text(5));
     m.outcome.timing.median_ms = st.real(6);
     m.outcome.timing.min_ms = st.real(7);

@@ -1,7 +1,11 @@
 #include "ktune/timing.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+
+#include "ktune/error.hpp"
 
 namespace ktune {
 
@@ -28,20 +32,45 @@ TimingStats summarize(std::vector<double> samples_ms) {
   return s;
 }
 
-TimingStats time_adaptive(const std::function<double()>& run_once, const TimingPolicy& policy) {
+std::string timing_policy_problem(const TimingPolicy& policy) {
+  if (policy.warmups < 0) return fmt::format("warmups: {} is negative", policy.warmups);
+  if (policy.min_reps < 1) return fmt::format("min_reps: {} is not at least 1", policy.min_reps);
+  if (policy.max_reps < 1) return fmt::format("max_reps: {} is not at least 1", policy.max_reps);
+  if (policy.max_reps < policy.min_reps)
+    return fmt::format("max_reps: {} is below min_reps {}", policy.max_reps, policy.min_reps);
+  if (!std::isfinite(policy.budget_ms) || policy.budget_ms <= 0)
+    return fmt::format("budget_ms: {} is not a positive number of milliseconds", policy.budget_ms);
+  if (!std::isfinite(policy.timeout_ms) || policy.timeout_ms <= 0)
+    return fmt::format("timeout_ms: {} is not a positive number of milliseconds",
+                       policy.timeout_ms);
+  return "";
+}
+
+Outcome time_adaptive(const std::function<double()>& run_once, const TimingPolicy& policy) {
+  if (const std::string problem = timing_policy_problem(policy); !problem.empty())
+    throw Error("timing policy: " + problem);
+  Outcome out;
+  auto too_slow = [&](double ms) {
+    if (!(ms > policy.timeout_ms)) return false;
+    out.status = Status::timeout;
+    out.message = fmt::format("one run took {:.1f} ms > timeout {:.1f} ms", ms, policy.timeout_ms);
+    return true;
+  };
   for (int i = 0; i < policy.warmups; ++i) {
-    if (run_once() > policy.timeout_ms) return {};  // empty stats: the caller reports a timeout
+    if (too_slow(run_once())) return out;
   }
   std::vector<double> samples;
   double total = 0;
   while (static_cast<int>(samples.size()) < policy.max_reps) {
-    double ms = run_once();
+    const double ms = run_once();
+    if (too_slow(ms)) return out;
     samples.push_back(ms);
     total += ms;
-    if (ms > policy.timeout_ms) return {};
     if (static_cast<int>(samples.size()) >= policy.min_reps && total >= policy.budget_ms) break;
   }
-  return summarize(std::move(samples));
+  out.status = Status::ok;
+  out.timing = summarize(std::move(samples));
+  return out;
 }
 
 }  // namespace ktune

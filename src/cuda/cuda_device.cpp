@@ -1,11 +1,11 @@
 // cuda_device_count / query_cuda_device (include/ktune/cuda.hpp) and device helpers.
-#include "src/cuda/cuda_device.hpp"
+#include "cuda_device.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include "ktune/cuda.hpp"
-#include "src/cuda/cuda_error.hpp"
+#include "cuda_error.hpp"
 
 namespace ktune {
 namespace {
@@ -73,13 +73,6 @@ DeviceInfo query_cuda_device(int index) {
 }
 
 namespace cuda {
-
-std::string cuda_unavailable_reason() {
-  const CountResult result = count_devices();
-  if (result.error != cudaSuccess) return error_text(result.error);
-  if (result.count == 0) return "the CUDA runtime reports 0 devices";
-  return "";
-}
 
 void require_device(int index) {
   const CountResult result = count_devices();

@@ -4,8 +4,6 @@
 
 namespace ktune::cuda {
 
-// Why no CUDA device can be used ("" when at least one can): the runtime's error text.
-std::string cuda_unavailable_reason();
 // Throws Error naming "cuda:<index>" when the device does not exist or CUDA is unusable.
 void require_device(int index);
 // Makes `index` current on the calling thread (CUDA's current device is per thread).

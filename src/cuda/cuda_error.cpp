@@ -1,4 +1,4 @@
-#include "src/cuda/cuda_error.hpp"
+#include "cuda_error.hpp"
 
 #include <fmt/format.h>
 

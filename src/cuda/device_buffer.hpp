@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "src/cuda/cuda_error.hpp"
+#include "cuda_error.hpp"
 
 namespace ktune::cuda {
 

@@ -1,6 +1,6 @@
-#include "src/cuda/loaded_kernel.hpp"
+#include "loaded_kernel.hpp"
 
-#include "src/cuda/cuda_error.hpp"
+#include "cuda_error.hpp"
 
 namespace ktune::cuda {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "src/cuda/nvrtc_compile.hpp"
+#include "nvrtc_compile.hpp"
 
 namespace ktune::cuda {
 

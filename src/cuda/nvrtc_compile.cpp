@@ -1,4 +1,4 @@
-#include "src/cuda/nvrtc_compile.hpp"
+#include "nvrtc_compile.hpp"
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-#include "src/cuda/cuda_error.hpp"
+#include "cuda_error.hpp"
 
 namespace ktune::cuda {
 namespace {

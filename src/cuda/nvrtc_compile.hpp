@@ -13,8 +13,8 @@ namespace ktune::cuda {
 
 struct NvrtcRequest {
   std::string source;                // the whole program text
-  std::string program_name;          // shown in compile logs, e.g. "gemm_seed.cu"
-  std::string name_expression;       // e.g. "ktune_gemm_seed<4,2,8>"
+  std::string program_name;          // shown in compile logs, e.g. "kernel.cu"
+  std::string name_expression;       // e.g. "ktune_kernel<4,2,8>"
   std::string arch;                  // exact device arch, e.g. "sm_90"
   std::vector<std::string> options;  // besides --gpu-architecture
 };

@@ -3,72 +3,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/ml/cart.hpp"
 #include "ktune/ml/selector.hpp"
 
 namespace ktune::ml {
 namespace {
 
-// How the generated code holds one model feature.
-enum class Holder {
-  integer,         // a long long (raw GEMM arguments, the mod features): integer thresholds
-  integer_double,  // a double that always holds an integer (GEMM products): floor'd thresholds
-  real,            // a double: thresholds to 17 significant digits
-};
-
-struct FeatureCode {
-  std::string expr;               // how a comparison names it
-  std::string declaration;        // emitted once at the top when the tree uses it ("" for args)
-  std::vector<std::string> uses;  // GEMM arguments it reads
-  Holder holder = Holder::real;
-};
-
-const std::vector<std::string> kGemmArgs = {"transa", "transb", "m", "n", "k", "batch"};
+using Holder = FeatureCode::Holder;
 
 std::string cast(const std::string& arg) { return "static_cast<double>(" + arg + ")"; }
-
-// GemmFamily::derived_features, operation for operation (same rounding, so the same thresholds
-// split the same problems).
-std::vector<std::pair<std::string, FeatureCode>> gemm_derived() {
-  auto product = [](const std::string& name, std::vector<std::string> args) {
-    std::string e;
-    for (const auto& a : args) e += (e.empty() ? "" : " * ") + cast(a);
-    return std::pair{name, FeatureCode{name, "const double " + name + " = " + e + ";",
-                                       std::move(args), Holder::integer_double}};
-  };
-  auto ratio = [](const std::string& name, const std::string& num, std::vector<std::string> args) {
-    return std::pair{
-        name, FeatureCode{name, "const double " + name + " = " + num + " / " + cast("k") + ";",
-                          std::move(args), Holder::real}};
-  };
-  std::vector<std::pair<std::string, FeatureCode>> v = {
-      product("mn", {"m", "n"}),
-      product("bmn", {"batch", "m", "n"}),
-      product("kn", {"k", "n"}),
-      product("km", {"k", "m"}),
-      ratio("m_over_k", cast("m"), {"m", "k"}),
-      ratio("n_over_k", cast("n"), {"n", "k"}),
-      ratio("mn_over_k", cast("m") + " * " + cast("n"), {"m", "n", "k"}),
-  };
-  for (const char* dim : {"m", "n", "k"}) {
-    for (int mod : {2, 4, 8}) {
-      const std::string name = fmt::format("{}_mod{}", dim, mod);
-      v.emplace_back(name, FeatureCode{name,
-                                       fmt::format("const long long {} = {} % {};", name, dim, mod),
-                                       {dim},
-                                       Holder::integer});
-    }
-  }
-  return v;
-}
 
 bool is_identifier(const std::string& s) {
   static const std::set<std::string> keywords = {
@@ -148,17 +102,17 @@ std::string condition(const FeatureCode& f, double t) {
   switch (f.holder) {
     case Holder::integer:
       if (whole > -9.2e18 && whole < 9.2e18) {
-        return fmt::format("{} <= {}", f.expr, static_cast<long long>(whole));
+        return fmt::format("{} <= {}", f.name, static_cast<long long>(whole));
       }
-      return fmt::format("{} <= {:.17g}", cast(f.expr), t);
+      return fmt::format("{} <= {:.17g}", cast(f.name), t);
     case Holder::integer_double:
-      return fmt::format("{} <= {:.1f}", f.expr, whole);
+      return fmt::format("{} <= {:.1f}", f.name, whole);
     case Holder::real:
       break;
   }
   std::string literal = fmt::format("{:.17g}", t);
   if (literal.find_first_of(".e") == std::string::npos) literal += ".0";
-  return f.expr + " <= " + literal;
+  return f.name + " <= " + literal;
 }
 
 int leaf_class(const DecisionTree::Node& n) {
@@ -229,11 +183,20 @@ class TreeWriter {
   const std::vector<std::string>& configs_;
 };
 
-bool is_gemm_model(const std::vector<std::string>& names) {
-  std::set<std::string> expected(kGemmArgs.begin(), kGemmArgs.end());
-  for (const auto& [name, code] : gemm_derived()) expected.insert(name);
+// The family's integer-argument signature when the model's features are exactly the family's
+// problem and derived features (any order); nullopt otherwise (a struct of doubles).
+std::optional<CodegenSignature> family_signature(const nlohmann::json& model,
+                                                 const std::vector<std::string>& names) {
+  if (!model.contains("family") || !model["family"].is_string()) return std::nullopt;
+  const Family* family = find_registered_family(model["family"].get<std::string>());
+  if (!family) return std::nullopt;
+  auto sig = family->codegen_signature();
+  if (!sig) return std::nullopt;
+  std::set<std::string> expected(sig->args.begin(), sig->args.end());
+  for (const auto& d : sig->derived) expected.insert(d.name);
   const std::set<std::string> got(names.begin(), names.end());
-  return got.size() == names.size() && got == expected;
+  if (got.size() != names.size() || got != expected) return std::nullopt;
+  return sig;
 }
 
 // The tree of a selector model that Selector::from_json has checked (features, classes).
@@ -270,19 +233,18 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
   }
   const auto& names = selector->feature_names();
   const auto& configs = selector->config_names();
-  const bool gemm = is_gemm_model(names);
+  const auto signature = family_signature(model, names);
 
   std::vector<FeatureCode> features;
-  const auto derived = gemm_derived();
   const auto members = member_names(names);
   for (size_t i = 0; i < names.size(); ++i) {
-    if (!gemm) {
+    if (!signature) {
       features.push_back({"f." + members[i], "", {}, Holder::real});
       continue;
     }
     FeatureCode code{names[i], "", {names[i]}, Holder::integer};
-    for (const auto& [name, d] : derived) {
-      if (name == names[i]) code = d;
+    for (const auto& d : signature->derived) {
+      if (d.name == names[i]) code = d;
     }
     features.push_back(code);
   }
@@ -327,21 +289,27 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
       "  return index >= 0 && index < kNumConfigs ? kConfigs[index] : nullptr;\n}\n\n";
 
   std::string body;
-  if (gemm) {
-    std::set<std::string> args_used = {"k"};  // the k == 0 guard reads it
+  if (signature) {
+    std::set<std::string> args_used(signature->guard_uses.begin(), signature->guard_uses.end());
     for (int f : used) {
       for (const auto& a : features[f].uses) args_used.insert(a);
     }
-    out +=
-        "// Index into kConfigs of the config to run C = op(A) op(B) (batch times) with\n"
-        "// op(A) m x k, op(B) k x n; transa/transb are 0 or 1.\n";
+    size_t line_start = 0;
+    while (line_start < signature->doc.size()) {
+      const size_t end = std::min(signature->doc.find('\n', line_start), signature->doc.size());
+      out += "// " + comment_text(signature->doc.substr(line_start, end - line_start)) + "\n";
+      line_start = end + 1;
+    }
     std::string params;
-    for (const auto& a : kGemmArgs) params += (params.empty() ? "" : ", ") + ("long long " + a);
+    for (const auto& a : signature->args) params += (params.empty() ? "" : ", ") + ("long long " + a);
     out += fmt::format("inline int {}({}) {{\n", options.function_name, params);
-    for (const auto& a : kGemmArgs) {
+    for (const auto& a : signature->args) {
       if (!args_used.count(a)) body += "  (void)" + a + ";\n";
     }
-    body += "  if (k == 0) return kBaseline;  // the ratio features are not finite\n";
+    if (!signature->guard.empty()) {
+      body += "  if (" + signature->guard + ") return kBaseline;";
+      body += signature->guard_why.empty() ? "\n" : "  // " + comment_text(signature->guard_why) + "\n";
+    }
     for (int f : used) {
       if (!features[f].declaration.empty()) body += "  " + features[f].declaration + "\n";
     }

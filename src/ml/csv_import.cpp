@@ -243,7 +243,7 @@ std::vector<Measurement> parse_long_csv(std::string_view text, const std::string
     m.family = options.family;
     m.problem = key.first;
     m.config = key.second;
-    m.config_id = vendors.count(key.second) ? -1 : config_id[key.second];
+    set_stored_config_id(m, vendors.count(key.second) ? -1 : config_id[key.second]);  // -1: vendor
     invalid_keys += m.outcome.status != Status::ok;
     out.push_back(std::move(m));
   }

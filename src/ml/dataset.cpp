@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -46,14 +45,6 @@ double usable_perf(const Measurement& m) {
   return 0;
 }
 
-const Family* registered_family(const std::string& name) {
-  try {
-    register_builtin();  // idempotent; datasets of built-in families get their derived features
-    return &find_family(name);
-  } catch (const Error&) {
-    return nullptr;
-  }
-}
 
 std::vector<std::pair<std::string, std::string>> split_pairs(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -237,7 +228,7 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
     if (m.device != d.device || m.family != d.family) continue;
     slice.push_back(&m);
     keys.insert(m.problem);
-    if (m.config_id == -1) {
+    if (m.vendor) {
       vendors.insert(m.config);
     } else {
       configs.insert({m.config_id, m.config});
@@ -267,7 +258,7 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   for (const Measurement* m : slice) {
     const Eigen::Index r = row_of[m->problem];
     const double p = usable_perf(*m);
-    if (m->config_id == -1) {
+    if (m->vendor) {
       double& v = vendor_perf(r, vendor_of[m->config]);
       if (p > 0 && (std::isnan(v) || p > v)) v = p;
     } else {
@@ -299,7 +290,8 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   }
   d.valid = (d.perf.array() > 0).matrix();
 
-  const Family* fam = registered_family(d.family);
+  // Datasets of the families the program registered (register_builtin) get derived features.
+  const Family* fam = find_registered_family(d.family);
   problem_features(d, fam);
   problem_groups(d, fam);
   config_params(d, fam);
@@ -308,27 +300,8 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
 
 Dataset load_dataset(const std::string& path, const std::string& device, const std::string& family,
                      const DatasetOptions& options) {
-  auto ends_with = [&](const std::string& suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  // Checked first: opening a missing store read-only must not create an empty one.
-  if (!std::filesystem::is_regular_file(path)) {
-    throw Error(fmt::format("dataset '{}' does not exist", path));
-  }
-  std::vector<Measurement> ms;
-  if (ends_with(".sqlite") || ends_with(".db")) {
-    ms = Store(path, Store::Mode::read_only).query(device, family);
-  } else if (ends_with(".csv") || ends_with(".csv.gz")) {
-    ms = read_measurements_csv(path);
-  } else if (ends_with(".json") || ends_with(".json.gz")) {
-    ms = read_t4(path);
-  } else {
-    throw Error(fmt::format(
-        "dataset '{}': expected a .sqlite store, a .csv/.csv.gz export or a T4 .json[.gz]", path));
-  }
-  if (ms.empty()) throw Error(fmt::format("dataset '{}' holds no measurements", path));
-  return dataset_from_measurements(ms, device, family, options);
+  return dataset_from_measurements(load_measurements(path, device, family), device, family,
+                                   options);
 }
 
 Dataset Dataset::subset_rows(const std::vector<Eigen::Index>& rows) const {

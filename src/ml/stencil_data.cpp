@@ -48,24 +48,10 @@ Eigen::Index require_feature(const Dataset& d, const std::string& name, const st
 
 std::vector<DeviceData> load_device_data(const std::string& path, const std::string& device,
                                          const std::string& family) {
-  if (!std::filesystem::is_regular_file(path)) {
-    throw Error(fmt::format("dataset '{}' does not exist", path));
-  }
-  std::vector<Measurement> ms;
-  std::vector<DeviceInfo> infos;
-  if (ends_with(path, ".sqlite") || ends_with(path, ".db")) {
-    const Store store(path, Store::Mode::read_only);
-    ms = store.query(device, family);
-    infos = store.devices();
-  } else if (ends_with(path, ".csv") || ends_with(path, ".csv.gz")) {
-    ms = read_measurements_csv(path);
-  } else if (ends_with(path, ".json") || ends_with(path, ".json.gz")) {
-    ms = read_t4(path);
-  } else {
-    throw Error(fmt::format(
-        "dataset '{}': expected a .sqlite store, a .csv/.csv.gz export or a T4 .json[.gz]", path));
-  }
-  if (ms.empty()) throw Error(fmt::format("dataset '{}' holds no measurements", path));
+  const std::vector<Measurement> ms = load_measurements(path, device, family);
+  std::vector<DeviceInfo> infos;  // device descriptions: only a store has them
+  if (ends_with(path, ".sqlite") || ends_with(path, ".db"))
+    infos = Store(path, Store::Mode::read_only).devices();
   const std::string fam = resolve_family(ms, family, path);
   std::vector<std::string> devices;  // in first-seen order
   for (const auto& m : ms) {
@@ -88,7 +74,7 @@ std::vector<DeviceData> load_device_data(const std::string& path, const std::str
       col_of[part.data.config_names[c]] = Eigen::Index(c);
     part.legal = BoolMatrix::Constant(part.data.rows(), part.data.cols(), false);
     for (const auto& m : ms) {
-      if (m.device != dev || m.family != fam || m.config_id == -1) continue;
+      if (m.device != dev || m.family != fam || m.vendor) continue;
       const auto r = row_of.find(m.problem);
       const auto c = col_of.find(m.config);
       if (r == row_of.end() || c == col_of.end()) continue;

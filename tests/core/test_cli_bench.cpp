@@ -145,6 +145,19 @@ TEST(CliBench, BadInputsGiveOneLineErrorsAndLeaveTheStoreUntouched) {
            store,
        "has a kernel on device"},
       {"bench --workload tiny --store /nonexistent-dir/s.sqlite", "/nonexistent-dir/s.sqlite"},
+      // Timing options: zero, negative, NaN and infinite values name the option.
+      {"bench --workload tiny --max-reps 0 --store " + store, "--max-reps"},
+      {"bench --workload tiny --min-reps 0 --store " + store, "--min-reps"},
+      {"bench --workload tiny --min-reps 5 --max-reps 3 --store " + store, "--max-reps"},
+      {"bench --workload tiny --warmups -1 --store " + store, "--warmups"},
+      {"bench --workload tiny --timeout-ms 0 --store " + store, "--timeout-ms"},
+      {"bench --workload tiny --timeout-ms -5 --store " + store, "--timeout-ms"},
+      {"bench --workload tiny --timeout-ms nan --store " + store, "--timeout-ms"},
+      {"bench --workload tiny --timeout-ms inf --store " + store, "--timeout-ms"},
+      {"bench --workload tiny --rep-budget-ms 0 --store " + store, "--rep-budget-ms"},
+      {"bench --workload tiny --rep-budget-ms nan --store " + store, "--rep-budget-ms"},
+      {"bench --workload tiny --budget-ms -1 --store " + store, "--budget-ms"},
+      {"bench --workload tiny --budget-ms inf --store " + store, "--budget-ms"},
   };
   for (const auto& [args, named] : cases) {
     const auto r = run_ktune(args);
@@ -155,6 +168,34 @@ TEST(CliBench, BadInputsGiveOneLineErrorsAndLeaveTheStoreUntouched) {
   }
   EXPECT_EQ(file_bytes(store), before);
   EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir/s.sqlite"));
+}
+
+// A timeout row records a run that really exceeded the limit: its message states the time, and
+// a run within the limit is never stored as one.
+TEST(CliBench, TimeoutRowsOnlyForRunsOverTheLimit) {
+  const std::string slow = temp_path("timeouts.sqlite"), fine = temp_path("no-timeouts.sqlite");
+  // 1e-6 ms: every real run is slower. The largest tiny shape takes well under 100 ms.
+  ASSERT_EQ(run_ktune("bench --workload tiny --configs 0,17 --timeout-ms 1e-6 --store " + slow)
+                .status,
+            0);
+  ASSERT_EQ(run_ktune("bench --workload tiny --configs 0,17 --timeout-ms 100000 --store " + fine)
+                .status,
+            0);
+  size_t timeouts = 0;
+  for (const auto& m : Store(slow).query()) {
+    if (m.outcome.status != Status::timeout) continue;
+    ++timeouts;
+    EXPECT_NE(m.outcome.message.find("ms > timeout 0.0 ms"), std::string::npos)
+        << m.outcome.message;
+    EXPECT_EQ(m.outcome.timing.reps, 0);
+  }
+  EXPECT_GT(timeouts, 0u);
+  for (const auto& m : Store(fine).query()) {
+    EXPECT_NE(m.outcome.status, Status::timeout) << m.config << ": " << m.outcome.message;
+    if (m.outcome.status == Status::ok) {
+      EXPECT_GT(m.outcome.timing.reps, 0);
+    }
+  }
 }
 
 }  // namespace

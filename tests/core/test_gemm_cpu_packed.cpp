@@ -20,9 +20,12 @@ namespace {
 
 using kernels::gemm::PackedParams;
 
-constexpr PackedParams kTiles[] = {{8, 4, 0, 0, 0},  {8, 6, 0, 0, 0},  {8, 8, 0, 0, 0},
-                                   {8, 12, 0, 0, 0}, {16, 4, 0, 0, 0}, {16, 6, 0, 0, 0},
-                                   {24, 4, 0, 0, 0}};
+// Every micro-tile of the one list (kernels/gemm/gemm_config.hpp), blocks set per test.
+const std::vector<PackedParams> kTiles = [] {
+  std::vector<PackedParams> tiles;
+  for (const auto& t : kernels::gemm::kPackedMicroTiles) tiles.push_back({t.mr, t.nr, 0, 0, 0});
+  return tiles;
+}();
 
 PackedParams with_blocks(PackedParams tile, int kc, int mc, int nc) {
   tile.kc = kc;

@@ -26,7 +26,7 @@ Measurement make(std::string config, int64_t id, Status status, double median, d
   m.family = "gemm";
   m.problem = "m=64;n=128;k=256;batch=1;transa=0;transb=0";
   m.config = std::move(config);
-  m.config_id = id;
+  set_stored_config_id(m, id);  // -1: a vendor row
   m.outcome.status = status;
   m.outcome.timing.median_ms = median;
   m.outcome.timing.min_ms = median * 0.9;
@@ -68,6 +68,7 @@ void expect_same(const Measurement& a, const Measurement& b, bool with_samples) 
   EXPECT_EQ(a.problem, b.problem);
   EXPECT_EQ(a.config, b.config);
   EXPECT_EQ(a.config_id, b.config_id);
+  EXPECT_EQ(a.vendor, b.vendor);
   EXPECT_EQ(a.outcome.status, b.outcome.status);
   // Exact double equality on purpose: the round trip must be bit-identical.
   EXPECT_EQ(a.outcome.timing.median_ms, b.outcome.timing.median_ms);

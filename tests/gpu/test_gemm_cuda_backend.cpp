@@ -155,7 +155,7 @@ TEST(CudaGemmBackend, WrongResultsAndReadingPoisonedOutputAreWrong) {
   KTUNE_REQUIRE_GPU();
   const auto& family = gemm_family();
   const auto c = config(family, "r=2;a=2;c=2;wg=8x8");
-  const std::string good = gcuda::embedded_source("gemm_seed.cuh");
+  const std::string good = ktune::embedded_file("gemm_seed.cuh");
 
   // Off by a little in every accumulation step.
   std::string off = good;

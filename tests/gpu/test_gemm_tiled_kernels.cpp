@@ -63,7 +63,7 @@ std::vector<BlockedParams> splitk_kernels() {
 }
 
 NvrtcRequest tiled_request(const BlockedParams& p, bool ta, bool tb, const std::string& arch) {
-  return {gcuda::embedded_source("gemm_tiled.cuh"),
+  return {ktune::embedded_file("gemm_tiled.cuh"),
           "gemm_tiled.cu",
           gcuda::tiled_name_expression(p, ta, tb),
           arch,
@@ -101,7 +101,7 @@ TEST(TiledGemmNvrtc, EveryConfigOfBothKindsCompilesForSm90) {
   for (size_t i = 0; i < configs.size(); ++i) {
     requests.push_back(tiled_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
   }
-  requests.push_back({gcuda::embedded_source("gemm_tiled.cuh"),
+  requests.push_back({ktune::embedded_file("gemm_tiled.cuh"),
                       "gemm_tiled.cu",
                       gcuda::kSplitkReduceName,
                       "sm_90",
@@ -152,7 +152,7 @@ class TiledGemmTest : public ::testing::Test {
   const LoadedKernel& reduce() {
     if (!reduce_) {
       reduce_ = std::make_unique<LoadedKernel>(
-          ktune::cuda::compile_cubin({gcuda::embedded_source("gemm_tiled.cuh"),
+          ktune::cuda::compile_cubin({ktune::embedded_file("gemm_tiled.cuh"),
                                       "gemm_tiled.cu",
                                       gcuda::kSplitkReduceName,
                                       arch_,

@@ -21,7 +21,7 @@ namespace gcuda = ktune::kernels::gemm::cuda;
 NvrtcRequest seed_request(int r, int a, int c, const std::string& arch = "sm_90") {
   ktune::kernels::gemm::Tile tile;
   tile.r = r, tile.a = a, tile.c = c;
-  return {gcuda::embedded_source("gemm_seed.cuh"), "gemm_seed.cu",
+  return {ktune::embedded_file("gemm_seed.cuh"), "gemm_seed.cu",
           gcuda::seed_name_expression(tile), arch, gcuda::seed_compile_options()};
 }
 

@@ -84,6 +84,7 @@ inline std::vector<Measurement> make_synthetic_measurements(const SyntheticOptio
       Measurement v = row[0];
       v.config = "vendorblas";
       v.config_id = -1;
+      v.vendor = true;
       v.outcome.status = Status::ok;
       v.perf = 80.0;
       row.push_back(v);

@@ -18,7 +18,7 @@ Measurement make(const std::string& problem, const std::string& config, int64_t 
   m.family = "fam";
   m.problem = problem;
   m.config = config;
-  m.config_id = id;
+  set_stored_config_id(m, id);  // -1: a vendor row
   m.outcome.status = status;
   m.perf = status == Status::ok ? perf : 0;
   return m;

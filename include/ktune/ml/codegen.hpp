@@ -5,13 +5,15 @@
 // config_name()) and a function that walks the decision tree as nested ifs and returns an index
 // into kConfigs, exactly what Selector::select returns for the same problem.
 //
-// GEMM models (the 6 GEMM problem features plus GemmFamily's derived ones) get a BLAS-like
-// signature, select(transa, transb, m, n, k, batch) over long long; the derived features the
-// tree uses are computed once at the top as GemmFamily::derived_features computes them.
-// Integer-valued features are compared with integer thresholds (x <= floor(t), the same test for
-// integers); ratios with the double threshold printed to 17 significant digits. Any other family
-// gets select(const Features&) over a struct of doubles named after the model's features.
-// Where Selector::select serves the baseline (a non-finite feature: k == 0 for GEMM, NaN or
+// A model whose features are exactly its family's problem and derived features gets the
+// family's integer-argument signature (Family::codegen_signature; GEMM: select(transa, transb,
+// m, n, k, batch) over long long); the derived features the tree uses are computed once at the
+// top with the C++ the family gives next to their values. The family must be registered
+// (register_builtin) and named by the model's "family" field. Integer-valued features are
+// compared with integer thresholds (x <= floor(t), the same test for integers); others with the
+// double threshold printed to 17 significant digits. Any other model gets
+// select(const Features&) over a struct of doubles named after the model's features.
+// Where Selector::select serves the baseline (a non-finite feature: the family's guard, NaN or
 // infinity otherwise), the generated function returns kBaseline too.
 //
 // Only a split's left branch nests (`if (x <= t) { left } right`), so the header's nesting is

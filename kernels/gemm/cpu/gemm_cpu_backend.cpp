@@ -105,7 +105,7 @@ class CpuSession final : public ProblemSession {
           std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
           Args args = args_for(first);
           kernel(args);
-          HostVerdict verdict;
+          RunVerdict verdict;
           verdict.rel_error = relative_error(shape_, first.c.data(), reference_);
           verdict.ok = verdict.rel_error <= error_bound(shape_.k);
           if (!verdict.ok)

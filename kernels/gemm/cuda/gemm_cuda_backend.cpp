@@ -18,7 +18,7 @@ class CudaGemmBackend final : public Backend {
   CudaGemmBackend(const Family& family, int device_index, const BackendOptions& options)
       : context_(family.space(), device_index, options.kernel_source, options.data_seed) {}
 
-  const DeviceInfo& device() const override { return context_.info; }
+  const DeviceInfo& device() const override { return context_.device.info(); }
 
   bool implements(const Config& config) const override {
     return runs_on_cuda(gemm_config_of(context_.space, config).kind);
@@ -27,7 +27,7 @@ class CudaGemmBackend final : public Backend {
   // Compiles every instantiation the configs need: seed tiles (transposes are run-time
   // arguments there) and tiled kernels for all four transposes.
   void prepare(const std::vector<Config>& configs) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     std::vector<Tile> tiles;
     std::set<int> seen;
     std::vector<TiledKernels::Instance> blocked;
@@ -49,20 +49,13 @@ class CudaGemmBackend final : public Backend {
   }
 
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     return open_session(context_, problem);
   }
 
  private:
-  DeviceContext context_;
+  GemmContext context_;
 };
-
-// Makes the device current before any member that allocates on it is constructed.
-int select_device(int device_index) {
-  ktune::cuda::require_device(device_index);
-  ktune::cuda::use_device(device_index);
-  return device_index;
-}
 
 }  // namespace
 
@@ -84,18 +77,15 @@ CublasHandle::~CublasHandle() {
   if (handle_ && !ktune::cuda::context_corrupted()) cublasDestroy(handle_);
 }
 
-DeviceContext::DeviceContext(const Space& space_, int device_index_,
-                             const std::string& kernel_source, uint64_t data_seed_)
+GemmContext::GemmContext(const Space& space_, int device_index, const std::string& kernel_source,
+                         uint64_t data_seed_)
     : space(space_),
-      device_index(select_device(device_index_)),
-      info(query_cuda_device(device_index)),
-      arch(ktune::cuda::device_arch(device_index)),
-      l2_bytes(ktune::cuda::device_attribute(device_index, cudaDevAttrL2CacheSize, "l2_bytes")),
+      device(device_index),
       data_seed(data_seed_),
-      cublas(stream.get()),
-      kernels(arch, kernel_source),
-      tiled(arch),
-      rel_error(arch) {}
+      cublas(device.stream()),
+      kernels(device.arch(), kernel_source),
+      tiled(device.arch()),
+      rel_error(device.arch()) {}
 
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
                                       BackendOptions options) {
@@ -105,10 +95,11 @@ std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
   return std::make_unique<CudaGemmBackend>(family, device_index, options);
 }
 
-void register_backend() {
-  ktune::register_backend("gemm", "cuda", [](const Family& family, int device_index) {
-    return make_backend(family, device_index);
+}  // namespace ktune::kernels::gemm::cuda
+
+// The GEMM family's CUDA registration entry (called by register_cuda_backends).
+KTUNE_FAMILY_CUDA_ENTRY(gemm) {
+  ktune::register_backend("gemm", "cuda", [](const ktune::Family& family, int device_index) {
+    return ktune::kernels::gemm::cuda::make_backend(family, device_index);
   });
 }
-
-}  // namespace ktune::kernels::gemm::cuda

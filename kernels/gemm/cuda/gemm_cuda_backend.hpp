@@ -22,7 +22,5 @@ struct BackendOptions {
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
                                       BackendOptions options = {});
 
-// Registers ("gemm", "cuda") with ktune::register_backend.
-void register_backend();
 
 }  // namespace ktune::kernels::gemm::cuda

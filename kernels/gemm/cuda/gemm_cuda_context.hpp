@@ -8,7 +8,7 @@
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "ktune/device.hpp"
 #include "ktune/family.hpp"
-#include "src/cuda/device_buffer.hpp"
+#include "src/cuda/device_context.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 
@@ -25,18 +25,14 @@ class CublasHandle {
   cublasHandle_t handle_ = nullptr;
 };
 
-struct DeviceContext {
-  DeviceContext(const Space& space, int device_index, const std::string& kernel_source,
-                uint64_t data_seed);
+// The device (ktune::cuda::DeviceContext: stream, events, arch, L2) plus GEMM's own resources.
+struct GemmContext {
+  GemmContext(const Space& space, int device_index, const std::string& kernel_source,
+              uint64_t data_seed);
 
   const Space& space;
-  int device_index;
-  DeviceInfo info;
-  std::string arch;  // "sm_90"
-  int64_t l2_bytes;
+  ktune::cuda::DeviceContext device;
   uint64_t data_seed;
-  ktune::cuda::Stream stream;
-  ktune::cuda::Event start, stop;
   CublasHandle cublas;
   SeedKernels kernels;
   TiledKernels tiled;
@@ -44,6 +40,6 @@ struct DeviceContext {
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).
-std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Problem& problem);
+std::unique_ptr<ProblemSession> open_session(GemmContext& context, const Problem& problem);
 
 }  // namespace ktune::kernels::gemm::cuda

@@ -13,10 +13,6 @@
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "src/cuda/cuda_error.hpp"
 
-namespace ktune::embedded {
-const std::map<std::string, std::string>& files();
-}
-
 namespace ktune::kernels::gemm::cuda {
 namespace {
 
@@ -32,15 +28,6 @@ bool valid_tile(const Tile& t) {
 std::string tile_name(const Tile& t) { return fmt::format("r={};a={};c={}", t.r, t.a, t.c); }
 
 }  // namespace
-
-const std::string& embedded_source(const std::string& file_name) {
-  const auto& table = ktune::embedded::files();
-  const auto it = table.find(file_name);
-  if (it == table.end()) {
-    throw Error("embedded kernel source '" + file_name + "' is missing from this build");
-  }
-  return it->second;
-}
 
 std::string seed_name_expression(const Tile& tile) {
   return fmt::format("ktune_gemm_seed<{},{},{}>", tile.r, tile.a, tile.c);
@@ -121,7 +108,7 @@ const LoadedKernel& KernelCache::get(const std::string& name) {
 }
 
 SeedKernels::SeedKernels(std::string arch, std::string source)
-    : cache_(std::move(arch), source.empty() ? embedded_source("gemm_seed.cuh") : std::move(source),
+    : cache_(std::move(arch), source.empty() ? ktune::embedded_file("gemm_seed.cuh") : std::move(source),
              "gemm_seed.cu") {}
 
 void SeedKernels::prepare(const std::vector<Tile>& tiles, unsigned threads) {
@@ -140,7 +127,7 @@ const LoadedKernel& SeedKernels::get(const Tile& tile) {
 }
 
 TiledKernels::TiledKernels(std::string arch)
-    : cache_(std::move(arch), embedded_source("gemm_tiled.cuh"), "gemm_tiled.cu") {}
+    : cache_(std::move(arch), ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu") {}
 
 void TiledKernels::prepare(const std::vector<Instance>& instances, unsigned threads) {
   std::vector<std::string> names = {kSplitkReduceName};
@@ -209,7 +196,7 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
 }
 
 RelErrorKernel::RelErrorKernel(const std::string& arch) : partials_(2 * kMaxBlocks, "partials") {
-  const ktune::cuda::NvrtcRequest request{embedded_source("gemm_verify.cuh"),
+  const ktune::cuda::NvrtcRequest request{ktune::embedded_file("gemm_verify.cuh"),
                                           "gemm_verify.cu",
                                           "ktune_gemm_rel_error_partials",
                                           arch,

@@ -20,8 +20,6 @@ namespace ktune::kernels::gemm::cuda {
 
 using ktune::cuda::LoadedKernel;
 
-// The embedded text of a kernel header (kernels/*/cuda/*.cuh), e.g. "gemm_seed.cuh".
-const std::string& embedded_source(const std::string& file_name);
 
 // "ktune_gemm_seed<4,2,8>"
 std::string seed_name_expression(const Tile& tile);

@@ -12,6 +12,7 @@
 #include "ktune/timing.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
+#include "src/cuda/device_measure.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 namespace {
@@ -20,21 +21,16 @@ using ktune::cuda::check;
 using ktune::cuda::check_cublas;
 using ktune::cuda::CudaError;
 using ktune::cuda::DeviceBuffer;
+using ktune::cuda::RunAbort;
 
 constexpr size_t kAlign = 256;
 size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
 cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
-// Thrown out of a timed run to stop time_adaptive with a non-ok outcome.
-struct AbortRun {
-  Status status;
-  std::string message;
-};
-
 class CudaGemmSession final : public ProblemSession {
  public:
-  CudaGemmSession(DeviceContext& context, const Problem& problem)
+  CudaGemmSession(GemmContext& context, const Problem& problem)
       : context_(context), shape_(shape_of(problem)), key_(problem.key()) {
     if (shape_.m < 1 || shape_.n < 1 || shape_.k < 1 || shape_.batch < 1) {
       throw Error("gemm cuda: problem '" + key_ + "' has an empty dimension");
@@ -43,7 +39,7 @@ class CudaGemmSession final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     const GemmConfig g = gemm_config_of(context_.space, config);
     const std::string what = context_.space.to_string(config);
     if (!runs_on_cuda(g.kind)) return failed(what + ": this kind has no CUDA kernel");
@@ -54,7 +50,7 @@ class CudaGemmSession final : public ProblemSession {
         return measure(
             [&](int copy) {
               return launch_seed(kernel, tile, shape_, 1.0f, a(copy), b(copy), 0.0f, c(copy),
-                                 context_.stream.get());
+                                 context_.device.stream());
             },
             policy, what);
       }
@@ -66,7 +62,7 @@ class CudaGemmSession final : public ProblemSession {
       return measure(
           [&](int copy) {
             return launch_blocked(context_.tiled, g.blocked, shape_, 1.0f, a(copy), b(copy), 0.0f,
-                                  c(copy), workspace, context_.stream.get());
+                                  c(copy), workspace, context_.device.stream());
           },
           policy, what);
     } catch (const CudaError& e) {  // CompileError is not a CudaError; both end up failed
@@ -82,13 +78,13 @@ class CudaGemmSession final : public ProblemSession {
     if (vendor != "cublas") {
       throw Error("gemm cuda: unknown vendor '" + vendor + "' (available: cublas)");
     }
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     // cuBLAS loads its kernels lazily on the host inside the first call, which would land in
     // the timed interval of the verification run: do one untimed call first.
     const LaunchResult warm = launch_cublas(0);
     if (warm.status != Status::ok) return failed(warm.message);
     try {
-      check(cudaStreamSynchronize(context_.stream.get()), "cudaStreamSynchronize(cublas warm-up)");
+      check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cublas warm-up)");
     } catch (const CudaError& e) {
       return failed(std::string("cublas: ") + e.what());
     }
@@ -128,18 +124,15 @@ class CudaGemmSession final : public ProblemSession {
     offset_b_ = align_up(elems_a * sizeof(float));
     offset_c_ = offset_b_ + align_up(elems_b * sizeof(float));
     copy_bytes_ = align_up(offset_c_ + elems_c_ * sizeof(float));
-    // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
-    // 2 x L2 of other data is touched between two uses of the same copy.
-    const size_t data_bytes = (elems_a + elems_b + elems_c_) * sizeof(float);
-    const size_t l2 = size_t(std::max<int64_t>(context_.l2_bytes, 0));
-    copies_ = data_bytes < 2 * l2 ? int(1 + (2 * l2 + copy_bytes_ - 1) / copy_bytes_) : 1;
+    // Inputs that fit twice in L2 would be timed hot: rotate among copies (the host's rule).
+    copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
     pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "gemm inputs for " + key_);
 
     // Same seeded generator as the host reference helpers; never zeros.
     const uint64_t seed = seed_of(key_) ^ context_.data_seed;
     const std::vector<float> host_a = random_matrix(elems_a, seed);
     const std::vector<float> host_b = random_matrix(elems_b, seed ^ 0x9e3779b97f4a7c15ull);
-    cudaStream_t stream = context_.stream.get();
+    cudaStream_t stream = context_.device.stream();
     check(cudaMemcpyAsync(a(0), host_a.data(), elems_a * sizeof(float), cudaMemcpyHostToDevice,
                           stream),
           "cudaMemcpyAsync(A of " + key_ + ")");
@@ -160,7 +153,7 @@ class CudaGemmSession final : public ProblemSession {
   // Float64 reference from the same (float) inputs, by cuBLAS DGEMM in PEDANTIC math mode (no
   // emulation or reduced precision): independent of the kernels under test.
   void compute_reference(const std::vector<float>& host_a, const std::vector<float>& host_b) {
-    cudaStream_t stream = context_.stream.get();
+    cudaStream_t stream = context_.device.stream();
     const std::vector<double> a64(host_a.begin(), host_a.end());
     const std::vector<double> b64(host_b.begin(), host_b.end());
     DeviceBuffer<double> dev_a(a64.size(), "float64 A"), dev_b(b64.size(), "float64 B");
@@ -200,82 +193,37 @@ class CudaGemmSession final : public ProblemSession {
     return {};
   }
 
-  // Waits for the stop event; kernel faults surface here.
-  double elapsed_ms(const std::string& what) {
-    const cudaError_t error = cudaEventSynchronize(context_.stop.get());
-    if (error != cudaSuccess) {
-      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, "execution of " + what)};
-    }
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, context_.start.get(), context_.stop.get()),
-          "cudaEventElapsedTime(" + what + ")");
-    return ms;
-  }
-
-  double timed_launch(const std::function<LaunchResult(int)>& launch, int copy,
-                      const std::string& what) {
-    cudaStream_t stream = context_.stream.get();
-    check(cudaEventRecord(context_.start.get(), stream), "cudaEventRecord(start)");
-    const LaunchResult result = launch(copy);
-    if (result.status != Status::ok) throw AbortRun{result.status, result.message};
-    check(cudaEventRecord(context_.stop.get(), stream), "cudaEventRecord(stop)");
-    return elapsed_ms(what);
-  }
-
   Outcome measure(const std::function<LaunchResult(int)>& launch, const TimingPolicy& policy,
                   const std::string& what) {
-    Outcome outcome;
-    try {
-      // 1. Verify on NaN-poisoned output (beta = 0, so C must not be read).
-      check(cudaMemsetAsync(c(0), 0xFF, elems_c_ * sizeof(float), context_.stream.get()),
+    ktune::cuda::DeviceRun run;
+    // Verify on NaN-poisoned output (beta = 0, so C must not be read).
+    run.poison = [&] {
+      check(cudaMemsetAsync(c(0), 0xFF, elems_c_ * sizeof(float), context_.device.stream()),
             "cudaMemsetAsync(poison C)");
-      const double first_ms = timed_launch(launch, 0, what);
+    };
+    run.launch = [&](int copy) {
+      const LaunchResult result = launch(copy);
+      if (result.status != Status::ok) throw RunAbort{result.status, result.message};
+    };
+    run.verify = [&] {
       const double error =
-          context_.rel_error(c(0), reference_.data(), shape_, context_.stream.get());
+          context_.rel_error(c(0), reference_.data(), shape_, context_.device.stream());
       const double bound = error_bound(shape_.k);
-      outcome.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
-      if (!(error <= bound)) {
-        outcome.status = Status::wrong;
-        outcome.message =
-            std::isfinite(error)
-                ? fmt::format("{}: relative error {:.3e} exceeds the bound {:.3e} (k={})", what,
-                              error, bound, shape_.k)
-                : fmt::format("{}: result holds NaN or Inf", what);
-        return outcome;
-      }
-      if (first_ms > policy.timeout_ms) {
-        outcome.status = Status::timeout;
-        outcome.message = fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what,
-                                      first_ms, policy.timeout_ms);
-        return outcome;
-      }
-      // 2. Time, rotating copies (copy 0 was just written by the verification run).
-      int next = copies_ > 1 ? 1 : 0;
-      outcome.timing = time_adaptive(
-          [&]() -> double {
-            const int copy = next;
-            next = (next + 1) % copies_;
-            const double ms = timed_launch(launch, copy, what);
-            if (ms > policy.timeout_ms) {
-              throw AbortRun{Status::timeout,
-                             fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, ms,
-                                         policy.timeout_ms)};
-            }
-            return ms;
-          },
-          policy);
-      outcome.status = Status::ok;
-    } catch (const AbortRun& abort) {
-      outcome.status = abort.status;
-      outcome.message = abort.message;
-    } catch (const CudaError& e) {
-      outcome.status = Status::failed;
-      outcome.message = what + ": " + e.what();
-    }
-    return outcome;
+      RunVerdict verdict;
+      verdict.ok = error <= bound;
+      verdict.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+      if (!verdict.ok)
+        verdict.message = std::isfinite(error)
+                              ? fmt::format("relative error {:.3e} exceeds the bound {:.3e} (k={})",
+                                            error, bound, shape_.k)
+                              : "result holds NaN or Inf";
+      return verdict;
+    };
+    run.copies = copies_;
+    return ktune::cuda::verify_then_time_on_device(context_.device, run, policy, what);
   }
 
-  DeviceContext& context_;
+  GemmContext& context_;
   Shape shape_;
   std::string key_;
   size_t elems_c_ = 0, offset_b_ = 0, offset_c_ = 0, copy_bytes_ = 0;
@@ -287,7 +235,7 @@ class CudaGemmSession final : public ProblemSession {
 
 }  // namespace
 
-std::unique_ptr<ProblemSession> open_session(DeviceContext& context, const Problem& problem) {
+std::unique_ptr<ProblemSession> open_session(GemmContext& context, const Problem& problem) {
   return std::make_unique<CudaGemmSession>(context, problem);
 }
 

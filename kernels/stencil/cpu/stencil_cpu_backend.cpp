@@ -116,7 +116,7 @@ class CpuSession final : public ProblemSession {
           poison(outputs_.front());
           run_cpu(scenario_, wg, inputs_.front(), outputs_.front());
           const Verdict verdict = verify(scenario_, outputs_.front(), reference_);
-          return HostVerdict{verdict.ok, verdict.rel_error, verdict.message};
+          return RunVerdict{verdict.ok, verdict.rel_error, verdict.message};
         },
         [&](size_t copy) { run_cpu(scenario_, wg, inputs_[copy], outputs_[copy]); }, inputs_.size(),
         policy);

@@ -13,6 +13,7 @@
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
 #include "src/cuda/device_buffer.hpp"
+#include "src/cuda/device_measure.hpp"
 #include "src/cuda/loaded_kernel.hpp"
 
 namespace ktune::stencil::cuda {
@@ -41,23 +42,12 @@ constexpr size_t kDefaultSharedLimit = 48 * 1024;  // beyond this a kernel must 
 constexpr size_t kAlign = 256;
 size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-struct AbortRun {
-  Status status;
-  std::string message;
-};
+using ktune::cuda::RunAbort;
 
-int select_device(int device_index) {
-  ktune::cuda::require_device(device_index);
-  ktune::cuda::use_device(device_index);
-  return device_index;
-}
-
+// The device (stream, events, arch, L2) plus the stencil backend's kernels.
 struct Context {
   explicit Context(int index)
-      : device_index(select_device(index)),
-        info(query_cuda_device(index)),
-        arch(ktune::cuda::device_arch(index)),
-        l2_bytes(ktune::cuda::device_attribute(index, cudaDevAttrL2CacheSize, "l2_bytes")),
+      : device(index),
         shared_optin(size_t(ktune::cuda::device_attribute(
             index, cudaDevAttrMaxSharedMemoryPerBlockOptin, "shared_mem_per_block_optin"))) {}
 
@@ -67,7 +57,7 @@ struct Context {
     std::string error;
   };
   const Entry& kernel_for(const Scenario& s) {
-    const ktune::cuda::NvrtcRequest request = nvrtc_request(s, arch);
+    const ktune::cuda::NvrtcRequest request = nvrtc_request(s, device.arch());
     auto [it, fresh] = kernels.try_emplace(request.source);
     if (fresh) {
       try {
@@ -83,13 +73,8 @@ struct Context {
     return it->second;
   }
 
-  int device_index;
-  DeviceInfo info;
-  std::string arch;
-  int64_t l2_bytes;
+  ktune::cuda::DeviceContext device;
   size_t shared_optin;
-  ktune::cuda::Stream stream;
-  ktune::cuda::Event start, stop;
   std::map<std::string, Entry> kernels;
 };
 
@@ -105,10 +90,9 @@ class Session final : public ProblemSession {
     reference_ = reference_stencil(scenario_, input);
     bytes_ = input.bytes.size();
     copy_bytes_ = 2 * align_up(bytes_);
-    const size_t l2 = size_t(std::max<int64_t>(context_.l2_bytes, 0));
-    copies_ = 2 * bytes_ < 2 * l2 ? int(1 + (2 * l2 + copy_bytes_ - 1) / copy_bytes_) : 1;
+    copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
     pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "stencil data for " + key_);
-    cudaStream_t stream = context_.stream.get();
+    cudaStream_t stream = context_.device.stream();
     check(cudaMemcpyAsync(in(0), input.bytes.data(), bytes_, cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync(stencil input)");
     for (int c = 1; c < copies_; ++c)
@@ -118,7 +102,7 @@ class Session final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     const WorkGroup wg = work_group_of(family_.space(), config);
     const std::string what =
         fmt::format("stencil {} wg={}x{}", program_name(scenario_.program), wg.rows, wg.cols);
@@ -159,16 +143,16 @@ class Session final : public ProblemSession {
       int clamp = scenario_.boundary == Boundary::clamp ? 1 : 0;
       void* args[] = {&in_ptr, &out_ptr, &rows, &cols, &clamp};
       cudaError_t error =
-          cudaLaunchKernel(kernel.function(), grid, block, args, shared, context_.stream.get());
+          cudaLaunchKernel(kernel.function(), grid, block, args, shared, context_.device.stream());
       if (error == cudaSuccess) error = cudaGetLastError();
       if (error == cudaSuccess) return;
       const std::string call = fmt::format("cudaLaunchKernel({}, grid {}x{}, {} bytes shared)",
                                            what, grid.x, grid.y, shared);
       if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
         (void)cudaGetLastError();
-        throw AbortRun{Status::refused, call + ": " + ktune::cuda::error_text(error)};
+        throw RunAbort{Status::refused, call + ": " + ktune::cuda::error_text(error)};
       }
-      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, call)};
+      throw RunAbort{Status::failed, ktune::cuda::describe_failure(error, call)};
     };
     return measure(launch, policy, what);
   }
@@ -190,62 +174,24 @@ class Session final : public ProblemSession {
   }
 
   template <typename Launch>
-  double timed(Launch& launch, int copy, const std::string& what) {
-    cudaStream_t stream = context_.stream.get();
-    check(cudaEventRecord(context_.start.get(), stream), "cudaEventRecord(start)");
-    launch(copy);
-    check(cudaEventRecord(context_.stop.get(), stream), "cudaEventRecord(stop)");
-    const cudaError_t error = cudaEventSynchronize(context_.stop.get());
-    if (error != cudaSuccess)
-      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, "execution of " + what)};
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, context_.start.get(), context_.stop.get()),
-          "cudaEventElapsedTime(" + what + ")");
-    return ms;
-  }
-
-  template <typename Launch>
   Outcome measure(Launch& launch, const TimingPolicy& policy, const std::string& what) {
-    Outcome result;
-    try {
-      // 1. Verify on poisoned output: NaN bytes for float/double, 0x80808080 for int.
+    ktune::cuda::DeviceRun run;
+    // Poisoned output: NaN bytes for float/double, 0x80808080 for int.
+    run.poison = [&] {
       const int fill = scenario_.type == ElemType::i32 ? 0x80 : 0xFF;
-      check(cudaMemsetAsync(out(0), fill, bytes_, context_.stream.get()),
+      check(cudaMemsetAsync(out(0), fill, bytes_, context_.device.stream()),
             "cudaMemsetAsync(poison)");
-      const double first_ms = timed(launch, 0, what);
+    };
+    run.launch = [&](int copy) { launch(copy); };
+    run.verify = [&] {
       HostMatrix host(scenario_.type, scenario_.rows, scenario_.cols);
       check(cudaMemcpy(host.bytes.data(), out(0), bytes_, cudaMemcpyDeviceToHost),
             "cudaMemcpy(stencil output)");
       const Verdict verdict = verify(scenario_, host, reference_);
-      result.rel_error = verdict.rel_error;
-      if (!verdict.ok) return outcome(Status::wrong, what + ": " + verdict.message);
-      if (first_ms > policy.timeout_ms)
-        return outcome(Status::timeout,
-                       fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, first_ms,
-                                   policy.timeout_ms));
-      // 2. Time, rotating copies (copy 0 was just written).
-      int next = copies_ > 1 ? 1 : 0;
-      result.timing = time_adaptive(
-          [&] {
-            const int copy = next;
-            next = (next + 1) % copies_;
-            const double ms = timed(launch, copy, what);
-            if (ms > policy.timeout_ms)
-              throw AbortRun{Status::timeout,
-                             fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, ms,
-                                         policy.timeout_ms)};
-            return ms;
-          },
-          policy);
-      result.status = Status::ok;
-    } catch (const AbortRun& abort) {
-      const double error = result.rel_error;
-      result = outcome(abort.status, abort.message);
-      result.rel_error = error;
-    } catch (const CudaError& e) {
-      result = outcome(Status::failed, what + ": " + e.what());
-    }
-    return result;
+      return RunVerdict{verdict.ok, verdict.rel_error, verdict.message};
+    };
+    run.copies = copies_;
+    return ktune::cuda::verify_then_time_on_device(context_.device, run, policy, what);
   }
 
   Context& context_;
@@ -262,9 +208,9 @@ class Session final : public ProblemSession {
 class Backend final : public ktune::Backend {
  public:
   Backend(const Family& family, int device_index) : family_(family), context_(device_index) {}
-  const DeviceInfo& device() const override { return context_.info; }
+  const DeviceInfo& device() const override { return context_.device.info(); }
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     return std::make_unique<Session>(context_, family_, problem);
   }
 
@@ -281,10 +227,11 @@ std::unique_ptr<ktune::Backend> make_backend(const Family& family, int device_in
   return std::make_unique<Backend>(family, device_index);
 }
 
-void register_backend() {
-  ktune::register_backend("stencil", "cuda", [](const Family& family, int device_index) {
-    return make_backend(family, device_index);
+}  // namespace ktune::stencil::cuda
+
+// The stencil family's CUDA registration entry (called by register_cuda_backends).
+KTUNE_FAMILY_CUDA_ENTRY(stencil) {
+  ktune::register_backend("stencil", "cuda", [](const ktune::Family& family, int device_index) {
+    return ktune::stencil::cuda::make_backend(family, device_index);
   });
 }
-
-}  // namespace ktune::stencil::cuda

@@ -25,7 +25,5 @@ size_t shared_bytes(const Scenario& s, const WorkGroup& wg);
 // Throws Error naming "cuda:<index>" when the device is unavailable.
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index);
 
-// Registers ("stencil", "cuda") with ktune::register_backend.
-void register_backend();
 
 }  // namespace ktune::stencil::cuda

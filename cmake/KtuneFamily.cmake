@@ -1,0 +1,120 @@
+# ktune_add_family(<name> [DIR <dir>]): builds a kernel family from its folder (default
+# kernels/<name>) and adds it to the generated family list, so that register_builtin() and
+# register_cuda_backends() call its registration entries. Nothing else names the family.
+#
+# The folder holds (all but the entry optional):
+#   *.cpp, cpu/*.cpp   -> library ktune_family_<name> (links ktune_core); one of them defines
+#                         KTUNE_FAMILY_ENTRY(<name>) { register_family(...); register_backend(...); }
+#   cuda/*.cpp         -> library ktune_family_<name>_cuda (links ktune_cuda) when CUDA is built;
+#                         one of them defines KTUNE_FAMILY_CUDA_ENTRY(<name>) { ... }
+#   cuda/*.cuh, workloads/*.csv (and workloads/<name>/*.csv at the top) -> embedded in the binary,
+#                         read with ktune::embedded_file("<file name>")
+#   family.cmake       -> included with KTUNE_FAMILY_TARGET, KTUNE_FAMILY_CUDA_TARGET (empty
+#                         without CUDA) and KTUNE_FAMILY_DIR set: extra link libraries, and the
+#                         deploy files of ktune_add_tuned_library (ktune_family_deploy_files()).
+# Programs that run kernels link ktune_families (and ktune_families_cuda); ktune_core and
+# ktune_ml never do.
+include_guard(GLOBAL)
+
+set(KTUNE_FAMILY_GENERATED "${CMAKE_BINARY_DIR}/generated/families")
+file(MAKE_DIRECTORY "${KTUNE_FAMILY_GENERATED}")
+add_library(ktune_families STATIC "${KTUNE_FAMILY_GENERATED}/families.cpp")
+target_link_libraries(ktune_families PUBLIC ktune_core)
+if(KTUNE_HAVE_CUDA)
+  add_library(ktune_families_cuda STATIC "${KTUNE_FAMILY_GENERATED}/families_cuda.cpp")
+  target_link_libraries(ktune_families_cuda PUBLIC ktune_families ktune_cuda)
+endif()
+
+# Files of the family's tuned library (installed under share/ktune/source/<path relative to the
+# source root>); public headers (installed under include/) in PUBLIC_HEADERS.
+function(ktune_family_deploy_files)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "" "SOURCES;PUBLIC_HEADERS")
+  foreach(f IN LISTS ARG_SOURCES)
+    set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_SOURCES "${KTUNE_FAMILY_DIR}/${f}")
+  endforeach()
+  foreach(f IN LISTS ARG_PUBLIC_HEADERS)
+    set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_PUBLIC_HEADERS "${CMAKE_SOURCE_DIR}/${f}")
+  endforeach()
+endfunction()
+
+function(ktune_add_family name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DIR" "")
+  if(NOT name MATCHES "^[a-z][a-z0-9_]*$")
+    message(FATAL_ERROR "ktune_add_family(${name}): a family name is a lower-case identifier")
+  endif()
+  get_property(known GLOBAL PROPERTY KTUNE_FAMILIES)
+  if(name IN_LIST known)
+    message(FATAL_ERROR "ktune_add_family(${name}): added twice")
+  endif()
+  if(NOT ARG_DIR)
+    set(ARG_DIR kernels/${name})
+  endif()
+  get_filename_component(dir "${ARG_DIR}" ABSOLUTE BASE_DIR "${CMAKE_SOURCE_DIR}")
+
+  # Embedded files: one generated source per family that registers them by file name.
+  file(GLOB embed CONFIGURE_DEPENDS ${dir}/cuda/*.cuh ${dir}/workloads/*.csv
+       ${CMAKE_SOURCE_DIR}/workloads/${name}/*.csv)
+  set(embed_cpp "${KTUNE_FAMILY_GENERATED}/embedded_${name}.cpp")
+  string(REPLACE ";" "|" embed_list "${embed}")
+  add_custom_command(OUTPUT ${embed_cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${embed_cpp} "-DFILES=${embed_list}"
+            -DFUNCTION=ktune_family_embed_${name} -P ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
+    DEPENDS ${embed} ${CMAKE_SOURCE_DIR}/cmake/embed.cmake
+    COMMENT "Embedding the ${name} family's workloads and kernel sources" VERBATIM)
+
+  file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.cpp ${dir}/cpu/*.cpp)
+  set(target ktune_family_${name})
+  add_library(${target} STATIC ${sources} ${embed_cpp})
+  # kernels/<family>/... include paths for the family, its CUDA part and its tests.
+  target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR})
+  target_link_libraries(${target} PUBLIC ktune_core)
+  target_compile_options(${target} PRIVATE ${KTUNE_KERNEL_FLAGS})
+  target_link_libraries(ktune_families PUBLIC ${target})
+
+  set(cuda_target "")
+  if(KTUNE_HAVE_CUDA)
+    file(GLOB cuda_sources CONFIGURE_DEPENDS ${dir}/cuda/*.cpp)
+    if(cuda_sources)
+      set(cuda_target ktune_family_${name}_cuda)
+      add_library(${cuda_target} STATIC ${cuda_sources})
+      target_link_libraries(${cuda_target} PUBLIC ${target} ktune_cuda)
+      target_link_libraries(ktune_families_cuda PUBLIC ${cuda_target})
+      set_property(GLOBAL APPEND PROPERTY KTUNE_CUDA_FAMILIES ${name})
+    endif()
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILIES ${name})
+
+  if(EXISTS ${dir}/family.cmake)
+    set(KTUNE_FAMILY_TARGET ${target})
+    set(KTUNE_FAMILY_CUDA_TARGET ${cuda_target})
+    set(KTUNE_FAMILY_DIR ${dir})
+    include(${dir}/family.cmake)
+  endif()
+endfunction()
+
+# Writes the family list once every ktune_add_family() has run (deferred to the end of the
+# top-level CMakeLists.txt), only rewriting files whose text changed.
+function(_ktune_write_family_lists)
+  get_property(families GLOBAL PROPERTY KTUNE_FAMILIES)
+  get_property(cuda_families GLOBAL PROPERTY KTUNE_CUDA_FAMILIES)
+  set(head "// Generated by cmake/KtuneFamily.cmake from the ktune_add_family() calls; do not edit.\n#include <mutex>\n\n")
+  set(decl "")
+  set(calls "")
+  foreach(f IN LISTS families)
+    string(APPEND decl "void ktune_family_embed_${f}();\nKTUNE_FAMILY_ENTRY(${f});\n")
+    string(APPEND calls "    ktune_family_embed_${f}();\n    ktune_family_entry_${f}();\n")
+  endforeach()
+  file(CONFIGURE OUTPUT "${KTUNE_FAMILY_GENERATED}/families.cpp" CONTENT
+"${head}#include \"ktune/family.hpp\"\n\n${decl}\nnamespace ktune {\n\nvoid register_builtin() {\n  static std::once_flag once;  // the CLI and tests may both call it\n  std::call_once(once, [] {\n${calls}  });\n}\n\n}  // namespace ktune\n")
+  if(KTUNE_HAVE_CUDA)
+    set(decl "")
+    set(calls "")
+    foreach(f IN LISTS cuda_families)
+      string(APPEND decl "KTUNE_FAMILY_CUDA_ENTRY(${f});\n")
+      string(APPEND calls "    ktune_family_cuda_entry_${f}();\n")
+    endforeach()
+    file(CONFIGURE OUTPUT "${KTUNE_FAMILY_GENERATED}/families_cuda.cpp" CONTENT
+"${head}#include \"ktune/cuda.hpp\"\n#include \"ktune/family.hpp\"\n\n${decl}\nnamespace ktune {\n\nvoid register_cuda_backends() {\n  static std::once_flag once;\n  std::call_once(once, [] {\n    register_builtin();\n${calls}  });\n}\n\n}  // namespace ktune\n")
+  endif()
+endfunction()
+cmake_language(DEFER DIRECTORY ${CMAKE_SOURCE_DIR} CALL _ktune_write_family_lists)

@@ -1,0 +1,132 @@
+// The conv1d CPU backend: a blocked kernel with `acc` independent partial sums per output,
+// measured with the shared host protocol (ktune/host_measure.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+
+#include "examples/families/conv1d/conv1d_family.hpp"
+#include "ktune/error.hpp"
+#include "ktune/host_measure.hpp"
+
+namespace ktune::conv1d {
+namespace {
+
+// Outputs [begin, end) with Acc interleaved partial sums over the taps.
+template <int Acc>
+void conv_block(const float* x, const float* w, float* y, int64_t taps, int64_t begin,
+                int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    float part[Acc] = {};
+    int64_t j = 0;
+    for (; j + Acc <= taps; j += Acc)
+      for (int a = 0; a < Acc; ++a) part[a] += w[j + a] * x[i + j + a];
+    for (; j < taps; ++j) part[0] += w[j] * x[i + j];
+    float sum = 0;
+    for (int a = 0; a < Acc; ++a) sum += part[a];
+    y[i] = sum;
+  }
+}
+
+void conv(const Shape& s, int block, int acc, const float* x, const float* w, float* y) {
+  const int64_t outputs = s.outputs();
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < (outputs + block - 1) / block; ++b) {
+    const int64_t begin = b * block, end = std::min(outputs, begin + block);
+    switch (acc) {
+      case 1: conv_block<1>(x, w, y, s.taps, begin, end); break;
+      case 2: conv_block<2>(x, w, y, s.taps, begin, end); break;
+      case 4: conv_block<4>(x, w, y, s.taps, begin, end); break;
+      default: conv_block<8>(x, w, y, s.taps, begin, end); break;
+    }
+  }
+}
+
+std::vector<float> random_values(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (auto& e : v) {
+    do e = u(rng);
+    while (e == 0.0f);  // non-zero data
+  }
+  return v;
+}
+
+class Session final : public ProblemSession {
+ public:
+  Session(const Space& space, const Problem& p, double llc_bytes)
+      : space_(space), shape_(shape_of(p)), w_(random_values(size_t(shape_.taps), 7)) {
+    const auto seed = std::hash<std::string>{}(p.key());
+    const auto x = random_values(size_t(shape_.n), seed);
+    reference_ = reference(shape_, x, w_);
+    const double bytes = 4.0 * double(shape_.n + shape_.outputs());
+    copies_ = size_t(rotation_copies(bytes, llc_bytes));
+    x_.assign(copies_, x);
+    y_.assign(copies_, std::vector<float>(size_t(shape_.outputs())));
+  }
+
+  Outcome run(const Config& config, const TimingPolicy& policy) override {
+    const int block = block_of(space_, config), acc = accumulators_of(space_, config);
+    auto run_copy = [&](size_t c) { conv(shape_, block, acc, x_[c].data(), w_.data(), y_[c].data()); };
+    auto verify = [&] {
+      std::fill(y_[0].begin(), y_[0].end(), std::numeric_limits<float>::quiet_NaN());
+      run_copy(0);
+      double diff = 0, norm = 0;
+      for (size_t i = 0; i < reference_.size(); ++i) {
+        diff += (double(y_[0][i]) - reference_[i]) * (double(y_[0][i]) - reference_[i]);
+        norm += reference_[i] * reference_[i];
+      }
+      RunVerdict v;
+      v.rel_error = std::sqrt(diff / std::max(norm, 1e-300));
+      v.ok = v.rel_error <= error_bound(shape_.taps);  // false for NaN
+      if (!v.ok)
+        v.message = fmt::format("relative error {:.3e} exceeds {:.3e}", v.rel_error,
+                                error_bound(shape_.taps));
+      return v;
+    };
+    return verify_then_time_on_host(verify, run_copy, copies_, policy);
+  }
+
+  std::vector<std::string> vendors() const override { return {}; }
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy&) override {
+    throw Error(fmt::format("conv1d has no vendor baseline '{}'", vendor));
+  }
+
+ private:
+  const Space& space_;
+  Shape shape_;
+  std::vector<float> w_;
+  std::vector<double> reference_;
+  size_t copies_ = 1;
+  std::vector<std::vector<float>> x_, y_;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const Family& family)
+      : family_(family), device_(query_cpu_device()), llc_(last_level_cache_bytes(device_)) {}
+  const DeviceInfo& device() const override { return device_; }
+  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
+    return std::make_unique<Session>(family_.space(), problem, llc_);
+  }
+
+ private:
+  const Family& family_;
+  DeviceInfo device_;
+  double llc_;
+};
+
+}  // namespace
+
+void register_cpu_backend() {
+  register_backend("conv1d", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
+    if (index != 0) throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
+    return std::make_unique<CpuBackend>(family);
+  });
+}
+
+}  // namespace ktune::conv1d

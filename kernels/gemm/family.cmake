@@ -1,0 +1,16 @@
+# GEMM (included by ktune_add_family): the OpenBLAS / cuBLAS baselines, the ahead-of-time nvcc
+# check of the CUDA kernels, and what ktune_add_tuned_library(FAMILY gemm) compiles.
+if(OPENBLAS_FOUND)
+  target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE PkgConfig::OPENBLAS)
+  target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_OPENBLAS=1)
+endif()
+if(KTUNE_FAMILY_CUDA_TARGET)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas)
+  ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
+endif()
+ktune_family_deploy_files(
+  SOURCES gemm_config.hpp cpu/gemm_cpu_kernel.hpp cpu/gemm_cpu_packed.hpp
+          cpu/gemm_cpu_packed_split.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp
+          cuda/gemm_tiled.cuh cuda/gemm_tiled_launch.hpp deploy/gemm_validate.hpp
+          deploy/tuned_cpu.inl deploy/tuned_cuda.inl
+  PUBLIC_HEADERS include/ktune/gemm.hpp)

@@ -1,0 +1,92 @@
+// GEMM's built-in workloads: the VGG16 / ResNet-50 / MobileNet shapes (workloads/gemm, embedded)
+// and the two derived from them, plus a tiny one for tests.
+#include <algorithm>
+#include <map>
+
+#include "kernels/gemm/gemm_family.hpp"
+#include "ktune/workload.hpp"
+
+namespace ktune::kernels::gemm {
+namespace {
+
+const char* const kNetworks[] = {"vgg", "resnet", "mobilenet"};
+
+std::vector<Problem> dnn(const Family& family) {
+  std::vector<std::pair<std::string, std::vector<Problem>>> parts;
+  for (const char* net : kNetworks) {
+    const std::string file = std::string(net) + ".csv";
+    parts.emplace_back(
+        net, parse_workload_csv(family, embedded_file(file), "workloads/gemm/" + file));
+  }
+  return merge_tagged(parts);
+}
+
+// dnn-small: per network, its 6 cheapest distinct shapes by FLOPs (workload order breaks ties;
+// a shape already taken for an earlier network is skipped). 18 shapes, 0.8 GFLOP in all: a
+// 640-config CPU sweep on 2 cores fits in 45 minutes, and every network, both transposes and
+// batched (Winograd-style) shapes are present.
+std::vector<Problem> dnn_small(const Family& family) {
+  const auto all = dnn(family);
+  std::vector<Problem> out;
+  std::map<std::string, bool> taken;
+  for (const char* net : kNetworks) {
+    std::vector<Problem> candidates;
+    for (const auto& p : all)
+      if (std::find(p.tags.begin(), p.tags.end(), net) != p.tags.end() && !taken.count(p.key()))
+        candidates.push_back(p);
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const Problem& a, const Problem& b) {
+      return family.flops(a) < family.flops(b);
+    });
+    for (size_t i = 0; i < candidates.size() && i < 6; ++i) {
+      taken[candidates[i].key()] = true;
+      out.push_back(candidates[i]);
+    }
+  }
+  return out;
+}
+
+// tiny: small odd shapes covering every transpose pair, batching and non-multiple edges.
+std::vector<Problem> tiny() {
+  std::vector<Problem> out;
+  const int64_t shapes[][6] = {
+      {0, 0, 37, 29, 53, 1}, {1, 0, 16, 24, 31, 1}, {0, 1, 9, 70, 12, 2}, {1, 1, 64, 5, 40, 1}};
+  for (const auto& s : shapes) {
+    Shape shape;
+    shape.transa = s[0];
+    shape.transb = s[1];
+    shape.m = s[2];
+    shape.n = s[3];
+    shape.k = s[4];
+    shape.batch = s[5];
+    out.push_back(problem_of(shape, {"tiny"}));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> GemmFamily::builtin_workloads() const {
+  return {"dnn", "dnn-small", "tiny"};
+}
+
+Workload GemmFamily::builtin_workload(const std::string& name) const {
+  Workload w;
+  w.name = name;
+  if (name == "dnn") w.problems = dnn(*this);
+  if (name == "dnn-small") w.problems = dnn_small(*this);
+  if (name == "tiny") w.problems = tiny();
+  return w;
+}
+
+// The shared/data layout: TransposeLHS, TransposeRHS, M, N, K, lda, ldb, ldc, batch.
+std::vector<std::pair<std::string, std::string>> GemmFamily::feature_aliases() const {
+  return {{"TransposeLHS", "transa"}, {"TransposeRHS", "transb"}, {"M", "m"}, {"N", "n"},
+          {"K", "k"}};
+}
+
+std::string GemmFamily::feature_text(const std::string& name, double value) const {
+  if (name == "transa" || name == "transb") return value != 0 ? "true" : "false";
+  return Family::feature_text(name, value);
+}
+
+}  // namespace ktune::kernels::gemm

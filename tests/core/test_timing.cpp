@@ -1,0 +1,107 @@
+// time_adaptive and the host verify-then-time protocol: a timeout is a status for a run that
+// really exceeded the limit; an unusable policy is an error, never a measurement.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "ktune/error.hpp"
+#include "ktune/host_measure.hpp"
+#include "ktune/timing.hpp"
+
+namespace ktune {
+namespace {
+
+TimingPolicy policy() {
+  TimingPolicy p;
+  p.warmups = 1;
+  p.min_reps = 3;
+  p.max_reps = 10;
+  p.budget_ms = 5;
+  p.timeout_ms = 50;
+  return p;
+}
+
+TEST(TimeAdaptive, RunsWithinTheLimitAreOkWithTheirStats) {
+  int calls = 0;
+  const Outcome o = time_adaptive([&] { return double(++calls); }, policy());  // 1, 2, 3 ms...
+  EXPECT_EQ(o.status, Status::ok);
+  // warm-up (1 ms), then 2 + 3 + 4 >= 5 ms after min_reps 3.
+  EXPECT_EQ(o.timing.reps, 3);
+  EXPECT_EQ(o.timing.median_ms, 3.0);
+  EXPECT_TRUE(o.message.empty());
+}
+
+TEST(TimeAdaptive, ARunOverTheLimitIsATimeoutNamingItsDuration) {
+  int calls = 0;
+  const Outcome o = time_adaptive([&] { return ++calls == 3 ? 75.0 : 1.0; }, policy());
+  EXPECT_EQ(o.status, Status::timeout);
+  EXPECT_EQ(o.timing.reps, 0);
+  EXPECT_EQ(o.message, "one run took 75.0 ms > timeout 50.0 ms");
+  EXPECT_EQ(calls, 3);  // stops at the slow run
+  // A slow warm-up counts too.
+  EXPECT_EQ(time_adaptive([] { return 51.0; }, policy()).status, Status::timeout);
+  // Exactly the limit is not over it.
+  EXPECT_EQ(time_adaptive([] { return 50.0; }, policy()).status, Status::ok);
+}
+
+TEST(TimeAdaptive, UnusablePoliciesAreErrorsNotTimeouts) {
+  auto with = [](auto change) {
+    TimingPolicy p = policy();
+    change(p);
+    return p;
+  };
+  const TimingPolicy bad[] = {
+      with([](TimingPolicy& p) { p.max_reps = 0; }),
+      with([](TimingPolicy& p) { p.min_reps = 0; }),
+      with([](TimingPolicy& p) { p.min_reps = 5, p.max_reps = 4; }),
+      with([](TimingPolicy& p) { p.warmups = -1; }),
+      with([](TimingPolicy& p) { p.budget_ms = 0; }),
+      with([](TimingPolicy& p) { p.timeout_ms = -1; }),
+      with([](TimingPolicy& p) { p.timeout_ms = NAN; }),
+      with([](TimingPolicy& p) { p.budget_ms = INFINITY; }),
+  };
+  for (const auto& p : bad) {
+    EXPECT_FALSE(timing_policy_problem(p).empty());
+    int calls = 0;
+    EXPECT_THROW(time_adaptive([&] { return double(++calls); }, p), Error);
+    EXPECT_EQ(calls, 0);
+    EXPECT_THROW(verify_then_time_on_host([] { return RunVerdict{true, 0, ""}; },
+                                          [](size_t) {}, 1, p),
+                 Error);
+  }
+  EXPECT_EQ(timing_policy_problem(policy()), "");
+}
+
+TEST(HostMeasure, VerdictsFailuresAndTimeoutsBecomeStatuses) {
+  const auto ok = [] { return RunVerdict{true, 1e-7, ""}; };
+  size_t runs = 0;
+  const Outcome good = verify_then_time_on_host(ok, [&](size_t) { ++runs; }, 2, policy());
+  EXPECT_EQ(good.status, Status::ok);
+  EXPECT_EQ(good.rel_error, 1e-7);
+  EXPECT_GE(good.timing.reps, 3);
+
+  const Outcome wrong =
+      verify_then_time_on_host([] { return RunVerdict{false, 0.5, "too far"}; },
+                               [](size_t) { FAIL() << "a wrong result is never timed"; }, 1,
+                               policy());
+  EXPECT_EQ(wrong.status, Status::wrong);
+  EXPECT_EQ(wrong.message, "too far");
+
+  const Outcome failed = verify_then_time_on_host(
+      ok, [](size_t) { throw std::runtime_error("boom"); }, 1, policy());
+  EXPECT_EQ(failed.status, Status::failed);
+  EXPECT_EQ(failed.message, "boom");
+
+  TimingPolicy tight = policy();
+  tight.timeout_ms = 1e-9;  // no real run is that fast
+  const Outcome slow = verify_then_time_on_host(
+      ok, [](size_t) { volatile double x = 0; for (int i = 0; i < 100000; ++i) x = x + 1; }, 1,
+      tight);
+  EXPECT_EQ(slow.status, Status::timeout);
+  EXPECT_EQ(slow.rel_error, 1e-7);
+  EXPECT_NE(slow.message.find("> timeout"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ktune
