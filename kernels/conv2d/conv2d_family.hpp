@@ -67,6 +67,9 @@ class Conv2dFamily final : public Family {
   std::vector<double> derived_features(const Problem& p) const override;
   double flops(const Problem& p) const override { return shape_of(p).flops(); }
   void validate(const Problem& p) const override { shape_of(p); }
+  // The built-in workloads of conv2d_workloads.hpp (conv2d_register.cpp).
+  std::vector<std::string> builtin_workloads() const override;
+  Workload builtin_workload(const std::string& name) const override;
 
  private:
   Space space_;

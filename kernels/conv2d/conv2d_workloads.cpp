@@ -10,10 +10,6 @@
 #include "ktune/error.hpp"
 
 namespace ktune {
-namespace embedded {
-const std::map<std::string, std::string>& files();
-}
-
 namespace kernels::conv2d {
 
 namespace {
@@ -45,7 +41,7 @@ std::string without_comments(const std::string& text) {
 std::vector<Layer> read_layers(const std::string& file, const std::string& network,
                                const std::vector<int64_t>& batches) {
   const std::string source = "workloads/conv2d/" + file;
-  const std::string text = without_comments(embedded::files().at(file));
+  const std::string text = without_comments(embedded_file(file));
   const auto records = read_csv_records(text, source);
   if (records.empty()) throw Error(fmt::format("{}: no header line", source));
   const auto& header = records.front().fields;
