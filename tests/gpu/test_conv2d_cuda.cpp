@@ -63,7 +63,7 @@ TEST(Conv2dCudaNvrtc, EveryKernelOfTheSpaceCompilesForSm90) {
   ktune::test::parallel_for(todo.size(), [&](size_t i) {
     try {
       const auto image =
-          ktune::cuda::compile_cubin({gemm::cuda::embedded_source(todo[i].first), todo[i].first,
+          ktune::cuda::compile_cubin({ktune::embedded_file(todo[i].first), todo[i].first,
                                       todo[i].second, "sm_90", gemm::cuda::seed_compile_options()});
       if (image.cubin.compare(0, 4, "\177ELF") != 0) failures[i] = "not an ELF cubin";
     } catch (const std::exception& e) {

@@ -94,7 +94,7 @@ class CpuSession final : public ProblemSession {
           std::fill(first.output.begin(), first.output.end(),
                     std::numeric_limits<float>::quiet_NaN());
           kernel(args_for(first));
-          HostVerdict verdict;
+          RunVerdict verdict;
           verdict.rel_error = relative_error(shape_, first.output.data(), reference_);
           verdict.ok = verdict.rel_error <= bound;
           if (!verdict.ok)

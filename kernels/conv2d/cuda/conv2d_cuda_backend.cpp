@@ -16,6 +16,7 @@
 #include "ktune/cuda.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
+#include "src/cuda/device_measure.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 namespace {
@@ -27,12 +28,6 @@ using ktune::cuda::DeviceBuffer;
 constexpr size_t kAlign = 256;
 size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
-int select_device(int device_index) {
-  ktune::cuda::require_device(device_index);
-  ktune::cuda::use_device(device_index);
-  return device_index;
-}
-
 CudaConvConfig decode(const Space& space, const Config& config) {
   const std::string text = space.to_string(config);
   return parse_cuda_conv_config(text);
@@ -42,36 +37,24 @@ ConvDims dims_of(const Shape& s) { return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.
 
 // Per-device resources shared by the backend and its sessions.
 struct Context {
-  Context(const Space& space_, int device_index_)
+  Context(const Space& space_, int device_index)
       : space(space_),
-        device_index(select_device(device_index_)),
-        info(query_cuda_device(device_index)),
-        l2_bytes(ktune::cuda::device_attribute(device_index, cudaDevAttrL2CacheSize, "l2_bytes")),
-        kernels(ktune::cuda::device_arch(device_index)),
-        rel_error(ktune::cuda::device_arch(device_index))
+        device(device_index),
+        kernels(device.arch()),
+        rel_error(device.arch())
 #if KTUNE_HAVE_CUDNN
         ,
-        cudnn(stream.get())
+        cudnn(device.stream())
 #endif
   {
   }
   const Space& space;
-  int device_index;
-  DeviceInfo info;
-  int64_t l2_bytes;
-  ktune::cuda::Stream stream;
-  ktune::cuda::Event start, stop;
+  ktune::cuda::DeviceContext device;  // stream, events, arch, L2
   ConvKernelSet kernels;
   gemm::cuda::RelErrorKernel rel_error;
 #if KTUNE_HAVE_CUDNN
   CudnnHandle cudnn;
 #endif
-};
-
-// Thrown out of a timed run to stop time_adaptive with a non-ok outcome.
-struct AbortRun {
-  Status status;
-  std::string message;
 };
 
 Outcome failed(std::string message, Status status = Status::failed) {
@@ -89,7 +72,7 @@ class Session final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     const CudaConvConfig g = decode(context_.space, config);
     const std::string what = context_.space.to_string(config);
     if (!g.valid) return failed(what + ": not a CUDA conv2d config");
@@ -103,7 +86,7 @@ class Session final : public ProblemSession {
       if (g.kind == CudaKind::winograd && !g.filter_each_run) {
         // Inference precomputes the filter transform once per layer: outside the timed runs.
         // Every input copy holds the same filter, so one transform serves all of them.
-        const ConvLaunch f = launch_wino_filter(g, kernels, d, w(0), ws, context_.stream.get());
+        const ConvLaunch f = launch_wino_filter(g, kernels, d, w(0), ws, context_.device.stream());
         if (f.refused) return failed(what + ": " + f.message, Status::refused);
         if (f.error != cudaSuccess)
           return failed(ktune::cuda::describe_failure(f.error, what + ": " + f.message));
@@ -113,7 +96,7 @@ class Session final : public ProblemSession {
       return measure(
           [&](int copy) -> std::optional<Outcome> {
             const ConvLaunch l = launch_conv(g, kernels, d, x(copy), w(copy), y(copy), ws,
-                                             filter_ready, context_.stream.get());
+                                             filter_ready, context_.device.stream());
             if (l.refused) return failed(what + ": " + l.message, Status::refused);
             if (l.error != cudaSuccess)
               return failed(ktune::cuda::describe_failure(l.error, what + ": " + l.message));
@@ -139,12 +122,12 @@ class Session final : public ProblemSession {
                   (vendors().empty() ? std::string("none") : vendors().front()) + ")");
     }
 #if KTUNE_HAVE_CUDNN
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     try {
       if (!cudnn_) {
         cudnn_ = std::make_unique<CudnnConv>(context_.cudnn.get(), shape_);
         cudnn_->find(x(0), w(0), y(0));  // also loads cuDNN's kernels before any timing
-        check(cudaStreamSynchronize(context_.stream.get()), "cudaStreamSynchronize(cudnn find)");
+        check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cudnn find)");
       }
       const std::string what = cudnn_->description();
       Outcome outcome = measure(
@@ -193,15 +176,14 @@ class Session final : public ProblemSession {
     // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
     // 2 x L2 of other data is touched between two uses of the same copy.
     const size_t data_bytes = (elems_x + elems_w + elems_y_) * sizeof(float);
-    const size_t l2 = size_t(std::max<int64_t>(context_.l2_bytes, 0));
-    copies_ = data_bytes < 2 * l2 ? int(1 + (2 * l2 + copy_bytes_ - 1) / copy_bytes_) : 1;
+    copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
     pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "conv2d inputs for " + key_);
 
     // The seeded generator of the host reference helpers: never zeros.
     const uint64_t seed = gemm::seed_of(key_);
     const std::vector<float> host_x = gemm::random_matrix(elems_x, seed);
     const std::vector<float> host_w = gemm::random_matrix(elems_w, seed ^ 0x9e3779b97f4a7c15ull);
-    cudaStream_t stream = context_.stream.get();
+    cudaStream_t stream = context_.device.stream();
     check(cudaMemcpyAsync(x(0), host_x.data(), elems_x * sizeof(float), cudaMemcpyHostToDevice,
                           stream),
           "cudaMemcpyAsync(input of " + key_ + ")");
@@ -233,79 +215,38 @@ class Session final : public ProblemSession {
   }
 
   // Waits for the stop event; kernel faults surface here.
-  double elapsed_ms(const std::string& what) {
-    const cudaError_t error = cudaEventSynchronize(context_.stop.get());
-    if (error != cudaSuccess) {
-      throw AbortRun{Status::failed, ktune::cuda::describe_failure(error, "execution of " + what)};
-    }
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, context_.start.get(), context_.stop.get()),
-          "cudaEventElapsedTime(" + what + ")");
-    return ms;
-  }
-
   using Launch = std::function<std::optional<Outcome>(int)>;
 
-  double timed_launch(const Launch& launch, int copy, const std::string& what) {
-    cudaStream_t stream = context_.stream.get();
-    check(cudaEventRecord(context_.start.get(), stream), "cudaEventRecord(start)");
-    if (std::optional<Outcome> bad = launch(copy)) throw AbortRun{bad->status, bad->message};
-    check(cudaEventRecord(context_.stop.get(), stream), "cudaEventRecord(stop)");
-    return elapsed_ms(what);
-  }
-
-  // Verify on NaN-poisoned output, then time with rotation (the GEMM backend's protocol).
+  // Verify on NaN-poisoned output, then time with rotation (the shared device protocol).
   Outcome measure(const Launch& launch, const TimingPolicy& policy, const std::string& what,
                   double bound) {
-    Outcome outcome;
-    try {
-      check(cudaMemsetAsync(y(0), 0xFF, elems_y_ * sizeof(float), context_.stream.get()),
+    ktune::cuda::DeviceRun run;
+    run.poison = [&] {
+      check(cudaMemsetAsync(y(0), 0xFF, elems_y_ * sizeof(float), context_.device.stream()),
             "cudaMemsetAsync(poison output)");
-      const double first_ms = timed_launch(launch, 0, what);
+    };
+    run.launch = [&](int copy) {
+      if (std::optional<Outcome> bad = launch(copy))
+        throw ktune::cuda::RunAbort{bad->status, bad->message};
+    };
+    run.verify = [&] {
       gemm::Shape as_matrix;  // y as a k x (n*p*q) column-major matrix
       as_matrix.m = shape_.k;
       as_matrix.n = int64_t(elems_y_) / shape_.k;
       as_matrix.ldc = shape_.k;
       const double error =
-          context_.rel_error(y(0), reference_.data(), as_matrix, context_.stream.get());
-      outcome.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
-      if (!(error <= bound)) {
-        outcome.status = Status::wrong;
-        outcome.message = std::isfinite(error)
-                              ? fmt::format("{}: relative error {:.3e} exceeds the bound {:.3e}",
-                                            what, error, bound)
-                              : fmt::format("{}: result holds NaN or Inf", what);
-        return outcome;
-      }
-      if (first_ms > policy.timeout_ms) {
-        outcome.status = Status::timeout;
-        outcome.message = fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what,
-                                      first_ms, policy.timeout_ms);
-        return outcome;
-      }
-      int next = copies_ > 1 ? 1 : 0;
-      outcome.timing = time_adaptive(
-          [&]() -> double {
-            const int copy = next;
-            next = (next + 1) % copies_;
-            const double ms = timed_launch(launch, copy, what);
-            if (ms > policy.timeout_ms) {
-              throw AbortRun{Status::timeout,
-                             fmt::format("{}: one run took {:.1f} ms > timeout {:.1f} ms", what, ms,
-                                         policy.timeout_ms)};
-            }
-            return ms;
-          },
-          policy);
-      outcome.status = Status::ok;
-    } catch (const AbortRun& abort) {
-      outcome.status = abort.status;
-      outcome.message = abort.message;
-    } catch (const CudaError& e) {
-      outcome.status = Status::failed;
-      outcome.message = what + ": " + e.what();
-    }
-    return outcome;
+          context_.rel_error(y(0), reference_.data(), as_matrix, context_.device.stream());
+      RunVerdict v;
+      v.ok = error <= bound;
+      v.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+      if (!v.ok)
+        v.message = std::isfinite(error)
+                        ? fmt::format("relative error {:.3e} exceeds the bound {:.3e}", error, bound)
+                        : "result holds NaN or Inf";
+      return v;
+    };
+    run.copies = copies_;
+    return ktune::cuda::verify_then_time_on_device(context_.device, run, policy, what);
   }
 
   Context& context_;
@@ -326,14 +267,14 @@ class CudaConvBackend final : public Backend {
   CudaConvBackend(const Family& family, int device_index)
       : context_(family.space(), device_index) {}
 
-  const DeviceInfo& device() const override { return context_.info; }
+  const DeviceInfo& device() const override { return context_.device.info(); }
 
   bool implements(const Config& config) const override {
     return decode(context_.space, config).valid;
   }
 
   void prepare(const std::vector<Config>& configs) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     std::vector<CudaConvConfig> decoded;
     for (const Config& config : configs) {
       const CudaConvConfig g = decode(context_.space, config);
@@ -343,7 +284,7 @@ class CudaConvBackend final : public Backend {
   }
 
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    ktune::cuda::use_device(context_.device_index);
+    context_.device.make_current();
     return std::make_unique<Session>(context_, problem);
   }
 
@@ -360,10 +301,11 @@ std::unique_ptr<Backend> make_backend(const Family& family, int device_index) {
   return std::make_unique<CudaConvBackend>(family, device_index);
 }
 
-void register_backend() {
-  ktune::register_backend("conv2d", "cuda", [](const Family& family, int device_index) {
-    return make_backend(family, device_index);
+}  // namespace ktune::kernels::conv2d::cuda
+
+// The conv2d family's CUDA registration entry (called by register_cuda_backends).
+KTUNE_FAMILY_CUDA_ENTRY(conv2d) {
+  ktune::register_backend("conv2d", "cuda", [](const ktune::Family& family, int device_index) {
+    return ktune::kernels::conv2d::cuda::make_backend(family, device_index);
   });
 }
-
-}  // namespace ktune::kernels::conv2d::cuda

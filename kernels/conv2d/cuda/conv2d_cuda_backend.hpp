@@ -14,7 +14,5 @@ namespace ktune::kernels::conv2d::cuda {
 // Throws Error naming "cuda:<index>" when the device is unavailable.
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index);
 
-// Registers ("conv2d", "cuda") with ktune::register_backend.
-void register_backend();
 
 }  // namespace ktune::kernels::conv2d::cuda

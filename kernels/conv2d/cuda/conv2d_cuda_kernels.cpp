@@ -6,7 +6,6 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-using gemm::cuda::embedded_source;
 
 namespace {
 
@@ -45,10 +44,10 @@ std::vector<KernelName> kernel_names(const CudaConvConfig& g) {
 }
 
 ConvKernelSet::ConvKernelSet(std::string arch)
-    : direct_(arch, embedded_source("conv2d_direct.cuh"), "conv2d_direct.cu"),
-      im2col_(arch, embedded_source("conv2d_im2col.cuh"), "conv2d_im2col.cu"),
-      winograd_(arch, embedded_source("conv2d_winograd.cuh"), "conv2d_winograd.cu"),
-      tiled_(arch, embedded_source("gemm_tiled.cuh"), "gemm_tiled.cu") {}
+    : direct_(arch, ktune::embedded_file("conv2d_direct.cuh"), "conv2d_direct.cu"),
+      im2col_(arch, ktune::embedded_file("conv2d_im2col.cuh"), "conv2d_im2col.cu"),
+      winograd_(arch, ktune::embedded_file("conv2d_winograd.cuh"), "conv2d_winograd.cu"),
+      tiled_(arch, ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu") {}
 
 gemm::cuda::KernelCache& ConvKernelSet::cache(const std::string& file) {
   if (file == "conv2d_direct.cuh") return direct_;

@@ -1,0 +1,26 @@
+# conv2d (included by ktune_add_family): the oneDNN CPU baseline (found in the top-level
+# CMakeLists.txt), the cuDNN 9 CUDA baseline, the GEMM family's CUDA kernels it reuses, and the
+# ahead-of-time nvcc check of its CUDA kernels.
+# im2col, 1x1 and Winograd run on the GEMM family's packed kernels.
+target_link_libraries(${KTUNE_FAMILY_TARGET} PUBLIC ktune_family_gemm)
+if(dnnl_FOUND)
+  target_include_directories(${KTUNE_FAMILY_TARGET} SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE ${DNNL_LIBRARY})
+  target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_ONEDNN=1)
+endif()
+if(KTUNE_FAMILY_CUDA_TARGET)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_family_gemm_cuda)
+  # cuDNN 9, shipped beside the toolkit's libraries.
+  find_library(KTUNE_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR}
+    ${CUDAToolkit_LIBRARY_ROOT}/lib ${CUDAToolkit_LIBRARY_ROOT}/lib64)
+  if(KTUNE_CUDNN_LIBRARY)
+    target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ${KTUNE_CUDNN_LIBRARY})
+    target_compile_definitions(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE KTUNE_HAVE_CUDNN=1)
+  else()
+    get_target_property(sources ${KTUNE_FAMILY_CUDA_TARGET} SOURCES)
+    list(FILTER sources EXCLUDE REGEX "conv2d_cudnn\\.cpp$")
+    set_property(TARGET ${KTUNE_FAMILY_CUDA_TARGET} PROPERTY SOURCES ${sources})
+  endif()
+  message(STATUS "ktune: cuDNN ${KTUNE_CUDNN_LIBRARY}")
+  ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
+endif()
