@@ -17,7 +17,8 @@ struct TimingPolicy {
 };
 
 // The field of the policy that makes no sense ("max_reps: 0 is not at least 1"), or "" when
-// every field is usable: counts are whole and positive (warmups may be 0), times finite and > 0.
+// every field is usable: counts positive (warmups may be 0), times finite and > 0 (the budget
+// may be 0: min_reps timed runs only).
 std::string timing_policy_problem(const TimingPolicy& policy);
 
 // run_once performs one run and returns its duration in milliseconds. The outcome is ok with

@@ -38,8 +38,8 @@ std::string timing_policy_problem(const TimingPolicy& policy) {
   if (policy.max_reps < 1) return fmt::format("max_reps: {} is not at least 1", policy.max_reps);
   if (policy.max_reps < policy.min_reps)
     return fmt::format("max_reps: {} is below min_reps {}", policy.max_reps, policy.min_reps);
-  if (!std::isfinite(policy.budget_ms) || policy.budget_ms <= 0)
-    return fmt::format("budget_ms: {} is not a positive number of milliseconds", policy.budget_ms);
+  if (!std::isfinite(policy.budget_ms) || policy.budget_ms < 0)  // 0: min_reps runs only
+    return fmt::format("budget_ms: {} is not a number of milliseconds >= 0", policy.budget_ms);
   if (!std::isfinite(policy.timeout_ms) || policy.timeout_ms <= 0)
     return fmt::format("timeout_ms: {} is not a positive number of milliseconds",
                        policy.timeout_ms);

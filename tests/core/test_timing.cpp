@@ -56,7 +56,7 @@ TEST(TimeAdaptive, UnusablePoliciesAreErrorsNotTimeouts) {
       with([](TimingPolicy& p) { p.min_reps = 0; }),
       with([](TimingPolicy& p) { p.min_reps = 5, p.max_reps = 4; }),
       with([](TimingPolicy& p) { p.warmups = -1; }),
-      with([](TimingPolicy& p) { p.budget_ms = 0; }),
+      with([](TimingPolicy& p) { p.budget_ms = -1; }),
       with([](TimingPolicy& p) { p.timeout_ms = -1; }),
       with([](TimingPolicy& p) { p.timeout_ms = NAN; }),
       with([](TimingPolicy& p) { p.budget_ms = INFINITY; }),
@@ -71,6 +71,12 @@ TEST(TimeAdaptive, UnusablePoliciesAreErrorsNotTimeouts) {
                  Error);
   }
   EXPECT_EQ(timing_policy_problem(policy()), "");
+  TimingPolicy no_budget = policy();
+  no_budget.budget_ms = 0;  // min_reps timed runs, then stop
+  int calls = 0;
+  const Outcome o = time_adaptive([&] { return double(++calls); }, no_budget);
+  EXPECT_EQ(o.status, Status::ok);
+  EXPECT_EQ(o.timing.reps, 3);
 }
 
 TEST(HostMeasure, VerdictsFailuresAndTimeoutsBecomeStatuses) {
