@@ -55,7 +55,7 @@ class CpuMeasure final : public DeviceMeasure {
           std::fill(copies[0].output.begin(), copies[0].output.end(),
                     std::numeric_limits<float>::quiet_NaN());
           deployed(copies[0]);
-          ktune::HostVerdict v;
+          ktune::RunVerdict v;
           v.rel_error = conv::relative_error(s, copies[0].output.data(), reference);
           v.ok = v.rel_error <= bound;
           if (!v.ok)
@@ -77,7 +77,7 @@ class CpuMeasure final : public DeviceMeasure {
           std::fill(copies[0].output.begin(), copies[0].output.end(),
                     std::numeric_limits<float>::quiet_NaN());
           onednn.run(copies[0].input.data(), weights[0], copies[0].output.data());
-          ktune::HostVerdict v;
+          ktune::RunVerdict v;
           v.rel_error = conv::relative_error(s, copies[0].output.data(), reference);
           v.ok = v.rel_error <= conv::error_bound(s);
           return v;
