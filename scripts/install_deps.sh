@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libeigen3-dev libsqlite3-dev sqlite3
   libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn)
+  libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn
+  clang libclang-rt-dev)  # clang + libFuzzer runtime: tests/fuzz
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
