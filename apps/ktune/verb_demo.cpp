@@ -125,7 +125,7 @@ void print_evaluation(const Dataset& data, const DemoOptions& o, const std::stri
   eo.network_splits = false;
   eo.test_fraction = 0.25;
   eo.norms = {ml::Norm::scale};
-  eo.pruners = {"pca-kmeans"};
+  eo.pruners = {ml::PruneMethod::pca_kmeans};
   eo.selectors = {"tree-b"};
   eo.ceiling_ks = {o.k};
   eo.selector_ks = {o.k};
@@ -217,7 +217,7 @@ int run_demo(const DemoOptions& o) {
   stage.begin(2, fmt::format("prune: K = {} configs to ship (pca-kmeans, scale) from {} shapes",
                              o.k, data.rows()));
   ml::PruneOptions po;
-  po.method = "pca-kmeans";
+  po.method = ml::PruneMethod::pca_kmeans;
   po.k = o.k;
   const auto shipped = ml::prune(data, po);
   std::string list;

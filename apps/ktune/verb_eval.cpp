@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
+#include "apps/ktune/progress.hpp"
 #include "apps/ktune/stencil_eval_cli.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
@@ -75,7 +76,10 @@ int run_eval(const EvalArgs& a) {
   o.seed = a.seed;
   o.fallback = ml::parse_fallback(a.fallback);
   o.threads = a.threads;
+  Progress progress("eval");  // a line every 10 s when stderr is not a terminal
+  o.progress = [&](size_t done, size_t total) { progress.update(done, total, "cells"); };
   const ml::EvalResult r = ml::evaluate(data, o);
+  progress.finish();
   std::ostringstream md;
   ml::write_markdown(r, md);
   if (!a.markdown.empty()) {

@@ -4,13 +4,17 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "apps/ktune/long_csv_args.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
+#include "ktune/workload.hpp"
 
 namespace ktune::cli {
 
@@ -20,6 +24,7 @@ struct ImportArgs {
   std::string store, csv, t4, kernel_tuner, device, family, problem;
   LongCsvArgs long_csv;  // foreign long CSV (see ktune/ml/csv_import.hpp)
   std::string objective, direction;
+  std::string tags_from;  // a workload whose problems' tags the imported problems get
 };
 
 const std::string& input_of(const ImportArgs& a) {
@@ -31,6 +36,26 @@ ImportObjective objective_of(const ImportArgs& a) {
   if (a.direction == "max") o.direction = 1;
   if (a.direction == "min") o.direction = -1;
   return o;
+}
+
+// Data measured before tags were stored (or foreign data) gets them from a workload of its
+// family: each imported problem that the workload holds takes that problem's tags.
+void add_workload_tags(std::vector<Measurement>& ms, const std::string& workload) {
+  register_builtin();
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> by_family;
+  for (auto& m : ms) {
+    if (!by_family.count(m.family)) {
+      auto& tags = by_family[m.family];
+      for (const auto& p : load_workload(find_family(m.family), workload).problems)
+        tags[p.key()] = p.tags;
+    }
+    const auto& tags = by_family[m.family];
+    const auto it = tags.find(m.problem);
+    if (it == tags.end()) continue;
+    std::set<std::string> all(m.tags.begin(), m.tags.end());
+    all.insert(it->second.begin(), it->second.end());
+    m.tags.assign(all.begin(), all.end());
+  }
 }
 
 std::vector<Measurement> read_input(const ImportArgs& a) {
@@ -63,7 +88,8 @@ void check_args(const ImportArgs& a) {
 
 int run_import(const ImportArgs& a) {
   check_args(a);
-  const std::vector<Measurement> ms = read_input(a);
+  std::vector<Measurement> ms = read_input(a);
+  if (!a.tags_from.empty()) add_workload_tags(ms, a.tags_from);
   Store store(a.store, Store::Mode::read_write);
   const size_t added = store.put_all(ms);
   std::printf("imported %s into %s: %zu added, %zu skipped (already stored)\n", input_of(a).c_str(),
@@ -93,6 +119,9 @@ Action setup_import(CLI::App& sub) {
   sub.add_option("--direction", a->direction,
                  "min or max: whether lower or higher --objective is better (default: Kernel "
                  "Tuner's for known names; time is min)");
+  sub.add_option("--tags-from", a->tags_from,
+                 "Give each imported problem the tags (e.g. networks) of the same problem in "
+                 "this workload of its family");
   return [a] { return run_import(*a); };
 }
 

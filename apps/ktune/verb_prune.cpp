@@ -22,7 +22,7 @@ struct PruneArgs {
 
 int run_prune(const PruneArgs& a) {
   ml::PruneOptions options;
-  options.method = a.method;
+  options.method = ml::parse_prune_method(a.method);
   options.k = a.k;
   options.norm = ml::parse_norm(a.norm);
   options.seed = a.seed;

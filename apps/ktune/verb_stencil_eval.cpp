@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "apps/ktune/progress.hpp"
 #include "apps/ktune/stencil_eval_cli.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
@@ -32,7 +33,10 @@ int run_stencil_eval(const StencilEvalArgs& a) {
   o.seed = a.seed;
   o.threads = a.threads;
   o.expert = a.expert;
+  Progress progress("eval");  // a line every 10 s when stderr is not a terminal
+  o.progress = [&](size_t done, size_t total) { progress.update(done, total, "tasks"); };
   const ml::StencilEvalResult r = ml::evaluate_stencil(merged, o);
+  progress.finish();
   std::ostringstream md, csv;
   ml::write_stencil_markdown(r, md);
   ml::write_stencil_csv(r, csv);

@@ -53,7 +53,7 @@ int run_train(const TrainArgs& a) {
   j["dataset"] = a.source.data;  // codegen names it in the generated header
   write_text_file(a.output, j.dump(1) + "\n");
   // In-sample score: a sanity check, not an evaluation (use `ktune eval` for held-out numbers).
-  const auto m = ml::evaluate_selector(*selector, data, shipped, ml::safe_order(data));
+  const auto m = ml::evaluate_selector(*selector, data, shipped, ml::fixed_config_order(data));
   std::fprintf(
       stdout,
       "%s over %zu configs on %s/%s (%lld problems, norm %s, fallback %s): training "

@@ -10,10 +10,11 @@
 
 namespace ktune {
 
-// The CSV header, in order.
+// The CSV header, in order. tags: the problem's tags joined by ';'. Files written before the
+// tags column (the same header without it) are still read, without tags.
 inline constexpr std::string_view kMeasurementCsvHeader =
     "device,family,problem,config,config_id,status,median_ms,min_ms,max_ms,mad_ms,reps,perf,"
-    "rel_error,message,created_at";
+    "rel_error,message,created_at,tags";
 
 // RFC 4180 quoting; doubles printed with %.17g so they read back bit-identical. A path ending
 // in ".gz" is gzip-compressed; "-" is stdout. Timing samples are not part of the CSV.

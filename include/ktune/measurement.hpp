@@ -53,6 +53,9 @@ struct Measurement {
   // {"kernel_tuner": cache entry}), kept so an export gives it back unchanged (every runtime,
   // compile/framework time, observable, timestamp and value type); empty for ktune's own rows.
   std::string source;
+  // The problem's tags (e.g. the networks of a workload that use it), stored per (family,
+  // problem) beside the measurements; the dataset's problem groups come from them.
+  std::vector<std::string> tags;
 };
 
 // The stored form of config_id and the vendor flag (stores, CSV and T4 files): -1 for vendors.

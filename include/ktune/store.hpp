@@ -1,6 +1,7 @@
 #pragma once
 // The tuning store: SQLite, one row per measurement, each committed as soon as it is taken so
 // an interrupted sweep loses nothing finished; resuming skips keys already stored.
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -39,8 +40,18 @@ class Store {
   bool put(const Measurement& m);
   // Many rows in one transaction (imports); same duplicate rule. Returns rows added.
   size_t put_all(const std::vector<Measurement>& ms);
+  // Tags of a problem (INSERT OR IGNORE; a store keeps the union of every tag it was given).
+  void put_tags(const std::string& family, const std::string& problem,
+                const std::vector<std::string>& tags);
+  void put_tags(const std::string& family,
+                const std::map<std::string, std::vector<std::string>>& tags);  // one transaction
+  // (family, problem) → sorted tags; family empty = every family. Empty for a store made
+  // before tags existed and opened read-only.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> problem_tags(
+      const std::string& family = "") const;
   std::set<MeasurementKey> keys(const std::string& device, const std::string& family) const;
-  // All measurements, optionally filtered (empty string = any), ordered by insertion.
+  // All measurements, optionally filtered (empty string = any), ordered by insertion, each with
+  // its problem's tags.
   std::vector<Measurement> query(const std::string& device = "",
                                  const std::string& family = "") const;
   size_t count() const;

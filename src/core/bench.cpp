@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 #include <csignal>
 #include <sstream>
 
@@ -75,10 +76,12 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
   std::vector<std::pair<const Problem*, std::vector<Pending>>> plan;
   std::vector<Config> to_prepare;
   std::vector<bool> prepare_seen(size_t(space.product_size()), false);
+  std::map<std::string, std::vector<std::string>> tags;  // stored even for measured problems
   for (size_t i = 0; i < workload.problems.size(); ++i) {
     if (int(i % size_t(options.shard.count)) != options.shard.index) continue;
     const Problem& problem = workload.problems[i];
     const std::string key = problem.key();
+    if (!problem.tags.empty()) tags[key] = problem.tags;
     std::vector<Pending> pending;
     auto consider = [&](const Config* c, std::string name) {
       ++summary.planned;
@@ -101,6 +104,7 @@ SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& w
     plan.emplace_back(&problem, std::move(pending));
   }
 
+  store.put_tags(family.name(), tags);
   backend.prepare(to_prepare);
 
   g_interrupted = 0;

@@ -16,7 +16,27 @@ namespace ktune {
 
 namespace {
 
-constexpr size_t kColumns = 15;
+// The header before the tags column came; such files are still read (without tags).
+constexpr std::string_view kHeaderWithoutTags =
+    kMeasurementCsvHeader.substr(0, kMeasurementCsvHeader.rfind(','));
+
+std::string join_tags(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const auto& t : tags) out += (out.empty() ? "" : ";") + t;
+  return out;
+}
+
+std::vector<std::string> split_tags(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
 
 void append_field(std::string& out, std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
@@ -91,6 +111,8 @@ std::string format_measurements_csv(const std::vector<Measurement>& ms) {
     append_field(out, o.message);
     out += ',';
     append_field(out, m.created_at);
+    out += ',';
+    append_field(out, join_tags(m.tags));
     out += '\n';
   }
   return out;
@@ -106,15 +128,17 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
   if (!scanner.next(rec))
     throw Error(
         fmt::format("{}:1: empty file (expected the header {})", source, kMeasurementCsvHeader));
-  if (joined_header(rec.fields) != kMeasurementCsvHeader)
+  const std::string header = joined_header(rec.fields);
+  const size_t columns = rec.fields.size();
+  if (header != kMeasurementCsvHeader && header != kHeaderWithoutTags)
     throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source,
                             joined_header(rec.fields), kMeasurementCsvHeader));
   std::vector<Measurement> out;
   while (scanner.next(rec)) {
     const std::string where = fmt::format("{}:{}", source, rec.line);
     if (rec.blank()) continue;
-    if (rec.fields.size() != kColumns)
-      throw Error(fmt::format("{}: {} fields, expected {}", where, rec.fields.size(), kColumns));
+    if (rec.fields.size() != columns)
+      throw Error(fmt::format("{}: {} fields, expected {}", where, rec.fields.size(), columns));
     const auto& f = rec.fields;
     Measurement m;
     m.device = f[0];
@@ -139,6 +163,7 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
     m.outcome.rel_error = parse_double(f[12], "rel_error", where);
     m.outcome.message = f[13];
     m.created_at = f[14];
+    if (columns > 15) m.tags = split_tags(f[15]);
     if (m.device.empty() || m.family.empty() || m.problem.empty() || m.config.empty())
       throw Error(fmt::format("{}: device, family, problem and config must not be empty", where));
     out.push_back(std::move(m));

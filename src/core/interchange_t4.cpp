@@ -165,6 +165,7 @@ Json result_of(const Measurement& m, const Json& source, double doc_ms_per_unit)
                 {"perf", finite(m.perf, m, "perf")},
                 {"rel_error", finite(o.rel_error, m, "rel_error")},
                 {"message", o.message}};
+  if (!m.tags.empty()) ktune["tags"] = m.tags;
   if (member(source, "t4")) {  // a foreign T4 result: give it back as it came
     Json body = foreign_body(source, doc_ms_per_unit);
     ktune["foreign_t4"] = true;

@@ -131,6 +131,12 @@ Measurement ktune_measurement(const Json& r, const Document& d, const std::strin
   m.outcome.rel_error = k.at("rel_error").get<double>();
   m.outcome.message = k.at("message").get<std::string>();
   m.created_at = timestamp_of(r, where);
+  if (const Json* tags = member(k, "tags"); tags && tags->is_array()) {
+    for (const Json& t : *tags) {
+      if (!t.is_string()) throw Error(fmt::format("{}: field 'ktune.tags' holds a non-string", where));
+      m.tags.push_back(t.get<std::string>());
+    }
+  }
   if (const Json* foreign = member(k, "foreign_t4"); foreign && *foreign == true) {
     Json body = r;
     body.erase("ktune");

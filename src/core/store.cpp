@@ -32,7 +32,12 @@ CREATE TABLE IF NOT EXISTS measurements(
   UNIQUE (device, family, problem, config));
 CREATE TABLE IF NOT EXISTS sources(
   measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id), json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS problem_tags(
+  family TEXT NOT NULL, problem TEXT NOT NULL, tag TEXT NOT NULL,
+  PRIMARY KEY (family, problem, tag));
 )sql";
+// problem_tags came after the first stores: opening an older store read-write adds the table
+// (CREATE TABLE IF NOT EXISTS above); read-only, a store without it simply has no tags.
 
 // What a statement throws when another connection holds the lock it needs (retried by the
 // store's setup; during a sweep the busy timeout waits instead).
@@ -196,6 +201,20 @@ constexpr const char* kInsert =
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 constexpr const char* kInsertSource = "INSERT INTO sources(measurement_id, json) VALUES (?, ?)";
 
+constexpr const char* kInsertTag =
+    "INSERT OR IGNORE INTO problem_tags(family, problem, tag) VALUES (?, ?, ?)";
+
+void insert_tags(Statement& st, const std::string& family, const std::string& problem,
+                 const std::vector<std::string>& tags) {
+  for (const auto& tag : tags) {
+    st.reset();
+    st.bind(1, family);
+    st.bind(2, problem);
+    st.bind(3, tag);
+    st.step();
+  }
+}
+
 bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m) {
   const Outcome& o = m.outcome;
   st.reset();
@@ -300,19 +319,45 @@ std::vector<DeviceInfo> Store::devices() const {
 }
 
 bool Store::put(const Measurement& m) {
+  if (!m.tags.empty()) put_tags(m.family, m.problem, m.tags);
   if (!m.source.empty()) return put_all({m}) == 1;  // the row and its source, atomically
   Statement st(db_, kInsert, path_);
   Statement source(db_, kInsertSource, path_);
   return insert(db_, st, source, m);  // autocommit: durable as soon as this returns
 }
 
+void Store::put_tags(const std::string& family, const std::string& problem,
+                     const std::vector<std::string>& tags) {
+  Statement st(db_, kInsertTag, path_);
+  insert_tags(st, family, problem, tags);
+}
+
+void Store::put_tags(const std::string& family,
+                     const std::map<std::string, std::vector<std::string>>& tags) {
+  if (tags.empty()) return;
+  exec(db_, "BEGIN IMMEDIATE", path_);
+  try {
+    Statement st(db_, kInsertTag, path_);
+    for (const auto& [problem, list] : tags) insert_tags(st, family, problem, list);
+    exec(db_, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
 size_t Store::put_all(const std::vector<Measurement>& ms) {
   exec(db_, "BEGIN IMMEDIATE", path_);
   size_t added = 0;
   try {
-    Statement st(db_, kInsert, path_);
+    Statement st(db_, kInsert, path_), tag(db_, kInsertTag, path_);
     Statement source(db_, kInsertSource, path_);
-    for (const auto& m : ms) added += insert(db_, st, source, m) ? 1 : 0;
+    std::set<std::pair<std::string, std::string>> tagged;  // each problem's tags once
+    for (const auto& m : ms) {
+      if (!m.tags.empty() && tagged.insert({m.family, m.problem}).second)
+        insert_tags(tag, m.family, m.problem, m.tags);
+      added += insert(db_, st, source, m) ? 1 : 0;
+    }
     exec(db_, "COMMIT", path_);
   } catch (...) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -345,6 +390,7 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
   Statement st(db_, sql.c_str(), path_);
   st.bind(1, device);
   st.bind(2, family);
+  const auto tags = problem_tags(family);
   std::vector<Measurement> out;
   while (st.step()) {
     Measurement m;
@@ -364,6 +410,8 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
     m.outcome.message = st.text(13);
     m.created_at = st.text(14);
     m.source = st.text(15);
+    const auto it = tags.find({m.family, m.problem});
+    if (it != tags.end()) m.tags = it->second;
     out.push_back(std::move(m));
   }
   return out;
@@ -377,6 +425,21 @@ std::vector<std::string> Store::measured_devices(const std::string& family) cons
   st.bind(1, family);
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+std::map<std::pair<std::string, std::string>, std::vector<std::string>> Store::problem_tags(
+    const std::string& family) const {
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;
+  Statement exists(
+      db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'problem_tags'", path_);
+  if (!exists.step()) return out;  // an older store opened read-only
+  Statement st(db_,
+               "SELECT family, problem, tag FROM problem_tags WHERE ?1 = '' OR family = ?1 "
+               "ORDER BY family, problem, tag",
+               path_);
+  st.bind(1, family);
+  while (st.step()) out[{st.text(0), st.text(1)}].push_back(st.text(2));
   return out;
 }
 

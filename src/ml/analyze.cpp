@@ -26,7 +26,9 @@ AnalysisReport analyze(const Dataset& data, Norm norm) {
   r.norm = norm;
   r.problems = data.rows();
   r.configs = data.cols();
-  r.valid_fraction = double(data.valid.count()) / double(data.valid.size());
+  r.unmeasured_cells = data.unmeasured_count();
+  r.valid_fraction =
+      double(data.valid.count()) / double(data.valid.size() - r.unmeasured_cells);
 
   const Eigen::MatrixXd normalized = normalize(data, norm);
   if (data.rows() >= 2) {
@@ -91,6 +93,9 @@ std::string to_markdown(const AnalysisReport& r, size_t top) {
   fmt::format_to(out, "| item | value |\n| --- | --- |\n");
   fmt::format_to(out, "| problems | {} |\n| configs | {} |\n", r.problems, r.configs);
   fmt::format_to(out, "| valid entries | {:.1f} % |\n", 100 * r.valid_fraction);
+  if (r.unmeasured_cells > 0) {  // only sampled data has them: full sweeps print as before
+    fmt::format_to(out, "| unmeasured entries (left out) | {} |\n", r.unmeasured_cells);
+  }
   fmt::format_to(out, "| normalization | {} |\n", to_string(r.norm));
   if (r.cumulative_variance.size() == 0 || r.components_80 == 0) {
     fmt::format_to(out, "| PCA components for 80 / 90 / 95 % variance | n/a (no variance) |\n");
@@ -159,6 +164,7 @@ void write_csv(const AnalysisReport& r, const std::string& path) {
   row("summary", "problems", std::to_string(r.problems));
   row("summary", "configs", std::to_string(r.configs));
   row("summary", "valid_fraction", num(r.valid_fraction));
+  if (r.unmeasured_cells > 0) row("summary", "unmeasured_cells", std::to_string(r.unmeasured_cells));
   row("summary", "components_80", std::to_string(r.components_80));
   row("summary", "components_90", std::to_string(r.components_90));
   row("summary", "components_95", std::to_string(r.components_95));

@@ -186,10 +186,25 @@ void problem_features(Dataset& d, const Family* family) {
   }
 }
 
-// The networks each problem comes from, by matching keys against the builtin "dnn" workload.
-void problem_groups(Dataset& d, const Family* family) {
-  d.problem_groups.assign(d.problem_keys.size(), {});
+// Each problem's tags (e.g. the networks it comes from), as stored with its measurements: the
+// union over its rows, sorted.
+void problem_groups(Dataset& d, const std::vector<const Measurement*>& slice) {
+  std::unordered_map<std::string, std::set<std::string>> tags;
+  for (const Measurement* m : slice) tags[m->problem].insert(m->tags.begin(), m->tags.end());
+  d.problem_groups.clear();
+  for (const auto& key : d.problem_keys) {
+    const auto& t = tags[key];
+    d.problem_groups.emplace_back(t.begin(), t.end());
+  }
+}
+
+// Transitional, until the committed datasets carry their tags: when no measurement has tags,
+// the networks each problem comes from, by matching keys against the builtin "dnn" workload.
+void workload_groups(Dataset& d, const Family* family) {
   if (!family) return;
+  for (const auto& g : d.problem_groups) {
+    if (!g.empty()) return;
+  }
   std::unordered_map<std::string, std::vector<std::string>> tags;
   try {
     for (const auto& p : load_workload(*family, "dnn").problems) tags[p.key()] = p.tags;
@@ -252,6 +267,7 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
 
   const auto n_rows = Eigen::Index(all_keys.size());
   Eigen::MatrixXd perf = Eigen::MatrixXd::Zero(n_rows, Eigen::Index(d.config_names.size()));
+  BoolMatrix measured = BoolMatrix::Constant(n_rows, perf.cols(), false);
   Eigen::MatrixXd vendor_perf = Eigen::MatrixXd::Constant(
       n_rows, Eigen::Index(d.vendor_names.size()), std::numeric_limits<double>::quiet_NaN());
   // A key measured twice (e.g. merged CSVs) keeps its best valid performance.
@@ -262,8 +278,9 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
       double& v = vendor_perf(r, vendor_of[m->config]);
       if (p > 0 && (std::isnan(v) || p > v)) v = p;
     } else {
-      double& v = perf(r, col_of[m->config]);
-      v = std::max(v, p);
+      const Eigen::Index c = col_of[m->config];
+      perf(r, c) = std::max(perf(r, c), p);
+      measured(r, c) = true;  // ok or invalid: either way no longer unknown
     }
   }
 
@@ -282,10 +299,12 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
     throw Error(fmt::format("no problem has a valid measurement in {}/{}", d.device, d.family));
   }
   d.perf.resize(Eigen::Index(kept.size()), perf.cols());
+  d.measured.resize(d.perf.rows(), d.perf.cols());
   d.vendor_perf.resize(Eigen::Index(kept.size()), vendor_perf.cols());
   for (size_t i = 0; i < kept.size(); ++i) {
     d.problem_keys.push_back(all_keys[size_t(kept[i])]);
     d.perf.row(Eigen::Index(i)) = perf.row(kept[i]);
+    d.measured.row(Eigen::Index(i)) = measured.row(kept[i]);
     d.vendor_perf.row(Eigen::Index(i)) = vendor_perf.row(kept[i]);
   }
   d.valid = (d.perf.array() > 0).matrix();
@@ -293,7 +312,8 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   // Datasets of the families the program registered (register_builtin) get derived features.
   const Family* fam = find_registered_family(d.family);
   problem_features(d, fam);
-  problem_groups(d, fam);
+  problem_groups(d, slice);
+  workload_groups(d, fam);
   config_params(d, fam);
   return d;
 }
@@ -317,6 +337,7 @@ Dataset Dataset::subset_rows(const std::vector<Eigen::Index>& rows) const {
   d.features.resize(n, features.cols());
   d.perf.resize(n, perf.cols());
   d.valid.resize(n, valid.cols());
+  if (measured.size()) d.measured.resize(n, measured.cols());
   d.vendor_perf.resize(n, vendor_perf.cols());
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index r = rows[size_t(i)];
@@ -328,6 +349,7 @@ Dataset Dataset::subset_rows(const std::vector<Eigen::Index>& rows) const {
     if (features.rows() == this->rows()) d.features.row(i) = features.row(r);
     d.perf.row(i) = perf.row(r);
     d.valid.row(i) = valid.row(r);
+    if (measured.size()) d.measured.row(i) = measured.row(r);
     if (vendor_perf.rows() == this->rows()) d.vendor_perf.row(i) = vendor_perf.row(r);
   }
   return d;
@@ -340,6 +362,7 @@ Dataset Dataset::subset_cols(const std::vector<Eigen::Index>& cols) const {
   d.config_params.resize(n, config_params.cols());
   d.perf.resize(rows(), n);
   d.valid.resize(rows(), n);
+  if (measured.size()) d.measured.resize(rows(), n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const Eigen::Index c = cols[size_t(i)];
     if (c < 0 || c >= this->cols()) {
@@ -349,8 +372,13 @@ Dataset Dataset::subset_cols(const std::vector<Eigen::Index>& cols) const {
     if (config_params.rows() == this->cols()) d.config_params.row(i) = config_params.row(c);
     d.perf.col(i) = perf.col(c);
     d.valid.col(i) = valid.col(c);
+    if (measured.size()) d.measured.col(i) = measured.col(c);
   }
   return d;
+}
+
+Eigen::Index Dataset::unmeasured_count() const {
+  return measured.size() ? measured.size() - measured.count() : 0;
 }
 
 std::vector<Eigen::Index> Dataset::oracle_index() const {

@@ -11,11 +11,10 @@
 #include <set>
 
 #include "ktune/error.hpp"
+#include "ktune/ml/prune.hpp"
 
 namespace ktune::ml {
 namespace {
-
-constexpr double kFloor = 1e-3;
 
 double best_valid(const Dataset& d, Eigen::Index r) {
   double best = 0;
@@ -78,7 +77,7 @@ double oracle_ratio(const Dataset& data, Eigen::Index row, Eigen::Index col) {
 double pct_of_oracle(const std::vector<double>& ratios) {
   if (ratios.empty()) return std::numeric_limits<double>::quiet_NaN();
   double log_sum = 0;
-  for (double r : ratios) log_sum += std::log(std::max(r, kFloor));
+  for (double r : ratios) log_sum += std::log(std::max(r, kInvalidRatio));
   return 100.0 * std::exp(log_sum / static_cast<double>(ratios.size()));
 }
 
@@ -98,21 +97,39 @@ double ceiling_pct(const Dataset& test, const std::vector<Eigen::Index>& shipped
 
 std::vector<Eigen::Index> safe_order(const Dataset& train) {
   const Eigen::Index C = train.cols();
-  std::vector<int> count(C, 0);
+  std::vector<int> count(C, 0), measured(C, 0);
   std::vector<double> log_sum(C, 0.0);
   for (Eigen::Index r = 0; r < train.rows(); ++r) {
     const double oracle = best_valid(train, r);
     for (Eigen::Index c = 0; c < C; ++c) {
+      if (!train.is_measured(r, c)) continue;
       const bool ok = train.valid(r, c) && oracle > 0 && train.perf(r, c) > 0;
       count[c] += train.valid(r, c) ? 1 : 0;
-      log_sum[c] += std::log(ok ? std::max(train.perf(r, c) / oracle, kFloor) : kFloor);
+      ++measured[c];
+      log_sum[c] +=
+          std::log(ok ? std::max(train.perf(r, c) / oracle, kInvalidRatio) : kInvalidRatio);
     }
   }
   std::vector<Eigen::Index> order(C);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
-    return count[a] != count[b] ? count[a] > count[b] : log_sum[a] > log_sum[b];
+    return safer(count[a], measured[a], log_sum[a], count[b], measured[b], log_sum[b]);
   });
+  return order;
+}
+
+std::vector<Eigen::Index> fixed_config_order(const Dataset& train) {
+  std::vector<Eigen::Index> order = safe_order(train);
+  if (order.empty()) return order;
+  const Eigen::VectorXd score = geomean_scaled(train);
+  Eigen::Index best = -1;
+  for (Eigen::Index c = 0; c < train.cols(); ++c) {
+    if (train.valid.col(c).any() && (best < 0 || score(c) > score(best))) best = c;
+  }
+  if (best >= 0) {
+    order.erase(std::find(order.begin(), order.end(), best));
+    order.insert(order.begin(), best);
+  }
   return order;
 }
 
@@ -156,14 +173,14 @@ SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test
     acc_shipped += served_ok && choice.served == best_shipped ? 1 : 0;
     valid_picks += choice.refused ? 0 : 1;
     unservable += best_shipped < 0 ? 1 : 0;
-    double fixed_ratio = kFloor;
+    double fixed_ratio = kInvalidRatio;
     for (Eigen::Index c : fixed_order) {
       if (test.valid(r, c)) {
-        fixed_ratio = std::max(test.perf(r, c) / oracle, kFloor);
+        fixed_ratio = std::max(test.perf(r, c) / oracle, kInvalidRatio);
         break;
       }
     }
-    speedup_log += std::log(std::max(ratio, kFloor) / fixed_ratio);
+    speedup_log += std::log(std::max(ratio, kInvalidRatio) / fixed_ratio);
   }
   m.problems = static_cast<int>(ratios.size());
   m.pct_of_oracle = pct_of_oracle(ratios);

@@ -1,6 +1,8 @@
 // The evaluation matrix (see evaluate.hpp): splits × norms × pruners × K, and the selectors at
 // the selector Ks. Cells run in parallel (OpenMP, dynamic schedule) and land in a fixed order,
 // so the result does not depend on the thread count.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <set>
@@ -18,7 +20,7 @@ namespace {
 
 struct Cell {
   Norm norm;
-  std::string pruner;
+  PruneMethod pruner;
   int k;
 };
 
@@ -32,7 +34,7 @@ std::vector<EvalRow> run_cell(const std::string& split, const Dataset& train, co
   EvalRow base;
   base.split = split;
   base.norm = to_string(cell.norm);
-  base.pruner = cell.pruner;
+  base.pruner = to_string(cell.pruner);
   base.k = cell.k;
   auto fail = [&](EvalRow row, const std::string& what) {
     row.ok = false;
@@ -82,7 +84,7 @@ EvalOptions quick_eval_options() {
   EvalOptions o;
   o.network_splits = false;
   o.norms = {Norm::scale};
-  o.pruners = {"topn", "kmeans", "tree"};
+  o.pruners = {PruneMethod::topn, PruneMethod::kmeans, PruneMethod::tree};
   o.selectors = {"tree-b", "knn-3", "forest", "reg-speedup"};
   o.ceiling_ks = {4, 5, 6, 7, 8};
   o.selector_ks = {5, 8};
@@ -91,7 +93,11 @@ EvalOptions quick_eval_options() {
 
 EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  if (data.rows() == 0) throw Error("eval: the dataset has no problems");
+  if (data.rows() < 2) {
+    throw Error(fmt::format(
+        "eval: the dataset has {} problem(s); at least 2 are needed to hold some out",
+        data.rows()));
+  }
   if (data.cols() == 0) throw Error("eval: the dataset has no configs");
   std::vector<Split> splits;
   if (o.random_split) splits.push_back(random_split(data, o.test_fraction, o.seed));
@@ -102,13 +108,22 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
     throw Error(
         "eval: no split to run (the dataset names no networks and the random split is off)");
   }
-  const std::vector<std::string> pruners = o.pruners.empty() ? pruner_names() : o.pruners;
+  const std::vector<PruneMethod> pruners = o.pruners.empty() ? prune_methods() : o.pruners;
   const std::vector<std::string> selectors = o.selectors.empty() ? selector_names() : o.selectors;
   for (const auto& s : selectors) make_selector(s);  // unknown names fail before any work
   const std::set<int> ceiling_ks(o.ceiling_ks.begin(), o.ceiling_ks.end());
   const std::set<int> selector_ks(o.selector_ks.begin(), o.selector_ks.end());
   std::set<int> all_ks = ceiling_ks;
   all_ks.insert(selector_ks.begin(), selector_ks.end());
+
+  std::vector<Cell> cells;
+  for (Norm norm : o.norms) {
+    for (const auto& pruner : pruners) {
+      for (int k : all_ks) cells.push_back({norm, pruner, k});
+    }
+  }
+  const size_t total = cells.size() * splits.size();
+  size_t done = 0;
 
   EvalResult result;
   result.family = data.family;
@@ -121,7 +136,9 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
         {split.name, {static_cast<int>(split.train.size()), static_cast<int>(split.test.size())}});
     const Dataset train = data.subset_rows(split.train);
     const Dataset test = data.subset_rows(split.test);
-    const std::vector<Eigen::Index> fixed_order = safe_order(train);
+    const std::vector<Eigen::Index> fixed_order = fixed_config_order(train);
+    result.fixed_configs.push_back({split.name, data.config_names[size_t(fixed_order.front())],
+                                    data.config_names[size_t(safe_order(train).front())]});
     {
       std::vector<double> ratios;
       for (Eigen::Index r = 0; r < test.rows(); ++r) {
@@ -134,12 +151,6 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
       }
       result.fixed_pct.push_back({split.name, pct_of_oracle(ratios)});
     }
-    std::vector<Cell> cells;
-    for (Norm norm : o.norms) {
-      for (const auto& pruner : pruners) {
-        for (int k : all_ks) cells.push_back({norm, pruner, k});
-      }
-    }
     std::vector<std::vector<EvalRow>> out(cells.size());
     const int n_cells = static_cast<int>(cells.size());
 #pragma omp parallel for schedule(dynamic) \
@@ -148,6 +159,10 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
       const Cell& c = cells[i];
       out[i] = run_cell(split.name, train, test, fixed_order, c, o, ceiling_ks.count(c.k) > 0,
                         selector_ks.count(c.k) > 0, selectors);
+      if (o.progress) {
+#pragma omp critical(ktune_eval_progress)
+        o.progress(++done, total);
+      }
     }
     for (auto& rows : out) {
       for (auto& row : rows) result.rows.push_back(std::move(row));

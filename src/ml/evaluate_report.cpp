@@ -67,10 +67,12 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
   out << fmt::format("# ktune evaluation: {} on {}\n\n", r.family.empty() ? "?" : r.family,
                      r.device.empty() ? "?" : r.device);
   out << fmt::format("{} problems × {} configs; {:.1f} s.\n\n", r.problems, r.configs, r.seconds);
-  out << "Scoring: % of oracle = 100 × geometric mean over held-out problems of perf(served) / "
-         "perf(best valid config of the whole space); a refused pick is served by its fallback; a "
-         "ratio of 0 (no shipped config valid) counts as 0.001. Ceiling = the same for a perfect "
-         "selector over the K shipped configs.\n\n";
+  out << fmt::format(
+      "Scoring: % of oracle = 100 × geometric mean over held-out problems of perf(served) / "
+      "perf(best valid config of the whole space); a refused pick is served by its fallback; a "
+      "ratio of 0 (no shipped config valid) counts as {}. Ceiling = the same for a perfect "
+      "selector over the K shipped configs.\n\n",
+      kInvalidRatio);
   std::set<int> ceiling_ks, selector_ks;
   for (const auto& row : r.rows) (row.selector.empty() ? ceiling_ks : selector_ks).insert(row.k);
   size_t failed = 0;
@@ -83,8 +85,15 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
     }
     out << fmt::format("## Split {} ({})\n\n", split, sizes);
     for (const auto& [name, pct] : r.fixed_pct) {
-      if (name == split)
-        out << fmt::format("Best single fixed config: {}% of oracle.\n\n", num(pct, 1));
+      if (name != split) continue;
+      for (const auto& f : r.fixed_configs) {
+        if (f.split != split) continue;
+        out << fmt::format(
+            "Best single fixed config: {}% of oracle (`{}`, the best geometric mean of scaled "
+            "perf on the training problems; where it is not valid, the safest config `{}` and "
+            "then the safe order stand in).\n\n",
+            num(pct, 1), f.config, f.safest);
+      }
     }
 
     // Table 1: ceilings.

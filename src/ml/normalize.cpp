@@ -36,6 +36,30 @@ std::string to_string(Norm norm) {
   return "scale";
 }
 
+namespace {
+
+// An unmeasured cell takes its config's mean normalized value over the rows where that config
+// was measured (0 when measured nowhere): a neutral guess, where a 0 would read as a refusal.
+void impute_unmeasured(const Dataset& data, Eigen::MatrixXd& out) {
+  if (data.unmeasured_count() == 0) return;
+  for (Eigen::Index c = 0; c < data.cols(); ++c) {
+    double sum = 0;
+    Eigen::Index n = 0;
+    for (Eigen::Index r = 0; r < data.rows(); ++r) {
+      if (data.is_measured(r, c)) {
+        sum += out(r, c);
+        ++n;
+      }
+    }
+    const double mean = n ? sum / double(n) : 0.0;
+    for (Eigen::Index r = 0; r < data.rows(); ++r) {
+      if (!data.is_measured(r, c)) out(r, c) = mean;
+    }
+  }
+}
+
+}  // namespace
+
 Eigen::MatrixXd normalize(const Dataset& data, Norm norm) {
   constexpr double kCut = 0.9;
   Eigen::MatrixXd out = Eigen::MatrixXd::Zero(data.rows(), data.cols());
@@ -65,6 +89,7 @@ Eigen::MatrixXd normalize(const Dataset& data, Norm norm) {
       out(r, c) = y;
     }
   }
+  impute_unmeasured(data, out);
   return out;
 }
 

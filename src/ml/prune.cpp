@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "ktune/error.hpp"
@@ -18,7 +19,6 @@
 namespace ktune::ml {
 namespace {
 
-constexpr double kInvalidFloor = 1e-3;  // an invalid entry counts as 1000x slower than the best
 constexpr int kPcaComponents = 25;
 
 using Picks = std::vector<Eigen::Index>;
@@ -178,42 +178,89 @@ Eigen::Index best_geomean_over(const Dataset& data, const std::vector<Eigen::Ind
 
 }  // namespace detail
 
+namespace {
+
+constexpr std::pair<PruneMethod, const char*> kPruneMethods[] = {
+    {PruneMethod::topn, "topn"},         {PruneMethod::kmeans, "kmeans"},
+    {PruneMethod::pca_kmeans, "pca-kmeans"}, {PruneMethod::spectral, "spectral"},
+    {PruneMethod::hdbscan, "hdbscan"},   {PruneMethod::tree, "tree"}};
+
+}  // namespace
+
 std::vector<std::string> pruner_names() {
-  return {"topn", "kmeans", "pca-kmeans", "spectral", "hdbscan", "tree"};
+  std::vector<std::string> names;
+  for (const auto& [_, name] : kPruneMethods) names.emplace_back(name);
+  return names;
+}
+
+std::vector<PruneMethod> prune_methods() {
+  std::vector<PruneMethod> all;
+  for (const auto& [method, _] : kPruneMethods) all.push_back(method);
+  return all;
+}
+
+PruneMethod parse_prune_method(const std::string& text) {
+  for (const auto& [method, name] : kPruneMethods) {
+    if (text == name) return method;
+  }
+  throw Error(
+      fmt::format("unknown pruner '{}' (expected one of {})", text, fmt::join(pruner_names(), ", ")));
+}
+
+std::string to_string(PruneMethod method) {
+  for (const auto& [m, name] : kPruneMethods) {
+    if (m == method) return name;
+  }
+  return "?";
 }
 
 Eigen::VectorXd geomean_scaled(const Dataset& data, const std::vector<Eigen::Index>& rows) {
   const Eigen::MatrixXd scaled = normalize(data, Norm::scale);
   const std::vector<Eigen::Index> use = rows.empty() ? all_rows(data) : rows;
-  Eigen::VectorXd log_sum = Eigen::VectorXd::Zero(data.cols());
-  for (Eigen::Index r : use) {
-    log_sum += scaled.row(r).transpose().cwiseMax(kInvalidFloor).array().log().matrix();
-  }
   if (use.empty()) return Eigen::VectorXd::Zero(data.cols());
-  return (log_sum / double(use.size())).array().exp();
+  if (data.unmeasured_count() == 0) {  // the common case, kept in its original vector form
+    Eigen::VectorXd log_sum = Eigen::VectorXd::Zero(data.cols());
+    for (Eigen::Index r : use) {
+      log_sum += scaled.row(r).transpose().cwiseMax(kInvalidRatio).array().log().matrix();
+    }
+    return (log_sum / double(use.size())).array().exp();
+  }
+  // Unmeasured cells are left out: each config's mean runs over the rows it was measured on.
+  Eigen::VectorXd out = Eigen::VectorXd::Zero(data.cols());
+  for (Eigen::Index c = 0; c < data.cols(); ++c) {
+    double log_sum = 0;
+    int n = 0;
+    for (Eigen::Index r : use) {
+      if (!data.is_measured(r, c)) continue;
+      log_sum += std::log(std::max(scaled(r, c), kInvalidRatio));
+      ++n;
+    }
+    out(c) = n ? std::exp(log_sum / n) : 0.0;
+  }
+  return out;
 }
 
 double ceiling(const Dataset& data, const std::vector<Eigen::Index>& picked) {
   if (data.rows() == 0) throw Error("ceiling of an empty dataset");
   const Eigen::MatrixXd scaled = normalize(data, Norm::scale);
   double log_sum = 0;
+  int n = 0;
   for (Eigen::Index r = 0; r < data.rows(); ++r) {
     double best = 0;
+    bool unknown = false;
     for (Eigen::Index c : picked) {
       if (c < 0 || c >= data.cols()) throw Error(fmt::format("ceiling: column {} out of range", c));
-      best = std::max(best, scaled(r, c));
+      if (data.valid(r, c)) best = std::max(best, scaled(r, c));
+      unknown = unknown || !data.is_measured(r, c);
     }
-    log_sum += std::log(std::max(best, kInvalidFloor));
+    if (best == 0 && unknown) continue;  // nothing known to serve, and an unmeasured candidate
+    log_sum += std::log(std::max(best, kInvalidRatio));
+    ++n;
   }
-  return std::exp(log_sum / double(data.rows()));
+  return n ? std::exp(log_sum / n) : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<Eigen::Index> prune(const Dataset& train, const PruneOptions& options) {
-  const auto names = pruner_names();
-  if (std::find(names.begin(), names.end(), options.method) == names.end()) {
-    throw Error(fmt::format("unknown pruner '{}' (expected one of {})", options.method,
-                            fmt::join(names, ", ")));
-  }
   if (train.rows() == 0 || train.cols() == 0) {
     throw Error(fmt::format("cannot prune an empty dataset ({} problems x {} configs)",
                             train.rows(), train.cols()));
@@ -231,18 +278,25 @@ std::vector<Eigen::Index> prune(const Dataset& train, const PruneOptions& option
   const Eigen::MatrixXd n = normalize(train, options.norm);
   Picks picks;
   const int k = options.k;
-  if (options.method == "topn") {
-    picks = topn(train, k, usable);
-  } else if (options.method == "kmeans") {
-    picks = kmeans_picks(n, k, options.seed, usable);
-  } else if (options.method == "pca-kmeans") {
-    picks = pca_kmeans_picks(n, k, options.seed, usable);
-  } else if (options.method == "spectral") {
-    picks = spectral_picks(train, n, k, options.seed, usable);
-  } else if (options.method == "hdbscan") {
-    picks = hdbscan_picks(train, n, k, usable);
-  } else {
-    picks = detail::tree_picks(train, n, k, usable);
+  switch (options.method) {
+    case PruneMethod::topn:
+      picks = topn(train, k, usable);
+      break;
+    case PruneMethod::kmeans:
+      picks = kmeans_picks(n, k, options.seed, usable);
+      break;
+    case PruneMethod::pca_kmeans:
+      picks = pca_kmeans_picks(n, k, options.seed, usable);
+      break;
+    case PruneMethod::spectral:
+      picks = spectral_picks(train, n, k, options.seed, usable);
+      break;
+    case PruneMethod::hdbscan:
+      picks = hdbscan_picks(train, n, k, usable);
+      break;
+    case PruneMethod::tree:
+      picks = detail::tree_picks(train, n, k, usable);
+      break;
   }
   // Keep first occurrences, then fill with the best remaining configs by geomean.
   std::vector<Eigen::Index> out;

@@ -16,8 +16,6 @@
 namespace ktune::ml {
 namespace {
 
-constexpr double kInvalidRatio = 1e-3;  // an invalid entry counts as 1000× slower than the best
-
 bool all_finite(const Eigen::Ref<const Eigen::RowVectorXd>& x) { return x.allFinite(); }
 
 uint64_t splitmix(uint64_t x) {
@@ -43,6 +41,16 @@ Eigen::MatrixXd shipped_config_features(const Dataset& train,
 }
 
 }  // namespace
+
+bool safer(int valid_a, int measured_a, double log_sum_a, int valid_b, int measured_b,
+           double log_sum_b) {
+  if ((measured_a == 0) != (measured_b == 0)) return measured_b == 0;  // never measured: last
+  // valid_a / measured_a vs valid_b / measured_b, exactly.
+  const int64_t share_a = int64_t(valid_a) * measured_b, share_b = int64_t(valid_b) * measured_a;
+  if (share_a != share_b) return share_a > share_b;
+  if (measured_a == measured_b) return log_sum_a > log_sum_b;  // fully measured: plain sums
+  return log_sum_a / measured_a > log_sum_b / measured_b;
+}
 
 Fallback parse_fallback(const std::string& text) {
   if (text == "baseline") return Fallback::baseline;
@@ -105,6 +113,7 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
   data.X.resize(n, train.features.cols());
   data.perf.resize(n, K);
   data.valid.resize(n, K);
+  data.measured.resize(n, K);
   data.oracle.resize(n);
   data.labels.assign(n, -1);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -116,6 +125,7 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
       const Eigen::Index c = shipped[k];
       data.perf(i, k) = train.valid(r, c) ? train.perf(r, c) : 0.0;
       data.valid(i, k) = train.valid(r, c);
+      data.measured(i, k) = train.is_measured(r, c);
       if (!data.valid(i, k)) continue;
       const bool better = best < 0 || normalized(r, c) > normalized(r, shipped[best]) ||
                           (normalized(r, c) == normalized(r, shipped[best]) &&
@@ -125,20 +135,23 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
     data.labels[i] = best;
   }
 
-  // Safe order: valid on most training problems first, then by geomean of scaled perf.
-  std::vector<int> count(K, 0);
+  // Safe order: valid on the largest share of the training problems it was measured on first,
+  // then by geomean of scaled perf over those problems (unmeasured cells are left out of both).
+  std::vector<int> count(K, 0), measured(K, 0);
   std::vector<double> log_sum(K, 0.0);
   for (Eigen::Index i = 0; i < n; ++i) {
     for (Eigen::Index k = 0; k < K; ++k) {
+      if (!data.measured(i, k)) continue;
       const bool ok = data.valid(i, k) && data.oracle[i] > 0 && data.perf(i, k) > 0;
       count[k] += data.valid(i, k) ? 1 : 0;
+      ++measured[k];
       log_sum[k] += std::log(ok ? data.perf(i, k) / data.oracle[i] : kInvalidRatio);
     }
   }
   safe_order_.resize(K);
   std::iota(safe_order_.begin(), safe_order_.end(), 0);
   std::stable_sort(safe_order_.begin(), safe_order_.end(), [&](int a, int b) {
-    return count[a] != count[b] ? count[a] > count[b] : log_sum[a] > log_sum[b];
+    return safer(count[a], measured[a], log_sum[a], count[b], measured[b], log_sum[b]);
   });
   data.baseline = safe_order_.front();
   config_features_ = shipped_config_features(train, shipped);

@@ -27,8 +27,6 @@
 namespace ktune::ml {
 namespace {
 
-constexpr double kInvalidRatio = 1e-3;
-
 // {features, outputs} every tree of a loaded forest agrees on (kind as expected).
 std::pair<Eigen::Index, Eigen::Index> forest_shape(const RandomForest& f, bool classifier) {
   if (f.is_classifier() != classifier)
@@ -289,16 +287,28 @@ class RegressorSelector : public Selector {
     }
     if (usable.empty())
       throw Error("selector " + kind() + ": no training problem has a valid config");
-    Eigen::MatrixXd X(static_cast<Eigen::Index>(usable.size()) * K, f + p);
+    // One row per measured (problem, config) pair: an unmeasured pair has no target. For
+    // reg-speedup a problem whose baseline config is unmeasured has no reference and is left out.
+    Eigen::Index pairs = 0;
+    for (Eigen::Index i : usable) {
+      if (speedup_ && !d.measured(i, d.baseline)) continue;
+      for (Eigen::Index k = 0; k < K; ++k) pairs += d.measured(i, k) ? 1 : 0;
+    }
+    if (pairs == 0)
+      throw Error("selector " + kind() + ": no measured (problem, config) pair to learn from");
+    Eigen::MatrixXd X(pairs, f + p);
     Eigen::MatrixXd Y(X.rows(), 1);
     Eigen::Index row = 0;
     for (Eigen::Index i : usable) {
+      if (speedup_ && !d.measured(i, d.baseline)) continue;
       auto eff = [&](Eigen::Index k) {
         return d.valid(i, k) && d.perf(i, k) > 0 ? d.perf(i, k) : d.oracle[i] * kInvalidRatio;
       };
-      for (Eigen::Index k = 0; k < K; ++k, ++row) {
+      for (Eigen::Index k = 0; k < K; ++k) {
+        if (!d.measured(i, k)) continue;
         X.row(row) << d.X.row(i), d.config_features.row(k);
         Y(row, 0) = speedup_ ? std::log2(eff(k) / eff(d.baseline)) : -std::log(eff(k));
+        ++row;
       }
     }
     ForestParams fp;

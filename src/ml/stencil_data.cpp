@@ -1,5 +1,5 @@
 // Data side of the stencil protocol (see stencil_eval.hpp): loading every device of a file with
-// its legal mask and hardware features, merging devices into one problem set, and the splits.
+// its hardware features, merging devices into one problem set, and the splits.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -67,20 +67,6 @@ std::vector<DeviceData> load_device_data(const std::string& path, const std::str
   for (const auto& dev : devices) {
     DeviceData part;
     part.data = dataset_from_measurements(ms, dev, fam);
-    std::map<std::string, Eigen::Index> row_of, col_of;
-    for (size_t r = 0; r < part.data.problem_keys.size(); ++r)
-      row_of[part.data.problem_keys[r]] = Eigen::Index(r);
-    for (size_t c = 0; c < part.data.config_names.size(); ++c)
-      col_of[part.data.config_names[c]] = Eigen::Index(c);
-    part.legal = BoolMatrix::Constant(part.data.rows(), part.data.cols(), false);
-    for (const auto& m : ms) {
-      if (m.device != dev || m.family != fam || m.vendor) continue;
-      const auto r = row_of.find(m.problem);
-      const auto c = col_of.find(m.config);
-      if (r == row_of.end() || c == col_of.end()) continue;
-      if (m.outcome.status != Status::refused) part.legal(r->second, c->second) = true;
-    }
-    part.legal = part.legal.array() || part.data.valid.array();  // a valid run is always legal
     for (const auto& info : infos) {
       if (info.slug == dev) part.device_features = info.features;
     }
@@ -141,7 +127,7 @@ MergedData merge_devices(const std::vector<DeviceData>& parts) {
   out.features.resize(rows, Eigen::Index(out.feature_names.size()));
   out.perf = Eigen::MatrixXd::Zero(rows, C);
   out.valid = BoolMatrix::Constant(rows, C, false);
-  m.legal = BoolMatrix::Constant(rows, C, false);
+  out.measured = BoolMatrix::Constant(rows, C, false);  // a config a device lacks: unmeasured
   out.vendor_perf.resize(rows, 0);
   Eigen::Index r0 = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -149,10 +135,6 @@ MergedData merge_devices(const std::vector<DeviceData>& parts) {
     const Dataset& d = p.data;
     const bool have_params = d.config_param_names == out.config_param_names &&
                              d.config_params.rows() == d.cols() && d.config_params.cols() == P;
-    const BoolMatrix& legal = p.legal.size() ? p.legal : d.valid;
-    if (legal.rows() != d.rows() || legal.cols() != d.cols()) {
-      throw Error(fmt::format("merge: device '{}' has a legal mask of the wrong shape", d.device));
-    }
     for (Eigen::Index c = 0; c < d.cols(); ++c) {
       const Eigen::Index col = col_of[d.config_names[size_t(c)]];
       if (have_params && !params_set[size_t(col)]) {
@@ -162,7 +144,7 @@ MergedData merge_devices(const std::vector<DeviceData>& parts) {
       for (Eigen::Index r = 0; r < d.rows(); ++r) {
         out.perf(r0 + r, col) = d.valid(r, c) ? d.perf(r, c) : 0.0;
         out.valid(r0 + r, col) = d.valid(r, c);
-        m.legal(r0 + r, col) = legal(r, c);
+        out.measured(r0 + r, col) = d.is_measured(r, c);
       }
     }
     for (Eigen::Index r = 0; r < d.rows(); ++r) {

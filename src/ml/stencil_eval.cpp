@@ -17,8 +17,6 @@
 namespace ktune::ml {
 namespace {
 
-constexpr double kFloor = 1e-3;  // as evaluate.hpp: an unservable problem is 1000× slower
-
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
@@ -178,20 +176,20 @@ StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRec
   const Dataset& data = d.data;
   StencilMetrics m;
   std::vector<double> vs_baseline, vs_expert;
-  int correct = 0, legal = 0, refused = 0;
+  int correct = 0, valid_picks = 0, refused = 0;
   double ns = 0;
   for (const auto& rec : records) {
     const double oracle = data.perf(rec.row, rec.oracle);
     if (!(oracle > 0)) continue;  // nothing valid on this problem: not scored
     auto eff = [&](Eigen::Index c) {
       return data.valid(rec.row, c) && data.perf(rec.row, c) > 0 ? data.perf(rec.row, c)
-                                                                 : oracle * kFloor;
+                                                                 : oracle * kInvalidRatio;
     };
     m.ratios.push_back(eff(rec.served) / oracle);
     vs_baseline.push_back(eff(rec.served) / eff(rec.baseline));
     vs_expert.push_back(eff(rec.served) / eff(rec.expert));
     correct += rec.pick == rec.oracle ? 1 : 0;
-    legal += d.legal(rec.row, rec.pick) ? 1 : 0;
+    valid_picks += data.valid(rec.row, rec.pick) ? 1 : 0;
     refused += data.valid(rec.row, rec.pick) ? 0 : 1;
     ns += rec.ns;
   }
@@ -203,7 +201,7 @@ StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRec
   m.mean_speedup_vs_baseline = std::accumulate(vs_baseline.begin(), vs_baseline.end(), 0.0) / n;
   m.median_speedup_vs_expert = median(vs_expert);
   m.accuracy = correct / n;
-  m.validity = legal / n;
+  m.validity = valid_picks / n;
   m.refused_rate = refused / n;
   m.predict_ns = ns / n;
   return m;
@@ -212,7 +210,11 @@ StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRec
 StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions& o) {
   const auto t_start = std::chrono::steady_clock::now();
   const Dataset& data = d.data;
-  if (data.rows() == 0) throw Error("stencil eval: the data has no problems");
+  if (data.rows() < 2) {
+    throw Error(fmt::format(
+        "stencil eval: the data has {} problem(s); at least 2 are needed to hold some out",
+        data.rows()));
+  }
   StencilEvalResult r;
   r.family = data.family;
   r.devices = d.devices;
@@ -270,6 +272,7 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
   }
   std::vector<Records> results(tasks.size());
   std::vector<std::string> errors(tasks.size());
+  size_t done = 0;
 #pragma omp parallel for schedule(dynamic) \
     num_threads(o.threads > 0 ? o.threads : omp_get_max_threads())
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -278,6 +281,10 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
     } catch (const std::exception& e) {
       errors[i] = fmt::format("stencil eval: {} {} on {}: {}", tasks[i].method, tasks[i].model,
                               contexts[tasks[i].fold].fold->name, e.what());
+    }
+    if (o.progress) {
+#pragma omp critical(ktune_stencil_progress)
+      o.progress(++done, tasks.size());
     }
   }
   for (const auto& e : errors) {

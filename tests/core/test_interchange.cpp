@@ -58,6 +58,8 @@ std::vector<Measurement> sample_rows() {
   ms.back().outcome.timing.samples_ms = {0.03, 0.031234567890123456, 0.04};
   ms[0].outcome.timing.samples_ms = {0.1, 0.1, 0.12, 0.09};
   ms[1].created_at = "";
+  ms[0].tags = {"resnet50", "vgg16"};
+  ms[2].tags = {"one, with a comma"};
   return ms;
 }
 
@@ -81,6 +83,7 @@ void expect_same(const Measurement& a, const Measurement& b, bool with_samples) 
   EXPECT_EQ(a.outcome.message, b.outcome.message);
   EXPECT_EQ(a.created_at, b.created_at);
   EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.tags, b.tags);
   if (with_samples) {
     EXPECT_EQ(a.outcome.timing.samples_ms, b.outcome.timing.samples_ms);
   }
@@ -147,7 +150,7 @@ TEST(InterchangeCsv, MalformedInputNamesFileAndLine) {
   EXPECT_NE(error_of([&] { read_measurements_csv(path); }).find(path + ":2: 13 fields"),
             std::string::npos);
 
-  write_raw(path, std::string(kMeasurementCsvHeader) + "\na,b,c,d,1,great,1,1,1,0,3,1,-1,,t\n");
+  write_raw(path, std::string(kMeasurementCsvHeader) + "\na,b,c,d,1,great,1,1,1,0,3,1,-1,,t,\n");
   EXPECT_NE(error_of([&] { read_measurements_csv(path); }).find(path + ":2: column status"),
             std::string::npos);
 
@@ -158,6 +161,24 @@ TEST(InterchangeCsv, MalformedInputNamesFileAndLine) {
               read_measurements_csv(dir.file("missing.csv"));
             }).find(dir.file("missing.csv")),
             std::string::npos);
+}
+
+// Exports made before the tags column are still read, without tags; each row must then have the
+// old column count.
+TEST(InterchangeCsv, ReadsFilesWithoutTheTagsColumn) {
+  std::string text = format_measurements_csv(sample_rows());
+  std::string old_header(kMeasurementCsvHeader);
+  old_header.resize(old_header.rfind(','));
+  std::string old = old_header + "\na,b,c,d,1,ok,1,1,1,0,3,1,-1,,t\n";
+  const auto rows = parse_measurements_csv(old, "old.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].tags.empty());
+  EXPECT_EQ(rows[0].created_at, "t");
+  EXPECT_NE(error_of([&] { parse_measurements_csv(old_header + "\na,b,c,d,1,ok,1,1,1,0,3,1,-1,,t,x\n", "o.csv"); })
+                .find("o.csv:2: 16 fields, expected 15"),
+            std::string::npos);
+  const auto tagged = parse_measurements_csv(text, "new.csv");
+  EXPECT_EQ(tagged[0].tags, (std::vector<std::string>{"resnet50", "vgg16"}));
 }
 
 TEST(InterchangeT4, RoundTripIsExactIncludingSamples) {

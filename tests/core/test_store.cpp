@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include <filesystem>
 
 #include "ktune/error.hpp"
@@ -69,6 +71,44 @@ TEST(Store, DeviceFeaturesRoundTrip) {
   ASSERT_EQ(devices.size(), 1u);
   EXPECT_EQ(devices[0].slug, "slug-1");
   ASSERT_EQ(devices[0].features.size(), 2u);
+}
+
+
+TEST(Store, TagsArePerProblemAndOlderStoresStayReadable) {
+  const auto path = fresh_path("store_tags.sqlite");
+  {
+    Store s(path);
+    Measurement a = sample("x", Status::ok, 10);
+    a.tags = {"vgg16"};
+    s.put(a);
+    Measurement b = sample("y", Status::ok, 5);  // same problem, another tag
+    b.tags = {"resnet50"};
+    s.put_all({b});
+    s.put_tags("gemm", {{"m=2", {"mobilenet"}}});
+  }
+  {
+    Store ro(path, Store::Mode::read_only);
+    const auto ms = ro.query();
+    ASSERT_EQ(ms.size(), 2u);
+    for (const auto& m : ms) EXPECT_EQ(m.tags, (std::vector<std::string>{"resnet50", "vgg16"}));
+    EXPECT_EQ(ro.problem_tags("gemm").at({"gemm", "m=2"}), std::vector<std::string>{"mobilenet"});
+  }
+  // A store written before problem_tags existed: read-only it reads without tags; a read-write
+  // open adds the table.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE problem_tags", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  {
+    Store ro(path, Store::Mode::read_only);
+    const auto ms = ro.query();
+    ASSERT_EQ(ms.size(), 2u);
+    EXPECT_TRUE(ms[0].tags.empty());
+    EXPECT_TRUE(ro.problem_tags().empty());
+  }
+  Store rw(path);
+  rw.put_tags("gemm", "m=1", {"vgg16"});
+  EXPECT_EQ(rw.query()[0].tags, std::vector<std::string>{"vgg16"});
 }
 
 }  // namespace

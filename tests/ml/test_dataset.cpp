@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -144,6 +146,7 @@ TEST(Dataset, GemmGetsDerivedFeaturesAndNetworkGroups) {
     m.config_id = configs[size_t(c)].id;
     m.outcome.status = Status::ok;
     m.perf = 1 + c;
+    m.tags = p.tags;
     ms.push_back(m);
   }
   const Dataset d = dataset_from_measurements(ms, "", "");
@@ -153,14 +156,27 @@ TEST(Dataset, GemmGetsDerivedFeaturesAndNetworkGroups) {
   const auto values = gemm.derived_features(p);
   EXPECT_DOUBLE_EQ(d.features(0, Eigen::Index(p.names.size())), values.front());
   ASSERT_EQ(d.problem_groups.size(), 1u);
-  EXPECT_FALSE(d.problem_groups[0].empty());
+  std::vector<std::string> tags = p.tags;
+  std::sort(tags.begin(), tags.end());
+  EXPECT_EQ(d.problem_groups[0], tags);
   EXPECT_EQ(d.config_param_names, gemm.space().numeric_names());
   EXPECT_EQ(d.config_params.rows(), 3);
 }
 
+TEST(Dataset, GroupsAreTheUnionOfTheStoredTags) {
+  std::vector<Measurement> ms = {make("x=1", "p=a", 0, 1), make("x=1", "p=b", 1, 2),
+                                 make("x=2", "p=a", 0, 3)};
+  ms[0].tags = {"vgg16"};
+  ms[1].tags = {"resnet50", "vgg16"};
+  const Dataset d = dataset_from_measurements(ms, "", "");
+  EXPECT_EQ(d.problem_groups[0], (std::vector<std::string>{"resnet50", "vgg16"}));
+  EXPECT_TRUE(d.problem_groups[1].empty());
+}
+
 TEST(Dataset, LoadsStoreAndExportedCsv) {
   test::TempDir dir;
-  const auto ms = test::make_synthetic_measurements();
+  auto ms = test::make_synthetic_measurements();
+  for (auto& m : ms) m.tags = {m.problem < "m=64" ? "net-a" : "net-b"};
   {
     Store store(dir.file("s.sqlite"));
     store.put_all(ms);
@@ -173,6 +189,7 @@ TEST(Dataset, LoadsStoreAndExportedCsv) {
     EXPECT_EQ(d.config_names, expected.config_names) << name;
     EXPECT_TRUE(d.perf.isApprox(expected.perf)) << name;
     EXPECT_EQ(d.valid, expected.valid) << name;
+    EXPECT_EQ(d.problem_groups, expected.problem_groups) << name;
   }
   EXPECT_THROW(load_dataset(dir.file("nothing.sqlite")), Error);
   EXPECT_THROW(load_dataset(dir.file("x.txt")), Error);

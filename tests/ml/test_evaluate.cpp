@@ -129,7 +129,7 @@ TEST(Evaluate, QuickMatrixRunsAndImpossibleCellsBecomeNotes) {
   const Dataset d = grouped(90, 3);
   EvalOptions o = quick_eval_options();
   o.network_splits = true;
-  o.pruners = {"topn", "kmeans"};
+  o.pruners = {PruneMethod::topn, PruneMethod::kmeans};
   o.selectors = {"tree-b", "knn-3"};
   o.ceiling_ks = {4, 6, 50};  // 12 configs: K = 50 is impossible
   o.selector_ks = {5, 50};
@@ -180,6 +180,7 @@ TEST(Evaluate, QuickMatrixRunsAndImpossibleCellsBecomeNotes) {
 TEST(Evaluate, RefusesWhatCannotBeEvaluated) {
   const Dataset d = grouped(30, 4);
   EXPECT_THROW(evaluate(d.subset_rows({}), quick_eval_options()), Error);
+  EXPECT_THROW(evaluate(d.subset_rows({3}), quick_eval_options()), Error);  // nothing to hold out
   EvalOptions o = quick_eval_options();
   o.random_split = false;
   Dataset none = d;
@@ -233,4 +234,66 @@ TEST(Evaluate, TrainAndEvalVerbs) {
   EXPECT_NE(message.find("a=9;b=9"), std::string::npos);
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
   EXPECT_EQ(ktune("eval --data " + data + " --split sideways"), 1);
+
+  // One problem cannot be split: one line naming the count, exit status 1 (was: empty tables).
+  SyntheticOptions one;
+  one.problems = 1;
+  write_measurements_csv(make_synthetic_measurements(one), dir.file("one.csv"));
+  EXPECT_EQ(ktune("eval --data " + dir.file("one.csv") + " --quick"), 1);
+  const std::string one_line = read_text(err);
+  EXPECT_NE(one_line.find("1 problem(s)"), std::string::npos) << one_line;
+  EXPECT_EQ(std::count(one_line.begin(), one_line.end(), '\n'), 1) << one_line;
+}
+
+// The fixed config is the best geomean on the training problems, not the most widely valid one
+// (which stays the named fallback): c1 is valid everywhere but always at 20 % of the best, c0 is
+// the best on nine problems and refused on the tenth.
+TEST(Evaluate, FixedConfigIsTheBestGeomeanWithTheSafestAsFallback) {
+  Dataset d;
+  d.family = "toy";
+  d.device = "dev";
+  const int n = 10;
+  d.feature_names = {"x"};
+  d.features.resize(n, 1);
+  d.config_names = {"c0", "c1"};
+  d.perf.resize(n, 2);
+  d.valid.resize(n, 2);
+  for (int r = 0; r < n; ++r) {
+    d.problem_keys.push_back("p" + std::to_string(r));
+    d.features(r, 0) = r;
+    d.perf.row(r) << (r == 0 ? 0 : 100), 20;
+    d.valid.row(r) << (r != 0), true;
+  }
+  for (int r = 0; r < n; ++r) d.problem_groups.push_back({r < 5 ? "a" : "b"});
+  EXPECT_EQ(safe_order(d).front(), 1);
+  const auto order = fixed_config_order(d);
+  EXPECT_EQ(order, (std::vector<Eigen::Index>{0, 1}));  // geomean 1e-3^(1/10) = 0.50 > 0.2
+  // Held out by network. network:a trains on p5..p9 (c0 valid and best there) and tests p0..p4:
+  // on p0 the safe order's c1 stands in, at 20/20 = 1. network:b trains on p0..p4, where c1 is
+  // the safest config but c0 has the best geomean (1e-3^(1/5) = 0.25 > 0.2).
+  EvalOptions o = quick_eval_options();
+  o.random_split = false;
+  o.network_splits = true;
+  o.selectors = {"tree-a"};
+  o.pruners = {PruneMethod::topn};
+  o.ceiling_ks = {1};
+  o.selector_ks = {1};
+  std::vector<std::pair<size_t, size_t>> calls;
+  o.progress = [&](size_t done, size_t total) { calls.emplace_back(done, total); };
+  const EvalResult r = evaluate(d, o);
+  ASSERT_EQ(r.fixed_configs.size(), 2u);
+  EXPECT_EQ(r.fixed_configs[0].split, "network:a");
+  EXPECT_EQ(r.fixed_configs[0].config, "c0");
+  EXPECT_EQ(r.fixed_configs[0].safest, "c0");
+  EXPECT_DOUBLE_EQ(r.fixed_pct[0].second, 100.0);
+  EXPECT_EQ(r.fixed_configs[1].config, "c0");
+  EXPECT_EQ(r.fixed_configs[1].safest, "c1");
+  EXPECT_DOUBLE_EQ(r.fixed_pct[1].second, 100.0);  // the safest config would score 20 %
+  std::ostringstream md;
+  write_markdown(r, md);
+  EXPECT_NE(md.str().find("Best single fixed config: 100.0% of oracle (`c0`"), std::string::npos)
+      << md.str();
+  // Progress: one call per cell (one per split here), the last one complete.
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls.back(), (std::pair<size_t, size_t>{2, 2}));
 }

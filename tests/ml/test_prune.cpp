@@ -20,13 +20,13 @@ Dataset synthetic() {
 
 TEST(Prune, EveryMethodShipsExactlyKDistinctValidConfigs) {
   const Dataset d = synthetic();
-  for (const auto& method : pruner_names()) {
+  for (PruneMethod method : prune_methods()) {
     for (Norm norm : {Norm::scale, Norm::cutoff, Norm::rawcutoff, Norm::sigmoid}) {
       for (int k : {1, 3, 6, 16}) {
         const auto picks = prune(d, {method, k, norm, 7});
-        ASSERT_EQ(picks.size(), size_t(k)) << method << " k=" << k;
+        ASSERT_EQ(picks.size(), size_t(k)) << to_string(method) << " k=" << k;
         std::set<Eigen::Index> distinct(picks.begin(), picks.end());
-        EXPECT_EQ(distinct.size(), size_t(k)) << method;
+        EXPECT_EQ(distinct.size(), size_t(k)) << to_string(method);
         for (auto c : picks) {
           EXPECT_GE(c, 0);
           EXPECT_LT(c, d.cols());
@@ -39,9 +39,9 @@ TEST(Prune, EveryMethodShipsExactlyKDistinctValidConfigs) {
 
 TEST(Prune, DeterministicForASeed) {
   const Dataset d = synthetic();
-  for (const auto& method : pruner_names()) {
+  for (PruneMethod method : prune_methods()) {
     EXPECT_EQ(prune(d, {method, 5, Norm::scale, 11}), prune(d, {method, 5, Norm::scale, 11}))
-        << method;
+        << to_string(method);
   }
 }
 
@@ -49,17 +49,17 @@ TEST(Prune, ClusteringBeatsTheBestSingleConfig) {
   // The synthetic best config depends on (m, n): six well-chosen configs cover most problems,
   // while any one config is poor on problems far from its sweet spot.
   const Dataset d = synthetic();
-  const auto top1 = prune(d, {"topn", 1, Norm::scale, 0});
+  const auto top1 = prune(d, {PruneMethod::topn, 1, Norm::scale, 0});
   const double single = ceiling(d, top1);
-  const double top6 = ceiling(d, prune(d, {"topn", 6, Norm::scale, 0}));
-  for (const auto& method : pruner_names()) {
+  const double top6 = ceiling(d, prune(d, {PruneMethod::topn, 6, Norm::scale, 0}));
+  for (PruneMethod method : prune_methods()) {
     const double c = ceiling(d, prune(d, {method, 6, Norm::scale, 1}));
-    EXPECT_GT(c, single) << method;
+    EXPECT_GT(c, single) << to_string(method);
     // Covering the clusters of problems beats shipping the most frequent winners.
-    if (method != "topn") {
-      EXPECT_GE(c, top6) << method;
+    if (method != PruneMethod::topn) {
+      EXPECT_GE(c, top6) << to_string(method);
     }
-    EXPECT_LE(c, 1.0) << method;
+    EXPECT_LE(c, 1.0) << to_string(method);
   }
   std::vector<Eigen::Index> all(size_t(d.cols()));
   for (Eigen::Index c = 0; c < d.cols(); ++c) all[size_t(c)] = c;
@@ -77,25 +77,25 @@ TEST(Prune, TopnTakesTheMostFrequentWinners) {
       1, 2, 3, 0;        // c
   d.valid = (d.perf.array() > 0).matrix();
   d.features = Eigen::MatrixXd::Zero(5, 1);
-  EXPECT_EQ(prune(d, {"topn", 1, Norm::scale, 0}), std::vector<Eigen::Index>{2});
+  EXPECT_EQ(prune(d, {PruneMethod::topn, 1, Norm::scale, 0}), std::vector<Eigen::Index>{2});
   // a and b win once each; b has the better geomean (2/3·2/3·2/3·1·2/3 vs 1/3·1/3·1·1/3·1/3).
-  EXPECT_EQ(prune(d, {"topn", 2, Norm::scale, 0}), (std::vector<Eigen::Index>{2, 1}));
+  EXPECT_EQ(prune(d, {PruneMethod::topn, 2, Norm::scale, 0}), (std::vector<Eigen::Index>{2, 1}));
   // d is never valid: only three configs can be shipped.
-  EXPECT_THROW(prune(d, {"topn", 4, Norm::scale, 0}), Error);
-  EXPECT_THROW(prune(d, {"kmeans", 0, Norm::scale, 0}), Error);
-  EXPECT_THROW(prune(d, {"random", 2, Norm::scale, 0}), Error);
+  EXPECT_THROW(prune(d, {PruneMethod::topn, 4, Norm::scale, 0}), Error);
+  EXPECT_THROW(prune(d, {PruneMethod::kmeans, 0, Norm::scale, 0}), Error);
+  EXPECT_THROW(parse_prune_method("random"), Error);
   // K above the number of problems still works (clusters capped, then filled).
-  EXPECT_EQ(prune(d, {"spectral", 3, Norm::scale, 0}).size(), 3u);
+  EXPECT_EQ(prune(d, {PruneMethod::spectral, 3, Norm::scale, 0}).size(), 3u);
 }
 
 TEST(Prune, RowWithoutAnyValidConfigDoesNotCrash) {
   Dataset d = synthetic();
   d.valid.row(0).setConstant(false);
   d.perf.row(0).setZero();
-  for (const auto& method : pruner_names()) {
-    EXPECT_EQ(prune(d, {method, 4, Norm::cutoff, 0}).size(), 4u) << method;
+  for (PruneMethod method : prune_methods()) {
+    EXPECT_EQ(prune(d, {method, 4, Norm::cutoff, 0}).size(), 4u) << to_string(method);
   }
-  EXPECT_THROW(prune(Dataset{}, {"topn", 1, Norm::scale, 0}), Error);
+  EXPECT_THROW(prune(Dataset{}, {PruneMethod::topn, 1, Norm::scale, 0}), Error);
 }
 
 }  // namespace

@@ -255,7 +255,7 @@ TEST(Selector, PruneAndTreeBPipelineMatchesSklearn) {
   data.features += random_matrix(data.features.rows(), data.features.cols(), 22) * 0.01;
   const Split split = random_split(data, 0.2, 0);
   const Dataset train = data.subset_rows(split.train), test = data.subset_rows(split.test);
-  for (const std::string pruner : {"topn", "kmeans"}) {
+  for (PruneMethod pruner : {PruneMethod::topn, PruneMethod::kmeans}) {
     const auto shipped = prune(train, {pruner, 6, Norm::scale, 0});
     auto sel = make_selector("tree-b");
     sel->fit(train, shipped, Norm::scale);

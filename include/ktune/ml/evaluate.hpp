@@ -10,14 +10,21 @@
 // geometric mean. % of oracle = 100 × geometric mean of the ratios. The ceiling of a shipped set
 // is the % of oracle of a perfect selector (the best shipped config on each problem).
 // Held-out problems whose whole-space oracle is 0 (no valid config at all) are left out.
+// Unmeasured cells (dataset.hpp) score as invalid ones here: the oracle is the best measured ok
+// config, an unmeasured pick is treated as refused (its fallback serves a measured ok config),
+// and an unmeasured shipped config adds nothing to a ceiling; so every scored ratio is a
+// measured one. The training side (safe order, fixed config, pruners, selectors) leaves
+// unmeasured cells out as stated in selector.hpp and prune.hpp.
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "ktune/dataset.hpp"
 #include "ktune/ml/normalize.hpp"
+#include "ktune/ml/prune.hpp"
 #include "ktune/ml/selector.hpp"
 
 namespace ktune::ml {
@@ -40,9 +47,15 @@ double oracle_ratio(const Dataset& data, Eigen::Index row, Eigen::Index col);
 double pct_of_oracle(const std::vector<double>& ratios);  // 100 × geomean, floor 1e-3
 double ceiling_pct(const Dataset& test, const std::vector<Eigen::Index>& shipped);
 
-// Whole-space safe order: columns by how many rows they are valid on, then by geomean of
-// scaled perf (invalid = 1e-3). Its head is "the best single fixed config".
+// Whole-space safe order: columns by the share of the (measured) rows they are valid on, then by
+// geomean of scaled perf (invalid = kInvalidRatio), as selector.hpp's safer(). Its head is "the
+// safest config".
 std::vector<Eigen::Index> safe_order(const Dataset& train);
+// "The best single fixed config": the config with the best geometric mean of scaled perf over
+// the training problems (geomean_scaled of prune.hpp, among configs ok somewhere), followed by
+// safe_order(train) as its named fallback: on a held-out problem where it is not valid, the
+// first valid config of that order stands in.
+std::vector<Eigen::Index> fixed_config_order(const Dataset& train);
 
 struct SelectionMetrics {
   int problems = 0;             // held-out problems scored
@@ -54,11 +67,11 @@ struct SelectionMetrics {
   double refused_rate = 0;      // fraction whose pick was refused (= 1 - validity)
   double unservable_rate = 0;   // fraction where no shipped config is valid
   double speedup_vs_fixed = 0;  // geomean of served / fixed-config perf (fixed falls back
-                                // along the whole-space safe order when refused)
+                                // along the whole-space safe order when not valid)
   double predict_us = 0;        // mean wall time of one Selector::choose call, microseconds
 };
 
-// fixed_order: safe_order(train) (its first valid entry is the fixed config's perf).
+// fixed_order: fixed_config_order(train) (its first valid entry is the fixed config's perf).
 SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test,
                                    const std::vector<Eigen::Index>& shipped,
                                    const std::vector<Eigen::Index>& fixed_order);
@@ -68,12 +81,15 @@ struct EvalOptions {
   double test_fraction = 0.2;
   uint64_t seed = 0;
   std::vector<Norm> norms{Norm::scale, Norm::cutoff, Norm::rawcutoff, Norm::sigmoid};
-  std::vector<std::string> pruners;    // empty = pruner_names()
+  std::vector<PruneMethod> pruners;    // empty = all (prune_methods())
   std::vector<std::string> selectors;  // empty = selector_names()
   std::vector<int> ceiling_ks{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   std::vector<int> selector_ks{5, 6, 8, 15};
   Fallback fallback = Fallback::baseline;
   int threads = 0;  // 0 = OpenMP default
+  // Called after each (split, norm, pruner, K) cell with (cells done, cells in all); from worker
+  // threads, one call at a time. Empty = silent.
+  std::function<void(size_t, size_t)> progress;
 };
 
 // The small matrix of `ktune eval --quick`: random split, scale, topn/kmeans/tree, K 4..8
@@ -94,13 +110,17 @@ struct EvalResult {
   std::vector<std::string> split_names;
   std::vector<std::pair<std::string, std::pair<int, int>>> split_sizes;  // name → train, test
   std::vector<std::pair<std::string, double>> fixed_pct;  // split → fixed config % of oracle
+  struct FixedConfig {
+    std::string split, config, safest;  // the fixed config and its named fallback per split
+  };
+  std::vector<FixedConfig> fixed_configs;
   std::vector<EvalRow> rows;
   double seconds = 0;
 };
 
 // Runs the whole matrix. A cell that cannot be computed (e.g. K larger than the number of
 // configs valid somewhere in the training set) becomes a row with ok = false and a note; it
-// never aborts the run. Throws Error only for an empty dataset or when no split exists.
+// never aborts the run. Throws Error for fewer than 2 problems or when no split exists.
 EvalResult evaluate(const Dataset& data, const EvalOptions& options);
 
 // CSV with exactly: split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct (pct_of_oracle

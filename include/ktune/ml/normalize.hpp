@@ -20,7 +20,9 @@ Norm parse_norm(const std::string& text);  // throws Error naming the text
 std::string to_string(Norm norm);
 std::vector<std::string> norm_names();
 
-// rows × configs; a row without any valid entry is all zeros.
+// rows × configs; invalid entries are 0 and a row without any valid entry is all zeros. An
+// unmeasured entry takes its config's mean normalized value over the rows where that config was
+// measured (0 when measured nowhere): a neutral guess for the clustering pruners, not a refusal.
 Eigen::MatrixXd normalize(const Dataset& data, Norm norm);
 
 }  // namespace ktune::ml

@@ -10,8 +10,14 @@
 
 namespace ktune::ml {
 
+// The closed set of pruners; parsed once at the edge (CLI, JSON) by parse_prune_method.
+enum class PruneMethod { topn, kmeans, pca_kmeans, spectral, hdbscan, tree };
+PruneMethod parse_prune_method(const std::string& text);  // Error listing the known names
+std::string to_string(PruneMethod method);
+std::vector<PruneMethod> prune_methods();  // every method, in pruner_names() order
+
 struct PruneOptions {
-  std::string method;
+  PruneMethod method = PruneMethod::topn;
   int k = 8;
   Norm norm = Norm::scale;
   uint64_t seed = 0;
@@ -19,16 +25,22 @@ struct PruneOptions {
 
 std::vector<std::string> pruner_names();  // topn, kmeans, pca-kmeans, spectral, hdbscan, tree
 
-// Returns exactly k distinct column indices of train. Throws ktune::Error for unknown methods,
-// k < 1, or k larger than the number of configs with any valid entry.
+// Returns exactly k distinct column indices of train. Throws ktune::Error for k < 1, or k larger
+// than the number of configs with any valid entry. Unmeasured cells: the clustering pruners
+// (kmeans, pca-kmeans, spectral, hdbscan, tree) see them imputed as normalize() does; topn and
+// the geomean fill-up leave them out (geomean_scaled); a config is a candidate only when it is
+// ok on some training problem.
 std::vector<Eigen::Index> prune(const Dataset& train, const PruneOptions& options);
 
 // Candidate score shared by the pruners: per config, the geometric mean over rows of the scaled
-// perf (perf / best of the row), an invalid entry counting as 1e-3 (a thousand times slower).
+// perf (perf / best of the row), an invalid entry counting as kInvalidRatio; unmeasured entries
+// are left out (the mean runs over the rows the config was measured on; 0 if none).
 Eigen::VectorXd geomean_scaled(const Dataset& data, const std::vector<Eigen::Index>& rows = {});
 
 // Ceiling of a set of configs: geometric mean over rows of max over the picked configs of
-// perf / oracle perf (0 for a row where none of them is valid, then the geomean uses 1e-3).
+// perf / oracle perf (0 for a row where none of them is valid, then the geomean uses
+// kInvalidRatio). A row where none is ok and some picked config is unmeasured is left out
+// (unknown); NaN when every row is.
 double ceiling(const Dataset& data, const std::vector<Eigen::Index>& picked);
 
 }  // namespace ktune::ml

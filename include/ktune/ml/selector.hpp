@@ -23,6 +23,10 @@
 //  - random: a uniformly drawn valid config, seeded by (seed, feature values): deterministic.
 //  - nearest: the valid config closest to the pick in standardized config-parameter space
 //    (ties: safe order).
+// Unmeasured cells (dataset.hpp): they never give a label (the label is the best *ok* shipped
+// config), regressors get no (problem, config) row for them (reg-speedup leaves out problems whose
+// baseline config is unmeasured), and the safe order ranks by the share of *measured* training
+// problems a config is valid on, then by the geomean over those problems (safer() below).
 // NaN in features: training rows with a NaN feature are dropped (an Error when none remains);
 // select() on a row with a NaN feature returns the baseline config.
 #include <Eigen/Dense>
@@ -37,6 +41,11 @@
 #include "ktune/ml/scaler.hpp"
 
 namespace ktune::ml {
+
+// Safe-order comparison: a larger share valid / measured first (configs measured nowhere last),
+// then a larger mean of log scaled perf; exact, so fully measured data orders by plain sums.
+bool safer(int valid_a, int measured_a, double log_sum_a, int valid_b, int measured_b,
+           double log_sum_b);
 
 enum class Fallback { baseline, random, nearest };
 Fallback parse_fallback(const std::string& text);  // throws Error naming the text
@@ -53,6 +62,7 @@ struct SelectorTrainingSet {
   std::vector<int> labels;          // per problem: best shipped index, or -1 when none is valid
   Eigen::MatrixXd perf;             // problems × K raw perf of the shipped configs (0 = invalid)
   BoolMatrix valid;                 // problems × K
+  BoolMatrix measured;              // problems × K (false: unmeasured)
   Eigen::VectorXd oracle;           // per problem: best valid perf of the whole space
   Eigen::MatrixXd config_features;  // K × p, standardized config params (or one-hot)
   int baseline = 0;                 // index into shipped of the best safe single config

@@ -7,9 +7,9 @@
 // Data: one Dataset per device, merged into one problem set whose rows are (device, problem),
 // keys "<device>/<problem key>", features = the problem features followed by the device's
 // hardware features ("device_<name>"; only those every device has). Columns are the union of
-// the devices' configs; a config a device never measured is invalid and illegal there.
-// legal(r, c): the config exists for the row's device and was not `refused` (a failed or wrong
-// run is legal but not valid); valid(r, c): it ran and counts (Dataset::valid).
+// the devices' configs; a config a device never measured is an unmeasured cell there
+// (dataset.hpp), which the protocol treats as a refused one (evaluate.hpp's rule): a pick there
+// is served by the fallback, and it is never a baseline or an oracle.
 //
 // Splits: cv10 (seeded k-fold), synthetic-real (train on program == 0, test on program != 0),
 // device (leave one device out; only with >= 2 devices), program (leave each real program out;
@@ -29,19 +29,20 @@
 //                  served counts as 1e-3 (as in evaluate.hpp)
 //  speedup vs baseline: perf(served) / perf(baseline) per problem; median and arithmetic mean.
 //                  baseline = the head of safe_order(train) (valid on the most training problems,
-//                  then best geomean of perf/oracle): the best fixed config legal everywhere in
-//                  training when one exists. On a test problem where it is not valid, the next
+//                  then best geomean of perf/oracle): the best fixed config valid everywhere in
+//                  training when one exists (the seed paper's baseline). On a test problem where it is not valid, the next
 //                  valid config along that order stands in.
 //  speedup vs expert: median of perf(served) / perf(expert); where the expert config is missing or
 //                  not valid on a problem, the first valid config along the same safe order
 //                  stands in (counted in expert_substituted), as the baseline does.
 //  accuracy        fraction whose pick (before any fallback) is the oracle config
-//  validity        fraction whose pick is legal for the row's device
-//  refused_rate    fraction whose pick is not valid (refused, illegal or failed): fallback used
+//  validity        fraction whose pick is valid (ok) on the problem
+//  refused_rate    fraction whose pick is not valid (refused, failed, unmeasured): fallback used
 //  predict_ns      mean wall time of one prediction including the fallback (after one untimed
 //                  warm-up call; folds run in parallel, so use threads = 1 for clean timings)
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <utility>
@@ -57,12 +58,10 @@ namespace ktune::ml {
 struct DeviceData {
   Dataset data;
   std::vector<std::pair<std::string, double>> device_features;  // may be empty
-  BoolMatrix legal;                                             // rows × cols; empty = data.valid
 };
 
 // Every device of `family` in a store (.sqlite/.db), CSV export or T4 file; device empty = all
-// devices present. legal comes from the measurement statuses (not refused); device features
-// from the store's device table (CSV and T4 carry none).
+// devices present. Device features come from the store's device table (CSV and T4 carry none).
 std::vector<DeviceData> load_device_data(const std::string& path, const std::string& device = "",
                                          const std::string& family = "");
 
@@ -70,7 +69,6 @@ struct MergedData {
   Dataset data;
   std::vector<std::string> devices;  // slugs, in input order
   std::vector<int> device_of;        // per row: index into devices
-  BoolMatrix legal;                  // rows × cols
 };
 
 // Throws Error when the parts disagree on the family or the problem feature names, or when a
@@ -106,6 +104,9 @@ struct StencilEvalOptions {
   std::vector<std::string> regressors{"reg-runtime", "reg-speedup"};
   std::string expert = "32x4";  // a config name, or the value of its single param ("wg=32x4")
   int threads = 0;              // 0 = OpenMP default
+  // Called after each (fold, method) task with (tasks done, tasks in all); from worker threads,
+  // one call at a time. Empty = silent.
+  std::function<void(size_t, size_t)> progress;
 };
 
 struct StencilMetrics {
