@@ -277,6 +277,7 @@ class RegressorSelector : public Selector {
  public:
   RegressorSelector(std::string kind, SelectorOptions o, bool speedup)
       : Selector(std::move(kind), o), speedup_(speedup) {}
+  bool speedup() const { return speedup_; }
 
  protected:
   void fit_model(const SelectorTrainingSet& d) override {
@@ -402,6 +403,13 @@ std::vector<std::string> selector_names() {
   std::vector<std::string> names;
   for (const auto& [name, _] : factories()) names.push_back(name);
   return names;
+}
+
+SelectorRole selector_role(const std::string& name) {
+  const auto s = make_selector(name);  // throws for unknown names
+  if (const auto* r = dynamic_cast<const RegressorSelector*>(s.get()))
+    return r->speedup() ? SelectorRole::speedup_regressor : SelectorRole::runtime_regressor;
+  return SelectorRole::classifier;
 }
 
 std::unique_ptr<Selector> make_selector(const std::string& name, const SelectorOptions& options) {

@@ -46,7 +46,10 @@ TEST(CliStencilEval, TwoDatasetsCsvColumnsAndMissingFeatureError) {
   // 2 splits × (2 fixed + 2 classifiers × 3 fallbacks) rows.
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 2 * 8);
   EXPECT_NE(text.find("\nclassifier,logreg,nearest,device,"), std::string::npos);
-  EXPECT_NE(test::read_text(md).find("synthetic-dev, second-dev"), std::string::npos);
+  const std::string report = test::read_text(md);
+  EXPECT_NE(report.find("synthetic-dev, second-dev"), std::string::npos);
+  EXPECT_NE(report.find("| 94 % |"), std::string::npos) << report;  // the seed paper's figures
+  EXPECT_NE(report.find("3.79×"), std::string::npos) << report;
 
   // The default splits need the stencil features; GEMM-like problems lack `program`.
   EXPECT_EQ(run_ktune("eval --protocol stencil --data " + a, err), 1);

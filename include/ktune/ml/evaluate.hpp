@@ -30,9 +30,38 @@
 namespace ktune::ml {
 
 struct Split {
-  std::string name;  // "random" or "network:<name>"
+  std::string name;  // "random", "network:<name>", or "<split>:<fold>"
   std::vector<Eigen::Index> train, test;
 };
+
+// A named split made of folds; each held-out problem is scored once per fold that tests it and
+// the folds' scores are pooled (protocol.hpp). Every split below is data-driven: groups come from
+// the problems' tags or features, never from knowing a family.
+struct SplitFolds {
+  std::string name;
+  std::vector<Split> folds;
+};
+
+// Seeded k-fold partition, named "cv<k>" (k clamped to the number of rows; an Error below 2 rows
+// or 2 folds).
+SplitFolds kfold_splits(const Dataset& data, int k, uint64_t seed);
+// Per row, the values of the named problem features (an Error naming `what`, the missing feature
+// and the features present when one is absent).
+std::vector<std::vector<double>> feature_values(const Dataset& data,
+                                                const std::vector<std::string>& features,
+                                                const std::string& what);
+// Leave-one-value-out over per-row keys (e.g. feature_values): one fold per distinct key (in
+// key order), named "<name>:<label of the key>"; rows whose key is `never_held_out` always train.
+// An Error when fewer than two groups leave a fold with training rows.
+SplitFolds leave_one_value_out(const std::string& name, const std::vector<std::vector<double>>& keys,
+                               const std::vector<std::string>& labels,
+                               const std::vector<double>* never_held_out = nullptr);
+// One fold: train on the rows whose key is `train_key`, test on the others (an Error naming the
+// split when a side is empty).
+SplitFolds train_on_value(const std::string& name, const std::vector<std::vector<double>>& keys,
+                          const std::vector<double>& train_key);
+// Index of a feature by name, or an Error naming `what` and listing the features present.
+Eigen::Index require_feature(const Dataset& d, const std::string& name, const std::string& what);
 
 // Seeded shuffle of the problems; round(test_fraction × rows) of them (at least one when there
 // are two or more rows) are held out. Throws Error on an empty dataset.

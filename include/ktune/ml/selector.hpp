@@ -130,6 +130,10 @@ class Selector {
 // tree-a, tree-b, tree-c, knn-1, knn-3, knn-7, svm-linear, svm-rbf, forest, mlp, naive-bayes,
 // logreg, reg-runtime, reg-speedup.
 std::vector<std::string> selector_names();
+// What a registered selector learns (from the registry, never from its name's spelling);
+// an Error listing the known names for an unknown one.
+enum class SelectorRole { classifier, runtime_regressor, speedup_regressor };
+SelectorRole selector_role(const std::string& name);
 std::unique_ptr<Selector> make_selector(const std::string& name,
                                         const SelectorOptions& options = {});
 

@@ -1,8 +1,10 @@
 #pragma once
-// The evaluation protocol of the stencil seed paper (Cummins et al., "Autotuning OpenCL
-// Workgroup Size for Stencil Patterns"), generic over families: it needs only the problem
-// features the requested splits use (program for synthetic-real and program; rows and cols for
-// size) and works on any number of devices.
+// Per-problem selection over every config, on one or several devices: the second protocol of
+// the one evaluation stack (evaluate.hpp holds the first, pruner × selector over K shipped
+// configs, and what both share: the scoring rule and its floor, the safe order, the splits). It
+// knows no family: what its splits group by comes from the data (problem features, devices);
+// `ktune eval --protocol stencil` (apps/ktune/verb_stencil_eval.cpp) is this protocol with the
+// splits, expert config and reference figures of the stencil seed paper (Cummins et al.).
 //
 // Data: one Dataset per device, merged into one problem set whose rows are (device, problem),
 // keys "<device>/<problem key>", features = the problem features followed by the device's
@@ -11,9 +13,7 @@
 // (dataset.hpp), which the protocol treats as a refused one (evaluate.hpp's rule): a pick there
 // is served by the fallback, and it is never a baseline or an oracle.
 //
-// Splits: cv10 (seeded k-fold), synthetic-real (train on program == 0, test on program != 0),
-// device (leave one device out; only with >= 2 devices), program (leave each real program out;
-// training keeps the synthetic and the other programs), size (leave each (rows, cols) out).
+// Splits: any SplitFolds (evaluate.hpp) over the merged rows, plus leave_one_device_out below.
 // Every split's folds are pooled: each test problem is predicted once per fold it is held out in.
 //
 // Methods, each trained on the fold's training problems with every config as a candidate:
@@ -21,17 +21,17 @@
 //    is not valid on the problem, the fallback (baseline / random / nearest) serves instead;
 //  - reg-runtime, reg-speedup: the Selector regressors' scores rank every config; the served one
 //    is the best-ranked valid config (refused ones are dropped as it goes; fallback "next-best");
-//  - fixed: the baseline (best single config of the training problems, see below) and the
-//    expert config (32x4), for reference; fallback "safe-order".
+//  - fixed: the baseline (see below) and the expert config, for reference; fallback "safe-order".
 //
 // Metrics per (split, method, model, fallback), over the pooled test problems:
 //  pct_of_oracle   100 × geomean(perf(served) / perf(oracle)); a problem where nothing could be
-//                  served counts as 1e-3 (as in evaluate.hpp)
+//                  served counts as kInvalidRatio (as in evaluate.hpp)
 //  speedup vs baseline: perf(served) / perf(baseline) per problem; median and arithmetic mean.
-//                  baseline = the head of safe_order(train) (valid on the most training problems,
-//                  then best geomean of perf/oracle): the best fixed config valid everywhere in
-//                  training when one exists (the seed paper's baseline). On a test problem where it is not valid, the next
-//                  valid config along that order stands in.
+//                  baseline = the head of safe_order(train) (valid on the largest share of the
+//                  training problems, then best geomean of perf/oracle): the best fixed config
+//                  valid everywhere in training when one exists (the seed paper's baseline). On a
+//                  test problem where it is not valid, the next valid config along that order
+//                  stands in.
 //  speedup vs expert: median of perf(served) / perf(expert); where the expert config is missing or
 //                  not valid on a problem, the first valid config along the same safe order
 //                  stands in (counted in expert_substituted), as the baseline does.
@@ -43,7 +43,6 @@
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,41 +74,23 @@ struct MergedData {
 // device appears twice.
 MergedData merge_devices(const std::vector<DeviceData>& parts);
 
-// A named protocol split: its folds (each a train/test pair of row indices).
-struct SplitFolds {
-  std::string name;
-  std::vector<Split> folds;
-};
+// Leave one device out, folds named "device:<slug>"; an Error with fewer than 2 devices.
+SplitFolds leave_one_device_out(const MergedData& d);
 
-// Seeded k-fold partition (k clamped to the number of rows; an Error below 2 rows).
-SplitFolds kfold_splits(const MergedData& d, int k, uint64_t seed);
-// The following throw Error naming the split and the missing feature when it is absent, and when
-// the split would leave a side empty.
-SplitFolds synthetic_real_split(const MergedData& d);
-SplitFolds leave_one_program_out(const MergedData& d);
-SplitFolds leave_one_size_out(const MergedData& d);
-SplitFolds leave_one_device_out(const MergedData& d);  // Error with fewer than 2 devices
-
-// Index of a feature by name, or an Error naming `what` and listing the features present.
-Eigen::Index require_feature(const Dataset& d, const std::string& name, const std::string& what);
-
-struct StencilEvalOptions {
-  // cv10 (any k via folds), synthetic-real, device, program, size. "device" is skipped with a note
-  // when there is only one device; any other split that cannot be made is an Error.
-  std::vector<std::string> splits{"cv10", "synthetic-real", "device", "program", "size"};
-  int folds = 10;
+struct ProtocolOptions {
+  int folds = 10;  // for the splits a caller builds with kfold_splits
   uint64_t seed = 0;
   std::vector<std::string> classifiers{"tree-a", "forest", "naive-bayes", "logreg", "svm-rbf"};
   std::vector<Fallback> fallbacks{Fallback::baseline, Fallback::random, Fallback::nearest};
   std::vector<std::string> regressors{"reg-runtime", "reg-speedup"};
-  std::string expert = "32x4";  // a config name, or the value of its single param ("wg=32x4")
-  int threads = 0;              // 0 = OpenMP default
+  std::string expert;  // a config name, or the value of its single param ("wg=32x4"); "" = none
+  int threads = 0;     // 0 = OpenMP default
   // Called after each (fold, method) task with (tasks done, tasks in all); from worker threads,
   // one call at a time. Empty = silent.
   std::function<void(size_t, size_t)> progress;
 };
 
-struct StencilMetrics {
+struct ProtocolMetrics {
   std::string split, method, model, fallback;
   int problems = 0;
   double pct_of_oracle = 0, median_speedup_vs_baseline = 0, mean_speedup_vs_baseline = 0,
@@ -117,7 +98,7 @@ struct StencilMetrics {
   std::vector<double> ratios;  // per test problem: perf(served) / perf(oracle), floored
 };
 
-struct StencilEvalResult {
+struct ProtocolResult {
   std::string family;
   std::vector<std::string> devices;
   Eigen::Index problems = 0, configs = 0;
@@ -125,7 +106,7 @@ struct StencilEvalResult {
   std::vector<std::pair<std::string, int>> split_folds;         // split → number of folds
   std::vector<std::pair<std::string, int>> expert_substituted;  // split → test problems
   std::vector<std::string> notes;
-  std::vector<StencilMetrics> rows;
+  std::vector<ProtocolMetrics> rows;
   double seconds = 0;
 };
 
@@ -135,20 +116,16 @@ struct PredictionRecord {
   Eigen::Index pick = 0, served = 0, oracle = 0, baseline = 0, expert = 0;  // columns
   double ns = 0;
 };
-StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records);
+ProtocolMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records);
 
 // The served config for a ranking of candidates (best first): the first valid one, or the head
 // when none is valid.
 Eigen::Index first_valid(const MergedData& d, Eigen::Index row,
                          const std::vector<Eigen::Index>& ranking);
 
-StencilEvalResult evaluate_stencil(const MergedData& data, const StencilEvalOptions& options);
-
-// CSV columns, exactly: method,model,fallback,split,pct_of_oracle,median_speedup_vs_baseline,
-// mean_speedup_vs_baseline,median_speedup_vs_expert,accuracy,validity,refused_rate,predict_ns
-void write_stencil_csv(const StencilEvalResult& r, std::ostream& out);
-// Per split a table of every method, the distribution of % of oracle (quartiles) for the best
-// ones, and the seed paper's headline figures beside ours.
-void write_stencil_markdown(const StencilEvalResult& r, std::ostream& out);
+// Runs every method on every fold of `splits` (in that order). Throws Error for fewer than 2
+// problems, no split, or an unknown selector name.
+ProtocolResult evaluate_protocol(const MergedData& data, const std::vector<SplitFolds>& splits,
+                                 const ProtocolOptions& options);
 
 }  // namespace ktune::ml

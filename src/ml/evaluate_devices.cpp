@@ -1,17 +1,15 @@
-// Data side of the stencil protocol (see stencil_eval.hpp): loading every device of a file with
-// its hardware features, merging devices into one problem set, and the splits.
+// Data side of the every-config protocol (see protocol.hpp): loading every device of a file with
+// its hardware features, merging devices into one problem set, and leaving one device out.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <numeric>
-#include <random>
 #include <set>
 
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
-#include "ktune/ml/stencil_eval.hpp"
+#include "ktune/ml/protocol.hpp"
 #include "ktune/store.hpp"
 
 namespace ktune::ml {
@@ -35,16 +33,6 @@ std::string resolve_family(const std::vector<Measurement>& ms, const std::string
 }
 
 }  // namespace
-
-Eigen::Index require_feature(const Dataset& d, const std::string& name, const std::string& what) {
-  const auto it = std::find(d.feature_names.begin(), d.feature_names.end(), name);
-  if (it == d.feature_names.end()) {
-    throw Error(
-        fmt::format("{} needs the problem feature '{}', which the data lacks (features: {})", what,
-                    name, fmt::join(d.feature_names, ", ")));
-  }
-  return Eigen::Index(it - d.feature_names.begin());
-}
 
 std::vector<DeviceData> load_device_data(const std::string& path, const std::string& device,
                                          const std::string& family) {
@@ -168,105 +156,15 @@ MergedData merge_devices(const std::vector<DeviceData>& parts) {
   return m;
 }
 
-SplitFolds kfold_splits(const MergedData& d, int k, uint64_t seed) {
-  const Eigen::Index n = d.data.rows();
-  if (n < 2) throw Error("split cv: needs at least 2 problems");
-  if (k < 2) throw Error("split cv: needs at least 2 folds");
-  k = int(std::min<Eigen::Index>(k, n));
-  std::vector<Eigen::Index> idx(static_cast<size_t>(n));
-  std::iota(idx.begin(), idx.end(), 0);
-  std::mt19937_64 rng(seed);
-  std::shuffle(idx.begin(), idx.end(), rng);
-  SplitFolds s;
-  s.name = "cv" + std::to_string(k);
-  for (int f = 0; f < k; ++f) {
-    Split fold;
-    fold.name = s.name + ":" + std::to_string(f);
-    for (size_t i = 0; i < idx.size(); ++i) {
-      (int(i % size_t(k)) == f ? fold.test : fold.train).push_back(idx[i]);
-    }
-    std::sort(fold.test.begin(), fold.test.end());
-    std::sort(fold.train.begin(), fold.train.end());
-    s.folds.push_back(std::move(fold));
-  }
-  return s;
-}
-
-namespace {
-
-// Leave-one-group-out over a per-row key; rows whose key is `skip` are never held out.
-template <class Key>
-SplitFolds leave_one_out(const MergedData& d, const std::string& name, const std::vector<Key>& key,
-                         const std::vector<std::string>& label, const Key* skip) {
-  std::map<Key, std::string> groups;
-  for (size_t r = 0; r < key.size(); ++r) {
-    if (!skip || key[r] != *skip) groups.emplace(key[r], label[r]);
-  }
-  SplitFolds s;
-  s.name = name;
-  for (const auto& [k, text] : groups) {
-    Split fold;
-    fold.name = name + ":" + text;
-    for (size_t r = 0; r < key.size(); ++r)
-      (key[r] == k ? fold.test : fold.train).push_back(Eigen::Index(r));
-    if (!fold.train.empty()) s.folds.push_back(std::move(fold));
-  }
-  (void)d;
-  if (s.folds.empty()) {
-    throw Error(fmt::format("split {}: needs at least two groups to leave one out", name));
-  }
-  return s;
-}
-
-std::string number(double v) { return fmt::format("{}", v); }
-
-}  // namespace
-
-SplitFolds synthetic_real_split(const MergedData& d) {
-  const Eigen::Index f = require_feature(d.data, "program", "split synthetic-real");
-  Split fold;
-  fold.name = "synthetic-real";
-  for (Eigen::Index r = 0; r < d.data.rows(); ++r) {
-    (d.data.features(r, f) == 0 ? fold.train : fold.test).push_back(r);
-  }
-  if (fold.train.empty() || fold.test.empty()) {
-    throw Error(
-        fmt::format("split synthetic-real: needs both synthetic (program 0) and real "
-                    "problems; found {} synthetic and {} real",
-                    fold.train.size(), fold.test.size()));
-  }
-  return {"synthetic-real", {std::move(fold)}};
-}
-
-SplitFolds leave_one_program_out(const MergedData& d) {
-  const Eigen::Index f = require_feature(d.data, "program", "split program");
-  std::vector<double> key;
-  std::vector<std::string> label;
-  for (Eigen::Index r = 0; r < d.data.rows(); ++r) {
-    key.push_back(d.data.features(r, f));
-    label.push_back(number(key.back()));
-  }
-  const double synthetic = 0;
-  return leave_one_out(d, "program", key, label, &synthetic);
-}
-
-SplitFolds leave_one_size_out(const MergedData& d) {
-  const Eigen::Index fr = require_feature(d.data, "rows", "split size");
-  const Eigen::Index fc = require_feature(d.data, "cols", "split size");
-  std::vector<std::pair<double, double>> key;
-  std::vector<std::string> label;
-  for (Eigen::Index r = 0; r < d.data.rows(); ++r) {
-    key.emplace_back(d.data.features(r, fr), d.data.features(r, fc));
-    label.push_back(number(key.back().first) + "x" + number(key.back().second));
-  }
-  return leave_one_out<std::pair<double, double>>(d, "size", key, label, nullptr);
-}
-
 SplitFolds leave_one_device_out(const MergedData& d) {
   if (d.devices.size() < 2) throw Error("split device: needs data of at least 2 devices");
-  std::vector<std::string> label;
-  for (int i : d.device_of) label.push_back(d.devices[size_t(i)]);
-  return leave_one_out<int>(d, "device", d.device_of, label, nullptr);
+  std::vector<std::vector<double>> keys;
+  std::vector<std::string> labels;
+  for (int i : d.device_of) {
+    keys.push_back({double(i)});
+    labels.push_back(d.devices[size_t(i)]);
+  }
+  return leave_one_value_out("device", keys, labels);
 }
 
 }  // namespace ktune::ml

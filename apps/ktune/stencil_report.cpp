@@ -1,13 +1,13 @@
-// CSV and Markdown for the stencil protocol (see stencil_eval.hpp).
+// CSV and Markdown of `ktune eval --protocol stencil` (see stencil_eval_cli.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 
-#include "ktune/ml/stencil_eval.hpp"
+#include "apps/ktune/stencil_eval_cli.hpp"
 
-namespace ktune::ml {
+namespace ktune::cli {
 namespace {
 
 // The seed paper's headline figures (Cummins et al.), quoted for comparison.
@@ -28,9 +28,9 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
 }
 
-const StencilMetrics* best_of(const StencilEvalResult& r, const std::string& split,
+const ml::ProtocolMetrics* best_of(const ml::ProtocolResult& r, const std::string& split,
                               const std::string& method) {
-  const StencilMetrics* best = nullptr;
+  const ml::ProtocolMetrics* best = nullptr;
   for (const auto& m : r.rows) {
     if (m.split == split && m.method == method && m.problems > 0 &&
         (!best || m.pct_of_oracle > best->pct_of_oracle))
@@ -39,13 +39,13 @@ const StencilMetrics* best_of(const StencilEvalResult& r, const std::string& spl
   return best;
 }
 
-std::string label(const StencilMetrics& m) {
+std::string label(const ml::ProtocolMetrics& m) {
   return fmt::format("{} {} ({})", m.method, m.model, m.fallback);
 }
 
 }  // namespace
 
-void write_stencil_csv(const StencilEvalResult& r, std::ostream& out) {
+void write_stencil_csv(const ml::ProtocolResult& r, std::ostream& out) {
   out << "method,model,fallback,split,pct_of_oracle,median_speedup_vs_baseline,"
          "mean_speedup_vs_baseline,median_speedup_vs_expert,accuracy,validity,refused_rate,"
          "predict_ns\n";
@@ -60,13 +60,13 @@ void write_stencil_csv(const StencilEvalResult& r, std::ostream& out) {
   }
 }
 
-void write_stencil_markdown(const StencilEvalResult& r, std::ostream& out) {
+void write_stencil_markdown(const ml::ProtocolResult& r, std::ostream& out) {
   out << fmt::format("# Work-group size selection: {} on {}\n\n", r.family,
                      fmt::join(r.devices, ", "));
   out << fmt::format(
       "{} problems ((device, problem) pairs) × {} configs; expert config: {}. Protocol of the seed "
       "paper (Cummins et al., \"Autotuning OpenCL Workgroup Size for Stencil Patterns\"); see "
-      "include/ktune/ml/stencil_eval.hpp for every definition. Evaluated in {:.1f} s.\n\n",
+      "include/ktune/ml/protocol.hpp for every definition. Evaluated in {:.1f} s.\n\n",
       r.problems, r.configs, r.expert_config.empty() ? "(absent)" : r.expert_config, r.seconds);
   for (const auto& note : r.notes) out << "- Note: " << note << "\n";
   if (!r.notes.empty()) out << "\n";
@@ -74,8 +74,8 @@ void write_stencil_markdown(const StencilEvalResult& r, std::ostream& out) {
   // Headline: the first split (cv10 by default), as the seed reports its cross-validation.
   if (!r.split_folds.empty()) {
     const std::string& split = r.split_folds.front().first;
-    const StencilMetrics* cls = best_of(r, split, "classifier");
-    const StencilMetrics* reg = best_of(r, split, "speedup-regressor");
+    const ml::ProtocolMetrics* cls = best_of(r, split, "classifier");
+    const ml::ProtocolMetrics* reg = best_of(r, split, "speedup-regressor");
     out << "## Seed headline figures beside ours (split " << split << ")\n\n";
     out << "| figure | seed | ours | ours from |\n|---|---|---|---|\n";
     if (cls) {
@@ -125,4 +125,4 @@ void write_stencil_markdown(const StencilEvalResult& r, std::ostream& out) {
   }
 }
 
-}  // namespace ktune::ml
+}  // namespace ktune::cli

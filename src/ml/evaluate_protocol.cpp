@@ -1,5 +1,5 @@
-// The stencil protocol's evaluation loop and metrics (see stencil_eval.hpp).
-#include "ktune/ml/stencil_eval.hpp"
+// The every-config protocol: its evaluation loop and metrics (see protocol.hpp).
+#include "ktune/ml/protocol.hpp"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -152,16 +152,6 @@ Records run_task(const MergedData& d, const FoldContext& ctx, const Task& t, uin
   return out;
 }
 
-SplitFolds make_split(const MergedData& d, const std::string& name, const StencilEvalOptions& o) {
-  if (name.rfind("cv", 0) == 0) return kfold_splits(d, o.folds, o.seed);
-  if (name == "synthetic-real") return synthetic_real_split(d);
-  if (name == "device") return leave_one_device_out(d);
-  if (name == "program") return leave_one_program_out(d);
-  if (name == "size") return leave_one_size_out(d);
-  throw Error("unknown split '" + name +
-              "' (expected cv10, synthetic-real, device, program, size)");
-}
-
 }  // namespace
 
 Eigen::Index first_valid(const MergedData& d, Eigen::Index row,
@@ -172,9 +162,9 @@ Eigen::Index first_valid(const MergedData& d, Eigen::Index row,
   return ranking.empty() ? 0 : ranking.front();
 }
 
-StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records) {
+ProtocolMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records) {
   const Dataset& data = d.data;
-  StencilMetrics m;
+  ProtocolMetrics m;
   std::vector<double> vs_baseline, vs_expert;
   int correct = 0, valid_picks = 0, refused = 0;
   double ns = 0;
@@ -207,15 +197,16 @@ StencilMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRec
   return m;
 }
 
-StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions& o) {
+ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFolds>& splits,
+                                 const ProtocolOptions& o) {
   const auto t_start = std::chrono::steady_clock::now();
   const Dataset& data = d.data;
   if (data.rows() < 2) {
     throw Error(fmt::format(
-        "stencil eval: the data has {} problem(s); at least 2 are needed to hold some out",
-        data.rows()));
+        "eval: the data has {} problem(s); at least 2 are needed to hold some out", data.rows()));
   }
-  StencilEvalResult r;
+  if (splits.empty()) throw Error("eval: no split requested");
+  ProtocolResult r;
   r.family = data.family;
   r.devices = d.devices;
   r.problems = data.rows();
@@ -223,19 +214,9 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
   for (const auto& name : o.classifiers) make_selector(name);  // unknown names fail up front
   for (const auto& name : o.regressors) make_selector(name);
 
-  std::vector<SplitFolds> splits;
-  for (const auto& name : o.splits) {
-    if (name == "device" && d.devices.size() < 2) {
-      r.notes.push_back("leave-one-device-out skipped: the data holds one device");
-      continue;
-    }
-    splits.push_back(make_split(d, name, o));
-  }
-  if (splits.empty()) throw Error("stencil eval: no split requested");
-
-  const Eigen::Index expert = find_expert(data, o.expert);
+  const Eigen::Index expert = o.expert.empty() ? -1 : find_expert(data, o.expert);
   r.expert_config = expert >= 0 ? data.config_names[size_t(expert)] : "";
-  if (expert < 0) {
+  if (expert < 0 && !o.expert.empty()) {
     r.notes.push_back("the expert config '" + o.expert +
                       "' is not in the data; the baseline stands in for it everywhere");
   }
@@ -267,7 +248,8 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
     tasks.push_back({f, "fixed", ""});
     for (const auto& m : o.classifiers) tasks.push_back({f, "classifier", m});
     for (const auto& m : o.regressors) {
-      tasks.push_back({f, m == "reg-speedup" ? "speedup-regressor" : "runtime-regressor", m});
+      const bool speedup = selector_role(m) == SelectorRole::speedup_regressor;
+      tasks.push_back({f, speedup ? "speedup-regressor" : "runtime-regressor", m});
     }
   }
   std::vector<Records> results(tasks.size());
@@ -279,11 +261,11 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
     try {
       results[i] = run_task(d, contexts[tasks[i].fold], tasks[i], o.seed, o.fallbacks);
     } catch (const std::exception& e) {
-      errors[i] = fmt::format("stencil eval: {} {} on {}: {}", tasks[i].method, tasks[i].model,
+      errors[i] = fmt::format("eval: {} {} on {}: {}", tasks[i].method, tasks[i].model,
                               contexts[tasks[i].fold].fold->name, e.what());
     }
     if (o.progress) {
-#pragma omp critical(ktune_stencil_progress)
+#pragma omp critical(ktune_protocol_progress)
       o.progress(++done, tasks.size());
     }
   }
@@ -303,7 +285,7 @@ StencilEvalResult evaluate_stencil(const MergedData& d, const StencilEvalOptions
       }
     }
     for (const auto& v : order) {
-      StencilMetrics m = pool_metrics(d, pooled[v]);
+      ProtocolMetrics m = pool_metrics(d, pooled[v]);
       m.split = s.name;
       m.method = v.method;
       m.model = v.model;
