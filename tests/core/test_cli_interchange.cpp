@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -286,4 +287,31 @@ TEST_F(CliInterchange, DataOfTheLearningVerbsAcceptsAForeignLongCsv) {
   r = ktune("analyze --data '" + file("long.csv") + "' --time-col time");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--problem-cols"), std::string::npos) << r.err;
+// Data measured before tags were stored gets a workload's tags on import, and keeps them
+// through an export.
+TEST_F(CliInterchange, ImportTagsFromAWorkload) {
+  Measurement m;
+  m.device = "dev";
+  m.family = "gemm";
+  m.problem = "transa=0;transb=0;m=64;n=50176;k=27;batch=1";  // VGG16's first layer
+  m.config = "cublas";
+  m.outcome.status = Status::ok;
+  m.perf = 1;
+  Measurement other = m;
+  other.problem = "transa=0;transb=0;m=3;n=5;k=7;batch=1";  // in no workload: no tags
+  write_measurements_csv({m, other}, file("old.csv"));
+  const std::string store = file("tagged.sqlite");
+  ASSERT_EQ(ktune("import --csv " + file("old.csv") + " --store " + store + " --tags-from dnn")
+                .exit_code,
+            0);
+  const auto rows = Store(store, Store::Mode::read_only).query();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(std::find(rows[0].tags.begin(), rows[0].tags.end(), "vgg"), rows[0].tags.end());
+  EXPECT_TRUE(rows[1].tags.empty());
+  ASSERT_EQ(ktune("export --store " + store + " --format csv -o " + file("new.csv")).exit_code, 0);
+  EXPECT_EQ(read_measurements_csv(file("new.csv"))[0].tags, rows[0].tags);
+  const RunResult bad =
+      ktune("import --csv " + file("old.csv") + " --store " + store + " --tags-from nosuch");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("nosuch"), std::string::npos) << bad.err;
 }
