@@ -29,7 +29,7 @@ double quantile(std::vector<double> v, double q) {
 }
 
 const ml::ProtocolMetrics* best_of(const ml::ProtocolResult& r, const std::string& split,
-                              const std::string& method) {
+                                   const std::string& method) {
   const ml::ProtocolMetrics* best = nullptr;
   for (const auto& m : r.rows) {
     if (m.split == split && m.method == method && m.problems > 0 &&

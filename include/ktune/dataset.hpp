@@ -54,8 +54,9 @@ struct Dataset {
     return measured.size() == 0 || measured(r, c);
   }
   CellState state(Eigen::Index r, Eigen::Index c) const {
-    return valid(r, c) ? CellState::ok
-                       : is_measured(r, c) ? CellState::invalid : CellState::unmeasured;
+    return valid(r, c)         ? CellState::ok
+           : is_measured(r, c) ? CellState::invalid
+                               : CellState::unmeasured;
   }
   // Cells not measured (0 when `measured` is empty).
   Eigen::Index unmeasured_count() const;

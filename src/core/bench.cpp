@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <map>
 #include <csignal>
+#include <map>
 #include <sstream>
 
 #include "ktune/error.hpp"

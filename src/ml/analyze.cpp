@@ -27,8 +27,7 @@ AnalysisReport analyze(const Dataset& data, Norm norm) {
   r.problems = data.rows();
   r.configs = data.cols();
   r.unmeasured_cells = data.unmeasured_count();
-  r.valid_fraction =
-      double(data.valid.count()) / double(data.valid.size() - r.unmeasured_cells);
+  r.valid_fraction = double(data.valid.count()) / double(data.valid.size() - r.unmeasured_cells);
 
   const Eigen::MatrixXd normalized = normalize(data, norm);
   if (data.rows() >= 2) {
@@ -164,7 +163,8 @@ void write_csv(const AnalysisReport& r, const std::string& path) {
   row("summary", "problems", std::to_string(r.problems));
   row("summary", "configs", std::to_string(r.configs));
   row("summary", "valid_fraction", num(r.valid_fraction));
-  if (r.unmeasured_cells > 0) row("summary", "unmeasured_cells", std::to_string(r.unmeasured_cells));
+  if (r.unmeasured_cells > 0)
+    row("summary", "unmeasured_cells", std::to_string(r.unmeasured_cells));
   row("summary", "components_80", std::to_string(r.components_80));
   row("summary", "components_90", std::to_string(r.components_90));
   row("summary", "components_95", std::to_string(r.components_95));

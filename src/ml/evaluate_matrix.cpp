@@ -94,9 +94,9 @@ EvalOptions quick_eval_options() {
 EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   if (data.rows() < 2) {
-    throw Error(fmt::format(
-        "eval: the dataset has {} problem(s); at least 2 are needed to hold some out",
-        data.rows()));
+    throw Error(
+        fmt::format("eval: the dataset has {} problem(s); at least 2 are needed to hold some out",
+                    data.rows()));
   }
   if (data.cols() == 0) throw Error("eval: the dataset has no configs");
   std::vector<Split> splits;

@@ -1,6 +1,4 @@
 // The every-config protocol: its evaluation loop and metrics (see protocol.hpp).
-#include "ktune/ml/protocol.hpp"
-
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -13,6 +11,7 @@
 #include <tuple>
 
 #include "ktune/error.hpp"
+#include "ktune/ml/protocol.hpp"
 
 namespace ktune::ml {
 namespace {

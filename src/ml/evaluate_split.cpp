@@ -58,7 +58,8 @@ SplitFolds kfold_splits(const Dataset& data, int k, uint64_t seed) {
   return s;
 }
 
-SplitFolds leave_one_value_out(const std::string& name, const std::vector<std::vector<double>>& keys,
+SplitFolds leave_one_value_out(const std::string& name,
+                               const std::vector<std::vector<double>>& keys,
                                const std::vector<std::string>& labels,
                                const std::vector<double>* never_held_out) {
   if (labels.size() != keys.size()) {

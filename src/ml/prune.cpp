@@ -181,9 +181,12 @@ Eigen::Index best_geomean_over(const Dataset& data, const std::vector<Eigen::Ind
 namespace {
 
 constexpr std::pair<PruneMethod, const char*> kPruneMethods[] = {
-    {PruneMethod::topn, "topn"},         {PruneMethod::kmeans, "kmeans"},
-    {PruneMethod::pca_kmeans, "pca-kmeans"}, {PruneMethod::spectral, "spectral"},
-    {PruneMethod::hdbscan, "hdbscan"},   {PruneMethod::tree, "tree"}};
+    {PruneMethod::topn, "topn"},
+    {PruneMethod::kmeans, "kmeans"},
+    {PruneMethod::pca_kmeans, "pca-kmeans"},
+    {PruneMethod::spectral, "spectral"},
+    {PruneMethod::hdbscan, "hdbscan"},
+    {PruneMethod::tree, "tree"}};
 
 }  // namespace
 
@@ -203,8 +206,8 @@ PruneMethod parse_prune_method(const std::string& text) {
   for (const auto& [method, name] : kPruneMethods) {
     if (text == name) return method;
   }
-  throw Error(
-      fmt::format("unknown pruner '{}' (expected one of {})", text, fmt::join(pruner_names(), ", ")));
+  throw Error(fmt::format("unknown pruner '{}' (expected one of {})", text,
+                          fmt::join(pruner_names(), ", ")));
 }
 
 std::string to_string(PruneMethod method) {

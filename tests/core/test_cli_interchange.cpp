@@ -301,9 +301,9 @@ TEST_F(CliInterchange, ImportTagsFromAWorkload) {
   other.problem = "transa=0;transb=0;m=3;n=5;k=7;batch=1";  // in no workload: no tags
   write_measurements_csv({m, other}, file("old.csv"));
   const std::string store = file("tagged.sqlite");
-  ASSERT_EQ(ktune("import --csv " + file("old.csv") + " --store " + store + " --tags-from dnn")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      ktune("import --csv " + file("old.csv") + " --store " + store + " --tags-from dnn").exit_code,
+      0);
   const auto rows = Store(store, Store::Mode::read_only).query();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_NE(std::find(rows[0].tags.begin(), rows[0].tags.end(), "vgg"), rows[0].tags.end());

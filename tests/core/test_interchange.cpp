@@ -174,8 +174,9 @@ TEST(InterchangeCsv, ReadsFilesWithoutTheTagsColumn) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_TRUE(rows[0].tags.empty());
   EXPECT_EQ(rows[0].created_at, "t");
-  EXPECT_NE(error_of([&] { parse_measurements_csv(old_header + "\na,b,c,d,1,ok,1,1,1,0,3,1,-1,,t,x\n", "o.csv"); })
-                .find("o.csv:2: 16 fields, expected 15"),
+  EXPECT_NE(error_of([&] {
+              parse_measurements_csv(old_header + "\na,b,c,d,1,ok,1,1,1,0,3,1,-1,,t,x\n", "o.csv");
+            }).find("o.csv:2: 16 fields, expected 15"),
             std::string::npos);
   const auto tagged = parse_measurements_csv(text, "new.csv");
   EXPECT_EQ(tagged[0].tags, (std::vector<std::string>{"resnet", "vgg"}));

@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -72,7 +71,6 @@ TEST(Store, DeviceFeaturesRoundTrip) {
   EXPECT_EQ(devices[0].slug, "slug-1");
   ASSERT_EQ(devices[0].features.size(), 2u);
 }
-
 
 TEST(Store, TagsArePerProblemAndOlderStoresStayReadable) {
   const auto path = fresh_path("store_tags.sqlite");

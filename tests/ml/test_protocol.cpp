@@ -115,10 +115,11 @@ TEST(Protocol, MergeKeepsDevicesApartAndAppendsCommonDeviceFeatures) {
   EXPECT_EQ(m.data.state(0, col), CellState::ok);
   EXPECT_EQ(m.data.state(10, col), CellState::unmeasured);
   EXPECT_FALSE(m.data.valid(10, col));
-  const auto refused = std::find(m.data.config_names.begin(), m.data.config_names.end(),
-                                 "wg=32x8") - m.data.config_names.begin();
+  const auto refused =
+      std::find(m.data.config_names.begin(), m.data.config_names.end(), "wg=32x8") -
+      m.data.config_names.begin();
   EXPECT_EQ(m.data.state(10, refused), CellState::invalid);  // 256 > dev-b's 64
-  EXPECT_THROW(merge_devices({a, a}), Error);  // the same device twice
+  EXPECT_THROW(merge_devices({a, a}), Error);                // the same device twice
 }
 
 TEST(Protocol, KFoldPartitionsTheProblems) {
@@ -265,9 +266,10 @@ TEST(Protocol, WholeProtocolOnTwoDevices) {
   ProtocolOptions o;
   o.seed = 1;
   o.expert = "32x4";
-  const ProtocolResult r = evaluate_protocol(
-      m, {kfold_splits(m.data, 10, 1), synthetic_real(m), leave_one_device_out(m), programs(m), sizes(m)},
-      o);
+  const ProtocolResult r = evaluate_protocol(m,
+                                             {kfold_splits(m.data, 10, 1), synthetic_real(m),
+                                              leave_one_device_out(m), programs(m), sizes(m)},
+                                             o);
   const std::vector<std::string> splits{"cv10", "synthetic-real", "device", "program", "size"};
   ASSERT_EQ(r.split_folds.size(), splits.size());
   for (size_t i = 0; i < splits.size(); ++i) EXPECT_EQ(r.split_folds[i].first, splits[i]);
@@ -295,7 +297,6 @@ TEST(Protocol, WholeProtocolOnTwoDevices) {
   EXPECT_DOUBLE_EQ(fixed->median_speedup_vs_baseline, 1.0);
   // Trained on dev-a alone, the tree picks work-groups dev-b refuses; the fallback serves.
   EXPECT_GT(device_tree->refused_rate, 0.0);
-
 }
 
 }  // namespace

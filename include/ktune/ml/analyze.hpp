@@ -24,7 +24,7 @@ struct AnalysisReport {
   std::string family, device;
   Norm norm = Norm::scale;
   Eigen::Index problems = 0, configs = 0;
-  double valid_fraction = 0;         // ok cells / measured cells
+  double valid_fraction = 0;          // ok cells / measured cells
   Eigen::Index unmeasured_cells = 0;  // left out of every figure below but the PCA, which
                                       // sees them imputed (normalize.hpp)
 

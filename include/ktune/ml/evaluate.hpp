@@ -53,7 +53,8 @@ std::vector<std::vector<double>> feature_values(const Dataset& data,
 // Leave-one-value-out over per-row keys (e.g. feature_values): one fold per distinct key (in
 // key order), named "<name>:<label of the key>"; rows whose key is `never_held_out` always train.
 // An Error when fewer than two groups leave a fold with training rows.
-SplitFolds leave_one_value_out(const std::string& name, const std::vector<std::vector<double>>& keys,
+SplitFolds leave_one_value_out(const std::string& name,
+                               const std::vector<std::vector<double>>& keys,
                                const std::vector<std::string>& labels,
                                const std::vector<double>* never_held_out = nullptr);
 // One fold: train on the rows whose key is `train_key`, test on the others (an Error naming the
