@@ -287,6 +287,8 @@ TEST_F(CliInterchange, DataOfTheLearningVerbsAcceptsAForeignLongCsv) {
   r = ktune("analyze --data '" + file("long.csv") + "' --time-col time");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--problem-cols"), std::string::npos) << r.err;
+}
+
 // Data measured before tags were stored gets a workload's tags on import, and keeps them
 // through an export.
 TEST_F(CliInterchange, ImportTagsFromAWorkload) {
