@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "apps/ktune/bench_search.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/bench.hpp"
@@ -20,6 +21,7 @@ struct BenchOptions {
   std::optional<double> budget_ms;
   bool no_vendors = false;
   TimingPolicy timing;
+  BenchSearchArgs search;  // --strategy, --budget, ... (bench_search.cpp)
 };
 
 // Counts must be whole and at least `least`; times finite and positive. The error names the
@@ -42,6 +44,10 @@ void check_timing_options(const BenchOptions& o) {
 }
 
 int run_bench(const BenchOptions& o) {
+  if (o.search.active())
+    return run_bench_search(
+        {o.family, o.device, o.workload, o.store, o.configs, !o.no_vendors, o.timing, o.budget_ms},
+        o.search);
   // Validate every input before the store is opened, so a bad argument never touches it.
   check_timing_options(o);
   const Family& family = find_family(o.family);
@@ -109,6 +115,7 @@ Action setup(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--timeout-ms", o->timing.timeout_ms, "One run longer than this is a timeout")
       ->capture_default_str();
+  o->search.add_options(app);
   return [o] { return run_bench(*o); };
 }
 
