@@ -44,10 +44,12 @@ void check_timing_options(const BenchOptions& o) {
 }
 
 int run_bench(const BenchOptions& o) {
-  if (o.search.active())
-    return run_bench_search(
-        {o.family, o.device, o.workload, o.store, o.configs, !o.no_vendors, o.timing, o.budget_ms},
-        o.search);
+  if (o.search.active()) {
+    check_timing_options(o);
+    return run_bench_search({o.family, o.device, o.workload, o.store, o.configs, !o.no_vendors,
+                             o.timing, o.budget_ms.value_or(0)},
+                            o.search);
+  }
   // Validate every input before the store is opened, so a bad argument never touches it.
   check_timing_options(o);
   const Family& family = find_family(o.family);
