@@ -41,7 +41,7 @@ double selector_pct(const Dataset& train_data, const Dataset& test_data, const S
   const Dataset train = train_data.subset_rows(split.train);
   const Dataset test = test_data.subset_rows(split.test);
   PruneOptions po;
-  po.method = o.pruner;
+  po.method = parse_prune_method(o.pruner);
   po.k = o.k;
   po.norm = o.norm;
   const auto shipped = prune(train, po);
