@@ -4,8 +4,10 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libeigen3-dev libsqlite3-dev sqlite3
   libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn
-  clang libclang-rt-dev)  # clang + libFuzzer runtime: tests/fuzz
+  clang libclang-rt-dev chromium)  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
 missing=()
+# npm fetches the report's plotting library (below); any node install that has npm will do.
+command -v npm >/dev/null || missing+=(npm)
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -15,4 +17,13 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The HTML report's plotting library (vega, vega-lite, vega-embed at the versions pinned in
+# src/report/js/package-lock.json; inlined into each report, docs/report.md).
+js="$(dirname "$0")/../src/report/js"
+if ! cmp -s "$js/package-lock.json" "$js/node_modules/.ktune-installed-lock"; then
+  echo "install_deps: npm ci in $js"
+  (cd "$js" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+  cp "$js/package-lock.json" "$js/node_modules/.ktune-installed-lock"
 fi

@@ -1,15 +1,20 @@
-// ktune demo: the whole pipeline on this CPU in a few minutes. Sweep every GEMM config over a
-// dozen cheap DNN shapes (resumable store in the output directory), compare the best config per
-// shape with OpenBLAS, prune to K configs, train a tree-b selector, score the same pipeline on
-// held-out shapes, and generate the selector's C++ header.
+// ktune demo: the whole pipeline in a few minutes, each step saying which data it used. It
+// measures on this CPU (every GEMM config over a few cheap DNN shapes, a resumable store in the
+// output directory, the best config per shape against OpenBLAS), but a few shapes are too few to
+// learn from, so the learning steps use a committed dataset (by default the H100 one: 431 shapes):
+// prune K configs and train a tree-b selector on 80 % of its shapes, score them on the other
+// 20 % (never on fewer than kMinHeldOut shapes), generate the selector's C++ header and write the
+// HTML report of that dataset.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
@@ -22,162 +27,144 @@
 #include "ktune/ml/evaluate.hpp"
 #include "ktune/ml/prune.hpp"
 #include "ktune/ml/selector.hpp"
+#include "ktune/report.hpp"
 #include "ktune/workload.hpp"
 
 namespace ktune::cli {
 namespace {
 
+#ifndef KTUNE_SOURCE_DIR
+#define KTUNE_SOURCE_DIR "."
+#endif
+
+// A held-out score from fewer problems than this says more about the split than the method.
+constexpr size_t kMinHeldOut = 20;
+
 struct DemoOptions {
   std::string out_dir = "ktune-demo";
-  double budget_s = 240;
-  int k = 4;
+  double budget_s = 60;
+  int k = 8;
+  std::string learn_data = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/gemm-dnn.csv.gz";
+  std::string learn_deployed = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/deployed-cuda.csv";
+  std::string learn_eval = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/selection.csv";
+  std::string kind = "packed";    // the CPU's SIMD kind: fast enough to sweep on a busy machine
   std::string workload = "demo";  // hidden: tests run a builtin such as "tiny"
   std::string configs = "all";    // hidden: tests sweep a subset
 };
 
-// Ten DNN GEMM shapes of 21-26 MFLOP (MobileNet's first convolution and its weight gradient,
-// ResNet-50 forward and both backward transposes): each sweeps in seconds on 2 cores, and their
-// aspect ratios differ enough that different configs win.
+// Three ResNet-50 GEMM shapes of 26 MFLOP (forward and both backward transposes): each sweeps
+// in seconds on 2 cores, and their aspect ratios differ enough that different configs win.
 Workload demo_workload(const Family& family) {
   Workload w;
   w.name = "demo";
-  const double shapes[][6] = {{0, 0, 32, 12321, 27, 1}, {0, 0, 32, 27, 12321, 1},
-                              {0, 0, 64, 3136, 64, 1},  {0, 0, 256, 784, 64, 1},
-                              {0, 0, 512, 196, 128, 1}, {0, 0, 64, 64, 3136, 1},
-                              {1, 0, 64, 3136, 64, 1},  {1, 0, 256, 49, 1024, 1},
-                              {0, 1, 64, 64, 3136, 1},  {0, 1, 1024, 256, 49, 1}};
+  const double shapes[][6] = {
+      {0, 0, 64, 3136, 64, 1}, {1, 0, 256, 49, 1024, 1}, {0, 1, 1024, 256, 49, 1}};
   for (const auto& s : shapes) w.problems.push_back(family.make_problem({s, s + 6}));
   return w;
 }
 
 using Clock = std::chrono::steady_clock;
 
+// The 1-minute load average (Linux), or a negative value when unknown.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return in ? load : -1;
+}
+
+// A path as the user would type it from here: relative when it is below the current directory.
+std::string shown(const std::string& path) {
+  std::error_code ec;
+  const auto rel = std::filesystem::relative(path, std::filesystem::current_path(), ec);
+  return ec || rel.empty() || *rel.begin() == ".." ? path : rel.string();
+}
+
 struct Stage {
   Clock::time_point start = Clock::now();
   void begin(int step, const std::string& what) const {
-    fmt::print("\n[{}/5 {:5.1f} s] {}\n", step,
+    fmt::print("\n[{}/7 {:5.1f} s] {}\n", step,
                std::chrono::duration<double>(Clock::now() - start).count(), what);
   }
 };
 
-// The stored measurements of this workload and config set, keeping only problems where every
-// config was measured (a sweep cut short by the budget leaves the last one partial).
-std::vector<Measurement> complete_measurements(Store& store, const std::string& device,
-                                               const Workload& workload,
-                                               const std::vector<Config>& configs,
-                                               size_t* incomplete) {
+// The stored measurements of this workload and config set (a sweep cut short by the budget
+// leaves some shapes partly measured: the table says how far each got).
+std::vector<Measurement> swept_measurements(Store& store, const std::string& device,
+                                            const Workload& workload,
+                                            const std::vector<Config>& configs) {
   std::set<std::string> problems;
   std::set<int64_t> config_ids;
   for (const auto& p : workload.problems) problems.insert(p.key());
   for (const auto& c : configs) config_ids.insert(c.id);
-  std::map<std::string, size_t> measured;
   std::vector<Measurement> kept;
   for (auto& m : store.query(device, "gemm")) {
     if (!problems.count(m.problem)) continue;
     if (m.config_id >= 0 && !config_ids.count(m.config_id)) continue;
-    if (m.config_id >= 0) ++measured[m.problem];
     kept.push_back(std::move(m));
   }
-  std::vector<Measurement> out;
-  for (auto& m : kept) {
-    if (measured[m.problem] == configs.size()) out.push_back(std::move(m));
-  }
-  *incomplete = 0;
-  for (const auto& p : problems) *incomplete += measured[p] != configs.size();
-  return out;
+  return kept;
 }
 
-void print_vendor_table(const Workload& workload, const std::vector<Measurement>& ms) {
+// Per shape the best config measured so far against OpenBLAS; returns the shapes not complete.
+size_t print_vendor_table(const Workload& workload, const std::vector<Measurement>& ms,
+                          size_t configs) {
   struct Row {
     std::string best;
     double best_perf = 0, vendor_perf = 0;
-    int configs_ok = 0;
+    size_t configs_ok = 0, measured = 0;
   };
   std::map<std::string, Row> rows;
   for (const auto& m : ms) {
     Row& r = rows[m.problem];
     if (m.config_id < 0) {
       r.vendor_perf = m.perf;
-    } else if (m.outcome.status == Status::ok) {
+      continue;
+    }
+    ++r.measured;
+    if (m.outcome.status == Status::ok) {
       ++r.configs_ok;
       if (m.perf > r.best_perf) r.best_perf = m.perf, r.best = m.config;
     }
   }
   fmt::print(
-      "| shape (m×n×k, transa/b) | best config | GFLOP/s | OpenBLAS GFLOP/s | ratio | configs ok "
-      "|\n|---|---|---:|---:|---:|---:|\n");
+      "| shape (m×n×k, transa/b) | best config so far | GFLOP/s | OpenBLAS GFLOP/s | ratio | "
+      "configs measured (ok) |\n|---|---|---:|---:|---:|---:|\n");
+  size_t incomplete = 0;
   for (const auto& p : workload.problems) {
-    if (!rows.count(p.key())) continue;
     const Row& r = rows[p.key()];
+    incomplete += r.measured < configs;
     const kernels::gemm::Shape sh = kernels::gemm::shape_of(p);
-    fmt::print("| {}×{}×{}, {}{} | {} | {:.1f} | {:.1f} | {} | {} |\n", sh.m, sh.n, sh.k,
+    fmt::print("| {}×{}×{}, {}{} | {} | {:.1f} | {} | {} | {} of {} ({}) |\n", sh.m, sh.n, sh.k,
                sh.transa ? 'T' : 'N', sh.transb ? 'T' : 'N', r.best.empty() ? "-" : r.best,
-               r.best_perf, r.vendor_perf,
-               r.vendor_perf > 0 ? fmt::format("{:.2f}", r.best_perf / r.vendor_perf) : "-",
-               r.configs_ok);
+               r.best_perf, r.vendor_perf > 0 ? fmt::format("{:.1f}", r.vendor_perf) : "-",
+               r.vendor_perf > 0 && r.best_perf > 0
+                   ? fmt::format("{:.2f}", r.best_perf / r.vendor_perf)
+                   : "-",
+               r.measured, configs, r.configs_ok);
   }
+  return incomplete;
 }
 
-// The same pipeline (prune K on the training shapes, tree-b on them) scored on held-out shapes.
-void print_evaluation(const Dataset& data, const DemoOptions& o, const std::string& md_path) {
-  ml::EvalOptions eo;
-  eo.random_split = true;
-  eo.network_splits = false;
-  eo.test_fraction = 0.25;
-  eo.norms = {ml::Norm::scale};
-  eo.pruners = {ml::PruneMethod::pca_kmeans};
-  eo.selectors = {"tree-b"};
-  eo.ceiling_ks = {o.k};
-  eo.selector_ks = {o.k};
-  const ml::EvalResult r = ml::evaluate(data, eo);
-  std::ostringstream md;
-  ml::write_markdown(r, md);
-  write_text_file(md_path, md.str());
-
-  const auto& [split, sizes] = r.split_sizes.front();
-  double fixed = 0, ceiling = -1, selector = -1;
-  std::string note;
-  for (const auto& [name, pct] : r.fixed_pct)
-    if (name == split) fixed = pct;
-  for (const auto& row : r.rows) {
-    if (row.split != split) continue;
-    if (!row.ok) note = row.note;
-    if (row.ok && row.selector.empty()) ceiling = row.metrics.ceiling_pct;
-    if (row.ok && row.selector == "tree-b") selector = row.metrics.pct_of_oracle;
-  }
-  auto pct = [](double v) { return v < 0 ? std::string("-") : fmt::format("{:.1f}", v); };
-  fmt::print(
-      "Held-out shapes (seeded random split: pruned and trained on {} shapes, scored on {}).\n"
-      "% of oracle = 100 × geometric mean over the held-out shapes of GFLOP/s of the served "
-      "config / GFLOP/s of the best of all {} configs.\n\n",
-      sizes.first, sizes.second, data.cols());
-  fmt::print("| what is shipped | % of oracle |\n|---|---:|\n");
-  fmt::print("| best single fixed config (no selector) | {} |\n", pct(fixed));
-  fmt::print("| tree-b over K = {} pca-kmeans configs | {} |\n", o.k, pct(selector));
-  fmt::print("| ceiling of those K = {} (a perfect selector) | {} |\n", o.k, pct(ceiling));
-  if (!note.empty()) fmt::print("(a cell could not be computed: {})\n", note);
-  fmt::print(
-      "\nWith {} held-out shape{} this shows the pipeline, not a measurement: results/ holds "
-      "the H100 evaluation over 431 shapes. Full tables: {}\n",
-      sizes.second, sizes.second == 1 ? "" : "s", md_path);
-}
-
-int run_demo(const DemoOptions& o) {
-  const Stage stage;
+// Step 1: every config of the CPU backend over the demo shapes, into the resumable store.
+void measure_on_this_cpu(const Stage& stage, const DemoOptions& o) {
   const Family& family = find_family("gemm");
   const Workload workload =
       o.workload == "demo" ? demo_workload(family) : load_workload(family, o.workload);
   auto backend = open_backend(family, "cpu");
   const std::string slug = backend->device().slug;
   std::filesystem::create_directories(o.out_dir);
-  const std::filesystem::path dir(o.out_dir);
-  const std::string store_path = (dir / "store.sqlite").string();
+  const std::string store_path = (std::filesystem::path(o.out_dir) / "store.sqlite").string();
   Store store(store_path);
   SweepOptions sweep;
   // Only the kinds this backend implements: the sweep skips the others without recording them,
   // and a shape is complete when each of these is in the store.
   for (const Config& c : parse_config_list(family.space(), o.configs))
-    if (backend->implements(c)) sweep.configs.push_back(c);
+    if (backend->implements(c) &&
+        (o.kind == "all" || family.space().kinds()[size_t(c.kind)].name == o.kind))
+      sweep.configs.push_back(c);
+  if (sweep.configs.empty())
+    throw Error(fmt::format("demo: no config of kind '{}' to sweep on this CPU", o.kind));
   sweep.budget_ms = o.budget_s * 1000;
   // Tight timing: a 25 MFLOP shape runs in a fraction of a millisecond on the fast configs, so
   // 2 ms of repeats is enough for a median; the slow configs stop at min_reps.
@@ -185,82 +172,167 @@ int run_demo(const DemoOptions& o) {
   sweep.timing.max_reps = 10;
   sweep.timing.budget_ms = 2;
 
-  stage.begin(1, fmt::format("sweep: {} GEMM configs × {} DNN shapes + OpenBLAS on {} ({}), "
-                             "store {} (resumed when present)",
-                             sweep.configs.size(), workload.problems.size(), backend->device().name,
-                             slug, store_path));
+  stage.begin(
+      1,
+      fmt::format("measure on this CPU: {} GEMM configs ({}) × {} DNN shapes + "
+                  "OpenBLAS on {} ({}), store {} (resumed when present, budget {:.0f} s)",
+                  sweep.configs.size(),
+                  o.kind == "all" ? "every kind" : "kind " + o.kind + "; --kind all for every kind",
+                  workload.problems.size(), backend->device().name, slug, shown(store_path),
+                  o.budget_s));
   Progress progress("demo");
   sweep.on_progress = [&](size_t done, size_t total, const Measurement& m) {
     progress.update(done, total, m.config);
   };
   const SweepSummary s = run_sweep(family, *backend, workload, store, sweep);
   progress.finish();
-  fmt::print("  {} measurements taken now, {} already in the store\n\n", s.measured,
+  fmt::print("  {} measurements taken now, {} already in the store", s.measured,
              s.skipped_existing);
-  size_t incomplete = 0;
-  const auto ms = complete_measurements(store, slug, workload, sweep.configs, &incomplete);
-  print_vendor_table(workload, ms);
+  if (const double load = load_average(); load >= 0)
+    fmt::print(
+        " (load average {:.1f} on {} cores: under load the timings are noisy, multi-threaded "
+        "OpenBLAS suffers most; results/ holds sweeps of a quiet machine)",
+        load, std::thread::hardware_concurrency());
+  fmt::print("\n\n");
+  const size_t incomplete = print_vendor_table(
+      workload, swept_measurements(store, slug, workload, sweep.configs), sweep.configs.size());
   if (s.budget_exhausted || incomplete) {
     fmt::print(
-        "\nThe time budget ran out with {} shape(s) not fully measured: rerun the same "
-        "command to continue; the steps below use the complete shapes only.\n",
+        "\nThe time budget ran out with {} shape(s) not fully measured: rerun the same command "
+        "to continue (the store keeps every finished measurement).\n",
         incomplete);
   }
-  const Dataset data = dataset_from_measurements(ms, slug, "gemm");
-  if (data.rows() < 2) {
-    throw Error(
-        fmt::format("demo: {} fully measured shape(s) in {}; rerun `ktune demo` to "
-                    "continue the sweep",
-                    data.rows(), store_path));
-  }
+  fmt::print(
+      "\n{} shapes are enough to show the measurement, not to learn from: the next steps use a "
+      "dataset of many shapes.\n",
+      workload.problems.size());
+}
 
-  stage.begin(2, fmt::format("prune: K = {} configs to ship (pca-kmeans, scale) from {} shapes",
-                             o.k, data.rows()));
+struct Learned {
+  ml::Split split;
+  Dataset train, test;
+  std::vector<Eigen::Index> shipped;
+  std::unique_ptr<ml::Selector> selector;
+};
+
+// Steps 3 and 4: prune and train on the training shapes of the seeded 80/20 split.
+Learned learn(const Stage& stage, const Dataset& data, const DemoOptions& o, ml::Norm norm) {
+  Learned l;
+  l.split = ml::random_split(data, 0.2, 0);
+  l.train = data.subset_rows(l.split.train);
+  l.test = data.subset_rows(l.split.test);
+  stage.begin(3, fmt::format("prune: K = {} configs to ship (pca-kmeans, {} normalization) from "
+                             "the {} training shapes of {} (seeded 80/20 split)",
+                             o.k, ml::to_string(norm), l.train.rows(), shown(o.learn_data)));
   ml::PruneOptions po;
   po.method = ml::PruneMethod::pca_kmeans;
   po.k = o.k;
-  const auto shipped = ml::prune(data, po);
+  po.norm = norm;
+  l.shipped = ml::prune(l.train, po);
   std::string list;
-  for (auto c : shipped) {
+  for (auto c : l.shipped) {
     const std::vector<Eigen::Index> one = {c};
-    fmt::print("  {:<44} alone {:5.1f} % of oracle\n", data.config_names[size_t(c)],
-               100 * ml::ceiling(data, one));
-    list += data.config_names[size_t(c)] + "\n";
+    fmt::print("  {:<52} alone {:5.1f} % of oracle\n", l.train.config_names[size_t(c)],
+               100 * ml::ceiling(l.train, one));
+    list += l.train.config_names[size_t(c)] + "\n";
   }
-  fmt::print("  together (ceiling): {:.1f} % of oracle\n", 100 * ml::ceiling(data, shipped));
-  write_text_file((dir / "configs.txt").string(), list);
+  fmt::print("  together (ceiling on the training shapes): {:.1f} % of oracle\n",
+             100 * ml::ceiling(l.train, l.shipped));
+  write_text_file((std::filesystem::path(o.out_dir) / "configs.txt").string(), list);
 
-  stage.begin(3, "train: tree-b selector over the shipped configs, on every shape");
-  auto selector = ml::make_selector("tree-b");
-  selector->fit(data, shipped, ml::Norm::scale);
-  nlohmann::json model = selector->to_json();
+  stage.begin(4, fmt::format("train: tree-b selector over the shipped configs, on the same {} "
+                             "training shapes",
+                             l.train.rows()));
+  l.selector = ml::make_selector("tree-b");
+  l.selector->fit(l.train, l.shipped, norm);
+  const auto fit = ml::evaluate_selector(*l.selector, l.train, l.shipped, ml::safe_order(l.train));
+  fmt::print(
+      "  on its own training shapes: {:.1f} % of oracle (ceiling {:.1f} %; not a score: "
+      "see the next step)\n",
+      fit.pct_of_oracle, fit.ceiling_pct);
+  return l;
+}
+
+// Step 5: the same model on the shapes it never saw; no score from too few of them.
+void print_held_out(const Learned& l, const DemoOptions& o) {
+  const size_t n = l.split.test.size();
+  if (n < kMinHeldOut) {
+    fmt::print(
+        "  only {} held-out shapes (fewer than {}): too few for a meaningful score, none "
+        "printed. Learn from a dataset with more shapes (--learn-data).\n",
+        n, kMinHeldOut);
+    return;
+  }
+  const auto m = ml::evaluate_selector(*l.selector, l.test, l.shipped, ml::safe_order(l.train));
+  // speedup_vs_fixed = geomean(served / fixed) and pct = geomean(served / oracle), with the same
+  // floor, so their quotient is the fixed config's own % of oracle on these shapes.
+  const double fixed = m.pct_of_oracle / m.speedup_vs_fixed;
+  fmt::print(
+      "  % of oracle = 100 × geometric mean over the {} held-out shapes of GFLOP/s of the served "
+      "config / GFLOP/s of the best of all {} configs.\n\n",
+      m.problems, l.test.cols());
+  fmt::print("| what is shipped | % of oracle |\n|---|---:|\n");
+  fmt::print("| best single fixed config of the training shapes (no selector) | {:.1f} |\n", fixed);
+  fmt::print("| tree-b over K = {} pca-kmeans configs | {:.1f} |\n", o.k, m.pct_of_oracle);
+  fmt::print("| ceiling of those K = {} (a perfect selector) | {:.1f} |\n", o.k, m.ceiling_pct);
+  fmt::print(
+      "\n  (`ktune eval --data {}` runs every pruner × selector on this and the "
+      "leave-one-network-out splits.)\n",
+      shown(o.learn_data));
+}
+
+int run_demo(const DemoOptions& o) {
+  const Stage stage;
+  const std::filesystem::path dir(o.out_dir);
+  measure_on_this_cpu(stage, o);
+
+  stage.begin(2, fmt::format("learning data: {}", shown(o.learn_data)));
+  const Dataset data = load_dataset(o.learn_data, "", "gemm");
+  fmt::print(
+      "  {} shapes × {} configs measured on {} (provenance: results/README.md); every "
+      "step below uses it\n",
+      data.rows(), data.cols(), data.device);
+  const ml::Norm norm = ml::Norm::cutoff;  // the deployed recipe of results/README.md
+  const Learned l = learn(stage, data, o, norm);
+
+  stage.begin(5, fmt::format("eval: the same model on the {} held-out shapes of {} (not used in "
+                             "steps 3-4)",
+                             l.split.test.size(), shown(o.learn_data)));
+  print_held_out(l, o);
+
+  stage.begin(6, "codegen: the tree as a self-contained C++17 header");
+  nlohmann::json model = l.selector->to_json();
   model["family"] = data.family;
   model["device"] = data.device;
-  model["dataset"] = store_path;
+  model["dataset"] = shown(o.learn_data);
   const std::string model_path = (dir / "tree-b.json").string();
   write_text_file(model_path, model.dump(1) + "\n");
-  const auto fit = ml::evaluate_selector(*selector, data, shipped, ml::safe_order(data));
-  fmt::print("  training shapes: {:.1f} % of oracle (ceiling {:.1f} %); model {}\n",
-             fit.pct_of_oracle, fit.ceiling_pct, model_path);
-
-  stage.begin(4, "eval: the same pipeline scored on shapes it did not see");
-  print_evaluation(data, o, (dir / "evaluation.md").string());
-
-  stage.begin(5, "codegen: the tree as a self-contained C++17 header");
   ml::CodegenOptions co;
   co.command = "ktune demo --out-dir " + o.out_dir;
   co.model_path = model_path;
   const std::string header = ml::generate_selector_header(model, co);
   const std::string header_path = (dir / "ktune_selector.hpp").string();
   write_text_file(header_path, header);
-  fmt::print("  wrote {}; its first lines:\n", header_path);
+  fmt::print("  wrote {} (model {}); its first lines:\n", header_path, model_path);
   std::istringstream lines(header);
   std::string line;
-  for (int i = 0; i < 22 && std::getline(lines, line); ++i) fmt::print("    {}\n", line);
+  for (int i = 0; i < 14 && std::getline(lines, line); ++i) fmt::print("    {}\n", line);
   fmt::print(
-      "    ...\n\nDone in {:.0f} s. Include {} and call ktune_selector::select(transa, "
-      "transb, m, n, k, batch).\n",
-      std::chrono::duration<double>(Clock::now() - stage.start).count(), header_path);
+      "    ...\n  Include it and call ktune_selector::select(transa, transb, m, n, k, batch).\n");
+
+  // The deployed run and the evaluation table (`ktune eval --csv`) of the learning data, when
+  // they are there; otherwise the report evaluates the pruners itself (minutes on 2 cores).
+  report::HtmlReportRequest r;
+  r.out = (dir / "report.html").string();
+  if (std::filesystem::exists(o.learn_deployed)) r.deployed = o.learn_deployed;
+  if (std::filesystem::exists(o.learn_eval)) r.eval = o.learn_eval;
+  stage.begin(7, fmt::format("report: the figures of {}{}{}", shown(o.learn_data),
+                             r.deployed.empty() ? "" : ", its deployed run " + shown(r.deployed),
+                             r.eval.empty() ? ", its pruners evaluated now"
+                                            : ", its evaluation table " + shown(r.eval)));
+  const auto summary = report::write_html_report(data, shown(o.learn_data), r);
+  fmt::print("  {} figures.\n\nDone in {:.0f} s. Report: {}\n", summary.figures,
+             std::chrono::duration<double>(Clock::now() - stage.start).count(), shown(r.out));
   return 0;
 }
 
@@ -271,6 +343,18 @@ Action setup(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--budget-s", o->budget_s, "Sweep time budget in seconds")->capture_default_str();
   app.add_option("--k", o->k, "Number of configs to ship")->capture_default_str();
+  app.add_option("--learn-data", o->learn_data,
+                 "Dataset the learning steps use (store or exported CSV)")
+      ->capture_default_str();
+  app.add_option("--learn-deployed", o->learn_deployed,
+                 "That dataset's deployed run, plotted in the report when the file exists")
+      ->capture_default_str();
+  app.add_option("--learn-eval", o->learn_eval,
+                 "That dataset's `ktune eval --csv` table, plotted in the report when the file "
+                 "exists (else the report evaluates the pruners)")
+      ->capture_default_str();
+  app.add_option("--kind", o->kind, "Config kind to sweep on this CPU, or all")
+      ->capture_default_str();
   // Hidden: a smaller workload and config subset keep the end-to-end test short.
   app.add_option("--workload", o->workload, "")->group("");
   app.add_option("--configs", o->configs, "")->group("");
@@ -278,7 +362,10 @@ Action setup(CLI::App& app) {
 }
 
 const bool registered = add_verb(
-    "demo", "The whole pipeline on this CPU in minutes: sweep, prune, train, eval, codegen", setup);
+    "demo",
+    "The whole pipeline in minutes: sweep on this CPU, then prune, train, eval, codegen and the "
+    "HTML report on a committed dataset",
+    setup);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -1,4 +1,5 @@
-// ktune report: per-shape best config (oracle over the swept space) against the vendor library,
+// ktune report: with --html, the HTML report of any family's dataset (src/report). Otherwise
+// per-shape best config (oracle over the swept space) against the vendor library,
 // as the gemm-vs-vendor CSV, plus geometric-mean ratios overall and per network. With
 // --deployed (the CSV of examples/tuned-gemm's tuned_gemm_bench) it adds the deployed tuned
 // library, whose vendor figures then come from that same run, side by side with it.
@@ -12,9 +13,11 @@
 
 #include "apps/ktune/verb.hpp"
 #include "ktune/csv.hpp"
+#include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
+#include "ktune/report.hpp"
 #include "ktune/strict_number.hpp"
 #include "ktune/workload.hpp"
 
@@ -22,7 +25,10 @@ namespace ktune::cli {
 namespace {
 
 struct ReportOptions {
-  std::string store, device, family = "gemm", workload = "dnn", csv, markdown, deployed;
+  // family empty: gemm for the vendor table, the data's only family for --html.
+  std::string store, device, family, workload = "dnn", csv, markdown, deployed;
+  std::string html, eval, js_dir, title;
+  int threads = 0;
 };
 
 struct ShapePerf {
@@ -44,37 +50,12 @@ std::map<std::string, ShapePerf> sweep_perf(const std::vector<Measurement>& rows
   return perf;
 }
 
-// Joins tuned_gemm_bench's rows (problem, ..., deployed_gflops, ..., vendor_gflops) into perf:
-// the deployed library and the vendor library measured side by side in that run.
+// Joins a deployed run (tuned_gemm_bench's CSV): the deployed library and the vendor library
+// measured side by side in that run.
 void add_deployed(const std::string& path, std::map<std::string, ShapePerf>& perf) {
-  const std::string text = read_text_file(path);
-  const auto records = read_csv_records(text, path);
-  if (records.empty()) throw Error(fmt::format("'{}' is empty", path));
-  const auto& header = records[0].fields;
-  auto column = [&](const char* name) {
-    for (size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    throw Error(fmt::format("'{}': no column '{}' (not a tuned_gemm_bench CSV)", path, name));
-  };
-  const size_t problem = column("problem"), status = column("status");
-  const size_t deployed = column("deployed_gflops"), vendor = column("vendor_gflops");
-  for (size_t r = 1; r < records.size(); ++r) {
-    const auto& f = records[r].fields;
-    if (f.size() != header.size())
-      throw Error(fmt::format("{}:{}: {} fields, the header has {}", path, records[r].line,
-                              f.size(), header.size()));
-    if (f[status] != "ok") continue;
-    // Strict: "12abc" is an error naming the line, not 12.
-    auto number = [&](size_t column, const char* name) {
-      const auto v = parse_finite_double(f[column]);
-      if (!v || *v < 0)
-        throw Error(fmt::format("{}:{}: column {}: '{}' is not a non-negative number", path,
-                                records[r].line, name, f[column]));
-      return *v;
-    };
-    ShapePerf& p = perf[f[problem]];
-    p.deployed = number(deployed, "deployed_gflops");
-    p.vendor = f[vendor].empty() ? 0.0 : number(vendor, "vendor_gflops");
+  for (const auto& [problem, p] : report::read_deployed_csv(path).by_problem) {
+    perf[problem].deployed = p.deployed;
+    perf[problem].vendor = p.vendor;
   }
 }
 
@@ -89,8 +70,32 @@ double geomean_ratio(const std::vector<std::pair<double, double>>& pairs, size_t
   return *used ? std::exp(log_sum / double(*used)) : 0.0;
 }
 
+// The HTML report over the dataset of any family (docs/report.md).
+void run_html_report(const ReportOptions& o) {
+  const Dataset data = load_dataset(o.store, o.device, o.family);
+  report::HtmlReportRequest r;
+  r.out = o.html;
+  r.title = o.title;
+  r.js_dir = o.js_dir;
+  r.deployed = o.deployed;
+  r.eval = o.eval;
+  r.threads = o.threads;
+  if (o.eval.empty())
+    fmt::print(stderr,
+               "ktune: evaluating the pruners for the report (pass --eval to plot a saved "
+               "`ktune eval --csv` table instead)\n");
+  const auto summary = report::write_html_report(data, o.store, r);
+  fmt::print(stderr, "ktune: wrote {} ({} figures; evaluation: {})\n", o.html, summary.figures,
+             summary.eval_source);
+}
+
 int run_report(const ReportOptions& o) {
-  const Family& family = find_family(o.family);
+  if (!o.html.empty()) {
+    run_html_report(o);
+    // The per-shape vendor table too, only when asked for.
+    if (o.csv.empty() && o.markdown.empty()) return 0;
+  }
+  const Family& family = find_family(o.family.empty() ? "gemm" : o.family);
   const Workload workload = load_workload(family, o.workload);
   // A store, or measurements exported from one (.csv, .csv.gz, T4 .json).
   const std::vector<Measurement> rows = load_measurements(o.store, o.device, family.name());
@@ -195,11 +200,23 @@ Action setup(CLI::App& app) {
   app.add_option("--markdown", o->markdown, "Write the ratio table here");
   app.add_option("--deployed", o->deployed,
                  "Deployed-library measurements (examples/tuned-gemm tuned_gemm_bench --out)");
+  app.add_option("--html", o->html,
+                 "Write the HTML report (every figure, self-contained, offline) here");
+  app.add_option("--eval", o->eval,
+                 "HTML: plot this `ktune eval --csv` table instead of evaluating the pruners");
+  app.add_option("--title", o->title, "HTML: page title");
+  app.add_option(
+      "--js-dir", o->js_dir,
+      "HTML: node_modules folder with vega, vega-lite, vega-embed (default: the build's)");
+  app.add_option("--threads", o->threads, "HTML: worker threads of the evaluation (0 = all cores)");
   return [o] { return run_report(*o); };
 }
 
-const bool registered = add_verb(
-    "report", "Oracle vs vendor per problem (gemm-vs-vendor.csv) and geomean ratios", setup);
+const bool registered =
+    add_verb("report",
+             "HTML report with the seed papers' figures (--html); GEMM oracle vs vendor per shape "
+             "(gemm-vs-vendor.csv) and geomean ratios",
+             setup);
 
 }  // namespace
 }  // namespace ktune::cli

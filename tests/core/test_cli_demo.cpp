@@ -1,5 +1,7 @@
-// `ktune demo` end to end on a tiny workload: every pipeline step runs, the generated header
-// compiles on its own under -Werror, and a second run resumes from the store.
+// `ktune demo` end to end on a tiny workload, learning from the committed 18-shape CPU dataset:
+// every pipeline step runs, no held-out score is printed from its 4 held-out shapes, the
+// generated header compiles on its own under -Werror, the report is written and named last, and
+// a second run resumes from the store.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -35,15 +37,23 @@ std::string every_fifth_config() {
 TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   const std::filesystem::path dir = ::testing::TempDir() + "ktune-demo-test";
   std::filesystem::remove_all(dir);
-  const std::string args =
-      "demo --workload tiny --configs " + every_fifth_config() + " --out-dir " + dir.string();
+  const std::string results = std::string(KTUNE_SOURCE_DIR) + "/results/amd-epyc-2c/";
+  const std::string args = "demo --workload tiny --kind all --configs " + every_fifth_config() +
+                           " --k 4 --learn-data " + results + "gemm-dnn-small.csv.gz" +
+                           " --learn-deployed " + results + "deployed-cpu.csv --learn-eval " +
+                           results + "selection.csv --out-dir " + dir.string();
 
   const auto first = run_ktune(args);
   ASSERT_EQ(first.status, 0) << first.output;
-  for (const char* step : {"[1/5", "[2/5", "[3/5", "[4/5", "[5/5"})
+  for (const char* step : {"[1/7", "[2/7", "[3/7", "[4/7", "[5/7", "[6/7", "[7/7"})
     EXPECT_NE(first.output.find(step), std::string::npos) << step << "\n" << first.output;
-  EXPECT_NE(first.output.find("| best single fixed config (no selector) |"), std::string::npos)
+  // Each learning step names its data; 18 shapes leave 4 held out: too few for a score.
+  EXPECT_NE(first.output.find("learning data: " + results + "gemm-dnn-small.csv.gz"),
+            std::string::npos)
       << first.output;
+  EXPECT_NE(first.output.find("only 4 held-out shapes (fewer than 20)"), std::string::npos)
+      << first.output;
+  EXPECT_EQ(first.output.find("% of oracle |"), std::string::npos) << first.output;
   EXPECT_EQ(first.output.find("  0 measurements taken now"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find(", 0 already in the store"), std::string::npos) << first.output;
 
@@ -53,7 +63,11 @@ TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   for (std::string line; std::getline(configs, line);) lines += !line.empty();
   EXPECT_EQ(lines, 4);
   EXPECT_TRUE(std::filesystem::exists(dir / "tree-b.json"));
-  EXPECT_TRUE(std::filesystem::exists(dir / "evaluation.md"));
+  // The last line names the HTML report, which holds every figure's section.
+  const std::string report = (dir / "report.html").string();
+  EXPECT_NE(first.output.find("Report: " + report + "\n"), std::string::npos) << first.output;
+  EXPECT_EQ(first.output.substr(first.output.rfind("Report: ")), "Report: " + report + "\n");
+  EXPECT_NE(read_file(report).find("id=\"fig-roofline\""), std::string::npos);
   const std::string header = read_file(dir / "ktune_selector.hpp");
   ASSERT_NE(header.find("inline constexpr int kNumConfigs = 4;"), std::string::npos) << header;
   EXPECT_NE(first.output.find((dir / "ktune_selector.hpp").string()), std::string::npos);
