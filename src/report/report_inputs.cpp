@@ -35,16 +35,16 @@ struct Table {
                               f.size(), records[0].fields.size()));
     return f;
   }
-  // A finite number, or `empty_value` for an empty field.
-  double number(size_t r, size_t col, double empty_value = 0) const {
+  // A finite non-negative number, the whole field ("12abc" is an error naming the line, not
+  // 12), or `empty_value` for an empty field when one is allowed.
+  double number(size_t r, size_t col, std::optional<double> empty_value = 0.0) const {
     const std::string& s = records[r].fields[col];
-    if (s.empty()) return empty_value;
-    double v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
-      throw Error(fmt::format("{}:{}: '{}' is not a number (column {})", path, records[r].line, s,
-                              records[0].fields[col]));
-    return v;
+    if (s.empty() && empty_value) return *empty_value;
+    const auto v = parse_finite_double(s);
+    if (!v || *v < 0)
+      throw Error(fmt::format("{}:{}: '{}' is not a non-negative number (column {})", path,
+                              records[r].line, s, records[0].fields[col]));
+    return *v;
   }
 };
 
