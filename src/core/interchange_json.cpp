@@ -1,4 +1,4 @@
-#include "src/core/interchange_json.hpp"
+#include "interchange_json.hpp"
 
 #include <fmt/format.h>
 

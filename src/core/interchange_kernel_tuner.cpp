@@ -6,13 +6,13 @@
 #include <cmath>
 #include <map>
 
+#include "interchange_json.hpp"
 #include "ktune/device.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/timing.hpp"
-#include "src/core/interchange_json.hpp"
 
 namespace ktune {
 

@@ -9,10 +9,10 @@
 #include <cmath>
 #include <optional>
 
+#include "interchange_json.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
-#include "src/core/interchange_json.hpp"
 
 namespace ktune {
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <map>
 
+#include "interchange_json.hpp"
 #include "ktune/device.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/timing.hpp"
-#include "src/core/interchange_json.hpp"
 
 namespace ktune {
 
@@ -118,7 +118,8 @@ Measurement ktune_measurement(const Json& r, const Document& d, const std::strin
   m.family = label(o.family, "family");
   m.problem = label(o.problem, "problem");
   m.config = k.at("config").get<std::string>();
-  set_stored_config_id(m, checked_integer(k.at("config_id"), INT64_MIN, INT64_MAX, "ktune.config_id"));
+  set_stored_config_id(m,
+                       checked_integer(k.at("config_id"), INT64_MIN, INT64_MAX, "ktune.config_id"));
   m.outcome.status = parse_status(k.at("status").get<std::string>());
   TimingStats& t = m.outcome.timing;
   t.median_ms = k.at("median_ms").get<double>();
@@ -133,7 +134,8 @@ Measurement ktune_measurement(const Json& r, const Document& d, const std::strin
   m.created_at = timestamp_of(r, where);
   if (const Json* tags = member(k, "tags"); tags && tags->is_array()) {
     for (const Json& t : *tags) {
-      if (!t.is_string()) throw Error(fmt::format("{}: field 'ktune.tags' holds a non-string", where));
+      if (!t.is_string())
+        throw Error(fmt::format("{}: field 'ktune.tags' holds a non-string", where));
       m.tags.push_back(t.get<std::string>());
     }
   }
