@@ -11,11 +11,14 @@
 //                                                              CUDA: tiled over K slices + reduce
 //   packed  kind=packed;mr=16;nr=6;kc=256;mc=96;nc=2048       CPU: packing, cache blocking,
 //                                                              SIMD register-blocked micro-kernel
+//   warp    kind=warp;bm=128;bn=128;bk=8;wm=32;wn=64;tm=8;tn=8;st=3;gr=8;splits=1
+//                                                              CUDA: warp tiles, cp.async stages,
+//                                                              rasterized blocks, optional split-K
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed };
+enum class Kind { seed, tiled, splitk, packed, warp };
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
 // (wg_x along M, wg_y along N).
@@ -24,9 +27,12 @@ struct SeedParams {
 };
 
 // Shared-memory tiled kernel: block tile bm×bn, K step bk, thread tile tm×tn, global loads of
-// vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk).
+// vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk). Kind warp
+// adds warp tiles wm×wn (wm > 0 marks the kind), st pipeline stages and rasterization groups of
+// gr block rows (vec and db unused).
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
+  int wm = 0, wn = 0, st = 0, gr = 0;
   constexpr int threads() const { return (bm / tm) * (bn / tn); }
 };
 
@@ -89,6 +95,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::splitk;
     else if (value == "packed")
       g.kind = Kind::packed;
+    else if (value == "warp")
+      g.kind = Kind::warp;
     else
       return false;
     return true;
@@ -117,7 +125,11 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
                           {"nr", &g.packed.nr, 13},
                           {"kc", &g.packed.kc, 14},
                           {"mc", &g.packed.mc, 15},
-                          {"nc", &g.packed.nc, 16}};
+                          {"nc", &g.packed.nc, 16},
+                          {"wm", &g.blocked.wm, 17},
+                          {"wn", &g.blocked.wn, 18},
+                          {"st", &g.blocked.st, 19},
+                          {"gr", &g.blocked.gr, 20}};
   for (const Field& f : fields) {
     if (f.name == name) {
       slot = f.slot;
@@ -139,6 +151,8 @@ constexpr int required_bits(Kind kind) {
       return 0xFF0;
     case Kind::packed:
       return 0x1F000;
+    case Kind::warp:  // bm bn bk tm tn splits wm wn st gr
+      return 0x1E09F0;
   }
   return 0;
 }
@@ -179,6 +193,8 @@ constexpr const char* kind_name(Kind kind) {
       return "splitk";
     case Kind::packed:
       return "packed";
+    case Kind::warp:
+      return "warp";
   }
   return "?";
 }

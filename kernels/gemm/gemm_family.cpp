@@ -49,6 +49,17 @@ std::optional<std::string> packed_violation(const Space& space, const Config& c)
   return fmt::format("micro-tile {}x{} is not implemented", p.mr, p.nr);
 }
 
+// Warp-tiled kernels: 32 lanes tile each warp tile exactly, 4 or 8 warps per block.
+std::optional<std::string> warp_violation(const Space& space, const Config& c) {
+  const BlockedParams p = gemm_config_of(space, c).blocked;
+  if (p.bm % p.wm != 0 || p.bn % p.wn != 0) return std::string("warp tile does not divide the block");
+  const int lanes = (p.wm / p.tm) * (p.wn / p.tn);
+  if (lanes != 32) return fmt::format("{} lanes per warp tile (32)", lanes);
+  const int threads = p.threads();
+  if (threads < 128 || threads > 256) return fmt::format("{} threads (128..256)", threads);
+  return std::nullopt;
+}
+
 std::vector<SpaceKind> gemm_kinds() {
   using V = std::vector<std::string>;
   return {
@@ -81,6 +92,18 @@ std::vector<SpaceKind> gemm_kinds() {
         {"mc", V{"48", "96", "192"}},
         {"nc", V{"960", "3840"}}},
        packed_violation},
+      {"warp",
+       {{"bm", V{"64", "128", "256"}},
+        {"bn", V{"64", "128", "256"}},
+        {"bk", V{"8", "16"}},
+        {"wm", V{"32", "64"}},
+        {"wn", V{"32", "64"}},
+        {"tm", V{"4", "8"}},
+        {"tn", V{"4", "8"}},
+        {"st", V{"3", "4"}},
+        {"gr", V{"1", "8"}},
+        {"splits", V{"1"}}},
+       warp_violation},
   };
 }
 

@@ -1,5 +1,6 @@
 // GEMM's built-in workloads: the VGG16 / ResNet-50 / MobileNet shapes (workloads/gemm, embedded)
-// and the two derived from them, plus a tiny one for tests.
+// and the two derived from them, the big and transformer shapes of `large`, plus a tiny one for
+// tests.
 #include <algorithm>
 #include <map>
 
@@ -45,6 +46,12 @@ std::vector<Problem> dnn_small(const Family& family) {
   return out;
 }
 
+// large: big squares and transformer GEMMs (workloads/gemm/README.md says where they come from).
+std::vector<Problem> large(const Family& family) {
+  return merge_tagged({{"large", parse_workload_csv(family, embedded_file("large.csv"),
+                                                    "workloads/gemm/large.csv")}});
+}
+
 // tiny: small odd shapes covering every transpose pair, batching and non-multiple edges.
 std::vector<Problem> tiny() {
   std::vector<Problem> out;
@@ -66,7 +73,7 @@ std::vector<Problem> tiny() {
 }  // namespace
 
 std::vector<std::string> GemmFamily::builtin_workloads() const {
-  return {"dnn", "dnn-small", "tiny"};
+  return {"dnn", "dnn-small", "large", "tiny"};
 }
 
 Workload GemmFamily::builtin_workload(const std::string& name) const {
@@ -74,6 +81,7 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
   w.name = name;
   if (name == "dnn") w.problems = dnn(*this);
   if (name == "dnn-small") w.problems = dnn_small(*this);
+  if (name == "large") w.problems = large(*this);
   if (name == "tiny") w.problems = tiny();
   return w;
 }

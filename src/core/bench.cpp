@@ -46,6 +46,16 @@ std::vector<Config> parse_config_list(const Space& space, const std::string& tex
   std::string item;
   while (std::getline(ss, item, ',')) {
     if (item.empty()) continue;
+    if (item.rfind("kind:", 0) == 0) {  // every config of one kind
+      const std::string kind = item.substr(5);
+      const size_t before = out.size();
+      for (Config& c : space.enumerate())
+        if (space.kind_name(c) == kind) out.push_back(std::move(c));
+      if (out.size() == before)
+        throw Error(fmt::format("config list item '{}': the {} space has no kind '{}'", item,
+                                space.family(), kind));
+      continue;
+    }
     Config c = space.parse(item);
     if (auto why = space.violates(c))
       throw Error(

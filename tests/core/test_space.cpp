@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kernels/gemm/gemm_family.hpp"
+#include "ktune/bench.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune {
@@ -26,7 +27,23 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["tiled"], 178u);  // constrained: 64..256 threads, whole-vector loads
   EXPECT_EQ(per_kind["splitk"], 48u);
   EXPECT_EQ(per_kind["packed"], 126u);
+  EXPECT_EQ(per_kind["warp"], 128u);  // 32 lanes per warp tile, 4 or 8 warps
   EXPECT_EQ(names.size(), configs.size());
+}
+
+TEST(Space, ConfigListsSelectWholeKinds) {
+  kernels::gemm::GemmFamily family;
+  const Space& s = family.space();
+  const auto warp = parse_config_list(s, "kind:warp");
+  ASSERT_EQ(warp.size(), 128u);
+  for (const Config& c : warp) EXPECT_EQ(s.kind_name(c), "warp");
+  const auto mixed = parse_config_list(s, "kind:splitk,0,kind:warp");
+  EXPECT_EQ(mixed.size(), 48u + 1u + 128u);
+  EXPECT_EQ(mixed[48].id, 0);
+  EXPECT_THROW(parse_config_list(s, "kind:nope"), Error);
+  const auto g = kernels::gemm::gemm_config_of(s, warp.front());
+  EXPECT_EQ(g.kind, kernels::gemm::Kind::warp);
+  EXPECT_GT(g.blocked.wm, 0);
 }
 
 TEST(Space, KindsKeepStableIdsAndTheirOwnParams) {

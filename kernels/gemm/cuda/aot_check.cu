@@ -58,3 +58,18 @@ void ktune_gemm_tiled_aot_launch(const float* a, const float* b, float* c, float
                              KTUNE_SPLITK_REDUCE_THREADS, 0, stream>>>(
       m, n, 1, splits, workspace, 1.0f, 0.0f, c, m, m * n);
 }
+
+// The warp-tiled kernels (gemm_warp.cuh): both warp-tile orientations, every transpose pair.
+#include "kernels/gemm/cuda/gemm_warp.cuh"
+
+#define KTUNE_INSTANTIATE_WARP(BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB)                       \
+  template __global__ void ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>(          \
+      long long, long long, long long, float, const float*, long long, long long, const float*, \
+      long long, long long, float, float*, long long, long long, int, long long, float*);
+
+KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 0, 0)
+KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 1, 0)
+KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 0, 1)
+KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 1, 1)
+KTUNE_INSTANTIATE_WARP(64, 64, 16, 32, 32, 4, 8, 4, 1, 1, 0)
+KTUNE_INSTANTIATE_WARP(256, 64, 16, 64, 32, 8, 8, 4, 8, 0, 1)

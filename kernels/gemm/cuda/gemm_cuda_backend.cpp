@@ -4,6 +4,7 @@
 
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "ktune/cuda.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
@@ -40,7 +41,7 @@ class CudaGemmBackend final : public Backend {
       } else if (runs_on_cuda(g.kind)) {
         for (bool ta : {false, true})
           for (bool tb : {false, true})
-            if (seen_blocked.insert(tiled_name_expression(g.blocked, ta, tb)).second)
+            if (seen_blocked.insert(blocked_name_expression(g.blocked, ta, tb)).second)
               blocked.push_back({g.blocked, ta, tb});
       }
     }

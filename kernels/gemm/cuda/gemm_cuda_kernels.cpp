@@ -11,6 +11,7 @@
 
 #include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "src/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
@@ -127,17 +128,27 @@ const LoadedKernel& SeedKernels::get(const Tile& tile) {
 }
 
 TiledKernels::TiledKernels(std::string arch)
-    : cache_(std::move(arch), ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu") {}
+    : cache_(arch, ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu"),
+      warp_cache_(arch, ktune::embedded_file("gemm_warp.cuh"), "gemm_warp.cu") {
+  int device = 0;
+  ktune::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  ktune::cuda::check(
+      cudaDeviceGetAttribute(&max_shared_bytes_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+      "cudaDeviceGetAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+}
 
 void TiledKernels::prepare(const std::vector<Instance>& instances, unsigned threads) {
-  std::vector<std::string> names = {kSplitkReduceName};
+  std::vector<std::string> names = {kSplitkReduceName}, warp_names;
   for (const Instance& i : instances)
-    names.push_back(tiled_name_expression(i.params, i.transa, i.transb));
+    (i.params.wm > 0 ? warp_names : names)
+        .push_back(blocked_name_expression(i.params, i.transa, i.transb));
   cache_.prepare(names, threads);
+  if (!warp_names.empty()) warp_cache_.prepare(warp_names, threads);
 }
 
 const LoadedKernel& TiledKernels::get(const Instance& i) {
-  return cache_.get(tiled_name_expression(i.params, i.transa, i.transb));
+  return (i.params.wm > 0 ? warp_cache_ : cache_)
+      .get(blocked_name_expression(i.params, i.transa, i.transb));
 }
 
 const LoadedKernel& TiledKernels::reduce() { return cache_.get(kSplitkReduceName); }
@@ -147,11 +158,18 @@ LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, 
                             float* workspace, cudaStream_t stream) {
   const LoadedKernel& kernel = kernels.get({params, shape.transa, shape.transb});
   const LoadedKernel* reduce = params.splits > 1 ? &kernels.reduce() : nullptr;
-  const TiledLaunch launch = launch_tiled(
-      kernel.function(), kernel.attributes().maxThreadsPerBlock,
-      reduce ? reduce->function() : nullptr, params, shape.transa, shape.transb, shape.m, shape.n,
-      shape.k, shape.batch, alpha, a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(),
-      beta, c, shape.ldc, shape.stride_c(), workspace, stream);
+  const TiledLaunch launch =
+      params.wm > 0
+          ? launch_warp(kernel.function(), kernel.attributes().maxThreadsPerBlock,
+                        kernels.max_shared_bytes(), reduce ? reduce->function() : nullptr, params,
+                        shape.transa, shape.transb, shape.m, shape.n, shape.k, shape.batch, alpha,
+                        a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c,
+                        shape.ldc, shape.stride_c(), workspace, stream)
+          : launch_tiled(kernel.function(), kernel.attributes().maxThreadsPerBlock,
+                         reduce ? reduce->function() : nullptr, params, shape.transa,
+                         shape.transb, shape.m, shape.n, shape.k, shape.batch, alpha, a,
+                         shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c,
+                         shape.ldc, shape.stride_c(), workspace, stream);
   if (launch.refused) return {Status::refused, launch.message};
   if (launch.error == cudaSuccess) return {};
   return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};

@@ -75,8 +75,8 @@ class SeedKernels {
   KernelCache cache_;
 };
 
-// Tiled and split-K instantiations (gemm_tiled.cuh) by (params, transa, transb), and the
-// split-K reduction kernel.
+// Tiled and split-K instantiations (gemm_tiled.cuh) and warp-tiled ones (gemm_warp.cuh) by
+// (params, transa, transb), and the split-K reduction kernel. Construct with the device current.
 class TiledKernels {
  public:
   explicit TiledKernels(std::string arch);
@@ -87,9 +87,13 @@ class TiledKernels {
   void prepare(const std::vector<Instance>& instances, unsigned threads = 0);
   const LoadedKernel& get(const Instance& instance);
   const LoadedKernel& reduce();
+  // cudaDevAttrMaxSharedMemoryPerBlockOptin of the device (warp kernels opt in above 48 KiB).
+  int max_shared_bytes() const { return max_shared_bytes_; }
 
  private:
-  KernelCache cache_;
+  KernelCache cache_;       // gemm_tiled.cuh
+  KernelCache warp_cache_;  // gemm_warp.cuh
+  int max_shared_bytes_ = 48 * 1024;
 };
 
 struct LaunchResult {
@@ -106,7 +110,7 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
                          float alpha, const float* a, const float* b, float beta, float* c,
                          cudaStream_t stream);
 
-// The same for a tiled or split-K config (launch_tiled of gemm_tiled_launch.hpp); workspace
+// The same for a tiled, split-K or warp config (launch_tiled / launch_warp); workspace
 // holds tiled_workspace_floats(...) floats when params.splits > 1.
 LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, const Shape& shape,
                             float alpha, const float* a, const float* b, float beta, float* c,

@@ -51,6 +51,13 @@ struct TiledLaunch {
 namespace tiled_detail {
 
 inline std::string config_text(const BlockedParams& p) {
+  if (p.wm > 0) {
+    std::string text = "kind=warp";
+    const char* names[] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn", "st", "gr", "splits"};
+    const int values[] = {p.bm, p.bn, p.bk, p.wm, p.wn, p.tm, p.tn, p.st, p.gr, p.splits};
+    for (int i = 0; i < 10; ++i) text += std::string(";") + names[i] + "=" + std::to_string(values[i]);
+    return text;
+  }
   return std::string(p.splits > 1 ? "kind=splitk" : "kind=tiled") + ";bm=" + std::to_string(p.bm) +
          ";bn=" + std::to_string(p.bn) + ";bk=" + std::to_string(p.bk) +
          ";tm=" + std::to_string(p.tm) + ";tn=" + std::to_string(p.tn) +
@@ -58,8 +65,12 @@ inline std::string config_text(const BlockedParams& p) {
          (p.splits > 1 ? ";splits=" + std::to_string(p.splits) : std::string());
 }
 
+inline std::string kernel_name(const BlockedParams& p) {
+  return p.wm > 0 ? "ktune_gemm_warp" : "ktune_gemm_tiled";
+}
+
 inline TiledLaunch refuse(const BlockedParams& p, const std::string& why) {
-  return {cudaSuccess, true, "ktune_gemm_tiled " + config_text(p) + ": " + why};
+  return {cudaSuccess, true, kernel_name(p) + " " + config_text(p) + ": " + why};
 }
 
 // Classifies a launch result: resource / configuration errors are refusals (and are cleared),
@@ -71,17 +82,39 @@ inline TiledLaunch classify(cudaError_t error, const BlockedParams& p, const std
     (void)cudaGetLastError();
     return refuse(p, what + " refused: " + text);
   }
-  return {error, false, "ktune_gemm_tiled " + config_text(p) + ": " + what + " failed: " + text};
+  return {error, false, kernel_name(p) + " " + config_text(p) + ": " + what + " failed: " + text};
 }
 
 inline bool supported_params(const BlockedParams& p) {
   auto one_of = [](int v, int a, int b, int c) { return v == a || v == b || v == c; };
-  return one_of(p.bm, 32, 64, 128) && one_of(p.bn, 32, 64, 128) && one_of(p.bk, 8, 16, 32) &&
+  return p.wm == 0 && one_of(p.bm, 32, 64, 128) && one_of(p.bn, 32, 64, 128) && one_of(p.bk, 8, 16, 32) &&
          (p.tm == 4 || p.tm == 8) && (p.tn == 4 || p.tn == 8) && (p.vec == 1 || p.vec == 4) &&
          (p.db == 0 || p.db == 1) && p.splits >= 1;
 }
 
 }  // namespace tiled_detail
+
+// The split-K reduction after a tiled or warp launch with p.splits > 1: C = alpha * (sum of the
+// batch * splits partial slices in workspace) + beta * C.
+inline TiledLaunch launch_splitk_reduce(const void* reduce_kernel, const BlockedParams& p,
+                                        long long m, long long n, long long batch, float alpha,
+                                        float beta, float* c, long long ldc, long long stride_c,
+                                        const float* workspace, cudaStream_t stream) {
+  long long mm = m, nn = n, ldc_ = ldc, sc = stride_c;
+  int splits = p.splits;
+  const float* partial_in = workspace;
+  long long batch_ = batch;
+  void* reduce_args[] = {&mm, &nn, &batch_, &splits, &partial_in, &alpha, &beta, &c, &ldc_, &sc};
+  const long long elements = m * n * batch;
+  const long long reduce_blocks_needed =
+      (elements + kSplitkReduceThreads - 1) / kSplitkReduceThreads;
+  const unsigned reduce_blocks =
+      unsigned(reduce_blocks_needed < 65535 ? reduce_blocks_needed : 65535);
+  cudaError_t error = cudaLaunchKernel(reduce_kernel, dim3(reduce_blocks), dim3(kSplitkReduceThreads),
+                           reduce_args, 0, stream);
+  if (error == cudaSuccess) error = cudaGetLastError();
+  return tiled_detail::classify(error, p, std::string("launch of ") + kSplitkReduceName);
+}
 
 // One asynchronous launch on `stream` of C = alpha*op(A)*op(B) + beta*C (column-major, strided
 // batches) with the kernel instantiated for (p, transa, transb), followed when p.splits > 1 by
@@ -145,18 +178,8 @@ inline TiledLaunch launch_tiled(const void* kernel, int kernel_max_threads,
           std::to_string(grid.z) + ", block " + std::to_string(threads));
   if (!split || result.refused || result.error != cudaSuccess) return result;
 
-  const float* partial_in = workspace;
-  long long batch_ = batch;
-  void* reduce_args[] = {&mm, &nn, &batch_, &splits, &partial_in, &alpha, &beta, &c, &ldc_, &sc};
-  const long long elements = m * n * batch;
-  const long long reduce_blocks_needed =
-      (elements + kSplitkReduceThreads - 1) / kSplitkReduceThreads;
-  const unsigned reduce_blocks =
-      unsigned(reduce_blocks_needed < 65535 ? reduce_blocks_needed : 65535);
-  error = cudaLaunchKernel(reduce_kernel, dim3(reduce_blocks), dim3(kSplitkReduceThreads),
-                           reduce_args, 0, stream);
-  if (error == cudaSuccess) error = cudaGetLastError();
-  return tiled_detail::classify(error, p, std::string("launch of ") + kSplitkReduceName);
+  return launch_splitk_reduce(reduce_kernel, p, m, n, batch, alpha, beta, c, ldc, stride_c,
+                              workspace, stream);
 }
 
 }  // namespace ktune::kernels::gemm::cuda

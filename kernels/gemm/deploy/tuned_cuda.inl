@@ -18,6 +18,8 @@
 #include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/gemm/cuda/gemm_tiled.cuh"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/cuda/gemm_warp.cuh"
+#include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/gemm/gemm_config.hpp"
 #include "ktune/gemm.hpp"
@@ -106,12 +108,29 @@ Launch launch_seed(const ktune::kernels::gemm::SeedParams& p, const CudaArgs& g)
   return Launch::ok;
 }
 
-template <int BM, int BN, int BK, int TM, int TN, int VEC, int DB, int TA, int TB>
-Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
-  const void* kernel =
-      reinterpret_cast<const void*>(&ktune_gemm_tiled<BM, BN, BK, TM, TN, VEC, DB, TA, TB>);
-  const void* reduce =
-      reinterpret_cast<const void*>(&ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>);
+// Shared-memory limit of the current device for kernels that opt in (warp kind); cached per
+// device because the query costs more than a launch.
+int max_shared_bytes() {
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
+  static std::mutex mutex;
+  static std::map<int, int> limits;
+  std::lock_guard lock(mutex);
+  auto it = limits.find(device);
+  if (it != limits.end()) return it->second;
+  int bytes = 0;
+  error = cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (error != cudaSuccess) cuda_failure("cudaDeviceGetAttribute(shared memory opt-in)", error);
+  limits.emplace(device, bytes);
+  return bytes;
+}
+
+// A tiled, split-K or warp kernel over the batch in chunks of at most 65535 grid z entries.
+// launch(count, first, workspace) launches the kernel for batch entries [first, first + count).
+template <typename LaunchChunk>
+Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g,
+                     LaunchChunk launch_chunk) {
   const long long chunk = 65535 / p.splits;  // grid z = batch entries * splits
   for (long long first = 0; first < g.batch; first += chunk) {
     const long long count = g.batch - first < chunk ? g.batch - first : chunk;
@@ -123,10 +142,7 @@ Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaAr
           reinterpret_cast<void**>(&workspace), floats * sizeof(float), workspace_pool(), g.stream);
       if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(split-K workspace)", error);
     }
-    const auto launch = ktune::kernels::gemm::cuda::launch_tiled(
-        kernel, 1024, reduce, p, g.transa, g.transb, g.m, g.n, g.k, count, g.alpha,
-        g.a + first * g.stride_a, g.lda, g.stride_a, g.b + first * g.stride_b, g.ldb, g.stride_b,
-        g.beta, g.c + first * g.stride_c, g.ldc, g.stride_c, workspace, g.stream);
+    const ktune::kernels::gemm::cuda::TiledLaunch launch = launch_chunk(count, first, workspace);
     if (workspace) {
       const cudaError_t error = cudaFreeAsync(workspace, g.stream);
       if (error != cudaSuccess) cuda_failure("cudaFreeAsync(split-K workspace)", error);
@@ -135,6 +151,35 @@ Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaAr
     if (launch.refused) return Launch::refused;
   }
   return Launch::ok;
+}
+
+const void* reduce_kernel() {
+  return reinterpret_cast<const void*>(&ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>);
+}
+
+template <int BM, int BN, int BK, int TM, int TN, int VEC, int DB, int TA, int TB>
+Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
+  const void* kernel =
+      reinterpret_cast<const void*>(&ktune_gemm_tiled<BM, BN, BK, TM, TN, VEC, DB, TA, TB>);
+  return launch_chunks(p, g, [&](long long count, long long first, float* workspace) {
+    return ktune::kernels::gemm::cuda::launch_tiled(
+        kernel, 1024, reduce_kernel(), p, g.transa, g.transb, g.m, g.n, g.k, count, g.alpha,
+        g.a + first * g.stride_a, g.lda, g.stride_a, g.b + first * g.stride_b, g.ldb, g.stride_b,
+        g.beta, g.c + first * g.stride_c, g.ldc, g.stride_c, workspace, g.stream);
+  });
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int GR, int TA, int TB>
+Launch launch_warp(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
+  const void* kernel = reinterpret_cast<const void*>(
+      &ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>);
+  return launch_chunks(p, g, [&](long long count, long long first, float* workspace) {
+    return ktune::kernels::gemm::cuda::launch_warp(
+        kernel, 1024, max_shared_bytes(), reduce_kernel(), p, g.transa, g.transb, g.m, g.n, g.k,
+        count, g.alpha, g.a + first * g.stride_a, g.lda, g.stride_a, g.b + first * g.stride_b,
+        g.ldb, g.stride_b, g.beta, g.c + first * g.stride_c, g.ldc, g.stride_c, workspace,
+        g.stream);
+  });
 }
 
 template <size_t I, bool TA, bool TB>
@@ -146,6 +191,10 @@ Launch run_config(const CudaArgs& args) {
                 "the selector header ships a config whose kind has no CUDA kernel");
   if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
     return launch_seed<g.seed.r, g.seed.a, g.seed.c>(g.seed, args);
+  } else if constexpr (g.kind == ktune::kernels::gemm::Kind::warp) {
+    constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
+    return launch_warp < p.bm, p.bn, p.bk, p.wm, p.wn, p.tm, p.tn, p.st, p.gr, TA ? 1 : 0,
+           TB ? 1 : 0 > (p, args);
   } else {
     constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
     return launch_blocked < p.bm, p.bn, p.bk, p.tm, p.tn, p.vec, p.db, TA ? 1 : 0,

@@ -1,0 +1,363 @@
+// The warp-tiled GEMM kernels (kernels/gemm/cuda/gemm_warp.cuh) compiled by NVRTC and launched
+// through gemm_warp_launch.hpp, against the host float64 reference: every block × warp tile
+// shape of the space, all transposes, edge shapes, odd leading dimensions (4-byte copies),
+// misaligned pointers, batches, alpha/beta (alpha == 0 reads neither A nor B), split-K, the
+// rasterization groups, refusals. The compile check of the whole space needs NVRTC only.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <thread>
+#include <tuple>
+
+#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+#include "kernels/gemm/cuda/gemm_warp_launch.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "src/cuda/cuda_device.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
+
+namespace {
+
+using ktune::cuda::CubinImage;
+using ktune::cuda::LoadedKernel;
+using ktune::cuda::NvrtcRequest;
+using ktune::kernels::gemm::BlockedParams;
+using ktune::kernels::gemm::Shape;
+namespace gcuda = ktune::kernels::gemm::cuda;
+namespace gemm = ktune::kernels::gemm;
+
+BlockedParams warp_params(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int st, int gr,
+                          int splits = 1) {
+  BlockedParams p;
+  p.bm = bm, p.bn = bn, p.bk = bk, p.tm = tm, p.tn = tn, p.splits = splits;
+  p.wm = wm, p.wn = wn, p.st = st, p.gr = gr;
+  return p;
+}
+
+// The `warp` kind of the GEMM space (kernels/gemm/gemm_family.cpp), same constraint.
+std::vector<BlockedParams> warp_space() {
+  std::vector<BlockedParams> out;
+  for (int bm : {64, 128, 256})
+    for (int bn : {64, 128, 256})
+      for (int bk : {8, 16})
+        for (int wm : {32, 64})
+          for (int wn : {32, 64})
+            for (int tm : {4, 8})
+              for (int tn : {4, 8})
+                for (int st : {3, 4})
+                  for (int gr : {1, 8}) {
+                    const BlockedParams p = warp_params(bm, bn, bk, wm, wn, tm, tn, st, gr);
+                    if (bm % wm != 0 || bn % wn != 0 || (wm / tm) * (wn / tn) != 32) continue;
+                    if (p.threads() < 128 || p.threads() > 256) continue;
+                    out.push_back(p);
+                  }
+  return out;
+}
+
+NvrtcRequest warp_request(const BlockedParams& p, bool ta, bool tb, const std::string& arch) {
+  return {ktune::embedded_file("gemm_warp.cuh"),
+          "gemm_warp.cu",
+          gcuda::warp_name_expression(p, ta, tb),
+          arch,
+          {"--std=c++17"}};
+}
+
+std::string describe(const BlockedParams& p, bool ta, bool tb) {
+  return gcuda::warp_name_expression(p, ta, tb) + " splits=" + std::to_string(p.splits);
+}
+
+TEST(WarpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
+  const gemm::GemmConfig g = gemm::parse_gemm_config(
+      "kind=warp;bm=128;bn=64;bk=16;wm=64;wn=32;tm=8;tn=8;st=3;gr=8;splits=1");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(g.kind, gemm::Kind::warp);
+  EXPECT_EQ(gcuda::warp_name_expression(g.blocked, true, false),
+            "ktune_gemm_warp<128,64,16,64,32,8,8,3,8,1,0>");
+  EXPECT_EQ(g.blocked.threads(), 128);
+  // [BK][BM + 4] for A and [BK][BN + 4] for B whatever the transposes, 3 stages.
+  EXPECT_EQ(gcuda::warp_smem_bytes(g.blocked), 4 * 3 * 16 * (132 + 68));
+  // Params of other kinds are refused, and warp params are required.
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=warp;bm=128;bn=64;bk=16;wm=64;wn=32;tm=8;tn=8;st=3;"
+                                       "gr=8;splits=1;vec=4")
+                   .valid);
+  EXPECT_FALSE(
+      gemm::parse_gemm_config("kind=warp;bm=128;bn=64;bk=16;wm=64;wn=32;tm=8;tn=8;st=3;splits=1")
+          .valid);
+  EXPECT_EQ(warp_space().size(), 128u);
+  EXPECT_TRUE(gcuda::warp_supported_params(warp_space().front()));
+  EXPECT_FALSE(gcuda::warp_supported_params(warp_params(128, 128, 8, 64, 64, 8, 8, 3, 1)));
+}
+
+// NVRTC only: every config of the kind compiles for sm_90 (the transpose pair cycles over the
+// configs, so each pair is compiled for a quarter of the space).
+TEST(WarpGemmNvrtc, EveryConfigCompilesForSm90) {
+  ktune::test::ScopedCacheDir cache("warp-all");
+  const auto configs = warp_space();
+  std::vector<NvrtcRequest> requests;
+  for (size_t i = 0; i < configs.size(); ++i)
+    requests.push_back(warp_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
+  std::vector<std::string> failures(requests.size());
+  std::vector<CubinImage> images(requests.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < requests.size(); i = next++) {
+      try {
+        images[i] = ktune::cuda::compile_cubin(requests[i]);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
+    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
+    EXPECT_NE(images[i].lowered_name.find("ktune_gemm_warp"), std::string::npos);
+  }
+}
+
+class WarpGemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    KTUNE_REQUIRE_GPU();
+    ktune::cuda::use_device(0);
+    arch_ = ktune::cuda::device_arch(0);
+    ktune::cuda::check(
+        cudaDeviceGetAttribute(&max_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+        "cudaDeviceGetAttribute");
+  }
+
+  const LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
+    const std::string name = gcuda::warp_name_expression(p, ta, tb);
+    auto& slot = kernels_[name];
+    if (!slot)
+      slot = std::make_unique<LoadedKernel>(
+          ktune::cuda::compile_cubin(warp_request(p, ta, tb, arch_)), name);
+    return *slot;
+  }
+  const LoadedKernel& reduce() {
+    if (!reduce_) {
+      reduce_ = std::make_unique<LoadedKernel>(
+          ktune::cuda::compile_cubin({ktune::embedded_file("gemm_tiled.cuh"),
+                                      "gemm_tiled.cu",
+                                      gcuda::kSplitkReduceName,
+                                      arch_,
+                                      {"--std=c++17"}}),
+          gcuda::kSplitkReduceName);
+    }
+    return *reduce_;
+  }
+  // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
+  void prepare(const std::vector<BlockedParams>& configs) {
+    std::vector<NvrtcRequest> requests;
+    for (const BlockedParams& p : configs)
+      for (int t = 0; t < 4; ++t) requests.push_back(warp_request(p, t & 1, t & 2, arch_));
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < requests.size(); i = next++)
+        (void)ktune::cuda::compile_cubin(requests[i]);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
+      pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+  }
+
+  // C = alpha*op(A)*op(B) + beta*C0 with config p; the relative error against the host float64
+  // reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused. a_offset
+  // shifts A's base pointer by that many floats (misalignment); nan_inputs fills A and B with
+  // NaN (for alpha == 0, which must not read them).
+  double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
+             int a_offset = 0, std::vector<float>* out_c = nullptr, bool nan_inputs = false) {
+    auto host_a = gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
+    auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
+    auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
+    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
+    const auto ref =
+        gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta, host_c.data());
+    if (nan_inputs) {
+      host_a.assign(host_a.size(), std::nanf(""));
+      host_b.assign(host_b.size(), std::nanf(""));
+    }
+    auto a = ktune::test::upload(host_a, "A");
+    auto b = ktune::test::upload(host_b, "B");
+    auto c = ktune::test::upload(host_c, "C");
+    ktune::cuda::DeviceBuffer<float> ws(gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch),
+                                        "workspace");
+    const LoadedKernel& k = kernel(p, s.transa, s.transb);
+    const auto result = gcuda::launch_warp(
+        k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k,
+        s.batch, alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(),
+        beta, c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
+    EXPECT_EQ(result.error, cudaSuccess) << result.message;
+    if (result.refused) return -1;
+    ktune::cuda::check(cudaDeviceSynchronize(),
+                       "cudaDeviceSynchronize(" + describe(p, s.transa, s.transb) + ")");
+    const auto out = ktune::test::download(c);
+    if (out_c) *out_c = out;
+    return gemm::relative_error(s, out.data(), ref);
+  }
+
+  std::string arch_;
+  int max_shared_ = 0;
+  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;
+  std::unique_ptr<LoadedKernel> reduce_;
+};
+
+Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch,
+                 int64_t pad = 0) {
+  Shape s;
+  s.transa = transa, s.transb = transb;
+  s.m = m, s.n = n, s.k = k, s.batch = batch;
+  s.lda = std::max<int64_t>(1, (transa ? k : m) + pad);
+  s.ldb = std::max<int64_t>(1, (transb ? n : k) + pad);
+  s.ldc = m + pad;
+  return s;
+}
+
+// Every (bm, bn, wm, wn, tm, tn) of the space, with bk, st and gr rotating over the sample.
+std::vector<BlockedParams> tile_shape_sample() {
+  std::map<std::tuple<int, int, int, int, int, int>, std::vector<BlockedParams>> by_shape;
+  for (const BlockedParams& p : warp_space())
+    by_shape[{p.bm, p.bn, p.wm, p.wn, p.tm, p.tn}].push_back(p);
+  std::vector<BlockedParams> sample;
+  size_t turn = 0;
+  for (auto& [shape, variants] : by_shape) sample.push_back(variants[(turn += 3) % variants.size()]);
+  return sample;
+}
+
+TEST_F(WarpGemmTest, EveryTileShapeAndTransposeMatchesTheReference) {
+  const auto sample = tile_shape_sample();
+  ASSERT_EQ(sample.size(), 16u);
+  prepare(sample);
+  int cases = 0;
+  for (const BlockedParams& p : sample) {
+    for (int t = 0; t < 4; ++t) {
+      // Odd padded leading dimensions (4-byte copies), ragged tiles, batch 3, beta != 0.
+      const Shape odd = make_shape(t & 1, t & 2, 300, 141, 45, 3, 3);
+      EXPECT_LE(run(p, odd, 1.5f, -0.75f, 100 + cases), gemm::error_bound(odd.k))
+          << describe(p, odd.transa, odd.transb) << " odd";
+      // Aligned leading dimensions (16-byte copies), NaN-poisoned C with beta == 0, several
+      // K tiles in flight.
+      const Shape aligned = make_shape(t & 1, t & 2, 256, 192, 160, 1);
+      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases), gemm::error_bound(aligned.k))
+          << describe(p, aligned.transa, aligned.transb) << " aligned";
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 16 * 4);
+}
+
+TEST_F(WarpGemmTest, EdgeShapesPaddedLeadingDimensionsAndBatches) {
+  const BlockedParams configs[] = {warp_params(128, 128, 8, 32, 64, 8, 8, 3, 8),
+                                   warp_params(64, 64, 16, 32, 32, 4, 8, 4, 1),
+                                   warp_params(256, 64, 16, 64, 32, 8, 8, 4, 8)};
+  prepare({std::begin(configs), std::end(configs)});
+  const int64_t sizes[] = {1, 3, 65, 130};
+  int cases = 0;
+  for (const BlockedParams& p : configs) {
+    for (int64_t m : sizes)
+      for (int64_t n : sizes)
+        for (int64_t k : {int64_t(1), int64_t(5), int64_t(131)}) {
+          const int t = cases % 4;
+          const Shape s = make_shape(t & 1, t & 2, m, n, k, cases % 3 == 0 ? 3 : 1, cases % 5);
+          EXPECT_LE(run(p, s, 0.5f, cases % 2 ? 2.0f : 0.0f, 300 + cases), gemm::error_bound(s.k))
+              << describe(p, s.transa, s.transb) << " m=" << m << " n=" << n << " k=" << k
+              << " lda=" << s.lda;
+          ++cases;
+        }
+  }
+}
+
+TEST_F(WarpGemmTest, MisalignedPointersAndOddLeadingDimensionsUseFourByteCopies) {
+  const BlockedParams p = warp_params(128, 64, 16, 64, 32, 8, 8, 3, 8);
+  for (int t = 0; t < 4; ++t) {
+    const Shape odd_ld = make_shape(t & 1, t & 2, 200, 90, 77, 2, 1);  // lds % 4 != 0
+    EXPECT_LE(run(p, odd_ld, 1.0f, 0.0f, 400 + t), gemm::error_bound(odd_ld.k))
+        << describe(p, odd_ld.transa, odd_ld.transb);
+    const Shape aligned = make_shape(t & 1, t & 2, 128, 64, 64, 2);
+    EXPECT_LE(run(p, aligned, 1.0f, 0.5f, 500 + t, /*a_offset=*/1), gemm::error_bound(aligned.k))
+        << describe(p, aligned.transa, aligned.transb) << " misaligned A";
+  }
+}
+
+TEST_F(WarpGemmTest, AlphaZeroReadsNeitherANorBAndKZeroScalesC) {
+  const BlockedParams p = warp_params(64, 128, 8, 32, 32, 8, 4, 3, 8);
+  for (int t = 0; t < 4; ++t) {
+    const Shape s = make_shape(t & 1, t & 2, 70, 50, 33, 2);
+    std::vector<float> out;
+    // A and B hold NaN: C = beta * C exactly, and 0 (not NaN) when beta == 0.
+    EXPECT_LE(run(p, s, 0.0f, 2.0f, 600 + t, 0, nullptr, /*nan_inputs=*/true),
+              gemm::error_bound(1))
+        << describe(p, s.transa, s.transb);
+    EXPECT_EQ(run(p, s, 0.0f, 0.0f, 610 + t, 0, &out, true), 0.0) << describe(p, s.transa, s.transb);
+    EXPECT_EQ(out[0], 0.0f);
+    const Shape empty_k = make_shape(t & 1, t & 2, 33, 20, 0, 2);
+    EXPECT_LE(run(p, empty_k, 1.0f, 2.0f, 620 + t), gemm::error_bound(1));
+  }
+}
+
+TEST_F(WarpGemmTest, SplitKIsCorrectAndDeterministic) {
+  BlockedParams p = warp_params(64, 64, 16, 32, 32, 4, 8, 3, 1);
+  prepare({p});
+  int cases = 0;
+  for (int splits : {2, 4, 16}) {
+    p.splits = splits;
+    const int t = cases % 4;
+    const Shape deep = make_shape(t & 1, t & 2, 100, 70, 1000, 2, 1);
+    std::vector<float> first, second;
+    EXPECT_LE(run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &first), gemm::error_bound(deep.k))
+        << describe(p, deep.transa, deep.transb);
+    run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &second);
+    EXPECT_EQ(first, second) << describe(p, deep.transa, deep.transb) << " not deterministic";
+    const Shape shallow = make_shape(t & 2, t & 1, 64, 64, 37, 3);  // trailing splits empty
+    EXPECT_LE(run(p, shallow, 1.0f, 0.0f, 800 + cases), gemm::error_bound(shallow.k))
+        << describe(p, shallow.transa, shallow.transb) << " shallow";
+    ++cases;
+  }
+}
+
+TEST_F(WarpGemmTest, RasterizationCoversRaggedGroupsOfBlockRows) {
+  // 11 block rows (not a multiple of the group of 8) x 5 block columns.
+  for (int gr : {1, 8}) {
+    const BlockedParams p = warp_params(64, 64, 8, 32, 32, 8, 4, 3, gr);
+    const Shape s = make_shape(false, true, 64 * 10 + 7, 64 * 4 + 9, 24, 1);
+    EXPECT_LE(run(p, s, 1.0f, 0.0f, 900 + gr), gemm::error_bound(s.k)) << describe(p, false, true);
+  }
+}
+
+TEST_F(WarpGemmTest, RefusalsAreReportedNotLaunched) {
+  BlockedParams p = warp_params(64, 64, 16, 32, 32, 4, 8, 3, 1, 4);
+  const LoadedKernel& k = kernel(p, false, false);
+  ktune::cuda::DeviceBuffer<float> a(64 * 64, "A"), b(64 * 64, "B"), c(64 * 64, "C");
+  auto launch = [&](int max_threads, int max_shared, float* ws, long long batch) {
+    return gcuda::launch_warp(k.function(), max_threads, max_shared, reduce().function(), p, false,
+                              false, 64, 64, 64, batch, 1.0f, a.data(), 64, 0, b.data(), 64, 0,
+                              0.0f, c.data(), 64, 0, ws, nullptr);
+  };
+  const auto no_workspace = launch(1024, max_shared_, nullptr, 1);
+  EXPECT_TRUE(no_workspace.refused);
+  EXPECT_NE(no_workspace.message.find("workspace"), std::string::npos) << no_workspace.message;
+  ktune::cuda::DeviceBuffer<float> ws(64 * 64 * 4, "workspace");
+  const auto threads = launch(64, max_shared_, ws.data(), 1);
+  EXPECT_TRUE(threads.refused);
+  EXPECT_NE(threads.message.find("kind=warp"), std::string::npos) << threads.message;
+  const auto shared = launch(1024, 1024, ws.data(), 1);
+  EXPECT_TRUE(shared.refused);
+  EXPECT_NE(shared.message.find("shared memory"), std::string::npos) << shared.message;
+  const auto grid = launch(1024, max_shared_, ws.data(), 20000);  // z = 80000
+  EXPECT_TRUE(grid.refused);
+  EXPECT_NE(grid.message.find("grid"), std::string::npos) << grid.message;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+}  // namespace
