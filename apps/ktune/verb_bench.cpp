@@ -100,8 +100,9 @@ Action setup(CLI::App& app) {
   app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file")
       ->required();
   app.add_option("--store", o->store, "SQLite tuning store (created when absent)")->required();
-  app.add_option("--configs", o->configs,
-                 "all, or a comma-separated list of configs, ids or kind:NAME (every config of a kind)")
+  app.add_option(
+         "--configs", o->configs,
+         "all, or a comma-separated list of configs, ids or kind:NAME (every config of a kind)")
       ->capture_default_str();
   app.add_option("--shard", o->shard, "Take problems i, i+N, ... of the workload (i/N)")
       ->capture_default_str();

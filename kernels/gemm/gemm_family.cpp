@@ -52,7 +52,8 @@ std::optional<std::string> packed_violation(const Space& space, const Config& c)
 // Warp-tiled kernels: 32 lanes tile each warp tile exactly, 4 or 8 warps per block.
 std::optional<std::string> warp_violation(const Space& space, const Config& c) {
   const BlockedParams p = gemm_config_of(space, c).blocked;
-  if (p.bm % p.wm != 0 || p.bn % p.wn != 0) return std::string("warp tile does not divide the block");
+  if (p.bm % p.wm != 0 || p.bn % p.wn != 0)
+    return std::string("warp tile does not divide the block");
   const int lanes = (p.wm / p.tm) * (p.wn / p.tn);
   if (lanes != 32) return fmt::format("{} lanes per warp tile (32)", lanes);
   const int threads = p.threads();

@@ -181,8 +181,8 @@ class WarpGemmTest : public ::testing::Test {
     auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
     auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
     if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
-    const auto ref =
-        gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta, host_c.data());
+    const auto ref = gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta,
+                                          host_c.data());
     if (nan_inputs) {
       host_a.assign(host_a.size(), std::nanf(""));
       host_b.assign(host_b.size(), std::nanf(""));
@@ -195,9 +195,9 @@ class WarpGemmTest : public ::testing::Test {
     const LoadedKernel& k = kernel(p, s.transa, s.transb);
     const auto result = gcuda::launch_warp(
         k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
-        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k,
-        s.batch, alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(),
-        beta, c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
+        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k, s.batch,
+        alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta,
+        c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
     EXPECT_EQ(result.error, cudaSuccess) << result.message;
     if (result.refused) return -1;
     ktune::cuda::check(cudaDeviceSynchronize(),
@@ -231,7 +231,8 @@ std::vector<BlockedParams> tile_shape_sample() {
     by_shape[{p.bm, p.bn, p.wm, p.wn, p.tm, p.tn}].push_back(p);
   std::vector<BlockedParams> sample;
   size_t turn = 0;
-  for (auto& [shape, variants] : by_shape) sample.push_back(variants[(turn += 3) % variants.size()]);
+  for (auto& [shape, variants] : by_shape)
+    sample.push_back(variants[(turn += 3) % variants.size()]);
   return sample;
 }
 
@@ -296,10 +297,10 @@ TEST_F(WarpGemmTest, AlphaZeroReadsNeitherANorBAndKZeroScalesC) {
     const Shape s = make_shape(t & 1, t & 2, 70, 50, 33, 2);
     std::vector<float> out;
     // A and B hold NaN: C = beta * C exactly, and 0 (not NaN) when beta == 0.
-    EXPECT_LE(run(p, s, 0.0f, 2.0f, 600 + t, 0, nullptr, /*nan_inputs=*/true),
-              gemm::error_bound(1))
+    EXPECT_LE(run(p, s, 0.0f, 2.0f, 600 + t, 0, nullptr, /*nan_inputs=*/true), gemm::error_bound(1))
         << describe(p, s.transa, s.transb);
-    EXPECT_EQ(run(p, s, 0.0f, 0.0f, 610 + t, 0, &out, true), 0.0) << describe(p, s.transa, s.transb);
+    EXPECT_EQ(run(p, s, 0.0f, 0.0f, 610 + t, 0, &out, true), 0.0)
+        << describe(p, s.transa, s.transb);
     EXPECT_EQ(out[0], 0.0f);
     const Shape empty_k = make_shape(t & 1, t & 2, 33, 20, 0, 2);
     EXPECT_LE(run(p, empty_k, 1.0f, 2.0f, 620 + t), gemm::error_bound(1));

@@ -166,10 +166,10 @@ LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, 
                         a, shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c,
                         shape.ldc, shape.stride_c(), workspace, stream)
           : launch_tiled(kernel.function(), kernel.attributes().maxThreadsPerBlock,
-                         reduce ? reduce->function() : nullptr, params, shape.transa,
-                         shape.transb, shape.m, shape.n, shape.k, shape.batch, alpha, a,
-                         shape.lda, shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c,
-                         shape.ldc, shape.stride_c(), workspace, stream);
+                         reduce ? reduce->function() : nullptr, params, shape.transa, shape.transb,
+                         shape.m, shape.n, shape.k, shape.batch, alpha, a, shape.lda,
+                         shape.stride_a(), b, shape.ldb, shape.stride_b(), beta, c, shape.ldc,
+                         shape.stride_c(), workspace, stream);
   if (launch.refused) return {Status::refused, launch.message};
   if (launch.error == cudaSuccess) return {};
   return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};

@@ -5,6 +5,7 @@
 // kernels, (const void*)&ktune_gemm_tiled<...>) share it.
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <string>
 
 #include "kernels/gemm/gemm_config.hpp"
@@ -55,7 +56,8 @@ inline std::string config_text(const BlockedParams& p) {
     std::string text = "kind=warp";
     const char* names[] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn", "st", "gr", "splits"};
     const int values[] = {p.bm, p.bn, p.bk, p.wm, p.wn, p.tm, p.tn, p.st, p.gr, p.splits};
-    for (int i = 0; i < 10; ++i) text += std::string(";") + names[i] + "=" + std::to_string(values[i]);
+    for (int i = 0; i < 10; ++i)
+      text += std::string(";") + names[i] + "=" + std::to_string(values[i]);
     return text;
   }
   return std::string(p.splits > 1 ? "kind=splitk" : "kind=tiled") + ";bm=" + std::to_string(p.bm) +
@@ -87,9 +89,31 @@ inline TiledLaunch classify(cudaError_t error, const BlockedParams& p, const std
 
 inline bool supported_params(const BlockedParams& p) {
   auto one_of = [](int v, int a, int b, int c) { return v == a || v == b || v == c; };
-  return p.wm == 0 && one_of(p.bm, 32, 64, 128) && one_of(p.bn, 32, 64, 128) && one_of(p.bk, 8, 16, 32) &&
-         (p.tm == 4 || p.tm == 8) && (p.tn == 4 || p.tn == 8) && (p.vec == 1 || p.vec == 4) &&
-         (p.db == 0 || p.db == 1) && p.splits >= 1;
+  return p.wm == 0 && one_of(p.bm, 32, 64, 128) && one_of(p.bn, 32, 64, 128) &&
+         one_of(p.bk, 8, 16, 32) && (p.tm == 4 || p.tm == 8) && (p.tn == 4 || p.tn == 8) &&
+         (p.vec == 1 || p.vec == 4) && (p.db == 0 || p.db == 1) && p.splits >= 1;
+}
+
+// The checks every blocked launch (tiled, split-K, warp) makes before launching: a refusal, or
+// an empty result when there is nothing to compute; nullopt: go ahead.
+inline std::optional<TiledLaunch> check_launch(const void* kernel, int kernel_max_threads,
+                                               const BlockedParams& p, bool transa, bool transb,
+                                               long long m, long long n, long long k,
+                                               long long batch, long long lda, long long ldb,
+                                               long long ldc) {
+  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, "negative problem size");
+  if (m == 0 || n == 0 || batch == 0) return TiledLaunch{};  // nothing to compute
+  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
+  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m) {
+    return refuse(p, "leading dimension smaller than the matrix rows");
+  }
+  const int threads = p.threads();
+  if (threads > kernel_max_threads) {
+    return refuse(p, std::to_string(threads) + " threads per block exceed this kernel's limit of " +
+                         std::to_string(kernel_max_threads));
+  }
+  if (kernel == nullptr) return refuse(p, "no kernel");
+  return std::nullopt;
 }
 
 }  // namespace tiled_detail
@@ -110,8 +134,8 @@ inline TiledLaunch launch_splitk_reduce(const void* reduce_kernel, const Blocked
       (elements + kSplitkReduceThreads - 1) / kSplitkReduceThreads;
   const unsigned reduce_blocks =
       unsigned(reduce_blocks_needed < 65535 ? reduce_blocks_needed : 65535);
-  cudaError_t error = cudaLaunchKernel(reduce_kernel, dim3(reduce_blocks), dim3(kSplitkReduceThreads),
-                           reduce_args, 0, stream);
+  cudaError_t error = cudaLaunchKernel(reduce_kernel, dim3(reduce_blocks),
+                                       dim3(kSplitkReduceThreads), reduce_args, 0, stream);
   if (error == cudaSuccess) error = cudaGetLastError();
   return tiled_detail::classify(error, p, std::string("launch of ") + kSplitkReduceName);
 }
@@ -133,18 +157,11 @@ inline TiledLaunch launch_tiled(const void* kernel, int kernel_max_threads,
   if (!tiled_detail::supported_params(p) || p.bm % p.tm != 0 || p.bn % p.tn != 0) {
     return refuse(p, "parameters outside the kernel's template space");
   }
-  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, "negative problem size");
-  if (m == 0 || n == 0 || batch == 0) return {};  // nothing to compute
-  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
-  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m) {
-    return refuse(p, "leading dimension smaller than the matrix rows");
+  if (auto stop = tiled_detail::check_launch(kernel, kernel_max_threads, p, transa, transb, m, n, k,
+                                             batch, lda, ldb, ldc)) {
+    return *stop;
   }
   const int threads = p.threads();
-  if (threads > kernel_max_threads) {
-    return refuse(p, std::to_string(threads) + " threads per block exceed this kernel's limit of " +
-                         std::to_string(kernel_max_threads));
-  }
-  if (kernel == nullptr) return refuse(p, "no kernel");
   const long long blocks_m = (m + p.bm - 1) / p.bm;
   const long long blocks_n = (n + p.bn - 1) / p.bn;
   const long long blocks_z = batch * p.splits;

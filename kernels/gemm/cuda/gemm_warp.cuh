@@ -65,7 +65,7 @@ __device__ __forceinline__ void ktune_warp_wait() {
 // src[p + r * ld].
 template <int ROWS, int BK, int THREADS, int K_CONTIG>
 struct KtuneWarpOperand {
-  static constexpr int kStride = ROWS + 4;  // floats per k in shared memory
+  static constexpr int kStride = ROWS + 4;      // floats per k in shared memory
   static constexpr int kFloats = BK * kStride;  // one stage
   // Copies per tile: 16-byte chunks along the rows, or single elements (K_CONTIG).
   static constexpr int kCopies = K_CONTIG ? ROWS * BK : ROWS * BK / 4;
@@ -126,11 +126,11 @@ __host__ __device__ constexpr int ktune_warp_smem_bytes() {
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int GR, int TA, int TB>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
-    ktune_gemm_warp(long long m, long long n, long long k, float alpha,
-                    const float* __restrict__ a, long long lda, long long stride_a,
-                    const float* __restrict__ b, long long ldb, long long stride_b, float beta,
-                    float* __restrict__ c, long long ldc, long long stride_c, int splits,
-                    long long k_chunk, float* __restrict__ partial) {
+    ktune_gemm_warp(long long m, long long n, long long k, float alpha, const float* __restrict__ a,
+                    long long lda, long long stride_a, const float* __restrict__ b, long long ldb,
+                    long long stride_b, float beta, float* __restrict__ c, long long ldc,
+                    long long stride_c, int splits, long long k_chunk,
+                    float* __restrict__ partial) {
   constexpr int WARPS_M = BM / WM;
   constexpr int THREADS = 32 * WARPS_M * (BN / WN);
   constexpr int LM = WM / TM;  // lanes along M

@@ -53,18 +53,11 @@ inline TiledLaunch launch_warp(const void* kernel, int kernel_max_threads, int m
                                cudaStream_t stream) {
   using tiled_detail::refuse;
   if (!warp_supported_params(p)) return refuse(p, "parameters outside the kernel's template space");
-  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, "negative problem size");
-  if (m == 0 || n == 0 || batch == 0) return {};
-  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
-  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m) {
-    return refuse(p, "leading dimension smaller than the matrix rows");
+  if (auto stop = tiled_detail::check_launch(kernel, kernel_max_threads, p, transa, transb, m, n, k,
+                                             batch, lda, ldb, ldc)) {
+    return *stop;
   }
   const int threads = p.threads();
-  if (threads > kernel_max_threads) {
-    return refuse(p, std::to_string(threads) + " threads per block exceed this kernel's limit of " +
-                         std::to_string(kernel_max_threads));
-  }
-  if (kernel == nullptr) return refuse(p, "no kernel");
   const long long shared = warp_smem_bytes(p);
   if (shared > max_shared_bytes) {
     return refuse(p, std::to_string(shared) + " bytes of shared memory exceed the device's " +

@@ -171,8 +171,8 @@ Launch launch_blocked(const ktune::kernels::gemm::BlockedParams& p, const CudaAr
 
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int GR, int TA, int TB>
 Launch launch_warp(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g) {
-  const void* kernel = reinterpret_cast<const void*>(
-      &ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>);
+  const void* kernel =
+      reinterpret_cast<const void*>(&ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>);
   return launch_chunks(p, g, [&](long long count, long long first, float* workspace) {
     return ktune::kernels::gemm::cuda::launch_warp(
         kernel, 1024, max_shared_bytes(), reduce_kernel(), p, g.transa, g.transb, g.m, g.n, g.k,
