@@ -38,10 +38,10 @@ TEST(GemmCpu, EveryConfigVerifiesOnTheTinyWorkload) {
       EXPECT_GT(o.timing.median_ms, 0);
     }
   }
-  // Every seed and packed config ran; the tiled and split-K kinds are CUDA's.
+  // Every seed and packed config ran; the tiled, split-K and warp kinds are CUDA's.
   const size_t problems = tiny.problems.size();
   EXPECT_EQ(ran, problems * (640 + 126));
-  EXPECT_EQ(skipped, problems * (178 + 48));
+  EXPECT_EQ(skipped, problems * (178 + 48 + 128));
 }
 
 // alpha and beta != 0 with random C, which the sweep (beta = 0) does not exercise.

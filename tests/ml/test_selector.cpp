@@ -276,7 +276,7 @@ TEST(Selector, PruneAndTreeBPipelineMatchesSklearn) {
     write_matrix_csv(dir.file("shipped.txt"), column(shipped));
     ASSERT_EQ(run_python("sklearn_models.py", {"pipeline", dir.path().string()}), 0);
     const double theirs = read_matrix_csv(dir.file("pct.txt"))(0, 0);
-    EXPECT_NEAR(ours, theirs, 1.0) << pruner;  // the bar: within 1 percentage point
+    EXPECT_NEAR(ours, theirs, 1.0) << to_string(pruner);  // the bar: within 1 percentage point
     EXPECT_GT(ours, 10.0);
   }
 }
