@@ -1,0 +1,59 @@
+#pragma once
+// The part every CPU backend shares: aligned host memory, copies, steady_clock marks and the
+// plain C++ (OpenMP) pooling, residual add and softmax. Backends derive and add conv2d / fc.
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ktune/nn/backend.hpp"
+
+namespace ktune::nn::cpu {
+
+class HostBackend : public Backend {
+ public:
+  std::string device() const override;
+  float* alloc(size_t floats) override;
+  void upload(float* dst, const float* host, size_t floats) override;
+  void download(float* host, const float* src, size_t floats) override;
+  void max_pool(const PoolDesc& d, const float* in, float* out) override;
+  void avg_pool(const PoolDesc& d, const float* in, float* out) override;
+  void add(const float* a, const float* b, float* out, size_t count, bool relu) override;
+  void softmax(int64_t batch, int64_t classes, const float* x, float* y) override;
+  void synchronize() override {}
+  void reserve_marks(int n) override;
+  void mark(int i) override;
+  double elapsed_ms(int i, int j) override;
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<float, Free>> buffers_;
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+
+// A CPU backend that keeps plain copies of each layer's filter / weight and bias (reference,
+// ktune: their kernels take the KRSC / [out][in] layouts as they are).
+class CopyingBackend : public HostBackend {
+ public:
+  void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override;
+  void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override;
+
+ protected:
+  struct Params {
+    std::vector<float> weight, bias;
+  };
+  const Params& params(int layer) const;
+
+ private:
+  std::map<int, Params> params_;
+};
+
+// out[i] = relu?(out[i] + bias[i % k]) over rows × k floats: the bias + ReLU pass after a
+// kernel that has no epilogue (one pass, OpenMP over rows).
+void bias_relu(float* out, const float* bias, int64_t rows, int64_t k, bool relu);
+
+}  // namespace ktune::nn::cpu

@@ -1,0 +1,209 @@
+#include "ktune/nn/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "ktune/error.hpp"
+
+namespace ktune::nn {
+
+ConvParams conv_params(const Layer& l, const Weights& w) {
+  const auto& d = l.conv;
+  const auto& weight = w.get(l.name + ".weight", {d.k, d.c, d.r, d.s}).data;
+  std::vector<double> scale(size_t(d.k), 1.0), shift(size_t(d.k), 0.0);
+  if (l.conv_bias) {
+    const auto& b = w.get(l.name + ".bias", {d.k}).data;
+    std::copy(b.begin(), b.end(), shift.begin());
+  }
+  if (!l.bn.empty()) {
+    const auto& gamma = w.get(l.bn + ".weight", {d.k}).data;
+    const auto& beta = w.get(l.bn + ".bias", {d.k}).data;
+    const auto& mean = w.get(l.bn + ".running_mean", {d.k}).data;
+    const auto& var = w.get(l.bn + ".running_var", {d.k}).data;
+    for (size_t k = 0; k < size_t(d.k); ++k) {
+      if (var[k] < 0)
+        throw Error(fmt::format("{}: tensor '{}.running_var' has a negative entry {}", w.source(),
+                                l.bn, var[k]));
+      scale[k] = double(gamma[k]) / std::sqrt(double(var[k]) + kBatchNormEps);
+      shift[k] = (shift[k] - double(mean[k])) * scale[k] + double(beta[k]);
+    }
+  }
+  ConvParams p;
+  p.filter_krsc.resize(weight.size());
+  p.bias.resize(size_t(d.k));
+  for (int64_t k = 0; k < d.k; ++k) {
+    p.bias[size_t(k)] = float(shift[size_t(k)]);
+    for (int64_t c = 0; c < d.c; ++c)
+      for (int64_t r = 0; r < d.r; ++r)
+        for (int64_t s = 0; s < d.s; ++s)
+          p.filter_krsc[size_t(((k * d.r + r) * d.s + s) * d.c + c)] =
+              float(double(weight[size_t(((k * d.c + c) * d.r + r) * d.s + s)]) * scale[size_t(k)]);
+  }
+  return p;
+}
+
+std::vector<float> fc_weight_nhwc(const std::vector<float>& weight, int64_t out, int64_t h,
+                                  int64_t w, int64_t c) {
+  const int64_t in = h * w * c;
+  std::vector<float> permuted(weight.size());
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t ch = 0; ch < c; ++ch)
+          permuted[size_t(o * in + (y * w + x) * c + ch)] =
+              weight[size_t(o * in + (ch * h + y) * w + x)];
+  return permuted;
+}
+
+std::vector<float> nchw_to_nhwc(const std::vector<float>& x, int64_t n, int64_t c, int64_t h,
+                                int64_t w) {
+  std::vector<float> out(x.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t xx = 0; xx < w; ++xx)
+          out[size_t(((b * h + y) * w + xx) * c + ch)] = x[size_t(((b * c + ch) * h + y) * w + xx)];
+  return out;
+}
+
+namespace {
+
+// Buffers for tensors: a tensor may reuse a buffer whose tensor is no longer read. The input and
+// the outputs are never shared (the input is read again by the next forward, outputs downloaded).
+std::vector<int> plan_buffers(const Network& net, std::vector<size_t>& sizes) {
+  const size_t tensors = net.tensors.size();
+  std::vector<int> last_use(tensors, -1);
+  for (size_t i = 0; i < net.layers.size(); ++i) {
+    const auto& l = net.layers[i];
+    for (int t : {l.in, l.in2})
+      if (t >= 0) last_use[size_t(t)] = int(i);
+  }
+  for (int t : {net.input, net.logits, net.probs}) last_use[size_t(t)] = int(net.layers.size());
+  std::vector<int> buffer(tensors, -1), holder;  // holder[b]: tensor now in buffer b
+  const auto place = [&](int t, int now) {
+    const size_t need = size_t(net.tensors[size_t(t)].count());
+    int fit = -1, grow = -1;  // the smallest free buffer that fits, else the largest free one
+    for (size_t b = 0; b < holder.size(); ++b) {
+      if (last_use[size_t(holder[b])] >= now) continue;  // still read at or after this layer
+      if (sizes[b] >= need) {
+        if (fit < 0 || sizes[b] < sizes[size_t(fit)]) fit = int(b);
+      } else if (grow < 0 || sizes[b] > sizes[size_t(grow)]) {
+        grow = int(b);
+      }
+    }
+    int best = fit >= 0 ? fit : grow;
+    if (best < 0) {
+      holder.push_back(t);
+      sizes.push_back(need);
+      best = int(holder.size()) - 1;
+    }
+    holder[size_t(best)] = t;
+    sizes[size_t(best)] = std::max(sizes[size_t(best)], need);
+    buffer[size_t(t)] = best;
+  };
+  place(net.input, -1);
+  for (size_t i = 0; i < net.layers.size(); ++i) place(net.layers[i].out, int(i));
+  return buffer;
+}
+
+}  // namespace
+
+Engine::Engine(Network net, const Weights& weights, Backend& backend)
+    : net_(std::move(net)), backend_(backend) {
+  for (size_t i = 0; i < net_.layers.size(); ++i) {
+    const auto& l = net_.layers[i];
+    if (l.kind == LayerKind::conv) {
+      const auto p = conv_params(l, weights);
+      backend_.prepare_conv(int(i), l.conv, p.filter_krsc.data(), p.bias.data());
+    } else if (l.kind == LayerKind::fc) {
+      const auto& in = net_.tensors[size_t(l.in)];
+      const auto& w = weights.get(l.name + ".weight", {l.fc.out, l.fc.in}).data;
+      const auto& b = weights.get(l.name + ".bias", {l.fc.out}).data;
+      const auto permuted = fc_weight_nhwc(w, l.fc.out, in.h, in.w, in.c);
+      backend_.prepare_fc(int(i), l.fc, permuted.data(), b.data());
+    }
+  }
+  std::vector<size_t> sizes;
+  const auto plan = plan_buffers(net_, sizes);
+  std::vector<float*> buffers;
+  for (size_t s : sizes) {
+    buffers.push_back(backend_.alloc(s));
+    activation_bytes_ += s * sizeof(float);
+  }
+  for (int b : plan) buffer_of_.push_back(b >= 0 ? buffers[size_t(b)] : nullptr);
+  backend_.reserve_marks(int(net_.layers.size()) + 1);
+}
+
+void Engine::set_input(const float* nhwc) {
+  backend_.upload(buffer_of_[size_t(net_.input)], nhwc,
+                  size_t(net_.tensors[size_t(net_.input)].count()));
+}
+
+void Engine::forward() {
+  backend_.mark(0);
+  for (size_t i = 0; i < net_.layers.size(); ++i) {
+    const auto& l = net_.layers[i];
+    const float* in = buffer_of_[size_t(l.in)];
+    float* out = buffer_of_[size_t(l.out)];
+    switch (l.kind) {
+      case LayerKind::conv:
+        backend_.conv2d(int(i), l.conv, in, out);
+        break;
+      case LayerKind::fc:
+        backend_.fc(int(i), l.fc, in, out);
+        break;
+      case LayerKind::max_pool:
+        backend_.max_pool(l.pool, in, out);
+        break;
+      case LayerKind::avg_pool:
+        backend_.avg_pool(l.pool, in, out);
+        break;
+      case LayerKind::add:
+        backend_.add(in, buffer_of_[size_t(l.in2)], out,
+                     size_t(net_.tensors[size_t(l.out)].count()), l.relu);
+        break;
+      case LayerKind::softmax:
+        backend_.softmax(net_.batch, net_.classes, in, out);
+        break;
+    }
+    backend_.mark(int(i) + 1);
+  }
+}
+
+double Engine::last_ms() {
+  backend_.synchronize();
+  return backend_.elapsed_ms(0, int(net_.layers.size()));
+}
+
+std::vector<double> Engine::layer_ms() {
+  backend_.synchronize();
+  std::vector<double> ms;
+  for (size_t i = 0; i < net_.layers.size(); ++i)
+    ms.push_back(backend_.elapsed_ms(int(i), int(i) + 1));
+  return ms;
+}
+
+void Engine::logits(float* host) {
+  backend_.synchronize();
+  backend_.download(host, buffer_of_[size_t(net_.logits)], size_t(net_.batch * net_.classes));
+}
+
+void Engine::probabilities(float* host) {
+  backend_.synchronize();
+  backend_.download(host, buffer_of_[size_t(net_.probs)], size_t(net_.batch * net_.classes));
+}
+
+std::vector<int> top_k(const float* row, int64_t count, int k) {
+  std::vector<int> index(static_cast<size_t>(count));
+  std::iota(index.begin(), index.end(), 0);
+  k = int(std::min<int64_t>(k, count));
+  std::partial_sort(index.begin(), index.begin() + k, index.end(),
+                    [&](int a, int b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+  index.resize(size_t(k));
+  return index;
+}
+
+}  // namespace ktune::nn
