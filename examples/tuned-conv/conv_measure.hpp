@@ -1,10 +1,12 @@
 #pragma once
-// The device part of tuned_conv_bench, one implementation per backend (measure_cpu.cpp;
-// a CUDA one plugs in beside it): verify the deployed ktune::conv2d on NaN-poisoned output
+// The device part of tuned_conv_bench, one implementation per backend (measure_cpu.cpp,
+// measure_cuda.cpp): verify the deployed ktune::conv2d on NaN-poisoned output
 // against the float64 reference, then time it and the vendor library in the same run: each with
 // the sweep's protocol (warm-up, median of repeats, rotated input copies when they fit in
-// cache), then alternately (one run of each per round) so that both see the same machine load;
-// the reported times are the medians of the alternating rounds.
+// cache). The CPU part then times both again alternately (one run of each per round) so that
+// both see the same load of the shared machine, and reports the medians of those rounds; the
+// CUDA part reports the protocol's medians (CUDA events; the GPU is not shared).
+#include <memory>
 #include <string>
 
 #include "kernels/conv2d/conv2d_family.hpp"
@@ -30,5 +32,6 @@ class DeviceMeasure {
 };
 
 std::unique_ptr<DeviceMeasure> cpu_measure();
+std::unique_ptr<DeviceMeasure> cuda_measure();  // measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds)
 
 }  // namespace tuned_conv

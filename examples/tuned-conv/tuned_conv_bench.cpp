@@ -19,6 +19,7 @@
 #include "kernels/conv2d/conv2d_workloads.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 
@@ -58,26 +59,31 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
       device, vendor);
   md +=
       "| network | batch | layers | deployed / vendor (geomean) | deployed / vendor "
-      "(time-weighted) | oracle / vendor (geomean) | deployed % of oracle (geomean) |\n";
-  md += "|---|---:|---:|---:|---:|---:|---:|\n";
+      "(time-weighted) | worst layer (deployed / vendor) | oracle / vendor (geomean) | deployed % "
+      "of oracle (geomean) |\n";
+  md += "|---|---:|---:|---:|---:|---|---:|---:|\n";
   std::map<std::pair<std::string, int64_t>, std::vector<const Row*>> groups;
   for (const Row& r : rows) groups[{r.layer.network, r.layer.shape.n}].push_back(&r);
   for (const auto& [key, members] : groups) {
     std::vector<double> dv, ov, dor;
     double vendor_ms = 0, deployed_ms = 0;
+    const Row* worst = nullptr;
     for (const Row* r : members) {
       if (r->deployed > 0 && r->vendor > 0) {
         dv.push_back(r->deployed / r->vendor);
+        if (!worst || r->deployed / r->vendor < worst->deployed / worst->vendor) worst = r;
         vendor_ms += r->layer.count * r->result.vendor_ms;
         deployed_ms += r->layer.count * r->result.deployed_ms;
       }
       if (r->oracle > 0 && r->vendor > 0) ov.push_back(r->oracle / r->vendor);
       if (r->oracle > 0 && r->deployed > 0) dor.push_back(r->deployed / r->oracle);
     }
-    md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {} | {} |\n", key.first, key.second,
-                      members.size(), geomean(dv), deployed_ms > 0 ? vendor_ms / deployed_ms : 0,
-                      ov.empty() ? "–" : fmt::format("{:.3f}", geomean(ov)),
-                      dor.empty() ? "–" : fmt::format("{:.1f} %", 100 * geomean(dor)));
+    md += fmt::format(
+        "| {} | {} | {} | {:.3f} | {:.3f} | {} | {} | {} |\n", key.first, key.second,
+        members.size(), geomean(dv), deployed_ms > 0 ? vendor_ms / deployed_ms : 0,
+        worst ? fmt::format("{} {:.3f}", worst->layer.layer, worst->deployed / worst->vendor) : "–",
+        ov.empty() ? "–" : fmt::format("{:.3f}", geomean(ov)),
+        dor.empty() ? "–" : fmt::format("{:.1f} %", 100 * geomean(dor)));
   }
   md += fmt::format(
       "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "
@@ -112,7 +118,11 @@ int main(int argc, char** argv) {
   policy.max_reps = 50;
   policy.budget_ms = 50;
   policy.timeout_ms = 20000;
+#if KTUNE_TUNED_CONV_CUDA
+  app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+#else
   app.add_option("--device", device, "cpu")->check(CLI::IsMember({"cpu"}));
+#endif
   app.add_option("--workload", workload, "vgg16-conv, resnet50-conv, dnn, conv-small, tiny")
       ->capture_default_str();
   app.add_option("--dataset", dataset, "Sweep dataset (CSV[.gz]) for the oracle column");
@@ -127,10 +137,15 @@ int main(int argc, char** argv) {
   try {
     if (!(peak > 0) || !(bandwidth > 0))
       throw ktune::Error("--peak-gflops and --bandwidth-gbs must be positive");
+    ktune::register_builtin();  // the embedded workload files
     const auto layers = conv::workload_layers(workload);
     if (layers.empty()) throw ktune::Error(fmt::format("unknown conv2d workload '{}'", workload));
     const auto oracle = oracle_of(dataset);
+#if KTUNE_TUNED_CONV_CUDA
+    auto measure = device == "cuda" ? tuned_conv::cuda_measure() : tuned_conv::cpu_measure();
+#else
     auto measure = tuned_conv::cpu_measure();
+#endif
     std::vector<Row> rows;
     std::string csv =
         "network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"

@@ -48,5 +48,16 @@ int tuned_conv2d_choice_cpu(int64_t n, int64_t h, int64_t w, int64_t c, int64_t 
                             int64_t s, int64_t stride, int64_t pad);
 int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
                              int64_t s, int64_t stride, int64_t pad);
+// Runs shipped config `index` (into info.configs) instead of the selector's pick, with the
+// same argument checks (ktune::Conv2dError; an index out of range too); false, with nothing
+// written, when that config does not apply to the problem (Winograd off 3x3 stride 1, ...).
+// For tests and reports that must reach every shipped config.
+bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                 int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                 const float* input, const float* filter, float* output);
+bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                  const float* input, const float* filter, float* output,
+                                  cudaStream_t stream);
 
 }  // namespace ktune

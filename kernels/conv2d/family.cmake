@@ -24,3 +24,12 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   message(STATUS "ktune: cuDNN ${KTUNE_CUDNN_LIBRARY}")
   ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
 endif()
+# What ktune_add_tuned_library(FAMILY conv2d) compiles: the CPU kernels as templates
+# instantiated for the shipped configs only, the CUDA kernels (with the GEMM family's tiled GEMM
+# files, declared by kernels/gemm/family.cmake) and the public ktune::conv2d API.
+ktune_family_deploy_files(
+  SOURCES conv2d_features.hpp cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp
+          cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
+          cuda/conv2d_im2col.cuh cuda/conv2d_winograd.cuh deploy/conv2d_validate.hpp
+          deploy/tuned_cpu.inl deploy/tuned_cuda.inl
+  PUBLIC_HEADERS include/ktune/conv2d.hpp)

@@ -42,6 +42,7 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+#ifndef KTUNE_CONV2D_NO_REFERENCE  // deployed libraries ship no reference (an extern "C" symbol)
 // Float64 reference: one thread per output element, accumulating in double the products of the
 // float inputs (exact in double), in (ri, si, ci) order. Any 1-D grid: threads stride.
 extern "C" __global__ void __launch_bounds__(256)
@@ -71,5 +72,6 @@ extern "C" __global__ void __launch_bounds__(256)
     y[e] = sum;
   }
 }
+#endif  // KTUNE_CONV2D_NO_REFERENCE
 
 #endif  // KTUNE_CONV2D_IM2COL_CUH

@@ -78,4 +78,22 @@ int tuned_conv2d_choice_cpu(int64_t n, int64_t h, int64_t w, int64_t c, int64_t 
   return choose(n, h, w, c, k, r, s, stride, pad);
 }
 
+bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                 int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                 const float* input, const float* filter, float* output) {
+  if (index < 0 || index >= sel::kNumConfigs)
+    conv::deploy::argument_error("ktune::tuned_conv2d_run_config_cpu",
+                                 "index = " + std::to_string(index) +
+                                     " is not a shipped config (0.." +
+                                     std::to_string(sel::kNumConfigs - 1) + ")");
+  if (!conv::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cpu", n, h, w, c, k,
+                                            r, s, stride, pad, input, filter, output))
+    return true;
+  const conv::Shape shape{n, h, w, c, k, r, s, stride, pad};
+  const auto kernel = conv::cpu::kernel_for(family().space(), shipped()[size_t(index)], shape);
+  if (kernel.refusal) return false;
+  kernel.run(conv::cpu::Args{shape, input, filter, output});
+  return true;
+}
+
 }  // namespace ktune

@@ -16,6 +16,8 @@
 #include <string>
 #include <utility>
 
+// Only the shipped kernels: not the sweep's float64 reference kernel of conv2d_im2col.cuh.
+#define KTUNE_CONV2D_NO_REFERENCE
 #include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
@@ -169,6 +171,24 @@ const TunedConv2dInfo& tuned_conv2d_info_cuda() {
 int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
                              int64_t s, int64_t stride, int64_t pad) {
   return choose(n, h, w, c, k, r, s, stride, pad);
+}
+
+bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c,
+                                  int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                  const float* input, const float* filter, float* output,
+                                  cudaStream_t stream) {
+  if (index < 0 || index >= sel::kNumConfigs)
+    kernels::conv2d::deploy::argument_error(
+        "ktune::tuned_conv2d_run_config_cuda",
+        "index = " + std::to_string(index) + " is not a shipped config (0.." +
+            std::to_string(sel::kNumConfigs - 1) + ")");
+  if (!kernels::conv2d::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cuda", n, h,
+                                                       w, c, k, r, s, stride, pad, input, filter,
+                                                       output))
+    return true;
+  const kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
+  return kLaunchers[size_t(index)](d, input, filter, output,
+                                   reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
 }
 
 }  // namespace ktune

@@ -1,0 +1,161 @@
+// tuned_conv_bench's CUDA part: the deployed ktune::conv2d (CUDA tuned library, device pointers,
+// one stream) beside cuDNN at its fastest FP32 FMA algorithm (TF32 off), found and run exactly as
+// the sweep's `cudnn` vendor (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against
+// the float64 reference kernel on NaN-poisoned output, then timed with the sweep's device
+// protocol (src/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive repeats,
+// inputs rotated so that reruns do not find them in L2).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/conv2d/conv2d_reference.hpp"
+#include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
+#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/conv2d.hpp"
+#include "src/cuda/cuda_error.hpp"
+#include "src/cuda/device_measure.hpp"
+
+namespace tuned_conv {
+
+namespace {
+
+namespace conv = ktune::kernels::conv2d;
+using ktune::cuda::check;
+using ktune::cuda::DeviceBuffer;
+
+class CudaMeasure final : public DeviceMeasure {
+ public:
+  CudaMeasure() : device_(0), kernels_(device_.arch()), cudnn_(device_.stream()) {}
+  std::string vendor() const override { return "cudnn"; }
+
+  LayerResult measure(const conv::Shape& s, uint64_t seed,
+                      const ktune::TimingPolicy& policy) override {
+    LayerResult r;
+    const auto& info = ktune::tuned_conv2d_info_cuda();
+    r.config = info.configs[ktune::tuned_conv2d_choice_cuda(s.n, s.h, s.w, s.c, s.k, s.r, s.s,
+                                                            s.stride, s.pad)];
+    try {
+      Buffers b(device_, s, seed, kernels_.reference());
+      cudaStream_t stream = device_.stream();
+      auto deployed = [&](int copy) {
+        ktune::conv2d(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.x(copy), b.w(copy),
+                      b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
+      };
+      // One call outside the protocol: the library's workspace pool takes its memory here.
+      deployed(0);
+      check(cudaStreamSynchronize(stream), "ktune::conv2d warm-up");
+      const ktune::Outcome out =
+          b.measure(deployed, policy, "ktune::conv2d", conv::error_bound(s, 4));
+      r.status = std::string(ktune::to_string(out.status));
+      r.message = out.message;
+      r.rel_error = out.rel_error;
+      if (out.status != ktune::Status::ok) return r;
+      r.deployed_ms = out.timing.median_ms;
+
+      conv::cuda::CudnnConv cudnn(cudnn_.get(), s);
+      cudnn.find(b.x(0), b.w(0), b.y(0));  // also loads cuDNN's kernels before any timing
+      check(cudaStreamSynchronize(stream), "cudnn find");
+      const ktune::Outcome vendor = b.measure(
+          [&](int copy) {
+            conv::cuda::check_cudnn(cudnn.run(b.x(copy), b.w(copy), b.y(copy)),
+                                    "cudnnConvolutionForward");
+          },
+          policy, cudnn.description(), conv::error_bound(s, cudnn.transform_algorithm() ? 4 : 0));
+      if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
+      r.message += fmt::format(" [{}{}]", cudnn.description(),
+                               vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
+    } catch (const std::exception& e) {
+      r.status = "failed";
+      r.message = e.what();
+    }
+    return r;
+  }
+
+ private:
+  // The layer's rotated input copies, its output and its float64 reference on the device.
+  class Buffers {
+   public:
+    Buffers(ktune::cuda::DeviceContext& device, const conv::Shape& s, uint64_t seed,
+            const ktune::cuda::LoadedKernel& reference)
+        : device_(device), shape_(s) {
+      nx_ = size_t(s.input_elements());
+      nw_ = size_t(s.filter_elements());
+      ny_ = size_t(s.output_elements());
+      copy_ = nx_ + nw_ + ny_;
+      copies_ = ktune::cuda::rotation_copies(device, double(copy_ * sizeof(float)));
+      pool_ = DeviceBuffer<float>(copy_ * size_t(copies_), "conv2d inputs");
+      const auto hx = ktune::kernels::gemm::random_matrix(nx_, seed);
+      const auto hw = ktune::kernels::gemm::random_matrix(nw_, seed + 1);
+      for (int i = 0; i < copies_; ++i) {
+        check(cudaMemcpy(x(i), hx.data(), nx_ * 4, cudaMemcpyHostToDevice), "upload input");
+        check(cudaMemcpy(w(i), hw.data(), nw_ * 4, cudaMemcpyHostToDevice), "upload filter");
+      }
+      reference_ = DeviceBuffer<double>(ny_, "float64 reference");
+      const float* xp = x(0);
+      const float* wp = w(0);
+      double* out = reference_.data();
+      int n = int(s.n), h = int(s.h), wd = int(s.w), c = int(s.c), k = int(s.k), rr = int(s.r),
+          ss = int(s.s), stride = int(s.stride), pad = int(s.pad), p = int(s.p()), q = int(s.q());
+      void* args[] = {&xp, &wp, &out, &n, &h, &wd, &c, &k, &rr, &ss, &stride, &pad, &p, &q};
+      const long long blocks = std::min<long long>((long long)(ny_ + 255) / 256, 65535LL * 8);
+      check(cudaLaunchKernel(reference.function(), dim3(unsigned(blocks)), dim3(256), args, 0,
+                             device.stream()),
+            "cudaLaunchKernel(ktune_conv2d_reference)");
+      check(cudaStreamSynchronize(device.stream()), "float64 reference");
+      ref_host_.resize(ny_);
+      check(cudaMemcpy(ref_host_.data(), reference_.data(), ny_ * 8, cudaMemcpyDeviceToHost),
+            "download reference");
+    }
+    float* x(int i) const { return pool_.data() + size_t(i) * copy_; }
+    float* w(int i) const { return x(i) + nx_; }
+    float* y(int i) const { return w(i) + nw_; }
+
+    template <typename Launch>
+    ktune::Outcome measure(Launch&& launch, const ktune::TimingPolicy& policy,
+                           const std::string& what, double bound) {
+      ktune::cuda::DeviceRun run;
+      run.copies = copies_;
+      run.poison = [&] {  // all-ones bytes are NaN floats
+        check(cudaMemsetAsync(y(0), 0xFF, ny_ * 4, device_.stream()), "poison output");
+      };
+      run.launch = launch;
+      run.verify = [&] {
+        std::vector<float> out(ny_);
+        check(cudaMemcpyAsync(out.data(), y(0), ny_ * 4, cudaMemcpyDeviceToHost, device_.stream()),
+              "download output");
+        check(cudaStreamSynchronize(device_.stream()), "download output");
+        ktune::RunVerdict v;
+        v.rel_error = conv::relative_error(shape_, out.data(), ref_host_);
+        v.ok = v.rel_error <= bound;
+        if (!v.ok) v.message = fmt::format("relative error {:.3g} over {:.3g}", v.rel_error, bound);
+        return v;
+      };
+      return ktune::cuda::verify_then_time_on_device(device_, run, policy, what);
+    }
+
+   private:
+    ktune::cuda::DeviceContext& device_;
+    conv::Shape shape_;
+    size_t nx_ = 0, nw_ = 0, ny_ = 0, copy_ = 0;
+    int copies_ = 1;
+    DeviceBuffer<float> pool_;
+    DeviceBuffer<double> reference_;
+    std::vector<double> ref_host_;
+  };
+
+  ktune::cuda::DeviceContext device_;
+  conv::cuda::ConvKernelSet kernels_;
+  conv::cuda::CudnnHandle cudnn_;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceMeasure> cuda_measure() { return std::make_unique<CudaMeasure>(); }
+
+}  // namespace tuned_conv
