@@ -86,8 +86,8 @@ bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int
                                  "index = " + std::to_string(index) +
                                      " is not a shipped config (0.." +
                                      std::to_string(sel::kNumConfigs - 1) + ")");
-  if (!conv::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cpu", n, h, w, c, k,
-                                            r, s, stride, pad, input, filter, output))
+  if (!conv::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cpu", n, h, w, c, k, r,
+                                            s, stride, pad, input, filter, output))
     return true;
   const conv::Shape shape{n, h, w, c, k, r, s, stride, pad};
   const auto kernel = conv::cpu::kernel_for(family().space(), shipped()[size_t(index)], shape);

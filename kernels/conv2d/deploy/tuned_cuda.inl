@@ -173,15 +173,15 @@ int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t
   return choose(n, h, w, c, k, r, s, stride, pad);
 }
 
-bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c,
-                                  int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
                                   const float* input, const float* filter, float* output,
                                   cudaStream_t stream) {
   if (index < 0 || index >= sel::kNumConfigs)
-    kernels::conv2d::deploy::argument_error(
-        "ktune::tuned_conv2d_run_config_cuda",
-        "index = " + std::to_string(index) + " is not a shipped config (0.." +
-            std::to_string(sel::kNumConfigs - 1) + ")");
+    kernels::conv2d::deploy::argument_error("ktune::tuned_conv2d_run_config_cuda",
+                                            "index = " + std::to_string(index) +
+                                                " is not a shipped config (0.." +
+                                                std::to_string(sel::kNumConfigs - 1) + ")");
   if (!kernels::conv2d::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cuda", n, h,
                                                        w, c, k, r, s, stride, pad, input, filter,
                                                        output))
