@@ -61,12 +61,23 @@ std::string name(const conv::Layer& l) {
          " pad=" + std::to_string(s.pad) + ")";
 }
 
+// The tiny workload, plus small shapes with c a multiple of 4 (vectorized Winograd transforms
+// and im2col, tv=4 / vc=4 configs, refuse other c) for 3x3 stride 1, 1x1 and stride 2.
+std::vector<conv::Layer> test_layers() {
+  auto layers = conv::workload_layers("tiny");
+  layers.push_back({"test", "3x3-c8", 1, {1, 9, 11, 8, 12, 3, 3, 1, 1}});
+  layers.push_back({"test", "3x3-c16-n2", 1, {2, 14, 6, 16, 5, 3, 3, 1, 1}});
+  layers.push_back({"test", "1x1-c16", 1, {2, 7, 5, 16, 20, 1, 1, 1, 0}});
+  layers.push_back({"test", "3x3-s2-c8", 1, {1, 10, 9, 8, 8, 3, 3, 2, 1}});
+  return layers;
+}
+
 TEST(TunedConv2dCuda, EveryShippedConfigMatchesTheReferenceOnEveryShapeItRuns) {
   KTUNE_REQUIRE_GPU();
   const auto& info = ktune::tuned_conv2d_info_cuda();
   ASSERT_GT(info.num_configs, 0);
   EXPECT_STREQ(info.backend, "cuda");
-  const auto layers = conv::workload_layers("tiny");
+  const auto layers = test_layers();
   ASSERT_FALSE(layers.empty());
   for (int i = 0; i < info.num_configs; ++i) {
     int ran = 0;
@@ -88,7 +99,7 @@ TEST(TunedConv2dCuda, EveryShippedConfigMatchesTheReferenceOnEveryShapeItRuns) {
 TEST(TunedConv2dCuda, TheSelectorsPicksMatchTheReference) {
   KTUNE_REQUIRE_GPU();
   const auto& info = ktune::tuned_conv2d_info_cuda();
-  for (const conv::Layer& layer : conv::workload_layers("tiny")) {
+  for (const conv::Layer& layer : test_layers()) {
     const conv::Shape& s = layer.shape;
     const int pick =
         ktune::tuned_conv2d_choice_cuda(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad);
