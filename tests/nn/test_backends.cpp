@@ -101,6 +101,7 @@ TEST(NnBackends, FcMatchesFloat64Reference) {
 }
 
 TEST(NnBackends, PoolAddSoftmaxByHand) {
+  register_cpu_backends();
   auto b = make_backend("reference");
   // 1×4×4×1 input 0..15; max 2×2 stride 2 → 5 7 13 15; avg 3×3 stride 2 pad 1 counts padding.
   std::vector<float> in(16);
