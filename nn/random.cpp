@@ -1,4 +1,5 @@
 // Seeded random parameters and inputs (network.hpp): portable, so a seed names one network.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -48,7 +49,16 @@ Weights random_weights(const Network& net, uint64_t seed) {
           normal(std::sqrt(2.0 / double(d.c * d.r * d.s))));
       if (l.conv_bias) add(l.name + ".bias", {d.k}, normal(0.01));
       if (!l.bn.empty()) {
-        add(l.bn + ".weight", {d.k}, gamma_like);
+        // The last batch-norm of a residual branch gets a small gamma (as torchvision's
+        // zero_init_residual, not zero): otherwise the variance doubles at every block and
+        // ResNet-50's logits reach ~1e5, a saturated softmax that checks nothing.
+        const bool branch_end =
+            std::any_of(net.layers.begin(), net.layers.end(),
+                        [&](const Layer& a) { return a.kind == LayerKind::add && a.in == l.out; });
+        if (branch_end)
+          add(l.bn + ".weight", {d.k}, [&rng] { return 0.05 + 0.2 * rng.uniform(); });
+        else
+          add(l.bn + ".weight", {d.k}, gamma_like);
         add(l.bn + ".bias", {d.k}, normal(0.1));
         add(l.bn + ".running_mean", {d.k}, normal(0.1));
         add(l.bn + ".running_var", {d.k}, gamma_like);

@@ -53,7 +53,8 @@ struct ParamSpec {
 std::vector<ParamSpec> parameters(const Network& net);
 
 // Seeded random parameters in PyTorch layouts: conv / fc weights He-normal (std sqrt(2/fan_in)),
-// biases N(0, 0.01²), batch-norm gamma U[0.5, 1.5], beta and running_mean N(0, 0.1²),
+// biases N(0, 0.01²), batch-norm gamma U[0.5, 1.5] (U[0.05, 0.25] for the last batch-norm of a
+// residual branch, which keeps ResNet-50's logits O(10)), beta and running_mean N(0, 0.1²),
 // running_var U[0.5, 1.5]. The generator is mt19937_64 with its own Box–Muller, so a seed gives
 // the same values on every platform.
 Weights random_weights(const Network& net, uint64_t seed);
