@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune` and `onednn` backends in one
+# run, the same random weights (seed 1) and input (seed 2) for both, then the logits of the two
+# backends compared. Writes into OUT_DIR (default results/<device-slug>):
+#   networks.csv         network,batch,backend,device,median_ms
+#   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
+#   networks-agree.csv   max |logit difference| / max |logit| between the backends per network/batch
+#   networks.md          the tables (examples/networks/networks_md.py)
+# Usage: examples/networks/bench_cpu.sh BUILD_DIR OUT_DIR "BATCHES" REPS [REPS_BATCH16]
+set -euo pipefail
+build=${1:-build}; out=${2:?OUT_DIR}; batches=${3:-1}; reps=${4:-20}; reps_big=${5:-$reps}
+infer="$build/bin/ktune_infer"
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -f "$out/networks.csv" "$out/networks-layers.csv"
+echo "network,batch,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
+for batch in $batches; do
+  r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
+  for network in ${NETWORKS:-resnet50 vgg16}; do
+    for backend in ktune onednn; do
+      echo "== $network batch $batch $backend ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
+      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
+        --backend "$backend" --seed 1 --input-seed 2 --reps "$r" --warmup 3 --csv "$out/networks.csv" \
+        --logits "$tmp/$network-$batch-$backend.csv" --per-layer "$tmp/layers.csv" | tail -2
+      if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
+      else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
+    done
+    /usr/bin/python3 - "$tmp/$network-$batch-ktune.csv" "$tmp/$network-$batch-onednn.csv" \
+      "$network" "$batch" >> "$out/networks-agree.csv" <<'PY'
+import sys
+import numpy as np
+a, b = (np.loadtxt(p, delimiter=",", ndmin=2) for p in sys.argv[1:3])
+diff, scale = float(np.abs(a - b).max()), float(np.abs(b).max())
+print(f"{sys.argv[3]},{sys.argv[4]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
+PY
+  done
+done
+/usr/bin/python3 "$(dirname "$0")/networks_md.py" "$out" > "$out/networks.md"
+cat "$out/networks.md"
