@@ -13,6 +13,9 @@
 #include "ktune/error.hpp"
 #include "ktune/nn/engine.hpp"
 #include "ktune/nn/registry.hpp"
+#ifdef KTUNE_NN_CUDA
+#include "nn/cuda/register.hpp"  // register_cuda_backends()
+#endif
 
 namespace nn = ktune::nn;
 
@@ -132,6 +135,9 @@ int run(const nn::InferOptions& o) {
 int main(int argc, char** argv) {
   try {
     nn::register_cpu_backends();
+#ifdef KTUNE_NN_CUDA
+    nn::register_cuda_backends();
+#endif
     const auto options = nn::parse_infer_options(argc, argv);
     return options ? run(*options) : 0;
   } catch (const std::exception& e) {
