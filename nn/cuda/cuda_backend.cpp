@@ -1,0 +1,121 @@
+#include "nn/cuda/cuda_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "nn/cuda/layer_kernels.hpp"
+
+namespace ktune::nn::cuda {
+
+using ktune::cuda::check;
+
+CudaBackend::CudaBackend() = default;
+
+CudaBackend::~CudaBackend() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+}
+
+std::string CudaBackend::device() const {
+  int index = 0;
+  cudaDeviceProp prop{};
+  check(cudaGetDevice(&index), "cudaGetDevice");
+  check(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
+  return prop.name;
+}
+
+float* CudaBackend::alloc(size_t floats) {
+  buffers_.emplace_back(std::max<size_t>(floats, 1), name() + " activations");
+  return buffers_.back().data();
+}
+
+void CudaBackend::upload(float* dst, const float* host, size_t floats) {
+  check(cudaMemcpyAsync(dst, host, floats * sizeof(float), cudaMemcpyHostToDevice, stream()),
+        "cudaMemcpyAsync(upload)");
+}
+
+void CudaBackend::download(float* host, const float* src, size_t floats) {
+  check(cudaMemcpyAsync(host, src, floats * sizeof(float), cudaMemcpyDeviceToHost, stream()),
+        "cudaMemcpyAsync(download)");
+  synchronize();  // the caller reads `host` next
+}
+
+void CudaBackend::max_pool(const PoolDesc& d, const float* in, float* out) {
+  cuda::max_pool(d, in, out, stream());
+}
+
+void CudaBackend::avg_pool(const PoolDesc& d, const float* in, float* out) {
+  cuda::avg_pool(d, in, out, stream());
+}
+
+void CudaBackend::add(const float* a, const float* b, float* out, size_t count, bool relu) {
+  add_act(a, b, out, int64_t(count), relu, stream());
+}
+
+void CudaBackend::softmax(int64_t batch, int64_t classes, const float* x, float* y) {
+  cuda::softmax(x, y, batch, classes, stream());
+}
+
+void CudaBackend::synchronize() { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
+
+void CudaBackend::reserve_marks(int n) {
+  marks_.clear();
+  for (int i = 0; i < n; ++i) marks_.push_back(std::make_unique<ktune::cuda::Event>());
+}
+
+void CudaBackend::mark(int i) {
+  // Inside a capture an event records a time only when made an external node of the graph.
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(stream(), &status), "cudaStreamIsCapturing");
+  const unsigned flags = status == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : 0;
+  check(cudaEventRecordWithFlags(marks_.at(size_t(i))->get(), stream(), flags),
+        "cudaEventRecord(mark)");
+}
+
+double CudaBackend::elapsed_ms(int i, int j) {
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, marks_.at(size_t(i))->get(), marks_.at(size_t(j))->get()),
+        "cudaEventElapsedTime");
+  return ms;
+}
+
+void CudaBackend::begin_capture() {
+  if (exec_) cudaGraphExecDestroy(exec_), exec_ = nullptr;
+  if (graph_) cudaGraphDestroy(graph_), graph_ = nullptr;
+  // Relaxed: libraries may query or allocate lazily inside their first calls; warm up first.
+  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+}
+
+void CudaBackend::end_capture() {
+  // Ends the capture even when a call inside invalidated it, so the stream runs eagerly again.
+  const cudaError_t status = cudaStreamEndCapture(stream(), &graph_);
+  if (status != cudaSuccess && graph_) cudaGraphDestroy(graph_), graph_ = nullptr;
+  check(status, "cudaStreamEndCapture");
+  check(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
+}
+
+void CudaBackend::replay() {
+  if (!exec_) throw Error(name() + ": replay() without a captured graph");
+  check(cudaGraphLaunch(exec_, stream()), "cudaGraphLaunch");
+}
+
+const float* CudaBackend::keep(int layer, int slot, const float* host, size_t count) {
+  ktune::cuda::DeviceBuffer<float> buffer(count,
+                                          fmt::format("{} layer {} parameters", name(), layer));
+  check(cudaMemcpy(buffer.data(), host, count * sizeof(float), cudaMemcpyHostToDevice),
+        "cudaMemcpy(parameters)");
+  auto& slot_buffer = params_[{layer, slot}];
+  slot_buffer = std::move(buffer);
+  return slot_buffer.data();
+}
+
+const float* CudaBackend::kept(int layer, int slot) const {
+  const auto it = params_.find({layer, slot});
+  if (it == params_.end()) throw Error(fmt::format("{}: layer {} was not prepared", name(), layer));
+  return it->second.data();
+}
+
+void CudaBackend::epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu) {
+  if (epilogue_) bias_act(y, bias, rows, channels, relu, stream());
+}
+
+}  // namespace ktune::nn::cuda

@@ -1,0 +1,72 @@
+#pragma once
+// The part every CUDA network backend shares: one non-blocking stream, device memory owned by
+// the backend, copies, CUDA-event marks, the small kernels of nn/cuda/layer_kernels.hpp for
+// pooling, the residual add and softmax, per-layer weights kept on the device, and CUDA graph
+// capture of a whole forward pass. Backends derive and add conv2d / fc.
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ktune/nn/backend.hpp"
+#include "src/cuda/device_buffer.hpp"
+
+namespace ktune::nn::cuda {
+
+class CudaBackend : public Backend {
+ public:
+  CudaBackend();
+  ~CudaBackend() override;
+
+  std::string device() const override;
+  float* alloc(size_t floats) override;
+  void upload(float* dst, const float* host, size_t floats) override;
+  void download(float* host, const float* src, size_t floats) override;
+  void max_pool(const PoolDesc& d, const float* in, float* out) override;
+  void avg_pool(const PoolDesc& d, const float* in, float* out) override;
+  void add(const float* a, const float* b, float* out, size_t count, bool relu) override;
+  void softmax(int64_t batch, int64_t classes, const float* x, float* y) override;
+  void synchronize() override;
+  void reserve_marks(int n) override;
+  void mark(int i) override;
+  double elapsed_ms(int i, int j) override;
+
+  // CUDA graphs: the layer calls between begin_capture() and end_capture() are recorded, not
+  // run; replay() launches the recorded graph on the stream. Uploads and downloads from pageable
+  // host memory cannot be captured: copy the input before replay() and the output after.
+  // end_capture() throws ktune::Error naming the failing call when the calls in between could
+  // not be captured (the backend is usable eagerly afterwards).
+  void begin_capture();
+  void end_capture();
+  void replay();
+  bool captured() const { return exec_ != nullptr; }
+
+  // Skip the bias + ReLU epilogue kernels of conv2d / fc (outputs then lack bias and ReLU): a
+  // benchmark switch that measures what fusing the epilogue into the kernels could save.
+  void set_epilogue(bool on) { epilogue_ = on; }
+
+  cudaStream_t stream() const { return stream_.get(); }
+  // What the backend chose for a prepared layer ("cudnn algo=... workspace=... B"), or "".
+  virtual std::string layer_note(int /*layer*/) const { return ""; }
+
+ protected:
+  // Copies `count` floats of host data to device memory kept for `layer` (slot 0: weights,
+  // 1: bias); returns the device pointer.
+  const float* keep(int layer, int slot, const float* host, size_t count);
+  const float* kept(int layer, int slot) const;
+  // y = relu?(y + bias) over rows × channels, unless the epilogue is switched off.
+  void epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu);
+
+ private:
+  ktune::cuda::Stream stream_;
+  std::vector<ktune::cuda::DeviceBuffer<float>> buffers_;
+  std::map<std::pair<int, int>, ktune::cuda::DeviceBuffer<float>> params_;
+  std::vector<std::unique_ptr<ktune::cuda::Event>> marks_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+  bool epilogue_ = true;
+};
+
+}  // namespace ktune::nn::cuda

@@ -1,0 +1,192 @@
+// The CUDA network backends (nn/cuda) against float64 references: every layer call on random
+// non-zero data with NaN-poisoned outputs, then the tiny network end to end against the CPU
+// `reference` backend. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "ktune/nn/engine.hpp"
+#include "ktune/nn/registry.hpp"
+#include "nn/cpu/reference.hpp"
+#include "nn/cuda/register.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
+
+namespace ktune::nn {
+namespace {
+
+std::vector<std::string> cuda_backends() {
+  register_cuda_backends();
+  std::vector<std::string> names;
+  for (const auto& [name, summary] : backend_list())
+    if (name == "cublas" || name == "cudnn" || name == "ktune-cuda") names.push_back(name);
+  return names;
+}
+
+std::vector<float> random_vector(size_t count, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+// Runs one layer call on device copies of `in` (and `in2`) into a NaN-poisoned output.
+template <typename Call>
+std::vector<float> run_on(Backend& b, const std::vector<float>& in, size_t out_count, Call call,
+                          const std::vector<float>& in2 = {}) {
+  float* x = b.alloc(in.size());
+  float* x2 = b.alloc(std::max<size_t>(in2.size(), 1));
+  float* y = b.alloc(out_count);
+  const std::vector<float> poison(out_count, std::numeric_limits<float>::quiet_NaN());
+  b.upload(x, in.data(), in.size());
+  if (!in2.empty()) b.upload(x2, in2.data(), in2.size());
+  b.upload(y, poison.data(), out_count);
+  call(x, x2, y);
+  std::vector<float> out(out_count);
+  b.download(out.data(), y, out_count);
+  return out;
+}
+
+// Relative Frobenius error ||got − want|| / ||want|| (infinite when got holds a NaN).
+double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
+    diff += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+    norm += double(want[i]) * want[i];
+  }
+  return std::sqrt(diff / std::max(norm, 1e-300));
+}
+
+TEST(NnCudaBackends, ConvLayersMatchTheFloat64Reference) {
+  KTUNE_REQUIRE_GPU();
+  // VGG 3×3, ResNet 1×1 (stride 1 and the stride-2 downsample), the 7×7 stem, a strided 3×3.
+  const std::vector<ConvDesc> shapes = {{2, 9, 9, 5, 8, 3, 3, 1, 1, true},
+                                        {2, 7, 7, 16, 12, 1, 1, 1, 0, false},
+                                        {2, 8, 8, 8, 16, 1, 1, 2, 0, false},
+                                        {2, 15, 15, 3, 8, 7, 7, 2, 3, true},
+                                        {2, 9, 9, 8, 8, 3, 3, 2, 1, true}};
+  for (const auto& name : cuda_backends()) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const ConvDesc& d = shapes[i];
+      SCOPED_TRACE(name + " conv " + std::to_string(i));
+      const auto in = random_vector(size_t(d.n * d.h * d.w * d.c), 1 + unsigned(i));
+      const auto filter = random_vector(size_t(d.k * d.r * d.s * d.c), 11 + unsigned(i));
+      const auto bias = random_vector(size_t(d.k), 21 + unsigned(i));
+      const size_t out_count = size_t(d.n * d.p() * d.q() * d.k);
+      std::vector<float> want(out_count);
+      cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+      auto backend = make_backend(name);
+      backend->prepare_conv(3, d, filter.data(), bias.data());
+      const auto got = run_on(*backend, in, out_count,
+                              [&](float* x, float*, float* y) { backend->conv2d(3, d, x, y); });
+      // cuDNN may pick Winograd: allow the conv2d family's bound for F(4×4, 3×3).
+      const kernels::conv2d::Shape shape{d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad};
+      EXPECT_LE(relative_error(got, want),
+                kernels::conv2d::error_bound(shape, name == "cudnn" ? 4 : 0));
+    }
+  }
+}
+
+TEST(NnCudaBackends, FullyConnectedPoolAddAndSoftmaxMatchTheReference) {
+  KTUNE_REQUIRE_GPU();
+  for (const auto& name : cuda_backends()) {
+    SCOPED_TRACE(name);
+    auto backend = make_backend(name);
+    const FcDesc fc{3, 37, 10, true};
+    const auto x = random_vector(size_t(fc.batch * fc.in), 31);
+    const auto w = random_vector(size_t(fc.out * fc.in), 32);
+    const auto bias = random_vector(size_t(fc.out), 33);
+    std::vector<float> want(size_t(fc.batch * fc.out));
+    cpu::reference_fc(fc, x.data(), w.data(), bias.data(), want.data());
+    backend->prepare_fc(5, fc, w.data(), bias.data());
+    auto got = run_on(*backend, x, want.size(),
+                      [&](float* a, float*, float* y) { backend->fc(5, fc, a, y); });
+    EXPECT_LE(relative_error(got, want), 1e-5);
+
+    // Max and average pooling with padding (3×3 stride 2 pad 1 as ResNet's stem pool).
+    const PoolDesc pool{2, 7, 7, 6, 3, 2, 1};
+    const auto in = random_vector(size_t(pool.n * pool.h * pool.w * pool.c), 34);
+    const size_t pooled = size_t(pool.n * pool.p() * pool.q() * pool.c);
+    std::vector<float> want_max(pooled), want_avg(pooled);
+    for (int64_t b = 0; b < pool.n; ++b)
+      for (int64_t y = 0; y < pool.p(); ++y)
+        for (int64_t xq = 0; xq < pool.q(); ++xq)
+          for (int64_t c = 0; c < pool.c; ++c) {
+            double m = -1e300, sum = 0;
+            for (int64_t i = 0; i < pool.window; ++i)
+              for (int64_t j = 0; j < pool.window; ++j) {
+                const int64_t iy = y * pool.stride - pool.pad + i,
+                              ix = xq * pool.stride - pool.pad + j;
+                if (iy < 0 || iy >= pool.h || ix < 0 || ix >= pool.w) continue;
+                const double v = in[size_t(((b * pool.h + iy) * pool.w + ix) * pool.c + c)];
+                m = std::max(m, v), sum += v;
+              }
+            const size_t o = size_t(((b * pool.p() + y) * pool.q() + xq) * pool.c + c);
+            want_max[o] = float(m), want_avg[o] = float(sum / double(pool.window * pool.window));
+          }
+    got = run_on(*backend, in, pooled,
+                 [&](float* a, float*, float* y) { backend->max_pool(pool, a, y); });
+    EXPECT_EQ(got, want_max);
+    got = run_on(*backend, in, pooled,
+                 [&](float* a, float*, float* y) { backend->avg_pool(pool, a, y); });
+    EXPECT_LE(relative_error(got, want_avg), 1e-6);
+
+    // Residual add with ReLU, and softmax (rows sum to 1, ratios are exp of differences).
+    const auto a = random_vector(1000, 35), b2 = random_vector(1000, 36);
+    got = run_on(
+        *backend, a, a.size(),
+        [&](float* p, float* q, float* y) { backend->add(p, q, y, a.size(), true); }, b2);
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], std::max(a[i] + b2[i], 0.0f));
+    got = run_on(*backend, a, a.size(),
+                 [&](float* p, float*, float* y) { backend->softmax(2, 500, p, y); });
+    for (int row = 0; row < 2; ++row) {
+      const float* l = a.data() + row * 500;
+      const double top = *std::max_element(l, l + 500);
+      double sum = 0;
+      for (int i = 0; i < 500; ++i) sum += std::exp(double(l[i]) - top);
+      for (int i = 0; i < 500; ++i)
+        EXPECT_NEAR(got[size_t(row * 500 + i)], std::exp(double(l[i]) - top) / sum, 1e-7);
+    }
+  }
+}
+
+TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
+  KTUNE_REQUIRE_GPU();
+  cpu::register_reference_backend();
+  const auto net = make_network("tiny", 3);
+  const auto weights = random_weights(net, 7);
+  const auto input = nchw_to_nhwc(random_input_nchw(net, 8), net.batch, 3, net.image, net.image);
+  const size_t count = size_t(net.batch * net.classes);
+  auto reference = make_backend("reference");
+  Engine ref_engine(net, weights, *reference);
+  ref_engine.set_input(input.data());
+  ref_engine.forward();
+  std::vector<float> want(count), want_probs(count);
+  ref_engine.logits(want.data());
+  ref_engine.probabilities(want_probs.data());
+  for (const auto& name : cuda_backends()) {
+    SCOPED_TRACE(name);
+    auto backend = make_backend(name);
+    Engine engine(net, weights, *backend);
+    engine.set_input(input.data());
+    std::vector<float> got(count, std::nanf("")), probs(count, std::nanf(""));
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass reuses every buffer
+      engine.forward();
+      engine.logits(got.data());
+      engine.probabilities(probs.data());
+      EXPECT_LE(relative_error(got, want), 1e-4);
+      EXPECT_LE(relative_error(probs, want_probs), 1e-4);
+      EXPECT_GT(engine.last_ms(), 0.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ktune::nn
