@@ -91,8 +91,9 @@ int main(int argc, char** argv) {
         const auto& d = l.fc;
         const auto& weight = w.get(l.name + ".weight", {d.out, d.in}).data;
         const auto gemm = [&](float beta) {
-          ktune::gemm(ktune::Trans::yes, ktune::Trans::no, d.out, d.batch, d.in, 1.0f,
-                      weight.data(), d.in, x.data(), d.in, beta, y.data(), d.out);
+          // As the ktune backend: the weight transposed to [in][out] (values do not matter here).
+          ktune::gemm(ktune::Trans::no, ktune::Trans::no, d.out, d.batch, d.in, 1.0f, weight.data(),
+                      d.out, x.data(), d.in, beta, y.data(), d.out);
         };
         kernel = median_ms(reps, [&] { gemm(0.0f); });
         pass = median_ms(

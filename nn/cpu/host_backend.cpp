@@ -119,14 +119,14 @@ double HostBackend::elapsed_ms(int i, int j) {
 
 void CopyingBackend::prepare_conv(int layer, const ConvDesc& d, const float* filter,
                                   const float* bias) {
-  params_[layer] = {std::vector<float>(filter, filter + d.k * d.r * d.s * d.c),
-                    std::vector<float>(bias, bias + d.k)};
+  store(layer, {std::vector<float>(filter, filter + d.k * d.r * d.s * d.c),
+                std::vector<float>(bias, bias + d.k)});
 }
 
 void CopyingBackend::prepare_fc(int layer, const FcDesc& d, const float* weight,
                                 const float* bias) {
-  params_[layer] = {std::vector<float>(weight, weight + d.out * d.in),
-                    std::vector<float>(bias, bias + d.out)};
+  store(layer, {std::vector<float>(weight, weight + d.out * d.in),
+                std::vector<float>(bias, bias + d.out)});
 }
 
 const CopyingBackend::Params& CopyingBackend::params(int layer) const {

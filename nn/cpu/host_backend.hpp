@@ -47,6 +47,7 @@ class CopyingBackend : public HostBackend {
     std::vector<float> weight, bias;
   };
   const Params& params(int layer) const;
+  void store(int layer, Params p) { params_[layer] = std::move(p); }
 
  private:
   std::map<int, Params> params_;
