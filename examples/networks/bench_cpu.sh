@@ -36,5 +36,6 @@ print(f"{sys.argv[3]},{sys.argv[4]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
 PY
   done
 done
-/usr/bin/python3 "$(dirname "$0")/networks_md.py" "$out" > "$out/networks.md"
+here=$(dirname "$0")
+/usr/bin/python3 "$here/networks_md.py" "$out" "$here/../../workloads/conv2d/conv2d-small.csv" > "$out/networks.md"
 cat "$out/networks.md"

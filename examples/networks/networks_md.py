@@ -4,7 +4,7 @@ networks-agree.csv from examples/networks/bench_cpu.sh): latency per backend wit
 ktune / reference-backend ratio, agreement of the logits, and the per-layer breakdown (layers
 summed by kind, then the layers where ktune is slowest against the other backend).
 
-    examples/networks/networks_md.py results/<device> > results/<device>/networks.md
+    examples/networks/networks_md.py results/<device> workloads/conv2d/conv2d-small.csv > results/<device>/networks.md
 """
 import csv
 import sys
@@ -15,6 +15,26 @@ def ms(x):
 
 
 out = sys.argv[1]
+# Conv shapes the CPU tuned conv library's selector was trained on (workload conv-small): the
+# others are held out for it.
+small = sys.argv[2] if len(sys.argv) > 2 else None
+trained = set()
+if small:
+    for r in csv.DictReader(line for line in open(small) if not line.startswith("#")):
+        trained.add(tuple(int(r[k]) for k in ("n", "h", "w", "c", "k", "r", "stride")))
+
+
+def in_training(shape):
+    """'1x224x224x3->1x224x224x64 r3s1' → whether (n, h, w, c, k, r, stride) is in conv-small."""
+    if " r" not in shape:
+        return ""
+    dims, rs = shape.split(" r")
+    src, dst = dims.split("->")
+    n, h, w, c = (int(v) for v in src.split("x"))
+    k = int(dst.split("x")[3])
+    r, stride = (int(v) for v in rs.split("s"))
+    return "yes" if (n, h, w, c, k, r, stride) in trained else "no"
+
 rows = list(csv.DictReader(open(f"{out}/networks.csv")))
 layers = list(csv.DictReader(open(f"{out}/networks-layers.csv")))
 agree = list(csv.DictReader(open(f"{out}/networks-agree.csv")))
@@ -59,8 +79,10 @@ if other:
     o = other[0]
     print(f"\nConv and fc layers, ktune against {o} (ratio = ktune / {o}; > 1: ktune slower), "
           "every layer (full data: networks-layers.csv).\n")
-    print(f"| network | batch | layer | shape | ktune ms | {o} ms | ratio |")
-    print("| --- | ---: | --- | --- | ---: | ---: | ---: |")
+    print("'trained': the shape is one of the 12 conv-small layers the tuned conv library's selector "
+          "was trained on; every other layer (and all of batch > 1) is held out for it.\n")
+    print(f"| network | batch | layer | shape | trained | ktune ms | {o} ms | ratio |")
+    print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: |")
     for (net, batch, index, backend), l in sorted(per_layer.items(), key=lambda kv: (kv[0][0], int(kv[0][1]), int(kv[0][2]))):
         if backend != "ktune" or l["kind"] not in ("conv", "fc"):
             continue
@@ -68,4 +90,4 @@ if other:
         if not m:
             continue
         k_ms, o_ms = float(l["median_ms"]), float(m["median_ms"])
-        print(f"| {net} | {batch} | {l['layer']} | {l['shape']} | {ms(k_ms)} | {ms(o_ms)} | {k_ms / o_ms:.2f} |")
+        print(f"| {net} | {batch} | {l['layer']} | {l['shape']} | {in_training(l['shape'])} | {ms(k_ms)} | {ms(o_ms)} | {k_ms / o_ms:.2f} |")
