@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune` and `onednn` backends in one
-# run, the same random weights (seed 1) and input (seed 2) for both, then the logits of the two
-# backends compared. Writes into OUT_DIR (default results/<device-slug>):
+# process per network and batch, taking turns one inference each (ktune_infer --backend
+# ktune,onednn), the same random weights (seed 1) and input (seed 2) for both, then the logits of
+# the two backends compared. Writes into OUT_DIR (default results/<device-slug>):
 #   networks.csv         network,batch,backend,device,median_ms
 #   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
 #   networks-agree.csv   max |logit difference| / max |logit| between the backends per network/batch
@@ -18,15 +19,13 @@ echo "network,batch,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
   for network in ${NETWORKS:-resnet50 vgg16}; do
-    for backend in ktune onednn; do
-      echo "== $network batch $batch $backend ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
-      env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
-        --backend "$backend" --seed 1 --input-seed 2 --reps "$r" --warmup 3 --csv "$out/networks.csv" \
-        --logits "$tmp/$network-$batch-$backend.csv" --per-layer "$tmp/layers.csv" | tail -2
-      if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
-      else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
-    done
-    /usr/bin/python3 - "$tmp/$network-$batch-ktune.csv" "$tmp/$network-$batch-onednn.csv" \
+    echo "== $network batch $batch, ktune and onednn taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
+      --backend ktune,onednn --seed 1 --input-seed 2 --reps "$r" --warmup 3 --csv "$out/networks.csv" \
+      --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep median
+    if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
+    else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
+    /usr/bin/python3 - "$tmp/$network-$batch.ktune.csv" "$tmp/$network-$batch.onednn.csv" \
       "$network" "$batch" >> "$out/networks-agree.csv" <<'PY'
 import sys
 import numpy as np

@@ -15,7 +15,8 @@ std::optional<InferOptions> parse_infer_options(int argc, char** argv) {
   CLI::App app{"ktune_infer: VGG16 / ResNet-50 / tiny inference on a ktune::nn backend"};
   app.add_option("--network", o.network, "vgg16, resnet50 or tiny")->required();
   app.add_option("--batch", o.batch, "images per inference (1..1024)");
-  app.add_option("--backend", o.backend, "backend name (--list shows this build's)");
+  app.add_option("--backend", o.backend,
+                 "backend name, or several separated by commas, timed taking turns (--list)");
   auto* weights =
       app.add_option("--weights", o.weights, "safetensors file with torchvision state_dict names");
   app.add_option("--seed", o.seed, "seed of random weights (without --weights)")->excludes(weights);
@@ -26,7 +27,9 @@ std::optional<InferOptions> parse_infer_options(int argc, char** argv) {
   app.add_option("--reps", o.reps, "timed inferences (median reported)")
       ->check(CLI::Range(1, 100000));
   app.add_option("--warmup", o.warmup, "untimed inferences first")->check(CLI::Range(0, 100000));
-  app.add_option("--logits", o.logits, "write the logits as CSV (one row per image)");
+  app.add_option(
+      "--logits", o.logits,
+      "write the logits as CSV, one row per image (several backends: OUT.<backend>.csv)");
   app.add_option("--per-layer", o.per_layer, "write the per-layer median times as CSV");
   app.add_option("--csv", o.csv, "append network,batch,backend,device,median_ms to this CSV");
   app.add_option("--save-weights", o.save_weights,

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "examples/networks/infer_options.hpp"
 #include "ktune/error.hpp"
@@ -44,9 +45,102 @@ std::string csv_safe(std::string s) {  // device names go into CSV fields unquot
   return s;
 }
 
+// One backend's engine and its timings.
+struct Run {
+  std::unique_ptr<nn::Backend> backend;
+  std::unique_ptr<nn::Engine> engine;
+  std::vector<double> total;
+  std::vector<std::vector<double>> per_layer;  // [layer][rep]
+};
+
+// Several backends (--backend a,b): the file name with the backend before the extension.
+std::string per_backend(const std::string& path, const std::string& backend, bool several) {
+  if (!several) return path;
+  const auto dot = path.rfind('.');
+  const auto slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+    return path + "." + backend;
+  return path.substr(0, dot) + "." + backend + path.substr(dot);
+}
+
+std::string layer_shape(const nn::Network& net, const nn::Layer& layer) {
+  const auto& in = net.tensors[size_t(layer.in)];
+  const auto& out = net.tensors[size_t(layer.out)];
+  std::string shape =
+      fmt::format("{}x{}x{}x{}->{}x{}x{}x{}", in.n, in.h, in.w, in.c, out.n, out.h, out.w, out.c);
+  if (layer.kind == nn::LayerKind::conv)
+    shape += fmt::format(" r{}s{}", layer.conv.r, layer.conv.stride);
+  return shape;
+}
+
+void report(const nn::InferOptions& o, const nn::Network& net, Run& r, bool several,
+            bool per_layer_header) {
+  std::vector<float> probs(size_t(net.batch * net.classes)), logits(probs.size());
+  r.engine->probabilities(probs.data());
+  r.engine->logits(logits.data());
+  const std::string name = r.backend->name();
+  for (int64_t b = 0; b < std::min<int64_t>(net.batch, 4); ++b) {
+    const float* row = probs.data() + b * net.classes;
+    std::vector<std::string> top;
+    for (int c : nn::top_k(row, net.classes, 5))
+      top.push_back(fmt::format("{} ({:.4f})", c, row[c]));
+    fmt::print("{}: image {} top-5: {}\n", name, b, fmt::join(top, ", "));
+  }
+  if (net.batch > 4) fmt::print("(top-5 of the other {} images: --logits)\n", net.batch - 4);
+  const double med = median(r.total);
+  fmt::print(
+      "{}: median {:.3f} ms per inference of batch {} over {} reps (min {:.3f}, max {:.3f}; "
+      "{} warm-up)\n",
+      name, med, net.batch, o.reps, *std::min_element(r.total.begin(), r.total.end()),
+      *std::max_element(r.total.begin(), r.total.end()), o.warmup);
+
+  if (!o.logits.empty()) {
+    auto out = open_out(per_backend(o.logits, name, several));
+    for (int64_t b = 0; b < net.batch; ++b) {
+      for (int64_t c = 0; c < net.classes; ++c)
+        out << (c ? "," : "") << fmt::format("{:.9g}", logits[size_t(b * net.classes + c)]);
+      out << '\n';
+    }
+  }
+  const std::string device = csv_safe(r.backend->device());
+  if (!o.per_layer.empty()) {
+    auto out = open_out(o.per_layer, per_layer_header ? std::ios::out : std::ios::app);
+    if (per_layer_header) out << "network,batch,backend,device,index,layer,kind,shape,median_ms\n";
+    for (size_t l = 0; l < net.layers.size(); ++l) {
+      const auto& layer = net.layers[l];
+      out << fmt::format("{},{},{},{},{},{},{},{},{:.4f}\n", net.name, net.batch, name, device, l,
+                         layer.name, nn::kind_name(layer.kind), layer_shape(net, layer),
+                         median(r.per_layer[l]));
+    }
+  }
+  if (!o.csv.empty()) {
+    const bool fresh = !std::filesystem::exists(o.csv) || std::filesystem::file_size(o.csv) == 0;
+    auto out = open_out(o.csv, std::ios::app);
+    if (fresh) out << "network,batch,backend,device,median_ms\n";
+    out << fmt::format("{},{},{},{},{:.4f}\n", net.name, net.batch, name, device, med);
+  }
+}
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    names.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
+
 int run(const nn::InferOptions& o) {
   const nn::Network net = nn::make_network(o.network, o.batch);
-  auto backend = nn::make_backend(o.backend);  // before loading: a bad name fails fast
+  std::vector<Run> runs;
+  for (const auto& name : split_names(o.backend)) {  // before loading: a bad name fails fast
+    for (const auto& r : runs)
+      if (r.backend->name() == name)
+        throw ktune::Error(fmt::format("backend '{}' given twice", name));
+    runs.push_back({nn::make_backend(name), nullptr, {}, {}});
+  }
   const nn::Weights weights = o.weights.empty() ? nn::random_weights(net, o.seed)
                                                 : nn::Weights::load_safetensors(o.weights);
   if (!o.save_weights.empty()) weights.save_safetensors(o.save_weights);
@@ -56,77 +150,38 @@ int run(const nn::InferOptions& o) {
     file.set("input", {{net.batch, 3, net.image, net.image}, input, "F32"});
     file.save_safetensors(o.save_input);
   }
+  const auto nhwc = nn::nchw_to_nhwc(input, net.batch, 3, net.image, net.image);
 
-  const auto t0 = std::chrono::steady_clock::now();
-  nn::Engine engine(net, weights, *backend);
-  const double load_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  engine.set_input(nn::nchw_to_nhwc(input, net.batch, 3, net.image, net.image).data());
-  fmt::print(
-      "{} batch {} on backend {} ({}); weights: {}; set-up {:.2f} s, activations {:.1f} MiB\n",
-      net.name, net.batch, backend->name(), backend->device(), weights.source(), load_s,
-      double(engine.activation_bytes()) / (1 << 20));
-
-  for (int i = 0; i < o.warmup; ++i) engine.forward();
-  std::vector<double> total(size_t(o.reps));
-  std::vector<std::vector<double>> per_layer(net.layers.size(),
-                                             std::vector<double>(size_t(o.reps)));
-  for (int rep = 0; rep < o.reps; ++rep) {
-    engine.forward();
-    total[size_t(rep)] = engine.last_ms();
-    const auto layers = engine.layer_ms();
-    for (size_t l = 0; l < layers.size(); ++l) per_layer[l][size_t(rep)] = layers[l];
+  for (auto& r : runs) {
+    const auto t0 = std::chrono::steady_clock::now();
+    r.engine = std::make_unique<nn::Engine>(net, weights, *r.backend);
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.engine->set_input(nhwc.data());
+    fmt::print(
+        "{} batch {} on backend {} ({}); weights: {}; set-up {:.2f} s, activations {:.1f} "
+        "MiB\n",
+        net.name, net.batch, r.backend->name(), r.backend->device(), weights.source(), load_s,
+        double(r.engine->activation_bytes()) / (1 << 20));
+    r.total.resize(size_t(o.reps));
+    r.per_layer.assign(net.layers.size(), std::vector<double>(size_t(o.reps)));
   }
-
-  std::vector<float> probs(size_t(net.batch * net.classes)), logits(probs.size());
-  engine.probabilities(probs.data());
-  engine.logits(logits.data());
-  for (int64_t b = 0; b < std::min<int64_t>(net.batch, 4); ++b) {
-    const float* row = probs.data() + b * net.classes;
-    std::vector<std::string> top;
-    for (int c : nn::top_k(row, net.classes, 5))
-      top.push_back(fmt::format("{} ({:.4f})", c, row[c]));
-    fmt::print("image {} top-5: {}\n", b, fmt::join(top, ", "));
-  }
-  if (net.batch > 4) fmt::print("(top-5 of the other {} images: --logits)\n", net.batch - 4);
-  const double med = median(total);
-  fmt::print(
-      "median {:.3f} ms per inference of batch {} over {} reps (min {:.3f}, max {:.3f}; {} "
-      "warm-up)\n",
-      med, net.batch, o.reps, *std::min_element(total.begin(), total.end()),
-      *std::max_element(total.begin(), total.end()), o.warmup);
-
-  if (!o.logits.empty()) {
-    auto out = open_out(o.logits);
-    for (int64_t b = 0; b < net.batch; ++b) {
-      for (int64_t c = 0; c < net.classes; ++c)
-        out << (c ? "," : "") << fmt::format("{:.9g}", logits[size_t(b * net.classes + c)]);
-      out << '\n';
+  for (int i = 0; i < o.warmup; ++i)
+    for (auto& r : runs) {
+      r.engine->forward();
+      r.engine->last_ms();
     }
-  }
-  const std::string device = csv_safe(backend->device());
-  if (!o.per_layer.empty()) {
-    auto out = open_out(o.per_layer);
-    out << "network,batch,backend,device,index,layer,kind,shape,median_ms\n";
-    for (size_t l = 0; l < net.layers.size(); ++l) {
-      const auto& layer = net.layers[l];
-      const auto& in = net.tensors[size_t(layer.in)];
-      const auto& outs = net.tensors[size_t(layer.out)];
-      std::string shape = fmt::format("{}x{}x{}x{}->{}x{}x{}x{}", in.n, in.h, in.w, in.c, outs.n,
-                                      outs.h, outs.w, outs.c);
-      if (layer.kind == nn::LayerKind::conv)
-        shape += fmt::format(" r{}s{}", layer.conv.r, layer.conv.stride);
-      out << fmt::format("{},{},{},{},{},{},{},{},{:.4f}\n", net.name, net.batch, backend->name(),
-                         device, l, layer.name, nn::kind_name(layer.kind), shape,
-                         median(per_layer[l]));
+  // Several backends take turns, one inference each, in an order rotated every rep, so a change
+  // of machine load reaches all of them alike.
+  for (int rep = 0; rep < o.reps; ++rep)
+    for (size_t j = 0; j < runs.size(); ++j) {
+      Run& r = runs[(size_t(rep) + j) % runs.size()];
+      r.engine->forward();
+      r.total[size_t(rep)] = r.engine->last_ms();
+      const auto layers = r.engine->layer_ms();
+      for (size_t l = 0; l < layers.size(); ++l) r.per_layer[l][size_t(rep)] = layers[l];
     }
-  }
-  if (!o.csv.empty()) {
-    const bool fresh = !std::filesystem::exists(o.csv) || std::filesystem::file_size(o.csv) == 0;
-    auto out = open_out(o.csv, std::ios::app);
-    if (fresh) out << "network,batch,backend,device,median_ms\n";
-    out << fmt::format("{},{},{},{},{:.4f}\n", net.name, net.batch, backend->name(), device, med);
-  }
+  for (size_t j = 0; j < runs.size(); ++j) report(o, net, runs[j], runs.size() > 1, j == 0);
   return 0;
 }
 
