@@ -20,29 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/conv2d/conv2d_shape.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune::kernels::conv2d {
-
-struct Shape {
-  int64_t n = 1, h = 1, w = 1, c = 1, k = 1, r = 1, s = 1, stride = 1, pad = 0;
-
-  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }  // output height
-  int64_t q() const { return (w + 2 * pad - s) / stride + 1; }  // output width
-  int64_t input_elements() const { return n * h * w * c; }
-  int64_t filter_elements() const { return k * r * s * c; }
-  int64_t output_elements() const { return n * p() * q() * k; }
-  // The implicit GEMM: (n·p·q) × k outputs, each a dot product of length c·r·s.
-  int64_t gemm_m() const { return n * p() * q(); }
-  int64_t gemm_n() const { return k; }
-  int64_t gemm_k() const { return c * r * s; }
-  double flops() const { return 2.0 * double(gemm_m()) * double(gemm_n()) * double(gemm_k()); }
-  // Compulsory traffic: input, filter and output once each, FP32.
-  double bytes() const {
-    return 4.0 * double(input_elements() + filter_elements() + output_elements());
-  }
-  bool winograd_applies() const { return r == 3 && s == 3 && stride == 1; }
-};
 
 // Validates every feature; throws Error "conv2d problem '<key>': <what>" (one line).
 Shape shape_of(const Problem& p);

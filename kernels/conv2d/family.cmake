@@ -28,8 +28,9 @@ endif()
 # instantiated for the shipped configs only, the CUDA kernels (with the GEMM family's tiled GEMM
 # files, declared by kernels/gemm/family.cmake) and the public ktune::conv2d API.
 ktune_family_deploy_files(
-  SOURCES conv2d_features.hpp cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp
-          cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
+  SOURCES conv2d_features.hpp conv2d_shape.hpp cpu/conv2d_cpu_args.hpp cpu/conv2d_cpu_config.hpp
+          cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp cpu/conv2d_cpu_gemm.hpp
+          cpu/conv2d_cpu_winograd.hpp cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
           cuda/conv2d_im2col.cuh cuda/conv2d_winograd.cuh deploy/conv2d_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/conv2d.hpp)

@@ -1,6 +1,7 @@
-// The CPU tuned conv2d library (examples/tuned-conv: ktune_tuned_conv2d_cpu) through the public
-// API: results on the tiny workload's odd shapes against the float64 reference with NaN-poisoned
-// output and guard regions, and argument errors that leave the output untouched.
+// The CPU tuned conv2d library (examples/tuned-conv: ktune_tuned_conv2d_cpu, self-contained)
+// through the public API: every shipped config and the selector's picks on the tiny workload's odd
+// shapes against the float64 reference with NaN-poisoned output and guard regions, and argument
+// errors that leave the output untouched.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,6 +45,37 @@ TEST(TunedConv2dCpu, EveryTinyShapeMatchesTheReference) {
     EXPECT_GE(pick, 0);
     EXPECT_LT(pick, info.num_configs);
   }
+}
+
+// Each shipped config directly (tuned_conv2d_run_config_cpu), on every tiny shape its kind runs,
+// plus a 3x3 stride-1 and a 1x1 shape with c a multiple of 8.
+TEST(TunedConv2dCpu, EveryShippedConfigMatchesTheReference) {
+  const auto& info = ktune::tuned_conv2d_info_cpu();
+  auto layers = conv::workload_layers("tiny");
+  layers.push_back({"test", "3x3-c16", 1, {2, 9, 11, 16, 12, 3, 3, 1, 1}});
+  layers.push_back({"test", "1x1-c16", 1, {2, 7, 5, 16, 20, 1, 1, 1, 0}});
+  for (int i = 0; i < info.num_configs; ++i) {
+    int ran = 0;
+    for (const conv::Layer& layer : layers) {
+      const conv::Shape& s = layer.shape;
+      const auto input = ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 5);
+      const auto filter = ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 6);
+      std::vector<float> out(size_t(s.output_elements()), std::numeric_limits<float>::quiet_NaN());
+      if (!ktune::tuned_conv2d_run_config_cpu(i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
+                                              input.data(), filter.data(), out.data()))
+        continue;
+      ++ran;
+      const auto ref = conv::reference_conv2d(s, input.data(), filter.data());
+      EXPECT_LE(conv::relative_error(s, out.data(), ref), conv::error_bound(s, 4))
+          << info.configs[i] << " on " << layer.layer;
+    }
+    EXPECT_GT(ran, 0) << info.configs[i] << " ran on none of the shapes";
+  }
+  std::vector<float> x(8 * 8 * 3, 1.f), f(4 * 3 * 3 * 3, 1.f), y(8 * 8 * 4, kGuardValue);
+  EXPECT_THROW(ktune::tuned_conv2d_run_config_cpu(info.num_configs, 1, 8, 8, 3, 4, 3, 3, 1, 1,
+                                                  x.data(), f.data(), y.data()),
+               ktune::Conv2dError);
+  for (float v : y) ASSERT_EQ(v, kGuardValue);
 }
 
 TEST(TunedConv2dCpu, BadArgumentsThrowAndLeaveTheOutputUntouched) {

@@ -10,16 +10,14 @@
 #include <vector>
 
 #include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_args.hpp"
 #include "ktune/space.hpp"
 
-namespace ktune::kernels::conv2d::cpu {
+namespace ktune::kernels::gemm::cpu {
+struct Args;
+}  // namespace ktune::kernels::gemm::cpu
 
-struct Args {
-  Shape shape;
-  const float* input = nullptr;
-  const float* filter = nullptr;
-  float* output = nullptr;
-};
+namespace ktune::kernels::conv2d::cpu {
 
 // cpu_direct: see kernels/conv2d/cpu/conv2d_cpu_direct.hpp.
 struct DirectParams {
@@ -32,6 +30,10 @@ void run_direct(const Args& args, const DirectParams& p);
 struct GemmParams {
   int mr = 16, nr = 6, kc = 256;
 };
+
+// The GEMM call of the GEMM-based kinds' templates in the sweep: the packed kernel's run-time
+// dispatch with g's micro-tile and K block (mc = 96, nc = 3840).
+std::function<void(const gemm::cpu::Args&)> packed_gemm(const GemmParams& g);
 
 // cpu_im2col: patch matrices of `rows` output pixels at a time.
 void run_im2col(const Args& args, const GemmParams& g, int rows);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/conv2d/cpu/conv2d_cpu.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::conv2d::cpu {

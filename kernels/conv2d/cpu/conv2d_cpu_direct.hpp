@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/conv2d/cpu/conv2d_cpu.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_args.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_vec.hpp"
 
 namespace ktune::kernels::conv2d::cpu::direct_detail {

@@ -1,42 +1,88 @@
-// CPU half of a tuned conv2d library. Included by a generated source after the selector header,
-// with the namespace alias ktune_tuned_selector naming the header's namespace (the pattern of
-// kernels/gemm/deploy/tuned_cpu.inl). The selector's Features are the conv2d problem and derived
-// features (kernels/conv2d/conv2d_features.hpp); its K config strings are decoded once through
-// the conv2d space and run by the CPU kernels of the sweep (kernels/conv2d/cpu/, linked from
-// ktune_core: unlike the GEMM library, this one links every CPU conv kernel, not only the K
-// configs' instantiations). A pick that does not apply to the shape (Winograd on 1×1) falls back
-// along the header's safe order, then to a direct config, which runs every shape.
+// CPU half of a tuned conv2d library (ktune_add_tuned_library ... FAMILY conv2d BACKENDS cpu).
+// Included by the generated source after the selector header, with the namespace alias
+// ktune_tuned_selector naming the header's namespace (the pattern of
+// kernels/gemm/deploy/tuned_cpu.inl). Each shipped config is parsed at compile time
+// (conv2d_cpu_config.hpp) into the template arguments of the kernels the sweep measured
+// (conv2d_cpu_direct.hpp, conv2d_cpu_gemm.hpp, conv2d_cpu_winograd.hpp over the GEMM family's
+// gemm_cpu_packed.hpp), so the library holds exactly the K configs' kernels and needs nothing of
+// ktune but these headers. The selector's Features are the conv2d problem and derived features
+// (conv2d_features.hpp). A pick that does not apply to the shape (Winograd on 1x1) falls back
+// along the header's safe order; when no shipped config runs every shape (direct and im2col
+// do), one direct kernel (rows 1, cols 2, vk 2, vc 8) is added for that case.
 #include <array>
+#include <cstddef>
 #include <cstring>
-#include <vector>
+#include <string>
+#include <utility>
 
-#include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_features.hpp"
-#include "kernels/conv2d/cpu/conv2d_cpu.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_config.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_direct.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_gemm.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_winograd.hpp"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
 #include "ktune/conv2d.hpp"
 
 namespace {
 
 namespace sel = ktune_tuned_selector;
 namespace conv = ktune::kernels::conv2d;
+namespace cpu = ktune::kernels::conv2d::cpu;
+using RunFn = bool (*)(const cpu::Args&);
 
 static_assert(sizeof(sel::Features) ==
                   sizeof(double) * (conv::kProblemFeatures + conv::kDerivedFeatures),
               "the selector was not trained on the conv2d problem + derived features");
 
-const conv::Conv2dFamily& family() {
-  static const conv::Conv2dFamily f;
-  return f;
+// The packed GEMM of shipped config I. Every GEMM of the GEMM-based kinds is filterᵀ · patches
+// (transa, not transb): one instantiation.
+template <size_t I>
+void shipped_gemm(const ktune::kernels::gemm::cpu::Args& ga) {
+  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+  ktune::kernels::gemm::cpu::gemm_packed<g.mr, g.nr, true, false>(ga, g.kc, 96, 3840);
 }
 
-const std::vector<ktune::Config>& shipped() {
-  static const std::vector<ktune::Config> configs = [] {
-    std::vector<ktune::Config> out;
-    for (const char* text : sel::kConfigs) out.push_back(family().space().parse(text));
-    return out;
-  }();
-  return configs;
+// Runs shipped config I; false (nothing written) when its kind does not apply to the shape.
+template <size_t I>
+bool run_config(const cpu::Args& a) {
+  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+  static_assert(g.valid, "a config of the selector header is not a CPU conv2d config");
+  const conv::Shape& s = a.shape;
+  if constexpr (g.kind == cpu::CpuKind::direct) {
+    cpu::direct_detail::conv<g.cols, g.vk, g.vc / cpu::simd::kLanes>(a, g.rows);
+  } else if constexpr (g.kind == cpu::CpuKind::im2col) {
+    cpu::gemm_detail::im2col_conv(a, g.rows, shipped_gemm<I>);
+  } else if constexpr (g.kind == cpu::CpuKind::gemm1x1) {
+    if (s.r != 1 || s.s != 1 || s.stride != 1 || s.pad != 0) return false;
+    cpu::gemm_detail::gemm1x1_conv(a, shipped_gemm<I>);
+  } else {
+    if (!s.winograd_applies()) return false;
+    cpu::winograd_detail::run<g.m>(a, g.tiles, nullptr, shipped_gemm<I>);
+  }
+  return true;
+}
+
+template <size_t... I>
+constexpr std::array<RunFn, sizeof...(I)> make_runners(std::index_sequence<I...>) {
+  return {{&run_config<I>...}};
+}
+constexpr auto kRunners = make_runners(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+// Direct and im2col configs run every shape.
+constexpr bool ships_a_universal_config() {
+  for (const char* text : sel::kConfigs) {
+    const cpu::CpuKind kind = cpu::parse_cpu_conv_config(text).kind;
+    if (kind == cpu::CpuKind::direct || kind == cpu::CpuKind::im2col) return true;
+  }
+  return false;
+}
+
+// One direct kernel (rows 1, cols 2, vk 2, vc 8), compiled only when no shipped config runs
+// every shape.
+template <bool kNeeded>
+void last_resort(const cpu::Args& args) {
+  if constexpr (kNeeded) cpu::direct_detail::conv<2, 2, 1>(args, 1);
 }
 
 int choose(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
@@ -48,6 +94,13 @@ int choose(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int
   return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
 }
 
+void check_index(const char* function, int index) {
+  if (index < 0 || index >= sel::kNumConfigs)
+    conv::deploy::argument_error(function, "index = " + std::to_string(index) +
+                                               " is not a shipped config (0.." +
+                                               std::to_string(sel::kNumConfigs - 1) + ")");
+}
+
 }  // namespace
 
 namespace ktune {
@@ -57,15 +110,12 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
   if (!conv::deploy::check_conv2d_arguments("ktune::conv2d", n, h, w, c, k, r, s, stride, pad,
                                             input, filter, output))
     return;
-  const conv::Shape shape{n, h, w, c, k, r, s, stride, pad};
-  const conv::cpu::Args args{shape, input, filter, output};
-  std::vector<int> order = {choose(n, h, w, c, k, r, s, stride, pad)};
-  for (int i : sel::kSafeOrder) order.push_back(i);
-  for (int i : order) {
-    const auto kernel = conv::cpu::kernel_for(family().space(), shipped()[size_t(i)], shape);
-    if (!kernel.refusal) return kernel.run(args);
-  }
-  conv::cpu::run_direct(args, {1, 2, 2, 8});  // applies to every shape
+  const cpu::Args args{{n, h, w, c, k, r, s, stride, pad}, input, filter, output};
+  const int pick = choose(n, h, w, c, k, r, s, stride, pad);
+  if (kRunners[size_t(pick)](args)) return;
+  for (int index : sel::kSafeOrder)
+    if (index != pick && kRunners[size_t(index)](args)) return;
+  last_resort<!ships_a_universal_config()>(args);
 }
 
 const TunedConv2dInfo& tuned_conv2d_info_cpu() {
@@ -81,19 +131,12 @@ int tuned_conv2d_choice_cpu(int64_t n, int64_t h, int64_t w, int64_t c, int64_t 
 bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
                                  const float* input, const float* filter, float* output) {
-  if (index < 0 || index >= sel::kNumConfigs)
-    conv::deploy::argument_error("ktune::tuned_conv2d_run_config_cpu",
-                                 "index = " + std::to_string(index) +
-                                     " is not a shipped config (0.." +
-                                     std::to_string(sel::kNumConfigs - 1) + ")");
+  check_index("ktune::tuned_conv2d_run_config_cpu", index);
   if (!conv::deploy::check_conv2d_arguments("ktune::tuned_conv2d_run_config_cpu", n, h, w, c, k, r,
                                             s, stride, pad, input, filter, output))
     return true;
-  const conv::Shape shape{n, h, w, c, k, r, s, stride, pad};
-  const auto kernel = conv::cpu::kernel_for(family().space(), shipped()[size_t(index)], shape);
-  if (kernel.refusal) return false;
-  kernel.run(conv::cpu::Args{shape, input, filter, output});
-  return true;
+  return kRunners[size_t(index)](
+      cpu::Args{{n, h, w, c, k, r, s, stride, pad}, input, filter, output});
 }
 
 }  // namespace ktune

@@ -1,0 +1,106 @@
+#pragma once
+// A CPU conv2d config decoded into the template parameters of its kernel, constexpr, so that the
+// deployed CPU library turns a selector's config strings into instantiations at compile time
+// (the sweep decodes configs at run time through the space: conv2d_cpu_kernel.cpp).
+//
+// Kinds and their config strings (kernels in conv2d_cpu_direct.hpp, conv2d_cpu_gemm.hpp,
+// conv2d_cpu_winograd.hpp; cpu_direct is the space's first kind, so its strings carry no kind):
+//   cpu_direct    rows=4;cols=4;vk=3;vc=8
+//   cpu_im2col    kind=cpu_im2col;mt=24x4;kc=128;rows=1024
+//   cpu_gemm1x1   kind=cpu_gemm1x1;mt=16x6;kc=256
+//   cpu_winograd  kind=cpu_winograd;m=4;mt=24x4;tiles=256   (K block 256)
+#include <string_view>
+
+#include "kernels/gemm/gemm_config.hpp"
+
+namespace ktune::kernels::conv2d::cpu {
+
+enum class CpuKind { direct, im2col, gemm1x1, winograd };
+
+struct CpuConvConfig {
+  CpuKind kind = CpuKind::direct;
+  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col)
+  int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
+  int m = 0, tiles = 0;                    // cpu_winograd
+  bool valid = false;
+};
+
+namespace cpu_config_detail {
+
+using gemm::config_detail::parse_int;
+
+constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view value, int& seen) {
+  if (name == "kind") {
+    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd"};
+    for (int i = 0; i < 4; ++i)
+      if (value == kinds[i]) {
+        g.kind = CpuKind(i);
+        return true;
+      }
+    return false;
+  }
+  if (name == "mt") {
+    seen |= 1 << 4;
+    return gemm::config_detail::parse_pair(value, g.mr, g.nr) &&
+           gemm::is_packed_micro_tile(g.mr, g.nr);
+  }
+  struct Field {
+    std::string_view name;
+    int* slot;
+    int bit;
+  };
+  const Field fields[] = {{"rows", &g.rows, 0},  {"cols", &g.cols, 1}, {"vk", &g.vk, 2},
+                          {"vc", &g.vc, 3},      {"kc", &g.kc, 5},     {"m", &g.m, 6},
+                          {"tiles", &g.tiles, 7}};
+  for (const Field& f : fields)
+    if (f.name == name) {
+      seen |= 1 << f.bit;
+      return parse_int(value, *f.slot) && *f.slot > 0;
+    }
+  return false;
+}
+
+constexpr int required_bits(CpuKind kind) {
+  switch (kind) {
+    case CpuKind::direct:
+      return 0xF;  // rows cols vk vc
+    case CpuKind::im2col:
+      return 0x31;  // mt kc rows
+    case CpuKind::gemm1x1:
+      return 0x30;  // mt kc
+    case CpuKind::winograd:
+      return 0xD0;  // mt m tiles
+  }
+  return 0;
+}
+
+}  // namespace cpu_config_detail
+
+// Parses a config string (params in any order). valid == false for CUDA kinds, unknown names,
+// bad values, missing or foreign params, and direct tiles without a kernel (cols, vk in 2..4,
+// vc 8 or 16: the instantiations of conv2d_cpu_direct.cpp).
+constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
+  CpuConvConfig g;
+  int seen = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t semi = text.find(';', pos);
+    if (semi == std::string_view::npos) semi = text.size();
+    const std::string_view item = text.substr(pos, semi - pos);
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos ||
+        !cpu_config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen))
+      return CpuConvConfig{};
+  }
+  if (seen != cpu_config_detail::required_bits(g.kind)) return CpuConvConfig{};
+  if (g.kind == CpuKind::direct &&
+      (g.cols < 2 || g.cols > 4 || g.vk < 2 || g.vk > 4 || (g.vc != 8 && g.vc != 16)))
+    return CpuConvConfig{};
+  if (g.kind == CpuKind::winograd && g.m != 2 && g.m != 4) return CpuConvConfig{};
+  g.valid = true;
+  return g;
+}
+
+}  // namespace ktune::kernels::conv2d::cpu
