@@ -4,7 +4,7 @@
 # examples ON for the tuned CUDA libraries, with an empty PkgConfig::OPENBLAS since the sysroot
 # has no OpenBLAS and only the unbuilt CPU GEMM benchmark uses it), writes torchvision weights
 # and inputs while it builds, runs the GPU tests, then in one run on the same GPU: ktune's
-# backends (ktune, cudnn, cublas) and PyTorch (default, channels_last), the logits check and,
+# backends (ktune, cudnn, cublas) and PyTorch (default, channels_last, CUDA graph), the logits check and,
 # time permitting, torch.compile rows. Everything lands in $OUT (the device tool's output folder).
 # Run from the repository root on the GPU machine with a carried folder $CARRY holding this script,
 # fake_openblas.cmake, src.tar.gz (`git archive --format=tar.gz HEAD -- . ':!results'`) and
@@ -65,7 +65,7 @@ timeout 240 $B/ktune_nn_cuda_bench --network vgg16 resnet50 --batch 1 16 --weigh
 echo "ktune bench exit $? at ${SECONDS}s"
 for net in vgg16 resnet50; do
   timeout 100 python3 $S/torch_run.py bench --network $net --weights $W/weights/$net.safetensors \
-    --batch 1 16 --csv $OUT/networks.csv
+    --batch 1 16 --variants pytorch pytorch-channels-last pytorch-cudagraph --csv $OUT/networks.csv
 done
 echo "torch bench done at ${SECONDS}s"
 for net in vgg16 resnet50; do

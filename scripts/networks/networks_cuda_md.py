@@ -39,19 +39,23 @@ def summary(directory):
     t = {(r["network"], r["batch"], r["backend"]): float(r["median_ms"]) for r in rows}
     device = rows[0]["device"]
     cols = ["ktune", "ktune-graph", "cudnn", "cudnn-graph", "cublas", "cublas-graph", "pytorch",
-            "pytorch-channels-last", "pytorch-compile"]
+            "pytorch-channels-last", "pytorch-cudagraph", "pytorch-compile"]
     print(f"# Whole networks on the {device}: ktune vs cuDNN, cuBLAS and PyTorch\n")
     print("Median latency of one forward pass of the whole batch (ms, CUDA events, median of 30 "
           "after 10 warm-ups), FP32, TF32 off everywhere. `-graph`: the same backend replaying a "
-          "CUDA graph of the pass. Target (issue #15): ktune ≤ 1.0× PyTorch+cuDNN.\n")
-    print("| network | batch | " + " | ".join(cols) + " | ktune / pytorch | ktune / best PyTorch |")
-    print("| --- | ---: |" + " ---: |" * (len(cols) + 2))
+          "CUDA graph of the pass (pytorch-cudagraph: PyTorch's torch.cuda.CUDAGraph of the pass). "
+          "Best PyTorch: the fastest PyTorch row. Target (issue #15): ktune ≤ 1.0× PyTorch+cuDNN.\n")
+    print("| network | batch | " + " | ".join(cols)
+          + " | ktune / pytorch | ktune / best PyTorch | ktune-graph / pytorch-cudagraph |")
+    print("| --- | ---: |" + " ---: |" * (len(cols) + 3))
     for net, batch in order({(r["network"], r["batch"]) for r in rows}):
         vals = [t.get((net, batch, c)) for c in cols]
         best = min(v for c, v in zip(cols, vals) if c.startswith("pytorch") and v is not None)
         k = t[(net, batch, "ktune")]
+        graphs = [t.get((net, batch, c)) for c in ("ktune-graph", "pytorch-cudagraph")]
+        graph_ratio = f"{graphs[0] / graphs[1]:.2f}" if None not in graphs else ""
         print(f"| {net} | {batch} | " + " | ".join(ms(v) for v in vals)
-              + f" | **{k / t[(net, batch, 'pytorch')]:.2f}** | {k / best:.2f} |")
+              + f" | **{k / t[(net, batch, 'pytorch')]:.2f}** | {k / best:.2f} | {graph_ratio} |")
 
     agree = load(directory, "networks-agreement.csv")
     print("\n## Logits against PyTorch\n")

@@ -7,8 +7,10 @@ logits: loads a weights file of make_weights.py into torchvision's model and wri
 bench: latency of one forward pass (torch.inference_mode, FP32, TF32 off, cudnn.benchmark on so
   cuDNN picks its fastest algorithms as the `cudnn` backend does), CUDA events around each
   pass, median of --reps passes after --warmup; rows `network,batch,backend,device,median_ms`
-  with backend pytorch (NCHW), pytorch-channels-last, pytorch-compile (torch.compile default
-  mode, NCHW; left out with a note when it fails), as --variants says, appended to --csv.
+  with backend pytorch (NCHW), pytorch-channels-last, pytorch-cudagraph (NCHW, the pass
+  captured once in a torch.cuda.CUDAGraph and replayed: no launch overhead), pytorch-compile
+  (torch.compile default mode, NCHW; left out with a note when it fails), as --variants says,
+  appended to --csv.
 
   torch_run.py logits --network vgg16 --weights vgg16.safetensors --inputs in/input-1.safetensors
   torch_run.py bench --network vgg16 --weights vgg16.safetensors --batch 1 16 --csv out.csv
@@ -93,6 +95,21 @@ def time_ms(fn, warmup, reps):
     return statistics.median(times)
 
 
+def graph_of(model, x):
+    """A CUDA graph of one forward pass (warmed up on a side stream first, as PyTorch's
+    documentation does it, so cudnn.benchmark has chosen its algorithms); returns its replay."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            model(x)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        model(x)
+    return graph.replay
+
+
 def bench(args):
     torch.backends.cudnn.benchmark = True
     device = torch.cuda.get_device_name(0)
@@ -100,6 +117,7 @@ def bench(args):
     for batch in args.batch:
         x = torch.randn(batch, 3, 224, 224, generator=torch.Generator().manual_seed(7)).cuda()
         formats = {"pytorch": torch.contiguous_format, "pytorch-channels-last": torch.channels_last,
+                   "pytorch-cudagraph": torch.contiguous_format,
                    "pytorch-compile": torch.contiguous_format}
         for backend in args.variants:
             memory_format = formats[backend]
@@ -109,7 +127,8 @@ def bench(args):
                 if backend == "pytorch-compile":
                     model = torch.compile(model)
                 with torch.inference_mode():
-                    ms = time_ms(lambda: model(xin), args.warmup, args.reps)
+                    run = graph_of(model, xin) if backend == "pytorch-cudagraph" else lambda: model(xin)
+                    ms = time_ms(run, args.warmup, args.reps)
             except Exception as error:  # torch.compile needs a working Triton toolchain
                 print(f"{args.network} batch {batch} {backend}: failed: {str(error).splitlines()[0]}")
                 continue
@@ -135,7 +154,8 @@ def main():
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--variants", nargs="+", default=["pytorch", "pytorch-channels-last"],
-                   choices=["pytorch", "pytorch-channels-last", "pytorch-compile"])
+                   choices=["pytorch", "pytorch-channels-last", "pytorch-cudagraph",
+                            "pytorch-compile"])
     p.add_argument("--csv", required=True)
     args = parser.parse_args()
     logits(args) if args.command == "logits" else bench(args)
