@@ -10,6 +10,10 @@
 #                                      random split: 95.1 % of oracle)
 #   selectors/h100-80gb-hbm3-resnet50-k8.hpp  the same trained on the ResNet-50 layers only, so
 #                                      that its figures on the VGG16 layers are held out
+#   selectors/h100-80gb-hbm3-prepared-k8.hpp  for ktune::Conv2dPlan (filter transformed once per
+#                                      layer): every row, ft=pre included; K = 8, spectral,
+#                                      cutoff, tree-b, the best tree-b at K = 8 of the full
+#                                      selection eval (conv2d-selection.md, random split: 94.4 %)
 #   examples/tuned-conv/make_selectors.sh [path/to/ktune]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -46,3 +50,6 @@ zcat "$work/stateless.csv.gz" | awk -F, 'NR == FNR { layer[$0] = 1; next }
   "$work/resnet50.txt" - | gzip > "$work/resnet50.csv.gz"
 select_configs "$work/resnet50.csv.gz" tree rawcutoff 8 "$out/h100-80gb-hbm3-resnet50-k8.hpp" \
   "$h100 without ft=pre rows, ResNet-50 layers only"
+
+select_configs "$h100" spectral cutoff 8 "$out/h100-80gb-hbm3-prepared-k8.hpp" \
+  "$h100 (every row, ft=pre included)"

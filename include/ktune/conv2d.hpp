@@ -11,7 +11,7 @@
 // pad negative or not smaller than the filter, a filter larger than the padded input, tensors
 // over 2^31 − 1 elements and null pointers throw ktune::Conv2dError naming the argument in one
 // line; the output is not touched then. The filter is transformed or repacked inside each call
-// (no state between calls).
+// (no state between calls); ktune::Conv2dPlan below prepares it once per layer instead.
 #include <cstdint>
 #include <stdexcept>
 
@@ -33,6 +33,34 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
 void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
             int64_t stride, int64_t pad, const float* input, const float* filter, float* output,
             cudaStream_t stream);
+
+// A convolution prepared once per layer for inference (BACKENDS cuda): the selector picks the
+// config once, and the plan keeps its own device copy of the filter, transformed once when the
+// pick is a Winograd config, so that run() does only the per-input work (input transform,
+// GEMMs, output transform). A selector trained on the rows measured with the filter transform
+// outside the timed run (ft=pre) fits plans best. The constructor checks the arguments like
+// conv2d() (the filter only; run() checks input and output) and enqueues the filter copy or
+// transform on `stream` (runs on another stream must be ordered after it); run() is
+// asynchronous on its stream (device pointers, shapes as given to the constructor). One plan's
+// run() calls may overlap (each takes its own workspace). The destructor waits for the device.
+// Move-only. (examples/tuned-conv: ktune_tuned_conv2d_cuda_prepared ships such a selector.)
+class Conv2dPlan {
+ public:
+  Conv2dPlan(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+             int64_t stride, int64_t pad, const float* filter, cudaStream_t stream);
+  ~Conv2dPlan();
+  Conv2dPlan(Conv2dPlan&& other) noexcept;
+  Conv2dPlan& operator=(Conv2dPlan&& other) noexcept;
+  Conv2dPlan(const Conv2dPlan&) = delete;
+  Conv2dPlan& operator=(const Conv2dPlan&) = delete;
+
+  void run(const float* input, float* output, cudaStream_t stream) const;
+  int config() const;  // the index into tuned_conv2d_info_cuda().configs it runs
+
+ private:
+  struct State;
+  State* state_ = nullptr;
+};
 
 // What a tuned library ships, for reports and tests.
 struct TunedConv2dInfo {

@@ -1,8 +1,8 @@
 // The CUDA tuned conv2d library (examples/tuned-conv: ktune_tuned_conv2d_cuda) through the public
 // API: every shipped config, and the selector's picks, on the tiny workload's odd shapes (strides,
 // padding, 1x1, 3x3, c and k off the vector widths) against the float64 host reference, with
-// NaN-poisoned output and guard regions around it; argument errors (checked before any CUDA
-// call, so they run without a GPU).
+// NaN-poisoned output and guard regions around it; ktune::Conv2dPlan likewise; argument errors
+// (checked before any CUDA call, so they run without a GPU).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -116,6 +116,40 @@ TEST(TunedConv2dCuda, TheSelectorsPicksMatchTheReference) {
   }
 }
 
+// A plan per shape: picked once (the same pick as ktune::conv2d when it applies), the filter
+// prepared once, then run twice on one input (the second run must not depend on the first
+// having transformed anything) and once after the caller's filter is overwritten with NaN (the
+// plan must use its own copy or transform).
+TEST(TunedConv2dCuda, PlansMatchTheReferenceAndKeepTheirOwnFilter) {
+  KTUNE_REQUIRE_GPU();
+  const auto& info = ktune::tuned_conv2d_info_cuda();
+  for (const conv::Layer& layer : test_layers()) {
+    const conv::Shape& s = layer.shape;
+    DeviceProblem p(s);
+    ktune::Conv2dPlan plan(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, p.w.data(), nullptr);
+    ASSERT_GE(plan.config(), 0);
+    ASSERT_LT(plan.config(), info.num_configs);
+    const int pick =
+        ktune::tuned_conv2d_choice_cuda(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad);
+    if (ktune::tuned_conv2d_run_config_cuda(pick, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride,
+                                            s.pad, p.x.data(), p.w.data(), p.output(), nullptr)) {
+      EXPECT_EQ(plan.config(), pick) << name(layer);
+    }
+    for (int round = 0; round < 3; ++round) {
+      DeviceProblem fresh(s);  // NaN-poisoned output, same seeded input and filter
+      if (round == 2) {
+        const std::vector<float> nan(p.filter.size(), std::numeric_limits<float>::quiet_NaN());
+        ASSERT_EQ(cudaMemcpy(p.w.data(), nan.data(), nan.size() * 4, cudaMemcpyHostToDevice),
+                  cudaSuccess);
+      }
+      plan.run(fresh.x.data(), fresh.output(), nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name(layer);
+      EXPECT_LE(fresh.error(), conv::error_bound(s, 4))
+          << info.configs[plan.config()] << " on " << name(layer) << ", run " << round;
+    }
+  }
+}
+
 TEST(TunedConv2dCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   float* fake = reinterpret_cast<float*>(uintptr_t(256));  // never dereferenced
   auto message = [&](auto&& call) {
@@ -151,6 +185,17 @@ TEST(TunedConv2dCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
                                                   nullptr);
             }).find("index = -1"),
             std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::Conv2dPlan(1, 8, 8, 3, 4, 3, 3, 1, 1, nullptr, nullptr);
+            }).find("ktune::Conv2dPlan: filter is a null pointer"),
+            std::string::npos);
+  EXPECT_NE(
+      message([&] { ktune::Conv2dPlan(1, 8, 8, 3, 4, 5, 5, 1, 5, fake, nullptr); }).find("pad = 5"),
+      std::string::npos);
+  {
+    ktune::Conv2dPlan empty(0, 8, 8, 3, 4, 3, 3, 1, 1, nullptr, nullptr);  // n = 0: nothing to do
+    EXPECT_EQ(message([&] { empty.run(nullptr, nullptr, nullptr); }), "no error");
+  }
   // n = 0: nothing to do, no pointer needed.
   EXPECT_EQ(message([&] {
               ktune::conv2d(0, 8, 8, 3, 4, 3, 3, 1, 1, nullptr, nullptr, nullptr, nullptr);

@@ -184,6 +184,33 @@ inline ConvLaunch launch_wino_filter(const CudaConvConfig& g, const ConvKernels&
                                dim3(256), 0, args, stream, "ktune_conv2d_wino_filter");
 }
 
+// Winograd without its filter transform: input transform into v, the batched GEMMs M = U V into
+// mx (u: the filter transform, launch_wino_filter), output transform into y. v holds
+// wino_points(g) * tiles * c floats, mx wino_points(g) * tiles * k (tiles = n * th * tw).
+inline ConvLaunch launch_wino_main(const CudaConvConfig& g, const ConvKernels& kernels,
+                                   const ConvDims& d, const float* x, const float* u, float* v,
+                                   float* mx, float* y, cudaStream_t stream) {
+  using launch_detail::launch;
+  using launch_detail::stride_blocks;
+  int n = int(d.n), h = int(d.h), wd = int(d.w), c = int(d.c), k = int(d.k), pad = int(d.pad),
+      p = int(d.p()), q = int(d.q()), th = int(wino_th(g, d)), tw = int(wino_tw(g, d));
+  const long long tiles = d.n * th * tw, points = wino_points(g);
+  void* in_args[] = {&x, &v, &n, &h, &wd, &c, &pad, &th, &tw};
+  const ConvLaunch in = launch(kernels.input, dim3(stride_blocks(tiles * d.c / g.tv)), dim3(256), 0,
+                               in_args, stream, "ktune_conv2d_wino_input");
+  if (in.refused || in.error != cudaSuccess) return in;
+  // Mt (K x tiles) = Ut (K x C) * Vt (C x tiles), batched over the transform points.
+  const gemm::cuda::TiledLaunch mm = gemm::cuda::launch_tiled(
+      kernels.gemm, kernels.gemm_max_threads, nullptr, launch_detail::gemm_params(g), false, false,
+      d.k, tiles, d.c, points, 1.0f, u, d.k, d.k * d.c, v, d.c, d.c * tiles, 0.0f, mx, d.k,
+      d.k * tiles, nullptr, stream);
+  if (mm.refused || mm.error != cudaSuccess) return {mm.error, mm.refused, mm.message};
+  const float* mxc = mx;
+  void* out_args[] = {&mxc, &y, &n, &k, &p, &q, &th, &tw};
+  return launch(kernels.output, dim3(stride_blocks(tiles * d.k / g.tv)), dim3(256), 0, out_args,
+                stream, "ktune_conv2d_wino_output");
+}
+
 // One asynchronous convolution y = conv(x, w) with config g (never synchronizes). workspace:
 // workspace_floats(g, d) floats. filter_ready (winograd): the workspace already holds the
 // filter transform of w (launch_wino_filter), so it is not redone.
@@ -235,28 +262,15 @@ inline ConvLaunch launch_conv(const CudaConvConfig& g, const ConvKernels& kernel
       return run_gemm(true, false, d.k, npq, d.c, w, d.c, d.c * d.k, x, d.c, d.c * npq, y, d.k,
                       d.k * npq, 1);
     case CudaKind::winograd: {
-      int th = int(wino_th(g, d)), tw = int(wino_tw(g, d));
-      const long long tiles = d.n * th * tw;
-      const long long points = wino_points(g);
+      const long long tiles = d.n * wino_th(g, d) * wino_tw(g, d);
       float* u = workspace;
       float* v = u + wino_filter_floats(g, d);
-      float* mx = v + points * tiles * d.c;
+      float* mx = v + wino_points(g) * tiles * d.c;
       if (!filter_ready) {
         const ConvLaunch f = launch_wino_filter(g, kernels, d, w, workspace, stream);
         if (f.refused || f.error != cudaSuccess) return f;
       }
-      void* in_args[] = {&x, &v, &n, &h, &wd, &c, &pad, &th, &tw};
-      const ConvLaunch in = launch(kernels.input, dim3(stride_blocks(tiles * d.c / g.tv)),
-                                   dim3(256), 0, in_args, stream, "ktune_conv2d_wino_input");
-      if (in.refused || in.error != cudaSuccess) return in;
-      // Mt (K x tiles) = Ut (K x C) * Vt (C x tiles), batched over the transform points.
-      const ConvLaunch mm = run_gemm(false, false, d.k, tiles, d.c, u, d.k, d.k * d.c, v, d.c,
-                                     d.c * tiles, mx, d.k, d.k * tiles, points);
-      if (mm.refused || mm.error != cudaSuccess) return mm;
-      const float* mxc = mx;
-      void* out_args[] = {&mxc, &y, &n, &k, &p, &q, &th, &tw};
-      return launch(kernels.output, dim3(stride_blocks(tiles * d.k / g.tv)), dim3(256), 0, out_args,
-                    stream, "ktune_conv2d_wino_output");
+      return launch_wino_main(g, kernels, d, x, u, v, mx, y, stream);
     }
   }
   return launch_detail::refuse("unknown kind");

@@ -3,8 +3,10 @@
 // namespace alias ktune_tuned_selector naming the header's namespace. Each shipped config is
 // decoded at compile time (conv2d_cuda_config.hpp) into instantiations of the kernels the sweep
 // measured (conv2d_*.cuh, gemm_tiled.cuh) and launched with the sweep's launch code
-// (conv2d_cuda_launch.hpp). A call is stateless: Winograd configs transform the filter in every
-// call, so a selector may only ship ft=each configs (train it on a dataset without ft=pre rows).
+// (conv2d_cuda_launch.hpp). ktune::conv2d is stateless: Winograd configs transform the filter in
+// every call (ft=pre configs too), so its selector is best trained without the ft=pre rows;
+// ktune::Conv2dPlan picks once per layer and keeps the filter transform, which is what the ft=pre
+// rows measured.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -77,8 +79,6 @@ template <size_t I>
 kc::ConvKernels kernels_of(const kc::ConvDims& d) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header is not a CUDA conv2d config");
-  static_assert(g.kind != kc::CudaKind::winograd || g.filter_each_run,
-                "a stateless ktune::conv2d cannot ship ft=pre Winograd configs");
   kc::ConvKernels k;
   // Block sizes never exceed the kernels' __launch_bounds__, so their limit is never the binding
   // one: 1024 lets launch_conv's own checks decide.
@@ -99,33 +99,93 @@ kc::ConvKernels kernels_of(const kc::ConvDims& d) {
   return k;
 }
 
+// Stream-ordered workspace from the library's pool (nullptr for 0 floats), released after the
+// work enqueued on the stream before release().
+float* acquire(size_t floats, cudaStream_t stream) {
+  if (floats == 0) return nullptr;
+  void* p = nullptr;
+  const cudaError_t error =
+      cudaMallocFromPoolAsync(&p, floats * sizeof(float), workspace_pool(), stream);
+  if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(conv2d workspace)", error);
+  return static_cast<float*>(p);
+}
+void release(float* workspace, cudaStream_t stream) {
+  if (!workspace) return;
+  const cudaError_t error = cudaFreeAsync(workspace, stream);
+  if (error != cudaSuccess) cuda_failure("cudaFreeAsync(conv2d workspace)", error);
+}
+Launch outcome(const kc::ConvLaunch& launch) {
+  if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
+  return launch.refused ? Launch::refused : Launch::ok;
+}
+
+// Stateless: every run transforms or reads the caller's filter (ft=pre configs run like ft=each).
 template <size_t I>
 Launch run_config(const kc::ConvDims& d, const float* x, const float* w, float* y,
                   cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
   if (!kc::refusal(g, d).empty()) return Launch::refused;
-  float* workspace = nullptr;
-  const size_t floats = kc::workspace_floats(g, d);
-  if (floats > 0) {
-    const cudaError_t error = cudaMallocFromPoolAsync(
-        reinterpret_cast<void**>(&workspace), floats * sizeof(float), workspace_pool(), stream);
-    if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(conv2d workspace)", error);
-  }
+  float* workspace = acquire(kc::workspace_floats(g, d), stream);
   const kc::ConvLaunch launch =
       kc::launch_conv(g, kernels_of<I>(d), d, x, w, y, workspace, false, stream);
-  if (workspace) {
-    const cudaError_t error = cudaFreeAsync(workspace, stream);
-    if (error != cudaSuccess) cuda_failure("cudaFreeAsync(conv2d workspace)", error);
-  }
-  if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
-  return launch.refused ? Launch::refused : Launch::ok;
+  release(workspace, stream);
+  return outcome(launch);
 }
 
-template <size_t... I>
-constexpr std::array<LaunchFn, sizeof...(I)> make_launchers(std::index_sequence<I...>) {
-  return {{&run_config<I>...}};
+// Plans (ktune::Conv2dPlan): the filter floats a plan keeps for config I (Winograd: the filter
+// transform; otherwise a copy of the filter), how it makes them, and a run from them.
+template <size_t I>
+size_t kept_floats(const kc::ConvDims& d) {
+  constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
+  if constexpr (g.kind == kc::CudaKind::winograd) return kc::wino_filter_floats(g, d);
+  return size_t(d.k * d.r * d.s * d.c);
 }
-constexpr auto kLaunchers = make_launchers(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+template <size_t I>
+void prepare_config(const kc::ConvDims& d, const float* w, float* kept, cudaStream_t stream) {
+  constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
+  if constexpr (g.kind == kc::CudaKind::winograd) {
+    outcome(kc::launch_wino_filter(g, kernels_of<I>(d), d, w, kept, stream));
+  } else {
+    const cudaError_t error = cudaMemcpyAsync(kept, w, kept_floats<I>(d) * sizeof(float),
+                                              cudaMemcpyDeviceToDevice, stream);
+    if (error != cudaSuccess) cuda_failure("cudaMemcpyAsync(plan filter)", error);
+  }
+}
+
+template <size_t I>
+Launch run_prepared(const kc::ConvDims& d, const float* x, const float* kept, float* y,
+                    cudaStream_t stream) {
+  constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
+  if constexpr (g.kind == kc::CudaKind::winograd) {
+    const long long tiles = d.n * kc::wino_th(g, d) * kc::wino_tw(g, d);
+    const size_t v_floats = size_t(kc::wino_points(g) * tiles * d.c);
+    float* v = acquire(v_floats + size_t(kc::wino_points(g) * tiles * d.k), stream);
+    const kc::ConvLaunch launch =
+        kc::launch_wino_main(g, kernels_of<I>(d), d, x, kept, v, v + v_floats, y, stream);
+    release(v, stream);
+    return outcome(launch);
+  } else {
+    return run_config<I>(d, x, kept, y, stream);
+  }
+}
+
+struct ConfigFns {
+  LaunchFn run;
+  size_t (*kept_floats)(const kc::ConvDims&);
+  void (*prepare)(const kc::ConvDims&, const float*, float*, cudaStream_t);
+  LaunchFn run_prepared;
+};
+
+template <size_t... I>
+constexpr std::array<ConfigFns, sizeof...(I)> make_configs(std::index_sequence<I...>) {
+  return {{{&run_config<I>, &kept_floats<I>, &prepare_config<I>, &run_prepared<I>}...}};
+}
+constexpr auto kConfigFns = make_configs(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+bool applies(int index, const kc::ConvDims& d) {
+  return kc::refusal(kc::parse_cuda_conv_config(sel::kConfigs[index]), d).empty();
+}
 
 int choose(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
            int64_t stride, int64_t pad) {
@@ -153,10 +213,10 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
   // The selector's pick first; if it refuses the problem, the shipped configs in the order of
   // how widely they ran in the sweep.
   const int pick = choose(n, h, w, c, k, r, s, stride, pad);
-  if (kLaunchers[size_t(pick)](d, input, filter, output, st) == Launch::ok) return;
+  if (kConfigFns[size_t(pick)].run(d, input, filter, output, st) == Launch::ok) return;
   for (int index : sel::kSafeOrder) {
     if (index == pick) continue;
-    if (kLaunchers[size_t(index)](d, input, filter, output, st) == Launch::ok) return;
+    if (kConfigFns[size_t(index)].run(d, input, filter, output, st) == Launch::ok) return;
   }
   throw std::runtime_error(
       "ktune::conv2d: every shipped config refused the problem (r = " + std::to_string(r) +
@@ -187,8 +247,73 @@ bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, in
                                                        output))
     return true;
   const kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
-  return kLaunchers[size_t(index)](d, input, filter, output,
-                                   reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
+  return kConfigFns[size_t(index)].run(d, input, filter, output,
+                                       reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
 }
+
+}  // namespace ktune
+
+namespace ktune {
+
+struct Conv2dPlan::State {
+  kc::ConvDims d;
+  int index = -1;         // -1: n == 0, nothing to do
+  float* kept = nullptr;  // the plan's filter copy or transform (cudaMalloc)
+};
+
+Conv2dPlan::Conv2dPlan(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                       int64_t stride, int64_t pad, const float* filter, cudaStream_t stream)
+    : state_(new State{{n, h, w, c, k, r, s, stride, pad}}) {
+  try {
+    // The input and output come with run(), which checks them: a placeholder stands for them.
+    static const float placeholder = 0;
+    if (!kernels::conv2d::deploy::check_conv2d_arguments("ktune::Conv2dPlan", n, h, w, c, k, r, s,
+                                                         stride, pad, &placeholder, filter,
+                                                         &placeholder))
+      return;
+    const kc::ConvDims& d = state_->d;
+    int index = choose(n, h, w, c, k, r, s, stride, pad);
+    for (int i = 0; !applies(index, d) && i < sel::kNumConfigs; ++i) index = sel::kSafeOrder[i];
+    if (!applies(index, d))
+      throw std::runtime_error("ktune::Conv2dPlan: every shipped config refused the problem");
+    const size_t floats = kConfigFns[size_t(index)].kept_floats(d);
+    cudaError_t error = cudaMalloc(reinterpret_cast<void**>(&state_->kept), floats * sizeof(float));
+    if (error != cudaSuccess) cuda_failure("cudaMalloc(plan filter)", error);
+    kConfigFns[size_t(index)].prepare(d, filter, state_->kept,
+                                      reinterpret_cast<::cudaStream_t>(stream));
+    state_->index = index;
+  } catch (...) {
+    if (state_->kept) cudaFree(state_->kept);
+    delete state_;
+    throw;
+  }
+}
+
+Conv2dPlan::~Conv2dPlan() {
+  if (state_ && state_->kept) cudaFree(state_->kept);  // waits for the work using it
+  delete state_;
+}
+
+Conv2dPlan::Conv2dPlan(Conv2dPlan&& other) noexcept : state_(other.state_) {
+  other.state_ = nullptr;
+}
+
+Conv2dPlan& Conv2dPlan::operator=(Conv2dPlan&& other) noexcept {
+  std::swap(state_, other.state_);  // other releases what this plan held
+  return *this;
+}
+
+void Conv2dPlan::run(const float* input, float* output, cudaStream_t stream) const {
+  if (!state_) throw Conv2dError("ktune::Conv2dPlan::run: the plan was moved from");
+  if (state_->index < 0) return;  // n == 0
+  if (input == nullptr) throw Conv2dError("ktune::Conv2dPlan::run: input is a null pointer");
+  if (output == nullptr) throw Conv2dError("ktune::Conv2dPlan::run: output is a null pointer");
+  if (kConfigFns[size_t(state_->index)].run_prepared(state_->d, input, state_->kept, output,
+                                                     reinterpret_cast<::cudaStream_t>(stream)) !=
+      Launch::ok)
+    throw std::runtime_error("ktune::Conv2dPlan::run: the planned config refused the problem");
+}
+
+int Conv2dPlan::config() const { return state_ && state_->index >= 0 ? state_->index : -1; }
 
 }  // namespace ktune
