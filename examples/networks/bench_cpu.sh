@@ -15,23 +15,23 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -f "$out/networks.csv" "$out/networks-layers.csv"
-echo "network,batch,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
+echo "network,batch,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
   for network in ${NETWORKS:-resnet50 vgg16}; do
     echo "== $network batch $batch, ktune and onednn taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
-      --backend ktune,onednn --seed 1 --input-seed 2 --reps "$r" --warmup 3 --csv "$out/networks.csv" \
+      --backend ktune,onednn --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
       --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep median
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
     /usr/bin/python3 - "$tmp/$network-$batch.ktune.csv" "$tmp/$network-$batch.onednn.csv" \
-      "$network" "$batch" >> "$out/networks-agree.csv" <<'PY'
+      "$network" "$batch" "$(tail -1 "$out/networks.csv" | cut -d, -f4)" >> "$out/networks-agree.csv" <<'PY'
 import sys
 import numpy as np
 a, b = (np.loadtxt(p, delimiter=",", ndmin=2) for p in sys.argv[1:3])
 diff, scale = float(np.abs(a - b).max()), float(np.abs(b).max())
-print(f"{sys.argv[3]},{sys.argv[4]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
+print(f"{sys.argv[3]},{sys.argv[4]},{sys.argv[5]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
 PY
   done
 done

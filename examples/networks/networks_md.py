@@ -38,42 +38,42 @@ def in_training(shape):
 rows = list(csv.DictReader(open(f"{out}/networks.csv")))
 layers = list(csv.DictReader(open(f"{out}/networks-layers.csv")))
 agree = list(csv.DictReader(open(f"{out}/networks-agree.csv")))
-device = rows[0]["device"] if rows else "?"
+devices = sorted({r["device"] for r in rows})
 backends = sorted({r["backend"] for r in rows}, key=lambda b: (b != "ktune", b))
 other = [b for b in backends if b != "ktune"]
 
-print(f"# Whole networks on {device}\n")
+print(f"# Whole networks on {', '.join(devices)}\n")
 print("Median latency of one inference of the whole batch (ms); ktune / other = ktune's latency "
       "over the other backend's (the target is <= 1.0).\n")
-print("| network | batch | " + " | ".join(backends) + " | " + " | ".join(f"ktune / {b}" for b in other) + " |")
-print("| --- | ---: | " + " | ".join("---:" for _ in backends + other) + " |")
-table = {(r["network"], r["batch"], r["backend"]): float(r["median_ms"]) for r in rows}
-for net, batch in sorted({(r["network"], r["batch"]) for r in rows}, key=lambda k: (k[0], int(k[1]))):
-    t = [table.get((net, batch, b)) for b in backends]
-    ratios = [table[(net, batch, "ktune")] / table[(net, batch, b)] if (net, batch, b) in table and (net, batch, "ktune") in table else None for b in other]
-    print(f"| {net} | {batch} | " + " | ".join(ms(x) for x in t) + " | "
+print("| network | batch | device | " + " | ".join(backends) + " | " + " | ".join(f"ktune / {b}" for b in other) + " |")
+print("| --- | ---: | --- | " + " | ".join("---:" for _ in backends + other) + " |")
+table = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"]) for r in rows}
+for net, batch, dev in sorted({(r["network"], r["batch"], r["device"]) for r in rows}, key=lambda k: (k[0], int(k[1]), k[2])):
+    t = [table.get((net, batch, dev, b)) for b in backends]
+    ratios = [table[(net, batch, dev, "ktune")] / table[(net, batch, dev, b)] if (net, batch, dev, b) in table and (net, batch, dev, "ktune") in table else None for b in other]
+    print(f"| {net} | {batch} | {dev} | " + " | ".join(ms(x) for x in t) + " | "
           + " | ".join(f"{x:.2f}" if x else "" for x in ratios) + " |")
 
 print("\nLogits of the two backends (same weights and input): max |difference| / max |logit|.\n")
-print("| network | batch | max abs diff | max abs logit | relative |")
-print("| --- | ---: | ---: | ---: | ---: |")
+print("| network | batch | device | max abs diff | max abs logit | relative |")
+print("| --- | ---: | --- | ---: | ---: | ---: |")
 for a in agree:
-    print(f"| {a['network']} | {a['batch']} | {a['max_abs_diff']} | {a['max_abs_logit']} | {a['relative']} |")
+    print(f"| {a['network']} | {a['batch']} | {a.get('device', '')} | {a['max_abs_diff']} | {a['max_abs_logit']} | {a['relative']} |")
 
 by_kind = defaultdict(float)
 per_layer = {}
 for l in layers:
-    key = (l["network"], l["batch"])
+    key = (l["network"], l["batch"], l["device"])
     by_kind[key + (l["kind"], l["backend"])] += float(l["median_ms"])
     per_layer[key + (l["index"], l["backend"])] = l
 print("\nPer-layer medians summed by layer kind (ms; per-layer medians do not add up exactly to the "
       "median total).\n")
 kinds = ["conv", "fc", "max_pool", "avg_pool", "add", "softmax"]
-print("| network | batch | backend | " + " | ".join(kinds) + " |")
-print("| --- | ---: | --- | " + " | ".join("---:" for _ in kinds) + " |")
-for net, batch in sorted({(l["network"], l["batch"]) for l in layers}, key=lambda k: (k[0], int(k[1]))):
+print("| network | batch | device | backend | " + " | ".join(kinds) + " |")
+print("| --- | ---: | --- | --- | " + " | ".join("---:" for _ in kinds) + " |")
+for net, batch, dev in sorted({(l["network"], l["batch"], l["device"]) for l in layers}, key=lambda k: (k[0], int(k[1]), k[2])):
     for b in backends:
-        print(f"| {net} | {batch} | {b} | " + " | ".join(ms(by_kind.get((net, batch, k, b), 0.0)) for k in kinds) + " |")
+        print(f"| {net} | {batch} | {dev} | {b} | " + " | ".join(ms(by_kind.get((net, batch, dev, k, b), 0.0)) for k in kinds) + " |")
 
 if other:
     o = other[0]
@@ -81,13 +81,13 @@ if other:
           "every layer (full data: networks-layers.csv).\n")
     print("'trained': the shape is one of the 12 conv-small layers the tuned conv library's selector "
           "was trained on; every other layer (and all of batch > 1) is held out for it.\n")
-    print(f"| network | batch | layer | shape | trained | ktune ms | {o} ms | ratio |")
-    print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: |")
-    for (net, batch, index, backend), l in sorted(per_layer.items(), key=lambda kv: (kv[0][0], int(kv[0][1]), int(kv[0][2]))):
+    print(f"| network | batch | device | layer | shape | trained | ktune ms | {o} ms | ratio |")
+    print("| --- | ---: | --- | --- | --- | --- | ---: | ---: | ---: |")
+    for (net, batch, dev, index, backend), l in sorted(per_layer.items(), key=lambda kv: (kv[0][0], int(kv[0][1]), kv[0][2], int(kv[0][3]))):
         if backend != "ktune" or l["kind"] not in ("conv", "fc"):
             continue
-        m = per_layer.get((net, batch, index, o))
+        m = per_layer.get((net, batch, dev, index, o))
         if not m:
             continue
         k_ms, o_ms = float(l["median_ms"]), float(m["median_ms"])
-        print(f"| {net} | {batch} | {l['layer']} | {l['shape']} | {in_training(l['shape'])} | {ms(k_ms)} | {ms(o_ms)} | {k_ms / o_ms:.2f} |")
+        print(f"| {net} | {batch} | {dev} | {l['layer']} | {l['shape']} | {in_training(l['shape'])} | {ms(k_ms)} | {ms(o_ms)} | {k_ms / o_ms:.2f} |")
