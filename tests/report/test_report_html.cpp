@@ -159,6 +159,22 @@ TEST_F(ReportHtml, StencilComputesItsEvaluationAndAddsTheFamilyFigures) {
                         "normalizations", "stencil-wg-best", "stencil-wg-perf"});
 }
 
+// The H100 conv2d dataset (66 layers × 554 configs + cuDNN) with its saved evaluation: the
+// roofline (the family's intensity) and the family's per-layer kinds figure.
+TEST_F(ReportHtml, Conv2dAddsTheRooflineAndTheKindsPerLayer) {
+  const auto html = std::filesystem::path(::testing::TempDir()) / "ktune-report-conv2d.html";
+  std::filesystem::remove(html);
+  const auto r =
+      run_ktune("report --store " + kResults + "h100-80gb-hbm3/conv2d-dnn.csv.gz" + " --eval " +
+                kResults + "h100-80gb-hbm3/conv2d-selection.csv --html " + html.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  int status = -1;
+  const std::string dom = render_dom(html, &status);
+  ASSERT_EQ(status, 0);
+  expect_rendered(dom, {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
+                        "normalizations", "selectors", "roofline", "conv2d-kinds"});
+}
+
 // Bad inputs fail before anything is written, with one line naming the input (no browser needed).
 TEST(ReportHtmlInputs, AMissingPlottingLibraryOrABadTableIsAOneLineError) {
   const auto html = std::filesystem::path(::testing::TempDir()) / "ktune-report-bad.html";
