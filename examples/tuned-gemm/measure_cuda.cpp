@@ -84,6 +84,9 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
                                              int(s.batch)),
                    "cublasDgemmStridedBatched");
       check_cublas(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+      // The DGEMM runs on the context's non-blocking stream, which a plain cudaMemcpy does not
+      // wait for: without this the reference was read half-computed on slow (large k) shapes.
+      check(cudaStreamSynchronize(ctx.device.stream()), "float64 reference");
       check(cudaMemcpy(ref.data(), ref_c.data(), size_c * 8, cudaMemcpyDeviceToHost), "download");
     }
 
