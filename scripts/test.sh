@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole suite through ctest; then the same suite
 # under AddressSanitizer + UndefinedBehaviorSanitizer (CPU build). GPU tests skip without a GPU.
-# Then each libFuzzer harness of tests/fuzz for KTUNE_FUZZ_SECONDS (default 15) on its corpus.
+# Then each libFuzzer harness of tests/fuzz for KTUNE_FUZZ_SECONDS (default 5) on its corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install_deps.sh
@@ -19,7 +19,7 @@ if [ "${KTUNE_SKIP_FUZZ:-0}" != 1 ]; then
   command -v ninja >/dev/null && gen=(-G Ninja)
   CC=clang CXX=clang++ cmake -S . -B build-fuzz "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DKTUNE_FUZZ=ON -DKTUNE_SANITIZE=ON -DKTUNE_CUDA=OFF -DKTUNE_BENCH=OFF -DKTUNE_EXAMPLES=OFF \
-    -DKTUNE_TESTS=OFF -DKTUNE_FUZZ_SECONDS="${KTUNE_FUZZ_SECONDS:-15}"
+    -DKTUNE_TESTS=OFF -DKTUNE_FUZZ_SECONDS="${KTUNE_FUZZ_SECONDS:-5}"
   cmake --build build-fuzz -j "${JOBS:-$(nproc)}" --target ktune_fuzzers
   (cd build-fuzz && FUZZ_ARTIFACTS="$PWD/fuzz-artifacts" ctest -L fuzz --output-on-failure \
     -j "${JOBS:-$(nproc)}")

@@ -69,8 +69,9 @@ MergedData merge_devices(const std::vector<DeviceData>& parts) {
   const Dataset& first = parts.front().data;
   // Device features every device has, in the first device's order.
   std::vector<std::string> dev_features;
-  for (const auto& [name, _] : parts.front().device_features) {
-    bool everywhere = true;
+  for (const auto& feature : parts.front().device_features) {
+    const std::string& name = feature.first;  // not a structured binding: clang 14 (fuzz build)
+    bool everywhere = true;                   // cannot capture one in a lambda
     for (const auto& p : parts) {
       everywhere = everywhere && std::any_of(p.device_features.begin(), p.device_features.end(),
                                              [&](const auto& f) { return f.first == name; });

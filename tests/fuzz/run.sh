@@ -11,7 +11,11 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 artifacts=${FUZZ_ARTIFACTS:-.}
 mkdir -p "$artifacts"
+# Inputs up to 4 KiB, or the largest seed's size (a model with a hidden layer is larger): a
+# seed cut short would only be malformed JSON.
+max_len=$(find "$seeds" -type f -printf '%s\n' | sort -n | tail -n 1)
+max_len=$(( ${max_len:-0} > 4096 ? max_len : 4096 ))
 # ASan's leak check and UBSan reports stop the run (the build uses -fno-sanitize-recover).
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-  "$bin" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$bin" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "$@" "$scratch" "$seeds"
