@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The deployed conv2d libraries on the lent GPU machine (one device call): builds (CUDA on,
 # KTUNE_NATIVE=OFF, examples on) the GPU tests and the deployed conv2d benchmarks from a git
-# archive of the branch, runs the tuned-library GPU tests, then tuned_conv_bench --device cuda on dnn (in-sample selector) and on vgg16-conv with
-# the selector trained on the ResNet-50 layers only (held out). Logs and results to $OUT.
+# archive of the branch, runs the tuned-library GPU tests, then tuned_conv_bench --device cuda
+# on dnn (in-sample selector) and on vgg16-conv with the selector trained on the ResNet-50
+# layers only (held out). Logs and results to $OUT.
 set -uo pipefail
 C=${CARRY:-.carry/conv-deploy}  # src.tar.gz (git archive), sysroot.tar.gz, stateless.csv.gz
 ROOT=/tmp/kt-sysroot BUILD=/tmp/kt-build
