@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config git libeigen3-dev libsqlite3-dev sqlite3
   libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn
-  clang libclang-rt-dev chromium)  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
+  clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
+  slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/
 missing=()
 # npm fetches the report's plotting library (below); any node install that has npm will do.
 command -v npm >/dev/null || missing+=(npm)

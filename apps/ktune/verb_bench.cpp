@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "apps/ktune/bench_search.hpp"
+#include "apps/ktune/device_list.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/bench.hpp"
@@ -43,8 +44,30 @@ void check_timing_options(const BenchOptions& o) {
   if (o.budget_ms) time("--budget-ms", *o.budget_ms);
 }
 
+// The workers of a sweep over several devices: the first device's backend is the one already
+// opened (and checked) on this thread; the others open on their workers' threads.
+std::vector<SweepWorker> device_workers(const Family& family, const std::vector<std::string>& specs,
+                                        std::unique_ptr<Backend> first) {
+  const std::vector<std::string> slugs = shared_device_slugs(describe_devices(specs));
+  auto opened = std::make_shared<std::unique_ptr<Backend>>(std::move(first));
+  std::vector<SweepWorker> workers;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SweepWorker w;
+    w.slug = slugs[i];
+    if (i == 0)
+      w.open = [opened] { return std::move(*opened); };
+    else
+      w.open = [&family, spec = specs[i]] { return open_backend(family, spec); };
+    workers.push_back(std::move(w));
+  }
+  return workers;
+}
+
 int run_bench(const BenchOptions& o) {
+  const std::vector<std::string> devices = expand_device_list(o.device);
   if (o.search.active()) {
+    if (devices.size() > 1)
+      throw Error(fmt::format("--device {}: a model-guided search runs on one device", o.device));
     check_timing_options(o);
     return run_bench_search({o.family, o.device, o.workload, o.store, o.configs, !o.no_vendors,
                              o.timing, o.budget_ms.value_or(0)},
@@ -53,7 +76,6 @@ int run_bench(const BenchOptions& o) {
   // Validate every input before the store is opened, so a bad argument never touches it.
   check_timing_options(o);
   const Family& family = find_family(o.family);
-  parse_device_spec(o.device);
   const Workload workload = load_workload(family, o.workload);
   SweepOptions sweep;
   sweep.configs = parse_config_list(family.space(), o.configs);
@@ -61,7 +83,7 @@ int run_bench(const BenchOptions& o) {
   sweep.vendors = !o.no_vendors;
   sweep.timing = o.timing;
   sweep.budget_ms = o.budget_ms;
-  auto backend = open_backend(family, o.device);
+  auto backend = open_backend(family, devices.front());
   // Only the kinds this device has kernels for (run_sweep filters too; here the count printed
   // below is right and a list naming none of them fails before the store is touched).
   if (sweep.configs.empty()) sweep.configs = family.space().enumerate();
@@ -72,16 +94,21 @@ int run_bench(const BenchOptions& o) {
   Store store(o.store);
 
   fmt::print(stderr,
-             "ktune bench: {} on {} ({}), workload {} ({} problems), {} configs, store {}\n",
-             family.name(), backend->device().slug, backend->device().name, workload.name,
-             workload.problems.size(), sweep.configs.size(), o.store);
+             "ktune bench: {} on {} ({}{}), workload {} ({} problems), {} configs, store {}\n",
+             family.name(), backend->device().slug, backend->device().name,
+             devices.size() > 1 ? fmt::format(", {} devices: {}", devices.size(), o.device) : "",
+             workload.name, workload.problems.size(), sweep.configs.size(), o.store);
   Progress progress("bench");
   sweep.on_progress = [&](size_t done, size_t total, const Measurement& m) {
     std::string last = fmt::format("{} {}", m.config, to_string(m.outcome.status));
     if (m.perf > 0) last = fmt::format("{} {:.1f} GFLOP/s", m.config, m.perf);
     progress.update(done, total, last);
   };
-  const SweepSummary s = run_sweep(family, *backend, workload, store, sweep);
+  const SweepSummary s =
+      devices.size() == 1
+          ? run_sweep(family, *backend, workload, store, sweep)
+          : run_sweep(family, device_workers(family, devices, std::move(backend)), workload, store,
+                      sweep);
   progress.finish();
   fmt::print(
       "planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
@@ -96,7 +123,9 @@ int run_bench(const BenchOptions& o) {
 Action setup(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   app.add_option("--family", o->family, "Kernel family")->capture_default_str();
-  app.add_option("--device", o->device, "cpu or cuda:N")->capture_default_str();
+  app.add_option("--device", o->device,
+                 "cpu, cuda:N, or several GPUs of this host sharing the sweep: cuda:all, cuda:0,1")
+      ->capture_default_str();
   app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file")
       ->required();
   app.add_option("--store", o->store, "SQLite tuning store (created when absent)")->required();

@@ -1,8 +1,10 @@
 #pragma once
-// The sweep driver: every (problem, config) of a workload on one backend, verified and timed,
-// written to the store one measurement at a time, skipping what the store already holds.
+// The sweep driver: every (problem, config) of a workload on one backend, or on several devices
+// at once, verified and timed, written to the store one measurement at a time, skipping what
+// the store already holds.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ struct SweepOptions {
   Shard shard;
   TimingPolicy timing;
   std::optional<double> budget_ms;  // stop starting new measurements after this wall time
+  // Called after each stored measurement (by one worker at a time when several measure).
   std::function<void(size_t done, size_t total, const Measurement& last)> on_progress;
 };
 
@@ -36,6 +39,22 @@ struct SweepSummary {
 
 SweepSummary run_sweep(const Family& family, Backend& backend, const Workload& workload,
                        Store& store, const SweepOptions& options);
+
+// One device of a sweep over several: `open` runs on the worker's own thread (a CUDA device is
+// current per thread) and the worker measures under `slug` (shared_device_slugs, device.hpp).
+struct SweepWorker {
+  std::function<std::unique_ptr<Backend>()> open;
+  std::string slug;  // empty: the backend's own
+};
+
+// Every worker takes (problem, config batch) items from one queue per device slug, largest
+// first, until none is left: identical devices share the sweep, a device of another slug
+// measures the whole sweep itself. Batches split expensive problems so the devices finish
+// together. One store, written one measurement at a time as by run_sweep (kill-anywhere safe;
+// a rerun resumes). The first worker runs on the calling thread. A worker's error stops the
+// others after their current measurement and is rethrown.
+SweepSummary run_sweep(const Family& family, std::vector<SweepWorker> workers,
+                       const Workload& workload, Store& store, const SweepOptions& options);
 
 // Resolves "all" or a comma-separated list of config strings/ids. Throws Error naming the
 // unknown entry.

@@ -22,6 +22,12 @@ std::pair<std::string, int> parse_device_spec(const std::string& spec);
 
 DeviceInfo query_cpu_device();
 
+// The slugs of devices that measure one sweep together (ktune bench --device cuda:all): devices
+// with the same name, compute capability and memory are one device and share their slug, so
+// their measurements form one dataset; devices that differ keep their own slugs, and where two
+// different ones have the same slug each gets "-<memory GiB>gib-cc<capability>" appended.
+std::vector<std::string> shared_device_slugs(const std::vector<DeviceInfo>& devices);
+
 // Lower-cases, keeps [a-z0-9], turns runs of anything else into one '-'.
 std::string slugify(const std::string& text);
 

@@ -59,6 +59,11 @@ class Store {
   // their devices only there, not in devices().
   std::vector<std::string> measured_devices(const std::string& family = "") const;
 
+  // What the store records about the code that measured into it (meta rows besides the
+  // schema; provenance.hpp names them): key → value, sorted.
+  std::map<std::string, std::string> records() const;
+  void put_record(const std::string& key, const std::string& value);  // upsert
+
  private:
   std::string path_;
   sqlite3* db_ = nullptr;

@@ -5,9 +5,13 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "ktune/error.hpp"
 
@@ -43,6 +47,37 @@ std::string slugify(const std::string& text) {
     } else {
       dash = true;
     }
+  }
+  return out;
+}
+
+namespace {
+
+double feature(const DeviceInfo& d, const std::string& name) {
+  for (const auto& [n, v] : d.features)
+    if (n == name) return v;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> shared_device_slugs(const std::vector<DeviceInfo>& devices) {
+  // What makes two devices one: name, compute capability, memory (clocks vary between boards).
+  using Identity = std::tuple<std::string, double, double>;
+  auto identity = [](const DeviceInfo& d) {
+    return Identity{d.name, feature(d, "compute_capability"), feature(d, "global_mem_bytes")};
+  };
+  std::map<std::string, std::set<Identity>> identities_of_slug;
+  for (const auto& d : devices) identities_of_slug[d.slug].insert(identity(d));
+  std::vector<std::string> out;
+  for (const auto& d : devices) {
+    if (identities_of_slug[d.slug].size() == 1) {
+      out.push_back(d.slug);
+      continue;
+    }
+    out.push_back(fmt::format("{}-{}gib-cc{}", d.slug,
+                              std::lround(feature(d, "global_mem_bytes") / (1 << 30)),
+                              std::lround(feature(d, "compute_capability") * 10)));
   }
   return out;
 }

@@ -443,6 +443,23 @@ std::map<std::pair<std::string, std::string>, std::vector<std::string>> Store::p
   return out;
 }
 
+std::map<std::string, std::string> Store::records() const {
+  Statement st(db_, "SELECT key, value FROM meta WHERE key <> 'schema' ORDER BY key", path_);
+  std::map<std::string, std::string> out;
+  while (st.step()) out[st.text(0)] = st.text(1);
+  return out;
+}
+
+void Store::put_record(const std::string& key, const std::string& value) {
+  Statement st(db_,
+               "INSERT INTO meta(key, value) VALUES (?, ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+               path_);
+  st.bind(1, key);
+  st.bind(2, value);
+  st.step();
+}
+
 size_t Store::count() const {
   Statement st(db_, "SELECT COUNT(*) FROM measurements", path_);
   st.step();

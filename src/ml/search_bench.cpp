@@ -11,6 +11,7 @@
 #include <set>
 
 #include "ktune/error.hpp"
+#include "ktune/provenance.hpp"
 
 namespace ktune {
 namespace {
@@ -258,6 +259,7 @@ SearchSweepSummary run_search_sweep(const Family& family, Backend& backend,
     throw Error(fmt::format("none of the requested {} configs has a kernel on device '{}'",
                             family.name(), backend.device().slug));
   const std::string& device = backend.device().slug;
+  stamp_store(store, family.space());
   store.put_device(backend.device());
   const auto stored = store.query(device, family.name());
   SearchState state =

@@ -1,0 +1,272 @@
+// run_sweep over several devices (bench.hpp) with fake backends standing in for GPUs: one queue
+// per device slug, dynamic balance between fast and slow workers, big problems cut into config
+// batches, a worker's error stopping the sweep with everything measured kept, and the rerun
+// completing it; and the device slug rule (shared_device_slugs).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli_test_util.hpp"
+#include "ktune/bench.hpp"
+#include "ktune/error.hpp"
+#include "ktune/store.hpp"
+
+namespace ktune {
+namespace {
+
+using testing::temp_path;
+
+// Who measured what, shared by the fake workers of one sweep.
+struct Log {
+  std::mutex mutex;
+  std::map<std::pair<std::string, std::string>, std::vector<int>> runs;  // (problem, config)
+  std::map<int, size_t> per_worker;
+  std::atomic<int> runs_left_before_error{-1};  // counts down; at 0 the next run throws
+};
+
+class FakeSession final : public ProblemSession {
+ public:
+  FakeSession(Log& log, int worker, std::string problem, const Space& space,
+              std::chrono::microseconds delay)
+      : log_(log), worker_(worker), problem_(std::move(problem)), space_(space), delay_(delay) {}
+  Outcome run(const Config& config, const TimingPolicy&) override {
+    return measure(space_.to_string(config));
+  }
+  std::vector<std::string> vendors() const override { return {"fakeblas"}; }
+  Outcome run_vendor(const std::string& vendor, const TimingPolicy&) override {
+    return measure(vendor);
+  }
+
+ private:
+  Outcome measure(const std::string& name) {
+    if (log_.runs_left_before_error.fetch_sub(1) == 0)
+      throw Error("fake device lost (as a sticky CUDA error would)");
+    std::this_thread::sleep_for(delay_);
+    {
+      std::lock_guard lock(log_.mutex);
+      log_.runs[{problem_, name}].push_back(worker_);
+      ++log_.per_worker[worker_];
+    }
+    Outcome o;
+    o.status = Status::ok;
+    o.timing.median_ms = o.timing.min_ms = o.timing.max_ms = 1.0;
+    o.timing.reps = 1;
+    o.rel_error = 0;
+    return o;
+  }
+  Log& log_;
+  int worker_;
+  std::string problem_;
+  const Space& space_;
+  std::chrono::microseconds delay_;
+};
+
+class FakeBackend final : public Backend {
+ public:
+  FakeBackend(Log& log, int worker, const Space& space, std::chrono::microseconds delay)
+      : log_(log), worker_(worker), space_(space), delay_(delay) {
+    device_.spec = "fake:" + std::to_string(worker);
+    device_.backend = "fake";
+    device_.name = "Fake Device";
+    device_.slug = "fake-device";
+  }
+  const DeviceInfo& device() const override { return device_; }
+  std::unique_ptr<ProblemSession> open(const Problem& p) override {
+    return std::make_unique<FakeSession>(log_, worker_, p.key(), space_, delay_);
+  }
+
+ private:
+  Log& log_;
+  int worker_;
+  const Space& space_;
+  std::chrono::microseconds delay_;
+  DeviceInfo device_;
+};
+
+struct FakeSweep {
+  const Family& family = find_family("gemm");
+  Workload workload = family.builtin_workload("tiny");
+  SweepOptions options;
+  FakeSweep() {
+    const auto all = family.space().enumerate();
+    options.configs.assign(all.begin(), all.begin() + 12);
+    options.timing.min_reps = options.timing.max_reps = 1;
+  }
+  SweepWorker worker(Log& log, int index, std::chrono::microseconds delay,
+                     const std::string& slug = "") {
+    return {[&log, index, delay, this] {
+              return std::make_unique<FakeBackend>(log, index, family.space(), delay);
+            },
+            slug};
+  }
+  size_t expected_rows() const {
+    return workload.problems.size() * (options.configs.size() + 1);  // + the vendor row
+  }
+};
+
+std::set<std::tuple<std::string, std::string, std::string>> keys_of(const std::string& path) {
+  std::set<std::tuple<std::string, std::string, std::string>> out;
+  for (const auto& m : Store(path, Store::Mode::read_only).query())
+    out.insert({m.device, m.problem, m.config});
+  return out;
+}
+
+using std::chrono::microseconds;
+
+TEST(SweepWorkers, IdenticalDevicesShareOneQueueAndStoreTheKeysOfOneDevice) {
+  FakeSweep s;
+  Log one_log, two_log;
+  const auto one = temp_path("workers_one.sqlite"), two = temp_path("workers_two.sqlite");
+  {
+    Store store(one);
+    std::vector<SweepWorker> w;
+    w.push_back(s.worker(one_log, 0, microseconds(100)));
+    EXPECT_EQ(run_sweep(s.family, std::move(w), s.workload, store, s.options).measured,
+              s.expected_rows());
+  }
+  std::vector<size_t> progress;
+  s.options.on_progress = [&](size_t done, size_t, const Measurement&) {
+    progress.push_back(done);
+  };
+  {
+    Store store(two);
+    std::vector<SweepWorker> w;
+    w.push_back(s.worker(two_log, 0, microseconds(100)));
+    w.push_back(s.worker(two_log, 1, microseconds(100)));
+    const SweepSummary sum = run_sweep(s.family, std::move(w), s.workload, store, s.options);
+    EXPECT_EQ(sum.measured, s.expected_rows());
+    EXPECT_EQ(sum.by_status[Status::ok], s.expected_rows());
+  }
+  EXPECT_EQ(keys_of(two), keys_of(one));
+  EXPECT_EQ(keys_of(two).size(), s.expected_rows());
+  for (const auto& [key, workers] : two_log.runs) EXPECT_EQ(workers.size(), 1u) << key.second;
+  EXPECT_GT(two_log.per_worker[0], 0u);
+  EXPECT_GT(two_log.per_worker[1], 0u);
+  ASSERT_EQ(progress.size(), s.expected_rows());  // one combined count, one step at a time
+  for (size_t i = 0; i < progress.size(); ++i) EXPECT_EQ(progress[i], i + 1);
+}
+
+TEST(SweepWorkers, AFastDeviceTakesMoreOfTheQueueThanASlowOne) {
+  FakeSweep s;
+  Log log;
+  const auto path = temp_path("workers_balance.sqlite");
+  Store store(path);
+  std::vector<SweepWorker> w;
+  w.push_back(s.worker(log, 0, microseconds(6000)));  // slow
+  w.push_back(s.worker(log, 1, microseconds(500)));   // fast
+  run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  // A static split would give each half; the queue gives the 12x faster device far more.
+  EXPECT_GT(log.per_worker[1], 3 * log.per_worker[0]);
+  EXPECT_EQ(keys_of(path).size(), s.expected_rows());
+}
+
+TEST(SweepWorkers, AnExpensiveProblemIsCutIntoBatchesThatBothDevicesMeasure) {
+  FakeSweep s;
+  s.workload.problems = {Problem::parse("transa=0;transb=0;m=4096;n=4096;k=4096;batch=1"),
+                         Problem::parse("transa=0;transb=0;m=8;n=8;k=8;batch=1"),
+                         Problem::parse("transa=0;transb=0;m=16;n=8;k=8;batch=1")};
+  Log log;
+  const auto path = temp_path("workers_batches.sqlite");
+  Store store(path);
+  std::vector<SweepWorker> w;
+  w.push_back(s.worker(log, 0, microseconds(300)));
+  w.push_back(s.worker(log, 1, microseconds(300)));
+  run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  std::set<int> on_big;
+  for (const auto& [key, workers] : log.runs)
+    if (key.first == s.workload.problems[0].key()) on_big.insert(workers.begin(), workers.end());
+  EXPECT_EQ(on_big, (std::set<int>{0, 1}));
+  EXPECT_EQ(keys_of(path).size(), s.expected_rows());
+}
+
+TEST(SweepWorkers, DifferentDevicesEachMeasureTheWholeSweepUnderTheirSlug) {
+  FakeSweep s;
+  Log log;
+  const auto path = temp_path("workers_slugs.sqlite");
+  {
+    Store store(path);
+    std::vector<SweepWorker> w;
+    w.push_back(s.worker(log, 0, microseconds(50), "model-a"));
+    w.push_back(s.worker(log, 1, microseconds(50), "model-b"));
+    EXPECT_EQ(run_sweep(s.family, std::move(w), s.workload, store, s.options).measured,
+              2 * s.expected_rows());
+  }
+  const Store store(path, Store::Mode::read_only);
+  EXPECT_EQ(store.measured_devices(), (std::vector<std::string>{"model-a", "model-b"}));
+  EXPECT_EQ(store.query("model-a").size(), s.expected_rows());
+  EXPECT_EQ(store.query("model-b").size(), s.expected_rows());
+  ASSERT_EQ(store.devices().size(), 2u);
+  EXPECT_EQ(store.devices()[0].name, "Fake Device");
+}
+
+TEST(SweepWorkers, AWorkerErrorStopsTheSweepKeepsItsRowsAndARerunFinishesIt) {
+  FakeSweep s;
+  Log failing, healthy;
+  const auto path = temp_path("workers_resume.sqlite");
+  failing.runs_left_before_error = 9;
+  size_t kept = 0;
+  {
+    Store store(path);
+    std::vector<SweepWorker> w;
+    w.push_back(s.worker(failing, 0, microseconds(200)));
+    w.push_back(s.worker(failing, 1, microseconds(200)));
+    try {
+      run_sweep(s.family, std::move(w), s.workload, store, s.options);
+      ADD_FAILURE() << "the worker's error was not rethrown";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("fake device lost"), std::string::npos);
+    }
+    kept = store.count();
+  }
+  EXPECT_GE(kept, 9u);
+  EXPECT_LT(kept, s.expected_rows());
+  Store store(path);
+  std::vector<SweepWorker> w;
+  w.push_back(s.worker(healthy, 0, microseconds(50)));
+  w.push_back(s.worker(healthy, 1, microseconds(50)));
+  const SweepSummary rerun = run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  EXPECT_EQ(rerun.measured, s.expected_rows() - kept);
+  EXPECT_EQ(store.count(), s.expected_rows());
+  for (const auto& [key, workers] : failing.runs)  // nothing measured before is measured again
+    EXPECT_EQ(healthy.runs.count(key), 0u) << key.first << " " << key.second;
+}
+
+TEST(SweepWorkers, AWorkerThatCannotOpenItsDeviceFailsBeforeTheStoreIsWritten) {
+  FakeSweep s;
+  Log log;
+  const auto path = temp_path("workers_open.sqlite");
+  Store store(path);
+  std::vector<SweepWorker> w;
+  w.push_back(s.worker(log, 0, microseconds(50)));
+  w.push_back(
+      {[]() -> std::unique_ptr<Backend> { throw Error("cuda:7: no such CUDA device"); }, ""});
+  EXPECT_THROW(run_sweep(s.family, std::move(w), s.workload, store, s.options), Error);
+  EXPECT_EQ(store.count(), 0u);
+  EXPECT_TRUE(store.devices().empty());
+}
+
+DeviceInfo gpu(const std::string& name, double cc, double gib) {
+  DeviceInfo d;
+  d.name = name;
+  d.slug = slugify(name);
+  d.features = {{"compute_capability", cc}, {"global_mem_bytes", gib * (1 << 30)}};
+  return d;
+}
+
+TEST(SweepWorkers, IdenticalDevicesShareASlugAndDifferentOnesKeepTheirOwn) {
+  EXPECT_EQ(shared_device_slugs({gpu("H200", 9.0, 141), gpu("H200", 9.0, 141)}),
+            (std::vector<std::string>{"h200", "h200"}));
+  EXPECT_EQ(shared_device_slugs({gpu("H200", 9.0, 141), gpu("A100", 8.0, 80)}),
+            (std::vector<std::string>{"h200", "a100"}));
+  // One name, two memory sizes: two devices, told apart.
+  EXPECT_EQ(shared_device_slugs({gpu("A100", 8.0, 40), gpu("A100", 8.0, 80), gpu("A100", 8.0, 40)}),
+            (std::vector<std::string>{"a100-40gib-cc80", "a100-80gib-cc80", "a100-40gib-cc80"}));
+}
+
+}  // namespace
+}  // namespace ktune
