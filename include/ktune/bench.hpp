@@ -47,10 +47,11 @@ struct SweepWorker {
   std::string slug;  // empty: the backend's own
 };
 
-// Every worker takes (problem, config batch) items from one queue per device slug, largest
-// first, until none is left: identical devices share the sweep, a device of another slug
-// measures the whole sweep itself. Batches split expensive problems so the devices finish
-// together. One store, written one measurement at a time as by run_sweep (kill-anywhere safe;
+// Every worker takes problems (each a range of configs) from one queue per device slug, the
+// most FLOPs first; once the queue is empty an idle worker takes the upper half of the configs
+// another has left (work stealing), so the devices finish together however wrong the FLOP
+// estimate. Identical devices share the sweep, a device of another slug measures the whole
+// sweep itself. One store, written one measurement at a time as by run_sweep (kill-anywhere safe;
 // a rerun resumes). The first worker runs on the calling thread. A worker's error stops the
 // others after their current measurement and is rethrown.
 SweepSummary run_sweep(const Family& family, std::vector<SweepWorker> workers,

@@ -1,5 +1,6 @@
 // run_sweep (include/ktune/bench.hpp): the plan of what each device slug still has to measure,
-// cut into (problem, config batch) items, and the workers that drain one queue per slug.
+// one range of configs per problem, and the workers that drain one queue per slug and then
+// steal half of each other's ranges.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "ktune/bench.hpp"
 #include "ktune/error.hpp"
@@ -54,11 +56,13 @@ class BorrowedBackend final : public Backend {
   Backend& b_;
 };
 
-struct Item {
-  size_t problem = 0;           // index into the workload
-  size_t first = 0, count = 0;  // a range of the problem's pending configs
-  bool vendors = false;         // the problem's first item also measures the vendor baselines
-  double cost = 0;
+// Configs [next, end) of one problem's pending list. `next` advances as a worker measures them,
+// and an idle worker may take the upper half (work stealing); both under the sweep's mutex.
+struct Range {
+  size_t problem = 0;  // index into the workload
+  size_t next = 0, end = 0;
+  bool vendors = false;  // the problem's vendor baselines are still to measure (after its configs)
+  double cost = 0;       // the ordering estimate
 };
 
 // What one device slug still has to measure.
@@ -68,7 +72,8 @@ struct Group {
   std::vector<Config> to_prepare;
   std::set<MeasurementKey> existing;
   std::map<size_t, std::vector<const Config*>> pending;  // workload problem -> configs
-  std::deque<Item> queue;
+  std::deque<std::shared_ptr<Range>> queue;
+  std::vector<std::shared_ptr<Range>> active;  // ranges workers are measuring
 };
 
 class Sweep {
@@ -143,7 +148,10 @@ class Sweep {
     for (size_t w = 0; w < backends_.size(); ++w) {
       const DeviceInfo& d = backends_[w]->device();
       const auto [it, added] = group_index.emplace(d.slug, groups_.size());
-      if (added) groups_.push_back(Group{d, 0, {}, {}, {}, {}});
+      if (added) {
+        groups_.emplace_back();
+        groups_.back().device = d;
+      }
       group_of_[w] = it->second;
       ++groups_[it->second].workers;
     }
@@ -198,51 +206,52 @@ class Sweep {
       }
       flops.push_back(family_.flops(workload_.problems[i]));
     }
-    cut_into_items(group, flops);
+    queue_ranges(group, flops);
   }
 
-  // One worker takes the problems in workload order. Several take the largest items first, and a
-  // problem costing more than 1/32 of a worker's share is cut into config batches, so the last
-  // items are small and the workers finish together. The cost of a measurement is modelled as
-  // its FLOPs plus the median problem's (a fixed overhead per launch, verification and timing).
-  void cut_into_items(Group& group, std::vector<double> flops) {
+  // One range per problem. One worker takes them in workload order; several take the most
+  // expensive first, estimating a measurement's cost as its FLOPs plus the median problem's (a
+  // fixed overhead per launch, verification and timing). The estimate only orders: a problem it
+  // misjudges is shared out by stealing at the end, so the workers still finish together.
+  void queue_ranges(Group& group, std::vector<double> flops) {
     double overhead = 0;
     if (!flops.empty()) {
       std::nth_element(flops.begin(), flops.begin() + long(flops.size() / 2), flops.end());
       overhead = flops[flops.size() / 2];
     }
-    auto cost_of = [&](size_t problem) {
-      return family_.flops(workload_.problems[problem]) + overhead;
-    };
-    double total = 0;
-    for (const auto& [problem, pending] : group.pending)
-      total += cost_of(problem) * double(pending.size());
-    const double largest = total / double(32 * group.workers);
     for (const auto& [problem, pending] : group.pending) {
       if (pending.empty() && !options_.vendors) continue;
-      const double each = cost_of(problem);
-      size_t batch = pending.size();
-      if (group.workers > 1 && each > 0 && largest > 0)
-        batch = std::max<size_t>(1, size_t(largest / each));
-      size_t first = 0;
-      do {
-        const size_t count = std::min(batch, pending.size() - first);
-        group.queue.push_back(
-            {problem, first, count, first == 0 && options_.vendors, each * double(count)});
-        first += count;
-      } while (first < pending.size());
+      const double each = family_.flops(workload_.problems[problem]) + overhead;
+      group.queue.push_back(std::make_shared<Range>(
+          Range{problem, 0, pending.size(), options_.vendors, each * double(pending.size())}));
     }
     if (group.workers > 1)
       std::stable_sort(group.queue.begin(), group.queue.end(),
-                       [](const Item& a, const Item& b) { return a.cost > b.cost; });
+                       [](const auto& a, const auto& b) { return a->cost > b->cost; });
   }
 
-  bool next(Group& group, Item& item) {
-    std::lock_guard lock(mutex_);
-    if (stop_ || g_interrupted || group.queue.empty()) return false;
-    item = group.queue.front();
-    group.queue.pop_front();
-    return true;
+  // Under the lock: the next range from the queue or, once it is empty, the upper half of the
+  // configs another worker has left (the range with the most; at least 2 left).
+  std::shared_ptr<Range> take(Group& group) {
+    if (!group.queue.empty()) {
+      auto range = group.queue.front();
+      group.queue.pop_front();
+      return range;
+    }
+    std::shared_ptr<Range> victim;
+    size_t most = 1;
+    for (const auto& r : group.active) {
+      if (r->end - r->next > most) {
+        most = r->end - r->next;
+        victim = r;
+      }
+    }
+    if (!victim) return nullptr;
+    auto half = std::make_shared<Range>(*victim);
+    half->vendors = false;
+    half->next = victim->next + most / 2;
+    victim->end = half->next;
+    return half;
   }
 
   bool out_of_budget() const {
@@ -251,70 +260,104 @@ class Sweep {
     return std::chrono::duration<double, std::milli>(elapsed).count() > *options_.budget_ms;
   }
 
+  // What a worker does next, under the lock: nothing (false), the vendor baselines of its
+  // finished range (*vendors), or the pending config *index of *range.
+  bool next(Group& group, std::shared_ptr<Range>& range, bool* vendors, size_t* index) {
+    std::lock_guard lock(mutex_);
+    if (!keep_going_locked()) return false;
+    *vendors = false;
+    while (!range || range->next >= range->end) {
+      // A problem's vendor baselines come after its configs, as on one device (so the rows a
+      // killed sweep left are its configs' first, as `already stored` counts them).
+      if (range && std::exchange(range->vendors, false)) {
+        *vendors = true;
+        return true;
+      }
+      if (range) std::erase(group.active, range);
+      range = take(group);
+      if (!range) return false;
+      group.active.push_back(range);
+    }
+    *index = range->next++;
+    return true;
+  }
+
+  // Under the lock: whether to start another measurement (no error, interrupt or budget end).
+  bool keep_going_locked() {
+    if (stop_ || g_interrupted) return false;
+    if (out_of_budget()) {
+      summary_.budget_exhausted = true;
+      stop_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  bool keep_going() {
+    std::lock_guard lock(mutex_);
+    return keep_going_locked();
+  }
+
   void drain(Backend& backend, Group& group) {
     const std::string& slug = group.device.slug;
     std::unique_ptr<ProblemSession> session;
     size_t session_problem = SIZE_MAX;
     std::string open_error;
-    Item item;
-    while (next(group, item)) {
-      const Problem& problem = workload_.problems[item.problem];
+    std::shared_ptr<Range> range;
+    bool vendors = false;
+    size_t index = 0;
+    while (next(group, range, &vendors, &index)) {
+      const Problem& problem = workload_.problems[range->problem];
       const std::string key = problem.key();
-      if (item.problem != session_problem) {  // consecutive batches of one problem reuse it
+      if (range->problem != session_problem) {  // a worker's next range is often the same problem
         session.reset();
         open_error.clear();
-        session_problem = item.problem;
+        session_problem = range->problem;
         try {
           session = backend.open(problem);
         } catch (const std::exception& e) {
           open_error = e.what();
         }
       }
-      std::vector<std::pair<const Config*, std::string>> work;
-      const auto& pending = group.pending.at(item.problem);
-      for (size_t i = item.first; i < item.first + item.count; ++i)
-        work.emplace_back(pending[i], space_.to_string(*pending[i]));
-      if (item.vendors && session)  // vendors are only known once a session exists
-        for (const auto& v : session->vendors())
-          if (!group.existing.count({slug, family_.name(), key, v})) work.emplace_back(nullptr, v);
-      for (const auto& [config, name] : work) {
-        if (g_interrupted || stopped()) return;
-        if (out_of_budget()) {
-          std::lock_guard lock(mutex_);
-          summary_.budget_exhausted = true;
-          stop_ = true;
-          return;
+      if (vendors) {  // vendors are only known once a session exists
+        if (!session) continue;
+        for (const auto& v : session->vendors()) {
+          if (group.existing.count({slug, family_.name(), key, v})) continue;
+          if (!keep_going()) return;
+          measure(session.get(), open_error, problem, slug, nullptr, v);
         }
-        Measurement m;
-        m.device = slug;
-        m.family = family_.name();
-        m.problem = key;
-        m.config = name;
-        m.config_id = config ? config->id : -1;
-        m.vendor = !config;
-        if (!session) {
-          m.outcome.status = Status::failed;
-          m.outcome.message = "could not open problem: " + open_error;
-        } else if (config) {
-          if (auto why = space_.violates(*config)) {
-            m.outcome.status = Status::refused;
-            m.outcome.message = *why;
-          } else {
-            m.outcome = session->run(*config, options_.timing);
-          }
-        } else {
-          m.outcome = session->run_vendor(name, options_.timing);
-        }
-        if (m.outcome.status == Status::ok && m.outcome.timing.median_ms > 0)
-          m.perf = family_.flops(problem) / m.outcome.timing.median_ms / 1e6;  // GFLOP/s
-        record(m);
+        continue;
       }
+      const Config* config = group.pending.at(range->problem)[index];
+      measure(session.get(), open_error, problem, slug, config, space_.to_string(*config));
     }
   }
 
-  bool stopped() {
-    std::lock_guard lock(mutex_);
-    return stop_;
+  void measure(ProblemSession* session, const std::string& open_error, const Problem& problem,
+               const std::string& slug, const Config* config, const std::string& name) {
+    Measurement m;
+    m.device = slug;
+    m.family = family_.name();
+    m.problem = problem.key();
+    m.config = name;
+    m.config_id = config ? config->id : -1;
+    m.vendor = !config;
+    if (!session) {
+      m.outcome.status = Status::failed;
+      m.outcome.message = "could not open problem: " + open_error;
+    } else if (config) {
+      if (auto why = space_.violates(*config)) {
+        m.outcome.status = Status::refused;
+        m.outcome.message = *why;
+      } else {
+        m.outcome = session->run(*config, options_.timing);
+      }
+    } else {
+      m.outcome = session->run_vendor(name, options_.timing);
+    }
+    if (m.outcome.status == Status::ok && m.outcome.timing.median_ms > 0)
+      m.perf = family_.flops(problem) / m.outcome.timing.median_ms / 1e6;  // GFLOP/s
+    record(m);
   }
 
   // One writer at a time: the store's connection, the summary and the progress callback.

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
@@ -27,6 +28,7 @@ struct Log {
   std::map<std::pair<std::string, std::string>, std::vector<int>> runs;  // (problem, config)
   std::map<int, size_t> per_worker;
   std::atomic<int> runs_left_before_error{-1};  // counts down; at 0 the next run throws
+  std::string slow_problem;                     // its runs take 20 times longer
 };
 
 class FakeSession final : public ProblemSession {
@@ -46,7 +48,7 @@ class FakeSession final : public ProblemSession {
   Outcome measure(const std::string& name) {
     if (log_.runs_left_before_error.fetch_sub(1) == 0)
       throw Error("fake device lost (as a sticky CUDA error would)");
-    std::this_thread::sleep_for(delay_);
+    std::this_thread::sleep_for(problem_ == log_.slow_problem ? 20 * delay_ : delay_);
     {
       std::lock_guard lock(log_.mutex);
       log_.runs[{problem_, name}].push_back(worker_);
@@ -88,15 +90,29 @@ class FakeBackend final : public Backend {
   DeviceInfo device_;
 };
 
+// A family of its own, so the test needs no kernels: 12 configs, problems "n=<size>" whose
+// FLOPs are n^3.
+class FakeFamily final : public Family {
+ public:
+  std::string name() const override { return "fakefam"; }
+  const Space& space() const override { return space_; }
+  std::vector<std::string> feature_names() const override { return {"n"}; }
+  std::vector<std::string> derived_feature_names() const override { return {}; }
+  std::vector<double> derived_features(const Problem&) const override { return {}; }
+  double flops(const Problem& p) const override { return std::pow(p.get("n"), 3); }
+  void validate(const Problem&) const override {}
+
+ private:
+  Space space_{"fakefam", {Param{"x", {"1", "2", "3", "4", "5", "6"}}, Param{"y", {"1", "2"}}}};
+};
+
 struct FakeSweep {
-  const Family& family = find_family("gemm");
-  Workload workload = family.builtin_workload("tiny");
+  FakeFamily family;
+  Workload workload{"four",
+                    {Problem::parse("n=64"), Problem::parse("n=8"), Problem::parse("n=32"),
+                     Problem::parse("n=16")}};
   SweepOptions options;
-  FakeSweep() {
-    const auto all = family.space().enumerate();
-    options.configs.assign(all.begin(), all.begin() + 12);
-    options.timing.min_reps = options.timing.max_reps = 1;
-  }
+  FakeSweep() { options.timing.min_reps = options.timing.max_reps = 1; }
   SweepWorker worker(Log& log, int index, std::chrono::microseconds delay,
                      const std::string& slug = "") {
     return {[&log, index, delay, this] {
@@ -105,7 +121,7 @@ struct FakeSweep {
             slug};
   }
   size_t expected_rows() const {
-    return workload.problems.size() * (options.configs.size() + 1);  // + the vendor row
+    return workload.problems.size() * (family.space().enumerate().size() + 1);  // + vendor row
   }
 };
 
@@ -157,30 +173,36 @@ TEST(SweepWorkers, AFastDeviceTakesMoreOfTheQueueThanASlowOne) {
   const auto path = temp_path("workers_balance.sqlite");
   Store store(path);
   std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(6000)));  // slow
-  w.push_back(s.worker(log, 1, microseconds(500)));   // fast
+  w.push_back(s.worker(log, 0, microseconds(20000)));  // slow
+  w.push_back(s.worker(log, 1, microseconds(200)));    // fast
   run_sweep(s.family, std::move(w), s.workload, store, s.options);
-  // A static split would give each half; the queue gives the 12x faster device far more.
-  EXPECT_GT(log.per_worker[1], 3 * log.per_worker[0]);
+  // A static split would give each half; the queue gives the 100x faster device far more.
+  EXPECT_GT(log.per_worker[1], 3 * log.per_worker[0])
+      << "fast " << log.per_worker[1] << ", slow " << log.per_worker[0];
   EXPECT_EQ(keys_of(path).size(), s.expected_rows());
 }
 
-TEST(SweepWorkers, AnExpensiveProblemIsCutIntoBatchesThatBothDevicesMeasure) {
+// As the m=64 n=32 k=50176 GEMM on the H200s: few FLOPs (so queued last) but the slowest
+// problem by far. The worker that is done first takes half of what is left of it, repeatedly.
+TEST(SweepWorkers, AProblemSlowerThanItsFlopsIsSharedByStealingAtTheEnd) {
   FakeSweep s;
-  s.workload.problems = {Problem::parse("transa=0;transb=0;m=4096;n=4096;k=4096;batch=1"),
-                         Problem::parse("transa=0;transb=0;m=8;n=8;k=8;batch=1"),
-                         Problem::parse("transa=0;transb=0;m=16;n=8;k=8;batch=1")};
   Log log;
-  const auto path = temp_path("workers_batches.sqlite");
+  const Problem* least = &s.workload.problems[0];
+  for (const auto& p : s.workload.problems)
+    if (s.family.flops(p) < s.family.flops(*least)) least = &p;
+  log.slow_problem = least->key();
+  const auto path = temp_path("workers_steal.sqlite");
   Store store(path);
   std::vector<SweepWorker> w;
   w.push_back(s.worker(log, 0, microseconds(300)));
   w.push_back(s.worker(log, 1, microseconds(300)));
   run_sweep(s.family, std::move(w), s.workload, store, s.options);
-  std::set<int> on_big;
+  std::map<int, size_t> on_slow;
   for (const auto& [key, workers] : log.runs)
-    if (key.first == s.workload.problems[0].key()) on_big.insert(workers.begin(), workers.end());
-  EXPECT_EQ(on_big, (std::set<int>{0, 1}));
+    if (key.first == log.slow_problem)
+      for (int worker : workers) ++on_slow[worker];
+  EXPECT_GE(on_slow[0], 3u);
+  EXPECT_GE(on_slow[1], 3u);
   EXPECT_EQ(keys_of(path).size(), s.expected_rows());
 }
 
