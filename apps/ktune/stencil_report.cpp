@@ -28,18 +28,18 @@ double quantile(std::vector<double> v, double q) {
   return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
 }
 
-const ml::ProtocolMetrics* best_of(const ml::ProtocolResult& r, const std::string& split,
-                                   const std::string& method) {
-  const ml::ProtocolMetrics* best = nullptr;
+const ml::ProtocolRow* best_of(const ml::ProtocolResult& r, const std::string& split,
+                               const std::string& method) {
+  const ml::ProtocolRow* best = nullptr;
   for (const auto& m : r.rows) {
-    if (m.split == split && m.method == method && m.problems > 0 &&
-        (!best || m.pct_of_oracle > best->pct_of_oracle))
+    if (m.split == split && m.method == method && m.metrics.problems > 0 &&
+        (!best || m.metrics.pct_of_oracle > best->metrics.pct_of_oracle))
       best = &m;
   }
   return best;
 }
 
-std::string label(const ml::ProtocolMetrics& m) {
+std::string label(const ml::ProtocolRow& m) {
   return fmt::format("{} {} ({})", m.method, m.model, m.fallback);
 }
 
@@ -49,12 +49,13 @@ void write_stencil_csv(const ml::ProtocolResult& r, std::ostream& out) {
   out << "method,model,fallback,split,pct_of_oracle,median_speedup_vs_baseline,"
          "mean_speedup_vs_baseline,median_speedup_vs_expert,accuracy,validity,refused_rate,"
          "predict_ns\n";
-  for (const auto& m : r.rows) {
+  for (const auto& row : r.rows) {
+    const ml::Metrics& m = row.metrics;
     const bool ok = m.problems > 0;
     auto v = [&](double x) { return ok ? num(x) : std::string(); };
-    out << m.method << ',' << m.model << ',' << m.fallback << ',' << m.split << ','
-        << v(m.pct_of_oracle) << ',' << v(m.median_speedup_vs_baseline) << ','
-        << v(m.mean_speedup_vs_baseline) << ',' << v(m.median_speedup_vs_expert) << ','
+    out << row.method << ',' << row.model << ',' << row.fallback << ',' << row.split << ','
+        << v(m.pct_of_oracle) << ',' << v(m.median_speedup_vs_reference) << ','
+        << v(m.mean_speedup_vs_reference) << ',' << v(m.median_speedup_vs_expert) << ','
         << v(m.accuracy) << ',' << v(m.validity) << ',' << v(m.refused_rate) << ','
         << v(m.predict_ns) << '\n';
   }
@@ -74,22 +75,22 @@ void write_stencil_markdown(const ml::ProtocolResult& r, std::ostream& out) {
   // Headline: the first split (cv10 by default), as the seed reports its cross-validation.
   if (!r.split_folds.empty()) {
     const std::string& split = r.split_folds.front().first;
-    const ml::ProtocolMetrics* cls = best_of(r, split, "classifier");
-    const ml::ProtocolMetrics* reg = best_of(r, split, "speedup-regressor");
+    const ml::ProtocolRow* cls = best_of(r, split, "classifier");
+    const ml::ProtocolRow* reg = best_of(r, split, "speedup-regressor");
     out << "## Seed headline figures beside ours (split " << split << ")\n\n";
     out << "| figure | seed | ours | ours from |\n|---|---|---|---|\n";
     if (cls) {
       out << fmt::format("| % of oracle, best classifier | {:.0f} % | {:.1f} % | {} |\n",
-                         kSeedPctOfOracle, cls->pct_of_oracle, label(*cls));
+                         kSeedPctOfOracle, cls->metrics.pct_of_oracle, label(*cls));
       out << fmt::format(
           "| median speedup over the best fixed work-group size | {:.2f}× | {:.2f}× | {} |\n",
-          kSeedMedianSpeedup, cls->median_speedup_vs_baseline, label(*cls));
+          kSeedMedianSpeedup, cls->metrics.median_speedup_vs_reference, label(*cls));
     }
     if (reg) {
       out << fmt::format(
           "| mean speedup over the best fixed size, speedup regressor | {:.2f}× | {:.2f}× | {} "
           "|\n",
-          kSeedMeanSpeedupRegressor, reg->mean_speedup_vs_baseline, label(*reg));
+          kSeedMeanSpeedupRegressor, reg->metrics.mean_speedup_vs_reference, label(*reg));
     }
     out << "\n";
   }
@@ -109,15 +110,16 @@ void write_stencil_markdown(const ml::ProtocolResult& r, std::ostream& out) {
            "perf/oracle (%) | median × vs baseline | mean × vs baseline | median × vs expert | "
            "accuracy | validity | refused | predict ns |\n";
     out << "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
-    for (const auto& m : r.rows) {
-      if (m.split != split) continue;
+    for (const auto& row : r.rows) {
+      if (row.split != split) continue;
+      const ml::Metrics& m = row.metrics;
       out << fmt::format(
           "| {} | {} | {} | {} | {} | {} / {} / {} / {} | {} | {} | {} | {} | {} | {} | {} |\n",
-          m.method, m.model, m.fallback, m.problems, num(m.pct_of_oracle, "{:.1f}"),
+          row.method, row.model, row.fallback, m.problems, num(m.pct_of_oracle, "{:.1f}"),
           num(100 * quantile(m.ratios, 0), "{:.0f}"), num(100 * quantile(m.ratios, 0.25), "{:.0f}"),
           num(100 * quantile(m.ratios, 0.5), "{:.0f}"),
           num(100 * quantile(m.ratios, 0.75), "{:.0f}"),
-          num(m.median_speedup_vs_baseline, "{:.2f}"), num(m.mean_speedup_vs_baseline, "{:.2f}"),
+          num(m.median_speedup_vs_reference, "{:.2f}"), num(m.mean_speedup_vs_reference, "{:.2f}"),
           num(m.median_speedup_vs_expert, "{:.2f}"), num(m.accuracy, "{:.3f}"),
           num(m.validity, "{:.3f}"), num(m.refused_rate, "{:.3f}"), num(m.predict_ns, "{:.0f}"));
     }

@@ -264,9 +264,9 @@ void print_held_out(const Learned& l, const DemoOptions& o) {
     return;
   }
   const auto m = ml::evaluate_selector(*l.selector, l.test, l.shipped, ml::safe_order(l.train));
-  // speedup_vs_fixed = geomean(served / fixed) and pct = geomean(served / oracle), with the same
-  // floor, so their quotient is the fixed config's own % of oracle on these shapes.
-  const double fixed = m.pct_of_oracle / m.speedup_vs_fixed;
+  // speedup_vs_reference = geomean(served / fixed) and pct = geomean(served / oracle), with the
+  // same floor, so their quotient is the fixed config's own % of oracle on these shapes.
+  const double fixed = m.pct_of_oracle / m.speedup_vs_reference;
   fmt::print(
       "  % of oracle = 100 × geometric mean over the {} held-out shapes of GFLOP/s of the served "
       "config / GFLOP/s of the best of all {} configs.\n\n",

@@ -133,69 +133,35 @@ std::vector<Eigen::Index> fixed_config_order(const Dataset& train) {
   return order;
 }
 
-SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test,
-                                   const std::vector<Eigen::Index>& shipped,
-                                   const std::vector<Eigen::Index>& fixed_order) {
+Metrics evaluate_selector(const Selector& selector, const Dataset& test,
+                          const std::vector<Eigen::Index>& shipped,
+                          const std::vector<Eigen::Index>& fixed_order) {
   if (shipped.size() != selector.config_names().size()) {
     throw Error("eval: the shipped list and the selector's configs differ in size");
   }
-  SelectionMetrics m;
-  std::vector<double> ratios;
-  double speedup_log = 0, seconds = 0;
-  int acc_oracle = 0, acc_shipped = 0, valid_picks = 0, unservable = 0;
+  std::vector<Outcome> outcomes;
   for (Eigen::Index r = 0; r < test.rows(); ++r) {
-    Eigen::Index oracle_col = -1;
-    double oracle = 0;
-    for (Eigen::Index c = 0; c < test.cols(); ++c) {
-      if (test.valid(r, c) && test.perf(r, c) > oracle) {
-        oracle = test.perf(r, c);
-        oracle_col = c;
-      }
-    }
-    if (oracle <= 0) continue;
     std::vector<bool> valid(shipped.size());
-    int best_shipped = -1;
-    for (size_t k = 0; k < shipped.size(); ++k) {
-      valid[k] = test.valid(r, shipped[k]);
-      if (valid[k] &&
-          (best_shipped < 0 || test.perf(r, shipped[k]) > test.perf(r, shipped[best_shipped]))) {
-        best_shipped = static_cast<int>(k);
-      }
-    }
+    for (size_t k = 0; k < shipped.size(); ++k) valid[k] = test.valid(r, shipped[k]);
+    Outcome o;
+    o.row = r;
     const auto t0 = std::chrono::steady_clock::now();
     const Choice choice = selector.choose(test.features.row(r), valid);
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Eigen::Index served = shipped[choice.served];
-    const bool served_ok = test.valid(r, served);
-    const double ratio = served_ok ? test.perf(r, served) / oracle : 0.0;
-    ratios.push_back(ratio);
-    acc_oracle += served_ok && served == oracle_col ? 1 : 0;
-    acc_shipped += served_ok && choice.served == best_shipped ? 1 : 0;
-    valid_picks += choice.refused ? 0 : 1;
-    unservable += best_shipped < 0 ? 1 : 0;
-    double fixed_ratio = kInvalidRatio;
+    o.ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    o.pick = shipped[size_t(choice.pick)];
+    o.served = shipped[size_t(choice.served)];
+    // The fixed config, or the first valid config along its fallback order.
+    o.reference = fixed_order.empty() ? o.served : fixed_order.front();
     for (Eigen::Index c : fixed_order) {
       if (test.valid(r, c)) {
-        fixed_ratio = std::max(test.perf(r, c) / oracle, kInvalidRatio);
+        o.reference = c;
         break;
       }
     }
-    speedup_log += std::log(std::max(ratio, kInvalidRatio) / fixed_ratio);
+    o.expert = o.reference;
+    outcomes.push_back(o);
   }
-  m.problems = static_cast<int>(ratios.size());
-  m.pct_of_oracle = pct_of_oracle(ratios);
-  m.ceiling_pct = ceiling_pct(test, shipped);
-  if (m.problems > 0) {
-    const double n = m.problems;
-    m.accuracy_oracle = acc_oracle / n;
-    m.accuracy_shipped = acc_shipped / n;
-    m.validity = valid_picks / n;
-    m.refused_rate = 1.0 - m.validity;
-    m.unservable_rate = unservable / n;
-    m.speedup_vs_fixed = std::exp(speedup_log / n);
-    m.predict_us = 1e6 * seconds / n;
-  }
-  return m;
+  return score(test, outcomes, shipped);
 }
 
 }  // namespace ktune::ml

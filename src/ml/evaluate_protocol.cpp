@@ -16,13 +16,6 @@
 namespace ktune::ml {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // The column named `expert`, or whose single "name=value" param has that value; -1 if none.
 Eigen::Index find_expert(const Dataset& d, const std::string& expert) {
   for (Eigen::Index c = 0; c < d.cols(); ++c) {
@@ -40,8 +33,8 @@ struct FoldContext {
   std::string split;
   const Split* fold = nullptr;
   Dataset train;
-  std::vector<Eigen::Index> order;                     // safe_order(train)
-  std::vector<Eigen::Index> oracle, baseline, expert;  // per test row
+  std::vector<Eigen::Index> order;             // safe_order(train)
+  std::vector<Eigen::Index> baseline, expert;  // per test row
   int expert_substituted = 0;
 };
 
@@ -57,7 +50,7 @@ struct Task {
   std::string method, model;
 };
 
-using Records = std::vector<std::pair<Variant, std::vector<PredictionRecord>>>;
+using Records = std::vector<std::pair<Variant, std::vector<Outcome>>>;
 
 std::vector<bool> valid_mask(const Dataset& d, Eigen::Index row) {
   std::vector<bool> v(size_t(d.cols()));
@@ -65,11 +58,10 @@ std::vector<bool> valid_mask(const Dataset& d, Eigen::Index row) {
   return v;
 }
 
-PredictionRecord base_record(const FoldContext& ctx, size_t i) {
-  PredictionRecord rec;
+Outcome base_record(const FoldContext& ctx, size_t i) {
+  Outcome rec;
   rec.row = ctx.fold->test[i];
-  rec.oracle = ctx.oracle[i];
-  rec.baseline = ctx.baseline[i];
+  rec.reference = ctx.baseline[i];
   rec.expert = ctx.expert[i];
   return rec;
 }
@@ -87,12 +79,12 @@ Records run_task(const MergedData& d, const FoldContext& ctx, const Task& t, uin
   Records out;
   if (t.method == "fixed") {
     for (const char* which : {"baseline", "expert"}) {
-      std::vector<PredictionRecord> recs;
+      std::vector<Outcome> recs;
       for (size_t i = 0; i < test.size(); ++i) {
-        PredictionRecord rec = base_record(ctx, i);
+        Outcome rec = base_record(ctx, i);
         const bool is_baseline = std::string(which) == "baseline";
         rec.pick = is_baseline ? ctx.order.front() : rec.expert;
-        rec.served = is_baseline ? rec.baseline : rec.expert;
+        rec.served = is_baseline ? rec.reference : rec.expert;
         recs.push_back(rec);
       }
       out.push_back({{"fixed", which, "safe-order"}, std::move(recs)});
@@ -116,9 +108,9 @@ Records run_task(const MergedData& d, const FoldContext& ctx, const Task& t, uin
       if (!test.empty()) {  // untimed warm-up: the first call pays for cold caches
         use->choose(data.features.row(test.front()), valid_mask(data, test.front()));
       }
-      std::vector<PredictionRecord> recs;
+      std::vector<Outcome> recs;
       for (size_t i = 0; i < test.size(); ++i) {
-        PredictionRecord rec = base_record(ctx, i);
+        Outcome rec = base_record(ctx, i);
         const std::vector<bool> valid = valid_mask(data, rec.row);
         const auto t0 = std::chrono::steady_clock::now();
         const Choice c = use->choose(data.features.row(rec.row), valid);
@@ -133,9 +125,9 @@ Records run_task(const MergedData& d, const FoldContext& ctx, const Task& t, uin
   }
   // Regressors: rank every config by its prediction, serve the best-ranked valid one.
   if (!test.empty()) sel->scores(data.features.row(test.front()));  // untimed warm-up
-  std::vector<PredictionRecord> recs;
+  std::vector<Outcome> recs;
   for (size_t i = 0; i < test.size(); ++i) {
-    PredictionRecord rec = base_record(ctx, i);
+    Outcome rec = base_record(ctx, i);
     const auto t0 = std::chrono::steady_clock::now();
     const Eigen::VectorXd s = sel->scores(data.features.row(rec.row));
     std::vector<Eigen::Index> ranking(size_t(s.size()));
@@ -161,41 +153,6 @@ Eigen::Index first_valid(const MergedData& d, Eigen::Index row,
   return ranking.empty() ? 0 : ranking.front();
 }
 
-ProtocolMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records) {
-  const Dataset& data = d.data;
-  ProtocolMetrics m;
-  std::vector<double> vs_baseline, vs_expert;
-  int correct = 0, valid_picks = 0, refused = 0;
-  double ns = 0;
-  for (const auto& rec : records) {
-    const double oracle = data.perf(rec.row, rec.oracle);
-    if (!(oracle > 0)) continue;  // nothing valid on this problem: not scored
-    auto eff = [&](Eigen::Index c) {
-      return data.valid(rec.row, c) && data.perf(rec.row, c) > 0 ? data.perf(rec.row, c)
-                                                                 : oracle * kInvalidRatio;
-    };
-    m.ratios.push_back(eff(rec.served) / oracle);
-    vs_baseline.push_back(eff(rec.served) / eff(rec.baseline));
-    vs_expert.push_back(eff(rec.served) / eff(rec.expert));
-    correct += rec.pick == rec.oracle ? 1 : 0;
-    valid_picks += data.valid(rec.row, rec.pick) ? 1 : 0;
-    refused += data.valid(rec.row, rec.pick) ? 0 : 1;
-    ns += rec.ns;
-  }
-  m.problems = int(m.ratios.size());
-  if (m.problems == 0) return m;
-  const double n = double(m.problems);
-  m.pct_of_oracle = pct_of_oracle(m.ratios);
-  m.median_speedup_vs_baseline = median(vs_baseline);
-  m.mean_speedup_vs_baseline = std::accumulate(vs_baseline.begin(), vs_baseline.end(), 0.0) / n;
-  m.median_speedup_vs_expert = median(vs_expert);
-  m.accuracy = correct / n;
-  m.validity = valid_picks / n;
-  m.refused_rate = refused / n;
-  m.predict_ns = ns / n;
-  return m;
-}
-
 ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFolds>& splits,
                                  const ProtocolOptions& o) {
   const auto t_start = std::chrono::steady_clock::now();
@@ -219,7 +176,6 @@ ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFol
     r.notes.push_back("the expert config '" + o.expert +
                       "' is not in the data; the baseline stands in for it everywhere");
   }
-  const auto oracle = data.oracle_index();
   std::vector<FoldContext> contexts;
   for (const auto& s : splits) {
     r.split_folds.emplace_back(s.name, int(s.folds.size()));
@@ -231,7 +187,6 @@ ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFol
       ctx.train = data.subset_rows(fold.train);
       ctx.order = safe_order(ctx.train);
       for (Eigen::Index row : fold.test) {
-        ctx.oracle.push_back(oracle[size_t(row)] < 0 ? 0 : oracle[size_t(row)]);
         ctx.baseline.push_back(first_valid(d, row, ctx.order));
         const bool expert_ok = expert >= 0 && data.valid(row, expert);
         ctx.expert.push_back(expert_ok ? expert : ctx.baseline.back());
@@ -274,7 +229,7 @@ ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFol
   // Pool per (split, variant), keeping the task order (fixed, classifiers, regressors).
   for (const auto& s : splits) {
     std::vector<Variant> order;
-    std::map<Variant, std::vector<PredictionRecord>> pooled;
+    std::map<Variant, std::vector<Outcome>> pooled;
     for (size_t i = 0; i < tasks.size(); ++i) {
       if (contexts[tasks[i].fold].split != s.name) continue;
       for (auto& [variant, recs] : results[i]) {
@@ -284,12 +239,7 @@ ProtocolResult evaluate_protocol(const MergedData& d, const std::vector<SplitFol
       }
     }
     for (const auto& v : order) {
-      ProtocolMetrics m = pool_metrics(d, pooled[v]);
-      m.split = s.name;
-      m.method = v.method;
-      m.model = v.model;
-      m.fallback = v.fallback;
-      r.rows.push_back(std::move(m));
+      r.rows.push_back({s.name, v.method, v.model, v.fallback, score(data, pooled[v])});
     }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

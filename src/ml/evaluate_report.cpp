@@ -55,8 +55,8 @@ void write_metrics_csv(const EvalResult& r, std::ostream& out) {
       out << num(m.pct_of_oracle, 4) << ',' << num(m.ceiling_pct, 4) << ','
           << num(m.accuracy_oracle, 4) << ',' << num(m.accuracy_shipped, 4) << ','
           << num(m.validity, 4) << ',' << num(m.refused_rate, 4) << ',' << num(m.unservable_rate, 4)
-          << ',' << num(m.speedup_vs_fixed, 4) << ',' << num(m.predict_us, 3) << ',' << m.problems
-          << ",\n";
+          << ',' << num(m.speedup_vs_reference, 4) << ',' << num(m.predict_ns / 1000, 3) << ','
+          << m.problems << ",\n";
     } else {
       out << ",,,,,,,,,," << csv_field(row.note) << '\n';
     }
@@ -177,8 +177,8 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
           out << fmt::format("| {} | {} | {} | {} | {} | {} | {}× | {} |\n", row.selector,
                              num(m.pct_of_oracle, 1), num(100 * m.accuracy_oracle, 1) + "%",
                              num(100 * m.accuracy_shipped, 1) + "%", num(100 * m.validity, 1) + "%",
-                             num(100 * m.refused_rate, 1) + "%", num(m.speedup_vs_fixed, 3),
-                             num(m.predict_us, 1));
+                             num(100 * m.refused_rate, 1) + "%", num(m.speedup_vs_reference, 3),
+                             num(m.predict_ns / 1000, 1));
         }
       }
     }

@@ -238,27 +238,29 @@ MergedData tiny() {
 
 TEST(Protocol, MetricDefinitionsOnAHandComputedCase) {
   const MergedData m = tiny();
-  std::vector<PredictionRecord> recs(3);
-  // row, pick, served, oracle, baseline, expert, ns
-  recs[0] = {0, 2, 1, 0, 1, 0, 100};  // illegal pick, fallback to 5: ratio 0.5
-  recs[1] = {1, 2, 2, 2, 0, 0, 300};  // the oracle: ratio 1
-  recs[2] = {1, 1, 0, 2, 0, 2, 200};  // pick that failed, fallback to 2: ratio 0.25
-  const ProtocolMetrics s = pool_metrics(m, recs);
+  std::vector<Outcome> recs(3);
+  // row, pick, served, reference (baseline), expert, ns
+  recs[0] = {0, 2, 1, 1, 0, 100};  // illegal pick, fallback to 5: ratio 0.5
+  recs[1] = {1, 2, 2, 0, 0, 300};  // the oracle: ratio 1
+  recs[2] = {1, 1, 0, 0, 2, 200};  // pick that failed, fallback to 2: ratio 0.25
+  const Metrics s = score(m.data, recs);
   EXPECT_EQ(s.problems, 3);
-  EXPECT_NEAR(s.pct_of_oracle, 50.0, 1e-12);            // 100 × (0.5 × 1 × 0.25)^(1/3)
-  EXPECT_DOUBLE_EQ(s.median_speedup_vs_baseline, 1.0);  // {5/5, 8/2, 2/2}
-  EXPECT_DOUBLE_EQ(s.mean_speedup_vs_baseline, 2.0);
+  EXPECT_NEAR(s.pct_of_oracle, 50.0, 1e-12);             // 100 × (0.5 × 1 × 0.25)^(1/3)
+  EXPECT_DOUBLE_EQ(s.median_speedup_vs_reference, 1.0);  // {5/5, 8/2, 2/2}
+  EXPECT_DOUBLE_EQ(s.mean_speedup_vs_reference, 2.0);
   EXPECT_DOUBLE_EQ(s.median_speedup_vs_expert, 0.5);  // {5/10, 8/2, 2/8}
   EXPECT_DOUBLE_EQ(s.accuracy, 1.0 / 3);
   EXPECT_DOUBLE_EQ(s.validity, 1.0 / 3);      // only pick 2 on b is ok
   EXPECT_DOUBLE_EQ(s.refused_rate, 2.0 / 3);  // picks 2 on a and 1 on b did not run
   EXPECT_DOUBLE_EQ(s.predict_ns, 200.0);
+  EXPECT_DOUBLE_EQ(s.accuracy_oracle, 1.0 / 3);  // served == oracle on the second only
+  EXPECT_DOUBLE_EQ(s.ceiling_pct, 100.0);        // every config shipped
   EXPECT_EQ(s.ratios, (std::vector<double>{0.5, 1.0, 0.25}));
 
   // Nothing valid served: counts as a thousand times slower than the oracle.
-  const ProtocolMetrics u = pool_metrics(m, {{0, 2, 2, 0, 0, 0, 0}});
+  const Metrics u = score(m.data, {{0, 2, 2, 0, 0, 0}});
   EXPECT_DOUBLE_EQ(u.pct_of_oracle, 0.1);
-  EXPECT_DOUBLE_EQ(u.median_speedup_vs_baseline, 1e-3);
+  EXPECT_DOUBLE_EQ(u.median_speedup_vs_reference, 1e-3);
 }
 
 TEST(Protocol, WholeProtocolOnTwoDevices) {
@@ -276,25 +278,28 @@ TEST(Protocol, WholeProtocolOnTwoDevices) {
   EXPECT_EQ(r.expert_config, "wg=32x4");
   EXPECT_GT(r.expert_substituted.front().second, 0);  // dev-b refuses 32x4 (128 > 64)
   EXPECT_EQ(r.rows.size(), splits.size() * (2 + 5 * 3 + 2));
-  const ProtocolMetrics *tree = nullptr, *fixed = nullptr, *device_tree = nullptr;
-  for (const auto& s : r.rows) {
-    ASSERT_GT(s.problems, 0) << s.split << " " << s.model;
-    if (s.split == "cv10") {
-      EXPECT_EQ(s.problems, 100) << s.model;  // each problem once
+  const Metrics *tree = nullptr, *fixed = nullptr, *device_tree = nullptr;
+  for (const auto& row : r.rows) {
+    const Metrics& s = row.metrics;
+    ASSERT_GT(s.problems, 0) << row.split << " " << row.model;
+    if (row.split == "cv10") {
+      EXPECT_EQ(s.problems, 100) << row.model;  // each problem once
     }
-    for (double ratio : s.ratios) EXPECT_GT(ratio, 1e-3) << s.model;  // always a valid serve
+    for (double ratio : s.ratios) EXPECT_GT(ratio, 1e-3) << row.model;  // always a valid serve
     EXPECT_LE(s.validity, 1.0);
     EXPECT_NEAR(s.validity, 1.0 - s.refused_rate, 1e-12);
-    if (s.split == "cv10" && s.model == "tree-a" && s.fallback == "baseline") tree = &s;
-    if (s.split == "cv10" && s.model == "baseline") fixed = &s;
-    if (s.split == "device" && s.model == "tree-a" && s.fallback == "nearest") device_tree = &s;
+    if (row.split == "cv10" && row.model == "tree-a" && row.fallback == "baseline") tree = &s;
+    if (row.split == "cv10" && row.model == "baseline") fixed = &s;
+    if (row.split == "device" && row.model == "tree-a" && row.fallback == "nearest") {
+      device_tree = &s;
+    }
   }
   ASSERT_TRUE(tree && fixed && device_tree);
   EXPECT_GT(tree->pct_of_oracle, fixed->pct_of_oracle);  // learning the rule pays off
-  EXPECT_GT(tree->median_speedup_vs_baseline, 1.0);
+  EXPECT_GT(tree->median_speedup_vs_reference, 1.0);
   EXPECT_GT(tree->accuracy, 0.0);
   EXPECT_GT(tree->predict_ns, 0.0);
-  EXPECT_DOUBLE_EQ(fixed->median_speedup_vs_baseline, 1.0);
+  EXPECT_DOUBLE_EQ(fixed->median_speedup_vs_reference, 1.0);
   // Trained on dev-a alone, the tree picks work-groups dev-b refuses; the fallback serves.
   EXPECT_GT(device_tree->refused_rate, 0.0);
 }

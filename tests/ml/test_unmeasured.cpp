@@ -143,7 +143,7 @@ TEST(Unmeasured, SelectorsTrainAndRegressorsSkipUnknownPairs) {
   for (const auto& name : {"tree-b", "knn-3", "forest", "reg-runtime", "reg-speedup"}) {
     auto sel = make_selector(name);
     sel->fit(train, shipped, Norm::scale);
-    const SelectionMetrics m = evaluate_selector(*sel, test, shipped, fixed_config_order(train));
+    const Metrics m = evaluate_selector(*sel, test, shipped, fixed_config_order(train));
     EXPECT_EQ(m.problems, test.rows()) << name;
     EXPECT_GT(m.pct_of_oracle, 10.0) << name;  // learned: all-floor would be 0.1
   }
@@ -173,7 +173,7 @@ TEST(Unmeasured, EvaluationTreatsAnUnmeasuredPickAsRefused) {
   // Ship c2 only, so every pick is c2; x=1 and x=2 do not know it: nothing measured ok serves.
   auto sel = make_selector("tree-a");
   sel->fit(d.subset_rows({2, 3}), {2}, Norm::scale);
-  const SelectionMetrics m = evaluate_selector(*sel, d, {2}, safe_order(d));
+  const Metrics m = evaluate_selector(*sel, d, {2}, safe_order(d));
   EXPECT_EQ(m.problems, 4);
   EXPECT_DOUBLE_EQ(m.refused_rate, 0.5);
   EXPECT_DOUBLE_EQ(m.unservable_rate, 0.5);
@@ -181,7 +181,7 @@ TEST(Unmeasured, EvaluationTreatsAnUnmeasuredPickAsRefused) {
   // Shipping c1 too: the fallback serves c1 on x=1 and x=2 (ratio 1 each).
   auto two = make_selector("tree-a");
   two->fit(d.subset_rows({2, 3}), {1, 2}, Norm::scale);
-  const SelectionMetrics m2 = evaluate_selector(*two, d, {1, 2}, safe_order(d));
+  const Metrics m2 = evaluate_selector(*two, d, {1, 2}, safe_order(d));
   EXPECT_DOUBLE_EQ(m2.unservable_rate, 0.0);
   EXPECT_DOUBLE_EQ(m2.pct_of_oracle, 100.0);
   EXPECT_DOUBLE_EQ(ceiling_pct(d, {2}), 100.0 * std::sqrt(1e-3));

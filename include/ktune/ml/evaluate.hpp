@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ktune/dataset.hpp"
+#include "ktune/ml/metrics.hpp"
 #include "ktune/ml/normalize.hpp"
 #include "ktune/ml/prune.hpp"
 #include "ktune/ml/selector.hpp"
@@ -87,24 +88,11 @@ std::vector<Eigen::Index> safe_order(const Dataset& train);
 // first valid config of that order stands in.
 std::vector<Eigen::Index> fixed_config_order(const Dataset& train);
 
-struct SelectionMetrics {
-  int problems = 0;             // held-out problems scored
-  double pct_of_oracle = 0;     // see the rule above
-  double ceiling_pct = 0;       // best achievable with the shipped set
-  double accuracy_oracle = 0;   // fraction served == whole-space oracle config
-  double accuracy_shipped = 0;  // fraction served == best shipped config (the label)
-  double validity = 0;          // fraction whose pick is valid (no fallback needed)
-  double refused_rate = 0;      // fraction whose pick was refused (= 1 - validity)
-  double unservable_rate = 0;   // fraction where no shipped config is valid
-  double speedup_vs_fixed = 0;  // geomean of served / fixed-config perf (fixed falls back
-                                // along the whole-space safe order when not valid)
-  double predict_us = 0;        // mean wall time of one Selector::choose call, microseconds
-};
-
-// fixed_order: fixed_config_order(train) (its first valid entry is the fixed config's perf).
-SelectionMetrics evaluate_selector(const Selector& selector, const Dataset& test,
-                                   const std::vector<Eigen::Index>& shipped,
-                                   const std::vector<Eigen::Index>& fixed_order);
+// Scores a fitted selector on every problem of `test` (metrics.hpp; the fixed config is the
+// reference). fixed_order: fixed_config_order(train) (its first valid entry is the fixed config).
+Metrics evaluate_selector(const Selector& selector, const Dataset& test,
+                          const std::vector<Eigen::Index>& shipped,
+                          const std::vector<Eigen::Index>& fixed_order);
 
 struct EvalOptions {
   bool random_split = true, network_splits = true;
@@ -129,9 +117,9 @@ EvalOptions quick_eval_options();
 struct EvalRow {
   std::string split, norm, pruner, selector;  // selector empty: a pruner-ceiling row
   int k = 0;
-  bool ok = true;            // false: the cell could not be computed (see note)
-  std::string note;          // the Error message when !ok
-  SelectionMetrics metrics;  // pct_of_oracle and ceiling_pct are the CSV columns
+  bool ok = true;    // false: the cell could not be computed (see note)
+  std::string note;  // the Error message when !ok
+  Metrics metrics;   // pct_of_oracle and ceiling_pct are the CSV columns
 };
 
 struct EvalResult {

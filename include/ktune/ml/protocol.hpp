@@ -23,16 +23,19 @@
 //    is the best-ranked valid config (refused ones are dropped as it goes; fallback "next-best");
 //  - fixed: the baseline (see below) and the expert config, for reference; fallback "safe-order".
 //
-// Metrics per (split, method, model, fallback), over the pooled test problems:
+// Metrics per (split, method, model, fallback), over the pooled test problems: the one metrics
+// set (metrics.hpp) with the baseline as its reference; the ones the protocol reports:
 //  pct_of_oracle   100 × geomean(perf(served) / perf(oracle)); a problem where nothing could be
 //                  served counts as kInvalidRatio (as in evaluate.hpp)
-//  speedup vs baseline: perf(served) / perf(baseline) per problem; median and arithmetic mean.
+//  speedup vs baseline: ratio(served) / ratio(baseline) per problem (ratios to the oracle,
+//                  floored as metrics.hpp says); median and arithmetic mean.
 //                  baseline = the head of safe_order(train) (valid on the largest share of the
 //                  training problems, then best geomean of perf/oracle): the best fixed config
 //                  valid everywhere in training when one exists (the seed paper's baseline). On a
 //                  test problem where it is not valid, the next valid config along that order
 //                  stands in.
-//  speedup vs expert: median of perf(served) / perf(expert); where the expert config is missing or
+//  speedup vs expert: median of ratio(served) / ratio(expert); where the expert config is missing
+//  or
 //                  not valid on a problem, the first valid config along the same safe order
 //                  stands in (counted in expert_substituted), as the baseline does.
 //  accuracy        fraction whose pick (before any fallback) is the oracle config
@@ -49,6 +52,7 @@
 
 #include "ktune/dataset.hpp"
 #include "ktune/ml/evaluate.hpp"
+#include "ktune/ml/metrics.hpp"
 #include "ktune/ml/selector.hpp"
 
 namespace ktune::ml {
@@ -90,12 +94,10 @@ struct ProtocolOptions {
   std::function<void(size_t, size_t)> progress;
 };
 
-struct ProtocolMetrics {
+// One (split, method, model, fallback) of the result, scored over its pooled test problems.
+struct ProtocolRow {
   std::string split, method, model, fallback;
-  int problems = 0;
-  double pct_of_oracle = 0, median_speedup_vs_baseline = 0, mean_speedup_vs_baseline = 0,
-         median_speedup_vs_expert = 0, accuracy = 0, validity = 0, refused_rate = 0, predict_ns = 0;
-  std::vector<double> ratios;  // per test problem: perf(served) / perf(oracle), floored
+  Metrics metrics;  // reference = the baseline
 };
 
 struct ProtocolResult {
@@ -106,17 +108,9 @@ struct ProtocolResult {
   std::vector<std::pair<std::string, int>> split_folds;         // split → number of folds
   std::vector<std::pair<std::string, int>> expert_substituted;  // split → test problems
   std::vector<std::string> notes;
-  std::vector<ProtocolMetrics> rows;
+  std::vector<ProtocolRow> rows;
   double seconds = 0;
 };
-
-// One held-out problem's outcome, and the pooled metrics (exposed for tests).
-struct PredictionRecord {
-  Eigen::Index row = 0;                                                     // into the merged data
-  Eigen::Index pick = 0, served = 0, oracle = 0, baseline = 0, expert = 0;  // columns
-  double ns = 0;
-};
-ProtocolMetrics pool_metrics(const MergedData& d, const std::vector<PredictionRecord>& records);
 
 // The served config for a ranking of candidates (best first): the first valid one, or the head
 // when none is valid.
