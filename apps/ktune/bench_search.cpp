@@ -20,15 +20,13 @@
 namespace ktune::cli {
 namespace {
 
+// The one loader; its errors name the option too.
 std::vector<Measurement> read_measurements(const std::string& path, const char* option) {
-  if (!std::filesystem::is_regular_file(path))
-    throw Error(fmt::format("{}: '{}' does not exist", option, path));
-  auto ends_with = [&](std::string_view s) { return path.ends_with(s); };
-  if (ends_with(".sqlite") || ends_with(".db")) return Store(path, Store::Mode::read_only).query();
-  if (ends_with(".csv") || ends_with(".csv.gz")) return read_measurements_csv(path);
-  if (ends_with(".json") || ends_with(".json.gz")) return read_t4(path);
-  throw Error(fmt::format("{}: '{}' is not a .sqlite store, a .csv[.gz] export or a T4 .json[.gz]",
-                          option, path));
+  try {
+    return load_measurements(path);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", option, e.what()));
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ktune/device.hpp"
 #include "ktune/measurement.hpp"
 
 namespace ktune {
@@ -89,8 +90,10 @@ std::vector<Measurement> parse_kernel_tuner(std::string_view text, const std::st
 // The one path -> measurements loader: a store (.sqlite, .db; opened read-only and filtered by
 // device and family when given), a CSV export (.csv, .csv.gz) or T4 results (.json, .json.gz).
 // Throws Error naming the path when it does not exist, has another extension or holds no
-// measurements (for CSV and T4, the caller filters).
+// measurements (for CSV and T4, the caller filters). `devices`, when given, receives the device
+// descriptions the file holds (a store's device table; CSV and T4 carry none).
 std::vector<Measurement> load_measurements(const std::string& path, const std::string& device = "",
-                                           const std::string& family = "");
+                                           const std::string& family = "",
+                                           std::vector<DeviceInfo>* devices = nullptr);
 
 }  // namespace ktune

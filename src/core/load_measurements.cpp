@@ -10,7 +10,8 @@
 namespace ktune {
 
 std::vector<Measurement> load_measurements(const std::string& path, const std::string& device,
-                                           const std::string& family) {
+                                           const std::string& family,
+                                           std::vector<DeviceInfo>* devices) {
   auto ends_with = [&](const std::string& suffix) {
     return path.size() >= suffix.size() &&
            path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -19,8 +20,11 @@ std::vector<Measurement> load_measurements(const std::string& path, const std::s
   if (!std::filesystem::is_regular_file(path))
     throw Error(fmt::format("dataset '{}' does not exist", path));
   std::vector<Measurement> ms;
+  if (devices) devices->clear();
   if (ends_with(".sqlite") || ends_with(".db")) {
-    ms = Store(path, Store::Mode::read_only).query(device, family);
+    const Store store(path, Store::Mode::read_only);
+    ms = store.query(device, family);
+    if (devices) *devices = store.devices();
   } else if (ends_with(".csv") || ends_with(".csv.gz")) {
     ms = read_measurements_csv(path);
   } else if (ends_with(".json") || ends_with(".json.gz")) {

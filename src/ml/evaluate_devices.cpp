@@ -3,22 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <set>
 
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/ml/protocol.hpp"
-#include "ktune/store.hpp"
 
 namespace ktune::ml {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::string resolve_family(const std::vector<Measurement>& ms, const std::string& family,
                            const std::string& path) {
@@ -36,10 +29,8 @@ std::string resolve_family(const std::vector<Measurement>& ms, const std::string
 
 std::vector<DeviceData> load_device_data(const std::string& path, const std::string& device,
                                          const std::string& family) {
-  const std::vector<Measurement> ms = load_measurements(path, device, family);
   std::vector<DeviceInfo> infos;  // device descriptions: only a store has them
-  if (ends_with(path, ".sqlite") || ends_with(path, ".db"))
-    infos = Store(path, Store::Mode::read_only).devices();
+  const std::vector<Measurement> ms = load_measurements(path, device, family, &infos);
   const std::string fam = resolve_family(ms, family, path);
   std::vector<std::string> devices;  // in first-seen order
   for (const auto& m : ms) {
