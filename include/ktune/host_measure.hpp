@@ -28,6 +28,11 @@ struct RunVerdict {
   std::string message;  // why the result is wrong
 };
 
+// The verdict on a result whose relative error against the float64 reference is `error`: right
+// when error <= bound; NaN or Inf (an unwritten, poisoned element) is never right and stores an
+// infinite error. Shared by the host and CUDA backends so their messages agree.
+RunVerdict judge_error(double error, double bound);
+
 // verify() runs once on poisoned output and judges it; when right, run(copy) is timed by
 // time_adaptive with copy = 0, 1, 2, ... modulo copies. Exceptions give `failed`, a run over
 // the policy's timeout gives `timeout` (time_adaptive); an unusable policy throws Error.

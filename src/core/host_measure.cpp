@@ -1,9 +1,12 @@
 #include "ktune/host_measure.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 
 #include "ktune/error.hpp"
 
@@ -14,6 +17,18 @@ double last_level_cache_bytes(const DeviceInfo& cpu) {
   for (const auto& [name, value] : cpu.features)
     if (name == "l3_bytes" || (name == "l2_bytes" && value > llc)) llc = value;
   return llc;
+}
+
+RunVerdict judge_error(double error, double bound) {
+  RunVerdict v;
+  v.ok = error <= bound;  // false for NaN
+  v.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+  if (!v.ok) {
+    v.message = std::isfinite(error)
+                    ? fmt::format("relative error {:.3e} exceeds the bound {:.3e}", error, bound)
+                    : "result holds NaN or Inf";
+  }
+  return v;
 }
 
 int rotation_copies(double bytes, double llc_bytes) {

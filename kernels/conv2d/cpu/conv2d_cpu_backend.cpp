@@ -13,6 +13,7 @@
 #include "kernels/conv2d/cpu/conv2d_onednn.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
 
 namespace ktune::kernels::conv2d {
@@ -94,13 +95,7 @@ class CpuSession final : public ProblemSession {
           std::fill(first.output.begin(), first.output.end(),
                     std::numeric_limits<float>::quiet_NaN());
           kernel(args_for(first));
-          RunVerdict verdict;
-          verdict.rel_error = relative_error(shape_, first.output.data(), reference_);
-          verdict.ok = verdict.rel_error <= bound;
-          if (!verdict.ok)
-            verdict.message =
-                fmt::format("relative error {:.3g} exceeds bound {:.3g}", verdict.rel_error, bound);
-          return verdict;
+          return judge_error(relative_error(shape_, first.output.data(), reference_), bound);
         },
         [&](size_t copy) { kernel(args_for(buffers_[copy])); }, buffers_.size(), policy);
   }
@@ -111,33 +106,13 @@ class CpuSession final : public ProblemSession {
   std::vector<Buffers> buffers_;
 };
 
-class CpuBackend final : public Backend {
- public:
-  explicit CpuBackend(const Family& family)
-      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
-  const DeviceInfo& device() const override { return device_; }
-  bool implements(const Config& config) const override {
-    return is_cpu_kind(family_.space().kind_name(config));
-  }
-  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
-  }
-
- private:
-  const Family& family_;
-  DeviceInfo device_;
-  double llc_bytes_;
-};
-
 }  // namespace
 
 void register_cpu_backend() {
-  register_backend(
-      "conv2d", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
-        if (index != 0)
-          throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
-        return std::make_unique<CpuBackend>(family);
-      });
+  register_host_backend("conv2d", host_sessions<CpuSession>(),
+                        [](const Family& family, const Config& config) {
+                          return is_cpu_kind(family.space().kind_name(config));
+                        });
 }
 
 }  // namespace ktune::kernels::conv2d

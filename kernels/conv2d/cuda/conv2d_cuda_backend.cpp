@@ -236,14 +236,7 @@ class Session final : public ProblemSession {
       as_matrix.ldc = shape_.k;
       const double error =
           context_.rel_error(y(0), reference_.data(), as_matrix, context_.device.stream());
-      RunVerdict v;
-      v.ok = error <= bound;
-      v.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
-      if (!v.ok)
-        v.message = std::isfinite(error)
-                        ? fmt::format("relative error {:.3e} exceeds the bound {:.3e}", error, bound)
-                        : "result holds NaN or Inf";
-      return v;
+      return judge_error(error, bound);
     };
     run.copies = copies_;
     return ktune::cuda::verify_then_time_on_device(context_.device, run, policy, what);

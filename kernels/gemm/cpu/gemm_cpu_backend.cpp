@@ -9,6 +9,7 @@
 #include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
 
 #ifdef KTUNE_HAVE_OPENBLAS
@@ -105,13 +106,8 @@ class CpuSession final : public ProblemSession {
           std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
           Args args = args_for(first);
           kernel(args);
-          RunVerdict verdict;
-          verdict.rel_error = relative_error(shape_, first.c.data(), reference_);
-          verdict.ok = verdict.rel_error <= error_bound(shape_.k);
-          if (!verdict.ok)
-            verdict.message = fmt::format("relative error {:.3g} exceeds bound {:.3g}",
-                                          verdict.rel_error, error_bound(shape_.k));
-          return verdict;
+          return judge_error(relative_error(shape_, first.c.data(), reference_),
+                             error_bound(shape_.k));
         },
         [&](size_t copy) {
           Args g = args_for(buffers_[copy]);
@@ -126,31 +122,13 @@ class CpuSession final : public ProblemSession {
   std::vector<Buffers> buffers_;
 };
 
-class CpuBackend final : public Backend {
- public:
-  explicit CpuBackend(const Family& family)
-      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
-  const DeviceInfo& device() const override { return device_; }
-  bool implements(const Config& config) const override {
-    return runs_on_cpu(gemm_config_of(family_.space(), config).kind);
-  }
-  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
-  }
-
- private:
-  const Family& family_;
-  DeviceInfo device_;
-  double llc_bytes_;
-};
-
 }  // namespace
 
 void register_cpu_backend() {
-  register_backend("gemm", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
-    if (index != 0) throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
-    return std::make_unique<CpuBackend>(family);
-  });
+  register_host_backend("gemm", host_sessions<CpuSession>(),
+                        [](const Family& family, const Config& config) {
+                          return runs_on_cpu(gemm_config_of(family.space(), config).kind);
+                        });
 }
 
 }  // namespace ktune::kernels::gemm

@@ -84,7 +84,8 @@ class CudaGemmSession final : public ProblemSession {
     const LaunchResult warm = launch_cublas(0);
     if (warm.status != Status::ok) return failed(warm.message);
     try {
-      check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cublas warm-up)");
+      check(cudaStreamSynchronize(context_.device.stream()),
+            "cudaStreamSynchronize(cublas warm-up)");
     } catch (const CudaError& e) {
       return failed(std::string("cublas: ") + e.what());
     }
@@ -208,15 +209,8 @@ class CudaGemmSession final : public ProblemSession {
     run.verify = [&] {
       const double error =
           context_.rel_error(c(0), reference_.data(), shape_, context_.device.stream());
-      const double bound = error_bound(shape_.k);
-      RunVerdict verdict;
-      verdict.ok = error <= bound;
-      verdict.rel_error = std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
-      if (!verdict.ok)
-        verdict.message = std::isfinite(error)
-                              ? fmt::format("relative error {:.3e} exceeds the bound {:.3e} (k={})",
-                                            error, bound, shape_.k)
-                              : "result holds NaN or Inf";
+      RunVerdict verdict = judge_error(error, error_bound(shape_.k));
+      if (!verdict.ok && std::isfinite(error)) verdict.message += fmt::format(" (k={})", shape_.k);
       return verdict;
     };
     run.copies = copies_;

@@ -10,6 +10,7 @@
 #include "kernels/stencil/stencil_family.hpp"
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
 
 namespace ktune::stencil {
@@ -134,30 +135,8 @@ class CpuSession final : public ProblemSession {
   HostMatrix reference_;
 };
 
-class CpuBackend final : public Backend {
- public:
-  explicit CpuBackend(const Family& family)
-      : family_(family), device_(query_cpu_device()), llc_bytes_(last_level_cache_bytes(device_)) {}
-  const DeviceInfo& device() const override { return device_; }
-  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    return std::make_unique<CpuSession>(family_, problem, llc_bytes_);
-  }
-
- private:
-  const Family& family_;
-  DeviceInfo device_;
-  double llc_bytes_;
-};
-
 }  // namespace
 
-void register_cpu_backend() {
-  register_backend(
-      "stencil", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
-        if (index != 0)
-          throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
-        return std::make_unique<CpuBackend>(family);
-      });
-}
+void register_cpu_backend() { register_host_backend("stencil", host_sessions<CpuSession>()); }
 
 }  // namespace ktune::stencil

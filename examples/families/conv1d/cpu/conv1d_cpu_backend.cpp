@@ -10,6 +10,7 @@
 
 #include "examples/families/conv1d/conv1d_family.hpp"
 #include "ktune/error.hpp"
+#include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
 
 namespace ktune::conv1d {
@@ -37,10 +38,18 @@ void conv(const Shape& s, int block, int acc, const float* x, const float* w, fl
   for (int64_t b = 0; b < (outputs + block - 1) / block; ++b) {
     const int64_t begin = b * block, end = std::min(outputs, begin + block);
     switch (acc) {
-      case 1: conv_block<1>(x, w, y, s.taps, begin, end); break;
-      case 2: conv_block<2>(x, w, y, s.taps, begin, end); break;
-      case 4: conv_block<4>(x, w, y, s.taps, begin, end); break;
-      default: conv_block<8>(x, w, y, s.taps, begin, end); break;
+      case 1:
+        conv_block<1>(x, w, y, s.taps, begin, end);
+        break;
+      case 2:
+        conv_block<2>(x, w, y, s.taps, begin, end);
+        break;
+      case 4:
+        conv_block<4>(x, w, y, s.taps, begin, end);
+        break;
+      default:
+        conv_block<8>(x, w, y, s.taps, begin, end);
+        break;
     }
   }
 }
@@ -71,7 +80,9 @@ class Session final : public ProblemSession {
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const int block = block_of(space_, config), acc = accumulators_of(space_, config);
-    auto run_copy = [&](size_t c) { conv(shape_, block, acc, x_[c].data(), w_.data(), y_[c].data()); };
+    auto run_copy = [&](size_t c) {
+      conv(shape_, block, acc, x_[c].data(), w_.data(), y_[c].data());
+    };
     auto verify = [&] {
       std::fill(y_[0].begin(), y_[0].end(), std::numeric_limits<float>::quiet_NaN());
       run_copy(0);
@@ -80,13 +91,7 @@ class Session final : public ProblemSession {
         diff += (double(y_[0][i]) - reference_[i]) * (double(y_[0][i]) - reference_[i]);
         norm += reference_[i] * reference_[i];
       }
-      RunVerdict v;
-      v.rel_error = std::sqrt(diff / std::max(norm, 1e-300));
-      v.ok = v.rel_error <= error_bound(shape_.taps);  // false for NaN
-      if (!v.ok)
-        v.message = fmt::format("relative error {:.3e} exceeds {:.3e}", v.rel_error,
-                                error_bound(shape_.taps));
-      return v;
+      return judge_error(std::sqrt(diff / std::max(norm, 1e-300)), error_bound(shape_.taps));
     };
     return verify_then_time_on_host(verify, run_copy, copies_, policy);
   }
@@ -105,28 +110,13 @@ class Session final : public ProblemSession {
   std::vector<std::vector<float>> x_, y_;
 };
 
-class CpuBackend final : public Backend {
- public:
-  explicit CpuBackend(const Family& family)
-      : family_(family), device_(query_cpu_device()), llc_(last_level_cache_bytes(device_)) {}
-  const DeviceInfo& device() const override { return device_; }
-  std::unique_ptr<ProblemSession> open(const Problem& problem) override {
-    return std::make_unique<Session>(family_.space(), problem, llc_);
-  }
-
- private:
-  const Family& family_;
-  DeviceInfo device_;
-  double llc_;
-};
-
 }  // namespace
 
 void register_cpu_backend() {
-  register_backend("conv1d", "cpu", [](const Family& family, int index) -> std::unique_ptr<Backend> {
-    if (index != 0) throw Error(fmt::format("device 'cpu:{}': only one cpu device exists", index));
-    return std::make_unique<CpuBackend>(family);
-  });
+  register_host_backend("conv1d",
+                        [](const Family& family, const Problem& problem, double llc_bytes) {
+                          return std::make_unique<Session>(family.space(), problem, llc_bytes);
+                        });
 }
 
 }  // namespace ktune::conv1d
