@@ -14,6 +14,7 @@
 //   warp    kind=warp;bm=128;bn=128;bk=8;wm=32;wn=64;tm=8;tn=8;st=3;gr=8;splits=1
 //                                                              CUDA: warp tiles, cp.async stages,
 //                                                              rasterized blocks, optional split-K
+#include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
@@ -84,8 +85,47 @@ constexpr bool parse_pair(std::string_view s, int& x, int& y) {
   return parse_int(s.substr(0, sep), x) && parse_int(s.substr(sep + 1), y);
 }
 
+// An integer param of a config string: its name, where it goes, its bit in the "seen" mask.
+struct IntField {
+  std::string_view name;
+  int* slot;
+  int bit;
+};
+
+// Parses `value` into the field named `name` and marks its bit; false for an unknown name or a
+// value that is not a non-negative integer.
+template <size_t N>
+constexpr bool assign_field(const IntField (&fields)[N], std::string_view name,
+                            std::string_view value, int& seen) {
+  for (const IntField& f : fields) {
+    if (f.name == name) {
+      seen |= 1 << f.bit;
+      return parse_int(value, *f.slot);
+    }
+  }
+  return false;
+}
+
+// Calls assign(name, value) on each "name=value" item of "a=1;b=2" (empty items skipped); false
+// when an item has no '=' or assign refuses it. Shared by every config-string parser.
+template <typename Assign>
+constexpr bool for_each_param(std::string_view text, Assign&& assign) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t semi = text.find(';', pos);
+    if (semi == std::string_view::npos) semi = text.size();
+    const std::string_view item = text.substr(pos, semi - pos);
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || !assign(item.substr(0, eq), item.substr(eq + 1))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view value, int& seen) {
-  int* slot = nullptr;
   if (name == "kind") {
     if (value == "seed")
       g.kind = Kind::seed;
@@ -105,39 +145,27 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
     seen |= 1 << 3;
     return parse_pair(value, g.seed.wg_x, g.seed.wg_y);
   }
-  struct Field {
-    std::string_view name;
-    int* slot;
-    int bit;
-  };
-  const Field fields[] = {{"r", &g.seed.r, 0},
-                          {"a", &g.seed.a, 1},
-                          {"c", &g.seed.c, 2},
-                          {"bm", &g.blocked.bm, 4},
-                          {"bn", &g.blocked.bn, 5},
-                          {"bk", &g.blocked.bk, 6},
-                          {"tm", &g.blocked.tm, 7},
-                          {"tn", &g.blocked.tn, 8},
-                          {"vec", &g.blocked.vec, 9},
-                          {"db", &g.blocked.db, 10},
-                          {"splits", &g.blocked.splits, 11},
-                          {"mr", &g.packed.mr, 12},
-                          {"nr", &g.packed.nr, 13},
-                          {"kc", &g.packed.kc, 14},
-                          {"mc", &g.packed.mc, 15},
-                          {"nc", &g.packed.nc, 16},
-                          {"wm", &g.blocked.wm, 17},
-                          {"wn", &g.blocked.wn, 18},
-                          {"st", &g.blocked.st, 19},
-                          {"gr", &g.blocked.gr, 20}};
-  for (const Field& f : fields) {
-    if (f.name == name) {
-      slot = f.slot;
-      seen |= 1 << f.bit;
-      break;
-    }
-  }
-  return slot != nullptr && parse_int(value, *slot);
+  const IntField fields[] = {{"r", &g.seed.r, 0},
+                             {"a", &g.seed.a, 1},
+                             {"c", &g.seed.c, 2},
+                             {"bm", &g.blocked.bm, 4},
+                             {"bn", &g.blocked.bn, 5},
+                             {"bk", &g.blocked.bk, 6},
+                             {"tm", &g.blocked.tm, 7},
+                             {"tn", &g.blocked.tn, 8},
+                             {"vec", &g.blocked.vec, 9},
+                             {"db", &g.blocked.db, 10},
+                             {"splits", &g.blocked.splits, 11},
+                             {"mr", &g.packed.mr, 12},
+                             {"nr", &g.packed.nr, 13},
+                             {"kc", &g.packed.kc, 14},
+                             {"mc", &g.packed.mc, 15},
+                             {"nc", &g.packed.nc, 16},
+                             {"wm", &g.blocked.wm, 17},
+                             {"wn", &g.blocked.wn, 18},
+                             {"st", &g.blocked.st, 19},
+                             {"gr", &g.blocked.gr, 20}};
+  return assign_field(fields, name, value, seen);
 }
 
 // Bits of the params each kind requires (and accepts).
@@ -164,20 +192,11 @@ constexpr int required_bits(Kind kind) {
 constexpr GemmConfig parse_gemm_config(std::string_view text) {
   GemmConfig g;
   int seen = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t semi = text.find(';', pos);
-    if (semi == std::string_view::npos) semi = text.size();
-    const std::string_view item = text.substr(pos, semi - pos);
-    pos = semi + 1;
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return GemmConfig{};
-    if (!config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen)) {
-      return GemmConfig{};
-    }
-  }
-  if (seen != config_detail::required_bits(g.kind)) return GemmConfig{};
+  const bool parsed =
+      config_detail::for_each_param(text, [&](std::string_view name, std::string_view value) {
+        return config_detail::assign(g, name, value, seen);
+      });
+  if (!parsed || seen != config_detail::required_bits(g.kind)) return GemmConfig{};
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   g.valid = true;
   return g;

@@ -42,8 +42,6 @@ struct CudaConvConfig {
 
 namespace cuda_config_detail {
 
-using gemm::config_detail::parse_int;
-
 constexpr int kDirectBits = 0x3F, kGemmBits = 0x7C0, kWinoBits = 0x3800;
 
 constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view value, int& seen) {
@@ -65,22 +63,11 @@ constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view
     g.filter_each_run = value == "each";
     return value == "each" || value == "pre";
   }
-  struct Field {
-    std::string_view name;
-    int* slot;
-    int bit;
-  };
-  const Field fields[] = {
+  const gemm::config_detail::IntField fields[] = {
       {"tp", &g.tp, 0},  {"tq", &g.tq, 1}, {"vk", &g.vk, 2}, {"vc", &g.vc, 3}, {"smem", &g.smem, 4},
       {"wg", &g.wg, 5},  {"bm", &g.bm, 6}, {"bn", &g.bn, 7}, {"bk", &g.bk, 8}, {"tm", &g.tm, 9},
       {"tn", &g.tn, 10}, {"m", &g.m, 11},  {"tv", &g.tv, 12}};
-  for (const Field& f : fields) {
-    if (f.name == name) {
-      seen |= 1 << f.bit;
-      return parse_int(value, *f.slot);
-    }
-  }
-  return false;
+  return gemm::config_detail::assign_field(fields, name, value, seen);
 }
 
 constexpr int required_bits(CudaKind kind) {
@@ -104,21 +91,13 @@ constexpr CudaConvConfig parse_cuda_conv_config(std::string_view text) {
   CudaConvConfig g;
   int seen = 0;
   bool has_kind = false;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t semi = text.find(';', pos);
-    if (semi == std::string_view::npos) semi = text.size();
-    const std::string_view item = text.substr(pos, semi - pos);
-    pos = semi + 1;
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return CudaConvConfig{};
-    if (item.substr(0, eq) == "kind") has_kind = true;
-    if (!cuda_config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen)) {
-      return CudaConvConfig{};
-    }
-  }
-  if (!has_kind || seen != cuda_config_detail::required_bits(g.kind)) return CudaConvConfig{};
+  const bool parsed =
+      gemm::config_detail::for_each_param(text, [&](std::string_view name, std::string_view value) {
+        has_kind = has_kind || name == "kind";
+        return cuda_config_detail::assign(g, name, value, seen);
+      });
+  if (!parsed || !has_kind || seen != cuda_config_detail::required_bits(g.kind))
+    return CudaConvConfig{};
   if (g.kind == CudaKind::winograd && g.m != 2 && g.m != 4) return CudaConvConfig{};
   g.valid = true;
   return g;
