@@ -11,7 +11,7 @@ endif()
 ktune_family_deploy_files(
   SOURCES gemm_config.hpp cpu/gemm_cpu_kernel.hpp cpu/gemm_cpu_packed.hpp
           cpu/gemm_cpu_packed_split.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp
-          cuda/gemm_tiled.cuh cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
+          cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp deploy/gemm_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)

@@ -4,6 +4,7 @@
 #include <nvrtc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -12,8 +13,11 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "cuda_error.hpp"
+#include "ktune/family.hpp"
 
 namespace ktune::cuda {
 namespace {
@@ -115,11 +119,47 @@ struct Program {
   }
 };
 
-CubinImage compile_uncached(const NvrtcRequest& request) {
+using Headers = std::vector<std::pair<std::string, std::string>>;  // name, text
+
+// The embedded files `source` includes by name ("#include \"x.cuh\""), and those they include, in
+// first-seen order. A name that is not embedded is left to NVRTC (which then reports it).
+Headers embedded_headers(const std::string& source) {
+  Headers headers;
+  auto scan = [&](const std::string& text) {
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const size_t hash = line.find_first_not_of(" \t");
+      if (hash == std::string::npos || line.compare(hash, 8, "#include") != 0) continue;
+      const size_t open = line.find('"', hash);
+      const size_t close = open == std::string::npos ? open : line.find('"', open + 1);
+      if (close == std::string::npos) continue;
+      const std::string name = line.substr(open + 1, close - open - 1);
+      if (std::any_of(headers.begin(), headers.end(),
+                      [&](const auto& h) { return h.first == name; }))
+        continue;
+      try {
+        headers.emplace_back(name, ktune::embedded_file(name));
+      } catch (const Error&) {
+      }
+    }
+  };
+  scan(source);
+  for (size_t i = 0; i < headers.size(); ++i) scan(std::string(headers[i].second));
+  return headers;
+}
+
+CubinImage compile_uncached(const NvrtcRequest& request, const Headers& headers) {
   Program program;
-  check_nvrtc(nvrtcCreateProgram(&program.handle, request.source.c_str(),
-                                 request.program_name.c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram(" + request.program_name + ")");
+  std::vector<const char*> header_texts, header_names;
+  for (const auto& [name, text] : headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back(text.c_str());
+  }
+  check_nvrtc(
+      nvrtcCreateProgram(&program.handle, request.source.c_str(), request.program_name.c_str(),
+                         int(headers.size()), header_texts.data(), header_names.data()),
+      "nvrtcCreateProgram(" + request.program_name + ")");
   check_nvrtc(nvrtcAddNameExpression(program.handle, request.name_expression.c_str()),
               "nvrtcAddNameExpression(" + request.name_expression + ")");
   std::vector<std::string> options = {"--gpu-architecture=" + request.arch};
@@ -181,6 +221,10 @@ std::string cache_key(const NvrtcRequest& request) {
   for (const auto& option : request.options) key += "option " + option + "\n";
   key += fmt::format("source {} {}\n", request.program_name, request.source.size());
   key += request.source;
+  for (const auto& [name, text] : embedded_headers(request.source)) {
+    key += fmt::format("\nheader {} {}\n", name, text.size());
+    key += text;
+  }
   return key;
 }
 
@@ -191,7 +235,7 @@ CubinImage compile_cubin(const NvrtcRequest& request) {
   CubinImage image;
   if (read_cached(path, key, image)) return image;
 
-  image = compile_uncached(request);
+  image = compile_uncached(request, embedded_headers(request.source));
   std::error_code ignored;
   fs::create_directories(dir, ignored);
   write_cached(path, key, image);

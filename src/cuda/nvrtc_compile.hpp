@@ -11,6 +11,9 @@
 
 namespace ktune::cuda {
 
+// A source may include files embedded in the binary by name (`#include "x.cuh"`,
+// ktune::embedded_file, e.g. a family's cuda/*.cuh): they are handed to NVRTC as headers (it sees
+// no file system) and are part of the cache key. nvcc finds the same files beside the source.
 struct NvrtcRequest {
   std::string source;                // the whole program text
   std::string program_name;          // shown in compile logs, e.g. "kernel.cu"

@@ -31,6 +31,8 @@
 #ifndef KTUNE_GEMM_TILED_CUH
 #define KTUNE_GEMM_TILED_CUH
 
+#include "gemm_epilogue.cuh"
+
 // Threads per block of ktune_gemm_splitk_reduce (gemm_tiled_launch.hpp uses the same number).
 #define KTUNE_SPLITK_REDUCE_THREADS 256
 
@@ -147,10 +149,6 @@ struct KtuneTiledOperand {
   }
 };
 
-__device__ __forceinline__ bool ktune_tiled_aligned16(const void* p) {
-  return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
-
 template <int BM, int BN, int BK, int TM, int TN, int VEC, int DB, int TA, int TB>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN))
     ktune_gemm_tiled(long long m, long long n, long long k, float alpha,
@@ -192,27 +190,12 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   const long long tiles = alpha != 0.0f && k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
   // Uniform per launch: every vector of the launch is 16-byte aligned (see the header comment).
-  const bool a_vec = VEC == 4 && lda % 4 == 0 && stride_a % 4 == 0 && ktune_tiled_aligned16(a);
-  const bool b_vec = VEC == 4 && ldb % 4 == 0 && stride_b % 4 == 0 && ktune_tiled_aligned16(b);
+  const bool a_vec = VEC == 4 && lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a);
+  const bool b_vec = VEC == 4 && ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b);
 
   // Output: C itself, or this (batch, split)'s packed m x n slice of the workspace.
-  float* out;
-  long long ldo;
-  float out_alpha, out_beta;
-  bool out_vec;
-  if (splits > 1) {
-    out = partial + z * m * n;
-    ldo = m;
-    out_alpha = 1.0f;
-    out_beta = 0.0f;
-    out_vec = m % 4 == 0 && ktune_tiled_aligned16(partial);
-  } else {
-    out = c + batch_index * stride_c;
-    ldo = ldc;
-    out_alpha = alpha;
-    out_beta = beta;
-    out_vec = ldc % 4 == 0 && stride_c % 4 == 0 && ktune_tiled_aligned16(c);
-  }
+  const KtuneGemmOut out =
+      ktune_gemm_out(c, ldc, stride_c, partial, m, n, z, batch_index, splits, alpha, beta);
 
   const long long row0 = (long long)blockIdx.x * BM;
   const long long rows_left = m - row0;
@@ -305,31 +288,14 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
       for (int f = 0; f < 4; ++f) {
         const int jl = gj * SEG_N + ty * 4 + f;
         if (jl >= cols_left) continue;
-        float* column = out + (col0 + jl) * ldo + row0;
+        float* column = out.out + (col0 + jl) * out.ldo + row0;
 #pragma unroll
         for (int gi = 0; gi < TM / 4; ++gi) {
           const int il = gi * SEG_M + tx * 4;
           float v[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) v[e] = out_alpha * acc[4 * gi + e][4 * gj + f];
-          if (out_vec && il + 3 < rows_left) {
-            float4* at = reinterpret_cast<float4*>(column + il);
-            if (out_beta != 0.0f) {  // beta == 0: C is not read (it may hold NaN), as in BLAS
-              const float4 old = *at;
-              v[0] = fmaf(out_beta, old.x, v[0]);
-              v[1] = fmaf(out_beta, old.y, v[1]);
-              v[2] = fmaf(out_beta, old.z, v[2]);
-              v[3] = fmaf(out_beta, old.w, v[3]);
-            }
-            *at = make_float4(v[0], v[1], v[2], v[3]);
-          } else {
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              if (il + e >= rows_left) continue;
-              float* at = column + il + e;
-              *at = out_beta == 0.0f ? v[e] : fmaf(out_beta, *at, v[e]);
-            }
-          }
+          for (int e = 0; e < 4; ++e) v[e] = out.alpha * acc[4 * gi + e][4 * gj + f];
+          ktune_gemm_store4(column, il, rows_left, out.vec, out.beta, v);
         }
       }
     }

@@ -39,6 +39,8 @@
 #ifndef KTUNE_GEMM_WARP_CUH
 #define KTUNE_GEMM_WARP_CUH
 
+#include "gemm_epilogue.cuh"
+
 __device__ __forceinline__ unsigned ktune_warp_smem_address(const void* p) {
   unsigned address;
   asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
@@ -114,10 +116,6 @@ struct KtuneWarpOperand {
   }
 };
 
-__device__ __forceinline__ bool ktune_warp_aligned16(const void* p) {
-  return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
-}
-
 // Bytes of dynamic shared memory of one instantiation (host and device).
 template <int BM, int BN, int BK, int ST>
 __host__ __device__ constexpr int ktune_warp_smem_bytes() {
@@ -186,8 +184,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const long long tiles = alpha != 0.0f && k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
   // Uniform per launch: every 16-byte chunk of the launch is aligned.
-  const bool a_vec = lda % 4 == 0 && stride_a % 4 == 0 && ktune_warp_aligned16(a);
-  const bool b_vec = ldb % 4 == 0 && stride_b % 4 == 0 && ktune_warp_aligned16(b);
+  const bool a_vec = lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a);
+  const bool b_vec = ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b);
   const float* const a_tile0 = a + (TA ? row0 * lda + k_begin : row0 + k_begin * lda);
   const float* const b_tile0 = b + (TB ? col0 + k_begin * ldb : col0 * ldb + k_begin);
   const long long a_step = TA ? BK : BK * lda;  // elements between consecutive K tiles
@@ -245,52 +243,20 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   ktune_warp_wait<0>();
 
   // Epilogue: C itself, or this (batch, split)'s packed m x n slice of the workspace.
-  float* out;
-  long long ldo;
-  float out_alpha, out_beta;
-  bool out_vec;
-  if (splits > 1) {
-    out = partial + z * m * n;
-    ldo = m;
-    out_alpha = 1.0f;
-    out_beta = 0.0f;
-    out_vec = m % 4 == 0 && ktune_warp_aligned16(partial);
-  } else {
-    out = c + batch_index * stride_c;
-    ldo = ldc;
-    out_alpha = alpha;
-    out_beta = beta;
-    out_vec = ldc % 4 == 0 && stride_c % 4 == 0 && ktune_warp_aligned16(c);
-  }
+  const KtuneGemmOut out =
+      ktune_gemm_out(c, ldc, stride_c, partial, m, n, z, batch_index, splits, alpha, beta);
 #pragma unroll
   for (int j = 0; j < TN; ++j) {
     const int jl = b_col(j);
     if (jl >= cols_left) continue;
-    float* column = out + (col0 + jl) * ldo + row0;
+    float* column = out.out + (col0 + jl) * out.ldo + row0;
 #pragma unroll
     for (int i = 0; i < TM; i += 4) {
       const int il = a_row(i);  // rows il .. il + 3
       float v[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) v[e] = out_alpha * acc[i + e][j];
-      if (out_vec && il + 3 < rows_left) {  // one 16-byte access
-        float4* at = reinterpret_cast<float4*>(column + il);
-        if (out_beta != 0.0f) {  // beta == 0: C is not read (it may hold NaN), as in BLAS
-          const float4 old = *at;
-          v[0] = fmaf(out_beta, old.x, v[0]);
-          v[1] = fmaf(out_beta, old.y, v[1]);
-          v[2] = fmaf(out_beta, old.z, v[2]);
-          v[3] = fmaf(out_beta, old.w, v[3]);
-        }
-        *at = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          if (il + e >= rows_left) continue;
-          float* at = column + il + e;
-          *at = out_beta == 0.0f ? v[e] : fmaf(out_beta, *at, v[e]);
-        }
-      }
+      for (int e = 0; e < 4; ++e) v[e] = out.alpha * acc[i + e][j];
+      ktune_gemm_store4(column, il, rows_left, out.vec, out.beta, v);
     }
   }
 }
