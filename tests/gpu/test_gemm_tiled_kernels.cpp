@@ -5,22 +5,19 @@
 // The compile check of the whole space needs NVRTC only (no GPU).
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <thread>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/gemm_config.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "src/cuda/cuda_device.hpp"
+#include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
-using ktune::cuda::CubinImage;
 using ktune::cuda::LoadedKernel;
 using ktune::cuda::NvrtcRequest;
 using ktune::kernels::gemm::BlockedParams;
@@ -63,15 +60,8 @@ std::vector<BlockedParams> splitk_kernels() {
 }
 
 NvrtcRequest tiled_request(const BlockedParams& p, bool ta, bool tb, const std::string& arch) {
-  return {ktune::embedded_file("gemm_tiled.cuh"),
-          "gemm_tiled.cu",
-          gcuda::tiled_name_expression(p, ta, tb),
-          arch,
-          {"--std=c++17"}};
-}
-
-std::string describe(const BlockedParams& p, bool ta, bool tb) {
-  return gcuda::tiled_name_expression(p, ta, tb) + " splits=" + std::to_string(p.splits);
+  return ktune::test::kernel_request("gemm_tiled.cuh", gcuda::tiled_name_expression(p, ta, tb),
+                                     arch);
 }
 
 TEST(TiledGemmHost, NameExpressionWorkspaceAndKChunk) {
@@ -101,29 +91,8 @@ TEST(TiledGemmNvrtc, EveryConfigOfBothKindsCompilesForSm90) {
   for (size_t i = 0; i < configs.size(); ++i) {
     requests.push_back(tiled_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
   }
-  requests.push_back({ktune::embedded_file("gemm_tiled.cuh"),
-                      "gemm_tiled.cu",
-                      gcuda::kSplitkReduceName,
-                      "sm_90",
-                      {"--std=c++17"}});
-  std::vector<std::string> failures(requests.size());
-  std::vector<CubinImage> images(requests.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < requests.size(); i = next++) {
-      try {
-        images[i] = ktune::cuda::compile_cubin(requests[i]);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
-    pool.emplace_back(worker);
-  }
-  worker();
-  for (auto& t : pool) t.join();
+  requests.push_back(ktune::test::splitk_reduce_request("sm_90"));
+  const auto [images, failures] = ktune::test::compile_all(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(failures[i], "") << requests[i].name_expression;
     EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
@@ -133,102 +102,23 @@ TEST(TiledGemmNvrtc, EveryConfigOfBothKindsCompilesForSm90) {
   }
 }
 
-class TiledGemmTest : public ::testing::Test {
+class TiledGemmTest : public ktune::test::GemmKernelTest {
  protected:
-  void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    ktune::cuda::use_device(0);
-    arch_ = ktune::cuda::device_arch(0);
+  NvrtcRequest request(const BlockedParams& p, bool ta, bool tb,
+                       const std::string& arch) const override {
+    return tiled_request(p, ta, tb, arch);
   }
-
-  const LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
-    const std::string name = gcuda::tiled_name_expression(p, ta, tb);
-    auto& slot = kernels_[name];
-    if (!slot)
-      slot = std::make_unique<LoadedKernel>(
-          ktune::cuda::compile_cubin(tiled_request(p, ta, tb, arch_)), name);
-    return *slot;
+  gcuda::TiledLaunch launch(const LoadedKernel& k, const BlockedParams& p, const Shape& s,
+                            float alpha, const float* a, const float* b, float beta, float* c,
+                            float* workspace) override {
+    return gcuda::launch_tiled(k.function(), k.attributes().maxThreadsPerBlock,
+                               p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb,
+                               s.m, s.n, s.k, s.batch, alpha, a, s.lda, s.stride_a(), b, s.ldb,
+                               s.stride_b(), beta, c, s.ldc, s.stride_c(), workspace, nullptr);
   }
-  const LoadedKernel& reduce() {
-    if (!reduce_) {
-      reduce_ = std::make_unique<LoadedKernel>(
-          ktune::cuda::compile_cubin({ktune::embedded_file("gemm_tiled.cuh"),
-                                      "gemm_tiled.cu",
-                                      gcuda::kSplitkReduceName,
-                                      arch_,
-                                      {"--std=c++17"}}),
-          gcuda::kSplitkReduceName);
-    }
-    return *reduce_;
-  }
-  // Compiles (in parallel) every kernel the test is about to use.
-  void prepare(const std::vector<BlockedParams>& configs) {
-    std::vector<NvrtcRequest> requests;
-    for (const BlockedParams& p : configs)
-      for (int t = 0; t < 4; ++t) requests.push_back(tiled_request(p, t & 1, t & 2, arch_));
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i = next++; i < requests.size(); i = next++) {
-        (void)ktune::cuda::compile_cubin(requests[i]);  // fills the disk cache
-      }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t) {
-      pool.emplace_back(worker);
-    }
-    worker();
-    for (auto& t : pool) t.join();
-  }
-
-  // C = alpha*op(A)*op(B) + beta*C0 with config p; returns the relative error against the host
-  // float64 reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused.
-  // a_offset shifts A's base pointer by that many floats (misalignment); poison_ab uploads A
-  // and B as NaN (for alpha == 0, where BLAS reads neither).
-  double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
-             int a_offset = 0, std::vector<float>* out_c = nullptr, bool poison_ab = false) {
-    const auto host_a =
-        ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
-    const auto host_b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
-    auto host_c = ktune::kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
-    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
-    const auto ref = ktune::kernels::gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha,
-                                                 beta, host_c.data());
-    const float nan = std::nanf("");
-    auto a = ktune::test::upload(poison_ab ? std::vector<float>(host_a.size(), nan) : host_a, "A");
-    auto b = ktune::test::upload(poison_ab ? std::vector<float>(host_b.size(), nan) : host_b, "B");
-    auto c = ktune::test::upload(host_c, "C");
-    const size_t ws_floats = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
-    ktune::cuda::DeviceBuffer<float> ws(ws_floats, "workspace");
-    const LoadedKernel& k = kernel(p, s.transa, s.transb);
-    const auto result = gcuda::launch_tiled(
-        k.function(), k.attributes().maxThreadsPerBlock,
-        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k, s.batch,
-        alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta,
-        c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
-    EXPECT_EQ(result.error, cudaSuccess) << result.message;
-    if (result.refused) return -1;
-    ktune::cuda::check(cudaDeviceSynchronize(),
-                       "cudaDeviceSynchronize(" + describe(p, s.transa, s.transb) + ")");
-    const auto out = ktune::test::download(c);
-    if (out_c) *out_c = out;
-    return ktune::kernels::gemm::relative_error(s, out.data(), ref);
-  }
-
-  std::string arch_;
-  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;
-  std::unique_ptr<LoadedKernel> reduce_;
 };
 
-Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch,
-                 int64_t pad = 0) {
-  Shape s;
-  s.transa = transa, s.transb = transb;
-  s.m = m, s.n = n, s.k = k, s.batch = batch;
-  s.lda = std::max<int64_t>(1, (transa ? k : m) + pad);
-  s.ldb = std::max<int64_t>(1, (transb ? n : k) + pad);
-  s.ldc = m + pad;
-  return s;
-}
+using ktune::test::make_shape;
 
 // A sample of the tiled space: every (bm, bn, tm, tn) that passes the constraint, with bk, vec
 // and db varied over the sample (the first fitting variant in a rotating order).
@@ -256,7 +146,8 @@ TEST_F(TiledGemmTest, EveryBlockShapeAndTransposeMatchesTheReference) {
           << describe(p, odd.transa, odd.transb) << " odd";
       // Aligned minimal leading dimensions (vector loads), NaN-poisoned C with beta == 0.
       const Shape aligned = make_shape(t & 1, t & 2, 128, 96, 64, 1);
-      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases), ktune::kernels::gemm::error_bound(aligned.k))
+      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases),
+                ktune::kernels::gemm::error_bound(aligned.k))
           << describe(p, aligned.transa, aligned.transb) << " aligned";
       ++cases;
     }
@@ -304,7 +195,8 @@ TEST_F(TiledGemmTest, Vec4FallsBackToScalarLoadsForOddLeadingDimensionsAndMisali
 TEST_F(TiledGemmTest, KZeroScalesC) {
   for (BlockedParams p : {BlockedParams{64, 64, 8, 4, 8, 4, 1, 1}, splitk_kernels().front()}) {
     const Shape s = make_shape(false, true, 33, 20, 0, 2);
-    EXPECT_LE(run(p, s, 1.0f, 2.0f, 600), ktune::kernels::gemm::error_bound(1)) << describe(p, false, true);
+    EXPECT_LE(run(p, s, 1.0f, 2.0f, 600), ktune::kernels::gemm::error_bound(1))
+        << describe(p, false, true);
     std::vector<float> out;
     EXPECT_EQ(run(p, s, 1.0f, 0.0f, 601, 0, &out), 0.0) << describe(p, false, true);
     EXPECT_EQ(out[0], 0.0f);  // beta == 0 with k == 0 writes zeros over the NaN
@@ -320,7 +212,7 @@ TEST_F(TiledGemmTest, AlphaZeroNeverReadsNaNPoisonedAOrB) {
        {BlockedParams{64, 64, 8, 4, 8, 4, 1, 1}, BlockedParams{32, 32, 16, 4, 4, 1, 0, 1}, split}) {
     for (float beta : {0.0f, -0.5f}) {  // exact scaling: C must equal beta * C0 bit for bit
       const Shape s = make_shape(true, true, 70, 45, 300, 2);
-      EXPECT_EQ(run(p, s, 0.0f, beta, 650, 0, nullptr, /*poison_ab=*/true), 0.0)
+      EXPECT_EQ(run(p, s, 0.0f, beta, 650, 0, nullptr, /*nan_inputs=*/true), 0.0)
           << describe(p, true, true) << " beta=" << beta;
     }
   }
@@ -335,13 +227,15 @@ TEST_F(TiledGemmTest, SplitKEverySplitCountIncludingEmptySplitsIsCorrectAndDeter
       const int t = cases % 4;
       const Shape deep = make_shape(t & 1, t & 2, 33, 70, 1000, 2, 1);
       std::vector<float> first, second;
-      EXPECT_LE(run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &first), ktune::kernels::gemm::error_bound(deep.k))
+      EXPECT_LE(run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &first),
+                ktune::kernels::gemm::error_bound(deep.k))
           << describe(p, deep.transa, deep.transb);
       run(p, deep, 0.5f, 1.25f, 700 + cases, 0, &second);
       EXPECT_EQ(first, second) << describe(p, deep.transa, deep.transb) << " not deterministic";
       // k < splits * bk: trailing splits are empty and must contribute zeros.
       const Shape shallow = make_shape(t & 2, t & 1, 64, 64, 37, 3);
-      EXPECT_LE(run(p, shallow, 1.0f, 0.0f, 800 + cases), ktune::kernels::gemm::error_bound(shallow.k))
+      EXPECT_LE(run(p, shallow, 1.0f, 0.0f, 800 + cases),
+                ktune::kernels::gemm::error_bound(shallow.k))
           << describe(p, shallow.transa, shallow.transb) << " shallow";
       ++cases;
     }

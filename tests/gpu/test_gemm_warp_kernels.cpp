@@ -5,11 +5,8 @@
 // rasterization groups, refusals. The compile check of the whole space needs NVRTC only.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <thread>
 #include <tuple>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
@@ -17,11 +14,11 @@
 #include "kernels/gemm/gemm_config.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "src/cuda/cuda_device.hpp"
+#include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
-using ktune::cuda::CubinImage;
 using ktune::cuda::LoadedKernel;
 using ktune::cuda::NvrtcRequest;
 using ktune::kernels::gemm::BlockedParams;
@@ -58,15 +55,7 @@ std::vector<BlockedParams> warp_space() {
 }
 
 NvrtcRequest warp_request(const BlockedParams& p, bool ta, bool tb, const std::string& arch) {
-  return {ktune::embedded_file("gemm_warp.cuh"),
-          "gemm_warp.cu",
-          gcuda::warp_name_expression(p, ta, tb),
-          arch,
-          {"--std=c++17"}};
-}
-
-std::string describe(const BlockedParams& p, bool ta, bool tb) {
-  return gcuda::warp_name_expression(p, ta, tb) + " splits=" + std::to_string(p.splits);
+  return ktune::test::kernel_request("gemm_warp.cuh", gcuda::warp_name_expression(p, ta, tb), arch);
 }
 
 TEST(WarpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
@@ -99,23 +88,7 @@ TEST(WarpGemmNvrtc, EveryConfigCompilesForSm90) {
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     requests.push_back(warp_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
-  std::vector<std::string> failures(requests.size());
-  std::vector<CubinImage> images(requests.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < requests.size(); i = next++) {
-      try {
-        images[i] = ktune::cuda::compile_cubin(requests[i]);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  const auto [images, failures] = ktune::test::compile_all(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(failures[i], "") << requests[i].name_expression;
     EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
@@ -123,106 +96,32 @@ TEST(WarpGemmNvrtc, EveryConfigCompilesForSm90) {
   }
 }
 
-class WarpGemmTest : public ::testing::Test {
+class WarpGemmTest : public ktune::test::GemmKernelTest {
  protected:
   void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    ktune::cuda::use_device(0);
-    arch_ = ktune::cuda::device_arch(0);
+    GemmKernelTest::SetUp();
+    if (IsSkipped()) return;
     ktune::cuda::check(
         cudaDeviceGetAttribute(&max_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
         "cudaDeviceGetAttribute");
   }
-
-  const LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
-    const std::string name = gcuda::warp_name_expression(p, ta, tb);
-    auto& slot = kernels_[name];
-    if (!slot)
-      slot = std::make_unique<LoadedKernel>(
-          ktune::cuda::compile_cubin(warp_request(p, ta, tb, arch_)), name);
-    return *slot;
+  NvrtcRequest request(const BlockedParams& p, bool ta, bool tb,
+                       const std::string& arch) const override {
+    return warp_request(p, ta, tb, arch);
   }
-  const LoadedKernel& reduce() {
-    if (!reduce_) {
-      reduce_ = std::make_unique<LoadedKernel>(
-          ktune::cuda::compile_cubin({ktune::embedded_file("gemm_tiled.cuh"),
-                                      "gemm_tiled.cu",
-                                      gcuda::kSplitkReduceName,
-                                      arch_,
-                                      {"--std=c++17"}}),
-          gcuda::kSplitkReduceName);
-    }
-    return *reduce_;
-  }
-  // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
-  void prepare(const std::vector<BlockedParams>& configs) {
-    std::vector<NvrtcRequest> requests;
-    for (const BlockedParams& p : configs)
-      for (int t = 0; t < 4; ++t) requests.push_back(warp_request(p, t & 1, t & 2, arch_));
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i = next++; i < requests.size(); i = next++)
-        (void)ktune::cuda::compile_cubin(requests[i]);
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-      pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+  gcuda::TiledLaunch launch(const LoadedKernel& k, const BlockedParams& p, const Shape& s,
+                            float alpha, const float* a, const float* b, float beta, float* c,
+                            float* workspace) override {
+    return gcuda::launch_warp(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+                              p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb,
+                              s.m, s.n, s.k, s.batch, alpha, a, s.lda, s.stride_a(), b, s.ldb,
+                              s.stride_b(), beta, c, s.ldc, s.stride_c(), workspace, nullptr);
   }
 
-  // C = alpha*op(A)*op(B) + beta*C0 with config p; the relative error against the host float64
-  // reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused. a_offset
-  // shifts A's base pointer by that many floats (misalignment); nan_inputs fills A and B with
-  // NaN (for alpha == 0, which must not read them).
-  double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
-             int a_offset = 0, std::vector<float>* out_c = nullptr, bool nan_inputs = false) {
-    auto host_a = gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
-    auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
-    auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
-    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
-    const auto ref = gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta,
-                                          host_c.data());
-    if (nan_inputs) {
-      host_a.assign(host_a.size(), std::nanf(""));
-      host_b.assign(host_b.size(), std::nanf(""));
-    }
-    auto a = ktune::test::upload(host_a, "A");
-    auto b = ktune::test::upload(host_b, "B");
-    auto c = ktune::test::upload(host_c, "C");
-    ktune::cuda::DeviceBuffer<float> ws(gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch),
-                                        "workspace");
-    const LoadedKernel& k = kernel(p, s.transa, s.transb);
-    const auto result = gcuda::launch_warp(
-        k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
-        p.splits > 1 ? reduce().function() : nullptr, p, s.transa, s.transb, s.m, s.n, s.k, s.batch,
-        alpha, a.data() + a_offset, s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta,
-        c.data(), s.ldc, s.stride_c(), ws.data(), nullptr);
-    EXPECT_EQ(result.error, cudaSuccess) << result.message;
-    if (result.refused) return -1;
-    ktune::cuda::check(cudaDeviceSynchronize(),
-                       "cudaDeviceSynchronize(" + describe(p, s.transa, s.transb) + ")");
-    const auto out = ktune::test::download(c);
-    if (out_c) *out_c = out;
-    return gemm::relative_error(s, out.data(), ref);
-  }
-
-  std::string arch_;
   int max_shared_ = 0;
-  std::map<std::string, std::unique_ptr<LoadedKernel>> kernels_;
-  std::unique_ptr<LoadedKernel> reduce_;
 };
 
-Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch,
-                 int64_t pad = 0) {
-  Shape s;
-  s.transa = transa, s.transb = transb;
-  s.m = m, s.n = n, s.k = k, s.batch = batch;
-  s.lda = std::max<int64_t>(1, (transa ? k : m) + pad);
-  s.ldb = std::max<int64_t>(1, (transb ? n : k) + pad);
-  s.ldc = m + pad;
-  return s;
-}
+using ktune::test::make_shape;
 
 // Every (bm, bn, wm, wn, tm, tn) of the space, with bk, st and gr rotating over the sample.
 std::vector<BlockedParams> tile_shape_sample() {

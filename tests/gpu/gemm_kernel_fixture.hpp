@@ -1,0 +1,154 @@
+#pragma once
+// What the tests of the CUDA GEMM kernel kinds (tiled/split-K, warp) share: shapes with padded
+// leading dimensions, the split-K reduction kernel, and a fixture that compiles a kind's kernels
+// by NVRTC (in parallel, into the disk cache) and runs one config against the host float64
+// reference. A kind's test derives from GemmKernelTest and gives its request and its launch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "src/cuda/cuda_device.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
+
+namespace ktune::test {
+
+inline kernels::gemm::Shape make_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k,
+                                       int64_t batch, int64_t pad = 0) {
+  kernels::gemm::Shape s;
+  s.transa = transa, s.transb = transb;
+  s.m = m, s.n = n, s.k = k, s.batch = batch;
+  s.lda = std::max<int64_t>(1, (transa ? k : m) + pad);
+  s.ldb = std::max<int64_t>(1, (transb ? n : k) + pad);
+  s.ldc = m + pad;
+  return s;
+}
+
+// The instantiation `name_expression` of an embedded kernel file ("gemm_tiled.cuh"), compiled as
+// the program "gemm_tiled.cu".
+inline cuda::NvrtcRequest kernel_request(const std::string& file,
+                                         const std::string& name_expression,
+                                         const std::string& arch) {
+  return {
+      embedded_file(file), file.substr(0, file.size() - 1), name_expression, arch, {"--std=c++17"}};
+}
+
+// The split-K reduction kernel (gemm_tiled.cuh), shared by every split-K kind.
+inline cuda::NvrtcRequest splitk_reduce_request(const std::string& arch) {
+  return kernel_request("gemm_tiled.cuh", kernels::gemm::cuda::kSplitkReduceName, arch);
+}
+
+// Per request, the compiled image and the error message ("" when it compiled); in parallel.
+struct CompileResults {
+  std::vector<cuda::CubinImage> images;
+  std::vector<std::string> failures;
+};
+inline CompileResults compile_all(const std::vector<cuda::NvrtcRequest>& requests) {
+  CompileResults r{std::vector<cuda::CubinImage>(requests.size()),
+                   std::vector<std::string>(requests.size())};
+  parallel_for(requests.size(), [&](size_t i) {
+    try {
+      r.images[i] = cuda::compile_cubin(requests[i]);
+    } catch (const std::exception& e) {
+      r.failures[i] = e.what();
+    }
+  });
+  return r;
+}
+
+class GemmKernelTest : public ::testing::Test {
+ protected:
+  using BlockedParams = kernels::gemm::BlockedParams;
+  using Shape = kernels::gemm::Shape;
+
+  void SetUp() override {
+    KTUNE_REQUIRE_GPU();
+    cuda::use_device(0);
+    arch_ = cuda::device_arch(0);
+  }
+
+  // The kind's kernel of config p for these transposes, and its name expression.
+  virtual cuda::NvrtcRequest request(const BlockedParams& p, bool ta, bool tb,
+                                     const std::string& arch) const = 0;
+  // Launches the kind's kernel k on the arguments of the run (kernels/gemm/cuda/*_launch.hpp).
+  virtual kernels::gemm::cuda::TiledLaunch launch(const cuda::LoadedKernel& k,
+                                                  const BlockedParams& p, const Shape& s,
+                                                  float alpha, const float* a, const float* b,
+                                                  float beta, float* c, float* workspace) = 0;
+
+  std::string describe(const BlockedParams& p, bool ta, bool tb) const {
+    return request(p, ta, tb, arch_).name_expression + " splits=" + std::to_string(p.splits);
+  }
+
+  const cuda::LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
+    const cuda::NvrtcRequest r = request(p, ta, tb, arch_);
+    auto& slot = kernels_[r.name_expression];
+    if (!slot)
+      slot = std::make_unique<cuda::LoadedKernel>(cuda::compile_cubin(r), r.name_expression);
+    return *slot;
+  }
+  const cuda::LoadedKernel& reduce() {
+    if (!reduce_) {
+      reduce_ =
+          std::make_unique<cuda::LoadedKernel>(cuda::compile_cubin(splitk_reduce_request(arch_)),
+                                               kernels::gemm::cuda::kSplitkReduceName);
+    }
+    return *reduce_;
+  }
+  // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
+  void prepare(const std::vector<BlockedParams>& configs) {
+    std::vector<cuda::NvrtcRequest> requests;
+    for (const BlockedParams& p : configs)
+      for (int t = 0; t < 4; ++t) requests.push_back(request(p, t & 1, t & 2, arch_));
+    parallel_for(requests.size(), [&](size_t i) { (void)cuda::compile_cubin(requests[i]); });
+  }
+
+  // C = alpha*op(A)*op(B) + beta*C0 with config p; the relative error against the host float64
+  // reference (C0 NaN-poisoned when beta == 0), or -1 when the launch is refused. a_offset
+  // shifts A's base pointer by that many floats (misalignment); nan_inputs fills A and B with
+  // NaN (for alpha == 0, which must not read them).
+  double run(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
+             int a_offset = 0, std::vector<float>* out_c = nullptr, bool nan_inputs = false) {
+    namespace gemm = kernels::gemm;
+    auto host_a = gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
+    auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
+    auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
+    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
+    const auto ref = gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta,
+                                          host_c.data());
+    if (nan_inputs) {
+      host_a.assign(host_a.size(), std::nanf(""));
+      host_b.assign(host_b.size(), std::nanf(""));
+    }
+    auto a = upload(host_a, "A");
+    auto b = upload(host_b, "B");
+    auto c = upload(host_c, "C");
+    cuda::DeviceBuffer<float> ws(gemm::cuda::tiled_workspace_floats(p, s.m, s.n, s.batch),
+                                 "workspace");
+    const auto result = launch(kernel(p, s.transa, s.transb), p, s, alpha, a.data() + a_offset,
+                               b.data(), beta, c.data(), ws.data());
+    EXPECT_EQ(result.error, cudaSuccess) << result.message;
+    if (result.refused) return -1;
+    cuda::check(cudaDeviceSynchronize(),
+                "cudaDeviceSynchronize(" + describe(p, s.transa, s.transb) + ")");
+    const auto out = download(c);
+    if (out_c) *out_c = out;
+    return gemm::relative_error(s, out.data(), ref);
+  }
+
+  std::string arch_;
+
+ private:
+  std::map<std::string, std::unique_ptr<cuda::LoadedKernel>> kernels_;
+  std::unique_ptr<cuda::LoadedKernel> reduce_;
+};
+
+}  // namespace ktune::test
