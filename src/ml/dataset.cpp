@@ -14,7 +14,6 @@
 #include "ktune/interchange.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/store.hpp"
-#include "ktune/workload.hpp"
 
 namespace ktune {
 namespace {
@@ -44,7 +43,6 @@ double usable_perf(const Measurement& m) {
   if (std::isfinite(t) && t > 0) return 1.0 / t;
   return 0;
 }
-
 
 std::vector<std::pair<std::string, std::string>> split_pairs(const std::string& text) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -198,25 +196,6 @@ void problem_groups(Dataset& d, const std::vector<const Measurement*>& slice) {
   }
 }
 
-// Transitional, until the committed datasets carry their tags: when no measurement has tags,
-// the networks each problem comes from, by matching keys against the builtin "dnn" workload.
-void workload_groups(Dataset& d, const Family* family) {
-  if (!family) return;
-  for (const auto& g : d.problem_groups) {
-    if (!g.empty()) return;
-  }
-  std::unordered_map<std::string, std::vector<std::string>> tags;
-  try {
-    for (const auto& p : load_workload(*family, "dnn").problems) tags[p.key()] = p.tags;
-  } catch (const Error&) {
-    return;  // no builtin workload for this family
-  }
-  for (size_t r = 0; r < d.problem_keys.size(); ++r) {
-    auto it = tags.find(d.problem_keys[r]);
-    if (it != tags.end()) d.problem_groups[r] = it->second;
-  }
-}
-
 }  // namespace
 
 Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std::string& device,
@@ -313,7 +292,6 @@ Dataset dataset_from_measurements(const std::vector<Measurement>& ms, const std:
   const Family* fam = find_registered_family(d.family);
   problem_features(d, fam);
   problem_groups(d, slice);
-  workload_groups(d, fam);
   config_params(d, fam);
   return d;
 }
