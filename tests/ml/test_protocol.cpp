@@ -68,7 +68,10 @@ std::vector<std::string> labels_of(const std::vector<std::vector<double>>& keys)
   std::vector<std::string> out;
   for (const auto& k : keys) {
     std::string label;
-    for (double v : k) label += (label.empty() ? "" : "x") + fmt::format("{}", v);
+    for (double v : k) {
+      if (!label.empty()) label += 'x';
+      label += fmt::format("{}", v);
+    }
     out.push_back(label);
   }
   return out;

@@ -175,7 +175,6 @@ class Session final : public ProblemSession {
     copy_bytes_ = align_up(offset_y_ + elems_y_ * sizeof(float));
     // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
     // 2 x L2 of other data is touched between two uses of the same copy.
-    const size_t data_bytes = (elems_x + elems_w + elems_y_) * sizeof(float);
     copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
     pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "conv2d inputs for " + key_);
 
