@@ -3,7 +3,9 @@
 // a bad input is one line naming it, with the output left absent.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "cli_test_util.hpp"
 #include "ktune/store.hpp"
@@ -47,6 +49,25 @@ TEST(CliMerge, BadInputIsOneLineNamingItAndNoOutput) {
   EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << r.output;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// --device lists (bench on several GPUs) are checked before the store is opened: malformed ones
+// always, and without a GPU (or without CUDA) every list, in one line naming it.
+TEST(CliBenchDevices, ListsWithoutTheirGpusAreOneLineErrorsAndNoStore) {
+  const auto store = temp_path("devices.sqlite");
+  std::vector<std::string> lists = {"cpu,cpu", "cuda:0,x", "cuda:0,0"};
+  if (!std::filesystem::exists("/dev/nvidia0")) {
+    lists.insert(lists.end(), {"cuda:all", "cuda:0,1"});
+  } else {
+    std::puts("a GPU is present: cuda:all and cuda:0,1 are not checked as errors here");
+  }
+  for (const std::string& device : lists) {
+    const auto r = run_ktune("bench --workload tiny --device " + device + " --store " + store);
+    EXPECT_EQ(r.status, 1) << device;
+    EXPECT_NE(r.output.find("--device " + device), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(store)) << device;
+  }
 }
 
 }  // namespace
