@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
@@ -13,8 +14,10 @@
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/evaluate.hpp"
+#include "ktune/workload.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -28,7 +31,65 @@ struct EvalArgs {
   uint64_t seed = 0;
   bool quick = false;
   int threads = 0;
+  // --split workload, and the matrix restrictions (empty = the default matrix's).
+  std::vector<std::string> workloads, norms, pruners, selectors;
+  std::vector<int> ks, ceiling_ks;
 };
+
+// Leave one workload out: per named workload W, a split "workload:W" that trains on the problems
+// of the other named workloads and tests on those of W (problems matched by key; a problem of
+// none of them is left out, one of several counts as W's when W is the held-out one).
+std::vector<ml::Split> workload_splits(const Dataset& data, const std::vector<std::string>& names) {
+  if (names.size() < 2) throw Error("--split workload: name at least two --workloads");
+  const Family& family = find_family(data.family);
+  std::vector<std::set<std::string>> keys;
+  for (const auto& name : names) {
+    std::set<std::string> k;
+    for (const auto& p : load_workload(family, name).problems) k.insert(p.key());
+    keys.push_back(std::move(k));
+  }
+  std::vector<ml::Split> splits;
+  for (size_t w = 0; w < names.size(); ++w) {
+    ml::Split s;
+    s.name = "workload:" + names[w];
+    for (Eigen::Index r = 0; r < data.rows(); ++r) {
+      const std::string& key = data.problem_keys[size_t(r)];
+      if (keys[w].count(key)) {
+        s.test.push_back(r);
+        continue;
+      }
+      for (size_t o = 0; o < names.size(); ++o) {
+        if (o != w && keys[o].count(key)) {
+          s.train.push_back(r);
+          break;
+        }
+      }
+    }
+    if (s.train.empty() || s.test.empty()) {
+      throw Error(
+          fmt::format("--split workload: split {} has {} problems to train on and {} to "
+                      "test in the data",
+                      s.name, s.train.size(), s.test.size()));
+    }
+    splits.push_back(std::move(s));
+  }
+  return splits;
+}
+
+// The --norms/--pruners/--selectors/--ks/--ceiling-ks restrictions of the matrix.
+void restrict_matrix(const EvalArgs& a, ml::EvalOptions& o) {
+  if (!a.norms.empty()) {
+    o.norms.clear();
+    for (const auto& n : a.norms) o.norms.push_back(ml::parse_norm(n));
+  }
+  if (!a.pruners.empty()) {
+    o.pruners.clear();
+    for (const auto& p : a.pruners) o.pruners.push_back(ml::parse_prune_method(p));
+  }
+  if (!a.selectors.empty()) o.selectors = a.selectors;
+  if (!a.ks.empty()) o.selector_ks = a.ks;
+  if (!a.ceiling_ks.empty()) o.ceiling_ks = a.ceiling_ks;
+}
 
 // "out.csv" → "out-metrics.csv".
 std::string metrics_path(const std::string& csv) {
@@ -64,6 +125,10 @@ int run_eval(const EvalArgs& a) {
   if (a.split == "random") {
     o.random_split = true;
     o.network_splits = false;
+  } else if (a.split == "workload") {
+    o.random_split = false;
+    o.network_splits = false;
+    o.splits = workload_splits(data, a.workloads);
   } else if (a.split == "network") {
     o.random_split = false;
     o.network_splits = true;
@@ -71,8 +136,11 @@ int run_eval(const EvalArgs& a) {
     o.random_split = true;
     o.network_splits = !a.quick;
   } else {
-    throw Error("--split must be random, network or both, not '" + a.split + "'");
+    throw Error("--split must be random, network, both or workload, not '" + a.split + "'");
   }
+  if (a.split != "workload" && !a.workloads.empty())
+    throw Error("--workloads needs --split workload");
+  restrict_matrix(a, o);
   o.seed = a.seed;
   o.fallback = ml::parse_fallback(a.fallback);
   o.threads = a.threads;
@@ -125,8 +193,20 @@ Action setup_eval(CLI::App& sub) {
                  "stencil: regressor selectors (default reg-runtime reg-speedup; 'none' for none)");
   sub.add_option("--expert", a->stencil.expert, "stencil: the hand-picked config")
       ->capture_default_str();
-  sub.add_option("--split", a->split, "random (seeded 80/20), network (leave one out) or both")
+  sub.add_option("--split", a->split,
+                 "random (seeded 80/20), network (leave one out), both, or workload (leave one "
+                 "of --workloads out)")
       ->capture_default_str();
+  sub.add_option("--workloads", a->workloads,
+                 "--split workload: the builtin workloads (or workload CSVs) to leave out in turn")
+      ->delimiter(',');
+  sub.add_option("--norms", a->norms, "Only these normalizations (default: all)")->delimiter(',');
+  sub.add_option("--pruners", a->pruners, "Only these pruners (default: all)")->delimiter(',');
+  sub.add_option("--selectors", a->selectors, "Only these selectors (default: all)")
+      ->delimiter(',');
+  sub.add_option("--ks", a->ks, "Selector K values (default 5,6,8,15)")->delimiter(',');
+  sub.add_option("--ceiling-ks", a->ceiling_ks, "Pruner-ceiling K values (default 4..15)")
+      ->delimiter(',');
   sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")
       ->capture_default_str();
   sub.add_option("--fallback", a->fallback, "When a pick is refused: baseline, random, nearest")

@@ -60,16 +60,60 @@ Derived modulo(const std::string& d, int mod) {
           }};
 }
 
+// Features that scale past the training sizes, computed in long long (exact, so the generated
+// selector's thresholds split the same problems; no sum in floating point that a compiler could
+// contract): arithmetic intensity m·n·k / (m·k + k·n + m·n), the number of output tiles of a
+// tile size (the launch's blocks: waves per SM on a given device are this over its SM count),
+// and the share of those tiles' area the output fills (tile fit).
+Derived intensity() {
+  return {{"intensity",
+           "const double intensity = static_cast<double>(m * n * k) / static_cast<double>(m * k "
+           "+ k * n + m * n);",
+           {"m", "n", "k"},
+           Holder::real},
+          [](const Shape& s) {
+            return double(s.m * s.n * s.k) / double(s.m * s.k + s.k * s.n + s.m * s.n);
+          }};
+}
+
+Derived tiles(int t) {
+  const std::string name = fmt::format("tiles{}", t);
+  return {
+      {name,
+       fmt::format("const long long {0} = batch * ((m + {1}) / {2}) * ((n + {1}) / {2});", name,
+                   t - 1, t),
+       {"batch", "m", "n"},
+       Holder::integer},
+      [t](const Shape& s) { return double(s.batch * ((s.m + t - 1) / t) * ((s.n + t - 1) / t)); }};
+}
+
+Derived fill(int t) {
+  const std::string name = fmt::format("fill{}", t);
+  return {{name,
+           fmt::format("const double {0} = static_cast<double>(m * n) / static_cast<double>((m + "
+                       "{1}) / {2} * {2} * ((n + {1}) / {2} * {2}));",
+                       name, t - 1, t),
+           {"m", "n"},
+           Holder::real},
+          [t](const Shape& s) {
+            return double(s.m * s.n) / double((s.m + t - 1) / t * t * ((s.n + t - 1) / t * t));
+          }};
+}
+
 const std::vector<Derived>& derived_table() {
   static const std::vector<Derived> table = [] {
     std::vector<Derived> v = {
-        product("mn", {"m", "n"}),       product("bmn", {"batch", "m", "n"}),
-        product("kn", {"k", "n"}),       product("km", {"k", "m"}),
-        ratio("m_over_k", {"m"}),        ratio("n_over_k", {"n"}),
+        product("mn", {"m", "n"}),      product("bmn", {"batch", "m", "n"}),
+        product("kn", {"k", "n"}),      product("km", {"k", "m"}),
+        ratio("m_over_k", {"m"}),       ratio("n_over_k", {"n"}),
         ratio("mn_over_k", {"m", "n"}),
     };
     for (const char* d : {"m", "n", "k"})
       for (int mod : {2, 4, 8}) v.push_back(modulo(d, mod));
+    v.push_back(product("bmnk", {"batch", "m", "n", "k"}));
+    v.push_back(intensity());
+    for (int t : {64, 128}) v.push_back(tiles(t));
+    for (int t : {64, 128}) v.push_back(fill(t));
     return v;
   }();
   return table;

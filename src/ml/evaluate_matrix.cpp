@@ -104,9 +104,11 @@ EvalResult evaluate(const Dataset& data, const EvalOptions& o) {
   if (o.network_splits) {
     for (auto& s : network_splits(data)) splits.push_back(std::move(s));
   }
+  for (const auto& s : o.splits) splits.push_back(s);
   if (splits.empty()) {
     throw Error(
-        "eval: no split to run (the dataset names no networks and the random split is off)");
+        "eval: no split to run (the dataset names no networks, the random split is off and no "
+        "other split was given)");
   }
   const std::vector<PruneMethod> pruners = o.pruners.empty() ? prune_methods() : o.pruners;
   const std::vector<std::string> selectors = o.selectors.empty() ? selector_names() : o.selectors;

@@ -52,6 +52,18 @@ TEST(Problem, GemmDerivedFeatures) {
   EXPECT_EQ(at("m_mod8"), 4);
   EXPECT_EQ(at("n_mod4"), 2);
   EXPECT_EQ(at("k_mod4"), 2);
+  // The features that scale: work, arithmetic intensity, output tiles and their fill.
+  EXPECT_EQ(at("bmnk"), 1440);
+  EXPECT_DOUBLE_EQ(at("intensity"), 720.0 / (72 + 60 + 120));
+  EXPECT_EQ(at("tiles64"), 2);
+  EXPECT_DOUBLE_EQ(at("fill64"), 120.0 / (64 * 64));
+  const auto big = family.derived_features(family.make_problem({0, 0, 200, 129, 7, 3}));
+  auto big_at = [&](const std::string& n) {
+    return big[size_t(std::find(names.begin(), names.end(), n) - names.begin())];
+  };
+  EXPECT_EQ(big_at("tiles128"), 3 * 2 * 2);
+  EXPECT_EQ(big_at("tiles64"), 3 * 4 * 3);
+  EXPECT_DOUBLE_EQ(big_at("fill128"), 200.0 * 129 / (256 * 256));
 }
 
 }  // namespace

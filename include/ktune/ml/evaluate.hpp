@@ -96,6 +96,9 @@ Metrics evaluate_selector(const Selector& selector, const Dataset& test,
 
 struct EvalOptions {
   bool random_split = true, network_splits = true;
+  // More splits, run after the built-in ones (e.g. leave-one-workload-out, built by the caller
+  // from the problems' workloads: verb_eval.cpp's --split workload).
+  std::vector<Split> splits;
   double test_fraction = 0.2;
   uint64_t seed = 0;
   std::vector<Norm> norms{Norm::scale, Norm::cutoff, Norm::rawcutoff, Norm::sigmoid};
