@@ -1,0 +1,85 @@
+// `ktune eval --split workload`: leave one builtin workload out, through the binary (skipped when
+// it is not built). GEMM measurements of the `tiny` and `large` workloads with three configs whose
+// ranking follows the problem size, so each split trains on one workload and tests on the other.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ktune/family.hpp"
+#include "ktune/interchange.hpp"
+#include "ktune/workload.hpp"
+#include "ml_test_util.hpp"
+
+namespace ktune {
+namespace {
+
+using test::read_text;
+using test::TempDir;
+
+std::vector<Measurement> tiny_and_large() {
+  const Family& gemm = find_family("gemm");
+  const auto configs = gemm.space().enumerate();
+  std::vector<Measurement> ms;
+  for (const char* w : {"tiny", "large"}) {
+    for (const Problem& p : load_workload(gemm, w).problems) {
+      const double size = gemm.flops(p);
+      for (int c = 0; c < 3; ++c) {
+        Measurement m;
+        m.device = "cpu-test";
+        m.family = "gemm";
+        m.problem = p.key();
+        m.config = gemm.space().to_string(configs[size_t(c)]);
+        m.config_id = configs[size_t(c)].id;
+        m.outcome.status = Status::ok;
+        // Config 0 wins on small problems, config 2 on big ones.
+        m.perf = 10.0 + (c == 0 ? 1e10 / size : c == 2 ? size * 1e-10 : 1.0);
+        ms.push_back(m);
+      }
+    }
+  }
+  return ms;
+}
+
+TEST(EvalWorkloadSplit, LeavesEachNamedWorkloadOut) {
+  if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  TempDir dir("ktune-eval-workload");
+  const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
+  write_measurements_csv(tiny_and_large(), data);
+  auto ktune = [&](const std::string& args) {
+    const std::string cmd =
+        std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + err + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const std::string matrix =
+      " --norms scale --pruners topn --selectors tree-b --ks 2 --ceiling-ks 2,3 --threads 1";
+  ASSERT_EQ(ktune("eval --data " + data + " --split workload --workloads tiny,large" + matrix +
+                  " --csv " + dir.file("e.csv") + " --markdown " + dir.file("e.md")),
+            0)
+      << read_text(err);
+  const std::string md = read_text(dir.file("e.md"));
+  // Sizes: train on the other workload (27 large / 4 tiny shapes), test on the named one.
+  EXPECT_NE(md.find("## Split workload:tiny (train 27, test 4)"), std::string::npos) << md;
+  EXPECT_NE(md.find("## Split workload:large (train 4, test 27)"), std::string::npos) << md;
+  const std::string csv = read_text(dir.file("e.csv"));
+  EXPECT_NE(csv.find("workload:tiny,scale,topn,tree-b,2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("workload:large,scale,topn,,3,,"), std::string::npos) << csv;
+  // The matrix is restricted: no other norm, pruner or selector.
+  EXPECT_EQ(csv.find("cutoff"), std::string::npos);
+  EXPECT_EQ(csv.find("kmeans"), std::string::npos);
+  EXPECT_EQ(csv.find("forest"), std::string::npos);
+
+  // Bad input: one line on stderr naming it, exit status 1.
+  for (const std::string& bad :
+       {std::string(" --split workload --workloads tiny"), std::string(" --workloads tiny,large"),
+        std::string(" --split workload --workloads tiny,dnn"), std::string(" --pruners nope")}) {
+    EXPECT_EQ(ktune("eval --data " + data + bad + matrix), 1) << bad;
+    const std::string message = read_text(err);
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;
+  }
+}
+
+}  // namespace
+}  // namespace ktune
