@@ -163,6 +163,28 @@ TEST(InterchangeCsv, MalformedInputNamesFileAndLine) {
             std::string::npos);
 }
 
+// NaN parses as a double but is no measurement: SQLite would store it as NULL and the NOT NULL
+// row would be dropped silently (an import reported it as "already stored"). Each number column.
+TEST(InterchangeCsv, NanInANumberFieldIsAnErrorNamingTheLine) {
+  const std::vector<std::string> good = {"a", "b", "c", "d", "1",  "ok", "1", "1",
+                                         "1", "0", "3", "1", "-1", "",   "t", ""};
+  const std::map<size_t, std::string> columns = {{6, "median_ms"}, {7, "min_ms"},
+                                                 {8, "max_ms"},    {9, "mad_ms"},
+                                                 {11, "perf"},     {12, "rel_error"}};
+  for (const auto& [index, column] : columns) {
+    for (const char* nan : {"nan", "NaN", "-nan"}) {
+      auto fields = good;
+      fields[index] = nan;
+      std::string row;
+      for (const auto& f : fields) row += (row.empty() ? "" : ",") + f;
+      const std::string text = std::string(kMeasurementCsvHeader) + "\n" + row + "\n";
+      const std::string msg = error_of([&] { parse_measurements_csv(text, "n.csv"); });
+      EXPECT_NE(msg.find("n.csv:2: column " + column + ": NaN is not a value"), std::string::npos)
+          << nan << " in " << column << ": " << msg;
+    }
+  }
+}
+
 // Exports made before the tags column are still read, without tags; each row must then have the
 // old column count.
 TEST(InterchangeCsv, ReadsFilesWithoutTheTagsColumn) {
