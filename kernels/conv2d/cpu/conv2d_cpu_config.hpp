@@ -82,19 +82,11 @@ constexpr int required_bits(CpuKind kind) {
 constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
   CpuConvConfig g;
   int seen = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t semi = text.find(';', pos);
-    if (semi == std::string_view::npos) semi = text.size();
-    const std::string_view item = text.substr(pos, semi - pos);
-    pos = semi + 1;
-    if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos ||
-        !cpu_config_detail::assign(g, item.substr(0, eq), item.substr(eq + 1), seen))
-      return CpuConvConfig{};
-  }
-  if (seen != cpu_config_detail::required_bits(g.kind)) return CpuConvConfig{};
+  const bool parsed =
+      gemm::config_detail::for_each_param(text, [&](std::string_view name, std::string_view value) {
+        return cpu_config_detail::assign(g, name, value, seen);
+      });
+  if (!parsed || seen != cpu_config_detail::required_bits(g.kind)) return CpuConvConfig{};
   if (g.kind == CpuKind::direct &&
       (g.cols < 2 || g.cols > 4 || g.vk < 2 || g.vk > 4 || (g.vc != 8 && g.vc != 16)))
     return CpuConvConfig{};
