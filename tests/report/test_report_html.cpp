@@ -36,14 +36,23 @@ std::string shell_output(const std::string& cmd, int* status) {
   return out;
 }
 
-// The DOM after the page's scripts ran (virtual time lets every promise settle first).
+// The DOM after the page's scripts ran (virtual time lets every promise settle first). Each
+// call gets its own profile directory: ctest runs these tests as parallel processes, and two
+// Chromiums sharing one profile collide on its lock (the second exits with status 21).
 std::string render_dom(const std::filesystem::path& html, int* status) {
-  const std::string profile = ::testing::TempDir() + "ktune-chromium-profile";
-  return shell_output(
+  std::string profile = ::testing::TempDir() + "ktune-chromium-XXXXXX";
+  if (!mkdtemp(profile.data())) {
+    *status = -1;
+    return {};
+  }
+  std::string dom = shell_output(
       "chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
       "--no-first-run --user-data-dir=" +
           profile + " --virtual-time-budget=60000 --dump-dom file://" + html.string(),
       status);
+  std::error_code ignored;
+  std::filesystem::remove_all(profile, ignored);
+  return dom;
 }
 
 // Skips the calling test (returns false) when Chromium cannot start at all here.
