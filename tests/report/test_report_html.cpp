@@ -4,6 +4,7 @@
 // non-empty "table" dataset) and the page must have caught no script error. The test skips only
 // when Chromium cannot start here.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,7 +58,9 @@ std::string render_dom(const std::filesystem::path& html, int* status) {
 
 // Skips the calling test (returns false) when Chromium cannot start at all here.
 bool chromium_starts(std::string* why) {
-  const auto page = std::filesystem::path(::testing::TempDir()) / "ktune-blank.html";
+  // Per process: every test of this program probes in its own process, possibly at once.
+  const auto page = std::filesystem::path(::testing::TempDir()) /
+                    ("ktune-blank-" + std::to_string(::getpid()) + ".html");
   std::ofstream(page) << "<!DOCTYPE html><html><body><p id=\"x\">started</p></body></html>";
   int status = -1;
   const std::string dom = render_dom(page, &status);
