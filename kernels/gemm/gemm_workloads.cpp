@@ -1,10 +1,11 @@
 // GEMM's built-in workloads: the VGG16 / ResNet-50 / MobileNet shapes (workloads/gemm, embedded)
-// and the two derived from them, the big and transformer shapes of `large`, plus a tiny one for
+// and the three derived from them, the big and transformer shapes of `large`, plus a tiny one for
 // tests.
 #include <algorithm>
 #include <map>
 
 #include "kernels/gemm/gemm_family.hpp"
+#include "ktune/error.hpp"
 #include "ktune/workload.hpp"
 
 namespace ktune::kernels::gemm {
@@ -46,6 +47,23 @@ std::vector<Problem> dnn_small(const Family& family) {
   return out;
 }
 
+// dnn-sample: 48 dnn shapes stratified by FLOP quartile, transposes, batching and m/n aspect,
+// disjoint from dnn-small (scripts/make_dnn_sample.py writes the list and states the rule). The
+// problems are taken from `dnn`, so they carry their networks' tags.
+std::vector<Problem> dnn_sample(const Family& family) {
+  const std::string file = "workloads/gemm/dnn-sample.csv";
+  const auto listed = parse_workload_csv(family, embedded_file("dnn-sample.csv"), file);
+  std::map<std::string, Problem> all;
+  for (auto& p : dnn(family)) all.emplace(p.key(), std::move(p));
+  std::vector<Problem> out;
+  for (const auto& p : listed) {
+    const auto it = all.find(p.key());
+    if (it == all.end()) throw Error(file + ": " + p.key() + " is not a dnn shape");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 // large: big squares and transformer GEMMs (workloads/gemm/README.md says where they come from).
 std::vector<Problem> large(const Family& family) {
   return merge_tagged({{"large", parse_workload_csv(family, embedded_file("large.csv"),
@@ -73,7 +91,7 @@ std::vector<Problem> tiny() {
 }  // namespace
 
 std::vector<std::string> GemmFamily::builtin_workloads() const {
-  return {"dnn", "dnn-small", "large", "tiny"};
+  return {"dnn", "dnn-small", "dnn-sample", "large", "tiny"};
 }
 
 Workload GemmFamily::builtin_workload(const std::string& name) const {
@@ -81,6 +99,7 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
   w.name = name;
   if (name == "dnn") w.problems = dnn(*this);
   if (name == "dnn-small") w.problems = dnn_small(*this);
+  if (name == "dnn-sample") w.problems = dnn_sample(*this);
   if (name == "large") w.problems = large(*this);
   if (name == "tiny") w.problems = tiny();
   return w;

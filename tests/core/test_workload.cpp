@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -40,6 +41,36 @@ TEST(Workload, DnnSmallIsASubsetOfDnn) {
     for (const auto& q : all.problems) found |= q.key() == p.key();
     EXPECT_TRUE(found) << p.key();
   }
+}
+
+// The sample of scripts/make_dnn_sample.py: dnn shapes with their tags, none of dnn-small, every
+// transpose pair of dnn, batched and not, from each FLOP quartile of dnn.
+TEST(Workload, DnnSampleIsAStratifiedSubsetOfDnnDisjointFromDnnSmall) {
+  const Family& family = gemm_family();
+  const Workload all = load_workload(family, "dnn");
+  const Workload sample = load_workload(family, "dnn-sample");
+  const Workload small = load_workload(family, "dnn-small");
+  ASSERT_EQ(sample.problems.size(), 48u);
+  std::map<std::string, const Problem*> by_key;
+  for (const auto& p : all.problems) by_key[p.key()] = &p;
+  std::vector<double> flops;
+  for (const auto& p : all.problems) flops.push_back(family.flops(p));
+  std::sort(flops.begin(), flops.end());
+  std::map<std::string, int> kinds, quartiles;
+  for (const auto& p : all.problems) kinds[p.key().substr(0, p.key().find(";m="))] = 0;
+  for (const auto& p : sample.problems) {
+    ASSERT_TRUE(by_key.count(p.key())) << p.key();
+    EXPECT_EQ(p.tags, by_key[p.key()]->tags) << p.key();
+    for (const auto& q : small.problems) EXPECT_NE(q.key(), p.key());
+    ++kinds[p.key().substr(0, p.key().find(";m="))];
+    const std::string key = p.key();
+    ++kinds[key.substr(key.rfind(";batch=")) == ";batch=1" ? "single" : "batched"];
+    const auto rank = std::lower_bound(flops.begin(), flops.end(), family.flops(p)) - flops.begin();
+    ++quartiles[std::to_string(4 * rank / flops.size())];
+  }
+  for (const auto& [kind, count] : kinds) EXPECT_GT(count, 0) << kind;
+  EXPECT_EQ(kinds.size(), 5u);  // 3 transpose pairs, batched, single
+  EXPECT_EQ(quartiles.size(), 4u);
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
