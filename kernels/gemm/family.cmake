@@ -1,8 +1,14 @@
-# GEMM (included by ktune_add_family): the OpenBLAS / cuBLAS baselines, the ahead-of-time nvcc
-# check of the CUDA kernels, and what ktune_add_tuned_library(FAMILY gemm) compiles.
+# GEMM (included by ktune_add_family): the OpenBLAS / oneDNN / cuBLAS baselines, the
+# ahead-of-time nvcc check of the CUDA kernels, and what ktune_add_tuned_library(FAMILY gemm)
+# compiles.
 if(OPENBLAS_FOUND)
   target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE PkgConfig::OPENBLAS)
   target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_OPENBLAS=1)
+endif()
+if(dnnl_FOUND)  # found in the top-level CMakeLists.txt, as for the conv2d family
+  target_include_directories(${KTUNE_FAMILY_TARGET} SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE ${DNNL_LIBRARY})
+  target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_ONEDNN=1)
 endif()
 if(KTUNE_FAMILY_CUDA_TARGET)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas)

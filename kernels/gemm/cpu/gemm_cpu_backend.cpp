@@ -1,20 +1,15 @@
-// The GEMM family's CPU backend: seed-kernel configs and the OpenBLAS baseline, each verified
-// against the float64 reference on poisoned output before it is timed.
-#include <fmt/format.h>
-
+// The GEMM family's CPU backend: seed-kernel configs and the vendor baselines (OpenBLAS,
+// oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned output
+// before it is timed.
 #include <limits>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
-#include "ktune/error.hpp"
 #include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
-
-#ifdef KTUNE_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
 
 namespace ktune::kernels::gemm {
 
@@ -51,29 +46,11 @@ class CpuSession final : public ProblemSession {
     return measure([&](Args& args) { cpu::run_seed(args, tile); }, policy);
   }
 
-  std::vector<std::string> vendors() const override {
-#ifdef KTUNE_HAVE_OPENBLAS
-    return {"openblas"};
-#else
-    return {};
-#endif
-  }
+  std::vector<std::string> vendors() const override { return cpu::vendor_names(); }
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
-#ifdef KTUNE_HAVE_OPENBLAS
-    if (vendor == "openblas") {
-      return measure(
-          [](Args& g) {
-            for (int64_t i = 0; i < g.batch; ++i)
-              cblas_sgemm(CblasColMajor, g.transa ? CblasTrans : CblasNoTrans,
-                          g.transb ? CblasTrans : CblasNoTrans, int(g.m), int(g.n), int(g.k),
-                          g.alpha, g.a + i * g.stride_a, int(g.lda), g.b + i * g.stride_b,
-                          int(g.ldb), g.beta, g.c + i * g.stride_c, int(g.ldc));
-          },
-          policy);
-    }
-#endif
-    throw Error(fmt::format("vendor '{}' is not available on the cpu backend", vendor));
+    const auto gemm = cpu::make_vendor_gemm(vendor, shape_);  // throws for unknown vendors
+    return measure([&](Args& g) { gemm->run(g); }, policy);
   }
 
  private:

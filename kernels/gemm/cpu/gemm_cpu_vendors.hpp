@@ -1,0 +1,36 @@
+#pragma once
+// The CPU vendor GEMM libraries the GEMM family compares with (OpenBLAS, oneDNN), behind one
+// interface shared by the sweep's backend and the deployed-library benchmark, so both run the
+// vendors the same way and record which kernel each library dispatched.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/gemm/gemm_family.hpp"
+
+namespace ktune::kernels::gemm::cpu {
+
+// The vendors this build links, in order: "openblas", "onednn" (either may be absent).
+std::vector<std::string> vendor_names();
+
+// What a vendor runs on this machine, for the record: "OpenBLAS 0.3.21 core=SkylakeX
+// config=..." or "oneDNN 2.6.3 isa=avx512_core_bf16". Throws Error for an unknown vendor.
+std::string vendor_description(const std::string& vendor);
+
+// One vendor GEMM prepared for one shape (oneDNN builds its primitive here, outside any timed
+// run). run() computes C = alpha*op(A)*op(B) + beta*C over the whole strided batch of `args`,
+// whose shape, leading dimensions and strides must be those it was made for.
+class VendorGemm {
+ public:
+  virtual ~VendorGemm() = default;
+  virtual void run(const Args& args) = 0;
+  // The library's implementation for this shape, when it names one ("brg:avx512_core").
+  virtual std::string implementation() const { return ""; }
+};
+
+// Throws Error naming the vendor when this build does not have it or it refuses the shape.
+std::unique_ptr<VendorGemm> make_vendor_gemm(const std::string& vendor, const Shape& shape,
+                                             float alpha = 1, float beta = 0);
+
+}  // namespace ktune::kernels::gemm::cpu
