@@ -1,16 +1,27 @@
 #pragma once
-// Measures the deployed tuned library (ktune::gemm) and the vendor library side by side on one
-// GEMM shape, in the same run, with the sweep's verify-then-time protocol (ktune/host_measure.hpp
-// on the CPU, src/cuda/device_measure.hpp on CUDA): each verified on NaN-poisoned output against
-// a float64 reference, then timed with the same policy (warm-up, median of repeats, rotated input
-// copies when they fit in cache).
+// Measures the deployed tuned library (ktune::gemm) and the vendor libraries (OpenBLAS and
+// oneDNN on the CPU, cuBLAS on CUDA) side by side on one GEMM shape, in the same run, with the
+// sweep's verify-then-time protocol (ktune/host_measure.hpp on the CPU,
+// src/cuda/device_measure.hpp on CUDA): each verified on NaN-poisoned output against a float64
+// reference, then timed with the same policy (warm-up, median of repeats, rotated input copies
+// when they fit in cache).
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/timing.hpp"
 
 namespace tuned_gemm {
+
+// One vendor library on one shape.
+struct VendorResult {
+  std::string name;    // "openblas", "onednn", "cublas"
+  std::string kernel;  // what it dispatched, when it says ("SkylakeX", "brg:avx512_core")
+  std::string status;  // ok, wrong, failed or timeout
+  std::string message;
+  double ms = 0;  // median, 0 when not ok
+};
 
 struct ShapeResult {
   std::string config;      // the config the selector picked
@@ -18,21 +29,43 @@ struct ShapeResult {
   std::string message;     // why, when not ok
   double rel_error = 0;    // ||C - ref||_F / ||ref||_F
   double deployed_ms = 0;  // median
-  double vendor_ms = 0;    // median of the vendor library, 0 when it was not ok
+  std::vector<VendorResult> vendors;
+
+  // The fastest vendor that was ok, or nullptr when none was.
+  const VendorResult* fastest_vendor() const {
+    const VendorResult* best = nullptr;
+    for (const auto& v : vendors)
+      if (v.status == "ok" && (!best || v.ms < best->ms)) best = &v;
+    return best;
+  }
 };
 
+inline VendorResult vendor_result(std::string name, const ktune::Outcome& o,
+                                  std::string kernel = "") {
+  VendorResult v;
+  v.name = std::move(name);
+  v.kernel = std::move(kernel);
+  v.status = std::string(ktune::to_string(o.status));
+  v.message = o.message;
+  if (o.status == ktune::Status::ok) v.ms = o.timing.median_ms;
+  return v;
+}
+
 inline ShapeResult shape_result(std::string config, const ktune::Outcome& deployed,
-                                const ktune::Outcome& vendor) {
+                                std::vector<VendorResult> vendors) {
   ShapeResult r;
   r.config = std::move(config);
   r.status = std::string(ktune::to_string(deployed.status));
   r.message = deployed.message;
   r.rel_error = deployed.rel_error;
   if (deployed.status == ktune::Status::ok) r.deployed_ms = deployed.timing.median_ms;
-  if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
+  r.vendors = std::move(vendors);
   return r;
 }
 
+// The CPU vendor libraries measure_cpu compares with, each with what it runs here (OpenBLAS
+// core and build config, oneDNN version and ISA), for the run's log.
+std::vector<std::pair<std::string, std::string>> cpu_vendor_descriptions();
 ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
                         const ktune::TimingPolicy& policy);
 // Device 0; also says whether a CUDA device exists.

@@ -1,12 +1,14 @@
-// CPU side of the deployed-library benchmark: ktune::gemm (host pointers) against OpenBLAS.
-#include <cblas.h>
-
+// CPU side of the deployed-library benchmark: ktune::gemm (host pointers) against every CPU
+// vendor library of the build (OpenBLAS, oneDNN: kernels/gemm/cpu/gemm_cpu_vendors.hpp, the
+// sweep's vendor code), all on the same inputs and buffers.
 #include <algorithm>
 #include <functional>
 #include <limits>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/host_measure.hpp"
 
@@ -14,6 +16,7 @@ namespace tuned_gemm {
 namespace {
 
 using ktune::kernels::gemm::Shape;
+namespace cpu = ktune::kernels::gemm::cpu;
 
 ktune::Trans trans(bool t) { return t ? ktune::Trans::yes : ktune::Trans::no; }
 
@@ -23,9 +26,28 @@ struct Buffers {
   std::vector<std::vector<float>> a, b, c;
 };
 
+cpu::Args args_of(const Shape& s, Buffers& buf, size_t i) {
+  return {s.transa, s.transb,     s.m,
+          s.n,      s.k,          s.batch,
+          1.0f,     0.0f,         buf.a[i].data(),
+          s.lda,    s.stride_a(), buf.b[i].data(),
+          s.ldb,    s.stride_b(), buf.c[i].data(),
+          s.ldc,    s.stride_c()};
+}
+
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> cpu_vendor_descriptions() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& name : cpu::vendor_names())
+    out.emplace_back(name, cpu::vendor_description(name));
+  return out;
+}
+
 ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
+  const auto vendors = cpu::vendor_names();
+  if (vendors.empty())
+    throw ktune::Error("this build has no CPU vendor library (OpenBLAS or oneDNN) to compare with");
   const auto config =
       ktune::tuned_gemm_choice_cpu(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cpu().configs[config];
@@ -41,39 +63,38 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
     buf.b.push_back(ktune::kernels::gemm::random_matrix(size_b, seed + 1));
     buf.c.emplace_back(size_c, std::numeric_limits<float>::quiet_NaN());
   }
-  auto run_ktune = [&](size_t i) {
-    ktune::gemm_strided_batched(trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f,
-                                buf.a[i].data(), s.lda, s.stride_a(),
-                                buf.b[i].data(), s.ldb, s.stride_b(), 0.0f,
-                                buf.c[i].data(), s.ldc, s.stride_c(), s.batch);
-  };
-  auto run_openblas = [&](size_t i) {
-    for (int64_t e = 0; e < s.batch; ++e)
-      cblas_sgemm(CblasColMajor, s.transa ? CblasTrans : CblasNoTrans,
-                  s.transb ? CblasTrans : CblasNoTrans, int(s.m), int(s.n), int(s.k), 1.0f,
-                  buf.a[i].data() + e * s.stride_a(), int(s.lda),
-                  buf.b[i].data() + e * s.stride_b(), int(s.ldb), 0.0f,
-                  buf.c[i].data() + e * s.stride_c(), int(s.ldc));
-  };
-  // Both libraries verified on poisoned output against the float64 reference, then timed.
-  const auto ref = ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0,
-                                                        0.0, nullptr);
-  auto verified = [&](const std::function<void(size_t)>& fn) {
-    return [&, fn] {
+  // Every library verified on poisoned output against the float64 reference, then timed with
+  // the same policy and rotation, one library after the other.
+  const auto ref =
+      ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0, 0.0, nullptr);
+  auto measure = [&](const std::function<void(size_t)>& run) {
+    auto verify = [&] {
       std::fill(buf.c[0].begin(), buf.c[0].end(), std::numeric_limits<float>::quiet_NaN());
-      fn(0);
-      ktune::RunVerdict v;
-      v.rel_error = ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref);
-      v.ok = v.rel_error <= ktune::kernels::gemm::error_bound(s.k);
-      if (!v.ok) v.message = "relative error above the bound";
-      return v;
+      run(0);
+      return ktune::judge_error(ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref),
+                                ktune::kernels::gemm::error_bound(s.k));
     };
+    return ktune::verify_then_time_on_host(verify, run, size_t(copies), policy);
   };
-  const ktune::Outcome deployed =
-      ktune::verify_then_time_on_host(verified(run_ktune), run_ktune, size_t(copies), policy);
-  const ktune::Outcome vendor =
-      ktune::verify_then_time_on_host(verified(run_openblas), run_openblas, size_t(copies), policy);
-  return shape_result(config_name, deployed, vendor);
+  const ktune::Outcome deployed = measure([&](size_t i) {
+    ktune::gemm_strided_batched(trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f,
+                                buf.a[i].data(), s.lda, s.stride_a(), buf.b[i].data(), s.ldb,
+                                s.stride_b(), 0.0f, buf.c[i].data(), s.ldc, s.stride_c(), s.batch);
+  });
+  std::vector<VendorResult> results;
+  for (const auto& name : vendors) {
+    std::unique_ptr<cpu::VendorGemm> gemm;
+    ktune::Outcome o;
+    try {
+      gemm = cpu::make_vendor_gemm(name, s);  // oneDNN's primitive: built here, not timed
+      o = measure([&](size_t i) { gemm->run(args_of(s, buf, i)); });
+    } catch (const ktune::Error& e) {
+      o.status = ktune::Status::failed;
+      o.message = e.what();
+    }
+    results.push_back(vendor_result(name, o, gemm ? gemm->implementation() : ""));
+  }
+  return shape_result(config_name, deployed, std::move(results));
 }
 
 }  // namespace tuned_gemm

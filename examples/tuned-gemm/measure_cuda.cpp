@@ -129,7 +129,7 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
   }
-  return shape_result(config_name, deployed, vendor);
+  return shape_result(config_name, deployed, {vendor_result("cublas", vendor)});
 }
 
 }  // namespace tuned_gemm

@@ -1,7 +1,10 @@
 // Runs every shape of a workload through the deployed tuned library (ktune::gemm), checks each
-// result, and times it beside the vendor library (OpenBLAS on the CPU, cuBLAS on CUDA) in the
-// same run. One CSV row per shape, appended as soon as it is measured: an interrupted run
-// resumes where it stopped. `ktune report --deployed` joins the rows with the sweep's oracle.
+// result, and times it beside the vendor libraries (OpenBLAS and oneDNN on the CPU, cuBLAS on
+// CUDA) in the same run. One CSV row per shape, appended as soon as it is measured: an
+// interrupted run resumes where it stopped. `vendor` is the fastest vendor of the shape; the
+// CPU vendors also get their own columns, with the kernel each dispatched (OpenBLAS core,
+// oneDNN implementation). `ktune report --deployed` joins the rows with the sweep's oracle;
+// scripts/gemm_deployed_tables.py makes the deployed-vs-vendor tables.
 //   tuned_gemm_bench --device cuda --workload dnn --out deployed.csv
 #include <fmt/format.h>
 
@@ -19,7 +22,13 @@
 
 namespace {
 
+constexpr const char* kCpuVendors[] = {"openblas", "onednn"};  // their own columns
 constexpr const char* kHeader =
+    "problem,networks,config,status,rel_error,deployed_ms,deployed_gflops,vendor,vendor_ms,"
+    "vendor_gflops,openblas_ms,openblas_gflops,openblas_kernel,onednn_ms,onednn_gflops,"
+    "onednn_kernel,message";
+// The header before the per-vendor columns: such a file cannot take the new rows.
+constexpr const char* kOldHeader =
     "problem,networks,config,status,rel_error,deployed_ms,deployed_gflops,vendor,vendor_ms,"
     "vendor_gflops,message";
 
@@ -28,6 +37,11 @@ std::set<std::string> done_problems(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line)) return done;
+  if (line == kOldHeader)
+    throw ktune::Error(fmt::format(
+        "'{}' was written by an older tuned_gemm_bench (no per-vendor columns): write to a new "
+        "file",
+        path));
   if (line != kHeader)
     throw ktune::Error(fmt::format("'{}' is not a tuned_gemm_bench CSV (header differs)", path));
   while (std::getline(in, line))
@@ -53,6 +67,9 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--workload", workload_name, "Builtin workload or CSV")->capture_default_str();
   app.add_option("--out", out_path, "CSV to append to (resumes)")->required();
+  size_t limit = 0;
+  app.add_option("--limit", limit, "Measure at most this many shapes not yet in --out (0: all)")
+      ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
@@ -63,16 +80,21 @@ int main(int argc, char** argv) {
     const ktune::Workload workload = ktune::load_workload(family, workload_name);
     if (device == "cuda" && !tuned_gemm::cuda_available())
       throw ktune::Error("tuned_gemm_bench: no CUDA device (or this build has no CUDA backend)");
+    if (device == "cpu")  // what the vendors run here, for the run's log
+      for (const auto& [name, what] : tuned_gemm::cpu_vendor_descriptions())
+        fmt::print("vendor {}: {}\n", name, what);
     const auto done = done_problems(out_path);
     const bool fresh = done.empty() && !std::ifstream(out_path).good();
     std::ofstream out(out_path, std::ios::app);
     if (!out) throw ktune::Error(fmt::format("cannot open '{}' for writing", out_path));
     if (fresh) out << kHeader << '\n' << std::flush;
-    size_t index = 0, bad = 0;
+    size_t index = 0, bad = 0, measured = 0;
     for (const auto& problem : workload.problems) {
       ++index;
       const std::string key = problem.key();
       if (done.count(key)) continue;
+      if (limit > 0 && measured == limit) break;
+      ++measured;
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
       const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy)
@@ -80,25 +102,41 @@ int main(int argc, char** argv) {
       std::string networks;
       for (const auto& t : problem.tags) networks += (networks.empty() ? "" : "+") + t;
       const double gflop = shape.flops() * 1e-9;
+      auto ms = [](double v) { return v > 0 ? fmt::format("{:.6f}", v) : ""; };
+      auto gflops = [&](double v) {
+        return v > 0 ? fmt::format("{:.3f}", gflop / (v * 1e-3)) : "";
+      };
       const bool ok = r.status == "ok";
-      bad += ok ? 0 : 1;
-      out << fmt::format(
-                 "{},{},{},{},{:.3e},{},{},{},{},{},{}\n", key, networks, r.config, r.status,
-                 r.rel_error, ok ? fmt::format("{:.6f}", r.deployed_ms) : "",
-                 ok ? fmt::format("{:.3f}", gflop / (r.deployed_ms * 1e-3)) : "",
-                 device == "cuda" ? "cublas" : "openblas",
-                 ok ? fmt::format("{:.6f}", r.vendor_ms) : "",
-                 ok && r.vendor_ms > 0 ? fmt::format("{:.3f}", gflop / (r.vendor_ms * 1e-3)) : "",
-                 csv_field(r.message))
+      const auto* fastest = r.fastest_vendor();
+      std::string message = r.message, per_vendor;
+      for (const char* name : kCpuVendors) {
+        const tuned_gemm::VendorResult* v = nullptr;
+        for (const auto& x : r.vendors)
+          if (x.name == name) v = &x;
+        per_vendor +=
+            v ? fmt::format(",{},{},{}", ms(v->ms), gflops(v->ms), csv_field(v->kernel)) : ",,,";
+      }
+      for (const auto& v : r.vendors)  // a vendor that failed is a finding too: say so
+        if (v.status != "ok")
+          message +=
+              fmt::format("{}{} {}: {}", message.empty() ? "" : "; ", v.name, v.status, v.message);
+      bad += ok && fastest ? 0 : 1;
+      out << fmt::format("{},{},{},{},{:.3e},{},{},{},{},{}{},{}\n", key, networks, r.config,
+                         r.status, r.rel_error, ok ? ms(r.deployed_ms) : "",
+                         ok ? gflops(r.deployed_ms) : "", fastest ? fastest->name : "",
+                         fastest ? ms(fastest->ms) : "", fastest ? gflops(fastest->ms) : "",
+                         per_vendor, csv_field(message))
           << std::flush;
-      fmt::print("[{}/{}] {} {} {}\n", index, workload.problems.size(), key, r.config,
-                 ok ? fmt::format("{:.1f} vs {:.1f} GFLOP/s", gflop / (r.deployed_ms * 1e-3),
-                                  gflop / (r.vendor_ms * 1e-3))
-                    : r.status + ": " + r.message);
+      std::string line;
+      for (const auto& v : r.vendors)
+        line += fmt::format(" {} {}", v.name, v.status == "ok" ? gflops(v.ms) : v.status);
+      fmt::print("[{}/{}] {} {} {}{}\n", index, workload.problems.size(), key, r.config,
+                 ok ? "ktune " + gflops(r.deployed_ms) : r.status + ": " + r.message, line);
       std::fflush(stdout);
     }
     if (bad) {
-      fmt::print(stderr, "tuned_gemm_bench: {} shapes were not ok (see {})\n", bad, out_path);
+      fmt::print(stderr, "tuned_gemm_bench: {} shapes were not ok or had no ok vendor (see {})\n",
+                 bad, out_path);
       return 1;
     }
     return 0;

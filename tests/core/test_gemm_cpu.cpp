@@ -114,6 +114,38 @@ TEST(GemmCpu, AlphaZeroReadsNeitherANorB) {
       }
 }
 
+// The tiled float64 reference sums each element over p in order, so it equals the textbook
+// triple loop bit for bit: every transpose, edges of both tile dimensions, padded leading
+// dimensions, a batch, alpha and beta.
+TEST(GemmCpu, ReferenceEqualsTheTextbookLoop) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      kernels::gemm::Shape s;
+      s.transa = ta, s.transb = tb;
+      s.m = 13, s.n = 19, s.k = 29, s.batch = 2;
+      s.lda = (ta ? s.k : s.m) + 2;
+      s.ldb = (tb ? s.n : s.k) + 3;
+      s.ldc = s.m + 1;
+      const auto a = kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch), 4);
+      const auto b = kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), 5);
+      const auto c = kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), 6);
+      const auto ref = kernels::gemm::reference_gemm(s, a.data(), b.data(), 0.75, -0.5, c.data());
+      for (int64_t e = 0; e < s.batch; ++e)
+        for (int64_t j = 0; j < s.n; ++j)
+          for (int64_t i = 0; i < s.m; ++i) {
+            double sum = 0;
+            for (int64_t p = 0; p < s.k; ++p) {
+              const float x = a[size_t(e * s.stride_a() + (ta ? p + i * s.lda : i + p * s.lda))];
+              const float y = b[size_t(e * s.stride_b() + (tb ? j + p * s.ldb : p + j * s.ldb))];
+              sum += double(x) * double(y);
+            }
+            const size_t at = size_t(e * s.stride_c() + i + j * s.ldc);
+            ASSERT_EQ(ref[at], 0.75 * sum + -0.5 * double(c[at]))
+                << "ta=" << ta << " tb=" << tb << " (" << i << ", " << j << ", " << e << ")";
+          }
+    }
+}
+
 TEST(GemmCpu, VerificationCatchesUnwrittenOutput) {
   kernels::gemm::Shape s;
   s.m = s.n = s.k = 8;

@@ -26,6 +26,8 @@ class OpenblasGemm final : public VendorGemm {
                   g.a + i * g.stride_a, int(g.lda), g.b + i * g.stride_b, int(g.ldb), g.beta,
                   g.c + i * g.stride_c, int(g.ldc));
   }
+  // The core OpenBLAS dispatched to (OPENBLAS_CORETYPE can force one).
+  std::string implementation() const override { return openblas_get_corename(); }
 };
 
 std::string openblas_description() {
