@@ -8,15 +8,15 @@
 // written through a small buffer, and row tails compute only the vectors they need (4 lanes for
 // 1..4 rows). The transposes only change the packing routines. Vectors are GCC/Clang vector
 // extensions of 8 (and 4) floats, so the code compiles anywhere and becomes AVX2/FMA under
-// -march=x86-64-v3 or native. Threads (OpenMP) take (batch entry, part of C) tasks, each with
-// its own thread-local packed panels and no barrier inside the parallel region.
+// -march=x86-64-v3 or native. Threads (the caller and the helpers of gemm_cpu_pool.hpp, as many
+// as OpenMP's thread count) claim (batch entry, part of C) tasks, each with its own thread-local
+// packed panels and no barrier.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <numeric>
 
 #if defined(__FMA__)
 #include <immintrin.h>
@@ -27,6 +27,7 @@
 
 #include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"  // Args
 #include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_pool.hpp"
 
 namespace ktune::kernels::gemm::cpu {
 
@@ -309,8 +310,8 @@ inline Args sub_problem(const Args& g, int64_t e, int64_t i0, int64_t rows, int6
 }  // namespace packed_detail
 
 // The packed GEMM with an MR×NR micro-tile (MR a multiple of 8) and cache blocks kc, mc, nc
-// (positive; any values work, multiples of MR/NR are efficient). Threads through OpenMP over
-// (batch entry, part of its C) tasks; problems too small to pay for a parallel region run alone.
+// (positive; any values work, multiples of MR/NR are efficient). Threads claim (batch entry,
+// part of its C) tasks; problems too small to pay for waking a helper run alone.
 template <int MR, int NR, bool TA, bool TB>
 void gemm_packed(const Args& g, int kc, int mc, int nc) {
   static_assert(MR % packed_detail::kLanes == 0 && NR > 0, "MR must be a multiple of 8");
@@ -327,7 +328,7 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
   if (omp_in_parallel()) threads = 1;  // nested call: this thread alone
 #endif
   const double work = double(g.m) * double(g.n) * double(g.k) * double(g.batch);
-  if (work < 64.0 * 1024) threads = 1;  // a parallel region costs more than it saves
+  if (work < 64.0 * 1024) threads = 1;  // waking a helper costs more than it saves
 
   if (threads == 1) {
     for (int64_t e = 0; e < g.batch; ++e)
@@ -337,24 +338,23 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
   }
   // Tasks: each batch entry's C cut into a grid of parts on micro-tile boundaries, so that the
   // tasks divide evenly among the threads; every task runs the whole blocked loop nest alone
-  // with its own packed panels. No barrier inside the region: a thread that is descheduled on
-  // a busy machine delays only its own tasks (shared-panel designs stalled whole teams there).
-  const int64_t parts = g.batch >= 8 * threads ? 1 : threads / std::gcd<int64_t>(g.batch, threads);
+  // with its own packed panels. Threads claim tasks one at a time (gemm_cpu_pool.hpp): a thread
+  // that is descheduled on a busy machine delays only the task it holds.
+  const int64_t parts = task_parts(g.batch, threads, kTasksPerThread);
   const int64_t row_panels = (g.m + MR - 1) / MR, col_panels = (g.n + NR - 1) / NR;
   const Split grid = choose_split(parts, row_panels, col_panels);
-  const int64_t tasks = g.batch * grid.ci * grid.cj;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t t = 0; t < tasks; ++t) {
+  auto task = [&](int64_t t) {
     const int64_t e = t / (grid.ci * grid.cj);
     const int64_t pi = t / grid.cj % grid.ci, pj = t % grid.cj;
     const int64_t i0 = pi * row_panels / grid.ci * MR;
     const int64_t i1 = std::min(g.m, (pi + 1) * row_panels / grid.ci * MR);
     const int64_t j0 = pj * col_panels / grid.cj * NR;
     const int64_t j1 = std::min(g.n, (pj + 1) * col_panels / grid.cj * NR);
-    if (i1 <= i0 || j1 <= j0) continue;
+    if (i1 <= i0 || j1 <= j0) return;
     const Args s = sub_problem<TA, TB>(g, e, i0, i1 - i0, j0, j1 - j0);
     gemm_solo<MR, NR, TA, TB>(s, bl, s.a, s.b, s.c);
-  }
+  };
+  run_tasks(g.batch * grid.ci * grid.cj, threads, task);
 }
 
 }  // namespace ktune::kernels::gemm::cpu

@@ -3,6 +3,7 @@
 // from the SIMD kernel header so tests compiled without -march can check it.
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 namespace ktune::kernels::gemm::cpu::packed_detail {
 
@@ -28,6 +29,20 @@ inline Split choose_split(int64_t chunks, int64_t ip, int64_t jp) {
   }
   if (best_cost < 0) best = {1, std::min(chunks, jp)};  // fewer tiles than threads
   return best;
+}
+
+// Tasks each thread should get on average: more than one, so that the caller can take over
+// the tasks of a helper that is slow to start, at the price of packing the shared operand
+// once per task.
+constexpr int64_t kTasksPerThread = 2;
+
+// Parts each batch entry's C is cut into: none when the batch alone gives every thread
+// several entries, else enough that batch * parts is a multiple of threads * per_thread.
+inline int64_t task_parts(int64_t batch, int64_t threads, int64_t per_thread) {
+  if (threads <= 1) return 1;
+  if (batch >= 8 * threads) return 1;
+  const int64_t want = threads * per_thread;
+  return want / std::gcd(batch, want);
 }
 
 }  // namespace ktune::kernels::gemm::cpu::packed_detail

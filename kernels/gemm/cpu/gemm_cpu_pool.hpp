@@ -1,0 +1,144 @@
+#pragma once
+// The helper threads of the packed GEMM kernel. Tasks are claimed one at a time from a shared
+// cursor, by the calling thread as well as by the helpers, so a call never waits for a helper
+// that has not started: the caller runs every task no helper has claimed yet and then waits
+// only for the tasks helpers are running. An OpenMP parallel region instead joins every thread
+// of the team, and on a busy 2-core machine (OpenBLAS's worker spinning after its calls, other
+// processes) a worker that was not scheduled stretched 0.15 ms GEMMs to 10-30 ms
+// (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin briefly, then sleep on a futex.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace ktune::kernels::gemm::cpu::packed_detail {
+
+// A job's cursor in one 64-bit word: task count (high half) and next unclaimed task (low half),
+// so a claim is one compare-and-swap that also fails once a newer job replaced the cursor.
+constexpr int64_t kMaxPoolTasks = (int64_t(1) << 31) - 1;
+constexpr uint64_t pool_cursor(int64_t tasks, int64_t next) {
+  return uint64_t(tasks) << 32 | uint64_t(next);
+}
+constexpr int64_t cursor_tasks(uint64_t c) { return int64_t(c >> 32); }
+constexpr int64_t cursor_next(uint64_t c) { return int64_t(c & 0xffffffffu); }
+
+class TaskPool {
+ public:
+  using Fn = void (*)(void* ctx, int64_t task);
+
+  // The process's pool, never destroyed: helpers may still sleep in it while the program exits.
+  static TaskPool& instance() {
+    static TaskPool* pool = new TaskPool;
+    return *pool;
+  }
+
+  // Runs fn(ctx, t) for every t in [0, tasks) on the caller and up to threads - 1 helpers, and
+  // returns once all have finished. A second caller while a job runs (several application
+  // threads) runs its tasks alone rather than waiting for the pool.
+  void run(int64_t tasks, int threads, Fn fn, void* ctx) {
+    if (threads <= 1 || tasks <= 1 || tasks > kMaxPoolTasks || busy_.test_and_set()) {
+      for (int64_t t = 0; t < tasks; ++t) fn(ctx, t);
+      return;
+    }
+    struct Release {
+      std::atomic_flag& flag;
+      ~Release() { flag.clear(std::memory_order_release); }
+    } release{busy_};
+    start_helpers(threads - 1);
+    fn_.store(fn, std::memory_order_relaxed);
+    ctx_.store(ctx, std::memory_order_relaxed);
+    helpers_allowed_.store(threads - 1, std::memory_order_relaxed);
+    finished_.store(0, std::memory_order_relaxed);
+    cursor_.store(pool_cursor(tasks, 0), std::memory_order_release);
+    wake_.fetch_add(1, std::memory_order_release);
+    wake_.notify_all();
+    drain();
+    // Only tasks a helper claimed can be unfinished now: spin a little, then sleep (which also
+    // frees this core for a helper that was preempted in the middle of its task).
+    const uint32_t all = uint32_t(tasks);
+    for (int spin = 0;; ++spin) {
+      const uint32_t f = finished_.load(std::memory_order_acquire);
+      if (f == all) break;
+      if (spin < kWaitSpins)
+        pause();
+      else
+        finished_.wait(f, std::memory_order_acquire);
+    }
+  }
+
+ private:
+  static constexpr int kWaitSpins = 2000;
+  static constexpr auto kIdleSpin = std::chrono::microseconds(50);  // then sleep until woken
+
+  static void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+  // Claims and runs tasks of the current job until none is left unclaimed.
+  void drain() {
+    uint64_t c = cursor_.load(std::memory_order_acquire);
+    for (;;) {
+      const int64_t tasks = cursor_tasks(c), next = cursor_next(c);
+      if (next >= tasks) return;
+      if (!cursor_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                         std::memory_order_acquire))
+        continue;
+      // The job cannot change before this claimed task finishes, so fn and ctx are its own.
+      fn_.load(std::memory_order_relaxed)(ctx_.load(std::memory_order_relaxed), next);
+      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(tasks))
+        finished_.notify_all();
+      c = cursor_.load(std::memory_order_acquire);
+    }
+  }
+
+  void helper_main(int index) {
+    uint32_t seen = wake_.load(std::memory_order_acquire);
+    for (;;) {
+      auto idle_until = std::chrono::steady_clock::now() + kIdleSpin;
+      for (int spin = 0; wake_.load(std::memory_order_acquire) == seen; ++spin) {
+        if (spin % 64 != 63 || std::chrono::steady_clock::now() < idle_until) {
+          pause();
+        } else {
+          wake_.wait(seen, std::memory_order_acquire);
+          idle_until = std::chrono::steady_clock::now() + kIdleSpin;
+        }
+      }
+      seen = wake_.load(std::memory_order_acquire);
+      if (index < helpers_allowed_.load(std::memory_order_relaxed)) drain();
+    }
+  }
+
+  // Called by the caller that owns the pool (busy_ set). A helper that cannot be started only
+  // leaves more tasks to the caller.
+  void start_helpers(int wanted) {
+    while (int(helpers_.size()) < wanted) {
+      try {
+        helpers_.emplace_back([this, index = int(helpers_.size())] { helper_main(index); });
+      } catch (const std::system_error&) {
+        return;
+      }
+    }
+  }
+
+  std::atomic_flag busy_;             // set while a caller owns the pool
+  std::vector<std::thread> helpers_;  // never joined: the pool lives until the process ends
+  std::atomic<uint64_t> cursor_{0};
+  std::atomic<uint32_t> finished_{0};
+  std::atomic<uint32_t> wake_{0};
+  std::atomic<int> helpers_allowed_{0};
+  std::atomic<Fn> fn_{nullptr};
+  std::atomic<void*> ctx_{nullptr};
+};
+
+// Runs f(t) for t in [0, tasks) on up to `threads` threads of the pool (see TaskPool::run).
+template <class F>
+void run_tasks(int64_t tasks, int threads, F& f) {
+  TaskPool::instance().run(
+      tasks, threads, [](void* ctx, int64_t t) { (*static_cast<F*>(ctx))(t); }, &f);
+}
+
+}  // namespace ktune::kernels::gemm::cpu::packed_detail

@@ -1,0 +1,112 @@
+// The packed GEMM's helper pool (kernels/gemm/cpu/gemm_cpu_pool.hpp) and its task policy:
+// every task runs exactly once whatever the thread count, callers and helpers claim tasks
+// from one cursor, concurrent callers stay correct.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_pool.hpp"
+
+namespace ktune {
+namespace {
+
+namespace pd = kernels::gemm::cpu::packed_detail;
+
+// Runs `tasks` tasks on `threads` threads and returns how often each task ran.
+std::vector<int> run_counts(int64_t tasks, int threads) {
+  std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+  auto task = [&](int64_t t) { runs[size_t(t)].fetch_add(1, std::memory_order_relaxed); };
+  pd::run_tasks(tasks, threads, task);
+  std::vector<int> counts;
+  for (const auto& r : runs) counts.push_back(r.load());
+  return counts;
+}
+
+TEST(GemmCpuPool, EveryTaskRunsExactlyOnce) {
+  for (int threads : {1, 2, 3, 5})
+    for (int64_t tasks : {0, 1, 2, 3, 7, 64, 1000}) {
+      const std::vector<int> counts = run_counts(tasks, threads);
+      for (int64_t t = 0; t < tasks; ++t)
+        ASSERT_EQ(counts[size_t(t)], 1)
+            << "task " << t << " of " << tasks << ", " << threads << " threads";
+    }
+}
+
+// Many back-to-back jobs: a helper still finishing (or waking for) one job must never run a
+// task of the next one twice or skip one.
+TEST(GemmCpuPool, BackToBackJobsStayExact) {
+  std::vector<std::atomic<int64_t>> sums(8);
+  for (int job = 0; job < 2000; ++job) {
+    const int64_t tasks = 1 + job % 8;
+    auto task = [&](int64_t t) { sums[size_t(t)].fetch_add(job, std::memory_order_relaxed); };
+    pd::run_tasks(tasks, 2 + job % 2, task);
+  }
+  for (int64_t t = 0; t < 8; ++t) {
+    int64_t expected = 0;
+    for (int job = 0; job < 2000; ++job)
+      if (t < 1 + job % 8) expected += job;
+    EXPECT_EQ(sums[size_t(t)].load(), expected) << "task " << t;
+  }
+}
+
+// Plain (non-atomic) writes of the tasks are visible to the caller once run returns, and the
+// caller's writes before a job are visible to its tasks (checked under ThreadSanitizer too).
+TEST(GemmCpuPool, TaskWritesAreVisibleToTheCaller) {
+  std::vector<int64_t> in(64), out(64);
+  for (int64_t job = 0; job < 500; ++job) {
+    for (size_t t = 0; t < in.size(); ++t) in[t] = job * 100 + int64_t(t);
+    auto task = [&](int64_t t) { out[size_t(t)] = in[size_t(t)] + 1; };
+    pd::run_tasks(int64_t(in.size()), 2, task);
+    for (size_t t = 0; t < out.size(); ++t) ASSERT_EQ(out[t], job * 100 + int64_t(t) + 1);
+  }
+}
+
+// Application threads calling at once: one owns the pool, the others run their tasks alone.
+TEST(GemmCpuPool, ConcurrentCallersAreEachComplete) {
+  constexpr int kCallers = 4, kJobs = 200, kTasks = 16;
+  std::vector<std::atomic<int>> done(kCallers * kTasks);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c)
+    callers.emplace_back([&, c] {
+      for (int job = 0; job < kJobs; ++job) {
+        auto task = [&](int64_t t) {
+          done[size_t(c * kTasks + t)].fetch_add(1, std::memory_order_relaxed);
+        };
+        pd::run_tasks(kTasks, 2, task);
+      }
+    });
+  for (std::thread& t : callers) t.join();
+  for (int i = 0; i < kCallers * kTasks; ++i) EXPECT_EQ(done[size_t(i)].load(), kJobs) << i;
+}
+
+TEST(GemmCpuPool, CursorPacksTaskCountAndNextTask) {
+  constexpr uint64_t c = pd::pool_cursor(pd::kMaxPoolTasks, 12345);
+  static_assert(pd::cursor_tasks(c) == pd::kMaxPoolTasks && pd::cursor_next(c) == 12345);
+  EXPECT_EQ(pd::cursor_next(c + 1), 12346);  // a claim increments the low half only
+  EXPECT_EQ(pd::cursor_tasks(pd::pool_cursor(3, 0)), 3);
+}
+
+// Parts per batch entry: at least `per_thread` tasks per thread in all, none for one thread or
+// for batches that give every thread several entries.
+TEST(GemmCpuPool, TaskPartsGiveEveryThreadSeveralTasks) {
+  EXPECT_EQ(pd::task_parts(1, 1, 2), 1);
+  EXPECT_EQ(pd::task_parts(5, 1, 2), 1);
+  EXPECT_EQ(pd::task_parts(1, 2, 2), 4);   // one entry cut in 4
+  EXPECT_EQ(pd::task_parts(2, 2, 2), 2);   // 2 entries x 2 parts
+  EXPECT_EQ(pd::task_parts(3, 2, 2), 4);   // 12 tasks: a multiple of 4
+  EXPECT_EQ(pd::task_parts(6, 2, 2), 2);   // 12 tasks
+  EXPECT_EQ(pd::task_parts(16, 2, 2), 1);  // 8 entries per thread already
+  EXPECT_EQ(pd::task_parts(1, 3, 1), 3);
+  for (int64_t batch = 1; batch < 40; ++batch)
+    for (int64_t threads = 2; threads <= 4; ++threads) {
+      const int64_t tasks = batch * pd::task_parts(batch, threads, 2);
+      EXPECT_TRUE(tasks % (2 * threads) == 0 || batch >= 8 * threads) << batch << " " << threads;
+    }
+}
+
+}  // namespace
+}  // namespace ktune
