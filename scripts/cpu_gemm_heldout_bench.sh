@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Deployed check of CPU GEMM selectors on shapes they were not trained on (issue 13): runs
+# tuned_gemm_bench binaries built with different CPU selectors (KTUNE_CPU_SELECTOR) on the 40
+# `dnn-heldout` shapes (workloads/gemm/dnn-heldout.csv: neither in dnn-sample nor dnn-small) and
+# on `dnn-small`, taking turns per workload so that load drifts hit all of them alike. Each row
+# times the library and the vendor in the same run. OpenBLAS runs its native kernel
+# (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for these commands only). Then the per-set
+# summary of scripts/gemm_deployed_tables.py.
+#   scripts/cpu_gemm_heldout_bench.sh OUT_DIR NAME=BENCH_BINARY...
+# writes OUT_DIR/deployed-cpu-<NAME>-<workload>.csv, OUT_DIR/deployed-cpu-heldout.{csv,md} and
+# appends the load average and times to OUT_DIR/deployed-cpu-heldout.log.
+set -euo pipefail
+[[ $# -ge 2 ]] || { echo "usage: $0 OUT_DIR NAME=BENCH_BINARY..." >&2; exit 2; }
+cd "$(dirname "$0")/.."
+out=$1
+shift
+mkdir -p "$out"
+log="$out/deployed-cpu-heldout.log"
+echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)" | tee -a "$log"
+runs=()
+for workload in workloads/gemm/dnn-heldout.csv dnn-small; do
+  tag=$(basename "$workload" .csv)
+  for pair in "$@"; do
+    name=${pair%%=*} bench=${pair#*=}
+    csv="$out/deployed-cpu-$name-$tag.csv"
+    rm -f "$csv"  # tuned_gemm_bench appends (resumes): a fresh file per run
+    echo "# $(date -u +%T) $name on $tag, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$bench" --device cpu --workload "$workload" \
+      --out "$csv" 2>&1 | tail -1 | tee -a "$log"
+    runs+=(--run "$name-$tag=$csv")
+  done
+done
+echo "# $(date -u +%T) done, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+python3 scripts/gemm_deployed_tables.py "${runs[@]}" --csv "$out/deployed-cpu-heldout.csv" \
+  --markdown "$out/deployed-cpu-heldout.md"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# CPU GEMM sweep behind the broader CPU selector (issue 13): the 126 `packed` configs (the 640
+# `tile` ones never win on this CPU: the best packed config beats the best tile config on all 18
+# dnn-small shapes, 3.5x geomean, in results/amd-epyc-2c/gemm-dnn-small.csv.gz) plus the vendor
+# rows, over the `dnn-sample` workload, then `dnn-small` again with the same code (the held-out
+# set of a selector trained on the sample). OpenBLAS runs its native kernel: OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE are unset for the bench commands only. The log records the OpenBLAS core, the
+# load average before and after each part, the commit and the timing options.
+#   scripts/cpu_gemm_sample_sweep.sh [OUT_DIR]   (default results/amd-epyc-2c)
+# Env: KTUNE (default build/bin/ktune, a KTUNE_NATIVE build), STORE_DIR (scratch stores, default
+# /tmp/ktune-sample-sweep; a rerun resumes them), WORKLOADS (default "dnn-sample dnn-small"),
+# TIMING (extra ktune bench options, e.g. "--warmups 0 --min-reps 2"; recorded in the log),
+# CONFIGS (default kind:packed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-results/amd-epyc-2c}
+ktune=${KTUNE:-build/bin/ktune}
+stores=${STORE_DIR:-/tmp/ktune-sample-sweep}
+workloads=${WORKLOADS:-dnn-sample dnn-small}
+timing=${TIMING:-}
+configs=${CONFIGS:-kind:packed}  # a smaller set only for trying the script out
+mkdir -p "$out" "$stores"
+log="$out/gemm-dnn-sample-sweep.log"
+bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
+
+{
+  echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (+ uncommitted changes)')"
+  echo "# ktune: $ktune; configs: $configs; timing options: ${timing:-defaults}"
+  echo "# OpenBLAS $(bench OPENBLAS_VERBOSE=2 "$ktune" bench --help 2>&1 | grep -m1 '^Core:' || echo 'core: not reported')"
+} | tee -a "$log"
+for w in $workloads; do
+  store="$stores/gemm-$w.sqlite"
+  echo "# $(date -u +%T) $w start, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+  start=$(date +%s)
+  # shellcheck disable=SC2086  # TIMING holds several options
+  bench "$ktune" bench --family gemm --device cpu --workload "$w" --configs "$configs" \
+    --store "$store" $timing 2>&1 | tail -3 | tee -a "$log"
+  echo "# $(date -u +%T) $w done in $(($(date +%s) - start)) s, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+done
+# Export after all parts, so an interrupted run leaves the committed files alone.
+for w in $workloads; do
+  name=gemm-$w
+  [[ $w == dnn-small ]] && name=gemm-dnn-small-packed  # gemm-dnn-small.csv.gz is the first sweep
+  "$ktune" export --store "$stores/gemm-$w.sqlite" --format csv -o "$out/$name.csv.gz"
+  echo "# exported $out/$name.csv.gz: $(zcat "$out/$name.csv.gz" | tail -n +2 | wc -l) rows" | tee -a "$log"
+done
