@@ -25,7 +25,7 @@ for workload in workloads/gemm/dnn-heldout.csv dnn-small; do
     csv="$out/deployed-cpu-$name-$tag.csv"
     rm -f "$csv"  # tuned_gemm_bench appends (resumes): a fresh file per run
     echo "# $(date -u +%T) $name on $tag, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$bench" --device cpu --workload "$workload" \
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$bench" --device cpu --workload "$workload" \
       --out "$csv" 2>&1 | tail -1 | tee -a "$log"
     runs+=(--run "$name-$tag=$csv")
   done

@@ -4,8 +4,9 @@
 # dnn-small shapes, 3.5x geomean, in results/amd-epyc-2c/gemm-dnn-small.csv.gz) plus the vendor
 # rows, over the `dnn-sample` workload, then `dnn-small` again with the same code (the held-out
 # set of a selector trained on the sample). OpenBLAS runs its native kernel: OPENBLAS_CORETYPE and
-# OPENBLAS_L2_SIZE are unset for the bench commands only. The log records the OpenBLAS core, the
-# load average before and after each part, the commit and the timing options.
+# OPENBLAS_L2_SIZE are unset for the bench commands only (and OMP_NUM_THREADS=2, as in
+# scripts/cpu_gemm_deployed.sh). The log records the OpenBLAS core, the load average before and
+# after each part, the commit and the timing options.
 #   scripts/cpu_gemm_sample_sweep.sh [OUT_DIR]   (default results/amd-epyc-2c)
 # Env: KTUNE (default build/bin/ktune, a KTUNE_NATIVE build), STORE_DIR (scratch stores, default
 # /tmp/ktune-sample-sweep; a rerun resumes them), WORKLOADS (default "dnn-sample dnn-small"),
@@ -21,7 +22,7 @@ timing=${TIMING:-}
 configs=${CONFIGS:-kind:packed}  # a smaller set only for trying the script out
 mkdir -p "$out" "$stores"
 log="$out/gemm-dnn-sample-sweep.log"
-bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
+bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
 
 {
   echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (+ uncommitted changes)')"
