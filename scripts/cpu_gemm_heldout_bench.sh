@@ -5,10 +5,11 @@
 # on `dnn-small`, taking turns per workload so that load drifts hit all of them alike. Each row
 # times the library and the vendor in the same run. OpenBLAS runs its native kernel
 # (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for these commands only). Then the per-set
-# summary of scripts/gemm_deployed_tables.py.
-#   scripts/cpu_gemm_heldout_bench.sh OUT_DIR NAME=BENCH_BINARY...
-# writes OUT_DIR/deployed-cpu-<NAME>-<workload>.csv, OUT_DIR/deployed-cpu-heldout.{csv,md} and
-# appends the load average and times to OUT_DIR/deployed-cpu-heldout.log.
+# summary of scripts/gemm_deployed_tables.py (in-run deployed / vendor) and the selectors'
+# deployed GFLOP/s against BASE's (scripts/cpu_gemm_selector_compare.py; default: the first NAME).
+#   [BASE=NAME] scripts/cpu_gemm_heldout_bench.sh OUT_DIR NAME=BENCH_BINARY...
+# writes OUT_DIR/deployed-cpu-<NAME>-<workload>.csv, OUT_DIR/deployed-cpu-heldout.{csv,md},
+# OUT_DIR/selectors.md and appends the load average and times to OUT_DIR/deployed-cpu-heldout.log.
 set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: $0 OUT_DIR NAME=BENCH_BINARY..." >&2; exit 2; }
 cd "$(dirname "$0")/.."
@@ -17,7 +18,9 @@ shift
 mkdir -p "$out"
 log="$out/deployed-cpu-heldout.log"
 echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)" | tee -a "$log"
-runs=()
+runs=() names=()
+for pair in "$@"; do names+=("${pair%%=*}"); done
+base=${BASE:-${names[0]}}
 for workload in workloads/gemm/dnn-heldout.csv dnn-small; do
   tag=$(basename "$workload" .csv)
   for pair in "$@"; do
@@ -33,3 +36,6 @@ done
 echo "# $(date -u +%T) done, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
 python3 scripts/gemm_deployed_tables.py "${runs[@]}" --csv "$out/deployed-cpu-heldout.csv" \
   --markdown "$out/deployed-cpu-heldout.md"
+others=()
+for name in "${names[@]}"; do [[ $name == "$base" ]] || others+=("$name"); done
+python3 scripts/cpu_gemm_selector_compare.py "$out" "$base" "${others[@]}" --markdown "$out/selectors.md"

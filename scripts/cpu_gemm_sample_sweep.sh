@@ -27,7 +27,9 @@ bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
 {
   echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (+ uncommitted changes)')"
   echo "# ktune: $ktune; configs: $configs; timing options: ${timing:-defaults}"
-  echo "# OpenBLAS $(bench OPENBLAS_VERBOSE=2 "$ktune" bench --help 2>&1 | grep -m1 '^Core:' || echo 'core: not reported')"
+  # awk reads all the output (grep -m1 would end the pipe early: SIGPIPE under pipefail).
+  core=$(bench OPENBLAS_VERBOSE=2 "$ktune" bench --help 2>&1 | awk '/^Core:/ && !n++')
+  echo "# OpenBLAS ${core:-core: not reported}"
 } | tee -a "$log"
 for w in $workloads; do
   store="$stores/gemm-$w.sqlite"

@@ -4,7 +4,8 @@
 # tree-b selector (the Learn results' best tree at K = 8: results/<device>/selection.md), and
 # "all" (every config of the dataset, for the binary-size comparison).
 #   examples/tuned-gemm/make_selectors.sh [path/to/ktune]
-# ONLY_K16=1 writes only the H100 dnn + large K = 16 headers (the section at the end).
+# ONLY_K16=1 writes only the H100 dnn + large K = 16 headers (the section at the end);
+# ONLY_SAMPLE=1 only the CPU dnn-sample headers (the section before it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ktune=${1:-build/bin/ktune}
@@ -17,7 +18,7 @@ declare -A datasets=(
   [h100-80gb-hbm3]=results/h100-80gb-hbm3/gemm-dnn.csv.gz
   [amd-epyc-2c]=results/amd-epyc-2c/gemm-dnn-small.csv.gz
 )
-[[ ${ONLY_K16:-0} == 1 ]] && datasets=()
+[[ ${ONLY_K16:-0} == 1 || ${ONLY_SAMPLE:-0} == 1 ]] && datasets=()
 for slug in "${!datasets[@]}"; do
   data=${datasets[$slug]}
   # Configs with at least one verified run (vendor rows have config_id -1).
@@ -37,6 +38,23 @@ for slug in "${!datasets[@]}"; do
     echo "$out/$slug-k$k.hpp: $(grep -c '^    "' "$out/$slug-k$k.hpp") configs"
   done
 done
+
+# AMD EPYC 2c, dnn-sample (#13): the packed kind (126 configs) swept over the 48 stratified dnn
+# shapes of `dnn-sample` (results/amd-epyc-2c/gemm-dnn-sample.csv.gz), K = 8 and 16; dnn-small is
+# not in it (held out). Per K the pruner, norm and tree: the best codegen-able cell of
+# results/amd-epyc-2c/gemm-sample-eval.md (random-split mean), as K:PRUNER:NORM:SELECTOR.
+if [[ ${ONLY_K16:-0} != 1 ]]; then
+  data=results/amd-epyc-2c/gemm-dnn-sample.csv.gz
+  for cell in ${SAMPLE_CELLS:-8:topn:cutoff:tree-c 16:tree:cutoff:tree-c}; do
+    IFS=: read -r k pruner norm selector <<< "$cell"
+    "$ktune" prune --data "$data" --method "$pruner" --norm "$norm" --k "$k" -o "$work/configs.txt" > /dev/null
+    "$ktune" train --data "$data" --selector "$selector" --norm "$norm" --configs "$work/configs.txt" \
+      -o "$work/model.json" | tail -1
+    "$ktune" codegen --model "$work/model.json" --dataset "$data" -o "$out/amd-epyc-2c-sample-k$k.hpp" > /dev/null
+    echo "$out/amd-epyc-2c-sample-k$k.hpp: $(grep -c '^    "' "$out/amd-epyc-2c-sample-k$k.hpp") configs"
+  done
+fi
+[[ ${ONLY_SAMPLE:-0} == 1 ]] && exit 0
 
 # H100, dnn + large (#13): the sweeps' CUDA kinds beyond the seed one (tiled, split-K, warp: the
 # seed kind was not swept on `large` and is the oracle on 4 of 458 shapes, losing 0.06 %), K = 16.
