@@ -36,11 +36,15 @@ namespace packed_detail {
 constexpr int kLanes = 8;  // floats per 256-bit vector: MR is a multiple of this
 typedef float Vec __attribute__((vector_size(32)));
 typedef float Vec4 __attribute__((vector_size(16)));  // short row tails (rows <= 4)
+// Where the target has AVX-512 (kHaveZmm), the kernels' Zmm variant holds 16 rows per register
+// in tiles of 16 or more rows (and 8 in a 256-bit one when MR is an odd multiple of 8): half
+// the FMA instructions for the same work. The other variant is the portable 8-lane code.
 #if defined(__AVX512F__)
-// Where the target has AVX-512, tiles of 16 or more rows hold 16 rows per register (and 8 in a
-// 256-bit one when MR is an odd multiple of 8): half the FMA instructions for the same work.
+constexpr bool kHaveZmm = true;
 constexpr int kWideLanes = 16;
 typedef float Wide __attribute__((vector_size(64)));
+#else
+constexpr bool kHaveZmm = false;
 #endif
 
 template <class V>
@@ -166,22 +170,16 @@ inline void pack_b_panel(const float* b, int64_t ldb, int64_t p0, int64_t j0, in
 // The MR×NR micro-tile: kb rank-1 updates from an A panel (MR floats per k) and a B panel (NR
 // per k), then C_tile = alpha*acc + beta*C_tile (C not read when beta == 0). Only the first
 // U vectors of L lanes (then T8 vectors of 8 lanes) of each A column are computed, so row
-// tails (rows < MR) do not pay for the zero padding. Edge tiles (rows < MR or cols < NR) are
-// written through a buffer.
-template <int MR, int NR, class V, int U, int T8 = 0>
+// tails (rows < MR) do not pay for the zero padding. S sets of accumulators take alternate k
+// steps and are summed at the end (more FMA chains in flight). Edge tiles (rows < MR or
+// cols < NR) are written through a buffer.
+template <int MR, int NR, class V, int U, int T8, int S>
 inline void micro_tile(int kb, const float* __restrict ap, const float* __restrict bp, float* c,
                        int64_t ldc, int rows, int cols, float alpha, float beta) {
   constexpr int L = int(sizeof(V) / sizeof(float));
   constexpr int R = U * L + T8 * kLanes;  // rows computed
   static_assert(R <= MR && T8 <= 1, "the tile computes at most MR rows");
-  // S independent sets of accumulators take alternate k steps and are summed at the end: an
-  // FMA's latency needs more chains in flight than small tiles have, and AVX-512 targets have
-  // the 32 registers to hold them.
-#if defined(__AVX512F__)
-  constexpr int S = 2 * NR * (U + T8) <= 24 ? 2 : 1;
-#else
-  constexpr int S = 1;
-#endif
+  static_assert(S == 1 || S == 2, "one or two accumulator sets");
   V acc[S][NR][U];
   Vec tail[S][NR];  // rows U*L .. R when T8 == 1
 #pragma GCC unroll 2
@@ -258,28 +256,41 @@ inline void micro_tile(int kb, const float* __restrict ap, const float* __restri
     }
 }
 
+// Accumulator sets of a tile holding NR * regs registers: two where the Zmm variant has the
+// 32 registers of AVX-512 to hold them (an FMA's latency needs more chains in flight than
+// small tiles have), else one.
+constexpr int accumulator_sets(bool zmm, int nr, int regs) {
+  return zmm && 2 * nr * regs <= 24 ? 2 : 1;
+}
+
 // Picks the micro-tile variant that computes the fewest padded rows for `rows` valid ones.
-template <int MR, int NR>
+template <int MR, int NR, bool Zmm>
 inline void any_micro_tile(int kb, const float* ap, const float* bp, float* c, int64_t ldc,
                            int rows, int cols, float alpha, float beta) {
 #if defined(__AVX512F__)
-  if constexpr (MR >= kWideLanes) {  // MR = 16 W + 8 T8
-    constexpr int W = MR / kWideLanes, T8 = MR % kWideLanes / kLanes;
+  if constexpr (Zmm && MR >= kWideLanes) {  // MR = 16 Z + 8 T8
+    constexpr int Z = MR / kWideLanes, T8 = MR % kWideLanes / kLanes;
     if (rows > MR - kLanes)
-      return micro_tile<MR, NR, Wide, W, T8>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+      return micro_tile<MR, NR, Wide, Z, T8, accumulator_sets(Zmm, NR, Z + T8)>(
+          kb, ap, bp, c, ldc, rows, cols, alpha, beta);
     if (rows > kLanes && rows <= kWideLanes)
-      return micro_tile<MR, NR, Wide, 1>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+      return micro_tile<MR, NR, Wide, 1, 0, accumulator_sets(Zmm, NR, 1)>(kb, ap, bp, c, ldc, rows,
+                                                                          cols, alpha, beta);
   }
 #endif
+  static_assert(!Zmm || kHaveZmm, "the Zmm variant needs an AVX-512 target");
+  constexpr int S1 = accumulator_sets(Zmm, NR, 1);
   if (rows > MR - kLanes) {
-    micro_tile<MR, NR, Vec, MR / kLanes>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+    micro_tile<MR, NR, Vec, MR / kLanes, 0, accumulator_sets(Zmm, NR, MR / kLanes)>(
+        kb, ap, bp, c, ldc, rows, cols, alpha, beta);
   } else if (rows <= 4) {
-    micro_tile<MR, NR, Vec4, 1>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+    micro_tile<MR, NR, Vec4, 1, 0, S1>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
   } else if constexpr (MR >= 2 * kLanes) {
     if (rows <= kLanes)
-      micro_tile<MR, NR, Vec, 1>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+      micro_tile<MR, NR, Vec, 1, 0, S1>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
     else if constexpr (MR >= 3 * kLanes)
-      micro_tile<MR, NR, Vec, 2>(kb, ap, bp, c, ldc, rows, cols, alpha, beta);
+      micro_tile<MR, NR, Vec, 2, 0, accumulator_sets(Zmm, NR, 2)>(kb, ap, bp, c, ldc, rows, cols,
+                                                                  alpha, beta);
   }
 }
 
@@ -292,7 +303,7 @@ struct Blocking {
 
 // Panels [ip_begin, ip_end) of a packed mc×kc block of A times panels [jp_begin, jp_end) of the
 // packed kc×nc block of B; c is C at the blocks' origin.
-template <int MR, int NR>
+template <int MR, int NR, bool Zmm>
 inline void macro_kernel(const float* apack, const float* bpack, int mb, int kb, int nb,
                          int64_t ip_begin, int64_t ip_end, int64_t jp_begin, int64_t jp_end,
                          float* c, int64_t ldc, float alpha, float beta) {
@@ -302,8 +313,8 @@ inline void macro_kernel(const float* apack, const float* bpack, int mb, int kb,
     for (int64_t ip = ip_begin; ip < ip_end; ++ip) {
       const int ir = int(ip) * MR;
       const int rows = std::min(MR, mb - ir);
-      any_micro_tile<MR, NR>(kb, apack + int64_t(ir) * kb, bpack + int64_t(jr) * kb,
-                             c + ir + jr * ldc, ldc, rows, cols, alpha, beta);
+      any_micro_tile<MR, NR, Zmm>(kb, apack + int64_t(ir) * kb, bpack + int64_t(jr) * kb,
+                                  c + ir + jr * ldc, ldc, rows, cols, alpha, beta);
     }
   }
 }
@@ -325,7 +336,7 @@ inline void scale_c(float* c, int64_t ldc, int64_t m, int64_t n, float beta) {
 }
 
 // One GEMM on the calling thread alone.
-template <int MR, int NR, bool TA, bool TB>
+template <int MR, int NR, bool TA, bool TB, bool Zmm>
 void gemm_solo(const Args& g, const Blocking& bl, const float* a, const float* b, float* c) {
   float* bpack = scratch_b(size_t(bl.b_panel_floats(NR)));
   float* apack = scratch_a(size_t(bl.a_panel_floats(MR)));
@@ -344,8 +355,8 @@ void gemm_solo(const Args& g, const Blocking& bl, const float* a, const float* b
         const int mb = int(std::min<int64_t>(bl.mc, g.m - ic));
         const int64_t a_panels = (mb + MR - 1) / MR;
         pack_a_block<MR, TA>(a, g.lda, ic, pc, mb, kb, 0, a_panels, apack);
-        macro_kernel<MR, NR>(apack, bpack, mb, kb, nb, 0, a_panels, 0, panels, c + ic + jc * g.ldc,
-                             g.ldc, g.alpha, beta);
+        macro_kernel<MR, NR, Zmm>(apack, bpack, mb, kb, nb, 0, a_panels, 0, panels,
+                                  c + ic + jc * g.ldc, g.ldc, g.alpha, beta);
       }
     }
   }
@@ -369,8 +380,9 @@ inline Args sub_problem(const Args& g, int64_t e, int64_t i0, int64_t rows, int6
 
 // The packed GEMM with an MR×NR micro-tile (MR a multiple of 8) and cache blocks kc, mc, nc
 // (positive; any values work, multiples of MR/NR are efficient). Threads claim (batch entry,
-// part of its C) tasks; problems too small to pay for waking a helper run alone.
-template <int MR, int NR, bool TA, bool TB>
+// part of its C) tasks; problems too small to pay for waking a helper run alone. Zmm: the
+// AVX-512 variant (the default where the target has it; tests also run the portable one).
+template <int MR, int NR, bool TA, bool TB, bool Zmm = packed_detail::kHaveZmm>
 void gemm_packed(const Args& g, int kc, int mc, int nc) {
   static_assert(MR % packed_detail::kLanes == 0 && NR > 0, "MR must be a multiple of 8");
   using namespace packed_detail;
@@ -390,8 +402,8 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
 
   if (threads == 1) {
     for (int64_t e = 0; e < g.batch; ++e)
-      gemm_solo<MR, NR, TA, TB>(g, bl, g.a + e * g.stride_a, g.b + e * g.stride_b,
-                                g.c + e * g.stride_c);
+      gemm_solo<MR, NR, TA, TB, Zmm>(g, bl, g.a + e * g.stride_a, g.b + e * g.stride_b,
+                                     g.c + e * g.stride_c);
     return;
   }
   // Tasks: each batch entry's C cut into a grid of parts on micro-tile boundaries, so that the
@@ -410,7 +422,7 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
     const int64_t j1 = std::min(g.n, (pj + 1) * col_panels / grid.cj * NR);
     if (i1 <= i0 || j1 <= j0) return;
     const Args s = sub_problem<TA, TB>(g, e, i0, i1 - i0, j0, j1 - j0);
-    gemm_solo<MR, NR, TA, TB>(s, bl, s.a, s.b, s.c);
+    gemm_solo<MR, NR, TA, TB, Zmm>(s, bl, s.a, s.b, s.c);
   };
   run_tasks(g.batch * grid.ci * grid.cj, threads, task);
 }

@@ -4,12 +4,12 @@
 // that has not started: the caller runs every task no helper has claimed yet and then waits
 // only for the tasks helpers are running. An OpenMP parallel region instead joins every thread
 // of the team, and on a busy 2-core machine (OpenBLAS's worker spinning after its calls, other
-// processes) a worker that was not scheduled stretched 0.15 ms GEMMs to 10-30 ms
+// processes) a worker that was not scheduled stretched 0.15 ms GEMMs to 8-30 ms
 // (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin briefly, then sleep on a futex.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <system_error>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -42,10 +42,14 @@ class TaskPool {
       for (int64_t t = 0; t < tasks; ++t) fn(ctx, t);
       return;
     }
-    struct Release {
-      std::atomic_flag& flag;
-      ~Release() { flag.clear(std::memory_order_release); }
-    } release{busy_};
+    run_owned(tasks, threads, fn, ctx);
+    busy_.clear(std::memory_order_release);
+  }
+
+ private:
+  // run() once this caller owns the pool. noexcept: helpers may still be running tasks on ctx,
+  // so an exception must not unwind past them (as with an OpenMP region).
+  void run_owned(int64_t tasks, int threads, Fn fn, void* ctx) noexcept {
     start_helpers(threads - 1);
     fn_.store(fn, std::memory_order_relaxed);
     ctx_.store(ctx, std::memory_order_relaxed);
@@ -68,7 +72,6 @@ class TaskPool {
     }
   }
 
- private:
   static constexpr int kWaitSpins = 2000;
   static constexpr auto kIdleSpin = std::chrono::microseconds(50);  // then sleep until woken
 
@@ -118,7 +121,7 @@ class TaskPool {
     while (int(helpers_.size()) < wanted) {
       try {
         helpers_.emplace_back([this, index = int(helpers_.size())] { helper_main(index); });
-      } catch (const std::system_error&) {
+      } catch (const std::exception&) {  // std::system_error, std::bad_alloc
         return;
       }
     }
