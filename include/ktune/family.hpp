@@ -3,6 +3,7 @@
 // on which problems are verified and timed. Backends register per (family, backend kind), so
 // the CUDA backend lives in its own library and the core builds without CUDA.
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,9 @@ class Backend {
     (void)config;
     return true;
   }
+  // What each vendor library of this backend runs here (vendor name → its build and kernel, e.g.
+  // OpenBLAS's core): sweeps that measure vendor rows record it in the store (provenance.hpp).
+  virtual std::map<std::string, std::string> vendor_descriptions() const { return {}; }
   // A chance to do per-config work once for the whole sweep (e.g. compile configs in parallel).
   virtual void prepare(const std::vector<Config>& configs) { (void)configs; }
   virtual std::unique_ptr<ProblemSession> open(const Problem& problem) = 0;
@@ -95,7 +99,7 @@ using BackendFactory =
     std::function<std::unique_ptr<Backend>(const Family& family, int device_index)>;
 
 void register_family(std::unique_ptr<Family> family);
-const Family& find_family(const std::string& name);  // throws Error "unknown family 'x'"
+const Family& find_family(const std::string& name);             // throws Error "unknown family 'x'"
 const Family* find_registered_family(const std::string& name);  // nullptr when absent
 
 void register_backend(const std::string& family, const std::string& backend_kind,

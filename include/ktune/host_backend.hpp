@@ -3,6 +3,7 @@
 // last-level cache size for the buffer rotation (host_measure.hpp), and the family's sessions.
 // A family registers its CPU backend with one call instead of a Backend class of its own.
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,8 @@ using HostSessionFactory = std::function<std::unique_ptr<ProblemSession>(
     const Family& family, const Problem& problem, double llc_bytes)>;
 // Whether the host has a kernel for the config's kind (Backend::implements).
 using HostConfigFilter = std::function<bool(const Family& family, const Config& config)>;
+// What the family's vendor libraries run on the host (Backend::vendor_descriptions).
+using HostVendorDescriptions = std::function<std::map<std::string, std::string>()>;
 
 // The factory of a session type constructible from (family, problem, llc_bytes).
 template <typename Session>
@@ -28,6 +31,7 @@ HostSessionFactory host_sessions() {
 // Registers the family's "cpu" backend; an empty filter accepts every config. Opening any
 // device index but 0 throws Error "device 'cpu:N': only one cpu device exists".
 void register_host_backend(const std::string& family, HostSessionFactory open,
-                           HostConfigFilter implements = {});
+                           HostConfigFilter implements = {},
+                           HostVendorDescriptions vendor_descriptions = {});
 
 }  // namespace ktune

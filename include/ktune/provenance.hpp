@@ -10,6 +10,8 @@
 
 namespace ktune {
 
+class Backend;  // family.hpp
+
 // Record keys (Store::records): "code_version" and "space:<family>".
 inline constexpr const char* kCodeVersionRecord = "code_version";
 std::string space_record_key(const std::string& family);
@@ -23,6 +25,14 @@ std::string space_fingerprint(const Space& space);
 // Before a sweep writes: records this build's version and the space's fingerprint in the store,
 // or throws Error naming the store when it already records different ones.
 void stamp_store(Store& store, const Space& space);
+
+// Where a sweep that measures vendor rows records what a vendor library ran on a device
+// ("vendor:<device slug>:<vendor>" → Backend::vendor_descriptions()), so that vendor rows of
+// different builds or kernels (OpenBLAS's core follows OPENBLAS_CORETYPE) never mix either.
+std::string vendor_record_key(const std::string& device_slug, const std::string& vendor);
+// Records a backend's vendor descriptions for its device, or throws Error naming the store when
+// it already records other ones (before any write).
+void stamp_vendors(Store& store, const Backend& backend);
 
 // Throws Error when two sets of records disagree on a key both hold; `what` is the second set's
 // store path, `against` says whose the first set is ("'a.sqlite'", "this ktune"). A store made

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 
 #ifndef KTUNE_VERSION
 #error "KTUNE_VERSION must be defined by the build (CMakeLists.txt)"
@@ -54,6 +55,18 @@ void check_records_agree(const std::map<std::string, std::string>& first,
                     "code or config spaces do not mix",
                     what, key, value, against, it->second));
   }
+}
+
+std::string vendor_record_key(const std::string& device_slug, const std::string& vendor) {
+  return "vendor:" + device_slug + ":" + vendor;
+}
+
+void stamp_vendors(Store& store, const Backend& backend) {
+  std::map<std::string, std::string> ours;
+  for (const auto& [vendor, description] : backend.vendor_descriptions())
+    ours[vendor_record_key(backend.device().slug, vendor)] = description;
+  check_records_agree(ours, store.records(), store.path(), "this run");  // before any write
+  for (const auto& [key, value] : ours) store.put_record(key, value);
 }
 
 void stamp_store(Store& store, const Space& space) {

@@ -35,6 +35,9 @@ class SlugBackend final : public Backend {
   }
   const DeviceInfo& device() const override { return device_; }
   bool implements(const Config& c) const override { return inner_->implements(c); }
+  std::map<std::string, std::string> vendor_descriptions() const override {
+    return inner_->vendor_descriptions();
+  }
   void prepare(const std::vector<Config>& configs) override { inner_->prepare(configs); }
   std::unique_ptr<ProblemSession> open(const Problem& p) override { return inner_->open(p); }
 
@@ -49,6 +52,9 @@ class BorrowedBackend final : public Backend {
   explicit BorrowedBackend(Backend& b) : b_(b) {}
   const DeviceInfo& device() const override { return b_.device(); }
   bool implements(const Config& c) const override { return b_.implements(c); }
+  std::map<std::string, std::string> vendor_descriptions() const override {
+    return b_.vendor_descriptions();
+  }
   void prepare(const std::vector<Config>& configs) override { b_.prepare(configs); }
   std::unique_ptr<ProblemSession> open(const Problem& p) override { return b_.open(p); }
 
@@ -164,6 +170,7 @@ class Sweep {
     for (size_t g = 0; g < groups_.size(); ++g) {
       size_t w = 0;
       while (group_of_[w] != g) ++w;
+      if (options_.vendors) stamp_vendors(store_, *backends_[w]);  // refuses other vendor builds
       plan_group(groups_[g], *backends_[w]);
     }
     g_interrupted = 0;

@@ -260,6 +260,7 @@ SearchSweepSummary run_search_sweep(const Family& family, Backend& backend,
                             family.name(), backend.device().slug));
   const std::string& device = backend.device().slug;
   stamp_store(store, family.space());
+  if (options.vendors) stamp_vendors(store, backend);
   store.put_device(backend.device());
   const auto stored = store.query(device, family.name());
   SearchState state =

@@ -10,6 +10,9 @@
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
+#include "ktune/provenance.hpp"
+#include "ktune/store.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace ktune {
 namespace {
@@ -101,6 +104,36 @@ TEST(GemmCpuVendors, OnednnRefusesAGemmItWasNotMadeFor) {
   cpu::Args g{false, false, 4, 4, 4, 1, 1, 0, a.data(), 4, 16, b.data(), 4, 16, c.data(), 4, 16};
   g.n = 3;  // a primitive made for n = 4 would write a column too many
   EXPECT_THROW(gemm->run(g), Error);
+}
+
+// A sweep with vendor rows records what each vendor ran (OpenBLAS core, oneDNN ISA) in the
+// store, and refuses to add vendor rows to a store that records other builds or kernels.
+TEST(GemmCpuVendors, SweepsRecordTheVendorsKernelsAndRefuseOtherOnes) {
+  const auto vendors = cpu::vendor_names();
+  if (vendors.empty()) GTEST_SKIP() << "built without OpenBLAS and oneDNN";
+  const std::string store = testing::temp_path("vendor-records.sqlite");
+  const std::string bench = "bench --workload tiny --min-reps 1 --max-reps 1 --warmups 0 --store ";
+  ASSERT_EQ(testing::run_ktune(bench + store + " --configs 0").status, 0);
+  const std::string key = vendor_record_key(query_cpu_device().slug, vendors.front());
+  size_t rows = 0;
+  {
+    Store s(store);
+    const auto records = s.records();
+    for (const auto& v : vendors)
+      EXPECT_EQ(records.at(vendor_record_key(query_cpu_device().slug, v)),
+                cpu::vendor_description(v));
+    rows = s.count();
+    s.put_record(key, "OpenBLAS core=Elsewhere");
+  }
+  const auto refused = testing::run_ktune(bench + store + " --configs 0,17");
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.output.find("records " + key + " 'OpenBLAS core=Elsewhere' but this run has"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_EQ(Store(store).count(), rows);  // nothing stored
+  // Without vendor rows the configs still resume into it.
+  EXPECT_EQ(testing::run_ktune(bench + store + " --configs 0,17 --no-vendors").status, 0);
+  EXPECT_GT(Store(store).count(), rows);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned output
 // before it is timed.
 #include <limits>
+#include <map>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
@@ -102,10 +103,16 @@ class CpuSession final : public ProblemSession {
 }  // namespace
 
 void register_cpu_backend() {
-  register_host_backend("gemm", host_sessions<CpuSession>(),
-                        [](const Family& family, const Config& config) {
-                          return runs_on_cpu(gemm_config_of(family.space(), config).kind);
-                        });
+  register_host_backend(
+      "gemm", host_sessions<CpuSession>(),
+      [](const Family& family, const Config& config) {
+        return runs_on_cpu(gemm_config_of(family.space(), config).kind);
+      },
+      [] {  // recorded in the stores of sweeps with vendor rows
+        std::map<std::string, std::string> out;
+        for (const auto& name : cpu::vendor_names()) out[name] = cpu::vendor_description(name);
+        return out;
+      });
 }
 
 }  // namespace ktune::kernels::gemm
