@@ -11,7 +11,7 @@
 # (results/amd-epyc-2c):
 #   deployed-cpu-WORKLOAD.csv   one row per shape (tuned_gemm_bench)
 #   deployed-cpu-WORKLOAD.log   commit, vendors' kernels, load before/after, the bench's output
-#   gemm-vs-vendor.{csv,md}     scripts/gemm_deployed_tables.py
+#   gemm-vs-vendor.{csv,md}     scripts/gemm_deployed_tables.py (roofline.csv: scripts/roofline.py)
 # MAX_SHAPES > 0: a trial of the first shapes not yet measured, into deployed-cpu-WORKLOAD-trial.*
 # and gemm-vs-vendor-trial.* (TABLES=0: no tables).
 set -euo pipefail
@@ -69,6 +69,7 @@ if [[ ${TABLES:-1} == 1 ]]; then
     echo
     cat "$OUT_DIR/$TABLE.md"
   } > "$OUT_DIR/$TABLE.md.tmp" && mv "$OUT_DIR/$TABLE.md.tmp" "$OUT_DIR/$TABLE.md"
-  echo "tables: $OUT_DIR/$TABLE.csv, $OUT_DIR/$TABLE.md"
+  python3 scripts/roofline.py "$OUT_DIR/$TABLE.csv" > "$OUT_DIR/${TABLE/gemm-vs-vendor/roofline}.csv"
+  echo "tables: $OUT_DIR/$TABLE.csv, $OUT_DIR/$TABLE.md, $OUT_DIR/${TABLE/gemm-vs-vendor/roofline}.csv"
 fi
 exit $status

@@ -14,7 +14,8 @@ def main(path):
         for row in csv.DictReader(f):
             key = tuple(row[c] for c in ("transa", "transb", "m", "n", "k", "batch"))
             entry = seen.setdefault(key, dict(row, networks=[]))
-            entry["networks"].append(row["network"])
+            # ktune report's CSV has one row per network; gemm_deployed_tables.py's one per shape.
+            entry["networks"].append(row["network"] if "network" in row else row["networks"])
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["networks", "transa", "transb", "m", "n", "k", "batch", "gflop", "mbytes",
                   "flop_per_byte", "oracle_gflops", "deployed_gflops", "vendor_gflops"])

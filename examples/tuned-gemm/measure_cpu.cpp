@@ -2,8 +2,10 @@
 // vendor library of the build (OpenBLAS, oneDNN: kernels/gemm/cpu/gemm_cpu_vendors.hpp, the
 // sweep's vendor code), all on the same inputs and buffers.
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
+#include <thread>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
@@ -44,7 +46,8 @@ std::vector<std::pair<std::string, std::string>> cpu_vendor_descriptions() {
   return out;
 }
 
-ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
+ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
+                        double gap_ms) {
   const auto vendors = cpu::vendor_names();
   if (vendors.empty())
     throw ktune::Error("this build has no CPU vendor library (OpenBLAS or oneDNN) to compare with");
@@ -64,7 +67,7 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
     buf.c.emplace_back(size_c, std::numeric_limits<float>::quiet_NaN());
   }
   // Every library verified on poisoned output against the float64 reference, then timed with
-  // the same policy and rotation, one library after the other.
+  // the same policy and rotation, one library after the other, each after the same idle gap.
   const auto ref =
       ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0, 0.0, nullptr);
   auto measure = [&](const std::function<void(size_t)>& run) {
@@ -74,6 +77,7 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
       return ktune::judge_error(ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref),
                                 ktune::kernels::gemm::error_bound(s.k));
     };
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
     return ktune::verify_then_time_on_host(verify, run, size_t(copies), policy);
   };
   const ktune::Outcome deployed = measure([&](size_t i) {

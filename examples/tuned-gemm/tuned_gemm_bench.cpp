@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -70,6 +71,12 @@ int main(int argc, char** argv) {
   size_t limit = 0;
   app.add_option("--limit", limit, "Measure at most this many shapes not yet in --out (0: all)")
       ->capture_default_str();
+  double gap_ms = ktune::kernels::gemm::cpu::kSettleMs;
+  app.add_option("--gap-ms", gap_ms,
+                 "CPU: idle pause before each library's runs, so the previous library's spinning "
+                 "threads sleep first")
+      ->check(CLI::Range(0.0, 10000.0))
+      ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
@@ -98,7 +105,7 @@ int main(int argc, char** argv) {
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
       const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy)
-                                      : tuned_gemm::measure_cpu(shape, seed, policy);
+                                      : tuned_gemm::measure_cpu(shape, seed, policy, gap_ms);
       std::string networks;
       for (const auto& t : problem.tags) networks += (networks.empty() ? "" : "+") + t;
       const double gflop = shape.flops() * 1e-9;

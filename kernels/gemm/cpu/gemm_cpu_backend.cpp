@@ -1,8 +1,10 @@
 // The GEMM family's CPU backend: seed-kernel configs and the vendor baselines (OpenBLAS,
 // oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned output
 // before it is timed.
+#include <chrono>
 #include <limits>
 #include <map>
+#include <thread>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
@@ -51,6 +53,8 @@ class CpuSession final : public ProblemSession {
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
     const auto gemm = cpu::make_vendor_gemm(vendor, shape_);  // throws for unknown vendors
+    // Sweeps time a problem's vendors right after its configs and after each other.
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(cpu::kSettleMs));
     return measure([&](Args& g) { gemm->run(g); }, policy);
   }
 

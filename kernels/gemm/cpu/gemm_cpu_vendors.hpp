@@ -11,6 +11,11 @@
 
 namespace ktune::kernels::gemm::cpu {
 
+// An idle pause before a library's verified and timed runs: OpenBLAS's pthread workers spin for
+// tens of milliseconds after a call (an OpenMP team briefly), and on 2 cores a library timed
+// next to them runs a thread short (a 2-thread team waits for a thread that is not scheduled).
+inline constexpr double kSettleMs = 100;
+
 // The vendors this build links, in order: "openblas", "onednn" (either may be absent).
 std::vector<std::string> vendor_names();
 
