@@ -33,6 +33,7 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$cache" ||
   { echo "error: $BUILD is not a Release build" >&2; exit 1; }
 selector=$(sed -n 's/^KTUNE_CPU_SELECTOR:FILEPATH=//p' "$cache")
 [[ -f $selector ]] || { echo "error: $BUILD names no CPU selector header" >&2; exit 1; }
+selector=$(realpath --relative-to=. "$selector")  # as the tables and the log name it
 cmake --build "$BUILD" -j2 --target tuned_gemm_bench
 
 mkdir -p "$OUT_DIR"
