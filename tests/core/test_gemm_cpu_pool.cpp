@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -62,6 +63,21 @@ TEST(GemmCpuPool, TaskWritesAreVisibleToTheCaller) {
     auto task = [&](int64_t t) { out[size_t(t)] = in[size_t(t)] + 1; };
     pd::run_tasks(int64_t(in.size()), 2, task);
     for (size_t t = 0; t < out.size(); ++t) ASSERT_EQ(out[t], job * 100 + int64_t(t) + 1);
+  }
+}
+
+// The sleeping paths: helpers idle long enough to sleep before each job and must be woken, and
+// tasks long enough that the caller runs out of spins and sleeps until the helpers finish.
+TEST(GemmCpuPool, SleepingHelpersAndCallerAreWoken) {
+  std::vector<int64_t> out(4);
+  for (int64_t job = 0; job < 20; ++job) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    auto task = [&](int64_t t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      out[size_t(t)] = job;
+    };
+    pd::run_tasks(int64_t(out.size()), 2, task);
+    for (int64_t v : out) ASSERT_EQ(v, job);
   }
 }
 

@@ -5,11 +5,13 @@
 // only for the tasks helpers are running. An OpenMP parallel region instead joins every thread
 // of the team, and on a busy 2-core machine (OpenBLAS's worker spinning after its calls, other
 // processes) a worker that was not scheduled stretched 0.15 ms GEMMs to 8-30 ms
-// (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin briefly, then sleep on a futex.
+// (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin briefly, then sleep. C++17.
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -56,20 +58,23 @@ class TaskPool {
     helpers_allowed_.store(threads - 1, std::memory_order_relaxed);
     finished_.store(0, std::memory_order_relaxed);
     cursor_.store(pool_cursor(tasks, 0), std::memory_order_release);
-    wake_.fetch_add(1, std::memory_order_release);
-    wake_.notify_all();
+    {
+      // Under the lock, so a helper that checks wake_ and then sleeps cannot miss the change.
+      std::lock_guard<std::mutex> lock(sleep_);
+      wake_.fetch_add(1, std::memory_order_release);
+    }
+    wake_cv_.notify_all();
     drain();
     // Only tasks a helper claimed can be unfinished now: spin a little, then sleep (which also
     // frees this core for a helper that was preempted in the middle of its task).
     const uint32_t all = uint32_t(tasks);
-    for (int spin = 0;; ++spin) {
-      const uint32_t f = finished_.load(std::memory_order_acquire);
-      if (f == all) break;
-      if (spin < kWaitSpins)
-        pause();
-      else
-        finished_.wait(f, std::memory_order_acquire);
+    auto all_done = [&] { return finished_.load(std::memory_order_acquire) == all; };
+    for (int spin = 0; spin < kWaitSpins; ++spin) {
+      if (all_done()) return;
+      pause();
     }
+    std::unique_lock<std::mutex> lock(sleep_);
+    done_cv_.wait(lock, all_done);
   }
 
   static constexpr int kWaitSpins = 2000;
@@ -92,8 +97,10 @@ class TaskPool {
         continue;
       // The job cannot change before this claimed task finishes, so fn and ctx are its own.
       fn_.load(std::memory_order_relaxed)(ctx_.load(std::memory_order_relaxed), next);
-      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(tasks))
-        finished_.notify_all();
+      if (finished_.fetch_add(1, std::memory_order_acq_rel) + 1 == uint32_t(tasks)) {
+        { std::lock_guard<std::mutex> lock(sleep_); }  // the caller is asleep or sees the count
+        done_cv_.notify_all();
+      }
       c = cursor_.load(std::memory_order_acquire);
     }
   }
@@ -106,7 +113,8 @@ class TaskPool {
         if (spin % 64 != 63 || std::chrono::steady_clock::now() < idle_until) {
           pause();
         } else {
-          wake_.wait(seen, std::memory_order_acquire);
+          std::unique_lock<std::mutex> lock(sleep_);
+          wake_cv_.wait(lock, [&] { return wake_.load(std::memory_order_acquire) != seen; });
           idle_until = std::chrono::steady_clock::now() + kIdleSpin;
         }
       }
@@ -127,14 +135,18 @@ class TaskPool {
     }
   }
 
-  std::atomic_flag busy_;             // set while a caller owns the pool
-  std::vector<std::thread> helpers_;  // never joined: the pool lives until the process ends
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;  // set while a caller owns the pool
+  std::vector<std::thread> helpers_;          // never joined: the pool lives until the process ends
   std::atomic<uint64_t> cursor_{0};
   std::atomic<uint32_t> finished_{0};
   std::atomic<uint32_t> wake_{0};
   std::atomic<int> helpers_allowed_{0};
   std::atomic<Fn> fn_{nullptr};
   std::atomic<void*> ctx_{nullptr};
+  // Sleeping (C++17: the deployed libraries do not require C++20's std::atomic::wait).
+  std::mutex sleep_;
+  std::condition_variable wake_cv_;  // helpers wait for wake_ to change
+  std::condition_variable done_cv_;  // the caller waits for finished_ to reach the task count
 };
 
 // Runs f(t) for t in [0, tasks) on up to `threads` threads of the pool (see TaskPool::run).
