@@ -63,9 +63,6 @@ inline ShapeResult shape_result(std::string config, const ktune::Outcome& deploy
   return r;
 }
 
-// The CPU vendor libraries measure_cpu compares with, each with what it runs here (OpenBLAS
-// core and build config, oneDNN version and ISA), for the run's log.
-std::vector<std::pair<std::string, std::string>> cpu_vendor_descriptions();
 // gap_ms: an idle pause before each library's runs, so that each starts once the previous
 // one's threads sleep (cpu::kSettleMs in kernels/gemm/cpu/gemm_cpu_vendors.hpp says why).
 ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,

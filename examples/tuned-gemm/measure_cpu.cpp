@@ -39,13 +39,6 @@ cpu::Args args_of(const Shape& s, Buffers& buf, size_t i) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> cpu_vendor_descriptions() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& name : cpu::vendor_names())
-    out.emplace_back(name, cpu::vendor_description(name));
-  return out;
-}
-
 ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
                         double gap_ms) {
   const auto vendors = cpu::vendor_names();

@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     if (device == "cuda" && !tuned_gemm::cuda_available())
       throw ktune::Error("tuned_gemm_bench: no CUDA device (or this build has no CUDA backend)");
     if (device == "cpu")  // what the vendors run here, for the run's log
-      for (const auto& [name, what] : tuned_gemm::cpu_vendor_descriptions())
+      for (const auto& [name, what] : ktune::kernels::gemm::cpu::vendor_descriptions())
         fmt::print("vendor {}: {}\n", name, what);
     const auto done = done_problems(out_path);
     const bool fresh = done.empty() && !std::ifstream(out_path).good();

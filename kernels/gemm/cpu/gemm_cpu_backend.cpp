@@ -3,7 +3,6 @@
 // before it is timed.
 #include <chrono>
 #include <limits>
-#include <map>
 #include <thread>
 
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
@@ -112,11 +111,7 @@ void register_cpu_backend() {
       [](const Family& family, const Config& config) {
         return runs_on_cpu(gemm_config_of(family.space(), config).kind);
       },
-      [] {  // recorded in the stores of sweeps with vendor rows
-        std::map<std::string, std::string> out;
-        for (const auto& name : cpu::vendor_names()) out[name] = cpu::vendor_description(name);
-        return out;
-      });
+      cpu::vendor_descriptions);  // recorded in the stores of sweeps with vendor rows
 }
 
 }  // namespace ktune::kernels::gemm

@@ -153,6 +153,12 @@ std::string vendor_description(const std::string& vendor) {
   throw Error(fmt::format("vendor '{}' is not available on the cpu backend", vendor));
 }
 
+std::map<std::string, std::string> vendor_descriptions() {
+  std::map<std::string, std::string> out;
+  for (const auto& name : vendor_names()) out[name] = vendor_description(name);
+  return out;
+}
+
 std::unique_ptr<VendorGemm> make_vendor_gemm(const std::string& vendor, const Shape& shape,
                                              float alpha, float beta) {
   (void)shape, (void)alpha, (void)beta;

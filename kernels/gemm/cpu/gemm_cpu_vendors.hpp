@@ -2,6 +2,7 @@
 // The CPU vendor GEMM libraries the GEMM family compares with (OpenBLAS, oneDNN), behind one
 // interface shared by the sweep's backend and the deployed-library benchmark, so both run the
 // vendors the same way and record which kernel each library dispatched.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ std::vector<std::string> vendor_names();
 // What a vendor runs on this machine, for the record: "OpenBLAS 0.3.21 core=SkylakeX
 // config=..." or "oneDNN 2.6.3 isa=avx512_core_bf16". Throws Error for an unknown vendor.
 std::string vendor_description(const std::string& vendor);
+
+// vendor_description of every vendor of this build, by name: what a CPU sweep records in its
+// store and what the deployed-library benchmark prints for its log.
+std::map<std::string, std::string> vendor_descriptions();
 
 // One vendor GEMM prepared for one shape (oneDNN builds its primitive here, outside any timed
 // run). run() computes C = alpha*op(A)*op(B) + beta*C over the whole strided batch of `args`,
