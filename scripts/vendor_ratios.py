@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarizes a gemm-vs-vendor CSV (ktune report --csv): geometric mean and time-weighted ratio
 (sum of vendor times / sum of ktune times) of a column against the vendor, the count of shapes
-below 0.8x and the worst shapes, as a Markdown table.
+below 0.8x and the worst shapes, as a Markdown table (each distinct shape once).
   scripts/vendor_ratios.py FILE.csv [--column oracle_gflops|deployed_gflops]"""
 import argparse
 import csv
@@ -13,7 +13,9 @@ parser.add_argument("--column", default="oracle_gflops")
 parser.add_argument("--worst", type=int, default=5)
 args = parser.parse_args()
 
-rows = [r for r in csv.DictReader(open(args.csv)) if r[args.column] and r["vendor_gflops"]]
+# `ktune report --csv` lists a shape once per network that uses it: each distinct shape counts once.
+rows = list({(r["transa"], r["transb"], r["m"], r["n"], r["k"], r["batch"]): r
+             for r in csv.DictReader(open(args.csv)) if r[args.column] and r["vendor_gflops"]}.values())
 if not rows:
     raise SystemExit(f"{args.csv}: no row has both {args.column} and vendor_gflops")
 
