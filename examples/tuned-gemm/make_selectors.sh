@@ -68,8 +68,8 @@ sweeps() {
   for f in "$@"; do zcat "$r/$f.csv.gz" | tail -n +2 | awk -F, '$5 == -1 || $4 ~ /^kind=/'; done
 }
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
-sweeps gemm-dnn gemm-dnn-warp-partial gemm-large | gzip -1 > "$both"
-sweeps gemm-dnn gemm-dnn-warp-partial | gzip -1 > "$dnn"
+sweeps gemm-dnn gemm-dnn-warp gemm-large | gzip -1 > "$both"
+sweeps gemm-dnn gemm-dnn-warp | gzip -1 > "$dnn"
 : "${PRUNER16:=pca-kmeans}" "${NORM16:=cutoff}" "${SELECTOR16:=tree-b}"
 for set in "k16:$both" "dnn-k16:$dnn"; do
   name=${set%%:*} data=${set#*:}
