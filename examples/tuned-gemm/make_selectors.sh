@@ -61,12 +61,7 @@ fi
 # h100-80gb-hbm3-k16.hpp is trained on both workloads (the shipped library); -dnn-k16 on `dnn`
 # only, the leave-one-workload-out selector benchmarked on `large` (held out). Pruner, norm and
 # selector: the best codegen-able tree of results/h100-80gb-hbm3/gemm-lowo.md.
-r=results/h100-80gb-hbm3
-# The exported sweeps without the seed kind's rows (vendor rows, config_id -1, are kept).
-sweeps() {
-  { zcat $r/gemm-dnn.csv.gz || true; } | head -1  # zcat stops early (SIGPIPE)
-  for f in "$@"; do zcat "$r/$f.csv.gz" | tail -n +2 | awk -F, '$5 == -1 || $4 ~ /^kind=/'; done
-}
+sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K and warp kinds
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
 sweeps gemm-dnn gemm-dnn-warp-partial gemm-large | gzip -1 > "$both"
 sweeps gemm-dnn gemm-dnn-warp-partial | gzip -1 > "$dnn"

@@ -100,6 +100,7 @@ class ClassifierSelector : public Selector {
 
 class TreeSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   TreeSelector(std::string kind, SelectorOptions o, TreeParams p)
       : ClassifierSelector(std::move(kind), o, false), params_(p) {}
 
@@ -127,6 +128,7 @@ class TreeSelector : public ClassifierSelector {
 
 class KnnSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   KnnSelector(std::string kind, SelectorOptions o, int k)
       : ClassifierSelector(std::move(kind), o, true), k_(k) {}
 
@@ -176,6 +178,7 @@ class SvmSelector : public ClassifierSelector {
 
 class ForestSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   ForestSelector(std::string kind, SelectorOptions o)
       : ClassifierSelector(std::move(kind), o, false) {}
 
