@@ -362,7 +362,7 @@ std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
     if (s->config_features_.rows() != K)
       throw Error(fmt::format("field 'selector.config_features': {} rows for {} configs",
                               s->config_features_.rows(), K));
-    s->load_model(jf::member(j, "model", "selector"));  // its shape errors say most: first
+    s->load_model(jf::member(j, "model", "selector"));      // its shape errors say most: first
     if (j.contains("unsure")) s->load_unsure(j["unsure"]);  // older models: no unsure rule
     return s;
   } catch (const nlohmann::json::exception& e) {
