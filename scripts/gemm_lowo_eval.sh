@@ -4,7 +4,9 @@
 # under each unsure rule,
 #   1. on the held-out workload (train dnn -> test large, and the reverse): gemm-lowo-select-*.csv
 #   2. on each training side only, to choose the recipe without the test set: dnn by leaving one
-#      network out (its tags), large by 5-fold cross-validation (27 shapes, no networks);
+#      network out (its tags) and by holding out its 20 % largest shapes (the test workload is
+#      larger), large by 5-fold cross-validation (27 shapes, no networks) and by holding out its
+#      20 % smallest shapes;
 #   3. the held-out runs again without the derived features added for #13 (the old feature set);
 # then scripts/gemm_lowo_recipe.py picks the recipes on the training side and writes the tables.
 #   scripts/gemm_lowo_eval.sh [path/to/ktune]
@@ -44,8 +46,12 @@ for rule in off share range both; do
     "${extra[@]}" --markdown "$work/test-$rule.md" --csv "$work/test-$rule.csv"
   "$ktune" eval --data "$work/dnn.csv.gz" --split network "${matrix[@]}" "${extra[@]}" \
     --markdown "$work/train-dnn-$rule.md" --csv "$work/train-dnn-$rule.csv"
+  "$ktune" eval --data "$work/dnn.csv.gz" --split largest20 "${matrix[@]}" "${extra[@]}" \
+    --markdown "$work/train-dnn-largest-$rule.md" --csv "$work/train-dnn-largest-$rule.csv"
   "$ktune" eval --data "$work/large.csv.gz" --split cv5 "${matrix[@]}" "${extra[@]}" \
     --markdown "$work/train-large-$rule.md" --csv "$work/train-large-$rule.csv"
+  "$ktune" eval --data "$work/large.csv.gz" --split smallest20 "${matrix[@]}" "${extra[@]}" \
+    --markdown "$work/train-large-smallest-$rule.md" --csv "$work/train-large-smallest-$rule.csv"
   "$ktune" eval --data "$work/both.csv.gz" --split workload --workloads dnn,large "${matrix[@]}" \
     "${extra[@]}" --drop-features "$old_features" --markdown "$work/oldfeatures-$rule.md" \
     --csv "$work/oldfeatures-$rule.csv"
@@ -60,7 +66,7 @@ combine() {  # combine NAME PART...: the CSVs $work/PART-<rule>.csv into $out/ge
     done; } > "$out/gemm-lowo-$name.csv"
 }
 combine select test
-combine select-train train-dnn train-large
+combine select-train train-dnn train-dnn-largest train-large train-large-smallest
 combine select-oldfeatures oldfeatures
 cp "$work/test-off.md" "$out/gemm-lowo-select-off.md"  # the full tables of one rule, for reference
 python3 scripts/gemm_lowo_recipe.py --dir "$out" --data-note "gemm-dnn + $WARP + gemm-large" \

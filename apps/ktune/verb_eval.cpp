@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -104,6 +106,34 @@ std::vector<ml::Split> cv_splits(const Dataset& data, const std::string& split, 
   return ml::kfold_splits(data, std::stoi(digits), seed).folds;
 }
 
+// --split largest<P> / smallest<P>: one split holding out the P % largest (smallest) problems by
+// the family's work (Dataset::work; ties by row order), the rest training: how a selector
+// extrapolates to sizes it has not seen.
+std::vector<ml::Split> size_tail_split(const Dataset& data, const std::string& split) {
+  const bool largest = split.rfind("largest", 0) == 0;
+  const std::string digits = split.substr(largest ? 7 : 8);
+  if (digits.empty() || digits.size() > 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) == 0)
+    throw Error("--split " + split + ": expected a percentage 1..99, as in largest20");
+  if (data.work.size() != data.rows())
+    throw Error("--split " + split +
+                ": the dataset has no work per problem (not a registered family)");
+  std::vector<Eigen::Index> order(size_t(data.rows()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+    return largest ? data.work(a) > data.work(b) : data.work(a) < data.work(b);
+  });
+  const auto held =
+      std::max<size_t>(1, size_t(std::lround(double(order.size()) * std::stoi(digits) / 100.0)));
+  ml::Split s;
+  s.name = split;
+  s.test.assign(order.begin(), order.begin() + std::ptrdiff_t(std::min(held, order.size() - 1)));
+  s.train.assign(order.begin() + std::ptrdiff_t(s.test.size()), order.end());
+  std::sort(s.test.begin(), s.test.end());
+  std::sort(s.train.begin(), s.train.end());
+  return {s};
+}
+
 // The --norms/--pruners/--selectors/--ks/--ceiling-ks restrictions of the matrix.
 void restrict_matrix(const EvalArgs& a, ml::EvalOptions& o) {
   if (!a.norms.empty()) {
@@ -161,6 +191,10 @@ int run_eval(const EvalArgs& a) {
     o.random_split = false;
     o.network_splits = false;
     o.splits = cv_splits(data, a.split, a.seed);
+  } else if (a.split.rfind("largest", 0) == 0 || a.split.rfind("smallest", 0) == 0) {
+    o.random_split = false;
+    o.network_splits = false;
+    o.splits = size_tail_split(data, a.split);
   } else if (a.split == "network") {
     o.random_split = false;
     o.network_splits = true;
@@ -168,7 +202,9 @@ int run_eval(const EvalArgs& a) {
     o.random_split = true;
     o.network_splits = !a.quick;
   } else {
-    throw Error("--split must be random, network, both, workload or cv<k>, not '" + a.split + "'");
+    throw Error(
+        "--split must be random, network, both, workload, cv<k>, largest<P> or smallest<P>, not '" +
+        a.split + "'");
   }
   if (a.split != "workload" && !a.workloads.empty())
     throw Error("--workloads needs --split workload");
@@ -228,7 +264,8 @@ Action setup_eval(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--split", a->split,
                  "random (seeded 80/20), network (leave one out), both, workload (leave one "
-                 "of --workloads out), or cv<k> (seeded k-fold, e.g. cv5)")
+                 "of --workloads out), cv<k> (seeded k-fold, e.g. cv5), or largest<P> / "
+                 "smallest<P> (hold out the P % largest / smallest problems by work)")
       ->capture_default_str();
   sub.add_option("--workloads", a->workloads,
                  "--split workload: the builtin workloads (or workload CSVs) to leave out in turn")

@@ -156,14 +156,16 @@ class TreeWriter {
  public:
   static constexpr int kMaxNesting = 200;
 
-  // min_vote_share > 0: leaves whose majority share is below it return kUnsure, the same test
-  // on the same doubles as Selector::unsure.
+  // min_vote_share > 0: leaves whose majority share is below it (the same test on the same
+  // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
-             const std::vector<std::string>& configs, double min_vote_share)
+             const std::vector<std::string>& configs, double min_vote_share,
+             std::vector<int> leaf_configs)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
-        min_vote_share_(min_vote_share) {}
+        min_vote_share_(min_vote_share),
+        leaf_configs_(std::move(leaf_configs)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -188,8 +190,13 @@ class TreeWriter {
         const int k = leaf_class(n);
         const double share = n.value.maxCoeff() / n.value.sum();
         if (min_vote_share_ > 0 && share < min_vote_share_) {
-          out += fmt::format("{}return kUnsure;  // leaf share {:.2f} < {:.2f} (would pick {})\n",
-                             pad, share, min_vote_share_, comment_text(configs_.at(k)));
+          const int safe = leaf_configs_.empty() ? -1 : leaf_configs_.at(size_t(step.node));
+          out +=
+              fmt::format("{}return {};  // unsure: leaf share {:.2f} < {:.2f}, {} (not {})\n", pad,
+                          safe >= 0 ? std::to_string(safe) : "kUnsure", share, min_vote_share_,
+                          safe >= 0 ? "its best geomean " + comment_text(configs_.at(safe))
+                                    : "the unsure config",
+                          comment_text(configs_.at(k)));
         } else {
           out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
         }
@@ -222,6 +229,7 @@ class TreeWriter {
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
   double min_vote_share_;
+  std::vector<int> leaf_configs_;  // per node; empty for models saved without them
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -243,6 +251,13 @@ std::optional<CodegenSignature> family_signature(const nlohmann::json& model,
 // The tree of a selector model that Selector::from_json has checked (features, classes).
 DecisionTree load_tree(const nlohmann::json& model) {
   return DecisionTree::from_json(model.at("model").at("tree"));
+}
+
+// The per-node unsure picks of a checked tree model (empty when it was saved without them).
+std::vector<int> leaf_configs(const nlohmann::json& model) {
+  const auto& m = model.at("model");
+  return m.contains("leaf_configs") ? m["leaf_configs"].get<std::vector<int>>()
+                                    : std::vector<int>{};
 }
 
 }  // namespace
@@ -290,7 +305,7 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     features.push_back(code);
   }
   const UnsureRule& unsure = selector->options().unsure;
-  const TreeWriter writer(tree, features, configs, unsure.min_vote_share);
+  const TreeWriter writer(tree, features, configs, unsure.min_vote_share, leaf_configs(model));
   std::set<int> used = writer.used_features();
   if (unsure.range_guard) {  // the guard reads every feature
     for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
@@ -330,7 +345,8 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
                : "";
     out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
     out += unsure.range_guard ? "a feature outside its training range" : "";
-    out += "): the shipped config\n// with the best geometric mean over the training problems.\n";
+    out += "): the shipped config\n// with the best geometric mean over the training problems ";
+    out += unsure.min_vote_share > 0 ? "(an unsure leaf: over those reaching it).\n" : ".\n";
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";

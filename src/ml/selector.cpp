@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -155,12 +156,9 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
     return safer(count[a], measured[a], log_sum[a], count[b], measured[b], log_sum[b]);
   });
   data.baseline = safe_order_.front();
-  // The unsure config: best mean log ratio over the problems each config was measured on.
-  unsure_config_ = 0;
-  auto mean_log = [&](int k) { return measured[k] ? log_sum[k] / measured[k] : -1e300; };
-  for (int k = 1; k < K; ++k) {
-    if (mean_log(k) > mean_log(unsure_config_)) unsure_config_ = k;
-  }
+  std::vector<Eigen::Index> every_row(static_cast<size_t>(n));
+  std::iota(every_row.begin(), every_row.end(), 0);
+  unsure_config_ = best_geomean(data, every_row);
   feature_min_ = data.X.colwise().minCoeff().transpose();
   feature_max_ = data.X.colwise().maxCoeff().transpose();
   config_features_ = shipped_config_features(train, shipped);
@@ -184,7 +182,8 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   if (s.size() != static_cast<Eigen::Index>(config_names_.size()))  // never an index past the end
     throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
                 " configs, the selector ships " + std::to_string(config_names_.size()));
-  if (unsure(features, s)) return unsure_config_;
+  if (outside_range(features)) return unsure_config_;
+  if (low_share(s)) return unsure_pick(features);
   Eigen::Index best = 0;
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
@@ -192,19 +191,50 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   return static_cast<int>(best);
 }
 
-bool Selector::unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
-                      const Eigen::VectorXd& scores) const {
-  const UnsureRule& rule = options_.unsure;
-  if (rule.range_guard) {
-    for (Eigen::Index f = 0; f < features.size(); ++f) {
-      if (features[f] < feature_min_[f] || features[f] > feature_max_[f]) return true;
-    }
-  }
-  if (rule.min_vote_share > 0 && scores_are_shares() && scores.size() > 0) {
-    // The same expression as the generated code's, on the same doubles: the same decision.
-    if (scores.maxCoeff() / scores.sum() < rule.min_vote_share) return true;
+bool Selector::outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
+  if (!options_.unsure.range_guard) return false;
+  for (Eigen::Index f = 0; f < features.size(); ++f) {
+    if (features[f] < feature_min_[f] || features[f] > feature_max_[f]) return true;
   }
   return false;
+}
+
+bool Selector::low_share(const Eigen::VectorXd& scores) const {
+  const double min_share = options_.unsure.min_vote_share;
+  if (min_share <= 0 || !scores_are_shares() || scores.size() == 0) return false;
+  // The same expression as the generated code's, on the same doubles: the same decision.
+  return scores.maxCoeff() / scores.sum() < min_share;
+}
+
+bool Selector::unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
+                      const Eigen::VectorXd& scores) const {
+  return outside_range(features) || low_share(scores);
+}
+
+int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
+  return unsure_config_;
+}
+
+int Selector::best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) {
+  const Eigen::Index K = d.perf.cols();
+  int best = 0;
+  double best_mean = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index k = 0; k < K; ++k) {
+    double log_sum = 0;
+    int measured = 0;
+    for (Eigen::Index i : rows) {
+      if (!d.measured(i, k)) continue;
+      const bool ok = d.valid(i, k) && d.oracle[i] > 0 && d.perf(i, k) > 0;
+      log_sum += std::log(ok ? d.perf(i, k) / d.oracle[i] : kInvalidRatio);
+      ++measured;
+    }
+    const double mean = measured ? log_sum / measured : -std::numeric_limits<double>::infinity();
+    if (mean > best_mean) {
+      best_mean = mean;
+      best = static_cast<int>(k);
+    }
+  }
+  return best;
 }
 
 int Selector::fall_back(int pick, const std::vector<bool>& valid,

@@ -73,6 +73,54 @@ TEST(SelectorUnsure, MinVoteShareOverridesAnImpureLeaf) {
   EXPECT_EQ(pick(*fitted("tree-a", {1.0, false}), 3), 2);
 }
 
+// x = 1..8. Left half: c0 perfect (a pure leaf). Right half: c1 best on x = 5, 6, c2 on 7, 8,
+// c3 0.9 everywhere there. Global geomeans: c0 (1⁴ · 0.5⁴)^⅛ = 0.71 beats c3 (0.2⁴ · 0.9⁴)^⅛
+// = 0.42; over the right half c3 (0.9) beats c1, c2 (1 · 1 · 0.3 · 0.3)^¼ = 0.55 and c0 (0.5).
+Dataset two_halves() {
+  Dataset d;
+  d.config_names = {"c0", "c1", "c2", "c3"};
+  d.feature_names = {"x"};
+  d.features.resize(8, 1);
+  d.features << 1, 2, 3, 4, 5, 6, 7, 8;
+  d.perf.resize(8, 4);
+  d.perf << 1.0, 0.2, 0.2, 0.2,  //
+      1.0, 0.2, 0.2, 0.2,        //
+      1.0, 0.2, 0.2, 0.2,        //
+      1.0, 0.2, 0.2, 0.2,        //
+      0.5, 1.0, 0.3, 0.9,        //
+      0.5, 1.0, 0.3, 0.9,        //
+      0.5, 0.3, 1.0, 0.9,        //
+      0.5, 0.3, 1.0, 0.9;
+  d.valid = (d.perf.array() > 0).matrix();
+  return d;
+}
+
+TEST(SelectorUnsure, AnImpureTreeLeafServesItsOwnBestGeomean) {
+  // tree-c (min leaf 4, min split 5) splits at x <= 4.5 only: a pure left leaf and a right leaf
+  // with labels 1, 1, 2, 2 (share 0.5).
+  auto fit = [](UnsureRule rule) {
+    auto s = make_selector("tree-c", {Fallback::baseline, 0, rule});
+    s->fit(two_halves(), {0, 1, 2, 3}, Norm::scale);
+    return s;
+  };
+  const auto plain = fit({});
+  EXPECT_EQ(plain->unsure_config(), 0);
+  EXPECT_EQ(pick(*plain, 2), 0);
+  EXPECT_EQ(pick(*plain, 7), 1);  // the first of the tied classes
+  const auto ruled = fit({0.6, false});
+  EXPECT_EQ(pick(*ruled, 2), 0);  // pure: the leaf's class
+  EXPECT_EQ(pick(*ruled, 7), 3);  // impure: the leaf's best geomean, not the global c0
+  const nlohmann::json j = ruled->to_json();
+  EXPECT_EQ(pick(*Selector::from_json(j), 7), 3);
+  // A model saved without per-leaf picks falls back on the global unsure config.
+  nlohmann::json older = j;
+  older["model"].erase("leaf_configs");
+  EXPECT_EQ(pick(*Selector::from_json(older), 7), 0);
+  nlohmann::json bad = j;
+  bad["model"]["leaf_configs"][0] = 4;
+  EXPECT_THROW(Selector::from_json(bad), Error);
+}
+
 TEST(SelectorUnsure, RuleSurvivesJsonAndOlderModelsLoadWithoutIt) {
   const auto guarded = fitted("tree-c", {0.6, true});
   const nlohmann::json j = guarded->to_json();

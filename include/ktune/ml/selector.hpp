@@ -51,12 +51,16 @@ enum class Fallback { baseline, random, nearest };
 Fallback parse_fallback(const std::string& text);  // throws Error naming the text
 std::string to_string(Fallback f);
 
-// When the model is unsure, serve unsure_config() (the shipped config with the best geometric
-// mean of perf / oracle over the training problems, invalid = kInvalidRatio, unmeasured left
-// out) in place of its pick: when min_vote_share > 0 and the share of the votes for the pick is
-// below it (selectors whose scores are vote shares: tree-*, forest, knn-*; for a tree the
-// leaf's majority fraction), or when range_guard is on and a feature lies outside its range over
-// the training problems. Both off by default. A tree's rules are written by ktune codegen.
+// When the model is unsure, serve a safe choice in place of its pick:
+//  - min_vote_share > 0 and the share of the votes for the pick is below it (selectors whose
+//    scores are vote shares: tree-*, forest, knn-*; for a tree the leaf's majority fraction):
+//    unsure_pick(), for a tree the shipped config with the best geometric mean of perf / oracle
+//    over the training problems that reach the leaf (the leaf's own safe choice), for the others
+//    unsure_config();
+//  - range_guard and a feature outside its range over the training problems: unsure_config(),
+//    the shipped config with the best geometric mean over all the training problems.
+// Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. Both
+// off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
   double min_vote_share = 0;
   bool range_guard = false;
@@ -103,6 +107,8 @@ class Selector {
   // Whether the unsure rule overrides the model for these (finite) features and their scores.
   bool unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
               const Eigen::VectorXd& scores) const;
+  // What a pick with too small a vote share gives way to (see UnsureRule).
+  virtual int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   // The pick, then the fallback when valid[pick] is false (valid: one flag per shipped config).
   Choice choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
                 const std::vector<bool>& valid) const;
@@ -139,6 +145,12 @@ class Selector {
   // scores its configs (a tree with more classes than configs would pick past the list).
   void check_model_shape(Eigen::Index features, Eigen::Index classes) const;
   void load_unsure(const nlohmann::json& j);  // the "unsure" field of to_json()
+  // The shipped config (index) with the best mean log of perf / oracle over the given training
+  // rows (invalid = kInvalidRatio; unmeasured cells left out, a config measured on none of them
+  // last; the first on ties): the geometric-mean choice among the shipped configs.
+  static int best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows);
+  bool outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  bool low_share(const Eigen::VectorXd& scores) const;
   void check_unsure_rule() const;  // Error for a share outside [0, 1] or on a non-voting model
 
   Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
