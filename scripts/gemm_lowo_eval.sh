@@ -69,6 +69,7 @@ combine select test
 combine select-train train-dnn train-dnn-largest train-large train-large-smallest
 combine select-oldfeatures oldfeatures
 cp "$work/test-off.md" "$out/gemm-lowo-select-off.md"  # the full tables of one rule, for reference
-python3 scripts/gemm_lowo_recipe.py --dir "$out" --data-note "gemm-dnn + $WARP + gemm-large" \
+note="gemm-dnn + $WARP + gemm-large; ktune of $(git rev-parse --short HEAD), $(date -u +%FT%TZ)"
+python3 scripts/gemm_lowo_recipe.py --dir "$out" --data-note "$note" \
   > "$out/gemm-lowo-select.md"
 echo "wrote $out/gemm-lowo-select.md"

@@ -105,6 +105,24 @@ def main():
             best = max(v[0] for (s, kk, _), v in test.items() if s == split and kk == k)
             print(f"| {split.split(':')[1]} | {k} | {name(chosen)} ({score:.1f}) | **{got:.1f}** | "
                   f"{ceil:.1f} | {old_got:.1f} | {former:.1f} | {former_old:.1f} | {best:.1f} |")
+    rows = read(os.path.join(a.dir, "gemm-lowo-select.csv"))
+    ceilings = {(r["split"], int(r["k"]), r["norm"], r["pruner"]): float(r["ceiling_pct"])
+                for r in rows if not r["selector"] and r["rule"] == "off" and r["ceiling_pct"]}
+    print("\nPruners' ceilings on the held-out workload (% of oracle of a perfect selector; cover "
+          "ignores the norm), and the held-out % of the former recipe under each unsure rule:\n")
+    print("| held out | K | cover | pca-kmeans / cutoff | best other pruner | former recipe: off "
+          "| share 0.5 | range guard | both |")
+    print("| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
+    for split in DIRECTIONS:
+        for k in ks:
+            others = [(v, f"{p} / {n}") for (s_, kk, n, p), v in ceilings.items()
+                      if s_ == split and kk == k and p != "cover"]
+            best_other = max(others) if others else (math.nan, "-")
+            rules = [test.get((split, k, (rule,) + FORMER[1:]), (math.nan,))[0]
+                     for rule in ("off", "share", "range", "both")]
+            print(f"| {split.split(':')[1]} | {k} | {ceilings.get((split, k, 'scale', 'cover'), math.nan):.1f} | "
+                  f"{ceilings.get((split, k, 'cutoff', 'pca-kmeans'), math.nan):.1f} | "
+                  f"{best_other[0]:.1f} ({best_other[1]}) | " + " | ".join(f"{v:.1f}" for v in rules) + " |")
     # The shipped library: one recipe for K = 16 from both training sides.
     k = 16
     both = defaultdict(list)

@@ -59,18 +59,23 @@ fi
 # H100, dnn + large (#13): the sweeps' CUDA kinds beyond the seed one (tiled, split-K, warp: the
 # seed kind was not swept on `large` and is the oracle on 4 of 458 shapes, losing 0.06 %), K = 16.
 # h100-80gb-hbm3-k16.hpp is trained on both workloads (the shipped library); -dnn-k16 on `dnn`
-# only, the leave-one-workload-out selector benchmarked on `large` (held out). Pruner, norm and
-# selector: the best codegen-able tree of results/h100-80gb-hbm3/gemm-lowo.md.
+# only, the leave-one-workload-out selector benchmarked on `large` (held out). Pruner, norm,
+# selector and unsure rule: the recipe with the best training-side score of both workloads at
+# K = 16 (scripts/gemm_lowo_eval.sh: results/h100-80gb-hbm3/gemm-lowo-select.md); the dnn warp
+# rows are gemm-dnn-warp where it exists, else the partial sweep.
 sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K and warp kinds
+warp=gemm-dnn-warp-partial
+[[ -f results/h100-80gb-hbm3/gemm-dnn-warp.csv.gz ]] && warp=gemm-dnn-warp
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
-sweeps gemm-dnn gemm-dnn-warp-partial gemm-large | gzip -1 > "$both"
-sweeps gemm-dnn gemm-dnn-warp-partial | gzip -1 > "$dnn"
-: "${PRUNER16:=pca-kmeans}" "${NORM16:=cutoff}" "${SELECTOR16:=tree-b}"
+sweeps gemm-dnn "$warp" gemm-large | gzip -1 > "$both"
+sweeps gemm-dnn "$warp" | gzip -1 > "$dnn"
+: "${PRUNER16:=hdbscan}" "${NORM16:=scale}" "${SELECTOR16:=tree-a}" "${UNSURE16:=}"
+read -ra unsure <<< "$UNSURE16"  # e.g. "--min-vote-share 0.5"
 for set in "k16:$both" "dnn-k16:$dnn"; do
   name=${set%%:*} data=${set#*:}
   "$ktune" prune --data "$data" --method "$PRUNER16" --norm "$NORM16" --k 16 -o "$work/configs.txt" > /dev/null
   "$ktune" train --data "$data" --selector "$SELECTOR16" --norm "$NORM16" --configs "$work/configs.txt" \
-    -o "$work/model.json" | tail -1
+    "${unsure[@]}" -o "$work/model.json" | tail -1
   "$ktune" codegen --model "$work/model.json" --dataset "$data" -o "$out/h100-80gb-hbm3-$name.hpp" > /dev/null
   echo "$out/h100-80gb-hbm3-$name.hpp: $(grep -c '^    "' "$out/h100-80gb-hbm3-$name.hpp") configs"
 done
