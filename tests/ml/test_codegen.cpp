@@ -233,6 +233,44 @@ TEST(Codegen, NonTreeModelIsAOneLineError) {
   EXPECT_THROW(generate_selector_header(nlohmann::json{{"kind", "tree-a"}}, o), Error);
 }
 
+// The generic Features struct with both unsure rules: rows inside and outside the training
+// range (features scaled by 1/8 and 8) pick in the header what they pick in the model.
+TEST(Codegen, GenericFeaturesKeepTheUnsureRules) {
+  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+  const Dataset d = test::make_synthetic_dataset();
+  auto tree = make_selector("tree-c", {Fallback::baseline, 0, {0.95, true}});
+  tree->fit(d, {0, 1, 2, 3, 4, 5}, Norm::scale);
+  const std::string header = generate_selector_header(tree->to_json());
+  std::vector<Eigen::RowVectorXd> rows;
+  for (double scale : {1.0, 0.125, 8.0}) {
+    for (Eigen::Index r = 0; r < d.rows(); ++r) rows.push_back(d.features.row(r) * scale);
+  }
+  std::ostringstream driver;
+  driver << "#include <cstdio>\n#include \"selector.hpp\"\nint main() {\n";
+  for (const auto& row : rows) {
+    driver << "  std::printf(\"%d\\n\", ktune_selector::select({";
+    for (Eigen::Index f = 0; f < row.size(); ++f)
+      driver << (f ? ", " : "") << fmt::format("{:.17g}", row[f]);
+    driver << "}));\n";
+  }
+  driver << "  return 0;\n}\n";
+  test::TempDir dir("ktune-codegen");
+  const std::vector<int> picks = compile_and_run(dir, header, driver.str());
+  ASSERT_EQ(picks.size(), rows.size());
+  size_t outside = 0, low_share = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(picks[i], tree->select(rows[i])) << i;
+    const Eigen::VectorXd s = tree->scores(rows[i]);
+    const bool out = (rows[i].transpose().array() < tree->feature_min().array()).any() ||
+                     (rows[i].transpose().array() > tree->feature_max().array()).any();
+    outside += out;
+    low_share += !out && s.maxCoeff() / s.sum() < 0.95;  // the leaf rule decides these
+  }
+  EXPECT_GT(outside, 0u);
+  EXPECT_GT(low_share, 0u);
+  EXPECT_LT(outside, rows.size());
+}
+
 TEST(Codegen, RejectsBadNamesAndEmitsGenericFeaturesStruct) {
   const Dataset d = test::make_synthetic_dataset();  // features m, n, k: not a GEMM model
   auto tree = make_selector("tree-c");
