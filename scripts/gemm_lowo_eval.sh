@@ -10,8 +10,9 @@
 #   3. the held-out runs again without the derived features added for #13 (the old feature set);
 # then scripts/gemm_lowo_recipe.py picks the recipes on the training side and writes the tables.
 #   scripts/gemm_lowo_eval.sh [path/to/ktune]
-# WARP: the file of the dnn warp-kind rows (default gemm-dnn-warp.csv.gz where present, else
-# gemm-dnn-warp-partial.csv.gz); OUT: where the tables go (default results/h100-80gb-hbm3).
+# WARP: the file of the dnn warp-kind rows in results/h100-80gb-hbm3 (default gemm-dnn-warp.csv.gz,
+# the complete sweep; the partial one of 2026-11-23 is in git history); OUT: where the tables go
+# (default results/h100-80gb-hbm3).
 # Configs are restricted to the kinds swept on both workloads (the seed kind's rows are dropped),
 # as in results/h100-80gb-hbm3/gemm-lowo.md.
 set -euo pipefail
@@ -19,11 +20,7 @@ cd "$(dirname "$0")/.."
 ktune=${1:-build/bin/ktune}
 r=results/h100-80gb-hbm3
 out=${OUT:-$r}
-if [[ -z ${WARP:-} ]]; then
-  WARP=gemm-dnn-warp-partial
-  [[ -f $r/gemm-dnn-warp.csv.gz ]] && WARP=gemm-dnn-warp
-fi
-WARP=$(basename "$WARP" .csv.gz)
+WARP=$(basename "${WARP:-gemm-dnn-warp}" .csv.gz)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"

@@ -1,25 +1,49 @@
 #!/usr/bin/env bash
-# Builds ktune (CUDA on, KTUNE_NATIVE=OFF) on the lent GPU machine from a source tarball, with the
-# Debian dev packages the build needs carried as a sysroot tarball (the device image has the CUDA
-# toolkit, CMake and ninja but not these). Used when the 2 shared CPU cores here cannot build in
-# time; the binaries stay on the device (they link that machine's glibc).
-#   SRC=.carry/conv-cuda/src.tar.gz SYSROOT=.carry/conv-cuda/sysroot.tar.gz \
-#     scripts/gpu_build_remote.sh /tmp/kt-build
-# Prints the build directory's bin path on success.
+# Builds ktune (CUDA on, KTUNE_NATIVE=OFF) on the lent GPU machine, with the Debian dev packages
+# the build needs carried as a sysroot tarball (scripts/make_device_sysroot.sh writes it; the
+# device image has the CUDA toolkit, CMake and ninja but not these). The binaries stay on the
+# device (they link that machine's glibc and the sysroot's libraries: source the printed env file
+# before running them).
+#   SYSROOT=.carry/gpu/sysroot.tar.gz [SRC=src.tar.gz] [EXAMPLES=ON] \
+#     scripts/gpu_build_remote.sh BUILD_DIR TARGET...
+# SRC: a source tarball (git archive); default: this checkout. EXAMPLES=ON also configures the
+# tuned libraries of examples/ (an empty PkgConfig::OPENBLAS stands in: only their CPU benchmark
+# needs OpenBLAS, and it is not built there). Prints "env: FILE" and the bin path on success.
 set -euo pipefail
-BUILD=${1:-/tmp/kt-build}
+BUILD=${1:?usage: gpu_build_remote.sh BUILD_DIR TARGET...}
+shift
+targets=("$@")
+((${#targets[@]})) || targets=(ktune ktune_gpu_tests)
 ROOT=/tmp/kt-sysroot
-mkdir -p "$ROOT" /tmp/kt-src
+mkdir -p "$ROOT"
 tar xzf "${SYSROOT:?}" -C "$ROOT"
-tar xzf "${SRC:?}" -C /tmp/kt-src
-export PATH="$ROOT/usr/bin:$PATH"
-export LD_LIBRARY_PATH="$ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+src=$(cd "$(dirname "$0")/.." && pwd)
+if [ -n "${SRC:-}" ]; then
+  src=/tmp/kt-src
+  mkdir -p $src
+  tar xzf "$SRC" -C $src
+fi
+env_file=$BUILD.env
+mkdir -p "$BUILD"
+cat > "$env_file" <<ENV
+export PATH="$ROOT/usr/bin:\$PATH"
+export LD_LIBRARY_PATH="$ROOT/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export PKG_CONFIG_LIBDIR="$ROOT/usr/lib/x86_64-linux-gnu/pkgconfig:$ROOT/usr/share/pkgconfig"
-cmake -S /tmp/kt-src -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
-  -DKTUNE_EXAMPLES=OFF -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
-  -DKTUNE_CUDNN_LIBRARY="$ROOT/usr/local/cuda-13.0/lib/libcudnn.so.9" \
-  "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $ROOT/usr/local/cuda/include" > /tmp/kt-cmake.log 2>&1 ||
-  { tail -30 /tmp/kt-cmake.log; exit 1; }
-ninja -C "$BUILD" -j "$(nproc)" ktune ktune_gpu_tests > /tmp/kt-ninja.log 2>&1 ||
-  { grep -E "error|FAILED" /tmp/kt-ninja.log | head -30; exit 1; }
+ENV
+# cuDNN's libraries at run time: the device's own (PyTorch's nvidia wheels), if any.
+for d in $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do
+  [ -d "$d" ] && echo "export LD_LIBRARY_PATH=\"\$LD_LIBRARY_PATH:$d\"" >> "$env_file"
+done
+# shellcheck disable=SC1090
+. "$env_file"
+cuda=$ROOT/usr/local/cuda-13.0
+cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
+  -DKTUNE_EXAMPLES="${EXAMPLES:-OFF}" -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
+  -DCMAKE_PROJECT_INCLUDE="$src/scripts/networks/fake_openblas.cmake" \
+  -DKTUNE_CUDNN_LIBRARY="$cuda/lib/libcudnn.so.9" \
+  "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $cuda/include" > "$BUILD/cmake.log" 2>&1 ||
+  { tail -30 "$BUILD/cmake.log"; exit 1; }
+ninja -C "$BUILD" -j "$(nproc)" "${targets[@]}" > "$BUILD/ninja.log" 2>&1 ||
+  { grep -E "error|FAILED" "$BUILD/ninja.log" | head -30; exit 1; }
+echo "env: $env_file"
 echo "$BUILD/bin"

@@ -61,11 +61,9 @@ fi
 # h100-80gb-hbm3-k16.hpp is trained on both workloads (the shipped library); -dnn-k16 on `dnn`
 # only, the leave-one-workload-out selector benchmarked on `large` (held out). Pruner, norm,
 # selector and unsure rule: the recipe with the best training-side score of both workloads at
-# K = 16 (scripts/gemm_lowo_eval.sh: results/h100-80gb-hbm3/gemm-lowo-select.md); the dnn warp
-# rows are gemm-dnn-warp where it exists, else the partial sweep.
+# K = 16 (scripts/gemm_lowo_eval.sh: results/h100-80gb-hbm3/gemm-lowo-select.md).
 sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K and warp kinds
-warp=gemm-dnn-warp-partial
-[[ -f results/h100-80gb-hbm3/gemm-dnn-warp.csv.gz ]] && warp=gemm-dnn-warp
+warp=gemm-dnn-warp  # the complete warp sweep of dnn
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
 sweeps gemm-dnn "$warp" gemm-large | gzip -1 > "$both"
 sweeps gemm-dnn "$warp" | gzip -1 > "$dnn"

@@ -14,8 +14,13 @@
 //   - an operand whose rows are contiguous in global memory (A with TA = 0, B with TB = 1) is
 //     copied in 16-byte chunks along the rows (4-byte copies with zero fill at ragged edges or
 //     when the layout is not 16-byte aligned);
-//   - a K-contiguous operand (A with TA = 1, B with TB = 0) is transposed on the way: one 4-byte
-//     copy per element, consecutive threads taking consecutive k of a row (coalesced reads).
+//   - a K-contiguous operand (A with TA = 1, B with TB = 0) is transposed on the way. Interior
+//     tiles of a 16-byte aligned launch are staged through registers: one 16-byte global load
+//     of 4 consecutive k per thread, issued before the current tile is multiplied and stored as
+//     4 words to shared memory after it (the load's latency hides behind the FMAs, and a tile
+//     costs a quarter of the copy instructions of 4-byte cp.async). Edge tiles and unaligned
+//     launches copy one element per 4-byte cp.async, consecutive threads taking consecutive k of
+//     a row (coalesced reads).
 // A lane owns TM/4 groups of 4 consecutive rows, the groups LM*4 rows apart (columns likewise),
 // so the lanes of a quarter warp read neighbouring 16-byte words of shared memory (no bank
 // conflicts) and the epilogue writes 16 bytes at a time. The padding of 4 floats keeps every
@@ -114,6 +119,61 @@ struct KtuneWarpOperand {
       }
     }
   }
+
+  // An interior tile of a 16-byte aligned launch whose rows are contiguous (K_CONTIG == 0):
+  // 16-byte copies only, no bounds.
+  static __device__ __forceinline__ void load_interior(float* smem, const float* src,
+                                                       long long ld, int tid) {
+#pragma unroll
+    for (int l = 0; l < kPerThread; ++l) {
+      const int copy = tid + l * THREADS;
+      if (kCopies % THREADS != 0 && copy >= kCopies) break;
+      const int p = copy / (ROWS / 4), r = (copy % (ROWS / 4)) * 4;
+      ktune_warp_copy16(ktune_warp_smem_address(smem + p * kStride + r), src + r + (long long)p * ld,
+                        16);
+    }
+  }
+
+  // Register staging of a K-contiguous operand (K_CONTIG == 1, interior tile, 16-byte aligned):
+  // chunk c = (row r, k 4q .. 4q + 3); consecutive threads take consecutive chunks of a row, so
+  // a warp reads whole 32-byte sectors and its transposed 4-byte stores hit 32 distinct banks.
+  static constexpr int kChunks = ROWS * BK / 4;
+  static constexpr int kStaged = (kChunks + THREADS - 1) / THREADS;  // chunks per thread
+  struct Staged {
+    float4 v[kStaged];
+  };
+  static __device__ __forceinline__ bool stageable(long long rows_left, long long k_left,
+                                                   bool vec_ok) {
+    return K_CONTIG && vec_ok && rows_left >= ROWS && k_left >= BK;
+  }
+  static __device__ __forceinline__ void fetch(Staged& staged, const float* src, long long ld,
+                                               int tid) {
+#pragma unroll
+    for (int l = 0; l < kStaged; ++l) {
+      const int chunk = tid + l * THREADS;
+      if (kChunks % THREADS != 0 && chunk >= kChunks) break;
+      const int r = chunk / (BK / 4), q = chunk % (BK / 4);
+      const float* at = src + (long long)r * ld + 4 * q;
+      float4 x;
+      asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w)
+                   : "l"(at));
+      staged.v[l] = x;
+    }
+  }
+  static __device__ __forceinline__ void store(float* smem, const Staged& staged, int tid) {
+#pragma unroll
+    for (int l = 0; l < kStaged; ++l) {
+      const int chunk = tid + l * THREADS;
+      if (kChunks % THREADS != 0 && chunk >= kChunks) break;
+      const int r = chunk / (BK / 4), q = chunk % (BK / 4);
+      float* at = smem + 4 * q * kStride + r;
+      at[0] = staged.v[l].x;
+      at[kStride] = staged.v[l].y;
+      at[2 * kStride] = staged.v[l].z;
+      at[3 * kStride] = staged.v[l].w;
+    }
+  }
 };
 
 // Bytes of dynamic shared memory of one instantiation (host and device).
@@ -122,8 +182,14 @@ __host__ __device__ constexpr int ktune_warp_smem_bytes() {
   return ST * 4 * BK * (BM + 4 + BN + 4);
 }
 
+// At most 128 registers a thread (the minimum block count of the launch bounds): two 256-thread
+// blocks per SM. Left free, nvcc gave 8 x 8 thread tiles 130-191 registers and so one block per
+// SM (12.5 % occupancy), 25 % slower on the H100 at 4096^3 than the same kernel at 127.
 template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int ST, int GR, int TA, int TB>
-__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN),
+                                  512 / (32 * (BM / WM) * (BN / WN)) > 0
+                                      ? 512 / (32 * (BM / WM) * (BN / WN))
+                                      : 1)
     ktune_gemm_warp(long long m, long long n, long long k, float alpha, const float* __restrict__ a,
                     long long lda, long long stride_a, const float* __restrict__ b, long long ldb,
                     long long stride_b, float beta, float* __restrict__ c, long long ldc,
@@ -183,9 +249,12 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   // alpha == 0: no K tile, so A and B are never read.
   const long long tiles = alpha != 0.0f && k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
-  // Uniform per launch: every 16-byte chunk of the launch is aligned.
-  const bool a_vec = lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a);
-  const bool b_vec = ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b);
+  // Uniform per launch: every 16-byte chunk of the launch is aligned (a K-contiguous operand's
+  // chunks also need k_begin % 4 == 0 to start on 16 bytes).
+  const bool a_vec = lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a) &&
+                     (!TA || k_begin % 4 == 0);
+  const bool b_vec = ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b) &&
+                     (TB || k_begin % 4 == 0);
   const float* const a_tile0 = a + (TA ? row0 * lda + k_begin : row0 + k_begin * lda);
   const float* const b_tile0 = b + (TB ? col0 + k_begin * ldb : col0 * ldb + k_begin);
   const long long a_step = TA ? BK : BK * lda;  // elements between consecutive K tiles
@@ -198,6 +267,10 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     OperandB::load(bs + stage * OperandB::kFloats, b_tile0 + t * b_step, ldb, cols_left, k_left,
                    tid, b_vec, b);
   };
+  // Register-staged K-contiguous operands (see KtuneWarpOperand::fetch): tile `next` is read
+  // into registers before tile t is multiplied and stored to its stage after.
+  typename OperandA::Staged a_staged;
+  typename OperandB::Staged b_staged;
 
   float acc[TM][TN];
 #pragma unroll
@@ -210,36 +283,78 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     if (s < tiles) load_tile(s, s);
     ktune_warp_commit();
   }
-  int stage = 0;  // t % ST
-  for (long long t = 0; t < tiles; ++t) {
-    ktune_warp_wait<ST - 2>();
-    __syncthreads();  // tile t is visible to all; every warp is done with tile t - 1's stage
-    const long long next = t + ST - 1;
-    if (next < tiles) load_tile(stage == 0 ? ST - 1 : stage - 1, next);
-    ktune_warp_commit();
+  // The main loop, in two versions: LEAN for blocks whose every K tile is interior (the whole
+  // tile inside the matrix, K a multiple of BK, 16-byte aligned launch: the bulk of a large
+  // GEMM), with only the 16-byte copies and register staging, and the general one. The lean
+  // loop keeps no edge bookkeeping alive, which holds it within the 128-register bound.
+  // A plain lambda (NVRTC compiles no generic or annotated ones) called with constant flags:
+  // inlined at both calls, each copy keeps only its own branches.
+  auto main_loop = [&](const bool kLean) {
+    int stage = 0;  // t % ST
+    for (long long t = 0; t < tiles; ++t) {
+      ktune_warp_wait<ST - 2>();
+      __syncthreads();  // tile t is visible to all; every warp is done with tile t - 1's stage
+      const long long next = t + ST - 1;
+      const int next_stage = stage == 0 ? ST - 1 : stage - 1;
+      bool a_stage_next = false, b_stage_next = false;
+      if (next < tiles) {
+        const float* const a_next = a_tile0 + next * a_step;
+        const float* const b_next = b_tile0 + next * b_step;
+        const long long k_left = kLean ? BK : k_end - k_begin - next * BK;
+        a_stage_next = kLean ? TA != 0 : OperandA::stageable(rows_left, k_left, a_vec);
+        b_stage_next = kLean ? !TB : OperandB::stageable(cols_left, k_left, b_vec);
+        if (a_stage_next)
+          OperandA::fetch(a_staged, a_next, lda, tid);
+        else if (kLean)
+          OperandA::load_interior(as + next_stage * OperandA::kFloats, a_next, lda, tid);
+        else
+          OperandA::load(as + next_stage * OperandA::kFloats, a_next, lda, rows_left, k_left, tid,
+                         a_vec, a);
+        if (b_stage_next)
+          OperandB::fetch(b_staged, b_next, ldb, tid);
+        else if (kLean)
+          OperandB::load_interior(bs + next_stage * OperandB::kFloats, b_next, ldb, tid);
+        else
+          OperandB::load(bs + next_stage * OperandB::kFloats, b_next, ldb, cols_left, k_left, tid,
+                         b_vec, b);
+      }
+      ktune_warp_commit();
 
-    const float* sa = as + stage * OperandA::kFloats + warp_m0 + lane_m * 4;
-    const float* sb = bs + stage * OperandB::kFloats + warp_n0 + lane_n * 4;
+      const float* sa = as + stage * OperandA::kFloats + warp_m0 + lane_m * 4;
+      const float* sb = bs + stage * OperandB::kFloats + warp_n0 + lane_n * 4;
 #pragma unroll
-    for (int p = 0; p < BK; ++p) {
-      float af[TM], bf[TN];
+      for (int p = 0; p < BK; ++p) {
+        float af[TM], bf[TN];
 #pragma unroll
-      for (int g = 0; g < TM / 4; ++g) {
-        const float4 x = *reinterpret_cast<const float4*>(sa + p * OperandA::kStride + g * LM * 4);
-        af[4 * g] = x.x, af[4 * g + 1] = x.y, af[4 * g + 2] = x.z, af[4 * g + 3] = x.w;
+        for (int g = 0; g < TM / 4; ++g) {
+          const float4 x =
+              *reinterpret_cast<const float4*>(sa + p * OperandA::kStride + g * LM * 4);
+          af[4 * g] = x.x, af[4 * g + 1] = x.y, af[4 * g + 2] = x.z, af[4 * g + 3] = x.w;
+        }
+#pragma unroll
+        for (int g = 0; g < TN / 4; ++g) {
+          const float4 x =
+              *reinterpret_cast<const float4*>(sb + p * OperandB::kStride + g * LN * 4);
+          bf[4 * g] = x.x, bf[4 * g + 1] = x.y, bf[4 * g + 2] = x.z, bf[4 * g + 3] = x.w;
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
       }
-#pragma unroll
-      for (int g = 0; g < TN / 4; ++g) {
-        const float4 x = *reinterpret_cast<const float4*>(sb + p * OperandB::kStride + g * LN * 4);
-        bf[4 * g] = x.x, bf[4 * g + 1] = x.y, bf[4 * g + 2] = x.z, bf[4 * g + 3] = x.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+      // The next stage was last read in iteration t - 1, before this iteration's barrier; the
+      // barrier of the iteration that multiplies it publishes these stores.
+      if (a_stage_next) OperandA::store(as + next_stage * OperandA::kFloats, a_staged, tid);
+      if (b_stage_next) OperandB::store(bs + next_stage * OperandB::kFloats, b_staged, tid);
+      stage = stage + 1 == ST ? 0 : stage + 1;
     }
-    stage = stage + 1 == ST ? 0 : stage + 1;
-  }
+  };
+  const bool lean = rows_left >= BM && cols_left >= BN && (k_end - k_begin) % BK == 0 && a_vec &&
+                    b_vec;
+  if (lean)
+    main_loop(true);
+  else
+    main_loop(false);
   ktune_warp_wait<0>();
 
   // Epilogue: C itself, or this (batch, split)'s packed m x n slice of the workspace.
