@@ -67,7 +67,7 @@ warp=gemm-dnn-warp  # the complete warp sweep of dnn
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
 sweeps gemm-dnn "$warp" gemm-large | gzip -1 > "$both"
 sweeps gemm-dnn "$warp" | gzip -1 > "$dnn"
-: "${PRUNER16:=hdbscan}" "${NORM16:=scale}" "${SELECTOR16:=tree-a}" "${UNSURE16:=}"
+: "${PRUNER16:=spectral}" "${NORM16:=rawcutoff}" "${SELECTOR16:=tree-a}" "${UNSURE16:=}"
 read -ra unsure <<< "$UNSURE16"  # e.g. "--min-vote-share 0.5"
 for set in "k16:$both" "dnn-k16:$dnn"; do
   name=${set%%:*} data=${set#*:}
