@@ -3,14 +3,18 @@
 // --protocol stencil, the work-group protocol of the stencil seed paper (verb_stencil_eval.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/stencil_eval_cli.hpp"
+#include "apps/ktune/unsure_args.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -32,8 +36,9 @@ struct EvalArgs {
   bool quick = false;
   int threads = 0;
   // --split workload, and the matrix restrictions (empty = the default matrix's).
-  std::vector<std::string> workloads, norms, pruners, selectors;
+  std::vector<std::string> workloads, norms, pruners, selectors, drop_features;
   std::vector<int> ks, ceiling_ks;
+  ml::UnsureRule unsure;
 };
 
 // Leave one workload out: per named workload W, a split "workload:W" that trains on the problems
@@ -74,6 +79,59 @@ std::vector<ml::Split> workload_splits(const Dataset& data, const std::vector<st
     splits.push_back(std::move(s));
   }
   return splits;
+}
+
+// The dataset without the named problem features (to compare feature sets on the same data).
+Dataset without_features(Dataset data, const std::vector<std::string>& drop) {
+  std::vector<Eigen::Index> keep;
+  std::vector<std::string> names;
+  for (const auto& name : drop) ml::require_feature(data, name, "--drop-features");
+  for (size_t f = 0; f < data.feature_names.size(); ++f) {
+    if (std::find(drop.begin(), drop.end(), data.feature_names[f]) != drop.end()) continue;
+    keep.push_back(Eigen::Index(f));
+    names.push_back(data.feature_names[f]);
+  }
+  const Eigen::MatrixXd kept = data.features(Eigen::all, keep);
+  data.features = kept;
+  data.feature_names = std::move(names);
+  return data;
+}
+
+// --split cv<k>: the folds of a seeded k-fold partition, each scored as a split "cv<k>:<i>".
+std::vector<ml::Split> cv_splits(const Dataset& data, const std::string& split, uint64_t seed) {
+  const std::string digits = split.substr(2);
+  if (digits.empty() || digits.size() > 3 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    throw Error("--split cv<k> needs a fold count, as in cv5, not '" + split + "'");
+  return ml::kfold_splits(data, std::stoi(digits), seed).folds;
+}
+
+// --split largest<P> / smallest<P>: one split holding out the P % largest (smallest) problems by
+// the family's work (Dataset::work; ties by row order), the rest training: how a selector
+// extrapolates to sizes it has not seen.
+std::vector<ml::Split> size_tail_split(const Dataset& data, const std::string& split) {
+  const bool largest = split.rfind("largest", 0) == 0;
+  const std::string digits = split.substr(largest ? 7 : 8);
+  if (digits.empty() || digits.size() > 2 ||
+      digits.find_first_not_of("0123456789") != std::string::npos || std::stoi(digits) == 0)
+    throw Error("--split " + split + ": expected a percentage 1..99, as in largest20");
+  if (data.work.size() != data.rows())
+    throw Error("--split " + split +
+                ": the dataset has no work per problem (not a registered family)");
+  std::vector<Eigen::Index> order(size_t(data.rows()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](Eigen::Index a, Eigen::Index b) {
+    return largest ? data.work(a) > data.work(b) : data.work(a) < data.work(b);
+  });
+  const auto held =
+      std::max<size_t>(1, size_t(std::lround(double(order.size()) * std::stoi(digits) / 100.0)));
+  ml::Split s;
+  s.name = split;
+  s.test.assign(order.begin(), order.begin() + std::ptrdiff_t(std::min(held, order.size() - 1)));
+  s.train.assign(order.begin() + std::ptrdiff_t(s.test.size()), order.end());
+  std::sort(s.test.begin(), s.test.end());
+  std::sort(s.train.begin(), s.train.end());
+  return {s};
 }
 
 // The --norms/--pruners/--selectors/--ks/--ceiling-ks restrictions of the matrix.
@@ -120,7 +178,7 @@ int run_eval(const EvalArgs& a) {
   }
   DatasetSource source = a.source;
   source.data = a.data.front();
-  const Dataset data = source.load();
+  const Dataset data = without_features(source.load(), a.drop_features);
   ml::EvalOptions o = a.quick ? ml::quick_eval_options() : ml::EvalOptions{};
   if (a.split == "random") {
     o.random_split = true;
@@ -129,6 +187,14 @@ int run_eval(const EvalArgs& a) {
     o.random_split = false;
     o.network_splits = false;
     o.splits = workload_splits(data, a.workloads);
+  } else if (a.split.rfind("cv", 0) == 0) {
+    o.random_split = false;
+    o.network_splits = false;
+    o.splits = cv_splits(data, a.split, a.seed);
+  } else if (a.split.rfind("largest", 0) == 0 || a.split.rfind("smallest", 0) == 0) {
+    o.random_split = false;
+    o.network_splits = false;
+    o.splits = size_tail_split(data, a.split);
   } else if (a.split == "network") {
     o.random_split = false;
     o.network_splits = true;
@@ -136,13 +202,16 @@ int run_eval(const EvalArgs& a) {
     o.random_split = true;
     o.network_splits = !a.quick;
   } else {
-    throw Error("--split must be random, network, both or workload, not '" + a.split + "'");
+    throw Error(
+        "--split must be random, network, both, workload, cv<k>, largest<P> or smallest<P>, not '" +
+        a.split + "'");
   }
   if (a.split != "workload" && !a.workloads.empty())
     throw Error("--workloads needs --split workload");
   restrict_matrix(a, o);
   o.seed = a.seed;
   o.fallback = ml::parse_fallback(a.fallback);
+  o.unsure = a.unsure;
   o.threads = a.threads;
   Progress progress("eval");  // a line every 10 s when stderr is not a terminal
   o.progress = [&](size_t done, size_t total) { progress.update(done, total, "cells"); };
@@ -194,11 +263,15 @@ Action setup_eval(CLI::App& sub) {
   sub.add_option("--expert", a->stencil.expert, "stencil: the hand-picked config")
       ->capture_default_str();
   sub.add_option("--split", a->split,
-                 "random (seeded 80/20), network (leave one out), both, or workload (leave one "
-                 "of --workloads out)")
+                 "random (seeded 80/20), network (leave one out), both, workload (leave one "
+                 "of --workloads out), cv<k> (seeded k-fold, e.g. cv5), or largest<P> / "
+                 "smallest<P> (hold out the P % largest / smallest problems by work)")
       ->capture_default_str();
   sub.add_option("--workloads", a->workloads,
                  "--split workload: the builtin workloads (or workload CSVs) to leave out in turn")
+      ->delimiter(',');
+  sub.add_option("--drop-features", a->drop_features,
+                 "Leave these problem features out (e.g. to compare feature sets)")
       ->delimiter(',');
   sub.add_option("--norms", a->norms, "Only these normalizations (default: all)")->delimiter(',');
   sub.add_option("--pruners", a->pruners, "Only these pruners (default: all)")->delimiter(',');
@@ -211,6 +284,7 @@ Action setup_eval(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--fallback", a->fallback, "When a pick is refused: baseline, random, nearest")
       ->capture_default_str();
+  add_unsure_options(sub, a->unsure);
   sub.add_option("--markdown", a->markdown, "Write the tables here (default: stdout)");
   sub.add_option("--csv", a->csv,
                  "Write split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct here, and every "

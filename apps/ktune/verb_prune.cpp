@@ -50,7 +50,8 @@ int run_prune(const PruneArgs& a) {
 Action setup_prune(CLI::App& sub) {
   auto a = std::make_shared<PruneArgs>();
   a->source.add_options(sub);
-  sub.add_option("--method", a->method, "topn, kmeans, pca-kmeans, spectral, hdbscan or tree")
+  sub.add_option("--method", a->method,
+                 "topn, kmeans, pca-kmeans, spectral, hdbscan, tree or cover")
       ->required();
   sub.add_option("--k", a->k, "Number of configs to ship")->capture_default_str();
   sub.add_option("--norm", a->norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")

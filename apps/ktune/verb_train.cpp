@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
+#include "apps/ktune/unsure_args.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
@@ -21,6 +22,7 @@ struct TrainArgs {
   DatasetSource source;
   std::string selector, configs, norm = "scale", fallback = "baseline", output;
   uint64_t seed = 0;
+  ml::UnsureRule unsure;
 };
 
 // One config string per line; blank lines and lines starting with '#' are skipped.
@@ -45,7 +47,7 @@ std::vector<Eigen::Index> read_shipped(const std::string& path, const Dataset& d
 int run_train(const TrainArgs& a) {
   const Dataset data = a.source.load();
   const auto shipped = read_shipped(a.configs, data);
-  auto selector = ml::make_selector(a.selector, {ml::parse_fallback(a.fallback), a.seed});
+  auto selector = ml::make_selector(a.selector, {ml::parse_fallback(a.fallback), a.seed, a.unsure});
   selector->fit(data, shipped, ml::parse_norm(a.norm));
   auto j = selector->to_json();
   j["family"] = data.family;
@@ -82,6 +84,7 @@ Action setup_train(CLI::App& sub) {
   sub.add_option("--fallback", a->fallback, "When the pick is refused: baseline, random, nearest")
       ->capture_default_str();
   sub.add_option("--seed", a->seed, "Seed for the randomized models")->capture_default_str();
+  add_unsure_options(sub, a->unsure);
   sub.add_option("-o,--output", a->output, "Model JSON to write")->required();
   return [a] { return run_train(*a); };
 }

@@ -36,6 +36,9 @@ struct Dataset {
   std::vector<std::vector<std::string>> problem_groups;  // per row: its tags (e.g. networks)
   std::vector<std::string> feature_names;                // raw problem features, then derived
   Eigen::MatrixXd features;                              // rows × features
+  // Per row: the family's work for the problem (Family::flops), the size that the coverage
+  // pruner stratifies by; empty when the family is not a registered one (or for hand-built data).
+  Eigen::VectorXd work;
 
   std::vector<std::string> config_names;  // one per column: real configs, never vendors
   std::vector<std::string> config_param_names;

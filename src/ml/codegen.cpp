@@ -115,6 +115,35 @@ std::string condition(const FeatureCode& f, double t) {
   return f.name + " <= " + literal;
 }
 
+// A training bound of feature f as a literal of its type: bounds are values of training
+// problems, so integer features get exact integers and doubles round-trip in 17 digits.
+std::string bound_literal(const FeatureCode& f, double v) {
+  switch (f.holder) {
+    case Holder::integer:
+      return fmt::format("{}", static_cast<long long>(v));
+    case Holder::integer_double:
+      return fmt::format("{:.1f}", v);
+    case Holder::real:
+      break;
+  }
+  std::string literal = fmt::format("{:.17g}", v);
+  if (literal.find_first_of(".e") == std::string::npos) literal += ".0";
+  return literal;
+}
+
+// The range guard: kUnsure when any feature is outside its training range.
+std::string range_guard_code(const std::vector<FeatureCode>& features, const Selector& s) {
+  std::string code = "  // Outside the training range of a feature: the unsure config.\n";
+  for (size_t i = 0; i < features.size(); ++i) {
+    const auto& f = features[i];
+    const auto at = static_cast<Eigen::Index>(i);
+    code +=
+        fmt::format("  if ({0} < {1} || {0} > {2}) return kUnsure;\n", f.name,
+                    bound_literal(f, s.feature_min()[at]), bound_literal(f, s.feature_max()[at]));
+  }
+  return code;
+}
+
 int leaf_class(const DecisionTree::Node& n) {
   Eigen::Index best = 0;  // as Selector::select: the first of equal scores
   for (Eigen::Index c = 1; c < n.value.size(); ++c) {
@@ -127,9 +156,16 @@ class TreeWriter {
  public:
   static constexpr int kMaxNesting = 200;
 
+  // min_vote_share > 0: leaves whose majority share is below it (the same test on the same
+  // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
-             const std::vector<std::string>& configs)
-      : nodes_(tree.nodes()), features_(features), configs_(configs) {}
+             const std::vector<std::string>& configs, double min_vote_share,
+             std::vector<int> leaf_configs)
+      : nodes_(tree.nodes()),
+        features_(features),
+        configs_(configs),
+        min_vote_share_(min_vote_share),
+        leaf_configs_(std::move(leaf_configs)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -152,7 +188,18 @@ class TreeWriter {
       const DecisionTree::Node& n = nodes_.at(static_cast<size_t>(step.node));
       if (n.feature < 0) {
         const int k = leaf_class(n);
-        out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
+        const double share = n.value.maxCoeff() / n.value.sum();
+        if (min_vote_share_ > 0 && share < min_vote_share_) {
+          const int safe = leaf_configs_.empty() ? -1 : leaf_configs_.at(size_t(step.node));
+          out +=
+              fmt::format("{}return {};  // unsure: leaf share {:.2f} < {:.2f}, {} (not {})\n", pad,
+                          safe >= 0 ? std::to_string(safe) : "kUnsure", share, min_vote_share_,
+                          safe >= 0 ? "its best geomean " + comment_text(configs_.at(safe))
+                                    : "the unsure config",
+                          comment_text(configs_.at(k)));
+        } else {
+          out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
+        }
         continue;
       }
       if (step.depth - indent >= kMaxNesting) {
@@ -181,6 +228,8 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
+  double min_vote_share_;
+  std::vector<int> leaf_configs_;  // per node; empty for models saved without them
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -202,6 +251,13 @@ std::optional<CodegenSignature> family_signature(const nlohmann::json& model,
 // The tree of a selector model that Selector::from_json has checked (features, classes).
 DecisionTree load_tree(const nlohmann::json& model) {
   return DecisionTree::from_json(model.at("model").at("tree"));
+}
+
+// The per-node unsure picks of a checked tree model (empty when it was saved without them).
+std::vector<int> leaf_configs(const nlohmann::json& model) {
+  const auto& m = model.at("model");
+  return m.contains("leaf_configs") ? m["leaf_configs"].get<std::vector<int>>()
+                                    : std::vector<int>{};
 }
 
 }  // namespace
@@ -248,8 +304,12 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     }
     features.push_back(code);
   }
-  const TreeWriter writer(tree, features, configs);
-  const std::set<int> used = writer.used_features();
+  const UnsureRule& unsure = selector->options().unsure;
+  const TreeWriter writer(tree, features, configs, unsure.min_vote_share, leaf_configs(model));
+  std::set<int> used = writer.used_features();
+  if (unsure.range_guard) {  // the guard reads every feature
+    for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
+  }
 
   std::string out;
   const std::string command = options.command.empty() ? "ktune codegen" : options.command;
@@ -278,6 +338,17 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
       "// Best safe single config: what the selector serves when the problem's features are not\n"
       "// finite, and the first config to try when the pick refuses a problem.\n";
   out += fmt::format("inline constexpr int kBaseline = {};\n\n", selector->baseline());
+  if (unsure.on()) {
+    out += "// When the selector is unsure (";
+    out += unsure.min_vote_share > 0
+               ? fmt::format("a leaf's majority share below {}", unsure.min_vote_share)
+               : "";
+    out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
+    out += unsure.range_guard ? "a feature outside its training range" : "";
+    out += "): the shipped config\n// with the best geometric mean over the training problems ";
+    out += unsure.min_vote_share > 0 ? "(an unsure leaf: over those reaching it).\n" : ".\n";
+    out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
+  }
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";
   out += "inline constexpr int kSafeOrder[kNumConfigs] = {";
   for (size_t i = 0; i < selector->safe_order().size(); ++i)
@@ -301,18 +372,21 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
       line_start = end + 1;
     }
     std::string params;
-    for (const auto& a : signature->args) params += (params.empty() ? "" : ", ") + ("long long " + a);
+    for (const auto& a : signature->args)
+      params += (params.empty() ? "" : ", ") + ("long long " + a);
     out += fmt::format("inline int {}({}) {{\n", options.function_name, params);
     for (const auto& a : signature->args) {
       if (!args_used.count(a)) body += "  (void)" + a + ";\n";
     }
     if (!signature->guard.empty()) {
       body += "  if (" + signature->guard + ") return kBaseline;";
-      body += signature->guard_why.empty() ? "\n" : "  // " + comment_text(signature->guard_why) + "\n";
+      body +=
+          signature->guard_why.empty() ? "\n" : "  // " + comment_text(signature->guard_why) + "\n";
     }
     for (int f : used) {
       if (!features[f].declaration.empty()) body += "  " + features[f].declaration + "\n";
     }
+    if (unsure.range_guard) body += range_guard_code(features, *selector);
   } else {
     out += "// The model's problem features, in the order it was trained on.\n";
     out += "struct Features {\n";
@@ -331,6 +405,7 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     for (const auto& m : members)
       all += (all.empty() ? "" : " ||\n      ") + ("!detail::finite(f." + m + ")");
     body += members.empty() ? "  (void)f;\n" : "  if (" + all + ") {\n    return kBaseline;\n  }\n";
+    if (unsure.range_guard) body += range_guard_code(features, *selector);
   }
   try {
     writer.write(1, body);

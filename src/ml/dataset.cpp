@@ -161,8 +161,10 @@ void problem_features(Dataset& d, const Family* family) {
   if (family) derived = family->derived_feature_names();
   for (const auto& name : derived) d.feature_names.push_back(name);
   d.features.resize(Eigen::Index(problems.size()), Eigen::Index(d.feature_names.size()));
+  if (family) d.work.resize(Eigen::Index(problems.size()));
   for (size_t r = 0; r < problems.size(); ++r) {
     const Problem& p = problems[r];
+    if (family) d.work(Eigen::Index(r)) = family->flops(p);
     if (p.names.size() != raw) {
       throw Error(fmt::format("problem '{}' has features {} but the first problem has {}",
                               d.problem_keys[r], fmt::join(p.names, ","),
@@ -313,6 +315,7 @@ Dataset Dataset::subset_rows(const std::vector<Eigen::Index>& rows) const {
   d.vendor_names = vendor_names;
   const auto n = Eigen::Index(rows.size());
   d.features.resize(n, features.cols());
+  if (work.size() == this->rows()) d.work.resize(n);
   d.perf.resize(n, perf.cols());
   d.valid.resize(n, valid.cols());
   if (measured.size()) d.measured.resize(n, measured.cols());
@@ -325,6 +328,7 @@ Dataset Dataset::subset_rows(const std::vector<Eigen::Index>& rows) const {
     d.problem_keys.push_back(problem_keys[size_t(r)]);
     if (size_t(r) < problem_groups.size()) d.problem_groups.push_back(problem_groups[size_t(r)]);
     if (features.rows() == this->rows()) d.features.row(i) = features.row(r);
+    if (d.work.size()) d.work(i) = work(r);
     d.perf.row(i) = perf.row(r);
     d.valid.row(i) = valid.row(r);
     if (measured.size()) d.measured.row(i) = measured.row(r);

@@ -67,7 +67,7 @@ std::vector<EvalRow> run_cell(const std::string& split, const Dataset& train, co
     EvalRow row = base;
     row.selector = name;
     try {
-      auto sel = make_selector(name, {o.fallback, o.seed});
+      auto sel = make_selector(name, {o.fallback, o.seed, o.unsure});
       sel->fit(train, shipped, cell.norm);
       row.metrics = evaluate_selector(*sel, test, shipped, fixed_order);
       rows.push_back(row);

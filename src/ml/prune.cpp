@@ -186,7 +186,8 @@ constexpr std::pair<PruneMethod, const char*> kPruneMethods[] = {
     {PruneMethod::pca_kmeans, "pca-kmeans"},
     {PruneMethod::spectral, "spectral"},
     {PruneMethod::hdbscan, "hdbscan"},
-    {PruneMethod::tree, "tree"}};
+    {PruneMethod::tree, "tree"},
+    {PruneMethod::cover, "cover"}};
 
 }  // namespace
 
@@ -299,6 +300,9 @@ std::vector<Eigen::Index> prune(const Dataset& train, const PruneOptions& option
       break;
     case PruneMethod::tree:
       picks = detail::tree_picks(train, n, k, usable);
+      break;
+    case PruneMethod::cover:
+      picks = detail::cover_picks(train, k, usable);
       break;
   }
   // Keep first occurrences, then fill with the best remaining configs by geomean.

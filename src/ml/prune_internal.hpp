@@ -21,4 +21,8 @@ Eigen::Index best_geomean_over(const Dataset& data, const std::vector<Eigen::Ind
 std::vector<Eigen::Index> tree_picks(const Dataset& data, const Eigen::MatrixXd& normalized, int k,
                                      const std::vector<bool>& usable);
 
+// Coverage pruner (prune_cover.cpp): greedy picks maximizing the size-stratified mean of
+// log(best picked / oracle); stops early when no config improves any problem.
+std::vector<Eigen::Index> cover_picks(const Dataset& data, int k, const std::vector<bool>& usable);
+
 }  // namespace ktune::ml::detail

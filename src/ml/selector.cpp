@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -83,6 +84,7 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
       throw Error("selector " + kind_ + ": shipped column out of range");
     if (!seen.insert(c).second) throw Error("selector " + kind_ + ": shipped configs repeat");
   }
+  check_unsure_rule();
   norm_ = norm;
   const auto K = static_cast<Eigen::Index>(shipped.size());
   config_names_.clear();
@@ -154,6 +156,11 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
     return safer(count[a], measured[a], log_sum[a], count[b], measured[b], log_sum[b]);
   });
   data.baseline = safe_order_.front();
+  std::vector<Eigen::Index> every_row(static_cast<size_t>(n));
+  std::iota(every_row.begin(), every_row.end(), 0);
+  unsure_config_ = best_geomean(data, every_row);
+  feature_min_ = data.X.colwise().minCoeff().transpose();
+  feature_max_ = data.X.colwise().maxCoeff().transpose();
   config_features_ = shipped_config_features(train, shipped);
   data.config_features = config_features_;
   fit_model(data);
@@ -175,11 +182,59 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   if (s.size() != static_cast<Eigen::Index>(config_names_.size()))  // never an index past the end
     throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
                 " configs, the selector ships " + std::to_string(config_names_.size()));
+  if (outside_range(features)) return unsure_config_;
+  if (low_share(s)) return unsure_pick(features);
   Eigen::Index best = 0;
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
   }
   return static_cast<int>(best);
+}
+
+bool Selector::outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
+  if (!options_.unsure.range_guard) return false;
+  for (Eigen::Index f = 0; f < features.size(); ++f) {
+    if (features[f] < feature_min_[f] || features[f] > feature_max_[f]) return true;
+  }
+  return false;
+}
+
+bool Selector::low_share(const Eigen::VectorXd& scores) const {
+  const double min_share = options_.unsure.min_vote_share;
+  if (min_share <= 0 || !scores_are_shares() || scores.size() == 0) return false;
+  // The same expression as the generated code's, on the same doubles: the same decision.
+  return scores.maxCoeff() / scores.sum() < min_share;
+}
+
+bool Selector::unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
+                      const Eigen::VectorXd& scores) const {
+  return outside_range(features) || low_share(scores);
+}
+
+int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
+  return unsure_config_;
+}
+
+int Selector::best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) {
+  const Eigen::Index K = d.perf.cols();
+  int best = 0;
+  double best_mean = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index k = 0; k < K; ++k) {
+    double log_sum = 0;
+    int measured = 0;
+    for (Eigen::Index i : rows) {
+      if (!d.measured(i, k)) continue;
+      const bool ok = d.valid(i, k) && d.oracle[i] > 0 && d.perf(i, k) > 0;
+      log_sum += std::log(ok ? d.perf(i, k) / d.oracle[i] : kInvalidRatio);
+      ++measured;
+    }
+    const double mean = measured ? log_sum / measured : -std::numeric_limits<double>::infinity();
+    if (mean > best_mean) {
+      best_mean = mean;
+      best = static_cast<int>(k);
+    }
+  }
+  return best;
 }
 
 int Selector::fall_back(int pick, const std::vector<bool>& valid,
@@ -249,6 +304,12 @@ nlohmann::json Selector::to_json() const {
           {"feature_names", feature_names_},
           {"safe_order", safe_order_},
           {"config_features", ml::to_json(config_features_)},
+          {"unsure",
+           {{"config", unsure_config_},
+            {"min_vote_share", options_.unsure.min_vote_share},
+            {"range_guard", options_.unsure.range_guard},
+            {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
+            {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
 }
 
@@ -260,6 +321,37 @@ void Selector::check_model_shape(Eigen::Index features, Eigen::Index classes) co
         fmt::format("field 'model': the {} model takes {} features and scores {} configs; "
                     "the model lists {} feature_names and {} configs",
                     kind_, features, classes, F, K));
+}
+
+void Selector::check_unsure_rule() const {
+  const double share = options_.unsure.min_vote_share;
+  if (!(share >= 0 && share <= 1))
+    throw Error(fmt::format("selector {}: min_vote_share {} is not in [0, 1]", kind_, share));
+  if (share > 0 && !scores_are_shares())
+    throw Error("selector " + kind_ +
+                ": min_vote_share needs a selector that votes (tree-*, forest, knn-*)");
+}
+
+void Selector::load_unsure(const nlohmann::json& j) {
+  namespace jf = json_fields;
+  const auto K = static_cast<int64_t>(config_names_.size());
+  unsure_config_ = static_cast<int>(jf::integer(j, "config", "selector.unsure", 0, K - 1));
+  UnsureRule& rule = options_.unsure;
+  rule.min_vote_share = jf::number(jf::member(j, "min_vote_share", "selector.unsure"),
+                                   "selector.unsure.min_vote_share");
+  const auto& guard = jf::member(j, "range_guard", "selector.unsure");
+  if (!guard.is_boolean())
+    throw Error("field 'selector.unsure.range_guard': expected true or false, got " +
+                jf::shown(guard));
+  rule.range_guard = guard.get<bool>();
+  const auto lo = jf::numbers(j, "feature_min", "selector.unsure");
+  const auto hi = jf::numbers(j, "feature_max", "selector.unsure");
+  if (lo.size() != feature_names_.size() || hi.size() != feature_names_.size())
+    throw Error(fmt::format("field 'selector.unsure': {} and {} feature bounds for {} features",
+                            lo.size(), hi.size(), feature_names_.size()));
+  feature_min_ = Eigen::Map<const Eigen::VectorXd>(lo.data(), Eigen::Index(lo.size()));
+  feature_max_ = Eigen::Map<const Eigen::VectorXd>(hi.data(), Eigen::Index(hi.size()));
+  check_unsure_rule();
 }
 
 std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
@@ -300,7 +392,8 @@ std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {
     if (s->config_features_.rows() != K)
       throw Error(fmt::format("field 'selector.config_features': {} rows for {} configs",
                               s->config_features_.rows(), K));
-    s->load_model(jf::member(j, "model", "selector"));
+    s->load_model(jf::member(j, "model", "selector"));      // its shape errors say most: first
+    if (j.contains("unsure")) s->load_unsure(j["unsure"]);  // older models: no unsure rule
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw Error(std::string("malformed selector model: ") + e.what());

@@ -10,6 +10,8 @@
 //   logreg: multinomial, L2 with C = 1, L-BFGS to a gradient below 1e-8, standardized features.
 //   reg-*: 30 trees, bootstrap, max depth 12, min leaf 2, a third of the inputs per node; kept
 //   small because one row per (problem, config) makes these the slowest to train.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <functional>
 #include <map>
@@ -23,6 +25,7 @@
 #include "ktune/ml/naive_bayes.hpp"
 #include "ktune/ml/selector.hpp"
 #include "ktune/ml/svm.hpp"
+#include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -53,6 +56,8 @@ class ClassifierSelector : public Selector {
   virtual void load_classes(const nlohmann::json& j) = 0;
   // What the loaded model takes and gives: {features, classes}.
   virtual std::pair<Eigen::Index, Eigen::Index> class_shape() const = 0;
+  // After fit_classes, with every training problem (the tree's per-leaf unsure picks).
+  virtual void fit_unsure(const SelectorTrainingSet&) {}
 
   void fit_model(const SelectorTrainingSet& d) override {
     std::vector<Eigen::Index> rows;
@@ -73,6 +78,7 @@ class ClassifierSelector : public Selector {
       X = scaler_.transform(X);
     }
     fit_classes(X, y, static_cast<int>(d.perf.cols()));
+    fit_unsure(d);
   }
 
   Eigen::VectorXd model_scores(const Eigen::RowVectorXd& x) const override {
@@ -100,6 +106,7 @@ class ClassifierSelector : public Selector {
 
 class TreeSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   TreeSelector(std::string kind, SelectorOptions o, TreeParams p)
       : ClassifierSelector(std::move(kind), o, false), params_(p) {}
 
@@ -111,10 +118,34 @@ class TreeSelector : public ClassifierSelector {
   Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
     return tree_.predict_values(x);
   }
-  nlohmann::json classes_json() const override { return {{"tree", tree_.to_json()}}; }
+  // Per leaf, the shipped config with the best geomean over the training problems reaching it.
+  void fit_unsure(const SelectorTrainingSet& d) override {
+    std::map<int, std::vector<Eigen::Index>> reaching;
+    for (Eigen::Index i = 0; i < d.X.rows(); ++i)
+      reaching[tree_.leaf_index(d.X.row(i))].push_back(i);
+    leaf_configs_.assign(tree_.nodes().size(), -1);
+    for (const auto& [leaf, rows] : reaching) leaf_configs_[size_t(leaf)] = best_geomean(d, rows);
+  }
+  int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
+    if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them
+    const int k = leaf_configs_[size_t(tree_.leaf_index(x))];
+    return k >= 0 ? k : Selector::unsure_pick(x);
+  }
+  nlohmann::json classes_json() const override {
+    return {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
+  }
   void load_classes(const nlohmann::json& j) override {
     tree_ = DecisionTree::from_json(j.at("tree"));
     if (!tree_.is_classifier()) throw Error("field 'tree.kind': a selector's tree is a classifier");
+    leaf_configs_.clear();
+    if (!j.contains("leaf_configs")) return;
+    // Bounded by the tree's classes: load_model then checks them against the configs.
+    const auto classes = static_cast<int64_t>(tree_.n_outputs());
+    for (int64_t k : json_fields::integers(j, "leaf_configs", "model", -1, classes - 1))
+      leaf_configs_.push_back(static_cast<int>(k));
+    if (leaf_configs_.size() != tree_.nodes().size())
+      throw Error(fmt::format("field 'model.leaf_configs': {} entries for {} tree nodes",
+                              leaf_configs_.size(), tree_.nodes().size()));
   }
   std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
     return {tree_.n_features(), tree_.n_outputs()};
@@ -123,10 +154,12 @@ class TreeSelector : public ClassifierSelector {
  private:
   TreeParams params_;
   DecisionTree tree_;
+  std::vector<int> leaf_configs_;  // per node: a leaf's unsure pick, -1 for a split
 };
 
 class KnnSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   KnnSelector(std::string kind, SelectorOptions o, int k)
       : ClassifierSelector(std::move(kind), o, true), k_(k) {}
 
@@ -176,6 +209,7 @@ class SvmSelector : public ClassifierSelector {
 
 class ForestSelector : public ClassifierSelector {
  public:
+  bool scores_are_shares() const override { return true; }
   ForestSelector(std::string kind, SelectorOptions o)
       : ClassifierSelector(std::move(kind), o, false) {}
 

@@ -127,7 +127,13 @@ std::string gemm_driver(const std::vector<Shape>& shapes) {
   return driver.str();
 }
 
-class CodegenTest : public ::testing::TestWithParam<std::string> {};
+// A tree selector and its unsure rule: the header must agree with the model either way.
+struct CodegenCase {
+  std::string selector, name;
+  UnsureRule unsure;
+};
+
+class CodegenTest : public ::testing::TestWithParam<CodegenCase> {};
 
 TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
@@ -136,7 +142,8 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   ASSERT_EQ(d.rows(), static_cast<Eigen::Index>(shapes.size()));
   std::vector<Eigen::Index> shipped(d.config_names.size());
   for (size_t c = 0; c < shipped.size(); ++c) shipped[c] = static_cast<Eigen::Index>(c);
-  auto trained = make_selector(GetParam());
+  const UnsureRule& rule = GetParam().unsure;
+  auto trained = make_selector(GetParam().selector, {Fallback::baseline, 0, rule});
   trained->fit(d, shipped, Norm::scale);
   nlohmann::json model = trained->to_json();
   model["family"] = d.family;
@@ -177,6 +184,7 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   const std::vector<int> picks = compile_and_run(dir, header, gemm_driver(all));
   ASSERT_EQ(picks.size(), all.size());
   std::set<int> distinct;
+  size_t unsure = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const Eigen::RowVectorXd row =
         i < n_train ? Eigen::RowVectorXd(d.features.row(Eigen::Index(i))) : feature_row(d, all[i]);
@@ -185,12 +193,26 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
     EXPECT_EQ(picks[i], expected) << (i < n_train ? "training" : "unseen") << " problem "
                                   << all[i].key();
     distinct.insert(expected);
+    unsure += trained->unsure(row, trained->scores(row));
   }
   EXPECT_GE(distinct.size(), 3u) << "the selector should pick several configs";
+  if (rule.on()) {
+    // The rule must fire on some problems and not on all, or agreement proves nothing.
+    EXPECT_GT(unsure, 0u);
+    EXPECT_LT(unsure, all.size());
+    EXPECT_NE(header.find("kUnsure"), std::string::npos);
+  } else {
+    EXPECT_EQ(header.find("kUnsure"), std::string::npos);
+  }
 }
 
-INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest, ::testing::Values("tree-a", "tree-b"),
-                         [](const auto& info) { return info.param == "tree-a" ? "A" : "B"; });
+INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest,
+                         ::testing::Values(CodegenCase{"tree-a", "A", {}},
+                                           CodegenCase{"tree-b", "B", {}},
+                                           CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
+                                           CodegenCase{"tree-b", "BRangeGuard", {0, true}},
+                                           CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(Codegen, NonTreeModelIsAOneLineError) {
   const Dataset d = test::make_synthetic_dataset();
@@ -209,6 +231,44 @@ TEST(Codegen, NonTreeModelIsAOneLineError) {
     EXPECT_NE(what.find("tree"), std::string::npos) << what;
   }
   EXPECT_THROW(generate_selector_header(nlohmann::json{{"kind", "tree-a"}}, o), Error);
+}
+
+// The generic Features struct with both unsure rules: rows inside and outside the training
+// range (features scaled by 1/8 and 8) pick in the header what they pick in the model.
+TEST(Codegen, GenericFeaturesKeepTheUnsureRules) {
+  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+  const Dataset d = test::make_synthetic_dataset();
+  auto tree = make_selector("tree-c", {Fallback::baseline, 0, {0.95, true}});
+  tree->fit(d, {0, 1, 2, 3, 4, 5}, Norm::scale);
+  const std::string header = generate_selector_header(tree->to_json());
+  std::vector<Eigen::RowVectorXd> rows;
+  for (double scale : {1.0, 0.125, 8.0}) {
+    for (Eigen::Index r = 0; r < d.rows(); ++r) rows.push_back(d.features.row(r) * scale);
+  }
+  std::ostringstream driver;
+  driver << "#include <cstdio>\n#include \"selector.hpp\"\nint main() {\n";
+  for (const auto& row : rows) {
+    driver << "  std::printf(\"%d\\n\", ktune_selector::select({";
+    for (Eigen::Index f = 0; f < row.size(); ++f)
+      driver << (f ? ", " : "") << fmt::format("{:.17g}", row[f]);
+    driver << "}));\n";
+  }
+  driver << "  return 0;\n}\n";
+  test::TempDir dir("ktune-codegen");
+  const std::vector<int> picks = compile_and_run(dir, header, driver.str());
+  ASSERT_EQ(picks.size(), rows.size());
+  size_t outside = 0, low_share = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(picks[i], tree->select(rows[i])) << i;
+    const Eigen::VectorXd s = tree->scores(rows[i]);
+    const bool out = (rows[i].transpose().array() < tree->feature_min().array()).any() ||
+                     (rows[i].transpose().array() > tree->feature_max().array()).any();
+    outside += out;
+    low_share += !out && s.maxCoeff() / s.sum() < 0.95;  // the leaf rule decides these
+  }
+  EXPECT_GT(outside, 0u);
+  EXPECT_GT(low_share, 0u);
+  EXPECT_LT(outside, rows.size());
 }
 
 TEST(Codegen, RejectsBadNamesAndEmitsGenericFeaturesStruct) {

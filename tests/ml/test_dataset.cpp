@@ -119,6 +119,7 @@ TEST(Dataset, SubsetsKeepEverythingAligned) {
   EXPECT_EQ(r.features.row(1), d.features.row(1));
   EXPECT_EQ(r.perf.row(0), d.perf.row(3));
   EXPECT_EQ(r.vendor_perf(0, 0), d.vendor_perf(3, 0));
+  EXPECT_EQ(r.work.size(), 0);  // not a registered family: no work column
   const Dataset c = d.subset_cols({5, 2});
   ASSERT_EQ(c.cols(), 2);
   EXPECT_EQ(c.config_names[0], d.config_names[5]);
@@ -161,6 +162,11 @@ TEST(Dataset, GemmGetsDerivedFeaturesAndNetworkGroups) {
   EXPECT_EQ(d.problem_groups[0], tags);
   EXPECT_EQ(d.config_param_names, gemm.space().numeric_names());
   EXPECT_EQ(d.config_params.rows(), 3);
+  // The family's work per problem, kept through row subsets (the cover pruner's size classes).
+  ASSERT_EQ(d.work.size(), 1);
+  EXPECT_DOUBLE_EQ(d.work(0), gemm.flops(p));
+  EXPECT_DOUBLE_EQ(d.work(0), 2.0 * p.get("m") * p.get("n") * p.get("k") * p.get("batch"));
+  EXPECT_EQ(d.subset_rows({0, 0}).work, Eigen::Vector2d(d.work(0), d.work(0)));
 }
 
 TEST(Dataset, GroupsAreTheUnionOfTheStoredTags) {

@@ -1,6 +1,7 @@
-// `ktune eval --split workload`: leave one builtin workload out, through the binary (skipped when
-// it is not built). GEMM measurements of the `tiny` and `large` workloads with three configs whose
-// ranking follows the problem size, so each split trains on one workload and tests on the other.
+// `ktune eval --split workload`: leave one builtin workload out (and the other splits of the
+// recipe study), through the binary (skipped when it is not built). GEMM measurements of the `tiny`
+// and `large` workloads with three configs whose ranking follows the problem size, so each split
+// trains on one workload and tests on the other.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -75,6 +76,47 @@ TEST(EvalWorkloadSplit, LeavesEachNamedWorkloadOut) {
   for (const std::string& bad :
        {std::string(" --split workload --workloads tiny"), std::string(" --workloads tiny,large"),
         std::string(" --split workload --workloads tiny,dnn"), std::string(" --pruners nope")}) {
+    EXPECT_EQ(ktune("eval --data " + data + bad + matrix), 1) << bad;
+    const std::string message = read_text(err);
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;
+  }
+}
+
+// The splits and options of the #13 recipe study: size tails, k-fold, dropped features, the
+// unsure rule, the cover pruner.
+TEST(EvalWorkloadSplit, SizeTailsFoldsAndDroppedFeatures) {
+  if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  TempDir dir("ktune-eval-tails");
+  const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
+  write_measurements_csv(tiny_and_large(), data);  // 31 shapes
+  auto ktune = [&](const std::string& args) {
+    const std::string cmd =
+        std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + err + "'";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  const std::string matrix =
+      " --norms scale --pruners cover --selectors tree-b --ks 2 --ceiling-ks 2 --threads 1"
+      " --min-vote-share 0.5 --range-guard";
+  auto md_of = [&](const std::string& split) {
+    EXPECT_EQ(ktune("eval --data " + data + " --split " + split + matrix + " --markdown " +
+                    dir.file("e.md")),
+              0)
+        << split << ": " << read_text(err);
+    return read_text(dir.file("e.md"));
+  };
+  // round(31 · 0.2) = 6 held out.
+  EXPECT_NE(md_of("largest20").find("## Split largest20 (train 25, test 6)"), std::string::npos);
+  EXPECT_NE(md_of("smallest20").find("## Split smallest20 (train 25, test 6)"), std::string::npos);
+  const std::string cv = md_of("cv3");
+  for (const char* fold : {"## Split cv3:0", "## Split cv3:1", "## Split cv3:2"})
+    EXPECT_NE(cv.find(fold), std::string::npos) << fold;
+  EXPECT_EQ(ktune("eval --data " + data + " --split cv3 --drop-features bmnk,intensity" + matrix),
+            0)
+      << read_text(err);
+  for (const std::string& bad :
+       {std::string(" --split largest0"), std::string(" --split cvx"),
+        std::string(" --split smallest100"), std::string(" --split cv3 --drop-features nope")}) {
     EXPECT_EQ(ktune("eval --data " + data + bad + matrix), 1) << bad;
     const std::string message = read_text(err);
     EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;

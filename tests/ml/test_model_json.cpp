@@ -121,6 +121,7 @@ nlohmann::json chain_tree(nlohmann::json model, int depth, bool deep_left) {
   }
   nodes.push_back(leaf(1));
   tree["nodes"] = nodes;
+  model["model"].erase("leaf_configs");  // they describe the trained tree's nodes
   return model;
 }
 

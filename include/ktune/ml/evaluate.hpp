@@ -107,7 +107,8 @@ struct EvalOptions {
   std::vector<int> ceiling_ks{4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
   std::vector<int> selector_ks{5, 6, 8, 15};
   Fallback fallback = Fallback::baseline;
-  int threads = 0;  // 0 = OpenMP default
+  UnsureRule unsure{};  // every selector's unsure rule (selector.hpp); off by default
+  int threads = 0;      // 0 = OpenMP default
   // Called after each (split, norm, pruner, K) cell with (cells done, cells in all); from worker
   // threads, one call at a time. Empty = silent.
   std::function<void(size_t, size_t)> progress;

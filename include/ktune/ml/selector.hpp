@@ -51,9 +51,26 @@ enum class Fallback { baseline, random, nearest };
 Fallback parse_fallback(const std::string& text);  // throws Error naming the text
 std::string to_string(Fallback f);
 
+// When the model is unsure, serve a safe choice in place of its pick:
+//  - min_vote_share > 0 and the share of the votes for the pick is below it (selectors whose
+//    scores are vote shares: tree-*, forest, knn-*; for a tree the leaf's majority fraction):
+//    unsure_pick(), for a tree the shipped config with the best geometric mean of perf / oracle
+//    over the training problems that reach the leaf (the leaf's own safe choice), for the others
+//    unsure_config();
+//  - range_guard and a feature outside its range over the training problems: unsure_config(),
+//    the shipped config with the best geometric mean over all the training problems.
+// Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. Both
+// off by default. A tree's rules are written by ktune codegen.
+struct UnsureRule {
+  double min_vote_share = 0;
+  bool range_guard = false;
+  bool on() const { return min_vote_share > 0 || range_guard; }
+};
+
 struct SelectorOptions {
   Fallback fallback = Fallback::baseline;
   uint64_t seed = 0;
+  UnsureRule unsure{};
 };
 
 // What the training step hands to a concrete model.
@@ -84,8 +101,14 @@ class Selector {
   // shipped: distinct column indices of train (the K configs); norm shapes classifier labels.
   void fit(const Dataset& train, const std::vector<Eigen::Index>& shipped, Norm norm);
 
-  // The model's pick (index into the shipped list), knowing nothing about validity.
+  // The model's pick (index into the shipped list), knowing nothing about validity; the
+  // unsure config where the unsure rule says so.
   int select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // Whether the unsure rule overrides the model for these (finite) features and their scores.
+  bool unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
+              const Eigen::VectorXd& scores) const;
+  // What a pick with too small a vote share gives way to (see UnsureRule).
+  virtual int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   // The pick, then the fallback when valid[pick] is false (valid: one flag per shipped config).
   Choice choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
                 const std::vector<bool>& valid) const;
@@ -99,6 +122,12 @@ class Selector {
   const std::vector<std::string>& feature_names() const { return feature_names_; }
   const std::vector<int>& safe_order() const { return safe_order_; }
   int baseline() const { return safe_order_.empty() ? 0 : safe_order_.front(); }
+  int unsure_config() const { return unsure_config_; }
+  // Per feature, its smallest and largest value over the training problems (range_guard).
+  const Eigen::VectorXd& feature_min() const { return feature_min_; }
+  const Eigen::VectorXd& feature_max() const { return feature_max_; }
+  // True when scores() are vote shares (non-negative, summing to 1): min_vote_share applies.
+  virtual bool scores_are_shares() const { return false; }
   Norm norm() const { return norm_; }
   size_t dropped_rows() const { return dropped_rows_; }
 
@@ -115,6 +144,14 @@ class Selector {
   // For load_model: throws Error unless the loaded model takes the envelope's features and
   // scores its configs (a tree with more classes than configs would pick past the list).
   void check_model_shape(Eigen::Index features, Eigen::Index classes) const;
+  void load_unsure(const nlohmann::json& j);  // the "unsure" field of to_json()
+  // The shipped config (index) with the best mean log of perf / oracle over the given training
+  // rows (invalid = kInvalidRatio; unmeasured cells left out, a config measured on none of them
+  // last; the first on ties): the geometric-mean choice among the shipped configs.
+  static int best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows);
+  bool outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  bool low_share(const Eigen::VectorXd& scores) const;
+  void check_unsure_rule() const;  // Error for a share outside [0, 1] or on a non-voting model
 
   Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
 
@@ -124,6 +161,8 @@ class Selector {
   Norm norm_ = Norm::scale;
   std::vector<std::string> config_names_, feature_names_;
   std::vector<int> safe_order_;
+  int unsure_config_ = 0;
+  Eigen::VectorXd feature_min_, feature_max_;
   size_t dropped_rows_ = 0;
 };
 

@@ -1,0 +1,19 @@
+#pragma once
+// The unsure rule's options (ktune/ml/selector.hpp), shared by `train` and `eval` so the model
+// that ships and the one evaluated are asked for alike.
+#include <CLI/CLI.hpp>
+
+#include "ktune/ml/selector.hpp"
+
+namespace ktune::cli {
+
+inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
+  sub.add_option("--min-vote-share", rule.min_vote_share,
+                 "Serve the training set's best-geomean shipped config when the pick's vote "
+                 "share (tree: its leaf's majority fraction) is below this; 0 = off")
+      ->capture_default_str();
+  sub.add_flag("--range-guard", rule.range_guard,
+               "Serve that config too when a feature lies outside its training range");
+}
+
+}  // namespace ktune::cli
