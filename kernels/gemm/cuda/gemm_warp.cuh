@@ -122,15 +122,15 @@ struct KtuneWarpOperand {
 
   // An interior tile of a 16-byte aligned launch whose rows are contiguous (K_CONTIG == 0):
   // 16-byte copies only, no bounds.
-  static __device__ __forceinline__ void load_interior(float* smem, const float* src,
-                                                       long long ld, int tid) {
+  static __device__ __forceinline__ void load_interior(float* smem, const float* src, long long ld,
+                                                       int tid) {
 #pragma unroll
     for (int l = 0; l < kPerThread; ++l) {
       const int copy = tid + l * THREADS;
       if (kCopies % THREADS != 0 && copy >= kCopies) break;
       const int p = copy / (ROWS / 4), r = (copy % (ROWS / 4)) * 4;
-      ktune_warp_copy16(ktune_warp_smem_address(smem + p * kStride + r), src + r + (long long)p * ld,
-                        16);
+      ktune_warp_copy16(ktune_warp_smem_address(smem + p * kStride + r),
+                        src + r + (long long)p * ld, 16);
     }
   }
 
@@ -251,10 +251,10 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN),
 
   // Uniform per launch: every 16-byte chunk of the launch is aligned (a K-contiguous operand's
   // chunks also need k_begin % 4 == 0 to start on 16 bytes).
-  const bool a_vec = lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a) &&
-                     (!TA || k_begin % 4 == 0);
-  const bool b_vec = ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b) &&
-                     (TB || k_begin % 4 == 0);
+  const bool a_vec =
+      lda % 4 == 0 && stride_a % 4 == 0 && ktune_gemm_aligned16(a) && (!TA || k_begin % 4 == 0);
+  const bool b_vec =
+      ldb % 4 == 0 && stride_b % 4 == 0 && ktune_gemm_aligned16(b) && (TB || k_begin % 4 == 0);
   const float* const a_tile0 = a + (TA ? row0 * lda + k_begin : row0 + k_begin * lda);
   const float* const b_tile0 = b + (TB ? col0 + k_begin * ldb : col0 * ldb + k_begin);
   const long long a_step = TA ? BK : BK * lda;  // elements between consecutive K tiles
@@ -349,8 +349,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN),
       stage = stage + 1 == ST ? 0 : stage + 1;
     }
   };
-  const bool lean = rows_left >= BM && cols_left >= BN && (k_end - k_begin) % BK == 0 && a_vec &&
-                    b_vec;
+  const bool lean =
+      rows_left >= BM && cols_left >= BN && (k_end - k_begin) % BK == 0 && a_vec && b_vec;
   if (lean)
     main_loop(true);
   else
