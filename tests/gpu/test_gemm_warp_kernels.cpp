@@ -190,6 +190,38 @@ TEST_F(WarpGemmTest, MisalignedPointersAndOddLeadingDimensionsUseFourByteCopies)
   }
 }
 
+// 16-byte aligned launches take the register-staged path for K-contiguous operands: on full K
+// tiles (the lean loop when the whole block is interior and K % BK == 0, the general one with a
+// 4-byte tail tile otherwise), across ragged blocks, batches and split-K slices.
+TEST_F(WarpGemmTest, AlignedLaunchesStageKContiguousOperandsThroughRegisters) {
+  const BlockedParams configs[] = {warp_params(128, 128, 16, 64, 32, 8, 8, 4, 8),
+                                   warp_params(64, 128, 8, 32, 32, 4, 8, 3, 1),
+                                   warp_params(256, 64, 16, 32, 64, 8, 8, 3, 8)};
+  prepare({std::begin(configs), std::end(configs)});
+  int cases = 0;
+  for (const BlockedParams& base : configs) {
+    for (int t = 0; t < 4; ++t) {
+      // k = 192: whole K tiles; k = 200: a partial last tile for BK = 16. Every leading dimension
+      // (size + 4) and batch stride is a multiple of 4 floats.
+      for (int64_t k : {int64_t(192), int64_t(200)}) {
+        const Shape interior = make_shape(t & 1, t & 2, 512, 256, k, 2, 4);
+        EXPECT_LE(run(base, interior, 1.0f, 0.0f, 1000 + cases), gemm::error_bound(k))
+            << describe(base, interior.transa, interior.transb) << " interior k=" << k;
+        const Shape ragged = make_shape(t & 1, t & 2, 300, 140, k, 3, 4);
+        EXPECT_LE(run(base, ragged, 0.75f, 1.5f, 1100 + cases), gemm::error_bound(k))
+            << describe(base, ragged.transa, ragged.transb) << " ragged k=" << k;
+        ++cases;
+      }
+      BlockedParams split = base;
+      split.splits = 3;
+      const Shape deep = make_shape(t & 1, t & 2, 256, 128, 1000, 2, 4);
+      EXPECT_LE(run(split, deep, 1.0f, 0.5f, 1200 + cases), gemm::error_bound(deep.k))
+          << describe(split, deep.transa, deep.transb) << " split-K";
+    }
+  }
+  EXPECT_EQ(cases, 3 * 4 * 2);
+}
+
 TEST_F(WarpGemmTest, AlphaZeroReadsNeitherANorBAndKZeroScalesC) {
   const BlockedParams p = warp_params(64, 128, 8, 32, 32, 8, 4, 3, 8);
   for (int t = 0; t < 4; ++t) {

@@ -136,7 +136,9 @@ struct KtuneWarpOperand {
 
   // Register staging of a K-contiguous operand (K_CONTIG == 1, interior tile, 16-byte aligned):
   // chunk c = (row r, k 4q .. 4q + 3); consecutive threads take consecutive chunks of a row, so
-  // a warp reads whole 32-byte sectors and its transposed 4-byte stores hit 32 distinct banks.
+  // a warp reads whole 32-byte sectors. Its transposed 4-byte stores hit 32 distinct banks for
+  // BK = 8 and are 2-way conflicted for BK = 16 (rows are ROWS + 4 floats apart: chunks q and
+  // q + 2 share banks), a few stores a tile against TM * TN * BK FMAs.
   static constexpr int kChunks = ROWS * BK / 4;
   static constexpr int kStaged = (kChunks + THREADS - 1) / THREADS;  // chunks per thread
   struct Staged {
