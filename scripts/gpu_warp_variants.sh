@@ -10,15 +10,8 @@
 #   CARRY=.carry/gpu bash scripts/gpu_warp_variants.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-C=${CARRY:-.carry/gpu} B=/tmp/kt-build W=/tmp/kt-work
-mkdir -p "$OUT" $W
-SECONDS=0
-SYSROOT=$C/sysroot.tar.gz scripts/gpu_build_remote.sh $B ktune ktune_gpu_tests > $OUT/build.txt 2>&1 ||
-  { tail -30 $OUT/build.txt; exit 1; }
-# shellcheck disable=SC1091
-. $B.env
-echo "built at ${SECONDS}s"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $OUT/nvidia-smi.txt
+# shellcheck source=scripts/gpu_device_build.sh
+. scripts/gpu_device_build.sh
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 K=$B/bin/ktune
 S=(--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000)
