@@ -83,6 +83,17 @@ TEST(GemmCpuPackedz, EveryParamOfTheSpaceOnAShapeCrossingAllBlocks) {
       for (int mc : {192, 384}) cs.check(with_blocks(tile, kc, mc, 3072), &run_packedz);
 }
 
+// Leading dimensions of 1024 floats, where pa = 0 / pb = 0 pack A / a transposed B anyway.
+TEST(GemmCpuPackedz, FourKibStridesArePacked) {
+  SKIP_WITHOUT_AVX512();
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      const Case cs(ta, tb, 1024, 1024, 40, 1, 0, 1.f, 0.f, 41);  // lda or ldb = 1024 each way
+      for (const PackedParams& tile : kTilesAndPacking)
+        cs.check(with_blocks(tile, 128, 192, 3072), &run_packedz);
+    }
+}
+
 // BLAS semantics without a product: k == 0 or alpha == 0 gives C = beta*C.
 TEST(GemmCpuPackedz, EmptyProductScalesC) {
   SKIP_WITHOUT_AVX512();

@@ -9,7 +9,8 @@
 // FMAs; 48×8 and 64×6 need 11 and 10 loads per 24 FMAs.
 // pa = 0 reads op(A) in place when A is not transposed (each k step is MR contiguous rows,
 // loaded with a mask on the row tail); pb = 0 reads op(B) in place through strided broadcasts
-// (edge column panels are still packed, so no load leaves the matrix). Small GEMMs (one block)
+// (edge column panels are still packed, so no load leaves the matrix); an operand whose k steps
+// are a multiple of 4 KiB apart is packed anyway (see gemm_solo_z). Small GEMMs (one block)
 // then skip packing entirely; pa = pb = 1 is the classic fully packed scheme. Needs AVX-512F.
 #if !defined(__AVX512F__)
 #error "gemm_cpu_packedz.hpp needs an AVX-512 target (-march with avx512f)"
@@ -88,6 +89,9 @@ inline void any_zmm_tile(int kb, const float* a, int64_t a_k, const float* b, in
   zmm_tile<MV, NR, UnitJ>(kb, a, a_k, b, b_k, b_j, c, ldc, rows, cols, alpha, beta);
 }
 
+// Floats per 4 KiB: k steps this far apart map to the same L1 cache sets.
+constexpr int64_t kSameSetStride = 1024;
+
 // Per-thread panel for a partial last column panel of an in-place B.
 inline float* scratch_edge(size_t count) {
   thread_local packed_detail::Scratch s;
@@ -100,7 +104,11 @@ void gemm_solo_z(const Args& g, const Blocking& bl, bool pack_a, bool pack_b) {
   using packed_detail::pack_a_block;
   using packed_detail::pack_b_panel;
   constexpr int MR = 16 * MV;
-  pack_a = pack_a || TA;  // a transposed A has no contiguous rows to load in place
+  // A transposed A has no contiguous rows to load in place. A step of 4 KiB between k steps
+  // (an A or transposed B read in place) puts every k step of a panel in the same L1 sets: the
+  // deployed run lost 3x there (m = 1024, n = 49 NN), so such operands are packed.
+  pack_a = pack_a || TA || g.lda % kSameSetStride == 0;
+  pack_b = pack_b || (TB && g.ldb % kSameSetStride == 0);
   float* bpack = pack_b ? packed_detail::scratch_b(size_t(bl.b_panel_floats(NR))) : nullptr;
   float* apack = pack_a ? packed_detail::scratch_a(size_t(bl.a_panel_floats(MR))) : nullptr;
   float* edge = pack_b ? nullptr : scratch_edge(size_t(bl.kc) * NR);
