@@ -49,7 +49,7 @@ for r in rows:
         c["random"].append(float(r["pct_of_oracle"]))
         c["ceiling"].append(float(r["ceiling_pct"]))
 lines = [
-    "# CPU GEMM selector trained on dnn-sample: evaluation (amd-epyc-2c, packed kind)",
+    "# CPU GEMM selector trained on dnn-sample: evaluation (amd-epyc-2c, the dataset's config kinds)",
     "",
     "% of oracle (geomean over the test problems of perf(pick) / perf(best swept config); the",
     "vendor rows are not configs). **random**: mean over seeds 0-4 of the seeded 80/20 split of the",

@@ -11,7 +11,9 @@
 # Env: KTUNE (default build/bin/ktune, a KTUNE_NATIVE build), STORE_DIR (scratch stores, default
 # /tmp/ktune-sample-sweep; a rerun resumes them), WORKLOADS (default "dnn-sample dnn-small"),
 # TIMING (extra ktune bench options, e.g. "--warmups 0 --min-reps 2"; recorded in the log),
-# CONFIGS (default kind:packed).
+# CONFIGS (default kind:packed), SUFFIX (appended to the output names, e.g. -packedz for the
+# sweep of both packed kinds: gemm-dnn-sample-packedz.csv.gz, gemm-dnn-small-packedz.csv.gz and
+# gemm-dnn-sample-packedz-sweep.log, so the first sweep's files stay as they were).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/amd-epyc-2c}
@@ -21,7 +23,8 @@ workloads=${WORKLOADS:-dnn-sample dnn-small}
 timing=${TIMING:-}
 configs=${CONFIGS:-kind:packed}  # a smaller set only for trying the script out
 mkdir -p "$out" "$stores"
-log="$out/gemm-dnn-sample-sweep.log"
+suffix=${SUFFIX:-}
+log="$out/gemm-dnn-sample$suffix-sweep.log"
 bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
 
 {
@@ -42,8 +45,9 @@ for w in $workloads; do
 done
 # Export after all parts, so an interrupted run leaves the committed files alone.
 for w in $workloads; do
-  name=gemm-$w
-  [[ $w == dnn-small ]] && name=gemm-dnn-small-packed  # gemm-dnn-small.csv.gz is the first sweep
+  name=gemm-$w$suffix
+  # gemm-dnn-small.csv.gz is the first sweep
+  [[ $w == dnn-small && -z $suffix ]] && name=gemm-dnn-small-packed
   "$ktune" export --store "$stores/gemm-$w.sqlite" --format csv -o "$out/$name.csv.gz"
   echo "# exported $out/$name.csv.gz: $(zcat "$out/$name.csv.gz" | tail -n +2 | wc -l) rows" | tee -a "$log"
 done

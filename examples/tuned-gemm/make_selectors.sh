@@ -5,7 +5,9 @@
 # "all" (every config of the dataset, for the binary-size comparison).
 #   examples/tuned-gemm/make_selectors.sh [path/to/ktune]
 # ONLY_K16=1 writes only the H100 dnn + large K = 16 headers (the section at the end);
-# ONLY_SAMPLE=1 only the CPU dnn-sample headers (the section before it).
+# ONLY_SAMPLE=1 only the CPU dnn-sample headers (the section before it; SAMPLE_DATA and
+# SAMPLE_NAME pick another sweep of the sample and the headers' name, e.g.
+# SAMPLE_DATA=results/amd-epyc-2c/gemm-dnn-sample-packedz.csv.gz SAMPLE_NAME=samplez).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ktune=${1:-build/bin/ktune}
@@ -44,14 +46,15 @@ done
 # not in it (held out). Per K the pruner, norm and tree: the best codegen-able cell of
 # results/amd-epyc-2c/gemm-sample-eval.md (random-split mean), as K:PRUNER:NORM:SELECTOR.
 if [[ ${ONLY_K16:-0} != 1 ]]; then
-  data=results/amd-epyc-2c/gemm-dnn-sample.csv.gz
+  data=${SAMPLE_DATA:-results/amd-epyc-2c/gemm-dnn-sample.csv.gz}
+  name=${SAMPLE_NAME:-sample}
   for cell in ${SAMPLE_CELLS:-8:topn:cutoff:tree-c 16:tree:cutoff:tree-c}; do
     IFS=: read -r k pruner norm selector <<< "$cell"
     "$ktune" prune --data "$data" --method "$pruner" --norm "$norm" --k "$k" -o "$work/configs.txt" > /dev/null
     "$ktune" train --data "$data" --selector "$selector" --norm "$norm" --configs "$work/configs.txt" \
       -o "$work/model.json" | tail -1
-    "$ktune" codegen --model "$work/model.json" --dataset "$data" -o "$out/amd-epyc-2c-sample-k$k.hpp" > /dev/null
-    echo "$out/amd-epyc-2c-sample-k$k.hpp: $(grep -c '^    "' "$out/amd-epyc-2c-sample-k$k.hpp") configs"
+    "$ktune" codegen --model "$work/model.json" --dataset "$data" -o "$out/amd-epyc-2c-$name-k$k.hpp" > /dev/null
+    echo "$out/amd-epyc-2c-$name-k$k.hpp: $(grep -c '^    "' "$out/amd-epyc-2c-$name-k$k.hpp") configs"
   done
 fi
 [[ ${ONLY_SAMPLE:-0} == 1 ]] && exit 0

@@ -18,7 +18,7 @@ if(KTUNE_FAMILY_CUDA_TARGET)
 endif()
 ktune_family_deploy_files(
   SOURCES gemm_config.hpp cpu/gemm_cpu_kernel.hpp cpu/gemm_cpu_packed.hpp
-          cpu/gemm_cpu_packed_split.hpp cpu/gemm_cpu_pool.hpp cuda/gemm_seed.cuh
+          cpu/gemm_cpu_packedz.hpp cpu/gemm_cpu_packed_split.hpp cpu/gemm_cpu_pool.hpp cuda/gemm_seed.cuh
           cuda/gemm_seed_launch.hpp cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh
           cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp deploy/gemm_validate.hpp

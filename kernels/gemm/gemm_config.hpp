@@ -14,12 +14,15 @@
 //   warp    kind=warp;bm=128;bn=128;bk=8;wm=32;wn=64;tm=8;tn=8;st=3;gr=8;splits=1
 //                                                              CUDA: warp tiles, cp.async stages,
 //                                                              rasterized blocks, optional split-K
+//   packedz kind=packedz;mr=32;nr=12;kc=256;mc=192;nc=3072;pa=0;pb=1
+//                                                              CPU with AVX-512: packed with zmm
+//                                                              register tiles, pa/pb = pack A/B
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp };
+enum class Kind { seed, tiled, splitk, packed, warp, packedz };
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
 // (wg_x along M, wg_y along N).
@@ -37,10 +40,12 @@ struct BlockedParams {
   constexpr int threads() const { return (bm / tm) * (bn / tn); }
 };
 
-// CPU packed kernel: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
-// kc×nc of B packed into contiguous panels.
+// CPU packed kernels: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
+// kc×nc of B packed into contiguous panels. Kind packedz adds pa / pb: 0 reads op(A) / op(B)
+// in place instead of packing it (kind packed always packs both).
 struct PackedParams {
   int mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
+  int pa = 1, pb = 1;
 };
 
 // The packed kernel's micro-tiles, the one list: the space's constraint, the sweep's
@@ -53,6 +58,18 @@ inline constexpr MicroTile kPackedMicroTiles[] = {{8, 4},  {8, 6},  {8, 8}, {8, 
                                                   {16, 4}, {16, 6}, {24, 4}};
 constexpr bool is_packed_micro_tile(int mr, int nr) {
   for (const MicroTile& t : kPackedMicroTiles)
+    if (t.mr == mr && t.nr == nr) return true;
+  return false;
+}
+
+// The packedz kind's AVX-512 micro-tiles, the one list likewise: (mr/16)*nr zmm accumulators,
+// 24 or 28 of the 32 registers, so that two FMA pipes of 4 cycles latency have independent
+// chains and a k step needs at most ~1 load (vector or broadcast) per 2 FMAs (16x12: one per
+// FMA, for narrow m).
+inline constexpr MicroTile kPackedzMicroTiles[] = {{16, 12}, {32, 6}, {32, 8},
+                                                   {32, 12}, {48, 8}, {64, 6}};
+constexpr bool is_packedz_micro_tile(int mr, int nr) {
+  for (const MicroTile& t : kPackedzMicroTiles)
     if (t.mr == mr && t.nr == nr) return true;
   return false;
 }
@@ -137,6 +154,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::packed;
     else if (value == "warp")
       g.kind = Kind::warp;
+    else if (value == "packedz")
+      g.kind = Kind::packedz;
     else
       return false;
     return true;
@@ -164,7 +183,9 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
                              {"wm", &g.blocked.wm, 17},
                              {"wn", &g.blocked.wn, 18},
                              {"st", &g.blocked.st, 19},
-                             {"gr", &g.blocked.gr, 20}};
+                             {"gr", &g.blocked.gr, 20},
+                             {"pa", &g.packed.pa, 21},
+                             {"pb", &g.packed.pb, 22}};
   return assign_field(fields, name, value, seen);
 }
 
@@ -181,6 +202,8 @@ constexpr int required_bits(Kind kind) {
       return 0x1F000;
     case Kind::warp:  // bm bn bk tm tn splits wm wn st gr
       return 0x1E09F0;
+    case Kind::packedz:  // packed's params, pa, pb
+      return 0x61F000;
   }
   return 0;
 }
@@ -214,11 +237,17 @@ constexpr const char* kind_name(Kind kind) {
       return "packed";
     case Kind::warp:
       return "warp";
+    case Kind::packedz:
+      return "packedz";
   }
   return "?";
 }
 
-constexpr bool runs_on_cpu(Kind kind) { return kind == Kind::seed || kind == Kind::packed; }
-constexpr bool runs_on_cuda(Kind kind) { return kind != Kind::packed; }
+// packedz runs on CPUs with AVX-512 only: builds for other targets refuse it (the CPU backend
+// records why; a tuned library fails to compile).
+constexpr bool runs_on_cpu(Kind kind) {
+  return kind == Kind::seed || kind == Kind::packed || kind == Kind::packedz;
+}
+constexpr bool runs_on_cuda(Kind kind) { return kind != Kind::packed && kind != Kind::packedz; }
 
 }  // namespace ktune::kernels::gemm

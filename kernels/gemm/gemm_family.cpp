@@ -49,6 +49,12 @@ std::optional<std::string> packed_violation(const Space& space, const Config& c)
   return fmt::format("micro-tile {}x{} is not implemented", p.mr, p.nr);
 }
 
+std::optional<std::string> packedz_violation(const Space& space, const Config& c) {
+  const PackedParams p = gemm_config_of(space, c).packed;
+  if (is_packedz_micro_tile(p.mr, p.nr)) return std::nullopt;
+  return fmt::format("AVX-512 micro-tile {}x{} is not implemented", p.mr, p.nr);
+}
+
 // Warp-tiled kernels: 32 lanes tile each warp tile exactly, 4 or 8 warps per block.
 std::optional<std::string> warp_violation(const Space& space, const Config& c) {
   const BlockedParams p = gemm_config_of(space, c).blocked;
@@ -105,6 +111,16 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1", "8"}},
         {"splits", V{"1"}}},
        warp_violation},
+      // Appended after warp so that no earlier kind's ids move (docs/ARCHITECTURE.md).
+      {"packedz",
+       {{"mr", V{"16", "32", "48", "64"}},
+        {"nr", V{"6", "8", "12"}},
+        {"kc", V{"128", "256", "512"}},
+        {"mc", V{"192", "384"}},
+        {"nc", V{"3072"}},
+        {"pa", V{"0", "1"}},
+        {"pb", V{"0", "1"}}},
+       packedz_violation},
   };
 }
 

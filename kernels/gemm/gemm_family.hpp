@@ -3,7 +3,8 @@
 // batches. Its space is the union of kernel kinds (kernels/gemm/gemm_config.hpp): the seed
 // paper's 640 configurations (ids 0..639, shared by the CPU and CUDA backends: each work item
 // computes an R×C tile of C stepping along K by A; work-group (x, y)), then the CUDA tiled and
-// split-K kernels and the CPU packed kernel. A backend skips the kinds it does not implement.
+// split-K kernels, the CPU packed kernel, the CUDA warp-tiled kernel and the CPU AVX-512 packed
+// kernel (packedz). A backend skips the kinds it does not implement.
 #include <cstdint>
 #include <string>
 

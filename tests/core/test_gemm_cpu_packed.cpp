@@ -6,19 +6,19 @@
 #include <string>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
+#include "tests/core/gemm_packed_test_util.hpp"
 
 namespace ktune {
 namespace {
 
 using kernels::gemm::PackedParams;
+using packed_test::Case;
+using packed_test::name_of;
+using packed_test::with_blocks;
 
 // Every micro-tile of the one list (kernels/gemm/gemm_config.hpp), blocks set per test.
 const std::vector<PackedParams> kTiles = [] {
@@ -26,85 +26,6 @@ const std::vector<PackedParams> kTiles = [] {
   for (const auto& t : kernels::gemm::kPackedMicroTiles) tiles.push_back({t.mr, t.nr, 0, 0, 0});
   return tiles;
 }();
-
-PackedParams with_blocks(PackedParams tile, int kc, int mc, int nc) {
-  tile.kc = kc;
-  tile.mc = mc;
-  tile.nc = nc;
-  return tile;
-}
-
-std::string name_of(const PackedParams& p) {
-  return "mr=" + std::to_string(p.mr) + " nr=" + std::to_string(p.nr) +
-         " kc=" + std::to_string(p.kc) + " mc=" + std::to_string(p.mc) +
-         " nc=" + std::to_string(p.nc);
-}
-
-constexpr int64_t kGuard = 37;  // floats after the last batch entry that must stay untouched
-
-// One GEMM problem with its inputs, its float64 reference and the initial C (random where
-// beta != 0, NaN in the logical elements where beta == 0; random in the padding rows between
-// m and ldc and in the guard after the last entry, which the kernel must not write).
-struct Case {
-  kernels::gemm::Shape s;
-  float alpha = 1, beta = 0;
-  std::vector<float> a, b, c0;
-  std::vector<double> ref;
-
-  Case(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t batch = 1, int64_t pad = 0,
-       float alpha_ = 1, float beta_ = 0, uint64_t seed = 7)
-      : alpha(alpha_), beta(beta_) {
-    s.transa = ta;
-    s.transb = tb;
-    s.m = m;
-    s.n = n;
-    s.k = k;
-    s.batch = batch;
-    s.lda = (ta ? k : m) + pad;
-    s.ldb = (tb ? n : k) + pad;
-    s.ldc = m + pad;
-    a = kernels::gemm::random_matrix(size_t(s.stride_a() * batch + kGuard), seed);
-    b = kernels::gemm::random_matrix(size_t(s.stride_b() * batch + kGuard), seed + 1);
-    c0 = kernels::gemm::random_matrix(size_t(s.stride_c() * batch + kGuard), seed + 2);
-    ref = kernels::gemm::reference_gemm(s, a.data(), b.data(), alpha, beta, c0.data());
-    if (beta == 0)
-      for (int64_t e = 0; e < batch; ++e)
-        for (int64_t j = 0; j < n; ++j)
-          for (int64_t i = 0; i < m; ++i)
-            c0[size_t(e * s.stride_c() + i + j * s.ldc)] = std::numeric_limits<float>::quiet_NaN();
-  }
-
-  kernels::gemm::cpu::Args args(float* c) const {
-    return {s.transa, s.transb,     s.m,      s.n,   s.k,          s.batch,
-            alpha,    beta,         a.data(), s.lda, s.stride_a(), b.data(),
-            s.ldb,    s.stride_b(), c,        s.ldc, s.stride_c()};
-  }
-
-  bool logical(size_t at) const {
-    const int64_t off = int64_t(at);
-    if (off >= s.stride_c() * s.batch) return false;
-    return off % s.stride_c() % s.ldc < s.m;
-  }
-
-  // Runs the kernel on a fresh copy of C and checks the error bound and that nothing outside
-  // the logical m×n×batch elements changed (bitwise, so NaN poison compares too).
-  void check(const PackedParams& p) const {
-    std::vector<float> c = c0;
-    const auto a_before = a, b_before = b;
-    kernels::gemm::cpu::run_packed(args(c.data()), p);
-    const std::string what = name_of(p) + " ta=" + std::to_string(s.transa) +
-                             " tb=" + std::to_string(s.transb) + " m=" + std::to_string(s.m) +
-                             " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
-                             " batch=" + std::to_string(s.batch);
-    EXPECT_LE(kernels::gemm::relative_error(s, c.data(), ref), kernels::gemm::error_bound(s.k)) << what;
-    size_t touched = 0;
-    for (size_t at = 0; at < c.size(); ++at)
-      if (!logical(at) && std::memcmp(&c[at], &c0[at], sizeof(float)) != 0) ++touched;
-    EXPECT_EQ(touched, 0u) << what << ": elements outside C were written";
-    EXPECT_EQ(a, a_before) << what;
-    EXPECT_EQ(b, b_before) << what;
-  }
-};
 
 // Every micro-tile and transpose pair on sizes that are not multiples of mr, nr or the blocks,
 // with the space's blocking and with tiny blocks (kc, mc, nc not multiples of mr/nr) that make
@@ -129,33 +50,18 @@ TEST(GemmCpuPacked, EveryMicroTileAndTransposeOnEdgeSizes) {
 // Strided batches, leading dimensions larger than minimal, alpha/beta != 1/0, and the three
 // thread counts 1, 2, 3 (whole entries per thread, entries cut into row or column parts).
 TEST(GemmCpuPacked, BatchesLeadingDimensionsAlphaBetaAndThreadCounts) {
-#ifdef _OPENMP
-  const int saved = omp_get_max_threads();
-  const int thread_counts[] = {1, 2, 3};
-#else
-  const int thread_counts[] = {1};
-#endif
-  for (int threads : thread_counts) {
-#ifdef _OPENMP
-    omp_set_num_threads(threads);
-#endif
-    for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        const Case batch3(ta, tb, 45, 70, 150, 3, 5, 0.75f, -1.5f, 11);
-        const Case batch6(ta, tb, 33, 17, 29, 6, 3, -2.f, 0.f, 12);
-        const Case single(ta, tb, 130, 97, 140, 1, 2, 1.f, 0.5f, 13);
-        const Case few_panels(ta, tb, 32, 27, 300, 1, 1, 1.f, 0.f, 14);  // parts cut rows
-        for (const PackedParams& tile : {kTiles[1], kTiles[5], kTiles[6]}) {
-          batch3.check(with_blocks(tile, 128, 48, 960));
-          batch6.check(with_blocks(tile, 128, 48, 960));
-          single.check(with_blocks(tile, 64, 24, 30));
-        }
-        few_panels.check(with_blocks(kTiles[0], 128, 48, 960));
-      }
-  }
-#ifdef _OPENMP
-  omp_set_num_threads(saved);
-#endif
+  packed_test::for_transposes_and_thread_counts([&](bool ta, bool tb) {
+    const Case batch3(ta, tb, 45, 70, 150, 3, 5, 0.75f, -1.5f, 11);
+    const Case batch6(ta, tb, 33, 17, 29, 6, 3, -2.f, 0.f, 12);
+    const Case single(ta, tb, 130, 97, 140, 1, 2, 1.f, 0.5f, 13);
+    const Case few_panels(ta, tb, 32, 27, 300, 1, 1, 1.f, 0.f, 14);  // parts cut rows
+    for (const PackedParams& tile : {kTiles[1], kTiles[5], kTiles[6]}) {
+      batch3.check(with_blocks(tile, 128, 48, 960));
+      batch6.check(with_blocks(tile, 128, 48, 960));
+      single.check(with_blocks(tile, 64, 24, 30));
+    }
+    few_panels.check(with_blocks(kTiles[0], 128, 48, 960));
+  });
 }
 
 // C is cut among threads so that the largest part holds the fewest micro-tiles.

@@ -27,8 +27,24 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["tiled"], 178u);  // constrained: 64..256 threads, whole-vector loads
   EXPECT_EQ(per_kind["splitk"], 48u);
   EXPECT_EQ(per_kind["packed"], 126u);
-  EXPECT_EQ(per_kind["warp"], 128u);  // 32 lanes per warp tile, 4 or 8 warps
+  EXPECT_EQ(per_kind["warp"], 128u);     // 32 lanes per warp tile, 4 or 8 warps
+  EXPECT_EQ(per_kind["packedz"], 144u);  // 6 AVX-512 micro-tiles x kc x mc x pa x pb
   EXPECT_EQ(names.size(), configs.size());
+}
+
+// Kinds are appended, never inserted: each kind's first id (its offset, the mixed-radix index 0
+// of its params, valid or not) is what it was when the kind was added, and so are the committed
+// datasets' ids. packedz came after warp: 640 + 288 + 48 + 216 + 1152.
+TEST(Space, GemmKindOffsetsNeverMove) {
+  kernels::gemm::GemmFamily family;
+  const Space& s = family.space();
+  EXPECT_EQ(s.parse("kind=tiled;bm=32;bn=32;bk=8;tm=4;tn=4;vec=1;db=0").id, 640);
+  EXPECT_EQ(s.parse("kind=splitk;bm=32;bn=32;bk=16;tm=4;tn=4;vec=4;db=1;splits=2").id, 928);
+  EXPECT_EQ(s.parse("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=960").id, 976);
+  EXPECT_EQ(s.parse("kind=warp;bm=64;bn=64;bk=8;wm=32;wn=32;tm=4;tn=4;st=3;gr=1;splits=1").id,
+            1192);
+  EXPECT_EQ(s.parse("kind=packedz;mr=16;nr=6;kc=128;mc=192;nc=3072;pa=0;pb=0").id, 2344);
+  EXPECT_EQ(s.product_size(), 2344 + 288);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

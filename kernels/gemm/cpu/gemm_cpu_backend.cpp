@@ -1,6 +1,6 @@
-// The GEMM family's CPU backend: seed-kernel configs and the vendor baselines (OpenBLAS,
-// oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned output
-// before it is timed.
+// The GEMM family's CPU backend: seed, packed and packedz configs and the vendor baselines
+// (OpenBLAS, oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned
+// output before it is timed.
 #include <chrono>
 #include <limits>
 #include <thread>
@@ -44,6 +44,11 @@ class CpuSession final : public ProblemSession {
     const GemmConfig g = gemm_config_of(family_.space(), config);
     if (g.kind == Kind::packed)
       return measure([&](Args& args) { cpu::run_packed(args, g.packed); }, policy);
+    if (g.kind == Kind::packedz) {
+      if (!cpu::packedz_available())
+        return refused("packedz needs AVX-512: this build's kernels target a CPU without it");
+      return measure([&](Args& args) { cpu::run_packedz(args, g.packed); }, policy);
+    }
     const Tile tile = tile_of(family_.space(), config);  // throws for kinds without CPU kernels
     return measure([&](Args& args) { cpu::run_seed(args, tile); }, policy);
   }
@@ -58,6 +63,13 @@ class CpuSession final : public ProblemSession {
   }
 
  private:
+  static Outcome refused(const std::string& why) {
+    Outcome out;
+    out.status = Status::refused;
+    out.message = why;
+    return out;
+  }
+
   Args args_for(Buffers& buf) const {
     Args g;
     g.transa = shape_.transa;

@@ -376,22 +376,19 @@ inline Args sub_problem(const Args& g, int64_t e, int64_t i0, int64_t rows, int6
   return s;
 }
 
-}  // namespace packed_detail
-
-// The packed GEMM with an MR×NR micro-tile (MR a multiple of 8) and cache blocks kc, mc, nc
-// (positive; any values work, multiples of MR/NR are efficient). Threads claim (batch entry,
-// part of its C) tasks; problems too small to pay for waking a helper run alone. Zmm: the
-// AVX-512 variant (the default where the target has it; tests also run the portable one).
-template <int MR, int NR, bool TA, bool TB, bool Zmm = packed_detail::kHaveZmm>
-void gemm_packed(const Args& g, int kc, int mc, int nc) {
-  static_assert(MR % packed_detail::kLanes == 0 && NR > 0, "MR must be a multiple of 8");
-  using namespace packed_detail;
+// Runs solo(sub-GEMM) over the whole GEMM on the calling thread and up to OpenMP's thread
+// count of pool helpers (gemm_cpu_pool.hpp): each batch entry's C is cut into a grid of parts
+// on MR×NR micro-tile boundaries, so that the tasks divide evenly among the threads; every task
+// runs the whole blocked loop nest alone with its own packed panels. Threads claim tasks one at
+// a time: a thread that is descheduled on a busy machine delays only the task it holds.
+// Problems too small to pay for waking a helper run alone. Shared by the packed kinds.
+template <int MR, int NR, bool TA, bool TB, class Solo>
+void run_packed_tasks(const Args& g, Solo&& solo) {
   if (g.m <= 0 || g.n <= 0 || g.batch <= 0) return;
   if (g.k <= 0 || g.alpha == 0.f) {
     for (int64_t e = 0; e < g.batch; ++e) scale_c(g.c + e * g.stride_c, g.ldc, g.m, g.n, g.beta);
     return;
   }
-  const Blocking bl{kc, mc, nc};
   int threads = 1;
 #ifdef _OPENMP
   threads = omp_get_max_threads();
@@ -401,15 +398,12 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
   if (work < 64.0 * 1024) threads = 1;  // waking a helper costs more than it saves
 
   if (threads == 1) {
-    for (int64_t e = 0; e < g.batch; ++e)
-      gemm_solo<MR, NR, TA, TB, Zmm>(g, bl, g.a + e * g.stride_a, g.b + e * g.stride_b,
-                                     g.c + e * g.stride_c);
+    for (int64_t e = 0; e < g.batch; ++e) {
+      const Args s = sub_problem<TA, TB>(g, e, 0, g.m, 0, g.n);
+      solo(s);
+    }
     return;
   }
-  // Tasks: each batch entry's C cut into a grid of parts on micro-tile boundaries, so that the
-  // tasks divide evenly among the threads; every task runs the whole blocked loop nest alone
-  // with its own packed panels. Threads claim tasks one at a time (gemm_cpu_pool.hpp): a thread
-  // that is descheduled on a busy machine delays only the task it holds.
   const int64_t parts = task_parts(g.batch, threads, kTasksPerThread);
   const int64_t row_panels = (g.m + MR - 1) / MR, col_panels = (g.n + NR - 1) / NR;
   const Split grid = choose_split(parts, row_panels, col_panels);
@@ -422,9 +416,24 @@ void gemm_packed(const Args& g, int kc, int mc, int nc) {
     const int64_t j1 = std::min(g.n, (pj + 1) * col_panels / grid.cj * NR);
     if (i1 <= i0 || j1 <= j0) return;
     const Args s = sub_problem<TA, TB>(g, e, i0, i1 - i0, j0, j1 - j0);
-    gemm_solo<MR, NR, TA, TB, Zmm>(s, bl, s.a, s.b, s.c);
+    solo(s);
   };
   run_tasks(g.batch * grid.ci * grid.cj, threads, task);
+}
+
+}  // namespace packed_detail
+
+// The packed GEMM with an MR×NR micro-tile (MR a multiple of 8) and cache blocks kc, mc, nc
+// (positive; any values work, multiples of MR/NR are efficient), threads as in
+// run_packed_tasks. Zmm: the AVX-512 variant (the default where the target has it; tests also
+// run the portable one).
+template <int MR, int NR, bool TA, bool TB, bool Zmm = packed_detail::kHaveZmm>
+void gemm_packed(const Args& g, int kc, int mc, int nc) {
+  static_assert(MR % packed_detail::kLanes == 0 && NR > 0, "MR must be a multiple of 8");
+  using namespace packed_detail;
+  const Blocking bl{kc, mc, nc};
+  run_packed_tasks<MR, NR, TA, TB>(
+      g, [&](const Args& s) { gemm_solo<MR, NR, TA, TB, Zmm>(s, bl, s.a, s.b, s.c); });
 }
 
 }  // namespace ktune::kernels::gemm::cpu

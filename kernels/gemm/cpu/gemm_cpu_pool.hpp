@@ -5,7 +5,7 @@
 // only for the tasks helpers are running. An OpenMP parallel region instead joins every thread
 // of the team, and on a busy 2-core machine (OpenBLAS's worker spinning after its calls, other
 // processes) a worker that was not scheduled stretched 0.15 ms GEMMs to 8-30 ms
-// (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin briefly, then sleep. C++17.
+// (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin up to 2 ms, then sleep. C++17.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -77,8 +77,12 @@ class TaskPool {
     done_cv_.wait(lock, all_done);
   }
 
-  static constexpr int kWaitSpins = 2000;
-  static constexpr auto kIdleSpin = std::chrono::microseconds(50);  // then sleep until woken
+  // Spins before sleeping, long enough to span back-to-back calls: on this 2-vCPU KVM guest a
+  // futex wake of a sleeping helper took long enough that calls of 0.1-0.5 ms ran mostly on the
+  // caller alone (deployed runs 2x below the sweep's warm numbers with 50 us / 2000 spins;
+  // results/README.md, packedz). The cost: a helper spins up to 2 ms after a call.
+  static constexpr int kWaitSpins = 20000;
+  static constexpr auto kIdleSpin = std::chrono::microseconds(2000);  // then sleep until woken
 
   static void pause() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -9,6 +9,9 @@
 
 #include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#if defined(__AVX512F__)
+#include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
+#endif
 #include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/gemm/gemm_config.hpp"
 #include "ktune/gemm.hpp"
@@ -29,9 +32,18 @@ void run_config(const Args& args) {
   if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
     ktune::kernels::gemm::cpu::gemm_seed<g.seed.r, g.seed.a, g.seed.c, TA, TB>(args, g.seed.wg_x,
                                                                                g.seed.wg_y);
-  } else {
+  } else if constexpr (g.kind == ktune::kernels::gemm::Kind::packed) {
     ktune::kernels::gemm::cpu::gemm_packed<g.packed.mr, g.packed.nr, TA, TB>(
         args, g.packed.kc, g.packed.mc, g.packed.nc);
+  } else {
+#if defined(__AVX512F__)
+    ktune::kernels::gemm::cpu::gemm_packedz<g.packed.mr, g.packed.nr, TA, TB>(
+        args, g.packed.kc, g.packed.mc, g.packed.nc, g.packed.pa == 1, g.packed.pb == 1);
+#else
+    static_assert(g.kind != ktune::kernels::gemm::Kind::packedz,
+                  "the selector ships packedz configs: build the library for an AVX-512 target "
+                  "(CPU_FLAGS with -march=native or -mavx512f)");
+#endif
   }
 }
 
