@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ktune {
@@ -36,6 +37,14 @@ struct Outcome {
   double rel_error = -1;  // relative Frobenius-norm error vs the reference; -1 when not checked
   std::string message;    // error text for non-ok outcomes
 };
+
+// A refusal (the config does not apply to this problem or device) and why.
+inline Outcome refused_outcome(std::string why) {
+  Outcome out;
+  out.status = Status::refused;
+  out.message = std::move(why);
+  return out;
+}
 
 struct Measurement {
   std::string device;  // slug

@@ -41,6 +41,45 @@ Eigen::MatrixXd shipped_config_features(const Dataset& train,
   return s.transform(P);
 }
 
+// Per shipped config over the given training rows, leaving unmeasured cells out: rows where it
+// was valid, rows where it was measured, and the sum of log(perf / oracle) with an invalid cell
+// at kInvalidRatio. The safe order and the best-geomean picks (unsure rule) both rank by these.
+struct ConfigLogSums {
+  std::vector<int> valid, measured;
+  std::vector<double> log_sum;
+};
+
+ConfigLogSums config_log_sums(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) {
+  const auto K = static_cast<size_t>(d.perf.cols());
+  ConfigLogSums sums{std::vector<int>(K, 0), std::vector<int>(K, 0), std::vector<double>(K, 0.0)};
+  for (Eigen::Index i : rows) {
+    for (Eigen::Index k = 0; k < d.perf.cols(); ++k) {
+      if (!d.measured(i, k)) continue;
+      const bool ok = d.valid(i, k) && d.oracle[i] > 0 && d.perf(i, k) > 0;
+      sums.valid[size_t(k)] += d.valid(i, k) ? 1 : 0;
+      ++sums.measured[size_t(k)];
+      sums.log_sum[size_t(k)] += std::log(ok ? d.perf(i, k) / d.oracle[i] : kInvalidRatio);
+    }
+  }
+  return sums;
+}
+
+// The config with the best geometric mean (mean log) over its measured rows: the first of equals,
+// config 0 when none was measured.
+int best_mean_log(const ConfigLogSums& sums) {
+  int best = 0;
+  double best_mean = -std::numeric_limits<double>::infinity();
+  for (size_t k = 0; k < sums.log_sum.size(); ++k) {
+    const double mean = sums.measured[k] ? sums.log_sum[k] / sums.measured[k]
+                                         : -std::numeric_limits<double>::infinity();
+    if (mean > best_mean) {
+      best_mean = mean;
+      best = static_cast<int>(k);
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 bool safer(int valid_a, int measured_a, double log_sum_a, int valid_b, int measured_b,
@@ -139,26 +178,17 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
 
   // Safe order: valid on the largest share of the training problems it was measured on first,
   // then by geomean of scaled perf over those problems (unmeasured cells are left out of both).
-  std::vector<int> count(K, 0), measured(K, 0);
-  std::vector<double> log_sum(K, 0.0);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    for (Eigen::Index k = 0; k < K; ++k) {
-      if (!data.measured(i, k)) continue;
-      const bool ok = data.valid(i, k) && data.oracle[i] > 0 && data.perf(i, k) > 0;
-      count[k] += data.valid(i, k) ? 1 : 0;
-      ++measured[k];
-      log_sum[k] += std::log(ok ? data.perf(i, k) / data.oracle[i] : kInvalidRatio);
-    }
-  }
+  std::vector<Eigen::Index> every_row(static_cast<size_t>(n));
+  std::iota(every_row.begin(), every_row.end(), 0);
+  const ConfigLogSums sums = config_log_sums(data, every_row);
   safe_order_.resize(K);
   std::iota(safe_order_.begin(), safe_order_.end(), 0);
   std::stable_sort(safe_order_.begin(), safe_order_.end(), [&](int a, int b) {
-    return safer(count[a], measured[a], log_sum[a], count[b], measured[b], log_sum[b]);
+    return safer(sums.valid[a], sums.measured[a], sums.log_sum[a], sums.valid[b], sums.measured[b],
+                 sums.log_sum[b]);
   });
   data.baseline = safe_order_.front();
-  std::vector<Eigen::Index> every_row(static_cast<size_t>(n));
-  std::iota(every_row.begin(), every_row.end(), 0);
-  unsure_config_ = best_geomean(data, every_row);
+  unsure_config_ = best_mean_log(sums);
   feature_min_ = data.X.colwise().minCoeff().transpose();
   feature_max_ = data.X.colwise().maxCoeff().transpose();
   config_features_ = shipped_config_features(train, shipped);
@@ -216,25 +246,7 @@ int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
 }
 
 int Selector::best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) {
-  const Eigen::Index K = d.perf.cols();
-  int best = 0;
-  double best_mean = -std::numeric_limits<double>::infinity();
-  for (Eigen::Index k = 0; k < K; ++k) {
-    double log_sum = 0;
-    int measured = 0;
-    for (Eigen::Index i : rows) {
-      if (!d.measured(i, k)) continue;
-      const bool ok = d.valid(i, k) && d.oracle[i] > 0 && d.perf(i, k) > 0;
-      log_sum += std::log(ok ? d.perf(i, k) / d.oracle[i] : kInvalidRatio);
-      ++measured;
-    }
-    const double mean = measured ? log_sum / measured : -std::numeric_limits<double>::infinity();
-    if (mean > best_mean) {
-      best_mean = mean;
-      best = static_cast<int>(k);
-    }
-  }
-  return best;
+  return best_mean_log(config_log_sums(d, rows));
 }
 
 int Selector::fall_back(int pick, const std::vector<bool>& valid,

@@ -44,7 +44,7 @@ class CpuSession final : public ProblemSession {
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const cpu::Kernel kernel = cpu::kernel_for(family_.space(), config, shape_);
-    if (kernel.refusal) return refused(*kernel.refusal);
+    if (kernel.refusal) return refused_outcome(*kernel.refusal);
     return measure(kernel.run, policy, kernel.winograd_m);
   }
 
@@ -60,7 +60,7 @@ class CpuSession final : public ProblemSession {
     try {
       conv = std::make_unique<cpu::OnednnConv>(shape_);
     } catch (const Error& e) {
-      return refused(e.what());
+      return refused_outcome(e.what());
     }
     std::vector<int> weights;  // one reordered filter per buffer copy, before any timing
     for (const Buffers& b : buffers_) weights.push_back(conv->add_weights(b.filter.data()));
@@ -74,13 +74,6 @@ class CpuSession final : public ProblemSession {
   }
 
  private:
-  static Outcome refused(const std::string& why) {
-    Outcome out;
-    out.status = Status::refused;
-    out.message = why;
-    return out;
-  }
-
   cpu::Args args_for(Buffers& b) const {
     return {shape_, b.input.data(), b.filter.data(), b.output.data()};
   }

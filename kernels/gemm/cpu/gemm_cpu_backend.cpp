@@ -46,7 +46,8 @@ class CpuSession final : public ProblemSession {
       return measure([&](Args& args) { cpu::run_packed(args, g.packed); }, policy);
     if (g.kind == Kind::packedz) {
       if (!cpu::packedz_available())
-        return refused("packedz needs AVX-512: this build's kernels target a CPU without it");
+        return refused_outcome(
+            "packedz needs AVX-512: this build's kernels target a CPU without it");
       return measure([&](Args& args) { cpu::run_packedz(args, g.packed); }, policy);
     }
     const Tile tile = tile_of(family_.space(), config);  // throws for kinds without CPU kernels
@@ -63,13 +64,6 @@ class CpuSession final : public ProblemSession {
   }
 
  private:
-  static Outcome refused(const std::string& why) {
-    Outcome out;
-    out.status = Status::refused;
-    out.message = why;
-    return out;
-  }
-
   Args args_for(Buffers& buf) const {
     Args g;
     g.transa = shape_.transa;

@@ -103,13 +103,11 @@ class CpuSession final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
-    Outcome out;
     const WorkGroup wg = work_group_of(family_.space(), config);
     if (wg.size() > kCpuMaxWorkGroup) {
-      out.status = Status::refused;
-      out.message = fmt::format("work-group {}x{} = {} cells exceeds the cpu maximum of {}",
-                                wg.rows, wg.cols, wg.size(), kCpuMaxWorkGroup);
-      return out;
+      return refused_outcome(
+          fmt::format("work-group {}x{} = {} cells exceeds the cpu maximum of {}", wg.rows, wg.cols,
+                      wg.size(), kCpuMaxWorkGroup));
     }
     return verify_then_time_on_host(
         [&] {
