@@ -7,9 +7,12 @@
 # time-boxed so the call ends inside the device tool's 10 minutes; stores come back gzipped.
 # LARGE=0 skips `large`; DNN_RESUME=FILE.csv.gz imports an earlier partial dnn sweep first (the
 # store then measures only what is missing); TESTS is the gtest filter ('*': the whole GPU suite,
-# run last when SUITE_LAST=1).
+# run last when SUITE_LAST=1). KINDS sweeps other kinds than warp on both workloads (then
+# LARGE_TILED_SECONDS=0 skips the tiled and split-K kinds on `large`).
 #   CARRY=.carry/gpu DNN_SECONDS=0 PROFILE=1 bash scripts/gpu_warp_resweep.sh
 #   CARRY=.carry/gpu LARGE=0 DNN_RESUME=.carry/gpu/dnn-warp.csv.gz DNN_SECONDS=300 TESTS='*' \
+#     SUITE_LAST=1 bash scripts/gpu_warp_resweep.sh
+#   CARRY=.carry/gpu KINDS=kind:warpsplit LARGE_TILED_SECONDS=0 DNN_SECONDS=330 TESTS='*' \
 #     SUITE_LAST=1 bash scripts/gpu_warp_resweep.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,16 +39,17 @@ sweep() {  # sweep NAME WORKLOAD CONFIGS SECONDS
   echo "$1: exit $? at ${SECONDS}s: $(tail -1 $W/bench-$1.log)"
 }
 if [ "${LARGE:-1}" = 1 ]; then
-  sweep large large kind:warp "${LARGE_WARP_SECONDS:-150}"
+  sweep large large "${KINDS:-kind:warp}" "${LARGE_WARP_SECONDS:-150}"
   $K report --store $W/large.sqlite --workload large --csv $W/warp-large-vs-vendor.csv > $W/report-warp.txt 2>&1
   tail -4 $W/report-warp.txt
-  sweep large large kind:tiled,kind:splitk "${LARGE_TILED_SECONDS:-150}"
+  [ "${LARGE_TILED_SECONDS:-150}" -gt 0 ] &&
+    sweep large large kind:tiled,kind:splitk "${LARGE_TILED_SECONDS:-150}"
 fi
 if [ -n "${DNN_RESUME:-}" ]; then
   $K import --store $W/dnn.sqlite --csv "$DNN_RESUME" > $W/import-dnn.log 2>&1
   echo "resumed dnn: exit $?: $(tail -1 $W/import-dnn.log)"
 fi
-[ "${DNN_SECONDS:-0}" -gt 0 ] && sweep dnn dnn kind:warp "$DNN_SECONDS"
+[ "${DNN_SECONDS:-0}" -gt 0 ] && sweep dnn dnn "${KINDS:-kind:warp}" "$DNN_SECONDS"
 
 if [ "${PROFILE:-0}" = 1 ] && command -v ncu > /dev/null && (($(left) > 90)); then
   for tt in 00 10 01; do

@@ -17,12 +17,15 @@
 //   packedz kind=packedz;mr=32;nr=12;kc=256;mc=192;nc=3072;pa=0;pb=1
 //                                                              CPU with AVX-512: packed with zmm
 //                                                              register tiles, pa/pb = pack A/B
+//   warpsplit kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=8
+//                                                              CUDA: the warp kernel over K slices
+//                                                              + the split-K reduction
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp, packedz };
+enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit };
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
 // (wg_x along M, wg_y along N).
@@ -32,8 +35,8 @@ struct SeedParams {
 
 // Shared-memory tiled kernel: block tile bm×bn, K step bk, thread tile tm×tn, global loads of
 // vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk). Kind warp
-// adds warp tiles wm×wn (wm > 0 marks the kind), st pipeline stages and rasterization groups of
-// gr block rows (vec and db unused).
+// adds warp tiles wm×wn (wm > 0 marks the warp kernel), st pipeline stages and rasterization
+// groups of gr block rows (vec and db unused); kind warpsplit is the warp kernel with splits > 1.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
@@ -156,6 +159,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::warp;
     else if (value == "packedz")
       g.kind = Kind::packedz;
+    else if (value == "warpsplit")
+      g.kind = Kind::warpsplit;
     else
       return false;
     return true;
@@ -201,6 +206,7 @@ constexpr int required_bits(Kind kind) {
     case Kind::packed:
       return 0x1F000;
     case Kind::warp:  // bm bn bk tm tn splits wm wn st gr
+    case Kind::warpsplit:
       return 0x1E09F0;
     case Kind::packedz:  // packed's params, pa, pb
       return 0x61F000;
@@ -211,7 +217,8 @@ constexpr int required_bits(Kind kind) {
 }  // namespace config_detail
 
 // Parses a canonical config string (params in any order). Returns valid == false for unknown
-// names, values that are not non-negative integers, and missing or foreign params of the kind.
+// names, values that are not non-negative integers, missing or foreign params of the kind, and a
+// warpsplit config of one split.
 constexpr GemmConfig parse_gemm_config(std::string_view text) {
   GemmConfig g;
   int seen = 0;
@@ -220,6 +227,7 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
         return config_detail::assign(g, name, value, seen);
       });
   if (!parsed || seen != config_detail::required_bits(g.kind)) return GemmConfig{};
+  if (g.kind == Kind::warpsplit && g.blocked.splits < 2) return GemmConfig{};  // that is warp
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   g.valid = true;
   return g;
@@ -239,6 +247,8 @@ constexpr const char* kind_name(Kind kind) {
       return "warp";
     case Kind::packedz:
       return "packedz";
+    case Kind::warpsplit:
+      return "warpsplit";
   }
   return "?";
 }
@@ -249,5 +259,7 @@ constexpr bool runs_on_cpu(Kind kind) {
   return kind == Kind::seed || kind == Kind::packed || kind == Kind::packedz;
 }
 constexpr bool runs_on_cuda(Kind kind) { return kind != Kind::packed && kind != Kind::packedz; }
+// The kinds the warp-tiled kernel (gemm_warp.cuh) runs; the others of CUDA run the tiled one.
+constexpr bool runs_warp_kernel(Kind kind) { return kind == Kind::warp || kind == Kind::warpsplit; }
 
 }  // namespace ktune::kernels::gemm

@@ -121,6 +121,22 @@ std::vector<SpaceKind> gemm_kinds() {
         {"pa", V{"0", "1"}},
         {"pb", V{"0", "1"}}},
        packedz_violation},
+      // The warp kernel over K slices, for problems whose m x n tiles leave SMs idle while k is
+      // long (the split-K-bound dnn and large shapes). Tiles whose 4 x 8 or 8 x 8 thread tiles
+      // held their own in the warp sweep, one K step and pipeline depth: split-K pays on few
+      // tiles, where the slice count, not the pipeline, decides. Appended after packedz.
+      {"warpsplit",
+       {{"bm", V{"64", "128"}},
+        {"bn", V{"64", "128"}},
+        {"bk", V{"16"}},
+        {"wm", V{"32", "64"}},
+        {"wn", V{"32", "64"}},
+        {"tm", V{"4", "8"}},
+        {"tn", V{"8"}},
+        {"st", V{"3"}},
+        {"gr", V{"1"}},
+        {"splits", V{"2", "4", "8", "16", "32", "64"}}},
+       warp_violation},
   };
 }
 

@@ -27,14 +27,15 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["tiled"], 178u);  // constrained: 64..256 threads, whole-vector loads
   EXPECT_EQ(per_kind["splitk"], 48u);
   EXPECT_EQ(per_kind["packed"], 126u);
-  EXPECT_EQ(per_kind["warp"], 128u);     // 32 lanes per warp tile, 4 or 8 warps
-  EXPECT_EQ(per_kind["packedz"], 144u);  // 6 AVX-512 micro-tiles x kc x mc x pa x pb
+  EXPECT_EQ(per_kind["warp"], 128u);      // 32 lanes per warp tile, 4 or 8 warps
+  EXPECT_EQ(per_kind["packedz"], 144u);   // 6 AVX-512 micro-tiles x kc x mc x pa x pb
+  EXPECT_EQ(per_kind["warpsplit"], 54u);  // 9 block x warp x thread tiles x 6 slice counts
   EXPECT_EQ(names.size(), configs.size());
 }
 
 // Kinds are appended, never inserted: each kind's first id (its offset, the mixed-radix index 0
 // of its params, valid or not) is what it was when the kind was added, and so are the committed
-// datasets' ids. packedz came after warp: 640 + 288 + 48 + 216 + 1152.
+// datasets' ids. packedz came after warp: 640 + 288 + 48 + 216 + 1152; warpsplit after packedz.
 TEST(Space, GemmKindOffsetsNeverMove) {
   kernels::gemm::GemmFamily family;
   const Space& s = family.space();
@@ -44,7 +45,9 @@ TEST(Space, GemmKindOffsetsNeverMove) {
   EXPECT_EQ(s.parse("kind=warp;bm=64;bn=64;bk=8;wm=32;wn=32;tm=4;tn=4;st=3;gr=1;splits=1").id,
             1192);
   EXPECT_EQ(s.parse("kind=packedz;mr=16;nr=6;kc=128;mc=192;nc=3072;pa=0;pb=0").id, 2344);
-  EXPECT_EQ(s.product_size(), 2344 + 288);
+  EXPECT_EQ(s.parse("kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=2").id,
+            2344 + 288);
+  EXPECT_EQ(s.product_size(), 2344 + 288 + 192);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

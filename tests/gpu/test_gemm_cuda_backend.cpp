@@ -8,6 +8,7 @@
 #include "kernels/gemm/cuda/gemm_cuda_backend.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "kernels/gemm/gemm_family.hpp"
+#include "ktune/bench.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -103,6 +104,27 @@ TEST(CudaGemmBackend, ConfigsAreVerifiedAndTimedOnOddBatchedProblems) {
       EXPECT_GT(outcome.timing.median_ms, 0);
       EXPECT_LE(outcome.timing.min_ms, outcome.timing.median_ms);
     }
+  }
+}
+
+// The warpsplit kind through the sweep's path (workspace, kernel, reduction): every config on a
+// deep ragged batched problem whose K slices do not divide evenly, the transposes cycling.
+TEST(CudaGemmBackend, EveryWarpsplitConfigIsVerifiedOnADeepProblem) {
+  KTUNE_REQUIRE_GPU();
+  const auto& family = gemm_family();
+  const auto configs = ktune::parse_config_list(family.space(), "kind:warpsplit");
+  ASSERT_EQ(configs.size(), 54u);
+  auto backend = ktune::open_backend(family, "cuda:0");
+  backend->prepare(configs);
+  std::vector<std::unique_ptr<ktune::ProblemSession>> sessions;
+  for (int trans = 0; trans < 4; ++trans)
+    sessions.push_back(backend->open(problem(150, 77, 2100, 2, trans & 1, trans & 2)));
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const std::string text = family.space().to_string(configs[i]);
+    const ktune::Outcome outcome = sessions[i % 4]->run(configs[i], quick_policy());
+    ASSERT_EQ(outcome.status, ktune::Status::ok) << text << ": " << outcome.message;
+    EXPECT_GE(outcome.rel_error, 0) << text;
+    EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(2100)) << text;
   }
 }
 

@@ -7,12 +7,15 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/bench.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
@@ -78,6 +81,32 @@ TEST(WarpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_EQ(warp_space().size(), 128u);
   EXPECT_TRUE(gcuda::warp_supported_params(warp_space().front()));
   EXPECT_FALSE(gcuda::warp_supported_params(warp_params(128, 128, 8, 64, 64, 8, 8, 3, 1)));
+}
+
+// The warpsplit kind runs the warp kernel's instantiations of the warp kind (splits is a launch
+// argument, not a template one), so the compile check below covers it too.
+TEST(WarpGemmHost, WarpsplitConfigsAreWarpKernelsOverSeveralSlices) {
+  ktune::kernels::gemm::GemmFamily family;
+  const auto configs = ktune::parse_config_list(family.space(), "kind:warpsplit");
+  ASSERT_EQ(configs.size(), 54u);
+  std::set<std::string> warp_names;
+  for (const BlockedParams& p : warp_space())
+    warp_names.insert(gcuda::warp_name_expression(p, false, false));
+  for (const ktune::Config& c : configs) {
+    const gemm::GemmConfig g = gemm::gemm_config_of(family.space(), c);
+    EXPECT_EQ(g.kind, gemm::Kind::warpsplit);
+    EXPECT_TRUE(gemm::runs_warp_kernel(g.kind));
+    EXPECT_GE(g.blocked.splits, 2);
+    EXPECT_TRUE(gcuda::warp_supported_params(g.blocked));
+    EXPECT_TRUE(warp_names.count(gcuda::warp_name_expression(g.blocked, false, false)))
+        << family.space().to_string(c);
+  }
+  EXPECT_FALSE(gemm::parse_gemm_config(
+                   "kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=1")
+                   .valid);
+  EXPECT_TRUE(gemm::parse_gemm_config(
+                  "kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=2")
+                  .valid);
 }
 
 // NVRTC only: every config of the kind compiles for sm_90 (the transpose pair cycles over the
@@ -282,7 +311,7 @@ TEST_F(WarpGemmTest, RefusalsAreReportedNotLaunched) {
   ktune::cuda::DeviceBuffer<float> ws(64 * 64 * 4, "workspace");
   const auto threads = launch(64, max_shared_, ws.data(), 1);
   EXPECT_TRUE(threads.refused);
-  EXPECT_NE(threads.message.find("kind=warp"), std::string::npos) << threads.message;
+  EXPECT_NE(threads.message.find("kind=warpsplit"), std::string::npos) << threads.message;
   const auto shared = launch(1024, 1024, ws.data(), 1);
   EXPECT_TRUE(shared.refused);
   EXPECT_NE(shared.message.find("shared memory"), std::string::npos) << shared.message;

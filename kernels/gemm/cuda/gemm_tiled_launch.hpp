@@ -53,7 +53,7 @@ namespace tiled_detail {
 
 inline std::string config_text(const BlockedParams& p) {
   if (p.wm > 0) {
-    std::string text = "kind=warp";
+    std::string text = p.splits > 1 ? "kind=warpsplit" : "kind=warp";
     const char* names[] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn", "st", "gr", "splits"};
     const int values[] = {p.bm, p.bn, p.bk, p.wm, p.wn, p.tm, p.tn, p.st, p.gr, p.splits};
     for (int i = 0; i < 10; ++i)

@@ -191,7 +191,7 @@ Launch run_config(const CudaArgs& args) {
                 "the selector header ships a config whose kind has no CUDA kernel");
   if constexpr (g.kind == ktune::kernels::gemm::Kind::seed) {
     return launch_seed<g.seed.r, g.seed.a, g.seed.c>(g.seed, args);
-  } else if constexpr (g.kind == ktune::kernels::gemm::Kind::warp) {
+  } else if constexpr (ktune::kernels::gemm::runs_warp_kernel(g.kind)) {
     constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
     return launch_warp < p.bm, p.bn, p.bk, p.wm, p.wn, p.tm, p.tn, p.st, p.gr, TA ? 1 : 0,
            TB ? 1 : 0 > (p, args);
