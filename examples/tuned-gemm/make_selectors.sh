@@ -59,8 +59,9 @@ if [[ ${ONLY_K16:-0} != 1 ]]; then
 fi
 [[ ${ONLY_SAMPLE:-0} == 1 ]] && exit 0
 
-# H100, dnn + large (#13): the sweeps' CUDA kinds beyond the seed one (tiled, split-K, warp: the
-# seed kind was not swept on `large` and is the oracle on 4 of 458 shapes, losing 0.06 %), K = 16.
+# H100, dnn + large (#13): the sweeps' CUDA kinds beyond the seed one (tiled, split-K, warp,
+# warpsplit: the seed kind was not swept on `large` and is the oracle on 4 of 458 shapes, losing
+# 0.06 %), K = 16.
 # h100-80gb-hbm3-k16.hpp is trained on both workloads (the shipped library); -dnn-k16 on `dnn`
 # only, the leave-one-workload-out selector benchmarked on `large` (held out). Pruner, norm and
 # selector: the deployment recipe of the Learn results (pca-kmeans / cutoff / tree-b), the
@@ -68,11 +69,11 @@ fi
 # best training-side score (scripts/gemm_lowo_eval.sh: spectral / rawcutoff / tree-a) scores the
 # same held out (results/h100-80gb-hbm3/gemm-lowo-select.md) and is not shipped: no GPU time was
 # left to measure its library (PRUNER16=spectral NORM16=rawcutoff SELECTOR16=tree-a writes it).
-sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K and warp kinds
-warp=gemm-dnn-warp  # the complete warp sweep of dnn
+sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K, warp and warpsplit kinds
+dnn_sweeps=(gemm-dnn gemm-dnn-warp gemm-dnn-warpsplit) large_sweeps=(gemm-large gemm-large-warpsplit)
 both="$work/dnn-large.csv.gz" dnn="$work/dnn.csv.gz"
-sweeps gemm-dnn "$warp" gemm-large | gzip -1 > "$both"
-sweeps gemm-dnn "$warp" | gzip -1 > "$dnn"
+sweeps "${dnn_sweeps[@]}" "${large_sweeps[@]}" | gzip -1 > "$both"
+sweeps "${dnn_sweeps[@]}" | gzip -1 > "$dnn"
 : "${PRUNER16:=pca-kmeans}" "${NORM16:=cutoff}" "${SELECTOR16:=tree-b}" "${UNSURE16:=}"
 read -ra unsure <<< "$UNSURE16"  # e.g. "--min-vote-share 0.5"
 for set in "k16:$both" "dnn-k16:$dnn"; do
