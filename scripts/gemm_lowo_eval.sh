@@ -25,11 +25,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 
-sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K and warp kinds
-sweeps gemm-dnn "$WARP" gemm-large | gzip -1 > "$work/both.csv.gz"
-sweeps gemm-dnn "$WARP" | gzip -1 > "$work/dnn.csv.gz"
-sweeps gemm-large | gzip -1 > "$work/large.csv.gz"
-echo "data: gemm-dnn + $WARP + gemm-large ($(git rev-parse --short HEAD), $(date -u +%FT%TZ))"
+sweeps() { scripts/gemm_noseed_sweeps.sh "$@"; }  # tiled, split-K, warp and warpsplit kinds
+dnn=(gemm-dnn "$WARP" gemm-dnn-warpsplit) large=(gemm-large gemm-large-warpsplit)
+sweeps "${dnn[@]}" "${large[@]}" | gzip -1 > "$work/both.csv.gz"
+sweeps "${dnn[@]}" | gzip -1 > "$work/dnn.csv.gz"
+sweeps "${large[@]}" | gzip -1 > "$work/large.csv.gz"
+echo "data: ${dnn[*]} + ${large[*]} ($(git rev-parse --short HEAD), $(date -u +%FT%TZ))"
 
 matrix=(--ks "8,12,16" --ceiling-ks "8,12,16" --selectors "tree-a,tree-b,tree-c" --threads 2)
 # The unsure rules compared: none, an impure leaf (majority under half), outside the training
@@ -66,7 +67,7 @@ combine select test
 combine select-train train-dnn train-dnn-largest train-large train-large-smallest
 combine select-oldfeatures oldfeatures
 cp "$work/test-off.md" "$out/gemm-lowo-select-off.md"  # the full tables of one rule, for reference
-note="gemm-dnn + $WARP + gemm-large; ktune of $(git rev-parse --short HEAD), $(date -u +%FT%TZ)"
+note="${dnn[*]} + ${large[*]}; ktune of $(git rev-parse --short HEAD), $(date -u +%FT%TZ)"
 python3 scripts/gemm_lowo_recipe.py --dir "$out" --data-note "$note" \
   > "$out/gemm-lowo-select.md"
 echo "wrote $out/gemm-lowo-select.md"

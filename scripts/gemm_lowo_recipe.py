@@ -80,7 +80,7 @@ def main():
     ks = sorted({k for (_, k, _) in test})
     print("# Leave-one-workload-out GEMM selection: recipes chosen on the training side\n")
     if a.data_note:
-        print(f"Data: {a.data_note} (configs of the tiled, split-K and warp kinds).\n")
+        print(f"Data: {a.data_note} (configs of the CUDA kinds beyond the seed one: tiled, split-K, warp and, where swept, warpsplit).\n")
     print("% of the oracle (geometric mean over the held-out workload). *Chosen*: the recipe with "
           "the best training score, the mean of two criteria on the training workload alone "
           "(dnn: leave one network out, and its 20 % largest shapes held out; large: 5-fold CV, "
