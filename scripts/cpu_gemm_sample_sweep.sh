@@ -3,7 +3,8 @@
 # `tile` ones never win on this CPU: the best packed config beats the best tile config on all 18
 # dnn-small shapes, 3.5x geomean, in results/amd-epyc-2c/gemm-dnn-small.csv.gz) plus the vendor
 # rows, over the `dnn-sample` workload, then `dnn-small` again with the same code (the held-out
-# set of a selector trained on the sample). OpenBLAS runs its native kernel: OPENBLAS_CORETYPE and
+# set of a selector trained on the sample). WORKLOADS may name workload CSVs too (their files'
+# names without .csv name the stores and outputs). OpenBLAS runs its native kernel: OPENBLAS_CORETYPE and
 # OPENBLAS_L2_SIZE are unset for the bench commands only (and OMP_NUM_THREADS=2, as in
 # scripts/cpu_gemm_deployed.sh). The log records the OpenBLAS core, the load average before and
 # after each part, the commit and the timing options.
@@ -24,7 +25,7 @@ timing=${TIMING:-}
 configs=${CONFIGS:-kind:packed}  # a smaller set only for trying the script out
 mkdir -p "$out" "$stores"
 suffix=${SUFFIX:-}
-log="$out/gemm-dnn-sample$suffix-sweep.log"
+log=${LOG:-"$out/gemm-dnn-sample$suffix-sweep.log"}  # LOG: another name, for other workloads
 bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
 
 {
@@ -34,8 +35,9 @@ bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
   core=$(bench OPENBLAS_VERBOSE=2 "$ktune" bench --help 2>&1 | awk '/^Core:/ && !n++')
   echo "# OpenBLAS ${core:-core: not reported}"
 } | tee -a "$log"
+name_of() { basename "$1" .csv; }  # a workload CSV's name: workloads/gemm/dnn-heldout.csv -> dnn-heldout
 for w in $workloads; do
-  store="$stores/gemm-$w.sqlite"
+  store="$stores/gemm-$(name_of "$w").sqlite"
   echo "# $(date -u +%T) $w start, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
   start=$(date +%s)
   # shellcheck disable=SC2086  # TIMING holds several options
@@ -45,9 +47,9 @@ for w in $workloads; do
 done
 # Export after all parts, so an interrupted run leaves the committed files alone.
 for w in $workloads; do
-  name=gemm-$w$suffix
+  name=gemm-$(name_of "$w")$suffix
   # gemm-dnn-small.csv.gz is the first sweep
   [[ $w == dnn-small && -z $suffix ]] && name=gemm-dnn-small-packed
-  "$ktune" export --store "$stores/gemm-$w.sqlite" --format csv -o "$out/$name.csv.gz"
+  "$ktune" export --store "$stores/gemm-$(name_of "$w").sqlite" --format csv -o "$out/$name.csv.gz"
   echo "# exported $out/$name.csv.gz: $(zcat "$out/$name.csv.gz" | tail -n +2 | wc -l) rows" | tee -a "$log"
 done

@@ -122,9 +122,9 @@ std::vector<SpaceKind> gemm_kinds() {
         {"pb", V{"0", "1"}}},
        packedz_violation},
       // The warp kernel over K slices, for problems whose m x n tiles leave SMs idle while k is
-      // long (the split-K-bound dnn and large shapes). Tiles whose 4 x 8 or 8 x 8 thread tiles
-      // held their own in the warp sweep, one K step and pipeline depth: split-K pays on few
-      // tiles, where the slice count, not the pipeline, decides. Appended after packedz.
+      // long (the split-K-bound dnn and large shapes): 64/128 blocks with the 4x8 and 8x8 thread
+      // tiles the warp sweep favours, one K step, three stages and no rasterization, since with
+      // few tiles the slice count is what decides. Appended after packedz.
       {"warpsplit",
        {{"bm", V{"64", "128"}},
         {"bn", V{"64", "128"}},
