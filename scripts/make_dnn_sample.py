@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes workloads/gemm/dnn-sample.csv, a stratified sample of 48 of the 431 `dnn` GEMM shapes,
-and workloads/gemm/dnn-heldout.csv, 40 further shapes held out from it.
+workloads/gemm/dnn-heldout.csv, 40 further shapes held out from it, and workloads/gemm/dnn-extra.csv,
+100 more training shapes.
 
 The rule (deterministic, no random numbers), over the distinct shapes of vgg.csv, resnet.csv and
 mobilenet.csv in that order (the order of the builtin `dnn` workload):
@@ -15,6 +16,10 @@ mobilenet.csv in that order (the order of the builtin `dnn` workload):
      spaced: positions floor((j + 0.5) · size / count), so both thin-m and thin-n shapes are taken.
   5. workloads/gemm/dnn-heldout.csv: steps 3-4 again with 10 per class (same class boundaries) on
      the 365 shapes in neither dnn-small nor the sample: 40 held-out shapes for deployed checks.
+  6. workloads/gemm/dnn-extra.csv: steps 3-4 again with 25 per class (same class boundaries) on
+     the 325 shapes in none of the three sets above: 100 more training shapes (dnn-small,
+     dnn-sample, dnn-heldout and dnn-extra then leave 225 dnn shapes that no selector trained on
+     them has seen).
 Usage: scripts/make_dnn_sample.py [--check]   (--check: compare with the committed files)
 """
 import math
@@ -26,8 +31,10 @@ NETWORKS = ["vgg", "resnet", "mobilenet"]
 CLASSES = ["tiny", "small", "medium", "large"]
 PER_CLASS = 12
 HELDOUT_PER_CLASS = 10
+EXTRA_PER_CLASS = 25
 OUT = os.path.join(ROOT, "workloads", "gemm", "dnn-sample.csv")
 HELDOUT = os.path.join(ROOT, "workloads", "gemm", "dnn-heldout.csv")
+EXTRA = os.path.join(ROOT, "workloads", "gemm", "dnn-extra.csv")
 
 
 def read_dnn():
@@ -92,8 +99,9 @@ def stratified(members, size_class, order, per_class):
 
 
 def sample():
-    """(the sample, the held-out set): the rule on the dnn shapes outside dnn-small, then again
-    with HELDOUT_PER_CLASS per class on the shapes outside dnn-small and the sample."""
+    """(the sample, the held-out set, the extra set): the rule on the dnn shapes outside
+    dnn-small, then again with HELDOUT_PER_CLASS per class on the shapes outside dnn-small and the
+    sample, then with EXTRA_PER_CLASS on the shapes in none of them."""
     shapes, nets = read_dnn()
     small = set(dnn_small(shapes, nets))
     rest = [s for s in shapes if s not in small]
@@ -103,7 +111,9 @@ def sample():
     picked = stratified(ranked, size_class, order, PER_CLASS)
     taken = {s for _, s in picked}
     heldout = stratified([s for s in ranked if s not in taken], size_class, order, HELDOUT_PER_CLASS)
-    return picked, heldout
+    taken |= {s for _, s in heldout}
+    extra = stratified([s for s in ranked if s not in taken], size_class, order, EXTRA_PER_CLASS)
+    return picked, heldout, extra
 
 
 def render(picked, header):
@@ -128,11 +138,17 @@ HELDOUT_HEADER = [
     "# dnn-small, picked by the rule of scripts/make_dnn_sample.py (which writes this file) with 10",
     "# per size class: the held-out shapes of the deployed check of a selector trained on dnn-sample.",
 ]
+EXTRA_HEADER = [
+    "# dnn-extra (a file, not built in): 100 more dnn GEMM shapes, in none of dnn-small, dnn-sample",
+    "# and dnn-heldout, picked by the rule of scripts/make_dnn_sample.py (which writes this file) with",
+    "# 25 per size class: more training shapes for a CPU selector.",
+]
 
 
 def main():
-    picked, heldout = sample()
-    files = [(OUT, render(picked, SAMPLE_HEADER), picked), (HELDOUT, render(heldout, HELDOUT_HEADER), heldout)]
+    picked, heldout, extra = sample()
+    files = [(OUT, render(picked, SAMPLE_HEADER), picked), (HELDOUT, render(heldout, HELDOUT_HEADER), heldout),
+             (EXTRA, render(extra, EXTRA_HEADER), extra)]
     for path, text, shapes in files:
         if "--check" in sys.argv[1:]:
             with open(path) as f:
