@@ -45,9 +45,10 @@ done
 # shapes of `dnn-sample` (results/amd-epyc-2c/gemm-dnn-sample.csv.gz), K = 8 and 16; dnn-small is
 # not in it (held out). Per K the pruner, norm and tree: the best codegen-able cell of
 # results/amd-epyc-2c/gemm-sample-eval.md (random-split mean), as K:PRUNER:NORM:SELECTOR.
-# The shipped AVX-512 header (samplez3) is the packedz kind's, trained on dnn-sample + dnn-heldout
-# + dnn-small (106 shapes, results/amd-epyc-2c/gemm-dnn-train3-packedz.csv.gz, results/README.md):
-#   ONLY_SAMPLE=1 SAMPLE_DATA=results/amd-epyc-2c/gemm-dnn-train3-packedz.csv.gz SAMPLE_NAME=samplez3 \
+# The shipped AVX-512 header (samplez4) is the packedz kind's, trained on dnn-sample + dnn-heldout
+# + dnn-small + dnn-extra (206 shapes, results/amd-epyc-2c/gemm-dnn-train4-packedz.csv.gz;
+# samplez3: train3, the first 106 of them; results/README.md):
+#   ONLY_SAMPLE=1 SAMPLE_DATA=results/amd-epyc-2c/gemm-dnn-train4-packedz.csv.gz SAMPLE_NAME=samplez4 \
 #     SAMPLE_CELLS=16:tree:cutoff:tree-a examples/tuned-gemm/make_selectors.sh
 if [[ ${ONLY_K16:-0} != 1 ]]; then
   data=${SAMPLE_DATA:-results/amd-epyc-2c/gemm-dnn-sample.csv.gz}
