@@ -37,23 +37,13 @@ BlockedParams warp_params(int bm, int bn, int bk, int wm, int wn, int tm, int tn
   return p;
 }
 
-// The `warp` kind of the GEMM space (kernels/gemm/gemm_family.cpp), same constraint.
+// The `warp` kind of the GEMM space in the space's order, read from the family (its value lists
+// and constraint), not a copy of them.
 std::vector<BlockedParams> warp_space() {
+  const ktune::kernels::gemm::GemmFamily family;
   std::vector<BlockedParams> out;
-  for (int bm : {64, 128, 256})
-    for (int bn : {64, 128, 256})
-      for (int bk : {8, 16})
-        for (int wm : {32, 64})
-          for (int wn : {32, 64})
-            for (int tm : {4, 8})
-              for (int tn : {4, 8})
-                for (int st : {3, 4})
-                  for (int gr : {1, 8}) {
-                    const BlockedParams p = warp_params(bm, bn, bk, wm, wn, tm, tn, st, gr);
-                    if (bm % wm != 0 || bn % wn != 0 || (wm / tm) * (wn / tn) != 32) continue;
-                    if (p.threads() < 128 || p.threads() > 256) continue;
-                    out.push_back(p);
-                  }
+  for (const ktune::Config& c : ktune::parse_config_list(family.space(), "kind:warp"))
+    out.push_back(gemm::gemm_config_of(family.space(), c).blocked);
   return out;
 }
 
