@@ -6,5 +6,12 @@ dir=${1:-build}
 shift || true
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DKTUNE_CUDA=AUTO "$@"
+# ccache (installed by install_deps.sh) makes rebuilds and the three CI stages' shared sources cheap;
+# CCACHE_BASEDIR lets git worktrees of one checkout share its hits.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$PWD")}"
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DKTUNE_CUDA=AUTO "$@"
 cmake --build "$dir" -j "${JOBS:-$(nproc)}"
