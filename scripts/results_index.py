@@ -13,7 +13,7 @@ A run is described by a manifest: `run.json` in a run directory (results/<device
 
 Checks: every manifest parses and has the keys above; every listed file exists; every file
 under results/ is listed by exactly one manifest (besides README.md, INDEX.md, LOG.md at the top
-and a notes.md beside a run.json); every commit exists (`git cat-file -e`; skipped in a shallow
+and a notes.md beside a run.json); every commit exists (`git cat-file --batch-check`; skipped in a shallow
 clone, which may lack old commits). Exit 1 with one line per violation.
 """
 import argparse
@@ -92,14 +92,21 @@ def check_manifest(rel, m, errors):
 
 
 def shallow(root):
-    out = subprocess.run(["git", "-C", root, "rev-parse", "--is-shallow-repository"],
-                         capture_output=True, text=True)
+    """True where commits cannot all be checked: no git, not a checkout, or a shallow clone."""
+    try:
+        out = subprocess.run(["git", "-C", root, "rev-parse", "--is-shallow-repository"],
+                             capture_output=True, text=True)
+    except OSError:
+        return True
     return out.returncode != 0 or out.stdout.strip() == "true"
 
 
-def commit_exists(root, sha):
-    return subprocess.run(["git", "-C", root, "cat-file", "-e", sha + "^{commit}"],
-                          capture_output=True).returncode == 0
+def missing_commits(root, shas):
+    """The shas that name no commit of the repository (one `git cat-file --batch-check`)."""
+    shas = sorted(set(shas))
+    out = subprocess.run(["git", "-C", root, "cat-file", "--batch-check"], capture_output=True,
+                         text=True, input="".join(s + "^{commit}\n" for s in shas)).stdout
+    return {s for s, line in zip(shas, out.splitlines()) if line.endswith(" missing")}
 
 
 def load(root):
@@ -131,10 +138,11 @@ def load(root):
         if rel not in owner and not exempt(rel, run_dirs):
             errors.append(f"results/{rel}: listed by no manifest (add it to a run.json)")
     if shallow(root):
-        print("results_index: shallow clone, commits not checked", file=sys.stderr)
+        print("results_index: not a full git checkout, commits not checked", file=sys.stderr)
     else:
+        missing = missing_commits(root, [m["commit"] for _, _, m in runs])
         for _, rel, m in runs:
-            if not commit_exists(root, m["commit"]):
+            if m["commit"] in missing:
                 errors.append(f"results/{rel}: commit {m['commit']} is not in this repository")
     return runs, errors
 
@@ -182,12 +190,17 @@ def anchor(name):
     return re.sub(r"[^a-z0-9 _-]", "", name.lower()).replace(" ", "-")
 
 
-def main():
+def arguments(doc, check_help):
+    """--root (default: the repository holding this script) and --check."""
     here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--root", default=os.path.dirname(here))
-    ap.add_argument("--check", action="store_true", help="write nothing; fail if INDEX.md is stale")
-    a = ap.parse_args()
+    ap.add_argument("--check", action="store_true", help=check_help)
+    return ap.parse_args()
+
+
+def main():
+    a = arguments(__doc__, "write nothing; fail if INDEX.md is stale")
     if not os.path.isdir(os.path.join(a.root, "results")):
         print(f"error: {a.root}: no results/ folder", file=sys.stderr)
         return 2

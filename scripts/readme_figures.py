@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""README.md's headline figures, computed from the data files in results/.
+
+Rewrites the block between `<!-- figures:begin -->` and `<!-- figures:end -->` in README.md;
+every figure there comes from a file of results/ and names that file, its device (from the run's
+manifest) and whether it is in-sample or held out for the selector.
+
+  scripts/readme_figures.py            # rewrite the block
+  scripts/readme_figures.py --check    # exit 1 if README.md's block differs from the data
+  --root DIR                           # the repository (default: this script's parent's parent)
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+import results_index  # the manifests' walk and the shared command line
+
+BEGIN, END = "<!-- figures:begin -->", "<!-- figures:end -->"
+
+
+class Data:
+    """Reads results/ files and the manifests that name them."""
+
+    def __init__(self, root):
+        self.results = os.path.join(root, "results")
+        self.owner = {}  # results-relative file -> its manifest
+        for rel in results_index.walk(self.results)[0]:
+            with open(os.path.join(self.results, rel), encoding="utf-8") as f:
+                m = json.load(f)
+            for p in m.get("files", []):
+                self.owner[os.path.normpath(os.path.join(os.path.dirname(rel), p))] = m
+
+    def rows(self, rel):
+        with open(os.path.join(self.results, rel), newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+
+    def device(self, rel):
+        if rel not in self.owner:
+            raise SystemExit(f"error: results/{rel}: no manifest lists it (scripts/results_index.py)")
+        return self.owner[rel]["device"]
+
+    def link(self, rel):
+        return f"[{os.path.basename(rel)}](results/{rel})"
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def gemm_flop(r):
+    return 2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) * int(r["batch"])
+
+
+def conv_flop(r):
+    p, q = (int(r["h"]) + 2 * int(r["pad"]) - int(r["r"])) // int(r["stride"]) + 1, \
+           (int(r["w"]) + 2 * int(r["pad"]) - int(r["s"])) // int(r["stride"]) + 1
+    return 2.0 * int(r["n"]) * int(r["k"]) * int(r["r"]) * int(r["s"]) * int(r["c"]) * p * q
+
+
+def ratios(rows, flop, ours="deployed_gflops", theirs="vendor_gflops"):
+    """geomean of ours/theirs, time-weighted (sum of their times / sum of ours), count below 0.8."""
+    r = [float(x[ours]) / float(x[theirs]) for x in rows]
+    tw = sum(flop(x) / float(x[theirs]) for x in rows) / sum(flop(x) / float(x[ours]) for x in rows)
+    return geomean(r), tw, sum(v < 0.8 for v in r)
+
+
+def pct_of_oracle(rows):
+    r = [float(x["deployed_gflops"]) / float(x["oracle_gflops"]) for x in rows if x["oracle_gflops"]]
+    return f"{100 * geomean(r):.1f} %" if r else ""
+
+
+def gemm_deployed(d):
+    """Deployed GEMM libraries vs vendor: the H100 runs (set column) and the CPU default (sample)."""
+    out = ["**Deployed tuned GEMM library vs the vendor library** (ratio = vendor time / ktune "
+           "time, > 1 is faster; in-sample = shapes the selector was trained on):", "",
+           "| device | vendor | shapes | selector saw them? | geomean | time-weighted | below 0.8× "
+           "| % of oracle | source |",
+           "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    h100 = [("h100-80gb-hbm3/gemm-vs-vendor.csv", ""),
+            ("h100-80gb-hbm3/gemm-vs-vendor-run2.csv", ", repeat run")]
+    for rel, repeat in h100:
+        rows = d.rows(rel)
+        for name in ("in-sample-dnn+large", "in-sample-dnn", "in-sample-large", "held-out-large"):
+            if repeat and name in ("in-sample-dnn", "in-sample-large"):
+                continue
+            rs = [r for r in rows if r["set"] == name]
+            g, tw, below = ratios(rs, gemm_flop)
+            label = "in-sample" if name.startswith("in-sample") else "**held out**"
+            what = name.split("-", 2)[2].replace("+", " + ")
+            out.append(f"| {d.device(rel)} | cuBLAS FP32 (TF32 off) | {len(rs)} `{what}`{repeat} | "
+                       f"{label} | **{g:.3f}** | {tw:.3f} | {below} | {pct_of_oracle(rs)} | "
+                       f"{d.link(rel)} |")
+    rel = "amd-epyc-2c/deployed-samplez4/gemm-vs-vendor.csv"
+    rows = d.rows(rel)
+    vendor = "the faster of OpenBLAS and oneDNN"
+    for label, rs in (("all (in-sample and held out)", rows),
+                      ("in-sample", [r for r in rows if r["sample"] == "in-sample"]),
+                      ("**held out**", [r for r in rows if r["sample"] == "held-out"])):
+        g, tw, below = ratios(rs, gemm_flop)
+        out.append(f"| {d.device(rel)} | {vendor} | {len(rs)} `dnn` | {label} | **{g:.3f}** | "
+                   f"{tw:.3f} | {below} | {pct_of_oracle(rs)} | {d.link(rel)} |")
+    for lib, col in (("OpenBLAS alone", "ratio_openblas"), ("oneDNN alone", "ratio_onednn")):
+        g = geomean([float(r[col]) for r in rows])
+        out.append(f"| {d.device(rel)} | {lib} | {len(rows)} `dnn` | all (in-sample and held out) | "
+                   f"{g:.3f} | | | | {d.link(rel)} |")
+    return out
+
+
+def best_of_space(d):
+    """The best swept config per shape (no selector) vs the vendor."""
+    out = ["", "**Best swept config per shape vs the vendor library** (no selector: the ceiling of "
+           "the kernel space):", "",
+           "| device | vendor | shapes | geomean | time-weighted | below 0.8× | source |",
+           "| --- | --- | --- | ---: | ---: | ---: | --- |"]
+    rel = "h100-80gb-hbm3/gemm-large-vs-vendor.csv"
+    rows = d.rows(rel)
+    g, tw, below = ratios(rows, gemm_flop, ours="oracle_gflops")
+    out.append(f"| {d.device(rel)} | cuBLAS FP32 (TF32 off) | {len(rows)} `large` GEMMs | **{g:.3f}** | "
+               f"{tw:.3f} | {below} | {d.link(rel)} |")
+    rel = "h100-80gb-hbm3/conv-vs-vendor.csv"
+    rows = d.rows(rel)
+    for net in ("vgg16", "resnet50"):
+        for batch in ("1", "16"):
+            rs = distinct_layers(r for r in rows if r["network"] == net and r["batch"] == batch)
+            g, tw, below = ratios(rs, conv_flop, ours="oracle_gflops")
+            out.append(f"| {d.device(rel)} | cuDNN FP32 (FMA math) | {len(rs)} {net} conv layers, "
+                       f"batch {batch} | **{g:.2f}** | {tw:.2f} | {below} | {d.link(rel)} |")
+    return out
+
+
+def distinct_layers(rows):
+    seen = {}
+    for r in rows:
+        key = tuple(r[k] for k in ("batch", "n", "h", "w", "c", "k", "r", "s", "stride", "pad"))
+        seen.setdefault(key, r)
+    return list(seen.values())
+
+
+def conv_deployed(d):
+    out = ["", "**Deployed tuned conv2d library vs the vendor library** (per distinct layer; "
+           "time-weighted = Σ vendor time / Σ ktune time):", "",
+           "| device | vendor | layers | selector saw them? | geomean | time-weighted | below 0.8× "
+           "| source |",
+           "| --- | --- | --- | --- | ---: | ---: | ---: | --- |"]
+    held_out = "**held out** (selector trained on ResNet-50 only)"
+    by_batch = [(f", batch {b}", lambda r, b=b: r["batch"] == b) for b in ("1", "16")]
+    by_net = [(f" {n} layers (`conv-small`), batch 1", lambda r, n=n: r["network"] == n)
+              for n in ("resnet50", "vgg16")]
+    for rel, vendor, label, what, groups in (
+            ("h100-80gb-hbm3/conv-deployed-vs-cudnn.csv", "cuDNN FP32 (FMA math)", "in-sample",
+             " VGG16 + ResNet-50", by_batch),
+            ("h100-80gb-hbm3/conv-deployed-vs-cudnn-heldout.csv", "cuDNN FP32 (FMA math)", held_out,
+             " VGG16", by_batch),
+            ("amd-epyc-2c/conv-vs-vendor.csv", "oneDNN 2.6", "in-sample", "", by_net)):
+        rows = d.rows(rel)
+        for group, keep in groups:
+            rs = distinct_layers(r for r in rows if keep(r))
+            g, tw, below = ratios(rs, conv_flop)
+            out.append(f"| {d.device(rel)} | {vendor} | {len(rs)}{what}{group} | {label} | "
+                       f"**{g:.2f}** | {tw:.2f} | {below} | {d.link(rel)} |")
+    return out
+
+
+def scaleout(d):
+    rel = "h200/scaleout.csv"
+    wall = {r["gpus"]: (float(r["wall_s"]), int(r["measurements"])) for r in d.rows(rel)}
+    (one, n1), (two, n2) = wall["1"], wall["2"]
+    return ["", f"**Scale-out** ({d.device(rel)}, {d.link(rel)}): one subset of the `dnn` GEMM sweep "
+            f"took {one} s on `cuda:0` ({n1:,} measurements) and {two} s with `--device cuda:all` "
+            f"({n2:,}): **{one / two:.2f}×** faster."]
+
+
+NETWORK_COLUMNS = [("ktune", "ktune"), ("ktune-graph", "ktune graph"), ("cudnn", "cudnn"),
+                   ("cublas", "cublas"), ("pytorch", "PyTorch"),
+                   ("pytorch-channels-last", "PyTorch channels_last"),
+                   ("pytorch-cudagraph", "PyTorch graph"), ("pytorch-compile", "torch.compile")]
+
+
+def networks_cuda(d):
+    rel = "h100-80gb-hbm3/networks.csv"
+    ms = {(r["network"], r["batch"], r["backend"]): float(r["median_ms"]) for r in d.rows(rel)}
+    out = ["", f"**Whole networks, {d.device(rel)}** (median ms of one forward pass; in-sample: the "
+           f"conv selector was trained on these layers; fastest in bold; {d.link(rel)}):", "",
+           "| network | batch | " + " | ".join(c for _, c in NETWORK_COLUMNS) + " | ktune / PyTorch |",
+           "| --- | ---: | " + " | ".join("---:" for _ in NETWORK_COLUMNS) + " | ---: |"]
+    for net, name in (("vgg16", "VGG16"), ("resnet50", "ResNet-50")):
+        for batch in ("1", "16"):
+            vals = [ms.get((net, batch, b)) for b, _ in NETWORK_COLUMNS]
+            best = min(v for v in vals if v is not None)
+            cells = ["" if v is None else (f"**{v:.2f}**" if v == best else f"{v:.2f}") for v in vals]
+            ratio = ms[(net, batch, "ktune")] / ms[(net, batch, "pytorch")]
+            out.append(f"| {name} | {batch} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    rel = "h100-80gb-hbm3/networks-heldout.csv"
+    ms = {(r["batch"], r["backend"]): float(r["median_ms"]) for r in d.rows(rel)}
+    out += ["", f"**Held out** (conv selector trained on the ResNet-50 layers only, VGG16 in one run, "
+            f"{d.device(rel)}, {d.link(rel)}):", "",
+            "| network | batch | ktune | ktune graph | PyTorch | PyTorch graph | ktune / PyTorch |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for batch in ("1", "16"):
+        k, kg = ms[(batch, "ktune-heldout")], ms[(batch, "ktune-heldout-graph")]
+        p, pg = ms[(batch, "pytorch")], ms[(batch, "pytorch-cudagraph")]
+        out.append(f"| VGG16 | {batch} | {k:.2f} | {kg:.2f} | {p:.2f} | {pg:.2f} | {k / p:.2f} |")
+    return out
+
+
+def networks_cpu(d):
+    rel = "amd-epyc-2c/networks.csv"
+    ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
+          for r in d.rows(rel)}
+    out = ["", f"**Whole networks, {d.device(rel)}** (median ms; the conv selector saw 12 of these "
+           f"layers at batch 1; {d.link(rel)}):", "",
+           "| network | batch | threads | ktune | oneDNN | ktune / oneDNN |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    keys = sorted({k[:3] for k in ms}, key=lambda k: (k[0] != "resnet50", int(k[1]), k[2]))
+    for net, batch, dev in keys:
+        k, o = ms[(net, batch, dev, "ktune")], ms[(net, batch, dev, "onednn")]
+        threads = dev.split("(")[-1].split()[0]
+        name = {"resnet50": "ResNet-50", "vgg16": "VGG16"}[net]
+        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {k / o:.2f} |")
+    return out
+
+
+def selection(d):
+    """Held-out selection on the H100 GEMM dataset: two fixed recipes at K = 8, per split."""
+    rel = "h100-80gb-hbm3/selection.csv"
+    rows = d.rows(rel)
+
+    def pct(split, pruner, selector):
+        for r in rows:
+            if (r["split"], r["norm"], r["pruner"], r["selector"], r["k"]) == \
+                    (split, "cutoff", pruner, selector, "8"):
+                return f"{float(r['pct_of_oracle']):.1f} %"
+        raise KeyError(f"{rel}: no row {split} cutoff {pruner} {selector} K = 8")
+
+    out = ["", f"**Selection** ({d.device(rel)}, {d.link(rel)}): % of the oracle of all configs on "
+           "**held-out** shapes, K = 8 shipped configs:", "",
+           "| held out | kmeans + cutoff + forest | pca-kmeans + cutoff + tree-b (deployed recipe) |",
+           "| --- | ---: | ---: |"]
+    for split, name in (("random", "random 20 %"), ("network:mobilenet", "MobileNet"),
+                        ("network:resnet", "ResNet-50"), ("network:vgg", "VGG16")):
+        out.append(f"| {name} | {pct(split, 'kmeans', 'forest')} | {pct(split, 'pca-kmeans', 'tree-b')} |")
+    return out
+
+
+def stencils(d):
+    """Stencil work-group selection (10-fold CV, held out): best classifier vs the best fixed size."""
+    out = ["", "**Stencil work-group size selection** (the seed paper's protocol, 10-fold "
+           "cross-validation: **held out**):", "",
+           "| device | best classifier | % of oracle | median speedup over the best fixed size "
+           "| best fixed size, % of oracle | source |",
+           "| --- | --- | ---: | ---: | ---: | --- |"]
+    for rel in ("h100-80gb-hbm3/stencil-eval.csv", "amd-epyc-2c/stencil-eval.csv"):
+        rows = [r for r in d.rows(rel) if r["split"] == "cv10"]
+        best = max((r for r in rows if r["method"] == "classifier"),
+                   key=lambda r: float(r["pct_of_oracle"]))
+        fixed = next(r for r in rows if (r["method"], r["model"]) == ("fixed", "baseline"))
+        out.append(f"| {d.device(rel)} | {best['model']} | **{float(best['pct_of_oracle']):.1f} %** | "
+                   f"{float(best['median_speedup_vs_baseline']):.2f}× | "
+                   f"{float(fixed['pct_of_oracle']):.1f} % | {d.link(rel)} |")
+    return out
+
+
+def block(root):
+    d = Data(root)
+    lines = [BEGIN, "<!-- generated by scripts/readme_figures.py from results/; do not edit -->"]
+    for section in (gemm_deployed, best_of_space, conv_deployed, networks_cuda, networks_cpu,
+                    selection, stencils, scaleout):
+        lines += section(d)
+    return "\n".join(lines + [END])
+
+
+def main():
+    a = results_index.arguments(__doc__, "write nothing; fail if README.md differs")
+    readme = os.path.join(a.root, "README.md")
+    try:
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        print(f"error: {readme}: {e.strerror}", file=sys.stderr)
+        return 2
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        print(f"error: {readme}: no {BEGIN} ... {END} block", file=sys.stderr)
+        return 2
+    try:
+        new = text[:start] + block(a.root) + text[end + len(END):]
+    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+        print(f"error: results/: cannot compute the figures: {e}", file=sys.stderr)
+        return 2
+    if a.check:
+        if new != text:
+            old_lines, new_lines = text.splitlines(), new.splitlines()
+            first = next(i for i, (x, y) in enumerate(zip(old_lines + [""], new_lines + [""]))
+                         if x != y)
+            print(f"README.md:{first + 1}: figures block differs from results/ "
+                  f"(run scripts/readme_figures.py)\n  README: {old_lines[first] if first < len(old_lines) else ''}"
+                  f"\n  data:   {new_lines[first] if first < len(new_lines) else ''}", file=sys.stderr)
+            return 1
+        print("readme_figures: README.md agrees with results/")
+        return 0
+    with open(readme, "w", encoding="utf-8") as f:
+        f.write(new)
+    print("readme_figures: README.md figures block rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
