@@ -87,7 +87,8 @@ def gemm_deployed(d):
                 continue
             rs = [r for r in rows if r["set"] == name]
             g, tw, below = ratios(rs, gemm_flop)
-            label = "in-sample" if name.startswith("in-sample") else "**held out**"
+            label = "in-sample" if name.startswith("in-sample") else \
+                "**held out** (selector trained on `dnn` only)"
             what = name.split("-", 2)[2].replace("+", " + ")
             out.append(f"| {d.device(rel)} | cuBLAS FP32 (TF32 off) | {len(rs)} `{what}`{repeat} | "
                        f"{label} | **{g:.3f}** | {tw:.3f} | {below} | {pct_of_oracle(rs)} | "
