@@ -5,7 +5,7 @@ A run is described by a manifest: `run.json` in a run directory (results/<device
 `<run>.run.json` beside files of the older flat layout. Each manifest is one JSON object:
   {"command": str, "commit": sha, "date": "YYYY-MM-DD", "device": str, "measures": str,
    "files": [paths relative to the manifest's folder], "in_sample": true | false | null,
-   "note": str (optional)}
+   "note": str (optional; any other key is kept and shown in the index)}
 
   scripts/results_index.py            # check, then write results/INDEX.md
   scripts/results_index.py --check    # check, and that INDEX.md is what would be written
@@ -24,7 +24,6 @@ import subprocess
 import sys
 
 KEYS = {"command", "commit", "date", "device", "measures", "files", "in_sample"}
-OPTIONAL = {"note"}
 TOP_PAGES = {"README.md", "INDEX.md", "LOG.md"}
 
 
@@ -64,12 +63,8 @@ def check_manifest(rel, m, errors):
         errors.append(f"{where}: not a JSON object")
         return False
     missing = sorted(KEYS - m.keys())
-    unknown = sorted(m.keys() - KEYS - OPTIONAL)
-    if missing:
+    if missing:  # other keys are allowed (a run may record more), and listed in the index
         errors.append(f"{where}: missing keys {', '.join(missing)}")
-    if unknown:
-        errors.append(f"{where}: unknown keys {', '.join(unknown)}")
-    if missing:
         return False
     for key in ("command", "commit", "device", "measures"):
         if not isinstance(m[key], str) or not m[key].strip():
@@ -179,8 +174,8 @@ def render(runs):
                 f"- device: {m['device']}",
                 f"- date: {m['date']}; commit: `{m['commit']}`; {in_sample_label(m['in_sample'])}",
                 f"- command: `{m['command'].replace('`', chr(39))}`"]
-        if m.get("note"):
-            out.append(f"- note: {m['note']}")
+        for key in sorted(m.keys() - KEYS):
+            out.append(f"- {key}: {cell(json.dumps(m[key], ensure_ascii=False)).strip(chr(34))}")
         out.append("")
     return "\n".join(out)
 
