@@ -13,7 +13,8 @@ SCRIPT = sys.argv[1]
 
 
 def git(repo, *args):
-    return subprocess.run(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+    config = ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", "-C", repo, *config, *args],
                           check=True, capture_output=True, text=True).stdout.strip()
 
 
