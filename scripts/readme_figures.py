@@ -241,12 +241,14 @@ def selection(d):
            "| --- | ---: | ---: |"]
     for split, name in (("random", "random 20 %"), ("network:mobilenet", "MobileNet"),
                         ("network:resnet", "ResNet-50"), ("network:vgg", "VGG16")):
-        out.append(f"| {name} | {pct(split, 'kmeans', 'forest')} | {pct(split, 'pca-kmeans', 'tree-b')} |")
+        out.append(f"| {name} | {pct(split, 'kmeans', 'forest')} | "
+                   f"{pct(split, 'pca-kmeans', 'tree-b')} |")
     rel = "h100-80gb-hbm3/conv2d-selection-stateless.csv"
     r = next(r for r in d.rows(rel) if (r["split"], r["norm"], r["pruner"], r["selector"], r["k"]) ==
              ("random", "rawcutoff", "tree", "tree-b", "8"))
     out += ["", f"Conv2d ({d.device(rel)}, {d.link(rel)}): the shipped recipe (tree / rawcutoff / "
-            f"tree-b, K = 8 configs a stateless call can ship) serves **{float(r['pct_of_oracle']):.1f} %** "
+            f"tree-b, K = 8 configs a stateless call can ship) serves "
+            f"**{float(r['pct_of_oracle']):.1f} %** "
             f"of the oracle on a **held-out** random 20 % of the layers."]
     return out
 
@@ -276,7 +278,8 @@ def sampled(d):
     full = next(r for (s, _), r in rows.items() if s == "exhaustive")
     out = ["", f"**Sampled tuning** ({d.device(rel)}, {d.link(rel)}; mean of 3 seeds): % of the "
            "per-problem oracle found with a budget of measurements per problem, and the K = 8 "
-           f"selector trained on the sampled data (**held out**; {float(full['selector_pct_of_oracle']):.1f} % "
+           "selector trained on the sampled data (**held out**; "
+           f"{float(full['selector_pct_of_oracle']):.1f} % "
            f"from all {full['budget_per_problem']} configs):", "",
            "| measurements per problem | random: found | random: selector | forest-guided: found "
            "| forest-guided: selector |",
@@ -284,7 +287,8 @@ def sampled(d):
     for budget in ("43", "87"):
         r, m = rows[("random", budget)], rows[("model", budget)]
         out.append(f"| {budget} | {float(r['pct_of_oracle']):.1f} % | "
-                   f"{float(r['selector_pct_of_oracle']):.1f} % | **{float(m['pct_of_oracle']):.1f} %** | "
+                   f"{float(r['selector_pct_of_oracle']):.1f} % | "
+                   f"**{float(m['pct_of_oracle']):.1f} %** | "
                    f"{float(m['selector_pct_of_oracle']):.1f} % |")
     return out
 
@@ -348,9 +352,11 @@ def main():
             old_lines, new_lines = text.splitlines(), new.splitlines()
             first = next(i for i, (x, y) in enumerate(zip(old_lines + [""], new_lines + [""]))
                          if x != y)
+            was = old_lines[first] if first < len(old_lines) else ""
+            now = new_lines[first] if first < len(new_lines) else ""
             print(f"README.md:{first + 1}: figures block differs from results/ "
-                  f"(run scripts/readme_figures.py)\n  README: {old_lines[first] if first < len(old_lines) else ''}"
-                  f"\n  data:   {new_lines[first] if first < len(new_lines) else ''}", file=sys.stderr)
+                  f"(run scripts/readme_figures.py)\n  README: {was}\n  data:   {now}",
+                  file=sys.stderr)
             return 1
         print("readme_figures: README.md agrees with results/")
         return 0

@@ -163,8 +163,9 @@ def render(runs):
         folder = os.path.dirname(rel)
         for f in m["files"]:
             path = os.path.normpath(os.path.join(folder, f))
-            rows.append((path, f"| [{path}]({path}) | [{name}](#{anchor(name)}) | {cell(m['device'])} | "
-                               f"{m['date']} | {in_sample_label(m['in_sample'])} | {cell(m['measures'])} |"))
+            rows.append((path, f"| [{path}]({path}) | [{name}](#{anchor(name)}) | "
+                               f"{cell(m['device'])} | {m['date']} | "
+                               f"{in_sample_label(m['in_sample'])} | {cell(m['measures'])} |"))
     out += [r for _, r in sorted(rows)]
     out += ["", "## Runs", ""]
     for name, rel, m in sorted(runs):
