@@ -29,6 +29,7 @@ cat > "$env_file" <<ENV
 export PATH="$ROOT/usr/bin:\$PATH"
 export LD_LIBRARY_PATH="$ROOT/usr/lib/x86_64-linux-gnu:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export PKG_CONFIG_LIBDIR="$ROOT/usr/lib/x86_64-linux-gnu/pkgconfig:$ROOT/usr/share/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$ROOT"  # the .pc files say /usr: muparser's flags point into ROOT
 ENV
 # cuDNN's libraries at run time: the device's own (PyTorch's nvidia wheels), if any.
 for d in $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do

@@ -2,7 +2,8 @@
 # Installs the Debian packages ktune builds and tests with; skips what is already there.
 set -euo pipefail
 packages=(build-essential cmake ninja-build ccache pkg-config git libeigen3-dev libsqlite3-dev sqlite3
-  libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libfmt-dev nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev
+  libbenchmark-dev
   libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn
   clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
   slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/

@@ -9,7 +9,8 @@
 set -euo pipefail
 out=${1:?usage: make_device_sysroot.sh OUT.tar.gz}
 packages=(libeigen3-dev libsqlite3-dev libsqlite3-0 libfmt-dev libfmt9 nlohmann-json3-dev
-  libcli11-dev libgtest-dev libgmock-dev zlib1g-dev zlib1g)
+  libcli11-dev libgtest-dev libgmock-dev zlib1g-dev zlib1g
+  libmuparser-dev libmuparser2v5)  # muparser: the expressions of tuning-problem files
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for p in "${packages[@]}"; do

@@ -10,6 +10,7 @@
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
+#include "ktune/file_family.hpp"
 
 #ifdef KTUNE_HAVE_CUDA
 #include "ktune/cuda.hpp"
@@ -55,6 +56,12 @@ int main(int argc, char** argv) {
 #endif
     CLI::App app{"ktune: tune parameterized kernels per device, learn a selector, deploy it"};
     app.require_subcommand(1);
+    // Every verb reads the families of tuning-problem files (docs/own-kernels.md): verbs inherit
+    // fallthrough, so `ktune eval --family-file p.json ...` reaches this option.
+    std::vector<std::string> family_files;
+    app.add_option("--family-file", family_files,
+                   "A tuning-problem file whose family joins the built-in ones (own kernels)");
+    app.fallthrough();
     auto sorted = cli::verbs();
     std::sort(sorted.begin(), sorted.end(),
               [](const cli::Verb& a, const cli::Verb& b) { return a.name < b.name; });
@@ -68,6 +75,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return app.exit(e);
     }
+    for (const auto& file : family_files) register_file_family(file);
     for (auto& [sub, action] : actions) {
       if (sub->parsed()) return action();
     }

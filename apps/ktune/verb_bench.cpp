@@ -12,6 +12,7 @@
 #include "apps/ktune/verb.hpp"
 #include "ktune/bench.hpp"
 #include "ktune/error.hpp"
+#include "ktune/file_family.hpp"
 #include "ktune/workload.hpp"
 
 namespace ktune::cli {
@@ -19,6 +20,7 @@ namespace {
 
 struct BenchOptions {
   std::string family = "gemm", device = "cpu", workload, store, configs = "all", shard = "0/1";
+  std::string family_file;  // a tuning-problem file: its family, and its workload by default
   std::optional<double> budget_ms;
   bool no_vendors = false;
   TimingPolicy timing;
@@ -63,7 +65,12 @@ std::vector<SweepWorker> device_workers(const Family& family, const std::vector<
   return workers;
 }
 
-int run_bench(const BenchOptions& o) {
+int run_bench(BenchOptions o) {
+  if (!o.family_file.empty()) {
+    o.family = register_file_family(o.family_file);
+    if (o.workload.empty()) o.workload = "file";
+  }
+  if (o.workload.empty()) throw Error("--workload is required");
   const std::vector<std::string> devices = expand_device_list(o.device);
   if (o.search.active()) {
     if (devices.size() > 1)
@@ -122,12 +129,15 @@ int run_bench(const BenchOptions& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
-  app.add_option("--family", o->family, "Kernel family")->capture_default_str();
+  auto* family = app.add_option("--family", o->family, "Kernel family")->capture_default_str();
+  app.add_option("--family-file", o->family_file,
+                 "A tuning-problem file (docs/own-kernels.md) instead of --family; its workload "
+                 "unless --workload")
+      ->excludes(family);
   app.add_option("--device", o->device,
                  "cpu, cuda:N, or several GPUs of this host sharing the sweep: cuda:all, cuda:0,1")
       ->capture_default_str();
-  app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file")
-      ->required();
+  app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file");
   app.add_option("--store", o->store, "SQLite tuning store (created when absent)")->required();
   app.add_option(
          "--configs", o->configs,
