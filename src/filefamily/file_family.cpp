@@ -13,6 +13,9 @@
 #include "ktune/host_backend.hpp"
 #include "ktune/workload.hpp"
 #include "src/filefamily/host_session.hpp"
+#ifdef KTUNE_HAVE_CUDA
+#include "src/filefamily/cuda/file_cuda_backend.hpp"
+#endif
 
 namespace ktune::filefamily {
 namespace {
@@ -242,6 +245,10 @@ std::string register_file_family(const std::string& path) {
     register_host_backend(name, [](const Family& family, const Problem& problem, double llc) {
       return filefamily::open_host_session(dynamic_cast<const FileFamily&>(family), problem, llc);
     });
+#ifdef KTUNE_HAVE_CUDA
+  else
+    filefamily::register_cuda_file_backend(name);
+#endif
   return name;
 }
 

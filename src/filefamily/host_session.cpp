@@ -3,209 +3,45 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <random>
 
 #include "ktune/error.hpp"
 #include "ktune/host_measure.hpp"
 #include "src/filefamily/file_family.hpp"
+#include "src/filefamily/launch.hpp"
+#include "src/filefamily/problem_data.hpp"
 
 namespace ktune::filefamily {
 namespace {
 
-namespace fs = std::filesystem;
-
-// Calls f(T{}) with the C++ type of an element type.
-template <typename F>
-decltype(auto) with_type(ElementType t, F&& f) {
-  switch (t) {
-    case ElementType::int8:
-      return f(int8_t{});
-    case ElementType::uint8:
-      return f(uint8_t{});
-    case ElementType::int16:
-      return f(int16_t{});
-    case ElementType::uint16:
-      return f(uint16_t{});
-    case ElementType::int32:
-      return f(int32_t{});
-    case ElementType::uint32:
-      return f(uint32_t{});
-    case ElementType::int64:
-      return f(int64_t{});
-    case ElementType::uint64:
-      return f(uint64_t{});
-    case ElementType::f32:
-      return f(float{});
-    default:
-      return f(double{});
-  }
-}
-
-// 64-byte aligned bytes (vector loads of any width), zeroed.
-struct Buffer {
-  struct Free {
-    void operator()(std::byte* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::byte[], Free> data;
-  size_t bytes = 0;
-  explicit Buffer(size_t n = 0) : bytes(n) {
-    const size_t rounded = std::max<size_t>(64, (n + 63) / 64 * 64);
-    data.reset(static_cast<std::byte*>(std::aligned_alloc(64, rounded)));
-    if (!data) throw Error(fmt::format("cannot allocate {} bytes", n));
-    std::memset(data.get(), 0, rounded);
-  }
-};
-
-std::vector<double> to_doubles(ElementType t, const std::byte* p, size_t count) {
-  return with_type(t, [&](auto zero) {
-    using T = decltype(zero);
-    std::vector<double> out(count);
-    for (size_t i = 0; i < count; ++i) {
-      T v;
-      std::memcpy(&v, p + i * sizeof(T), sizeof(T));
-      out[i] = double(v);
-    }
-    return out;
-  });
-}
-
-std::string read_raw(const FileSpec& s, const std::string& file, const std::string& field,
-                     size_t bytes) {
-  const fs::path path = fs::path(s.dir) / file;
-  std::ifstream in(path, std::ios::binary);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.eof() && !in) throw Error(fmt::format("{}: {}: cannot read '{}'", s.path, field, file));
-  if (data.size() != bytes)
-    throw Error(fmt::format("{}: {}: '{}' holds {} bytes, the argument {}", s.path, field, file,
-                            data.size(), bytes));
-  return data;
-}
-
-// Constant, seeded random (floats in [-1, 1) without 0, integers in [0, 100)) or file contents.
-void fill(const FileSpec& s, const Argument& a, size_t index, size_t count, std::byte* out) {
-  if (a.fill == Fill::binary_raw) {
-    const std::string field = fmt::format("KernelSpecification.Arguments[{}].DataSource", index);
-    const std::string data = read_raw(s, a.data_source, field, count * element_bytes(a.type));
-    std::memcpy(out, data.data(), data.size());
-    return;
-  }
-  with_type(a.type, [&](auto zero) {
-    using T = decltype(zero);
-    std::mt19937_64 rng(a.seed);
-    for (size_t i = 0; i < count; ++i) {
-      T v = static_cast<T>(a.fill_value);
-      if (a.fill == Fill::random) {
-        if constexpr (std::is_floating_point_v<T>) {
-          std::uniform_real_distribution<T> u(T(-1), T(1));
-          do v = u(rng);
-          while (v == T(0));
-        } else {
-          v = static_cast<T>(std::uniform_int_distribution<int>(0, 99)(rng));
-        }
-      }
-      std::memcpy(out + i * sizeof(T), &v, sizeof(T));
-    }
-  });
-}
-
-// Unwritten float outputs stay NaN and fail the check; integers get a byte pattern.
-void poison(ElementType t, std::byte* p, size_t count) {
-  if (t == ElementType::f32 || t == ElementType::f64) {
-    with_type(t, [&](auto zero) {
-      using T = decltype(zero);
-      const T nan = std::numeric_limits<T>::quiet_NaN();
-      for (size_t i = 0; i < count; ++i) std::memcpy(p + i * sizeof(T), &nan, sizeof(T));
-    });
-  } else {
-    std::memset(p, 0xA5, count * element_bytes(t));
-  }
-}
-
-// An expected output of the file's ReferenceArguments.
-struct Expected {
-  size_t arg = 0;
-  std::vector<double> values;
-  Validation validation = Validation::side_by_side;
-  double threshold = 0;
-};
-
-double deviation(const std::vector<double>& got, const Expected& e) {
-  double sum = 0, worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double d = std::abs(got[i] - e.values[i]);
-    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-    sum += d;
-    const double r = e.validation == Validation::side_by_side_relative
-                         ? d / std::max(std::abs(e.values[i]), 1e-300)
-                         : d;
-    worst = std::max(worst, r);
-  }
-  return e.validation == Validation::absolute_difference ? sum : worst;
-}
-
 class HostSession final : public ProblemSession {
  public:
   HostSession(const FileFamily& family, const Problem& problem, double llc_bytes)
-      : family_(family), spec_(family.spec()), problem_(problem) {
-    const std::vector<double> extents = family.argument_extents(problem);
-    double total = 0;
-    for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-      const Argument& a = spec_.arguments[i];
-      const size_t count = a.scalar ? 1 : size_t(extents[i]);
-      counts_.push_back(count);
-      initial_.emplace_back(count * element_bytes(a.type));
-      if (a.scalar) {
-        with_type(a.type, [&](auto zero) {
-          const auto v = static_cast<decltype(zero)>(extents[i]);
-          std::memcpy(initial_.back().data.get(), &v, sizeof(v));
-        });
-      } else {
-        fill(spec_, a, i, count, initial_.back().data.get());
-        total += double(initial_.back().bytes);
-      }
-    }
-    copies_ = size_t(rotation_copies(total, llc_bytes));
+      : family_(family), problem_(problem), data_(family, problem) {
+    copies_ = size_t(rotation_copies(data_.vector_bytes(), llc_bytes));
+    const size_t args = family.spec().arguments.size();
+    buffers_.resize(copies_);
+    pointers_.resize(copies_);
     for (size_t c = 0; c < copies_; ++c) {
-      std::vector<Buffer> bufs;
-      std::vector<void*> ptrs;
-      for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-        bufs.emplace_back(initial_[i].bytes);
-        std::memcpy(bufs.back().data.get(), initial_[i].data.get(), initial_[i].bytes);
-        ptrs.push_back(bufs.back().data.get());
+      for (size_t i = 0; i < args; ++i) {
+        buffers_[c].emplace_back(data_.initial(i).bytes);
+        std::memcpy(buffers_[c][i].data.get(), data_.initial(i).data.get(), data_.initial(i).bytes);
+        pointers_[c].push_back(buffers_[c][i].data.get());
       }
-      buffers_.push_back(std::move(bufs));
-      pointers_.push_back(std::move(ptrs));
     }
-    if (spec_.reference) run_reference();
-    read_expected();
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const auto kernel = family_.kernel(config);
-    if (const auto* why = std::get_if<std::string>(&kernel)) {
-      Outcome out;
-      out.status = Status::failed;
-      out.message = *why;
-      return out;
-    }
-    const std::vector<double> sizes = family_.launch_sizes(problem_, config);
-    for (size_t i = 0; i < sizes.size(); ++i)
-      if (!(sizes[i] >= 1 && std::floor(sizes[i]) == sizes[i]))
-        return refused_outcome(fmt::format("{}Size.{} = {} is not a whole positive count",
-                                           i < 3 ? "Global" : "Local", "XYZ"[i % 3], sizes[i]));
+    if (const auto* why = std::get_if<std::string>(&kernel)) return failed_outcome(*why);
+    if (auto why = launch_refusal(family_.launch_sizes(problem_, config)))
+      return refused_outcome(*why);
     const EntryPoint entry = std::get<Loaded>(kernel).entry;
     auto verify = [&] {
-      reset(0);
+      reset_copy0();
       entry(pointers_[0].data());
-      return judge();
+      return data_.judge([&](size_t arg) { return buffers_[0][arg].data.get(); });
     };
     auto run_copy = [&](size_t c) { entry(pointers_[c].data()); };
     return verify_then_time_on_host(verify, run_copy, copies_, policy);
@@ -213,105 +49,28 @@ class HostSession final : public ProblemSession {
 
   std::vector<std::string> vendors() const override { return {}; }
   Outcome run_vendor(const std::string& vendor, const TimingPolicy&) override {
-    throw Error(fmt::format("family {} has no vendor baseline '{}'", spec_.name, vendor));
+    throw Error(fmt::format("family {} has no vendor baseline '{}'", family_.name(), vendor));
   }
 
  private:
-  bool output(size_t i) const {
-    return !spec_.arguments[i].scalar && spec_.arguments[i].access != Access::read_only;
-  }
-
-  // Copy c as before any run: inputs from the initial data, write-only outputs poisoned.
-  void reset(size_t c) {
-    for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-      std::byte* p = buffers_[c][i].data.get();
-      if (spec_.arguments[i].access == Access::write_only && !spec_.arguments[i].scalar)
-        poison(spec_.arguments[i].type, p, counts_[i]);
+  // Copy 0 as before any run: inputs from the initial data, write-only outputs poisoned.
+  void reset_copy0() {
+    const auto& args = family_.spec().arguments;
+    for (size_t i = 0; i < args.size(); ++i) {
+      std::byte* p = buffers_[0][i].data.get();
+      if (args[i].access == Access::write_only && !args[i].scalar)
+        poison(args[i].type, p, data_.count(i));
       else
-        std::memcpy(p, initial_[i].data.get(), initial_[i].bytes);
+        std::memcpy(p, data_.initial(i).data.get(), data_.initial(i).bytes);
     }
-  }
-
-  // The reference function writes its outputs in double; it reads the initial inputs.
-  void run_reference() {
-    std::vector<std::vector<double>> outputs(spec_.arguments.size());
-    std::vector<void*> ptrs;
-    for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-      if (output(i)) {
-        outputs[i] = spec_.arguments[i].access == Access::read_write
-                         ? to_doubles(spec_.arguments[i].type, initial_[i].data.get(), counts_[i])
-                         : std::vector<double>(counts_[i], 0.0);
-        ptrs.push_back(outputs[i].data());
-      } else {
-        ptrs.push_back(initial_[i].data.get());
-      }
-    }
-    family_.reference().entry(ptrs.data());
-    reference_ = std::move(outputs);
-  }
-
-  void read_expected() {
-    for (size_t r = 0; r < spec_.reference_arguments.size(); ++r) {
-      const ReferenceArgument& ref = spec_.reference_arguments[r];
-      Expected e;
-      for (size_t i = 0; i < spec_.arguments.size(); ++i)
-        if (spec_.arguments[i].name == ref.target) e.arg = i;
-      const ElementType type = spec_.arguments[e.arg].type;
-      if (ref.fill == Fill::binary_raw) {
-        const std::string field =
-            fmt::format("KernelSpecification.ReferenceArguments[{}].DataSource", r);
-        const std::string data =
-            read_raw(spec_, ref.data_source, field, counts_[e.arg] * element_bytes(type));
-        e.values =
-            to_doubles(type, reinterpret_cast<const std::byte*>(data.data()), counts_[e.arg]);
-      } else {
-        e.values.assign(counts_[e.arg], ref.fill_value);
-      }
-      e.validation = ref.validation;
-      e.threshold = ref.threshold;
-      expected_.push_back(std::move(e));
-    }
-  }
-
-  // The worst verdict: the reference function's relative Frobenius error over all outputs,
-  // then each ReferenceArguments check with its own method and threshold.
-  RunVerdict judge() const {
-    RunVerdict verdict;
-    verdict.ok = true;
-    if (!reference_.empty()) {
-      double diff = 0, norm = 0;
-      for (size_t i = 0; i < spec_.arguments.size(); ++i) {
-        if (!output(i)) continue;
-        const auto got = to_doubles(spec_.arguments[i].type, buffers_[0][i].data.get(), counts_[i]);
-        for (size_t k = 0; k < got.size(); ++k) {
-          diff += (got[k] - reference_[i][k]) * (got[k] - reference_[i][k]);
-          norm += reference_[i][k] * reference_[i][k];
-        }
-      }
-      verdict = judge_error(std::sqrt(diff / std::max(norm, 1e-300)), spec_.tolerance);
-    }
-    for (const Expected& e : expected_) {
-      if (!verdict.ok) break;
-      const auto got =
-          to_doubles(spec_.arguments[e.arg].type, buffers_[0][e.arg].data.get(), counts_[e.arg]);
-      RunVerdict v = judge_error(deviation(got, e), e.threshold);
-      if (!v.ok) v.message = fmt::format("{}: {}", spec_.arguments[e.arg].name, v.message);
-      v.rel_error = std::max(v.rel_error, verdict.rel_error);
-      verdict = v;
-    }
-    return verdict;
   }
 
   const FileFamily& family_;
-  const FileSpec& spec_;
   Problem problem_;
-  std::vector<size_t> counts_;
-  std::vector<Buffer> initial_;
+  ProblemData data_;
   size_t copies_ = 1;
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<void*>> pointers_;
-  std::vector<std::vector<double>> reference_;  // per argument; empty for inputs
-  std::vector<Expected> expected_;
 };
 
 }  // namespace

@@ -271,6 +271,11 @@ void read_kernel(const JsonField& kernel, FileSpec& s) {
   for (const auto& p : s.params)
     if (p.type != ParamType::string_) names.push_back(p.name);
   read_sizes(kernel.at("GlobalSize"), s.global_size, names);
+  if (auto type = kernel.get("GlobalSizeType")) {
+    const size_t t = type->choice({"OpenCL", "CUDA", "Vulkan"});
+    if (t == 2) type->fail("'Vulkan' is not supported (OpenCL, CUDA)");
+    s.global_in_threads = t == 0;
+  }
   read_sizes(kernel.at("LocalSize"), s.local_size, names);
   read_arguments(kernel, s);
   if (auto refs = kernel.get("ReferenceArguments")) read_reference_arguments(*refs, s);

@@ -80,6 +80,7 @@ struct FileSpec {
   std::string kernel_file, kernel_name;
   std::vector<std::string> compiler_options;
   std::array<std::string, 3> global_size{"1", "1", "1"}, local_size{"1", "1", "1"};
+  bool global_in_threads = false;  // GlobalSizeType OpenCL: threads; CUDA (default): blocks
   std::vector<Argument> arguments;
   std::vector<ReferenceArgument> reference_arguments;
   std::vector<Budget> budget;

@@ -138,6 +138,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "KernelSpecification.GlobalSize.X: 'n +'"},
         Malformed{"/KernelSpecification/LocalSize/Y", "ACC_T",
                   "KernelSpecification.LocalSize.Y: 'ACC_T'"},
+        Malformed{"/KernelSpecification/GlobalSizeType", "Vulkan",
+                  "KernelSpecification.GlobalSizeType: 'Vulkan' is not supported"},
         Malformed{"/KernelSpecification/Arguments/0/Type", "half",
                   "KernelSpecification.Arguments[0].Type: 'half' is not supported"},
         Malformed{"/KernelSpecification/Arguments/0/MemoryType", "Local",
