@@ -57,7 +57,6 @@ TEST(FileFamilyCli, BenchResumeExportPruneTrainEvalCodegen) {
   r = run_ktune("bench --family-file " + spec + " --strategy random --budget 2 --seed 3 " +
                 "--rep-budget-ms 1 --store " + dir + "sampled.sqlite");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("12 problems x 5 candidate configs"), std::string::npos) << r.output;
   EXPECT_EQ(Store(dir + "sampled.sqlite").query().size(), 24u);
 
   r = run_ktune("export --store " + store + " --format csv -o " + csv);
