@@ -31,9 +31,10 @@ bool within_noise(const RatioSpread& s) {
 std::string describe(const RatioSpread& s) {
   if (s.rounds < kMinRoundsForClaim)
     return fmt::format("no claim ({} round{})", s.rounds, s.rounds == 1 ? "" : "s");
-  const std::string range = fmt::format("{:.2f}–{:.2f} over {} rounds", s.lo, s.hi, s.rounds);
+  // Three significant digits: a ratio far below 1 keeps its size ("0.0042×", not "0.00×").
+  const std::string range = fmt::format("{:.3g}–{:.3g} over {} rounds", s.lo, s.hi, s.rounds);
   if (within_noise(s)) return "within noise (" + range + ")";
-  return fmt::format("{:.2f}× ({})", s.median, range);
+  return fmt::format("{:.3g}× ({})", s.median, range);
 }
 
 std::string model_of_slug(const std::string& slug) {

@@ -31,7 +31,8 @@ RatioSpread spread_of(std::vector<double> ratios);
 // few of them for the range to mean anything.
 bool within_noise(const RatioSpread& s);
 
-// "1.52× (1.41–1.60 over 5 rounds)", "within noise (0.93–1.08 over 5 rounds)", or for fewer
+// "1.52× (1.41–1.6 over 5 rounds)", "within noise (0.93–1.08 over 5 rounds)" (three significant
+// digits), or for fewer
 // than kMinRoundsForClaim rounds "no claim (2 rounds)".
 std::string describe(const RatioSpread& s);
 

@@ -156,11 +156,11 @@ void print_vendor_table(const Workload& workload, const std::vector<SweptShape>&
     const demo::VendorComparison& c = cmp[i];
     const kernels::gemm::Shape sh = kernels::gemm::shape_of(workload.problems[i]);
     const std::string vendor =
-        c.vendor.empty() ? "-" : fmt::format("{:.1f} ({})", c.vendor_gflops, c.vendor);
+        c.vendor.empty() ? "-" : fmt::format("{:.3g} ({})", c.vendor_gflops, c.vendor);
     const std::string ratio = c.ratio.rounds ? demo::describe(c.ratio) : "- " + c.note;
     fmt::print("| {}×{}×{}, {}{} | {} | {} | {} | {} | {} of {} ({}) |\n", sh.m, sh.n, sh.k,
                sh.transa ? 'T' : 'N', sh.transb ? 'T' : 'N', c.config.empty() ? "-" : c.config,
-               c.ktune_gflops > 0 ? fmt::format("{:.1f}", c.ktune_gflops) : "-", vendor, ratio,
+               c.ktune_gflops > 0 ? fmt::format("{:.3g}", c.ktune_gflops) : "-", vendor, ratio,
                swept[i].measured, configs, swept[i].ok);
   }
 }

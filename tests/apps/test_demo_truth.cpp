@@ -29,17 +29,20 @@ TEST(DemoRatio, SpreadIsTheMedianAndRangeOfTheRounds) {
 TEST(DemoRatio, ARangeAwayFromOneIsClaimedWithIt) {
   const RatioSpread faster = spread_of({1.4, 1.2, 1.6, 1.3, 1.5});
   EXPECT_FALSE(within_noise(faster));
-  EXPECT_EQ(describe(faster), "1.40× (1.20–1.60 over 5 rounds)");
+  EXPECT_EQ(describe(faster), "1.4× (1.2–1.6 over 5 rounds)");
   const RatioSpread slower = spread_of({0.5, 0.6, 0.55, 0.58, 0.62});
   EXPECT_FALSE(within_noise(slower));
-  EXPECT_EQ(describe(slower), "0.58× (0.50–0.62 over 5 rounds)");
+  EXPECT_EQ(describe(slower), "0.58× (0.5–0.62 over 5 rounds)");
+  // Far below 1 keeps its significant digits.
+  EXPECT_EQ(describe(spread_of({0.0042, 0.004, 0.0045, 0.0041, 0.0043})),
+            "0.0042× (0.004–0.0045 over 5 rounds)");
 }
 
 TEST(DemoRatio, ARangeHoldingOneIsWithinNoiseWhateverItsMedian) {
   // The case: a median far from 1 whose rounds swing across it claims nothing.
   const RatioSpread swinging = spread_of({0.9, 3.2, 4.0, 6.9, 15.5});
   EXPECT_TRUE(within_noise(swinging));
-  EXPECT_EQ(describe(swinging), "within noise (0.90–15.50 over 5 rounds)");
+  EXPECT_EQ(describe(swinging), "within noise (0.9–15.5 over 5 rounds)");
   EXPECT_TRUE(within_noise(spread_of({1.0, 1.1, 1.2, 1.3, 1.4})));  // touching 1 counts
 }
 
