@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds ktune. Usage: scripts/build.sh [build-dir] [extra cmake args...]
+# TARGETS="ktune ..." builds only those targets (and what they need) instead of everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
@@ -14,4 +15,6 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DKTUNE_CUDA=AUTO "$@"
-cmake --build "$dir" -j "${JOBS:-$(nproc)}"
+targets=()
+for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "${JOBS:-$(nproc)}" "${targets[@]}"

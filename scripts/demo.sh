@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build Release, run `ktune demo` (the whole pipeline
 # on the CPU: sweep, prune, train, eval, codegen; output in ktune-demo/ or --out-dir DIR).
+# Only the `ktune` target is built (not the tests, benchmarks, examples: scripts/test.sh builds
+# them), in the same build directory and with the same options as test.sh, so neither
+# reconfigures the other and test.sh later reuses what the demo compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install_deps.sh
-./scripts/build.sh build
+./scripts/install_deps.sh --demo
+TARGETS=ktune ./scripts/build.sh build
 ./build/bin/ktune demo "$@"

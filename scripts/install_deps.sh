@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ktune builds and tests with; skips what is already there.
 set -euo pipefail
+# Usage: install_deps.sh [--demo]. --demo: only what configuring the build and running
+# `ktune demo` need (scripts/demo.sh), not the test suite's tools.
 packages=(build-essential cmake ninja-build ccache pkg-config git libeigen3-dev libsqlite3-dev sqlite3
   libfmt-dev nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev
-  libbenchmark-dev
-  libopenblas-dev libdnnl-dev zlib1g-dev python3 python3-numpy python3-sklearn
-  clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
-  slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/
+  libbenchmark-dev libopenblas-dev libdnnl-dev zlib1g-dev python3)
+if [ "${1:-}" != --demo ]; then
+  packages+=(python3-numpy python3-sklearn
+    clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
+    slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/
+fi
 missing=()
 # npm fetches the report's plotting library (below); any node install that has npm will do.
 command -v npm >/dev/null || missing+=(npm)

@@ -1,21 +1,16 @@
 // `ktune bench --strategy random|model --budget B`: a search over the workload instead of the
-// whole space, on a device or (--simulate) against a stored dataset.
+// whole space, on a device or (--simulate) against a stored dataset; run_sweep runs it.
 #include "apps/ktune/bench_search.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <filesystem>
 #include <set>
 
-#include "apps/ktune/progress.hpp"
-#include "ktune/bench.hpp"
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/ml/search_model.hpp"
-#include "ktune/search_bench.hpp"
-#include "ktune/store.hpp"
-#include "ktune/workload.hpp"
+#include "ktune/replay.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -48,72 +43,63 @@ void BenchSearchArgs::add_options(CLI::App& app) {
                  "the device; --device then names the dataset's device slug");
 }
 
-int run_bench_search(const BenchTarget& t, const BenchSearchArgs& a) {
-  // Validate every input before the store is opened, so a bad argument never touches it.
-  const Family& family = find_family(t.family);
-  const Workload workload = load_workload(family, t.workload);
+std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& a, SweepOptions& sweep) {
   ml::ModelStrategyOptions mo;
   mo.seed = a.seed;
   auto strategy = ml::make_search_strategy(a.strategy, mo);
   if (a.total_budget < 0) throw Error(fmt::format("--total-budget {} is negative", a.total_budget));
-  SearchSweepOptions o;
-  o.budget = a.budget.empty() ? SearchBudget{} : SearchBudget::parse(a.budget);
-  o.budget.total = a.total_budget;
-  o.configs = parse_config_list(family.space(), t.configs);
-  o.vendors = t.vendors;
-  o.timing = t.timing;
-  if (t.budget_ms > 0) o.budget_ms = t.budget_ms;
+  sweep.budget = a.budget.empty() ? SearchBudget{} : SearchBudget::parse(a.budget);
+  sweep.budget.total = a.total_budget;
   for (const auto& p : a.prior) {
     auto ms = read_measurements(p, "--prior");
-    o.prior.insert(o.prior.end(), std::make_move_iterator(ms.begin()),
-                   std::make_move_iterator(ms.end()));
+    sweep.prior.insert(sweep.prior.end(), std::make_move_iterator(ms.begin()),
+                       std::make_move_iterator(ms.end()));
   }
-  std::vector<Measurement> simulated;
-  std::unique_ptr<Backend> backend;
-  std::string device = t.device;
-  if (!a.simulate.empty()) {
-    simulated = read_measurements(a.simulate, "--simulate");
-    std::set<std::string> devices;  // --device names one of them, or the only one is taken
-    for (const auto& m : simulated)
-      if (m.family == family.name()) devices.insert(m.device);
-    if (!devices.count(device)) {
-      if (devices.size() != 1)
-        throw Error(fmt::format("--simulate: '{}' holds no {} rows of device '{}' (present: {})",
-                                a.simulate, family.name(), device, fmt::join(devices, ", ")));
-      device = *devices.begin();
-    }
-  } else {
-    parse_device_spec(t.device);
-    backend = open_backend(family, t.device);
+  if (a.strategy == "exhaustive") return nullptr;  // run_sweep's default
+  sweep.strategy = strategy.get();
+  return strategy;
+}
+
+std::unique_ptr<Backend> open_simulation(const BenchSearchArgs& a, const Family& family,
+                                         const std::string& device) {
+  std::vector<Measurement> data = read_measurements(a.simulate, "--simulate");
+  std::set<std::string> devices;  // --device names one of them, or the only one is taken
+  for (const auto& m : data)
+    if (m.family == family.name()) devices.insert(m.device);
+  std::string slug = device;
+  if (!devices.count(slug)) {
+    if (devices.size() != 1)
+      throw Error(fmt::format("--simulate: '{}' holds no {} rows of device '{}' (present: {})",
+                              a.simulate, family.name(), device, fmt::join(devices, ", ")));
+    slug = *devices.begin();
   }
-  Store store(t.store);
+  return std::make_unique<ReplayBackend>(family, std::move(data), slug);
+}
+
+void print_search_header(const BenchSearchArgs& a, const Family& family, const DeviceInfo& device,
+                         const Workload& workload, const std::string& store) {
   fmt::print(stderr,
              "ktune bench: {} strategy, budget {} per problem{}, {} on {}{}, workload {} "
              "({} problems), store {}\n",
-             strategy->name(), a.budget.empty() ? "all" : a.budget,
+             a.strategy, a.budget.empty() ? "all" : a.budget,
              a.total_budget ? fmt::format(" and {} in total", a.total_budget) : "", family.name(),
-             backend ? backend->device().slug : device,
-             backend ? "" : fmt::format(" (simulated from {})", a.simulate), workload.name,
-             workload.problems.size(), t.store);
-  Progress progress("bench");
-  o.on_progress = [&](size_t done, size_t total, const Measurement& m) {
-    std::string last = fmt::format("{} {}", m.config, to_string(m.outcome.status));
-    if (m.perf > 0) last = fmt::format("{} {:.1f}", m.config, m.perf);
-    progress.update(done, total, last);
-  };
-  const SearchSweepSummary s =
-      backend ? run_search_sweep(family, *backend, workload, store, *strategy, o)
-              : run_search_simulation(family, simulated, device, workload, store, *strategy, o);
-  progress.finish();
+             device.slug, a.simulate.empty() ? "" : fmt::format(" (simulated from {})", a.simulate),
+             workload.name, workload.problems.size(), store);
+}
+
+void print_search_summary(const SweepSummary& s, size_t workload_problems, const Shard& shard) {
+  size_t problems = 0;  // this shard's
+  for (size_t i = 0; i < workload_problems; ++i)
+    problems += int(i % size_t(shard.count)) == shard.index;
   fmt::print(
       "{} problems x {} candidate configs: already stored {}, measured {} (ok {}) in {} rounds, "
       "vendor rows {}, prior problems {}{}\n",
-      workload.problems.size(), s.candidates / std::max<size_t>(1, workload.problems.size()),
-      s.replayed, s.search.measured, s.search.ok, s.search.rounds, s.vendors, s.prior_rows,
-      s.search.total_exhausted ? "; total budget reached, rerun to continue"
-      : s.search.stopped       ? "; time budget reached, rerun to continue"
-                               : "");
-  return 0;
+      problems, s.candidates / std::max<size_t>(1, problems), s.skipped_existing,
+      s.measured - s.vendors, s.by_status[Status::ok] - s.vendors_ok, s.rounds, s.vendors,
+      s.prior_rows,
+      s.total_exhausted    ? "; total budget reached, rerun to continue"
+      : s.budget_exhausted ? "; time budget reached, rerun to continue"
+                           : "");
 }
 
 }  // namespace ktune::cli

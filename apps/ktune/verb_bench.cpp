@@ -1,4 +1,5 @@
-// ktune bench: sweep a family's configs over a workload on a device into a store.
+// ktune bench: sweep a family's configs over a workload on a device into a store, every config or
+// those a search strategy picks (bench_search.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,8 +32,7 @@ struct BenchOptions {
 // option, so a typo such as --max-reps 0 never turns into stored measurements.
 void check_timing_options(const BenchOptions& o) {
   auto count = [](const char* option, int value, int least) {
-    if (value < least)
-      throw Error(fmt::format("{}: {} is not at least {}", option, value, least));
+    if (value < least) throw Error(fmt::format("{}: {} is not at least {}", option, value, least));
   };
   auto time = [](const char* option, double value) {
     if (!std::isfinite(value) || value <= 0)
@@ -71,26 +71,22 @@ int run_bench(BenchOptions o) {
     if (o.workload.empty()) o.workload = "file";
   }
   if (o.workload.empty()) throw Error("--workload is required");
-  const std::vector<std::string> devices = expand_device_list(o.device);
-  if (o.search.active()) {
-    if (devices.size() > 1)
-      throw Error(fmt::format("--device {}: a model-guided search runs on one device", o.device));
-    check_timing_options(o);
-    return run_bench_search({o.family, o.device, o.workload, o.store, o.configs, !o.no_vendors,
-                             o.timing, o.budget_ms.value_or(0)},
-                            o.search);
-  }
   // Validate every input before the store is opened, so a bad argument never touches it.
+  // --simulate: --device names the dataset's device, not one of this host.
+  const std::vector<std::string> devices =
+      o.search.simulate.empty() ? expand_device_list(o.device) : std::vector{o.device};
   check_timing_options(o);
   const Family& family = find_family(o.family);
   const Workload workload = load_workload(family, o.workload);
   SweepOptions sweep;
+  const auto strategy = configure_search(o.search, sweep);  // --strategy, --budget, ...
   sweep.configs = parse_config_list(family.space(), o.configs);
   sweep.shard = Shard::parse(o.shard);
   sweep.vendors = !o.no_vendors;
   sweep.timing = o.timing;
   sweep.budget_ms = o.budget_ms;
-  auto backend = open_backend(family, devices.front());
+  auto backend = o.search.simulate.empty() ? open_backend(family, devices.front())
+                                           : open_simulation(o.search, family, o.device);
   // Only the kinds this device has kernels for (run_sweep filters too; here the count printed
   // below is right and a list naming none of them fails before the store is touched).
   if (sweep.configs.empty()) sweep.configs = family.space().enumerate();
@@ -100,11 +96,14 @@ int run_bench(BenchOptions o) {
                             family.name(), backend->device().slug));
   Store store(o.store);
 
-  fmt::print(stderr,
-             "ktune bench: {} on {} ({}{}), workload {} ({} problems), {} configs, store {}\n",
-             family.name(), backend->device().slug, backend->device().name,
-             devices.size() > 1 ? fmt::format(", {} devices: {}", devices.size(), o.device) : "",
-             workload.name, workload.problems.size(), sweep.configs.size(), o.store);
+  if (o.search.active())
+    print_search_header(o.search, family, backend->device(), workload, o.store);
+  else
+    fmt::print(stderr,
+               "ktune bench: {} on {} ({}{}), workload {} ({} problems), {} configs, store {}\n",
+               family.name(), backend->device().slug, backend->device().name,
+               devices.size() > 1 ? fmt::format(", {} devices: {}", devices.size(), o.device) : "",
+               workload.name, workload.problems.size(), sweep.configs.size(), o.store);
   Progress progress("bench");
   sweep.on_progress = [&](size_t done, size_t total, const Measurement& m) {
     std::string last = fmt::format("{} {}", m.config, to_string(m.outcome.status));
@@ -112,11 +111,14 @@ int run_bench(BenchOptions o) {
     progress.update(done, total, last);
   };
   const SweepSummary s =
-      devices.size() == 1
-          ? run_sweep(family, *backend, workload, store, sweep)
-          : run_sweep(family, device_workers(family, devices, std::move(backend)), workload, store,
-                      sweep);
+      devices.size() == 1 ? run_sweep(family, *backend, workload, store, sweep)
+                          : run_sweep(family, device_workers(family, devices, std::move(backend)),
+                                      workload, store, sweep);
   progress.finish();
+  if (o.search.active()) {
+    print_search_summary(s, workload.problems.size(), sweep.shard);
+    return 0;
+  }
   fmt::print(
       "planned {}, already stored {}, measured {} (ok {}, refused {}, failed {}, wrong {}, "
       "timeout {}){}\n",

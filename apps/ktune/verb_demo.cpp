@@ -1,6 +1,7 @@
 // ktune demo: the whole pipeline in a few minutes, each step saying which data it used. It
-// measures on this CPU (every GEMM config over a few cheap DNN shapes, a resumable store in the
-// output directory, the best config per shape against OpenBLAS), but a few shapes are too few to
+// measures on this CPU (every GEMM config of the CPU's best kind over a few cheap DNN shapes, a
+// resumable store in the output directory, the best config per shape against the vendor
+// libraries in paired rounds, demo_vendor.hpp), but a few shapes are too few to
 // learn from, so the learning steps use a committed dataset (by default the H100 one: 431 shapes):
 // prune K configs and train a tree-b selector on 80 % of its shapes, score them on the other
 // 20 % (never on fewer than kMinHeldOut shapes), generate the selector's C++ header and write the
@@ -17,8 +18,12 @@
 #include <sstream>
 #include <thread>
 
+#include "apps/ktune/demo_truth.hpp"
+#include "apps/ktune/demo_vendor.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/bench.hpp"
 #include "ktune/dataset.hpp"
@@ -48,7 +53,9 @@ struct DemoOptions {
   std::string learn_data = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/gemm-dnn.csv.gz";
   std::string learn_deployed = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/deployed-cuda.csv";
   std::string learn_eval = KTUNE_SOURCE_DIR "/results/h100-80gb-hbm3/selection.csv";
-  std::string kind = "packed";    // the CPU's SIMD kind: fast enough to sweep on a busy machine
+  std::string kind = "auto";  // this CPU's best kind (demo_truth.hpp), as the deployed library
+  size_t rounds = 7;          // paired rounds of each shape's best config against the vendors
+  std::string results_dir = KTUNE_SOURCE_DIR "/results";  // whose datasets name their devices
   std::string workload = "demo";  // hidden: tests run a builtin such as "tiny"
   std::string configs = "all";    // hidden: tests sweep a subset
 };
@@ -65,6 +72,14 @@ Workload demo_workload(const Family& family) {
 }
 
 using Clock = std::chrono::steady_clock;
+
+// The device's SIMD width in floats as query_cpu_device reads it from /proc/cpuinfo at run time
+// (16: AVX-512F), or 0 when it is not recorded.
+double simd_floats(const DeviceInfo& device) {
+  for (const auto& [name, value] : device.features)
+    if (name == "simd_floats") return value;
+  return 0;
+}
 
 // The 1-minute load average (Linux), or a negative value when unknown.
 double load_average() {
@@ -107,54 +122,60 @@ std::vector<Measurement> swept_measurements(Store& store, const std::string& dev
   return kept;
 }
 
-// Per shape the best config measured so far against the fastest vendor library (OpenBLAS,
-// oneDNN); returns the shapes not complete.
-size_t print_vendor_table(const Workload& workload, const std::vector<Measurement>& ms,
-                          size_t configs) {
-  struct Row {
-    std::string best;
-    double best_perf = 0, vendor_perf = 0;
-    size_t configs_ok = 0, measured = 0;
-  };
-  std::map<std::string, Row> rows;
+// Per shape the best config measured ok so far (id -1: none) and how many configs were measured
+// (ok); returns the shapes not complete.
+struct SweptShape {
+  Config best;
+  double best_perf = 0;
+  size_t measured = 0, ok = 0;
+};
+std::vector<SweptShape> best_per_shape(const Family& family, const Workload& workload,
+                                       const std::vector<Measurement>& ms) {
+  std::map<std::string, SweptShape> by_key;
   for (const auto& m : ms) {
-    Row& r = rows[m.problem];
-    if (m.config_id < 0) {
-      r.vendor_perf = std::max(r.vendor_perf, m.perf);
-      continue;
-    }
-    ++r.measured;
-    if (m.outcome.status == Status::ok) {
-      ++r.configs_ok;
-      if (m.perf > r.best_perf) r.best_perf = m.perf, r.best = m.config;
-    }
+    if (m.vendor || m.config_id < 0) continue;
+    SweptShape& s = by_key[m.problem];
+    ++s.measured;
+    if (m.outcome.status != Status::ok) continue;
+    ++s.ok;
+    if (m.perf > s.best_perf) s.best_perf = m.perf, s.best = family.space().at(m.config_id);
   }
-  fmt::print(
-      "| shape (m×n×k, transa/b) | best config so far | GFLOP/s | vendor GFLOP/s | ratio | "
-      "configs measured (ok) |\n|---|---|---:|---:|---:|---:|\n");
-  size_t incomplete = 0;
-  for (const auto& p : workload.problems) {
-    const Row& r = rows[p.key()];
-    incomplete += r.measured < configs;
-    const kernels::gemm::Shape sh = kernels::gemm::shape_of(p);
-    fmt::print("| {}×{}×{}, {}{} | {} | {:.1f} | {} | {} | {} of {} ({}) |\n", sh.m, sh.n, sh.k,
-               sh.transa ? 'T' : 'N', sh.transb ? 'T' : 'N', r.best.empty() ? "-" : r.best,
-               r.best_perf, r.vendor_perf > 0 ? fmt::format("{:.1f}", r.vendor_perf) : "-",
-               r.vendor_perf > 0 && r.best_perf > 0
-                   ? fmt::format("{:.2f}", r.best_perf / r.vendor_perf)
-                   : "-",
-               r.measured, configs, r.configs_ok);
-  }
-  return incomplete;
+  std::vector<SweptShape> out;
+  for (const auto& p : workload.problems) out.push_back(by_key[p.key()]);
+  return out;
 }
 
-// Step 1: every config of the CPU backend over the demo shapes, into the resumable store.
+// The best config of each shape against the faster vendor library, from paired rounds.
+void print_vendor_table(const Workload& workload, const std::vector<SweptShape>& swept,
+                        const std::vector<demo::VendorComparison>& cmp, size_t configs) {
+  fmt::print(
+      "| shape (m×n×k, transa/b) | best config of the sweep | GFLOP/s | faster vendor GFLOP/s | "
+      "ktune / vendor (range of rounds) | configs measured (ok) |\n"
+      "|---|---|---:|---:|---|---:|\n");
+  for (size_t i = 0; i < workload.problems.size(); ++i) {
+    const demo::VendorComparison& c = cmp[i];
+    const kernels::gemm::Shape sh = kernels::gemm::shape_of(workload.problems[i]);
+    const std::string vendor =
+        c.vendor.empty() ? "-" : fmt::format("{:.3g} ({})", c.vendor_gflops, c.vendor);
+    const std::string ratio = c.ratio.rounds ? demo::describe(c.ratio) : "- " + c.note;
+    fmt::print("| {}×{}×{}, {}{} | {} | {} | {} | {} | {} of {} ({}) |\n", sh.m, sh.n, sh.k,
+               sh.transa ? 'T' : 'N', sh.transb ? 'T' : 'N', c.config.empty() ? "-" : c.config,
+               c.ktune_gflops > 0 ? fmt::format("{:.3g}", c.ktune_gflops) : "-", vendor, ratio,
+               swept[i].measured, configs, swept[i].ok);
+  }
+}
+
+// Step 1: every config of the chosen kind over the demo shapes, into the resumable store, timed
+// as `ktune bench` times them (TimingPolicy's defaults); then each shape's best config against
+// the vendors in paired rounds with the same policy.
 void measure_on_this_cpu(const Stage& stage, const DemoOptions& o) {
   const Family& family = find_family("gemm");
   const Workload workload =
       o.workload == "demo" ? demo_workload(family) : load_workload(family, o.workload);
   auto backend = open_backend(family, "cpu");
-  const std::string slug = backend->device().slug;
+  const DeviceInfo& device = backend->device();
+  const std::string kind =
+      demo::choose_kind(o.kind, kernels::gemm::cpu::packedz_available(), simd_floats(device) >= 16);
   std::filesystem::create_directories(o.out_dir);
   const std::string store_path = (std::filesystem::path(o.out_dir) / "store.sqlite").string();
   Store store(store_path);
@@ -163,24 +184,21 @@ void measure_on_this_cpu(const Stage& stage, const DemoOptions& o) {
   // and a shape is complete when each of these is in the store.
   for (const Config& c : parse_config_list(family.space(), o.configs))
     if (backend->implements(c) &&
-        (o.kind == "all" || family.space().kinds()[size_t(c.kind)].name == o.kind))
+        (kind == "all" || family.space().kinds()[size_t(c.kind)].name == kind))
       sweep.configs.push_back(c);
   if (sweep.configs.empty())
-    throw Error(fmt::format("demo: no config of kind '{}' to sweep on this CPU", o.kind));
+    throw Error(fmt::format("demo: no config of kind '{}' to sweep on this CPU", kind));
   sweep.budget_ms = o.budget_s * 1000;
-  // Tight timing: a 25 MFLOP shape runs in a fraction of a millisecond on the fast configs, so
-  // 2 ms of repeats is enough for a median; the slow configs stop at min_reps.
-  sweep.timing.min_reps = 2;
-  sweep.timing.max_reps = 10;
-  sweep.timing.budget_ms = 2;
-
+  const std::string kind_text =
+      kind == "all" ? "every kind"
+      : o.kind == kind
+          ? "kind " + kind + "; --kind all for every kind"
+          : fmt::format("kind {}, this CPU's best ({} AVX-512); --kind all for every kind", kind,
+                        kind == "packedz" ? "with" : "without");
   stage.begin(1, fmt::format("measure on this CPU: {} GEMM configs ({}) × {} DNN shapes + "
                              "vendors on {} ({}), store {} (resumed when present, budget {:.0f} s)",
-                             sweep.configs.size(),
-                             o.kind == "all" ? "every kind"
-                                             : "kind " + o.kind + "; --kind all for every kind",
-                             workload.problems.size(), backend->device().name, slug,
-                             shown(store_path), o.budget_s));
+                             sweep.configs.size(), kind_text, workload.problems.size(), device.name,
+                             device.slug, shown(store_path), o.budget_s));
   Progress progress("demo");
   sweep.on_progress = [&](size_t done, size_t total, const Measurement& m) {
     progress.update(done, total, m.config);
@@ -194,15 +212,30 @@ void measure_on_this_cpu(const Stage& stage, const DemoOptions& o) {
         " (load average {:.1f} on {} cores: under load the timings are noisy, multi-threaded "
         "OpenBLAS suffers most; results/ holds sweeps of a quiet machine)",
         load, std::thread::hardware_concurrency());
-  fmt::print("\n\n");
-  const size_t incomplete = print_vendor_table(
-      workload, swept_measurements(store, slug, workload, sweep.configs), sweep.configs.size());
+  fmt::print("\n");
+
+  const std::vector<SweptShape> swept = best_per_shape(
+      family, workload, swept_measurements(store, device.slug, workload, sweep.configs));
+  std::vector<Config> best;
+  for (const auto& sh : swept) best.push_back(sh.best);
+  fmt::print(
+      "  Each shape's best config and every vendor timed again in {} paired rounds (the bench's "
+      "protocol: verified, warmed up, a {:.0f} ms idle gap before each; ratio > 1: ktune faster; "
+      "a range that holds 1 is within noise):\n\n",
+      o.rounds, kernels::gemm::cpu::kSettleMs);
+  const auto cmp =
+      demo::compare_with_vendors(family, *backend, workload, best, o.rounds, sweep.timing);
+  print_vendor_table(workload, swept, cmp, sweep.configs.size());
+  size_t incomplete = 0;
+  for (const auto& sh : swept) incomplete += sh.measured < sweep.configs.size();
   if (s.budget_exhausted || incomplete) {
     fmt::print(
         "\nThe time budget ran out with {} shape(s) not fully measured: rerun the same command "
         "to continue (the store keeps every finished measurement).\n",
         incomplete);
   }
+  fmt::print("\n  {}.\n", demo::committed_cpu_note(device.name, device.slug,
+                                                   demo::committed_device_slugs(o.results_dir)));
   fmt::print(
       "\n{} shapes are enough to show the measurement, not to learn from: the next steps use a "
       "dataset of many shapes.\n",
@@ -354,7 +387,16 @@ Action setup(CLI::App& app) {
                  "That dataset's `ktune eval --csv` table, plotted in the report when the file "
                  "exists (else the report evaluates the pruners)")
       ->capture_default_str();
-  app.add_option("--kind", o->kind, "Config kind to sweep on this CPU, or all")
+  app.add_option(
+         "--kind", o->kind,
+         "Config kind to sweep on this CPU, all, or auto: packedz with AVX-512, else packed")
+      ->capture_default_str();
+  app.add_option("--rounds", o->rounds,
+                 "Paired rounds of each shape's best config against the vendors (a ratio is "
+                 "claimed from 5 or more)")
+      ->capture_default_str();
+  app.add_option("--results-dir", o->results_dir,
+                 "Committed datasets, to say whether any was measured on this CPU")
       ->capture_default_str();
   // Hidden: a smaller workload and config subset keep the end-to-end test short.
   app.add_option("--workload", o->workload, "")->group("");

@@ -1,8 +1,10 @@
 #pragma once
-// Sampled tuning: a search strategy picks which configs of each problem to measure, in rounds,
-// under a per-problem and a total budget. The round driver (run_search) is the same for a device
-// and for a simulation against a stored dataset: it only sees a Measurer. The state is what has
-// been measured, so a run resumed from a store replays it and never repeats a measurement.
+// Search strategies: which configs of each problem to measure, in rounds, under a per-problem and
+// a total budget. The strategy interface of the one sweep driver (run_sweep, bench.hpp), where
+// exhaustive is the strategy that proposes every config in one round; random here, model in
+// ktune_ml. The state is what has been measured, so a run resumed from a store replays it and
+// never repeats a measurement. run_search runs rounds in memory against a Measurer (the offline
+// evaluation of strategies, search_eval.hpp); both take each round from plan_round.
 #include <Eigen/Dense>
 #include <cstdint>
 #include <functional>
@@ -10,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "ktune/family.hpp"
 #include "ktune/measurement.hpp"
+#include "ktune/search_budget.hpp"
 
 namespace ktune {
 
@@ -51,17 +55,6 @@ struct SearchState {
   void record(Eigen::Index row, Eigen::Index col, bool ok, double perf);
 };
 
-// Per-problem budget: a count and/or a fraction of the problem's candidates (the smaller
-// applies); total: new measurements this run (0 = no limit).
-struct SearchBudget {
-  int64_t per_problem = 0;  // 0 = no count limit
-  double fraction = 0;      // (0, 1]; 0 = no fraction limit
-  int64_t total = 0;
-  int64_t limit(int64_t candidates) const;
-  // "43" or "5%" (of the space); throws Error naming the text.
-  static SearchBudget parse(const std::string& per_problem, int64_t total = 0);
-};
-
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
@@ -80,6 +73,30 @@ class SearchStrategy {
 std::unique_ptr<SearchStrategy> exhaustive_strategy();
 // A seeded permutation of the columns per problem (from the seed and the problem key).
 std::unique_ptr<SearchStrategy> random_strategy(uint64_t seed);
+
+// One round: the searched rows that still have budget and open candidates, and for each the
+// strategy's picks, at most its round size, each an open candidate picked once (else Error).
+// No rows: the search is over.
+struct SearchRound {
+  std::vector<Eigen::Index> rows;
+  std::vector<std::vector<Eigen::Index>> picks;
+};
+SearchRound plan_round(const SearchState& state, SearchStrategy& strategy,
+                       const SearchBudget& budget);
+
+// Cells the searched rows may still measure under the per-problem budget (the total budget not
+// applied).
+int64_t search_remaining(const SearchState& state, const SearchBudget& budget);
+
+// The state of a search over problems × configs for one device: `stored` (the device's rows)
+// replayed into it; `prior` rows appended (the device's other problems as source 0, other devices
+// as sources 1, 2, ...; a prior row of a searched problem of this device is ignored: the store
+// alone says what was measured). Measurements of other families, vendors, configs outside
+// `configs` and problems the family cannot parse are ignored.
+SearchState make_search_state(const Family& family, const std::vector<Problem>& problems,
+                              const std::vector<Config>& configs, const std::string& device,
+                              const std::vector<Measurement>& stored,
+                              const std::vector<Measurement>& prior);
 
 class Measurer {
  public:

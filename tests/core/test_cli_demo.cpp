@@ -1,7 +1,9 @@
 // `ktune demo` end to end on a tiny workload, learning from the committed 18-shape CPU dataset:
-// every pipeline step runs, no held-out score is printed from its 4 held-out shapes, the
-// generated header compiles on its own under -Werror, the report is written and named last, and
-// a second run resumes from the store.
+// every pipeline step runs, each shape's ratio to the vendors comes with the range of its rounds
+// (or no claim from too few), the CPU is named as one no dataset of --results-dir was measured
+// on, no held-out score is printed from its 4 held-out shapes, the generated header compiles on
+// its own under -Werror, the report is written and named last, and a second run resumes from
+// the store.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -38,12 +40,15 @@ TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   const std::filesystem::path dir = ::testing::TempDir() + "ktune-demo-test";
   std::filesystem::remove_all(dir);
   const std::string results = std::string(KTUNE_SOURCE_DIR) + "/results/amd-epyc-2c/";
+  const std::filesystem::path no_results = dir / "no-results";
+  std::filesystem::create_directories(no_results);
   const std::string args = "demo --workload tiny --kind all --configs " + every_fifth_config() +
                            " --k 4 --learn-data " + results + "gemm-dnn-small.csv.gz" +
                            " --learn-deployed " + results + "deployed-cpu.csv --learn-eval " +
-                           results + "selection.csv --out-dir " + dir.string();
+                           results + "selection.csv --out-dir " + dir.string() + " --results-dir " +
+                           no_results.string();
 
-  const auto first = run_ktune(args);
+  const auto first = run_ktune(args + " --rounds 5");
   ASSERT_EQ(first.status, 0) << first.output;
   for (const char* step : {"[1/7", "[2/7", "[3/7", "[4/7", "[5/7", "[6/7", "[7/7"})
     EXPECT_NE(first.output.find(step), std::string::npos) << step << "\n" << first.output;
@@ -56,6 +61,17 @@ TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   EXPECT_EQ(first.output.find("% of oracle |"), std::string::npos) << first.output;
   EXPECT_EQ(first.output.find("  0 measurements taken now"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find(", 0 already in the store"), std::string::npos) << first.output;
+  // Each of the 4 shapes: a ratio with its range, or "within noise" with it (never a bare
+  // ratio); a build without vendor libraries says so instead.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = 0; (at = first.output.find(what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(" over 5 rounds) |") + count("| - no vendor library in this build |"), 4u)
+      << first.output;
+  EXPECT_NE(first.output.find("no committed dataset was measured on this CPU ("), std::string::npos)
+      << first.output;
 
   // K = 4 shipped configs, a model, the full tables and the header are in the output directory.
   std::istringstream configs(read_file(dir / "configs.txt"));
@@ -81,9 +97,11 @@ TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   EXPECT_EQ(std::system(compile.c_str()), 0) << compile;
 
   // Rerunning measures nothing again: the store in the output directory is resumed.
-  const auto second = run_ktune(args);
+  // One round is too few to claim a ratio from.
+  const auto second = run_ktune(args + " --rounds 1");
   ASSERT_EQ(second.status, 0) << second.output;
   EXPECT_NE(second.output.find("  0 measurements taken now"), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("| no claim (1 round) |"), std::string::npos) << second.output;
   EXPECT_EQ(read_file(dir / "ktune_selector.hpp"), header);
 }
 

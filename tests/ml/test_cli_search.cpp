@@ -97,6 +97,33 @@ TEST(CliSearch, SimulationAnswersFromAStoredDataset) {
   }
 }
 
+// --shard applies to a sampled search as to an exhaustive sweep: the shards' stores together hold
+// the keys of one run (simulated on the committed conv2d dataset, so nothing is timed).
+TEST(CliSearch, ShardsOfARandomSearchTogetherPickWhatOneRunPicks) {
+  const std::string search =
+      "bench --family conv2d --workload conv-small --strategy random --seed 5 --budget 4 "
+      "--simulate " +
+      std::string(KTUNE_SOURCE_DIR) + "/tests/ml/data/conv2d-conv-small.csv.gz ";
+  auto keys = [](const std::string& path) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& m : Store(path, Store::Mode::read_only).query())
+      out.insert({m.problem, m.config});
+    return out;
+  };
+  const std::string whole = temp_path("search-whole.sqlite"),
+                    shards = temp_path("search-shards.sqlite");
+  const auto one = run_ktune(search + "--store " + whole);
+  ASSERT_EQ(one.status, 0) << one.output;
+  for (const char* shard : {"0/2", "1/2"}) {
+    const auto r = run_ktune(search + "--shard " + shard + " --store " + shards);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("6 problems x 55 candidate configs"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("measured 24 "), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(keys(shards), keys(whole));
+  EXPECT_EQ(keys(whole).size(), 48u);  // 12 problems x 4
+}
+
 TEST(CliSearch, BadSearchOptionsAreOneLineErrorsAndCreateNoStore) {
   const std::string store = temp_path("search-bad.sqlite");
   for (const std::string bad :

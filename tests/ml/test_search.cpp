@@ -3,12 +3,13 @@
 
 #include <set>
 
+#include "ktune/bench.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/ml/search_eval.hpp"
 #include "ktune/ml/search_model.hpp"
+#include "ktune/replay.hpp"
 #include "ktune/search.hpp"
-#include "ktune/search_bench.hpp"
 #include "ktune/store.hpp"
 #include "ktune/workload.hpp"
 #include "ml_test_util.hpp"
@@ -187,10 +188,8 @@ TEST(SearchBench, StateReplaysTheStoreAndPrior) {
   EXPECT_EQ(s.problem_features.cols(), Eigen::Index(s.problem_feature_names.size()));
 }
 
-TEST(SearchBench, SimulationStoresExactCopiesAndResumes) {
-  register_builtin();
-  const Family& gemm = find_family("gemm");
-  const Workload tiny = load_workload(gemm, "tiny");
+// Stored rows of the tiny workload for configs 0..29 of a device "sim-dev".
+std::vector<Measurement> stored_rows(const Family& gemm, const Workload& tiny) {
   std::vector<Measurement> data;
   for (const auto& p : tiny.problems)
     for (int64_t id = 0; id < 30; ++id) {
@@ -208,26 +207,36 @@ TEST(SearchBench, SimulationStoresExactCopiesAndResumes) {
       m.created_at = "2026-11-23 00:00:0" + std::to_string(id % 10);
       data.push_back(m);
     }
+  return data;
+}
+
+TEST(SearchBench, SimulationStoresExactCopiesAndResumes) {
+  register_builtin();
+  const Family& gemm = find_family("gemm");
+  const Workload tiny = load_workload(gemm, "tiny");
+  const std::vector<Measurement> data = stored_rows(gemm, tiny);
   const std::string path = ::testing::TempDir() + "search-sim.sqlite";
   std::filesystem::remove(path);
   ml::ModelStrategyOptions mo;
   mo.n_trees = 4;
-  SearchSweepOptions o;
+  auto model = ml::model_strategy(mo);
+  SweepOptions o;
+  o.strategy = model.get();
   o.budget.per_problem = 9;
   o.budget.total = 11;  // an interrupted run
   {
     Store store(path);
-    auto model = ml::model_strategy(mo);
-    const auto s = run_search_simulation(gemm, data, "sim-dev", tiny, store, *model, o);
-    EXPECT_TRUE(s.search.total_exhausted);
-    EXPECT_EQ(s.search.measured, 11);
+    ReplayBackend replay(gemm, data, "sim-dev");
+    const auto s = run_sweep(gemm, replay, tiny, store, o);
+    EXPECT_TRUE(s.total_exhausted);
+    EXPECT_EQ(s.measured, 11u);
   }
   o.budget.total = 0;
   Store store(path);
-  auto model = ml::model_strategy(mo);
-  const auto s = run_search_simulation(gemm, data, "sim-dev", tiny, store, *model, o);
-  EXPECT_EQ(s.replayed, 11u);
-  EXPECT_EQ(size_t(s.search.measured), 9 * tiny.problems.size() - 11);  // nothing repeated
+  ReplayBackend replay(gemm, data, "sim-dev");
+  const auto s = run_sweep(gemm, replay, tiny, store, o);
+  EXPECT_EQ(s.skipped_existing, 11u);
+  EXPECT_EQ(s.measured, 9 * tiny.problems.size() - 11);  // nothing repeated
   const auto rows = store.query("sim-dev", "gemm");
   ASSERT_EQ(rows.size(), 9 * tiny.problems.size());
   std::map<std::pair<std::string, std::string>, const Measurement*> by_key;
@@ -243,6 +252,39 @@ TEST(SearchBench, SimulationStoresExactCopiesAndResumes) {
     EXPECT_EQ(m.outcome.message, want.outcome.message);
     EXPECT_EQ(m.perf, want.perf);
   }
+}
+
+// The model's rounds on two workers (replays of one dataset under one slug) pick what they pick
+// on one: a round's results enter the state in pick order, whoever measured them.
+TEST(SearchBench, ModelPicksTheSameOnTwoWorkersAsOnOne) {
+  register_builtin();
+  const Family& gemm = find_family("gemm");
+  const Workload tiny = load_workload(gemm, "tiny");
+  const std::vector<Measurement> data = stored_rows(gemm, tiny);
+  ml::ModelStrategyOptions mo;
+  mo.n_trees = 4;
+  mo.round_cap = 2;
+  auto keys = [&](size_t workers) {
+    const std::string path =
+        ::testing::TempDir() + "search-workers-" + std::to_string(workers) + ".sqlite";
+    std::filesystem::remove(path);
+    auto model = ml::model_strategy(mo);
+    SweepOptions o;
+    o.strategy = model.get();
+    o.budget.per_problem = 12;
+    std::vector<SweepWorker> w;
+    for (size_t i = 0; i < workers; ++i)
+      w.push_back({[&] { return std::make_unique<ReplayBackend>(gemm, data, "sim-dev"); }, ""});
+    Store store(path);
+    const SweepSummary s = run_sweep(gemm, std::move(w), tiny, store, o);
+    EXPECT_GT(s.rounds, 3u);
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& m : store.query()) out.insert({m.problem, m.config});
+    return out;
+  };
+  const auto one = keys(1);
+  EXPECT_EQ(one.size(), 12 * tiny.problems.size());
+  EXPECT_EQ(keys(2), one);
 }
 
 }  // namespace

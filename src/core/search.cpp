@@ -1,4 +1,4 @@
-// The round driver and the model-free strategies (see search.hpp).
+// Rounds, the budget and the model-free strategies (see search.hpp).
 #include "ktune/search.hpp"
 
 #include <fmt/format.h>
@@ -141,39 +141,66 @@ std::unique_ptr<SearchStrategy> random_strategy(uint64_t seed) {
   return std::make_unique<Random>(seed);
 }
 
+SearchRound plan_round(const SearchState& state, SearchStrategy& strategy,
+                       const SearchBudget& budget) {
+  SearchRound round;
+  std::vector<int64_t> want;
+  for (Eigen::Index r = 0; r < state.rows(); ++r) {
+    if (!state.searched[size_t(r)]) continue;
+    // Cells measured earlier count against the budget, candidates or not.
+    const int64_t done = state.measured(r), open = state.open(r);
+    const int64_t left =
+        std::min(budget.limit(int64_t(state.candidate.row(r).count())) - done, open);
+    if (left <= 0) continue;
+    round.rows.push_back(r);
+    want.push_back(std::min(left, std::max<int64_t>(1, strategy.round_size(done))));
+  }
+  if (round.rows.empty()) return round;
+  round.picks = strategy.propose(state, round.rows, want);
+  if (round.picks.size() != round.rows.size())
+    throw Error(fmt::format("search: strategy '{}' answered for {} problems, asked {}",
+                            strategy.name(), round.picks.size(), round.rows.size()));
+  for (size_t i = 0; i < round.rows.size(); ++i) {
+    auto& picks = round.picks[i];
+    if (int64_t(picks.size()) > want[i]) picks.resize(size_t(want[i]));
+    std::vector<bool> seen(size_t(state.cols()), false);
+    for (const Eigen::Index c : picks) {
+      if (c < 0 || c >= state.cols() || !state.candidate(round.rows[i], c) ||
+          state.cell(round.rows[i], c) != cell::unmeasured || seen[size_t(c)])
+        throw Error(fmt::format("search: strategy '{}' proposed an unavailable config {}",
+                                strategy.name(), c));
+      seen[size_t(c)] = true;
+    }
+  }
+  return round;
+}
+
+int64_t search_remaining(const SearchState& state, const SearchBudget& budget) {
+  int64_t out = 0;
+  for (Eigen::Index r = 0; r < state.rows(); ++r) {
+    if (!state.searched[size_t(r)]) continue;
+    const int64_t left = budget.limit(int64_t(state.candidate.row(r).count())) - state.measured(r);
+    out += std::max<int64_t>(0, std::min(left, state.open(r)));
+  }
+  return out;
+}
+
 SearchSummary run_search(SearchState& state, SearchStrategy& strategy, Measurer& measurer,
                          const SearchBudget& budget, const SearchObserver& on_measure,
                          const std::function<bool()>& stop) {
   SearchSummary summary;
   for (;;) {
-    std::vector<Eigen::Index> rows;
-    std::vector<int64_t> want;
-    for (Eigen::Index r = 0; r < state.rows(); ++r) {
-      if (!state.searched[size_t(r)]) continue;
-      // Cells measured earlier count against the budget, candidates or not.
-      const int64_t done = state.measured(r), open = state.open(r);
-      const int64_t left =
-          std::min(budget.limit(int64_t(state.candidate.row(r).count())) - done, open);
-      if (left <= 0) continue;
-      rows.push_back(r);
-      want.push_back(std::min(left, std::max<int64_t>(1, strategy.round_size(done))));
-    }
-    if (rows.empty()) return summary;
-    const auto picks = strategy.propose(state, rows, want);
-    if (picks.size() != rows.size())
-      throw Error(fmt::format("search: strategy '{}' answered for {} problems, asked {}",
-                              strategy.name(), picks.size(), rows.size()));
+    const SearchRound round = plan_round(state, strategy, budget);
+    if (round.rows.empty()) return summary;
     ++summary.rounds;
     std::vector<Eigen::Index> cols;
-    for (size_t i = 0; i < rows.size(); ++i)
-      for (size_t j = 0; j < picks[i].size() && int64_t(j) < want[i]; ++j)
-        cols.push_back(picks[i][j]);
+    for (const auto& picks : round.picks) cols.insert(cols.end(), picks.begin(), picks.end());
     std::sort(cols.begin(), cols.end());
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
     measurer.before_round(cols);
     int64_t progressed = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      for (size_t j = 0; j < picks[i].size() && int64_t(j) < want[i]; ++j) {
+    for (size_t i = 0; i < round.rows.size(); ++i) {
+      for (const Eigen::Index c : round.picks[i]) {
         if (budget.total > 0 && summary.measured >= budget.total) {
           summary.total_exhausted = true;
           return summary;
@@ -182,11 +209,7 @@ SearchSummary run_search(SearchState& state, SearchStrategy& strategy, Measurer&
           summary.stopped = true;
           return summary;
         }
-        const Eigen::Index r = rows[i], c = picks[i][j];
-        if (c < 0 || c >= state.cols() || !state.candidate(r, c) ||
-            state.cell(r, c) != cell::unmeasured)
-          throw Error(fmt::format("search: strategy '{}' proposed an unavailable config {}",
-                                  strategy.name(), c));
+        const Eigen::Index r = round.rows[i];
         const Measurement m = measurer.measure(r, c);
         state.record(r, c, m.outcome.status == Status::ok, m.perf);
         ++summary.measured;
