@@ -86,8 +86,15 @@ double ms_per_unit(const Json& unit, const std::string& source) {
   throw Error(fmt::format("{}: unknown metadata.timeunit '{}'", source, u));
 }
 
+void check_runtimes(const std::vector<double>& runtimes_ms, const std::string& where) {
+  for (const double t : runtimes_ms)
+    if (!(t > 0) || !std::isfinite(t))
+      throw Error(fmt::format("{}: runtime {} ms is not a positive time", where, t));
+}
+
 void set_ok_outcome(Measurement& m, std::vector<double> runtimes_ms, const std::string& objective,
                     bool higher_is_better, double value, const std::string& where) {
+  check_runtimes(runtimes_ms, where);
   m.outcome.status = Status::ok;
   if (objective == "time") {
     if (runtimes_ms.empty()) {
