@@ -359,6 +359,35 @@ TEST_F(StoreSafety, WritesIntoAFifoWithoutReplacingIt) {
   EXPECT_FALSE(fs::exists(fifo + ".tmp"));
 }
 
+// -o /dev/stdout into a pipe and bash's -o >(cmd) failed ("No such file or directory": the link
+// names "pipe:[N]"), and with stdout opened for append the file was replaced.
+TEST_F(StoreSafety, ExportWritesIntoPipesAndAppendsThroughDevStdout) {
+  if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  const std::string store = file("s.sqlite");
+  {
+    Store s(store);
+    s.put(row(1, 2));
+  }
+  const std::string export_cmd =
+      std::string("'") + KTUNE_BINARY + "' export --store '" + store + "' --format csv -o ";
+  auto run = [](const std::string& script) {
+    const std::string cmd = "bash -c \"" + script + "\"";
+    return WEXITSTATUS(std::system(cmd.c_str()));
+  };
+  EXPECT_EQ(run(export_cmd + "/dev/stdout | cat > '" + file("piped.csv") + "'"), 0);
+  EXPECT_NE(bytes_of(file("piped.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  EXPECT_EQ(run(export_cmd + ">(cat > '" + file("subst.csv") + "'); wait $!"), 0);
+  EXPECT_NE(bytes_of(file("subst.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  std::ofstream(file("log.csv")) << "earlier line\n";
+  EXPECT_EQ(run(export_cmd + "/dev/stdout >> '" + file("log.csv") + "'"), 0);
+  const std::string log = bytes_of(file("log.csv"));
+  EXPECT_EQ(log.rfind("earlier line\n", 0), 0u) << log;
+  EXPECT_NE(log.find("dev,gemm,m=1,c=2"), std::string::npos) << log;
+  EXPECT_EQ(run(export_cmd + "/dev/fd/9"), 1);  // not open: a one-line error
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
+}
+
 TEST_F(StoreSafety, ExportWritesToStdoutAndThroughALink) {
   if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
   const std::string store = file("s.sqlite");
