@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -65,6 +66,12 @@ int run_bench_search(const BenchTarget& t, const BenchSearchArgs& a) {
   if (t.budget_ms > 0) o.budget_ms = t.budget_ms;
   for (const auto& p : a.prior) {
     auto ms = read_measurements(p, "--prior");
+    // Another family's measurements teach the model nothing about this one's configs.
+    std::set<std::string> families;
+    for (const auto& m : ms) families.insert(m.family);
+    if (!families.count(family.name()))
+      throw Error(fmt::format("--prior '{}' holds no {} measurements (families: {})", p,
+                              family.name(), fmt::join(families, ", ")));
     o.prior.insert(o.prior.end(), std::make_move_iterator(ms.begin()),
                    std::make_move_iterator(ms.end()));
   }
@@ -82,6 +89,17 @@ int run_bench_search(const BenchTarget& t, const BenchSearchArgs& a) {
                                 a.simulate, family.name(), device, fmt::join(devices, ", ")));
       device = *devices.begin();
     }
+    // A dataset of other problems would answer nothing: the run would end having measured 0.
+    std::set<std::string> problems;
+    for (const auto& m : simulated)
+      if (m.family == family.name() && m.device == device) problems.insert(m.problem);
+    const bool any = std::any_of(workload.problems.begin(), workload.problems.end(),
+                                 [&](const Problem& p) { return problems.count(p.key()) > 0; });
+    if (!any)
+      throw Error(
+          fmt::format("--simulate: '{}' holds no rows of device '{}' for the {} problems "
+                      "of workload {}",
+                      a.simulate, device, workload.problems.size(), workload.name));
   } else {
     parse_device_spec(t.device);
     backend = open_backend(family, t.device);

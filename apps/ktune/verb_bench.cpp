@@ -64,7 +64,9 @@ std::vector<SweepWorker> device_workers(const Family& family, const std::vector<
 }
 
 int run_bench(const BenchOptions& o) {
-  const std::vector<std::string> devices = expand_device_list(o.device);
+  // --simulate: --device names a device of the dataset (its slug), not one of this host.
+  const std::vector<std::string> devices =
+      o.search.simulate.empty() ? expand_device_list(o.device) : std::vector{o.device};
   if (o.search.active()) {
     if (devices.size() > 1)
       throw Error(fmt::format("--device {}: a model-guided search runs on one device", o.device));
