@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/family.hpp"
 
 #ifdef KTUNE_HAVE_CUDA
@@ -74,6 +76,11 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "ktune: error: %s\n", e.what());
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path given on the command line that cannot be made or read (e.g. an output directory
+    // that is a file): the user's input, not an internal error; the message names the path.
+    std::fprintf(stderr, "ktune: error: %s\n", excerpt(e.what(), 1000).c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: internal error in '%s': %s\n", command_line(argc, argv).c_str(),

@@ -9,6 +9,7 @@
 
 #include "ktune/csv.hpp"
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 
@@ -73,7 +74,7 @@ int64_t parse_int(const std::string& text, std::string_view column, const std::s
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    throw Error(fmt::format("{}: column {}: '{}' is not an integer", where, column, text));
+    throw Error(fmt::format("{}: column {}: '{}' is not an integer", where, column, excerpt(text)));
   return v;
 }
 
@@ -146,8 +147,8 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
   const std::string header = joined_header(rec.fields);
   const size_t columns = rec.fields.size();
   if (header != kMeasurementCsvHeader && header != kHeaderWithoutTags)
-    throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source,
-                            joined_header(rec.fields), kMeasurementCsvHeader));
+    throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source, excerpt(header),
+                            kMeasurementCsvHeader));
   std::vector<Measurement> out;
   while (scanner.next(rec)) {
     const std::string where = fmt::format("{}:{}", source, rec.line);
