@@ -1,6 +1,7 @@
 #pragma once
 // The tuning store: SQLite, one row per measurement, each committed as soon as it is taken so
 // an interrupted sweep loses nothing finished; resuming skips keys already stored.
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -67,9 +68,10 @@ class Store {
   void put_record(const std::string& key, const std::string& value);  // upsert
 
  private:
-  void after_close();  // removes a reader's private copy
+  void after_close();  // removes what a reader made: its private copy, its side files
   std::string path_;
-  std::string replay_dir_;  // the private copy of a store whose -wal could not be replayed
+  std::string replay_dir_;         // the private copy of a store whose -wal could not be replayed
+  std::function<void()> cleanup_;  // a reader: removes the side files it left (store.cpp)
   sqlite3* db_ = nullptr;
 };
 

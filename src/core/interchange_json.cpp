@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/json_limits.hpp"
 #include "ktune/timing.hpp"
@@ -31,7 +32,8 @@ Json parse_json(std::string_view text, const std::string& source) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", source, e.what()));
+    // nlohmann quotes the bytes it last read, raw: a binary file's would reach the terminal.
+    throw Error(fmt::format("{}: not valid JSON: {}", source, excerpt(e.what(), 300)));
   }
 }
 

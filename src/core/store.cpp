@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "ktune/error.hpp"
+#include "store_side_files.hpp"
 
 namespace ktune {
 
@@ -140,6 +141,9 @@ void check_is_ktune_store(sqlite3* db, const std::string& path, bool may_be_empt
   tables.step();
   const int64_t count = tables.integer(0), has_meta = tables.integer(1);
   if (count == 0 && may_be_empty) return;
+  std::error_code ec;
+  if (count == 0 && std::filesystem::file_size(path, ec) == 0 && !ec)
+    throw Error(fmt::format("'{}' is an empty file, not a ktune store", path));
   const auto refuse = [&] {
     return Error(
         fmt::format("'{}' is a SQLite database but not a ktune store (left unchanged)", path));
@@ -314,6 +318,8 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
         }
       });
     } else {
+      const SideFiles before = side_files_of(path);
+      cleanup_ = [path, before] { remove_reader_side_files(path, before); };
       db_ = open_reader(path, replay_dir_);
     }
   } catch (...) {
@@ -327,6 +333,7 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
 void Store::after_close() {
   std::error_code ec;
   if (!replay_dir_.empty()) std::filesystem::remove_all(replay_dir_, ec);
+  if (cleanup_) cleanup_();
 }
 
 Store::~Store() {
