@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "apps/ktune/numeric_options.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/excerpt.hpp"
@@ -65,8 +66,13 @@ int main(int argc, char** argv) {
       CLI::App* sub = app.add_subcommand(verb.name, verb.help);
       actions.emplace_back(sub, verb.setup(*sub));
     }
+    cli::check_numeric_options(app);
     try {
       app.parse(argc, argv);
+    } catch (const CLI::ValidationError& e) {
+      // A value the option refuses (numeric_options.hpp, ranges): one line naming the option.
+      std::fprintf(stderr, "ktune: error: %s\n", e.what());
+      return 1;
     } catch (const CLI::ParseError& e) {
       return app.exit(e);
     }

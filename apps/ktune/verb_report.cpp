@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 
+#include "apps/ktune/numeric_options.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
@@ -218,7 +219,8 @@ Action setup(CLI::App& app) {
   app.add_option(
       "--js-dir", o->js_dir,
       "HTML: node_modules folder with vega, vega-lite, vega-embed (default: the build's)");
-  app.add_option("--threads", o->threads, "HTML: worker threads of the evaluation (0 = all cores)");
+  app.add_option("--threads", o->threads, "HTML: worker threads of the evaluation (0 = all cores)")
+      ->check(CLI::Range(0, cli::kMaxThreads));
   return [o, workload] {
     o->workload_given = workload->count() > 0;
     return run_report(*o);
