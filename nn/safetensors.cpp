@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -86,7 +87,9 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 Weights Weights::load_safetensors(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(fmt::format("{}: cannot open the weight file", path));
+  // Weights and --input images alike are safetensors files: the message names neither.
+  if (!in)
+    throw Error(fmt::format("{}: cannot open ({})", path, std::strerror(errno ? errno : ENOENT)));
   const auto file_bytes = uint64_t(in.tellg());
   in.seekg(0);
   if (file_bytes < 8) throw Error(fmt::format("{}: truncated: no 8-byte header length", path));
@@ -157,7 +160,8 @@ void Weights::save_safetensors(const std::string& path) const {
   std::string text = header.dump();
   text.resize((text.size() + 7) / 8 * 8, ' ');  // the data starts 8-byte aligned
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(fmt::format("{}: cannot write the weight file", path));
+  if (!out)
+    throw Error(fmt::format("{}: cannot write ({})", path, std::strerror(errno ? errno : EIO)));
   unsigned char len_bytes[8];
   for (int i = 0; i < 8; ++i) len_bytes[i] = static_cast<unsigned char>(text.size() >> (8 * i));
   out.write(reinterpret_cast<const char*>(len_bytes), 8);

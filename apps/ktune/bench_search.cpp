@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ktune/error.hpp"
@@ -43,7 +44,8 @@ void BenchSearchArgs::add_options(CLI::App& app) {
                  "the device; --device then names the dataset's device slug");
 }
 
-std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& a, SweepOptions& sweep) {
+std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& a, const Family& family,
+                                                 SweepOptions& sweep) {
   ml::ModelStrategyOptions mo;
   mo.seed = a.seed;
   auto strategy = ml::make_search_strategy(a.strategy, mo);
@@ -52,6 +54,12 @@ std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& a, Sweep
   sweep.budget.total = a.total_budget;
   for (const auto& p : a.prior) {
     auto ms = read_measurements(p, "--prior");
+    // Another family's measurements teach the model nothing about this one's configs.
+    std::set<std::string> families;
+    for (const auto& m : ms) families.insert(m.family);
+    if (!families.count(family.name()))
+      throw Error(fmt::format("--prior '{}' holds no {} measurements (families: {})", p,
+                              family.name(), fmt::join(families, ", ")));
     sweep.prior.insert(sweep.prior.end(), std::make_move_iterator(ms.begin()),
                        std::make_move_iterator(ms.end()));
   }
@@ -61,7 +69,7 @@ std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& a, Sweep
 }
 
 std::unique_ptr<Backend> open_simulation(const BenchSearchArgs& a, const Family& family,
-                                         const std::string& device) {
+                                         const std::string& device, const Workload& workload) {
   std::vector<Measurement> data = read_measurements(a.simulate, "--simulate");
   std::set<std::string> devices;  // --device names one of them, or the only one is taken
   for (const auto& m : data)
@@ -73,6 +81,17 @@ std::unique_ptr<Backend> open_simulation(const BenchSearchArgs& a, const Family&
                               a.simulate, family.name(), device, fmt::join(devices, ", ")));
     slug = *devices.begin();
   }
+  // A dataset of other problems would answer nothing: the run would end having measured 0.
+  std::set<std::string> problems;
+  for (const auto& m : data)
+    if (m.family == family.name() && m.device == slug) problems.insert(m.problem);
+  const bool any = std::any_of(workload.problems.begin(), workload.problems.end(),
+                               [&](const Problem& p) { return problems.count(p.key()) > 0; });
+  if (!any)
+    throw Error(
+        fmt::format("--simulate: '{}' holds no rows of device '{}' for the {} problems "
+                    "of workload {}",
+                    a.simulate, slug, workload.problems.size(), workload.name));
   return std::make_unique<ReplayBackend>(family, std::move(data), slug);
 }
 

@@ -32,12 +32,13 @@ struct BenchSearchArgs {
 // Sets the sweep's strategy (owned by the returned pointer, which must outlive the sweep; nullptr
 // for exhaustive, the driver's default), its budget and prior data; throws Error naming a bad
 // option, before any store is opened.
-std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& args, SweepOptions& sweep);
+std::unique_ptr<SearchStrategy> configure_search(const BenchSearchArgs& args, const Family& family,
+                                                 SweepOptions& sweep);
 
 // --simulate: the replay of the dataset's rows of `device`, or of its only device of the family
-// when it has no rows of `device`.
+// when it has no rows of `device`; throws Error when they hold none of the workload's problems.
 std::unique_ptr<Backend> open_simulation(const BenchSearchArgs& args, const Family& family,
-                                         const std::string& device);
+                                         const std::string& device, const Workload& workload);
 
 // The search's lines before and after the sweep.
 void print_search_header(const BenchSearchArgs& args, const Family& family,

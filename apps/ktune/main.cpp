@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <string>
 
+#include "apps/ktune/numeric_options.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/family.hpp"
 #include "ktune/file_family.hpp"
 
@@ -70,8 +73,13 @@ int main(int argc, char** argv) {
       CLI::App* sub = app.add_subcommand(verb.name, verb.help);
       actions.emplace_back(sub, verb.setup(*sub));
     }
+    cli::check_numeric_options(app);
     try {
       app.parse(argc, argv);
+    } catch (const CLI::ValidationError& e) {
+      // A value the option refuses (numeric_options.hpp, ranges): one line naming the option.
+      std::fprintf(stderr, "ktune: error: %s\n", e.what());
+      return 1;
     } catch (const CLI::ParseError& e) {
       return app.exit(e);
     }
@@ -82,6 +90,11 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const Error& e) {
     std::fprintf(stderr, "ktune: error: %s\n", e.what());
+    return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path given on the command line that cannot be made or read (e.g. an output directory
+    // that is a file): the user's input, not an internal error; the message names the path.
+    std::fprintf(stderr, "ktune: error: %s\n", excerpt(e.what(), 1000).c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: internal error in '%s': %s\n", command_line(argc, argv).c_str(),

@@ -79,14 +79,14 @@ int run_bench(BenchOptions o) {
   const Family& family = find_family(o.family);
   const Workload workload = load_workload(family, o.workload);
   SweepOptions sweep;
-  const auto strategy = configure_search(o.search, sweep);  // --strategy, --budget, ...
+  const auto strategy = configure_search(o.search, family, sweep);  // --strategy, --budget, ...
   sweep.configs = parse_config_list(family.space(), o.configs);
   sweep.shard = Shard::parse(o.shard);
   sweep.vendors = !o.no_vendors;
   sweep.timing = o.timing;
   sweep.budget_ms = o.budget_ms;
   auto backend = o.search.simulate.empty() ? open_backend(family, devices.front())
-                                           : open_simulation(o.search, family, o.device);
+                                           : open_simulation(o.search, family, o.device, workload);
   // Only the kinds this device has kernels for (run_sweep filters too; here the count printed
   // below is right and a list naming none of them fails before the store is touched).
   if (sweep.configs.empty()) sweep.configs = family.space().enumerate();

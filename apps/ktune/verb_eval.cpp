@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "apps/ktune/dataset_source.hpp"
+#include "apps/ktune/numeric_options.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/stencil_eval_cli.hpp"
 #include "apps/ktune/unsure_args.hpp"
@@ -289,7 +290,9 @@ Action setup_eval(CLI::App& sub) {
   sub.add_option("--csv", a->csv,
                  "Write split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct here, and every "
                  "metric to <name>-metrics.csv (stencil: the protocol's metric columns)");
-  sub.add_option("--threads", a->threads, "Worker threads (0 = all cores)")->capture_default_str();
+  sub.add_option("--threads", a->threads, "Worker threads (0 = all cores)")
+      ->check(CLI::Range(0, cli::kMaxThreads))
+      ->capture_default_str();
   sub.add_flag("--quick", a->quick,
                "Small matrix for CI and demos: random split, scale, topn/kmeans/tree, K 4..8, "
                "tree-b/knn-3/forest/reg-speedup");

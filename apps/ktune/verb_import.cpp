@@ -12,6 +12,7 @@
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
+#include "ktune/import_duplicates.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
 #include "ktune/workload.hpp"
@@ -90,10 +91,17 @@ int run_import(const ImportArgs& a) {
   check_args(a);
   std::vector<Measurement> ms = read_input(a);
   if (!a.tags_from.empty()) add_workload_tags(ms, a.tags_from);
+  const size_t duplicates = fold_duplicate_keys(ms);
   Store store(a.store, Store::Mode::read_write);
   const size_t added = store.put_all(ms);
-  std::printf("imported %s into %s: %zu added, %zu skipped (already stored)\n", input_of(a).c_str(),
+  std::printf("imported %s into %s: %zu added, %zu skipped (already stored)", input_of(a).c_str(),
               a.store.c_str(), added, ms.size() - added);
+  if (duplicates > 0)
+    std::printf(
+        ", %zu duplicate%s of a row in the file (same configuration; the first kept, the "
+        "other records in its source)",
+        duplicates, duplicates == 1 ? "" : "s");
+  std::printf("\n");
   return 0;
 }
 

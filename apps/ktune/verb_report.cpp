@@ -11,10 +11,12 @@
 #include <memory>
 #include <set>
 
+#include "apps/ktune/numeric_options.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/report.hpp"
@@ -29,6 +31,7 @@ struct ReportOptions {
   std::string store, device, family, workload = "dnn", csv, markdown, deployed;
   std::string html, eval, js_dir, title;
   int threads = 0;
+  bool workload_given = false;
 };
 
 struct ShapePerf {
@@ -90,6 +93,13 @@ void run_html_report(const ReportOptions& o) {
 }
 
 int run_report(const ReportOptions& o) {
+  // --html alone reports every shape of the data: a --workload would be ignored, and a typo in
+  // it (a workload that does not exist) would pass unnoticed.
+  if (!o.html.empty() && o.csv.empty() && o.markdown.empty() && o.workload_given)
+    throw Error(
+        fmt::format("--workload '{}' names the shapes of the vendor table (--csv, "
+                    "--markdown); --html alone reports every shape of the data",
+                    excerpt(o.workload)));
   if (!o.html.empty()) {
     run_html_report(o);
     // The per-shape vendor table too, only when asked for.
@@ -195,7 +205,8 @@ Action setup(CLI::App& app) {
       ->required();
   app.add_option("--device", o->device, "Device slug (default: the store's only device)");
   app.add_option("--family", o->family, "Kernel family")->capture_default_str();
-  app.add_option("--workload", o->workload, "Workload whose shapes to list")->capture_default_str();
+  auto* workload = app.add_option("--workload", o->workload, "Workload whose shapes to list")
+                       ->capture_default_str();
   app.add_option("--csv", o->csv, "Write the oracle-vs-vendor CSV here (gemm-vs-vendor.csv)");
   app.add_option("--markdown", o->markdown, "Write the ratio table here");
   app.add_option("--deployed", o->deployed,
@@ -208,8 +219,12 @@ Action setup(CLI::App& app) {
   app.add_option(
       "--js-dir", o->js_dir,
       "HTML: node_modules folder with vega, vega-lite, vega-embed (default: the build's)");
-  app.add_option("--threads", o->threads, "HTML: worker threads of the evaluation (0 = all cores)");
-  return [o] { return run_report(*o); };
+  app.add_option("--threads", o->threads, "HTML: worker threads of the evaluation (0 = all cores)")
+      ->check(CLI::Range(0, cli::kMaxThreads));
+  return [o, workload] {
+    o->workload_given = workload->count() > 0;
+    return run_report(*o);
+  };
 }
 
 const bool registered =

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "apps/ktune/numeric_options.hpp"
 #include "ktune/error.hpp"
 #include "ktune/nn/network.hpp"
 #include "ktune/nn/registry.hpp"
@@ -36,10 +37,11 @@ std::optional<InferOptions> parse_infer_options(int argc, char** argv) {
                  "write the weights used (PyTorch layout) as safetensors");
   app.add_option("--save-input", o.save_input, "write the input used (NCHW) as safetensors");
   app.add_flag("--list", o.list, "list networks and backends, then exit");
+  cli::check_numeric_options(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::Success&) {
-    app.exit(CLI::Success());
+  } catch (const CLI::Success& e) {  // --help: CLI11 prints it from the exception
+    app.exit(e);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
     if (o.list && !e.get_name().empty() && e.get_name() == "RequiredError") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,16 @@ void report(const nn::InferOptions& o, const nn::Network& net, Run& r, bool seve
   r.engine->probabilities(probs.data());
   r.engine->logits(logits.data());
   const std::string name = r.backend->name();
+  // Overflowing weights (finite but huge) turn logits into NaN or Inf: an answer of "-nan"
+  // classes would look like a result.
+  const auto bad =
+      std::find_if(logits.begin(), logits.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != logits.end()) {
+    const auto at = bad - logits.begin();
+    throw ktune::Error(
+        fmt::format("backend {}: logit {} of image {} is {} (the weights or input overflow float)",
+                    name, at % net.classes, at / net.classes, *bad));
+  }
   for (int64_t b = 0; b < std::min<int64_t>(net.batch, 4); ++b) {
     const float* row = probs.data() + b * net.classes;
     std::vector<std::string> top;

@@ -8,8 +8,10 @@
 //
 // Arguments are checked before anything runs: negative sizes, leading dimensions smaller than
 // the stored rows, null pointers where data is read or written, operands spanning more than a
-// pointer can address, and batch strides that would make the entries of C overlap throw
-// ktune::GemmError naming the argument; nothing is written then. m == 0, n == 0 or batch == 0
+// pointer can address, batch strides that would make the entries of C overlap, and (k > 0) a C
+// whose memory overlaps the memory A or B spans (C aliasing an input: BLAS forbids it too, and
+// the result would be garbage) throw ktune::GemmError naming the argument; nothing is written
+// then. m == 0, n == 0 or batch == 0
 // do nothing; k == 0 or alpha == 0 scales C by beta without reading A or B (as BLAS does).
 #include <cstdint>
 #include <stdexcept>

@@ -1,6 +1,7 @@
 #pragma once
 // The tuning store: SQLite, one row per measurement, each committed as soon as it is taken so
 // an interrupted sweep loses nothing finished; resuming skips keys already stored.
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -26,7 +27,9 @@ class Store {
   // Throws Error naming the path when it cannot be opened (or created, in read_write mode),
   // and, leaving the file untouched, when it is a SQLite file but not a ktune store. Several
   // processes may open and write one store at once (shards), even while it is being created.
-  // read_only also opens a store on read-only media or in a read-only directory.
+  // read_only also opens a store on read-only media or in a read-only directory; when a writer
+  // was killed there (its -wal holds commits, no -shm), every committed row is still read:
+  // from a private copy in the temporary directory, removed again by the destructor.
   explicit Store(const std::string& path, Mode mode = Mode::read_write);
   ~Store();
   Store(const Store&) = delete;
@@ -65,7 +68,10 @@ class Store {
   void put_record(const std::string& key, const std::string& value);  // upsert
 
  private:
+  void after_close();  // removes what a reader made: its private copy, its side files
   std::string path_;
+  std::string replay_dir_;         // the private copy of a store whose -wal could not be replayed
+  std::function<void()> cleanup_;  // a reader: removes the side files it left (store.cpp)
   sqlite3* db_ = nullptr;
 };
 

@@ -1,10 +1,13 @@
 #include "ktune/gzip_io.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include <iterator>
 
 #include "ktune/error.hpp"
+#include "ktune/strict_number.hpp"
 
 namespace ktune {
 
@@ -71,6 +75,33 @@ void write_gzip(const std::string& file, const std::string& path, std::string_vi
   if (gzclose(f) != Z_OK) throw Error(fmt::format("cannot write '{}': close failed", path));
 }
 
+// The descriptor that path names when it names one already open (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N, as `-o /dev/stdout` and bash's `-o >(cmd)` give), else -1.
+int named_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"})
+    if (path.rfind(prefix, 0) == 0)
+      if (const auto fd = parse_int64(std::string_view(path).substr(prefix.size()), 0, INT_MAX))
+        return static_cast<int>(*fd);
+  return -1;
+}
+
+// Writes into an open descriptor, keeping what it is: the link behind /dev/stdout names a pipe
+// ("pipe:[123]") that cannot be opened by that name, and reopening (or replacing) a file that
+// stdout appends to would lose its earlier lines.
+void write_descriptor(int fd, const std::string& path, std::string_view text) {
+  if (fcntl(fd, F_GETFL) < 0)
+    throw Error(fmt::format("cannot write '{}': no such open file descriptor", path));
+  std::fflush(fd == 2 ? stderr : stdout);  // what the program printed there comes first
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    done += static_cast<size_t>(n);
+  }
+}
+
 // The file a write to path lands in: through every symbolic link (relative targets resolved
 // against the link's directory), so that the rename replaces the target and the link stays.
 std::filesystem::path final_target(const std::string& path) {
@@ -104,6 +135,10 @@ void write_text_file(const std::string& path, std::string_view text) {
   if (path == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (std::fflush(stdout) != 0) throw Error("cannot write to stdout");
+    return;
+  }
+  if (const int fd = named_descriptor(path); fd >= 0) {
+    write_descriptor(fd, path, text);
     return;
   }
   const std::filesystem::path target = final_target(path);

@@ -9,6 +9,7 @@
 
 #include "ktune/csv.hpp"
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/interchange.hpp"
 
@@ -73,8 +74,23 @@ int64_t parse_int(const std::string& text, std::string_view column, const std::s
   int64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    throw Error(fmt::format("{}: column {}: '{}' is not an integer", where, column, text));
+    throw Error(fmt::format("{}: column {}: '{}' is not an integer", where, column, excerpt(text)));
   return v;
+}
+
+// Times are durations: finite and never negative, and an ok row was measured (median, min and
+// max positive). A row of -5 ms would rank first among every config.
+void check_times(const Measurement& m, const std::string& where) {
+  const TimingStats& t = m.outcome.timing;
+  const bool ok = m.outcome.status == Status::ok;
+  const std::pair<const char*, double> times[] = {
+      {"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms}, {"mad_ms", t.mad_ms}};
+  for (const auto& [column, v] : times) {
+    const bool must_be_positive = ok && std::string_view(column) != "mad_ms";
+    if (!std::isfinite(v) || v < 0 || (must_be_positive && v == 0))
+      throw Error(fmt::format("{}: column {}: {} is not a {} time", where, column, v,
+                              must_be_positive ? "positive" : "non-negative"));
+  }
 }
 
 std::string joined_header(const std::vector<std::string>& fields) {
@@ -131,8 +147,8 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
   const std::string header = joined_header(rec.fields);
   const size_t columns = rec.fields.size();
   if (header != kMeasurementCsvHeader && header != kHeaderWithoutTags)
-    throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source,
-                            joined_header(rec.fields), kMeasurementCsvHeader));
+    throw Error(fmt::format("{}:1: header is '{}', expected '{}'", source, excerpt(header),
+                            kMeasurementCsvHeader));
   std::vector<Measurement> out;
   while (scanner.next(rec)) {
     const std::string where = fmt::format("{}:{}", source, rec.line);
@@ -155,6 +171,7 @@ std::vector<Measurement> parse_measurements_csv(std::string_view text, const std
     m.outcome.timing.min_ms = parse_double(f[7], "min_ms", where);
     m.outcome.timing.max_ms = parse_double(f[8], "max_ms", where);
     m.outcome.timing.mad_ms = parse_double(f[9], "mad_ms", where);
+    check_times(m, where);
     const int64_t reps = parse_int(f[10], "reps", where);
     if (reps < 0 || reps > INT32_MAX)
       throw Error(fmt::format("{}: column reps: {} is out of range", where, reps));

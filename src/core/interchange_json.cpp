@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ktune/error.hpp"
+#include "ktune/excerpt.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/json_limits.hpp"
 #include "ktune/timing.hpp"
@@ -31,7 +32,8 @@ Json parse_json(std::string_view text, const std::string& source) {
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", source, e.what()));
+    // nlohmann quotes the bytes it last read, raw: a binary file's would reach the terminal.
+    throw Error(fmt::format("{}: not valid JSON: {}", source, excerpt(e.what(), 300)));
   }
 }
 
@@ -86,8 +88,15 @@ double ms_per_unit(const Json& unit, const std::string& source) {
   throw Error(fmt::format("{}: unknown metadata.timeunit '{}'", source, u));
 }
 
+void check_runtimes(const std::vector<double>& runtimes_ms, const std::string& where) {
+  for (const double t : runtimes_ms)
+    if (!(t > 0) || !std::isfinite(t))
+      throw Error(fmt::format("{}: runtime {} ms is not a positive time", where, t));
+}
+
 void set_ok_outcome(Measurement& m, std::vector<double> runtimes_ms, const std::string& objective,
                     bool higher_is_better, double value, const std::string& where) {
+  check_runtimes(runtimes_ms, where);
   m.outcome.status = Status::ok;
   if (objective == "time") {
     if (runtimes_ms.empty()) {

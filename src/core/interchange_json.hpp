@@ -36,6 +36,9 @@ std::string config_string(const std::vector<std::pair<std::string, const Json*>>
 // "miliseconds", "seconds", "microseconds", "nanoseconds" and their abbreviations).
 double ms_per_unit(const Json& unit, const std::string& source);
 
+// Throws Error naming `where` unless every runtime is a positive finite number of ms.
+void check_runtimes(const std::vector<double>& runtimes_ms, const std::string& where);
+
 // Fills status ok, timing statistics and perf of m from its runtimes (ms) and its objective's
 // value: for "time" perf = 1/median of the runtimes (the value itself as one sample when there
 // are none); otherwise perf = value (higher is better) or 1/value. Throws Error naming `where`

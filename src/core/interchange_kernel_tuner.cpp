@@ -22,6 +22,37 @@ using interchange::Json;
 using interchange::member;
 using interchange::string_member;
 
+// Python's json.dump writes float('nan') and infinities as the bare words NaN, Infinity and
+// -Infinity, which JSON (and nlohmann_json) does not have: outside strings they become null, a
+// value that is not there.
+std::string without_non_finite_literals(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const std::string_view word : {"-Infinity", "Infinity", "NaN"})
+      if (text.substr(i, word.size()) == word) {
+        out += "null";
+        i += word.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 // Kernel Tuner writes the header, then appends `"key": {...},` per result and closes the
 // object only when tuning ends; read_cache repairs an unclosed file the same way.
 Json parse_cache(std::string_view text, const std::string& source) {
@@ -121,11 +152,18 @@ Measurement measurement_of(const Json& entry, Context& c, const std::string& whe
   if (const Json* ts = member(entry, "times"); ts && ts->is_array())
     for (const Json& t : *ts)
       if (t.is_number()) times.push_back(t.get<double>());
+  interchange::check_runtimes(times, where + ": times");
   if (failure_of(entry, m)) {
     if (!times.empty()) m.outcome.timing = summarize(std::move(times));
     return m;
   }
   const Json* value = member(entry, c.objective.c_str());
+  if (value && value->is_null()) {  // NaN or Infinity in the file: measured, but no result
+    m.outcome.status = Status::failed;
+    m.outcome.message = fmt::format("Kernel Tuner {} is not a finite number", c.objective);
+    if (!times.empty()) m.outcome.timing = summarize(std::move(times));
+    return m;
+  }
   if (!value || !value->is_number())
     throw Error(fmt::format("{}: no numeric value of the objective '{}'", where, c.objective));
   interchange::set_ok_outcome(m, std::move(times), c.objective, c.higher, value->get<double>(),
@@ -137,7 +175,10 @@ Measurement measurement_of(const Json& entry, Context& c, const std::string& whe
 
 std::vector<Measurement> parse_kernel_tuner(std::string_view text, const std::string& source,
                                             const KernelTunerImportOptions& options) {
-  const Json doc = parse_cache(text, source);
+  const bool non_finite =
+      text.find("NaN") != std::string_view::npos || text.find("Infinity") != std::string_view::npos;
+  const Json doc = non_finite ? parse_cache(without_non_finite_literals(text), source)
+                              : parse_cache(text, source);
   const Json* cache = member(doc, "cache");
   if (!cache || !cache->is_object())
     throw Error(fmt::format("{}: not a Kernel Tuner cache file (no \"cache\" object)", source));

@@ -2,14 +2,18 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <stdlib.h>  // mkdtemp
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "ktune/error.hpp"
+#include "store_side_files.hpp"
 
 namespace ktune {
 
@@ -137,6 +141,9 @@ void check_is_ktune_store(sqlite3* db, const std::string& path, bool may_be_empt
   tables.step();
   const int64_t count = tables.integer(0), has_meta = tables.integer(1);
   if (count == 0 && may_be_empty) return;
+  std::error_code ec;
+  if (count == 0 && std::filesystem::file_size(path, ec) == 0 && !ec)
+    throw Error(fmt::format("'{}' is an empty file, not a ktune store", path));
   const auto refuse = [&] {
     return Error(
         fmt::format("'{}' is a SQLite database but not a ktune store (left unchanged)", path));
@@ -162,14 +169,55 @@ std::string uri_path(const std::string& path) {
   return out;
 }
 
+// A writer killed before it closed (kill -9, OOM) leaves commits in the store's -wal.
+bool has_write_ahead_log(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path + "-wal", ec);
+  return !ec && size > 0;
+}
+
+// Opens a private copy of the store and its -wal (in a new directory of the system's temporary
+// directory, returned in dir) where SQLite can build the WAL index the original's directory has
+// no room for, and so replays every commit of the log.
+sqlite3* open_replayed_copy(const std::string& path, std::string& dir) {
+  namespace fs = std::filesystem;
+  std::string where;
+  try {
+    std::string pattern = (fs::temp_directory_path() / "ktune-store-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw Error(std::strerror(errno));
+    dir = pattern;
+    const std::string copy = (fs::path(dir) / "store.sqlite").string();
+    fs::copy_file(path, copy);
+    fs::copy_file(path + "-wal", copy + "-wal");
+    where = copy;
+  } catch (const std::exception& e) {
+    throw Error(fmt::format(
+        "store '{}' has a write-ahead log ('{}-wal', left by a writer that did not close) that "
+        "cannot be replayed in place (no -shm beside it and the directory is not writable) nor "
+        "in a private copy ({}); copy the store and its -wal to a writable directory",
+        path, path, e.what()));
+  }
+  sqlite3* db = open_connection(where, path, SQLITE_OPEN_READWRITE);
+  try {
+    retry_while_busy([&] { check_is_ktune_store(db, path, false); });
+  } catch (...) {
+    sqlite3_close(db);
+    throw;
+  }
+  return db;
+}
+
 // Readers: a plain read-only connection, or, when the store sits on read-only media or in a
 // read-only directory (WAL needs its -shm and -wal side files beside it), the immutable form,
 // which reads the main file alone. A store is closed cleanly at the end of every writer
-// (SQLite then folds the WAL back into the file), so the file alone holds every commit.
-sqlite3* open_reader(const std::string& path) {
+// (SQLite then folds the WAL back into the file), so the file alone holds every commit, unless
+// the writer was killed: then the -wal holds commits that immutable mode would silently drop,
+// and the store is read from a private copy instead (replay_dir names it, for the destructor).
+sqlite3* open_reader(const std::string& path, std::string& replay_dir) {
   if (!std::filesystem::exists(path))
     throw Error(fmt::format("cannot open store '{}': no such file", path));
   for (const bool immutable : {false, true}) {
+    if (immutable && has_write_ahead_log(path)) return open_replayed_copy(path, replay_dir);
     const std::string uri = "file:" + uri_path(path) + (immutable ? "?immutable=1" : "?mode=ro");
     sqlite3* db = open_connection(uri, path, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     try {
@@ -270,16 +318,28 @@ Store::Store(const std::string& path, Mode mode) : path_(path) {
         }
       });
     } else {
-      db_ = open_reader(path);
+      const SideFiles before = side_files_of(path);
+      cleanup_ = [path, before] { remove_reader_side_files(path, before); };
+      db_ = open_reader(path, replay_dir_);
     }
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
+    after_close();
     throw;
   }
 }
 
-Store::~Store() { sqlite3_close(db_); }
+void Store::after_close() {
+  std::error_code ec;
+  if (!replay_dir_.empty()) std::filesystem::remove_all(replay_dir_, ec);
+  if (cleanup_) cleanup_();
+}
+
+Store::~Store() {
+  sqlite3_close(db_);
+  after_close();
+}
 
 void Store::put_device(const DeviceInfo& d) {
   Statement st(db_,

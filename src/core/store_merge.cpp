@@ -1,8 +1,10 @@
 #include "ktune/store_merge.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <map>
 
@@ -22,9 +24,11 @@ struct Contents {
   std::vector<Measurement> measurements;
 };
 
-Contents read_store(const std::string& path) {
+// role: "merge input" or "merge output", as the error calls the path.
+Contents read_store(const std::string& path, const char* role = "merge input") {
   if (!fs::is_regular_file(path))
-    throw Error(fmt::format("merge input '{}' is not a store file", path));
+    throw Error(fmt::format("{} '{}' is not a store file{}", role, path,
+                            fs::is_directory(path) ? " (a directory)" : ""));
   const Store store(path, Store::Mode::read_only);
   return {store.records(), store.devices(), store.problem_tags(), store.query()};
 }
@@ -67,6 +71,37 @@ void remove_store_files(const std::string& path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
 }
 
+// What a merge killed before it renamed its output (kill -9, OOM) left beside it: out's
+// ".merging-PID" files of processes that no longer run.
+void remove_stale_partials(const std::string& out) {
+  const fs::path dir = fs::path(out).parent_path().empty() ? "." : fs::path(out).parent_path();
+  const std::string prefix = fs::path(out).filename().string() + ".merging-";
+  std::error_code ec;
+  std::vector<std::string> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string rest = name.substr(prefix.size());
+    const size_t digits = rest.find_first_not_of("0123456789");
+    const std::string pid = rest.substr(0, digits);
+    const std::string suffix = digits == std::string::npos ? "" : rest.substr(digits);
+    if (pid.empty() || pid.size() > 9 ||
+        (suffix != "" && suffix != "-wal" && suffix != "-shm" && suffix != "-journal"))
+      continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;  // alive
+    stale.push_back(entry.path().string());
+  }
+  for (const auto& path : stale) fs::remove(path, ec);
+}
+
+// Errors about the partial output name the output the user asked for.
+Error about_output(const Error& e, const std::string& partial, const std::string& out) {
+  std::string msg = e.what();
+  for (size_t at; (at = msg.find(partial)) != std::string::npos;)
+    msg.replace(at, partial.size(), out);
+  return Error(msg);
+}
+
 }  // namespace
 
 MergeSummary merge_stores(const std::string& out, const std::vector<std::string>& inputs) {
@@ -89,7 +124,7 @@ MergeSummary merge_stores(const std::string& out, const std::vector<std::string>
     check_config_ids(ids, c.measurements, path);
   };
   const bool out_exists = fs::exists(out);
-  if (out_exists) check(read_store(out), out);
+  if (out_exists) check(read_store(out, "merge output"), out);
   for (const auto& path : inputs) {
     if (same_file(path, out))
       throw Error(fmt::format("merge input '{}' is the output store", path));
@@ -104,6 +139,7 @@ MergeSummary merge_stores(const std::string& out, const std::vector<std::string>
     return summary;
   }
   // A new output is built beside its final name and renamed once complete.
+  remove_stale_partials(out);
   const std::string partial = fmt::format("{}.merging-{}", out, ::getpid());
   try {
     {
@@ -113,6 +149,9 @@ MergeSummary merge_stores(const std::string& out, const std::vector<std::string>
     std::error_code ec;
     fs::rename(partial, out, ec);
     if (ec) throw Error(fmt::format("merge: cannot create '{}': {}", out, ec.message()));
+  } catch (const Error& e) {
+    remove_store_files(partial);
+    throw about_output(e, partial, out);
   } catch (...) {
     remove_store_files(partial);
     throw;

@@ -7,6 +7,7 @@
 
 #include "interchange_test_util.hpp"
 #include "ktune/gzip_io.hpp"
+#include "ktune/import_duplicates.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
 
@@ -328,4 +329,76 @@ TEST(T4Foreign, FloatParametersStayNumbers) {
   OJson doc = OJson::parse(format_t4({m}));
   doc["results"][0].erase("ktune");
   EXPECT_EQ(parse_t4(doc.dump(), "f.json", t4_labels("d", "f", ""))[0].config, m.config);
+}
+
+// Impossible times were stored (-5 ms would rank first); NaN / Infinity, which Python's json
+// writes, made the whole cache "not valid JSON"; two keys of one configuration kept one row
+// and reported the other as "already stored" in an empty store.
+TEST(KernelTuner, NegativeTimesAreErrorsNamingTheEntry) {
+  const std::string head = R"({"device_name":"GPU","kernel_name":"k","problem_size":"callable",)"
+                           R"("tune_params_keys":["bx"],"cache":)";
+  for (const char* entry : {R"({"bx":1,"time":-5,"times":[-5,-5]})",
+                            R"({"bx":1,"time":0,"times":[0]})", R"({"bx":1,"time":-5})"}) {
+    const std::string e =
+        error_of([&] { parse_kernel_tuner(head + R"({"1":)" + entry + "}}", "neg.json"); });
+    EXPECT_NE(e.find("neg.json: cache[\"1\"]"), std::string::npos) << entry << ": " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  // A T4 runtime of -5 likewise.
+  const std::string e = error_of([&] {
+    parse_t4(
+        t4_doc(
+            R"({"timeunit":"milliseconds","device":"GPU","kernel_name":"k"})",
+            R"({"configuration":{"a":1},"times":{"runtimes":[-5.0]},"invalidity":"correct","correctness":1})"),
+        "neg_t4.json");
+  });
+  EXPECT_NE(e.find("neg_t4.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("-5"), std::string::npos) << e;
+}
+
+TEST(KernelTuner, NanAndInfinityLiteralsAreRead) {
+  const std::string cache =
+      R"({"device_name":"GPU","kernel_name":"k","problem_size":"callable","note":"NaN stays",)"
+      R"("tune_params_keys":["bx"],"cache":{)"
+      R"("1":{"bx":1,"time":1.5,"times":[1.5],"GFLOP/s":NaN,"power":-Infinity},)"
+      R"("2":{"bx":2,"time":NaN,"times":[]},)"
+      R"("3":{"bx":3,"time":Infinity}}})";
+  const auto ms = parse_kernel_tuner(cache, "nan.json");
+  ASSERT_EQ(ms.size(), 3u);
+  EXPECT_EQ(ms[0].outcome.status, Status::ok);
+  EXPECT_DOUBLE_EQ(ms[0].perf, 1 / 1.5);
+  for (size_t i : {1, 2}) {
+    EXPECT_EQ(ms[i].outcome.status, Status::failed) << i;
+    EXPECT_NE(ms[i].outcome.message.find("not a finite number"), std::string::npos);
+  }
+}
+
+TEST(KernelTuner, TwoKeysOfOneConfigurationKeepBothRecords) {
+  const std::string cache =
+      R"({"device_name":"GPU","kernel_name":"k","problem_size":"callable",)"
+      R"("tune_params_keys":["bx"],"cache":{)"
+      R"("16":{"bx":16,"time":2.0},"16.0":{"bx":16.0,"time":1.0},"32":{"bx":32,"time":3.0}}})";
+  auto ms = parse_kernel_tuner(cache, "dup.json");
+  ASSERT_EQ(ms.size(), 3u);
+  EXPECT_EQ(ms[0].config, ms[1].config);  // "bx=16" both
+  EXPECT_EQ(fold_duplicate_keys(ms), 1u);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_DOUBLE_EQ(ms[0].outcome.timing.median_ms, 2.0);  // the first kept
+  const auto source = nlohmann::json::parse(ms[0].source);
+  ASSERT_TRUE(source.contains("duplicates"));
+  EXPECT_EQ(source["duplicates"][0]["kernel_tuner"]["time"], 1.0);  // the other one's record
+  EXPECT_EQ(source["kernel_tuner"]["time"], 2.0);
+  EXPECT_EQ(ms[1].source.find("duplicates"), std::string::npos);
+}
+
+TEST(LongCsvImport, NegativeOrNonFiniteTimesAreErrorsNamingTheRow) {
+  const std::string header = std::string(kMeasurementCsvHeader) + "\n";
+  const std::string good = "d,f,p=1,c=1,1,ok,1,1,1,0,3,1,0,,,\n";
+  EXPECT_EQ(parse_measurements_csv(header + good, "ok.csv").size(), 1u);
+  for (const char* bad :
+       {"d,f,p=1,c=1,1,ok,1,-5,1,0,3,1,0,,,\n", "d,f,p=1,c=1,1,ok,0,0,0,0,3,1,0,,,\n",
+        "d,f,p=1,c=1,1,failed,inf,0,0,0,0,0,0,,,\n"}) {
+    const std::string e = error_of([&] { parse_measurements_csv(header + good + bad, "t.csv"); });
+    EXPECT_NE(e.find("t.csv:3: column"), std::string::npos) << bad << ": " << e;
+  }
 }

@@ -3,6 +3,7 @@
 // ktune stores (refused, byte-identical afterwards), and -o through links, FIFOs and stdout.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -178,6 +180,123 @@ TEST_F(StoreSafety, ReadOnlyStoreInAReadOnlyDirectoryIsReadable) {
   EXPECT_FALSE(fs::exists(path + "-shm"));
 }
 
+// A writer that puts rows one transaction each, reporting each commit on a pipe, killed with
+// SIGKILL once it reported `rows` commits (plus a random delay when jitter): its -wal and -shm
+// stay, holding the commits SQLite has not folded into the file. Returns the commits reported.
+int kill_writer_after(const std::string& path, int rows, bool jitter, unsigned seed) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Store s(path);
+    for (int i = 0;; ++i) {
+      s.put(row(7, i));
+      const int done = i + 1;
+      if (write(fds[1], &done, sizeof done) != sizeof done) std::_Exit(1);
+    }
+  }
+  close(fds[1]);
+  int reported = 0;
+  for (int n; reported < rows && read(fds[0], &n, sizeof n) == sizeof n;) reported = n;
+  if (jitter) usleep(seed % 3000);
+  kill(pid, SIGKILL);
+  for (int n; read(fds[0], &n, sizeof n) == sizeof n;) reported = n;  // sent before the kill
+  close(fds[0]);
+  waitpid(pid, nullptr, 0);
+  return reported;
+}
+
+// The store's directory made read-only, as media or another user's directory would be.
+void make_read_only(const fs::path& dir) {
+  fs::permissions(dir, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                           fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+}
+
+// Rows as an unprivileged reader counts them (-1: an error, printed). The count comes back on
+// a pipe: an exit status holds 8 bits.
+int unprivileged_count(const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  const int status = unprivileged([&] {
+    close(fds[0]);
+    int count = -1;
+    try {
+      count = static_cast<int>(Store(path, Store::Mode::read_only).count());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+    }
+    return write(fds[1], &count, sizeof count) == sizeof count ? 0 : 1;
+  });
+  close(fds[1]);
+  int count = -1;
+  if (status != 0 || read(fds[0], &count, sizeof count) != sizeof count) count = -1;
+  close(fds[0]);
+  return count;
+}
+
+// A killed writer's commits are in its -wal; without the -shm (lost with /dev/shm, a copy, a
+// reboot) and in a read-only directory SQLite cannot rebuild the WAL index in place, and its
+// immutable mode silently read the file alone (1,121 of 1,208 rows). Every reader, export and
+// merge included, must return every committed row.
+TEST_F(StoreSafety, KilledWriterInAReadOnlyDirectoryLosesNoCommittedRow) {
+  const std::string path = file("killed.sqlite");
+  const int committed = kill_writer_after(path, 40, false, 0);
+  ASSERT_GE(committed, 40);
+  ASSERT_TRUE(fs::exists(path + "-wal"));
+  ASSERT_GT(fs::file_size(path + "-wal"), 0u);
+  fs::remove(path + "-shm");
+  make_read_only(dir_);
+  const int counted = unprivileged_count(path);
+  EXPECT_TRUE(counted == committed || counted == committed + 1) << counted << " of " << committed;
+  EXPECT_FALSE(fs::exists(path + "-shm"));  // nothing written beside the store
+  if (!fs::exists(KTUNE_BINARY)) return;
+  const std::string out = "/tmp/ktune_killed_" + std::to_string(::getpid());
+  fs::remove_all(out);
+  fs::create_directories(out);
+  fs::permissions(out, fs::perms::all);
+  EXPECT_EQ(unprivileged([&] {
+              const std::string cmd = std::string("'") + KTUNE_BINARY + "' export --store '" +
+                                      path + "' --format csv -o '" + out + "/rows.csv' && '" +
+                                      KTUNE_BINARY + "' merge '" + out + "/merged.sqlite' '" +
+                                      path + "' >/dev/null";
+              return WEXITSTATUS(std::system(cmd.c_str()));
+            }),
+            0);
+  std::ifstream in(out + "/rows.csv");
+  int lines = 0;
+  for (std::string l; std::getline(in, l);) ++lines;
+  EXPECT_EQ(lines - 1, counted);  // the header, then every row
+  EXPECT_EQ(static_cast<int>(Store(out + "/merged.sqlite", Store::Mode::read_only).count()),
+            counted);
+  fs::remove_all(out);
+}
+
+// Writers killed at random points: whatever they reported committed is read back, from a
+// writable location and, without the -shm, from a read-only one; both readings agree.
+TEST_F(StoreSafety, WritersKilledAtRandomPointsLoseNoCommit) {
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 6; ++round) {
+    const std::string path = file("r" + std::to_string(round) + ".sqlite");
+    const int committed = kill_writer_after(path, 1 + int(rng() % 200), true, rng());
+    ASSERT_GT(committed, 0);
+    // The writable reading: a copy of the files as the writer left them.
+    const fs::path copy = dir_ / ("copy" + std::to_string(round));
+    fs::create_directories(copy);
+    for (const char* side : {"", "-wal", "-shm"})
+      if (fs::exists(path + side))
+        fs::copy_file(path + side, copy / (fs::path(path).filename().string() + side));
+    const int writable = static_cast<int>(
+        Store((copy / fs::path(path).filename()).string(), Store::Mode::read_only).count());
+    EXPECT_TRUE(writable == committed || writable == committed + 1)
+        << "round " << round << ": " << writable << " of " << committed;
+    fs::remove(path + "-shm");
+    make_read_only(dir_);
+    EXPECT_EQ(unprivileged_count(path), writable) << "round " << round;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+  }
+}
+
 // Somebody else's SQLite file: refused with a one-line error, left byte-identical.
 TEST_F(StoreSafety, ASqliteFileThatIsNotAStoreIsRefusedUntouched) {
   const std::string path = file("foreign.sqlite");
@@ -238,6 +357,35 @@ TEST_F(StoreSafety, WritesIntoAFifoWithoutReplacingIt) {
   EXPECT_EQ(received, "through the pipe\n");
   EXPECT_TRUE(fs::is_fifo(fifo));
   EXPECT_FALSE(fs::exists(fifo + ".tmp"));
+}
+
+// -o /dev/stdout into a pipe and bash's -o >(cmd) failed ("No such file or directory": the link
+// names "pipe:[N]"), and with stdout opened for append the file was replaced.
+TEST_F(StoreSafety, ExportWritesIntoPipesAndAppendsThroughDevStdout) {
+  if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  const std::string store = file("s.sqlite");
+  {
+    Store s(store);
+    s.put(row(1, 2));
+  }
+  const std::string export_cmd =
+      std::string("'") + KTUNE_BINARY + "' export --store '" + store + "' --format csv -o ";
+  auto run = [](const std::string& script) {
+    const std::string cmd = "bash -c \"" + script + "\"";
+    return WEXITSTATUS(std::system(cmd.c_str()));
+  };
+  EXPECT_EQ(run(export_cmd + "/dev/stdout | cat > '" + file("piped.csv") + "'"), 0);
+  EXPECT_NE(bytes_of(file("piped.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  EXPECT_EQ(run(export_cmd + ">(cat > '" + file("subst.csv") + "'); wait $!"), 0);
+  EXPECT_NE(bytes_of(file("subst.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  std::ofstream(file("log.csv")) << "earlier line\n";
+  EXPECT_EQ(run(export_cmd + "/dev/stdout >> '" + file("log.csv") + "'"), 0);
+  const std::string log = bytes_of(file("log.csv"));
+  EXPECT_EQ(log.rfind("earlier line\n", 0), 0u) << log;
+  EXPECT_NE(log.find("dev,gemm,m=1,c=2"), std::string::npos) << log;
+  EXPECT_EQ(run(export_cmd + "/dev/fd/9"), 1);  // not open: a one-line error
+  for (const auto& entry : fs::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().string().find(".tmp"), std::string::npos) << entry.path();
 }
 
 TEST_F(StoreSafety, ExportWritesToStdoutAndThroughALink) {

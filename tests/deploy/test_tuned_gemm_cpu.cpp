@@ -215,3 +215,31 @@ TEST(TunedGemmCpu, BadArgumentsThrowANamedErrorAndNeverWrite) {
 }
 
 }  // namespace
+
+// C aliasing A or B computed garbage silently (relative error 1e4): refused, C left unchanged;
+// operands side by side in one buffer are fine.
+TEST(TunedGemmCpu, CAliasingAOrBIsRefused) {
+  const Trans N = Trans::no;
+  std::vector<float> buf = ktune::kernels::gemm::random_matrix(3 * 16, 4);
+  const std::vector<float> before = buf;
+  float* p = buf.data();
+  const std::pair<const char*, std::function<void()>> aliased[] = {
+      {"C overlaps A", [&] { ktune::gemm(N, N, 4, 4, 4, 1, p, 4, p + 16, 4, 0, p, 4); }},
+      {"C overlaps A", [&] { ktune::gemm(N, N, 4, 4, 4, 1, p + 8, 4, p + 32, 4, 0, p, 4); }},
+      {"C overlaps B", [&] { ktune::gemm(N, N, 4, 4, 4, 1, p, 4, p + 16, 4, 1, p + 31, 4); }},
+      {"C overlaps B",
+       [&] {
+         ktune::gemm_strided_batched(N, N, 4, 4, 4, 1, p, 4, 0, p + 16, 4, 0, 0, p + 16, 4, 16, 2);
+       }},
+  };
+  for (const auto& [what, call] : aliased) {
+    try {
+      call();
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const ktune::GemmError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(buf, before) << what << ": written";
+  }
+  EXPECT_NO_THROW(ktune::gemm(N, N, 4, 4, 4, 1, p, 4, p + 16, 4, 0, p + 32, 4));
+}

@@ -85,6 +85,21 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
                rows_b, transb == Trans::no ? n : k, ldb, stride_b);
   }
   check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c);
+  if (k > 0) {
+    // C written while A or B is still read gives garbage (the kernels pack and block their
+    // operands): the address ranges the operands span must be disjoint.
+    const int64_t span_c = span_elements(m, n, ldc, stride_c, batch);
+    auto check_disjoint = [&](const char* name, const float* x, int64_t rows, int64_t cols,
+                              int64_t ld, int64_t stride) {
+      const int64_t span = span_elements(rows, cols, ld, stride, batch);
+      const auto xb = reinterpret_cast<uintptr_t>(x), cb = reinterpret_cast<uintptr_t>(c);
+      if (xb < cb + uintptr_t(span_c) * sizeof(float) && cb < xb + uintptr_t(span) * sizeof(float))
+        argument_error(function, std::string("C overlaps ") + name +
+                                     ": C must not alias A or B (the result would be garbage)");
+    };
+    check_disjoint("A", a, rows_a, transa == Trans::no ? k : m, lda, stride_a);
+    check_disjoint("B", b, rows_b, transb == Trans::no ? n : k, ldb, stride_b);
+  }
   if (batch > 1) {
     // Entries of C must not overlap: every write then lands in the caller's C. Cannot
     // overflow: the span check above bounded it.
