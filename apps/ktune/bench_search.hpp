@@ -11,6 +11,7 @@
 #include "ktune/bench.hpp"
 #include "ktune/family.hpp"
 #include "ktune/search.hpp"
+#include "ktune/workload.hpp"
 
 namespace ktune::cli {
 
