@@ -37,6 +37,10 @@ struct GemmContext {
   SeedKernels kernels;
   TiledKernels tiled;
   RelErrorKernel rel_error;
+  KernelCache mma;  // gemm_mma.cuh instantiations, by name expression
+  // The mma configs of the sweep (Backend::prepare): a session of a tf32/bf16/fp16 problem
+  // compiles them for its precision and transposes in parallel when it opens.
+  std::vector<BlockedParams> mma_configs;
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).

@@ -1,0 +1,291 @@
+// Tensor-core GEMM (kind `mma` of the GEMM family, sm_80+): column-major BLAS semantics
+//   C = alpha * op(A) * op(B) + beta * C  with strided batches, FP32 accumulation and FP32 C;
+// C is not read when beta == 0 (it may hold NaN). The operands are
+//   PREC 1 (tf32): float A and B, rounded to TF32 (cvt.rna) in the kernel, mma.m16n8k8;
+//   PREC 2 (bf16) / PREC 3 (fp16): 16-bit A and B (raw bits: the kernel never converts them),
+//   mma.m16n8k16 fed by ldmatrix.
+//
+// Hierarchy: a block computes a BM x BN tile of C with (BM/WM) * (BN/WN) warps; a warp computes
+// WM x WN as (WM/16) x (WN/8) mma tiles whose accumulators stay in registers.
+//
+// Main loop: an ST-stage cp.async pipeline copies K tiles of op(A) (BM x BK) and op(B) (BK x BN)
+// from global to shared memory; ST - 1 tiles are in flight while one is multiplied, one barrier
+// per K tile. Each operand keeps its global layout in shared memory: K-contiguous operands (A with
+// TA = 1, B with TB = 0) as [rows][BK], the others as [BK][rows]; lines are padded by 16 bytes
+// (32 for the [BK][rows] tf32 tiles), which puts the 8 lines an ldmatrix (or a quarter warp's
+// scalar fragment loads) reads in distinct banks. ldmatrix reads [rows][BK] tiles as is and
+// [BK][rows] tiles with .trans; tf32 fragments are 32-bit words, which ldmatrix.trans cannot
+// transpose, so they are read by scalar shared loads.
+//
+// Edges: 16-byte copies for whole chunks of an aligned launch (base, leading dimension and batch
+// stride multiples of 16 bytes); chunks out of the matrix are zero-filled by cp.async without a
+// read, ragged chunks and unaligned launches copy element by element (plain loads and shared
+// stores, ordered by the pipeline's barrier like the copies). K beyond k reads zeros.
+//
+// Launch (gemm_mma_launch.hpp): blockDim.x = 32 * (BM/WM) * (BN/WN); gridDim = (ceil(m/BM),
+// ceil(n/BN), batch); dynamic shared memory ktune_mma_smem_bytes<...>() (opted in above 48 KiB).
+//
+// Compiled at run time by NVRTC (no standard headers) and ahead of time by nvcc in the deployed
+// library.
+#ifndef KTUNE_GEMM_MMA_CUH
+#define KTUNE_GEMM_MMA_CUH
+
+template <int PREC>
+struct KtuneMmaElem {
+  typedef unsigned short type;  // bf16 / fp16 bits
+};
+template <>
+struct KtuneMmaElem<1> {
+  typedef float type;
+};
+
+__device__ __forceinline__ unsigned ktune_mma_smem_address(const void* p) {
+  unsigned address;
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
+  return address;
+}
+
+// cp.async of 16 bytes; src_bytes == 0 zero-fills without reading src.
+__device__ __forceinline__ void ktune_mma_copy16(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+
+// Shared-memory layout of one operand tile: ROWS (the M or N side) x BK elements of T; K_CONTIG:
+// [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad].
+template <typename T, int ROWS, int BK, int K_CONTIG>
+struct KtuneMmaTile {
+  static constexpr int kChunk = 16 / sizeof(T);  // elements per 16-byte chunk
+  static constexpr int kPad = (!K_CONTIG && sizeof(T) == 4) ? 32 / sizeof(T) : kChunk;
+  static constexpr int kLine = (K_CONTIG ? BK : ROWS) + kPad;  // elements per line
+  static constexpr int kElems = (K_CONTIG ? ROWS : BK) * kLine;
+  static constexpr int kCopies = ROWS * BK / kChunk;
+  static_assert(ROWS % kChunk == 0 && BK % kChunk == 0, "tiles are whole 16-byte chunks");
+
+  __device__ static __forceinline__ int at(int r, int p) {
+    return K_CONTIG ? r * kLine + p : p * kLine + r;
+  }
+
+  // Copies the tile whose element (0, 0) is src (element (r, p) at src[r * rs + p * ps], the
+  // contiguous one of rs / ps being 1). rows_left / k_left: rows / k indices left in the matrix
+  // from the origin; vec_ok: 16-byte copies allowed.
+  template <int THREADS>
+  __device__ static __forceinline__ void load(T* smem, const T* src, long long ld,
+                                              long long rows_left, long long k_left, int tid,
+                                              bool vec_ok) {
+    constexpr int kLines = K_CONTIG ? ROWS : BK;  // lines of the contiguous dimension
+    constexpr int kPerLine = (K_CONTIG ? BK : ROWS) / kChunk;
+    const long long lines_left = K_CONTIG ? rows_left : k_left;
+    const long long along_left = K_CONTIG ? k_left : rows_left;
+#pragma unroll
+    for (int l = 0; l < (kCopies + THREADS - 1) / THREADS; ++l) {
+      const int copy = tid + l * THREADS;
+      if (kCopies % THREADS != 0 && copy >= kCopies) break;
+      const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
+      T* dst = smem + line * kLine + e0;
+      const T* from = src + (long long)line * ld + e0;
+      const long long along = along_left - e0;
+      if (line >= lines_left || along <= 0) {
+        ktune_mma_copy16(ktune_mma_smem_address(dst), src, 0);
+      } else if (vec_ok && along >= kChunk) {
+        ktune_mma_copy16(ktune_mma_smem_address(dst), from, 16);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) dst[e] = e < along ? from[e] : T(0);
+      }
+    }
+    (void)kLines;
+  }
+};
+
+template <int BM, int BN, int BK, int ST, int PREC, int TA, int TB>
+__host__ __device__ constexpr int ktune_mma_smem_bytes() {
+  typedef typename KtuneMmaElem<PREC>::type T;
+  return ST * int(sizeof(T)) *
+         (KtuneMmaTile<T, BM, BK, TA>::kElems + KtuneMmaTile < T, BN, BK, TB ? 0 : 1 > ::kElems);
+}
+
+__device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+template <int TRANS>
+__device__ __forceinline__ void ktune_ldmatrix_x4(unsigned (&r)[4], unsigned address) {
+  if (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// One mma tile: d += a * b (fp32 accumulators d[0..3]).
+template <int PREC>
+__device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
+                                          const unsigned* b) {
+  if (PREC == 1)
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else if (PREC == 2)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
+    ktune_gemm_mma(long long m, long long n, long long k, float alpha,
+                   const typename KtuneMmaElem<PREC>::type* __restrict__ a, long long lda,
+                   long long stride_a, const typename KtuneMmaElem<PREC>::type* __restrict__ b,
+                   long long ldb, long long stride_b, float beta, float* __restrict__ c,
+                   long long ldc, long long stride_c) {
+  typedef typename KtuneMmaElem<PREC>::type T;
+  constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+  constexpr int MK = PREC == 1 ? 8 : 16;  // k of one mma
+  constexpr int MI = WM / 16, NI = WN / 8;
+  static_assert(WM % 16 == 0 && WN % 16 == 0 && BM % WM == 0 && BN % WN == 0, "warp tiles");
+  static_assert(BK % MK == 0 && ST >= 2, "K tile and stages");
+  typedef KtuneMmaTile<T, BM, BK, TA> TileA;          // A: K-contiguous when transposed
+  typedef KtuneMmaTile<T, BN, BK, TB ? 0 : 1> TileB;  // B: K-contiguous unless transposed
+
+  extern __shared__ __align__(16) unsigned char ktune_mma_shared[];
+  T* const smem_a = reinterpret_cast<T*>(ktune_mma_shared);
+  T* const smem_b = smem_a + ST * TileA::kElems;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int warp_m = warp % (BM / WM), warp_n = warp / (BM / WM);
+  const long long row0 = (long long)blockIdx.x * BM, col0 = (long long)blockIdx.y * BN;
+  const long long z = blockIdx.z;
+
+  const T* const a_batch = a + z * stride_a;
+  const T* const b_batch = b + z * stride_b;
+  // op(A) rows i, k p: A[i + p * lda] (TA = 0) or A[p + i * lda] (TA = 1); op(B) k p, column j:
+  // B[p + j * ldb] (TB = 0) or B[j + p * ldb] (TB = 1).
+  constexpr int CH = 16 / sizeof(T);
+  const bool vec_a =
+      lda % CH == 0 && stride_a % CH == 0 && (reinterpret_cast<unsigned long long>(a) & 15ull) == 0;
+  const bool vec_b =
+      ldb % CH == 0 && stride_b % CH == 0 && (reinterpret_cast<unsigned long long>(b) & 15ull) == 0;
+  const long long rows_left = m - row0, cols_left = n - col0;
+
+  auto load_stage = [&](int stage, long long kt) {
+    const long long p0 = kt * BK;
+    const T* src_a = TA ? a_batch + p0 + row0 * lda : a_batch + row0 + p0 * lda;
+    const T* src_b = TB ? b_batch + col0 + p0 * ldb : b_batch + p0 + col0 * ldb;
+    TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k - p0,
+                                  tid, vec_a);
+    TileB::template load<THREADS>(smem_b + stage * TileB::kElems, src_b, ldb, cols_left, k - p0,
+                                  tid, vec_b);
+  };
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+  const long long k_tiles = (k + BK - 1) / BK;
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+
+  const int g = lane >> 2, t = lane & 3;   // mma fragment coordinates
+  const int q = lane >> 3, r8 = lane & 7;  // ldmatrix: matrix and line this lane addresses
+  const int wr = warp_m * WM, wc = warp_n * WN;
+
+  for (long long kt = 0; kt < k_tiles; ++kt) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(ST - 2));
+    __syncthreads();
+    const long long next = kt + ST - 1;
+    if (next < k_tiles) load_stage(int(next % ST), next);
+    asm volatile("cp.async.commit_group;\n" ::);
+
+    const T* const sa = smem_a + int(kt % ST) * TileA::kElems;
+    const T* const sb = smem_b + int(kt % ST) * TileB::kElems;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += MK) {
+      unsigned af[MI][4], bf[NI][2];
+      if (PREC == 1) {  // scalar fragment loads, rounded to tf32
+        const float* fa = reinterpret_cast<const float*>(sa);
+        const float* fb = reinterpret_cast<const float*>(sb);
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+          const int r = wr + i * 16 + g;
+          af[i][0] = ktune_mma_tf32(fa[TileA::at(r, kk + t)]);
+          af[i][1] = ktune_mma_tf32(fa[TileA::at(r + 8, kk + t)]);
+          af[i][2] = ktune_mma_tf32(fa[TileA::at(r, kk + t + 4)]);
+          af[i][3] = ktune_mma_tf32(fa[TileA::at(r + 8, kk + t + 4)]);
+        }
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+          const int col = wc + j * 8 + g;
+          bf[j][0] = ktune_mma_tf32(fb[TileB::at(col, kk + t)]);
+          bf[j][1] = ktune_mma_tf32(fb[TileB::at(col, kk + t + 4)]);
+        }
+      } else {
+        // A: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+        // (rows 8-15, k 8-15) -> a0..a3; lane addresses line r8 of matrix q.
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+          const int r = wr + i * 16 + (q & 1) * 8, p = kk + (q >> 1) * 8;
+          const int at = TA ? TileA::at(r + r8, p) : TileA::at(r, p + r8);
+          ktune_ldmatrix_x4<TA ? 0 : 1>(af[i], ktune_mma_smem_address(sa + at));
+        }
+        // B: matrices (cols 0-7, k 0-7), (cols 0-7, k 8-15), (cols 8-15, k 0-7),
+        // (cols 8-15, k 8-15) -> b0, b1 of two n tiles.
+#pragma unroll
+        for (int j = 0; j < NI; j += 2) {
+          const int col = wc + j * 8 + (q >> 1) * 8, p = kk + (q & 1) * 8;
+          const int at = TB ? TileB::at(col, p + r8) : TileB::at(col + r8, p);
+          unsigned x[4];
+          ktune_ldmatrix_x4<TB ? 1 : 0>(x, ktune_mma_smem_address(sb + at));
+          bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) ktune_mma<PREC>(acc[i][j], af[i], bf[j]);
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below.
+  float* const cz = c + z * stride_c;
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long row = row0 + wr + i * 16 + g + (e >> 1) * 8;
+        const long long col = col0 + wc + j * 8 + 2 * t + (e & 1);
+        if (row >= m || col >= n) continue;
+        float* at = cz + row + col * ldc;
+        const float v = alpha * acc[i][j][e];
+        *at = beta == 0.0f ? v : fmaf(beta, *at, v);
+      }
+    }
+  }
+}
+
+#endif  // KTUNE_GEMM_MMA_CUH
