@@ -48,7 +48,8 @@ if has tests; then
     cuobjdump -sass /tmp/mma.cubin | grep -oE '^\s+/\*[0-9a-f]+\*/\s+[A-Z0-9_.]+' |
       awk '{print $2}' | sed 's/\..*//' | sort | uniq -c | sort -rn >> "$W/sass-mix.txt"
   done
-  head -12 "$W/sass-mix.txt"
+  grep -E "==|HMMA|LDSM|LDGSTS|FFMA|LDS$|LDL|STL" "$W/sass-mix.txt"
+  tar czf "$OUT/tests.tar.gz" -C "$W" gpu-tests-mma.log core-tests.log sass-mix.txt
 fi
 
 if has sweep; then
@@ -69,6 +70,6 @@ if has sweep; then
     [ -f scripts/vendor_ratios.py ] && python3 scripts/vendor_ratios.py "$W/$w-vs-vendor.csv" |
       tee -a "$W/$w-vs-vendor.md"
   done
-  "$B/ktune" export --store /tmp/mma.sqlite --format csv -o "$OUT/gemm-mma.csv.gz"
-  tar czf "$OUT/sweep.tar.gz" -C "$W" $(cd "$W" && ls bench-* ./*-vs-vendor.*)
+  "$B/ktune" export --store /tmp/mma.sqlite --format csv -o "$OUT/gemm-mma${TAG:-}.csv.gz"
+  tar czf "$OUT/sweep${TAG:-}.tar.gz" -C "$W" $(cd "$W" && ls bench-* ./*-vs-vendor.*)
 fi

@@ -73,8 +73,18 @@ struct KtuneMmaTile {
   __device__ static __forceinline__ void load(T* smem, const T* src, long long ld,
                                               long long rows_left, long long k_left, int tid,
                                               bool vec_ok) {
-    constexpr int kLines = K_CONTIG ? ROWS : BK;  // lines of the contiguous dimension
     constexpr int kPerLine = (K_CONTIG ? BK : ROWS) / kChunk;
+    if (vec_ok && rows_left >= ROWS && k_left >= BK) {  // interior (uniform): no bounds
+#pragma unroll
+      for (int l = 0; l < (kCopies + THREADS - 1) / THREADS; ++l) {
+        const int copy = tid + l * THREADS;
+        if (kCopies % THREADS != 0 && copy >= kCopies) break;
+        const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
+        ktune_mma_copy16(ktune_mma_smem_address(smem + line * kLine + e0), src + line * ld + e0,
+                         16);
+      }
+      return;
+    }
     const long long lines_left = K_CONTIG ? rows_left : k_left;
     const long long along_left = K_CONTIG ? k_left : rows_left;
 #pragma unroll
@@ -94,7 +104,6 @@ struct KtuneMmaTile {
         for (int e = 0; e < kChunk; ++e) dst[e] = e < along ? from[e] : T(0);
       }
     }
-    (void)kLines;
   }
 };
 
@@ -176,15 +185,15 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const T* const b_batch = b + z * stride_b;
   // op(A) rows i, k p: A[i + p * lda] (TA = 0) or A[p + i * lda] (TA = 1); op(B) k p, column j:
   // B[p + j * ldb] (TB = 0) or B[j + p * ldb] (TB = 1).
-  constexpr int CH = 16 / sizeof(T);
+  constexpr int CH = 16 / sizeof(T);  // elements per 16-byte chunk
   const bool vec_a =
       lda % CH == 0 && stride_a % CH == 0 && (reinterpret_cast<unsigned long long>(a) & 15ull) == 0;
   const bool vec_b =
       ldb % CH == 0 && stride_b % CH == 0 && (reinterpret_cast<unsigned long long>(b) & 15ull) == 0;
   const long long rows_left = m - row0, cols_left = n - col0;
 
-  auto load_stage = [&](int stage, long long kt) {
-    const long long p0 = kt * BK;
+  auto load_stage = [&](int stage, int kt) {
+    const long long p0 = (long long)kt * BK;
     const T* src_a = TA ? a_batch + p0 + row0 * lda : a_batch + row0 + p0 * lda;
     const T* src_b = TB ? b_batch + col0 + p0 * ldb : b_batch + p0 + col0 * ldb;
     TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k - p0,
@@ -201,7 +210,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
 
-  const long long k_tiles = (k + BK - 1) / BK;
+  const int k_tiles = int((k + BK - 1) / BK);
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     if (s < k_tiles) load_stage(s, s);
@@ -212,54 +221,72 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int q = lane >> 3, r8 = lane & 7;  // ldmatrix: matrix and line this lane addresses
   const int wr = warp_m * WM, wc = warp_n * WN;
 
-  for (long long kt = 0; kt < k_tiles; ++kt) {
+  int read_stage = 0, write_stage = ST - 1;  // stage indices wrap without divisions
+  for (int kt = 0; kt < k_tiles; ++kt) {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(ST - 2));
     __syncthreads();
-    const long long next = kt + ST - 1;
-    if (next < k_tiles) load_stage(int(next % ST), next);
+    if (kt + ST - 1 < k_tiles) load_stage(write_stage, kt + ST - 1);
+    write_stage = write_stage == ST - 1 ? 0 : write_stage + 1;
     asm volatile("cp.async.commit_group;\n" ::);
 
-    const T* const sa = smem_a + int(kt % ST) * TileA::kElems;
-    const T* const sb = smem_b + int(kt % ST) * TileB::kElems;
+    const T* const sa = smem_a + read_stage * TileA::kElems;
+    const T* const sb = smem_b + read_stage * TileB::kElems;
+    read_stage = read_stage == ST - 1 ? 0 : read_stage + 1;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += MK) {
       unsigned af[MI][4], bf[NI][2];
-      if (PREC == 1) {  // scalar fragment loads, rounded to tf32
-        const float* fa = reinterpret_cast<const float*>(sa);
-        const float* fb = reinterpret_cast<const float*>(sb);
+      const float* const fa = reinterpret_cast<const float*>(sa);
+      const float* const fb = reinterpret_cast<const float*>(sb);
+      // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
+      // -> a0..a3, h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32
+      // m16n8k8 fragments have the same shape in bytes); lane addresses line r8 of matrix q.
 #pragma unroll
-        for (int i = 0; i < MI; ++i) {
-          const int r = wr + i * 16 + g;
-          af[i][0] = ktune_mma_tf32(fa[TileA::at(r, kk + t)]);
-          af[i][1] = ktune_mma_tf32(fa[TileA::at(r + 8, kk + t)]);
-          af[i][2] = ktune_mma_tf32(fa[TileA::at(r, kk + t + 4)]);
-          af[i][3] = ktune_mma_tf32(fa[TileA::at(r + 8, kk + t + 4)]);
+      for (int i = 0; i < MI; ++i) {
+        const int r = wr + i * 16 + (q & 1) * 8;
+        if (TA) {  // K-contiguous: ldmatrix as stored
+          ktune_ldmatrix_x4<0>(af[i],
+                               ktune_mma_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
+        } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
+          ktune_ldmatrix_x4<1>(af[i],
+                               ktune_mma_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
+        } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
+          const int rg = wr + i * 16 + g;
+          af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
+          af[i][1] = __float_as_uint(fa[TileA::at(rg + 8, kk + t)]);
+          af[i][2] = __float_as_uint(fa[TileA::at(rg, kk + t + 4)]);
+          af[i][3] = __float_as_uint(fa[TileA::at(rg + 8, kk + t + 4)]);
         }
+      }
+      // B: matrices (cols 0-7, k 0-h), (cols 0-7, k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h)
+      // -> b0, b1 of two n tiles.
 #pragma unroll
-        for (int j = 0; j < NI; ++j) {
-          const int col = wc + j * 8 + g;
-          bf[j][0] = ktune_mma_tf32(fb[TileB::at(col, kk + t)]);
-          bf[j][1] = ktune_mma_tf32(fb[TileB::at(col, kk + t + 4)]);
+      for (int j = 0; j < NI; j += 2) {
+        const int col = wc + j * 8 + (q >> 1) * 8;
+        unsigned x[4];
+        if (!TB) {  // K-contiguous
+          ktune_ldmatrix_x4<0>(x,
+                               ktune_mma_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
+        } else if (PREC != 1) {
+          ktune_ldmatrix_x4<1>(x,
+                               ktune_mma_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
+        } else {
+          const int cg = wc + j * 8 + g;
+          x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);
+          x[1] = __float_as_uint(fb[TileB::at(cg, kk + t + 4)]);
+          x[2] = __float_as_uint(fb[TileB::at(cg + 8, kk + t)]);
+          x[3] = __float_as_uint(fb[TileB::at(cg + 8, kk + t + 4)]);
         }
-      } else {
-        // A: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
-        // (rows 8-15, k 8-15) -> a0..a3; lane addresses line r8 of matrix q.
+        bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
+      }
+      if (PREC == 1) {  // round the FP32 words to tf32 (nearest, ties away)
 #pragma unroll
-        for (int i = 0; i < MI; ++i) {
-          const int r = wr + i * 16 + (q & 1) * 8, p = kk + (q >> 1) * 8;
-          const int at = TA ? TileA::at(r + r8, p) : TileA::at(r, p + r8);
-          ktune_ldmatrix_x4<TA ? 0 : 1>(af[i], ktune_mma_smem_address(sa + at));
-        }
-        // B: matrices (cols 0-7, k 0-7), (cols 0-7, k 8-15), (cols 8-15, k 0-7),
-        // (cols 8-15, k 8-15) -> b0, b1 of two n tiles.
+        for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NI; j += 2) {
-          const int col = wc + j * 8 + (q >> 1) * 8, p = kk + (q & 1) * 8;
-          const int at = TB ? TileB::at(col, p + r8) : TileB::at(col + r8, p);
-          unsigned x[4];
-          ktune_ldmatrix_x4<TB ? 1 : 0>(x, ktune_mma_smem_address(sb + at));
-          bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
-        }
+          for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
       }
 #pragma unroll
       for (int i = 0; i < MI; ++i)
