@@ -149,11 +149,12 @@ std::vector<SpaceKind> gemm_kinds() {
         {"splits", V{"2", "4", "8", "16", "32", "64"}}},
        warp_violation},
       // Tensor cores (mma.sync; gemm_mma.cuh) for tf32 / bf16 / fp16 problems: block and warp
-      // tiles, a K tile of 32 and 3 or 4 cp.async stages; 36 configs. Appended after warpsplit.
+      // tiles, K tiles of 32 or 64 (64 halves the barriers per K) and 3 or 4 cp.async stages;
+      // 72 configs. Appended after warpsplit.
       {"mma",
        {{"bm", V{"64", "128", "256"}},
         {"bn", V{"64", "128", "256"}},
-        {"bk", V{"32"}},
+        {"bk", V{"32", "64"}},
         {"wm", V{"32", "64"}},
         {"wn", V{"32", "64"}},
         {"st", V{"3", "4"}}},

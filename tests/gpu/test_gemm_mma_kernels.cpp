@@ -61,7 +61,7 @@ TEST(MmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
             3 * 4 * (32 * 136 + 32 * 72));
   EXPECT_FALSE(gemm::parse_gemm_config("kind=mma;bm=128;bn=64;bk=32;wm=64;wn=32").valid);
   EXPECT_FALSE(gemm::parse_gemm_config("kind=mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=3;tm=4").valid);
-  EXPECT_EQ(mma_space().size(), 36u);
+  EXPECT_EQ(mma_space().size(), 72u);
   for (const BlockedParams& p : mma_space()) EXPECT_TRUE(gcuda::mma_supported_params(p));
   // Only the tensor-core precisions, and only this kind for them.
   EXPECT_TRUE(gemm::kind_serves(gemm::Kind::mma, Precision::bf16));

@@ -221,6 +221,65 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int q = lane >> 3, r8 = lane & 7;  // ldmatrix: matrix and line this lane addresses
   const int wr = warp_m * WM, wc = warp_n * WN;
 
+  // The A and B fragments of K step kk of the stage at sa / sb.
+  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], const T* sa, const T* sb,
+                            int kk) {
+    const float* const fa = reinterpret_cast<const float*>(sa);
+    const float* const fb = reinterpret_cast<const float*>(sb);
+    // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
+    // -> a0..a3, h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32
+    // m16n8k8 fragments have the same shape in bytes); lane addresses line r8 of matrix q.
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      const int r = wr + i * 16 + (q & 1) * 8;
+      if (TA) {  // K-contiguous: ldmatrix as stored
+        ktune_ldmatrix_x4<0>(af[i],
+                             ktune_mma_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
+      } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
+        ktune_ldmatrix_x4<1>(af[i],
+                             ktune_mma_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
+      } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
+        const int rg = wr + i * 16 + g;
+        af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
+        af[i][1] = __float_as_uint(fa[TileA::at(rg + 8, kk + t)]);
+        af[i][2] = __float_as_uint(fa[TileA::at(rg, kk + t + 4)]);
+        af[i][3] = __float_as_uint(fa[TileA::at(rg + 8, kk + t + 4)]);
+      }
+    }
+    // B: matrices (cols 0-7, k 0-h), (cols 0-7, k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h)
+    // -> b0, b1 of two n tiles.
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+      const int col = wc + j * 8 + (q >> 1) * 8;
+      unsigned x[4];
+      if (!TB) {  // K-contiguous
+        ktune_ldmatrix_x4<0>(x,
+                             ktune_mma_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
+      } else if (PREC != 1) {
+        ktune_ldmatrix_x4<1>(x, ktune_mma_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
+      } else {
+        const int cg = wc + j * 8 + g;
+        x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);
+        x[1] = __float_as_uint(fb[TileB::at(cg, kk + t + 4)]);
+        x[2] = __float_as_uint(fb[TileB::at(cg + 8, kk + t)]);
+        x[3] = __float_as_uint(fb[TileB::at(cg + 8, kk + t + 4)]);
+      }
+      bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
+    }
+  };
+  // tf32: the FP32 words rounded (nearest, ties away), just before their mma, so that the
+  // conversion does not wait for the loads of the next step.
+  auto round_tf32 = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
+  };
+
   int read_stage = 0, write_stage = ST - 1;  // stage indices wrap without divisions
   for (int kt = 0; kt < k_tiles; ++kt) {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(ST - 2));
@@ -232,66 +291,19 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     const T* const sa = smem_a + read_stage * TileA::kElems;
     const T* const sb = smem_b + read_stage * TileB::kElems;
     read_stage = read_stage == ST - 1 ? 0 : read_stage + 1;
+    // Fragments in two register sets: those of the next K step are loaded (ldmatrix is
+    // asynchronous) before the mma of this one issue, so its latency hides behind them.
+    unsigned af[2][MI][4], bf[2][NI][2];
+    load_fragments(af[0], bf[0], sa, sb, 0);
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += MK) {
-      unsigned af[MI][4], bf[NI][2];
-      const float* const fa = reinterpret_cast<const float*>(sa);
-      const float* const fb = reinterpret_cast<const float*>(sb);
-      // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
-      // -> a0..a3, h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32
-      // m16n8k8 fragments have the same shape in bytes); lane addresses line r8 of matrix q.
-#pragma unroll
-      for (int i = 0; i < MI; ++i) {
-        const int r = wr + i * 16 + (q & 1) * 8;
-        if (TA) {  // K-contiguous: ldmatrix as stored
-          ktune_ldmatrix_x4<0>(af[i],
-                               ktune_mma_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
-        } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
-          ktune_ldmatrix_x4<1>(af[i],
-                               ktune_mma_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
-        } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
-          const int rg = wr + i * 16 + g;
-          af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
-          af[i][1] = __float_as_uint(fa[TileA::at(rg + 8, kk + t)]);
-          af[i][2] = __float_as_uint(fa[TileA::at(rg, kk + t + 4)]);
-          af[i][3] = __float_as_uint(fa[TileA::at(rg + 8, kk + t + 4)]);
-        }
-      }
-      // B: matrices (cols 0-7, k 0-h), (cols 0-7, k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h)
-      // -> b0, b1 of two n tiles.
-#pragma unroll
-      for (int j = 0; j < NI; j += 2) {
-        const int col = wc + j * 8 + (q >> 1) * 8;
-        unsigned x[4];
-        if (!TB) {  // K-contiguous
-          ktune_ldmatrix_x4<0>(x,
-                               ktune_mma_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
-        } else if (PREC != 1) {
-          ktune_ldmatrix_x4<1>(x,
-                               ktune_mma_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
-        } else {
-          const int cg = wc + j * 8 + g;
-          x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);
-          x[1] = __float_as_uint(fb[TileB::at(cg, kk + t + 4)]);
-          x[2] = __float_as_uint(fb[TileB::at(cg + 8, kk + t)]);
-          x[3] = __float_as_uint(fb[TileB::at(cg + 8, kk + t + 4)]);
-        }
-        bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
-      }
-      if (PREC == 1) {  // round the FP32 words to tf32 (nearest, ties away)
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
-      }
+    for (int step = 0; step < BK / MK; ++step) {
+      if (step + 1 < BK / MK)
+        load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * MK);
+      if (PREC == 1) round_tf32(af[step & 1], bf[step & 1]);
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NI; ++j) ktune_mma<PREC>(acc[i][j], af[i], bf[j]);
+        for (int j = 0; j < NI; ++j) ktune_mma<PREC>(acc[i][j], af[step & 1][i], bf[step & 1][j]);
     }
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
