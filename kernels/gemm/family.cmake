@@ -13,7 +13,7 @@ endif()
 find_package(Threads REQUIRED)  # the packed kernel's helper threads (cpu/gemm_cpu_pool.hpp)
 target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE Threads::Threads)
 if(KTUNE_FAMILY_CUDA_TARGET)
-  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
 endif()
 ktune_family_deploy_files(

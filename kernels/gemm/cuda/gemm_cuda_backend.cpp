@@ -88,6 +88,7 @@ GemmContext::GemmContext(const Space& space_, int device_index, const std::strin
       device(device_index),
       data_seed(data_seed_),
       cublas(device.stream()),
+      cublaslt(),
       kernels(device.arch(), kernel_source),
       tiled(device.arch()),
       rel_error(device.arch()),

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "ktune/device.hpp"
 #include "ktune/family.hpp"
@@ -34,6 +35,7 @@ struct GemmContext {
   ktune::cuda::DeviceContext device;
   uint64_t data_seed;
   CublasHandle cublas;
+  CublasLtHandle cublaslt;
   SeedKernels kernels;
   TiledKernels tiled;
   RelErrorKernel rel_error;

@@ -2,10 +2,12 @@
 // and the verify-then-time protocol shared by seed configs and the cuBLAS baseline.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
@@ -77,13 +79,22 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  std::vector<std::string> vendors() const override { return {"cublas"}; }
+  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt: its
+  // heuristic's first answer, and the fastest of its first kLtTopAlgos (the algorithm recorded
+  // in the row's message).
+  std::vector<std::string> vendors() const override {
+    if (shape_.precision == Precision::fp32) return {"cublas"};
+    return {"cublas", "cublaslt", "cublaslt-top8"};
+  }
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
-    if (vendor != "cublas") {
-      throw Error("gemm cuda: unknown vendor '" + vendor + "' (available: cublas)");
+    const auto known = vendors();
+    if (std::find(known.begin(), known.end(), vendor) == known.end()) {
+      throw Error("gemm cuda: unknown vendor '" + vendor + "' for " +
+                  precision_name(shape_.precision) + " problems");
     }
     context_.device.make_current();
+    if (vendor != "cublas") return run_cublaslt(vendor == "cublaslt" ? 1 : kLtTopAlgos, policy);
     // cuBLAS loads its kernels lazily on the host inside the first call, which would land in
     // the timed interval of the verification run: do one untimed call first.
     const LaunchResult warm = launch_cublas(0);
@@ -232,6 +243,43 @@ class CudaGemmSession final : public ProblemSession {
     return {};
   }
 
+  static constexpr int kLtTopAlgos = 8;
+  static constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+
+  // cuBLASLt with the heuristic's first `algos` algorithms, each verified and timed (after an
+  // untimed warm-up call); the fastest ok one is the row, its descriptor the row's message.
+  Outcome run_cublaslt(int algos, const TimingPolicy& policy) {
+    try {
+      if (!lt_workspace_.data())
+        lt_workspace_ = DeviceBuffer<char>(kLtWorkspaceBytes, "cuBLASLt workspace");
+      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, algos);
+      if (lt.algos() == 0) return refused_outcome("cublaslt: the heuristic offers no algorithm");
+      Outcome best;
+      for (int i = 0; i < lt.algos(); ++i) {
+        auto launch = [&](int copy) -> LaunchResult {
+          const cublasStatus_t status =
+              lt.run(i, a(copy), b(copy), c(copy), lt_workspace_.data(), context_.device.stream());
+          if (status == CUBLAS_STATUS_SUCCESS) return {};
+          return {Status::failed,
+                  "cublasLtMatmul(" + lt.describe(i) + "): status " + std::to_string(int(status))};
+        };
+        if (launch(0).status != Status::ok) continue;  // warm-up, untimed
+        check(cudaStreamSynchronize(context_.device.stream()),
+              "cudaStreamSynchronize(cublaslt warm-up)");
+        Outcome o = measure(launch, policy, "cublaslt " + lt.describe(i));
+        if (o.status != Status::ok) continue;
+        if (best.status != Status::ok || o.timing.median_ms < best.timing.median_ms) {
+          best = std::move(o);
+          best.message = lt.describe(i) + fmt::format(" (fastest of {} tried)", lt.algos());
+        }
+      }
+      if (best.status != Status::ok) return failed("cublaslt: no algorithm ran and verified");
+      return best;
+    } catch (const CudaError& e) {
+      return failed(std::string("cublaslt: ") + e.what());
+    }
+  }
+
   // The mma kind: compiled for this problem's precision and transposes (all the sweep's mma
   // configs at once, in parallel, when the first one runs), then verified and timed.
   Outcome run_mma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
@@ -291,6 +339,7 @@ class CudaGemmSession final : public ProblemSession {
   DeviceBuffer<double> reference_;
   DeviceBuffer<float> workspace_;
   bool mma_prepared_ = false;
+  DeviceBuffer<char> lt_workspace_;
 };
 
 }  // namespace
