@@ -15,6 +15,8 @@
 #include "kernels/gemm/gemm_family.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/bench.hpp"
+#include "ktune/family.hpp"
+#include "ktune/workload.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
@@ -225,6 +227,42 @@ TEST_F(MmaGemmTest, RefusesFp32AndTooSmallLeadingDimensions) {
                         0, 0.0f, none, 64, 0, nullptr);
   EXPECT_TRUE(r.refused);
   EXPECT_NE(r.message.find("leading dimension"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Through the CUDA backend's sweep path: a bf16 problem runs the mma kind and the vendors in bf16
+// (cuBLAS and cuBLASLt verified), and refuses an FP32 kind; an fp32 problem refuses mma.
+TEST(MmaGemmBackend, PrecisionsPickTheirKindsAndVendors) {
+  KTUNE_REQUIRE_GPU();
+  ktune::register_builtin();
+  ktune::register_cuda_backends();
+  const ktune::Family& family = ktune::find_family("gemm");
+  auto backend = ktune::open_backend(family, "cuda:0");
+  const ktune::Config mma = family.space().parse("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3");
+  const ktune::Config warp =
+      family.space().parse("kind=warp;bm=64;bn=64;bk=8;wm=32;wn=32;tm=4;tn=4;st=3;gr=1;splits=1");
+  backend->prepare({mma, warp});
+  ktune::TimingPolicy quick;
+  quick.warmups = 0;
+  quick.min_reps = quick.max_reps = 1;
+  for (const ktune::Problem& p : ktune::load_workload(family, "tiny@bf16").problems) {
+    auto session = backend->open(p);
+    const ktune::Outcome ok = session->run(mma, quick);
+    EXPECT_EQ(ok.status, ktune::Status::ok) << p.key() << ": " << ok.message;
+    const ktune::Outcome refused = session->run(warp, quick);
+    EXPECT_EQ(refused.status, ktune::Status::refused) << p.key();
+    EXPECT_NE(refused.message.find("bf16"), std::string::npos) << refused.message;
+    for (const std::string& vendor : session->vendors()) {
+      const ktune::Outcome v = session->run_vendor(vendor, quick);
+      EXPECT_EQ(v.status, ktune::Status::ok) << vendor << " " << p.key() << ": " << v.message;
+    }
+  }
+  auto fp32 = backend->open(ktune::load_workload(family, "tiny").problems.front());
+  EXPECT_EQ(fp32->run(mma, quick).status, ktune::Status::refused);
+  EXPECT_EQ(fp32->vendors(), std::vector<std::string>{"cublas"});
 }
 
 }  // namespace
