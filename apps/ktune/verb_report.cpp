@@ -118,9 +118,10 @@ int run_report(const ReportOptions& o) {
     if (devices.empty())
       throw Error(fmt::format("'{}' has no {} measurements", o.store, family.name()));
     if (devices.size() != 1)
-      throw Error(fmt::format("'{}' holds {} measurements of {} devices ({}): name one with "
-                              "--device",
-                              o.store, family.name(), devices.size(), fmt::join(devices, ", ")));
+      throw Error(
+          fmt::format("'{}' holds {} measurements of {} devices ({}): name one with "
+                      "--device",
+                      o.store, family.name(), devices.size(), fmt::join(devices, ", ")));
     device = *devices.begin();
   }
   std::map<std::string, ShapePerf> perf = sweep_perf(rows, device, family.name());
@@ -130,8 +131,11 @@ int run_report(const ReportOptions& o) {
   if (!o.deployed.empty()) add_deployed(o.deployed, perf);
   const bool with_deployed = !o.deployed.empty();
 
-  std::string csv = fmt::format("network,{},oracle_gflops,deployed_gflops,vendor_gflops\n",
-                                fmt::join(family.feature_names(), ","));
+  // The problems' own feature names: optional features (a GEMM's precision) are columns too.
+  std::string csv = fmt::format(
+      "network,{},oracle_gflops,deployed_gflops,vendor_gflops\n",
+      fmt::join(workload.problems.empty() ? family.feature_names() : workload.problems[0].names,
+                ","));
   std::map<std::string, std::vector<std::pair<double, double>>> per_network;
   std::vector<std::pair<double, double>> all;
   // deployed / vendor and deployed / oracle pairs

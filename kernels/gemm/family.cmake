@@ -13,7 +13,7 @@ endif()
 find_package(Threads REQUIRED)  # the packed kernel's helper threads (cpu/gemm_cpu_pool.hpp)
 target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE Threads::Threads)
 if(KTUNE_FAMILY_CUDA_TARGET)
-  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
 endif()
 ktune_family_deploy_files(
@@ -21,6 +21,7 @@ ktune_family_deploy_files(
           cpu/gemm_cpu_packedz.hpp cpu/gemm_cpu_packed_split.hpp cpu/gemm_cpu_pool.hpp cuda/gemm_seed.cuh
           cuda/gemm_seed_launch.hpp cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh
           cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
-          cuda/gemm_warp_launch.hpp deploy/gemm_validate.hpp
+          cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
+          deploy/gemm_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)

@@ -20,12 +20,43 @@
 //   warpsplit kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=8
 //                                                              CUDA: the warp kernel over K slices
 //                                                              + the split-K reduction
+//   mma     kind=mma;bm=128;bn=128;bk=32;wm=64;wn=64;st=4       CUDA sm_80+: tensor cores
+//                                                              (mma.sync), tf32/bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit };
+enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma };
+
+// The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
+// data from before precisions existed keep their keys). C is FP32 and accumulation FP32 in all.
+//   fp32: FP32 A and B, IEEE FMA (every kind but mma)
+//   tf32: FP32 A and B rounded to TF32 (10-bit mantissa) by the tensor cores' math (mma)
+//   bf16, fp16: 16-bit A and B (mma)
+enum class Precision { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
+constexpr const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::fp16:
+      return "fp16";
+  }
+  return "?";
+}
+// Bytes of one A or B element.
+constexpr int input_bytes(Precision p) {
+  return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
+}
+// Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
+// precisions only, every other kind FP32 only.
+constexpr bool kind_serves(Kind kind, Precision p) {
+  return (kind == Kind::mma) == (p != Precision::fp32);
+}
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
 // (wg_x along M, wg_y along N).
@@ -37,10 +68,14 @@ struct SeedParams {
 // vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk). Kind warp
 // adds warp tiles wm×wn (wm > 0 marks the warp kernel), st pipeline stages and rasterization
 // groups of gr block rows (vec and db unused); kind warpsplit is the warp kernel with splits > 1.
+// Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
-  constexpr int threads() const { return (bm / tm) * (bn / tn); }
+  constexpr int threads() const {
+    if (tm == 0 || tn == 0) return wm > 0 && wn > 0 ? 32 * (bm / wm) * (bn / wn) : 0;
+    return (bm / tm) * (bn / tn);
+  }
 };
 
 // CPU packed kernels: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
@@ -161,6 +196,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::packedz;
     else if (value == "warpsplit")
       g.kind = Kind::warpsplit;
+    else if (value == "mma")
+      g.kind = Kind::mma;
     else
       return false;
     return true;
@@ -210,6 +247,8 @@ constexpr int required_bits(Kind kind) {
       return 0x1E09F0;
     case Kind::packedz:  // packed's params, pa, pb
       return 0x61F000;
+    case Kind::mma:  // bm bn bk wm wn st
+      return 0xE0070;
   }
   return 0;
 }
@@ -249,6 +288,8 @@ constexpr const char* kind_name(Kind kind) {
       return "packedz";
     case Kind::warpsplit:
       return "warpsplit";
+    case Kind::mma:
+      return "mma";
   }
   return "?";
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -64,6 +65,16 @@ std::optional<std::string> warp_violation(const Space& space, const Config& c) {
   if (lanes != 32) return fmt::format("{} lanes per warp tile (32)", lanes);
   const int threads = p.threads();
   if (threads < 128 || threads > 256) return fmt::format("{} threads (128..256)", threads);
+  return std::nullopt;
+}
+
+// Tensor-core kernels: 4 or 8 warps a block, one warp tile each.
+std::optional<std::string> mma_violation(const Space& space, const Config& c) {
+  const BlockedParams p = gemm_config_of(space, c).blocked;
+  if (p.bm % p.wm != 0 || p.bn % p.wn != 0)
+    return std::string("warp tile does not divide the block");
+  const int warps = (p.bm / p.wm) * (p.bn / p.wn);
+  if (warps != 4 && warps != 8) return fmt::format("{} warps (4 or 8)", warps);
   return std::nullopt;
 }
 
@@ -137,6 +148,17 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1"}},
         {"splits", V{"2", "4", "8", "16", "32", "64"}}},
        warp_violation},
+      // Tensor cores (mma.sync; gemm_mma.cuh) for tf32 / bf16 / fp16 problems: block and warp
+      // tiles, K tiles of 32 or 64 (64 halves the barriers per K) and 3 or 4 cp.async stages;
+      // 72 configs. Appended after warpsplit.
+      {"mma",
+       {{"bm", V{"64", "128", "256"}},
+        {"bn", V{"64", "128", "256"}},
+        {"bk", V{"32", "64"}},
+        {"wm", V{"32", "64"}},
+        {"wn", V{"32", "64"}},
+        {"st", V{"3", "4"}}},
+       mma_violation},
   };
 }
 
@@ -182,7 +204,28 @@ Shape shape_of(const Problem& p) {
   s.lda = s.transa ? s.k : s.m;
   s.ldb = s.transb ? s.n : s.k;
   s.ldc = s.m;
+  if (std::find(p.names.begin(), p.names.end(), "precision") != p.names.end()) {
+    const double v = get("precision");
+    if (v < 0 || v > 3)
+      throw Error(
+          fmt::format("gemm problem '{}': precision must be 0 (fp32), 1 (tf32), 2 (bf16) "
+                      "or 3 (fp16)",
+                      p.key()));
+    s.precision = Precision(int(v));
+  }
   return s;
+}
+
+Precision parse_precision(const std::string& text) {
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16})
+    if (text == precision_name(p)) return p;
+  throw Error(fmt::format("unknown gemm precision '{}' (fp32, tf32, bf16, fp16)", text));
+}
+
+Problem with_precision(const Problem& problem, Precision precision) {
+  Shape s = shape_of(problem);
+  s.precision = precision;
+  return problem_of(s, problem.tags);
 }
 
 Problem problem_of(const Shape& s, std::vector<std::string> tags) {
@@ -190,6 +233,10 @@ Problem problem_of(const Shape& s, std::vector<std::string> tags) {
   p.names = {"transa", "transb", "m", "n", "k", "batch"};
   p.values = {s.transa ? 1.0 : 0.0, s.transb ? 1.0 : 0.0, double(s.m),
               double(s.n),          double(s.k),          double(s.batch)};
+  if (s.precision != Precision::fp32) {
+    p.names.push_back("precision");
+    p.values.push_back(double(int(s.precision)));
+  }
   p.tags = std::move(tags);
   return p;
 }
@@ -210,11 +257,6 @@ Tile tile_of(const Space& space, const Config& c) {
 
 std::string tile_config_string(const Tile& t) {
   return fmt::format("r={};a={};c={};wg={}x{}", t.r, t.a, t.c, t.wg_x, t.wg_y);
-}
-
-double error_bound(int64_t k) {
-  constexpr double kEpsFloat = 5.96e-8;  // 2^-24
-  return 16.0 * kEpsFloat * std::sqrt(double(std::max<int64_t>(k, 1))) + 1e-6;
 }
 
 }  // namespace ktune::kernels::gemm

@@ -16,8 +16,9 @@ namespace ktune::kernels::gemm {
 struct Shape {
   bool transa = false, transb = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  int64_t lda = 0, ldb = 0, ldc = 0;  // minimal leading dimensions unless set otherwise
-  int64_t stride_a() const;           // elements between batch entries (packed)
+  int64_t lda = 0, ldb = 0, ldc = 0;      // minimal leading dimensions unless set otherwise
+  Precision precision = Precision::fp32;  // the problem's optional `precision` feature
+  int64_t stride_a() const;               // elements between batch entries (packed)
   int64_t stride_b() const;
   int64_t stride_c() const;
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
@@ -29,14 +30,24 @@ struct Tile {
 };
 
 Shape shape_of(const Problem& p);  // minimal leading dimensions; throws Error if invalid
+// The features of s; `precision` is appended only when it is not fp32, so FP32 problems keep the
+// keys they had before precisions existed.
 Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
+// "fp32" -> Precision::fp32, ...; throws Error naming the text for anything else.
+Precision parse_precision(const std::string& text);
+// The problem with its precision set to p (the feature added, replaced or, for fp32, dropped).
+Problem with_precision(const Problem& problem, Precision p);
 Tile tile_of(const Space& space, const Config& c);  // seed kind only; throws Error otherwise
 GemmConfig gemm_config_of(const Space& space, const Config& c);
 std::string tile_config_string(const Tile& t);  // "r=2;a=4;c=8;wg=16x16"
 
-// Relative Frobenius-norm error allowed against a float64 reference: FP32 accumulation error
-// grows like sqrt(k) * eps; 16x margin. Wrong kernels give O(1) errors or NaN.
+// Relative Frobenius-norm error allowed against a float64 reference of the FP32 inputs: FP32
+// accumulation error grows like sqrt(k) * eps; 16x margin. Wrong kernels give O(1) errors or NaN.
 double error_bound(int64_t k);
+// The same for a precision (gemm_error_bound.cpp says how the input rounding term is derived).
+double error_bound(int64_t k, Precision precision);
+// The unit roundoff of the rounding A and B go through: 2^-24 fp32, 2^-11 tf32 and fp16, 2^-8 bf16.
+double input_unit_roundoff(Precision precision);
 
 class GemmFamily final : public Family {
  public:

@@ -18,6 +18,13 @@ std::vector<double> reference_gemm(const Shape& s, const float* a, const float* 
 // ||C - ref||_F / ||ref||_F over the m×n×batch logical elements; NaN/Inf anywhere gives +inf.
 double relative_error(const Shape& s, const float* c, const std::vector<double>& ref);
 
+// The 16-bit bits of each value rounded to nearest even (bf16 / fp16); empty for the 4-byte
+// precisions (fp32, tf32), whose inputs are the float values themselves.
+std::vector<uint16_t> to_input_bits(const std::vector<float>& values, Precision precision);
+// x as the precision's arithmetic sees it: rounded to bf16 / fp16 (nearest even) or to tf32
+// (nearest, ties away: cvt.rna), unchanged for fp32. For host emulation in tests.
+float round_input(float x, Precision precision);
+
 // Stable 64-bit seed from a problem key, so every run of a problem sees the same inputs.
 uint64_t seed_of(const std::string& key);
 

@@ -2,6 +2,7 @@
 // and the three derived from them, the big and transformer shapes of `large`, plus a tiny one for
 // tests.
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "kernels/gemm/gemm_family.hpp"
@@ -17,8 +18,8 @@ std::vector<Problem> dnn(const Family& family) {
   std::vector<std::pair<std::string, std::vector<Problem>>> parts;
   for (const char* net : kNetworks) {
     const std::string file = std::string(net) + ".csv";
-    parts.emplace_back(
-        net, parse_workload_csv(family, embedded_file(file), "workloads/gemm/" + file));
+    parts.emplace_back(net,
+                       parse_workload_csv(family, embedded_file(file), "workloads/gemm/" + file));
   }
   return merge_tagged(parts);
 }
@@ -90,11 +91,29 @@ std::vector<Problem> tiny() {
 
 }  // namespace
 
+namespace {
+const char* const kBaseWorkloads[] = {"dnn", "dnn-small", "dnn-sample", "large", "tiny"};
+// A workload runs per precision: "large@bf16" is `large` with every problem in bf16.
+const Precision kTensorPrecisions[] = {Precision::tf32, Precision::bf16, Precision::fp16};
+}  // namespace
+
 std::vector<std::string> GemmFamily::builtin_workloads() const {
-  return {"dnn", "dnn-small", "dnn-sample", "large", "tiny"};
+  std::vector<std::string> names(std::begin(kBaseWorkloads), std::end(kBaseWorkloads));
+  for (const char* base : kBaseWorkloads)
+    for (Precision p : kTensorPrecisions)
+      names.push_back(std::string(base) + "@" + precision_name(p));
+  return names;
 }
 
 Workload GemmFamily::builtin_workload(const std::string& name) const {
+  const size_t at = name.find('@');
+  if (at != std::string::npos) {
+    Workload w = builtin_workload(name.substr(0, at));
+    const Precision precision = parse_precision(name.substr(at + 1));
+    for (Problem& p : w.problems) p = with_precision(p, precision);
+    w.name = name;
+    return w;
+  }
   Workload w;
   w.name = name;
   if (name == "dnn") w.problems = dnn(*this);
@@ -107,8 +126,8 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
 
 // The shared/data layout: TransposeLHS, TransposeRHS, M, N, K, lda, ldb, ldc, batch.
 std::vector<std::pair<std::string, std::string>> GemmFamily::feature_aliases() const {
-  return {{"TransposeLHS", "transa"}, {"TransposeRHS", "transb"}, {"M", "m"}, {"N", "n"},
-          {"K", "k"}};
+  return {
+      {"TransposeLHS", "transa"}, {"TransposeRHS", "transb"}, {"M", "m"}, {"N", "n"}, {"K", "k"}};
 }
 
 std::string GemmFamily::feature_text(const std::string& name, double value) const {

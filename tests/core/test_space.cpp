@@ -30,6 +30,7 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["warp"], 128u);      // 32 lanes per warp tile, 4 or 8 warps
   EXPECT_EQ(per_kind["packedz"], 144u);   // 6 AVX-512 micro-tiles x kc x mc x pa x pb
   EXPECT_EQ(per_kind["warpsplit"], 54u);  // 9 block x warp x thread tiles x 6 slice counts
+  EXPECT_EQ(per_kind["mma"], 72u);        // 18 block x warp tiles of 4 or 8 warps x 2 bk x 2 stages
   EXPECT_EQ(names.size(), configs.size());
 }
 
@@ -47,7 +48,8 @@ TEST(Space, GemmKindOffsetsNeverMove) {
   EXPECT_EQ(s.parse("kind=packedz;mr=16;nr=6;kc=128;mc=192;nc=3072;pa=0;pb=0").id, 2344);
   EXPECT_EQ(s.parse("kind=warpsplit;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=3;gr=1;splits=2").id,
             2344 + 288);
-  EXPECT_EQ(s.product_size(), 2344 + 288 + 192);
+  EXPECT_EQ(s.parse("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3").id, 2344 + 288 + 192);
+  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

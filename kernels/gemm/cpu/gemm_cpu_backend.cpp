@@ -42,6 +42,7 @@ class CpuSession final : public ProblemSession {
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const GemmConfig g = gemm_config_of(family_.space(), config);
+    if (!kind_serves(g.kind, shape_.precision)) return refused_precision(kind_name(g.kind));
     if (g.kind == Kind::packed)
       return measure([&](Args& args) { cpu::run_packed(args, g.packed); }, policy);
     if (g.kind == Kind::packedz) {
@@ -56,8 +57,15 @@ class CpuSession final : public ProblemSession {
 
   std::vector<std::string> vendors() const override { return cpu::vendor_names(); }
 
+  // The CPU computes FP32 only: tf32 / bf16 / fp16 problems are refused (recorded, not fatal).
+  Outcome refused_precision(const std::string& what) const {
+    return refused_outcome(what + " computes fp32 on the CPU; the problem is " +
+                           precision_name(shape_.precision));
+  }
+
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
     const auto gemm = cpu::make_vendor_gemm(vendor, shape_);  // throws for unknown vendors
+    if (shape_.precision != Precision::fp32) return refused_precision(vendor);
     // Sweeps time a problem's vendors right after its configs and after each other.
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(cpu::kSettleMs));
     return measure([&](Args& g) { gemm->run(g); }, policy);

@@ -73,3 +73,16 @@ KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 0, 1)
 KTUNE_INSTANTIATE_WARP(128, 128, 8, 32, 64, 8, 8, 3, 8, 1, 1)
 KTUNE_INSTANTIATE_WARP(64, 64, 16, 32, 32, 4, 8, 4, 1, 1, 0)
 KTUNE_INSTANTIATE_WARP(256, 64, 16, 64, 32, 8, 8, 4, 8, 0, 1)
+
+// The tensor-core kernels (gemm_mma.cuh): one config per precision, over the transpose pairs.
+#include "kernels/gemm/cuda/gemm_mma.cuh"
+
+#define KTUNE_INSTANTIATE_MMA(BM, BN, BK, WM, WN, ST, PREC, TA, TB)                             \
+  template __global__ void ktune_gemm_mma<BM, BN, BK, WM, WN, ST, PREC, TA, TB>(                \
+      long long, long long, long long, float, const KtuneMmaElem<PREC>::type*, long long,        \
+      long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, float*, long long, \
+      long long);
+
+KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0)  // bf16
+KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1)   // fp16
+KTUNE_INSTANTIATE_MMA(64, 128, 32, 32, 64, 3, 1, 0, 1)   // tf32

@@ -29,6 +29,7 @@ class CudaGemmBackend final : public Backend {
   // arguments there) and tiled kernels for all four transposes.
   void prepare(const std::vector<Config>& configs) override {
     context_.device.make_current();
+    context_.mma_configs.clear();
     std::vector<Tile> tiles;
     std::set<int> seen;
     std::vector<TiledKernels::Instance> blocked;
@@ -38,6 +39,9 @@ class CudaGemmBackend final : public Backend {
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
         if (seen.insert(tile.r * 100 + tile.a * 10 + tile.c).second) tiles.push_back(tile);
+      } else if (g.kind == Kind::mma) {
+        // Instantiated per precision too: compiled when a problem of that precision opens.
+        context_.mma_configs.push_back(g.blocked);
       } else if (runs_on_cuda(g.kind)) {
         for (bool ta : {false, true})
           for (bool tb : {false, true})
@@ -84,9 +88,11 @@ GemmContext::GemmContext(const Space& space_, int device_index, const std::strin
       device(device_index),
       data_seed(data_seed_),
       cublas(device.stream()),
+      cublaslt(),
       kernels(device.arch(), kernel_source),
       tiled(device.arch()),
-      rel_error(device.arch()) {}
+      rel_error(device.arch()),
+      mma(device.arch(), ktune::embedded_file("gemm_mma.cuh"), "gemm_mma.cu") {}
 
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
                                       BackendOptions options) {

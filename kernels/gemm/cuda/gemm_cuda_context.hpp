@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "ktune/device.hpp"
 #include "ktune/family.hpp"
@@ -34,9 +35,14 @@ struct GemmContext {
   ktune::cuda::DeviceContext device;
   uint64_t data_seed;
   CublasHandle cublas;
+  CublasLtHandle cublaslt;
   SeedKernels kernels;
   TiledKernels tiled;
   RelErrorKernel rel_error;
+  KernelCache mma;  // gemm_mma.cuh instantiations, by name expression
+  // The mma configs of the sweep (Backend::prepare): a session of a tf32/bf16/fp16 problem
+  // compiles them for its precision and transposes in parallel when it opens.
+  std::vector<BlockedParams> mma_configs;
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).

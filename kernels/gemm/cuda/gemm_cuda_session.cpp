@@ -2,11 +2,14 @@
 // and the verify-then-time protocol shared by seed configs and the cuBLAS baseline.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 
+#include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
+#include "kernels/gemm/cuda/gemm_mma_launch.hpp"
 #include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/timing.hpp"
@@ -43,7 +46,11 @@ class CudaGemmSession final : public ProblemSession {
     const GemmConfig g = gemm_config_of(context_.space, config);
     const std::string what = context_.space.to_string(config);
     if (!runs_on_cuda(g.kind)) return failed(what + ": this kind has no CUDA kernel");
+    if (!kind_serves(g.kind, shape_.precision))
+      return refused_outcome(fmt::format("{}: kind {} does not compute {} problems", what,
+                                         kind_name(g.kind), precision_name(shape_.precision)));
     try {
+      if (g.kind == Kind::mma) return run_mma(g.blocked, policy, what);
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
         const LoadedKernel& kernel = context_.kernels.get(tile);
@@ -72,13 +79,22 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  std::vector<std::string> vendors() const override { return {"cublas"}; }
+  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt: its
+  // heuristic's first answer, and the fastest of its first kLtTopAlgos (the algorithm recorded
+  // in the row's message).
+  std::vector<std::string> vendors() const override {
+    if (shape_.precision == Precision::fp32) return {"cublas"};
+    return {"cublas", "cublaslt", "cublaslt-top8"};
+  }
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
-    if (vendor != "cublas") {
-      throw Error("gemm cuda: unknown vendor '" + vendor + "' (available: cublas)");
+    const auto known = vendors();
+    if (std::find(known.begin(), known.end(), vendor) == known.end()) {
+      throw Error("gemm cuda: unknown vendor '" + vendor + "' for " +
+                  precision_name(shape_.precision) + " problems");
     }
     context_.device.make_current();
+    if (vendor != "cublas") return run_cublaslt(vendor == "cublaslt" ? 1 : kLtTopAlgos, policy);
     // cuBLAS loads its kernels lazily on the host inside the first call, which would land in
     // the timed interval of the verification run: do one untimed call first.
     const LaunchResult warm = launch_cublas(0);
@@ -122,8 +138,9 @@ class CudaGemmSession final : public ProblemSession {
     const size_t elems_a = size_t(shape_.stride_a() * shape_.batch);
     const size_t elems_b = size_t(shape_.stride_b() * shape_.batch);
     elems_c_ = size_t(shape_.stride_c() * shape_.batch);
-    offset_b_ = align_up(elems_a * sizeof(float));
-    offset_c_ = offset_b_ + align_up(elems_b * sizeof(float));
+    const size_t in_bytes = size_t(input_bytes(shape_.precision));
+    offset_b_ = align_up(elems_a * in_bytes);
+    offset_c_ = offset_b_ + align_up(elems_b * in_bytes);
     copy_bytes_ = align_up(offset_c_ + elems_c_ * sizeof(float));
     // Inputs that fit twice in L2 would be timed hot: rotate among copies (the host's rule).
     copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
@@ -134,12 +151,19 @@ class CudaGemmSession final : public ProblemSession {
     const std::vector<float> host_a = random_matrix(elems_a, seed);
     const std::vector<float> host_b = random_matrix(elems_b, seed ^ 0x9e3779b97f4a7c15ull);
     cudaStream_t stream = context_.device.stream();
-    check(cudaMemcpyAsync(a(0), host_a.data(), elems_a * sizeof(float), cudaMemcpyHostToDevice,
-                          stream),
+    // 16-bit precisions: the device holds A and B rounded to nearest; the reference stays the
+    // product of the FP32 values (error_bound counts the rounding).
+    const std::vector<uint16_t> half_a = to_input_bits(host_a, shape_.precision);
+    const std::vector<uint16_t> half_b = to_input_bits(host_b, shape_.precision);
+    const bool half = in_bytes == 2;
+    check(cudaMemcpyAsync(a(0), half ? (const void*)half_a.data() : host_a.data(),
+                          elems_a * in_bytes, cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync(A of " + key_ + ")");
-    check(cudaMemcpyAsync(b(0), host_b.data(), elems_b * sizeof(float), cudaMemcpyHostToDevice,
-                          stream),
+    check(cudaMemcpyAsync(b(0), half ? (const void*)half_b.data() : host_b.data(),
+                          elems_b * in_bytes, cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync(B of " + key_ + ")");
+    // The 16-bit copies are freed on return: wait until they are consumed.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(inputs of " + key_ + ")");
     check(cudaMemsetAsync(c(0), 0, elems_c_ * sizeof(float), stream), "cudaMemsetAsync(C)");
     // Replicate copy 0 by doubling: log2(copies) device-to-device copies.
     for (size_t have = 1; have < size_t(copies_); have *= 2) {
@@ -179,7 +203,11 @@ class CudaGemmSession final : public ProblemSession {
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(reference of " + key_ + ")");
   }
 
+  // cuBLAS in the problem's precision: FP32 SGEMM, or GemmEx with TF32 tensor-core math
+  // (CUBLAS_COMPUTE_32F_FAST_TF32) on FP32 inputs, or BF16 / FP16 inputs with FP32 compute and
+  // FP32 C (CUBLAS_COMPUTE_32F).
   LaunchResult launch_cublas(int copy) {
+    if (shape_.precision != Precision::fp32) return launch_cublas_ex(copy);
     const float one = 1.0f, zero = 0.0f;
     const cublasStatus_t status = cublasSgemmStridedBatched_64(
         context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
@@ -192,6 +220,91 @@ class CudaGemmSession final : public ProblemSession {
       return {Status::failed, e.what()};
     }
     return {};
+  }
+
+  LaunchResult launch_cublas_ex(int copy) {
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t in = shape_.precision == Precision::bf16   ? CUDA_R_16BF
+                              : shape_.precision == Precision::fp16 ? CUDA_R_16F
+                                                                    : CUDA_R_32F;
+    const cublasComputeType_t compute =
+        shape_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const cublasStatus_t status = cublasGemmStridedBatchedEx_64(
+        context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
+        &one, a(copy), in, shape_.lda, shape_.stride_a(), b(copy), in, shape_.ldb,
+        shape_.stride_b(), &zero, c(copy), CUDA_R_32F, shape_.ldc, shape_.stride_c(), shape_.batch,
+        compute, CUBLAS_GEMM_DEFAULT);
+    if (status == CUBLAS_STATUS_SUCCESS) return {};
+    try {
+      check_cublas(status, "cublasGemmStridedBatchedEx_64");
+    } catch (const CudaError& e) {
+      return {Status::failed, e.what()};
+    }
+    return {};
+  }
+
+  static constexpr int kLtTopAlgos = 8;
+  static constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+
+  // cuBLASLt with the heuristic's first `algos` algorithms, each verified and timed (after an
+  // untimed warm-up call); the fastest ok one is the row, its descriptor the row's message.
+  Outcome run_cublaslt(int algos, const TimingPolicy& policy) {
+    try {
+      if (!lt_workspace_.data())
+        lt_workspace_ = DeviceBuffer<char>(kLtWorkspaceBytes, "cuBLASLt workspace");
+      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, algos);
+      if (lt.algos() == 0) return refused_outcome("cublaslt: the heuristic offers no algorithm");
+      Outcome best;
+      for (int i = 0; i < lt.algos(); ++i) {
+        auto launch = [&](int copy) -> LaunchResult {
+          const cublasStatus_t status =
+              lt.run(i, a(copy), b(copy), c(copy), lt_workspace_.data(), context_.device.stream());
+          if (status == CUBLAS_STATUS_SUCCESS) return {};
+          return {Status::failed,
+                  "cublasLtMatmul(" + lt.describe(i) + "): status " + std::to_string(int(status))};
+        };
+        if (launch(0).status != Status::ok) continue;  // warm-up, untimed
+        check(cudaStreamSynchronize(context_.device.stream()),
+              "cudaStreamSynchronize(cublaslt warm-up)");
+        Outcome o = measure(launch, policy, "cublaslt " + lt.describe(i));
+        if (o.status != Status::ok) continue;
+        if (best.status != Status::ok || o.timing.median_ms < best.timing.median_ms) {
+          best = std::move(o);
+          best.message = lt.describe(i) + fmt::format(" (fastest of {} tried)", lt.algos());
+        }
+      }
+      if (best.status != Status::ok) return failed("cublaslt: no algorithm ran and verified");
+      return best;
+    } catch (const CudaError& e) {
+      return failed(std::string("cublaslt: ") + e.what());
+    }
+  }
+
+  // The mma kind: compiled for this problem's precision and transposes (all the sweep's mma
+  // configs at once, in parallel, when the first one runs), then verified and timed.
+  Outcome run_mma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
+    if (!mma_prepared_) {
+      std::vector<std::string> names;
+      for (const BlockedParams& q : context_.mma_configs)
+        names.push_back(mma_name_expression(q, shape_.precision, shape_.transa, shape_.transb));
+      context_.mma.prepare(names);
+      mma_prepared_ = true;
+    }
+    const LoadedKernel& kernel =
+        context_.mma.get(mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb));
+    return measure(
+        [&](int copy) -> LaunchResult {
+          const TiledLaunch launch =
+              launch_mma(kernel.function(), kernel.attributes().maxThreadsPerBlock,
+                         context_.tiled.max_shared_bytes(), p, shape_.precision, shape_.transa,
+                         shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f, a(copy),
+                         shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(),
+                         0.0f, c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream());
+          if (launch.refused) return {Status::refused, launch.message};
+          if (launch.error == cudaSuccess) return {};
+          return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
+        },
+        policy, what);
   }
 
   Outcome measure(const std::function<LaunchResult(int)>& launch, const TimingPolicy& policy,
@@ -209,7 +322,7 @@ class CudaGemmSession final : public ProblemSession {
     run.verify = [&] {
       const double error =
           context_.rel_error(c(0), reference_.data(), shape_, context_.device.stream());
-      RunVerdict verdict = judge_error(error, error_bound(shape_.k));
+      RunVerdict verdict = judge_error(error, error_bound(shape_.k, shape_.precision));
       if (!verdict.ok && std::isfinite(error)) verdict.message += fmt::format(" (k={})", shape_.k);
       return verdict;
     };
@@ -225,6 +338,8 @@ class CudaGemmSession final : public ProblemSession {
   DeviceBuffer<char> pool_;
   DeviceBuffer<double> reference_;
   DeviceBuffer<float> workspace_;
+  bool mma_prepared_ = false;
+  DeviceBuffer<char> lt_workspace_;
 };
 
 }  // namespace

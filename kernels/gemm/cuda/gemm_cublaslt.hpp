@@ -1,0 +1,53 @@
+#pragma once
+// cuBLASLt as a GEMM vendor baseline (internal to the CUDA backend): one problem's matmul
+// descriptors in its precision (the compute type of gemm_cuda_session's cuBLAS row) and the
+// algorithms the heuristic proposes for them, best guess first.
+#include <cublasLt.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/gemm_family.hpp"
+
+namespace ktune::kernels::gemm::cuda {
+
+// Owns a cuBLASLt handle.
+class CublasLtHandle {
+ public:
+  CublasLtHandle();
+  ~CublasLtHandle();
+  CublasLtHandle(const CublasLtHandle&) = delete;
+  CublasLtHandle& operator=(const CublasLtHandle&) = delete;
+  cublasLtHandle_t get() const { return handle_; }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+};
+
+class CublasLtGemm {
+ public:
+  // Asks the heuristic for up to max_algos algorithms within workspace_bytes; throws CudaError
+  // when the descriptors cannot be made. algos() may be 0 (no algorithm for the problem).
+  CublasLtGemm(cublasLtHandle_t handle, const Shape& shape, size_t workspace_bytes, int max_algos);
+  ~CublasLtGemm();
+  CublasLtGemm(const CublasLtGemm&) = delete;
+  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
+
+  int algos() const { return int(results_.size()); }
+  // "heuristic #i: algo 21, tile 18, stages 9, split-K 1, waves 0.98" (cublasLt's enum ids).
+  std::string describe(int i) const;
+  // C = op(A) op(B) with algorithm i, asynchronous on stream.
+  cublasStatus_t run(int i, const void* a, const void* b, float* c, void* workspace,
+                     cudaStream_t stream) const;
+
+ private:
+  void release();  // the descriptors (constructor failure and destructor)
+
+  cublasLtHandle_t handle_;
+  size_t workspace_bytes_;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+  std::vector<cublasLtMatmulHeuristicResult_t> results_;
+};
+
+}  // namespace ktune::kernels::gemm::cuda

@@ -1,0 +1,330 @@
+// Tensor-core GEMM (kind `mma` of the GEMM family, sm_80+): column-major BLAS semantics
+//   C = alpha * op(A) * op(B) + beta * C  with strided batches, FP32 accumulation and FP32 C;
+// C is not read when beta == 0 (it may hold NaN). The operands are
+//   PREC 1 (tf32): float A and B, rounded to TF32 (cvt.rna) in the kernel, mma.m16n8k8;
+//   PREC 2 (bf16) / PREC 3 (fp16): 16-bit A and B (raw bits: the kernel never converts them),
+//   mma.m16n8k16 fed by ldmatrix.
+//
+// Hierarchy: a block computes a BM x BN tile of C with (BM/WM) * (BN/WN) warps; a warp computes
+// WM x WN as (WM/16) x (WN/8) mma tiles whose accumulators stay in registers.
+//
+// Main loop: an ST-stage cp.async pipeline copies K tiles of op(A) (BM x BK) and op(B) (BK x BN)
+// from global to shared memory; ST - 1 tiles are in flight while one is multiplied, one barrier
+// per K tile. Each operand keeps its global layout in shared memory: K-contiguous operands (A with
+// TA = 1, B with TB = 0) as [rows][BK], the others as [BK][rows]; lines are padded by 16 bytes
+// (32 for the [BK][rows] tf32 tiles), which puts the 8 lines an ldmatrix (or a quarter warp's
+// scalar fragment loads) reads in distinct banks. ldmatrix reads [rows][BK] tiles as is and
+// [BK][rows] tiles with .trans; tf32 fragments are 32-bit words, which ldmatrix.trans cannot
+// transpose, so they are read by scalar shared loads.
+//
+// Edges: 16-byte copies for whole chunks of an aligned launch (base, leading dimension and batch
+// stride multiples of 16 bytes); chunks out of the matrix are zero-filled by cp.async without a
+// read, ragged chunks and unaligned launches copy element by element (plain loads and shared
+// stores, ordered by the pipeline's barrier like the copies). K beyond k reads zeros.
+//
+// Launch (gemm_mma_launch.hpp): blockDim.x = 32 * (BM/WM) * (BN/WN); gridDim = (ceil(m/BM),
+// ceil(n/BN), batch); dynamic shared memory ktune_mma_smem_bytes<...>() (opted in above 48 KiB).
+//
+// Compiled at run time by NVRTC (no standard headers) and ahead of time by nvcc in the deployed
+// library.
+#ifndef KTUNE_GEMM_MMA_CUH
+#define KTUNE_GEMM_MMA_CUH
+
+template <int PREC>
+struct KtuneMmaElem {
+  typedef unsigned short type;  // bf16 / fp16 bits
+};
+template <>
+struct KtuneMmaElem<1> {
+  typedef float type;
+};
+
+__device__ __forceinline__ unsigned ktune_mma_smem_address(const void* p) {
+  unsigned address;
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
+  return address;
+}
+
+// cp.async of 16 bytes; src_bytes == 0 zero-fills without reading src.
+__device__ __forceinline__ void ktune_mma_copy16(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+
+// Shared-memory layout of one operand tile: ROWS (the M or N side) x BK elements of T; K_CONTIG:
+// [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad].
+template <typename T, int ROWS, int BK, int K_CONTIG>
+struct KtuneMmaTile {
+  static constexpr int kChunk = 16 / sizeof(T);  // elements per 16-byte chunk
+  static constexpr int kPad = (!K_CONTIG && sizeof(T) == 4) ? 32 / sizeof(T) : kChunk;
+  static constexpr int kLine = (K_CONTIG ? BK : ROWS) + kPad;  // elements per line
+  static constexpr int kElems = (K_CONTIG ? ROWS : BK) * kLine;
+  static constexpr int kCopies = ROWS * BK / kChunk;
+  static_assert(ROWS % kChunk == 0 && BK % kChunk == 0, "tiles are whole 16-byte chunks");
+
+  __device__ static __forceinline__ int at(int r, int p) {
+    return K_CONTIG ? r * kLine + p : p * kLine + r;
+  }
+
+  // Copies the tile whose element (0, 0) is src (element (r, p) at src[r * rs + p * ps], the
+  // contiguous one of rs / ps being 1). rows_left / k_left: rows / k indices left in the matrix
+  // from the origin; vec_ok: 16-byte copies allowed.
+  template <int THREADS>
+  __device__ static __forceinline__ void load(T* smem, const T* src, long long ld,
+                                              long long rows_left, long long k_left, int tid,
+                                              bool vec_ok) {
+    constexpr int kPerLine = (K_CONTIG ? BK : ROWS) / kChunk;
+    if (vec_ok && rows_left >= ROWS && k_left >= BK) {  // interior (uniform): no bounds
+#pragma unroll
+      for (int l = 0; l < (kCopies + THREADS - 1) / THREADS; ++l) {
+        const int copy = tid + l * THREADS;
+        if (kCopies % THREADS != 0 && copy >= kCopies) break;
+        const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
+        ktune_mma_copy16(ktune_mma_smem_address(smem + line * kLine + e0), src + line * ld + e0,
+                         16);
+      }
+      return;
+    }
+    const long long lines_left = K_CONTIG ? rows_left : k_left;
+    const long long along_left = K_CONTIG ? k_left : rows_left;
+#pragma unroll
+    for (int l = 0; l < (kCopies + THREADS - 1) / THREADS; ++l) {
+      const int copy = tid + l * THREADS;
+      if (kCopies % THREADS != 0 && copy >= kCopies) break;
+      const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
+      T* dst = smem + line * kLine + e0;
+      const T* from = src + (long long)line * ld + e0;
+      const long long along = along_left - e0;
+      if (line >= lines_left || along <= 0) {
+        ktune_mma_copy16(ktune_mma_smem_address(dst), src, 0);
+      } else if (vec_ok && along >= kChunk) {
+        ktune_mma_copy16(ktune_mma_smem_address(dst), from, 16);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kChunk; ++e) dst[e] = e < along ? from[e] : T(0);
+      }
+    }
+  }
+};
+
+template <int BM, int BN, int BK, int ST, int PREC, int TA, int TB>
+__host__ __device__ constexpr int ktune_mma_smem_bytes() {
+  typedef typename KtuneMmaElem<PREC>::type T;
+  return ST * int(sizeof(T)) *
+         (KtuneMmaTile<T, BM, BK, TA>::kElems + KtuneMmaTile < T, BN, BK, TB ? 0 : 1 > ::kElems);
+}
+
+__device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+template <int TRANS>
+__device__ __forceinline__ void ktune_ldmatrix_x4(unsigned (&r)[4], unsigned address) {
+  if (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// One mma tile: d += a * b (fp32 accumulators d[0..3]).
+template <int PREC>
+__device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
+                                          const unsigned* b) {
+  if (PREC == 1)
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else if (PREC == 2)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB>
+__global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
+    ktune_gemm_mma(long long m, long long n, long long k, float alpha,
+                   const typename KtuneMmaElem<PREC>::type* __restrict__ a, long long lda,
+                   long long stride_a, const typename KtuneMmaElem<PREC>::type* __restrict__ b,
+                   long long ldb, long long stride_b, float beta, float* __restrict__ c,
+                   long long ldc, long long stride_c) {
+  typedef typename KtuneMmaElem<PREC>::type T;
+  constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
+  constexpr int MK = PREC == 1 ? 8 : 16;  // k of one mma
+  constexpr int MI = WM / 16, NI = WN / 8;
+  static_assert(WM % 16 == 0 && WN % 16 == 0 && BM % WM == 0 && BN % WN == 0, "warp tiles");
+  static_assert(BK % MK == 0 && ST >= 2, "K tile and stages");
+  typedef KtuneMmaTile<T, BM, BK, TA> TileA;          // A: K-contiguous when transposed
+  typedef KtuneMmaTile<T, BN, BK, TB ? 0 : 1> TileB;  // B: K-contiguous unless transposed
+
+  extern __shared__ __align__(16) unsigned char ktune_mma_shared[];
+  T* const smem_a = reinterpret_cast<T*>(ktune_mma_shared);
+  T* const smem_b = smem_a + ST * TileA::kElems;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int warp_m = warp % (BM / WM), warp_n = warp / (BM / WM);
+  const long long row0 = (long long)blockIdx.x * BM, col0 = (long long)blockIdx.y * BN;
+  const long long z = blockIdx.z;
+
+  const T* const a_batch = a + z * stride_a;
+  const T* const b_batch = b + z * stride_b;
+  // op(A) rows i, k p: A[i + p * lda] (TA = 0) or A[p + i * lda] (TA = 1); op(B) k p, column j:
+  // B[p + j * ldb] (TB = 0) or B[j + p * ldb] (TB = 1).
+  constexpr int CH = 16 / sizeof(T);  // elements per 16-byte chunk
+  const bool vec_a =
+      lda % CH == 0 && stride_a % CH == 0 && (reinterpret_cast<unsigned long long>(a) & 15ull) == 0;
+  const bool vec_b =
+      ldb % CH == 0 && stride_b % CH == 0 && (reinterpret_cast<unsigned long long>(b) & 15ull) == 0;
+  const long long rows_left = m - row0, cols_left = n - col0;
+
+  auto load_stage = [&](int stage, int kt) {
+    const long long p0 = (long long)kt * BK;
+    const T* src_a = TA ? a_batch + p0 + row0 * lda : a_batch + row0 + p0 * lda;
+    const T* src_b = TB ? b_batch + col0 + p0 * ldb : b_batch + p0 + col0 * ldb;
+    TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k - p0,
+                                  tid, vec_a);
+    TileB::template load<THREADS>(smem_b + stage * TileB::kElems, src_b, ldb, cols_left, k - p0,
+                                  tid, vec_b);
+  };
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+  const int k_tiles = int((k + BK - 1) / BK);
+#pragma unroll
+  for (int s = 0; s < ST - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+
+  const int g = lane >> 2, t = lane & 3;   // mma fragment coordinates
+  const int q = lane >> 3, r8 = lane & 7;  // ldmatrix: matrix and line this lane addresses
+  const int wr = warp_m * WM, wc = warp_n * WN;
+
+  // The A and B fragments of K step kk of the stage at sa / sb.
+  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], const T* sa, const T* sb,
+                            int kk) {
+    const float* const fa = reinterpret_cast<const float*>(sa);
+    const float* const fb = reinterpret_cast<const float*>(sb);
+    // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
+    // -> a0..a3, h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32
+    // m16n8k8 fragments have the same shape in bytes); lane addresses line r8 of matrix q.
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      const int r = wr + i * 16 + (q & 1) * 8;
+      if (TA) {  // K-contiguous: ldmatrix as stored
+        ktune_ldmatrix_x4<0>(af[i],
+                             ktune_mma_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
+      } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
+        ktune_ldmatrix_x4<1>(af[i],
+                             ktune_mma_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
+      } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
+        const int rg = wr + i * 16 + g;
+        af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
+        af[i][1] = __float_as_uint(fa[TileA::at(rg + 8, kk + t)]);
+        af[i][2] = __float_as_uint(fa[TileA::at(rg, kk + t + 4)]);
+        af[i][3] = __float_as_uint(fa[TileA::at(rg + 8, kk + t + 4)]);
+      }
+    }
+    // B: matrices (cols 0-7, k 0-h), (cols 0-7, k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h)
+    // -> b0, b1 of two n tiles.
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+      const int col = wc + j * 8 + (q >> 1) * 8;
+      unsigned x[4];
+      if (!TB) {  // K-contiguous
+        ktune_ldmatrix_x4<0>(x,
+                             ktune_mma_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
+      } else if (PREC != 1) {
+        ktune_ldmatrix_x4<1>(x, ktune_mma_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
+      } else {
+        const int cg = wc + j * 8 + g;
+        x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);
+        x[1] = __float_as_uint(fb[TileB::at(cg, kk + t + 4)]);
+        x[2] = __float_as_uint(fb[TileB::at(cg + 8, kk + t)]);
+        x[3] = __float_as_uint(fb[TileB::at(cg + 8, kk + t + 4)]);
+      }
+      bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
+    }
+  };
+  // tf32: the FP32 words rounded (nearest, ties away), just before their mma, so that the
+  // conversion does not wait for the loads of the next step.
+  auto round_tf32 = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2]) {
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
+  };
+
+  int read_stage = 0, write_stage = ST - 1;  // stage indices wrap without divisions
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(ST - 2));
+    __syncthreads();
+    if (kt + ST - 1 < k_tiles) load_stage(write_stage, kt + ST - 1);
+    write_stage = write_stage == ST - 1 ? 0 : write_stage + 1;
+    asm volatile("cp.async.commit_group;\n" ::);
+
+    const T* const sa = smem_a + read_stage * TileA::kElems;
+    const T* const sb = smem_b + read_stage * TileB::kElems;
+    read_stage = read_stage == ST - 1 ? 0 : read_stage + 1;
+    // Fragments in two register sets: those of the next K step are loaded (ldmatrix is
+    // asynchronous) before the mma of this one issue, so its latency hides behind them.
+    unsigned af[2][MI][4], bf[2][NI][2];
+    load_fragments(af[0], bf[0], sa, sb, 0);
+#pragma unroll
+    for (int step = 0; step < BK / MK; ++step) {
+      if (step + 1 < BK / MK)
+        load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * MK);
+      if (PREC == 1) round_tf32(af[step & 1], bf[step & 1]);
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j) ktune_mma<PREC>(acc[i][j], af[step & 1][i], bf[step & 1][j]);
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below.
+  float* const cz = c + z * stride_c;
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+#pragma unroll
+    for (int j = 0; j < NI; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long row = row0 + wr + i * 16 + g + (e >> 1) * 8;
+        const long long col = col0 + wc + j * 8 + 2 * t + (e & 1);
+        if (row >= m || col >= n) continue;
+        float* at = cz + row + col * ldc;
+        const float v = alpha * acc[i][j][e];
+        *at = beta == 0.0f ? v : fmaf(beta, *at, v);
+      }
+    }
+  }
+}
+
+#endif  // KTUNE_GEMM_MMA_CUH

@@ -1,0 +1,106 @@
+#pragma once
+// Host launcher of the tensor-core GEMM kernel (gemm_mma.cuh), shared like gemm_warp_launch.hpp by
+// the sweep (NVRTC-loaded kernels) and the deployed library (nvcc-compiled kernels).
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/gemm/gemm_config.hpp"
+
+namespace ktune::kernels::gemm::cuda {
+
+// The kernel's PREC template argument: 1 tf32, 2 bf16, 3 fp16 (Precision's values).
+inline constexpr int mma_prec(Precision p) { return int(p); }
+
+// "ktune_gemm_mma<128,128,32,64,64,4,2,0,0>" (bm, bn, bk, wm, wn, st, prec, ta, tb).
+inline std::string mma_name_expression(const BlockedParams& p, Precision precision, bool transa,
+                                       bool transb) {
+  std::string text = "ktune_gemm_mma<";
+  for (int v : {p.bm, p.bn, p.bk, p.wm, p.wn, p.st, mma_prec(precision)})
+    text += std::to_string(v) + ",";
+  return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
+}
+
+// Dynamic shared memory of an instantiation: ktune_mma_smem_bytes<...>() of gemm_mma.cuh. Lines of
+// the K-contiguous tiles ([rows][bk]) are padded by 16 bytes, those of the others ([bk][rows]) by
+// 16 bytes (32 for 4-byte elements).
+inline constexpr long long mma_smem_bytes(const BlockedParams& p, Precision precision, bool transa,
+                                          bool transb) {
+  const long long e = input_bytes(precision);
+  auto tile = [&](long long rows, bool k_contig) {
+    return k_contig ? rows * (p.bk * e + 16) : p.bk * (rows * e + (e == 4 ? 32 : 16));
+  };
+  return p.st * (tile(p.bm, transa) + tile(p.bn, !transb));
+}
+
+// Parameters the kernel template accepts (the space's constraint is stricter).
+inline constexpr bool mma_supported_params(const BlockedParams& p) {
+  if (p.wm <= 0 || p.wn <= 0 || p.bk <= 0 || p.st < 2 || p.tm != 0 || p.tn != 0) return false;
+  if (p.bm % p.wm != 0 || p.bn % p.wn != 0 || p.wm % 16 != 0 || p.wn % 16 != 0) return false;
+  // Whole 16-byte chunks of 2- and 4-byte elements along every line; whole mma K steps.
+  return p.bk % 16 == 0 && p.bm % 8 == 0 && p.bn % 8 == 0 && p.splits == 1;
+}
+
+namespace mma_detail {
+inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std::string& why) {
+  return {cudaSuccess, true,
+          mma_name_expression(p, precision, false, false) + " (" + precision_name(precision) +
+              "): " + why};
+}
+}  // namespace mma_detail
+
+// One asynchronous launch of C = alpha*op(A)*op(B) + beta*C with the mma kernel of (p, precision,
+// transa, transb); a and b hold input_bytes(precision)-byte elements. kernel_max_threads and
+// max_shared_bytes are the kernel's and the device's limits. Never synchronizes.
+inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int max_shared_bytes,
+                              const BlockedParams& p, Precision precision, bool transa, bool transb,
+                              long long m, long long n, long long k, long long batch, float alpha,
+                              const void* a, long long lda, long long stride_a, const void* b,
+                              long long ldb, long long stride_b, float beta, float* c,
+                              long long ldc, long long stride_c, cudaStream_t stream) {
+  using mma_detail::refuse;
+  if (precision == Precision::fp32) return refuse(p, precision, "fp32 has no tensor-core kernel");
+  if (!mma_supported_params(p)) return refuse(p, precision, "parameters outside the template");
+  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, precision, "negative problem size");
+  if (m == 0 || n == 0 || batch == 0) return {};  // nothing to compute
+  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
+  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m)
+    return refuse(p, precision, "leading dimension smaller than the matrix rows");
+  if (kernel == nullptr) return refuse(p, precision, "no kernel");
+  const int threads = p.threads();
+  if (threads > kernel_max_threads)
+    return refuse(p, precision,
+                  std::to_string(threads) + " threads exceed the kernel's limit of " +
+                      std::to_string(kernel_max_threads));
+  const long long shared = mma_smem_bytes(p, precision, transa, transb);
+  if (shared > max_shared_bytes)
+    return refuse(p, precision,
+                  std::to_string(shared) + " bytes of shared memory exceed the device's " +
+                      std::to_string(max_shared_bytes));
+  const long long blocks_m = (m + p.bm - 1) / p.bm, blocks_n = (n + p.bn - 1) / p.bn;
+  if (blocks_m > 2147483647LL || blocks_n > 65535 || batch > 65535)
+    return refuse(p, precision, "grid exceeds the CUDA limits");
+  if (shared > 48 * 1024) {
+    const cudaError_t error =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+    if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
+  }
+  long long mm = m, nn = n, kk = k, lda_ = lda, ldb_ = ldb, ldc_ = ldc;
+  long long sa = stride_a, sb = stride_b, sc = stride_c;
+  void* args[] = {&mm, &nn, &kk, &alpha, &a, &lda_, &sa, &b, &ldb_, &sb, &beta, &c, &ldc_, &sc};
+  const dim3 grid{unsigned(blocks_m), unsigned(blocks_n), unsigned(batch)};
+  cudaError_t error =
+      cudaLaunchKernel(kernel, grid, dim3(unsigned(threads)), args, size_t(shared), stream);
+  if (error == cudaSuccess) error = cudaGetLastError();
+  if (error == cudaSuccess) return {};
+  const std::string text = std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+  if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
+    (void)cudaGetLastError();
+    return refuse(p, precision, "launch refused: " + text);
+  }
+  return {error, false,
+          mma_name_expression(p, precision, transa, transb) + ": launch failed: " + text};
+}
+
+}  // namespace ktune::kernels::gemm::cuda

@@ -1,0 +1,45 @@
+// The verification bound of a GEMM result against the float64 product of the FP32 inputs, per
+// precision. Every backend and vendor row is judged by it (gemm_family.hpp).
+//
+// Two terms, relative to ||C||_F:
+//  - accumulation in FP32: each of the k terms of an element passes through O(k) roundings of
+//    unit roundoff 2^-24; with random signs the error grows like sqrt(k) * 2^-24 (16x margin);
+//  - input rounding (tf32, bf16, fp16): A and B are rounded once to the input format, of unit
+//    roundoff u, so every product a*b carries a relative error |da/a + db/b| <= 2u. These errors
+//    are independent of the data's signs, so summed over k random products they grow like
+//    sqrt(k) just as the result does: the relative error of C stays near u (for errors uniform in
+//    [-u, u], sqrt(2/3) u), whatever k. Bound: 4u, twice the worst case of one product and about
+//    5x the expected value, far below the O(1) errors of a wrong kernel.
+// u: 2^-8 for bf16 (8-bit significand), 2^-11 for fp16 and for tf32 (11-bit significands: tf32
+// keeps fp32's exponent and 10 mantissa bits, rounded to nearest by cvt.rna); 0 for fp32, whose
+// inputs are the reference's. A NaN or Inf fails any bound.
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/gemm/gemm_family.hpp"
+
+namespace ktune::kernels::gemm {
+
+double input_unit_roundoff(Precision precision) {
+  switch (precision) {
+    case Precision::fp32:
+      return 0.0;
+    case Precision::tf32:
+    case Precision::fp16:
+      return std::ldexp(1.0, -11);
+    case Precision::bf16:
+      return std::ldexp(1.0, -8);
+  }
+  return 0.0;
+}
+
+double error_bound(int64_t k) {
+  constexpr double kEpsFloat = 5.96e-8;  // 2^-24
+  return 16.0 * kEpsFloat * std::sqrt(double(std::max<int64_t>(k, 1))) + 1e-6;
+}
+
+double error_bound(int64_t k, Precision precision) {
+  return error_bound(k) + 4.0 * input_unit_roundoff(precision);
+}
+
+}  // namespace ktune::kernels::gemm

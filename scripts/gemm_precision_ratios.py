@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Best config of the swept space per shape against each vendor row and against the fastest vendor
+row, per precision, from an exported store (ktune export --format csv): geometric mean, time-
+weighted ratio (sum of vendor times / sum of ktune times), shapes below 0.8x, worst shapes. One
+Markdown section per (workload tag, precision).
+  scripts/gemm_precision_ratios.py STORE.csv.gz [--worst 5]"""
+import argparse
+import collections
+import csv
+import gzip
+import math
+
+PRECISION = {"0": "fp32", "1": "tf32", "2": "bf16", "3": "fp16"}
+VENDORS = ("cublas", "cublaslt", "cublaslt-top8")
+
+parser = argparse.ArgumentParser()
+parser.add_argument("csv")
+parser.add_argument("--worst", type=int, default=5)
+args = parser.parse_args()
+
+best = collections.defaultdict(dict)  # problem -> config or vendor -> best median ms
+tags = {}
+for r in csv.DictReader(gzip.open(args.csv, "rt") if args.csv.endswith(".gz") else open(args.csv)):
+    if r["status"] != "ok":
+        continue
+    key = "config" if r["config"] not in VENDORS else r["config"]
+    t = float(r["median_ms"])
+    best[r["problem"]][key] = min(t, best[r["problem"]].get(key, math.inf))
+    tags[r["problem"]] = r["tags"]
+
+
+def features(problem):
+    return dict(item.split("=") for item in problem.split(";"))
+
+
+def flop(problem):
+    f = features(problem)
+    return 2.0 * int(f["m"]) * int(f["n"]) * int(f["k"]) * int(f["batch"])
+
+
+groups = collections.defaultdict(list)
+for problem, times in best.items():
+    workload = "large" if "large" in tags[problem] else "dnn"
+    groups[(workload, PRECISION[features(problem).get("precision", "0")])].append(problem)
+
+for (workload, precision), problems in sorted(groups.items()):
+    print(f"### {workload}, {precision}\n")
+    print("| against | shapes | geomean | time-weighted | below 0.8× |")
+    print("|---|---:|---:|---:|---:|")
+    for against in VENDORS + ("fastest vendor",):
+        pairs = []
+        for p in problems:
+            t = best[p]
+            v = min((t[x] for x in VENDORS if x in t), default=None) if against == "fastest vendor" else t.get(against)
+            if v is not None and "config" in t:
+                pairs.append((v / t["config"], p, v, t["config"]))
+        if not pairs:
+            continue
+        g = math.exp(sum(math.log(x[0]) for x in pairs) / len(pairs))
+        tw = sum(x[2] for x in pairs) / sum(x[3] for x in pairs)
+        print(f"| {against} | {len(pairs)} | {g:.3f} | {tw:.3f} | {sum(x[0] < 0.8 for x in pairs)} |")
+        if against == "fastest vendor":
+            worst = sorted(pairs)[: args.worst]
+    print("\nWorst shapes against the fastest vendor (TFLOP/s):\n")
+    print("| shape | ktune | vendor | ratio |")
+    print("|---|---:|---:|---:|")
+    for ratio, p, v, k in worst:
+        f = features(p)
+        shape = f"{'T' if f['transa'] == '1' else 'N'}{'T' if f['transb'] == '1' else 'N'} {f['m']}×{f['n']}×{f['k']}×{f['batch']}"
+        print(f"| {shape} | {flop(p) / k / 1e9:.1f} | {flop(p) / v / 1e9:.1f} | {ratio:.3f} |")
+    print()

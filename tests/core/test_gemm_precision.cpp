@@ -1,0 +1,132 @@
+// GEMM precisions on the host: the `precision` problem feature (absent = fp32, so FP32 keys do
+// not change), per-precision workloads, the refusal of FP32 kinds and vendors for tensor-core
+// problems, and the per-precision error bound against emulated rounding with planted errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/gemm/gemm_family.hpp"
+#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/error.hpp"
+#include "ktune/family.hpp"
+#include "ktune/workload.hpp"
+
+namespace ktune {
+namespace {
+
+using kernels::gemm::Precision;
+namespace gemm = kernels::gemm;
+
+TEST(GemmPrecision, Fp32KeysAreUnchangedAndOthersCarryTheFeature) {
+  gemm::Shape s;
+  s.m = 64, s.n = 32, s.k = 16;
+  EXPECT_EQ(gemm::problem_of(s).key(), "transa=0;transb=0;m=64;n=32;k=16;batch=1");
+  s.precision = Precision::bf16;
+  const Problem p = gemm::problem_of(s);
+  EXPECT_EQ(p.key(), "transa=0;transb=0;m=64;n=32;k=16;batch=1;precision=2");
+  EXPECT_EQ(gemm::shape_of(Problem::parse(p.key())).precision, Precision::bf16);
+  EXPECT_EQ(gemm::shape_of(Problem::parse("transa=0;transb=0;m=1;n=1;k=1;batch=1")).precision,
+            Precision::fp32);
+  EXPECT_THROW(gemm::shape_of(Problem::parse("transa=0;transb=0;m=1;n=1;k=1;batch=1;precision=4")),
+               Error);
+  EXPECT_EQ(gemm::with_precision(p, Precision::fp32).key(),
+            "transa=0;transb=0;m=64;n=32;k=16;batch=1");
+  EXPECT_EQ(gemm::parse_precision("tf32"), Precision::tf32);
+  EXPECT_THROW(gemm::parse_precision("fp8"), Error);
+}
+
+TEST(GemmPrecision, WorkloadsRunPerPrecision) {
+  register_builtin();
+  const Family& family = find_family("gemm");
+  const Workload fp32 = load_workload(family, "tiny");
+  const Workload bf16 = load_workload(family, "tiny@bf16");
+  ASSERT_EQ(fp32.problems.size(), bf16.problems.size());
+  for (size_t i = 0; i < fp32.problems.size(); ++i) {
+    EXPECT_EQ(fp32.problems[i].key().find("precision"), std::string::npos);
+    EXPECT_EQ(bf16.problems[i].key(), fp32.problems[i].key() + ";precision=2");
+    EXPECT_EQ(bf16.problems[i].tags, fp32.problems[i].tags);
+  }
+  EXPECT_EQ(load_workload(family, "large@tf32").problems.size(),
+            load_workload(family, "large").problems.size());
+  EXPECT_THROW(load_workload(family, "tiny@fp8"), Error);
+}
+
+TEST(GemmPrecision, CpuKindsAndVendorsRefuseTensorCorePrecisions) {
+  register_builtin();
+  const Family& family = find_family("gemm");
+  auto backend = open_backend(family, "cpu");
+  const Workload w = load_workload(family, "tiny@tf32");
+  auto session = backend->open(w.problems.front());
+  TimingPolicy quick;
+  quick.warmups = 0;
+  quick.min_reps = quick.max_reps = 1;
+  const Outcome o = session->run(family.space().parse("r=2;a=2;c=2;wg=8x8"), quick);
+  EXPECT_EQ(o.status, Status::refused);
+  EXPECT_NE(o.message.find("tf32"), std::string::npos) << o.message;
+  for (const std::string& vendor : session->vendors())
+    EXPECT_EQ(session->run_vendor(vendor, quick).status, Status::refused) << vendor;
+}
+
+// C = op(A) op(B) with A and B rounded to the precision first, accumulated exactly (float64):
+// what a correct tensor-core kernel computes up to FP32 accumulation. drop_last_k leaves out the
+// last min(k / 2, 32) k terms (a planted bug: a K tile lost).
+std::vector<double> emulated(const gemm::Shape& s, const std::vector<float>& a,
+                             const std::vector<float>& b, Precision q, bool drop_last_k) {
+  std::vector<float> ra(a.size()), rb(b.size());
+  for (size_t i = 0; i < a.size(); ++i) ra[i] = gemm::round_input(a[i], q);
+  for (size_t i = 0; i < b.size(); ++i) rb[i] = gemm::round_input(b[i], q);
+  for (int64_t p = s.k - std::min<int64_t>(s.k / 2, 32); drop_last_k && p < s.k; ++p)
+    for (int64_t i = 0; i < s.m; ++i) ra[size_t(i + p * s.lda)] = 0.0f;  // (s.transa == false)
+  return gemm::reference_gemm(s, ra.data(), rb.data(), 1.0, 0.0, nullptr);
+}
+
+double rel_error(const std::vector<double>& x, const std::vector<double>& ref) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    diff += (x[i] - ref[i]) * (x[i] - ref[i]);
+    norm += ref[i] * ref[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+TEST(GemmPrecision, ErrorBoundAdmitsInputRoundingAndCatchesAPlantedError) {
+  EXPECT_EQ(gemm::input_unit_roundoff(Precision::bf16), std::ldexp(1.0, -8));
+  EXPECT_EQ(gemm::input_unit_roundoff(Precision::fp16), std::ldexp(1.0, -11));
+  EXPECT_EQ(gemm::input_unit_roundoff(Precision::tf32), std::ldexp(1.0, -11));
+  EXPECT_EQ(gemm::error_bound(100, Precision::fp32), gemm::error_bound(100));
+  for (int64_t k : {16, 256, 4096}) {
+    gemm::Shape s;
+    s.m = 24, s.n = 20, s.k = k, s.lda = 24, s.ldb = k, s.ldc = 24;
+    const auto a = gemm::random_matrix(size_t(s.m * k), 7 + uint64_t(k));
+    const auto b = gemm::random_matrix(size_t(k * s.n), 8 + uint64_t(k));
+    const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 1.0, 0.0, nullptr);
+    for (Precision q : {Precision::tf32, Precision::bf16, Precision::fp16}) {
+      const double right = rel_error(emulated(s, a, b, q, false), ref);
+      EXPECT_LE(right, gemm::error_bound(k, q)) << gemm::precision_name(q) << " k=" << k;
+      // The rounding is real: the FP32 bound alone would fail a correct kernel.
+      EXPECT_GT(right, gemm::error_bound(k)) << gemm::precision_name(q) << " k=" << k;
+      const double wrong = rel_error(emulated(s, a, b, q, true), ref);
+      EXPECT_GT(wrong, gemm::error_bound(k, q)) << gemm::precision_name(q) << " k=" << k;
+    }
+  }
+}
+
+TEST(GemmPrecision, RoundingMatchesTheFormats) {
+  EXPECT_EQ(gemm::round_input(1.0f + std::ldexp(1.0f, -8), Precision::bf16), 1.0f);  // tie: even
+  EXPECT_EQ(gemm::round_input(1.0f + std::ldexp(3.0f, -9), Precision::bf16),
+            1.0f + std::ldexp(1.0f, -7));
+  EXPECT_EQ(gemm::round_input(1.0f + std::ldexp(1.0f, -11), Precision::tf32),
+            1.0f + std::ldexp(1.0f, -10));  // tie: away from zero (cvt.rna)
+  EXPECT_EQ(gemm::round_input(1.0f + std::ldexp(1.0f, -11), Precision::fp16), 1.0f);  // even
+  EXPECT_EQ(gemm::round_input(std::ldexp(3.0f, -26), Precision::fp16),
+            std::ldexp(1.0f, -24));  // subnormal half: 0.75 units of 2^-24 round to one
+  EXPECT_EQ(gemm::to_input_bits({1.0f, -2.0f}, Precision::bf16),
+            (std::vector<uint16_t>{0x3F80, 0xC000}));
+  EXPECT_EQ(gemm::to_input_bits({1.0f, -2.0f}, Precision::fp16),
+            (std::vector<uint16_t>{0x3C00, 0xC000}));
+  EXPECT_TRUE(gemm::to_input_bits({1.0f}, Precision::tf32).empty());
+}
+
+}  // namespace
+}  // namespace ktune
