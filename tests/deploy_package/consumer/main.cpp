@@ -2,6 +2,7 @@
 // float64 reference, and prints what the library ships and picks. Exit status 1 on a mismatch.
 #include <cmath>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 #include "ktune/conv1d.hpp"
@@ -13,7 +14,8 @@ int main() {
   std::printf("\n");
   int bad = 0;
   for (const auto& [n, taps] : {std::pair<long, long>{5, 5}, {37, 5}, {1000, 31}, {4096, 7}}) {
-    std::vector<float> x(size_t(n)), w(size_t(taps)), y(size_t(n - taps + 1), NAN);
+    const auto outputs = static_cast<size_t>(n - taps + 1);
+    std::vector<float> x(static_cast<size_t>(n)), w(static_cast<size_t>(taps)), y(outputs, NAN);
     for (size_t i = 0; i < x.size(); ++i) x[i] = float(std::sin(0.1 * double(i)));
     for (size_t j = 0; j < w.size(); ++j) w[j] = float(1.0 / double(j + 1));
     ktune::conv1d(n, taps, x.data(), w.data(), y.data());
