@@ -9,8 +9,10 @@
 #                         one of them defines KTUNE_FAMILY_CUDA_ENTRY(<name>) { ... }
 #   cuda/*.cuh, workloads/*.csv (and workloads/<name>/*.csv at the top) -> embedded in the binary,
 #                         read with ktune::embedded_file("<file name>")
-#   family.cmake       -> included with KTUNE_FAMILY_TARGET, KTUNE_FAMILY_CUDA_TARGET (empty
-#                         without CUDA) and KTUNE_FAMILY_DIR set: extra link libraries, and the
+#   deploy/tuned_<backend>.inl -> what ktune_add_tuned_library(FAMILY <name> BACKENDS <backend>)
+#                         compiles (cmake/KtuneTunedLibrary.cmake), from any folder
+#   family.cmake       -> included with KTUNE_FAMILY_NAME, KTUNE_FAMILY_TARGET,
+#                         KTUNE_FAMILY_CUDA_TARGET (empty without CUDA) and KTUNE_FAMILY_DIR set: extra link libraries, and the
 #                         deploy files of ktune_add_tuned_library (ktune_family_deploy_files()).
 # Programs that run kernels link ktune_families (and ktune_families_cuda); ktune_core and
 # ktune_ml never do.
@@ -26,14 +28,23 @@ if(KTUNE_HAVE_CUDA)
 endif()
 
 # Files of the family's tuned library (installed under share/ktune/source/<path relative to the
-# source root>); public headers (installed under include/) in PUBLIC_HEADERS.
+# source root>); public headers (installed under include/ktune/; a path relative to the family's
+# folder, or else to the source root) in PUBLIC_HEADERS. A family with a deploy/ folder is
+# deployable: ktune_add_tuned_library finds it through the properties set here and in
+# ktune_add_family (KTUNE_DEPLOY_FAMILIES, KTUNE_FAMILY_DIR_<name>,
+# KTUNE_FAMILY_PUBLIC_HEADERS_<name>), which install.cmake writes out for the installed package.
 function(ktune_family_deploy_files)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "" "SOURCES;PUBLIC_HEADERS")
   foreach(f IN LISTS ARG_SOURCES)
     set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_SOURCES "${KTUNE_FAMILY_DIR}/${f}")
   endforeach()
   foreach(f IN LISTS ARG_PUBLIC_HEADERS)
-    set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_PUBLIC_HEADERS "${CMAKE_SOURCE_DIR}/${f}")
+    set(header "${KTUNE_FAMILY_DIR}/${f}")
+    if(NOT EXISTS "${header}")
+      set(header "${CMAKE_SOURCE_DIR}/${f}")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_PUBLIC_HEADERS "${header}")
+    set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_PUBLIC_HEADERS_${KTUNE_FAMILY_NAME} "${header}")
   endforeach()
 endfunction()
 
@@ -83,8 +94,14 @@ function(ktune_add_family name)
     endif()
   endif()
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILIES ${name})
+  if(EXISTS ${dir}/deploy)
+    file(RELATIVE_PATH relative_dir "${CMAKE_SOURCE_DIR}" "${dir}")
+    set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_FAMILIES ${name})
+    set_property(GLOBAL PROPERTY KTUNE_FAMILY_DIR_${name} "${relative_dir}")
+  endif()
 
   if(EXISTS ${dir}/family.cmake)
+    set(KTUNE_FAMILY_NAME ${name})
     set(KTUNE_FAMILY_TARGET ${target})
     set(KTUNE_FAMILY_CUDA_TARGET ${cuda_target})
     set(KTUNE_FAMILY_DIR ${dir})

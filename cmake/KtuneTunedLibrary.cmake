@@ -1,14 +1,18 @@
-# ktune_add_tuned_library(<target> FAMILY <family> BACKENDS cpu [cuda] SELECTOR <header>
+# ktune_add_tuned_library(<target> FAMILY <family> BACKENDS cpu [cuda]
+#                         SELECTOR <header> | MODELS <model.json>
 #                         [STATIC | SHARED] [CUDA_ARCHITECTURES <archs>...] [CPU_FLAGS <flags>...])
 #
-# Builds a library that defines the family's deployed API (its public header under
-# include/ktune/) for the listed backends, holding ahead-of-time instantiations of only the
-# configs listed in <header>, a selector written by `ktune codegen`. The family provides one
-# source per backend, kernels/<family>/deploy/tuned_<backend>.inl, that decodes the header's
-# config strings at compile time, so the kernels come from the same headers the sweep measured:
-# CPU kernels compiled by the C++ compiler (CPU_FLAGS, default -O3 -march=x86-64-v3), CUDA
-# kernels by nvcc for CUDA_ARCHITECTURES (default 90: sm_90 code plus compute_90 PTX).
-# BACKENDS cuda needs enable_language(CUDA) in the calling project.
+# Builds a library that defines the family's deployed API (its public header, ktune/<family>.hpp)
+# for the listed backends, holding ahead-of-time instantiations of only the configs listed in
+# <header>, a selector written by `ktune codegen` or `ktune deploy`; or, with MODELS, a model
+# `ktune train` wrote, turned into that header at build time by the ktune CLI (one model per
+# family for now). Any family registered with a deploy/ folder works (cmake/KtuneFamily.cmake):
+# its deploy/tuned_<backend>.inl decodes the header's config strings at compile time, so the
+# kernels come from the same headers the sweep measured: CPU kernels compiled by the C++ compiler
+# (CPU_FLAGS, default -O3 -march=x86-64-v3), CUDA kernels by nvcc for CUDA_ARCHITECTURES
+# (default 90: sm_90 code plus compute_90 PTX). BACKENDS cuda needs enable_language(CUDA) in the
+# calling project. The target's property KTUNE_PUBLIC_HEADERS lists the family's public headers
+# (copies in the build tree, on its include path), for packages that install them.
 include_guard(GLOBAL)
 
 # Where the kernel headers and include/ktune live: the source tree when included from ktune's
@@ -22,41 +26,24 @@ endif()
 set_property(GLOBAL PROPERTY KTUNE_TUNED_SOURCE_ROOT "${KTUNE_TUNED_SOURCE_ROOT}")
 set_property(GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR "${KTUNE_TUNED_INCLUDE_DIR}")
 
-function(ktune_add_tuned_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "STATIC;SHARED" "FAMILY;SELECTOR"
-                        "BACKENDS;CUDA_ARCHITECTURES;CPU_FLAGS")
-  set(where "ktune_add_tuned_library(${target})")
-  if(ARG_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "${where}: unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+# <out> = the absolute path of <path> (relative to the calling directory); an error naming it
+# (as <what>) when there is no such file.
+function(_ktune_existing_file where what path out)
+  get_filename_component(absolute "${path}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${absolute}")
+    message(FATAL_ERROR "${where}: ${what} '${absolute}' does not exist")
   endif()
-  get_property(source_root GLOBAL PROPERTY KTUNE_TUNED_SOURCE_ROOT)
-  get_property(include_dir GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR)
-  file(GLOB deployable RELATIVE "${source_root}/kernels" "${source_root}/kernels/*/deploy")
-  list(TRANSFORM deployable REPLACE "/deploy$" "")
-  if(NOT ARG_FAMILY OR NOT ARG_FAMILY IN_LIST deployable)
-    message(FATAL_ERROR "${where}: FAMILY '${ARG_FAMILY}' has no tuned library (known: ${deployable})")
-  endif()
-  if(NOT ARG_BACKENDS)
-    message(FATAL_ERROR "${where}: BACKENDS is missing (cpu, cuda)")
-  endif()
-  foreach(backend IN LISTS ARG_BACKENDS)
-    if(NOT backend MATCHES "^(cpu|cuda)$")
-      message(FATAL_ERROR "${where}: unknown backend '${backend}' (known: cpu, cuda)")
-    endif()
-    if(NOT EXISTS "${source_root}/kernels/${ARG_FAMILY}/deploy/tuned_${backend}.inl")
-      message(FATAL_ERROR "${where}: family ${ARG_FAMILY} has no tuned ${backend} library")
-    endif()
-  endforeach()
-  if(NOT ARG_SELECTOR)
-    message(FATAL_ERROR "${where}: SELECTOR <header> is missing (write one with ktune codegen)")
-  endif()
-  get_filename_component(selector "${ARG_SELECTOR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-  if(NOT EXISTS "${selector}")
-    message(FATAL_ERROR "${where}: selector header '${selector}' does not exist")
-  endif()
+  set(${out} "${absolute}" PARENT_SCOPE)
+endfunction()
 
-  # The header must be a ktune selector: generated, self-contained (it is included inside a
-  # namespace of this library, so two tuned libraries never share selector symbols).
+# A selector header must be a ktune selector: generated, self-contained (it is included inside a
+# namespace of the library, so two tuned libraries never share selector symbols). Sets
+# <out_selector> to its absolute path and <out_namespace> to the namespace it declares.
+function(_ktune_check_selector where selector_arg out_selector out_namespace)
+  if(NOT selector_arg)
+    message(FATAL_ERROR "${where}: SELECTOR <header> is missing (write one with ktune codegen or ktune deploy)")
+  endif()
+  _ktune_existing_file("${where}" "selector header" "${selector_arg}" selector)
   file(STRINGS "${selector}" first_line LIMIT_COUNT 1)
   if(NOT first_line MATCHES "^// Generated by ktune")
     message(FATAL_ERROR "${where}: '${selector}' was not written by ktune codegen")
@@ -70,11 +57,74 @@ function(ktune_add_tuned_library target)
     message(FATAL_ERROR "${where}: '${selector}' declares no namespace")
   endif()
   list(GET namespace_lines 0 namespace_line)
-  string(REGEX REPLACE "^namespace ([A-Za-z0-9_:]+) {$" "\\1" selector_namespace "${namespace_line}")
+  string(REGEX REPLACE "^namespace ([A-Za-z0-9_:]+) {$" "\\1" namespace "${namespace_line}")
+  set(${out_selector} "${selector}" PARENT_SCOPE)
+  set(${out_namespace} "${namespace}" PARENT_SCOPE)
+endfunction()
 
+# The selector header of a MODELS library: `ktune codegen` at build time, by the CLI of this
+# build or of the installed package (KTUNE_EXECUTABLE, set by ktuneConfig.cmake).
+function(_ktune_selector_from_model where models generated_dir out_header)
+  list(LENGTH models count)
+  if(count GREATER 1)
+    message(FATAL_ERROR "${where}: MODELS takes one model per family for now")
+  endif()
+  _ktune_existing_file("${where}" model "${models}" model)
+  set(cli_target)
+  if(TARGET ktune)
+    set(cli "$<TARGET_FILE:ktune>")
+    set(cli_target ktune)
+  elseif(KTUNE_EXECUTABLE)
+    set(cli "${KTUNE_EXECUTABLE}")
+  else()
+    message(FATAL_ERROR "${where}: MODELS needs the ktune CLI (find_package(ktune) sets it)")
+  endif()
+  set(header "${generated_dir}/selector.hpp")
+  add_custom_command(OUTPUT "${header}"
+    COMMAND "${cli}" codegen --model "${model}" -o "${header}"
+    DEPENDS "${model}" ${cli_target}
+    COMMENT "Generating the selector of ${where} from ${model}" VERBATIM)
+  set(${out_header} "${header}" PARENT_SCOPE)
+endfunction()
+
+function(ktune_add_tuned_library target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "STATIC;SHARED" "FAMILY;SELECTOR"
+                        "BACKENDS;CUDA_ARCHITECTURES;CPU_FLAGS;MODELS")
+  set(where "ktune_add_tuned_library(${target})")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${where}: unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  get_property(source_root GLOBAL PROPERTY KTUNE_TUNED_SOURCE_ROOT)
+  get_property(include_dir GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR)
+  get_property(deployable GLOBAL PROPERTY KTUNE_DEPLOY_FAMILIES)
+  if(NOT ARG_FAMILY OR NOT ARG_FAMILY IN_LIST deployable)
+    message(FATAL_ERROR "${where}: FAMILY '${ARG_FAMILY}' has no tuned library (known: ${deployable})")
+  endif()
+  get_property(family_dir GLOBAL PROPERTY KTUNE_FAMILY_DIR_${ARG_FAMILY})
+  get_property(public_headers GLOBAL PROPERTY KTUNE_FAMILY_PUBLIC_HEADERS_${ARG_FAMILY})
+  if(NOT ARG_BACKENDS)
+    message(FATAL_ERROR "${where}: BACKENDS is missing (cpu, cuda)")
+  endif()
+  foreach(backend IN LISTS ARG_BACKENDS)
+    if(NOT backend MATCHES "^(cpu|cuda)$")
+      message(FATAL_ERROR "${where}: unknown backend '${backend}' (known: cpu, cuda)")
+    endif()
+    if(NOT EXISTS "${source_root}/${family_dir}/deploy/tuned_${backend}.inl")
+      message(FATAL_ERROR "${where}: family ${ARG_FAMILY} has no tuned ${backend} library")
+    endif()
+  endforeach()
   string(MAKE_C_IDENTIFIER "${target}" id)
-  string(TOUPPER "${ARG_FAMILY}" family_upper)
   set(generated_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}_tuned")
+  if(ARG_MODELS AND ARG_SELECTOR)
+    message(FATAL_ERROR "${where}: give SELECTOR or MODELS, not both")
+  elseif(ARG_MODELS)
+    _ktune_selector_from_model("${where}" "${ARG_MODELS}" "${generated_dir}" selector)
+    set(selector_namespace ktune_selector)  # codegen's default
+  else()
+    _ktune_check_selector("${where}" "${ARG_SELECTOR}" selector selector_namespace)
+  endif()
+
+  string(TOUPPER "${ARG_FAMILY}" family_upper)
   set(sources)
   foreach(backend IN LISTS ARG_BACKENDS)
     if(backend STREQUAL "cuda")
@@ -94,7 +144,7 @@ namespace ktune_tuned_${id} {
 #include \"${selector}\"
 }  // namespace ktune_tuned_${id}
 namespace ktune_tuned_selector = ktune_tuned_${id}::${selector_namespace};
-#include \"kernels/${ARG_FAMILY}/deploy/tuned_${backend}.inl\"
+#include \"${family_dir}/deploy/tuned_${backend}.inl\"
 ")
     list(APPEND sources "${source}")
   endforeach()
@@ -106,13 +156,26 @@ namespace ktune_tuned_selector = ktune_tuned_${id}::${selector_namespace};
   else()
     set(type "")
   endif()
+  # The family's public headers, copied so that one include directory holds them wherever the
+  # family's folder is (a package installs the copies: KTUNE_PUBLIC_HEADERS).
+  set(header_copies)
+  foreach(header IN LISTS public_headers)
+    get_filename_component(header_name "${header}" NAME)
+    configure_file("${header}" "${generated_dir}/include/ktune/${header_name}" COPYONLY)
+    list(APPEND header_copies "${generated_dir}/include/ktune/${header_name}")
+  endforeach()
   add_library(${target} ${type} ${sources})
+  if(ARG_MODELS)
+    target_sources(${target} PRIVATE "${selector}")  # generated before the sources compile
+  endif()
   target_include_directories(${target}
-    PUBLIC "$<BUILD_INTERFACE:${include_dir}>" "$<INSTALL_INTERFACE:include>"
+    PUBLIC "$<BUILD_INTERFACE:${generated_dir}/include>" "$<BUILD_INTERFACE:${include_dir}>"
+           "$<INSTALL_INTERFACE:include>"
     PRIVATE "$<BUILD_INTERFACE:${source_root}>")
   target_compile_features(${target} PUBLIC cxx_std_17)
   set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON
-    KTUNE_SELECTOR "${selector}" KTUNE_BACKENDS "${ARG_BACKENDS}")
+    KTUNE_SELECTOR "${selector}" KTUNE_BACKENDS "${ARG_BACKENDS}"
+    KTUNE_PUBLIC_HEADERS "${header_copies}")
 
   set(cpu_flags ${ARG_CPU_FLAGS})
   if(NOT cpu_flags)

@@ -3,6 +3,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "apps/ktune/shell_word.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
@@ -14,17 +15,6 @@ namespace {
 struct CodegenArgs {
   std::string model, output, namespace_name = "ktune_selector", function_name = "select", dataset;
 };
-
-// Single-quotes an argument for the recorded command line when the shell would split it.
-std::string shell_word(const std::string& s) {
-  const bool plain = !s.empty() && s.find_first_not_of(
-                                       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                       "OPQRSTUVWXYZ0123456789_-./=:+,@%") == std::string::npos;
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 int run_codegen(const CodegenArgs& a) {
   nlohmann::json model;

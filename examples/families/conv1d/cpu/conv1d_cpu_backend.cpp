@@ -1,5 +1,5 @@
-// The conv1d CPU backend: a blocked kernel with `acc` independent partial sums per output,
-// measured with the shared host protocol (ktune/host_measure.hpp).
+// The conv1d CPU backend: the blocked kernel of conv1d_cpu_kernel.hpp (`acc` independent partial
+// sums per output), measured with the shared host protocol (ktune/host_measure.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include <random>
 
 #include "examples/families/conv1d/conv1d_family.hpp"
+#include "examples/families/conv1d/cpu/conv1d_cpu_kernel.hpp"
 #include "ktune/error.hpp"
 #include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
@@ -16,41 +17,18 @@
 namespace ktune::conv1d {
 namespace {
 
-// Outputs [begin, end) with Acc interleaved partial sums over the taps.
-template <int Acc>
-void conv_block(const float* x, const float* w, float* y, int64_t taps, int64_t begin,
-                int64_t end) {
-  for (int64_t i = begin; i < end; ++i) {
-    float part[Acc] = {};
-    int64_t j = 0;
-    for (; j + Acc <= taps; j += Acc)
-      for (int a = 0; a < Acc; ++a) part[a] += w[j + a] * x[i + j + a];
-    for (; j < taps; ++j) part[0] += w[j] * x[i + j];
-    float sum = 0;
-    for (int a = 0; a < Acc; ++a) sum += part[a];
-    y[i] = sum;
-  }
-}
+namespace kernel = ktune::kernels::conv1d;
 
 void conv(const Shape& s, int block, int acc, const float* x, const float* w, float* y) {
-  const int64_t outputs = s.outputs();
-#pragma omp parallel for schedule(static)
-  for (int64_t b = 0; b < (outputs + block - 1) / block; ++b) {
-    const int64_t begin = b * block, end = std::min(outputs, begin + block);
-    switch (acc) {
-      case 1:
-        conv_block<1>(x, w, y, s.taps, begin, end);
-        break;
-      case 2:
-        conv_block<2>(x, w, y, s.taps, begin, end);
-        break;
-      case 4:
-        conv_block<4>(x, w, y, s.taps, begin, end);
-        break;
-      default:
-        conv_block<8>(x, w, y, s.taps, begin, end);
-        break;
-    }
+  switch (acc) {
+    case 1:
+      return kernel::conv<1>(s.n, s.taps, block, x, w, y);
+    case 2:
+      return kernel::conv<2>(s.n, s.taps, block, x, w, y);
+    case 4:
+      return kernel::conv<4>(s.n, s.taps, block, x, w, y);
+    default:
+      return kernel::conv<8>(s.n, s.taps, block, x, w, y);
   }
 }
 

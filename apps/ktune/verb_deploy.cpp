@@ -1,0 +1,155 @@
+// ktune deploy: datasets and a recipe (or trained models) to an installable CMake package of a
+// tuned library (ktune/ml/deploy.hpp, docs/deploy.md).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "apps/ktune/dataset_source.hpp"
+#include "apps/ktune/shell_word.hpp"
+#include "apps/ktune/unsure_args.hpp"
+#include "apps/ktune/verb.hpp"
+#include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
+#include "ktune/ml/deploy.hpp"
+
+namespace ktune::cli {
+namespace {
+
+struct DeployArgs {
+  std::string name, output, device, pruner = "pca-kmeans", k = "16", norm = "cutoff",
+                                    selector = "tree-b", fallback = "baseline";
+  std::vector<std::string> families, data, labels, models, backends{"cpu"};
+  uint64_t seed = 0;
+  ml::UnsureRule unsure;
+};
+
+ml::DeployRecipe recipe_of(const DeployArgs& a) {
+  ml::DeployRecipe r;
+  r.pruner = ml::parse_prune_method(a.pruner);
+  if (a.k == "all") {
+    r.k = 0;
+  } else {
+    size_t used = 0;
+    try {
+      r.k = std::stoi(a.k, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != a.k.size() || r.k < 1)
+      throw Error(fmt::format("--k '{}' is not a positive whole number or 'all'", a.k));
+  }
+  r.norm = ml::parse_norm(a.norm);
+  r.selector = a.selector;
+  r.selector_options = {ml::parse_fallback(a.fallback), a.seed, a.unsure};
+  r.seed = a.seed;
+  return r;
+}
+
+// What the package's files record: the inputs and the recipe, not where the package went, so
+// the same inputs give byte-identical files wherever they are written. A labelled dataset is
+// recorded by its label (its path is often a temporary file).
+std::string command_of(const DeployArgs& a, const ml::DeployRecipe& recipe) {
+  std::string c = "ktune deploy --name " + shell_word(a.name);
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    if (!a.families.empty()) c += " --family " + shell_word(a.families[i]);
+    c += a.labels.empty() ? " --data " + shell_word(a.data[i])
+                          : " --label " + shell_word(a.labels[i]);
+  }
+  if (!a.device.empty()) c += " --device " + shell_word(a.device);
+  for (const auto& m : a.models) c += " --model " + shell_word(m);
+  if (!a.data.empty()) c += " " + ml::recipe_arguments(recipe);
+  std::string backends;
+  for (const auto& b : a.backends) backends += (backends.empty() ? "" : ",") + b;
+  return c + " --backends " + shell_word(backends);
+}
+
+nlohmann::json read_model(const std::string& path) {
+  try {
+    return nlohmann::json::parse(read_text_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": not valid JSON: " + e.what());
+  }
+}
+
+int run_deploy(DeployArgs a) {
+  if (a.data.empty() && a.models.empty())
+    throw Error("deploy: give --data (with a recipe) or --model");
+  if (!a.families.empty() && a.families.size() != a.data.size())
+    throw Error(fmt::format("deploy: {} --family for {} --data (give one per --data, in order)",
+                            a.families.size(), a.data.size()));
+  if (!a.labels.empty() && a.labels.size() != a.data.size())
+    throw Error(fmt::format("deploy: {} --label for {} --data (give one per --data, in order)",
+                            a.labels.size(), a.data.size()));
+  const ml::DeployRecipe recipe = recipe_of(a);
+  std::vector<ml::PackageSelector> selectors;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    DatasetSource source;
+    source.data = a.data[i];
+    source.device = a.device;
+    source.family = a.families.empty() ? "" : a.families[i];
+    const std::string label = a.labels.empty() ? a.data[i] : a.labels[i];
+    const Dataset data = source.load();
+    selectors.push_back({ml::train_recipe(data, recipe, label), label});
+    std::fprintf(stdout, "%s/%s: %lld problems, %zu configs shipped (%s)\n", data.device.c_str(),
+                 data.family.c_str(), (long long)data.rows(),
+                 selectors.back().model["configs"].size(), ml::recipe_arguments(recipe).c_str());
+  }
+  for (const auto& m : a.models) selectors.push_back({read_model(m), m});
+  if (a.name.empty()) {
+    const auto& m = selectors.front().model;
+    a.name = m.is_object() && m.contains("family") && m["family"].is_string()
+                 ? m["family"].get<std::string>()
+                 : "";
+  }
+  ml::PackageOptions options{a.name, a.backends, command_of(a, recipe)};
+  ml::write_deploy_package(a.output, selectors, options);
+  std::fprintf(stderr, "ktune: wrote the package ktune_tuned_%s to %s\n", a.name.c_str(),
+               a.output.c_str());
+  return 0;
+}
+
+Action setup_deploy(CLI::App& sub) {
+  auto a = std::make_shared<DeployArgs>();
+  sub.add_option("--family", a->families,
+                 "Family of the --data at the same position (repeatable; needed when a dataset "
+                 "holds several)");
+  sub.add_option("--data", a->data,
+                 "Store (.sqlite) or exported measurements (.csv, .csv.gz) to learn a selector "
+                 "from (repeatable: one per family)");
+  sub.add_option("--label", a->labels,
+                 "What the generated files call the --data at the same position, in place of its "
+                 "path (default: the path)");
+  sub.add_option("--device", a->device, "Device slug (needed when a dataset holds several)");
+  sub.add_option("--model", a->models,
+                 "A trained tree selector (ktune train -o) to ship as it is (repeatable)");
+  sub.add_option("--pruner", a->pruner,
+                 "Recipe: how the K configs are picked (ktune prune --method)")
+      ->capture_default_str();
+  sub.add_option("--k", a->k, "Recipe: configs to ship, or 'all' (every config that ran)")
+      ->capture_default_str();
+  sub.add_option("--norm", a->norm, "Recipe: normalization (scale, cutoff, rawcutoff, sigmoid)")
+      ->capture_default_str();
+  sub.add_option("--selector", a->selector, "Recipe: tree selector (tree-a, tree-b, tree-c)")
+      ->capture_default_str();
+  sub.add_option("--fallback", a->fallback, "Recipe: when the pick is refused (ktune train)")
+      ->capture_default_str();
+  sub.add_option("--seed", a->seed, "Recipe: seed of the randomized pruners and models")
+      ->capture_default_str();
+  add_unsure_options(sub, a->unsure);
+  sub.add_option("--backends", a->backends, "Backends of the library: cpu, cuda")
+      ->delimiter(',')
+      ->capture_default_str();
+  sub.add_option("--name", a->name,
+                 "Library name: the package is ktune_tuned_<name> (default: the first family)");
+  sub.add_option("-o,--output", a->output, "Package directory to write")->required();
+  return [a] { return run_deploy(*a); };
+}
+
+const bool registered = add_verb(
+    "deploy", "Build an installable CMake package of a tuned library from datasets or models",
+    setup_deploy);
+
+}  // namespace
+}  // namespace ktune::cli

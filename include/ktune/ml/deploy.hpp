@@ -1,0 +1,65 @@
+#pragma once
+// ktune deploy as library calls (docs/deploy.md): a recipe (pruner, K, normalization, selector)
+// turns a dataset into a selector model, exactly as `ktune prune` + `ktune train` do; models
+// become a directory holding an installable CMake package of a tuned library:
+//   CMakeLists.txt                       builds ktune_tuned_<name> with ktune_add_tuned_library,
+//                                        installs it with its public headers and package config
+//   cmake/ktune_tuned_<name>Config.cmake what find_package(ktune_tuned_<name>) loads
+//   selectors/<device>/<family>.hpp      the generated selectors (ktune codegen's headers)
+//   deploy.json                          what was deployed: name, backends, recipe, selectors
+// The selectors/<device>/ level leaves room for several devices' selectors of one family in one
+// library; for now a package holds one selector per family. Family-neutral: a family is the
+// name the model carries, handed on to ktune_add_tuned_library.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ktune/dataset.hpp"
+#include "ktune/ml/normalize.hpp"
+#include "ktune/ml/prune.hpp"
+#include "ktune/ml/selector.hpp"
+
+namespace ktune::ml {
+
+struct DeployRecipe {
+  PruneMethod pruner = PruneMethod::pca_kmeans;
+  int k = 16;  // 0: every config that is ok on some problem ("all", picked by topn)
+  Norm norm = Norm::cutoff;
+  std::string selector = "tree-b";   // codegen writes tree selectors only
+  SelectorOptions selector_options;  // fallback, seed, unsure rule
+  uint64_t seed = 0;                 // the randomized pruners' seed
+};
+
+// The recipe as `ktune deploy` options ("--pruner pca-kmeans --k 16 ..."), defaults included.
+std::string recipe_arguments(const DeployRecipe& recipe);
+
+// Prunes the recipe's K configs and fits its selector over them: the model `ktune train` writes
+// for the same options, with family, device and "dataset" (= dataset_label) recorded.
+nlohmann::json train_recipe(const Dataset& data, const DeployRecipe& recipe,
+                            const std::string& dataset_label);
+
+struct PackageSelector {
+  nlohmann::json model;  // a tree selector model naming its family and device
+  std::string source;    // the dataset or model file it came from (recorded in the header)
+};
+
+struct PackageOptions {
+  std::string name;                          // lower-case identifier: ktune_tuned_<name>
+  std::vector<std::string> backends{"cpu"};  // cpu, cuda
+  std::string command;                       // the deploy command, recorded in every generated file
+};
+
+// selectors/<device>/<family>.hpp
+std::string package_selector_path(const std::string& device, const std::string& family);
+
+// The selector header of one model, as the package holds it (codegen with `command` recorded).
+std::string package_selector_header(const PackageSelector& s, const std::string& command);
+
+// Writes the package into dir (created; its files replaced). Throws Error (one line naming the
+// input) for a bad name or backend, a model without family or device, two models of one family,
+// or a model codegen refuses.
+void write_deploy_package(const std::string& dir, const std::vector<PackageSelector>& selectors,
+                          const PackageOptions& options);
+
+}  // namespace ktune::ml

@@ -1,0 +1,44 @@
+// The deploy recipe: prune, then fit a selector over the picked configs (deploy.hpp).
+#include "ktune/ml/deploy.hpp"
+
+#include <fmt/format.h>
+
+#include "ktune/error.hpp"
+
+namespace ktune::ml {
+
+std::string recipe_arguments(const DeployRecipe& r) {
+  const PruneMethod pruner = r.k > 0 ? r.pruner : PruneMethod::topn;  // "all" keeps every one
+  std::string args =
+      fmt::format("--pruner {} --k {} --norm {} --selector {}", to_string(pruner),
+                  r.k > 0 ? std::to_string(r.k) : "all", to_string(r.norm), r.selector);
+  const SelectorOptions& s = r.selector_options;
+  if (s.fallback != Fallback::baseline) args += " --fallback " + to_string(s.fallback);
+  if (s.unsure.min_vote_share > 0)
+    args += fmt::format(" --min-vote-share {}", s.unsure.min_vote_share);
+  if (s.unsure.range_guard) args += " --range-guard";
+  if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
+  return args;
+}
+
+nlohmann::json train_recipe(const Dataset& data, const DeployRecipe& recipe,
+                            const std::string& dataset_label) {
+  PruneOptions prune_options;
+  prune_options.method = recipe.pruner;
+  prune_options.norm = recipe.norm;
+  prune_options.seed = recipe.seed;
+  // "all": every config with a verified run, which topn keeps in full.
+  prune_options.k = recipe.k > 0 ? recipe.k : int(data.valid.colwise().any().count());
+  if (recipe.k <= 0) prune_options.method = PruneMethod::topn;
+  if (prune_options.k < 1) throw Error(dataset_label + ": no config ran on any problem");
+  const auto shipped = prune(data, prune_options);
+  auto selector = make_selector(recipe.selector, recipe.selector_options);
+  selector->fit(data, shipped, recipe.norm);
+  auto model = selector->to_json();
+  model["family"] = data.family;
+  model["device"] = data.device;
+  model["dataset"] = dataset_label;
+  return model;
+}
+
+}  // namespace ktune::ml
