@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The deployed CPU GEMM library (ktune_tuned_gemm_cpu) vs OpenBLAS and oneDNN over every `dnn`
-# shape on this machine, the way results/README.md runs CPU benchmarks: a Release KTUNE_NATIVE
+# shape on this machine, the way results/LOG.md runs CPU benchmarks: a Release KTUNE_NATIVE
 # build, OMP_NUM_THREADS=2, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the benchmark only
 # (OpenBLAS then runs its native kernel), the load average recorded before and after. Then the
 # tables: in-sample (the shapes of the dataset the build's CPU selector was trained on), held-out

@@ -20,7 +20,7 @@ done
 export LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"
 
-# The dnn sweep's timing settings (results/README.md).
+# The dnn sweep's timing settings (results/LOG.md).
 TIMING="--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000"
 WORKLOAD=${WORKLOAD:-workloads/gemm/sampled-live.csv}
 start=$(date +%s)

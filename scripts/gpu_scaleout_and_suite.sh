@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Committed copy of the script run as .carry/coord/final.sh (see results/README.md, scale-out).
+# Committed copy of the script run as .carry/coord/final.sh (see results/LOG.md, scale-out).
 # Coordinator's last call (nvidia-h200-x2): device build of main, the scale-out remeasure with
 # work stealing (scaleout's subset: seed configs x dnn shard 0/14, cuda:0 then cuda:all into fresh
 # stores, key sets compared), then the GPU suite and the network CUDA tests with what time is left.

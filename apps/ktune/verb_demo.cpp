@@ -323,10 +323,10 @@ int run_demo(const DemoOptions& o) {
   stage.begin(2, fmt::format("learning data: {}", shown(o.learn_data)));
   const Dataset data = load_dataset(o.learn_data, "", "gemm");
   fmt::print(
-      "  {} shapes × {} configs measured on {} (provenance: results/README.md); every "
+      "  {} shapes × {} configs measured on {} (provenance: results/INDEX.md); every "
       "step below uses it\n",
       data.rows(), data.cols(), data.device);
-  const ml::Norm norm = ml::Norm::cutoff;  // the deployed recipe of results/README.md
+  const ml::Norm norm = ml::Norm::cutoff;  // the deployed recipe of results/LOG.md
   const Learned l = learn(stage, data, o, norm);
 
   stage.begin(5, fmt::format("eval: the same model on the {} held-out shapes of {} (not used in "
