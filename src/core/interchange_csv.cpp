@@ -78,19 +78,16 @@ int64_t parse_int(const std::string& text, std::string_view column, const std::s
   return v;
 }
 
-// Times are durations: finite and never negative, and an ok row was measured (median, min and
-// max positive). A row of -5 ms would rank first among every config.
+// Times are durations: finite and never negative (a row of -5 ms would rank first among every
+// config). Zero stays valid: ktune's own exports of rows that carry only a perf (vendor rows
+// of older stores, rows made by other tools) write 0 for the times they do not have.
 void check_times(const Measurement& m, const std::string& where) {
   const TimingStats& t = m.outcome.timing;
-  const bool ok = m.outcome.status == Status::ok;
   const std::pair<const char*, double> times[] = {
       {"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms}, {"mad_ms", t.mad_ms}};
-  for (const auto& [column, v] : times) {
-    const bool must_be_positive = ok && std::string_view(column) != "mad_ms";
-    if (!std::isfinite(v) || v < 0 || (must_be_positive && v == 0))
-      throw Error(fmt::format("{}: column {}: {} is not a {} time", where, column, v,
-                              must_be_positive ? "positive" : "non-negative"));
-  }
+  for (const auto& [column, v] : times)
+    if (!std::isfinite(v) || v < 0)
+      throw Error(fmt::format("{}: column {}: {} is not a non-negative time", where, column, v));
 }
 
 std::string joined_header(const std::vector<std::string>& fields) {

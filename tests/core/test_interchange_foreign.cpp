@@ -395,8 +395,11 @@ TEST(LongCsvImport, NegativeOrNonFiniteTimesAreErrorsNamingTheRow) {
   const std::string header = std::string(kMeasurementCsvHeader) + "\n";
   const std::string good = "d,f,p=1,c=1,1,ok,1,1,1,0,3,1,0,,,\n";
   EXPECT_EQ(parse_measurements_csv(header + good, "ok.csv").size(), 1u);
+  // Zero times are "not recorded" (rows that carry only a perf), so they stay readable.
+  const std::string untimed = "d,f,p=2,c=1,1,ok,0,0,0,0,3,1,0,,,\n";
+  EXPECT_EQ(parse_measurements_csv(header + untimed, "ok.csv").size(), 1u);
   for (const char* bad :
-       {"d,f,p=1,c=1,1,ok,1,-5,1,0,3,1,0,,,\n", "d,f,p=1,c=1,1,ok,0,0,0,0,3,1,0,,,\n",
+       {"d,f,p=1,c=1,1,ok,1,-5,1,0,3,1,0,,,\n", "d,f,p=1,c=1,1,ok,1,1,nan,0,3,1,0,,,\n",
         "d,f,p=1,c=1,1,failed,inf,0,0,0,0,0,0,,,\n"}) {
     const std::string e = error_of([&] { parse_measurements_csv(header + good + bad, "t.csv"); });
     EXPECT_NE(e.find("t.csv:3: column"), std::string::npos) << bad << ": " << e;
