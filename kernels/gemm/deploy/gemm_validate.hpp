@@ -85,6 +85,15 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
                rows_b, transb == Trans::no ? n : k, ldb, stride_b);
   }
   check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c);
+  if (batch > 1) {
+    // Entries of C must not overlap: every write then lands in the caller's C. Cannot
+    // overflow: the span check above bounded it. Checked before aliasing, so a
+    // malformed call is named for its malformed argument.
+    const int64_t extent_c = ldc * (n - 1) + m;
+    if (stride_c < extent_c)
+      argument_error(function, "stride_c = " + text(stride_c) + " is smaller than ldc*(n-1)+m = " +
+                                   text(extent_c) + ": the batch entries of C would overlap");
+  }
   if (k > 0) {
     // C written while A or B is still read gives garbage (the kernels pack and block their
     // operands): the address ranges the operands span must be disjoint.
@@ -99,14 +108,6 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
     };
     check_disjoint("A", a, rows_a, transa == Trans::no ? k : m, lda, stride_a);
     check_disjoint("B", b, rows_b, transb == Trans::no ? n : k, ldb, stride_b);
-  }
-  if (batch > 1) {
-    // Entries of C must not overlap: every write then lands in the caller's C. Cannot
-    // overflow: the span check above bounded it.
-    const int64_t extent_c = ldc * (n - 1) + m;
-    if (stride_c < extent_c)
-      argument_error(function, "stride_c = " + text(stride_c) + " is smaller than ldc*(n-1)+m = " +
-                                   text(extent_c) + ": the batch entries of C would overlap");
   }
 }
 
