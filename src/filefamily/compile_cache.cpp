@@ -11,10 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "ktune/error.hpp"
+#include "ktune/gzip_io.hpp"
 
 extern char** environ;
 
@@ -22,14 +22,6 @@ namespace ktune::filefamily {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot read the file", path.string()));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // FNV-1a: stable across builds and platforms, unlike std::hash.
 uint64_t hash64(const std::string& text) {
@@ -90,7 +82,7 @@ std::string compile_shared_object(const CompileRequest& request) {
   std::string key =
       fmt::format("{}\n{}\n", fmt::join(command_of(request, "", ""), " "), request.unit);
   for (const auto& dep : request.dependencies)
-    key += fmt::format("file {}\n{}\n", dep, read_text(dep));
+    key += fmt::format("file {}\n{}\n", dep, read_text_file(dep));
   const fs::path dir = shared_object_cache_dir();
   const std::string stem = fmt::format("{:016x}", hash64(key));
   const fs::path so = dir / (stem + ".so");
@@ -110,7 +102,7 @@ std::string compile_shared_object(const CompileRequest& request) {
     if (!out) throw Error(fmt::format("{}: cannot write", unit.string()));
   }
   const int rc = run_logged(command_of(request, unit.string(), tmp.string()), log.string());
-  const std::string output = read_text(log);
+  const std::string output = read_text_file(log.string());
   fs::remove(unit, ec);
   fs::remove(log, ec);
   if (rc != 0) {

@@ -5,11 +5,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "ktune/error.hpp"
 #include "ktune/file_family.hpp"
+#include "ktune/gzip_io.hpp"
 #include "ktune/host_backend.hpp"
 #include "ktune/workload.hpp"
 #include "src/filefamily/host_session.hpp"
@@ -63,14 +62,6 @@ std::vector<std::string> launch_names(const FileSpec& s) {
   for (const auto& p : s.params)
     if (p.type != ParamType::string_) names.push_back(p.name);
   return names;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot read the file", path.string()));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 // The kernel file as the generated unit includes it.
@@ -161,8 +152,9 @@ void FileFamily::validate(const Problem& p) const { argument_extents(p); }
 Workload FileFamily::builtin_workload(const std::string& name) const {
   if (name != "file") return {name, {}};
   if (!spec_.workload_file.empty())
-    return {name, parse_workload_csv(*this, read_text(fs::path(spec_.dir) / spec_.workload_file),
-                                     spec_.workload_file)};
+    return {name, parse_workload_csv(
+                      *this, read_text_file((fs::path(spec_.dir) / spec_.workload_file).string()),
+                      spec_.workload_file)};
   Workload w{name, {}};
   for (const auto& values : spec_.workload) w.problems.push_back(make_problem(values));
   return w;
