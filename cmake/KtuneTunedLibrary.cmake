@@ -11,7 +11,9 @@
 # kernels come from the same headers the sweep measured: CPU kernels compiled by the C++ compiler
 # (CPU_FLAGS, default -O3 -march=x86-64-v3), CUDA kernels by nvcc for CUDA_ARCHITECTURES
 # (default 90: sm_90 code plus compute_90 PTX). BACKENDS cuda needs enable_language(CUDA) in the
-# calling project. The target's property KTUNE_PUBLIC_HEADERS lists the family's public headers
+# calling project. A family's deploy/vendors.cmake, when it has one, links the vendor libraries
+# the selector ships as candidates ("vendor=<name>" configs). The target's property
+# KTUNE_PUBLIC_HEADERS lists the family's public headers
 # (copies in the build tree, on its include path), for packages that install them.
 include_guard(GLOBAL)
 
@@ -120,8 +122,10 @@ function(ktune_add_tuned_library target)
   elseif(ARG_MODELS)
     _ktune_selector_from_model("${where}" "${ARG_MODELS}" "${generated_dir}" selector)
     set(selector_namespace ktune_selector)  # codegen's default
+    _ktune_existing_file("${where}" model "${ARG_MODELS}" configs_file)
   else()
     _ktune_check_selector("${where}" "${ARG_SELECTOR}" selector selector_namespace)
+    set(configs_file "${selector}")
   endif()
 
   string(TOUPPER "${ARG_FAMILY}" family_upper)
@@ -199,5 +203,11 @@ namespace ktune_tuned_selector = ktune_tuned_${id}::${selector_namespace};
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}"
       CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_RUNTIME_LIBRARY Static)
     target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+  endif()
+  if(EXISTS "${source_root}/${family_dir}/deploy/vendors.cmake")
+    set(KTUNE_TUNED_TARGET ${target})
+    set(KTUNE_TUNED_BACKENDS ${ARG_BACKENDS})
+    set(KTUNE_TUNED_SCAN "${configs_file}")
+    include("${source_root}/${family_dir}/deploy/vendors.cmake")
   endif()
 endfunction()

@@ -10,14 +10,21 @@
 #include "apps/ktune/long_csv_args.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/interchange.hpp"
+#include "ktune/vendor_candidates.hpp"
 
 namespace ktune::cli {
 
 struct DatasetSource {
   std::string data, device, family;
   LongCsvArgs long_csv;
+  bool vendors = false;  // the vendors as candidates (with_vendor_candidates)
 
   Dataset load() const {
+    const Dataset d = load_measured();
+    return vendors ? with_vendor_candidates(d) : d;
+  }
+
+  Dataset load_measured() const {
     long_csv.check();
     if (long_csv.given())
       return dataset_from_measurements(long_csv.read(data, device, family), device, family);
@@ -31,6 +38,12 @@ struct DatasetSource {
     return load_dataset(data, device, family);
   }
 
+  static void add_vendors_option(CLI::App& sub, bool& vendors) {
+    sub.add_flag("--vendors", vendors,
+                 "The vendor libraries' rows as candidates (config 'vendor=<name>'): prunable, "
+                 "selectable and shippable like any config");
+  }
+
   // eval declares --data/--device/--family itself (it takes several --data); the rest need this.
   void add_options(CLI::App& sub) {
     sub.add_option("--data", data,
@@ -39,6 +52,7 @@ struct DatasetSource {
         ->required();
     sub.add_option("--device", device, "Device slug (needed when the data holds several)");
     sub.add_option("--family", family, "Kernel family (needed when the data holds several)");
+    add_vendors_option(sub, vendors);
     long_csv.add_options(sub);
   }
 };

@@ -23,6 +23,7 @@ struct DeployArgs {
   std::vector<std::string> families, data, labels, models, backends{"cpu"};
   uint64_t seed = 0;
   ml::UnsureRule unsure;
+  bool vendors = false;
 };
 
 ml::DeployRecipe recipe_of(const DeployArgs& a) {
@@ -44,6 +45,7 @@ ml::DeployRecipe recipe_of(const DeployArgs& a) {
   r.selector = a.selector;
   r.selector_options = {ml::parse_fallback(a.fallback), a.seed, a.unsure};
   r.seed = a.seed;
+  r.vendors = a.vendors;
   return r;
 }
 
@@ -138,6 +140,7 @@ Action setup_deploy(CLI::App& sub) {
   sub.add_option("--seed", a->seed, "Recipe: seed of the randomized pruners and models")
       ->capture_default_str();
   add_unsure_options(sub, a->unsure);
+  DatasetSource::add_vendors_option(sub, a->vendors);
   sub.add_option("--backends", a->backends, "Backends of the library: cpu, cuda")
       ->delimiter(',')
       ->capture_default_str();

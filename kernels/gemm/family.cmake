@@ -22,6 +22,7 @@ ktune_family_deploy_files(
           cuda/gemm_seed_launch.hpp cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh
           cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
-          deploy/gemm_validate.hpp
+          deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
+          deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp deploy/vendors.cmake
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)

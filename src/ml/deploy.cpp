@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ktune/error.hpp"
+#include "ktune/vendor_candidates.hpp"
 
 namespace ktune::ml {
 
@@ -18,11 +19,13 @@ std::string recipe_arguments(const DeployRecipe& r) {
     args += fmt::format(" --min-vote-share {}", s.unsure.min_vote_share);
   if (s.unsure.range_guard) args += " --range-guard";
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
+  if (r.vendors) args += " --vendors";
   return args;
 }
 
-nlohmann::json train_recipe(const Dataset& data, const DeployRecipe& recipe,
+nlohmann::json train_recipe(const Dataset& given, const DeployRecipe& recipe,
                             const std::string& dataset_label) {
+  const Dataset data = recipe.vendors ? with_vendor_candidates(given) : given;
   PruneOptions prune_options;
   prune_options.method = recipe.pruner;
   prune_options.norm = recipe.norm;

@@ -45,7 +45,7 @@ void write_csv(const EvalResult& r, std::ostream& out) {
 void write_metrics_csv(const EvalResult& r, std::ostream& out) {
   out << "split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct,accuracy_oracle,"
          "accuracy_shipped,validity,refused_rate,unservable_rate,speedup_vs_fixed,predict_us,"
-         "problems,note\n";
+         "problems,own_share,own_time_share,note\n";
   for (const auto& row : r.rows) {
     if (row.selector.empty() && row.ok) continue;  // ceilings are all in the main CSV
     const auto& m = row.metrics;
@@ -56,9 +56,9 @@ void write_metrics_csv(const EvalResult& r, std::ostream& out) {
           << num(m.accuracy_oracle, 4) << ',' << num(m.accuracy_shipped, 4) << ','
           << num(m.validity, 4) << ',' << num(m.refused_rate, 4) << ',' << num(m.unservable_rate, 4)
           << ',' << num(m.speedup_vs_reference, 4) << ',' << num(m.predict_ns / 1000, 3) << ','
-          << m.problems << ",\n";
+          << m.problems << ',' << num(m.own_share, 4) << ',' << num(m.own_time_share, 4) << ",\n";
     } else {
-      out << ",,,,,,,,,," << csv_field(row.note) << '\n';
+      out << ",,,,,,,,,,,," << csv_field(row.note) << '\n';
     }
   }
 }
@@ -162,8 +162,8 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
             "\n### Table 3: classic metrics at K={}, pruner {}, norm {} (ceiling {}%)\n\n", k,
             top->pruner, top->norm, num(top->metrics.ceiling_pct, 1));
         out << "| selector | % of oracle | acc. vs oracle | acc. vs best shipped | validity | "
-               "refused | speedup vs fixed | predict µs "
-               "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+               "refused | speedup vs fixed | predict µs | own kernels (problems / time) "
+               "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
         for (const auto& row : r.rows) {
           if (row.split != split || row.k != k || row.selector.empty() ||
               row.pruner != top->pruner || row.norm != top->norm) {
@@ -171,14 +171,16 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
           }
           const auto& m = row.metrics;
           if (!row.ok) {
-            out << "| " << row.selector << " | failed: " << md_cell(row.note) << " |||||||\n";
+            out << "| " << row.selector << " | failed: " << md_cell(row.note) << " ||||||||\n";
             continue;
           }
-          out << fmt::format("| {} | {} | {} | {} | {} | {} | {}× | {} |\n", row.selector,
-                             num(m.pct_of_oracle, 1), num(100 * m.accuracy_oracle, 1) + "%",
+          out << fmt::format("| {} | {} | {} | {} | {} | {} | {}× | {} | {}% / {}% |\n",
+                             row.selector, num(m.pct_of_oracle, 1),
+                             num(100 * m.accuracy_oracle, 1) + "%",
                              num(100 * m.accuracy_shipped, 1) + "%", num(100 * m.validity, 1) + "%",
                              num(100 * m.refused_rate, 1) + "%", num(m.speedup_vs_reference, 3),
-                             num(m.predict_ns / 1000, 1));
+                             num(m.predict_ns / 1000, 1), num(100 * m.own_share, 1),
+                             num(100 * m.own_time_share, 1));
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "ktune/ml/evaluate.hpp"
+#include "ktune/vendor_candidates.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -34,9 +35,12 @@ Metrics score(const Dataset& data, const std::vector<Outcome>& outcomes,
   std::vector<double> ceiling, vs_reference, vs_expert;
   double speedup_log = 0, ns = 0;
   int correct = 0, served_oracle = 0, served_best = 0, valid_picks = 0, unservable = 0;
+  std::vector<Eigen::Index> scored_rows, served_cols;
   for (const Outcome& o : outcomes) {
     const Eigen::Index oracle = oracle_of(data, o.row);
     if (oracle < 0) continue;  // nothing valid on this problem: not scored
+    scored_rows.push_back(o.row);
+    served_cols.push_back(o.served);
     const double oracle_perf = data.perf(o.row, oracle);
     auto ratio = [&](Eigen::Index c) {
       return data.valid(o.row, c) ? std::max(data.perf(o.row, c) / oracle_perf, kInvalidRatio)
@@ -67,6 +71,9 @@ Metrics score(const Dataset& data, const std::vector<Outcome>& outcomes,
   m.pct_of_oracle = pct_of_oracle(m.ratios);
   m.ceiling_pct = pct_of_oracle(ceiling);
   if (m.problems == 0) return m;
+  const OwnShare own = own_kernel_share(data, served_cols, scored_rows);
+  m.own_share = own.problems;
+  m.own_time_share = own.time;
   const double n = m.problems;
   m.accuracy = correct / n;
   m.accuracy_oracle = served_oracle / n;

@@ -29,6 +29,7 @@ struct DeployRecipe {
   std::string selector = "tree-b";   // codegen writes tree selectors only
   SelectorOptions selector_options;  // fallback, seed, unsure rule
   uint64_t seed = 0;                 // the randomized pruners' seed
+  bool vendors = false;              // the vendors as candidates (with_vendor_candidates)
 };
 
 // The recipe as `ktune deploy` options ("--pruner pca-kmeans --k 16 ..."), defaults included.

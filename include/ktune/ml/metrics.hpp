@@ -40,7 +40,10 @@ struct Metrics {
   double speedup_vs_reference = 0, median_speedup_vs_reference = 0, mean_speedup_vs_reference = 0;
   double median_speedup_vs_expert = 0;  // median of ratio(served) / ratio(expert)
   double predict_ns = 0;                // mean of Outcome::ns
-  std::vector<double> ratios;           // ratio(served) per scored outcome, in order
+  // Shares served by ktune's own configs, not a vendor candidate (dataset.hpp): of the scored
+  // problems, and of their served time (work / perf). 1 when no vendor is a candidate.
+  double own_share = 1, own_time_share = 1;
+  std::vector<double> ratios;  // ratio(served) per scored outcome, in order
 };
 
 // Scores `outcomes` on `data`. `shipped` = the configs the method could serve (for the ceiling,

@@ -73,22 +73,10 @@ class CpuSession final : public ProblemSession {
 
  private:
   Args args_for(Buffers& buf) const {
-    Args g;
-    g.transa = shape_.transa;
-    g.transb = shape_.transb;
-    g.m = shape_.m;
-    g.n = shape_.n;
-    g.k = shape_.k;
-    g.batch = shape_.batch;
+    Args g = cpu::shape_args(shape_);
     g.a = buf.a.data();
-    g.lda = shape_.lda;
-    g.stride_a = shape_.stride_a();
     g.b = buf.b.data();
-    g.ldb = shape_.ldb;
-    g.stride_b = shape_.stride_b();
     g.c = buf.c.data();
-    g.ldc = shape_.ldc;
-    g.stride_c = shape_.stride_c();
     return g;
   }
 

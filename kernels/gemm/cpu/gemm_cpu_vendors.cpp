@@ -2,30 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "kernels/gemm/cpu/gemm_cpu_vendor_calls.hpp"
 #include "ktune/error.hpp"
-
-#ifdef KTUNE_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
-#ifdef KTUNE_HAVE_ONEDNN
-#include <dnnl.hpp>
-#endif
 
 namespace ktune::kernels::gemm::cpu {
 
 namespace {
 
 #ifdef KTUNE_HAVE_OPENBLAS
-// cblas_sgemm per batch entry: OpenBLAS has no strided-batched SGEMM.
 class OpenblasGemm final : public VendorGemm {
  public:
-  void run(const Args& g) override {
-    for (int64_t i = 0; i < g.batch; ++i)
-      cblas_sgemm(CblasColMajor, g.transa ? CblasTrans : CblasNoTrans,
-                  g.transb ? CblasTrans : CblasNoTrans, int(g.m), int(g.n), int(g.k), g.alpha,
-                  g.a + i * g.stride_a, int(g.lda), g.b + i * g.stride_b, int(g.ldb), g.beta,
-                  g.c + i * g.stride_c, int(g.ldc));
-  }
+  void run(const Args& g) override { openblas_gemm(g); }
   // The core OpenBLAS dispatched to (OPENBLAS_CORETYPE can force one).
   std::string implementation() const override { return openblas_get_corename(); }
 };
@@ -41,63 +28,31 @@ std::string openblas_description() {
 // nothing (one call per batch entry), while the matmul primitive dispatches the brgemm kernels
 // (brg:avx512_core here) and parallelizes across batch entries too; a probe here at one thread
 // found matmul faster on most shapes (1024^3: 113 vs 66 GFLOP/s; 64x12544x147: 163 vs 53).
-// Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: oneDNN's src is op(B)^T
-// (n×k), its weights op(A)^T (k×m) and its dst C^T (n×m), each described by its strides, so no
-// data is copied or reordered.
 class OnednnGemm final : public VendorGemm {
  public:
-  OnednnGemm(const Shape& s, float alpha, float beta) : shape_(s), alpha_(alpha), beta_(beta) {
-    using dnnl::memory;
-    const auto f32 = memory::data_type::f32;
-    const memory::desc src({s.batch, s.n, s.k}, f32,
-                           {s.stride_b(), s.transb ? 1 : s.ldb, s.transb ? s.ldb : 1});
-    const memory::desc weights({s.batch, s.k, s.m}, f32,
-                               {s.stride_a(), s.transa ? 1 : s.lda, s.transa ? s.lda : 1});
-    const memory::desc dst({s.batch, s.n, s.m}, f32, {s.stride_c(), s.ldc, 1});
-    dnnl::primitive_attr attr;
-    if (alpha != 1) attr.set_output_scales(0, {alpha});
-    if (beta != 0) {
-      dnnl::post_ops ops;
-      ops.append_sum(beta);
-      attr.set_post_ops(ops);
-    }
+  OnednnGemm(const Shape& s, float alpha, float beta) : shape_(shape_args(s, alpha, beta)) {
     try {
-      pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), attr, engine_);
-      matmul_ = dnnl::matmul(pd_);
+      matmul_ = std::make_unique<OnednnMatmul>(shape_);
     } catch (const dnnl::error& e) {
       throw Error(fmt::format("onednn: no matmul for this GEMM: {}", e.what()));
     }
-    src_ = memory(src, engine_, DNNL_MEMORY_NONE);
-    weights_ = memory(weights, engine_, DNNL_MEMORY_NONE);
-    dst_ = memory(dst, engine_, DNNL_MEMORY_NONE);
   }
 
   void run(const Args& g) override {
-    if (g.m != shape_.m || g.n != shape_.n || g.k != shape_.k || g.batch != shape_.batch ||
-        g.transa != shape_.transa || g.transb != shape_.transb || g.lda != shape_.lda ||
-        g.ldb != shape_.ldb || g.ldc != shape_.ldc || g.stride_a != shape_.stride_a() ||
-        g.stride_b != shape_.stride_b() || g.stride_c != shape_.stride_c() || g.alpha != alpha_ ||
-        g.beta != beta_)
+    const Args& s = shape_;
+    if (g.m != s.m || g.n != s.n || g.k != s.k || g.batch != s.batch || g.transa != s.transa ||
+        g.transb != s.transb || g.lda != s.lda || g.ldb != s.ldb || g.ldc != s.ldc ||
+        g.stride_a != s.stride_a || g.stride_b != s.stride_b || g.stride_c != s.stride_c ||
+        g.alpha != s.alpha || g.beta != s.beta)
       throw Error("onednn: a GEMM other than the one its primitive was made for");
-    // Read-only inputs: oneDNN takes non-const handles but does not write src or weights.
-    src_.set_data_handle(const_cast<float*>(g.b));
-    weights_.set_data_handle(const_cast<float*>(g.a));
-    dst_.set_data_handle(g.c);
-    matmul_.execute(stream_,
-                    {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}});
-    stream_.wait();
+    matmul_->run(g);
   }
 
-  std::string implementation() const override { return pd_.impl_info_str(); }
+  std::string implementation() const override { return matmul_->pd.impl_info_str(); }
 
  private:
-  Shape shape_;
-  float alpha_, beta_;
-  dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream_{engine_};
-  dnnl::matmul::primitive_desc pd_;
-  dnnl::matmul matmul_;
-  dnnl::memory src_, weights_, dst_;
+  Args shape_;  // the shape, strides, alpha and beta it was made for (no pointers)
+  std::unique_ptr<OnednnMatmul> matmul_;
 };
 
 std::string isa_name(dnnl_cpu_isa_t isa) {
@@ -131,6 +86,25 @@ std::string onednn_description() {
 #endif
 
 }  // namespace
+
+Args shape_args(const Shape& s, float alpha, float beta) {
+  Args g;
+  g.transa = s.transa;
+  g.transb = s.transb;
+  g.m = s.m;
+  g.n = s.n;
+  g.k = s.k;
+  g.batch = s.batch;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.lda = s.lda;
+  g.ldb = s.ldb;
+  g.ldc = s.ldc;
+  g.stride_a = s.stride_a();
+  g.stride_b = s.stride_b();
+  g.stride_c = s.stride_c();
+  return g;
+}
 
 std::vector<std::string> vendor_names() {
   std::vector<std::string> names;

@@ -17,6 +17,9 @@ namespace ktune::kernels::gemm::cpu {
 // next to them runs a thread short (a 2-thread team waits for a thread that is not scheduled).
 inline constexpr double kSettleMs = 100;
 
+// The call arguments of a shape (leading dimensions, packed batch strides), without pointers.
+Args shape_args(const Shape& s, float alpha = 1, float beta = 0);
+
 // The vendors this build links, in order: "openblas", "onednn" (either may be absent).
 std::vector<std::string> vendor_names();
 

@@ -2,7 +2,9 @@
 // source the CMake function generates, after the selector header, with the namespace alias
 // ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
 // time (kernels/gemm/gemm_config.hpp) into the template arguments of its kernel, so the library
-// holds exactly the K configs × 4 transposes and nothing else.
+// holds exactly the K configs × 4 transposes and nothing else. A vendor candidate
+// ("vendor=openblas", "vendor=onednn": gemm_vendor_config.hpp) is the vendor's call
+// (deploy/vendor_cpu.hpp), linked by deploy/vendors.cmake.
 #include <array>
 #include <cstddef>
 #include <utility>
@@ -13,7 +15,9 @@
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
 #endif
 #include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/gemm/deploy/vendor_cpu.hpp"
 #include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
 
 namespace {
@@ -23,7 +27,7 @@ using ktune::kernels::gemm::cpu::Args;
 using RunFn = void (*)(const Args&);
 
 template <size_t I, bool TA, bool TB>
-void run_config(const Args& args) {
+void run_kernel(const Args& args) {
   constexpr ktune::kernels::gemm::GemmConfig g =
       ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
@@ -44,6 +48,16 @@ void run_config(const Args& args) {
                   "the selector ships packedz configs: build the library for an AVX-512 target "
                   "(CPU_FLAGS with -march=native or -mavx512f)");
 #endif
+  }
+}
+
+template <size_t I, bool TA, bool TB>
+void run_config(const Args& args) {
+  constexpr auto vendor = ktune::kernels::gemm::parse_vendor_call(sel::kConfigs[I]);
+  if constexpr (vendor != ktune::kernels::gemm::VendorCall::none) {
+    ktune::kernels::gemm::deploy::run_vendor_cpu<vendor>(args);  // transposes are in args
+  } else {
+    run_kernel<I, TA, TB>(args);
   }
 }
 

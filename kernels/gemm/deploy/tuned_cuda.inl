@@ -21,7 +21,9 @@
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "kernels/gemm/gemm_config.hpp"
+#include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
 
 namespace {
@@ -183,7 +185,7 @@ Launch launch_warp(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs&
 }
 
 template <size_t I, bool TA, bool TB>
-Launch run_config(const CudaArgs& args) {
+Launch run_kernel(const CudaArgs& args) {
   constexpr ktune::kernels::gemm::GemmConfig g =
       ktune::kernels::gemm::parse_gemm_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header does not parse as a GEMM config");
@@ -199,6 +201,20 @@ Launch run_config(const CudaArgs& args) {
     constexpr ktune::kernels::gemm::BlockedParams p = g.blocked;
     return launch_blocked < p.bm, p.bn, p.bk, p.tm, p.tn, p.vec, p.db, TA ? 1 : 0,
            TB ? 1 : 0 > (p, args);
+  }
+}
+
+// A vendor candidate ("vendor=cublas") is cuBLAS's call; the rest are ktune's kernels.
+template <size_t I, bool TA, bool TB>
+Launch run_config(const CudaArgs& g) {
+  constexpr auto vendor = ktune::kernels::gemm::parse_vendor_call(sel::kConfigs[I]);
+  if constexpr (vendor != ktune::kernels::gemm::VendorCall::none) {
+    ktune::kernels::gemm::deploy::run_vendor_cuda<vendor>(
+        g.transa, g.transb, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
+        g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream);
+    return Launch::ok;
+  } else {
+    return run_kernel<I, TA, TB>(g);
   }
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Writes the planted "vendor wins" GEMM dataset (ktune's long CSV) that the vendor-candidate
+tests learn from: square GEMMs of 64..3072, two packed kernel configs that win below 384 and
+the vendors that win from 384 up (OpenBLAS up to 768, oneDNN from 1024), so a K = 2 shipped set
+must hold a vendor (oneDNN, best on more shapes), K = 3 holds both vendors, and the
+best-geomean ("safest") candidate of the three is OpenBLAS. Perf values are planted, not measured.
+With --cuda: the same for a GPU (cuBLAS the vendor, two CUDA kernel configs).
+Usage: planted_vendor_wins.py [--cuda] OUT.csv"""
+import sys
+
+HEADER = ("device,family,problem,config,config_id,status,median_ms,min_ms,max_ms,mad_ms,reps,"
+          "perf,rel_error,message,created_at,tags")
+KERNELS = [("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=960", 976),
+           ("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=3840", 977)]
+CUDA_KERNELS = [("kind=tiled;bm=32;bn=32;bk=8;tm=4;tn=4;vec=1;db=0", 640), ("r=1;a=1;c=1;wg=1x64", 0)]
+
+
+def cuda_rows():
+    for size in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536):
+        problem = f'"transa=0;transb=0;m={size};n={size};k={size};batch=1"'
+        small = size < 384
+        perfs = [(CUDA_KERNELS[0], 1000.0 if small else 400.0),
+                 (CUDA_KERNELS[1], 100.0), (("cublas", -1), 900.0 if small else 9000.0)]
+        for (config, config_id), perf in perfs:
+            ms = 2.0 * size ** 3 / perf / 1e6
+            yield (f'planted-gpu,gemm,{problem},"{config}",{config_id},ok,{ms},{ms},{ms},0,10,'
+                   f"{perf},1e-07,,2026-11-26T00:00:00Z,planted")
+
+
+def rows():
+    for size in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072):
+        problem = f'"transa=0;transb=0;m={size};n={size};k={size};batch=1"'
+        small, big = size < 384, size >= 1024
+        perfs = [(KERNELS[0], 100.0 if small else 40.0), (KERNELS[1], 80.0 if small else 50.0),
+                 (("openblas", -1), 90.0 if small else 150.0),
+                 (("onednn", -1), 160.0 if big else 70.0 if small else 140.0)]
+        for (config, config_id), perf in perfs:
+            ms = 2.0 * size ** 3 / perf / 1e6
+            yield (f'planted-cpu,gemm,{problem},"{config}",{config_id},ok,{ms},{ms},{ms},0,10,'
+                   f"{perf},1e-07,,2026-11-26T00:00:00Z,planted")
+
+
+def main():
+    args = sys.argv[1:]
+    cuda = args[:1] == ["--cuda"]
+    args = args[1:] if cuda else args
+    if len(args) != 1:
+        sys.exit(__doc__)
+    with open(args[0], "w", encoding="utf-8") as out:
+        out.write(HEADER + "\n")
+        for row in cuda_rows() if cuda else rows():
+            out.write(row + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+// The vendor as a candidate (ktune/dataset.hpp): vendor columns with stable ids, shipped by the
+// deploy recipe where the vendor wins, served when the selector is unsure, and counted apart in
+// the metrics (the share served by ktune's own kernels).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ktune/dataset.hpp"
+#include "ktune/ml/codegen.hpp"
+#include "ktune/ml/deploy.hpp"
+#include "ktune/ml/metrics.hpp"
+#include "ktune/ml/selector.hpp"
+#include "ktune/vendor_candidates.hpp"
+
+namespace ktune {
+namespace {
+
+// tests/deploy_vendor/planted_vendor_wins.py: kernels win below 384, OpenBLAS from 384 to 768,
+// oneDNN from 1024 (on more shapes than OpenBLAS); OpenBLAS is never far from the best.
+Dataset planted(bool vendors) {
+  const Dataset d =
+      load_dataset(std::string(KTUNE_SOURCE_DIR) + "/tests/deploy_vendor/vendor-wins.csv");
+  return vendors ? with_vendor_candidates(d) : d;
+}
+
+Eigen::Index column(const Dataset& d, const std::string& name) {
+  for (size_t c = 0; c < d.config_names.size(); ++c)
+    if (d.config_names[c] == name) return Eigen::Index(c);
+  return -1;
+}
+
+Eigen::Index feature(const Dataset& d, const std::string& name) {
+  for (size_t f = 0; f < d.feature_names.size(); ++f)
+    if (d.feature_names[f] == name) return Eigen::Index(f);
+  ADD_FAILURE() << "no feature " << name;
+  return 0;
+}
+
+bool large(const Dataset& d, Eigen::Index row) { return d.features(row, feature(d, "m")) >= 384; }
+
+TEST(VendorCandidates, VendorsBecomeColumnsWithStableIds) {
+  const Dataset plain = planted(false);
+  const Dataset d = planted(true);
+  ASSERT_EQ(plain.cols(), 2);
+  ASSERT_EQ(d.cols(), 4);
+  // After the configs, by vendor name; the vendor baselines stay for the reports.
+  EXPECT_EQ(d.config_names[2], "vendor=onednn");
+  EXPECT_EQ(d.config_names[3], "vendor=openblas");
+  EXPECT_EQ(d.vendor_names, plain.vendor_names);
+  EXPECT_TRUE(is_vendor_config(d.config_names[3]));
+  EXPECT_FALSE(is_vendor_config(d.config_names[0]));
+  for (Eigen::Index r = 0; r < d.rows(); ++r) {
+    EXPECT_EQ(d.perf(r, 3), plain.vendor_perf(r, 1));
+    EXPECT_TRUE(d.valid(r, 3));
+  }
+  // The config params gain a "vendor" flag; the kernels keep theirs.
+  EXPECT_EQ(d.config_param_names.back(), "vendor");
+  EXPECT_EQ(d.config_params(3, d.config_params.cols() - 1), 1);
+  EXPECT_EQ(d.config_params(0, d.config_params.cols() - 1), 0);
+  EXPECT_EQ(d.config_params.row(0).head(plain.config_params.cols()), plain.config_params.row(0));
+  // Idempotent: a dataset that has its vendor columns keeps them once.
+  EXPECT_EQ(with_vendor_candidates(d).cols(), 4);
+}
+
+TEST(VendorCandidates, AnUnmeasuredVendorCellIsUnmeasured) {
+  Dataset d = planted(false);
+  d.vendor_perf(0, 1) = std::numeric_limits<double>::quiet_NaN();
+  const Dataset v = with_vendor_candidates(d);
+  EXPECT_EQ(v.state(0, 3), CellState::unmeasured);
+  EXPECT_EQ(v.state(1, 3), CellState::ok);
+  EXPECT_EQ(v.state(0, 0), CellState::ok);
+}
+
+TEST(VendorCandidates, PlantedVendorWinsShipsTheVendor) {
+  ml::DeployRecipe r;
+  r.pruner = ml::PruneMethod::topn;
+  r.k = 2;
+  r.selector = "tree-b";
+  const auto without = ml::train_recipe(planted(false), r, "planted");
+  for (const auto& c : without["configs"]) EXPECT_FALSE(is_vendor_config(c.get<std::string>()));
+  r.vendors = true;
+  EXPECT_NE(ml::recipe_arguments(r).find("--vendors"), std::string::npos);
+  const auto model = ml::train_recipe(planted(false), r, "planted");
+  std::vector<std::string> configs = model["configs"];
+  EXPECT_NE(std::find(configs.begin(), configs.end(), "vendor=onednn"), configs.end());
+  // The selector routes the large shapes to it and the small ones to ktune's kernel.
+  const auto s = ml::Selector::from_json(model);
+  const Dataset d = planted(true);
+  const auto vendor = std::find(configs.begin(), configs.end(), "vendor=onednn") - configs.begin();
+  for (Eigen::Index row = 0; row < d.rows(); ++row) {
+    EXPECT_EQ(s->select(d.features.row(row)) == vendor, large(d, row))
+        << d.problem_keys[size_t(row)];
+  }
+}
+
+TEST(VendorCandidates, UnsureShapesGetTheSafestCandidateTheVendor) {
+  ml::DeployRecipe r;
+  r.pruner = ml::PruneMethod::topn;
+  r.k = 3;
+  r.vendors = true;
+  r.selector_options.unsure.range_guard = true;
+  const auto model = ml::train_recipe(planted(false), r, "planted");
+  const auto s = ml::Selector::from_json(model);
+  const std::vector<std::string> configs = model["configs"];
+  ASSERT_EQ(configs[size_t(s->unsure_config())], "vendor=openblas");
+  const Dataset d = planted(true);
+  Eigen::Index row64 = 0;
+  while (d.features(row64, feature(d, "m")) != 64) ++row64;
+  Eigen::RowVectorXd small = d.features.row(row64);  // 64^3: a kernel's shape
+  EXPECT_EQ(configs[size_t(s->select(small))].rfind("kind=packed", 0), 0u);
+  // A shape far below the trained range (k = 8) is unsure: the vendor, not the small-shape kernel.
+  Eigen::RowVectorXd unseen = small;
+  unseen(feature(d, "k")) = 8;
+  EXPECT_EQ(configs[size_t(s->select(unseen))], "vendor=openblas");
+  // The rule is in the generated code: the guard returns kUnsure, the vendor's index.
+  const std::string header = ml::generate_selector_header(model, {});
+  EXPECT_NE(header.find("inline constexpr int kUnsure = " + std::to_string(s->unsure_config())),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("\"vendor=openblas\""), std::string::npos);
+}
+
+TEST(VendorCandidates, MetricsCountTheShareServedByOwnKernels) {
+  const Dataset d = planted(true);
+  const Eigen::Index openblas = column(d, "vendor=openblas");
+  const Eigen::Index kernel = column(d, "kind=packed;mr=8;nr=4;kc=128;mc=48;nc=960");
+  std::vector<ml::Outcome> outcomes;
+  for (Eigen::Index r = 0; r < d.rows(); ++r) {
+    ml::Outcome o;
+    o.row = r;
+    o.pick = o.served = o.reference = o.expert = large(d, r) ? openblas : kernel;
+    outcomes.push_back(o);
+  }
+  const ml::Metrics m = ml::score(d, outcomes);
+  EXPECT_DOUBLE_EQ(m.own_share, 5.0 / 12);  // 5 of the 12 sizes are below 384
+  // Time = work / perf: the vendor's large shapes take most of it.
+  double own = 0, all = 0;
+  for (Eigen::Index r = 0; r < d.rows(); ++r) {
+    const Eigen::Index c = large(d, r) ? openblas : kernel;
+    const double t = d.work(r) / d.perf(r, c);
+    all += t;
+    own += c == kernel ? t : 0;
+  }
+  EXPECT_NEAR(m.own_time_share, own / all, 1e-12);
+  EXPECT_LT(m.own_time_share, 0.01);
+  // Without vendor candidates every served config is ktune's own.
+  const Dataset plain = planted(false);
+  for (auto& o : outcomes) o.pick = o.served = o.reference = o.expert = 0;
+  EXPECT_EQ(ml::score(plain, outcomes).own_share, 1);
+}
+
+}  // namespace
+}  // namespace ktune
