@@ -164,5 +164,31 @@ TEST(DeployCli, RecipeAndTrainedModelGiveTheSameSelector) {
   EXPECT_NE(test::read_text(err).find("--k '0'"), std::string::npos) << test::read_text(err);
 }
 
+// --vendors through the verb: the committed selectors of the vendor-candidate libraries
+// (tests/deploy_vendor) are what `ktune deploy --vendors` writes from the planted datasets.
+TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
+  if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  test::TempDir dir;
+  const std::string err = dir.file("err.txt"), src = std::string(KTUNE_SOURCE_DIR) + "/";
+  struct Case {
+    const char *name, *csv, *device, *args, *header;
+  };
+  for (const Case& c :
+       {Case{"vendor_wins", "vendor-wins.csv", "planted-cpu", " --k 3", "vendor-wins-k3.hpp"},
+        Case{"vendor_wins_gpu", "vendor-wins-gpu.csv", "planted-gpu", " --k 2 --backends cuda",
+             "vendor-wins-gpu-k2.hpp"}}) {
+    const std::string csv = std::string("tests/deploy_vendor/") + c.csv;
+    ASSERT_EQ(run_ktune(std::string("deploy --name ") + c.name + " --family gemm --data " + src +
+                            csv + " --label " + csv + " --pruner topn --range-guard --vendors" +
+                            c.args + " -o " + dir.file(c.name),
+                        err),
+              0)
+        << test::read_text(err);
+    EXPECT_EQ(test::read_text(dir.file(c.name) + "/selectors/" + c.device + "/gemm.hpp"),
+              test::read_text(src + "tests/deploy_vendor/" + c.header))
+        << c.header;
+  }
+}
+
 }  // namespace
 }  // namespace ktune
