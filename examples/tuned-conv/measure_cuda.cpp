@@ -13,10 +13,10 @@
 #include <optional>
 
 #include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/conv2d.hpp"
 #include "src/cuda/cuda_error.hpp"
 #include "src/cuda/device_measure.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
 #include "src/cuda/cuda_error.hpp"

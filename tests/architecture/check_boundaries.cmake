@@ -7,7 +7,7 @@ cmake_minimum_required(VERSION 3.25)  # IN_LIST, continue()
 file(GLOB family_dirs LIST_DIRECTORIES true RELATIVE "${SOURCE_DIR}/kernels" "${SOURCE_DIR}/kernels/*")
 set(families)
 foreach(dir IN LISTS family_dirs)
-  if(IS_DIRECTORY "${SOURCE_DIR}/kernels/${dir}")
+  if(IS_DIRECTORY "${SOURCE_DIR}/kernels/${dir}" AND NOT dir STREQUAL "common")  # shared blocks
     list(APPEND families "${dir}")
   endif()
 endforeach()

@@ -9,11 +9,11 @@
 #include <map>
 #include <set>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/family.hpp"
 #include "src/cuda/cuda_device.hpp"

@@ -11,9 +11,9 @@
 #include <memory>
 
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 #include "kernels/gemm/gemm_family.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/bench.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"

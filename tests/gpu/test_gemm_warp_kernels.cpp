@@ -10,11 +10,11 @@
 #include <set>
 #include <tuple>
 
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
 #include "kernels/gemm/gemm_family.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/bench.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"

@@ -12,7 +12,7 @@
 #if KTUNE_HAVE_CUDNN
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #endif
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"

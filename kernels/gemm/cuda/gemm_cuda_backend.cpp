@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "ktune/cuda.hpp"
 #include "src/cuda/cuda_device.hpp"

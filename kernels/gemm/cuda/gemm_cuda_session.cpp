@@ -7,11 +7,11 @@
 #include <functional>
 #include <limits>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/timing.hpp"
 #include "src/cuda/cuda_device.hpp"
 #include "src/cuda/cuda_error.hpp"
