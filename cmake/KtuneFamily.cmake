@@ -85,8 +85,9 @@ function(ktune_add_family name)
   file(GLOB embed CONFIGURE_DEPENDS ${dir}/cuda/*.cuh ${dir}/workloads/*.csv
        ${CMAKE_SOURCE_DIR}/workloads/${name}/*.csv)
   ktune_embed_files(${target} ${name} ${embed})
-  # kernels/<family>/... include paths for the family, its CUDA part and its tests.
-  target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR})
+  # kernels/... include paths, private: a user of the family sees include/ (through ktune_core);
+  # tests and tools that include family headers add the source root themselves.
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR})
   target_link_libraries(${target} PUBLIC ktune_core)
   target_compile_options(${target} PRIVATE ${KTUNE_KERNEL_FLAGS})
   target_link_libraries(ktune_families PUBLIC ${target})
@@ -97,6 +98,7 @@ function(ktune_add_family name)
     if(cuda_sources)
       set(cuda_target ktune_family_${name}_cuda)
       add_library(${cuda_target} STATIC ${cuda_sources})
+      target_include_directories(${cuda_target} PRIVATE ${CMAKE_SOURCE_DIR})
       target_link_libraries(${cuda_target} PUBLIC ${target} ktune_cuda)
       target_link_libraries(ktune_families_cuda PUBLIC ${cuda_target})
       set_property(GLOBAL APPEND PROPERTY KTUNE_CUDA_FAMILIES ${name})

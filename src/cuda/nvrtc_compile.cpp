@@ -1,4 +1,4 @@
-#include "nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune::cuda {

@@ -16,7 +16,7 @@
 #include "kernels/common/gemm_config.hpp"
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::test {

@@ -16,7 +16,7 @@
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/bench.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {

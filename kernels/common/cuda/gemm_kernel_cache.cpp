@@ -7,8 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "ktune/cuda/cuda_error.hpp"
 #include "ktune/family.hpp"
-#include "src/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "kernels/common/gemm_shape.hpp"
-#include "src/cuda/device_buffer.hpp"
-#include "src/cuda/loaded_kernel.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
+#include "ktune/cuda/device_buffer.hpp"
+#include "ktune/cuda/loaded_kernel.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 

@@ -5,7 +5,7 @@
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
-#include "src/cuda/cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 namespace {
