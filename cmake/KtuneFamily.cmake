@@ -105,10 +105,17 @@ function(ktune_add_family name)
     endif()
   endif()
   set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILIES ${name})
+  # name=folder, for what covers every family wherever it lives (the boundary check, deploy).
+  file(RELATIVE_PATH relative_dir "${CMAKE_SOURCE_DIR}" "${dir}")
+  set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILY_DIRS "${name}=${relative_dir}")
   if(EXISTS ${dir}/deploy)
-    file(RELATIVE_PATH relative_dir "${CMAKE_SOURCE_DIR}" "${dir}")
     set_property(GLOBAL APPEND PROPERTY KTUNE_DEPLOY_FAMILIES ${name})
     set_property(GLOBAL PROPERTY KTUNE_FAMILY_DIR_${name} "${relative_dir}")
+  endif()
+  # The family's figures of the HTML report (docs/report.md), compiled into ktune_report.
+  file(GLOB report_sources CONFIGURE_DEPENDS ${dir}/report/*.cpp)
+  if(report_sources)
+    target_sources(ktune_report PRIVATE ${report_sources})
   endif()
 
   if(EXISTS ${dir}/family.cmake)
