@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/common/gemm_reference.hpp"
+#include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/gemm.hpp"
