@@ -5,7 +5,7 @@
 // KTUNE_HAVE_ONEDNN.
 #include <cstdint>
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 
 #ifdef KTUNE_HAVE_OPENBLAS
 #include <cblas.h>

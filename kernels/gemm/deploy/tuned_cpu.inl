@@ -1,7 +1,7 @@
 // CPU half of a tuned GEMM library (ktune_add_tuned_library ... BACKENDS cpu). Included by the
 // source the CMake function generates, after the selector header, with the namespace alias
 // ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
-// time (kernels/gemm/gemm_config.hpp) into the template arguments of its kernel, so the library
+// time (kernels/common/gemm_config.hpp) into the template arguments of its kernel, so the library
 // holds exactly the K configs × 4 transposes and nothing else. A vendor candidate
 // ("vendor=openblas", "vendor=onednn": gemm_vendor_config.hpp) is the vendor's call
 // (deploy/vendor_cpu.hpp), linked by deploy/vendors.cmake.
@@ -9,14 +9,14 @@
 #include <cstddef>
 #include <utility>
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #if defined(__AVX512F__)
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
 #endif
 #include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/common/gemm_config.hpp"
 #include "kernels/gemm/deploy/vendor_cpu.hpp"
-#include "kernels/gemm/gemm_config.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
 
