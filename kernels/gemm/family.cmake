@@ -15,6 +15,7 @@ target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE Threads::Threads)
 if(KTUNE_FAMILY_CUDA_TARGET)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
+  ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
 endif()
 ktune_family_deploy_files(
   SOURCES gemm_config.hpp cpu/gemm_cpu_kernel.hpp cpu/gemm_cpu_packed.hpp
@@ -22,6 +23,7 @@ ktune_family_deploy_files(
           cuda/gemm_seed_launch.hpp cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh
           cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
+          cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp
           deploy/gemm_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)
