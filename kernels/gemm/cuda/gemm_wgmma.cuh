@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(384, 1)
             const unsigned long long da =
                 TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
                    : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
-            ktune_wgmma<BN, PREC, TA, TB>(acc[i], da, db);
+            ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
           }
         }
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
