@@ -2,15 +2,21 @@
 # a deployed library instantiates its configs from the same headers that NVRTC compiles at run
 # time. Included from the top-level CMakeLists.txt when CUDA is built; a family's family.cmake
 # calls ktune_add_cuda_aot_check(<family> <file.cu>), which builds the object library
-# ktune_<family>_aot_check (part of ALL) when a CUDA compiler works.
+# ktune_<family>_aot_check (part of ALL) when a CUDA compiler works. Optional third and fourth
+# arguments: a target-name suffix and the architecture (default 90; 90a for the sm_90a-only
+# instructions: wgmma, setmaxnreg).
 function(ktune_add_cuda_aot_check family source)
   if(NOT CMAKE_CUDA_COMPILER)
     return()
   endif()
-  set(target ktune_${family}_aot_check)
+  set(target ktune_${family}_aot_check${ARGV2})
+  set(arch 90)
+  if(ARGC GREATER 3)
+    set(arch ${ARGV3})
+  endif()
   add_library(${target} OBJECT ${source})
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR})
-  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES 90)
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES ${arch})
   # The directory's -Wall -Wextra -Wpedantic (and sanitizer flags) are host-compiler options
   # that nvcc rejects: replace them with their forwarded forms and nvcc's own warnings.
   set_property(TARGET ${target} PROPERTY COMPILE_OPTIONS

@@ -3,7 +3,8 @@
 row, per precision, from an exported store (ktune export --format csv): geometric mean, time-
 weighted ratio (sum of vendor times / sum of ktune times), shapes below 0.8x, worst shapes. One
 Markdown section per (workload tag, precision).
-  scripts/gemm_precision_ratios.py STORE.csv.gz [--worst 5]"""
+--kind KIND: the space is that kind's configs only (e.g. wgmma), not every swept config.
+  scripts/gemm_precision_ratios.py STORE.csv.gz [--worst 5] [--kind KIND]"""
 import argparse
 import collections
 import csv
@@ -16,6 +17,7 @@ VENDORS = ("cublas", "cublaslt", "cublaslt-top8")
 parser = argparse.ArgumentParser()
 parser.add_argument("csv")
 parser.add_argument("--worst", type=int, default=5)
+parser.add_argument("--kind", help="only this kind's configs stand for the space")
 args = parser.parse_args()
 
 best = collections.defaultdict(dict)  # problem -> config or vendor -> best median ms
@@ -24,6 +26,8 @@ for r in csv.DictReader(gzip.open(args.csv, "rt") if args.csv.endswith(".gz") el
     if r["status"] != "ok":
         continue
     key = "config" if r["config"] not in VENDORS else r["config"]
+    if key == "config" and args.kind and not r["config"].startswith(f"kind={args.kind};"):
+        continue
     t = float(r["median_ms"])
     best[r["problem"]][key] = min(t, best[r["problem"]].get(key, math.inf))
     tags[r["problem"]] = r["tags"]

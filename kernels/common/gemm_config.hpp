@@ -22,18 +22,20 @@
 //                                                              + the split-K reduction
 //   mma     kind=mma;bm=128;bn=128;bk=32;wm=64;wn=64;st=4       CUDA sm_80+: tensor cores
 //                                                              (mma.sync), tf32/bf16/fp16 only
+//   wgmma   kind=wgmma;bm=128;bn=256;bk=64;st=4;gr=8            CUDA sm_90a: warpgroup MMA fed by
+//                                                              TMA, persistent, bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma };
+enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma, wgmma };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
 // data from before precisions existed keep their keys). C is FP32 and accumulation FP32 in all.
-//   fp32: FP32 A and B, IEEE FMA (every kind but mma)
+//   fp32: FP32 A and B, IEEE FMA (every kind but mma and wgmma)
 //   tf32: FP32 A and B rounded to TF32 (10-bit mantissa) by the tensor cores' math (mma)
-//   bf16, fp16: 16-bit A and B (mma)
+//   bf16, fp16: 16-bit A and B (mma, wgmma)
 enum class Precision { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
 constexpr const char* precision_name(Precision p) {
   switch (p) {
@@ -53,8 +55,9 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only, every other kind FP32 only.
+// precisions only, wgmma the 16-bit ones, every other kind FP32 only.
 constexpr bool kind_serves(Kind kind, Precision p) {
+  if (kind == Kind::wgmma) return p == Precision::bf16 || p == Precision::fp16;
   return (kind == Kind::mma) == (p != Precision::fp32);
 }
 
@@ -68,7 +71,8 @@ struct SeedParams {
 // vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk). Kind warp
 // adds warp tiles wm×wn (wm > 0 marks the warp kernel), st pipeline stages and rasterization
 // groups of gr block rows (vec and db unused); kind warpsplit is the warp kernel with splits > 1.
-// Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile.
+// Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile. Kind wgmma uses
+// bm, bn, bk (64), st and gr (rasterization group); its blocks are 384 threads whatever the tile.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
@@ -77,6 +81,12 @@ struct BlockedParams {
     return (bm / tm) * (bn / tn);
   }
 };
+
+// Dynamic shared memory of a wgmma block (KtuneWgmmaSmem<bm, bn, st>::kBytes of gemm_wgmma.cuh):
+// st stages of 16-bit tiles 64 K wide, 2 * st 8-byte barriers, 1024 bytes of alignment slack.
+constexpr long long wgmma_smem_bytes(const BlockedParams& p) {
+  return (long long)p.st * (p.bm + p.bn) * 128 + 16LL * p.st + 1024;
+}
 
 // CPU packed kernels: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
 // kc×nc of B packed into contiguous panels. Kind packedz adds pa / pb: 0 reads op(A) / op(B)
@@ -198,6 +208,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::warpsplit;
     else if (value == "mma")
       g.kind = Kind::mma;
+    else if (value == "wgmma")
+      g.kind = Kind::wgmma;
     else
       return false;
     return true;
@@ -249,6 +261,8 @@ constexpr int required_bits(Kind kind) {
       return 0x61F000;
     case Kind::mma:  // bm bn bk wm wn st
       return 0xE0070;
+    case Kind::wgmma:  // bm bn bk st gr
+      return 0x180070;
   }
   return 0;
 }
@@ -290,6 +304,8 @@ constexpr const char* kind_name(Kind kind) {
       return "warpsplit";
     case Kind::mma:
       return "mma";
+    case Kind::wgmma:
+      return "wgmma";
   }
   return "?";
 }

@@ -16,10 +16,12 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_kernels_common_cuda)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
+  ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
 endif()
 ktune_family_deploy_files(
   SOURCES cpu/gemm_cpu_packedz.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
+          cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp
           deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
           deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp deploy/vendors.cmake
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl

@@ -70,6 +70,16 @@ std::optional<std::string> mma_violation(const Space& space, const Config& c) {
   return std::nullopt;
 }
 
+// Hopper tensor-core kernels: the stages' tiles within the 227 KiB a block may opt in to.
+std::optional<std::string> wgmma_violation(const Space& space, const Config& c) {
+  const BlockedParams p = gemm_config_of(space, c).blocked;
+  if (p.bm * p.bn > 128 * 256)
+    return fmt::format("{} accumulators a thread (128)", p.bm * p.bn / 256);
+  const long long bytes = wgmma_smem_bytes(p);
+  if (bytes > 227 * 1024) return fmt::format("{} bytes of shared memory (227 KiB)", bytes);
+  return std::nullopt;
+}
+
 std::vector<SpaceKind> gemm_kinds() {
   using V = std::vector<std::string>;
   return {
@@ -151,6 +161,17 @@ std::vector<SpaceKind> gemm_kinds() {
         {"wn", V{"32", "64"}},
         {"st", V{"3", "4"}}},
        mma_violation},
+      // Hopper tensor cores (wgmma fed by TMA, persistent, warp-specialized; gemm_wgmma.cuh) for
+      // bf16 / fp16 problems: block tiles of two consumer warpgroups, K tiles of 64 (one
+      // 128-byte swizzle row of 16-bit elements), 3, 4 or 6 stages, block rows swept one by one
+      // or in groups of 8; 24 configs. Appended after mma.
+      {"wgmma",
+       {{"bm", V{"128", "256"}},
+        {"bn", V{"64", "128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"3", "4", "6"}},
+        {"gr", V{"1", "8"}}},
+       wgmma_violation},
   };
 }
 

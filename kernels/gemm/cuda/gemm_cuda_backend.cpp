@@ -30,6 +30,7 @@ class CudaGemmBackend final : public Backend {
   void prepare(const std::vector<Config>& configs) override {
     context_.device.make_current();
     context_.mma_configs.clear();
+    context_.wgmma_configs.clear();
     std::vector<Tile> tiles;
     std::set<int> seen;
     std::vector<TiledKernels::Instance> blocked;
@@ -42,6 +43,8 @@ class CudaGemmBackend final : public Backend {
       } else if (g.kind == Kind::mma) {
         // Instantiated per precision too: compiled when a problem of that precision opens.
         context_.mma_configs.push_back(g.blocked);
+      } else if (g.kind == Kind::wgmma) {
+        context_.wgmma_configs.push_back(g.blocked);
       } else if (runs_on_cuda(g.kind)) {
         for (bool ta : {false, true})
           for (bool tb : {false, true})
@@ -74,7 +77,11 @@ GemmContext::GemmContext(const Space& space_, int device_index, const std::strin
       kernels(device.arch(), kernel_source),
       tiled(device.arch()),
       rel_error(device.arch()),
-      mma(device.arch(), ktune::embedded_file("gemm_mma.cuh"), "gemm_mma.cu") {}
+      mma(device.arch(), ktune::embedded_file("gemm_mma.cuh"), "gemm_mma.cu"),
+      // wgmma and setmaxnreg exist only in the arch-specific target; on other devices the kind
+      // is refused before anything compiles.
+      wgmma(device.arch() == "sm_90" ? "sm_90a" : device.arch(),
+            ktune::embedded_file("gemm_wgmma.cuh"), "gemm_wgmma.cu") {}
 
 std::unique_ptr<Backend> make_backend(const Family& family, int device_index,
                                       BackendOptions options) {

@@ -33,6 +33,8 @@ struct GemmContext {
   // The mma configs of the sweep (Backend::prepare): a session of a tf32/bf16/fp16 problem
   // compiles them for its precision and transposes in parallel when it opens.
   std::vector<BlockedParams> mma_configs;
+  KernelCache wgmma;  // gemm_wgmma.cuh instantiations for sm_90a, by name expression
+  std::vector<BlockedParams> wgmma_configs;  // likewise, for bf16 / fp16 problems
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).

@@ -12,6 +12,7 @@
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
+#include "kernels/gemm/cuda/gemm_wgmma_launch.hpp"
 #include "ktune/cuda/cuda_device.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
@@ -51,6 +52,7 @@ class CudaGemmSession final : public ProblemSession {
                                          kind_name(g.kind), precision_name(shape_.precision)));
     try {
       if (g.kind == Kind::mma) return run_mma(g.blocked, policy, what);
+      if (g.kind == Kind::wgmma) return run_wgmma(g.blocked, policy, what);
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
         const LoadedKernel& kernel = context_.kernels.get(tile);
@@ -307,6 +309,36 @@ class CudaGemmSession final : public ProblemSession {
         policy, what);
   }
 
+  // The wgmma kind: like mma, compiled per precision and transposes when the first one runs;
+  // devices other than sm_90 refuse it without compiling (wgmma is sm_90a only).
+  Outcome run_wgmma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
+    if (context_.device.arch() != "sm_90")
+      return refused_outcome(what + ": wgmma needs an sm_90 device, this one is " +
+                             context_.device.arch());
+    auto name = [&](const BlockedParams& q) {
+      return wgmma_name_expression(q, shape_.precision, shape_.transa, shape_.transb);
+    };
+    if (!wgmma_prepared_) {
+      std::vector<std::string> names;
+      for (const BlockedParams& q : context_.wgmma_configs) names.push_back(name(q));
+      context_.wgmma.prepare(names);
+      wgmma_prepared_ = true;
+    }
+    const LoadedKernel& kernel = context_.wgmma.get(name(p));
+    return measure(
+        [&](int copy) -> LaunchResult {
+          const TiledLaunch launch = launch_wgmma(
+              kernel.function(), context_.tiled.max_shared_bytes(), p, shape_.precision,
+              shape_.transa, shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f,
+              a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f,
+              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream());
+          if (launch.refused) return {Status::refused, launch.message};
+          if (launch.error == cudaSuccess) return {};
+          return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
+        },
+        policy, what);
+  }
+
   Outcome measure(const std::function<LaunchResult(int)>& launch, const TimingPolicy& policy,
                   const std::string& what) {
     ktune::cuda::DeviceRun run;
@@ -339,6 +371,7 @@ class CudaGemmSession final : public ProblemSession {
   DeviceBuffer<double> reference_;
   DeviceBuffer<float> workspace_;
   bool mma_prepared_ = false;
+  bool wgmma_prepared_ = false;
   DeviceBuffer<char> lt_workspace_;
 };
 

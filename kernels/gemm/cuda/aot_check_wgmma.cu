@@ -1,0 +1,16 @@
+// Ahead-of-time nvcc check of the Hopper tensor-core GEMM kernel (gemm_wgmma.cuh) for sm_90a, the
+// only target with wgmma and setmaxnreg (cmake/cuda_aot.cmake builds it with architecture 90a):
+// the deployed library instantiates its configs from the header that NVRTC compiles in the sweep.
+#include "kernels/gemm/cuda/gemm_wgmma.cuh"
+
+#define KTUNE_INSTANTIATE_WGMMA(BM, BN, ST, GR, PREC, TA, TB)                              \
+  template __global__ void ktune_gemm_wgmma<BM, BN, ST, GR, PREC, TA, TB>(                 \
+      const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, long long, \
+      long long, long long, long long, float, float, float*, long long, long long);
+
+// Every tile shape once, both precisions, every transpose pair.
+KTUNE_INSTANTIATE_WGMMA(128, 256, 4, 8, 2, 1, 0)  // bf16, both K-major
+KTUNE_INSTANTIATE_WGMMA(256, 128, 4, 8, 2, 0, 0)  // bf16, A MN-major
+KTUNE_INSTANTIATE_WGMMA(128, 128, 6, 1, 3, 0, 1)  // fp16, both MN-major
+KTUNE_INSTANTIATE_WGMMA(128, 64, 3, 8, 3, 1, 1)   // fp16, B MN-major
+KTUNE_INSTANTIATE_WGMMA(256, 64, 3, 1, 2, 1, 0)

@@ -1,0 +1,339 @@
+// Tensor-core GEMM for Hopper (kind `wgmma` of the GEMM family, sm_90a only): column-major BLAS
+// semantics C = alpha * op(A) * op(B) + beta * C with strided batches, 16-bit A and B (PREC 2
+// bf16, 3 fp16: raw bits, never converted), FP32 accumulation and FP32 C; C is not read when
+// beta == 0 (it may hold NaN).
+//
+// Block: 3 warpgroups (384 threads). Warpgroup 0 is the producer: after setmaxnreg.dec one thread
+// issues the bulk tensor copies (TMA, cp.async.bulk.tensor) of the K tiles (64 wide) of op(A)
+// (BM x 64) and op(B) (64 x BN) into an ST-stage ring of 128-byte-swizzled shared tiles; each stage
+// has a `full` mbarrier (the copies complete on it with expect_tx bytes) and an `empty` one (one
+// arrival per consumer warp once its warpgroup MMAs have read the stage). Warpgroups 1 and 2 are
+// consumers (setmaxnreg.inc): each owns BM/2 rows of the block tile and issues wgmma.mma_async
+// m64nBNk16 from shared memory (BM/128 of them per 16-wide K step), keeping one commit group in
+// flight (wait_group 1) so that the tensor cores never wait for a stage release; accumulators stay
+// in registers (BM * BN / 256 floats a thread).
+//
+// Layouts: an operand whose K is contiguous in memory (A with TA = 1, B with TB = 0) is K-major:
+// one copy of a [rows][64] box per stage, descriptor stride 1024 bytes between 8-row groups, K
+// steps of 32 bytes inside the swizzle atom. The others (A with TA = 0, B with TB = 1) are
+// MN-major: [64 k][64 rows] boxes, BM/64 or BN/64 copies per stage 8 KiB apart (the descriptor's
+// leading offset), 1024 bytes between 8-k groups, K steps of 2048 bytes, and the wgmma transpose
+// bit set. Every tile is 1024-byte aligned (the 128-byte swizzle pattern repeats every 1024 bytes).
+//
+// Persistent: gridDim.x = min(tiles, SMs); block b takes tiles b, b + gridDim.x, ... in an order
+// of GR-row groups (GR block rows swept along N, then the next group), batches last, so that the
+// blocks running at once share their A and B panels in L2. The producer runs ahead into the next
+// tile while consumers store the last one.
+//
+// Edges: the tensor maps' bounds (m, n, k, batch) make TMA fill out-of-range elements with zeros,
+// so partial M / N / K tiles multiply zeros; the epilogue stores only in-range elements.
+// Leading dimensions, batch strides and base pointers must be multiples of 16 bytes (TMA): the
+// launcher refuses others (gemm_wgmma_launch.hpp).
+//
+// Compiled at run time by NVRTC (no standard headers) for sm_90a, and ahead of time by nvcc with
+// -gencode=arch=compute_90a,code=sm_90a; for any other target the body is empty (the launcher
+// refuses devices other than sm_90).
+#ifndef KTUNE_GEMM_WGMMA_CUH
+#define KTUNE_GEMM_WGMMA_CUH
+
+// The 128 opaque bytes of a CUtensorMap (cuda.h is not available to NVRTC), passed by value.
+struct alignas(64) KtuneTmaMap {
+  unsigned long long words[16];
+};
+
+// Shared memory of one instantiation: ST stages of A (BM x 64) and B (64 x BN) 16-bit tiles, the
+// 2 * ST barriers, and slack to align the tiles to 1024 bytes.
+template <int BM, int BN, int ST>
+struct KtuneWgmmaSmem {
+  static constexpr int kA = BM * 128, kB = BN * 128;  // bytes of one stage's tiles
+  static constexpr int kBytes = ST * (kA + kB) + 16 * ST + 1024;
+};
+
+__device__ __forceinline__ unsigned ktune_wg_smem_address(const void* p) {
+  unsigned address;
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
+  return address;
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+__device__ __forceinline__ void ktune_wg_bar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+// Spins until the barrier's phase of this parity has completed.
+__device__ __forceinline__ void ktune_wg_bar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+__device__ __forceinline__ void ktune_wg_bar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+// The producer's arrival: the phase completes when `bytes` more have landed by TMA.
+__device__ __forceinline__ void ktune_wg_bar_expect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// One box of a 3-d tensor map (coordinates innermost first) into shared memory at dst.
+__device__ __forceinline__ void ktune_wg_tma_load(unsigned dst, const KtuneTmaMap* map, int c0,
+                                                  int c1, int c2, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+
+// A shared-memory matrix descriptor with 128-byte swizzling: start address, leading and stride
+// byte offsets (each stored >> 4), swizzle mode 1 in bits 62-63.
+__device__ __forceinline__ unsigned long long ktune_wg_desc(unsigned address, unsigned lead,
+                                                            unsigned stride) {
+  return (unsigned long long)((address & 0x3FFFF) >> 4) | ((unsigned long long)(lead >> 4) << 16) |
+         ((unsigned long long)(stride >> 4) << 32) | (1ull << 62);
+}
+
+// wgmma.mma_async m64nNk16, FP32 accumulators d[N/2] (+=), A and B from shared memory; TA / TB:
+// the transpose (MN-major) bits. Generated text: N/2 accumulator operands each.
+#define KTUNE_WGMMA_N64(TYPE, d, da, db, TA, TB)                                                   \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                                   \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE                                  \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, "      \
+      "%35;\n}\n"                                                                                  \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
+      : "l"(da), "l"(db), "n"(TA), "n"(TB))
+
+#define KTUNE_WGMMA_N128(TYPE, d, da, db, TA, TB)                                                  \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                                   \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE                                 \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+      "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"                 \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])                                                                                \
+      : "l"(da), "l"(db), "n"(TA), "n"(TB))
+
+#define KTUNE_WGMMA_N256(TYPE, d, da, db, TA, TB)                                                  \
+  asm volatile(                                                                                    \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                                   \
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE                                 \
+      " {"                                                                                         \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+      "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, " \
+      "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, " \
+      "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, "   \
+      "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, " \
+      "%123, %124, %125, %126, %127}, %128, %129, p, 1, 1, %130, %131;\n}\n"                       \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), \
+        "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), \
+        "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), \
+        "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), \
+        "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), \
+        "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),          \
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),        \
+        "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),        \
+        "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),        \
+        "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])         \
+      : "l"(da), "l"(db), "n"(TA), "n"(TB))
+
+template <int N, int PREC, int TA, int TB>
+__device__ __forceinline__ void ktune_wgmma(float* d, unsigned long long da,
+                                            unsigned long long db) {
+  if (N == 64) {
+    if (PREC == 2)
+      KTUNE_WGMMA_N64("bf16", d, da, db, TA, TB);
+    else
+      KTUNE_WGMMA_N64("f16", d, da, db, TA, TB);
+  } else if (N == 128) {
+    if (PREC == 2)
+      KTUNE_WGMMA_N128("bf16", d, da, db, TA, TB);
+    else
+      KTUNE_WGMMA_N128("f16", d, da, db, TA, TB);
+  } else {
+    if (PREC == 2)
+      KTUNE_WGMMA_N256("bf16", d, da, db, TA, TB);
+    else
+      KTUNE_WGMMA_N256("f16", d, da, db, TA, TB);
+  }
+}
+
+// Tile t of the persistent order: batch, block row and block column (see the header comment).
+template <int GR>
+__device__ __forceinline__ void ktune_wg_tile(long long t, long long tiles_m, long long tiles_n,
+                                              int& batch, int& tm, int& tn) {
+  const long long per_batch = tiles_m * tiles_n;
+  batch = int(t / per_batch);
+  const long long r = t - (long long)batch * per_batch;
+  const long long group = r / (GR * tiles_n), first = group * GR;
+  const long long rows = tiles_m - first < GR ? tiles_m - first : GR;
+  const long long in = r - group * GR * tiles_n;
+  tm = int(first + in % rows);
+  tn = int(in / rows);
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// Grid: min(tiles, SMs) blocks of 384 threads; dynamic shared memory KtuneWgmmaSmem<...>::kBytes.
+// map_a / map_b: 3-d tensor maps (innermost dimension first: K then rows for a K-major operand,
+// rows then K for an MN-major one; batch last) with 64 x BM / 64 x BN (K-major) or 64 x 64
+// (MN-major) boxes and 128-byte swizzling (built by gemm_wgmma_launch.hpp).
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+__global__ void __launch_bounds__(384, 1)
+    ktune_gemm_wgmma(const __grid_constant__ KtuneTmaMap map_a,
+                     const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
+                     long long k, long long batch, float alpha, float beta, float* __restrict__ c,
+                     long long ldc, long long stride_c) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
+  static_assert(BM * BN <= 128 * 256, "at most 128 accumulators a thread");
+  typedef KtuneWgmmaSmem<BM, BN, ST> S;
+  constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
+  extern __shared__ unsigned char ktune_wg_smem[];
+  const unsigned base = (ktune_wg_smem_address(ktune_wg_smem) + 1023u) & ~1023u;
+  const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
+  const unsigned empty = full + 8 * ST;
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int s = 0; s < ST; ++s) {
+      ktune_wg_bar_init(full + 8 * s, 1);
+      ktune_wg_bar_init(empty + 8 * s, 8);  // the 8 consumer warps
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+  const long long tiles = tiles_m * tiles_n * batch;
+  const int k_tiles = int((k + 63) / 64);
+
+  if (tid < 128) {  // producer warpgroup: one thread issues every copy
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0) {
+      unsigned it = 0;
+      for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        int b, tm, tn;
+        ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const unsigned s = it % ST, bar = full + 8 * s;
+          ktune_wg_bar_wait(empty + 8 * s, ((it / ST) & 1) ^ 1);
+          ktune_wg_bar_expect(bar, S::kA + S::kB);
+          const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
+          if (TA) {
+            ktune_wg_tma_load(da, &map_a, kt * 64, tm * BM, b, bar);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j)
+              ktune_wg_tma_load(da + j * 8192, &map_a, tm * BM + j * 64, kt * 64, b, bar);
+          }
+          if (!TB) {
+            ktune_wg_tma_load(db, &map_b, kt * 64, tn * BN, b, bar);
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 64; ++j)
+              ktune_wg_tma_load(db + j * 8192, &map_b, tn * BN + j * 64, kt * 64, b, bar);
+          }
+        }
+      }
+    }
+  } else {  // consumer warpgroups 1 and 2
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
+    float acc[kMi][BN / 2];
+    unsigned it = 0;
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+      int b, tm, tn;
+      ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+#pragma unroll
+      for (int i = 0; i < kMi; ++i)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const unsigned s = it % ST;
+        ktune_wg_bar_wait(full + 8 * s, (it / ST) & 1);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        const unsigned sa = tiles_a + s * S::kA, sb = tiles_b + s * S::kB;
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) {
+          const unsigned long long db = TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024)
+                                           : ktune_wg_desc(sb + kk * 32, 16, 1024);
+#pragma unroll
+          for (int i = 0; i < kMi; ++i) {
+            const int row = cw * (BM / 2) + i * 64;  // first row of this m64 MMA in the tile
+            const unsigned long long da =
+                TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
+                   : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
+            ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
+          }
+        }
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        // The group before this one has finished reading its stage: release that stage.
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+
+      // Epilogue: accumulator element (r, col) of an m64nN MMA: r = 16 * warp + lane / 4 (+ 8 for
+      // the upper half of each quad), col = 8 * j + 2 * (lane % 4) (+ 1).
+      float* cb = c + (long long)b * stride_c;
+#pragma unroll
+      for (int i = 0; i < kMi; ++i) {
+        const long long row0 = (long long)tm * BM + cw * (BM / 2) + i * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const long long row = row0 + (e >> 1) * 8;
+            const long long col = (long long)tn * BN + j * 8 + (lane & 3) * 2 + (e & 1);
+            if (row < m && col < n) {
+              float* p = cb + col * ldc + row;
+              const float v = alpha * acc[i][j * 4 + e];
+              *p = beta == 0.0f ? v : v + beta * *p;
+            }
+          }
+        }
+      }
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+#endif  // KTUNE_GEMM_WGMMA_CUH
