@@ -12,6 +12,9 @@ command -v ninja >/dev/null && gen=(-G Ninja)
 launcher=()
 if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$PWD")}"
+  # Builds with debug information (the sanitizer build) would otherwise hash the working
+  # directory, so a checkout at another path would miss every object of the cache.
+  export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S . -B "$dir" "${gen[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DKTUNE_CUDA=AUTO "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz's long libFuzzer runs (issue 11 item 8) on the lent machine's 16 cores. The harnesses
+# Long libFuzzer runs (issues 11 and 31) on the lent machine's 16 cores. The harnesses
 # were built on the development machine (clang 14, Debian 12, glibc 2.36); the shared libraries
 # they need besides glibc travel in lib/. First a probe: each harness over its seeds (-runs=0,
 # leak check at exit); then N[h] workers per harness sharing one corpus directory for T seconds.
@@ -10,7 +10,8 @@ T=${T:-450}
 mkdir -p $W/log $W/art "$OUT"
 tar xJf $C/fuzz.tar.xz -C $W || { echo "untar failed"; exit 1; }
 export LD_LIBRARY_PATH=$W/lib OMP_NUM_THREADS=1 UBSAN_OPTIONS=print_stacktrace=1
-H="csv t4 kernel_tuner workload model"
+# H (harnesses) and WORKERS (per harness) may be set; the defaults fill 16 cores.
+H=${H:-"csv t4 kernel_tuner workload model safetensors family_file"}
 { date -u; uname -a; nproc; ldd --version | head -1; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } > $W/log/env.txt 2>&1
 cat $W/log/env.txt
 leaks=1
@@ -21,7 +22,7 @@ for h in $H; do
   grep -q "LeakSanitizer has encountered a fatal error" $W/log/probe_$h.log && leaks=0
 done
 echo "leak detection: $leaks"
-declare -A N=([csv]=3 [t4]=3 [kernel_tuner]=3 [workload]=2 [model]=4)
+declare -A N=([csv]=2 [t4]=2 [kernel_tuner]=3 [workload]=1 [model]=1 [safetensors]=4 [family_file]=3)
 for h in $H; do
   [ -x $W/bin/fuzz_$h ] || continue
   mkdir -p $W/work/$h

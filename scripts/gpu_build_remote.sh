@@ -7,8 +7,9 @@
 #   SYSROOT=.carry/gpu/sysroot.tar.gz [SRC=src.tar.gz] [EXAMPLES=ON] \
 #     scripts/gpu_build_remote.sh BUILD_DIR TARGET...
 # SRC: a source tarball (git archive); default: this checkout. EXAMPLES=ON also configures the
-# tuned libraries of examples/ (an empty PkgConfig::OPENBLAS stands in: only their CPU benchmark
-# needs OpenBLAS, and it is not built there). Prints "env: FILE" and the bin path on success.
+# shipped tuned libraries (libraries/: KTUNE_LIBRARIES follows KTUNE_EXAMPLES) and the examples'
+# benchmarks (an empty PkgConfig::OPENBLAS stands in: only the CPU GEMM benchmark needs
+# OpenBLAS, and it is not built there). Prints "env: FILE" and the bin path on success.
 set -euo pipefail
 BUILD=${1:?usage: gpu_build_remote.sh BUILD_DIR TARGET...}
 shift

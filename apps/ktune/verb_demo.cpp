@@ -22,7 +22,7 @@
 #include "apps/ktune/demo_vendor.hpp"
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/bench.hpp"

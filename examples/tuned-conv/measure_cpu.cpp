@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/cpu/conv2d_onednn.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/conv2d.hpp"
 #include "ktune/device.hpp"
 #include "ktune/host_measure.hpp"

@@ -2,8 +2,8 @@
 // one stream) beside cuDNN at its fastest FP32 FMA algorithm (TF32 off), found and run exactly as
 // the sweep's `cudnn` vendor (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against
 // the float64 reference kernel on NaN-poisoned output, then timed with the sweep's device
-// protocol (src/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive repeats,
-// inputs rotated so that reruns do not find them in L2).
+// protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive
+// repeats, inputs rotated so that reruns do not find them in L2).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,13 +13,13 @@
 #include <optional>
 
 #include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/conv2d.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_measure.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_measure.hpp"
 
 namespace tuned_conv {
 

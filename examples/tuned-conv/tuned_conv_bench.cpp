@@ -16,8 +16,8 @@
 #include <map>
 
 #include "examples/tuned-conv/conv_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/gzip_io.hpp"

@@ -2,9 +2,9 @@
 // Measures the deployed tuned library (ktune::gemm) and the vendor libraries (OpenBLAS and
 // oneDNN on the CPU, cuBLAS on CUDA) side by side on one GEMM shape, in the same run, with the
 // sweep's verify-then-time protocol (ktune/host_measure.hpp on the CPU,
-// src/cuda/device_measure.hpp on CUDA): each verified on NaN-poisoned output against a float64
-// reference, then timed with the same policy (warm-up, median of repeats, rotated input copies
-// when they fit in cache).
+// include/ktune/cuda/device_measure.hpp on CUDA): each verified on NaN-poisoned output against a
+// float64 reference, then timed with the same policy (warm-up, median of repeats, rotated input
+// copies when they fit in cache).
 #include <string>
 #include <utility>
 #include <vector>

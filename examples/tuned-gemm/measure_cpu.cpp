@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/host_measure.hpp"

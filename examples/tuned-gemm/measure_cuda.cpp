@@ -1,6 +1,6 @@
 // CUDA side of the deployed-library benchmark: ktune::gemm (device pointers, a stream) against
 // cuBLAS SGEMM (FP32, DEFAULT math: no TF32), both verified against cuBLAS DGEMM in float64 and
-// timed with the sweep's device protocol (src/cuda/device_measure.hpp).
+// timed with the sweep's device protocol (include/ktune/cuda/device_measure.hpp).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -9,11 +9,11 @@
 #include <string>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_measure.hpp"
 #include "ktune/gemm.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_measure.hpp"
 
 namespace tuned_gemm {
 namespace {

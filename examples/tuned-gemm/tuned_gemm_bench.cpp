@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "kernels/common/gemm_shape.hpp"
 #include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/conv2d_kinds.hpp"
-#include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::conv2d {

@@ -13,7 +13,7 @@ namespace {
 
 using V = std::vector<std::string>;
 
-// ktune's packed GEMM micro-tiles (kernels/gemm/cpu/gemm_cpu_packed_dispatch.cpp), mr × nr.
+// ktune's packed GEMM micro-tiles (kernels/common/cpu/gemm_cpu_packed_dispatch.cpp), mr × nr.
 const V kMicroTiles = {"8x8", "16x6", "24x4"};
 
 // cols × vk accumulators of vc floats (vc/8 AVX2 vectors each) must stay in registers beside

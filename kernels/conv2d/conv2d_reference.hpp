@@ -1,6 +1,6 @@
 #pragma once
 // Host float64 reference convolution and the verification metric shared by the conv2d backends,
-// tests and benchmarks. Inputs come from kernels/gemm/gemm_reference.hpp's seeded generator
+// tests and benchmarks. Inputs come from kernels/common/gemm_reference.hpp's seeded generator
 // (random_matrix, seed_of): uniform in [-1, 1), never zero, stable per problem key.
 #include <cstdint>
 #include <vector>

@@ -1,15 +1,15 @@
 # conv2d (included by ktune_add_family): the oneDNN CPU baseline (found in the top-level
-# CMakeLists.txt), the cuDNN 9 CUDA baseline, the GEMM family's CUDA kernels it reuses, and the
+# CMakeLists.txt), the cuDNN 9 CUDA baseline, the shared GEMM building blocks it runs, and the
 # ahead-of-time nvcc check of its CUDA kernels.
-# im2col, 1x1 and Winograd run on the GEMM family's packed kernels.
-target_link_libraries(${KTUNE_FAMILY_TARGET} PUBLIC ktune_family_gemm)
+# im2col, 1x1 and Winograd run on the packed CPU and tiled CUDA GEMM of kernels/common.
+target_link_libraries(${KTUNE_FAMILY_TARGET} PUBLIC ktune_kernels_common)
 if(dnnl_FOUND)
   target_include_directories(${KTUNE_FAMILY_TARGET} SYSTEM PRIVATE ${DNNL_INCLUDE_DIR})
   target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE ${DNNL_LIBRARY})
   target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_ONEDNN=1)
 endif()
 if(KTUNE_FAMILY_CUDA_TARGET)
-  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_family_gemm_cuda)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_kernels_common_cuda)
   # cuDNN 9, shipped beside the toolkit's libraries.
   find_library(KTUNE_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR}
     ${CUDAToolkit_LIBRARY_ROOT}/lib ${CUDAToolkit_LIBRARY_ROOT}/lib64)
@@ -25,8 +25,8 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
 endif()
 # What ktune_add_tuned_library(FAMILY conv2d) compiles: the CPU kernels as templates
-# instantiated for the shipped configs only, the CUDA kernels (with the GEMM family's tiled GEMM
-# files, declared by kernels/gemm/family.cmake) and the public ktune::conv2d API.
+# instantiated for the shipped configs only, the CUDA kernels (with the shared tiled GEMM files,
+# declared by kernels/common/CMakeLists.txt) and the public ktune::conv2d API.
 ktune_family_deploy_files(
   SOURCES conv2d_features.hpp conv2d_shape.hpp cpu/conv2d_cpu_args.hpp cpu/conv2d_cpu_config.hpp
           cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp cpu/conv2d_cpu_gemm.hpp

@@ -10,17 +10,15 @@ if(dnnl_FOUND)  # found in the top-level CMakeLists.txt, as for the conv2d famil
   target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE ${DNNL_LIBRARY})
   target_compile_definitions(${KTUNE_FAMILY_TARGET} PRIVATE KTUNE_HAVE_ONEDNN=1)
 endif()
-find_package(Threads REQUIRED)  # the packed kernel's helper threads (cpu/gemm_cpu_pool.hpp)
-target_link_libraries(${KTUNE_FAMILY_TARGET} PRIVATE Threads::Threads)
+# The shared building blocks (kernels/common): packed CPU and tiled CUDA GEMM, reference.
+target_link_libraries(${KTUNE_FAMILY_TARGET} PUBLIC ktune_kernels_common)
 if(KTUNE_FAMILY_CUDA_TARGET)
+  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_kernels_common_cuda)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
 endif()
 ktune_family_deploy_files(
-  SOURCES gemm_config.hpp cpu/gemm_cpu_kernel.hpp cpu/gemm_cpu_packed.hpp
-          cpu/gemm_cpu_packedz.hpp cpu/gemm_cpu_packed_split.hpp cpu/gemm_cpu_pool.hpp cuda/gemm_seed.cuh
-          cuda/gemm_seed_launch.hpp cuda/gemm_epilogue.cuh cuda/gemm_tiled.cuh
-          cuda/gemm_tiled_launch.hpp cuda/gemm_warp.cuh
+  SOURCES cpu/gemm_cpu_packedz.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
           deploy/gemm_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl

@@ -22,14 +22,6 @@ constexpr double kMaxElements = 2147483647.0;
 
 bool is_integer(double v) { return std::isfinite(v) && std::floor(v) == v; }
 
-}  // namespace
-
-int64_t Shape::stride_a() const { return lda * (transa ? m : k); }
-int64_t Shape::stride_b() const { return ldb * (transb ? k : n); }
-int64_t Shape::stride_c() const { return ldc * n; }
-
-namespace {
-
 // Tiled kernels: whole vectors per thread for both tile loads, 64..256 threads, and shared
 // memory within the 48 KiB a block gets without opting in.
 std::optional<std::string> blocked_violation(const Space& space, const Config& c) {

@@ -1,6 +1,6 @@
 #pragma once
 // The GEMM family: FP32, column-major BLAS semantics C = alpha*op(A)*op(B) + beta*C with strided
-// batches. Its space is the union of kernel kinds (kernels/gemm/gemm_config.hpp): the seed
+// batches. Its space is the union of kernel kinds (kernels/common/gemm_config.hpp): the seed
 // paper's 640 configurations (ids 0..639, shared by the CPU and CUDA backends: each work item
 // computes an R×C tile of C stepping along K by A; work-group (x, y)), then the CUDA tiled and
 // split-K kernels, the CPU packed kernel, the CUDA warp-tiled kernel and the CPU AVX-512 packed
@@ -8,21 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_shape.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune::kernels::gemm {
-
-struct Shape {
-  bool transa = false, transb = false;
-  int64_t m = 0, n = 0, k = 0, batch = 1;
-  int64_t lda = 0, ldb = 0, ldc = 0;      // minimal leading dimensions unless set otherwise
-  Precision precision = Precision::fp32;  // the problem's optional `precision` feature
-  int64_t stride_a() const;               // elements between batch entries (packed)
-  int64_t stride_b() const;
-  int64_t stride_c() const;
-  double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
-};
 
 struct Tile {
   int r = 1, a = 1, c = 1;  // rows of C per work item, K step, columns of C per work item
@@ -40,14 +30,6 @@ Problem with_precision(const Problem& problem, Precision p);
 Tile tile_of(const Space& space, const Config& c);  // seed kind only; throws Error otherwise
 GemmConfig gemm_config_of(const Space& space, const Config& c);
 std::string tile_config_string(const Tile& t);  // "r=2;a=4;c=8;wg=16x16"
-
-// Relative Frobenius-norm error allowed against a float64 reference of the FP32 inputs: FP32
-// accumulation error grows like sqrt(k) * eps; 16x margin. Wrong kernels give O(1) errors or NaN.
-double error_bound(int64_t k);
-// The same for a precision (gemm_error_bound.cpp says how the input rounding term is derived).
-double error_bound(int64_t k, Precision precision);
-// The unit roundoff of the rounding A and B go through: 2^-24 fp32, 2^-11 tf32 and fp16, 2^-8 bf16.
-double input_unit_roundoff(Precision precision);
 
 class GemmFamily final : public Family {
  public:

@@ -2,7 +2,7 @@
 // A CUDA backend with a cuBLAS handle on its stream and fully connected layers by cublasSgemm
 // (FP32, CUBLAS_DEFAULT_MATH: no TF32) + the bias/ReLU kernel; the `cudnn` and `cublas`
 // backends derive from it and add their convolutions.
-#include "kernels/gemm/cuda/gemm_cuda_context.hpp"
+#include "ktune/cuda/cublas_handle.hpp"
 #include "nn/cuda/cuda_backend.hpp"
 
 namespace ktune::nn::cuda {
@@ -20,7 +20,7 @@ class CublasBackendBase : public CudaBackend {
              const float* b, int64_t ldb, float* c, int64_t ldc);
 
  private:
-  ktune::kernels::gemm::cuda::CublasHandle cublas_;
+  ktune::cuda::CublasHandle cublas_;
 };
 
 }  // namespace ktune::nn::cuda

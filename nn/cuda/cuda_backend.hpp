@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
-#include "src/cuda/device_buffer.hpp"
 
 namespace ktune::nn::cuda {
 

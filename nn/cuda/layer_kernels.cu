@@ -1,7 +1,7 @@
 #include <cfloat>
 
+#include "ktune/cuda/cuda_error.hpp"
 #include "nn/cuda/layer_kernels.hpp"
-#include "src/cuda/cuda_error.hpp"
 
 namespace ktune::nn::cuda {
 

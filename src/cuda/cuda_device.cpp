@@ -1,11 +1,11 @@
 // cuda_device_count / query_cuda_device (include/ktune/cuda.hpp) and device helpers.
-#include "cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include "ktune/cuda.hpp"
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune {
 namespace {

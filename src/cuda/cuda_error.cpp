@@ -1,4 +1,4 @@
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "device_context.hpp"
+#include "ktune/cuda/device_context.hpp"
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_device.hpp"
-#include "cuda_error.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::cuda {
 namespace {

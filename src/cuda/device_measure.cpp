@@ -1,8 +1,8 @@
-#include "device_measure.hpp"
+#include "ktune/cuda/device_measure.hpp"
 
 #include <fmt/format.h>
 
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::cuda {

@@ -1,6 +1,6 @@
-#include "loaded_kernel.hpp"
+#include "ktune/cuda/loaded_kernel.hpp"
 
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::cuda {
 

@@ -1,4 +1,4 @@
-#include "nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 #include <fmt/format.h>
 #include <nvrtc.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune::cuda {
@@ -121,8 +121,9 @@ struct Program {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;  // name, text
 
-// The embedded files `source` includes by name ("#include \"x.cuh\""), and those they include, in
-// first-seen order. A name that is not embedded is left to NVRTC (which then reports it).
+// The embedded files `source` includes by name ("#include \"x.cuh\"", or a relative path ending
+// in that name), and those they include, in first-seen order. A name that is not embedded is
+// left to NVRTC (which then reports it).
 Headers embedded_headers(const std::string& source) {
   Headers headers;
   auto scan = [&](const std::string& text) {
@@ -138,8 +139,9 @@ Headers embedded_headers(const std::string& source) {
       if (std::any_of(headers.begin(), headers.end(),
                       [&](const auto& h) { return h.first == name; }))
         continue;
-      try {
-        headers.emplace_back(name, ktune::embedded_file(name));
+      try {  // embedded by file name: "../../common/cuda/x.cuh" (the nvcc path) is "x.cuh"
+        const size_t slash = name.rfind('/');
+        headers.emplace_back(name, ktune::embedded_file(name.substr(slash + 1)));
       } catch (const Error&) {
       }
     }

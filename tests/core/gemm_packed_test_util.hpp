@@ -12,8 +12,9 @@
 #include <omp.h>
 #endif
 
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/gemm_reference.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 
 namespace ktune::packed_test {
 

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu.hpp"
 #include "kernels/conv2d/cpu/conv2d_onednn.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 

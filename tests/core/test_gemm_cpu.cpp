@@ -3,9 +3,10 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"
 

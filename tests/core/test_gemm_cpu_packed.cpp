@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_split.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "tests/core/gemm_packed_test_util.hpp"
 
@@ -20,7 +20,7 @@ using packed_test::Case;
 using packed_test::name_of;
 using packed_test::with_blocks;
 
-// Every micro-tile of the one list (kernels/gemm/gemm_config.hpp), blocks set per test.
+// Every micro-tile of the one list (kernels/common/gemm_config.hpp), blocks set per test.
 const std::vector<PackedParams> kTiles = [] {
   std::vector<PackedParams> tiles;
   for (const auto& t : kernels::gemm::kPackedMicroTiles) tiles.push_back({t.mr, t.nr, 0, 0, 0});

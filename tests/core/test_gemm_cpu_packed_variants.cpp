@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
-#include "kernels/gemm/gemm_config.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_reference.hpp"
 
 namespace ktune {
 namespace {

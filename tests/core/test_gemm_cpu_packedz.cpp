@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 #include "ktune/error.hpp"
 #include "tests/core/gemm_packed_test_util.hpp"
 

@@ -1,4 +1,4 @@
-// The packed GEMM's helper pool (kernels/gemm/cpu/gemm_cpu_pool.hpp) and its task policy:
+// The packed GEMM's helper pool (kernels/common/cpu/gemm_cpu_pool.hpp) and its task policy:
 // every task runs exactly once whatever the thread count, callers and helpers claim tasks
 // from one cursor, concurrent callers stay correct.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_split.hpp"
+#include "kernels/common/cpu/gemm_cpu_pool.hpp"
 
 namespace ktune {
 namespace {

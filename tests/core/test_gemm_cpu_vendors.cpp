@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/provenance.hpp"

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/gemm_family.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
+#include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/gemm.hpp"

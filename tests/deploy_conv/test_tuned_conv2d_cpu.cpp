@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/conv2d.hpp"
 
 namespace {

@@ -6,9 +6,9 @@
 
 #include <cstdlib>
 
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "ktune/family.hpp"
 #include "ktune/file_family.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
 #include "src/filefamily/cuda/file_cuda_backend.hpp"
 #include "src/filefamily/file_family.hpp"
 #include "tests/filefamily/filefamily_test_util.hpp"

@@ -8,13 +8,13 @@
 #include <string_view>
 
 #include "ktune/error.hpp"
+#include "ktune/family.hpp"
 #include "ktune/json_limits.hpp"
 #include "ktune/ml/codegen.hpp"
 #include "ktune/ml/selector.hpp"
-#include "tests/fuzz/fuzz_families.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  register_fuzz_families();  // once: codegen gives family models the family's signature
+  ktune::register_builtin();  // once: codegen gives family models the family's signature
   return 0;
 }
 

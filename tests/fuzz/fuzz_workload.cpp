@@ -11,10 +11,9 @@
 #include "ktune/family.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/workload.hpp"
-#include "tests/fuzz/fuzz_families.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  register_fuzz_families();  // once: the families and their feature names
+  ktune::register_builtin();  // once: the families and their feature names
   return 0;
 }
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::test {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ktune/cuda.hpp"
-#include "src/cuda/device_buffer.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 
 #define KTUNE_REQUIRE_GPU()                             \
   if (ktune::cuda_device_count() == 0) {                \

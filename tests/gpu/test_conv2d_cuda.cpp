@@ -9,16 +9,16 @@
 #include <map>
 #include <set>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/loaded_kernel.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "ktune/family.hpp"
-#include "src/cuda/cuda_device.hpp"
-#include "src/cuda/loaded_kernel.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::kernels::conv2d::cuda {

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {

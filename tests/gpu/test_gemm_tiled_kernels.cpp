@@ -1,4 +1,4 @@
-// The tiled / split-K GEMM kernels (kernels/gemm/cuda/gemm_tiled.cuh) compiled by NVRTC and
+// The tiled / split-K GEMM kernels (kernels/common/cuda/gemm_tiled.cuh) compiled by NVRTC and
 // launched through gemm_tiled_launch.hpp, against the host float64 reference: every block shape
 // of the space, all transposes, edge shapes, padded and odd leading dimensions (scalar
 // fallback), misaligned pointers, batches, alpha/beta, split-K with 2..64 splits, refusals.
@@ -8,11 +8,11 @@
 #include <cmath>
 #include <map>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 

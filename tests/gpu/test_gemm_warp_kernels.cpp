@@ -10,13 +10,13 @@
 #include <set>
 #include <tuple>
 
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
 #include "kernels/gemm/gemm_family.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/bench.hpp"
-#include "src/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_device.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
@@ -127,6 +127,27 @@ TEST(NvrtcCompile, BrokenSourceThrowsCompileErrorWithTheLogsFirstErrorLine) {
     EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
     EXPECT_NE(e.log().find("error"), std::string::npos);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// A kernel file included by a relative path (the one nvcc resolves from the including file, as
+// kernels/gemm/cuda/gemm_warp.cuh includes kernels/common/cuda/gemm_epilogue.cuh) is found among
+// the embedded files by its file name.
+TEST(NvrtcCompile, RelativeIncludeResolvesToTheEmbeddedFileOfThatName) {
+  ktune::test::ScopedCacheDir cache("relative_include");
+  ktune::register_embedded_file("ktune_test_relative.cuh",
+                                "__device__ float ktune_test_twice(float x) { return 2 * x; }\n");
+  const NvrtcRequest request{"#include \"../../elsewhere/ktune_test_relative.cuh\"\n"
+                             "__global__ void ktune_test_kernel(float* c) {\n"
+                             "  c[0] = ktune_test_twice(c[0]);\n}\n",
+                             "relative.cu",
+                             "ktune_test_kernel",
+                             "sm_90",
+                             {"--std=c++17"}};
+  EXPECT_TRUE(is_elf(compile_cubin(request).cubin));
 }
 
 }  // namespace

@@ -12,10 +12,10 @@
 #include "kernels/stencil/stencil_programs.hpp"
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::stencil {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
 #include "tests/gpu/gpu_test_util.hpp"

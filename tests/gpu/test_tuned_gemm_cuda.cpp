@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
 

@@ -25,7 +25,7 @@ struct DirectParams {
 };
 void run_direct(const Args& args, const DirectParams& p);
 
-// ktune's packed GEMM (kernels/gemm/cpu/gemm_cpu_packed.hpp) as used by the GEMM-based kinds:
+// ktune's packed GEMM (kernels/common/cpu/gemm_cpu_packed.hpp) as used by the GEMM-based kinds:
 // micro-tile mr × nr, K block kc; mc = 96 and nc = 3840.
 struct GemmParams {
   int mr = 16, nr = 6, kc = 256;

@@ -6,12 +6,12 @@
 #include <limits>
 #include <optional>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_kinds.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu.hpp"
 #include "kernels/conv2d/cpu/conv2d_onednn.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"

@@ -11,7 +11,7 @@
 //   cpu_winograd  kind=cpu_winograd;m=4;mt=24x4;tiles=256   (K block 256)
 #include <string_view>
 
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::conv2d::cpu {

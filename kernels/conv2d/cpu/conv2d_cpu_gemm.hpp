@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_args.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
 
 namespace ktune::kernels::conv2d::cpu::gemm_detail {
 

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_args.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_vec.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
 
 namespace ktune::kernels::conv2d::cpu::winograd_detail {
 

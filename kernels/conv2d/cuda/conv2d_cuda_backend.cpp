@@ -12,11 +12,11 @@
 #if KTUNE_HAVE_CUDNN
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #endif
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
-#include "src/cuda/cuda_device.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_measure.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_measure.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 namespace {

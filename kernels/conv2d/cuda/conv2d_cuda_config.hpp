@@ -21,7 +21,7 @@
 // back to scalar loads where the layout does not allow them) and double-buffers (db=1).
 #include <string_view>
 
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "ktune/family.hpp"  // embedded_file
+
 namespace ktune::kernels::conv2d::cuda {
 
 

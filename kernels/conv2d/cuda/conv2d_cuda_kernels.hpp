@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda/gemm_kernel_cache.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
-#include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 

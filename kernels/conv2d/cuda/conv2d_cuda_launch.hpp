@@ -7,8 +7,8 @@
 
 #include <string>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "src/cuda/cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 

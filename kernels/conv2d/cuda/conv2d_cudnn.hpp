@@ -16,7 +16,7 @@
 #include <string>
 
 #include "kernels/conv2d/conv2d_family.hpp"
-#include "src/cuda/device_buffer.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 

@@ -21,7 +21,7 @@
 #include "kernels/conv2d/cpu/conv2d_cpu_gemm.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_winograd.hpp"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #include "ktune/conv2d.hpp"
 
 namespace {

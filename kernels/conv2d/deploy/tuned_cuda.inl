@@ -27,7 +27,7 @@
 #include "kernels/conv2d/cuda/conv2d_im2col.cuh"
 #include "kernels/conv2d/cuda/conv2d_winograd.cuh"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
-#include "kernels/gemm/cuda/gemm_tiled.cuh"
+#include "kernels/common/cuda/gemm_tiled.cuh"
 #include "ktune/conv2d.hpp"
 
 namespace {

@@ -5,11 +5,12 @@
 #include <limits>
 #include <thread>
 
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_dispatch.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_vendors.hpp"
 #include "kernels/gemm/gemm_family.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
 #include "ktune/host_backend.hpp"
 #include "ktune/host_measure.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Runtime dispatch from a tile config to its compile-time instantiation.
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 
 namespace ktune::kernels::gemm::cpu {

@@ -20,7 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 
 namespace ktune::kernels::gemm::cpu {
 

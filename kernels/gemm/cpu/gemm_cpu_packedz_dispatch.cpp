@@ -1,15 +1,16 @@
 // The instantiations of the AVX-512 packed CPU kernel: kPackedzMicroTiles × 4 transpose pairs,
 // in builds whose kernels' target has AVX-512F (none elsewhere: the kind is refused there).
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
+
 #include <fmt/format.h>
 
 #include <iterator>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "ktune/error.hpp"
 
 #if defined(__AVX512F__)
+#include "kernels/common/cpu/gemm_cpu_tile_table.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_tile_table.hpp"
 #endif
 
 namespace ktune::kernels::gemm::cpu {

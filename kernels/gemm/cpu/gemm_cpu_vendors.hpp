@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 
 namespace ktune::kernels::gemm::cpu {

@@ -24,7 +24,7 @@ void ktune_gemm_seed_aot_launch(const float* a, const float* b, float* c, long l
 
 // The tiled / split-K kernels (gemm_tiled.cuh): a few configs of both kinds, every transpose pair,
 // and the split-K reduction, as the deployed library instantiates them.
-#include "kernels/gemm/cuda/gemm_tiled.cuh"
+#include "kernels/common/cuda/gemm_tiled.cuh"
 
 #define KTUNE_INSTANTIATE_TILED(BM, BN, BK, TM, TN, VEC, DB, TA, TB)                            \
   template __global__ void ktune_gemm_tiled<BM, BN, BK, TM, TN, VEC, DB, TA, TB>(               \

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "src/cuda/cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 namespace {

@@ -2,12 +2,12 @@
 
 #include <set>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "ktune/cuda.hpp"
-#include "src/cuda/cuda_device.hpp"
-#include "src/cuda/cuda_error.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 namespace {
@@ -63,24 +63,6 @@ class CudaGemmBackend final : public Backend {
 };
 
 }  // namespace
-
-CublasHandle::CublasHandle(cudaStream_t stream) {
-  check_cublas(cublasCreate(&handle_), "cublasCreate");
-  try {
-    check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
-    // FP32 baseline: DEFAULT math never lowers precision below the requested FP32 (TF32 needs
-    // CUBLAS_TF32_TENSOR_OP_MATH, BF16x9 emulation CUBLAS_FP32_EMULATED_BF16X9_MATH). The
-    // float64 reference switches to PEDANTIC for its one call.
-    check_cublas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode(DEFAULT)");
-  } catch (...) {
-    cublasDestroy(handle_);
-    throw;
-  }
-}
-
-CublasHandle::~CublasHandle() {
-  if (handle_ && !ktune::cuda::context_corrupted()) cublasDestroy(handle_);
-}
 
 GemmContext::GemmContext(const Space& space_, int device_index, const std::string& kernel_source,
                          uint64_t data_seed_)

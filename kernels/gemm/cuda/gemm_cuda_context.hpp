@@ -7,24 +7,14 @@
 
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
+#include "ktune/cuda/cublas_handle.hpp"
+#include "ktune/cuda/device_context.hpp"
 #include "ktune/device.hpp"
 #include "ktune/family.hpp"
-#include "src/cuda/device_context.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 
-// Owns a cuBLAS handle bound to a stream.
-class CublasHandle {
- public:
-  explicit CublasHandle(cudaStream_t stream);
-  ~CublasHandle();
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
-};
+using ktune::cuda::CublasHandle;
 
 // The device (ktune::cuda::DeviceContext: stream, events, arch, L2) plus GEMM's own resources.
 struct GemmContext {

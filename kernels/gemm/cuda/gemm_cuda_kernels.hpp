@@ -1,7 +1,8 @@
 #pragma once
 // Run-time compiled GEMM kernels for one CUDA device: instantiations of the seed kernel
-// (gemm_seed.cuh) per tile, the verification kernel (gemm_verify.cuh), and a checked launch
-// that classifies failures into the measurement statuses.
+// (gemm_seed.cuh) per tile, of the tiled and warp kernels, and a checked launch that classifies
+// failures into the measurement statuses (the kernel cache and the verification kernel are
+// shared building blocks: kernels/common/cuda/gemm_kernel_cache.hpp).
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -10,54 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda/gemm_kernel_cache.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/measurement.hpp"
-#include "src/cuda/device_buffer.hpp"
-#include "src/cuda/loaded_kernel.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 
-using ktune::cuda::LoadedKernel;
-
-
 // "ktune_gemm_seed<4,2,8>"
 std::string seed_name_expression(const Tile& tile);
-
-// NVRTC options of every seed instantiation (part of the cache key).
-std::vector<std::string> seed_compile_options();
-
-// Instantiations of one kernel source for one architecture, by NVRTC name expression
-// ("ktune_gemm_seed<4,2,8>"), compiled on demand or all at once in parallel by prepare(), then
-// loaded on the calling thread's current device. Compile failures are remembered per name, so a
-// broken instantiation costs one compile per process.
-class KernelCache {
- public:
-  KernelCache(std::string arch, std::string source, std::string file_name);
-
-  // Compiles (NVRTC, disk cache) all names not compiled yet on `threads` threads (0: hardware
-  // concurrency), then loads them. Failures are recorded, never thrown.
-  void prepare(const std::vector<std::string>& names, unsigned threads = 0);
-  // The loaded kernel; throws CompileError (or CudaError) when it cannot be had.
-  const LoadedKernel& get(const std::string& name);
-  // How many of the compiles so far were served by the disk cache.
-  int cache_hits() const { return cache_hits_; }
-  const std::string& arch() const { return arch_; }
-
- private:
-  struct Entry {
-    std::unique_ptr<LoadedKernel> kernel;
-    std::string error;  // compile or load failure, first line
-    bool compile_error = false;
-  };
-  void install(const std::string& name, const ktune::cuda::CubinImage* image,
-               const std::string& error, bool compile_error);
-
-  std::string arch_, source_, file_name_;
-  std::mutex mutex_;
-  std::map<std::string, Entry> entries_;
-  int cache_hits_ = 0;
-};
 
 // Seed-kernel instantiations by tile (r, a, c; the work-group is a launch parameter).
 class SeedKernels {
@@ -115,19 +76,5 @@ LaunchResult launch_seed(const LoadedKernel& kernel, const Tile& tile, const Sha
 LaunchResult launch_blocked(TiledKernels& kernels, const BlockedParams& params, const Shape& shape,
                             float alpha, const float* a, const float* b, float beta, float* c,
                             float* workspace, cudaStream_t stream);
-
-// ||c - ref||_F / ||ref||_F on the GPU in float64 (ref in float64 with c's layout).
-class RelErrorKernel {
- public:
-  explicit RelErrorKernel(const std::string& arch);
-  // Synchronizes `stream`; NaN/Inf in c give NaN/Inf. Throws CudaError on CUDA failures.
-  double operator()(const float* c, const double* ref, const Shape& shape, cudaStream_t stream);
-
- private:
-  static constexpr int kThreads = 256;  // KTUNE_VERIFY_THREADS in gemm_verify.cuh
-  static constexpr int kMaxBlocks = 1024;
-  std::unique_ptr<LoadedKernel> kernel_;
-  ktune::cuda::DeviceBuffer<double> partials_;
-};
 
 }  // namespace ktune::kernels::gemm::cuda

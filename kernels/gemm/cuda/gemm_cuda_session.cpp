@@ -7,15 +7,15 @@
 #include <functional>
 #include <limits>
 
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
-#include "kernels/gemm/gemm_reference.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_measure.hpp"
 #include "ktune/timing.hpp"
-#include "src/cuda/cuda_device.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_measure.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 namespace {

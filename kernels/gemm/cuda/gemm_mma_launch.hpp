@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 

@@ -4,7 +4,7 @@
 // Header-only; depends on the CUDA runtime API only.
 #include <cuda_runtime_api.h>
 
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 

@@ -44,7 +44,7 @@
 #ifndef KTUNE_GEMM_WARP_CUH
 #define KTUNE_GEMM_WARP_CUH
 
-#include "gemm_epilogue.cuh"
+#include "../../common/cuda/gemm_epilogue.cuh"  // a shared building block
 
 __device__ __forceinline__ unsigned ktune_warp_smem_address(const void* p) {
   unsigned address;

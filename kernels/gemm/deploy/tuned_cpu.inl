@@ -1,19 +1,19 @@
 // CPU half of a tuned GEMM library (ktune_add_tuned_library ... BACKENDS cpu). Included by the
 // source the CMake function generates, after the selector header, with the namespace alias
 // ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
-// time (kernels/gemm/gemm_config.hpp) into the template arguments of its kernel, so the library
+// time (kernels/common/gemm_config.hpp) into the template arguments of its kernel, so the library
 // holds exactly the K configs × 4 transposes and nothing else.
 #include <array>
 #include <cstddef>
 #include <utility>
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #if defined(__AVX512F__)
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
 #endif
 #include "kernels/gemm/deploy/gemm_validate.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 #include "ktune/gemm.hpp"
 
 namespace {

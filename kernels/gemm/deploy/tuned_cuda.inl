@@ -16,12 +16,12 @@
 
 #include "kernels/gemm/cuda/gemm_seed.cuh"
 #include "kernels/gemm/cuda/gemm_seed_launch.hpp"
-#include "kernels/gemm/cuda/gemm_tiled.cuh"
-#include "kernels/gemm/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/cuda/gemm_tiled.cuh"
+#include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 #include "ktune/gemm.hpp"
 
 namespace {

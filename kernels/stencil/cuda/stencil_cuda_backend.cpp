@@ -9,12 +9,12 @@
 #include "kernels/stencil/stencil_programs.hpp"
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_device.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_buffer.hpp"
+#include "ktune/cuda/device_measure.hpp"
+#include "ktune/cuda/loaded_kernel.hpp"
 #include "ktune/timing.hpp"
-#include "src/cuda/cuda_device.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_buffer.hpp"
-#include "src/cuda/device_measure.hpp"
-#include "src/cuda/loaded_kernel.hpp"
 
 namespace ktune::stencil::cuda {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/stencil/stencil_family.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 namespace ktune::stencil::cuda {
 

@@ -10,13 +10,13 @@
 #include <memory>
 #include <sstream>
 
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_buffer.hpp"
+#include "ktune/cuda/device_context.hpp"
+#include "ktune/cuda/device_measure.hpp"
+#include "ktune/cuda/loaded_kernel.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
-#include "src/cuda/cuda_error.hpp"
-#include "src/cuda/device_buffer.hpp"
-#include "src/cuda/device_context.hpp"
-#include "src/cuda/device_measure.hpp"
-#include "src/cuda/loaded_kernel.hpp"
 #include "src/filefamily/file_family.hpp"
 #include "src/filefamily/launch.hpp"
 #include "src/filefamily/problem_data.hpp"

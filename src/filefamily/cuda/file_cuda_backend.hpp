@@ -4,8 +4,8 @@
 // measured by verify_then_time_on_device. Built only with the CUDA toolkit.
 #include <string>
 
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "ktune/space.hpp"
-#include "src/cuda/nvrtc_compile.hpp"
 
 namespace ktune::filefamily {
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "device_context.hpp"
+#include "ktune/cuda/device_context.hpp"
 #include "ktune/host_measure.hpp"
 #include "ktune/measurement.hpp"
 #include "ktune/timing.hpp"

@@ -1,9 +1,10 @@
 #pragma once
 // Host float64 reference GEMM and the verification metric shared by the backends and tests.
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "kernels/gemm/gemm_family.hpp"
+#include "kernels/common/gemm_shape.hpp"
 
 namespace ktune::kernels::gemm {
 

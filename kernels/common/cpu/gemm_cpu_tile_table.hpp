@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/gemm_config.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::gemm::cpu {

@@ -25,9 +25,9 @@
 #include <omp.h>
 #endif
 
-#include "kernels/gemm/cpu/gemm_cpu_kernel.hpp"  // Args
-#include "kernels/gemm/cpu/gemm_cpu_packed_split.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/gemm_cpu_kernel.hpp"  // Args
+#include "kernels/common/cpu/gemm_cpu_packed_split.hpp"
+#include "kernels/common/cpu/gemm_cpu_pool.hpp"
 
 namespace ktune::kernels::gemm::cpu {
 

@@ -1,12 +1,12 @@
 // The instantiations of the packed CPU kernel: kPackedMicroTiles × 4 transpose pairs.
-#include "kernels/gemm/cpu/gemm_cpu_packed_dispatch.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
 
 #include <fmt/format.h>
 
 #include <iterator>
 
-#include "kernels/gemm/cpu/gemm_cpu_packed.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_tile_table.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
+#include "kernels/common/cpu/gemm_cpu_tile_table.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::gemm::cpu {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "kernels/gemm/gemm_config.hpp"
+#include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 

@@ -1,4 +1,4 @@
-#include "kernels/gemm/gemm_reference.hpp"
+#include "kernels/common/gemm_reference.hpp"
 
 #include <cmath>
 #include <limits>

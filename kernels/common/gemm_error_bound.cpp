@@ -1,5 +1,5 @@
 // The verification bound of a GEMM result against the float64 product of the FP32 inputs, per
-// precision. Every backend and vendor row is judged by it (gemm_family.hpp).
+// precision. Every backend and vendor row is judged by it (gemm_shape.hpp).
 //
 // Two terms, relative to ||C||_F:
 //  - accumulation in FP32: each of the k terms of an element passes through O(k) roundings of
@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/gemm/gemm_family.hpp"
+#include "kernels/common/gemm_shape.hpp"
 
 namespace ktune::kernels::gemm {
 

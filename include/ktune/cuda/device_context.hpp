@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "device_buffer.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 #include "ktune/device.hpp"
 
 namespace ktune::cuda {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 namespace ktune::cuda {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda_error.hpp"
+#include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::cuda {
 

@@ -1,6 +1,7 @@
 // The epilogue the tiled / split-K (gemm_tiled.cuh) and warp-tiled (gemm_warp.cuh) GEMM kernels
-// share. Included by both: nvcc finds it beside them, NVRTC gets it as an embedded header
-// (src/cuda/nvrtc_compile.hpp). Free of includes, like the kernels.
+// share. Included by both: nvcc finds it beside gemm_tiled.cuh and by its relative path from
+// kernels/gemm/cuda/gemm_warp.cuh, NVRTC gets it as an embedded header
+// (include/ktune/cuda/nvrtc_compile.hpp). Free of includes, like the kernels.
 #ifndef KTUNE_GEMM_EPILOGUE_CUH
 #define KTUNE_GEMM_EPILOGUE_CUH
 
