@@ -12,7 +12,7 @@
 #include "tests/core/cli_test_util.hpp"
 #include "tests/filefamily/filefamily_test_util.hpp"
 #ifdef KTUNE_HAVE_CUDA
-#include "src/cuda/nvrtc_compile.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 #include "src/filefamily/cuda/file_cuda_backend.hpp"
 #include "src/filefamily/file_family.hpp"
 #endif
