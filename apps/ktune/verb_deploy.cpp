@@ -2,6 +2,7 @@
 // tuned library (ktune/ml/deploy.hpp, docs/deploy.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "apps/ktune/unsure_args.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
+#include "ktune/file_family_deploy.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/deploy.hpp"
 
@@ -24,6 +26,7 @@ struct DeployArgs {
   uint64_t seed = 0;
   ml::UnsureRule unsure;
   bool vendors = false;
+  const CLI::Option* backends_option = nullptr;
 };
 
 ml::DeployRecipe recipe_of(const DeployArgs& a) {
@@ -106,7 +109,16 @@ int run_deploy(DeployArgs a) {
                  : "";
   }
   ml::PackageOptions options{a.name, a.backends, command_of(a, recipe)};
-  ml::write_deploy_package(a.output, selectors, options);
+  // Families from problem files (docs/own-kernels.md) ship their kernels in a package of their own.
+  const bool own_kernels = std::any_of(selectors.begin(), selectors.end(), [](const auto& s) {
+    const auto& m = s.model;
+    return m.is_object() && m.contains("family") && m["family"].is_string() &&
+           is_file_family(m["family"].template get<std::string>());
+  });
+  if (own_kernels)
+    write_file_family_package(a.output, selectors, options, a.backends_option->count() > 0);
+  else
+    ml::write_deploy_package(a.output, selectors, options);
   std::fprintf(stderr, "ktune: wrote the package ktune_tuned_%s to %s\n", a.name.c_str(),
                a.output.c_str());
   return 0;
@@ -141,9 +153,11 @@ Action setup_deploy(CLI::App& sub) {
       ->capture_default_str();
   add_unsure_options(sub, a->unsure);
   DatasetSource::add_vendors_option(sub, a->vendors);
-  sub.add_option("--backends", a->backends, "Backends of the library: cpu, cuda")
-      ->delimiter(',')
-      ->capture_default_str();
+  a->backends_option =
+      sub.add_option("--backends", a->backends,
+                     "Backends of the library: cpu, cuda (file families: their kernels' language)")
+          ->delimiter(',')
+          ->capture_default_str();
   sub.add_option("--name", a->name,
                  "Library name: the package is ktune_tuned_<name> (default: the first family)");
   sub.add_option("-o,--output", a->output, "Package directory to write")->required();

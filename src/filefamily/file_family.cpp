@@ -64,24 +64,6 @@ std::vector<std::string> launch_names(const FileSpec& s) {
   return names;
 }
 
-// The kernel file as the generated unit includes it.
-std::string include_path(const FileSpec& s, const std::string& file) {
-  const std::string path = fs::absolute(fs::path(s.dir) / file).lexically_normal().string();
-  if (path.find_first_of("\"\\\n") != std::string::npos)
-    throw Error(fmt::format("{}: '{}': a path with quotes or backslashes cannot be included",
-                            s.path, path));
-  return path;
-}
-
-// How the wrapper passes argument i: the file's type, const for inputs, by value for scalars;
-// the reference function takes its outputs in double.
-std::string call_argument(const Argument& a, size_t i, bool reference) {
-  const std::string type = element_type_name(a.type);
-  if (a.scalar) return fmt::format("*static_cast<const {}*>(a[{}])", type, i);
-  if (a.access == Access::read_only) return fmt::format("static_cast<const {}*>(a[{}])", type, i);
-  return fmt::format("static_cast<{}*>(a[{}])", reference ? "double" : type, i);
-}
-
 std::string unit_text(const FileSpec& s, const std::string& file, const std::string& callee,
                       const std::string& entry, bool reference) {
   std::vector<std::string> args;
@@ -102,6 +84,21 @@ Loaded load(const std::string& so, const std::string& entry) {
 }
 
 }  // namespace
+
+std::string include_path(const FileSpec& s, const std::string& file) {
+  const std::string path = fs::absolute(fs::path(s.dir) / file).lexically_normal().string();
+  if (path.find_first_of("\"\\\n") != std::string::npos)
+    throw Error(fmt::format("{}: '{}': a path with quotes or backslashes cannot be included",
+                            s.path, path));
+  return path;
+}
+
+std::string call_argument(const Argument& a, size_t i, bool reference) {
+  const std::string type = element_type_name(a.type);
+  if (a.scalar) return fmt::format("*static_cast<const {}*>(a[{}])", type, i);
+  if (a.access == Access::read_only) return fmt::format("static_cast<const {}*>(a[{}])", type, i);
+  return fmt::format("static_cast<{}*>(a[{}])", reference ? "double" : type, i);
+}
 
 FileFamily::FileFamily(FileSpec spec)
     : spec_(std::move(spec)), space_(spec_.name, params_of(spec_), constraint_of(spec_)) {

@@ -24,6 +24,13 @@ struct Loaded {
   EntryPoint entry = nullptr;
 };
 
+// The absolute path of a file the problem file names, as a generated unit includes it (throws
+// Error for a path a #include cannot spell).
+std::string include_path(const FileSpec& s, const std::string& file);
+// How a generated wrapper passes argument i from `void* const* a`: the file's type, const for
+// inputs, by value for scalars; the reference function (reference = true) takes outputs in double.
+std::string call_argument(const Argument& a, size_t i, bool reference);
+
 class FileFamily final : public Family {
  public:
   explicit FileFamily(FileSpec spec);

@@ -24,25 +24,11 @@ using Holder = FeatureCode::Holder;
 
 std::string cast(const std::string& arg) { return "static_cast<double>(" + arg + ")"; }
 
-bool is_identifier(const std::string& s) {
-  static const std::set<std::string> keywords = {
-      "and",    "auto",   "bool",   "break",    "case",   "char",     "class",  "const",
-      "double", "else",   "enum",   "float",    "for",    "if",       "int",    "long",
-      "new",    "not",    "or",     "return",   "short",  "signed",   "sizeof", "static",
-      "struct", "switch", "this",   "unsigned", "using",  "void",     "while",  "namespace",
-      "delete", "do",     "friend", "goto",     "inline", "operator", "union",  "template"};
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return !keywords.count(s);
-}
-
 void check_namespace(const std::string& ns) {
   size_t start = 0;
   while (true) {
     const size_t end = ns.find("::", start);
-    if (!is_identifier(ns.substr(start, end == std::string::npos ? end : end - start))) {
+    if (!is_cpp_identifier(ns.substr(start, end == std::string::npos ? end : end - start))) {
       throw Error("codegen: namespace '" + ns + "' is not a C++ namespace name");
     }
     if (end == std::string::npos) return;
@@ -57,7 +43,7 @@ std::vector<std::string> member_names(const std::vector<std::string>& features) 
   for (size_t i = 0; i < features.size(); ++i) {
     std::string s;
     for (char c : features[i]) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    if (!is_identifier(s)) {  // built in two steps: GCC 12 warns falsely on "f_" + s
+    if (!is_cpp_identifier(s)) {  // built in two steps: GCC 12 warns falsely on "f_" + s
       std::string prefixed = "f_";
       prefixed += s;
       s = std::move(prefixed);
@@ -262,6 +248,21 @@ std::vector<int> leaf_configs(const nlohmann::json& model) {
 
 }  // namespace
 
+// The check of selector and feature names, shared with deploy (codegen.hpp).
+bool is_cpp_identifier(const std::string& s) {
+  static const std::set<std::string> keywords = {
+      "and",    "auto",   "bool",   "break",    "case",   "char",     "class",  "const",
+      "double", "else",   "enum",   "float",    "for",    "if",       "int",    "long",
+      "new",    "not",    "or",     "return",   "short",  "signed",   "sizeof", "static",
+      "struct", "switch", "this",   "unsigned", "using",  "void",     "while",  "namespace",
+      "delete", "do",     "friend", "goto",     "inline", "operator", "union",  "template"};
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return !keywords.count(s);
+}
+
 std::string generate_selector_header(const nlohmann::json& model, const CodegenOptions& options) {
   const std::string label = options.model_path.empty() ? "model" : options.model_path;
   if (!model.is_object() || !model.contains("format") || model["format"] != "ktune-selector") {
@@ -276,7 +277,7 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
         label, kind.empty() ? "kind-less" : kind));
   }
   check_namespace(options.namespace_name);
-  if (!is_identifier(options.function_name)) {
+  if (!is_cpp_identifier(options.function_name)) {
     throw Error("codegen: function name '" + options.function_name + "' is not a C++ identifier");
   }
   std::unique_ptr<Selector> selector;

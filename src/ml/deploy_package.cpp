@@ -175,6 +175,11 @@ void write_deploy_package(const std::string& dir, const std::vector<PackageSelec
   files.emplace_back("CMakeLists.txt", package_cmakelists(options, entries));
   files.emplace_back("cmake/ktune_tuned_" + name + "Config.cmake", package_config(options));
   files.emplace_back("deploy.json", manifest.dump(1) + "\n");
+  write_package_files(dir, files);
+}
+
+void write_package_files(const std::string& dir,
+                         const std::vector<std::pair<std::string, std::string>>& files) {
   for (const auto& [path, text] : files) {
     const fs::path full = fs::path(dir) / path;
     std::error_code ec;

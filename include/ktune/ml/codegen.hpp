@@ -34,6 +34,9 @@ struct CodegenOptions {
   std::string dataset;     // recorded in the comment; empty: the model's "dataset" field, if any
 };
 
+// Whether s can name a C++ variable, function or namespace (not a keyword).
+bool is_cpp_identifier(const std::string& s);
+
 // The header text. Throws Error (one line, naming options.model_path and the bad field) for a
 // model that is not a tree selector, a malformed model, a tree nesting too deep, or a
 // namespace/function name that is not a C++ identifier.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ktune/dataset.hpp"
@@ -56,6 +57,10 @@ std::string package_selector_path(const std::string& device, const std::string& 
 
 // The selector header of one model, as the package holds it (codegen with `command` recorded).
 std::string package_selector_header(const PackageSelector& s, const std::string& command);
+
+// Writes each (path relative to dir, text) under dir, making its folders.
+void write_package_files(const std::string& dir,
+                         const std::vector<std::pair<std::string, std::string>>& files);
 
 // Writes the package into dir (created; its files replaced). Throws Error (one line naming the
 // input) for a bad name or backend, a model without family or device, two models of one family,
