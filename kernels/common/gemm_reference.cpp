@@ -27,6 +27,7 @@ std::vector<double> pack_panels(const float* x, int64_t rows, int64_t k, int64_t
                                 int64_t p_stride, int64_t width) {
   const int64_t panels = (rows + width - 1) / width;
   std::vector<double> out(size_t(panels * width * k), 0.0);
+  if (k == 0) return out;  // no panel to fill (and out.data() may be null)
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     double* dst = out.data() + (r / width) * width * k + r % width;
