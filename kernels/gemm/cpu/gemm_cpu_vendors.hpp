@@ -12,10 +12,13 @@
 
 namespace ktune::kernels::gemm::cpu {
 
-// An idle pause before a library's verified and timed runs: OpenBLAS's pthread workers spin for
-// tens of milliseconds after a call (an OpenMP team briefly), and on 2 cores a library timed
-// next to them runs a thread short (a 2-thread team waits for a thread that is not scheduled).
-inline constexpr double kSettleMs = 100;
+// An idle pause before a library's verified and timed runs: OpenBLAS's pthread workers spin
+// after a call until their timeout (2^28 TSC cycles by default, over 100 ms at 2 GHz), an
+// OpenMP team briefly, and on 2 cores a library timed next to them runs a thread short (a
+// 2-thread team waits for a thread that is not scheduled). 100 ms was too short: on the 2-core
+// AMD EPYC the demo then timed oneDNN, which runs after OpenBLAS, at 66-181 GFLOP/s on its three
+// shapes, and at 204-346 GFLOP/s with 250 ms (two runs' medians within 10 % of each other).
+inline constexpr double kSettleMs = 250;
 
 // The call arguments of a shape (leading dimensions, packed batch strides), without pointers.
 Args shape_args(const Shape& s, float alpha = 1, float beta = 0);
