@@ -48,7 +48,7 @@ Action setup_analyze(CLI::App& sub) {
   return [a] { return run_analyze(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_analyze_registered = add_verb(
     "analyze", "PCA dimensionality, best-config counts and per-problem spread of a dataset",
     setup_analyze);
 

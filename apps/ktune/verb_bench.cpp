@@ -129,7 +129,7 @@ int run_bench(BenchOptions o) {
   return 0;
 }
 
-Action setup(CLI::App& app) {
+Action setup_bench(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   auto* family = app.add_option("--family", o->family, "Kernel family")->capture_default_str();
   app.add_option("--family-file", o->family_file,
@@ -164,8 +164,8 @@ Action setup(CLI::App& app) {
   return [o] { return run_bench(*o); };
 }
 
-const bool registered = add_verb(
-    "bench", "Verify and time every config of a family over a workload into a store", setup);
+const bool verb_bench_registered = add_verb(
+    "bench", "Verify and time every config of a family over a workload into a store", setup_bench);
 
 }  // namespace
 }  // namespace ktune::cli

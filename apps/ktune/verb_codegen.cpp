@@ -57,7 +57,7 @@ Action setup_codegen(CLI::App& sub) {
   return [a] { return run_codegen(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_codegen_registered = add_verb(
     "codegen", "Emit a trained tree selector as a self-contained C++ header", setup_codegen);
 
 }  // namespace

@@ -370,7 +370,7 @@ int run_demo(const DemoOptions& o) {
   return 0;
 }
 
-Action setup(CLI::App& app) {
+Action setup_demo(CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
   app.add_option("-o,--out-dir", o->out_dir,
                  "Directory for the store (resumed when present), model, tables and header")
@@ -404,11 +404,11 @@ Action setup(CLI::App& app) {
   return [o] { return run_demo(*o); };
 }
 
-const bool registered = add_verb(
+const bool verb_demo_registered = add_verb(
     "demo",
     "The whole pipeline in minutes: sweep on this CPU, then prune, train, eval, codegen and the "
     "HTML report on a committed dataset",
-    setup);
+    setup_demo);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -164,7 +164,7 @@ Action setup_deploy(CLI::App& sub) {
   return [a] { return run_deploy(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_deploy_registered = add_verb(
     "deploy", "Build an installable CMake package of a tuned library from datasets or models",
     setup_deploy);
 

@@ -300,7 +300,7 @@ Action setup_eval(CLI::App& sub) {
   return [a] { return run_eval(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_eval_registered = add_verb(
     "eval", "Evaluate pruners and selectors on held-out problems (Markdown and CSV)", setup_eval);
 
 }  // namespace

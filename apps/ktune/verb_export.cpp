@@ -46,7 +46,7 @@ Action setup_export(CLI::App& sub) {
   return [a] { return run_export(*a); };
 }
 
-const bool registered =
+const bool verb_export_registered =
     add_verb("export", "Write stored measurements as CSV or T4 JSON", setup_export);
 
 }  // namespace

@@ -133,7 +133,7 @@ Action setup_import(CLI::App& sub) {
   return [a] { return run_import(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_import_registered = add_verb(
     "import", "Add measurements from CSV, T4 JSON or Kernel Tuner caches to a store", setup_import);
 
 }  // namespace

@@ -27,7 +27,7 @@ Action setup_merge(CLI::App& sub) {
   };
 }
 
-const bool registered = add_verb(
+const bool verb_merge_registered = add_verb(
     "merge", "Combine stores (shards, devices) into one; refuses mismatched code or spaces",
     setup_merge);
 

@@ -61,7 +61,8 @@ Action setup_prune(CLI::App& sub) {
   return [a] { return run_prune(*a); };
 }
 
-const bool registered = add_verb("prune", "Pick the K configs to ship from a dataset", setup_prune);
+const bool verb_prune_registered =
+    add_verb("prune", "Pick the K configs to ship from a dataset", setup_prune);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -202,7 +202,7 @@ int run_report(const ReportOptions& o) {
   return 0;
 }
 
-Action setup(CLI::App& app) {
+Action setup_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   app.add_option("--store", o->store,
                  "SQLite tuning store, or measurements exported from one (.csv, .csv.gz)")
@@ -231,11 +231,11 @@ Action setup(CLI::App& app) {
   };
 }
 
-const bool registered =
+const bool verb_report_registered =
     add_verb("report",
              "HTML report with the seed papers' figures (--html); GEMM oracle vs vendor per shape "
              "(gemm-vs-vendor.csv) and geomean ratios",
-             setup);
+             setup_report);
 
 }  // namespace
 }  // namespace ktune::cli

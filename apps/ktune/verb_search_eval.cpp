@@ -48,7 +48,7 @@ int run_search_eval(SearchEvalArgs a) {
   return 0;
 }
 
-Action setup(CLI::App& sub) {
+Action setup_search_eval(CLI::App& sub) {
   auto a = std::make_shared<SearchEvalArgs>();
   a->source.add_options(sub);
   auto& o = a->o;
@@ -83,11 +83,11 @@ Action setup(CLI::App& sub) {
   return [a] { return run_search_eval(*a); };
 }
 
-const bool registered = add_verb(
+const bool verb_search_eval_registered = add_verb(
     "search-eval",
     "Simulate search strategies on a stored dataset: % of oracle per budget and the selector "
     "trained on sampled data",
-    setup);
+    setup_search_eval);
 
 }  // namespace
 }  // namespace ktune::cli

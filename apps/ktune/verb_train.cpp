@@ -89,7 +89,7 @@ Action setup_train(CLI::App& sub) {
   return [a] { return run_train(*a); };
 }
 
-const bool registered =
+const bool verb_train_registered =
     add_verb("train", "Train a selector over the shipped configs and save it as JSON", setup_train);
 
 }  // namespace

@@ -18,7 +18,7 @@ const V kMicroTiles = {"8x8", "16x6", "24x4"};
 
 // cols × vk accumulators of vc floats (vc/8 AVX2 vectors each) must stay in registers beside
 // the operands.
-std::optional<std::string> direct_violation(const Space& space, const Config& c) {
+std::optional<std::string> direct_cpu_violation(const Space& space, const Config& c) {
   const int cols = space.int_value(c, "cols"), vk = space.int_value(c, "vk"),
             vc = space.int_value(c, "vc");
   if (cols * vk * vc / 8 > 12)
@@ -39,7 +39,7 @@ void add_cpu_kinds(std::vector<SpaceKind>& kinds) {
                     {"cols", V{"2", "3", "4"}},
                     {"vk", V{"2", "3", "4"}},
                     {"vc", V{"8", "16"}}},
-                   direct_violation});
+                   direct_cpu_violation});
   // Explicit patch matrix (im2col) of `rows` output pixels at a time, times the filter with
   // ktune's packed GEMM of micro-tile mt and K block kc (the GEMM config is part of the conv
   // config, so the sweep measures the pair; mc = 96, nc = 3840).

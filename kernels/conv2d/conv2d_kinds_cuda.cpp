@@ -14,7 +14,7 @@ namespace {
 using V = std::vector<std::string>;
 
 // tp x tq x vk accumulators per thread: more than 32 spill on the direct kernel.
-std::optional<std::string> direct_violation(const Space& space, const Config& c) {
+std::optional<std::string> direct_cuda_violation(const Space& space, const Config& c) {
   const int acc = space.int_value(c, "tp") * space.int_value(c, "tq") * space.int_value(c, "vk");
   if (acc > 32) return fmt::format("{} accumulators per thread (tp x tq x vk) exceed 32", acc);
   return std::nullopt;
@@ -53,7 +53,7 @@ void add_cuda_kinds(std::vector<SpaceKind>& kinds) {
                     {"vc", V{"1", "4"}},
                     {"smem", V{"0", "1"}},
                     {"wg", V{"128", "256"}}},
-                   direct_violation});
+                   direct_cuda_violation});
   // Patch matrix + ktune's tiled GEMM; the GEMM params are part of the conv config.
   kinds.push_back({"cuda_im2col", gemm_params(), gemm_violation});
   // 1x1 stride-1 unpadded layers: one tiled GEMM over the NHWC input as it is.

@@ -114,7 +114,7 @@ std::string problem_of(const Json& cache, const std::string& source) {
   return p.key();
 }
 
-std::string objective_of(const Json& cache, const ImportObjective& o) {
+std::string kernel_tuner_objective(const Json& cache, const ImportObjective& o) {
   if (!o.name.empty()) return o.name;
   const Json* declared = member(cache, "objective");
   if (declared && declared->is_string()) return declared->get<std::string>();
@@ -190,7 +190,7 @@ std::vector<Measurement> parse_kernel_tuner(std::string_view text, const std::st
   if (c.family.empty())
     throw Error(fmt::format("{}: no kernel_name in the file; pass --family", source));
   c.problem = options.problem.empty() ? problem_of(doc, source) : options.problem;
-  c.objective = objective_of(doc, options.objective);
+  c.objective = kernel_tuner_objective(doc, options.objective);
   c.higher =
       c.objective != "time" && objective_higher_is_better(c.objective, options.objective.direction);
   const Json* keys = member(doc, "tune_params_keys");

@@ -150,7 +150,7 @@ Measurement ktune_measurement(const Json& r, const Document& d, const std::strin
 }
 
 // The objective a result declares (its first "objectives" entry), unless overridden.
-std::string objective_of(const Json& r, const ImportObjective& o) {
+std::string t4_objective(const Json& r, const ImportObjective& o) {
   if (!o.name.empty()) return o.name;
   const Json* objectives = member(r, "objectives");
   if (objectives && objectives->is_array() && !objectives->empty() &&
@@ -199,7 +199,7 @@ Measurement foreign_measurement(const Json& r, Document& d, const std::string& w
     if (!samples.empty()) m.outcome.timing = summarize(std::move(samples));
     return m;
   }
-  const std::string objective = objective_of(r, d.options.objective);
+  const std::string objective = t4_objective(r, d.options.objective);
   const bool time = objective == "time";
   const bool higher = !time && objective_higher_is_better(objective, d.options.objective.direction);
   const double value = measured(r, objective) * (time ? d.ms_per_unit : 1.0);

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A name the library spells in C++: not a keyword, nor the CUDA launch's `stream`.
-bool identifier(const std::string& s) { return ml::is_cpp_identifier(s) && s != "stream"; }
+bool deployable_name(const std::string& s) { return ml::is_cpp_identifier(s) && s != "stream"; }
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -103,19 +103,19 @@ std::string DeployedFamily::prefix() const {
 
 void check_deployable(const DeployedFamily& d) {
   const FileSpec& s = d.family->spec();
-  if (!identifier(s.name))
+  if (!deployable_name(s.name))
     throw Error(
         fmt::format("{}: x-ktune.Name: '{}' is not a C++ identifier (the deployed "
                     "library's function is named after the family)",
                     s.path, s.name));
   for (const auto& f : s.features)
-    if (!identifier(f))
+    if (!deployable_name(f))
       throw Error(
           fmt::format("{}: x-ktune.Features: '{}' is not a C++ identifier (the deployed "
                       "function takes each feature as a parameter)",
                       s.path, f));
   for (const auto& a : s.arguments)
-    if (!a.scalar && !identifier(a.name))
+    if (!a.scalar && !deployable_name(a.name))
       throw Error(fmt::format("{}: KernelSpecification.Arguments: '{}' is not a C++ identifier",
                               s.path, a.name));
   std::vector<std::string> mine = s.features, theirs = d.model_features;

@@ -139,7 +139,7 @@ std::string to_markdown(const AnalysisReport& r, size_t top) {
 }
 
 namespace {
-std::string csv_field(const std::string& s) {
+std::string analysis_csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) {
@@ -153,7 +153,8 @@ std::string csv_field(const std::string& s) {
 void write_csv(const AnalysisReport& r, const std::string& path) {
   std::ostringstream f;  // written through write_text_file: links, FIFOs, "-" and .gz
   auto row = [&](const std::string& section, const std::string& name, const std::string& value) {
-    f << csv_field(section) << ',' << csv_field(name) << ',' << csv_field(value) << '\n';
+    f << analysis_csv_field(section) << ',' << analysis_csv_field(name) << ','
+      << analysis_csv_field(value) << '\n';
   };
   auto num = [](double x) { return fmt::format("{:.17g}", x); };
   f << "section,name,value\n";

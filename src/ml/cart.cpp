@@ -18,7 +18,7 @@ constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
 constexpr double kFeatureThreshold = 1e-7;  // sklearn's FEATURE_THRESHOLD
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Split {
+struct NodeSplit {
   int feature = -1;
   double threshold = 0;
   std::vector<int> left, right;  // sample indices
@@ -89,14 +89,14 @@ class Grower {
   // sklearn's BestSplitter draws them (Fisher-Yates over a persistent feature array, known
   // constant features skipped), so ties between features resolve the same way.
   // n_constants: in, the constant features known from the parent; out, the node's count.
-  Split find_split(const std::vector<int>& samples, const Stats& node, double node_imp,
-                   int& n_constants) {
+  NodeSplit find_split(const std::vector<int>& samples, const Stats& node, double node_imp,
+                       int& n_constants) {
     const int n = static_cast<int>(samples.size());
     const int n_features = static_cast<int>(X_.cols());
     const int max_features =
         p_.max_features > 0 && p_.max_features < n_features ? p_.max_features : n_features;
 
-    Split best;
+    NodeSplit best;
     double best_proxy = -kInf;
     int best_pos = -1;
     std::vector<std::pair<double, int>> sorted(n);
@@ -192,7 +192,7 @@ class Grower {
     if (first) imp = impurity(s);
     const int id = add_node(nodes, s);
     if (leaf_by_size(static_cast<int>(samples.size()), depth, imp)) return id;
-    Split split = find_split(samples, s, imp, n_constants);
+    NodeSplit split = find_split(samples, s, imp, n_constants);
     if (split.feature < 0 || split.improvement + kEpsilon < 0.0) return id;
     nodes[id].feature = split.feature;
     nodes[id].threshold = split.threshold;
@@ -209,7 +209,7 @@ class Grower {
     int node = -1, depth = 0;
     bool is_leaf = true;
     double improvement = 0;
-    Split split;
+    NodeSplit split;
   };
 
   Record add_split_node(std::vector<DecisionTree::Node>& nodes, const std::vector<int>& samples,

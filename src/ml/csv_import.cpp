@@ -33,7 +33,7 @@ bool parse_finite(const std::string& text, double& value) {
   return !t.empty() && ec == std::errc() && end == t.data() + t.size() && std::isfinite(value);
 }
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size();
   return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
@@ -47,14 +47,14 @@ std::string category_name(const std::string& column, const std::string& value) {
   return out;
 }
 
-struct Cell {
+struct ImportedCell {
   std::vector<double> values;  // valid times/perfs
   size_t invalid = 0;
   std::string first_invalid;  // "file:line: time 'inf'" for the failed row's message
 };
 
 // One measurement from the valid values of a (problem, config) pair, or a failed one.
-Measurement measurement_of(const Cell& cell, const LongCsvOptions& o) {
+Measurement measurement_of(const ImportedCell& cell, const LongCsvOptions& o) {
   Measurement m;
   if (cell.values.empty()) {
     m.outcome.status = Status::failed;
@@ -63,7 +63,7 @@ Measurement measurement_of(const Cell& cell, const LongCsvOptions& o) {
   }
   const std::vector<double>& v = cell.values;
   m.outcome.status = Status::ok;
-  const double mid = median(v);
+  const double mid = median_of(v);
   m.outcome.timing.reps = int(v.size());
   if (o.higher_is_better) {
     m.perf = mid;
@@ -75,7 +75,7 @@ Measurement measurement_of(const Cell& cell, const LongCsvOptions& o) {
   tm.max_ms = *std::max_element(v.begin(), v.end());
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::abs(x - mid));
-  tm.mad_ms = median(dev);
+  tm.mad_ms = median_of(dev);
   tm.samples_ms = v;
   m.perf = 1.0 / mid;
   return m;
@@ -193,7 +193,7 @@ std::vector<Measurement> parse_long_csv(std::string_view text, const std::string
   }
 
   // Pass 2: problem keys; (problem, config) → values.
-  std::map<std::pair<std::string, std::string>, Cell> cells;
+  std::map<std::pair<std::string, std::string>, ImportedCell> cells;
   size_t invalid_rows = 0;
   for (const Row& row : rows) {
     Problem p;
@@ -210,7 +210,7 @@ std::vector<Measurement> parse_long_csv(std::string_view text, const std::string
         p.values.push_back(c == row.problem[j] ? 1.0 : 0.0);
       }
     }
-    Cell& cell = cells[{p.key(), row.config}];
+    ImportedCell& cell = cells[{p.key(), row.config}];
     if (row.valid) {
       cell.values.push_back(row.value);
     } else {

@@ -15,7 +15,7 @@
 namespace ktune::ml {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kSvmInf = std::numeric_limits<double>::infinity();
 constexpr double kTau = 1e-12;  // libsvm's TAU for non-positive curvature
 
 std::vector<bool> check_and_present(const Eigen::MatrixXd& X, const std::vector<int>& y,
@@ -53,7 +53,7 @@ Eigen::VectorXd smo(const Eigen::MatrixXd& K, const Eigen::VectorXd& y, double C
   auto Q = [&](Eigen::Index i, Eigen::Index j) { return y[i] * y[j] * K(i, j); };
   for (int iter = 0; iter < max_iter; ++iter) {
     // Working set: i maximal violating in I_up, j by the second-order gain.
-    double gmax = -kInf, gmax2 = -kInf, obj_min = kInf;
+    double gmax = -kSvmInf, gmax2 = -kSvmInf, obj_min = kSvmInf;
     Eigen::Index i = -1, j = -1;
     for (Eigen::Index t = 0; t < n; ++t) {
       if (y[t] > 0 ? a[t] < C : a[t] > 0) {
@@ -138,7 +138,7 @@ Eigen::VectorXd smo(const Eigen::MatrixXd& K, const Eigen::VectorXd& y, double C
     for (Eigen::Index t = 0; t < n; ++t) G[t] += Q(i, t) * dai + Q(j, t) * daj;
   }
   // Bias: mean over free vectors, else the middle of the feasible interval (libsvm).
-  double ub = kInf, lb = -kInf, sum_free = 0;
+  double ub = kSvmInf, lb = -kSvmInf, sum_free = 0;
   int n_free = 0;
   for (Eigen::Index t = 0; t < n; ++t) {
     const double yg = y[t] * G[t];
@@ -190,7 +190,7 @@ void LinearSvm::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_c
     std::iota(order.begin(), order.end(), 0);
     for (int pass = 0; pass < passes; ++pass) {
       std::shuffle(order.begin(), order.end(), rng);
-      double pg_max = -kInf, pg_min = kInf;
+      double pg_max = -kSvmInf, pg_min = kSvmInf;
       for (Eigen::Index i : order) {
         const double yi = y[i] == c ? 1.0 : -1.0;
         const double g = yi * (X.row(i).dot(w) + b) - 1.0;
@@ -221,7 +221,7 @@ Eigen::VectorXd LinearSvm::decision(const Eigen::Ref<const Eigen::RowVectorXd>& 
   if (x.size() != W_.cols()) throw Error("svm-linear: wrong number of features in predict");
   Eigen::VectorXd d = W_ * x.transpose() + b_;
   for (Eigen::Index c = 0; c < d.size(); ++c) {
-    if (!present_[c]) d[c] = -kInf;
+    if (!present_[c]) d[c] = -kSvmInf;
   }
   return d;
 }
@@ -298,7 +298,7 @@ Eigen::VectorXd RbfSvm::decision(const Eigen::Ref<const Eigen::RowVectorXd>& x) 
   }
   Eigen::VectorXd d = coef_ * k - rho_;
   for (Eigen::Index c = 0; c < d.size(); ++c) {
-    if (!present_[c]) d[c] = -kInf;
+    if (!present_[c]) d[c] = -kSvmInf;
   }
   return d;
 }

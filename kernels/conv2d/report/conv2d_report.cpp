@@ -113,7 +113,7 @@ std::vector<report::Figure> figures(const report::ReportInputs& in) {
       spec, table)};
 }
 
-const bool registered =
+const bool conv2d_report_registered =
     report::register_family_report("conv2d", {.intensity = intensity, .figures = figures});
 
 }  // namespace

@@ -27,7 +27,7 @@ constexpr std::array<Fn, 256> make_table(std::index_sequence<I...>) {
   return {entry<I>()...};
 }
 
-constexpr auto kTable = make_table(std::make_index_sequence<256>{});
+constexpr auto kSeedTable = make_table(std::make_index_sequence<256>{});
 
 int slot(int v) {
   switch (v) {
@@ -50,7 +50,7 @@ void run_seed(const Args& args, const Tile& tile) {
   if (tile.wg_x < 1 || tile.wg_y < 1) throw Error("gemm cpu: work-group sizes must be positive");
   const int index = (slot(tile.r) * 16 + slot(tile.a) * 4 + slot(tile.c)) * 4 +
                     (args.transa ? 2 : 0) + (args.transb ? 1 : 0);
-  kTable[size_t(index)](args, tile.wg_x, tile.wg_y);
+  kSeedTable[size_t(index)](args, tile.wg_x, tile.wg_y);
 }
 
 }  // namespace ktune::kernels::gemm::cpu

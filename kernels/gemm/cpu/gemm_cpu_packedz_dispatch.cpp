@@ -25,7 +25,7 @@ struct PackedzCall {
   }
 };
 
-constexpr auto kTable = tile_table<PackedzCall, kPackedzMicroTiles>(
+constexpr auto kPackedzTable = tile_table<PackedzCall, kPackedzMicroTiles>(
     std::make_index_sequence<std::size(kPackedzMicroTiles)>{});
 #endif
 
@@ -46,7 +46,7 @@ void run_packedz(const Args& args, const PackedParams& p) {
         "pa={} pb={})",
         p.kc, p.mc, p.nc, p.pa, p.pb));
 #if defined(__AVX512F__)
-  run_tile(kTable, "packedz", args, p);
+  run_tile(kPackedzTable, "packedz", args, p);
 #else
   (void)args;
   throw Error(

@@ -80,7 +80,7 @@ std::vector<report::Figure> figures(const report::ReportInputs& in) {
                           perf, table)};
 }
 
-const bool registered =
+const bool stencil_report_registered =
     report::register_family_report("stencil", {.intensity = nullptr, .figures = figures});
 
 }  // namespace
