@@ -16,6 +16,7 @@
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/bench.hpp"
 #include "ktune/cuda/cuda_device.hpp"
+#include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::test {
@@ -62,11 +63,7 @@ class TensorCoreGemmTest : public ::testing::Test {
                                      bool tb) const = 0;
 
   const cuda::LoadedKernel& kernel(const BlockedParams& p, Precision q, bool ta, bool tb) {
-    const cuda::NvrtcRequest r = request(p, q, ta, tb);
-    auto& slot = kernels_[r.name_expression];
-    if (!slot)
-      slot = std::make_unique<cuda::LoadedKernel>(cuda::compile_cubin(r), r.name_expression);
-    return *slot;
+    return kernels_.get(request(p, q, ta, tb));
   }
   // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
   void prepare(const std::vector<BlockedParams>& configs,
@@ -82,7 +79,7 @@ class TensorCoreGemmTest : public ::testing::Test {
   int max_shared_ = 0;
 
  private:
-  std::map<std::string, std::unique_ptr<cuda::LoadedKernel>> kernels_;
+  LoadedKernels kernels_;
 };
 
 }  // namespace ktune::test
