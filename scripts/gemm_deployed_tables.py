@@ -12,7 +12,7 @@ times / sum of deployed times), the count below 0.8x, and the worst shapes.
   scripts/gemm_deployed_tables.py --run in-sample=a.csv --run held-out=b.csv \\
       [--data sweep.csv.gz ...] --csv out.csv --markdown out.md
   scripts/gemm_deployed_tables.py --run dnn=deployed-cpu-dnn.csv \\
-      --in-sample-selector examples/tuned-gemm/selectors/amd-epyc-2c-k8.hpp --csv ... --markdown ..."""
+      --in-sample-selector libraries/gemm/selectors/amd-epyc-2c-k8.hpp --csv ... --markdown ..."""
 import argparse
 import csv
 import gzip

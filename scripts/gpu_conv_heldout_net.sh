@@ -18,7 +18,7 @@ export PKG_CONFIG_LIBDIR="$ROOT/usr/lib/x86_64-linux-gnu/pkgconfig:$ROOT/usr/sha
 cmake -S /tmp/kt-src -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
   -DKTUNE_EXAMPLES=ON -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
   -DCMAKE_PROJECT_INCLUDE=$PWD/$C/fake_openblas.cmake \
-  -DKTUNE_CONV_CUDA_SELECTOR=/tmp/kt-src/examples/tuned-conv/selectors/h100-80gb-hbm3-resnet50-k8.hpp \
+  -DKTUNE_CONV_CUDA_SELECTOR=/tmp/kt-src/libraries/conv2d/selectors/h100-80gb-hbm3-resnet50-k8.hpp \
   -DKTUNE_CUDNN_LIBRARY="$ROOT/usr/local/cuda-13.0/lib/libcudnn.so.9" \
   "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $ROOT/usr/local/cuda/include" > $OUT/cmake.log 2>&1 ||
   { tail -30 $OUT/cmake.log; exit 1; }

@@ -1,17 +1,19 @@
 // ktune report: with --html, the HTML report of any family's dataset (src/report). Otherwise
-// per-shape best config (oracle over the swept space) against the vendor library,
-// as the gemm-vs-vendor CSV, plus geometric-mean ratios overall and per network. With
-// --deployed (the CSV of examples/tuned-gemm's tuned_gemm_bench) it adds the deployed tuned
-// library, whose vendor figures then come from that same run, side by side with it.
+// per-shape best config (oracle over the swept space) against the vendor library, as the
+// gemm-vs-vendor CSV, plus geometric-mean and time-weighted ratios overall and per network and
+// the worst shapes (vendor_table.hpp). With --deployed (the CSV of examples/tuned-gemm's
+// tuned_gemm_bench) it adds the deployed tuned library, whose vendor figures then come from that
+// same run, side by side with it.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "apps/ktune/numeric_options.hpp"
+#include "apps/ktune/vendor_table.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
@@ -33,6 +35,8 @@ struct ReportOptions {
   int threads = 0;
   bool workload_given = false;
 };
+
+constexpr size_t kWorstShapes = 5;  // listed under the vendor table
 
 struct ShapePerf {
   double oracle = 0, vendor = 0, deployed = 0;
@@ -60,17 +64,6 @@ void add_deployed(const std::string& path, std::map<std::string, ShapePerf>& per
     perf[problem].deployed = p.deployed;
     perf[problem].vendor = p.vendor;
   }
-}
-
-double geomean_ratio(const std::vector<std::pair<double, double>>& pairs, size_t* used) {
-  double log_sum = 0;
-  *used = 0;
-  for (const auto& [num, den] : pairs) {
-    if (num <= 0 || den <= 0) continue;
-    log_sum += std::log(num / den);
-    ++*used;
-  }
-  return *used ? std::exp(log_sum / double(*used)) : 0.0;
 }
 
 // The HTML report over the dataset of any family (docs/report.md).
@@ -136,11 +129,13 @@ int run_report(const ReportOptions& o) {
       "network,{},oracle_gflops,deployed_gflops,vendor_gflops\n",
       fmt::join(workload.problems.empty() ? family.feature_names() : workload.problems[0].names,
                 ","));
-  std::map<std::string, std::vector<std::pair<double, double>>> per_network;
-  std::vector<std::pair<double, double>> all;
-  // deployed / vendor and deployed / oracle pairs
-  std::map<std::string, std::vector<std::pair<double, double>>> dep_vendor_net, dep_oracle_net;
-  std::vector<std::pair<double, double>> dep_vendor_all, dep_oracle_all;
+  // Per shape: the oracle and the deployed library against the vendor, and the deployed library
+  // against the oracle (in the "vendor" place), over all distinct shapes and per network.
+  struct Rows {
+    std::vector<VendorShape> oracle, deployed, deployed_oracle;
+  };
+  Rows all;
+  std::map<std::string, Rows> per_network;
   size_t missing = 0;
   for (const auto& p : workload.problems) {
     auto it = perf.find(p.key());
@@ -148,52 +143,67 @@ int run_report(const ReportOptions& o) {
       ++missing;
       continue;
     }
-    std::string features;
-    for (size_t i = 0; i < p.names.size(); ++i)
-      features += (i ? "," : "") + family.feature_text(p.names[i], p.values[i]);
+    std::string features, label;
+    for (size_t i = 0; i < p.names.size(); ++i) {
+      const std::string text = family.feature_text(p.names[i], p.values[i]);
+      features += (i ? "," : "") + text;
+      label += (i ? " " : "") + p.names[i] + "=" + text;
+    }
     const ShapePerf& sp = it->second;
-    all.emplace_back(sp.oracle, sp.vendor);
-    dep_vendor_all.emplace_back(sp.deployed, sp.vendor);
-    dep_oracle_all.emplace_back(sp.deployed, sp.oracle);
+    const double flops = family.flops(p);
+    auto add = [&](Rows& rows) {
+      rows.oracle.push_back({label, flops, sp.oracle, sp.vendor});
+      rows.deployed.push_back({label, flops, sp.deployed, sp.vendor});
+      rows.deployed_oracle.push_back({label, flops, sp.deployed, sp.oracle});
+    };
+    add(all);
     std::vector<std::string> nets =
         p.tags.empty() ? std::vector<std::string>{workload.name} : p.tags;
     for (const auto& net : nets) {
-      per_network[net].emplace_back(sp.oracle, sp.vendor);
-      dep_vendor_net[net].emplace_back(sp.deployed, sp.vendor);
-      dep_oracle_net[net].emplace_back(sp.deployed, sp.oracle);
+      add(per_network[net]);
       csv += fmt::format("{},{},{:.3f},{},{}\n", net, features, sp.oracle,
                          sp.deployed > 0 ? fmt::format("{:.3f}", sp.deployed) : "",
                          sp.vendor > 0 ? fmt::format("{:.3f}", sp.vendor) : "");
     }
   }
   std::string md;
-  size_t used = 0;
+  std::function<void(const std::string&, const Rows&)> row;
   if (!with_deployed) {
     md = fmt::format(
-        "Device `{}`: best swept config (oracle) vs vendor library, geometric mean of "
-        "oracle/vendor GFLOP/s ratios.\n\n| shapes | count | oracle / vendor |\n|---|---:|---:|\n",
+        "Device `{}`: best swept config (oracle) vs vendor library: the geometric mean of the "
+        "per-shape oracle/vendor GFLOP/s ratios, and the time-weighted ratio (the vendor's total "
+        "time over the oracle's on the same shapes: large shapes weigh more).\n\n"
+        "| shapes | count | oracle / vendor | time-weighted (Σ vendor / Σ oracle) |\n"
+        "|---|---:|---:|---:|\n",
         device);
-    md += fmt::format("| all distinct | {} | {:.3f} |\n", used, geomean_ratio(all, &used));
-    for (const auto& [net, pairs] : per_network)
-      md += fmt::format("| {} | {} | {:.3f} |\n", net, used, geomean_ratio(pairs, &used));
+    row = [&](const std::string& name, const Rows& rows) {
+      const VendorSummary s = summarize(rows.oracle);
+      md +=
+          fmt::format("| {} | {} | {:.3f} | {:.3f} |\n", name, s.count, s.geomean, s.time_weighted);
+    };
   } else {
     md = fmt::format(
         "Device `{}`: the deployed tuned library and the vendor library measured side by side "
         "in one run ({}), against the best swept config per shape (oracle). Geometric means of "
-        "the per-shape GFLOP/s ratios.\n\n"
-        "| shapes | count | deployed / vendor | deployed % of oracle | oracle / vendor |\n"
-        "|---|---:|---:|---:|---:|\n",
+        "the per-shape GFLOP/s ratios, and the time-weighted deployed/vendor ratio (the "
+        "vendor's total time over the deployed library's: large shapes weigh more).\n\n"
+        "| shapes | count | deployed / vendor | time-weighted (Σ vendor / Σ deployed) | "
+        "deployed % of oracle | oracle / vendor |\n"
+        "|---|---:|---:|---:|---:|---:|\n",
         device, o.deployed);
-    auto row = [&](const std::string& name, const auto& dv, const auto& dov, const auto& ov) {
-      size_t n1 = 0, n2 = 0, n3 = 0;
-      const double a = geomean_ratio(dv, &n1), b = geomean_ratio(dov, &n2);
-      const double c = geomean_ratio(ov, &n3);
-      md += fmt::format("| {} | {} | {:.3f} | {:.1f} % | {:.3f} |\n", name, n1, a, 100 * b, c);
+    row = [&](const std::string& name, const Rows& rows) {
+      const VendorSummary dv = summarize(rows.deployed);
+      md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.1f} % | {:.3f} |\n", name, dv.count,
+                        dv.geomean, dv.time_weighted, 100 * summarize(rows.deployed_oracle).geomean,
+                        summarize(rows.oracle).geomean);
     };
-    row("all distinct", dep_vendor_all, dep_oracle_all, all);
-    for (const auto& [net, pairs] : per_network)
-      row(net, dep_vendor_net[net], dep_oracle_net[net], pairs);
   }
+  row("all distinct", all);
+  for (const auto& [net, rows] : per_network) row(net, rows);
+  const std::string worst =
+      worst_shapes_markdown(with_deployed ? all.deployed : all.oracle, kWorstShapes,
+                            with_deployed ? "deployed" : "oracle");
+  if (!worst.empty()) md += "\n" + worst;
   if (missing)
     md += fmt::format("\n{} workload shapes have no ok measurement in the store.\n", missing);
   if (!o.csv.empty()) write_text_file(o.csv, csv);

@@ -64,6 +64,20 @@ inline CompileResults compile_all(const std::vector<cuda::NvrtcRequest>& request
   return r;
 }
 
+// NVRTC-compiled kernels by name expression, compiled and loaded on first use.
+class LoadedKernels {
+ public:
+  const cuda::LoadedKernel& get(const cuda::NvrtcRequest& r) {
+    auto& slot = kernels_[r.name_expression];
+    if (!slot)
+      slot = std::make_unique<cuda::LoadedKernel>(cuda::compile_cubin(r), r.name_expression);
+    return *slot;
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<cuda::LoadedKernel>> kernels_;
+};
+
 class GemmKernelTest : public ::testing::Test {
  protected:
   using BlockedParams = kernels::gemm::BlockedParams;
@@ -89,11 +103,7 @@ class GemmKernelTest : public ::testing::Test {
   }
 
   const cuda::LoadedKernel& kernel(const BlockedParams& p, bool ta, bool tb) {
-    const cuda::NvrtcRequest r = request(p, ta, tb, arch_);
-    auto& slot = kernels_[r.name_expression];
-    if (!slot)
-      slot = std::make_unique<cuda::LoadedKernel>(cuda::compile_cubin(r), r.name_expression);
-    return *slot;
+    return kernels_.get(request(p, ta, tb, arch_));
   }
   const cuda::LoadedKernel& reduce() {
     if (!reduce_) {
@@ -147,7 +157,7 @@ class GemmKernelTest : public ::testing::Test {
   std::string arch_;
 
  private:
-  std::map<std::string, std::unique_ptr<cuda::LoadedKernel>> kernels_;
+  LoadedKernels kernels_;
   std::unique_ptr<cuda::LoadedKernel> reduce_;
 };
 

@@ -20,6 +20,7 @@
 #include "ktune/workload.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/gpu/tc_gemm_fixture.hpp"
 
 namespace {
 
@@ -30,16 +31,10 @@ using ktune::kernels::gemm::Shape;
 namespace gcuda = ktune::kernels::gemm::cuda;
 namespace gemm = ktune::kernels::gemm;
 
-constexpr Precision kPrecisions[] = {Precision::tf32, Precision::bf16, Precision::fp16};
+const std::vector<Precision> kPrecisions = {Precision::tf32, Precision::bf16, Precision::fp16};
 
 // The `mma` kind of the GEMM space in the space's order, read from the family.
-std::vector<BlockedParams> mma_space() {
-  const gemm::GemmFamily family;
-  std::vector<BlockedParams> out;
-  for (const ktune::Config& c : ktune::parse_config_list(family.space(), "kind:mma"))
-    out.push_back(gemm::gemm_config_of(family.space(), c).blocked);
-  return out;
-}
+std::vector<BlockedParams> mma_space() { return ktune::test::gemm_kind_configs("kind:mma"); }
 
 NvrtcRequest mma_request(const BlockedParams& p, Precision precision, bool ta, bool tb,
                          const std::string& arch) {
@@ -80,8 +75,8 @@ TEST(MmaGemmNvrtc, EveryConfigCompilesForSm90InACyclingPrecision) {
   const auto configs = mma_space();
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
-    requests.push_back(mma_request(configs[i], kPrecisions[i % 3], (i / 3) & 1, (i / 6) & 1,
-                                   "sm_90"));
+    requests.push_back(
+        mma_request(configs[i], kPrecisions[i % 3], (i / 3) & 1, (i / 6) & 1, "sm_90"));
   const auto [images, failures] = ktune::test::compile_all(requests);
   for (size_t i = 0; i < requests.size(); ++i) {
     EXPECT_EQ(failures[i], "") << requests[i].name_expression;
@@ -89,32 +84,10 @@ TEST(MmaGemmNvrtc, EveryConfigCompilesForSm90InACyclingPrecision) {
   }
 }
 
-class MmaGemmTest : public ::testing::Test {
+class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
  protected:
-  void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    ktune::cuda::use_device(0);
-    arch_ = ktune::cuda::device_arch(0);
-    ktune::cuda::check(
-        cudaDeviceGetAttribute(&max_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
-        "cudaDeviceGetAttribute");
-  }
-
-  const ktune::cuda::LoadedKernel& kernel(const BlockedParams& p, Precision q, bool ta, bool tb) {
-    const NvrtcRequest r = mma_request(p, q, ta, tb, arch_);
-    auto& slot = kernels_[r.name_expression];
-    if (!slot)
-      slot = std::make_unique<ktune::cuda::LoadedKernel>(ktune::cuda::compile_cubin(r),
-                                                         r.name_expression);
-    return *slot;
-  }
-  void prepare(const std::vector<BlockedParams>& configs) {
-    std::vector<NvrtcRequest> requests;
-    for (const BlockedParams& p : configs)
-      for (Precision q : kPrecisions)
-        for (int t = 0; t < 4; ++t) requests.push_back(mma_request(p, q, t & 1, t & 2, arch_));
-    ktune::test::parallel_for(requests.size(),
-                              [&](size_t i) { (void)ktune::cuda::compile_cubin(requests[i]); });
+  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb) const override {
+    return mma_request(p, q, ta, tb, arch_);
   }
 
   // The input bytes of values in precision q (16-bit bits or the floats themselves).
@@ -132,19 +105,16 @@ class MmaGemmTest : public ::testing::Test {
   // by that many elements.
   double run(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
              uint64_t seed, int a_offset = 0) {
-    auto host_a = gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
-    auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
-    auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
-    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
-    const auto ref = gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta,
-                                          host_c.data());
-    const auto bytes_a = input_bytes(host_a, q), bytes_b = input_bytes(host_b, q);
+    const ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
+    const auto ref =
+        gemm::reference_gemm(s, in.a.data() + a_offset, in.b.data(), alpha, beta, in.c.data());
+    const auto bytes_a = input_bytes(in.a, q), bytes_b = input_bytes(in.b, q);
     ktune::cuda::DeviceBuffer<char> a(bytes_a.size(), "A"), b(bytes_b.size(), "B");
     ktune::cuda::check(cudaMemcpy(a.data(), bytes_a.data(), a.bytes(), cudaMemcpyHostToDevice),
                        "cudaMemcpy(A)");
     ktune::cuda::check(cudaMemcpy(b.data(), bytes_b.data(), b.bytes(), cudaMemcpyHostToDevice),
                        "cudaMemcpy(B)");
-    auto c = ktune::test::upload(host_c, "C");
+    auto c = ktune::test::upload(in.c, "C");
     const auto& k = kernel(p, q, s.transa, s.transb);
     const auto result = gcuda::launch_mma(
         k.function(), k.attributes().maxThreadsPerBlock, max_shared_, p, q, s.transa, s.transb, s.m,
@@ -152,18 +122,12 @@ class MmaGemmTest : public ::testing::Test {
         s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc, s.stride_c(), nullptr);
     EXPECT_EQ(result.error, cudaSuccess) << result.message;
     if (result.refused) return -1;
-    ktune::cuda::check(cudaDeviceSynchronize(),
-                       "cudaDeviceSynchronize(" +
-                           mma_request(p, q, s.transa, s.transb, arch_).name_expression + ")");
+    ktune::cuda::check(
+        cudaDeviceSynchronize(),
+        "cudaDeviceSynchronize(" + request(p, q, s.transa, s.transb).name_expression + ")");
     const auto out = ktune::test::download(c);
     return gemm::relative_error(s, out.data(), ref);
   }
-
-  std::string arch_;
-  int max_shared_ = 0;
-
- private:
-  std::map<std::string, std::unique_ptr<ktune::cuda::LoadedKernel>> kernels_;
 };
 
 using ktune::test::make_shape;
@@ -172,7 +136,7 @@ using ktune::test::make_shape;
 // batched one with leading dimensions padded by one element (element copies, partial tiles).
 TEST_F(MmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
   const auto configs = mma_space();
-  prepare(configs);
+  prepare(configs, kPrecisions);
   int ran = 0, refused = 0;
   for (const BlockedParams& p : configs) {
     for (Precision q : kPrecisions) {
@@ -202,7 +166,7 @@ TEST_F(MmaGemmTest, MisalignedBaseAlphaBetaAndOddK) {
   const auto configs = mma_space();
   const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
                                              configs.back()};
-  prepare(sample);
+  prepare(sample, kPrecisions);
   for (const BlockedParams& p : sample)
     for (Precision q : kPrecisions)
       for (int t = 0; t < 4; ++t) {

@@ -20,6 +20,7 @@
 #include "ktune/family.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/gpu/tc_gemm_fixture.hpp"
 
 namespace {
 
@@ -30,16 +31,10 @@ using ktune::kernels::gemm::Shape;
 namespace gcuda = ktune::kernels::gemm::cuda;
 namespace gemm = ktune::kernels::gemm;
 
-constexpr Precision kPrecisions[] = {Precision::bf16, Precision::fp16};
+const std::vector<Precision> kPrecisions = {Precision::bf16, Precision::fp16};
 
 // The `wgmma` kind of the GEMM space in the space's order, read from the family.
-std::vector<BlockedParams> wgmma_space() {
-  const gemm::GemmFamily family;
-  std::vector<BlockedParams> out;
-  for (const ktune::Config& c : ktune::parse_config_list(family.space(), "kind:wgmma"))
-    out.push_back(gemm::gemm_config_of(family.space(), c).blocked);
-  return out;
-}
+std::vector<BlockedParams> wgmma_space() { return ktune::test::gemm_kind_configs("kind:wgmma"); }
 
 NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta, bool tb) {
   return ktune::test::kernel_request("gemm_wgmma.cuh",
@@ -84,32 +79,15 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   }
 }
 
-class WgmmaGemmTest : public ::testing::Test {
+class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
  protected:
   void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    ktune::cuda::use_device(0);
-    if (ktune::cuda::device_arch(0) != "sm_90") GTEST_SKIP() << "wgmma needs an sm_90 device";
-    ktune::cuda::check(
-        cudaDeviceGetAttribute(&max_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
-        "cudaDeviceGetAttribute");
+    TensorCoreGemmTest::SetUp();
+    if (IsSkipped()) return;
+    if (arch_ != "sm_90") GTEST_SKIP() << "wgmma needs an sm_90 device";
   }
-
-  const ktune::cuda::LoadedKernel& kernel(const BlockedParams& p, Precision q, bool ta, bool tb) {
-    const NvrtcRequest r = wgmma_request(p, q, ta, tb);
-    auto& slot = kernels_[r.name_expression];
-    if (!slot)
-      slot = std::make_unique<ktune::cuda::LoadedKernel>(ktune::cuda::compile_cubin(r),
-                                                         r.name_expression);
-    return *slot;
-  }
-  void prepare(const std::vector<BlockedParams>& configs) {
-    std::vector<NvrtcRequest> requests;
-    for (const BlockedParams& p : configs)
-      for (Precision q : kPrecisions)
-        for (int t = 0; t < 4; ++t) requests.push_back(wgmma_request(p, q, t & 1, t & 2));
-    ktune::test::parallel_for(requests.size(),
-                              [&](size_t i) { (void)ktune::cuda::compile_cubin(requests[i]); });
+  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb) const override {
+    return wgmma_request(p, q, ta, tb);
   }
 
   struct Result {
@@ -121,10 +99,7 @@ class WgmmaGemmTest : public ::testing::Test {
   // NaN-poisoned when beta == 0). a_offset shifts A's base by that many elements.
   Result run(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
              uint64_t seed, int a_offset = 0) {
-    auto host_a = gemm::random_matrix(size_t(s.stride_a() * s.batch) + size_t(a_offset), seed);
-    auto host_b = gemm::random_matrix(size_t(s.stride_b() * s.batch), seed + 1);
-    auto host_c = gemm::random_matrix(size_t(s.stride_c() * s.batch), seed + 2);
-    if (beta == 0) host_c.assign(host_c.size(), std::nanf(""));
+    const ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
     // The float64 reference depends on the FP32 values only, not on the precision or config.
     const std::string key =
         std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) + "," +
@@ -134,11 +109,10 @@ class WgmmaGemmTest : public ::testing::Test {
         std::to_string(a_offset);
     auto& ref = references_[key];
     if (ref.empty())
-      ref = gemm::reference_gemm(s, host_a.data() + a_offset, host_b.data(), alpha, beta,
-                                 host_c.data());
-    const auto bits_a = gemm::to_input_bits(host_a, q), bits_b = gemm::to_input_bits(host_b, q);
+      ref = gemm::reference_gemm(s, in.a.data() + a_offset, in.b.data(), alpha, beta, in.c.data());
+    const auto bits_a = gemm::to_input_bits(in.a, q), bits_b = gemm::to_input_bits(in.b, q);
     auto a = upload_bits(bits_a, "A"), b = upload_bits(bits_b, "B");
-    auto c = ktune::test::upload(host_c, "C");
+    auto c = ktune::test::upload(in.c, "C");
     const auto& k = kernel(p, q, s.transa, s.transb);
     const auto launch =
         gcuda::launch_wgmma(k.function(), max_shared_, p, q, s.transa, s.transb, s.m, s.n, s.k,
@@ -161,10 +135,7 @@ class WgmmaGemmTest : public ::testing::Test {
     return out;
   }
 
-  int max_shared_ = 0;
-
  private:
-  std::map<std::string, std::unique_ptr<ktune::cuda::LoadedKernel>> kernels_;
   std::map<std::string, std::vector<double>> references_;
 };
 
@@ -186,7 +157,7 @@ Shape aligned_shape(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t b
 // phases).
 TEST_F(WgmmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
   const auto configs = wgmma_space();
-  prepare(configs);
+  prepare(configs, kPrecisions);
   int ran = 0;
   for (const BlockedParams& p : configs) {
     for (Precision q : kPrecisions) {
@@ -215,7 +186,7 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
   const auto configs = wgmma_space();
   const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
                                              configs.back()};
-  prepare(sample);
+  prepare(sample, kPrecisions);
   for (const BlockedParams& p : sample)
     for (Precision q : kPrecisions)
       for (int t = 0; t < 4; ++t) {

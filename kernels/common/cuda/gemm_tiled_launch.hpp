@@ -1,13 +1,14 @@
 #pragma once
 // Host launcher of the tiled / split-K GEMM kernels (gemm_tiled.cuh). Header-only and free of
-// ktune libraries (CUDA runtime API, <string> and gemm_config.hpp only), so the sweep backend
-// (NVRTC-loaded kernels, LoadedKernel::function()) and the deployed library (nvcc-compiled
-// kernels, (const void*)&ktune_gemm_tiled<...>) share it.
+// ktune libraries (CUDA runtime API, <string>, gemm_config.hpp and gemm_launch_checks.hpp only),
+// so the sweep backend (NVRTC-loaded kernels, LoadedKernel::function()) and the deployed library
+// (nvcc-compiled kernels, (const void*)&ktune_gemm_tiled<...>) share it.
 #include <cuda_runtime_api.h>
 
 #include <optional>
 #include <string>
 
+#include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
@@ -43,12 +44,6 @@ inline long long tiled_k_chunk(const BlockedParams& p, long long k) {
   return chunk < p.bk ? p.bk : chunk;
 }
 
-struct TiledLaunch {
-  cudaError_t error = cudaSuccess;  // a launch failure that is not a refusal
-  bool refused = false;             // the config cannot run this problem (limits, resources)
-  std::string message;              // why, when error != cudaSuccess or refused
-};
-
 namespace tiled_detail {
 
 inline std::string config_text(const BlockedParams& p) {
@@ -78,13 +73,9 @@ inline TiledLaunch refuse(const BlockedParams& p, const std::string& why) {
 // Classifies a launch result: resource / configuration errors are refusals (and are cleared),
 // anything else is an error the caller reports.
 inline TiledLaunch classify(cudaError_t error, const BlockedParams& p, const std::string& what) {
-  if (error == cudaSuccess) return {};
-  const std::string text = std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
-  if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
-    (void)cudaGetLastError();
-    return refuse(p, what + " refused: " + text);
-  }
-  return {error, false, kernel_name(p) + " " + config_text(p) + ": " + what + " failed: " + text};
+  return launch_checks::classify(
+      error, what, [&](const std::string& why) { return refuse(p, why); },
+      [&] { return kernel_name(p) + " " + config_text(p); });
 }
 
 inline bool supported_params(const BlockedParams& p) {
@@ -101,11 +92,10 @@ inline std::optional<TiledLaunch> check_launch(const void* kernel, int kernel_ma
                                                long long m, long long n, long long k,
                                                long long batch, long long lda, long long ldb,
                                                long long ldc) {
-  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, "negative problem size");
-  if (m == 0 || n == 0 || batch == 0) return TiledLaunch{};  // nothing to compute
-  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
-  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m) {
-    return refuse(p, "leading dimension smaller than the matrix rows");
+  if (auto stop =
+          launch_checks::check_problem([&](const std::string& why) { return refuse(p, why); },
+                                       transa, transb, m, n, k, batch, lda, ldb, ldc)) {
+    return stop;
   }
   const int threads = p.threads();
   if (threads > kernel_max_threads) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_config.hpp"
 
@@ -59,28 +60,23 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
                               const void* a, long long lda, long long stride_a, const void* b,
                               long long ldb, long long stride_b, float beta, float* c,
                               long long ldc, long long stride_c, cudaStream_t stream) {
-  using mma_detail::refuse;
-  if (precision == Precision::fp32) return refuse(p, precision, "fp32 has no tensor-core kernel");
-  if (!mma_supported_params(p)) return refuse(p, precision, "parameters outside the template");
-  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, precision, "negative problem size");
-  if (m == 0 || n == 0 || batch == 0) return {};  // nothing to compute
-  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
-  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m)
-    return refuse(p, precision, "leading dimension smaller than the matrix rows");
-  if (kernel == nullptr) return refuse(p, precision, "no kernel");
+  const auto refuse = [&](const std::string& why) { return mma_detail::refuse(p, precision, why); };
+  if (precision == Precision::fp32) return refuse("fp32 has no tensor-core kernel");
+  if (!mma_supported_params(p)) return refuse("parameters outside the template");
+  if (auto stop =
+          launch_checks::check_problem(refuse, transa, transb, m, n, k, batch, lda, ldb, ldc))
+    return *stop;
+  if (kernel == nullptr) return refuse("no kernel");
   const int threads = p.threads();
   if (threads > kernel_max_threads)
-    return refuse(p, precision,
-                  std::to_string(threads) + " threads exceed the kernel's limit of " +
-                      std::to_string(kernel_max_threads));
+    return refuse(std::to_string(threads) + " threads exceed the kernel's limit of " +
+                  std::to_string(kernel_max_threads));
   const long long shared = mma_smem_bytes(p, precision, transa, transb);
-  if (shared > max_shared_bytes)
-    return refuse(p, precision,
-                  std::to_string(shared) + " bytes of shared memory exceed the device's " +
-                      std::to_string(max_shared_bytes));
+  if (auto stop = launch_checks::check_shared_memory(refuse, shared, max_shared_bytes))
+    return *stop;
   const long long blocks_m = (m + p.bm - 1) / p.bm, blocks_n = (n + p.bn - 1) / p.bn;
   if (blocks_m > 2147483647LL || blocks_n > 65535 || batch > 65535)
-    return refuse(p, precision, "grid exceeds the CUDA limits");
+    return refuse("grid exceeds the CUDA limits");
   if (shared > 48 * 1024) {
     const cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
@@ -93,14 +89,8 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   cudaError_t error =
       cudaLaunchKernel(kernel, grid, dim3(unsigned(threads)), args, size_t(shared), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
-  if (error == cudaSuccess) return {};
-  const std::string text = std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
-  if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
-    (void)cudaGetLastError();
-    return refuse(p, precision, "launch refused: " + text);
-  }
-  return {error, false,
-          mma_name_expression(p, precision, transa, transb) + ": launch failed: " + text};
+  return launch_checks::classify(error, "launch", refuse,
+                                 [&] { return mma_name_expression(p, precision, transa, transb); });
 }
 
 }  // namespace ktune::kernels::gemm::cuda

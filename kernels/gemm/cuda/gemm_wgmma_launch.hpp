@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_config.hpp"
 
@@ -95,22 +96,21 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
                                 const void* a, long long lda, long long stride_a, const void* b,
                                 long long ldb, long long stride_b, float beta, float* c,
                                 long long ldc, long long stride_c, cudaStream_t stream) {
-  using wgmma_detail::refuse;
+  const auto refuse = [&](const std::string& why) {
+    return wgmma_detail::refuse(p, precision, why);
+  };
   if (precision != Precision::bf16 && precision != Precision::fp16)
-    return refuse(p, precision, "the wgmma kernel computes bf16 and fp16 only");
-  if (!wgmma_supported_params(p)) return refuse(p, precision, "parameters outside the template");
-  if (m < 0 || n < 0 || k < 0 || batch < 0) return refuse(p, precision, "negative problem size");
-  if (m == 0 || n == 0 || batch == 0) return {};  // nothing to compute
-  const long long a_rows = transa ? k : m, b_rows = transb ? n : k;
-  if (lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) || ldc < m)
-    return refuse(p, precision, "leading dimension smaller than the matrix rows");
+    return refuse("the wgmma kernel computes bf16 and fp16 only");
+  if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
+  if (auto stop =
+          launch_checks::check_problem(refuse, transa, transb, m, n, k, batch, lda, ldb, ldc))
+    return *stop;
   if (lda % 8 != 0 || ldb % 8 != 0 || (batch > 1 && (stride_a % 8 != 0 || stride_b % 8 != 0)) ||
       !wgmma_detail::aligned16(a) || !wgmma_detail::aligned16(b))
-    return refuse(p, precision,
-                  "TMA needs 16-byte aligned A and B (base, leading dimension, batch stride)");
+    return refuse("TMA needs 16-byte aligned A and B (base, leading dimension, batch stride)");
   if (m > 2147483647LL || n > 2147483647LL || k > 2147483647LL || batch > 2147483647LL)
-    return refuse(p, precision, "a dimension exceeds the tensor map's 32-bit coordinates");
-  if (kernel == nullptr) return refuse(p, precision, "no kernel");
+    return refuse("a dimension exceeds the tensor map's 32-bit coordinates");
+  if (kernel == nullptr) return refuse("no kernel");
   int device = 0, major = 0, minor = 0, sms = 0;
   cudaError_t error = cudaGetDevice(&device);
   if (error == cudaSuccess)
@@ -120,13 +120,10 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (error == cudaSuccess)
     error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "device query");
-  if (major != 9 || minor != 0)
-    return refuse(p, precision, "wgmma needs compute capability 9.0 (sm_90a)");
+  if (major != 9 || minor != 0) return refuse("wgmma needs compute capability 9.0 (sm_90a)");
   const long long shared = wgmma_smem_bytes(p);
-  if (shared > max_shared_bytes)
-    return refuse(p, precision,
-                  std::to_string(shared) + " bytes of shared memory exceed the device's " +
-                      std::to_string(max_shared_bytes));
+  if (auto stop = launch_checks::check_shared_memory(refuse, shared, max_shared_bytes))
+    return *stop;
   // A K-major operand (K contiguous) is one 64 x rows box a stage, an MN-major one 64 x 64 boxes.
   CUtensorMap map_a, map_b;
   const bool encoded =
@@ -134,7 +131,7 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
               : wgmma_detail::encode(map_a, precision, a, m, k, lda, batch, stride_a, 64)) &&
       (transb ? wgmma_detail::encode(map_b, precision, b, n, k, ldb, batch, stride_b, 64)
               : wgmma_detail::encode(map_b, precision, b, k, n, ldb, batch, stride_b, p.bn));
-  if (!encoded) return refuse(p, precision, "the driver refused the TMA tensor maps");
+  if (!encoded) return refuse("the driver refused the TMA tensor maps");
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
   const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
@@ -143,14 +140,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   void* args[] = {&map_a, &map_b, &mm, &nn, &kk, &bb, &alpha, &beta, &c, &ldc_, &sc};
   error = cudaLaunchKernel(kernel, dim3(blocks), dim3(kWgmmaThreads), args, size_t(shared), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
-  if (error == cudaSuccess) return {};
-  const std::string text = std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
-  if (error == cudaErrorLaunchOutOfResources || error == cudaErrorInvalidConfiguration) {
-    (void)cudaGetLastError();
-    return refuse(p, precision, "launch refused: " + text);
-  }
-  return {error, false,
-          wgmma_name_expression(p, precision, transa, transb) + ": launch failed: " + text};
+  return launch_checks::classify(
+      error, "launch", refuse, [&] { return wgmma_name_expression(p, precision, transa, transb); });
 }
 
 }  // namespace ktune::kernels::gemm::cuda
