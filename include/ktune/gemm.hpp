@@ -53,8 +53,8 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
 // FP32, device pointers, asynchronous on `stream`:
 //   fp32  A, B float (as gemm_strided_batched)     tf32  A, B float, rounded to TF32 in the MMA
 //   bf16  A, B __nv_bfloat16 (16-bit)               fp16  A, B __half (16-bit)
-// Served by the library's selector for that precision (SELECTORS of ktune_add_tuned_library, one
-// per precision, each trained on that precision's sweep); a precision the library ships no
+// Served by the library's selector for that precision (NAMED_SELECTORS of ktune_add_tuned_library,
+// one per precision, each trained on that precision's sweep); a precision the library ships no
 // selector for throws GemmError before anything runs, as do the argument errors of gemm above
 // (spans and aliasing counted in the input type's bytes). Accuracy: FP32 accumulation of products
 // of the rounded inputs (the bound per precision: docs/tensor-cores.md). C in the input type is
