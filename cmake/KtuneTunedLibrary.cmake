@@ -1,6 +1,7 @@
 # ktune_add_tuned_library(<target> FAMILY <family> BACKENDS cpu [cuda]
 #                         SELECTOR <header> | MODELS <model.json>
-#                         [STATIC | SHARED] [CUDA_ARCHITECTURES <archs>...] [CPU_FLAGS <flags>...])
+#                         [STATIC | SHARED] [CUDA_ARCHITECTURES <archs>...] [CPU_FLAGS <flags>...]
+#                         [NAMED_SELECTORS <name> <header> ...])
 #
 # Builds a library that defines the family's deployed API (its public header, ktune/<family>.hpp)
 # for the listed backends, holding ahead-of-time instantiations of only the configs listed in
@@ -15,6 +16,9 @@
 # the selector ships as candidates ("vendor=<name>" configs). The target's property
 # KTUNE_PUBLIC_HEADERS lists the family's public headers
 # (copies in the build tree, on its include path), for packages that install them.
+# NAMED_SELECTORS adds selectors beside SELECTOR that the family's deploy code picks between by
+# name: GEMM's ktune::gemm_ex takes one per tensor-core precision (tf32, bf16, fp16), each
+# written by `ktune deploy` from that precision's dataset; a precision without one is refused.
 include_guard(GLOBAL)
 
 # Where the kernel headers and include/ktune live: the source tree when included from ktune's
@@ -91,7 +95,7 @@ endfunction()
 
 function(ktune_add_tuned_library target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "STATIC;SHARED" "FAMILY;SELECTOR"
-                        "BACKENDS;CUDA_ARCHITECTURES;CPU_FLAGS;MODELS")
+                        "BACKENDS;CUDA_ARCHITECTURES;CPU_FLAGS;MODELS;NAMED_SELECTORS")
   set(where "ktune_add_tuned_library(${target})")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "${where}: unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -128,6 +132,33 @@ function(ktune_add_tuned_library target)
     set(configs_file "${selector}")
   endif()
 
+  # NAMED_SELECTORS <name> <header> ...: further selectors beside SELECTOR that the family's deploy
+  # code picks between (GEMM: one per tensor-core precision, tf32 / bf16 / fp16), each included in
+  # its own namespace, aliased as ktune_tuned_selector_<name>, announced by the macro
+  # KTUNE_TUNED_SELECTOR_<NAME>.
+  set(named_prelude "")
+  set(named_headers)
+  list(LENGTH ARG_NAMED_SELECTORS named_count)
+  math(EXPR named_odd "${named_count} % 2")
+  if(named_odd)
+    message(FATAL_ERROR "${where}: NAMED_SELECTORS takes <name> <header> pairs")
+  endif()
+  while(ARG_NAMED_SELECTORS)
+    list(POP_FRONT ARG_NAMED_SELECTORS named_name named_header)
+    if(NOT named_name MATCHES "^[a-z][a-z0-9_]*$")
+      message(FATAL_ERROR "${where}: NAMED_SELECTORS name '${named_name}' is not a lower-case identifier")
+    endif()
+    _ktune_check_selector("${where}" "${named_header}" named_file named_namespace)
+    string(TOUPPER "${named_name}" named_upper)
+    string(APPEND named_prelude "namespace ktune_tuned_${id}_${named_name} {
+#include \"${named_file}\"
+}  // namespace ktune_tuned_${id}_${named_name}
+namespace ktune_tuned_selector_${named_name} = ktune_tuned_${id}_${named_name}::${named_namespace};
+#define KTUNE_TUNED_SELECTOR_${named_upper} 1
+")
+    list(APPEND named_headers "${named_file}")
+  endwhile()
+
   string(TOUPPER "${ARG_FAMILY}" family_upper)
   set(sources)
   foreach(backend IN LISTS ARG_BACKENDS)
@@ -148,7 +179,7 @@ namespace ktune_tuned_${id} {
 #include \"${selector}\"
 }  // namespace ktune_tuned_${id}
 namespace ktune_tuned_selector = ktune_tuned_${id}::${selector_namespace};
-#include \"${family_dir}/deploy/tuned_${backend}.inl\"
+${named_prelude}#include \"${family_dir}/deploy/tuned_${backend}.inl\"
 ")
     list(APPEND sources "${source}")
   endforeach()

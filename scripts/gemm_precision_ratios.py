@@ -44,7 +44,8 @@ def flop(problem):
 
 groups = collections.defaultdict(list)
 for problem, times in best.items():
-    workload = "large" if "large" in tags[problem] else "dnn"
+    # A shape of several workloads counts for the first that names it: large, llm, else dnn.
+    workload = next((w for w in ("large", "llm") if w in tags[problem].split(";")), "dnn")
     groups[(workload, PRECISION[features(problem).get("precision", "0")])].append(problem)
 
 for (workload, precision), problems in sorted(groups.items()):

@@ -40,7 +40,7 @@ done
 . "$env_file"
 cuda=$ROOT/usr/local/cuda-13.0
 cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
-  -DKTUNE_EXAMPLES="${EXAMPLES:-OFF}" -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
+  -DKTUNE_EXAMPLES="${EXAMPLES:-OFF}" -DKTUNE_LIBRARIES="${EXAMPLES:-OFF}" -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
   -DCMAKE_PROJECT_INCLUDE="$src/scripts/networks/fake_openblas.cmake" \
   -DKTUNE_CUDNN_LIBRARY="$cuda/lib/libcudnn.so.9" \
   "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $cuda/include" > "$BUILD/cmake.log" 2>&1 ||

@@ -1,6 +1,8 @@
 // CUDA side of the deployed-library benchmark: ktune::gemm (device pointers, a stream) against
 // cuBLAS SGEMM (FP32, DEFAULT math: no TF32), both verified against cuBLAS DGEMM in float64 and
-// timed with the sweep's device protocol (include/ktune/cuda/device_measure.hpp).
+// timed with the sweep's device protocol (include/ktune/cuda/device_measure.hpp). Problems in a
+// tensor-core precision (large@bf16, ...) run ktune::gemm_ex against cuBLAS (cublasGemmEx with
+// the sweep's compute type) and cuBLASLt's heuristic #0, in that precision, FP32 C.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -10,6 +12,7 @@
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "kernels/common/gemm_reference.hpp"
+#include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
@@ -29,6 +32,7 @@ cublasOperation_t op(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 // Device 0 and a cuBLAS handle on its stream, for the whole program.
 struct Context {
   ktune::cuda::DeviceContext device{0};
+  ktune::kernels::gemm::cuda::CublasLtHandle lt;
   cublasHandle_t cublas = nullptr;
   Context() {
     check_cublas(cublasCreate(&cublas), "cublasCreate");
@@ -41,11 +45,149 @@ Context& context() {
   return c;
 }
 
+// C = op(A) op(B) in float64 by cuBLAS DGEMM (PEDANTIC math) on the given values.
+std::vector<double> float64_reference(Context& ctx, const Shape& s, const std::vector<float>& a,
+                                      const std::vector<float>& b) {
+  const size_t size_a = a.size(), size_b = b.size(), size_c = size_t(s.stride_c() * s.batch);
+  std::vector<double> ref(size_c);
+  const std::vector<double> da(a.begin(), a.end()), db(b.begin(), b.end());
+  DeviceBuffer<double> ref_a(size_a, "A64"), ref_b(size_b, "B64"), ref_c(size_c, "C64");
+  check(cudaMemcpy(ref_a.data(), da.data(), size_a * 8, cudaMemcpyHostToDevice), "upload A64");
+  check(cudaMemcpy(ref_b.data(), db.data(), size_b * 8, cudaMemcpyHostToDevice), "upload B64");
+  const double one = 1.0, zero = 0.0;
+  check_cublas(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+  check_cublas(cublasDgemmStridedBatched(ctx.cublas, op(s.transa), op(s.transb), int(s.m), int(s.n),
+                                         int(s.k), &one, ref_a.data(), int(s.lda), s.stride_a(),
+                                         ref_b.data(), int(s.ldb), s.stride_b(), &zero,
+                                         ref_c.data(), int(s.ldc), s.stride_c(), int(s.batch)),
+               "cublasDgemmStridedBatched");
+  check_cublas(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+  // The DGEMM runs on the context's non-blocking stream, which a plain cudaMemcpy does not wait
+  // for: without this the reference was read half-computed on slow (large k) shapes.
+  check(cudaStreamSynchronize(ctx.device.stream()), "float64 reference");
+  check(cudaMemcpy(ref.data(), ref_c.data(), size_c * 8, cudaMemcpyDeviceToHost), "download");
+  return ref;
+}
+
+// A verify-then-time run on C at c0: poisoned (all-ones bytes are NaN floats), then checked
+// against ref with the relative error bound `bound`; the caller sets launch.
+ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c, const Shape& s,
+                                   const std::vector<double>& ref, double bound, int copies) {
+  ktune::cuda::DeviceRun run;
+  run.copies = copies;
+  run.poison = [=] {
+    check(cudaMemsetAsync(c0, 0xFF, size_c * 4, stream), "cudaMemsetAsync(poison C)");
+  };
+  run.verify = [=, &ref] {
+    std::vector<float> host_c(size_c);
+    check(cudaMemcpyAsync(host_c.data(), c0, size_c * 4, cudaMemcpyDeviceToHost, stream),
+          "download C");
+    check(cudaStreamSynchronize(stream), "download C");
+    ktune::RunVerdict v;
+    v.rel_error = ktune::kernels::gemm::relative_error(s, host_c.data(), ref);
+    v.ok = v.rel_error <= bound;
+    if (!v.ok) v.message = "relative error above the bound";
+    return v;
+  };
+  return run;
+}
+
+// A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
+// (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
+// the device holds them with the precision's bound.
+ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
+  namespace kg = ktune::kernels::gemm;
+  const auto precision = ktune::GemmPrecision(int(s.precision));
+  const int config = ktune::tuned_gemm_ex_choice_cuda(precision, trans(s.transa), trans(s.transb),
+                                                      s.m, s.n, s.k, s.batch);
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision);
+  const std::string config_name = config >= 0 ? info.configs[config] : "";
+  ktune::Outcome deployed, cublas_outcome, lt_outcome;
+  try {
+    Context& ctx = context();
+    cudaStream_t stream = ctx.device.stream();
+    const size_t elem = s.precision == kg::Precision::tf32 ? 4 : 2;
+    const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
+    const size_t size_c = size_t(s.stride_c() * s.batch);
+    // One copy: A and B (16-byte aligned), then C.
+    const size_t bytes_ab = (size_a * elem + 15) / 16 * 16 + (size_b * elem + 15) / 16 * 16;
+    const size_t copy_bytes = bytes_ab + size_c * 4;
+    const int copies = ktune::cuda::rotation_copies(ctx.device, double(copy_bytes));
+    DeviceBuffer<unsigned char> pool(copy_bytes * size_t(copies), "deployed GEMM inputs");
+    auto a = [&](int i) { return pool.data() + size_t(i) * copy_bytes; };
+    auto b = [&](int i) { return a(i) + (size_a * elem + 15) / 16 * 16; };
+    auto c = [&](int i) { return reinterpret_cast<float*>(a(i) + bytes_ab); };
+    auto host_a = kg::random_matrix(size_a, seed);
+    auto host_b = kg::random_matrix(size_b, seed + 1);
+    const auto bits_a = kg::to_input_bits(host_a, s.precision);
+    const auto bits_b = kg::to_input_bits(host_b, s.precision);
+    const void* src_a = elem == 2 ? static_cast<const void*>(bits_a.data()) : host_a.data();
+    const void* src_b = elem == 2 ? static_cast<const void*>(bits_b.data()) : host_b.data();
+    for (int i = 0; i < copies; ++i) {
+      check(cudaMemcpy(a(i), src_a, size_a * elem, cudaMemcpyHostToDevice), "upload A");
+      check(cudaMemcpy(b(i), src_b, size_b * elem, cudaMemcpyHostToDevice), "upload B");
+    }
+    if (elem == 2) {  // the reference sees the 16-bit values the device holds
+      for (float& x : host_a) x = kg::round_input(x, s.precision);
+      for (float& x : host_b) x = kg::round_input(x, s.precision);
+    }
+    const std::vector<double> ref = float64_reference(ctx, s, host_a, host_b);
+
+    ktune::cuda::DeviceRun run =
+        checked_run(stream, c(0), size_c, s, ref, kg::error_bound(s.k, s.precision), copies);
+    run.launch = [&](int i) {
+      ktune::gemm_ex(precision, trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i), s.lda,
+                     s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc, s.stride_c(),
+                     s.batch, stream);
+    };
+    deployed = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "ktune::gemm_ex");
+    const cudaDataType_t in = s.precision == kg::Precision::bf16   ? CUDA_R_16BF
+                              : s.precision == kg::Precision::fp16 ? CUDA_R_16F
+                                                                   : CUDA_R_32F;
+    const cublasComputeType_t compute =
+        s.precision == kg::Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    auto cublas = [&](int i) {
+      const float one = 1.0f, zero = 0.0f;
+      check_cublas(cublasGemmStridedBatchedEx_64(
+                       ctx.cublas, op(s.transa), op(s.transb), s.m, s.n, s.k, &one, a(i), in, s.lda,
+                       s.stride_a(), b(i), in, s.ldb, s.stride_b(), &zero, c(i), CUDA_R_32F, s.ldc,
+                       s.stride_c(), s.batch, compute, CUBLAS_GEMM_DEFAULT),
+                   "cublasGemmStridedBatchedEx_64");
+    };
+    cublas(0);  // cuBLAS loads its kernels lazily inside the first call
+    check(cudaStreamSynchronize(stream), "cuBLAS warm-up");
+    run.launch = cublas;
+    cublas_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
+    // The sweep's cuBLASLt row: the heuristic's first algorithm, 32 MiB of workspace.
+    constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+    kg::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
+    if (lt.algos() == 0) {
+      lt_outcome.status = ktune::Status::failed;
+      lt_outcome.message = "the cuBLASLt heuristic proposes no algorithm";
+    } else {
+      DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
+      run.launch = [&](int i) {
+        check_cublas(lt.run(0, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
+      };
+      run.launch(0);
+      check(cudaStreamSynchronize(stream), "cuBLASLt warm-up");
+      lt_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublaslt");
+    }
+  } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
+    deployed.status = ktune::Status::failed;
+    deployed.message = e.what();
+  }
+  return shape_result(
+      config_name, deployed,
+      {vendor_result("cublas", cublas_outcome), vendor_result("cublaslt", lt_outcome)});
+}
+
 }  // namespace
 
 bool cuda_available() { return ktune::cuda_device_count() > 0; }
 
 ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
+  if (s.precision != ktune::kernels::gemm::Precision::fp32) return measure_cuda_tc(s, seed, policy);
   const int config =
       ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cuda().configs[config];
@@ -69,43 +211,9 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
       check(cudaMemcpy(b(i), host_b.data(), size_b * 4, cudaMemcpyHostToDevice), "upload B");
     }
     // The float64 reference: cuBLAS DGEMM in PEDANTIC math on the same (float-valued) inputs.
-    std::vector<double> ref(size_c);
-    {
-      const std::vector<double> da(host_a.begin(), host_a.end()), db(host_b.begin(), host_b.end());
-      DeviceBuffer<double> ref_a(size_a, "A64"), ref_b(size_b, "B64"), ref_c(size_c, "C64");
-      check(cudaMemcpy(ref_a.data(), da.data(), size_a * 8, cudaMemcpyHostToDevice), "upload A64");
-      check(cudaMemcpy(ref_b.data(), db.data(), size_b * 8, cudaMemcpyHostToDevice), "upload B64");
-      const double one = 1.0, zero = 0.0;
-      check_cublas(cublasSetMathMode(ctx.cublas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
-      check_cublas(cublasDgemmStridedBatched(ctx.cublas, op(s.transa), op(s.transb), int(s.m),
-                                             int(s.n), int(s.k), &one, ref_a.data(), int(s.lda),
-                                             s.stride_a(), ref_b.data(), int(s.ldb), s.stride_b(),
-                                             &zero, ref_c.data(), int(s.ldc), s.stride_c(),
-                                             int(s.batch)),
-                   "cublasDgemmStridedBatched");
-      check_cublas(cublasSetMathMode(ctx.cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-      // The DGEMM runs on the context's non-blocking stream, which a plain cudaMemcpy does not
-      // wait for: without this the reference was read half-computed on slow (large k) shapes.
-      check(cudaStreamSynchronize(ctx.device.stream()), "float64 reference");
-      check(cudaMemcpy(ref.data(), ref_c.data(), size_c * 8, cudaMemcpyDeviceToHost), "download");
-    }
-
-    ktune::cuda::DeviceRun run;
-    run.copies = copies;
-    run.poison = [&] {  // all-ones bytes are NaN floats
-      check(cudaMemsetAsync(c(0), 0xFF, size_c * 4, stream), "cudaMemsetAsync(poison C)");
-    };
-    run.verify = [&] {
-      std::vector<float> host_c(size_c);
-      check(cudaMemcpyAsync(host_c.data(), c(0), size_c * 4, cudaMemcpyDeviceToHost, stream),
-            "download C");
-      check(cudaStreamSynchronize(stream), "download C");
-      ktune::RunVerdict v;
-      v.rel_error = ktune::kernels::gemm::relative_error(s, host_c.data(), ref);
-      v.ok = v.rel_error <= ktune::kernels::gemm::error_bound(s.k);
-      if (!v.ok) v.message = "relative error above the bound";
-      return v;
-    };
+    const std::vector<double> ref = float64_reference(ctx, s, host_a, host_b);
+    ktune::cuda::DeviceRun run =
+        checked_run(stream, c(0), size_c, s, ref, ktune::kernels::gemm::error_bound(s.k), copies);
     run.launch = [&](int i) {
       ktune::gemm_strided_batched(trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i),
                                   s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc,

@@ -63,8 +63,11 @@ struct FeatureCode {
 };
 
 struct CodegenSignature {
-  std::string doc;                   // comment lines (without "// ") above the function
-  std::vector<std::string> args;     // long long parameters: the family's problem features
+  std::string doc;                // comment lines (without "// ") above the function
+  std::vector<std::string> args;  // long long parameters: the family's problem features
+  // Optional problem features (GEMM: precision) a model may have been trained with; those it has
+  // become further long long parameters after args, in this order.
+  std::vector<std::string> optional_args;
   std::vector<FeatureCode> derived;  // one per derived feature, in derived_feature_names order
   std::string guard;                 // when true, serve the baseline: features are not finite
   std::string guard_why;             // the comment after it

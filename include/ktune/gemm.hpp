@@ -49,6 +49,29 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
                           int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
                           int64_t stride_c, int64_t batch, cudaStream_t stream);
 
+// Tensor-core GEMM (BACKENDS cuda): gemm_ex computes in `precision` with FP32 accumulation, C
+// FP32, device pointers, asynchronous on `stream`:
+//   fp32  A, B float (as gemm_strided_batched)     tf32  A, B float, rounded to TF32 in the MMA
+//   bf16  A, B __nv_bfloat16 (16-bit)               fp16  A, B __half (16-bit)
+// Served by the library's selector for that precision (NAMED_SELECTORS of ktune_add_tuned_library,
+// one per precision, each trained on that precision's sweep); a precision the library ships no
+// selector for throws GemmError before anything runs, as do the argument errors of gemm above
+// (spans and aliasing counted in the input type's bytes). Accuracy: FP32 accumulation of products
+// of the rounded inputs (the bound per precision: docs/tensor-cores.md). C in the input type is
+// not served yet (the kernels write FP32 C).
+enum class GemmPrecision : unsigned char { fp32, tf32, bf16, fp16 };
+void gemm_ex(GemmPrecision precision, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+             float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb,
+             int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
+             cudaStream_t stream);
+// The same call with shipped config `config` (an index into tuned_gemm_ex_info_cuda(precision))
+// instead of the selector's pick, no fallback: for tests of every shipped config and for reports.
+// Returns false when the device refuses that config for the problem (nothing written then).
+bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans transb, int64_t m,
+                    int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
+                    const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                    int64_t stride_c, int64_t batch, cudaStream_t stream);
+
 // What a tuned library ships, for reports and tests.
 struct TunedGemmInfo {
   const char* backend;         // "cpu" or "cuda"
@@ -63,5 +86,10 @@ int tuned_gemm_choice_cpu(Trans transa, Trans transb, int64_t m, int64_t n, int6
                           int64_t batch);
 int tuned_gemm_choice_cuda(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                            int64_t batch);
+// The shipped configs of gemm_ex for a precision (num_configs 0 when the library has no selector
+// for it; fp32: those of tuned_gemm_info_cuda) and the selector's pick.
+const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision);
+int tuned_gemm_ex_choice_cuda(GemmPrecision precision, Trans transa, Trans transb, int64_t m,
+                              int64_t n, int64_t k, int64_t batch);
 
 }  // namespace ktune

@@ -140,6 +140,9 @@ std::optional<CodegenSignature> GemmFamily::codegen_signature() const {
       "Index into kConfigs of the config to run C = op(A) op(B) (batch times) with\n"
       "op(A) m x k, op(B) k x n; transa/transb are 0 or 1.";
   sig.args = feature_names();
+  // A dataset of one tensor-core precision carries it as a (constant) feature: its selector then
+  // takes it as a seventh argument, which the deployed library passes.
+  sig.optional_args = {"precision"};
   for (const auto& d : derived_table()) sig.derived.push_back(d.code);
   sig.guard = "k == 0";
   sig.guard_why = "the ratio features are not finite";

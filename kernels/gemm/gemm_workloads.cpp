@@ -1,6 +1,6 @@
 // GEMM's built-in workloads: the VGG16 / ResNet-50 / MobileNet shapes (workloads/gemm, embedded)
-// and the three derived from them, the big and transformer shapes of `large`, plus a tiny one for
-// tests.
+// and the three derived from them, the big and transformer shapes of `large`, the LLM projections
+// of `llm`, plus a tiny one for tests.
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -71,6 +71,13 @@ std::vector<Problem> large(const Family& family) {
                                                     "workloads/gemm/large.csv")}});
 }
 
+// llm: the projections of three public LLMs at several token counts, both transposes of training
+// (workloads/gemm/README.md); the held-out workload of the tensor-core selectors.
+std::vector<Problem> llm(const Family& family) {
+  return merge_tagged(
+      {{"llm", parse_workload_csv(family, embedded_file("llm.csv"), "workloads/gemm/llm.csv")}});
+}
+
 // tiny: small odd shapes covering every transpose pair, batching and non-multiple edges.
 std::vector<Problem> tiny() {
   std::vector<Problem> out;
@@ -92,7 +99,7 @@ std::vector<Problem> tiny() {
 }  // namespace
 
 namespace {
-const char* const kBaseWorkloads[] = {"dnn", "dnn-small", "dnn-sample", "large", "tiny"};
+const char* const kBaseWorkloads[] = {"dnn", "dnn-small", "dnn-sample", "large", "llm", "tiny"};
 // A workload runs per precision: "large@bf16" is `large` with every problem in bf16.
 const Precision kTensorPrecisions[] = {Precision::tf32, Precision::bf16, Precision::fp16};
 }  // namespace
@@ -120,6 +127,7 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
   if (name == "dnn-small") w.problems = dnn_small(*this);
   if (name == "dnn-sample") w.problems = dnn_sample(*this);
   if (name == "large") w.problems = large(*this);
+  if (name == "llm") w.problems = llm(*this);
   if (name == "tiny") w.problems = tiny();
   return w;
 }

@@ -227,9 +227,11 @@ std::optional<CodegenSignature> family_signature(const nlohmann::json& model,
   if (!family) return std::nullopt;
   auto sig = family->codegen_signature();
   if (!sig) return std::nullopt;
+  const std::set<std::string> got(names.begin(), names.end());
+  for (const auto& optional : sig->optional_args)
+    if (got.count(optional)) sig->args.push_back(optional);
   std::set<std::string> expected(sig->args.begin(), sig->args.end());
   for (const auto& d : sig->derived) expected.insert(d.name);
-  const std::set<std::string> got(names.begin(), names.end());
   if (got.size() != names.size() || got != expected) return std::nullopt;
   return sig;
 }

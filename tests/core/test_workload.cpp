@@ -73,6 +73,26 @@ TEST(Workload, DnnSampleIsAStratifiedSubsetOfDnnDisjointFromDnnSmall) {
   EXPECT_EQ(quartiles.size(), 4u);
 }
 
+// llm: 61 distinct shapes of three models, forward at four token counts and the backward pair,
+// none of them in the training workloads (dnn, large) of the tensor-core selectors.
+TEST(Workload, LlmIsDistinctFromTheTrainingWorkloads) {
+  const Family& family = gemm_family();
+  const Workload llm = load_workload(family, "llm@bf16");
+  ASSERT_EQ(llm.problems.size(), 61u);
+  std::map<std::string, int> pairs, tokens;
+  for (const auto& p : llm.problems) {
+    EXPECT_EQ(p.tags, std::vector<std::string>{"llm"});
+    const std::string key = p.key();
+    ++pairs[key.substr(0, key.find(";m="))];
+    if (key.find("transa=1") == 0) ++tokens[std::to_string(p.get("n"))];
+  }
+  EXPECT_EQ(pairs.size(), 3u);  // TN forward, NN input and NT weight gradients
+  EXPECT_EQ(tokens.size(), 4u);
+  for (const char* training : {"dnn@bf16", "large@bf16"})
+    for (const auto& q : load_workload(family, training).problems)
+      for (const auto& p : llm.problems) EXPECT_NE(p.key(), q.key()) << training;
+}
+
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << text;

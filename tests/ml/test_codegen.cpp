@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <set>
@@ -213,6 +214,45 @@ INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest,
                                            CodegenCase{"tree-b", "BRangeGuard", {0, true}},
                                            CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
                          [](const auto& info) { return info.param.name; });
+
+// A dataset of one tensor-core precision carries the GEMM's optional `precision` feature: the
+// header keeps the BLAS-like signature with the precision as a seventh argument (the deployed
+// library passes it), and picks what the selector picks.
+TEST(Codegen, GemmPrecisionFeatureBecomesASeventhArgument) {
+  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+  std::vector<Shape> shapes;
+  std::vector<Measurement> ms = gemm_measurements(shapes);
+  for (auto& x : ms) x.problem += ";precision=2";
+  const Dataset d = dataset_from_measurements(ms, "", "gemm");
+  ASSERT_NE(std::find(d.feature_names.begin(), d.feature_names.end(), "precision"),
+            d.feature_names.end());
+  std::vector<Eigen::Index> shipped(d.config_names.size());
+  for (size_t c = 0; c < shipped.size(); ++c) shipped[c] = static_cast<Eigen::Index>(c);
+  auto trained = make_selector("tree-b", {Fallback::baseline, 0, UnsureRule{}});
+  trained->fit(d, shipped, Norm::scale);
+  nlohmann::json model = trained->to_json();
+  model["family"] = d.family;
+  CodegenOptions o;
+  const std::string header = generate_selector_header(model, o);
+  ASSERT_NE(header.find("inline int select(long long transa, long long transb, long long m, "
+                        "long long n, long long k, long long batch, long long precision)"),
+            std::string::npos)
+      << header;
+  std::string driver = gemm_driver(shapes);
+  const std::string call = "select(s[0], s[1], s[2], s[3], s[4], s[5])";
+  ASSERT_NE(driver.find(call), std::string::npos);
+  driver.replace(driver.find(call), call.size(), "select(s[0], s[1], s[2], s[3], s[4], s[5], 2)");
+  test::TempDir dir("ktune-codegen-precision");
+  const std::vector<int> picks = compile_and_run(dir, header, driver);
+  ASSERT_EQ(picks.size(), shapes.size());
+  for (Eigen::Index i = 0; i < d.rows(); ++i) {
+    const Problem p = Problem::parse(d.problem_keys[size_t(i)]);
+    size_t at = 0;
+    while (at < shapes.size() && shapes[at].key() + ";precision=2" != p.key()) ++at;
+    ASSERT_LT(at, shapes.size()) << p.key();
+    EXPECT_EQ(picks[at], trained->select(Eigen::RowVectorXd(d.features.row(i)))) << p.key();
+  }
+}
 
 TEST(Codegen, NonTreeModelIsAOneLineError) {
   const Dataset d = test::make_synthetic_dataset();

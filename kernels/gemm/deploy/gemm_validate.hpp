@@ -14,11 +14,12 @@ namespace ktune::kernels::gemm::deploy {
 inline constexpr int64_t kMaxDimension = 2147483647;
 
 // Elements from the first to one past the last of `batch` matrices of rows x cols (leading
-// dimension ld, entries stride apart), or -1 when that exceeds what a float pointer can address:
-// the kernels then form no pointer that wraps. rows, cols, batch >= 1; ld, stride >= 0.
-inline int64_t span_elements(int64_t rows, int64_t cols, int64_t ld, int64_t stride,
-                             int64_t batch) {
-  constexpr int64_t kAddressable = PTRDIFF_MAX / int64_t(sizeof(float));
+// dimension ld, entries stride apart), or -1 when that exceeds what a pointer to elements of
+// `bytes` bytes can address: the kernels then form no pointer that wraps. rows, cols, batch >= 1;
+// ld, stride >= 0.
+inline int64_t span_elements(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t batch,
+                             size_t bytes = sizeof(float)) {
+  const int64_t kAddressable = PTRDIFF_MAX / int64_t(bytes);
   int64_t one = 0, all = 0;
   if (__builtin_mul_overflow(ld, cols - 1, &one) || __builtin_add_overflow(one, rows, &one) ||
       __builtin_mul_overflow(stride, batch - 1, &all) || __builtin_add_overflow(all, one, &all))
@@ -31,11 +32,13 @@ inline int64_t span_elements(int64_t rows, int64_t cols, int64_t ld, int64_t str
 }
 
 // Throws GemmError naming the first bad argument; returns normally when the call is valid
-// (including the empty cases that do nothing).
+// (including the empty cases that do nothing). A and B hold elements of input_bytes bytes (the
+// tensor-core precisions' 16-bit inputs), C floats.
 inline void check_gemm_arguments(const char* function, Trans transa, Trans transb, int64_t m,
-                                 int64_t n, int64_t k, const float* a, int64_t lda,
-                                 int64_t stride_a, const float* b, int64_t ldb, int64_t stride_b,
-                                 const float* c, int64_t ldc, int64_t stride_c, int64_t batch) {
+                                 int64_t n, int64_t k, const void* a, int64_t lda, int64_t stride_a,
+                                 const void* b, int64_t ldb, int64_t stride_b, const float* c,
+                                 int64_t ldc, int64_t stride_c, int64_t batch,
+                                 size_t input_bytes = sizeof(float)) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (transa != Trans::no && transa != Trans::yes)
     argument_error(function, "transa is neither Trans::no nor Trans::yes");
@@ -71,20 +74,21 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
   if (k > 0 && b == nullptr) argument_error(function, "B is a null pointer");
   // Each operand must fit the address space (overflow-checked: ld * (cols - 1) alone can
   // exceed int64 with a huge leading dimension or stride).
-  auto check_span = [&](const char* what, int64_t rows, int64_t cols, int64_t ld, int64_t stride) {
-    if (span_elements(rows, cols, ld, stride, batch) < 0)
+  auto check_span = [&](const char* what, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+                        size_t bytes) {
+    if (span_elements(rows, cols, ld, stride, batch, bytes) < 0)
       argument_error(function,
                      std::string(what) + " spans more elements than a pointer can address");
   };
   if (k > 0) {
     check_span(transa == Trans::no ? "A (lda*(k-1)+m, stride_a*(batch-1))"
                                    : "A (lda*(m-1)+k, stride_a*(batch-1))",
-               rows_a, transa == Trans::no ? k : m, lda, stride_a);
+               rows_a, transa == Trans::no ? k : m, lda, stride_a, input_bytes);
     check_span(transb == Trans::no ? "B (ldb*(n-1)+k, stride_b*(batch-1))"
                                    : "B (ldb*(k-1)+n, stride_b*(batch-1))",
-               rows_b, transb == Trans::no ? n : k, ldb, stride_b);
+               rows_b, transb == Trans::no ? n : k, ldb, stride_b, input_bytes);
   }
-  check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c);
+  check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c, sizeof(float));
   if (batch > 1) {
     // Entries of C must not overlap: every write then lands in the caller's C. Cannot
     // overflow: the span check above bounded it. Checked before aliasing, so a
@@ -98,11 +102,11 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
     // C written while A or B is still read gives garbage (the kernels pack and block their
     // operands): the address ranges the operands span must be disjoint.
     const int64_t span_c = span_elements(m, n, ldc, stride_c, batch);
-    auto check_disjoint = [&](const char* name, const float* x, int64_t rows, int64_t cols,
+    auto check_disjoint = [&](const char* name, const void* x, int64_t rows, int64_t cols,
                               int64_t ld, int64_t stride) {
-      const int64_t span = span_elements(rows, cols, ld, stride, batch);
+      const int64_t span = span_elements(rows, cols, ld, stride, batch, input_bytes);
       const auto xb = reinterpret_cast<uintptr_t>(x), cb = reinterpret_cast<uintptr_t>(c);
-      if (xb < cb + uintptr_t(span_c) * sizeof(float) && cb < xb + uintptr_t(span) * sizeof(float))
+      if (xb < cb + uintptr_t(span_c) * sizeof(float) && cb < xb + uintptr_t(span) * input_bytes)
         argument_error(function, std::string("C overlaps ") + name +
                                      ": C must not alias A or B (the result would be garbage)");
     };

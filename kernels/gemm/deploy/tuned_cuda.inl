@@ -295,3 +295,6 @@ int tuned_gemm_choice_cuda(Trans transa, Trans transb, int64_t m, int64_t n, int
 }
 
 }  // namespace ktune
+
+// ktune::gemm_ex: the tensor-core precisions, each with its own selector.
+#include "kernels/gemm/deploy/tuned_cuda_tc.inl"

@@ -1,0 +1,306 @@
+// Tensor-core half of the CUDA tuned GEMM library: ktune::gemm_ex in tf32 / bf16 / fp16, each
+// precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
+// ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
+// its helpers (Launch, cuda_failure, max_shared_bytes). The shipped configs are the `mma` and
+// `wgmma` kinds, instantiated by nvcc from the headers the NVRTC sweep compiles; wgmma kernels
+// need the library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses
+// devices other than compute capability 9.0).
+#include "kernels/gemm/cuda/gemm_mma.cuh"
+#include "kernels/gemm/cuda/gemm_mma_launch.hpp"
+#include "kernels/gemm/cuda/gemm_wgmma.cuh"
+#include "kernels/gemm/cuda/gemm_wgmma_launch.hpp"
+
+namespace {
+
+namespace kg = ktune::kernels::gemm;
+
+// The selector of precision PREC (1 tf32, 2 bf16, 3 fp16, as kg::Precision), or none.
+template <int PREC>
+struct TcSelector {
+  static constexpr int kNumConfigs = 0;
+  static constexpr const char* const* kConfigs = nullptr;
+  static constexpr int kBaseline = -1;
+  static constexpr const int* kSafeOrder = nullptr;
+  static int select(long long, long long, long long, long long, long long, long long) { return -1; }
+};
+
+// A selector trained on one precision's dataset takes the precision as its seventh argument.
+#define KTUNE_TC_SELECTOR(PREC, NS)                                                      \
+  template <>                                                                            \
+  struct TcSelector<PREC> {                                                              \
+    static constexpr int kNumConfigs = NS::kNumConfigs;                                  \
+    static constexpr const char* const* kConfigs = NS::kConfigs;                         \
+    static constexpr int kBaseline = NS::kBaseline;                                      \
+    static constexpr const int* kSafeOrder = NS::kSafeOrder;                             \
+    static int select(long long ta, long long tb, long long m, long long n, long long k, \
+                      long long batch) {                                                 \
+      return NS::select(ta, tb, m, n, k, batch, PREC);                                   \
+    }                                                                                    \
+  };
+#ifdef KTUNE_TUNED_SELECTOR_TF32
+KTUNE_TC_SELECTOR(1, ktune_tuned_selector_tf32)
+#endif
+#ifdef KTUNE_TUNED_SELECTOR_BF16
+KTUNE_TC_SELECTOR(2, ktune_tuned_selector_bf16)
+#endif
+#ifdef KTUNE_TUNED_SELECTOR_FP16
+KTUNE_TC_SELECTOR(3, ktune_tuned_selector_fp16)
+#endif
+#undef KTUNE_TC_SELECTOR
+
+struct TcArgs {
+  bool transa, transb;
+  long long m, n, k, batch;
+  float alpha, beta;
+  const void* a;
+  long long lda, stride_a;
+  const void* b;
+  long long ldb, stride_b;
+  float* c;
+  long long ldc, stride_c;
+  cudaStream_t stream;
+};
+using TcLaunchFn = Launch (*)(const TcArgs&);
+
+constexpr size_t input_bytes(int prec) { return prec == 1 ? 4 : 2; }
+
+Launch tc_outcome(const ktune::kernels::gemm::cuda::TiledLaunch& launch) {
+  if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
+  return launch.refused ? Launch::refused : Launch::ok;
+}
+
+template <int PREC, size_t I, bool TA, bool TB>
+Launch run_tc_config(const TcArgs& g) {
+  constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<PREC>::kConfigs[I]);
+  static_assert(c.valid, "a config of a tensor-core selector does not parse as a GEMM config");
+  static_assert(c.kind == kg::Kind::mma || c.kind == kg::Kind::wgmma,
+                "a tensor-core selector ships a config of another kind than mma or wgmma");
+  static_assert(kg::kind_serves(c.kind, kg::Precision(PREC)),
+                "a selector ships a config whose kind does not serve its precision");
+  constexpr kg::BlockedParams p = c.blocked;
+  constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
+  if constexpr (c.kind == kg::Kind::mma) {
+    static_assert(kg::cuda::mma_supported_params(p), "an mma config outside the kernel template");
+    const void* kernel = reinterpret_cast<const void*>(
+        &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb>);
+    // The grid's z holds at most 65535 batch entries: larger batches go in chunks.
+    const auto* a = static_cast<const unsigned char*>(g.a);
+    const auto* b = static_cast<const unsigned char*>(g.b);
+    for (long long first = 0; first < g.batch; first += 65535) {
+      const long long count = g.batch - first < 65535 ? g.batch - first : 65535;
+      const Launch outcome = tc_outcome(kg::cuda::launch_mma(
+          kernel, p.threads(), max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k,
+          count, g.alpha, a + first * g.stride_a * long(input_bytes(PREC)), g.lda, g.stride_a,
+          b + first * g.stride_b * long(input_bytes(PREC)), g.ldb, g.stride_b, g.beta,
+          g.c + first * g.stride_c, g.ldc, g.stride_c, g.stream));
+      if (outcome != Launch::ok) return outcome;
+    }
+    return Launch::ok;
+  } else {
+    static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
+    const void* kernel =
+        reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+    return tc_outcome(kg::cuda::launch_wgmma(
+        kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k, g.batch, g.alpha,
+        g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream));
+  }
+}
+
+// kTcLaunchers<PREC>[config][transa * 2 + transb]
+template <int PREC, size_t... I>
+constexpr std::array<std::array<TcLaunchFn, 4>, sizeof...(I)> make_tc_launchers(
+    std::index_sequence<I...>) {
+  return {{{&run_tc_config<PREC, I, false, false>, &run_tc_config<PREC, I, false, true>,
+            &run_tc_config<PREC, I, true, false>, &run_tc_config<PREC, I, true, true>}...}};
+}
+template <int PREC>
+constexpr auto kTcLaunchers =
+    make_tc_launchers<PREC>(std::make_index_sequence<size_t(TcSelector<PREC>::kNumConfigs)>{});
+
+// C = beta * C (k == 0 or alpha == 0: BLAS reads neither A nor B, so a NaN in them must not reach
+// C; beta == 0 writes zeros without reading C). The tensor-core kernels would read both.
+__global__ void ktune_gemm_ex_scale(long long m, long long n, long long batch, float beta, float* c,
+                                    long long ldc, long long stride_c) {
+  const long long total = m * n * batch;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long row = i % m, col = (i / m) % n, entry = i / (m * n);
+    float* x = c + entry * stride_c + col * ldc + row;
+    *x = beta == 0.0f ? 0.0f : beta * *x;
+  }
+}
+
+void scale_c(const TcArgs& g) {
+  const long long total = g.m * g.n * g.batch;
+  const long long blocks = (total + 255) / 256 < 65535 ? (total + 255) / 256 : 65535;
+  ktune_gemm_ex_scale<<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc,
+                                                              g.stride_c);
+  const cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess) cuda_failure("launch of the C = beta * C kernel", error);
+}
+
+const char* precision_text(int prec) {
+  return prec == 1 ? "tf32" : prec == 2 ? "bf16" : prec == 3 ? "fp16" : "fp32";
+}
+
+int tc_choose(int prec, const TcArgs& g) {
+  auto pick_of = [&](auto selector) {
+    using S = decltype(selector);
+    const int pick = S::select(g.transa, g.transb, g.m, g.n, g.k, g.batch);
+    return pick >= 0 && pick < S::kNumConfigs ? pick : S::kBaseline;
+  };
+  if (prec == 1) return pick_of(TcSelector<1>{});
+  if (prec == 2) return pick_of(TcSelector<2>{});
+  return pick_of(TcSelector<3>{});
+}
+
+int tc_num_configs(int prec) {
+  return prec == 1   ? TcSelector<1>::kNumConfigs
+         : prec == 2 ? TcSelector<2>::kNumConfigs
+                     : TcSelector<3>::kNumConfigs;
+}
+
+template <int PREC>
+Launch tc_launch_of(int config, const TcArgs& g) {
+  if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
+    (void)config, (void)g;
+    return Launch::refused;
+  } else {
+    const size_t transposes = size_t((g.transa ? 2 : 0) + (g.transb ? 1 : 0));
+    return kTcLaunchers<PREC>[size_t(config)][transposes](g);
+  }
+}
+
+Launch tc_launch(int prec, int config, const TcArgs& g) {
+  if (prec == 1) return tc_launch_of<1>(config, g);
+  if (prec == 2) return tc_launch_of<2>(config, g);
+  return tc_launch_of<3>(config, g);
+}
+
+template <int PREC>
+const int* tc_safe_order() {
+  return TcSelector<PREC>::kSafeOrder;
+}
+
+// Checks the arguments (GemmError), then the precision's selector; returns the arguments, or
+// nothing to do (empty problem, or C = beta * C done).
+bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::Trans transa,
+                ktune::Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
+                int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+                float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
+                ktune::cudaStream_t stream, TcArgs& args) {
+  const int prec = int(precision);
+  if (prec < 1 || prec > 3)
+    kg::deploy::argument_error(function, "precision " + std::to_string(prec) +
+                                             " is not one of tf32, bf16, fp16 (fp32: gemm)");
+  kg::deploy::check_gemm_arguments(function, transa, transb, m, n, k, a, lda, stride_a, b, ldb,
+                                   stride_b, c, ldc, stride_c, batch, input_bytes(prec));
+  if (tc_num_configs(prec) == 0)
+    kg::deploy::argument_error(function, std::string("this library ships no ") +
+                                             precision_text(prec) +
+                                             " selector (NAMED_SELECTORS of the library)");
+  args = TcArgs{transa == ktune::Trans::yes,
+                transb == ktune::Trans::yes,
+                m,
+                n,
+                k,
+                batch,
+                alpha,
+                beta,
+                a,
+                lda,
+                stride_a,
+                b,
+                ldb,
+                stride_b,
+                c,
+                ldc,
+                stride_c,
+                reinterpret_cast<::cudaStream_t>(stream)};
+  if (m == 0 || n == 0 || batch == 0) return false;
+  if (k == 0 || alpha == 0.0f) {
+    scale_c(args);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace ktune {
+
+void gemm_ex(GemmPrecision precision, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
+             float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb,
+             int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
+             cudaStream_t stream) {
+  if (precision == GemmPrecision::fp32) {
+    gemm_strided_batched(transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda,
+                         stride_a, static_cast<const float*>(b), ldb, stride_b, beta, c, ldc,
+                         stride_c, batch, stream);
+    return;
+  }
+  TcArgs args{};
+  if (!tc_prepare("ktune::gemm_ex", precision, transa, transb, m, n, k, alpha, a, lda, stride_a, b,
+                  ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+    return;
+  const int prec = int(precision);
+  // The selector's pick first; if the device refuses it (wgmma: operands off TMA's 16-byte grid,
+  // another device), the shipped configs in the order of how widely they ran in the sweep.
+  const int pick = tc_choose(prec, args);
+  if (tc_launch(prec, pick, args) == Launch::ok) return;
+  const int* order = prec == 1   ? tc_safe_order<1>()
+                     : prec == 2 ? tc_safe_order<2>()
+                                 : tc_safe_order<3>();
+  for (int i = 0; i < tc_num_configs(prec); ++i) {
+    if (order[i] == pick) continue;
+    if (tc_launch(prec, order[i], args) == Launch::ok) return;
+  }
+  throw std::runtime_error(std::string("ktune::gemm_ex: the device refused every shipped ") +
+                           precision_text(prec) + " config for m = " + std::to_string(m) +
+                           ", n = " + std::to_string(n) + ", k = " + std::to_string(k));
+}
+
+bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans transb, int64_t m,
+                    int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
+                    const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                    int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  TcArgs args{};
+  if (!tc_prepare("ktune::gemm_ex_config", precision, transa, transb, m, n, k, alpha, a, lda,
+                  stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+    return true;
+  const int prec = int(precision);
+  if (config < 0 || config >= tc_num_configs(prec))
+    kg::deploy::argument_error("ktune::gemm_ex_config",
+                               "config " + std::to_string(config) + " is not one of the " +
+                                   std::to_string(tc_num_configs(prec)) + " shipped " +
+                                   precision_text(prec) + " configs");
+  return tc_launch(prec, config, args) == Launch::ok;
+}
+
+const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision) {
+  static const TunedGemmInfo none{"cuda", 0, nullptr, -1};
+  static const TunedGemmInfo infos[3] = {
+      {"cuda", TcSelector<1>::kNumConfigs, TcSelector<1>::kConfigs, TcSelector<1>::kBaseline},
+      {"cuda", TcSelector<2>::kNumConfigs, TcSelector<2>::kConfigs, TcSelector<2>::kBaseline},
+      {"cuda", TcSelector<3>::kNumConfigs, TcSelector<3>::kConfigs, TcSelector<3>::kBaseline}};
+  const int prec = int(precision);
+  if (prec == 0) return tuned_gemm_info_cuda();
+  return prec >= 1 && prec <= 3 ? infos[prec - 1] : none;
+}
+
+int tuned_gemm_ex_choice_cuda(GemmPrecision precision, Trans transa, Trans transb, int64_t m,
+                              int64_t n, int64_t k, int64_t batch) {
+  const int prec = int(precision);
+  if (prec == 0) return tuned_gemm_choice_cuda(transa, transb, m, n, k, batch);
+  if (prec < 1 || prec > 3 || tc_num_configs(prec) == 0) return -1;
+  TcArgs args{};
+  args.transa = transa == Trans::yes;
+  args.transb = transb == Trans::yes;
+  args.m = m;
+  args.n = n;
+  args.k = k;
+  args.batch = batch;
+  return tc_choose(prec, args);
+}
+
+}  // namespace ktune

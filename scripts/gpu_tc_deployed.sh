@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The deployed tensor-core GEMM library (ktune::gemm_ex) on the lent GPU machine, in phases:
+#   build  scripts/gpu_build_remote.sh (EXAMPLES=ON: libraries/ and tuned_gemm_bench) into BUILD
+#   tests  the GPU tests of the deployed library: TunedGemmEx* (every shipped config of every
+#          shipped precision vs float64) and TunedGemmCuda* (the FP32 API beside it)
+#   bench  tuned_gemm_bench over WORKLOADS (default: the held-out llm@bf16 first, then the
+#          training workloads large@bf16 and dnn@bf16): ktune::gemm_ex vs cuBLAS and cuBLASLt's
+#          heuristic #0 in the same precision, same run, each verified
+# Everything lands in $OUT/tc-deployed.tar.gz (CSVs, logs, nvidia-smi).
+#   SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... PHASES='build tests bench' scripts/gpu_tc_deployed.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-/tmp/kt-build-tc}
+OUT=${OUT:-/tmp/ktune-out}
+W=/tmp/tc-deployed
+mkdir -p "$OUT" "$W"
+export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
+PHASES=${PHASES:-build tests bench}
+has() { [[ " $PHASES " == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
+  > "$W/nvidia-smi.txt"
+cat "$W/nvidia-smi.txt"
+
+if has build; then
+  start=$(date +%s)
+  EXAMPLES=ON scripts/gpu_build_remote.sh "$BUILD" ktune_gpu_tests tuned_gemm_bench || exit 1
+  echo "build: $(($(date +%s) - start)) s"
+fi
+# shellcheck disable=SC1090
+. "$BUILD.env"
+B=$BUILD/bin
+
+if has tests; then
+  start=$(date +%s)
+  timeout "${TESTS_SECONDS:-180}" "$B/ktune_gpu_tests" --gtest_filter='TunedGemmEx*:TunedGemmCuda*' \
+    > "$W/gpu-tests-deployed-tc.log" 2>&1
+  echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
+  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|Value of" \
+    "$W/gpu-tests-deployed-tc.log" | head -40
+fi
+
+if has bench; then
+  for w in ${WORKLOADS:-llm@bf16 large@bf16 dnn@bf16}; do
+    start=$(date +%s)
+    name=${w/@/-}
+    timeout "${BENCH_SECONDS:-200}" "$B/tuned_gemm_bench" --device cuda --workload "$w" \
+      --out "$W/deployed-$name.csv" > "$W/bench-$name.log" 2>&1
+    echo "bench $w exit $? ($(($(date +%s) - start)) s), $(($(wc -l < "$W/deployed-$name.csv") - 1)) shapes"
+  done
+fi
+tar czf "$OUT/tc-deployed.tar.gz" -C "$W" .

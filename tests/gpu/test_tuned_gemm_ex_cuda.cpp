@@ -1,0 +1,263 @@
+// ktune::gemm_ex of the CUDA tuned library (libraries/: ktune_tuned_gemm_cuda with its
+// per-precision selectors): argument errors and refusals (checked before any CUDA call, so they
+// run without a GPU), and on a GPU every shipped config of every shipped precision against the
+// float64 reference with the precision's error bound, NaN-poisoned C and guards around it.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/common/gemm_reference.hpp"
+#include "ktune/cuda.hpp"
+#include "ktune/gemm.hpp"
+
+namespace {
+
+using ktune::GemmPrecision;
+using ktune::Trans;
+namespace kg = ktune::kernels::gemm;
+
+const GemmPrecision kTensorPrecisions[] = {GemmPrecision::tf32, GemmPrecision::bf16,
+                                           GemmPrecision::fp16};
+
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const ktune::GemmError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The shipped precisions: the library must ship a tensor-core selector, each of whose configs
+// is an mma or wgmma config (what the deployed kernels are).
+TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
+  int shipped = 0;
+  for (GemmPrecision q : kTensorPrecisions) {
+    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+    EXPECT_STREQ(info.backend, "cuda");
+    EXPECT_LE(info.num_configs, 16);
+    if (info.num_configs == 0) continue;
+    ++shipped;
+    EXPECT_GE(info.baseline, 0);
+    EXPECT_LT(info.baseline, info.num_configs);
+    for (int i = 0; i < info.num_configs; ++i) {
+      const std::string config = info.configs[i];
+      EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0)
+          << config;
+    }
+    const int pick =
+        ktune::tuned_gemm_ex_choice_cuda(q, Trans::yes, Trans::no, 4096, 2048, 4096, 1);
+    EXPECT_GE(pick, 0);
+    EXPECT_LT(pick, info.num_configs);
+  }
+  EXPECT_GE(shipped, 1) << "the library ships no tensor-core precision";
+  EXPECT_EQ(ktune::tuned_gemm_ex_info_cuda(GemmPrecision::fp32).num_configs,
+            ktune::tuned_gemm_info_cuda().num_configs);
+}
+
+TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice) {
+  const void* fake = reinterpret_cast<const void*>(uintptr_t(256));  // never dereferenced
+  float* fake_c = reinterpret_cast<float*>(uintptr_t(1 << 20));
+  const Trans N = Trans::no;
+  GemmPrecision shipped = GemmPrecision::fp32;
+  for (GemmPrecision q : kTensorPrecisions)
+    if (ktune::tuned_gemm_ex_info_cuda(q).num_configs > 0) shipped = q;
+  ASSERT_NE(shipped, GemmPrecision::fp32);
+  auto call = [&](GemmPrecision q, int64_t m, int64_t lda, const void* a, float* c, int64_t batch,
+                  int64_t stride_c) {
+    return error_of([&] {
+      ktune::gemm_ex(q, N, N, m, 8, 8, 1, a, lda, 64, fake, 8, 64, 0, c, 8, stride_c, batch,
+                     nullptr);
+    });
+  };
+  EXPECT_TRUE(contains(call(shipped, -1, 8, fake, fake_c, 1, 64), "m = -1"));
+  EXPECT_TRUE(contains(call(shipped, 8, 7, fake, fake_c, 1, 64), "lda = 7"));
+  EXPECT_TRUE(contains(call(shipped, 8, 8, nullptr, fake_c, 1, 64), "A is a null"));
+  EXPECT_TRUE(contains(call(shipped, 8, 8, fake, nullptr, 1, 64), "C is a null"));
+  EXPECT_TRUE(contains(call(shipped, 8, 8, fake, fake_c, 3, 60), "stride_c = 60"));
+  EXPECT_TRUE(contains(call(GemmPrecision(7), 8, 8, fake, fake_c, 1, 64), "precision 7"));
+  // C overlapping A: the span of A is counted in 16-bit (or TF32's 4-byte) elements.
+  const auto* a_near_c = reinterpret_cast<const unsigned char*>(fake_c) - 8 * 8;
+  const std::string overlap = call(shipped, 8, 8, a_near_c, fake_c, 1, 64);
+  EXPECT_TRUE(contains(overlap, "C overlaps A")) << overlap;
+  for (GemmPrecision q : kTensorPrecisions) {
+    if (ktune::tuned_gemm_ex_info_cuda(q).num_configs > 0) continue;
+    EXPECT_TRUE(contains(call(q, 8, 8, fake, fake_c, 1, 64), "ships no")) << int(q);
+  }
+  EXPECT_TRUE(contains(error_of([&] {
+                         ktune::gemm_ex_config(999, shipped, N, N, 8, 8, 8, 1, fake, 8, 64, fake, 8,
+                                               64, 0, fake_c, 8, 64, 1, nullptr);
+                       }),
+                       "config 999"));
+}
+
+// Inputs of one case in the precision's storage (16-bit bits or floats) on the device.
+struct DeviceCase {
+  kg::Shape shape;
+  std::vector<float> a, b, c_in;
+  std::vector<double> reference;
+  void *da = nullptr, *db = nullptr;
+  float* dc = nullptr;
+  size_t c_elements = 0;
+};
+
+constexpr size_t kGuard = 64;
+
+void upload_operand(const std::vector<float>& values, kg::Precision q, void** device) {
+  const auto bits = kg::to_input_bits(values, q);
+  const size_t bytes = bits.empty() ? values.size() * 4 : bits.size() * 2;
+  ASSERT_EQ(cudaMalloc(device, std::max<size_t>(bytes, 16)), cudaSuccess);
+  cudaMemcpy(*device, bits.empty() ? static_cast<const void*>(values.data()) : bits.data(), bytes,
+             cudaMemcpyHostToDevice);
+}
+
+DeviceCase make_case(kg::Precision q, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                     int64_t batch, bool aligned, float alpha, float beta) {
+  DeviceCase d;
+  kg::Shape& s = d.shape;
+  s.transa = ta, s.transb = tb, s.m = m, s.n = n, s.k = k, s.batch = batch, s.precision = q;
+  // Padded leading dimensions: on the 16-byte grid TMA needs (a multiple of 8 elements), or odd.
+  auto ld = [&](int64_t rows) { return aligned ? (rows + 8) / 8 * 8 : rows + 1; };
+  s.lda = ld(ta ? k : m), s.ldb = ld(tb ? n : k), s.ldc = m + 1;
+  d.a = kg::random_matrix(size_t(s.stride_a() * batch), 5);
+  d.b = kg::random_matrix(size_t(s.stride_b() * batch), 6);
+  d.c_elements = size_t(s.stride_c() * batch);
+  d.c_in = kg::random_matrix(d.c_elements, 7);
+  // The reference sees the inputs as the device holds them (rounded to 16 bits); tf32 rounds
+  // inside the MMA, which the bound's input term covers.
+  std::vector<float> a = d.a, b = d.b;
+  if (q != kg::Precision::tf32) {
+    for (float& x : a) x = kg::round_input(x, q);
+    for (float& x : b) x = kg::round_input(x, q);
+  }
+  d.reference = kg::reference_gemm(s, a.data(), b.data(), alpha, beta, d.c_in.data());
+  upload_operand(d.a, q, &d.da);
+  upload_operand(d.b, q, &d.db);
+  return d;
+}
+
+// Runs config (or the selector when config < 0) on a fresh C (NaN-poisoned when beta == 0,
+// guards around it); returns the relative error, -1 when the config refused the problem.
+double run_case(const DeviceCase& d, GemmPrecision q, int config, float alpha, float beta,
+                std::string& guard_failure) {
+  const kg::Shape& s = d.shape;
+  std::vector<float> c(d.c_elements + 2 * kGuard, -777.0f);
+  for (size_t i = 0; i < d.c_elements; ++i)
+    c[kGuard + i] = beta == 0 ? std::numeric_limits<float>::quiet_NaN() : d.c_in[i];
+  float* dc = nullptr;
+  if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * 4) != cudaSuccess) return 1e9;
+  cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+  const Trans ta = s.transa ? Trans::yes : Trans::no, tb = s.transb ? Trans::yes : Trans::no;
+  bool ran = true;
+  if (config < 0)
+    ktune::gemm_ex(q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
+                   s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
+  else
+    ran = ktune::gemm_ex_config(config, q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(),
+                                d.db, s.ldb, s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(),
+                                s.batch, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
+  cudaFree(dc);
+  if (!ran) return -1;
+  for (size_t i = 0; i < kGuard; ++i)
+    if (c[i] != -777.0f || c[c.size() - 1 - i] != -777.0f) guard_failure = "write outside C";
+  return kg::relative_error(s, c.data() + kGuard, d.reference);
+}
+
+void free_case(DeviceCase& d) {
+  cudaFree(d.da);
+  cudaFree(d.db);
+}
+
+// Every shipped config x the four transpose pairs on a ragged batched shape (partial tiles,
+// leading dimensions padded to the 16-byte grid) and a multi-tile one with alpha and beta; the
+// selector's own pick on an unaligned shape (odd leading dimensions: wgmma refuses, the
+// fallback order must serve it).
+TEST(TunedGemmEx, EveryShippedConfigMatchesTheReference) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  int ran = 0;
+  for (GemmPrecision q : kTensorPrecisions) {
+    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+    const auto kq = kg::Precision(int(q));
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      struct Shape {
+        int64_t m, n, k, batch;
+        float alpha, beta;
+      };
+      for (const Shape& sh : {Shape{77, 45, 70, 2, 1, 0}, Shape{300, 260, 264, 3, 0.5f, 2}}) {
+        DeviceCase d = make_case(kq, ta, tb, sh.m, sh.n, sh.k, sh.batch, true, sh.alpha, sh.beta);
+        for (int config = 0; config < info.num_configs; ++config) {
+          std::string guard;
+          const double error = run_case(d, q, config, sh.alpha, sh.beta, guard);
+          const std::string what = std::string(info.configs[config]) + " t=" + std::to_string(t) +
+                                   " m=" + std::to_string(sh.m);
+          EXPECT_GE(error, 0) << what << ": refused";
+          EXPECT_LE(error, kg::error_bound(sh.k, kq)) << what;
+          EXPECT_EQ(guard, "") << what;
+          ran += error >= 0;
+        }
+        free_case(d);
+      }
+      DeviceCase odd = make_case(kq, ta, tb, 33, 17, 41, 1, false, 1, 0);
+      if (info.num_configs > 0) {
+        std::string guard;
+        const double error = run_case(odd, q, -1, 1, 0, guard);
+        EXPECT_LE(error, kg::error_bound(41, kq)) << "selector, odd leading dimensions, t=" << t;
+        EXPECT_GE(error, 0);
+        EXPECT_EQ(guard, "");
+      }
+      free_case(odd);
+    }
+  }
+  EXPECT_GT(ran, 0);
+}
+
+// BLAS: alpha == 0 or k == 0 reads neither A nor B (their NaN must not reach C); beta == 0
+// does not read C.
+TEST(TunedGemmEx, AlphaZeroAndEmptyKScaleCWithoutReadingAOrB) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  for (GemmPrecision q : kTensorPrecisions) {
+    if (ktune::tuned_gemm_ex_info_cuda(q).num_configs == 0) continue;
+    const int64_t m = 40, n = 24, k = 16;
+    std::vector<float> nan_a(size_t(m * k) * 2, std::numeric_limits<float>::quiet_NaN());
+    void *da = nullptr, *db = nullptr;
+    float* dc = nullptr;
+    ASSERT_EQ(cudaMalloc(&da, nan_a.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&db, nan_a.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&dc), size_t(m * n) * 4), cudaSuccess);
+    cudaMemcpy(da, nan_a.data(), nan_a.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, nan_a.data(), nan_a.size() * 4, cudaMemcpyHostToDevice);
+    for (const auto& [alpha, kk, beta] :
+         {std::tuple{0.0f, k, 0.5f}, std::tuple{1.0f, int64_t(0), 2.0f},
+          std::tuple{0.0f, k, 0.0f}}) {
+      const std::vector<float> c0 = kg::random_matrix(size_t(m * n), 9);
+      cudaMemcpy(dc, c0.data(), c0.size() * 4, cudaMemcpyHostToDevice);
+      ktune::gemm_ex(q, Trans::no, Trans::no, m, n, kk, alpha, da, m, 0, db,
+                     std::max<int64_t>(kk, 1), 0, beta, dc, m, 0, 1, nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      std::vector<float> c(c0.size());
+      cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
+      for (size_t i = 0; i < c.size(); ++i)
+        ASSERT_EQ(c[i], beta * c0[i]) << "alpha=" << alpha << " k=" << kk << " at " << i;
+    }
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+  }
+}
+
+}  // namespace
