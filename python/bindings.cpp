@@ -32,6 +32,7 @@ Operand as_blas(const py::array& x, const char* name, bool writable) {
   const auto item = static_cast<py::ssize_t>(sizeof(float));
   const py::ssize_t rows = x.shape(0), cols = x.shape(1);
   const py::ssize_t s0 = x.strides(0), s1 = x.strides(1);
+  if (rows == 0 || cols == 0) return {ktune::Trans::no, std::max<py::ssize_t>(rows, 1)};  // no data
   // Column-major view (unit row stride): the array itself. Row-major view: its transpose.
   if ((s0 == item || rows <= 1) && s1 % item == 0 && s1 / item >= std::max<py::ssize_t>(rows, 1))
     return {ktune::Trans::no, s1 / item};

@@ -40,6 +40,14 @@ def test_matches_float64(m, n, k, layout):
     check(a, b, c, -0.5, 2.0)
 
 
+@pytest.mark.parametrize("m,n,k", [(0, 3, 2), (3, 0, 2), (3, 2, 0)])
+def test_empty_dimensions(m, n, k):
+    # m or n == 0: nothing to do; k == 0: C = beta * C without reading A or B (BLAS).
+    c = np.full((m, n), 2.0, np.float32)
+    ktune.gemm(np.zeros((m, k), np.float32), np.zeros((k, n), np.float32), c, beta=0.5)
+    assert np.all(c == 1.0)
+
+
 def test_strided_row_view():
     big = rand((40, 64))
     a = big[:, 3:20]  # leading dimension 64, not 17
