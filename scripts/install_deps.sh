@@ -8,6 +8,7 @@ packages=(build-essential cmake ninja-build ccache pkg-config git libeigen3-dev 
   libbenchmark-dev libopenblas-dev libdnnl-dev zlib1g-dev python3)
 if [ "${1:-}" != --demo ]; then
   packages+=(python3-numpy python3-sklearn
+    pybind11-dev python3-dev python3-pytest  # the Python package ktune and its tests (docs/python.md)
     clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
     slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/
 fi
