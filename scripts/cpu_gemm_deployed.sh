@@ -57,7 +57,8 @@ echo "end $(date -u +%FT%TZ) after $((SECONDS - start)) s, exit $status, load av
   tee -a "$log" "$run_lines"
 
 if [[ ${TABLES:-1} == 1 ]]; then
-  dataset=$(grep -o -m1 -- '--dataset [^ ]*' "$selector" | cut -d' ' -f2)
+  # The training data the header names: `--data` (ktune deploy) or `--dataset` (older codegen).
+  dataset=$(grep -o -m1 -E -- '--data(set)? [^ ]*' "$selector" | cut -d' ' -f2 || true)
   python3 scripts/gemm_deployed_tables.py --run "$WORKLOAD=$OUT_DIR/$NAME.csv" \
     --in-sample-selector "$selector" ${dataset:+--data "$dataset"} --per-shape \
     --csv "$OUT_DIR/$TABLE.csv" --markdown "$OUT_DIR/$TABLE.md"
