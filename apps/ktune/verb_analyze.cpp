@@ -6,6 +6,7 @@
 
 #include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/analyze.hpp"
@@ -24,12 +25,7 @@ int run_analyze(const AnalyzeArgs& a) {
   const Dataset data = a.source.load();
   const ml::AnalysisReport report = ml::analyze(data, norm);
   const std::string md = ml::to_markdown(report, a.top);
-  if (a.markdown.empty()) {
-    std::fputs(md.c_str(), stdout);
-  } else {
-    write_text_file(a.markdown, md);
-    std::fprintf(stderr, "ktune: wrote %s\n", a.markdown.c_str());
-  }
+  write_output_or_print(a.markdown, md);
   if (!a.csv.empty()) {
     ml::write_csv(report, a.csv);
     std::fprintf(stderr, "ktune: wrote %s\n", a.csv.c_str());

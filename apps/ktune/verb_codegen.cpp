@@ -5,6 +5,7 @@
 
 #include "apps/ktune/shell_word.hpp"
 #include "apps/ktune/verb.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/codegen.hpp"
@@ -34,12 +35,7 @@ int run_codegen(const CodegenArgs& a) {
   if (a.function_name != "select") o.command += " --function " + shell_word(a.function_name);
   if (!a.dataset.empty()) o.command += " --dataset " + shell_word(a.dataset);
   const std::string header = ml::generate_selector_header(model, o);
-  if (a.output == "-") {
-    std::fwrite(header.data(), 1, header.size(), stdout);
-  } else {
-    write_text_file(a.output, header);
-    std::fprintf(stderr, "ktune: wrote %s\n", a.output.c_str());
-  }
+  write_output_or_print(a.output, header);
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "apps/ktune/stencil_eval_cli.hpp"
 #include "apps/ktune/unsure_args.hpp"
 #include "apps/ktune/verb.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -220,12 +221,7 @@ int run_eval(const EvalArgs& a) {
   progress.finish();
   std::ostringstream md;
   ml::write_markdown(r, md);
-  if (!a.markdown.empty()) {
-    write_text_file(a.markdown, md.str());
-    std::fprintf(stderr, "ktune: wrote %s\n", a.markdown.c_str());
-  } else {
-    std::fputs(md.str().c_str(), stdout);
-  }
+  write_output_or_print(a.markdown, md.str());
   if (!a.csv.empty()) {
     std::ostringstream csv, metrics;
     ml::write_csv(r, csv);

@@ -6,6 +6,7 @@
 
 #include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/dataset.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/prune.hpp"
@@ -40,10 +41,7 @@ int run_prune(const PruneArgs& a) {
   }
   std::fprintf(stdout, "ceiling of the %d configs: %.1f %% of oracle (geometric mean)\n", a.k,
                100 * ml::ceiling(data, picks));
-  if (!a.output.empty()) {
-    write_text_file(a.output, list);
-    std::fprintf(stderr, "ktune: wrote %s\n", a.output.c_str());
-  }
+  if (!a.output.empty()) write_output(a.output, list);
   return 0;
 }
 

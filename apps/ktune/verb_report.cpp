@@ -69,13 +69,12 @@ void add_deployed(const std::string& path, std::map<std::string, ShapePerf>& per
 // The HTML report over the dataset of any family (docs/report.md).
 void run_html_report(const ReportOptions& o) {
   const Dataset data = load_dataset(o.store, o.device, o.family);
-  report::HtmlReportRequest r;
-  r.out = o.html;
-  r.title = o.title;
-  r.js_dir = o.js_dir;
-  r.deployed = o.deployed;
-  r.eval = o.eval;
-  r.threads = o.threads;
+  const report::HtmlReportRequest r{.out = o.html,
+                                    .title = o.title,
+                                    .js_dir = o.js_dir,
+                                    .deployed = o.deployed,
+                                    .eval = o.eval,
+                                    .threads = o.threads};
   if (o.eval.empty())
     fmt::print(stderr,
                "ktune: evaluating the pruners for the report (pass --eval to plot a saved "

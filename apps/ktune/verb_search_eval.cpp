@@ -9,6 +9,7 @@
 
 #include "apps/ktune/dataset_source.hpp"
 #include "apps/ktune/verb.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/search_eval.hpp"
@@ -35,16 +36,8 @@ int run_search_eval(SearchEvalArgs a) {
   std::ostringstream md, csv;
   ml::write_sampled_markdown(r, a.o, md);
   ml::write_sampled_csv(r, csv);
-  if (!a.markdown.empty()) {
-    write_text_file(a.markdown, md.str());
-    std::fprintf(stderr, "ktune: wrote %s\n", a.markdown.c_str());
-  } else {
-    std::fputs(md.str().c_str(), stdout);
-  }
-  if (!a.csv.empty()) {
-    write_text_file(a.csv, csv.str());
-    std::fprintf(stderr, "ktune: wrote %s\n", a.csv.c_str());
-  }
+  write_output_or_print(a.markdown, md.str());
+  if (!a.csv.empty()) write_output(a.csv, csv.str());
   return 0;
 }
 

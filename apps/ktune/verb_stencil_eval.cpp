@@ -8,6 +8,7 @@
 
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/stencil_eval_cli.hpp"
+#include "apps/ktune/verb_output.hpp"
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 
@@ -83,16 +84,8 @@ int run_stencil_eval(const StencilEvalArgs& a) {
   std::ostringstream md, csv;
   write_stencil_markdown(r, md);
   write_stencil_csv(r, csv);
-  if (!a.markdown.empty()) {
-    write_text_file(a.markdown, md.str());
-    std::fprintf(stderr, "ktune: wrote %s\n", a.markdown.c_str());
-  } else {
-    std::fputs(md.str().c_str(), stdout);
-  }
-  if (!a.csv.empty()) {
-    write_text_file(a.csv, csv.str());
-    std::fprintf(stderr, "ktune: wrote %s\n", a.csv.c_str());
-  }
+  write_output_or_print(a.markdown, md.str());
+  if (!a.csv.empty()) write_output(a.csv, csv.str());
   return 0;
 }
 

@@ -19,6 +19,9 @@ struct Shape {
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }
 };
 
+// A shape whose matrices are packed: minimal leading dimensions, batch entries back to back.
+Shape packed_shape(bool transa, bool transb, int64_t m, int64_t n, int64_t k, int64_t batch = 1);
+
 // Relative Frobenius-norm error allowed against a float64 reference of the FP32 inputs: FP32
 // accumulation error grows like sqrt(k) * eps; 16x margin. Wrong kernels give O(1) errors or NaN.
 double error_bound(int64_t k);

@@ -199,24 +199,15 @@ Shape shape_of(const Problem& p) {
       throw Error(fmt::format("gemm problem '{}': {} must be an integer", p.key(), name));
     return v;
   };
-  Shape s;
   const double ta = get("transa"), tb = get("transb");
   if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
     throw Error(fmt::format("gemm problem '{}': transa/transb must be 0 or 1", p.key()));
-  s.transa = ta == 1;
-  s.transb = tb == 1;
   const double m = get("m"), n = get("n"), k = get("k"), batch = get("batch");
   if (m < 1 || n < 1 || k < 1 || batch < 1)
     throw Error(fmt::format("gemm problem '{}': m, n, k and batch must be at least 1", p.key()));
   if (m * k * batch > kMaxElements || k * n * batch > kMaxElements || m * n * batch > kMaxElements)
     throw Error(fmt::format("gemm problem '{}': a matrix exceeds 2^31 elements", p.key()));
-  s.m = int64_t(m);
-  s.n = int64_t(n);
-  s.k = int64_t(k);
-  s.batch = int64_t(batch);
-  s.lda = s.transa ? s.k : s.m;
-  s.ldb = s.transb ? s.n : s.k;
-  s.ldc = s.m;
+  Shape s = packed_shape(ta == 1, tb == 1, int64_t(m), int64_t(n), int64_t(k), int64_t(batch));
   if (std::find(p.names.begin(), p.names.end(), "precision") != p.names.end()) {
     const double v = get("precision");
     if (v < 0 || v > 3)

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "ktune/error.hpp"
+#include "src/ml/argmax.hpp"
 
 namespace ktune::ml {
 
@@ -58,12 +59,7 @@ Eigen::VectorXd RandomForest::predict_proba(const Eigen::Ref<const Eigen::RowVec
 }
 
 int RandomForest::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
-  const Eigen::VectorXd p = predict_proba(x);
-  Eigen::Index best = 0;
-  for (Eigen::Index c = 1; c < p.size(); ++c) {
-    if (p[c] > p[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(predict_proba(x));
 }
 
 nlohmann::json RandomForest::to_json() const {

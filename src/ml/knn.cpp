@@ -8,6 +8,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/ml/scaler.hpp"
+#include "src/ml/argmax.hpp"
 #include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
@@ -47,12 +48,7 @@ Eigen::VectorXd KnnClassifier::predict_proba(const Eigen::Ref<const Eigen::RowVe
 }
 
 int KnnClassifier::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
-  const Eigen::VectorXd p = predict_proba(x);
-  Eigen::Index best = 0;
-  for (Eigen::Index c = 1; c < p.size(); ++c) {
-    if (p[c] > p[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(predict_proba(x));
 }
 
 nlohmann::json KnnClassifier::to_json() const {

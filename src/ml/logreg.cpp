@@ -7,6 +7,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/ml/scaler.hpp"
+#include "src/ml/argmax.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -169,12 +170,7 @@ Eigen::VectorXd LogisticRegression::predict_proba(
 }
 
 int LogisticRegression::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
-  const Eigen::VectorXd p = predict_proba(x);
-  Eigen::Index best = 0;
-  for (Eigen::Index c = 1; c < p.size(); ++c) {
-    if (p[c] > p[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(predict_proba(x));
 }
 
 nlohmann::json LogisticRegression::to_json() const {

@@ -8,6 +8,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/ml/scaler.hpp"
+#include "src/ml/argmax.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -136,12 +137,7 @@ Eigen::VectorXd Mlp::predict_proba(const Eigen::Ref<const Eigen::RowVectorXd>& x
 }
 
 int Mlp::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
-  const Eigen::VectorXd p = predict_proba(x);
-  Eigen::Index best = 0;
-  for (Eigen::Index c = 1; c < p.size(); ++c) {
-    if (p[c] > p[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(predict_proba(x));
 }
 
 double Mlp::loss(const Eigen::MatrixXd& X, const std::vector<int>& y) const {

@@ -7,6 +7,7 @@
 
 #include "ktune/error.hpp"
 #include "ktune/ml/scaler.hpp"
+#include "src/ml/argmax.hpp"
 
 namespace ktune::ml {
 
@@ -77,12 +78,7 @@ Eigen::VectorXd GaussianNaiveBayes::predict_proba(
 }
 
 int GaussianNaiveBayes::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
-  const Eigen::VectorXd jll = joint_log_likelihood(x);
-  Eigen::Index best = 0;
-  for (Eigen::Index c = 1; c < jll.size(); ++c) {
-    if (jll[c] > jll[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(joint_log_likelihood(x));
 }
 
 nlohmann::json GaussianNaiveBayes::to_json() const {

@@ -5,7 +5,10 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace ktune::testing {
@@ -26,6 +29,23 @@ inline CommandResult run_ktune(const std::string& args) {
   const int raw = pclose(pipe);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+// Runs ktune with args, its stdout dropped and its stderr written to stderr_path; the exit
+// status (-1: killed by a signal).
+inline int run_ktune_stderr_to(const std::string& args, const std::string& stderr_path) {
+  const std::string cmd =
+      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + stderr_path + "'";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A whole text file ("" when it cannot be read).
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 // Unique per test process: engineers and CI jobs run the suites side by side in one /tmp.

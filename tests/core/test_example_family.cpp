@@ -18,13 +18,6 @@ namespace {
 
 using testing::run_ktune;
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(ExampleFamily, BenchExportPruneTrainEvalCodegen) {
   const std::string dir = ::testing::TempDir() + "conv1d-pipeline/";
   std::filesystem::remove_all(dir);
@@ -39,8 +32,8 @@ TEST(ExampleFamily, BenchExportPruneTrainEvalCodegen) {
   ASSERT_EQ(rows.size(), 16u * 12u);
   for (const auto& m : rows) {
     EXPECT_EQ(m.family, "conv1d");
-    EXPECT_EQ(m.outcome.status, Status::ok) << m.problem << " " << m.config << ": "
-                                            << m.outcome.message;
+    EXPECT_EQ(m.outcome.status, Status::ok)
+        << m.problem << " " << m.config << ": " << m.outcome.message;
     EXPECT_GE(m.outcome.rel_error, 0.0);
     EXPECT_GT(m.perf, 0.0);
   }
@@ -51,29 +44,28 @@ TEST(ExampleFamily, BenchExportPruneTrainEvalCodegen) {
 
   r = run_ktune("prune --data " + csv + " --method topn --k 3 -o " + picks);
   ASSERT_EQ(r.status, 0) << r.output;
-  std::istringstream pick_lines(read(picks));
+  std::istringstream pick_lines(testing::read_file(picks));
   std::string line;
   int shipped = 0;
   while (std::getline(pick_lines, line)) shipped += line.rfind("block=", 0) == 0;
-  EXPECT_EQ(shipped, 3) << read(picks);
+  EXPECT_EQ(shipped, 3) << testing::read_file(picks);
 
   r = run_ktune("train --data " + csv + " --selector tree-a --configs " + picks + " -o " + model);
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto json = nlohmann::json::parse(read(model));
+  const auto json = nlohmann::json::parse(testing::read_file(model));
   EXPECT_EQ(json.at("family"), "conv1d");
   EXPECT_EQ(json.at("kind"), "tree-a");
 
   r = run_ktune("eval --data " + csv + " --split random --quick --markdown " + dir + "eval.md");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(read(dir + "eval.md").find("| tree-b |"), std::string::npos)
-      << read(dir + "eval.md");
+  EXPECT_NE(testing::read_file(dir + "eval.md").find("| tree-b |"), std::string::npos)
+      << testing::read_file(dir + "eval.md");
 
   r = run_ktune("codegen --model " + model + " -o " + header);
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string code = read(header);
+  const std::string code = testing::read_file(header);
   // The family's integer signature, not the generic struct of doubles.
-  EXPECT_NE(code.find("inline int select(long long n, long long taps)"), std::string::npos)
-      << code;
+  EXPECT_NE(code.find("inline int select(long long n, long long taps)"), std::string::npos) << code;
 
   // The header compiles alone and picks one of the 3 shipped configs for every problem.
   std::ofstream(dir + "driver.cpp") << "#include \"selector.hpp\"\n#include <cstdio>\n"
@@ -89,12 +81,12 @@ TEST(ExampleFamily, BenchExportPruneTrainEvalCodegen) {
   if (std::system("c++ --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no C++ compiler";
   const std::string compile = "c++ -std=c++17 -Wall -Wextra -Werror -o " + dir + "driver " + dir +
                               "driver.cpp 2> " + dir + "compile.log";
-  ASSERT_EQ(std::system(compile.c_str()), 0) << read(dir + "compile.log");
+  ASSERT_EQ(std::system(compile.c_str()), 0) << testing::read_file(dir + "compile.log");
   ASSERT_EQ(std::system((dir + "driver > " + dir + "picks-out.txt").c_str()), 0);
-  std::istringstream out(read(dir + "picks-out.txt"));
+  std::istringstream out(testing::read_file(dir + "picks-out.txt"));
   int picked = 0;
   while (std::getline(out, line)) {
-    EXPECT_NE(read(picks).find(line), std::string::npos) << line;
+    EXPECT_NE(testing::read_file(picks).find(line), std::string::npos) << line;
     ++picked;
   }
   EXPECT_EQ(picked, 4);

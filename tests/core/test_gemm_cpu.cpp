@@ -56,16 +56,7 @@ TEST(GemmCpu, EveryConfigVerifiesOnTheTinyWorkload) {
 TEST(GemmCpu, AlphaBetaAndTransposesMatchTheReference) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb) {
-      kernels::gemm::Shape s;
-      s.transa = ta;
-      s.transb = tb;
-      s.m = 23;
-      s.n = 17;
-      s.k = 45;
-      s.batch = 2;
-      s.lda = ta ? s.k : s.m;
-      s.ldb = tb ? s.n : s.k;
-      s.ldc = s.m;
+      const auto s = kernels::gemm::packed_shape(ta, tb, 23, 17, 45, 2);
       auto a = kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch), 1);
       auto b = kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), 2);
       auto c = kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), 3);
@@ -86,16 +77,7 @@ TEST(GemmCpu, AlphaZeroReadsNeitherANorB) {
   for (int ta = 0; ta < 2; ++ta)
     for (int tb = 0; tb < 2; ++tb)
       for (float beta : {0.f, -1.5f}) {
-        kernels::gemm::Shape s;
-        s.transa = ta;
-        s.transb = tb;
-        s.m = 13;
-        s.n = 7;
-        s.k = 9;
-        s.batch = 2;
-        s.lda = ta ? s.k : s.m;
-        s.ldb = tb ? s.n : s.k;
-        s.ldc = s.m;
+        const auto s = kernels::gemm::packed_shape(ta, tb, 13, 7, 9, 2);
         const std::vector<float> a(size_t(s.stride_a() * s.batch), nan);
         const std::vector<float> b(size_t(s.stride_b() * s.batch), nan);
         const auto c0 = kernels::gemm::random_matrix(size_t(s.stride_c() * s.batch), 5);

@@ -44,15 +44,7 @@ void check_variant(std::index_sequence<I...>) {
     for (int tb = 0; tb < 2; ++tb)
       for (const auto& sh : shapes)
         for (float beta : {0.f, 0.5f}) {
-          kernels::gemm::Shape s;
-          s.transa = ta;
-          s.transb = tb;
-          s.m = sh[0];
-          s.n = sh[1];
-          s.k = sh[2];
-          s.lda = ta ? s.k : s.m;
-          s.ldb = tb ? s.n : s.k;
-          s.ldc = s.m;
+          const auto s = kernels::gemm::packed_shape(ta, tb, sh[0], sh[1], sh[2]);
           const auto a = kernels::gemm::random_matrix(size_t(s.stride_a()), 3);
           const auto b = kernels::gemm::random_matrix(size_t(s.stride_b()), 4);
           auto c0 = kernels::gemm::random_matrix(size_t(s.stride_c()), 5);

@@ -16,13 +16,6 @@ namespace {
 
 using testing::run_ktune;
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(FileFamilyCli, BenchResumeExportPruneTrainEvalCodegen) {
   testing::private_cache("cli");  // the child inherits KTUNE_CACHE_DIR
   const std::string dir = ::testing::TempDir() + "filefamily-cli/";
@@ -63,25 +56,27 @@ TEST(FileFamilyCli, BenchResumeExportPruneTrainEvalCodegen) {
   ASSERT_EQ(r.status, 0) << r.output;
   r = run_ktune("prune --data " + csv + " --method topn --k 2 -o " + picks);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(read(picks).find("TILE="), std::string::npos) << read(picks);
+  EXPECT_NE(testing::read_file(picks).find("TILE="), std::string::npos)
+      << testing::read_file(picks);
   r = run_ktune("train --data " + csv + " --selector tree-a --configs " + picks + " -o " + dir +
                 "model.json");
   ASSERT_EQ(r.status, 0) << r.output;
   r = run_ktune("codegen --model " + dir + "model.json -o " + dir + "selector.hpp");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(read(dir + "selector.hpp").find("TILE="), std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "selector.hpp").find("TILE="), std::string::npos);
 
   // Any verb takes the file (the global option, after the verb's name).
   r = run_ktune("eval --family-file " + spec + " --data " + csv +
                 " --split random --quick --markdown " + dir + "eval.md");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(read(dir + "eval.md").find("| tree-b |"), std::string::npos) << read(dir + "eval.md");
+  EXPECT_NE(testing::read_file(dir + "eval.md").find("| tree-b |"), std::string::npos)
+      << testing::read_file(dir + "eval.md");
 }
 
 TEST(FileFamilyCli, MalformedFileIsOneLineAndTouchesNoStore) {
   const std::string dir = ::testing::TempDir() + "filefamily-bad/";
   std::filesystem::create_directories(dir);
-  std::string text = read(testing::filefamily_data("stencil1d.json"));
+  std::string text = testing::read_file(testing::filefamily_data("stencil1d.json"));
   text.replace(text.find("\"uint\""), 6, "\"long\"");
   std::ofstream(dir + "bad.json") << text;
   const std::string store = dir + "s.sqlite";

@@ -8,16 +8,10 @@
 
 #include "ktune/interchange.hpp"
 #include "ml_test_util.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace ktune {
 namespace {
-
-int run_ktune(const std::string& args, const std::string& stderr_path) {
-  const std::string cmd =
-      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + stderr_path + "'";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(CliLearn, AnalyzeAndPruneOnExportedCsv) {
   if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
@@ -25,16 +19,18 @@ TEST(CliLearn, AnalyzeAndPruneOnExportedCsv) {
   const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
   write_measurements_csv(test::make_synthetic_measurements(), data);
 
-  ASSERT_EQ(run_ktune("analyze --data " + data + " --norm cutoff --markdown " + dir.file("a.md") +
-                          " --csv " + dir.file("a.csv"),
-                      err),
+  ASSERT_EQ(testing::run_ktune_stderr_to("analyze --data " + data + " --norm cutoff --markdown " +
+                                             dir.file("a.md") + " --csv " + dir.file("a.csv"),
+                                         err),
             0)
       << test::read_text(err);
   EXPECT_NE(test::read_text(dir.file("a.md")).find("# Dataset analysis"), std::string::npos);
   EXPECT_NE(test::read_text(dir.file("a.csv")).find("summary,problems,60"), std::string::npos);
 
   const std::string picks = dir.file("picks.txt");
-  ASSERT_EQ(run_ktune("prune --data " + data + " --method kmeans --k 3 -o " + picks, err), 0)
+  ASSERT_EQ(testing::run_ktune_stderr_to(
+                "prune --data " + data + " --method kmeans --k 3 -o " + picks, err),
+            0)
       << test::read_text(err);
   std::istringstream lines(test::read_text(picks));
   std::string line;
@@ -43,11 +39,11 @@ TEST(CliLearn, AnalyzeAndPruneOnExportedCsv) {
   EXPECT_EQ(n, 3);
 
   // K larger than the number of configs: one-line error, exit status 1.
-  EXPECT_EQ(run_ktune("prune --data " + data + " --method topn --k 99", err), 1);
+  EXPECT_EQ(testing::run_ktune_stderr_to("prune --data " + data + " --method topn --k 99", err), 1);
   const std::string message = test::read_text(err);
   EXPECT_NE(message.find("k=99"), std::string::npos) << message;
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
-  EXPECT_EQ(run_ktune("analyze --data " + dir.file("missing.sqlite"), err), 1);
+  EXPECT_EQ(testing::run_ktune_stderr_to("analyze --data " + dir.file("missing.sqlite"), err), 1);
 }
 
 }  // namespace

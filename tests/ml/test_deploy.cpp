@@ -10,6 +10,7 @@
 #include "ktune/ml/codegen.hpp"
 #include "ktune/ml/deploy.hpp"
 #include "ml_test_util.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace ktune {
 namespace {
@@ -102,13 +103,6 @@ TEST(DeployPackage, RefusesBadInputNamingIt) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("CMakeLists.txt")));
 }
 
-int run_ktune(const std::string& args, const std::string& stderr_path) {
-  const std::string cmd =
-      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + stderr_path + "'";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // The header without its first two lines (the command and what it came from).
 std::string selector_code(const std::string& path) {
   const std::string text = test::read_text(path);
@@ -123,44 +117,48 @@ TEST(DeployCli, RecipeAndTrainedModelGiveTheSameSelector) {
   const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
   write_measurements_csv(test::make_synthetic_measurements(), data);
   const std::string recipe_args = " --norm cutoff --selector tree-c";
-  ASSERT_EQ(run_ktune("deploy --data " + data + " --pruner kmeans --k 3" + recipe_args +
-                          " --name a -o " + dir.file("a"),
-                      err),
-            0)
-      << test::read_text(err);
-  ASSERT_EQ(run_ktune("prune --data " + data + " --method kmeans --k 3 --norm cutoff -o " +
-                          dir.file("k3.txt"),
-                      err),
-            0);
-  ASSERT_EQ(run_ktune("train --data " + data + " --configs " + dir.file("k3.txt") +
-                          recipe_args.substr(recipe_args.find(" --selector")) +
-                          " --norm cutoff -o " + dir.file("model.json"),
-                      err),
+  ASSERT_EQ(testing::run_ktune_stderr_to("deploy --data " + data + " --pruner kmeans --k 3" +
+                                             recipe_args + " --name a -o " + dir.file("a"),
+                                         err),
             0)
       << test::read_text(err);
   ASSERT_EQ(
-      run_ktune("deploy --model " + dir.file("model.json") + " --name b -o " + dir.file("b"), err),
+      testing::run_ktune_stderr_to(
+          "prune --data " + data + " --method kmeans --k 3 --norm cutoff -o " + dir.file("k3.txt"),
+          err),
+      0);
+  ASSERT_EQ(
+      testing::run_ktune_stderr_to("train --data " + data + " --configs " + dir.file("k3.txt") +
+                                       recipe_args.substr(recipe_args.find(" --selector")) +
+                                       " --norm cutoff -o " + dir.file("model.json"),
+                                   err),
       0)
+      << test::read_text(err);
+  ASSERT_EQ(testing::run_ktune_stderr_to(
+                "deploy --model " + dir.file("model.json") + " --name b -o " + dir.file("b"), err),
+            0)
       << test::read_text(err);
   const std::string header = "/selectors/synthetic-dev/synthetic.hpp";
   EXPECT_EQ(selector_code(dir.file("a") + header), selector_code(dir.file("b") + header));
   EXPECT_NE(selector_code(dir.file("a") + header).find("kNumConfigs = 3;"), std::string::npos);
 
   // The same inputs write the same files wherever the package goes.
-  ASSERT_EQ(run_ktune("deploy --data " + data + " --pruner kmeans --k 3" + recipe_args +
-                          " --name a -o " + dir.file("a2"),
-                      err),
+  ASSERT_EQ(testing::run_ktune_stderr_to("deploy --data " + data + " --pruner kmeans --k 3" +
+                                             recipe_args + " --name a -o " + dir.file("a2"),
+                                         err),
             0);
   for (const char* f :
        {"/CMakeLists.txt", "/deploy.json", "/selectors/synthetic-dev/synthetic.hpp"})
     EXPECT_EQ(test::read_text(dir.file("a") + f), test::read_text(dir.file("a2") + f)) << f;
 
   // Bad input: one line naming it, exit status 1.
-  EXPECT_EQ(run_ktune("deploy --data " + data + " --family a --family b -o " + dir.file("c"), err),
+  EXPECT_EQ(testing::run_ktune_stderr_to(
+                "deploy --data " + data + " --family a --family b -o " + dir.file("c"), err),
             1);
   EXPECT_EQ(test::read_text(err),
             "ktune: error: deploy: 2 --family for 1 --data (give one per --data, in order)\n");
-  EXPECT_EQ(run_ktune("deploy --data " + data + " --k 0 -o " + dir.file("c"), err), 1);
+  EXPECT_EQ(
+      testing::run_ktune_stderr_to("deploy --data " + data + " --k 0 -o " + dir.file("c"), err), 1);
   EXPECT_NE(test::read_text(err).find("--k '0'"), std::string::npos) << test::read_text(err);
 }
 
@@ -178,10 +176,11 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
         Case{"vendor_wins_gpu", "vendor-wins-gpu.csv", "planted-gpu", " --k 2 --backends cuda",
              "vendor-wins-gpu-k2.hpp"}}) {
     const std::string csv = std::string("tests/deploy_vendor/") + c.csv;
-    ASSERT_EQ(run_ktune(std::string("deploy --name ") + c.name + " --family gemm --data " + src +
-                            csv + " --label " + csv + " --pruner topn --range-guard --vendors" +
-                            c.args + " -o " + dir.file(c.name),
-                        err),
+    ASSERT_EQ(testing::run_ktune_stderr_to(std::string("deploy --name ") + c.name +
+                                               " --family gemm --data " + src + csv + " --label " +
+                                               csv + " --pruner topn --range-guard --vendors" +
+                                               c.args + " -o " + dir.file(c.name),
+                                           err),
               0)
         << test::read_text(err);
     EXPECT_EQ(test::read_text(dir.file(c.name) + "/selectors/" + c.device + "/gemm.hpp"),

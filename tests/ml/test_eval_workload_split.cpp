@@ -12,6 +12,7 @@
 #include "ktune/interchange.hpp"
 #include "ktune/workload.hpp"
 #include "ml_test_util.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace ktune {
 namespace {
@@ -43,20 +44,12 @@ std::vector<Measurement> tiny_and_large() {
   return ms;
 }
 
-// Runs the ktune binary with args, stderr to err_file; its exit status (-1: killed).
-int run_ktune(const std::string& args, const std::string& err_file) {
-  const std::string cmd =
-      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + err_file + "'";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 TEST(EvalWorkloadSplit, LeavesEachNamedWorkloadOut) {
   if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
   TempDir dir("ktune-eval-workload");
   const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
   write_measurements_csv(tiny_and_large(), data);
-  auto ktune = [&](const std::string& args) { return run_ktune(args, err); };
+  auto ktune = [&](const std::string& args) { return testing::run_ktune_stderr_to(args, err); };
   const std::string matrix =
       " --norms scale --pruners topn --selectors tree-b --ks 2 --ceiling-ks 2,3 --threads 1";
   ASSERT_EQ(ktune("eval --data " + data + " --split workload --workloads tiny,large" + matrix +
@@ -92,7 +85,7 @@ TEST(EvalWorkloadSplit, SizeTailsFoldsAndDroppedFeatures) {
   TempDir dir("ktune-eval-tails");
   const std::string data = dir.file("m.csv.gz"), err = dir.file("err.txt");
   write_measurements_csv(tiny_and_large(), data);  // 31 shapes
-  auto ktune = [&](const std::string& args) { return run_ktune(args, err); };
+  auto ktune = [&](const std::string& args) { return testing::run_ktune_stderr_to(args, err); };
   const std::string matrix =
       " --norms scale --pruners cover --selectors tree-b --ks 2 --ceiling-ks 2 --threads 1"
       " --min-vote-share 0.5 --range-guard";

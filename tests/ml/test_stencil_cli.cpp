@@ -6,16 +6,10 @@
 
 #include "ktune/interchange.hpp"
 #include "ml_test_util.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace ktune {
 namespace {
-
-int run_ktune(const std::string& args, const std::string& stderr_path) {
-  const std::string cmd =
-      std::string("'") + KTUNE_BINARY + "' " + args + " > /dev/null 2> '" + stderr_path + "'";
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(CliStencilEval, TwoDatasetsCsvColumnsAndMissingFeatureError) {
   if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
@@ -31,11 +25,12 @@ TEST(CliStencilEval, TwoDatasetsCsvColumnsAndMissingFeatureError) {
 
   const std::string csv = dir.file("out/stencil-eval.csv"), md = dir.file("out/stencil.md");
   std::filesystem::create_directories(dir.file("out"));
-  ASSERT_EQ(run_ktune("eval --protocol stencil --data " + a + " --data " + b +
-                          " --splits cv10 device --folds 4 --classifiers tree-a logreg "
-                          "--regressors none --csv " +
-                          csv + " --markdown " + md,
-                      err),
+  ASSERT_EQ(testing::run_ktune_stderr_to(
+                "eval --protocol stencil --data " + a + " --data " + b +
+                    " --splits cv10 device --folds 4 --classifiers tree-a logreg "
+                    "--regressors none --csv " +
+                    csv + " --markdown " + md,
+                err),
             0)
       << test::read_text(err);
   const std::string text = test::read_text(csv);
@@ -52,11 +47,11 @@ TEST(CliStencilEval, TwoDatasetsCsvColumnsAndMissingFeatureError) {
   EXPECT_NE(report.find("3.79×"), std::string::npos) << report;
 
   // The default splits need the stencil features; GEMM-like problems lack `program`.
-  EXPECT_EQ(run_ktune("eval --protocol stencil --data " + a, err), 1);
+  EXPECT_EQ(testing::run_ktune_stderr_to("eval --protocol stencil --data " + a, err), 1);
   const std::string message = test::read_text(err);
   EXPECT_NE(message.find("needs the problem feature 'program'"), std::string::npos) << message;
   // The selection protocol still takes exactly one dataset.
-  EXPECT_EQ(run_ktune("eval --data " + a + " --data " + b, err), 1);
+  EXPECT_EQ(testing::run_ktune_stderr_to("eval --data " + a + " --data " + b, err), 1);
 }
 
 }  // namespace

@@ -88,22 +88,20 @@ std::string onednn_description() {
 }  // namespace
 
 Args shape_args(const Shape& s, float alpha, float beta) {
-  Args g;
-  g.transa = s.transa;
-  g.transb = s.transb;
-  g.m = s.m;
-  g.n = s.n;
-  g.k = s.k;
-  g.batch = s.batch;
-  g.alpha = alpha;
-  g.beta = beta;
-  g.lda = s.lda;
-  g.ldb = s.ldb;
-  g.ldc = s.ldc;
-  g.stride_a = s.stride_a();
-  g.stride_b = s.stride_b();
-  g.stride_c = s.stride_c();
-  return g;
+  return Args{.transa = s.transa,
+              .transb = s.transb,
+              .m = s.m,
+              .n = s.n,
+              .k = s.k,
+              .batch = s.batch,
+              .alpha = alpha,
+              .beta = beta,
+              .lda = s.lda,
+              .stride_a = s.stride_a(),
+              .ldb = s.ldb,
+              .stride_b = s.stride_b(),
+              .ldc = s.ldc,
+              .stride_c = s.stride_c()};
 }
 
 std::vector<std::string> vendor_names() {

@@ -60,16 +60,15 @@ void run_typed(const Scenario& s, const cpu::Geometry& g, const T* in, T* out) {
 // Runs one scenario with one work-group on the CPU (also used by tests).
 void run_cpu(const Scenario& s, const WorkGroup& wg, const HostMatrix& in, HostMatrix& out) {
   if (wg.rows < 1 || wg.cols < 1) throw Error("stencil cpu: work-group sizes must be positive");
-  cpu::Geometry g;
-  g.rows = s.rows;
-  g.cols = s.cols;
-  g.north = s.north;
-  g.south = s.south;
-  g.east = s.east;
-  g.west = s.west;
-  g.clamp = s.boundary == Boundary::clamp;
-  g.wg_rows = wg.rows;
-  g.wg_cols = wg.cols;
+  const cpu::Geometry g{.rows = s.rows,
+                        .cols = s.cols,
+                        .north = s.north,
+                        .south = s.south,
+                        .east = s.east,
+                        .west = s.west,
+                        .clamp = s.boundary == Boundary::clamp,
+                        .wg_rows = wg.rows,
+                        .wg_cols = wg.cols};
   switch (s.type) {
     case ElemType::i32:
       run_typed(s, g, in.data<int32_t>(), out.data<int32_t>());
