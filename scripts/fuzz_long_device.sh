@@ -10,7 +10,8 @@ T=${T:-450}
 mkdir -p $W/log $W/art "$OUT"
 tar xJf $C/fuzz.tar.xz -C $W || { echo "untar failed"; exit 1; }
 export LD_LIBRARY_PATH=$W/lib OMP_NUM_THREADS=1 UBSAN_OPTIONS=print_stacktrace=1
-# H (harnesses) and WORKERS (per harness) may be set; the defaults fill 16 cores.
+# H (harnesses), WORKERS (per harness) and N_<harness> (one harness) may be set; the defaults
+# fill 16 cores.
 H=${H:-"csv t4 kernel_tuner workload model safetensors family_file"}
 { date -u; uname -a; nproc; ldd --version | head -1; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } > $W/log/env.txt 2>&1
 cat $W/log/env.txt
@@ -28,6 +29,7 @@ for h in $H; do
   mkdir -p $W/work/$h
   ml=$(find $W/corpus/$h -type f -printf '%s\n' | sort -n | tail -n 1); ml=$(( ml > 4096 ? ml : 4096 ))
   [ -n "${WORKERS:-}" ] && N[$h]=$WORKERS
+  v=N_$h; [ -n "${!v:-}" ] && N[$h]=${!v}  # per harness, e.g. N_model=3
   for w in $(seq 1 ${N[$h]}); do
     ASAN_OPTIONS=detect_leaks=$leaks timeout $((T + 45)) $W/bin/fuzz_$h -max_len=$ml -timeout=10 \
       -rss_limit_mb=2048 -print_final_stats=1 -max_total_time=$T -seed=$((1000 * w + ${#h})) \
