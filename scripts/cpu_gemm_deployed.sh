@@ -57,10 +57,9 @@ echo "end $(date -u +%FT%TZ) after $((SECONDS - start)) s, exit $status, load av
   tee -a "$log" "$run_lines"
 
 if [[ ${TABLES:-1} == 1 ]]; then
-  # The training data the header names: `--data` (ktune deploy) or `--dataset` (older codegen).
-  dataset=$(grep -o -m1 -E -- '--data(set)? [^ ]*' "$selector" | cut -d' ' -f2 || true)
+  # The oracle: the sweep the selector header names (gemm_deployed_tables.py reads it).
   python3 scripts/gemm_deployed_tables.py --run "$WORKLOAD=$OUT_DIR/$NAME.csv" \
-    --in-sample-selector "$selector" ${dataset:+--data "$dataset"} --per-shape \
+    --in-sample-selector "$selector" --per-shape \
     --csv "$OUT_DIR/$TABLE.csv" --markdown "$OUT_DIR/$TABLE.md"
   # The run's context above the tables: commit, vendors' kernels, times and load.
   {

@@ -131,17 +131,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", action="append", required=True, help="SET=tuned_gemm_bench CSV")
     ap.add_argument("--in-sample-selector", help="selector header: split runs by its dataset")
-    ap.add_argument("--data", action="append", default=[], help="exported sweep (oracle)")
+    ap.add_argument("--data", action="append", default=[],
+                    help="exported sweep (oracle); default: the --in-sample-selector's dataset")
     ap.add_argument("--csv", required=True)
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--worst", type=int, default=10)
     ap.add_argument("--per-shape", action="store_true", help="every shape in the Markdown too")
     args = ap.parse_args()
-    oracle = read_oracle(args.data)
     in_sample = None
     if args.in_sample_selector:
         dataset = selector_dataset(args.in_sample_selector)
         in_sample = dataset_problems(dataset)
+        # Without --data, the oracle comes from the sweep the selector was trained on.
+        if not args.data:
+            args.data = [dataset]
+    oracle = read_oracle(args.data)
     runs = []
     for spec in args.run:
         if "=" not in spec:
