@@ -1,5 +1,6 @@
 #pragma once
 // Files and processes for the tune-and-remember tests.
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,8 +34,10 @@ inline std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// Starts `args` with the environment plus `extra` ("NAME=value"); returns its pid (-1: failed).
-inline pid_t spawn(const std::vector<std::string>& args, const std::vector<std::string>& extra) {
+// Starts `args` with the environment (less KTUNE_REMEMBER*) plus `extra` ("NAME=value"), its
+// stderr into the file `err` when given; returns its pid (-1: failed).
+inline pid_t spawn(const std::vector<std::string>& args, const std::vector<std::string>& extra,
+                   const std::string& err = "") {
   std::vector<char*> argv, envp;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -42,9 +45,14 @@ inline pid_t spawn(const std::vector<std::string>& args, const std::vector<std::
     if (std::string(*e).rfind("KTUNE_REMEMBER", 0) != 0) envp.push_back(*e);
   for (const auto& e : extra) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!err.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) return -1;
-  return pid;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
 }
 
 inline int wait_exit_code(pid_t pid) {

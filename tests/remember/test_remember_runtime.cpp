@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "ktune/remember.hpp"
 #include "src/remember/remember_tune.hpp"
@@ -118,6 +119,50 @@ TEST(Remember, OffWithoutTheEnvironmentVariable) {
   ASSERT_EQ(ktune_test::wait_exit_code(ktune_test::spawn({KTUNE_REMEMBER_WORKER, "3", output}, {})),
             0);
   EXPECT_EQ(ktune_test::read_file(output), "off\n");
+}
+
+TEST(Remember, ThreadsOfOneProcessTimeEachShapeOnceAndAgree) {
+  const std::string cache = ktune_test::fresh_path("threads.sqlite");
+  ktune::remember_enable(settings_for(cache));
+  constexpr int kThreads = 4, kShapes = 40;
+  std::vector<std::vector<int>> answers(kThreads, std::vector<int>(kShapes));
+  std::vector<std::vector<int>> runs(kThreads, std::vector<int>(kShapes));  // per call
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int s = 0; s < kShapes; ++s)
+        answers[size_t(t)][size_t(s)] = fake_choose(
+            s, [t](int config) { return 20.0 + 30.0 * ((config + t) % 3); },
+            &runs[size_t(t)][size_t(s)]);
+    });
+  for (auto& thread : threads) thread.join();
+  ktune::remember_disable();
+  for (int s = 0; s < kShapes; ++s) {
+    int timed_by = 0;
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(answers[size_t(t)][size_t(s)], answers[0][size_t(s)]) << "shape " << s;
+      timed_by += runs[size_t(t)][size_t(s)] > 0;
+    }
+    EXPECT_EQ(timed_by, 1) << "shape " << s;
+  }
+  size_t winners = 0;
+  for (const auto& timing : ktune::read_remembered(cache)) winners += timing.winner;
+  EXPECT_EQ(winners, size_t(kShapes));
+}
+
+TEST(Remember, AnUnusableEnvironmentValueIsOneLineAndLeavesItOff) {
+  const std::string cache = ktune_test::fresh_path("env.sqlite");
+  const std::string output = ktune_test::fresh_path("env.txt");
+  const std::string err = ktune_test::fresh_path("env.err");
+  const pid_t pid =
+      ktune_test::spawn({KTUNE_REMEMBER_WORKER, "3", output},
+                        {"KTUNE_REMEMBER=" + cache, "KTUNE_REMEMBER_BUDGET_MS=soon"}, err);
+  ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
+  EXPECT_EQ(ktune_test::read_file(output), "off\n");
+  EXPECT_EQ(ktune_test::read_file(err),
+            "ktune: KTUNE_REMEMBER_BUDGET_MS: 'soon' is not a number of milliseconds >= 0; "
+            "tune-and-remember stays off\n");
+  EXPECT_FALSE(std::filesystem::exists(cache));
 }
 
 TEST(Remember, TwoProcessesHammeringOneCacheAgreeOnEveryAnswer) {
