@@ -79,6 +79,10 @@ int choose(const Library& lib, const std::string& device, const Shape& shape,
            const std::function<std::string()>& problem, const int* candidates, int n,
            const std::function<void(int)>& run);
 
+// The answer this process holds in memory for the problem, or -1: choose()'s first step, which a
+// library calls before building choose()'s callbacks.
+int remembered(const Library& lib, const std::string& device, const Shape& shape);
+
 // This host as the cache keys it: the CPU's model name and its hardware threads.
 const std::string& host_device();
 

@@ -206,23 +206,26 @@ bool enabled() {
 
 bool all_shapes() { return enabled() && g_mode.load(std::memory_order_relaxed) == 2; }
 
+int remembered(const Library& lib, const std::string& device, const Shape& shape) {
+  RememberState& st = state();
+  const MemoryKey key{lib.version, std::hash<std::string>()(device), shape};
+  std::shared_lock lock(st.memory_mutex);
+  const auto it = st.memory.find(key);
+  return it == st.memory.end() ? -1 : it->second;
+}
+
 int choose(const Library& lib, const std::string& device, const Shape& shape,
            const std::function<std::string()>& problem, const int* candidates, int n,
            const std::function<void(int)>& run) {
   if (n < 1) throw std::invalid_argument("tune-and-remember: no candidate to serve");
+  if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
   RememberState& st = state();
-  const MemoryKey key{lib.version, std::hash<std::string>()(device), shape};
-  auto remembered = [&] {  // -1: not in memory
-    std::shared_lock lock(st.memory_mutex);
-    const auto it = st.memory.find(key);
-    return it == st.memory.end() ? -1 : it->second;
-  };
-  if (const int pick = remembered(); pick >= 0) return pick;
   std::lock_guard lock(st.mutex);
-  if (const int pick = remembered(); pick >= 0) return pick;  // another thread's first call
+  // Another thread's first call of the problem may have ended while this one waited.
+  if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
   const int pick = first_call(st, lib, device, problem, candidates, n, run);
   std::unique_lock memory_lock(st.memory_mutex);
-  st.memory.emplace(key, pick);
+  st.memory.emplace(MemoryKey{lib.version, std::hash<std::string>()(device), shape}, pick);
   return pick;
 }
 

@@ -102,6 +102,9 @@ int served(int pick, const Args& args) {
   ktune::remember::Shape shape;
   for (int64_t v : {int64_t(args.transa), int64_t(args.transb), args.m, args.n, args.k, args.batch})
     shape.values[shape.count++] = v;
+  const std::string& device = ktune::remember::host_device();
+  if (const int known = ktune::remember::remembered(kRememberLibrary, device, shape); known >= 0)
+    return known;  // the steady state: no callbacks built
   std::array<int, size_t(sel::kNumConfigs)> candidates{};
   int n = 0;
   candidates[size_t(n++)] = pick;
@@ -109,7 +112,7 @@ int served(int pick, const Args& args) {
     if (c != pick) candidates[size_t(n++)] = c;
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   return ktune::remember::choose(
-      kRememberLibrary, ktune::remember::host_device(), shape,
+      kRememberLibrary, device, shape,
       [&] {
         return "transa=" + std::to_string(int(args.transa)) +
                ";transb=" + std::to_string(int(args.transb)) + ";m=" + std::to_string(args.m) +
