@@ -2,7 +2,7 @@
 // (ktune_tuned_gemm_cpu), in one run on this machine, one CSV row per measurement:
 //   steady: ns per ktune::gemm call of a small shape with tune-and-remember off, and on with the
 //           answer remembered (one candidate, so the same config runs both ways: the difference
-//           is the lookup), and ns per plain selector call (tuned_gemm_choice_cpu);
+//           is the lookup), ns per plain selector call (tuned_gemm_choice_cpu) and per lookup;
 //   first:  ms of the first call of a shape with an empty cache (its candidates timed within the
 //           budget) beside the median of its later calls.
 // Every shape is tuned (KTUNE_REMEMBER_SHAPES=all): the shipped selectors state no kUnsure rule.
@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  const bool own_dir = !std::filesystem::exists(dir);  // removed at the end
   std::filesystem::create_directories(dir);
   std::printf("measure,shape,value,unit,detail\n");
 
@@ -111,6 +112,26 @@ int main(int argc, char** argv) {
                   },
                   calls * 10));
 
+  // The lookup alone (what a remembered call adds to the selector), on a library of one config.
+  ktune::remember_enable(one);
+  static const char* const kOnly[] = {"only"};
+  const ktune::remember::Library lookup_library{"overhead", "cpu", "lookup", 1, kOnly};
+  ktune::remember::Shape shape;
+  for (int64_t v : {0, 0, 16, 16, 16, 1}) shape.values[shape.count++] = v;
+  const int only = 0;
+  ktune::remember::choose(
+      lookup_library, ktune::remember::host_device(), shape, [] { return std::string("x=1"); },
+      &only, 1, [](int) {});
+  std::printf("steady,16x16x16,%.1f,ns/call,the lookup alone (ktune::remember::remembered)\n",
+              ns_per_call(
+                  [&] {
+                    volatile int pick = ktune::remember::remembered(
+                        lookup_library, ktune::remember::host_device(), shape);
+                    (void)pick;
+                  },
+                  calls * 10));
+  ktune::remember_disable();
+
   // First calls: each shape's first call with an empty cache, then its steady median.
   settings.cache = fresh_cache(dir, "first.sqlite");
   ktune::remember_enable(settings);
@@ -133,5 +154,6 @@ int main(int argc, char** argv) {
     std::printf("later,%s,%.3f,ms,median of 9 calls\n", shape.c_str(), steady);
   }
   ktune::remember_disable();
+  if (own_dir) std::filesystem::remove_all(dir);
   return 0;
 }
