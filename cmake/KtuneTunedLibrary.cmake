@@ -32,6 +32,31 @@ endif()
 set_property(GLOBAL PROPERTY KTUNE_TUNED_SOURCE_ROOT "${KTUNE_TUNED_SOURCE_ROOT}")
 set_property(GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR "${KTUNE_TUNED_INCLUDE_DIR}")
 
+# The tune-and-remember runtime (include/ktune/remember.hpp, src/remember/) that every tuned
+# library links: the installed package's ktune::remember, else ktune_remember, built once from
+# its sources (ktune's own build, or a package installed without its exported targets).
+function(ktune_remember_runtime out)
+  if(TARGET ktune::remember)
+    set(${out} ktune::remember PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT TARGET ktune_remember)
+    get_property(source_root GLOBAL PROPERTY KTUNE_TUNED_SOURCE_ROOT)
+    get_property(include_dir GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR)
+    find_package(SQLite3 REQUIRED)
+    file(GLOB sources CONFIGURE_DEPENDS "${source_root}/src/remember/*.cpp")
+    add_library(ktune_remember STATIC ${sources})
+    target_include_directories(ktune_remember
+      PUBLIC "$<BUILD_INTERFACE:${include_dir}>" "$<INSTALL_INTERFACE:include>"
+      PRIVATE "$<BUILD_INTERFACE:${source_root}>")
+    target_compile_features(ktune_remember PUBLIC cxx_std_17)
+    target_link_libraries(ktune_remember PRIVATE SQLite::SQLite3)
+    set_target_properties(ktune_remember PROPERTIES POSITION_INDEPENDENT_CODE ON
+                          EXPORT_NAME remember)
+  endif()
+  set(${out} ktune_remember PARENT_SCOPE)
+endfunction()
+
 # <out> = the absolute path of <path> (relative to the calling directory); an error naming it
 # (as <what>) when there is no such file.
 function(_ktune_existing_file where what path out)
@@ -234,6 +259,19 @@ ${named_prelude}#include \"${family_dir}/deploy/tuned_${backend}.inl\"
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}"
       CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_RUNTIME_LIBRARY Static)
     target_link_libraries(${target} PUBLIC CUDA::cudart_static)
+  endif()
+  # Tune and remember: the cache keys the library by its selector's (or model's) hash, and a
+  # header that states a kUnsure rule tunes the shapes it answers kUnsure for.
+  ktune_remember_runtime(remember_runtime)
+  target_link_libraries(${target} PRIVATE ${remember_runtime})
+  file(SHA256 "${configs_file}" selector_hash)
+  string(SUBSTRING "${selector_hash}" 0 16 selector_hash)
+  target_compile_definitions(${target} PRIVATE KTUNE_TUNED_VERSION="${selector_hash}")
+  if(NOT ARG_MODELS)
+    file(STRINGS "${selector}" unsure_lines REGEX "^inline constexpr int kUnsure = ")
+    if(unsure_lines)
+      target_compile_definitions(${target} PRIVATE KTUNE_TUNED_HAS_UNSURE=1)
+    endif()
   endif()
   if(EXISTS "${source_root}/${family_dir}/deploy/vendors.cmake")
     set(KTUNE_TUNED_TARGET ${target})

@@ -13,6 +13,9 @@ get_property(KTUNE_DEPLOY_PUBLIC_HEADERS GLOBAL PROPERTY KTUNE_DEPLOY_PUBLIC_HEA
 install(FILES ${KTUNE_DEPLOY_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ktune)
 # The whole public API (include/ktune/, ktune/cuda/ among it), not only the deployed headers.
 install(DIRECTORY include/ktune DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The tune-and-remember runtime's sources: ktune_add_tuned_library builds it from them when the
+# package's exported targets are not installed.
+install(DIRECTORY src/remember DESTINATION ${KTUNE_INSTALL_SOURCEDIR}/src)
 get_property(KTUNE_DEPLOY_SOURCES GLOBAL PROPERTY KTUNE_DEPLOY_SOURCES)
 foreach(file IN LISTS KTUNE_DEPLOY_SOURCES)
   file(RELATIVE_PATH relative ${CMAKE_SOURCE_DIR} ${file})
@@ -45,7 +48,7 @@ endforeach()
 if(KTUNE_EXPORTED_TUNED)
   # A component of their own: `cmake --install --component Unspecified` installs what deploying
   # needs (the CLI, headers, sources, CMake files) without them; ktuneConfig.cmake copes.
-  install(TARGETS ${KTUNE_EXPORTED_TUNED} EXPORT ktuneTargets COMPONENT tuned_examples
+  install(TARGETS ${KTUNE_EXPORTED_TUNED} ktune_remember EXPORT ktuneTargets COMPONENT tuned_examples
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT ktuneTargets NAMESPACE ktune:: DESTINATION ${KTUNE_INSTALL_CMAKEDIR}
           COMPONENT tuned_examples)

@@ -1,6 +1,6 @@
-// ktune import: measurements from ktune CSV, T4 JSON, Kernel Tuner cache files, or foreign
-// long CSV into a store. The whole file is parsed before the store is opened, so bad input
-// never leaves a partial import.
+// ktune import: measurements from ktune CSV, T4 JSON, Kernel Tuner cache files, foreign long
+// CSV or a tune-and-remember cache (ktune/remember.hpp) into a store. The whole file is parsed
+// before the store is opened, so bad input never leaves a partial import.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <set>
 
 #include "apps/ktune/long_csv_args.hpp"
+#include "apps/ktune/remembered_import.hpp"
 #include "apps/ktune/verb.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -22,13 +23,14 @@ namespace ktune::cli {
 namespace {
 
 struct ImportArgs {
-  std::string store, csv, t4, kernel_tuner, device, family, problem;
+  std::string store, csv, t4, kernel_tuner, remembered, device, family, problem;
   LongCsvArgs long_csv;  // foreign long CSV (see ktune/ml/csv_import.hpp)
   std::string objective, direction;
   std::string tags_from;  // a workload whose problems' tags the imported problems get
 };
 
 const std::string& input_of(const ImportArgs& a) {
+  if (!a.remembered.empty()) return a.remembered;
   return !a.t4.empty() ? a.t4 : !a.kernel_tuner.empty() ? a.kernel_tuner : a.csv;
 }
 
@@ -64,7 +66,8 @@ std::vector<Measurement> read_input(const ImportArgs& a) {
   if (!a.kernel_tuner.empty())
     return read_kernel_tuner(a.kernel_tuner, {a.device, a.family, a.problem, objective_of(a)});
   if (a.long_csv.given()) return a.long_csv.read(a.csv, a.device, a.family);
-  std::vector<Measurement> ms = read_measurements_csv(a.csv);
+  std::vector<Measurement> ms =
+      a.remembered.empty() ? read_measurements_csv(a.csv) : remembered_measurements(a.remembered);
   for (auto& m : ms) {  // relabel on request, as for T4
     if (!a.device.empty()) m.device = a.device;
     if (!a.family.empty()) m.family = a.family;
@@ -74,8 +77,10 @@ std::vector<Measurement> read_input(const ImportArgs& a) {
 }
 
 void check_args(const ImportArgs& a) {
-  if (a.csv.empty() + a.t4.empty() + a.kernel_tuner.empty() != 2)
-    throw Error("import needs exactly one of --csv FILE, --t4 FILE and --kernel-tuner FILE");
+  if (a.csv.empty() + a.t4.empty() + a.kernel_tuner.empty() + a.remembered.empty() != 3)
+    throw Error(
+        "import needs exactly one of --csv FILE, --t4 FILE, --kernel-tuner FILE and "
+        "--remembered FILE");
   a.long_csv.check();
   if (a.long_csv.given()) {
     if (a.csv.empty()) throw Error("--problem-cols describes a CSV file: pass it with --csv");
@@ -115,6 +120,9 @@ Action setup_import(CLI::App& sub) {
   auto* t4 = sub.add_option("--t4", a->t4, "T4 results JSON (.json or .json.gz)");
   auto* kt = sub.add_option("--kernel-tuner", a->kernel_tuner,
                             "Kernel Tuner cache file (JSON, also left unclosed by a cut run)");
+  sub.add_option("--remembered", a->remembered,
+                 "Tune-and-remember cache of a deployed library (KTUNE_REMEMBER): every "
+                 "candidate it timed");
   csv->excludes(t4);  // CLI11 rejects pairs; check_args rejects none
   csv->excludes(kt);
   t4->excludes(kt);
@@ -134,7 +142,9 @@ Action setup_import(CLI::App& sub) {
 }
 
 const bool verb_import_registered = add_verb(
-    "import", "Add measurements from CSV, T4 JSON or Kernel Tuner caches to a store", setup_import);
+    "import",
+    "Add measurements from CSV, T4 JSON, Kernel Tuner or tune-and-remember caches to a store",
+    setup_import);
 
 }  // namespace
 

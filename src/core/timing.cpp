@@ -6,30 +6,12 @@
 #include <cmath>
 
 #include "ktune/error.hpp"
+#include "ktune/timing_loop.hpp"
 
 namespace ktune {
 
-namespace {
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
-
 TimingStats summarize(std::vector<double> samples_ms) {
-  TimingStats s;
-  if (samples_ms.empty()) return s;
-  s.reps = static_cast<int>(samples_ms.size());
-  s.median_ms = median_of(samples_ms);
-  auto [lo, hi] = std::minmax_element(samples_ms.begin(), samples_ms.end());
-  s.min_ms = *lo;
-  s.max_ms = *hi;
-  std::vector<double> dev(samples_ms.size());
-  for (size_t i = 0; i < samples_ms.size(); ++i) dev[i] = std::fabs(samples_ms[i] - s.median_ms);
-  s.mad_ms = median_of(std::move(dev));
-  s.samples_ms = std::move(samples_ms);
-  return s;
+  return summarize_samples(std::move(samples_ms));
 }
 
 std::string timing_policy_problem(const TimingPolicy& policy) {
@@ -50,26 +32,15 @@ Outcome time_adaptive(const std::function<double()>& run_once, const TimingPolic
   if (const std::string problem = timing_policy_problem(policy); !problem.empty())
     throw Error("timing policy: " + problem);
   Outcome out;
-  auto too_slow = [&](double ms) {
-    if (!(ms > policy.timeout_ms)) return false;
+  AdaptiveRuns runs = run_adaptive(run_once, policy);
+  if (runs.timed_out) {
     out.status = Status::timeout;
-    out.message = fmt::format("one run took {:.1f} ms > timeout {:.1f} ms", ms, policy.timeout_ms);
-    return true;
-  };
-  for (int i = 0; i < policy.warmups; ++i) {
-    if (too_slow(run_once())) return out;
-  }
-  std::vector<double> samples;
-  double total = 0;
-  while (static_cast<int>(samples.size()) < policy.max_reps) {
-    const double ms = run_once();
-    if (too_slow(ms)) return out;
-    samples.push_back(ms);
-    total += ms;
-    if (static_cast<int>(samples.size()) >= policy.min_reps && total >= policy.budget_ms) break;
+    out.message =
+        fmt::format("one run took {:.1f} ms > timeout {:.1f} ms", runs.slow_ms, policy.timeout_ms);
+    return out;
   }
   out.status = Status::ok;
-  out.timing = summarize(std::move(samples));
+  out.timing = summarize(std::move(runs.samples_ms));
   return out;
 }
 

@@ -4,7 +4,8 @@ cmake_minimum_required(VERSION 3.25)  # IN_LIST, continue()
 #         -P check_boundaries.cmake
 # FAMILIES is the registered family list (ktune_add_family: name=folder relative to the repo),
 # so a family added from any folder is covered. Rules:
-#   1. src/core, src/cuda (with its public headers include/ktune/cuda/) and src/ml name no family
+#   1. src/core, src/cuda (with its public headers include/ktune/cuda/), src/ml and the
+#      tune-and-remember runtime (src/remember, include/ktune/remember.hpp) name no family
 #      (in any case, also inside identifiers and comments).
 #   2. Nothing under src/ (src/report too) and nothing under include/ includes a family header
 #      (kernels/ or a family's folder); include/ also includes no src/ header.
@@ -77,9 +78,10 @@ function(check_includes path self forbid_src)
   set(violations "${violations}" PARENT_SCOPE)
 endfunction()
 
-# 1. The core names no family.
+# 1. The core names no family (nor does the deployed libraries' tune-and-remember runtime).
 file(GLOB_RECURSE core_files "${SOURCE_DIR}/src/core/*" "${SOURCE_DIR}/src/cuda/*"
-     "${SOURCE_DIR}/include/ktune/cuda/*" "${SOURCE_DIR}/src/ml/*")
+     "${SOURCE_DIR}/include/ktune/cuda/*" "${SOURCE_DIR}/src/ml/*" "${SOURCE_DIR}/src/remember/*"
+     "${SOURCE_DIR}/include/ktune/remember.hpp")
 foreach(path IN LISTS core_files)
   file(RELATIVE_PATH relative "${SOURCE_DIR}" "${path}")
   string(TOLOWER "${relative}" lower_name)

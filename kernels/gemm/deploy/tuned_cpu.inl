@@ -4,10 +4,14 @@
 // time (kernels/common/gemm_config.hpp) into the template arguments of its kernel, so the library
 // holds exactly the K configs × 4 transposes and nothing else. A vendor candidate
 // ("vendor=openblas", "vendor=onednn": gemm_vendor_config.hpp) is the vendor's call
-// (deploy/vendor_cpu.hpp), linked by deploy/vendors.cmake.
+// (deploy/vendor_cpu.hpp), linked by deploy/vendors.cmake. With tune-and-remember on
+// (ktune/remember.hpp), a shape the selector answers kUnsure for is timed on its first call.
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/common/cpu/gemm_cpu_kernel.hpp"
 #include "kernels/common/cpu/gemm_cpu_packed.hpp"
@@ -19,6 +23,7 @@
 #include "kernels/gemm/deploy/vendor_cpu.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
+#include "ktune/remember.hpp"
 
 namespace {
 
@@ -76,6 +81,57 @@ int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64
   return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
 }
 
+// The library as the tune-and-remember cache keys it (KTUNE_TUNED_VERSION: the selector's hash,
+// set by ktune_add_tuned_library).
+#ifndef KTUNE_TUNED_VERSION
+#define KTUNE_TUNED_VERSION "unversioned"
+#endif
+const ktune::remember::Library kRememberLibrary{"gemm", "cpu", KTUNE_TUNED_VERSION,
+                                                sel::kNumConfigs, sel::kConfigs};
+
+// The config to serve: the selector's pick, or with tune-and-remember on and the selector unsure
+// (KTUNE_TUNED_HAS_UNSURE: the header states a kUnsure rule), the remembered one; a first call
+// times the pick and the shipped safe order on the caller's A and B into a scratch C.
+int served(int pick, const Args& args) {
+#if defined(KTUNE_TUNED_HAS_UNSURE)
+  const bool unsure = pick == sel::kUnsure;
+#else
+  const bool unsure = false;
+#endif
+  if (!ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes())) return pick;
+  ktune::remember::Shape shape;
+  for (int64_t v : {int64_t(args.transa), int64_t(args.transb), args.m, args.n, args.k, args.batch})
+    shape.values[shape.count++] = v;
+  const std::string& device = ktune::remember::host_device();
+  if (const int known = ktune::remember::remembered(kRememberLibrary, device, shape); known >= 0)
+    return known;  // the steady state: no callbacks built
+  std::array<int, size_t(sel::kNumConfigs)> candidates{};
+  int n = 0;
+  candidates[size_t(n++)] = pick;
+  for (int c : sel::kSafeOrder)
+    if (c != pick) candidates[size_t(n++)] = c;
+  const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
+  return ktune::remember::choose(
+      kRememberLibrary, device, shape,
+      [&] {
+        return "transa=" + std::to_string(int(args.transa)) +
+               ";transb=" + std::to_string(int(args.transb)) + ";m=" + std::to_string(args.m) +
+               ";n=" + std::to_string(args.n) + ";k=" + std::to_string(args.k) +
+               ";batch=" + std::to_string(args.batch);
+      },
+      candidates.data(), n,
+      [&, scratch = std::vector<float>()](int config) mutable {
+        const int64_t span = (args.batch - 1) * args.stride_c + (args.n - 1) * args.ldc + args.m;
+        if (scratch.empty()) {  // C as the caller passed it, so that beta reads real values
+          scratch.assign(size_t(span), 0.f);
+          if (args.beta != 0.f) std::copy(args.c, args.c + span, scratch.begin());
+        }
+        Args scratch_args = args;
+        scratch_args.c = scratch.data();
+        kRunners[size_t(config)][transposes](scratch_args);
+      });
+}
+
 }  // namespace
 
 namespace ktune {
@@ -114,7 +170,7 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
         }
     return;
   }
-  const int pick = choose(transa, transb, m, n, k, batch);
+  const int pick = served(choose(transa, transb, m, n, k, batch), args);
   kRunners[size_t(pick)][size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0))](args);
 }
 

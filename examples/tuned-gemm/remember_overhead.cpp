@@ -1,0 +1,159 @@
+// What tune and remember (ktune/remember.hpp) costs in the shipped CPU GEMM library
+// (ktune_tuned_gemm_cpu), in one run on this machine, one CSV row per measurement:
+//   steady: ns per ktune::gemm call of a small shape with tune-and-remember off, and on with the
+//           answer remembered (one candidate, so the same config runs both ways: the difference
+//           is the lookup), ns per plain selector call (tuned_gemm_choice_cpu) and per lookup;
+//   first:  ms of the first call of a shape with an empty cache (its candidates timed within the
+//           budget) beside the median of its later calls.
+// Every shape is tuned (KTUNE_REMEMBER_SHAPES=all): the shipped selectors state no kUnsure rule.
+//   remember_overhead [--cache DIR] [--budget-ms 100] [--candidates 3]
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ktune/gemm.hpp"
+#include "ktune/remember.hpp"
+#include "ktune/timing_loop.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ktune::Trans;
+
+struct Operands {
+  int64_t m, n, k;
+  std::vector<float> a, b, c;
+  Operands(int64_t m_, int64_t n_, int64_t k_)
+      : m(m_), n(n_), k(k_), a(size_t(m_ * k_)), b(size_t(k_ * n_)), c(size_t(m_ * n_)) {
+    std::mt19937 rng{7};
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (auto& x : a) x = u(rng);
+    for (auto& x : b) x = u(rng);
+  }
+  void gemm() {
+    ktune::gemm(Trans::no, Trans::no, m, n, k, 1, a.data(), m, b.data(), k, 0, c.data(), m);
+  }
+};
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Median over `rounds` rounds of the ns per call of `calls` calls of f.
+template <typename F>
+double ns_per_call(F&& f, int calls, int rounds = 15) {
+  std::vector<double> ns;
+  for (int r = 0; r < rounds; ++r) {
+    const auto start = Clock::now();
+    for (int i = 0; i < calls; ++i) f();
+    ns.push_back(ms_since(start) * 1e6 / calls);
+  }
+  return ktune::median_of_samples(ns);
+}
+
+std::string fresh_cache(const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/" + name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = std::filesystem::temp_directory_path() /
+                    ("ktune-remember-overhead-" + std::to_string(getpid()));
+  ktune::RememberSettings settings;
+  settings.all_shapes = true;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--cache")
+      dir = argv[i + 1];
+    else if (flag == "--budget-ms")
+      settings.budget_ms = std::strtod(argv[i + 1], nullptr);
+    else if (flag == "--candidates")
+      settings.candidates = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
+      return 1;
+    }
+  }
+  const bool own_dir = !std::filesystem::exists(dir);  // removed at the end
+  std::filesystem::create_directories(dir);
+  std::printf("measure,shape,value,unit,detail\n");
+
+  // Steady state: a 16 x 16 x 16 GEMM, where a call's own time is smallest.
+  Operands tiny(16, 16, 16);
+  ktune::remember_disable();
+  const int calls = 20000;
+  std::printf("steady,16x16x16,%.1f,ns/call,remember off\n",
+              ns_per_call([&] { tiny.gemm(); }, calls));
+  ktune::RememberSettings one = settings;
+  one.cache = fresh_cache(dir, "steady.sqlite");
+  one.candidates = 1;  // the selector's pick only: the same config as with it off
+  ktune::remember_enable(one);
+  tiny.gemm();  // the first call remembers it
+  std::printf("steady,16x16x16,%.1f,ns/call,remember on (answer remembered)\n",
+              ns_per_call([&] { tiny.gemm(); }, calls));
+  ktune::remember_disable();
+  std::printf("steady,16x16x16,%.1f,ns/call,plain selector (tuned_gemm_choice_cpu)\n",
+              ns_per_call(
+                  [&] {
+                    volatile int pick =
+                        ktune::tuned_gemm_choice_cpu(Trans::no, Trans::no, 16, 16, 16, 1);
+                    (void)pick;
+                  },
+                  calls * 10));
+
+  // The lookup alone (what a remembered call adds to the selector), on a library of one config.
+  ktune::remember_enable(one);
+  static const char* const kOnly[] = {"only"};
+  const ktune::remember::Library lookup_library{"overhead", "cpu", "lookup", 1, kOnly};
+  ktune::remember::Shape shape;
+  for (int64_t v : {0, 0, 16, 16, 16, 1}) shape.values[shape.count++] = v;
+  const int only = 0;
+  ktune::remember::choose(
+      lookup_library, ktune::remember::host_device(), shape, [] { return std::string("x=1"); },
+      &only, 1, [](int) {});
+  std::printf("steady,16x16x16,%.1f,ns/call,the lookup alone (ktune::remember::remembered)\n",
+              ns_per_call(
+                  [&] {
+                    volatile int pick = ktune::remember::remembered(
+                        lookup_library, ktune::remember::host_device(), shape);
+                    (void)pick;
+                  },
+                  calls * 10));
+  ktune::remember_disable();
+
+  // First calls: each shape's first call with an empty cache, then its steady median.
+  settings.cache = fresh_cache(dir, "first.sqlite");
+  ktune::remember_enable(settings);
+  for (const auto& [m, n, k] : std::vector<std::array<int64_t, 3>>{
+           {64, 64, 64}, {256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}, {4096, 64, 512}}) {
+    Operands p(m, n, k);
+    const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    const auto start = Clock::now();
+    p.gemm();
+    const double first = ms_since(start);
+    std::vector<double> later;
+    for (int r = 0; r < 9; ++r) {
+      const auto t0 = Clock::now();
+      p.gemm();
+      later.push_back(ms_since(t0));
+    }
+    const double steady = ktune::median_of_samples(later);
+    std::printf("first,%s,%.3f,ms,budget %g ms; %d candidates\n", shape.c_str(), first,
+                settings.budget_ms, settings.candidates);
+    std::printf("later,%s,%.3f,ms,median of 9 calls\n", shape.c_str(), steady);
+  }
+  ktune::remember_disable();
+  if (own_dir) std::filesystem::remove_all(dir);
+  return 0;
+}

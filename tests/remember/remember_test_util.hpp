@@ -1,0 +1,64 @@
+#pragma once
+// Files and processes for the tune-and-remember tests.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace ktune_test {
+
+// A fresh path in a folder of this process (the file itself does not exist).
+inline std::string fresh_path(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ktune-remember-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+  return path.string();
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Starts `args` with the environment (less KTUNE_REMEMBER*) plus `extra` ("NAME=value"), its
+// stderr into the file `err` when given; returns its pid (-1: failed).
+inline pid_t spawn(const std::vector<std::string>& args, const std::vector<std::string>& extra,
+                   const std::string& err = "") {
+  std::vector<char*> argv, envp;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (char** e = environ; *e; ++e)
+    if (std::string(*e).rfind("KTUNE_REMEMBER", 0) != 0) envp.push_back(*e);
+  for (const auto& e : extra) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!err.empty())
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+inline int wait_exit_code(pid_t pid) {
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+}  // namespace ktune_test
