@@ -16,6 +16,7 @@ times / sum of deployed times), the count below 0.8x, and the worst shapes.
 import argparse
 import csv
 import gzip
+import lzma
 import math
 import os
 import re
@@ -35,6 +36,8 @@ def flop(s):
 
 
 def open_text(path):
+    if path.endswith(".xz"):  # the larger sweeps are committed as .xz
+        return lzma.open(path, "rt")
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path, newline="")
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Deployed library vs each CUDA vendor row and vs the faster of them, from tuned_gemm_bench logs
 (its CSV keeps only the fastest vendor; each log line names every vendor's GFLOP/s of the same
-run): per set, the geometric mean of deployed/vendor, the time-weighted ratio (sum of vendor
+run). "faster vendor" is the faster of the calls a user makes (cuBLAS, cuBLASLt's heuristic #0);
+rows named *-top8 (the fastest of cuBLASLt's top 8 algorithms, timed in the same run) are
+compared alone and in "fastest incl. top-8". Per set, the geometric mean of deployed/vendor, the time-weighted ratio (sum of vendor
 times / sum of deployed times), the shapes below 0.8x and the worst ratio. A shape measured in
 several logs counts once, for the first set that names it.
   scripts/gemm_deployed_vendor_ratios.py SET=LOG[,LOG...] ... > out.md
@@ -39,10 +41,16 @@ def main(args):
     print("|---|---|---:|---:|---:|---:|---:|")
     for name, rows in sets:
         names = sorted({v for _, _, vendors in rows for v in vendors})
-        for against in names + ["faster vendor"]:
+        extra = ["fastest incl. top-8"] if any(n.endswith("-top8") for n in names) else []
+        for against in names + ["faster vendor"] + extra:
             ratios, t_deployed, t_vendor = [], 0.0, 0.0
             for key, ktune, vendors in rows:
-                vendor = max(vendors.values()) if against == "faster vendor" else vendors[against]
+                if against == "faster vendor":
+                    vendor = max(v for n, v in vendors.items() if not n.endswith("-top8"))
+                elif against in extra:
+                    vendor = max(vendors.values())
+                else:
+                    vendor = vendors[against]
                 ratios.append(ktune / vendor)
                 t_deployed += flops(key) / ktune
                 t_vendor += flops(key) / vendor

@@ -9,6 +9,7 @@ import argparse
 import collections
 import csv
 import gzip
+import lzma
 import math
 
 PRECISION = {"0": "fp32", "1": "tf32", "2": "bf16", "3": "fp16"}
@@ -22,7 +23,9 @@ args = parser.parse_args()
 
 best = collections.defaultdict(dict)  # problem -> config or vendor -> best median ms
 tags = {}
-for r in csv.DictReader(gzip.open(args.csv, "rt") if args.csv.endswith(".gz") else open(args.csv)):
+OPEN = {".gz": gzip.open, ".xz": lzma.open}  # compressed exports (the larger sweeps are .xz)
+opener = OPEN.get(args.csv[-3:])
+for r in csv.DictReader(opener(args.csv, "rt") if opener else open(args.csv)):
     if r["status"] != "ok":
         continue
     key = "config" if r["config"] not in VENDORS else r["config"]

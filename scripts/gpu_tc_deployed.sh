@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The deployed tensor-core GEMM library (ktune::gemm_ex) on the lent GPU machine, in phases:
 #   build  scripts/gpu_build_remote.sh (EXAMPLES=ON: libraries/ and tuned_gemm_bench) into BUILD
-#   tests  the GPU tests of the deployed library: TunedGemmEx* (every shipped config of every
-#          shipped precision vs float64) and TunedGemmCuda* (the FP32 API beside it)
-#   bench  tuned_gemm_bench over WORKLOADS (default: the held-out llm@bf16 first, then the
-#          training workloads large@bf16 and dnn@bf16): ktune::gemm_ex vs cuBLAS and cuBLASLt's
-#          heuristic #0 in the same precision, same run, each verified
+#   tests  the GPU tests of TESTS_FILTER (default: the deployed library's TunedGemmEx*, every
+#          shipped config of every shipped precision vs float64, and TunedGemmCuda*, the FP32 API)
+#   bench  tuned_gemm_bench over WORKLOADS (default: per precision bf16 then fp16, the held-out
+#          llm first, then the training workloads large and dnn): ktune::gemm_ex vs cuBLAS and
+#          cuBLASLt's heuristic #0 (and the fastest of its top 8) in the same precision, same run,
+#          each verified; a CSV left by an interrupted bench is resumed
 # Everything lands in $OUT/tc-deployed.tar.gz (CSVs, logs, nvidia-smi).
 #   SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... PHASES='build tests bench' scripts/gpu_tc_deployed.sh
 set -uo pipefail
@@ -32,7 +33,8 @@ B=$BUILD/bin
 
 if has tests; then
   start=$(date +%s)
-  timeout "${TESTS_SECONDS:-180}" "$B/ktune_gpu_tests" --gtest_filter='TunedGemmEx*:TunedGemmCuda*' \
+  timeout "${TESTS_SECONDS:-180}" "$B/ktune_gpu_tests" \
+    --gtest_filter="${TESTS_FILTER:-TunedGemmEx*:TunedGemmCuda*}" \
     > "$W/gpu-tests-deployed-tc.log" 2>&1
   echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|Value of" \
@@ -40,11 +42,11 @@ if has tests; then
 fi
 
 if has bench; then
-  for w in ${WORKLOADS:-llm@bf16 large@bf16 dnn@bf16}; do
+  for w in ${WORKLOADS:-llm@bf16 large@bf16 dnn@bf16 llm@fp16 large@fp16 dnn@fp16}; do
     start=$(date +%s)
     name=${w/@/-}
     timeout "${BENCH_SECONDS:-200}" "$B/tuned_gemm_bench" --device cuda --workload "$w" \
-      --out "$W/deployed-$name.csv" > "$W/bench-$name.log" 2>&1
+      --out "$W/deployed-$name.csv" >> "$W/bench-$name.log" 2>&1
     echo "bench $w exit $? ($(($(date +%s) - start)) s), $(($(wc -l < "$W/deployed-$name.csv") - 1)) shapes"
   done
 fi

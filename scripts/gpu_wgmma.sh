@@ -3,10 +3,11 @@
 # $OUT (8 files come back):
 #   build  scripts/gpu_build_remote.sh of ktune and ktune_gpu_tests into BUILD
 #   sass   nvcc -Xptxas -v resource report and SASS instruction mix of aot_check_wgmma.cu (sm_90a)
-#   tests  the wgmma GPU tests (every config x transposes x bf16/fp16 x whole / ragged / persistent
-#          shapes, alpha/beta, refusals)
-#   sweep  WORKLOADS (default large@bf16) x CONFIGS (default kind:mma,kind:wgmma) + cuBLAS and
-#          cuBLASLt in the same precision, same run; the store exported
+#   tests  the GPU tests of TESTS_FILTER (default WgmmaGemm*: every wgmma config x transposes x
+#          bf16/fp16 x whole / ragged / persistent shapes, alpha/beta, refusals)
+#   sweep  WORKLOADS (default large@bf16) x CONFIGS (default kind:mma,kind:wgmma,kind:mmasplit) +
+#          cuBLAS and cuBLASLt in the same precision, same run; the store exported. A later call
+#          on the same warm machine (PHASES=sweep) adds to the same store.
 # Run from a checkout:  SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... scripts/gpu_wgmma.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ fi
 
 if has tests; then
   start=$(date +%s)
-  timeout "${TESTS_SECONDS:-240}" "$B/ktune_gpu_tests" --gtest_filter='WgmmaGemm*' \
+  timeout "${TESTS_SECONDS:-240}" "$B/ktune_gpu_tests" --gtest_filter="${TESTS_FILTER:-WgmmaGemm*}" \
     > "$W/gpu-tests-wgmma.log" 2>&1
   echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
   grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|error|Expected|Which is|Value of" \
@@ -58,7 +59,7 @@ if has sweep; then
     start=$(date +%s)
     # shellcheck disable=SC2086
     timeout "${SWEEP_SECONDS:-300}" "$B/ktune" bench --family gemm --device cuda:0 --workload "$w" \
-      --configs "${CONFIGS:-kind:mma,kind:wgmma}" --store /tmp/wgmma.sqlite $S \
+      --configs "${CONFIGS:-kind:mma,kind:wgmma,kind:mmasplit}" --store /tmp/wgmma.sqlite $S \
       > "$W/bench-$w.log" 2>&1
     echo "bench $w exit $? ($(($(date +%s) - start)) s)"
     tail -2 "$W/bench-$w.log"

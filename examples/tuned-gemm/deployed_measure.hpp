@@ -20,7 +20,8 @@ struct VendorResult {
   std::string kernel;  // what it dispatched, when it says ("SkylakeX", "brg:avx512_core")
   std::string status;  // ok, wrong, failed or timeout
   std::string message;
-  double ms = 0;  // median, 0 when not ok
+  double ms = 0;           // median, 0 when not ok
+  bool in_fastest = true;  // false: timed beside the vendors, not a candidate for `vendor`
 };
 
 struct ShapeResult {
@@ -31,11 +32,11 @@ struct ShapeResult {
   double deployed_ms = 0;  // median
   std::vector<VendorResult> vendors;
 
-  // The fastest vendor that was ok, or nullptr when none was.
+  // The fastest vendor that was ok (of those in_fastest), or nullptr when none was.
   const VendorResult* fastest_vendor() const {
     const VendorResult* best = nullptr;
     for (const auto& v : vendors)
-      if (v.status == "ok" && (!best || v.ms < best->ms)) best = &v;
+      if (v.in_fastest && v.status == "ok" && (!best || v.ms < best->ms)) best = &v;
     return best;
   }
 };

@@ -24,12 +24,15 @@
 //                                                              (mma.sync), tf32/bf16/fp16 only
 //   wgmma   kind=wgmma;bm=128;bn=256;bk=64;st=4;gr=8            CUDA sm_90a: warpgroup MMA fed by
 //                                                              TMA, persistent, bf16/fp16 only
+//   mmasplit kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=16
+//                                                              CUDA sm_80+: the mma kernel over K
+//                                                              slices + the split-K reduction
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma, wgmma };
+enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma, wgmma, mmasplit };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
 // data from before precisions existed keep their keys). C is FP32 and accumulation FP32 in all.
@@ -55,10 +58,11 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only, wgmma the 16-bit ones, every other kind FP32 only.
+// precisions only (mmasplit likewise), wgmma the 16-bit ones, every other kind FP32 only.
+constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::wgmma) return p == Precision::bf16 || p == Precision::fp16;
-  return (kind == Kind::mma) == (p != Precision::fp32);
+  return runs_mma_kernel(kind) == (p != Precision::fp32);
 }
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
@@ -71,7 +75,8 @@ struct SeedParams {
 // vec floats, db = double-buffered shared memory; splits > 1 slices K (kind splitk). Kind warp
 // adds warp tiles wm×wn (wm > 0 marks the warp kernel), st pipeline stages and rasterization
 // groups of gr block rows (vec and db unused); kind warpsplit is the warp kernel with splits > 1.
-// Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile. Kind wgmma uses
+// Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile; kind mmasplit is
+// the mma kernel with splits > 1 (FP32 partial sums, then the split-K reduction). Kind wgmma uses
 // bm, bn, bk (64), st and gr (rasterization group); its blocks are 384 threads whatever the tile.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
@@ -210,6 +215,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::mma;
     else if (value == "wgmma")
       g.kind = Kind::wgmma;
+    else if (value == "mmasplit")
+      g.kind = Kind::mmasplit;
     else
       return false;
     return true;
@@ -263,6 +270,8 @@ constexpr int required_bits(Kind kind) {
       return 0xE0070;
     case Kind::wgmma:  // bm bn bk st gr
       return 0x180070;
+    case Kind::mmasplit:  // mma's params, splits
+      return 0xE0870;
   }
   return 0;
 }
@@ -271,7 +280,7 @@ constexpr int required_bits(Kind kind) {
 
 // Parses a canonical config string (params in any order). Returns valid == false for unknown
 // names, values that are not non-negative integers, missing or foreign params of the kind, and a
-// warpsplit config of one split.
+// warpsplit or mmasplit config of one split.
 constexpr GemmConfig parse_gemm_config(std::string_view text) {
   GemmConfig g;
   int seen = 0;
@@ -281,6 +290,7 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
       });
   if (!parsed || seen != config_detail::required_bits(g.kind)) return GemmConfig{};
   if (g.kind == Kind::warpsplit && g.blocked.splits < 2) return GemmConfig{};  // that is warp
+  if (g.kind == Kind::mmasplit && g.blocked.splits < 2) return GemmConfig{};   // that is mma
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   g.valid = true;
   return g;
@@ -306,6 +316,8 @@ constexpr const char* kind_name(Kind kind) {
       return "mma";
     case Kind::wgmma:
       return "wgmma";
+    case Kind::mmasplit:
+      return "mmasplit";
   }
   return "?";
 }

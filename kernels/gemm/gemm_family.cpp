@@ -172,6 +172,20 @@ std::vector<SpaceKind> gemm_kinds() {
         {"st", V{"3", "4", "6"}},
         {"gr", V{"1", "8"}}},
        wgmma_violation},
+      // The mma kernel over K slices (FP32 partial sums + the split-K reduction), for the
+      // tensor-core problems whose m x n tiles leave SMs idle while k is long (the worst dnn
+      // shapes: m x n of one tile, k of 10^4 to 2 * 10^5): the small block tiles the mma sweep
+      // favours, K tiles of 32 or 64, three stages, and up to 128 slices so that one tile fills
+      // the 132 SMs; 42 configs. Appended after wgmma.
+      {"mmasplit",
+       {{"bm", V{"64", "128"}},
+        {"bn", V{"64", "128"}},
+        {"bk", V{"32", "64"}},
+        {"wm", V{"32"}},
+        {"wn", V{"32"}},
+        {"st", V{"3"}},
+        {"splits", V{"2", "4", "8", "16", "32", "64", "128"}}},
+       mma_violation},
   };
 }
 

@@ -2,7 +2,9 @@
 // through gemm_mma_launch.hpp, against the host float64 reference of the FP32 inputs with the
 // per-precision bound: every config of the `mma` kind x transposes x tf32 / bf16 / fp16, on an
 // aligned shape and on a ragged one with odd leading dimensions (element copies), batches, a
-// misaligned base pointer, alpha / beta; refusals. The compile check needs NVRTC only.
+// misaligned base pointer, alpha / beta; split-K (kind mmasplit: every tile x transposes x
+// precisions, slice counts that do not divide k, empty slices, batches, alpha / beta); refusals.
+// The compile check needs NVRTC only.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,6 +37,9 @@ const std::vector<Precision> kPrecisions = {Precision::tf32, Precision::bf16, Pr
 
 // The `mma` kind of the GEMM space in the space's order, read from the family.
 std::vector<BlockedParams> mma_space() { return ktune::test::gemm_kind_configs("kind:mma"); }
+std::vector<BlockedParams> mmasplit_space() {
+  return ktune::test::gemm_kind_configs("kind:mmasplit");
+}
 
 NvrtcRequest mma_request(const BlockedParams& p, Precision precision, bool ta, bool tb,
                          const std::string& arch) {
@@ -65,6 +70,33 @@ TEST(MmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_FALSE(gemm::kind_serves(gemm::Kind::mma, Precision::fp32));
   EXPECT_FALSE(gemm::kind_serves(gemm::Kind::warp, Precision::tf32));
   EXPECT_TRUE(gemm::kind_serves(gemm::Kind::warp, Precision::fp32));
+}
+
+TEST(MmaGemmHost, SplitKindIsTheMmaKernelOverKSlices) {
+  const gemm::GemmConfig g =
+      gemm::parse_gemm_config("kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=16");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(g.kind, gemm::Kind::mmasplit);
+  EXPECT_EQ(g.blocked.splits, 16);
+  EXPECT_TRUE(gcuda::mma_supported_params(g.blocked));
+  // One slice is the mma kind; the mma kind takes no splits.
+  EXPECT_FALSE(
+      gemm::parse_gemm_config("kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=1").valid);
+  EXPECT_FALSE(
+      gemm::parse_gemm_config("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=2").valid);
+  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::mmasplit, Precision::tf32));
+  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::mmasplit, Precision::fp32));
+  const auto space = mmasplit_space();
+  EXPECT_EQ(space.size(), 42u);
+  for (const BlockedParams& p : space) {
+    EXPECT_TRUE(gcuda::mma_supported_params(p));
+    EXPECT_GE(p.splits, 2);
+  }
+  // 128 slices over k = 49284 (the worst dnn shape's): 416 k a slice (a multiple of bk = 32).
+  BlockedParams p = g.blocked;
+  p.splits = 128;
+  EXPECT_EQ(gcuda::tiled_k_chunk(p, 49284), 416);
+  EXPECT_EQ(gcuda::tiled_workspace_floats(p, 32, 27, 1), size_t(32 * 27 * 128));
 }
 
 // NVRTC only: every config compiles for sm_90, each in one precision and transpose pair that
@@ -102,7 +134,8 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
 
   // C = alpha*op(A)*op(B) + beta*C0; the relative error against the float64 reference of the
   // FP32 values (C0 NaN-poisoned when beta == 0), or -1 when refused. a_offset shifts A's base
-  // by that many elements.
+  // by that many elements. Split-K configs get a NaN-poisoned workspace (every partial sum the
+  // reduction reads must have been written) and the reduction kernel.
   double run(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
              uint64_t seed, int a_offset = 0) {
     const ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
@@ -115,11 +148,15 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
     ktune::cuda::check(cudaMemcpy(b.data(), bytes_b.data(), b.bytes(), cudaMemcpyHostToDevice),
                        "cudaMemcpy(B)");
     auto c = ktune::test::upload(in.c, "C");
+    const size_t partials = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
+    auto ws = ktune::test::upload(std::vector<float>(partials, std::nanf("")), "workspace");
     const auto& k = kernel(p, q, s.transa, s.transb);
     const auto result = gcuda::launch_mma(
-        k.function(), k.attributes().maxThreadsPerBlock, max_shared_, p, q, s.transa, s.transb, s.m,
-        s.n, s.k, s.batch, alpha, a.data() + size_t(a_offset) * size_t(gemm::input_bytes(q)), s.lda,
-        s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc, s.stride_c(), nullptr);
+        k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+        p.splits > 1 ? reduce().function() : nullptr, p, q, s.transa, s.transb, s.m, s.n, s.k,
+        s.batch, alpha, a.data() + size_t(a_offset) * size_t(gemm::input_bytes(q)), s.lda,
+        s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc, s.stride_c(),
+        partials ? ws.data() : nullptr, nullptr);
     EXPECT_EQ(result.error, cudaSuccess) << result.message;
     if (result.refused) return -1;
     ktune::cuda::check(
@@ -128,6 +165,13 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
     const auto out = ktune::test::download(c);
     return gemm::relative_error(s, out.data(), ref);
   }
+
+  const ktune::cuda::LoadedKernel& reduce() {
+    return reduce_.get(ktune::test::splitk_reduce_request(arch_));
+  }
+
+ private:
+  ktune::test::LoadedKernels reduce_;
 };
 
 using ktune::test::make_shape;
@@ -182,15 +226,73 @@ TEST_F(MmaGemmTest, RefusesFp32AndTooSmallLeadingDimensions) {
   const BlockedParams p = mma_space().front();
   const auto& k = kernel(p, Precision::bf16, false, false);
   float* none = nullptr;
-  auto r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_, p,
-                             Precision::fp32, false, false, 64, 64, 64, 1, 1.0f, none, 64, 0, none,
-                             64, 0, 0.0f, none, 64, 0, nullptr);
+  auto r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_, nullptr,
+                             p, Precision::fp32, false, false, 64, 64, 64, 1, 1.0f, none, 64, 0,
+                             none, 64, 0, 0.0f, none, 64, 0, nullptr, nullptr);
   EXPECT_TRUE(r.refused);
-  r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_, p,
+  r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_, nullptr, p,
                         Precision::bf16, false, false, 64, 64, 64, 1, 1.0f, none, 32, 0, none, 64,
-                        0, 0.0f, none, 64, 0, nullptr);
+                        0, 0.0f, none, 64, 0, nullptr, nullptr);
   EXPECT_TRUE(r.refused);
   EXPECT_NE(r.message.find("leading dimension"), std::string::npos);
+}
+
+// Split-K: every tile of the mmasplit kind x transposes x precisions at slice counts that do not
+// divide k (3), of the space (16) and so many that most slices are empty (128 over k = 200: 7
+// slices of 32 or 64 k, the rest write zeros); a thin m x n with long k (the worst dnn shapes'
+// form), a ragged batched shape with padded leading dimensions, and alpha / beta with A's base
+// off the 16-byte grid (C read by the reduction).
+TEST_F(MmaGemmTest, SplitKMatchesTheReference) {
+  std::vector<BlockedParams> tiles;
+  for (const BlockedParams& p : mmasplit_space())
+    if (p.splits == 2) tiles.push_back(p);
+  ASSERT_EQ(tiles.size(), 6u);
+  prepare(tiles, kPrecisions);
+  int ran = 0;
+  for (BlockedParams p : tiles) {
+    for (Precision q : kPrecisions) {
+      for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        for (int splits : {3, 16, 128}) {
+          p.splits = splits;
+          const std::string what = mma_request(p, q, ta, tb, arch_).name_expression +
+                                   " splits=" + std::to_string(splits);
+          const Shape thin = make_shape(ta, tb, 40, 27, 3001, 1);
+          const Shape ragged = make_shape(ta, tb, 77, 45, 200, 2, /*pad=*/1);
+          for (const Shape& s : {thin, ragged}) {
+            const double err = run(p, q, s, 1.0f, 0.0f, 17u + unsigned(t));
+            ASSERT_GE(err, 0) << what << " refused";
+            EXPECT_LE(err, gemm::error_bound(s.k, q)) << what << " m=" << s.m;
+            ++ran;
+          }
+          const Shape s = make_shape(ta, tb, 66, 35, 517, 3);
+          const double err = run(p, q, s, 0.75f, -0.5f, 23u, /*a_offset=*/1);
+          ASSERT_GE(err, 0) << what << " refused";
+          EXPECT_LE(err, gemm::error_bound(s.k, q)) << what << " alpha/beta";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, 6 * 3 * 4 * 3 * 2);
+}
+
+TEST_F(MmaGemmTest, SplitKRefusesAMissingOrOversizedWorkspace) {
+  const BlockedParams p = mmasplit_space().front();
+  ASSERT_GT(p.splits, 1);
+  const auto& k = kernel(p, Precision::bf16, false, false);
+  float* none = nullptr;
+  auto r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+                             reduce().function(), p, Precision::bf16, false, false, 64, 64, 256, 1,
+                             1.0f, none, 64, 0, none, 256, 0, 0.0f, none, 64, 0, nullptr, nullptr);
+  EXPECT_TRUE(r.refused);
+  EXPECT_NE(r.message.find("workspace"), std::string::npos) << r.message;
+  // 16384 x 16384 x 2 slices of FP32 partial sums: 2 GiB, over the limit.
+  r = gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+                        reduce().function(), p, Precision::bf16, false, false, 16384, 16384, 256, 1,
+                        1.0f, none, 16384, 0, none, 256, 0, 0.0f, none, 16384, 0,
+                        reinterpret_cast<float*>(16), nullptr);
+  EXPECT_TRUE(r.refused);
+  EXPECT_NE(r.message.find("1024 MiB"), std::string::npos) << r.message;
 }
 
 }  // namespace
@@ -206,9 +308,11 @@ TEST(MmaGemmBackend, PrecisionsPickTheirKindsAndVendors) {
   const ktune::Family& family = ktune::find_family("gemm");
   auto backend = ktune::open_backend(family, "cuda:0");
   const ktune::Config mma = family.space().parse("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3");
+  const ktune::Config split =
+      family.space().parse("kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=8");
   const ktune::Config warp =
       family.space().parse("kind=warp;bm=64;bn=64;bk=8;wm=32;wn=32;tm=4;tn=4;st=3;gr=1;splits=1");
-  backend->prepare({mma, warp});
+  backend->prepare({mma, split, warp});
   ktune::TimingPolicy quick;
   quick.warmups = 0;
   quick.min_reps = quick.max_reps = 1;
@@ -216,6 +320,8 @@ TEST(MmaGemmBackend, PrecisionsPickTheirKindsAndVendors) {
     auto session = backend->open(p);
     const ktune::Outcome ok = session->run(mma, quick);
     EXPECT_EQ(ok.status, ktune::Status::ok) << p.key() << ": " << ok.message;
+    const ktune::Outcome split_ok = session->run(split, quick);  // workspace + reduction
+    EXPECT_EQ(split_ok.status, ktune::Status::ok) << p.key() << ": " << split_ok.message;
     const ktune::Outcome refused = session->run(warp, quick);
     EXPECT_EQ(refused.status, ktune::Status::refused) << p.key();
     EXPECT_NE(refused.message.find("bf16"), std::string::npos) << refused.message;
@@ -226,6 +332,7 @@ TEST(MmaGemmBackend, PrecisionsPickTheirKindsAndVendors) {
   }
   auto fp32 = backend->open(ktune::load_workload(family, "tiny").problems.front());
   EXPECT_EQ(fp32->run(mma, quick).status, ktune::Status::refused);
+  EXPECT_EQ(fp32->run(split, quick).status, ktune::Status::refused);
   EXPECT_EQ(fp32->vendors(), std::vector<std::string>{"cublas"});
 }
 

@@ -41,7 +41,7 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // The shipped precisions: the library must ship a tensor-core selector, each of whose configs
-// is an mma or wgmma config (what the deployed kernels are).
+// is an mma, mmasplit or wgmma config (what the deployed kernels are).
 TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
   int shipped = 0;
   for (GemmPrecision q : kTensorPrecisions) {
@@ -54,7 +54,8 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
     EXPECT_LT(info.baseline, info.num_configs);
     for (int i = 0; i < info.num_configs; ++i) {
       const std::string config = info.configs[i];
-      EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0)
+      EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0 ||
+                  config.rfind("kind=mmasplit;", 0) == 0)
           << config;
     }
     const int pick =

@@ -5,6 +5,7 @@ the in-sample / held-out split from a selector header's dataset, older CSVs with
 columns, and one-line refusals of bad input.
   test_gemm_deployed_tables.py SCRIPT"""
 import csv
+import lzma
 import os
 import subprocess
 import sys
@@ -89,6 +90,18 @@ class Tables(unittest.TestCase):
         # Without --data, the oracle is the selector's dataset: its best config (not the vendor
         # row, config_id -1), on the shapes it holds.
         self.assertEqual([o["oracle_gflops"] for o in out], ["", "9.000", ""])
+
+    def test_xz_sweep_gives_the_oracle_column(self):
+        # An exported sweep committed as .xz (the larger ones are): the best ok config per shape.
+        sweep = self.path("sweep.csv.xz")
+        with lzma.open(sweep, "wt") as f:
+            f.write("problem,config_id,status,perf\n"
+                    f"{SHAPES[0][0]},3,ok,4\n{SHAPES[0][0]},4,ok,8\n{SHAPES[0][0]},5,wrong,99\n")
+        run = self.write("run.csv", [HEADER, cpu_row(*SHAPES[0])])
+        r = self.run_script("--run", f"x={run}", "--data", sweep)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("out.csv")) as f:
+            self.assertEqual(float(next(csv.DictReader(f))["oracle_gflops"]), 8.0)
 
     def test_older_csvs_without_vendor_columns_still_read(self):
         run = self.write("old.csv", [OLD_HEADER, f"{SHAPES[0][0]},vgg,c,ok,1e-7,1,2,cublas,1,4,"])

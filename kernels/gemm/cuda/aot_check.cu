@@ -81,7 +81,7 @@ KTUNE_INSTANTIATE_WARP(256, 64, 16, 64, 32, 8, 8, 4, 8, 0, 1)
   template __global__ void ktune_gemm_mma<BM, BN, BK, WM, WN, ST, PREC, TA, TB>(                \
       long long, long long, long long, float, const KtuneMmaElem<PREC>::type*, long long,        \
       long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, float*, long long, \
-      long long);
+      long long, int, long long, float*);
 
 KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0)  // bf16
 KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1)   // fp16

@@ -40,8 +40,9 @@ class CudaGemmBackend final : public Backend {
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
         if (seen.insert(tile.r * 100 + tile.a * 10 + tile.c).second) tiles.push_back(tile);
-      } else if (g.kind == Kind::mma) {
-        // Instantiated per precision too: compiled when a problem of that precision opens.
+      } else if (runs_mma_kernel(g.kind)) {
+        // Instantiated per precision too: compiled when a problem of that precision opens
+        // (mma and mmasplit configs of one tile share an instantiation: splits is an argument).
         context_.mma_configs.push_back(g.blocked);
       } else if (g.kind == Kind::wgmma) {
         context_.wgmma_configs.push_back(g.blocked);

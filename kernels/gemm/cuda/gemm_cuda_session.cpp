@@ -51,7 +51,7 @@ class CudaGemmSession final : public ProblemSession {
       return refused_outcome(fmt::format("{}: kind {} does not compute {} problems", what,
                                          kind_name(g.kind), precision_name(shape_.precision)));
     try {
-      if (g.kind == Kind::mma) return run_mma(g.blocked, policy, what);
+      if (runs_mma_kernel(g.kind)) return run_mma(g.blocked, policy, what);
       if (g.kind == Kind::wgmma) return run_wgmma(g.blocked, policy, what);
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
@@ -282,8 +282,9 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  // The mma kind: compiled for this problem's precision and transposes (all the sweep's mma
-  // configs at once, in parallel, when the first one runs), then verified and timed.
+  // The mma and mmasplit kinds: compiled for this problem's precision and transposes (all the
+  // sweep's mma configs at once, in parallel, when the first one runs), then verified and timed;
+  // split-K adds the workspace and the tiled module's reduction kernel.
   Outcome run_mma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
     if (!mma_prepared_) {
       std::vector<std::string> names;
@@ -294,14 +295,18 @@ class CudaGemmSession final : public ProblemSession {
     }
     const LoadedKernel& kernel =
         context_.mma.get(mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb));
+    const void* reduce = p.splits > 1 ? context_.tiled.reduce().function() : nullptr;
+    // Over the launcher's limit: no workspace, and the launch says why it refuses.
+    const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
+    float* workspace = floats <= size_t(kMmaMaxWorkspaceFloats) ? this->workspace(floats) : nullptr;
     return measure(
         [&](int copy) -> LaunchResult {
-          const TiledLaunch launch =
-              launch_mma(kernel.function(), kernel.attributes().maxThreadsPerBlock,
-                         context_.tiled.max_shared_bytes(), p, shape_.precision, shape_.transa,
-                         shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f, a(copy),
-                         shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(),
-                         0.0f, c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream());
+          const TiledLaunch launch = launch_mma(
+              kernel.function(), kernel.attributes().maxThreadsPerBlock,
+              context_.tiled.max_shared_bytes(), reduce, p, shape_.precision, shape_.transa,
+              shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f, a(copy), shape_.lda,
+              shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f, c(copy), shape_.ldc,
+              shape_.stride_c(), workspace, context_.device.stream());
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};

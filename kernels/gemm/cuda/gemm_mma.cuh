@@ -22,8 +22,15 @@
 // read, ragged chunks and unaligned launches copy element by element (plain loads and shared
 // stores, ordered by the pipeline's barrier like the copies). K beyond k reads zeros.
 //
+// Split-K (splits > 1, kind mmasplit): as the SIMT split-K kernels (gemm_tiled.cuh) — split s
+// sums the K range [s*k_chunk, min(k, (s+1)*k_chunk)) (k_chunk a multiple of BK, so every slice
+// starts on a 16-byte chunk), writes its raw FP32 sums to partial[z*m*n + j*m + i], and
+// ktune_gemm_splitk_reduce forms C = alpha * sum + beta * C. FP32 partials keep the accumulation
+// error of one FP32 sum over k.
+//
 // Launch (gemm_mma_launch.hpp): blockDim.x = 32 * (BM/WM) * (BN/WN); gridDim = (ceil(m/BM),
-// ceil(n/BN), batch); dynamic shared memory ktune_mma_smem_bytes<...>() (opted in above 48 KiB).
+// ceil(n/BN), batch * splits), blockIdx.z = batch_index * splits + split; dynamic shared memory
+// ktune_mma_smem_bytes<...>() (opted in above 48 KiB).
 //
 // Compiled at run time by NVRTC (no standard headers) and ahead of time by nvcc in the deployed
 // library.
@@ -162,7 +169,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
                    const typename KtuneMmaElem<PREC>::type* __restrict__ a, long long lda,
                    long long stride_a, const typename KtuneMmaElem<PREC>::type* __restrict__ b,
                    long long ldb, long long stride_b, float beta, float* __restrict__ c,
-                   long long ldc, long long stride_c) {
+                   long long ldc, long long stride_c, int splits, long long k_chunk,
+                   float* __restrict__ partial) {
   typedef typename KtuneMmaElem<PREC>::type T;
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
   constexpr int MK = PREC == 1 ? 8 : 16;  // k of one mma
@@ -179,10 +187,14 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp % (BM / WM), warp_n = warp / (BM / WM);
   const long long row0 = (long long)blockIdx.x * BM, col0 = (long long)blockIdx.y * BN;
-  const long long z = blockIdx.z;
+  const long long z = blockIdx.z;  // batch_index * splits + split
+  const long long batch_index = z / splits, split = z - batch_index * splits;
+  // This block's K range [k_begin, k_end); the whole of k without split-K.
+  const long long k_begin = split * k_chunk;
+  const long long k_end = k - k_begin < k_chunk ? k : k_begin + k_chunk;
 
-  const T* const a_batch = a + z * stride_a;
-  const T* const b_batch = b + z * stride_b;
+  const T* const a_batch = a + batch_index * stride_a;
+  const T* const b_batch = b + batch_index * stride_b;
   // op(A) rows i, k p: A[i + p * lda] (TA = 0) or A[p + i * lda] (TA = 1); op(B) k p, column j:
   // B[p + j * ldb] (TB = 0) or B[j + p * ldb] (TB = 1).
   constexpr int CH = 16 / sizeof(T);  // elements per 16-byte chunk
@@ -193,12 +205,12 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const long long rows_left = m - row0, cols_left = n - col0;
 
   auto load_stage = [&](int stage, int kt) {
-    const long long p0 = (long long)kt * BK;
+    const long long p0 = k_begin + (long long)kt * BK;
     const T* src_a = TA ? a_batch + p0 + row0 * lda : a_batch + row0 + p0 * lda;
     const T* src_b = TB ? b_batch + col0 + p0 * ldb : b_batch + p0 + col0 * ldb;
-    TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k - p0,
+    TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k_end - p0,
                                   tid, vec_a);
-    TileB::template load<THREADS>(smem_b + stage * TileB::kElems, src_b, ldb, cols_left, k - p0,
+    TileB::template load<THREADS>(smem_b + stage * TileB::kElems, src_b, ldb, cols_left, k_end - p0,
                                   tid, vec_b);
   };
 
@@ -210,7 +222,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
 
-  const int k_tiles = int((k + BK - 1) / BK);
+  const int k_tiles = k_end > k_begin ? int((k_end - k_begin + BK - 1) / BK) : 0;
 #pragma unroll
   for (int s = 0; s < ST - 1; ++s) {
     if (s < k_tiles) load_stage(s, s);
@@ -308,8 +320,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below.
-  float* const cz = c + z * stride_c;
+  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below. Split-K
+  // writes the raw sums (an empty slice its zeros) to its packed m x n slice of the workspace.
+  const bool split_k = splits > 1;
+  float* const cz = split_k ? partial + z * m * n : c + batch_index * stride_c;
+  const long long ldo = split_k ? m : ldc;
 #pragma unroll
   for (int i = 0; i < MI; ++i) {
 #pragma unroll
@@ -319,7 +334,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const long long row = row0 + wr + i * 16 + g + (e >> 1) * 8;
         const long long col = col0 + wc + j * 8 + 2 * t + (e & 1);
         if (row >= m || col >= n) continue;
-        float* at = cz + row + col * ldc;
+        float* at = cz + row + col * ldo;
+        if (split_k) {
+          *at = acc[i][j][e];
+          continue;
+        }
         const float v = alpha * acc[i][j][e];
         *at = beta == 0.0f ? v : fmaf(beta, *at, v);
       }

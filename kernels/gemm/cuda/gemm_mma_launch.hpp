@@ -40,26 +40,35 @@ inline constexpr bool mma_supported_params(const BlockedParams& p) {
   if (p.wm <= 0 || p.wn <= 0 || p.bk <= 0 || p.st < 2 || p.tm != 0 || p.tn != 0) return false;
   if (p.bm % p.wm != 0 || p.bn % p.wn != 0 || p.wm % 16 != 0 || p.wn % 16 != 0) return false;
   // Whole 16-byte chunks of 2- and 4-byte elements along every line; whole mma K steps.
-  return p.bk % 16 == 0 && p.bm % 8 == 0 && p.bn % 8 == 0 && p.splits == 1;
+  return p.bk % 16 == 0 && p.bm % 8 == 0 && p.bn % 8 == 0 && p.splits >= 1;
 }
+
+// The largest split-K workspace an mma launch takes (1 GiB of FP32 partial sums): beyond it the
+// m x n tiles alone fill the GPU many times over and slicing K only adds traffic, so the launch
+// is refused rather than allocating gigabytes (the large llm shapes at 64+ slices).
+inline constexpr long long kMmaMaxWorkspaceFloats = 1LL << 28;
 
 namespace mma_detail {
 inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std::string& why) {
+  const std::string splits = p.splits > 1 ? " splits=" + std::to_string(p.splits) : "";
   return {cudaSuccess, true,
-          mma_name_expression(p, precision, false, false) + " (" + precision_name(precision) +
-              "): " + why};
+          mma_name_expression(p, precision, false, false) + splits + " (" +
+              precision_name(precision) + "): " + why};
 }
 }  // namespace mma_detail
 
 // One asynchronous launch of C = alpha*op(A)*op(B) + beta*C with the mma kernel of (p, precision,
-// transa, transb); a and b hold input_bytes(precision)-byte elements. kernel_max_threads and
-// max_shared_bytes are the kernel's and the device's limits. Never synchronizes.
+// transa, transb), followed when p.splits > 1 (kind mmasplit) by the split-K reduction kernel of
+// gemm_tiled.cuh (workspace: tiled_workspace_floats(p, m, n, batch) floats); a and b hold
+// input_bytes(precision)-byte elements. kernel_max_threads and max_shared_bytes are the kernel's
+// and the device's limits. Never synchronizes.
 inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int max_shared_bytes,
-                              const BlockedParams& p, Precision precision, bool transa, bool transb,
-                              long long m, long long n, long long k, long long batch, float alpha,
-                              const void* a, long long lda, long long stride_a, const void* b,
-                              long long ldb, long long stride_b, float beta, float* c,
-                              long long ldc, long long stride_c, cudaStream_t stream) {
+                              const void* reduce_kernel, const BlockedParams& p,
+                              Precision precision, bool transa, bool transb, long long m,
+                              long long n, long long k, long long batch, float alpha, const void* a,
+                              long long lda, long long stride_a, const void* b, long long ldb,
+                              long long stride_b, float beta, float* c, long long ldc,
+                              long long stride_c, float* workspace, cudaStream_t stream) {
   const auto refuse = [&](const std::string& why) { return mma_detail::refuse(p, precision, why); };
   if (precision == Precision::fp32) return refuse("fp32 has no tensor-core kernel");
   if (!mma_supported_params(p)) return refuse("parameters outside the template");
@@ -75,8 +84,15 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   if (auto stop = launch_checks::check_shared_memory(refuse, shared, max_shared_bytes))
     return *stop;
   const long long blocks_m = (m + p.bm - 1) / p.bm, blocks_n = (n + p.bn - 1) / p.bn;
-  if (blocks_m > 2147483647LL || blocks_n > 65535 || batch > 65535)
-    return refuse("grid exceeds the CUDA limits");
+  if (blocks_m > 2147483647LL || blocks_n > 65535 || batch * p.splits > 65535)
+    return refuse("grid exceeds the CUDA limits (batch * splits <= 65535)");
+  const bool split = p.splits > 1;
+  const long long partials = (long long)tiled_workspace_floats(p, m, n, batch);
+  if (partials > kMmaMaxWorkspaceFloats)
+    return refuse("split-K workspace of " + std::to_string(partials >> 18) +
+                  " MiB exceeds the 1024 MiB limit");
+  if (split && (workspace == nullptr || reduce_kernel == nullptr))
+    return refuse("split-K needs a workspace and the reduction kernel");
   if (shared > 48 * 1024) {
     const cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
@@ -84,13 +100,20 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   }
   long long mm = m, nn = n, kk = k, lda_ = lda, ldb_ = ldb, ldc_ = ldc;
   long long sa = stride_a, sb = stride_b, sc = stride_c;
-  void* args[] = {&mm, &nn, &kk, &alpha, &a, &lda_, &sa, &b, &ldb_, &sb, &beta, &c, &ldc_, &sc};
-  const dim3 grid{unsigned(blocks_m), unsigned(blocks_n), unsigned(batch)};
+  int splits = p.splits;
+  long long k_chunk = tiled_k_chunk(p, k);
+  float* partial = split ? workspace : nullptr;
+  void* args[] = {&mm, &nn,   &kk, &alpha, &a,  &lda_,   &sa,      &b,      &ldb_,
+                  &sb, &beta, &c,  &ldc_,  &sc, &splits, &k_chunk, &partial};
+  const dim3 grid{unsigned(blocks_m), unsigned(blocks_n), unsigned(batch * p.splits)};
   cudaError_t error =
       cudaLaunchKernel(kernel, grid, dim3(unsigned(threads)), args, size_t(shared), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
-  return launch_checks::classify(error, "launch", refuse,
-                                 [&] { return mma_name_expression(p, precision, transa, transb); });
+  const TiledLaunch result = launch_checks::classify(
+      error, "launch", refuse, [&] { return mma_name_expression(p, precision, transa, transb); });
+  if (!split || result.refused || result.error != cudaSuccess) return result;
+  return launch_splitk_reduce(reduce_kernel, p, m, n, batch, alpha, beta, c, ldc, stride_c,
+                              workspace, stream);
 }
 
 }  // namespace ktune::kernels::gemm::cuda

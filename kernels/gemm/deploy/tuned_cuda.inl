@@ -128,10 +128,11 @@ int max_shared_bytes() {
   return bytes;
 }
 
-// A tiled, split-K or warp kernel over the batch in chunks of at most 65535 grid z entries.
+// A tiled, split-K, warp or mma kernel over the batch in chunks of at most 65535 grid z entries.
 // launch(count, first, workspace) launches the kernel for batch entries [first, first + count).
-template <typename LaunchChunk>
-Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const CudaArgs& g,
+// Args: CudaArgs, or the tensor-core half's TcArgs (m, n, batch and stream are what it reads).
+template <typename Args, typename LaunchChunk>
+Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const Args& g,
                      LaunchChunk launch_chunk) {
   const long long chunk = 65535 / p.splits;  // grid z = batch entries * splits
   for (long long first = 0; first < g.batch; first += chunk) {

@@ -1,8 +1,9 @@
 // Tensor-core half of the CUDA tuned GEMM library: ktune::gemm_ex in tf32 / bf16 / fp16, each
 // precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
 // ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
-// its helpers (Launch, cuda_failure, max_shared_bytes). The shipped configs are the `mma` and
-// `wgmma` kinds, instantiated by nvcc from the headers the NVRTC sweep compiles; wgmma kernels
+// its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
+// configs are the `mma`, `mmasplit` and `wgmma` kinds, instantiated by nvcc from the headers the
+// NVRTC sweep compiles; wgmma kernels
 // need the library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses
 // devices other than compute capability 9.0).
 #include "kernels/gemm/cuda/gemm_mma.cuh"
@@ -73,29 +74,33 @@ template <int PREC, size_t I, bool TA, bool TB>
 Launch run_tc_config(const TcArgs& g) {
   constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<PREC>::kConfigs[I]);
   static_assert(c.valid, "a config of a tensor-core selector does not parse as a GEMM config");
-  static_assert(c.kind == kg::Kind::mma || c.kind == kg::Kind::wgmma,
-                "a tensor-core selector ships a config of another kind than mma or wgmma");
+  static_assert(kg::runs_mma_kernel(c.kind) || c.kind == kg::Kind::wgmma,
+                "a tensor-core selector ships a config of another kind than mma(split) or wgmma");
   static_assert(kg::kind_serves(c.kind, kg::Precision(PREC)),
                 "a selector ships a config whose kind does not serve its precision");
   constexpr kg::BlockedParams p = c.blocked;
   constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
-  if constexpr (c.kind == kg::Kind::mma) {
+  if constexpr (kg::runs_mma_kernel(c.kind)) {
     static_assert(kg::cuda::mma_supported_params(p), "an mma config outside the kernel template");
     const void* kernel = reinterpret_cast<const void*>(
         &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb>);
-    // The grid's z holds at most 65535 batch entries: larger batches go in chunks.
+    // The grid's z holds at most 65535 batch entries x splits: larger batches go in chunks,
+    // each with its split-K workspace from the pool (mmasplit).
     const auto* a = static_cast<const unsigned char*>(g.a);
     const auto* b = static_cast<const unsigned char*>(g.b);
-    for (long long first = 0; first < g.batch; first += 65535) {
-      const long long count = g.batch - first < 65535 ? g.batch - first : 65535;
-      const Launch outcome = tc_outcome(kg::cuda::launch_mma(
-          kernel, p.threads(), max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k,
-          count, g.alpha, a + first * g.stride_a * long(input_bytes(PREC)), g.lda, g.stride_a,
-          b + first * g.stride_b * long(input_bytes(PREC)), g.ldb, g.stride_b, g.beta,
-          g.c + first * g.stride_c, g.ldc, g.stride_c, g.stream));
-      if (outcome != Launch::ok) return outcome;
-    }
-    return Launch::ok;
+    // Refused before the pool allocates a workspace over the launcher's limit (the fallback
+    // order serves the shape).
+    const long long chunk = 65535 / p.splits;
+    if ((long long)kg::cuda::tiled_workspace_floats(
+            p, g.m, g.n, g.batch < chunk ? g.batch : chunk) > kg::cuda::kMmaMaxWorkspaceFloats)
+      return Launch::refused;
+    return launch_chunks(p, g, [&](long long count, long long first, float* workspace) {
+      return kg::cuda::launch_mma(
+          kernel, p.threads(), max_shared_bytes(), reduce_kernel(), p, kg::Precision(PREC), TA, TB,
+          g.m, g.n, g.k, count, g.alpha, a + first * g.stride_a * long(input_bytes(PREC)), g.lda,
+          g.stride_a, b + first * g.stride_b * long(input_bytes(PREC)), g.ldb, g.stride_b, g.beta,
+          g.c + first * g.stride_c, g.ldc, g.stride_c, workspace, g.stream);
+    });
   } else {
     static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
     const void* kernel =

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""scripts/gemm_deployed_vendor_ratios.py on a hand-made tuned_gemm_bench log whose figures are
+worked out by hand: per vendor, the faster of the calls a user makes (cuBLAS, cuBLASLt #0; the
+*-top8 row left out) and the fastest including cuBLASLt's best of 8.
+  test_gemm_deployed_vendor_ratios.py SCRIPT"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SCRIPT = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(__file__), "..", "..", "scripts", "gemm_deployed_vendor_ratios.py")
+
+# Two shapes of equal FLOPs; ktune, cublas, cublaslt, cublaslt-top8 GFLOP/s.
+LOG = """[1/2] transa=0;transb=0;m=10;n=10;k=10;batch=1;precision=2 kind=mma;bm=64 ktune 4.000 cublas 2.000 cublaslt 1.000 cublaslt-top8 8.000
+[2/2] transa=0;transb=0;m=10;n=10;k=10;batch=2;precision=2 kind=mma;bm=64 ktune 2.000 cublas 1.000 cublaslt 4.000 cublaslt-top8 4.000
+"""
+
+
+class VendorRatios(unittest.TestCase):
+    def test_faster_vendor_leaves_out_the_top8_row(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "bench.log")
+            with open(log, "w") as f:
+                f.write(LOG)
+            out = subprocess.run([sys.executable, SCRIPT, f"s={log}"], capture_output=True,
+                                 text=True, check=True).stdout
+        rows = {line.split(" | ")[1]: line.split(" | ")[2:] for line in out.splitlines()
+                if line.startswith("| s |")}
+        # faster of cublas / cublaslt: 2 then 4 -> ratios 2 and 0.5: geomean 1; time-weighted
+        # (flops 2000 and 4000): (1000 + 1000) / (500 + 2000) = 0.8; one below 0.8x (0.5).
+        self.assertEqual(rows["faster vendor"], ["2", "1.000", "0.800", "1", "0.500 |"])
+        # with the top-8 row: 8 then 4 -> 0.5, 0.5; (250 + 1000) / (500 + 2000) = 0.5.
+        self.assertEqual(rows["fastest incl. top-8"], ["2", "0.500", "0.500", "2", "0.500 |"])
+        self.assertEqual(rows["cublaslt-top8"][:2], ["2", "0.500"])
+
+
+if __name__ == "__main__":
+    unittest.main()
