@@ -1,0 +1,310 @@
+#pragma once
+// A CPU convolution plan (the steady state of an inference engine): the convolution as the
+// implicit GEMM
+//   out (k × n·p·q, column-major, ldc = k: the NHWC output) = filter (k × c·r·s) · patches
+// with everything that does not depend on the input done once, at construction:
+//   - the KRSC filter packed into panels of kMR output channels, K-major (zero rows past k), so
+//     that a call never re-packs it (ktune::conv2d's im2col and 1×1 kinds pack it on every call,
+//     once per thread task: at batch 1 that packing cost as much as the arithmetic);
+//   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
+//     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
+//   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs.
+// A call packs kNR-pixel panels of patches straight from the NHWC input (implicit im2col: no patch
+// matrix; a 1×1 stride-1 layer's panels are rows of the input) and runs a 32 × 12 AVX-512 register
+// tile (24 accumulators) over the prepacked filter. The epilogue (bias, residual add, ReLU) runs
+// on each tile as it leaves the registers after the last K block. No allocation after
+// construction. Without AVX-512 the same loop nest runs a plain C++ tile (correct, slower).
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/conv2d/conv2d_shape.hpp"
+
+namespace ktune::kernels::conv2d::cpu {
+
+// What is applied to each output after the convolution, in this order: + bias[k] (when given),
+// + residual (same NHWC layout as the output, when given; may alias nothing else), ReLU.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  bool relu = false;
+};
+
+// Cache blocks of the plan: kc of the K dimension per B panel (kc × kNR floats stay in L1),
+// at most max_cols pixels and max_rows channels per task (the task's B block and filter block
+// stay in L2).
+struct PlanBlocking {
+  int kc = 256, max_cols = 384, max_rows = 256;
+};
+
+namespace plan_detail {
+
+constexpr int kMR = 32;  // output channels per register tile: two zmm
+constexpr int kNR = 12;  // pixels per register tile
+
+struct FreeFloats {
+  void operator()(float* p) const { std::free(p); }
+};
+using Floats = std::unique_ptr<float[], FreeFloats>;
+
+// 64-byte aligned (zmm loads of whole cache lines), uninitialised.
+inline Floats aligned_floats(size_t count) {
+  const size_t bytes = (std::max<size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
+  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+  if (p == nullptr) throw std::bad_alloc();
+  return Floats(p);
+}
+
+// One B panel: K steps [p0, p0 + kb) × pixels [j0, j0 + cols) of the patch matrix, stored
+// K-major with kNR floats per step (columns >= cols zero). K index p is (r, s, c) as in KRSC;
+// each run of channels within one (r, s) is contiguous in the NHWC input.
+inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb, int64_t j0,
+                         int cols, float* dst) {
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c;
+  for (int j = 0; j < kNR; ++j) {
+    float* out = dst + j;
+    if (j >= cols) {
+      for (int p = 0; p < kb; ++p) out[p * kNR] = 0.f;
+      continue;
+    }
+    const int64_t pixel = j0 + j;
+    const int64_t n = pixel / (P * Q), y0 = pixel / Q % P * s.stride - s.pad,
+                  x0 = pixel % Q * s.stride - s.pad;
+    const float* image = input + n * s.h * s.w * s.c;
+    for (int64_t p = p0, end = p0 + kb; p < end;) {
+      const int64_t r = p / sc, rest = p % sc, t = rest / s.c, ch = rest % s.c;
+      const int64_t run = std::min(s.c - ch, end - p);
+      const int64_t y = y0 + r, x = x0 + t;
+      float* o = out + (p - p0) * kNR;
+      if (y < 0 || y >= s.h || x < 0 || x >= s.w) {
+        for (int64_t i = 0; i < run; ++i) o[i * kNR] = 0.f;
+      } else {
+        const float* in = image + (y * s.w + x) * s.c + ch;
+        for (int64_t i = 0; i < run; ++i) o[i * kNR] = in[i];
+      }
+      p += run;
+    }
+  }
+}
+
+// The tile's view of where it writes and what follows the last K block.
+struct TileOut {
+  float* c;           // C at the tile's origin (row = channel, column = pixel), ldc floats apart
+  const float* res;   // residual at the same place, or nullptr
+  const float* bias;  // bias at the tile's first channel, or nullptr
+  int64_t ldc;
+  int rows;  // valid channels, 1..kMR
+  bool first, last, relu;
+};
+
+#if defined(__AVX512F__)
+inline __mmask16 lanes(int n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+// kMR × NC (NC <= kNR pixels) over kb K steps of a filter panel a (kMR per step) and a patch
+// panel b (kNR per step); adds C's partial sums unless first; the epilogue when last.
+template <int NC>
+inline void tile(int kb, const float* __restrict a, const float* __restrict b, const TileOut& o) {
+  const __mmask16 m0 = lanes(o.rows), m1 = lanes(o.rows - 16);
+  __m512 acc[NC][2];
+#pragma GCC unroll 12
+  for (int j = 0; j < NC; ++j) {
+    if (o.first) {
+      acc[j][0] = _mm512_setzero_ps();
+      acc[j][1] = _mm512_setzero_ps();
+    } else {
+      acc[j][0] = _mm512_maskz_loadu_ps(m0, o.c + j * o.ldc);
+      acc[j][1] = _mm512_maskz_loadu_ps(m1, o.c + j * o.ldc + 16);
+    }
+  }
+  for (int p = 0; p < kb; ++p, a += kMR, b += kNR) {
+    const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
+#pragma GCC unroll 12
+    for (int j = 0; j < NC; ++j) {
+      const __m512 bj = _mm512_set1_ps(b[j]);
+      acc[j][0] = _mm512_fmadd_ps(a0, bj, acc[j][0]);
+      acc[j][1] = _mm512_fmadd_ps(a1, bj, acc[j][1]);
+    }
+  }
+  if (o.last) {
+    const __m512 b0 = o.bias ? _mm512_maskz_loadu_ps(m0, o.bias) : _mm512_setzero_ps();
+    const __m512 b1 = o.bias ? _mm512_maskz_loadu_ps(m1, o.bias + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int j = 0; j < NC; ++j) {
+      acc[j][0] = _mm512_add_ps(acc[j][0], b0);
+      acc[j][1] = _mm512_add_ps(acc[j][1], b1);
+      if (o.res) {
+        acc[j][0] = _mm512_add_ps(acc[j][0], _mm512_maskz_loadu_ps(m0, o.res + j * o.ldc));
+        acc[j][1] = _mm512_add_ps(acc[j][1], _mm512_maskz_loadu_ps(m1, o.res + j * o.ldc + 16));
+      }
+      if (o.relu) {  // keep the lanes > 0 (not _mm512_max_ps: GCC 12 warns inside it)
+        const __m512 zero = _mm512_setzero_ps();
+        acc[j][0] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[j][0], zero, _CMP_GT_OQ), acc[j][0]);
+        acc[j][1] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[j][1], zero, _CMP_GT_OQ), acc[j][1]);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int j = 0; j < NC; ++j) {
+    _mm512_mask_storeu_ps(o.c + j * o.ldc, m0, acc[j][0]);
+    _mm512_mask_storeu_ps(o.c + j * o.ldc + 16, m1, acc[j][1]);
+  }
+}
+#else
+template <int NC>
+inline void tile(int kb, const float* a, const float* b, const TileOut& o) {
+  float acc[NC][kMR] = {};
+  for (int p = 0; p < kb; ++p)
+    for (int j = 0; j < NC; ++j)
+      for (int i = 0; i < kMR; ++i) acc[j][i] += a[p * kMR + i] * b[p * kNR + j];
+  for (int j = 0; j < NC; ++j)
+    for (int i = 0; i < o.rows; ++i) {
+      float v = acc[j][i] + (o.first ? 0.f : o.c[j * o.ldc + i]);
+      if (o.last) {
+        if (o.bias) v += o.bias[i];
+        if (o.res) v += o.res[j * o.ldc + i];
+        if (o.relu) v = std::max(v, 0.f);
+      }
+      o.c[j * o.ldc + i] = v;
+    }
+}
+#endif
+
+// tile<cols> for 1..kNR valid pixels (edge panels compute only their columns).
+template <int NC = kNR>
+inline void any_tile(int cols, int kb, const float* a, const float* b, const TileOut& o) {
+  if constexpr (NC > 1) {
+    if (cols < NC) return any_tile<NC - 1>(cols, kb, a, b, o);
+  }
+  tile<NC>(kb, a, b, o);
+}
+
+struct Task {
+  int64_t row0, rows, col0, cols;  // channels [row0, row0 + rows), pixels [col0, col0 + cols)
+};
+
+// Cuts C (k channels × pixels) into tasks of at most max_rows × max_cols on tile boundaries,
+// then more until every thread has two (a slow helper's work can be taken over), preferring to
+// cut the dimension whose tasks are larger.
+inline std::vector<Task> split(int64_t k, int64_t pixels, int threads, const PlanBlocking& bl) {
+  const int64_t row_tiles = (k + kMR - 1) / kMR, col_tiles = (pixels + kNR - 1) / kNR;
+  const int64_t max_row_tiles = std::max<int64_t>(1, bl.max_rows / kMR);
+  const int64_t max_col_tiles = std::max<int64_t>(1, bl.max_cols / kNR);
+  int64_t ci = (row_tiles + max_row_tiles - 1) / max_row_tiles;
+  int64_t cj = (col_tiles + max_col_tiles - 1) / max_col_tiles;
+  const int64_t want = threads > 1 ? 2 * int64_t(threads) : 1;
+  while (ci * cj < want && (ci < row_tiles || cj < col_tiles)) {
+    const bool cut_rows =
+        cj >= col_tiles || (ci < row_tiles && row_tiles * kMR / ci > col_tiles * kNR / cj);
+    (cut_rows ? ci : cj) += 1;
+  }
+  std::vector<Task> tasks;
+  for (int64_t i = 0; i < ci; ++i)
+    for (int64_t j = 0; j < cj; ++j) {
+      const int64_t r0 = i * row_tiles / ci * kMR, r1 = std::min(k, (i + 1) * row_tiles / ci * kMR);
+      const int64_t c0 = j * col_tiles / cj * kNR,
+                    c1 = std::min(pixels, (j + 1) * col_tiles / cj * kNR);
+      if (r1 > r0 && c1 > c0) tasks.push_back({r0, r1 - r0, c0, c1 - c0});
+    }
+  return tasks;
+}
+
+}  // namespace plan_detail
+
+class ConvPlan {
+ public:
+  // filter: KRSC, read only during construction. threads: 0 = OpenMP's thread count.
+  ConvPlan(const Shape& s, const float* filter, int threads = 0, PlanBlocking bl = {})
+      : s_(s), bl_(bl) {
+    using namespace plan_detail;
+    const int64_t ck = s.gemm_k(), panels = (s.k + kMR - 1) / kMR;
+    filter_ = aligned_floats(size_t(panels * ck * kMR));
+    for (int64_t ip = 0; ip < panels; ++ip)
+      for (int64_t p = 0; p < ck; ++p)
+        for (int64_t i = 0; i < kMR; ++i) {
+          const int64_t ch = ip * kMR + i;
+          filter_[size_t((ip * ck + p) * kMR + i)] = ch < s.k ? filter[ch * ck + p] : 0.f;
+        }
+#ifdef _OPENMP
+    if (threads <= 0) threads = omp_get_max_threads();
+#endif
+    threads_ = std::max(threads, 1);
+    // Too little work to pay for waking a helper (the packed GEMM's threshold).
+    if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
+    tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
+    int64_t widest = 0;
+    for (const Task& t : tasks_) widest = std::max(widest, t.cols);
+    slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * ((widest + kNR - 1) / kNR * kNR);
+    workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
+    busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
+    for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
+  }
+
+  const Shape& shape() const { return s_; }
+  size_t tasks() const { return tasks_.size(); }
+
+  // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
+  void run(const float* input, float* output, const Epilogue& e = {}) {
+    auto task = [&](int64_t t) { run_task(tasks_[size_t(t)], input, output, e); };
+    gemm::cpu::packed_detail::run_tasks(int64_t(tasks_.size()), threads_, task);
+  }
+
+ private:
+  void run_task(const plan_detail::Task& t, const float* input, float* output, const Epilogue& e) {
+    using namespace plan_detail;
+    // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
+    int slot = 0;
+    for (bool expected = false;; slot = (slot + 1) % threads_, expected = false)
+      if (busy_[size_t(slot)].compare_exchange_weak(expected, true, std::memory_order_acquire))
+        break;
+    float* bpack = workspace_.get() + slot * slot_floats_;
+    const int64_t ck = s_.gemm_k(), col_panels = (t.cols + kNR - 1) / kNR;
+    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
+      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+      for (int64_t jp = 0; jp < col_panels; ++jp)
+        pack_patches(s_, input, pc, kb, t.col0 + jp * kNR,
+                     int(std::min<int64_t>(kNR, t.cols - jp * kNR)), bpack + jp * kb * kNR);
+      const bool last = pc + kb >= ck;
+      for (int64_t jp = 0; jp < col_panels; ++jp) {
+        const int64_t col = t.col0 + jp * kNR;
+        const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
+          const int64_t at = col * s_.k + row;
+          const TileOut o{output + at,
+                          e.residual ? e.residual + at : nullptr,
+                          e.bias ? e.bias + row : nullptr,
+                          s_.k,
+                          int(std::min<int64_t>(kMR, s_.k - row)),
+                          pc == 0,
+                          last,
+                          e.relu};
+          any_tile(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR, bpack + jp * kb * kNR, o);
+        }
+      }
+    }
+    busy_[size_t(slot)].store(false, std::memory_order_release);
+  }
+
+  Shape s_;
+  PlanBlocking bl_;
+  int threads_ = 1;
+  plan_detail::Floats filter_, workspace_;
+  int64_t slot_floats_ = 0;
+  std::vector<plan_detail::Task> tasks_;
+  std::unique_ptr<std::atomic<bool>[]> busy_;
+};
+
+}  // namespace ktune::kernels::conv2d::cpu
