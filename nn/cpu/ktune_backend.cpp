@@ -3,9 +3,12 @@
 // packed for the register tile, the split into thread tasks and the workspaces fixed, bias and
 // ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
 // registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
-// channels with the [out][in] weight as its KRSC filter. Nothing is allocated per inference.
+// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' thread
+// pool too. Nothing is allocated per inference.
 #include <fmt/format.h>
+#include <omp.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -65,7 +68,16 @@ class KtuneBackend final : public HostBackend {
     it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
   }
 
+  // Pooling and adds on the helper threads the plans use (kernels/common/cpu/gemm_cpu_pool.hpp):
+  // with OpenMP's threads as well, each pool's idle threads spin on the two cores the other needs.
+  void parallel_for(int64_t n, RangeFn run, const void* body) override {
+    const int64_t parts = std::min<int64_t>(n, 2 * threads_);
+    auto part = [&](int64_t i) { run(body, n * i / parts, n * (i + 1) / parts); };
+    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, part);
+  }
+
   std::map<int, Layer> layers_;
+  int threads_ = std::max(omp_get_max_threads(), 1);
 };
 
 }  // namespace

@@ -10,10 +10,11 @@
 //     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
 //   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs.
 // A call packs kNR-pixel panels of patches straight from the NHWC input (implicit im2col: no patch
-// matrix; a 1×1 stride-1 layer's panels are rows of the input) and runs a 32 × 12 AVX-512 register
-// tile (24 accumulators) over the prepacked filter. The epilogue (bias, residual add, ReLU) runs
-// on each tile as it leaves the registers after the last K block. No allocation after
-// construction. Without AVX-512 the same loop nest runs a plain C++ tile (correct, slower).
+// matrix; a 1×1 stride-1 layer reads the input in place, pixel rows c floats apart) and runs a 32 ×
+// 12 AVX-512 register tile (24 accumulators) over the prepacked filter. The epilogue (bias,
+// residual add, ReLU) runs on each tile as it leaves the registers after the last K block. No
+// allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile (correct,
+// slower).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -68,11 +69,12 @@ inline Floats aligned_floats(size_t count) {
 }
 
 // One B panel: K steps [p0, p0 + kb) × pixels [j0, j0 + cols) of the patch matrix, stored
-// K-major with kNR floats per step (columns >= cols zero). K index p is (r, s, c) as in KRSC;
-// each run of channels within one (r, s) is contiguous in the NHWC input.
+// K-major with kNR floats per step (columns >= cols zero). K index p is (r, s, c) as in KRSC,
+// walked as (r, position in the s·c run): a filter row inside the image is one contiguous run
+// of the NHWC input, so only pixels at the left / right border go cell by cell.
 inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb, int64_t j0,
                          int cols, float* dst) {
-  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c;
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb;
   for (int j = 0; j < kNR; ++j) {
     float* out = dst + j;
     if (j >= cols) {
@@ -83,18 +85,33 @@ inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb,
     const int64_t n = pixel / (P * Q), y0 = pixel / Q % P * s.stride - s.pad,
                   x0 = pixel % Q * s.stride - s.pad;
     const float* image = input + n * s.h * s.w * s.c;
-    for (int64_t p = p0, end = p0 + kb; p < end;) {
-      const int64_t r = p / sc, rest = p % sc, t = rest / s.c, ch = rest % s.c;
-      const int64_t run = std::min(s.c - ch, end - p);
-      const int64_t y = y0 + r, x = x0 + t;
+    const bool inside_x = x0 >= 0 && x0 + s.s <= s.w;
+    int64_t r = p0 / sc, pos = p0 % sc;
+    for (int64_t p = p0; p < end;) {
+      const int64_t y = y0 + r;
+      int64_t run = std::min(sc - pos, end - p);
+      const float* in = nullptr;  // nullptr: zero padding
+      if (y >= 0 && y < s.h) {
+        if (inside_x) {
+          in = image + (y * s.w + x0) * s.c + pos;
+        } else {
+          const int64_t t = pos / s.c, ch = pos % s.c, x = x0 + t;
+          run = std::min(s.c - ch, run);
+          if (x >= 0 && x < s.w) in = image + (y * s.w + x) * s.c + ch;
+        }
+      }
       float* o = out + (p - p0) * kNR;
-      if (y < 0 || y >= s.h || x < 0 || x >= s.w) {
+      if (in == nullptr) {
         for (int64_t i = 0; i < run; ++i) o[i * kNR] = 0.f;
       } else {
-        const float* in = image + (y * s.w + x) * s.c + ch;
         for (int64_t i = 0; i < run; ++i) o[i * kNR] = in[i];
       }
       p += run;
+      pos += run;
+      if (pos == sc) {
+        pos = 0;
+        ++r;
+      }
     }
   }
 }
@@ -114,10 +131,12 @@ inline __mmask16 lanes(int n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
 
-// kMR × NC (NC <= kNR pixels) over kb K steps of a filter panel a (kMR per step) and a patch
-// panel b (kNR per step); adds C's partial sums unless first; the epilogue when last.
-template <int NC>
-inline void tile(int kb, const float* __restrict a, const float* __restrict b, const TileOut& o) {
+// kMR × NC (NC <= kNR pixels) over kb K steps of a filter panel a (kMR per step) and patches b:
+// a packed panel (Packed: kNR per step) or the input in place (a 1×1 stride-1 layer: pixel j's
+// K steps contiguous, ldb apart); adds C's partial sums unless first; the epilogue when last.
+template <int NC, bool Packed>
+inline void tile(int kb, const float* __restrict a, const float* __restrict b, int64_t ldb,
+                 const TileOut& o) {
   const __mmask16 m0 = lanes(o.rows), m1 = lanes(o.rows - 16);
   __m512 acc[NC][2];
 #pragma GCC unroll 12
@@ -130,11 +149,11 @@ inline void tile(int kb, const float* __restrict a, const float* __restrict b, c
       acc[j][1] = _mm512_maskz_loadu_ps(m1, o.c + j * o.ldc + 16);
     }
   }
-  for (int p = 0; p < kb; ++p, a += kMR, b += kNR) {
+  for (int p = 0; p < kb; ++p, a += kMR, b += Packed ? kNR : 1) {
     const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
 #pragma GCC unroll 12
     for (int j = 0; j < NC; ++j) {
-      const __m512 bj = _mm512_set1_ps(b[j]);
+      const __m512 bj = _mm512_set1_ps(Packed ? b[j] : b[j * ldb]);
       acc[j][0] = _mm512_fmadd_ps(a0, bj, acc[j][0]);
       acc[j][1] = _mm512_fmadd_ps(a1, bj, acc[j][1]);
     }
@@ -164,12 +183,13 @@ inline void tile(int kb, const float* __restrict a, const float* __restrict b, c
   }
 }
 #else
-template <int NC>
-inline void tile(int kb, const float* a, const float* b, const TileOut& o) {
+template <int NC, bool Packed>
+inline void tile(int kb, const float* a, const float* b, int64_t ldb, const TileOut& o) {
   float acc[NC][kMR] = {};
   for (int p = 0; p < kb; ++p)
     for (int j = 0; j < NC; ++j)
-      for (int i = 0; i < kMR; ++i) acc[j][i] += a[p * kMR + i] * b[p * kNR + j];
+      for (int i = 0; i < kMR; ++i)
+        acc[j][i] += a[p * kMR + i] * (Packed ? b[p * kNR + j] : b[j * ldb + p]);
   for (int j = 0; j < NC; ++j)
     for (int i = 0; i < o.rows; ++i) {
       float v = acc[j][i] + (o.first ? 0.f : o.c[j * o.ldc + i]);
@@ -184,12 +204,13 @@ inline void tile(int kb, const float* a, const float* b, const TileOut& o) {
 #endif
 
 // tile<cols> for 1..kNR valid pixels (edge panels compute only their columns).
-template <int NC = kNR>
-inline void any_tile(int cols, int kb, const float* a, const float* b, const TileOut& o) {
+template <bool Packed, int NC = kNR>
+inline void any_tile(int cols, int kb, const float* a, const float* b, int64_t ldb,
+                     const TileOut& o) {
   if constexpr (NC > 1) {
-    if (cols < NC) return any_tile<NC - 1>(cols, kb, a, b, o);
+    if (cols < NC) return any_tile<Packed, NC - 1>(cols, kb, a, b, ldb, o);
   }
-  tile<NC>(kb, a, b, o);
+  tile<NC, Packed>(kb, a, b, ldb, o);
 }
 
 struct Task {
@@ -245,6 +266,7 @@ class ConvPlan {
     // Too little work to pay for waking a helper (the packed GEMM's threshold).
     if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
     tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
+    in_place_ = s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
     int64_t widest = 0;
     for (const Task& t : tasks_) widest = std::max(widest, t.cols);
     slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * ((widest + kNR - 1) / kNR * kNR);
@@ -274,9 +296,10 @@ class ConvPlan {
     const int64_t ck = s_.gemm_k(), col_panels = (t.cols + kNR - 1) / kNR;
     for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
       const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
-      for (int64_t jp = 0; jp < col_panels; ++jp)
-        pack_patches(s_, input, pc, kb, t.col0 + jp * kNR,
-                     int(std::min<int64_t>(kNR, t.cols - jp * kNR)), bpack + jp * kb * kNR);
+      if (!in_place_)
+        for (int64_t jp = 0; jp < col_panels; ++jp)
+          pack_patches(s_, input, pc, kb, t.col0 + jp * kNR,
+                       int(std::min<int64_t>(kNR, t.cols - jp * kNR)), bpack + jp * kb * kNR);
       const bool last = pc + kb >= ck;
       for (int64_t jp = 0; jp < col_panels; ++jp) {
         const int64_t col = t.col0 + jp * kNR;
@@ -291,7 +314,11 @@ class ConvPlan {
                           pc == 0,
                           last,
                           e.relu};
-          any_tile(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR, bpack + jp * kb * kNR, o);
+          const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
+          if (in_place_)
+            any_tile<false>(cols, kb, a, input + col * ck + pc, ck, o);
+          else
+            any_tile<true>(cols, kb, a, bpack + jp * kb * kNR, kNR, o);
         }
       }
     }
@@ -301,6 +328,7 @@ class ConvPlan {
   Shape s_;
   PlanBlocking bl_;
   int threads_ = 1;
+  bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
   plan_detail::Floats filter_, workspace_;
   int64_t slot_floats_ = 0;
   std::vector<plan_detail::Task> tasks_;
