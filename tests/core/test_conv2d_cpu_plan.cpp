@@ -120,6 +120,9 @@ TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {
   EXPECT_GE(ConvPlan(shape(1, 112, 8, 64, 1, 1, 0), std::vector<float>(8 * 64).data(), 2).tasks(),
             4u);
   EXPECT_EQ(ConvPlan(shape(1, 2, 2, 4, 1, 1, 0), std::vector<float>(8).data(), 2).tasks(), 1u);
+  // 56×56 × 64 channels: 3136 pixels are 9 tasks of <= 384, evened to 10 for two threads.
+  EXPECT_EQ(
+      ConvPlan(shape(1, 56, 8, 64, 1, 1, 0), std::vector<float>(8 * 64).data(), 2).tasks() % 2, 0u);
 }
 
 }  // namespace

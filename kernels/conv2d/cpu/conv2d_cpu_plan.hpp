@@ -218,8 +218,9 @@ struct Task {
 };
 
 // Cuts C (k channels × pixels) into tasks of at most max_rows × max_cols on tile boundaries,
-// then more until every thread has two (a slow helper's work can be taken over), preferring to
-// cut the dimension whose tasks are larger.
+// then more until every thread has two (a slow helper's work can be taken over) and, while
+// tasks are few, until their count is a multiple of the threads (else one thread idles for
+// most of the last task); each further cut takes the dimension whose tasks are larger.
 inline std::vector<Task> split(int64_t k, int64_t pixels, int threads, const PlanBlocking& bl) {
   const int64_t row_tiles = (k + kMR - 1) / kMR, col_tiles = (pixels + kNR - 1) / kNR;
   const int64_t max_row_tiles = std::max<int64_t>(1, bl.max_rows / kMR);
@@ -227,10 +228,16 @@ inline std::vector<Task> split(int64_t k, int64_t pixels, int threads, const Pla
   int64_t ci = (row_tiles + max_row_tiles - 1) / max_row_tiles;
   int64_t cj = (col_tiles + max_col_tiles - 1) / max_col_tiles;
   const int64_t want = threads > 1 ? 2 * int64_t(threads) : 1;
-  while (ci * cj < want && (ci < row_tiles || cj < col_tiles)) {
-    const bool cut_rows =
+  auto cut = [&] {
+    if (ci >= row_tiles && cj >= col_tiles) return false;
+    const bool rows =
         cj >= col_tiles || (ci < row_tiles && row_tiles * kMR / ci > col_tiles * kNR / cj);
-    (cut_rows ? ci : cj) += 1;
+    (rows ? ci : cj) += 1;
+    return true;
+  };
+  while (ci * cj < want && cut()) {
+  }
+  while (threads > 1 && ci * cj % threads != 0 && ci * cj < 8 * int64_t(threads) && cut()) {
   }
   std::vector<Task> tasks;
   for (int64_t i = 0; i < ci; ++i)
