@@ -64,15 +64,17 @@ Shape shape(int64_t n, int64_t h, int64_t c, int64_t k, int64_t r, int64_t strid
 }
 
 // The tiny workload plus each filter / stride / padding of ResNet-50 and VGG16 (7×7/2 pad 3 on
-// 3 channels, 3×3/1 and /2 pad 1, 1×1/1 and /2, 3×3 on 3 channels) with odd channel counts, and
-// a fully connected layer as a 1×1 convolution over 1×1 images.
+// 3 channels, 3×3/1 and /2 pad 1, 1×1/1 and /2, 3×3 on 3 channels) with odd channel counts, a
+// fully connected layer as a 1×1 convolution over 1×1 images, and maps wide enough (30 and 31
+// output columns) for 12-pixel panels inside the image (packed a K step at a time).
 std::vector<Shape> shapes() {
   std::vector<Shape> out;
   for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
   for (const Shape& s :
        {shape(1, 23, 3, 37, 7, 2, 3), shape(2, 9, 19, 70, 3, 1, 1), shape(1, 11, 33, 64, 3, 2, 1),
         shape(2, 7, 45, 100, 1, 1, 0), shape(1, 13, 40, 33, 1, 2, 0), shape(1, 15, 3, 64, 3, 1, 1),
-        shape(3, 1, 300, 1000, 1, 1, 0), shape(1, 1, 129, 17, 1, 1, 0)})
+        shape(3, 1, 300, 1000, 1, 1, 0), shape(1, 1, 129, 17, 1, 1, 0),
+        shape(1, 30, 5, 40, 3, 1, 1), shape(1, 61, 3, 20, 7, 2, 3)})
     out.push_back(s);
   return out;
 }

@@ -68,50 +68,95 @@ inline Floats aligned_floats(size_t count) {
   return Floats(p);
 }
 
+// Column `pixel` of the patch matrix, K steps [p0, p0 + kb), into out (kNR floats apart). K index
+// p is (r, s, c) as in KRSC, walked as (r, position in the s·c run): a filter row inside the
+// image is one contiguous run of the NHWC input, so only pixels at the left / right border go
+// cell by cell.
+inline void pack_column(const Shape& s, const float* input, int64_t p0, int kb, int64_t pixel,
+                        float* out) {
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb;
+  const int64_t n = pixel / (P * Q), y0 = pixel / Q % P * s.stride - s.pad,
+                x0 = pixel % Q * s.stride - s.pad;
+  const float* image = input + n * s.h * s.w * s.c;
+  const bool inside_x = x0 >= 0 && x0 + s.s <= s.w;
+  int64_t r = p0 / sc, pos = p0 % sc;
+  for (int64_t p = p0; p < end;) {
+    const int64_t y = y0 + r;
+    int64_t run = std::min(sc - pos, end - p);
+    const float* in = nullptr;  // nullptr: zero padding
+    if (y >= 0 && y < s.h) {
+      if (inside_x) {
+        in = image + (y * s.w + x0) * s.c + pos;
+      } else {
+        const int64_t t = pos / s.c, ch = pos % s.c, x = x0 + t;
+        run = std::min(s.c - ch, run);
+        if (x >= 0 && x < s.w) in = image + (y * s.w + x) * s.c + ch;
+      }
+    }
+    float* o = out + (p - p0) * kNR;
+    if (in == nullptr) {
+      for (int64_t i = 0; i < run; ++i) o[i * kNR] = 0.f;
+    } else {
+      for (int64_t i = 0; i < run; ++i) o[i * kNR] = in[i];
+    }
+    p += run;
+    pos += run;
+    if (pos == sc) {
+      pos = 0;
+      ++r;
+    }
+  }
+}
+
 // One B panel: K steps [p0, p0 + kb) × pixels [j0, j0 + cols) of the patch matrix, stored
-// K-major with kNR floats per step (columns >= cols zero). K index p is (r, s, c) as in KRSC,
-// walked as (r, position in the s·c run): a filter row inside the image is one contiguous run
-// of the NHWC input, so only pixels at the left / right border go cell by cell.
+// K-major with kNR floats per step (columns >= cols zero). When all kNR pixels are there and
+// their filter windows inside the image along x (most panels), a filter row inside the image for
+// all of them is copied one K step at a time, kNR contiguous floats per step (column by column,
+// the stores are kNR floats apart: the packing took about a fifth of a 3×3 layer's time).
 inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb, int64_t j0,
                          int cols, float* dst) {
-  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb;
-  for (int j = 0; j < kNR; ++j) {
-    float* out = dst + j;
-    if (j >= cols) {
-      for (int p = 0; p < kb; ++p) out[p * kNR] = 0.f;
-      continue;
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb, row = s.w * s.c;
+  int64_t y0[kNR], at[kNR];  // window top row; image + window left column, in floats
+  bool interior = cols == kNR;
+  for (int j = 0; j < cols && interior; ++j) {
+    const int64_t pixel = j0 + j, x0 = pixel % Q * s.stride - s.pad;
+    y0[j] = pixel / Q % P * s.stride - s.pad;
+    at[j] = pixel / (P * Q) * s.h * row + x0 * s.c;
+    interior = x0 >= 0 && x0 + s.s <= s.w;
+  }
+  if (!interior) {
+    for (int j = 0; j < kNR; ++j)
+      if (j < cols)
+        pack_column(s, input, p0, kb, j0 + j, dst + j);
+      else
+        for (int p = 0; p < kb; ++p) dst[p * kNR + j] = 0.f;
+    return;
+  }
+  int64_t r = p0 / sc, pos = p0 % sc;
+  for (int64_t p = p0; p < end;) {
+    const int64_t run = std::min(sc - pos, end - p);
+    const float* src[kNR];  // nullptr: this filter row is padding for the pixel
+    bool all_in = true;
+    for (int j = 0; j < kNR; ++j) {
+      const int64_t y = y0[j] + r;
+      const bool in = y >= 0 && y < s.h;
+      src[j] = in ? input + at[j] + y * row + pos : nullptr;
+      all_in = all_in && in;
     }
-    const int64_t pixel = j0 + j;
-    const int64_t n = pixel / (P * Q), y0 = pixel / Q % P * s.stride - s.pad,
-                  x0 = pixel % Q * s.stride - s.pad;
-    const float* image = input + n * s.h * s.w * s.c;
-    const bool inside_x = x0 >= 0 && x0 + s.s <= s.w;
-    int64_t r = p0 / sc, pos = p0 % sc;
-    for (int64_t p = p0; p < end;) {
-      const int64_t y = y0 + r;
-      int64_t run = std::min(sc - pos, end - p);
-      const float* in = nullptr;  // nullptr: zero padding
-      if (y >= 0 && y < s.h) {
-        if (inside_x) {
-          in = image + (y * s.w + x0) * s.c + pos;
-        } else {
-          const int64_t t = pos / s.c, ch = pos % s.c, x = x0 + t;
-          run = std::min(s.c - ch, run);
-          if (x >= 0 && x < s.w) in = image + (y * s.w + x) * s.c + ch;
-        }
-      }
-      float* o = out + (p - p0) * kNR;
-      if (in == nullptr) {
-        for (int64_t i = 0; i < run; ++i) o[i * kNR] = 0.f;
-      } else {
-        for (int64_t i = 0; i < run; ++i) o[i * kNR] = in[i];
-      }
-      p += run;
-      pos += run;
-      if (pos == sc) {
-        pos = 0;
-        ++r;
-      }
+    float* o = dst + (p - p0) * kNR;
+    if (all_in) {
+      for (int64_t i = 0; i < run; ++i)
+#pragma GCC unroll 12
+        for (int j = 0; j < kNR; ++j) o[i * kNR + j] = src[j][i];
+    } else {
+      for (int j = 0; j < kNR; ++j)
+        for (int64_t i = 0; i < run; ++i) o[i * kNR + j] = src[j] ? src[j][i] : 0.f;
+    }
+    p += run;
+    pos += run;
+    if (pos == sc) {
+      pos = 0;
+      ++r;
     }
   }
 }
