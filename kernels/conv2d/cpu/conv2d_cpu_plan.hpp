@@ -9,12 +9,14 @@
 //   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
 //     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
 //   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs.
-// A call packs kNR-pixel panels of patches straight from the NHWC input (implicit im2col: no patch
-// matrix; a 1×1 stride-1 layer reads the input in place, pixel rows c floats apart) and runs a 32 ×
-// 12 AVX-512 register tile (24 accumulators) over the prepacked filter. The epilogue (bias,
-// residual add, ReLU) runs on each tile as it leaves the registers after the last K block. No
-// allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile (correct,
-// slower).
+// A call packs kNR-pixel panels of patches straight from the NHWC input (implicit im2col: no
+// patch matrix) and runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked
+// filter. A 1×1 stride-1 layer reads the input in place (pixel rows c floats apart), and so does
+// a panel of pixels in one output row whose windows are inside the image along x, one filter row
+// at a time (filter row r of pixel j starts stride·c floats after pixel j − 1's). The epilogue
+// (bias, residual add, ReLU) runs on each tile as it leaves the registers after the last K block.
+// No allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile
+// (correct, slower).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -319,6 +321,8 @@ class ConvPlan {
     if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
     tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
     in_place_ = s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+    zeros_ = aligned_floats(size_t(s.s * s.c));
+    std::fill_n(zeros_.get(), s.s * s.c, 0.f);
     int64_t widest = 0;
     for (const Task& t : tasks_) widest = std::max(widest, t.cols);
     slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * ((widest + kNR - 1) / kNR * kNR);
@@ -337,6 +341,39 @@ class ConvPlan {
   }
 
  private:
+  // A panel whose pixels lie in one output row with their windows inside the image along x reads
+  // its patches in place, one filter row at a time: filter row r of pixel j starts at
+  // left + (y0 + r)·w·c + j·stride·c and runs s·c floats.
+  struct WindowRow {
+    bool ok = false;
+    int64_t y0 = 0;
+    int64_t left = 0;  // input offset of the first pixel's window at filter row -y0 (image row 0)
+  };
+  WindowRow window_row(int64_t col, int cols) const {
+    const int64_t P = s_.p(), Q = s_.q(), q0 = col % Q;
+    const int64_t x_first = q0 * s_.stride - s_.pad, x_last = (q0 + cols - 1) * s_.stride - s_.pad;
+    if (q0 + cols > Q || x_first < 0 || x_last + s_.s > s_.w) return {};
+    return {true, col / Q % P * s_.stride - s_.pad,
+            col / (P * Q) * s_.h * s_.w * s_.c + x_first * s_.c};
+  }
+
+  // K steps [pc, pc + kb) of one tile of a WindowRow panel: a tile call per filter row (a row
+  // above or below the image reads zeros_).
+  void run_window_row(const WindowRow& w, const float* input, int64_t pc, int kb, int cols,
+                      const float* a, plan_detail::TileOut o) const {
+    const int64_t sc = s_.s * s_.c, ck = s_.gemm_k();
+    for (int64_t p = pc, end = pc + kb; p < end;) {
+      const int64_t r = p / sc, pos = p % sc, run = std::min(sc - pos, end - p), y = w.y0 + r;
+      const bool inside = y >= 0 && y < s_.h;
+      const float* b = inside ? input + w.left + y * s_.w * s_.c + pos : zeros_.get() + pos;
+      o.first = p == 0;
+      o.last = p + run == ck;
+      plan_detail::any_tile<false>(cols, int(run), a + (p - pc) * plan_detail::kMR, b,
+                                   inside ? s_.stride * s_.c : 0, o);
+      p += run;
+    }
+  }
+
   void run_task(const plan_detail::Task& t, const float* input, float* output, const Epilogue& e) {
     using namespace plan_detail;
     // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
@@ -349,28 +386,34 @@ class ConvPlan {
     for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
       const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
       if (!in_place_)
-        for (int64_t jp = 0; jp < col_panels; ++jp)
-          pack_patches(s_, input, pc, kb, t.col0 + jp * kNR,
-                       int(std::min<int64_t>(kNR, t.cols - jp * kNR)), bpack + jp * kb * kNR);
-      const bool last = pc + kb >= ck;
+        for (int64_t jp = 0; jp < col_panels; ++jp) {
+          const int64_t col = t.col0 + jp * kNR;
+          const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
+          if (!window_row(col, cols).ok)
+            pack_patches(s_, input, pc, kb, col, cols, bpack + jp * kb * kNR);
+        }
       for (int64_t jp = 0; jp < col_panels; ++jp) {
         const int64_t col = t.col0 + jp * kNR;
         const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
+        const WindowRow w = in_place_ ? WindowRow{} : window_row(col, cols);
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
           const int64_t at = col * s_.k + row;
-          const TileOut o{output + at,
-                          e.residual ? e.residual + at : nullptr,
-                          e.bias ? e.bias + row : nullptr,
-                          s_.k,
-                          int(std::min<int64_t>(kMR, s_.k - row)),
-                          pc == 0,
-                          last,
-                          e.relu};
+          TileOut o{output + at,
+                    e.residual ? e.residual + at : nullptr,
+                    e.bias ? e.bias + row : nullptr,
+                    s_.k,
+                    int(std::min<int64_t>(kMR, s_.k - row)),
+                    pc == 0,
+                    pc + kb >= ck,
+                    e.relu};
           const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
-          if (in_place_)
+          if (in_place_) {
             any_tile<false>(cols, kb, a, input + col * ck + pc, ck, o);
-          else
+          } else if (w.ok) {
+            run_window_row(w, input, pc, kb, cols, a, o);
+          } else {
             any_tile<true>(cols, kb, a, bpack + jp * kb * kNR, kNR, o);
+          }
         }
       }
     }
@@ -381,7 +424,7 @@ class ConvPlan {
   PlanBlocking bl_;
   int threads_ = 1;
   bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
-  plan_detail::Floats filter_, workspace_;
+  plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding
   int64_t slot_floats_ = 0;
   std::vector<plan_detail::Task> tasks_;
   std::unique_ptr<std::atomic<bool>[]> busy_;
