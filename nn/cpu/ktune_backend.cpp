@@ -1,5 +1,5 @@
 // `ktune`: every convolution and fully connected layer through a CPU convolution plan
-// (kernels/conv2d/cpu/conv2d_cpu_plan.hpp), built once per layer at prepare time: the filter
+// (kernels/common/cpu/conv_cpu_plan.hpp), built once per layer at prepare time: the filter
 // packed for the register tile, the split into thread tasks and the workspaces fixed, bias and
 // ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
 // registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
+#include "kernels/common/cpu/conv_cpu_plan.hpp"
 #include "ktune/error.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/host_backend.hpp"
@@ -22,7 +22,7 @@ namespace ktune::nn::cpu {
 
 namespace {
 
-namespace kc = ktune::kernels::conv2d;
+namespace kc = ktune::kernels::cpu_conv;
 
 kc::Shape shape_of(const ConvDesc& d) {
   return {d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad};
@@ -53,12 +53,12 @@ class KtuneBackend final : public HostBackend {
 
  private:
   struct Layer {
-    std::unique_ptr<kc::cpu::ConvPlan> plan;
+    std::unique_ptr<kc::ConvPlan> plan;
     std::vector<float> bias;
   };
 
   void add_layer(int layer, const kc::Shape& s, const float* filter, const float* bias) {
-    layers_[layer] = {std::make_unique<kc::cpu::ConvPlan>(s, filter),
+    layers_[layer] = {std::make_unique<kc::ConvPlan>(s, filter),
                       std::vector<float>(bias, bias + s.k)};
   }
 

@@ -1,4 +1,4 @@
-// The CPU convolution plan (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) against the float64
+// The CPU convolution plan (kernels/common/cpu/conv_cpu_plan.hpp) against the float64
 // reference with its epilogue applied in float64, on NaN-poisoned output: the tiny workload's odd
 // shapes and every stride / padding / filter size of the ResNet-50 and VGG16 layers (at small
 // sizes), one and two threads, default blocks and blocks small enough that K is accumulated over
@@ -7,18 +7,24 @@
 
 #include <limits>
 
+#include "kernels/common/cpu/conv_cpu_plan.hpp"
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
-#include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
 
 namespace ktune::kernels::conv2d {
 namespace {
 
-using cpu::ConvPlan;
-using cpu::Epilogue;
-using cpu::PlanBlocking;
+using cpu_conv::Epilogue;
+using cpu_conv::PlanBlocking;
+
+// The plan over the family's Shape (the same fields in the same order).
+struct ConvPlan : cpu_conv::ConvPlan {
+  ConvPlan(const Shape& s, const float* filter, int threads, PlanBlocking bl = {})
+      : cpu_conv::ConvPlan({s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad}, filter, threads,
+                           bl) {}
+};
 
 struct Case {
   Shape shape;

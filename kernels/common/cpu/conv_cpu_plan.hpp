@@ -33,9 +33,19 @@
 #endif
 
 #include "kernels/common/cpu/gemm_cpu_pool.hpp"
-#include "kernels/conv2d/conv2d_shape.hpp"
 
-namespace ktune::kernels::conv2d::cpu {
+namespace ktune::kernels::cpu_conv {
+
+// A convolution's sizes (NHWC input n×h×w×c, KRSC filter k×r×s×c, symmetric zero padding), the
+// fields and order of the conv2d family's Shape: a building block of kernels/common names no
+// family, so the plan has its own.
+struct Shape {
+  int64_t n = 1, h = 1, w = 1, c = 1, k = 1, r = 1, s = 1, stride = 1, pad = 0;
+  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t q() const { return (w + 2 * pad - s) / stride + 1; }
+  int64_t gemm_m() const { return n * p() * q(); }  // output pixels
+  int64_t gemm_k() const { return c * r * s; }      // dot product length
+};
 
 // What is applied to each output after the convolution, in this order: + bias[k] (when given),
 // + residual (same NHWC layout as the output, when given; may alias nothing else), ReLU.
@@ -430,4 +440,4 @@ class ConvPlan {
   std::unique_ptr<std::atomic<bool>[]> busy_;
 };
 
-}  // namespace ktune::kernels::conv2d::cpu
+}  // namespace ktune::kernels::cpu_conv
