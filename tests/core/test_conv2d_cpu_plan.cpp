@@ -88,14 +88,16 @@ std::vector<Shape> shapes() {
 std::string name(const Shape& s) { return problem_of(s).key(); }
 
 TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
-  const PlanBlocking small{16, 24, 32};  // K in blocks of 16, tasks of <= 24 pixels × 32 channels
+  // K in blocks of 16, tasks of <= 24 pixels × 32 channels; without the padded input copy, the
+  // panels at the image's border are packed.
+  const PlanBlocking small{16, 24, 32}, small_packing{16, 24, 32, false};
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
-      for (const PlanBlocking& bl : {PlanBlocking{}, small}) {
+      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s))
-            << name(s) << " threads=" << threads << " kc=" << bl.kc;
+            << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input;
       }
   }
 }
@@ -103,11 +105,13 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
 TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
   for (const Shape& s : shapes()) {
     Case c(s);
-    ConvPlan plan(s, c.filter.data(), 2, PlanBlocking{16, 24, 32});
-    for (int mask = 1; mask < 8; ++mask)
-      EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
-          << name(s) << " bias=" << (mask & 1) << " residual=" << (mask & 2)
-          << " relu=" << (mask & 4);
+    for (const bool pad : {true, false}) {
+      ConvPlan plan(s, c.filter.data(), 2, PlanBlocking{16, 24, 32, pad});
+      for (int mask = 1; mask < 8; ++mask)
+        EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
+            << name(s) << " bias=" << (mask & 1) << " residual=" << (mask & 2)
+            << " relu=" << (mask & 4) << " pad=" << pad;
+    }
   }
 }
 

@@ -8,12 +8,15 @@
 //     once per thread task: at batch 1 that packing cost as much as the arithmetic);
 //   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
 //     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
-//   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs.
-// A call packs kNR-pixel panels of patches straight from the NHWC input (implicit im2col: no
-// patch matrix) and runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked
-// filter. A 1×1 stride-1 layer reads the input in place (pixel rows c floats apart), and so does
-// a panel of pixels in one output row whose windows are inside the image along x, one filter row
-// at a time (filter row r of pixel j starts stride·c floats after pixel j − 1's). The epilogue
+//   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs;
+//   - for a padded layer, a zero-bordered copy of the input (only its interior is written per
+//     call), so that no window leaves the image.
+// A call runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked filter and
+// patches read in place (implicit im2col: no patch matrix): a 1×1 stride-1 layer's input is the
+// patch matrix (pixel rows c floats apart); otherwise each piece of a 12-pixel panel that lies in
+// one output row is read one filter row at a time (filter row r of pixel j starts stride·c
+// floats after pixel j − 1's). Panels whose windows leave the image (PlanBlocking::pad_input
+// off) are packed into the workspace instead. The epilogue
 // (bias, residual add, ReLU) runs on each tile as it leaves the registers after the last K block.
 // No allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile
 // (correct, slower).
@@ -58,8 +61,11 @@ struct Epilogue {
 // Cache blocks of the plan: kc of the K dimension per B panel (kc × kNR floats stay in L1),
 // at most max_cols pixels and max_rows channels per task (the task's B block and filter block
 // stay in L2).
+// pad_input: a padded layer copies its input into a zero-bordered buffer of the plan first, so
+// that every panel reads its patches in place (off: border panels are packed).
 struct PlanBlocking {
   int kc = 256, max_cols = 384, max_rows = 256;
+  bool pad_input = true;
 };
 
 namespace plan_detail {
@@ -331,6 +337,15 @@ class ConvPlan {
     if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
     tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
     in_place_ = s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+    g_ = s;
+    if (bl.pad_input && !in_place_ && s.pad > 0) {
+      g_.h += 2 * s.pad;
+      g_.w += 2 * s.pad;
+      g_.pad = 0;
+      const int64_t count = g_.n * g_.h * g_.w * g_.c;
+      padded_ = aligned_floats(size_t(count));
+      std::fill_n(padded_.get(), count, 0.f);  // the border stays zero
+    }
     zeros_ = aligned_floats(size_t(s.s * s.c));
     std::fill_n(zeros_.get(), s.s * s.c, 0.f);
     int64_t widest = 0;
@@ -346,8 +361,21 @@ class ConvPlan {
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
+    using gemm::cpu::packed_detail::run_tasks;
+    if (padded_) {  // the interior of the padded copy, image rows split among the threads
+      const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);
+      auto copy = [&](int64_t part) {
+        for (int64_t i = rows * part / parts; i < rows * (part + 1) / parts; ++i) {
+          const int64_t b = i / s_.h, y = i % s_.h;
+          std::copy_n(input + i * s_.w * s_.c, s_.w * s_.c,
+                      padded_.get() + ((b * g_.h + y + s_.pad) * g_.w + s_.pad) * s_.c);
+        }
+      };
+      run_tasks(parts, threads_, copy);
+      input = padded_.get();
+    }
     auto task = [&](int64_t t) { run_task(tasks_[size_t(t)], input, output, e); };
-    gemm::cpu::packed_detail::run_tasks(int64_t(tasks_.size()), threads_, task);
+    run_tasks(int64_t(tasks_.size()), threads_, task);
   }
 
  private:
@@ -360,11 +388,21 @@ class ConvPlan {
     int64_t left = 0;  // input offset of the first pixel's window at filter row -y0 (image row 0)
   };
   WindowRow window_row(int64_t col, int cols) const {
-    const int64_t P = s_.p(), Q = s_.q(), q0 = col % Q;
-    const int64_t x_first = q0 * s_.stride - s_.pad, x_last = (q0 + cols - 1) * s_.stride - s_.pad;
-    if (q0 + cols > Q || x_first < 0 || x_last + s_.s > s_.w) return {};
-    return {true, col / Q % P * s_.stride - s_.pad,
-            col / (P * Q) * s_.h * s_.w * s_.c + x_first * s_.c};
+    const int64_t P = g_.p(), Q = g_.q(), q0 = col % Q;
+    const int64_t x_first = q0 * g_.stride - g_.pad, x_last = (q0 + cols - 1) * g_.stride - g_.pad;
+    if (q0 + cols > Q || x_first < 0 || x_last + g_.s > g_.w) return {};
+    return {true, col / Q % P * g_.stride - g_.pad,
+            col / (P * Q) * g_.h * g_.w * g_.c + x_first * g_.c};
+  }
+
+  // Whether every one-row piece of panel [col, col + cols) reads in place.
+  bool in_rows(int64_t col, int cols) const {
+    for (int64_t c = col, end = col + cols; c < end;) {
+      const int64_t piece = std::min(end - c, g_.q() - c % g_.q());
+      if (!window_row(c, int(piece)).ok) return false;
+      c += piece;
+    }
+    return true;
   }
 
   // K steps [pc, pc + kb) of one tile of a WindowRow panel: a tile call per filter row (a row
@@ -374,8 +412,8 @@ class ConvPlan {
     const int64_t sc = s_.s * s_.c, ck = s_.gemm_k();
     for (int64_t p = pc, end = pc + kb; p < end;) {
       const int64_t r = p / sc, pos = p % sc, run = std::min(sc - pos, end - p), y = w.y0 + r;
-      const bool inside = y >= 0 && y < s_.h;
-      const float* b = inside ? input + w.left + y * s_.w * s_.c + pos : zeros_.get() + pos;
+      const bool inside = y >= 0 && y < g_.h;
+      const float* b = inside ? input + w.left + y * g_.w * g_.c + pos : zeros_.get() + pos;
       o.first = p == 0;
       o.last = p + run == ck;
       plan_detail::any_tile<false>(cols, int(run), a + (p - pc) * plan_detail::kMR, b,
@@ -384,8 +422,40 @@ class ConvPlan {
     }
   }
 
+  // The output tile of channels [row, row + kMR) × pixels from col, for K block [pc, pc + kb).
+  plan_detail::TileOut tile_out(float* output, const Epilogue& e, int64_t col, int64_t row,
+                                int64_t pc, int kb) const {
+    const int64_t at = col * s_.k + row;
+    return {output + at,
+            e.residual ? e.residual + at : nullptr,
+            e.bias ? e.bias + row : nullptr,
+            s_.k,
+            int(std::min<int64_t>(plan_detail::kMR, s_.k - row)),
+            pc == 0,
+            pc + kb >= s_.gemm_k(),
+            e.relu};
+  }
+
+  // A task of a 1×1 stride-1 layer: the input is the patch matrix (pixel j's K steps contiguous).
+  void run_1x1_task(const plan_detail::Task& t, const float* input, float* output,
+                    const Epilogue& e) const {
+    using namespace plan_detail;
+    const int64_t ck = s_.gemm_k();
+    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
+      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+      for (int64_t col = t.col0; col < t.col0 + t.cols; col += kNR) {
+        const int cols = int(std::min<int64_t>(kNR, t.col0 + t.cols - col));
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
+          any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
+                          input + col * ck + pc, ck, tile_out(output, e, col, row, pc, kb));
+        }
+      }
+    }
+  }
+
   void run_task(const plan_detail::Task& t, const float* input, float* output, const Epilogue& e) {
     using namespace plan_detail;
+    if (in_place_) return run_1x1_task(t, input, output, e);
     // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
     int slot = 0;
     for (bool expected = false;; slot = (slot + 1) % threads_, expected = false)
@@ -395,34 +465,27 @@ class ConvPlan {
     const int64_t ck = s_.gemm_k(), col_panels = (t.cols + kNR - 1) / kNR;
     for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
       const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
-      if (!in_place_)
-        for (int64_t jp = 0; jp < col_panels; ++jp) {
-          const int64_t col = t.col0 + jp * kNR;
-          const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
-          if (!window_row(col, cols).ok)
-            pack_patches(s_, input, pc, kb, col, cols, bpack + jp * kb * kNR);
-        }
       for (int64_t jp = 0; jp < col_panels; ++jp) {
         const int64_t col = t.col0 + jp * kNR;
         const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
-        const WindowRow w = in_place_ ? WindowRow{} : window_row(col, cols);
+        if (!in_rows(col, cols)) pack_patches(g_, input, pc, kb, col, cols, bpack + jp * kb * kNR);
+      }
+      for (int64_t jp = 0; jp < col_panels; ++jp) {
+        const int64_t col = t.col0 + jp * kNR;
+        const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
+        const bool rows = in_rows(col, cols);
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
-          const int64_t at = col * s_.k + row;
-          TileOut o{output + at,
-                    e.residual ? e.residual + at : nullptr,
-                    e.bias ? e.bias + row : nullptr,
-                    s_.k,
-                    int(std::min<int64_t>(kMR, s_.k - row)),
-                    pc == 0,
-                    pc + kb >= ck,
-                    e.relu};
           const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
-          if (in_place_) {
-            any_tile<false>(cols, kb, a, input + col * ck + pc, ck, o);
-          } else if (w.ok) {
-            run_window_row(w, input, pc, kb, cols, a, o);
+          if (rows) {
+            for (int64_t c = col, end = col + cols; c < end;) {
+              const int piece = int(std::min(end - c, g_.q() - c % g_.q()));
+              run_window_row(window_row(c, piece), input, pc, kb, piece, a,
+                             tile_out(output, e, c, row, pc, kb));
+              c += piece;
+            }
           } else {
-            any_tile<true>(cols, kb, a, bpack + jp * kb * kNR, kNR, o);
+            any_tile<true>(cols, kb, a, bpack + jp * kb * kNR, kNR,
+                           tile_out(output, e, col, row, pc, kb));
           }
         }
       }
@@ -434,7 +497,9 @@ class ConvPlan {
   PlanBlocking bl_;
   int threads_ = 1;
   bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
+  Shape g_;                // the input as the kernels read it: s_, or its padded copy (pad 0)
   plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding
+  plan_detail::Floats padded_;                      // the padded copy of the input, or null
   int64_t slot_floats_ = 0;
   std::vector<plan_detail::Task> tasks_;
   std::unique_ptr<std::atomic<bool>[]> busy_;
