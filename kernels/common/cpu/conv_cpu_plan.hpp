@@ -13,8 +13,8 @@
 //     call), so that no window leaves the image.
 // A call runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked filter and
 // patches read in place (implicit im2col: no patch matrix): a 1×1 stride-1 layer's input is the
-// patch matrix (pixel rows c floats apart); otherwise each piece of a 12-pixel panel that lies in
-// one output row is read one filter row at a time (filter row r of pixel j starts stride·c
+// patch matrix (pixel rows c floats apart); otherwise pieces of at most 12 pixels within one
+// output row are read one filter row at a time (filter row r of pixel j starts stride·c
 // floats after pixel j − 1's). Panels whose windows leave the image (PlanBlocking::pad_input
 // off) are packed into the workspace instead. The epilogue
 // (bias, residual add, ReLU) runs on each tile as it leaves the registers after the last K block.
@@ -350,7 +350,9 @@ class ConvPlan {
     std::fill_n(zeros_.get(), s.s * s.c, 0.f);
     int64_t widest = 0;
     for (const Task& t : tasks_) widest = std::max(widest, t.cols);
-    slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * ((widest + kNR - 1) / kNR * kNR);
+    // Pieces of a task (for_each_piece): at most one per kNR pixels plus one per row it touches.
+    const int64_t pieces = (widest + kNR - 1) / kNR + widest / g_.q() + 2;
+    slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * kNR * pieces;
     workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
     busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
     for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
@@ -395,14 +397,28 @@ class ConvPlan {
             col / (P * Q) * g_.h * g_.w * g_.c + x_first * g_.c};
   }
 
-  // Whether every one-row piece of panel [col, col + cols) reads in place.
-  bool in_rows(int64_t col, int cols) const {
-    for (int64_t c = col, end = col + cols; c < end;) {
-      const int64_t piece = std::min(end - c, g_.q() - c % g_.q());
-      if (!window_row(c, int(piece)).ok) return false;
-      c += piece;
+  // f(col, cols) for the pieces of task t's pixels: each output row's part cut into pieces of
+  // kNR, so that no tile straddles two rows, the last two evened out when the last would be
+  // narrower than kNR / 2 (a tile of few pixels has too few FMA chains: a 14-pixel row is 7 + 7,
+  // not 12 + 2).
+  template <class F>
+  void for_each_piece(const plan_detail::Task& t, F&& f) const {
+    constexpr int kNR = plan_detail::kNR;
+    const int64_t Q = g_.q();
+    for (int64_t c = t.col0, end = t.col0 + t.cols; c < end;) {
+      const int64_t part = std::min(end - c, Q - c % Q), full = (part - 1) / kNR;
+      const int64_t rest = part - full * kNR;  // 1..kNR
+      const bool even = full > 0 && rest < kNR / 2;
+      for (int64_t i = 0; i < full - (even ? 1 : 0); ++i) f(c + i * kNR, kNR);
+      if (even) {
+        const int64_t at = c + (full - 1) * kNR, first = (kNR + rest) / 2;
+        f(at, int(first));
+        f(at + first, int(kNR + rest - first));
+      } else {
+        f(c + full * kNR, int(rest));
+      }
+      c += part;
     }
-    return true;
   }
 
   // K steps [pc, pc + kb) of one tile of a WindowRow panel: a tile call per filter row (a row
@@ -462,33 +478,28 @@ class ConvPlan {
       if (busy_[size_t(slot)].compare_exchange_weak(expected, true, std::memory_order_acquire))
         break;
     float* bpack = workspace_.get() + slot * slot_floats_;
-    const int64_t ck = s_.gemm_k(), col_panels = (t.cols + kNR - 1) / kNR;
+    const int64_t ck = s_.gemm_k();
     for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
       const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
-      for (int64_t jp = 0; jp < col_panels; ++jp) {
-        const int64_t col = t.col0 + jp * kNR;
-        const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
-        if (!in_rows(col, cols)) pack_patches(g_, input, pc, kb, col, cols, bpack + jp * kb * kNR);
-      }
-      for (int64_t jp = 0; jp < col_panels; ++jp) {
-        const int64_t col = t.col0 + jp * kNR;
-        const int cols = int(std::min<int64_t>(kNR, t.cols - jp * kNR));
-        const bool rows = in_rows(col, cols);
+      int64_t i = 0;  // piece index: its packed panel, if any, at bpack + i·kb·kNR
+      for_each_piece(t, [&](int64_t col, int cols) {
+        if (!window_row(col, cols).ok)
+          pack_patches(g_, input, pc, kb, col, cols, bpack + i * kb * kNR);
+        ++i;
+      });
+      i = 0;
+      for_each_piece(t, [&](int64_t col, int cols) {
+        const WindowRow w = window_row(col, cols);
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
           const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
-          if (rows) {
-            for (int64_t c = col, end = col + cols; c < end;) {
-              const int piece = int(std::min(end - c, g_.q() - c % g_.q()));
-              run_window_row(window_row(c, piece), input, pc, kb, piece, a,
-                             tile_out(output, e, c, row, pc, kb));
-              c += piece;
-            }
-          } else {
-            any_tile<true>(cols, kb, a, bpack + jp * kb * kNR, kNR,
+          if (w.ok)
+            run_window_row(w, input, pc, kb, cols, a, tile_out(output, e, col, row, pc, kb));
+          else
+            any_tile<true>(cols, kb, a, bpack + i * kb * kNR, kNR,
                            tile_out(output, e, col, row, pc, kb));
-          }
         }
-      }
+        ++i;
+      });
     }
     busy_[size_t(slot)].store(false, std::memory_order_release);
   }
