@@ -71,16 +71,44 @@ std::vector<float> nchw_to_nhwc(const std::vector<float>& x, int64_t n, int64_t 
 
 namespace {
 
-// Buffers for tensors: a tensor may reuse a buffer whose tensor is no longer read. The input and
-// the outputs are never shared (the input is read again by the next forward, outputs downloaded).
-std::vector<int> plan_buffers(const Network& net, std::vector<size_t>& sizes) {
-  const size_t tensors = net.tensors.size();
-  std::vector<int> last_use(tensors, -1);
+// Tensor id -> index of the last layer that reads it (-1: none).
+std::vector<int> last_uses(const Network& net) {
+  std::vector<int> last_use(net.tensors.size(), -1);
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const auto& l = net.layers[i];
     for (int t : {l.in, l.in2})
       if (t >= 0) last_use[size_t(t)] = int(i);
   }
+  return last_use;
+}
+
+// By layer: the residual operand of a conv without ReLU whose output is read only by the add
+// right after it (that pair may run as one conv2d_add), else -1.
+std::vector<int> fusable_residuals(const Network& net) {
+  const auto last_use = last_uses(net);
+  std::vector<int> residual(net.layers.size(), -1);
+  for (size_t i = 0; i + 1 < net.layers.size(); ++i) {
+    const auto& conv = net.layers[i];
+    const auto& add = net.layers[i + 1];
+    if (conv.kind != LayerKind::conv || conv.conv.relu || add.kind != LayerKind::add) continue;
+    if ((add.in == conv.out) == (add.in2 == conv.out)) continue;  // not an operand, or both
+    if (last_use[size_t(conv.out)] != int(i + 1) || conv.out == net.logits) continue;
+    residual[i] = add.in == conv.out ? add.in2 : add.in;
+  }
+  return residual;
+}
+
+// Buffers for tensors: a tensor may reuse a buffer whose tensor is no longer read. The input and
+// the outputs are never shared (the input is read again by the next forward, outputs downloaded).
+// A fusable conv's input stays live through its add, so that the add's output, which the conv
+// writes, never takes the buffer the conv reads.
+std::vector<int> plan_buffers(const Network& net, const std::vector<int>& residual_of,
+                              std::vector<size_t>& sizes) {
+  const size_t tensors = net.tensors.size();
+  std::vector<int> last_use = last_uses(net);
+  for (size_t i = 0; i < residual_of.size(); ++i)
+    if (residual_of[i] >= 0)
+      last_use[size_t(net.layers[i].in)] = std::max(last_use[size_t(net.layers[i].in)], int(i) + 1);
   for (int t : {net.input, net.logits, net.probs}) last_use[size_t(t)] = int(net.layers.size());
   std::vector<int> buffer(tensors, -1), holder;  // holder[b]: tensor now in buffer b
   const auto place = [&](int t, int now) {
@@ -126,8 +154,9 @@ Engine::Engine(Network net, const Weights& weights, Backend& backend)
       backend_.prepare_fc(int(i), l.fc, permuted.data(), b.data());
     }
   }
+  residual_of_ = fusable_residuals(net_);
   std::vector<size_t> sizes;
-  const auto plan = plan_buffers(net_, sizes);
+  const auto plan = plan_buffers(net_, residual_of_, sizes);
   std::vector<float*> buffers;
   for (size_t s : sizes) {
     buffers.push_back(backend_.alloc(s));
@@ -148,6 +177,15 @@ void Engine::forward() {
     const auto& l = net_.layers[i];
     const float* in = buffer_of_[size_t(l.in)];
     float* out = buffer_of_[size_t(l.out)];
+    if (residual_of_[i] >= 0) {
+      const auto& add = net_.layers[i + 1];
+      if (backend_.conv2d_add(int(i), l.conv, in, buffer_of_[size_t(residual_of_[i])],
+                              buffer_of_[size_t(add.out)], add.relu)) {
+        backend_.mark(int(i) + 1);  // the conv's time includes the add; the add's is ~0
+        backend_.mark(int(++i) + 1);
+        continue;
+      }
+    }
     switch (l.kind) {
       case LayerKind::conv:
         backend_.conv2d(int(i), l.conv, in, out);

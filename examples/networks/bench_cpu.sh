@@ -7,14 +7,20 @@
 #   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
 #   networks-agree.csv   max |logit difference| / max |logit| between the backends per network/batch
 #   networks.md          the tables (examples/networks/networks_md.py)
-# Usage: examples/networks/bench_cpu.sh BUILD_DIR OUT_DIR "BATCHES" REPS [REPS_BATCH16]
+#   cpu.txt              lscpu and the load average before and after
+#   run.json             the manifest of results/README.md (command, commit, date, CPU model)
+# Usage: examples/networks/bench_cpu.sh BUILD_DIR OUT_DIR ["BATCHES"] [REPS] [REPS_BATCH16]
+# (defaults: batches "1 16", 20 reps, 5 at batch > 1). The per-layer CSV compares the backends
+# layer by layer (the `ktune` backend's fused conv + residual add counts in the conv's row).
 set -euo pipefail
-build=${1:-build}; out=${2:?OUT_DIR}; batches=${3:-1}; reps=${4:-20}; reps_big=${5:-$reps}
+build=${1:-build}; out=${2:?OUT_DIR}; batches=${3:-1 16}; reps=${4:-20}; reps_big=${5:-5}
+command_line="$0 $*"
 infer="$build/bin/ktune_infer"
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -f "$out/networks.csv" "$out/networks-layers.csv"
+{ lscpu; echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"; echo "load before: $(cat /proc/loadavg)"; } > "$out/cpu.txt"
 echo "network,batch,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
@@ -37,4 +43,19 @@ PY
 done
 here=$(dirname "$0")
 /usr/bin/python3 "$here/networks_md.py" "$out" "$here/../../workloads/conv2d/conv2d-small.csv" > "$out/networks.md"
+echo "load after: $(cat /proc/loadavg)" >> "$out/cpu.txt"
+cores=$(nproc)
+model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+/usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$model, $cores cores" \
+  "$batches" <<'PY'
+import datetime, json, os, sys
+out, command, commit, device, batches = sys.argv[1:6]
+files = sorted(f for f in os.listdir(out) if f != "run.json")
+json.dump({"command": command, "commit": commit,
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+           "device": device,
+           "measures": f"VGG16 and ResNet-50 inference, ktune vs onednn backends taking turns in one "
+                       f"process, whole network and per layer, batch {batches}, FP32",
+           "files": files, "in_sample": None}, open(os.path.join(out, "run.json"), "w"), indent=2)
+PY
 cat "$out/networks.md"

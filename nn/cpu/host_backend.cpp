@@ -39,61 +39,76 @@ void HostBackend::download(float* host, const float* src, size_t floats) {
 
 namespace {
 
-// Pooling over NHWC: start(o) sets a channel vector, fold(o, src) folds one window cell in,
-// finish(o) ends it; padded cells are skipped.
+// Pooling over NHWC of output rows [begin, end) (row = image × output line): start(o) sets a
+// channel vector, fold(o, src) folds one window cell in, finish(o) ends it; padded cells are
+// skipped.
 template <class Start, class Fold, class Finish>
-void pool(const PoolDesc& d, const float* in, float* out, Start start, Fold fold, Finish finish) {
+void pool(const PoolDesc& d, const float* in, float* out, int64_t begin, int64_t end, Start start,
+          Fold fold, Finish finish) {
   const int64_t p = d.p(), q = d.q();
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t b = 0; b < d.n; ++b)
-    for (int64_t y = 0; y < p; ++y)
-      for (int64_t x = 0; x < q; ++x) {
-        float* o = out + ((b * p + y) * q + x) * d.c;
-        start(o);
-        for (int64_t i = 0; i < d.window; ++i) {
-          const int64_t iy = y * d.stride - d.pad + i;
-          if (iy < 0 || iy >= d.h) continue;
-          for (int64_t j = 0; j < d.window; ++j) {
-            const int64_t ix = x * d.stride - d.pad + j;
-            if (ix >= 0 && ix < d.w) fold(o, in + ((b * d.h + iy) * d.w + ix) * d.c);
-          }
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / p, y = row % p;
+    for (int64_t x = 0; x < q; ++x) {
+      float* o = out + (row * q + x) * d.c;
+      start(o);
+      for (int64_t i = 0; i < d.window; ++i) {
+        const int64_t iy = y * d.stride - d.pad + i;
+        if (iy < 0 || iy >= d.h) continue;
+        for (int64_t j = 0; j < d.window; ++j) {
+          const int64_t ix = x * d.stride - d.pad + j;
+          if (ix >= 0 && ix < d.w) fold(o, in + ((b * d.h + iy) * d.w + ix) * d.c);
         }
-        finish(o);
       }
+      finish(o);
+    }
+  }
 }
 
 }  // namespace
 
+void HostBackend::parallel_for(int64_t n, RangeFn run, const void* body) {
+#pragma omp parallel
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    run(body, n * t / threads, n * (t + 1) / threads);
+  }
+}
+
 void HostBackend::max_pool(const PoolDesc& d, const float* in, float* out) {
   const int64_t c = d.c;
-  pool(
-      d, in, out, [c](float* o) { std::fill_n(o, c, -std::numeric_limits<float>::infinity()); },
-      [c](float* o, const float* src) {
-        for (int64_t ch = 0; ch < c; ++ch) o[ch] = std::max(o[ch], src[ch]);
-      },
-      [](float*) {});
+  parallel(d.n * d.p(), [&](int64_t begin, int64_t end) {
+    pool(
+        d, in, out, begin, end,
+        [c](float* o) { std::fill_n(o, c, -std::numeric_limits<float>::infinity()); },
+        [c](float* o, const float* src) {
+          for (int64_t ch = 0; ch < c; ++ch) o[ch] = std::max(o[ch], src[ch]);
+        },
+        [](float*) {});
+  });
 }
 
 void HostBackend::avg_pool(const PoolDesc& d, const float* in, float* out) {
   const int64_t c = d.c;
   const float scale = 1.0f / float(d.window * d.window);  // padding counts (PyTorch's default)
-  pool(
-      d, in, out, [c](float* o) { std::fill_n(o, c, 0.0f); },
-      [c](float* o, const float* src) {
-        for (int64_t ch = 0; ch < c; ++ch) o[ch] += src[ch];
-      },
-      [c, scale](float* o) {
-        for (int64_t ch = 0; ch < c; ++ch) o[ch] *= scale;
-      });
+  parallel(d.n * d.p(), [&](int64_t begin, int64_t end) {
+    pool(
+        d, in, out, begin, end, [c](float* o) { std::fill_n(o, c, 0.0f); },
+        [c](float* o, const float* src) {
+          for (int64_t ch = 0; ch < c; ++ch) o[ch] += src[ch];
+        },
+        [c, scale](float* o) {
+          for (int64_t ch = 0; ch < c; ++ch) o[ch] *= scale;
+        });
+  });
 }
 
 void HostBackend::add(const float* a, const float* b, float* out, size_t count, bool relu) {
-  const auto n = int64_t(count);
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = a[i] + b[i];
-    out[i] = relu ? std::max(v, 0.0f) : v;
-  }
+  parallel(int64_t(count), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float v = a[i] + b[i];
+      out[i] = relu ? std::max(v, 0.0f) : v;
+    }
+  });
 }
 
 void HostBackend::softmax(int64_t batch, int64_t classes, const float* x, float* y) {

@@ -27,6 +27,23 @@ class HostBackend : public Backend {
   void mark(int i) override;
   double elapsed_ms(int i, int j) override;
 
+ protected:
+  // body(begin, end) over parts of [0, n) on the backend's threads: OpenMP here. A backend whose
+  // kernels run on another pool overrides it, so that the layers between its kernels do not wait
+  // for OpenMP threads while that pool's idle helpers spin on the same cores.
+  // (A function pointer and its context rather than std::function, which may allocate.)
+  using RangeFn = void (*)(const void* body, int64_t begin, int64_t end);
+  virtual void parallel_for(int64_t n, RangeFn run, const void* body);
+  template <class Body>
+  void parallel(int64_t n, const Body& body) {
+    parallel_for(
+        n,
+        [](const void* b, int64_t begin, int64_t end) {
+          (*static_cast<const Body*>(b))(begin, end);
+        },
+        &body);
+  }
+
  private:
   struct Free {
     void operator()(float* p) const { std::free(p); }

@@ -1,49 +1,91 @@
-// `ktune`: convolutions by ktune::conv2d (the tuned CPU conv library of examples/tuned-conv),
-// fully connected layers by ktune::gemm (the tuned CPU GEMM library of examples/tuned-gemm),
-// bias + ReLU in one OpenMP pass after each kernel (neither library has an epilogue hook).
+// `ktune`: every convolution and fully connected layer through a CPU convolution plan
+// (kernels/common/cpu/conv_cpu_plan.hpp), built once per layer at prepare time: the filter
+// packed for the register tile, the split into thread tasks and the workspaces fixed, bias and
+// ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
+// registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
+// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' thread
+// pool too. Nothing is allocated per inference.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
 #include <vector>
 
-#include "ktune/conv2d.hpp"
-#include "ktune/gemm.hpp"
+#include "kernels/common/cpu/conv_cpu_plan.hpp"
+#include "ktune/error.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/host_backend.hpp"
-#include "nn/cpu/reference.hpp"
 
 namespace ktune::nn::cpu {
 
 namespace {
 
-class KtuneBackend final : public CopyingBackend {
+namespace kc = ktune::kernels::cpu_conv;
+
+kc::Shape shape_of(const ConvDesc& d) {
+  return {d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad};
+}
+
+class KtuneBackend final : public HostBackend {
  public:
   std::string name() const override { return "ktune"; }
 
-  void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    const auto& p = params(layer);
-    ktune::conv2d(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, in, p.weight.data(), out);
-    bias_relu(out, p.bias.data(), d.n * d.p() * d.q(), d.k, d.relu);
+  void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
+    add_layer(layer, shape_of(d), filter, bias);
   }
-  // The weight is kept transposed, [in][out]: the tuned GEMM then runs op(A) = A, which measured
-  // 1.4x faster on VGG16's fc layers than op(A) = A^T over [out][in] (docs/networks.md).
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
-    std::vector<float> transposed(size_t(d.in * d.out));
-    for (int64_t o = 0; o < d.out; ++o)
-      for (int64_t i = 0; i < d.in; ++i) transposed[size_t(i * d.out + o)] = weight[o * d.in + i];
-    store(layer, {std::move(transposed), std::vector<float>(bias, bias + d.out)});
+    add_layer(layer, kc::Shape{d.batch, 1, 1, d.in, d.out, 1, 1, 1, 0}, weight, bias);
+  }
+
+  void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
+    run(layer, in, out, nullptr, d.relu);
+  }
+  bool conv2d_add(int layer, const ConvDesc&, const float* in, const float* residual, float* out,
+                  bool relu) override {
+    run(layer, in, out, residual, relu);
+    return true;
   }
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
-    const auto& p = params(layer);
-    // Column-major: Y^T (out × batch) = A · X^T with A = the [in][out] weight read as an
-    // out × in column-major matrix, X^T (in × batch) = x as stored.
-    ktune::gemm(Trans::no, Trans::no, d.out, d.batch, d.in, 1.0f, p.weight.data(), d.out, x, d.in,
-                0.0f, y, d.out);
-    bias_relu(y, p.bias.data(), d.batch, d.out, d.relu);
+    run(layer, x, y, nullptr, d.relu);
   }
+
+ private:
+  struct Layer {
+    std::unique_ptr<kc::ConvPlan> plan;
+    std::vector<float> bias;
+  };
+
+  void add_layer(int layer, const kc::Shape& s, const float* filter, const float* bias) {
+    layers_[layer] = {std::make_unique<kc::ConvPlan>(s, filter),
+                      std::vector<float>(bias, bias + s.k)};
+  }
+
+  void run(int layer, const float* in, float* out, const float* residual, bool relu) {
+    const auto it = layers_.find(layer);
+    if (it == layers_.end()) throw Error(fmt::format("ktune: layer {} was not prepared", layer));
+    it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
+  }
+
+  // Pooling and adds on the helper threads the plans use (kernels/common/cpu/gemm_cpu_pool.hpp):
+  // with OpenMP's threads as well, each pool's idle threads spin on the two cores the other needs.
+  void parallel_for(int64_t n, RangeFn run, const void* body) override {
+    const int64_t parts = std::min<int64_t>(n, 2 * threads_);
+    auto part = [&](int64_t i) { run(body, n * i / parts, n * (i + 1) / parts); };
+    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, part);
+  }
+
+  std::map<int, Layer> layers_;
+  int threads_ = std::max(omp_get_max_threads(), 1);
 };
 
 }  // namespace
 
 void register_ktune_backend() {
-  register_backend("ktune", "tuned CPU libraries: ktune::conv2d + ktune::gemm, bias+ReLU pass",
+  register_backend("ktune",
+                   "ktune's CPU conv plans (filter packed once, fused bias/residual/ReLU) for conv "
+                   "and fc",
                    [] { return std::make_unique<KtuneBackend>(); });
 }
 

@@ -11,7 +11,7 @@ void reference_fc(const FcDesc& d, const float* x, const float* weight_oi, const
                   float* y);
 
 void register_reference_backend();
-void register_ktune_backend();   // nn/cpu/ktune_backend.cpp (only with the tuned CPU libraries)
+void register_ktune_backend();   // nn/cpu/ktune_backend.cpp
 void register_onednn_backend();  // nn/cpu/onednn_backend.cpp (only with oneDNN)
 
 }  // namespace ktune::nn::cpu

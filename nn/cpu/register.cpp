@@ -1,5 +1,5 @@
-// register_cpu_backends(): the CPU backends this build has (CMake defines KTUNE_NN_TUNED_CPU
-// when the tuned CPU libraries of examples/ are built, KTUNE_NN_ONEDNN when oneDNN is found).
+// register_cpu_backends(): the CPU backends this build has (CMake defines KTUNE_NN_ONEDNN when
+// oneDNN is found).
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/reference.hpp"
 
@@ -7,9 +7,7 @@ namespace ktune::nn {
 
 void register_cpu_backends() {
   cpu::register_reference_backend();
-#ifdef KTUNE_NN_TUNED_CPU
   cpu::register_ktune_backend();
-#endif
 #ifdef KTUNE_NN_ONEDNN
   cpu::register_onednn_backend();
 #endif

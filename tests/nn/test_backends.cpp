@@ -79,6 +79,37 @@ TEST(NnBackends, ConvMatchesFloat64Reference) {
   }
 }
 
+TEST(NnBackends, ConvAddMatchesConvThenAddWhereFused) {
+  // relu(conv(in) + bias + residual) in one call; `ktune` must fuse, the others may decline.
+  const ConvDesc d{2, 9, 9, 19, 70, 1, 1, 2, 0, false};
+  const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
+  const auto filter = random_floats(size_t(d.k * d.c), 2);
+  const auto bias = random_floats(size_t(d.k), 3);
+  const size_t count = size_t(d.n * d.p() * d.q() * d.k);
+  const auto residual = random_floats(count, 4);
+  std::vector<float> want(count);
+  cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+  for (size_t i = 0; i < count; ++i) want[i] = std::max(want[i] + residual[i], 0.0f);
+  int fused = 0;
+  for (const auto& name : cpu_backends()) {
+    auto b = make_backend(name);
+    b->prepare_conv(5, d, filter.data(), bias.data());
+    float* x = device_copy(*b, in);
+    float* r = device_copy(*b, residual);
+    float* y = device_copy(*b, std::vector<float>(count, std::nanf("")));
+    if (!b->conv2d_add(5, d, x, r, y, true)) {
+      EXPECT_NE(name, "ktune");
+      continue;
+    }
+    b->synchronize();
+    std::vector<float> got(count);
+    b->download(got.data(), y, count);
+    expect_close(got, want, 1e-5, name + " conv2d_add");
+    ++fused;
+  }
+  EXPECT_GE(fused, 1);
+}
+
 TEST(NnBackends, FcMatchesFloat64Reference) {
   for (const auto& name : cpu_backends()) {
     for (const FcDesc d : {FcDesc{1, 64, 10, false}, FcDesc{3, 200, 37, true}}) {

@@ -71,6 +71,13 @@ class Backend {
   // Layer calls; `layer` is the id given to prepare_*; desc equals the prepared one.
   virtual void conv2d(int layer, const ConvDesc& d, const float* in, float* out) = 0;
   virtual void fc(int layer, const FcDesc& d, const float* x, float* y) = 0;
+  // A convolution whose output only feeds the residual add after it, in one call:
+  // out = relu?(conv(in) + bias + residual). Returns false where the backend does not fuse them
+  // (the default): the engine then calls conv2d() and add(). out aliases neither in nor residual.
+  virtual bool conv2d_add(int /*layer*/, const ConvDesc& /*d*/, const float* /*in*/,
+                          const float* /*residual*/, float* /*out*/, bool /*relu*/) {
+    return false;
+  }
   virtual void max_pool(const PoolDesc& d, const float* in, float* out) = 0;
   virtual void avg_pool(const PoolDesc& d, const float* in, float* out) = 0;
   // out = relu?(a + b), elementwise over count floats (the residual add); out may alias a or b.

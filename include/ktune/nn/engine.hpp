@@ -49,6 +49,9 @@ class Engine {
   Network net_;
   Backend& backend_;
   std::vector<float*> buffer_of_;  // by tensor id
+  // By layer: for a conv whose output only feeds the add right after it, that add's other
+  // operand (tensor id), tried as one Backend::conv2d_add call; else -1.
+  std::vector<int> residual_of_;
   size_t activation_bytes_ = 0;
 };
 

@@ -1,0 +1,519 @@
+#pragma once
+// A CPU convolution plan (the steady state of an inference engine): the convolution as the
+// implicit GEMM
+//   out (k × n·p·q, column-major, ldc = k: the NHWC output) = filter (k × c·r·s) · patches
+// with everything that does not depend on the input done once, at construction:
+//   - the KRSC filter packed into panels of kMR output channels, K-major (zero rows past k), so
+//     that a call never re-packs it (ktune::conv2d's im2col and 1×1 kinds pack it on every call,
+//     once per thread task: at batch 1 that packing cost as much as the arithmetic);
+//   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
+//     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
+//   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs;
+//   - for a padded layer, a zero-bordered copy of the input (only its interior is written per
+//     call), so that no window leaves the image.
+// A call runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked filter and
+// patches read in place (implicit im2col: no patch matrix): a 1×1 stride-1 layer's input is the
+// patch matrix (pixel rows c floats apart); otherwise pieces of at most 12 pixels within one
+// output row are read one filter row at a time (filter row r of pixel j starts stride·c
+// floats after pixel j − 1's). Panels whose windows leave the image (PlanBlocking::pad_input
+// off) are packed into the workspace instead. The epilogue
+// (bias, residual add, ReLU) runs on each tile as it leaves the registers after the last K block.
+// No allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile
+// (correct, slower).
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+
+namespace ktune::kernels::cpu_conv {
+
+// A convolution's sizes (NHWC input n×h×w×c, KRSC filter k×r×s×c, symmetric zero padding), the
+// fields and order of the conv2d family's Shape: a building block of kernels/common names no
+// family, so the plan has its own.
+struct Shape {
+  int64_t n = 1, h = 1, w = 1, c = 1, k = 1, r = 1, s = 1, stride = 1, pad = 0;
+  int64_t p() const { return (h + 2 * pad - r) / stride + 1; }
+  int64_t q() const { return (w + 2 * pad - s) / stride + 1; }
+  int64_t gemm_m() const { return n * p() * q(); }  // output pixels
+  int64_t gemm_k() const { return c * r * s; }      // dot product length
+};
+
+// What is applied to each output after the convolution, in this order: + bias[k] (when given),
+// + residual (same NHWC layout as the output, when given; may alias nothing else), ReLU.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  bool relu = false;
+};
+
+// Cache blocks of the plan: kc of the K dimension per B panel (kc × kNR floats stay in L1),
+// at most max_cols pixels and max_rows channels per task (the task's B block and filter block
+// stay in L2).
+// pad_input: a padded layer copies its input into a zero-bordered buffer of the plan first, so
+// that every panel reads its patches in place (off: border panels are packed).
+struct PlanBlocking {
+  int kc = 256, max_cols = 384, max_rows = 256;
+  bool pad_input = true;
+};
+
+namespace plan_detail {
+
+constexpr int kMR = 32;  // output channels per register tile: two zmm
+constexpr int kNR = 12;  // pixels per register tile
+
+struct FreeFloats {
+  void operator()(float* p) const { std::free(p); }
+};
+using Floats = std::unique_ptr<float[], FreeFloats>;
+
+// 64-byte aligned (zmm loads of whole cache lines), uninitialised.
+inline Floats aligned_floats(size_t count) {
+  const size_t bytes = (std::max<size_t>(count, 1) * sizeof(float) + 63) / 64 * 64;
+  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes));
+  if (p == nullptr) throw std::bad_alloc();
+  return Floats(p);
+}
+
+// Column `pixel` of the patch matrix, K steps [p0, p0 + kb), into out (kNR floats apart). K index
+// p is (r, s, c) as in KRSC, walked as (r, position in the s·c run): a filter row inside the
+// image is one contiguous run of the NHWC input, so only pixels at the left / right border go
+// cell by cell.
+inline void pack_column(const Shape& s, const float* input, int64_t p0, int kb, int64_t pixel,
+                        float* out) {
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb;
+  const int64_t n = pixel / (P * Q), y0 = pixel / Q % P * s.stride - s.pad,
+                x0 = pixel % Q * s.stride - s.pad;
+  const float* image = input + n * s.h * s.w * s.c;
+  const bool inside_x = x0 >= 0 && x0 + s.s <= s.w;
+  int64_t r = p0 / sc, pos = p0 % sc;
+  for (int64_t p = p0; p < end;) {
+    const int64_t y = y0 + r;
+    int64_t run = std::min(sc - pos, end - p);
+    const float* in = nullptr;  // nullptr: zero padding
+    if (y >= 0 && y < s.h) {
+      if (inside_x) {
+        in = image + (y * s.w + x0) * s.c + pos;
+      } else {
+        const int64_t t = pos / s.c, ch = pos % s.c, x = x0 + t;
+        run = std::min(s.c - ch, run);
+        if (x >= 0 && x < s.w) in = image + (y * s.w + x) * s.c + ch;
+      }
+    }
+    float* o = out + (p - p0) * kNR;
+    if (in == nullptr) {
+      for (int64_t i = 0; i < run; ++i) o[i * kNR] = 0.f;
+    } else {
+      for (int64_t i = 0; i < run; ++i) o[i * kNR] = in[i];
+    }
+    p += run;
+    pos += run;
+    if (pos == sc) {
+      pos = 0;
+      ++r;
+    }
+  }
+}
+
+// One B panel: K steps [p0, p0 + kb) × pixels [j0, j0 + cols) of the patch matrix, stored
+// K-major with kNR floats per step (columns >= cols zero). When all kNR pixels are there and
+// their filter windows inside the image along x (most panels), a filter row inside the image for
+// all of them is copied one K step at a time, kNR contiguous floats per step (column by column,
+// the stores are kNR floats apart: the packing took about a fifth of a 3×3 layer's time).
+inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb, int64_t j0,
+                         int cols, float* dst) {
+  const int64_t P = s.p(), Q = s.q(), sc = s.s * s.c, end = p0 + kb, row = s.w * s.c;
+  int64_t y0[kNR], at[kNR];  // window top row; image + window left column, in floats
+  bool interior = cols == kNR;
+  for (int j = 0; j < cols && interior; ++j) {
+    const int64_t pixel = j0 + j, x0 = pixel % Q * s.stride - s.pad;
+    y0[j] = pixel / Q % P * s.stride - s.pad;
+    at[j] = pixel / (P * Q) * s.h * row + x0 * s.c;
+    interior = x0 >= 0 && x0 + s.s <= s.w;
+  }
+  if (!interior) {
+    for (int j = 0; j < kNR; ++j)
+      if (j < cols)
+        pack_column(s, input, p0, kb, j0 + j, dst + j);
+      else
+        for (int p = 0; p < kb; ++p) dst[p * kNR + j] = 0.f;
+    return;
+  }
+  int64_t r = p0 / sc, pos = p0 % sc;
+  for (int64_t p = p0; p < end;) {
+    const int64_t run = std::min(sc - pos, end - p);
+    const float* src[kNR];  // nullptr: this filter row is padding for the pixel
+    bool all_in = true;
+    for (int j = 0; j < kNR; ++j) {
+      const int64_t y = y0[j] + r;
+      const bool in = y >= 0 && y < s.h;
+      src[j] = in ? input + at[j] + y * row + pos : nullptr;
+      all_in = all_in && in;
+    }
+    float* o = dst + (p - p0) * kNR;
+    if (all_in) {
+      for (int64_t i = 0; i < run; ++i)
+#pragma GCC unroll 12
+        for (int j = 0; j < kNR; ++j) o[i * kNR + j] = src[j][i];
+    } else {
+      for (int j = 0; j < kNR; ++j)
+        for (int64_t i = 0; i < run; ++i) o[i * kNR + j] = src[j] ? src[j][i] : 0.f;
+    }
+    p += run;
+    pos += run;
+    if (pos == sc) {
+      pos = 0;
+      ++r;
+    }
+  }
+}
+
+// The tile's view of where it writes and what follows the last K block.
+struct TileOut {
+  float* c;           // C at the tile's origin (row = channel, column = pixel), ldc floats apart
+  const float* res;   // residual at the same place, or nullptr
+  const float* bias;  // bias at the tile's first channel, or nullptr
+  int64_t ldc;
+  int rows;  // valid channels, 1..kMR
+  bool first, last, relu;
+};
+
+#if defined(__AVX512F__)
+inline __mmask16 lanes(int n) {
+  return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+// kMR × NC (NC <= kNR pixels) over kb K steps of a filter panel a (kMR per step) and patches b:
+// a packed panel (Packed: kNR per step) or the input in place (a 1×1 stride-1 layer: pixel j's
+// K steps contiguous, ldb apart); adds C's partial sums unless first; the epilogue when last.
+template <int NC, bool Packed>
+inline void tile(int kb, const float* __restrict a, const float* __restrict b, int64_t ldb,
+                 const TileOut& o) {
+  const __mmask16 m0 = lanes(o.rows), m1 = lanes(o.rows - 16);
+  __m512 acc[NC][2];
+#pragma GCC unroll 12
+  for (int j = 0; j < NC; ++j) {
+    if (o.first) {
+      acc[j][0] = _mm512_setzero_ps();
+      acc[j][1] = _mm512_setzero_ps();
+    } else {
+      acc[j][0] = _mm512_maskz_loadu_ps(m0, o.c + j * o.ldc);
+      acc[j][1] = _mm512_maskz_loadu_ps(m1, o.c + j * o.ldc + 16);
+    }
+  }
+  for (int p = 0; p < kb; ++p, a += kMR, b += Packed ? kNR : 1) {
+    const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
+#pragma GCC unroll 12
+    for (int j = 0; j < NC; ++j) {
+      const __m512 bj = _mm512_set1_ps(Packed ? b[j] : b[j * ldb]);
+      acc[j][0] = _mm512_fmadd_ps(a0, bj, acc[j][0]);
+      acc[j][1] = _mm512_fmadd_ps(a1, bj, acc[j][1]);
+    }
+  }
+  if (o.last) {
+    const __m512 b0 = o.bias ? _mm512_maskz_loadu_ps(m0, o.bias) : _mm512_setzero_ps();
+    const __m512 b1 = o.bias ? _mm512_maskz_loadu_ps(m1, o.bias + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int j = 0; j < NC; ++j) {
+      acc[j][0] = _mm512_add_ps(acc[j][0], b0);
+      acc[j][1] = _mm512_add_ps(acc[j][1], b1);
+      if (o.res) {
+        acc[j][0] = _mm512_add_ps(acc[j][0], _mm512_maskz_loadu_ps(m0, o.res + j * o.ldc));
+        acc[j][1] = _mm512_add_ps(acc[j][1], _mm512_maskz_loadu_ps(m1, o.res + j * o.ldc + 16));
+      }
+      if (o.relu) {  // keep the lanes > 0 (not _mm512_max_ps: GCC 12 warns inside it)
+        const __m512 zero = _mm512_setzero_ps();
+        acc[j][0] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[j][0], zero, _CMP_GT_OQ), acc[j][0]);
+        acc[j][1] = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[j][1], zero, _CMP_GT_OQ), acc[j][1]);
+      }
+    }
+  }
+#pragma GCC unroll 12
+  for (int j = 0; j < NC; ++j) {
+    _mm512_mask_storeu_ps(o.c + j * o.ldc, m0, acc[j][0]);
+    _mm512_mask_storeu_ps(o.c + j * o.ldc + 16, m1, acc[j][1]);
+  }
+}
+#else
+template <int NC, bool Packed>
+inline void tile(int kb, const float* a, const float* b, int64_t ldb, const TileOut& o) {
+  float acc[NC][kMR] = {};
+  for (int p = 0; p < kb; ++p)
+    for (int j = 0; j < NC; ++j)
+      for (int i = 0; i < kMR; ++i)
+        acc[j][i] += a[p * kMR + i] * (Packed ? b[p * kNR + j] : b[j * ldb + p]);
+  for (int j = 0; j < NC; ++j)
+    for (int i = 0; i < o.rows; ++i) {
+      float v = acc[j][i] + (o.first ? 0.f : o.c[j * o.ldc + i]);
+      if (o.last) {
+        if (o.bias) v += o.bias[i];
+        if (o.res) v += o.res[j * o.ldc + i];
+        if (o.relu) v = std::max(v, 0.f);
+      }
+      o.c[j * o.ldc + i] = v;
+    }
+}
+#endif
+
+// tile<cols> for 1..kNR valid pixels (edge panels compute only their columns).
+template <bool Packed, int NC = kNR>
+inline void any_tile(int cols, int kb, const float* a, const float* b, int64_t ldb,
+                     const TileOut& o) {
+  if constexpr (NC > 1) {
+    if (cols < NC) return any_tile<Packed, NC - 1>(cols, kb, a, b, ldb, o);
+  }
+  tile<NC, Packed>(kb, a, b, ldb, o);
+}
+
+struct Task {
+  int64_t row0, rows, col0, cols;  // channels [row0, row0 + rows), pixels [col0, col0 + cols)
+};
+
+// Cuts C (k channels × pixels) into tasks of at most max_rows × max_cols on tile boundaries,
+// then more until every thread has two (a slow helper's work can be taken over) and, while
+// tasks are few, until their count is a multiple of the threads (else one thread idles for
+// most of the last task); each further cut takes the dimension whose tasks are larger.
+inline std::vector<Task> split(int64_t k, int64_t pixels, int threads, const PlanBlocking& bl) {
+  const int64_t row_tiles = (k + kMR - 1) / kMR, col_tiles = (pixels + kNR - 1) / kNR;
+  const int64_t max_row_tiles = std::max<int64_t>(1, bl.max_rows / kMR);
+  const int64_t max_col_tiles = std::max<int64_t>(1, bl.max_cols / kNR);
+  int64_t ci = (row_tiles + max_row_tiles - 1) / max_row_tiles;
+  int64_t cj = (col_tiles + max_col_tiles - 1) / max_col_tiles;
+  const int64_t want = threads > 1 ? 2 * int64_t(threads) : 1;
+  auto cut = [&] {
+    if (ci >= row_tiles && cj >= col_tiles) return false;
+    const bool rows =
+        cj >= col_tiles || (ci < row_tiles && row_tiles * kMR / ci > col_tiles * kNR / cj);
+    (rows ? ci : cj) += 1;
+    return true;
+  };
+  while (ci * cj < want && cut()) {
+  }
+  while (threads > 1 && ci * cj % threads != 0 && ci * cj < 8 * int64_t(threads) && cut()) {
+  }
+  std::vector<Task> tasks;
+  for (int64_t i = 0; i < ci; ++i)
+    for (int64_t j = 0; j < cj; ++j) {
+      const int64_t r0 = i * row_tiles / ci * kMR, r1 = std::min(k, (i + 1) * row_tiles / ci * kMR);
+      const int64_t c0 = j * col_tiles / cj * kNR,
+                    c1 = std::min(pixels, (j + 1) * col_tiles / cj * kNR);
+      if (r1 > r0 && c1 > c0) tasks.push_back({r0, r1 - r0, c0, c1 - c0});
+    }
+  return tasks;
+}
+
+}  // namespace plan_detail
+
+class ConvPlan {
+ public:
+  // filter: KRSC, read only during construction. threads: 0 = OpenMP's thread count.
+  ConvPlan(const Shape& s, const float* filter, int threads = 0, PlanBlocking bl = {})
+      : s_(s), bl_(bl) {
+    using namespace plan_detail;
+    const int64_t ck = s.gemm_k(), panels = (s.k + kMR - 1) / kMR;
+    filter_ = aligned_floats(size_t(panels * ck * kMR));
+    for (int64_t ip = 0; ip < panels; ++ip)
+      for (int64_t p = 0; p < ck; ++p)
+        for (int64_t i = 0; i < kMR; ++i) {
+          const int64_t ch = ip * kMR + i;
+          filter_[size_t((ip * ck + p) * kMR + i)] = ch < s.k ? filter[ch * ck + p] : 0.f;
+        }
+#ifdef _OPENMP
+    if (threads <= 0) threads = omp_get_max_threads();
+#endif
+    threads_ = std::max(threads, 1);
+    // Too little work to pay for waking a helper (the packed GEMM's threshold).
+    if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
+    tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
+    in_place_ = s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+    g_ = s;
+    if (bl.pad_input && !in_place_ && s.pad > 0) {
+      g_.h += 2 * s.pad;
+      g_.w += 2 * s.pad;
+      g_.pad = 0;
+      const int64_t count = g_.n * g_.h * g_.w * g_.c;
+      padded_ = aligned_floats(size_t(count));
+      std::fill_n(padded_.get(), count, 0.f);  // the border stays zero
+    }
+    zeros_ = aligned_floats(size_t(s.s * s.c));
+    std::fill_n(zeros_.get(), s.s * s.c, 0.f);
+    int64_t widest = 0;
+    for (const Task& t : tasks_) widest = std::max(widest, t.cols);
+    // Pieces of a task (for_each_piece): at most one per kNR pixels plus one per row it touches.
+    const int64_t pieces = (widest + kNR - 1) / kNR + widest / g_.q() + 2;
+    slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * kNR * pieces;
+    workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
+    busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
+    for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
+  }
+
+  const Shape& shape() const { return s_; }
+  size_t tasks() const { return tasks_.size(); }
+
+  // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
+  void run(const float* input, float* output, const Epilogue& e = {}) {
+    using gemm::cpu::packed_detail::run_tasks;
+    if (padded_) {  // the interior of the padded copy, image rows split among the threads
+      const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);
+      auto copy = [&](int64_t part) {
+        for (int64_t i = rows * part / parts; i < rows * (part + 1) / parts; ++i) {
+          const int64_t b = i / s_.h, y = i % s_.h;
+          std::copy_n(input + i * s_.w * s_.c, s_.w * s_.c,
+                      padded_.get() + ((b * g_.h + y + s_.pad) * g_.w + s_.pad) * s_.c);
+        }
+      };
+      run_tasks(parts, threads_, copy);
+      input = padded_.get();
+    }
+    auto task = [&](int64_t t) { run_task(tasks_[size_t(t)], input, output, e); };
+    run_tasks(int64_t(tasks_.size()), threads_, task);
+  }
+
+ private:
+  // A panel whose pixels lie in one output row with their windows inside the image along x reads
+  // its patches in place, one filter row at a time: filter row r of pixel j starts at
+  // left + (y0 + r)·w·c + j·stride·c and runs s·c floats.
+  struct WindowRow {
+    bool ok = false;
+    int64_t y0 = 0;
+    int64_t left = 0;  // input offset of the first pixel's window at filter row -y0 (image row 0)
+  };
+  WindowRow window_row(int64_t col, int cols) const {
+    const int64_t P = g_.p(), Q = g_.q(), q0 = col % Q;
+    const int64_t x_first = q0 * g_.stride - g_.pad, x_last = (q0 + cols - 1) * g_.stride - g_.pad;
+    if (q0 + cols > Q || x_first < 0 || x_last + g_.s > g_.w) return {};
+    return {true, col / Q % P * g_.stride - g_.pad,
+            col / (P * Q) * g_.h * g_.w * g_.c + x_first * g_.c};
+  }
+
+  // f(col, cols) for the pieces of task t's pixels: each output row's part cut into pieces of
+  // kNR, so that no tile straddles two rows, the last two evened out when the last would be
+  // narrower than kNR / 2 (a tile of few pixels has too few FMA chains: a 14-pixel row is 7 + 7,
+  // not 12 + 2).
+  template <class F>
+  void for_each_piece(const plan_detail::Task& t, F&& f) const {
+    constexpr int kNR = plan_detail::kNR;
+    const int64_t Q = g_.q();
+    for (int64_t c = t.col0, end = t.col0 + t.cols; c < end;) {
+      const int64_t part = std::min(end - c, Q - c % Q), full = (part - 1) / kNR;
+      const int64_t rest = part - full * kNR;  // 1..kNR
+      const bool even = full > 0 && rest < kNR / 2;
+      for (int64_t i = 0; i < full - (even ? 1 : 0); ++i) f(c + i * kNR, kNR);
+      if (even) {
+        const int64_t at = c + (full - 1) * kNR, first = (kNR + rest) / 2;
+        f(at, int(first));
+        f(at + first, int(kNR + rest - first));
+      } else {
+        f(c + full * kNR, int(rest));
+      }
+      c += part;
+    }
+  }
+
+  // K steps [pc, pc + kb) of one tile of a WindowRow panel: a tile call per filter row (a row
+  // above or below the image reads zeros_).
+  void run_window_row(const WindowRow& w, const float* input, int64_t pc, int kb, int cols,
+                      const float* a, plan_detail::TileOut o) const {
+    const int64_t sc = s_.s * s_.c, ck = s_.gemm_k();
+    for (int64_t p = pc, end = pc + kb; p < end;) {
+      const int64_t r = p / sc, pos = p % sc, run = std::min(sc - pos, end - p), y = w.y0 + r;
+      const bool inside = y >= 0 && y < g_.h;
+      const float* b = inside ? input + w.left + y * g_.w * g_.c + pos : zeros_.get() + pos;
+      o.first = p == 0;
+      o.last = p + run == ck;
+      plan_detail::any_tile<false>(cols, int(run), a + (p - pc) * plan_detail::kMR, b,
+                                   inside ? s_.stride * s_.c : 0, o);
+      p += run;
+    }
+  }
+
+  // The output tile of channels [row, row + kMR) × pixels from col, for K block [pc, pc + kb).
+  plan_detail::TileOut tile_out(float* output, const Epilogue& e, int64_t col, int64_t row,
+                                int64_t pc, int kb) const {
+    const int64_t at = col * s_.k + row;
+    return {output + at,
+            e.residual ? e.residual + at : nullptr,
+            e.bias ? e.bias + row : nullptr,
+            s_.k,
+            int(std::min<int64_t>(plan_detail::kMR, s_.k - row)),
+            pc == 0,
+            pc + kb >= s_.gemm_k(),
+            e.relu};
+  }
+
+  // A task of a 1×1 stride-1 layer: the input is the patch matrix (pixel j's K steps contiguous).
+  void run_1x1_task(const plan_detail::Task& t, const float* input, float* output,
+                    const Epilogue& e) const {
+    using namespace plan_detail;
+    const int64_t ck = s_.gemm_k();
+    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
+      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+      for (int64_t col = t.col0; col < t.col0 + t.cols; col += kNR) {
+        const int cols = int(std::min<int64_t>(kNR, t.col0 + t.cols - col));
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
+          any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
+                          input + col * ck + pc, ck, tile_out(output, e, col, row, pc, kb));
+        }
+      }
+    }
+  }
+
+  void run_task(const plan_detail::Task& t, const float* input, float* output, const Epilogue& e) {
+    using namespace plan_detail;
+    if (in_place_) return run_1x1_task(t, input, output, e);
+    // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
+    int slot = 0;
+    for (bool expected = false;; slot = (slot + 1) % threads_, expected = false)
+      if (busy_[size_t(slot)].compare_exchange_weak(expected, true, std::memory_order_acquire))
+        break;
+    float* bpack = workspace_.get() + slot * slot_floats_;
+    const int64_t ck = s_.gemm_k();
+    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
+      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+      int64_t i = 0;  // piece index: its packed panel, if any, at bpack + i·kb·kNR
+      for_each_piece(t, [&](int64_t col, int cols) {
+        if (!window_row(col, cols).ok)
+          pack_patches(g_, input, pc, kb, col, cols, bpack + i * kb * kNR);
+        ++i;
+      });
+      i = 0;
+      for_each_piece(t, [&](int64_t col, int cols) {
+        const WindowRow w = window_row(col, cols);
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
+          const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
+          if (w.ok)
+            run_window_row(w, input, pc, kb, cols, a, tile_out(output, e, col, row, pc, kb));
+          else
+            any_tile<true>(cols, kb, a, bpack + i * kb * kNR, kNR,
+                           tile_out(output, e, col, row, pc, kb));
+        }
+        ++i;
+      });
+    }
+    busy_[size_t(slot)].store(false, std::memory_order_release);
+  }
+
+  Shape s_;
+  PlanBlocking bl_;
+  int threads_ = 1;
+  bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
+  Shape g_;                // the input as the kernels read it: s_, or its padded copy (pad 0)
+  plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding
+  plan_detail::Floats padded_;                      // the padded copy of the input, or null
+  int64_t slot_floats_ = 0;
+  std::vector<plan_detail::Task> tasks_;
+  std::unique_ptr<std::atomic<bool>[]> busy_;
+};
+
+}  // namespace ktune::kernels::cpu_conv
