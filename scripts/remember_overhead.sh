@@ -14,6 +14,7 @@ mkdir -p "$out"
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 cmd="$build/bin/remember_overhead"
 env -u KTUNE_REMEMBER -u KTUNE_REMEMBER_BUDGET_MS -u KTUNE_REMEMBER_CANDIDATES \
+  -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
   -u KTUNE_REMEMBER_SHAPES "$cmd" >"$out/overhead.csv"
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 cat "$out/overhead.csv"
