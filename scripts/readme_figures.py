@@ -207,11 +207,12 @@ def networks_cuda(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks.csv"
+    rel = "amd-epyc-2c/networks-cpu-plan/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
-    out = ["", f"**Whole networks, {d.device(rel)}** (median ms; the conv selector saw 12 of these "
-           f"layers at batch 1; {d.link(rel)}):", "",
+    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the two backends taking "
+           f"turns in one process; the `ktune` backend's conv plans have fixed blocking, no "
+           f"selector; {d.link(rel)}):", "",
            "| network | batch | threads | ktune | oneDNN | ktune / oneDNN |",
            "| --- | ---: | ---: | ---: | ---: | ---: |"]
     keys = sorted({k[:3] for k in ms}, key=lambda k: (k[0] != "resnet50", int(k[1]), k[2]))
