@@ -35,8 +35,11 @@ set_property(GLOBAL PROPERTY KTUNE_TUNED_INCLUDE_DIR "${KTUNE_TUNED_INCLUDE_DIR}
 # The tune-and-remember runtime (include/ktune/remember.hpp, src/remember/) that every tuned
 # library links: the installed package's ktune::remember, else ktune_remember, built once from
 # its sources (ktune's own build, or a package installed without its exported targets).
+# KTUNE_REMEMBER_LOCAL (set by the packages `ktune deploy` writes) builds it from the sources even
+# where ktune::remember exists: such a package installs its own copy, so that its users need only
+# the package, not ktune's.
 function(ktune_remember_runtime out)
-  if(TARGET ktune::remember)
+  if(TARGET ktune::remember AND NOT KTUNE_REMEMBER_LOCAL)
     set(${out} ktune::remember PARENT_SCOPE)
     return()
   endif()

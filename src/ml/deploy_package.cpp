@@ -61,7 +61,9 @@ std::string package_cmakelists(const PackageOptions& o, const std::vector<Entry>
       "project({1} LANGUAGES CXX)\n"
       "if(NOT COMMAND ktune_add_tuned_library)\n"
       "  find_package(ktune REQUIRED)\n"
-      "endif()\n",
+      "endif()\n"
+      "# The tune-and-remember runtime is built here and installed with the package.\n"
+      "set(KTUNE_REMEMBER_LOCAL ON)\n",
       o.command, project, families, backends, "ktune_tuned::" + o.name);
   if (cuda) out += "enable_language(CUDA)\n";
   out += "\n# One library per family, built from the family's selector(s): selectors/<device>/.\n";
@@ -91,7 +93,9 @@ std::string package_cmakelists(const PackageOptions& o, const std::vector<Entry>
       "  if(headers)\n"
       "    install(FILES ${{headers}} DESTINATION ${{CMAKE_INSTALL_INCLUDEDIR}}/ktune)\n"
       "  endif()\n"
-      "  install(TARGETS {0}{1} EXPORT {0}Targets\n"
+      "  set_target_properties(ktune_remember PROPERTIES EXPORT_NAME {2}_remember\n"
+      "                        OUTPUT_NAME {0}_remember)\n"
+      "  install(TARGETS {0}{1} ktune_remember EXPORT {0}Targets\n"
       "          ARCHIVE DESTINATION ${{CMAKE_INSTALL_LIBDIR}} LIBRARY DESTINATION "
       "${{CMAKE_INSTALL_LIBDIR}}\n"
       "          RUNTIME DESTINATION ${{CMAKE_INSTALL_BINDIR}})\n"
@@ -99,7 +103,7 @@ std::string package_cmakelists(const PackageOptions& o, const std::vector<Entry>
       "${{CMAKE_INSTALL_LIBDIR}}/cmake/{0})\n"
       "  install(FILES cmake/{0}Config.cmake DESTINATION ${{CMAKE_INSTALL_LIBDIR}}/cmake/{0})\n"
       "endif()\n",
-      project, targets);
+      project, targets, o.name);
   return out;
 }
 
@@ -111,6 +115,7 @@ std::string package_config(const PackageOptions& o) {
       "# ktune_tuned::{}_<family>.\n"
       "include(CMakeFindDependencyMacro)\n",
       o.command, project, o.name, o.name);
+  out += "find_dependency(SQLite3)  # the tune-and-remember runtime inside the package\n";
   for (const auto& b : o.backends) {
     out += b == "cpu" ? "find_dependency(OpenMP COMPONENTS CXX)\nfind_dependency(Threads)\n"
                       : "find_dependency(CUDAToolkit)\n";
