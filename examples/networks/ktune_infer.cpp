@@ -116,12 +116,13 @@ void report(const nn::InferOptions& o, const nn::Network& net, Run& r, bool seve
   const std::string device = csv_safe(r.backend->device());
   if (!o.per_layer.empty()) {
     auto out = open_out(o.per_layer, per_layer_header ? std::ios::out : std::ios::app);
-    if (per_layer_header) out << "network,batch,backend,device,index,layer,kind,shape,median_ms\n";
+    if (per_layer_header)
+      out << "network,batch,backend,device,index,layer,kind,shape,median_ms,choice\n";
     for (size_t l = 0; l < net.layers.size(); ++l) {
       const auto& layer = net.layers[l];
-      out << fmt::format("{},{},{},{},{},{},{},{},{:.4f}\n", net.name, net.batch, name, device, l,
-                         layer.name, nn::kind_name(layer.kind), layer_shape(net, layer),
-                         median(r.per_layer[l]));
+      out << fmt::format("{},{},{},{},{},{},{},{},{:.4f},{}\n", net.name, net.batch, name, device,
+                         l, layer.name, nn::kind_name(layer.kind), layer_shape(net, layer),
+                         median(r.per_layer[l]), r.backend->layer_choice(int(l)));
     }
   }
   if (!o.csv.empty()) {
@@ -174,6 +175,8 @@ int run(const nn::InferOptions& o) {
         "MiB\n",
         net.name, net.batch, r.backend->name(), r.backend->device(), weights.source(), load_s,
         double(r.engine->activation_bytes()) / (1 << 20));
+    if (const auto chosen = r.backend->choices(); !chosen.empty())
+      fmt::print("{}: {}\n", r.backend->name(), chosen);
     r.total.resize(size_t(o.reps));
     r.per_layer.assign(net.layers.size(), std::vector<double>(size_t(o.reps)));
   }

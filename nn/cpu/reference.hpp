@@ -13,5 +13,6 @@ void reference_fc(const FcDesc& d, const float* x, const float* weight_oi, const
 void register_reference_backend();
 void register_ktune_backend();   // nn/cpu/ktune_backend.cpp
 void register_onednn_backend();  // nn/cpu/onednn_backend.cpp (only with oneDNN)
+void register_auto_backend();    // nn/cpu/auto_backend.cpp (only with oneDNN)
 
 }  // namespace ktune::nn::cpu

@@ -15,13 +15,7 @@ namespace {
 
 using testing::random_floats;
 
-std::vector<std::string> cpu_backends() {
-  register_cpu_backends();
-  std::vector<std::string> names;
-  for (const auto& [name, summary] : backend_list())
-    if (name == "reference" || name == "ktune" || name == "onednn") names.push_back(name);
-  return names;
-}
+std::vector<std::string> cpu_backends() { return testing::cpu_backend_names(); }
 
 // Uploads host data into a fresh buffer of the backend.
 float* device_copy(Backend& b, const std::vector<float>& host) {

@@ -87,6 +87,12 @@ class Backend {
 
   virtual void synchronize() = 0;
 
+  // A backend that chooses among others per layer (`auto`) says what it chose, after the
+  // prepare_* calls: one line for the whole network, and the choice for one layer id ("" where
+  // there is nothing to say, the default).
+  virtual std::string choices() const { return {}; }
+  virtual std::string layer_choice(int /*layer*/) const { return {}; }
+
   // Timing: reserve_marks(n) once at build time; mark(i) records time point i (0 <= i < n) in
   // order with the layer calls (CPU: steady_clock after the previous call returned; CUDA: an
   // event on the stream); elapsed_ms(i, j) is the time from mark i to mark j, valid after

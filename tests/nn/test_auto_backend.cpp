@@ -1,0 +1,105 @@
+// The `auto` backend picks, per layer, the candidate that is faster on that layer: planted fake
+// `ktune` and `onednn` backends (correct results from the float64 reference, plus a sleep that
+// makes one of them slow on chosen layers) stand in for the real ones while it is built.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <limits>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "ktune/nn/registry.hpp"
+#include "nn/cpu/host_backend.hpp"
+#include "nn/cpu/reference.hpp"
+#include "tests/nn/nn_test_util.hpp"
+
+namespace ktune::nn {
+namespace {
+
+using testing::random_floats;
+
+// Reference results; sleeps `slow_ms` in every call on the layers in `slow` (for conv2d_add:
+// the layers in `slow_fused`).
+class PlantedBackend final : public cpu::CopyingBackend {
+ public:
+  PlantedBackend(std::string name, std::set<int> slow, std::set<int> slow_fused)
+      : name_(std::move(name)), slow_(std::move(slow)), slow_fused_(std::move(slow_fused)) {}
+  std::string name() const override { return name_; }
+  void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
+    pause(slow_.count(layer));
+    cpu::reference_conv2d(d, in, params(layer).weight.data(), params(layer).bias.data(), out);
+  }
+  bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
+                  bool relu) override {
+    if (name_ != "ktune") return false;  // like the real ones: only ktune fuses the add
+    pause(slow_fused_.count(layer));
+    cpu::reference_conv2d(d, in, params(layer).weight.data(), params(layer).bias.data(), out);
+    add(out, residual, out, size_t(d.n * d.p() * d.q() * d.k), relu);
+    return true;
+  }
+  void fc(int layer, const FcDesc& d, const float* x, float* y) override {
+    pause(slow_.count(layer));
+    cpu::reference_fc(d, x, params(layer).weight.data(), params(layer).bias.data(), y);
+  }
+
+ private:
+  static void pause(bool slow) {
+    if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  std::string name_;
+  std::set<int> slow_, slow_fused_;
+};
+
+class AutoBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (testing::cpu_backend_names().size() < 4) GTEST_SKIP() << "no oneDNN in this build";
+    // ktune slow on layer 1 (alone) and on layer 2 fused; oneDNN slow on layers 0 and 3.
+    register_backend("ktune", "planted", [] {
+      return std::make_unique<PlantedBackend>("ktune", std::set<int>{1}, std::set<int>{2});
+    });
+    register_backend("onednn", "planted", [] {
+      return std::make_unique<PlantedBackend>("onednn", std::set<int>{0, 3}, std::set<int>{});
+    });
+  }
+  void TearDown() override { register_cpu_backends(); }  // the real ones again
+};
+
+TEST_F(AutoBackendTest, EachLayerRunsOnItsFasterCandidateAndStaysCorrect) {
+  auto backend = make_backend("auto");
+  const ConvDesc conv{1, 6, 6, 4, 8, 3, 3, 1, 1, false};
+  const FcDesc fc{2, 16, 5, true};
+  const auto filter = random_floats(size_t(conv.k * conv.r * conv.s * conv.c), 1);
+  const auto bias = random_floats(size_t(conv.k), 2);
+  const auto weight = random_floats(size_t(fc.out * fc.in), 3);
+  for (int layer : {0, 1, 2}) backend->prepare_conv(layer, conv, filter.data(), bias.data());
+  backend->prepare_fc(3, fc, weight.data(), bias.data());
+
+  // Alone: 0 → ktune (oneDNN slow), 1 → oneDNN (ktune slow), 2 → either (both fast); fused:
+  // 0 → ktune (oneDNN's conv slow), 2 → oneDNN + add (ktune's fused call slow); fc 3 → ktune.
+  EXPECT_EQ(backend->layer_choice(0), "ktune/ktune");
+  EXPECT_EQ(backend->layer_choice(1).substr(0, 7), "onednn/");
+  EXPECT_EQ(backend->layer_choice(2).substr(backend->layer_choice(2).find('/')), "/onednn");
+  EXPECT_EQ(backend->layer_choice(3).substr(0, 6), "ktune/");
+  EXPECT_EQ(backend->layer_choice(9), "");
+  EXPECT_NE(backend->choices().find("of 4 layers"), std::string::npos) << backend->choices();
+
+  // Whatever runs it, the result is the reference's (outputs poisoned first).
+  const auto in = random_floats(size_t(conv.n * conv.h * conv.w * conv.c), 4);
+  const auto residual = random_floats(size_t(conv.n * conv.p() * conv.q() * conv.k), 5);
+  std::vector<float> want(residual.size());
+  cpu::reference_conv2d(conv, in.data(), filter.data(), bias.data(), want.data());
+  for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(want[i] + residual[i], 0.f);
+  for (int layer : {0, 1, 2}) {
+    std::vector<float> got(want.size(), std::numeric_limits<float>::quiet_NaN());
+    ASSERT_TRUE(backend->conv2d_add(layer, conv, in.data(), residual.data(), got.data(), true));
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5) << "layer " << layer << " at " << i;
+  }
+  EXPECT_THROW(backend->conv2d(5, conv, in.data(), std::vector<float>(want.size()).data()),
+               std::exception);
+}
+
+}  // namespace
+}  // namespace ktune::nn
