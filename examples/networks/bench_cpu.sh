@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune` and `onednn` backends in one
-# process per network and batch, taking turns one inference each (ktune_infer --backend
-# ktune,onednn), the same random weights (seed 1) and input (seed 2) for both, then the logits of
-# the two backends compared. Writes into OUT_DIR (default results/<device-slug>):
+# CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune`, `onednn` and `auto` (per layer
+# the faster of the two) backends in one process per network and batch, taking turns one
+# inference each (ktune_infer --backend ktune,onednn,auto), the same random weights (seed 1) and
+# input (seed 2) for all, then the logits of each backend compared with oneDNN's. Writes into OUT_DIR (default results/<device-slug>):
 #   networks.csv         network,batch,backend,device,median_ms
 #   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
-#   networks-agree.csv   max |logit difference| / max |logit| between the backends per network/batch
+#   networks-agree.csv   max |logit difference| / max |logit| of ktune and auto against onednn
 #   networks.md          the tables (examples/networks/networks_md.py)
 #   cpu.txt              lscpu and the load average before and after
 #   run.json             the manifest of results/README.md (command, commit, date, CPU model)
@@ -21,24 +21,26 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -f "$out/networks.csv" "$out/networks-layers.csv"
 { lscpu; echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"; echo "load before: $(cat /proc/loadavg)"; } > "$out/cpu.txt"
-echo "network,batch,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
+echo "network,batch,backend,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
   for network in ${NETWORKS:-resnet50 vgg16}; do
-    echo "== $network batch $batch, ktune and onednn taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "== $network batch $batch, ktune, onednn and auto taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
-      --backend ktune,onednn --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
-      --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep median
+      --backend ktune,onednn,auto --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
+      --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep -E "median|^auto:"
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
-    /usr/bin/python3 - "$tmp/$network-$batch.ktune.csv" "$tmp/$network-$batch.onednn.csv" \
-      "$network" "$batch" "$(tail -1 "$out/networks.csv" | cut -d, -f4)" >> "$out/networks-agree.csv" <<'PY'
+    for backend in ktune auto; do
+      /usr/bin/python3 - "$tmp/$network-$batch.$backend.csv" "$tmp/$network-$batch.onednn.csv" \
+        "$network" "$batch" "$backend" "$(tail -1 "$out/networks.csv" | cut -d, -f4)" >> "$out/networks-agree.csv" <<'PY'
 import sys
 import numpy as np
 a, b = (np.loadtxt(p, delimiter=",", ndmin=2) for p in sys.argv[1:3])
 diff, scale = float(np.abs(a - b).max()), float(np.abs(b).max())
-print(f"{sys.argv[3]},{sys.argv[4]},{sys.argv[5]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
+print(f"{sys.argv[3]},{sys.argv[4]},{sys.argv[5]},{sys.argv[6]},{diff:.6g},{scale:.6g},{diff / scale:.3g}")
 PY
+    done
   done
 done
 here=$(dirname "$0")
@@ -54,8 +56,9 @@ files = sorted(f for f in os.listdir(out) if f != "run.json")
 json.dump({"command": command, "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device,
-           "measures": f"VGG16 and ResNet-50 inference, ktune vs onednn backends taking turns in one "
-                       f"process, whole network and per layer, batch {batches}, FP32",
+           "measures": f"VGG16 and ResNet-50 inference, ktune, onednn and auto (per layer the faster "
+                       f"of the two) backends taking turns in one process, whole network and per "
+                       f"layer, batch {batches}, FP32",
            "files": files, "in_sample": None}, open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 cat "$out/networks.md"

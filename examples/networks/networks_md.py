@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Markdown tables of a networks benchmark directory (networks.csv, networks-layers.csv,
 networks-agree.csv from examples/networks/bench_cpu.sh): latency per backend with the
-ktune / reference-backend ratio, agreement of the logits, and the per-layer breakdown (layers
-summed by kind, then the layers where ktune is slowest against the other backend).
+ktune / onednn ratio and, where the `auto` backend ran, its time over the faster single backend
+and the share of its conv/fc layers (and of their time) on ktune's kernels; agreement of the
+logits; the per-layer breakdown (layers summed by kind, then ktune against oneDNN per layer).
 
     examples/networks/networks_md.py results/<device> workloads/conv2d/conv2d-small.csv > results/<device>/networks.md
 """
@@ -39,26 +40,54 @@ rows = list(csv.DictReader(open(f"{out}/networks.csv")))
 layers = list(csv.DictReader(open(f"{out}/networks-layers.csv")))
 agree = list(csv.DictReader(open(f"{out}/networks-agree.csv")))
 devices = sorted({r["device"] for r in rows})
-backends = sorted({r["backend"] for r in rows}, key=lambda b: (b != "ktune", b))
-other = [b for b in backends if b != "ktune"]
+order = {"ktune": 0, "onednn": 1, "auto": 2}
+backends = sorted({r["backend"] for r in rows}, key=lambda b: (order.get(b, 3), b))
+singles = [b for b in backends if b != "auto"]
+other = [b for b in singles if b != "ktune"]
 
 print(f"# Whole networks on {', '.join(devices)}\n")
+has_auto = "auto" in backends
 print("Median latency of one inference of the whole batch (ms); ktune / other = ktune's latency "
-      "over the other backend's (the target is <= 1.0).\n")
-print("| network | batch | device | " + " | ".join(backends) + " | " + " | ".join(f"ktune / {b}" for b in other) + " |")
-print("| --- | ---: | --- | " + " | ".join("---:" for _ in backends + other) + " |")
+      "over the other backend's (the target is <= 1.0)"
+      + ("; auto / best = the `auto` backend's latency over the faster of the single backends "
+         "(<= 1.0: never slower than its best single backend)" if has_auto else "") + ".\n")
+extra = [f"ktune / {b}" for b in other] + (["auto / best"] if has_auto else [])
+print("| network | batch | device | " + " | ".join(backends + extra) + " |")
+print("| --- | ---: | --- | " + " | ".join("---:" for _ in backends + extra) + " |")
 table = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"]) for r in rows}
 for net, batch, dev in sorted({(r["network"], r["batch"], r["device"]) for r in rows}, key=lambda k: (k[0], int(k[1]), k[2])):
     t = [table.get((net, batch, dev, b)) for b in backends]
     ratios = [table[(net, batch, dev, "ktune")] / table[(net, batch, dev, b)] if (net, batch, dev, b) in table and (net, batch, dev, "ktune") in table else None for b in other]
+    if has_auto:
+        best = [table[(net, batch, dev, b)] for b in singles if (net, batch, dev, b) in table]
+        auto = table.get((net, batch, dev, "auto"))
+        ratios.append(auto / min(best) if auto and best else None)
     print(f"| {net} | {batch} | {dev} | " + " | ".join(ms(x) for x in t) + " | "
           + " | ".join(f"{x:.2f}" if x else "" for x in ratios) + " |")
 
-print("\nLogits of the two backends (same weights and input): max |difference| / max |logit|.\n")
-print("| network | batch | device | max abs diff | max abs logit | relative |")
-print("| --- | ---: | --- | ---: | ---: | ---: |")
+if has_auto:
+    print("\nThe `auto` backend's conv and fc layers: how many ran on ktune's kernels (the rest on "
+          "oneDNN's), and their share of its conv + fc time.\n")
+    print("| network | batch | device | layers on ktune | of | time on ktune (ms) | of (ms) | share of time |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    served = defaultdict(lambda: [0, 0, 0.0, 0.0])
+    for l in layers:
+        if l["backend"] != "auto" or l["kind"] not in ("conv", "fc"):
+            continue
+        s = served[(l["network"], l["batch"], l["device"])]
+        on_ktune = l.get("choice") == "ktune"
+        s[0] += on_ktune
+        s[1] += 1
+        s[2] += float(l["median_ms"]) if on_ktune else 0.0
+        s[3] += float(l["median_ms"])
+    for (net, batch, dev), (k, n, k_ms, all_ms) in sorted(served.items(), key=lambda kv: (kv[0][0], int(kv[0][1]), kv[0][2])):
+        print(f"| {net} | {batch} | {dev} | {k} | {n} | {ms(k_ms)} | {ms(all_ms)} | {k_ms / all_ms:.2f} |")
+
+print("\nLogits against oneDNN's (same weights and input): max |difference| / max |logit|.\n")
+print("| network | batch | backend | device | max abs diff | max abs logit | relative |")
+print("| --- | ---: | --- | --- | ---: | ---: | ---: |")
 for a in agree:
-    print(f"| {a['network']} | {a['batch']} | {a.get('device', '')} | {a['max_abs_diff']} | {a['max_abs_logit']} | {a['relative']} |")
+    print(f"| {a['network']} | {a['batch']} | {a.get('backend', 'ktune')} | {a.get('device', '')} | {a['max_abs_diff']} | {a['max_abs_logit']} | {a['relative']} |")
 
 by_kind = defaultdict(float)
 per_layer = {}
@@ -76,7 +105,7 @@ for net, batch, dev in sorted({(l["network"], l["batch"], l["device"]) for l in 
         print(f"| {net} | {batch} | {dev} | {b} | " + " | ".join(ms(by_kind.get((net, batch, dev, k, b), 0.0)) for k in kinds) + " |")
 
 if other:
-    o = other[0]
+    o = "onednn" if "onednn" in other else other[0]
     print(f"\nConv and fc layers, ktune against {o} (ratio = ktune / {o}; > 1: ktune slower), "
           "every layer (full data: networks-layers.csv).\n")
     print("'trained': the shape is one of the 12 conv-small layers the tuned conv library's selector "

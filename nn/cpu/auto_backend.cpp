@@ -97,17 +97,17 @@ class AutoBackend final : public HostBackend {
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    (choice(layer).plain_ktune ? *ktune_ : *onednn_).conv2d(layer, d, in, out);
+    (ran(layer, false) ? *ktune_ : *onednn_).conv2d(layer, d, in, out);
   }
   bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
                   bool relu) override {
-    if (choice(layer).residual_ktune) return ktune_->conv2d_add(layer, d, in, residual, out, relu);
+    if (ran(layer, true)) return ktune_->conv2d_add(layer, d, in, residual, out, relu);
     onednn_->conv2d(layer, d, in, out);
     add(out, residual, out, size_t(d.n * d.p() * d.q() * d.k), relu);
     return true;
   }
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
-    (choice(layer).plain_ktune ? *ktune_ : *onednn_).fc(layer, d, x, y);
+    (ran(layer, false) ? *ktune_ : *onednn_).fc(layer, d, x, y);
   }
 
   std::string choices() const override {
@@ -121,23 +121,28 @@ class AutoBackend final : public HostBackend {
         "a residual add follows",
         ktune, choices_.size(), choices_.size() - size_t(ktune), residual);
   }
+  // What ran the layer's last call ("" before the first).
   std::string layer_choice(int layer) const override {
     const auto it = choices_.find(layer);
-    if (it == choices_.end()) return {};
-    return fmt::format("{}/{}", it->second.plain_ktune ? "ktune" : "onednn",
-                       it->second.residual_ktune ? "ktune" : "onednn");
+    if (it == choices_.end() || it->second.last == Choice::Last::none) return {};
+    return it->second.last == Choice::Last::ktune ? "ktune" : "onednn";
   }
 
  private:
   // Which backend runs the layer: alone, and when its output feeds a residual add (convs only).
   struct Choice {
     bool plain_ktune = true, residual_ktune = true;
+    enum class Last { none, ktune, onednn } last = Last::none;
   };
 
-  const Choice& choice(int layer) const {
+  // Whether ktune's kernels run this call of the layer (with a residual add or not); records it.
+  bool ran(int layer, bool with_residual) {
     const auto it = choices_.find(layer);
     if (it == choices_.end()) throw Error(fmt::format("auto: layer {} was not prepared", layer));
-    return it->second;
+    Choice& c = it->second;
+    const bool ktune = with_residual ? c.residual_ktune : c.plain_ktune;
+    c.last = ktune ? Choice::Last::ktune : Choice::Last::onednn;
+    return ktune;
   }
 
   std::unique_ptr<Backend> ktune_, onednn_;
