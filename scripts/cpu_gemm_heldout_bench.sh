@@ -7,7 +7,8 @@
 # (OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for these commands only). Then the per-set
 # summary of scripts/gemm_deployed_tables.py (in-run deployed / vendor) and the selectors'
 # deployed GFLOP/s against BASE's (scripts/cpu_gemm_selector_compare.py; default: the first NAME).
-#   [BASE=NAME] scripts/cpu_gemm_heldout_bench.sh OUT_DIR NAME=BENCH_BINARY...
+#   [BASE=NAME] [WORKLOADS="w1 w2"] scripts/cpu_gemm_heldout_bench.sh OUT_DIR NAME=BENCH_BINARY...
+# WORKLOADS: builtin names or CSV files (default: workloads/gemm/dnn-heldout.csv dnn-small).
 # writes OUT_DIR/deployed-cpu-<NAME>-<workload>.csv, OUT_DIR/deployed-cpu-heldout.{csv,md},
 # OUT_DIR/selectors.md and appends the load average and times to OUT_DIR/deployed-cpu-heldout.log.
 set -euo pipefail
@@ -21,7 +22,7 @@ echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)" | tee -a "$log"
 runs=() names=()
 for pair in "$@"; do names+=("${pair%%=*}"); done
 base=${BASE:-${names[0]}}
-for workload in workloads/gemm/dnn-heldout.csv dnn-small; do
+for workload in ${WORKLOADS:-workloads/gemm/dnn-heldout.csv dnn-small}; do
   tag=$(basename "$workload" .csv)
   for pair in "$@"; do
     name=${pair%%=*} bench=${pair#*=}

@@ -93,6 +93,23 @@ TEST(Workload, LlmIsDistinctFromTheTrainingWorkloads) {
       for (const auto& p : llm.problems) EXPECT_NE(p.key(), q.key()) << training;
 }
 
+// vit.csv (a file): the 36 GEMMs of ViT-S/B/L encoder layers at 1 and 8 images, in no committed
+// workload, so that it is held out for every selector (workloads/gemm/README.md).
+TEST(Workload, VitFileIsDistinctFromEveryCommittedWorkload) {
+  const Family& family = gemm_family();
+  const Workload vit =
+      load_workload(family, std::string(KTUNE_SOURCE_DIR) + "/workloads/gemm/vit.csv");
+  ASSERT_EQ(vit.problems.size(), 36u);
+  for (const std::string other :
+       {"dnn", "large", "llm", "dnn-extra.csv", "dnn-heldout.csv", "sampled-live.csv"}) {
+    const std::string name = other.find(".csv") == std::string::npos
+                                 ? other
+                                 : std::string(KTUNE_SOURCE_DIR) + "/workloads/gemm/" + other;
+    for (const auto& q : load_workload(family, name).problems)
+      for (const auto& p : vit.problems) EXPECT_NE(p.key(), q.key()) << other;
+  }
+}
+
 std::string write_temp(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + name;
   std::ofstream(path) << text;

@@ -91,6 +91,16 @@ class Tables(unittest.TestCase):
         # row, config_id -1), on the shapes it holds.
         self.assertEqual([o["oracle_gflops"] for o in out], ["", "9.000", ""])
 
+    def test_share_served_by_own_kernels_and_count_below_0_9(self):
+        # The first shape served by a shipped vendor call: 2 of 3 shapes on ktune's kernels,
+        # and of the deployed time (1000 + 2000 + 1333.3 ms-units) 3333.3 / 4333.3 = 77 %.
+        rows = [cpu_row(*s) for s in SHAPES]
+        rows[0] = rows[0].replace(",kind=packed;mr=8,", ",vendor=onednn,")
+        run = self.write("run.csv", [HEADER] + rows)
+        r = self.run_script("--run", f"x={run}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.summary_rows()["x"][-3:], ["1", "67 %", "77 % |\n"])
+
     def test_xz_sweep_gives_the_oracle_column(self):
         # An exported sweep committed as .xz (the larger ones are): the best ok config per shape.
         sweep = self.path("sweep.csv.xz")
