@@ -90,6 +90,10 @@ class Family {
   // Built-in workloads ("dnn", "tiny", ...): names, and the problems of one (empty: unknown).
   virtual std::vector<std::string> builtin_workloads() const { return {}; }
   virtual Workload builtin_workload(const std::string& name) const;
+  // A workload file's problems as variant `variant` ("FILE@bf16": GEMM's precisions), for
+  // load_workload; the default family has none (throws Error naming the variant).
+  virtual std::vector<Problem> workload_variant(std::vector<Problem> problems,
+                                                const std::string& variant) const;
   // Other header names accepted for features in workload CSVs, e.g. {"M", "m"}.
   virtual std::vector<std::pair<std::string, std::string>> feature_aliases() const { return {}; }
   // A feature value as reports print it (GEMM prints transposes as true/false).

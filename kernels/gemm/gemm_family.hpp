@@ -43,6 +43,8 @@ class GemmFamily final : public Family {
   void validate(const Problem& p) const override;
   std::vector<std::string> builtin_workloads() const override;  // gemm_workloads.cpp
   Workload builtin_workload(const std::string& name) const override;
+  std::vector<Problem> workload_variant(std::vector<Problem> problems,  // "@bf16": a precision
+                                        const std::string& variant) const override;
   std::vector<std::pair<std::string, std::string>> feature_aliases() const override;
   std::string feature_text(const std::string& name, double value) const override;
   std::optional<CodegenSignature> codegen_signature() const override;  // gemm_features.cpp

@@ -116,8 +116,7 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
   const size_t at = name.find('@');
   if (at != std::string::npos) {
     Workload w = builtin_workload(name.substr(0, at));
-    const Precision precision = parse_precision(name.substr(at + 1));
-    for (Problem& p : w.problems) p = with_precision(p, precision);
+    w.problems = workload_variant(std::move(w.problems), name.substr(at + 1));
     w.name = name;
     return w;
   }
@@ -130,6 +129,13 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
   if (name == "llm") w.problems = llm(*this);
   if (name == "tiny") w.problems = tiny();
   return w;
+}
+
+std::vector<Problem> GemmFamily::workload_variant(std::vector<Problem> problems,
+                                                  const std::string& variant) const {
+  const Precision precision = parse_precision(variant);
+  for (Problem& p : problems) p = with_precision(p, precision);
+  return problems;
 }
 
 // The shared/data layout: TransposeLHS, TransposeRHS, M, N, K, lda, ldb, ldc, batch.

@@ -35,6 +35,12 @@ Workload Family::builtin_workload(const std::string& name) const {
   return {};
 }
 
+std::vector<Problem> Family::workload_variant(std::vector<Problem> problems,
+                                              const std::string& variant) const {
+  (void)problems;
+  throw Error(fmt::format("the {} family has no workload variant '{}'", name(), variant));
+}
+
 std::string Family::feature_text(const std::string& name, double value) const {
   (void)name;
   return fmt::format("{}", value);

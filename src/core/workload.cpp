@@ -111,6 +111,15 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
     w.name = name_or_path;
     return w;
   }
+  // "FILE@VARIANT": the file's problems in one of the family's variants (GEMM: a precision).
+  if (const size_t at = name_or_path.rfind('@');
+      at != std::string::npos && !std::filesystem::is_regular_file(name_or_path) &&
+      std::filesystem::is_regular_file(name_or_path.substr(0, at))) {
+    Workload w = load_workload(family, name_or_path.substr(0, at));
+    w.problems = family.workload_variant(std::move(w.problems), name_or_path.substr(at + 1));
+    w.name += name_or_path.substr(at);
+    return w;
+  }
   if (!std::filesystem::is_regular_file(name_or_path)) {
     std::string known;
     for (const auto& n : builtin) known += (known.empty() ? "" : ", ") + n;
@@ -120,7 +129,8 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
   }
   Workload w;
   w.name = std::filesystem::path(name_or_path).stem().string();
-  w.problems = merge_tagged({{"", parse_workload_csv(family, read_text_file(name_or_path), name_or_path)}});
+  w.problems =
+      merge_tagged({{"", parse_workload_csv(family, read_text_file(name_or_path), name_or_path)}});
   return w;
 }
 

@@ -123,6 +123,22 @@ TEST(Workload, ReadsFamilyCsvFiles) {
   EXPECT_EQ(w.problems[1].key(), "transa=1;transb=0;m=7;n=8;k=9;batch=2");
 }
 
+// "FILE@bf16": a workload file in one of GEMM's precisions, as the built-in "llm@bf16".
+TEST(Workload, FileWithAPrecisionVariant) {
+  const auto path = write_temp("w_var.csv", "transa,transb,m,n,k,batch\n0,1,4,5,6,1\n");
+  const Workload w = load_workload(gemm_family(), path + "@bf16");
+  ASSERT_EQ(w.problems.size(), 1u);
+  EXPECT_EQ(w.problems[0].key(), "transa=0;transb=1;m=4;n=5;k=6;batch=1;precision=2");
+  EXPECT_EQ(w.name, "w_var@bf16");
+  try {
+    load_workload(gemm_family(), path + "@int3");
+    FAIL() << "an unknown precision was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown gemm precision 'int3'"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Workload, MalformedFilesNameTheFileAndLine) {
   const auto bad_value =
       write_temp("w_bad.csv", "transa,transb,m,n,k,batch\n0,0,4,5,6,1\n0,0,x,5,6,1\n");
