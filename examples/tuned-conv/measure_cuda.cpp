@@ -1,9 +1,10 @@
 // tuned_conv_bench's CUDA part: the deployed ktune::conv2d (CUDA tuned library, device pointers,
-// one stream) beside cuDNN at its fastest FP32 FMA algorithm and layout (NHWC or NCHW; TF32 off),
-// found and run exactly as the sweep's `cudnn` vendor (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both
-// are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
-// sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
-// adaptive repeats, inputs rotated so that reruns do not find them in L2).
+// one stream) beside cuDNN at its fastest FP32 FMA algorithm, API and layout (legacy Find or
+// backend engines, NHWC or NCHW; TF32 off), found and run exactly as the sweep's `cudnn` vendor
+// (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against the float64 reference kernel
+// on NaN-poisoned output, then timed with the sweep's device protocol
+// (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive repeats,
+// inputs rotated so that reruns do not find them in L2).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,9 +60,11 @@ class CudaMeasure final : public DeviceMeasure {
       if (out.status != ktune::Status::ok) return r;
       r.deployed_ms = out.timing.median_ms;
 
-      conv::cuda::CudnnConv cudnn(cudnn_.get(), s, conv::cuda::CudnnLayouts::nhwc_or_nchw);
+      conv::cuda::CudnnConv cudnn(cudnn_.get(), s, conv::cuda::CudnnLayouts::nhwc_or_nchw,
+                                  conv::cuda::CudnnApis::legacy_and_engines);
       cudnn.find(b.x(0), b.w(0), b.y(0));  // also loads cuDNN's kernels before any timing
-      for (int copy = 1; copy < b.copies(); ++copy) cudnn.stage(copy, b.x(copy), b.w(copy));
+      for (int copy = 1; copy < b.copies(); ++copy)
+        cudnn.stage(copy, b.x(copy), b.w(copy), b.y(copy));
       check(cudaStreamSynchronize(stream), "cudnn find");
       const ktune::Outcome vendor = b.measure(
           [&](int copy) {
@@ -71,6 +74,7 @@ class CudaMeasure final : public DeviceMeasure {
           policy, cudnn.description(), conv::error_bound(s, cudnn.transform_algorithm() ? 4 : 0),
           [&] { cudnn.poison(); }, [&] { cudnn.deliver(b.y(0)); });
       if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
+      r.vendor_what = cudnn.description();
       r.message += fmt::format(" [{}{}]", cudnn.description(),
                                vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
     } catch (const std::exception& e) {

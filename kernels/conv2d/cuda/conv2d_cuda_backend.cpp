@@ -126,9 +126,10 @@ class Session final : public ProblemSession {
     try {
       if (!cudnn_) {
         cudnn_ =
-            std::make_unique<CudnnConv>(context_.cudnn.get(), shape_, CudnnLayouts::nhwc_or_nchw);
+            std::make_unique<CudnnConv>(context_.cudnn.get(), shape_, CudnnLayouts::nhwc_or_nchw,
+                                        CudnnApis::legacy_and_engines);
         cudnn_->find(x(0), w(0), y(0));  // also loads cuDNN's kernels before any timing
-        for (int copy = 1; copy < copies_; ++copy) cudnn_->stage(copy, x(copy), w(copy));
+        for (int copy = 1; copy < copies_; ++copy) cudnn_->stage(copy, x(copy), w(copy), y(copy));
         check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cudnn find)");
       }
       const std::string what = cudnn_->description();

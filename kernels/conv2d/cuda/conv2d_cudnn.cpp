@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/conv2d/cuda/conv2d_cudnn_engines.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
@@ -54,8 +55,8 @@ CudnnHandle::~CudnnHandle() {
   if (handle_ && !ktune::cuda::context_corrupted()) cudnnDestroy(handle_);
 }
 
-CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s, CudnnLayouts layouts)
-    : handle_(handle), shape_(s), layouts_(layouts) {
+CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s, CudnnLayouts layouts, CudnnApis apis)
+    : handle_(handle), shape_(s), layouts_(layouts), apis_(apis) {
   try {
     check_cudnn(cudnnCreateConvolutionDescriptor(&conv_desc_), "cudnnCreateConvolutionDescriptor");
     check_cudnn(cudnnSetConvolution2dDescriptor(conv_desc_, int(s.pad), int(s.pad), int(s.stride),
@@ -135,22 +136,49 @@ CudnnConv::Found CudnnConv::find_in(const Layout& layout, const float* x, const 
 void CudnnConv::find(const float* x, const float* w, float* y) {
   Found best;
   use_nchw_ = false;
-  if (layouts_ != CudnnLayouts::nchw) best = find_in(nhwc_, x, w, y);
+  engines_.reset();
+  const bool legacy = apis_ != CudnnApis::engines;
+  if (layouts_ != CudnnLayouts::nchw && legacy) best = find_in(nhwc_, x, w, y);
   if (layouts_ != CudnnLayouts::nhwc) {
-    use_nchw_ = true;  // stage() works only for the NCHW layout
-    stage(0, x, w);
-    const Found nchw = find_in(nchw_, staged(0, 0), staged(0, 1), staged(0, 2));
-    use_nchw_ = nchw.ms >= 0 && (best.ms < 0 || nchw.ms < best.ms);
-    if (use_nchw_)
-      best = nchw;
-    else
-      staged_.clear();
+    use_nchw_ = true;  // stage() transposes only for the NCHW layout
+    stage(0, x, w, y);
+    if (legacy) {
+      const Found nchw = find_in(nchw_, staged(0, 0), staged(0, 1), staged(0, 2));
+      use_nchw_ = nchw.ms >= 0 && (best.ms < 0 || nchw.ms < best.ms);
+      if (use_nchw_) best = nchw;
+    }
   }
+  if (apis_ != CudnnApis::legacy) find_engines(x, w, y, best);
+  if (!use_nchw_) staged_.clear();
   if (best.ms < 0)
     throw ktune::cuda::CudaError("cudnn: no FP32 FMA forward algorithm for this problem", 0, false);
   algo_ = best.algo;
   workspace_ = ktune::cuda::DeviceBuffer<char>(best.memory, "cudnn workspace");
+  if (engines_) stage(0, x, w, y);  // binds copy 0 to the kept plan and its workspace
   found_ = true;
+}
+
+// The engines of each allowed layout; one faster than `best` becomes the kept plan.
+void CudnnConv::find_engines(const float* x, const float* w, float* y, Found& best) {
+  const bool legacy_nchw = use_nchw_ && apis_ != CudnnApis::engines;
+  for (const bool nchw : {false, true}) {
+    if ((nchw && layouts_ == CudnnLayouts::nhwc) || (!nchw && layouts_ == CudnnLayouts::nchw))
+      continue;
+    auto engines = std::make_unique<CudnnEngines>(handle_, shape_, nchw);
+    if (nchw && staged_.empty()) {
+      use_nchw_ = true;
+      stage(0, x, w, y);
+    }
+    const float ms =
+        nchw ? engines->find(staged(0, 0), staged(0, 1), staged(0, 2), kMaxFindWorkspace)
+             : engines->find(x, w, y, kMaxFindWorkspace);
+    if (ms >= 0 && (best.ms < 0 || ms < best.ms)) {
+      best = Found{algo_, ms, engines->workspace_bytes()};
+      engines_ = std::move(engines);
+      use_nchw_ = nchw;
+    }
+  }
+  if (!engines_) use_nchw_ = legacy_nchw;
 }
 
 // Part `part` (0 input, 1 filter, 2 output) of staged copy `copy`.
@@ -160,8 +188,17 @@ float* CudnnConv::staged(int copy, size_t part) const {
   return staged_.at(size_t(copy)).data() + offsets[part];
 }
 
-void CudnnConv::stage(int copy, const float* x, const float* w) {
-  if (!use_nchw_) return;
+void CudnnConv::stage(int copy, const float* x, const float* w, float* y) {
+  if (engines_) {  // after find(): bind this copy's buffers (staged ones for NCHW)
+    if (use_nchw_) stage_nchw(copy, x, w);
+    engines_->bind(copy, use_nchw_ ? staged(copy, 0) : x, use_nchw_ ? staged(copy, 1) : w,
+                   use_nchw_ ? staged(copy, 2) : y, workspace_.data());
+    return;
+  }
+  if (use_nchw_) stage_nchw(copy, x, w);
+}
+
+void CudnnConv::stage_nchw(int copy, const float* x, const float* w) {
   if (staged_.size() <= size_t(copy)) staged_.resize(size_t(copy) + 1);
   if (!staged_[size_t(copy)].data())
     staged_[size_t(copy)] = ktune::cuda::DeviceBuffer<float>(
@@ -191,6 +228,7 @@ void CudnnConv::stage(int copy, const float* x, const float* w) {
 }
 
 cudnnStatus_t CudnnConv::run(const float* x, const float* w, float* y, int copy) const {
+  if (engines_) return engines_->run(copy);
   const float one = 1.0f, zero = 0.0f;
   if (use_nchw_)
     return cudnnConvolutionForward(handle_, &one, nchw_.x, staged(copy, 0), nchw_.w,
@@ -217,11 +255,13 @@ void CudnnConv::deliver(float* y) const {
 }
 
 std::string CudnnConv::description() const {
-  return fmt::format("cudnn algo={} layout={} math=FMA workspace={} B", algo_name(algo_),
+  return fmt::format("cudnn {} layout={} math=FMA workspace={} B",
+                     engines_ ? engines_->description() : std::string("algo=") + algo_name(algo_),
                      use_nchw_ ? "NCHW" : "NHWC", workspace_.bytes());
 }
 
 bool CudnnConv::transform_algorithm() const {
+  if (engines_) return engines_->transform_algorithm();
   return algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
          algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
          algo_ == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||

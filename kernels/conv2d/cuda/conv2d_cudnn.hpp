@@ -19,9 +19,15 @@
 // the timed run reads and writes only the staged copies, and deliver() transposes the output back
 // to NHWC for verification. The network engine (nn/cuda) keeps NHWC only: its activations are
 // NHWC and a transpose per layer would be part of its time.
+//
+// APIs: the legacy Find does not reach every engine cuDNN 9 has (the FP32 xmma implicit-GEMM
+// kernels that its frontend and PyTorch find, up to 3.7x faster on ResNet-50's 1x1 layers on the
+// H100), so CudnnApis::legacy_and_engines also times the backend API's FMA engine configs per
+// layout (conv2d_cudnn_engines.hpp) and keeps the fastest of everything.
 #include <cudnn.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,12 +51,18 @@ class CudnnHandle {
 
 // The layouts find() may choose from (nchw alone: for tests of the staged path).
 enum class CudnnLayouts { nhwc, nchw, nhwc_or_nchw };
+// The APIs whose algorithms find() times: the legacy Find (cudnnFindConvolutionForwardAlgorithmEx),
+// the backend API's engines (conv2d_cudnn_engines.hpp), or both (engines alone: for tests).
+enum class CudnnApis { legacy, engines, legacy_and_engines };
+
+class CudnnEngines;
 
 class CudnnConv {
  public:
   static constexpr size_t kMaxFindWorkspace = size_t(4) << 30;
 
-  CudnnConv(cudnnHandle_t handle, const Shape& shape, CudnnLayouts layouts = CudnnLayouts::nhwc);
+  CudnnConv(cudnnHandle_t handle, const Shape& shape, CudnnLayouts layouts = CudnnLayouts::nhwc,
+            CudnnApis apis = CudnnApis::legacy);
   ~CudnnConv();
   CudnnConv(const CudnnConv&) = delete;
   CudnnConv& operator=(const CudnnConv&) = delete;
@@ -58,16 +70,17 @@ class CudnnConv {
   // Finds the fastest FMA algorithm and layout on these NHWC / KRSC buffers (y is overwritten)
   // and allocates its workspace. Throws CudaError when cuDNN fails or offers no FMA algorithm.
   void find(const float* x, const float* w, float* y);
-  // NCHW only (a no-op for NHWC): makes rotation copy `copy` (0, 1, ...) of the inputs in NCHW /
-  // KCRS, outside any timing; find() stages copy 0. Call before run() with that copy.
-  void stage(int copy, const float* x, const float* w);
+  // Prepares rotation copy `copy` (0, 1, ...) outside any timing; find() prepares copy 0 with
+  // its buffers. Call before run() with that copy. NCHW: transposes the inputs into NCHW / KCRS
+  // staged copies; an engine: binds the buffers to the plan; else nothing.
+  void stage(int copy, const float* x, const float* w, float* y);
   // One asynchronous forward convolution on the handle's stream; find() first. NHWC reads x and
-  // w and writes y; NCHW reads and writes staged copy `copy` only.
+  // w and writes y (an engine: those of copy `copy`); NCHW reads and writes staged copy `copy`.
   cudnnStatus_t run(const float* x, const float* w, float* y, int copy = 0) const;
   // NCHW only: poisons staged copy 0's output (NaN) / transposes it into the NHWC y.
   void poison() const;
   void deliver(float* y) const;
-  // "cudnn algo=IMPLICIT_PRECOMP_GEMM layout=NCHW math=FMA workspace=0 B"
+  // "cudnn algo=IMPLICIT_PRECOMP_GEMM layout=NCHW math=FMA workspace=0 B" (engines: "engine=N")
   std::string description() const;
   // Winograd and FFT algorithms round like a transform method: verify with Winograd's bound.
   bool transform_algorithm() const;
@@ -83,18 +96,22 @@ class CudnnConv {
     size_t memory = 0;
   };
   void make_layout(Layout& layout, cudnnTensorFormat_t format);
+  void find_engines(const float* x, const float* w, float* y, Found& best);
   Found find_in(const Layout& layout, const float* x, const float* w, float* y) const;
   float* staged(int copy, size_t offset) const;
+  void stage_nchw(int copy, const float* x, const float* w);
   void release();  // destroys the descriptors (constructor failures too)
   cudnnHandle_t handle_;
   Shape shape_;
   CudnnLayouts layouts_;
+  CudnnApis apis_;
   Layout nhwc_, nchw_;
   cudnnConvolutionDescriptor_t conv_desc_ = nullptr;
   cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   bool found_ = false, use_nchw_ = false;
   ktune::cuda::DeviceBuffer<char> workspace_;
   std::vector<ktune::cuda::DeviceBuffer<float>> staged_;  // per copy: x, then w, then y
+  std::unique_ptr<CudnnEngines> engines_;                 // the kept engine, if one won
 };
 
 // "CUDNN_STATUS_BAD_PARAM" -> a CudaError naming `call` when status is not SUCCESS.
