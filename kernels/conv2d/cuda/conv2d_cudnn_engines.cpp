@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/cuda_error.hpp"
@@ -104,8 +103,8 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
   ktune::cuda::Event start, stop;
   float best = -1;
   cudnnBackendDescriptor_t best_plan = nullptr;
-  std::set<int64_t> tried;
-  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+  for (cudnnBackendHeurMode_t mode :
+       {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
     cudnnBackendDescriptor_t heur = make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
     set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph_,
         "heuristics graph");
@@ -134,11 +133,11 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
                                    notes.data()) != CUDNN_STATUS_SUCCESS)
         continue;
       notes.resize(size_t(got));
-      // FP32 FMA only; each engine once (heuristics A's knob choice first).
+      // FP32 FMA only. An engine comes with several knob choices (tile sizes...): each config is
+      // timed, as cuDNN's frontend and PyTorch's benchmark mode do.
       if (has(notes, CUDNN_NUMERICAL_NOTE_TENSOR_CORE) ||
           has(notes, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) ||
-          has(notes, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION) ||
-          !tried.insert(index).second)
+          has(notes, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))
         continue;
       cudnnBackendDescriptor_t plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       int64_t bytes = 0;
@@ -176,6 +175,11 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
         best = ms;
         best_plan = plan;
         engine_ = index;
+        config_ = fmt::format("{}#{}",
+                              mode == CUDNN_HEUR_MODE_A   ? "A"
+                              : mode == CUDNN_HEUR_MODE_B ? "B"
+                                                          : "fallback",
+                              i);
         workspace_bytes_ = size_t(bytes);
         transform_ = has(notes, CUDNN_NUMERICAL_NOTE_FFT) ||
                      has(notes, CUDNN_NUMERICAL_NOTE_WINOGRAD) ||
@@ -209,6 +213,8 @@ cudnnStatus_t CudnnEngines::run(int copy) const {
   return cudnnBackendExecute(handle_, plan_, packs_[size_t(copy)]);
 }
 
-std::string CudnnEngines::description() const { return fmt::format("engine={}", engine_); }
+std::string CudnnEngines::description() const {
+  return fmt::format("engine={} config={}", engine_, config_);
+}
 
 }  // namespace ktune::kernels::conv2d::cuda

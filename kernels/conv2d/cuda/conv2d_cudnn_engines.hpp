@@ -3,10 +3,11 @@
 // frontend and PyTorch search, some of which the legacy cudnnFindConvolutionForwardAlgorithmEx
 // never runs (FP32 xmma implicit-GEMM kernels, for example). The operation graph holds one
 // convolution (x, w, y in NHWC / KRSC or NCHW / KCRS, FP32 data and compute); find() times every
-// engine config that heuristics mode A and the fallback list return, leaving out those with
-// tensor-core math (numerical notes TENSOR_CORE or DOWN_CONVERT_INPUTS: the FP32 baseline is
-// FMA math), and keeps the fastest as an execution plan. Runs execute that plan on variant packs
-// bound once per rotation copy, so nothing is built inside a timed run.
+// engine config (engine and knob choices) that heuristics modes A and B and the fallback list
+// return, leaving out those with tensor-core math (numerical notes TENSOR_CORE,
+// DOWN_CONVERT_INPUTS or REDUCED_PRECISION_REDUCTION: the FP32 baseline is FMA math), and keeps
+// the fastest as an execution plan. Runs execute that plan on variant packs bound once per
+// rotation copy, so nothing is built inside a timed run.
 #include <cudnn.h>
 
 #include <cstddef>
@@ -32,7 +33,7 @@ class CudnnEngines {
   // Binds rotation copy `copy`'s buffers and the workspace (of workspace_bytes()) for run().
   void bind(int copy, const float* x, const float* w, float* y, void* workspace);
   cudnnStatus_t run(int copy) const;
-  // "engine=12": cuDNN's global engine index of the kept plan.
+  // "engine=12 config=A#3": cuDNN's global engine index of the kept plan and its config.
   std::string description() const;
   bool transform_algorithm() const { return transform_; }  // Winograd or FFT numerics
 
@@ -43,6 +44,7 @@ class CudnnEngines {
   std::vector<cudnnBackendDescriptor_t> packs_;  // per copy
   size_t workspace_bytes_ = 0;
   int64_t engine_ = -1;
+  std::string config_;  // "A#3": the kept config's rank in that heuristic mode's results
   bool transform_ = false;
   cudnnBackendDescriptor_t make(cudnnBackendDescriptorType_t type);
 };
