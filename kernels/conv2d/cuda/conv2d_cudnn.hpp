@@ -21,9 +21,9 @@
 // NHWC and a transpose per layer would be part of its time.
 //
 // APIs: the legacy Find does not reach every engine cuDNN 9 has (the FP32 xmma implicit-GEMM
-// kernels that its frontend and PyTorch find, up to 3.7x faster on ResNet-50's 1x1 layers on the
-// H100), so CudnnApis::legacy_and_engines also times the backend API's FMA engine configs per
-// layout (conv2d_cudnn_engines.hpp) and keeps the fastest of everything.
+// kernels that its frontend and PyTorch find, often the fastest FP32 kernels on the H100), so
+// CudnnApis::legacy_and_engines also times the backend API's FMA engine configs per layout
+// (conv2d_cudnn_engines.hpp) and keeps the fastest of everything.
 #include <cudnn.h>
 
 #include <cstddef>
