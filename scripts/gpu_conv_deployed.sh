@@ -1,39 +1,39 @@
 #!/usr/bin/env bash
-# The deployed conv2d libraries on the lent GPU machine (one device call): builds (CUDA on,
-# KTUNE_NATIVE=OFF, examples on) the GPU tests and the deployed conv2d benchmarks from a git
-# archive of the branch, runs the tuned-library GPU tests, then tuned_conv_bench --device cuda
-# on dnn (in-sample selector) and on vgg16-conv with the selector trained on the ResNet-50
-# layers only (held out). Logs and results to $OUT.
+# The deployed conv2d libraries against cuDNN at its best, on the lent GPU machine (one device
+# call): while the build runs (niced: the GPU is idle but for this), PyTorch times cuDNN per
+# precision (fp32, tf32, bf16, fp16) and layout on the VGG16 + ResNet-50 layers
+# (kernels/conv2d/cudnn_precisions.py); then builds (scripts/gpu_build_remote.sh, examples on)
+# the GPU tests and the deployed conv2d benchmarks from the carried source tarball, runs the
+# cuDNN-baseline and tuned-library GPU tests, then tuned_conv_bench --device cuda on dnn
+# (in-sample selector) and on vgg16-conv with the selector trained on the ResNet-50 layers only
+# (held out); the vendor column is the FP32 `cudnn` baseline (fastest FMA algorithm of NHWC
+# and NCHW). Logs and results to $OUT.
+#   CARRY=.carry/tcconv scripts/gpu_conv_deployed.sh   # src.tar.gz, stateless.csv.gz
+#   SYSROOT=.carry/tc/sysroot.tar.gz
 set -uo pipefail
-C=${CARRY:-.carry/conv-deploy}  # src.tar.gz (git archive), sysroot.tar.gz, stateless.csv.gz
-ROOT=/tmp/kt-sysroot BUILD=/tmp/kt-build
-mkdir -p "$ROOT" /tmp/kt-src "$OUT"
-tar xzf $C/sysroot.tar.gz -C "$ROOT" && tar xzf $C/src.tar.gz -C /tmp/kt-src || exit 1
-export PATH="$ROOT/usr/bin:$PATH"
-export LD_LIBRARY_PATH="$ROOT/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PKG_CONFIG_LIBDIR="$ROOT/usr/lib/x86_64-linux-gnu/pkgconfig:$ROOT/usr/share/pkgconfig"
-cmake -S /tmp/kt-src -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
-  -DKTUNE_EXAMPLES=ON -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
-  -DKTUNE_CUDNN_LIBRARY="$ROOT/usr/local/cuda-13.0/lib/libcudnn.so.9" \
-  "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $ROOT/usr/local/cuda/include" > $OUT/cmake.log 2>&1 ||
-  { tail -30 $OUT/cmake.log; exit 1; }
-SECONDS=0
-timeout 230 ninja -C $BUILD -j "$(nproc)" -k 0 ktune_gpu_tests tuned_conv_bench tuned_conv_bench_resnet50 > $OUT/ninja.log 2>&1
-echo "build exit $? after ${SECONDS}s"; grep -E "error:|FAILED" $OUT/ninja.log | head -30
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-  $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do
-  [ -d "$d" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-done
-export KTUNE_CACHE_DIR=/tmp/ktune-cache
+C=${CARRY:-.carry/conv-deploy}
+export SYSROOT=${SYSROOT:-$C/sysroot.tar.gz}
+mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee $OUT/nvidia-smi.txt
-(cd /tmp/kt-src && git log -1 2>/dev/null); 
-timeout 60 $BUILD/bin/ktune_gpu_tests --gtest_filter='TunedConv2d*:TunedGemm*' > $OUT/gpu-tests.log 2>&1
+mkdir -p /tmp/kt-precisions && tar xzf $C/src.tar.gz -C /tmp/kt-precisions
+(cd /tmp/kt-precisions && timeout 300 python3 kernels/conv2d/cudnn_precisions.py --budget-ms 40 \
+  --csv $OUT/cudnn-precisions.csv --md $OUT/cudnn-precisions.md > $OUT/cudnn-precisions.log 2>&1;
+  echo "precisions exit $?" >> $OUT/cudnn-precisions.log) &
+torch_pid=$!
+SECONDS=0
+SRC=$C/src.tar.gz EXAMPLES=ON timeout 330 nice -n 19 scripts/gpu_build_remote.sh /tmp/b \
+  ktune_gpu_tests tuned_conv_bench tuned_conv_bench_resnet50 > $OUT/build.log 2>&1
+echo "build exit $? after ${SECONDS}s"; tail -3 $OUT/build.log
+wait $torch_pid; tail -2 $OUT/cudnn-precisions.log
+. /tmp/b.env
+export KTUNE_CACHE_DIR=/tmp/ktune-cache
+timeout 90 /tmp/b/bin/ktune_gpu_tests --gtest_filter='Conv2dCudnn*:Conv2dCudaBackend.Cudnn*:TunedConv2d*' > $OUT/gpu-tests.log 2>&1
 echo "gpu tests exit $?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|tests ran" $OUT/gpu-tests.log | tail -12
 B="--device cuda --device-slug h100-80gb-hbm3 --peak-gflops 66900 --bandwidth-gbs 3350"
-timeout 130 $BUILD/bin/tuned_conv_bench $B --workload dnn --dataset $C/stateless.csv.gz \
+timeout 130 /tmp/b/bin/tuned_conv_bench $B --workload dnn --dataset $C/stateless.csv.gz \
   --csv $OUT/conv-deployed-vs-cudnn.csv --md $OUT/conv-deployed-vs-cudnn.md > $OUT/bench.log 2>&1
 echo "bench exit $?"; tail -4 $OUT/bench.log
-timeout 60 $BUILD/bin/tuned_conv_bench_resnet50 $B --workload vgg16-conv --dataset $C/stateless.csv.gz \
+timeout 60 /tmp/b/bin/tuned_conv_bench_resnet50 $B --workload vgg16-conv --dataset $C/stateless.csv.gz \
   --csv $OUT/conv-deployed-vs-cudnn-heldout.csv --md $OUT/conv-deployed-vs-cudnn-heldout.md > $OUT/bench-heldout.log 2>&1
 echo "held-out bench exit $?"; tail -3 $OUT/bench-heldout.log
-gzip -f $OUT/ninja.log
+gzip -f /tmp/b/ninja.log; cp /tmp/b/ninja.log.gz $OUT/ 2>/dev/null

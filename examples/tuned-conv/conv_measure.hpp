@@ -15,12 +15,13 @@
 namespace tuned_conv {
 
 struct LayerResult {
-  std::string config;      // the config the selector picked
-  std::string status;      // ok, wrong (verification failed) or failed (an exception)
-  std::string message;     // why, when not ok
-  double rel_error = 0;    // of the deployed library
-  double deployed_ms = 0;  // median
-  double vendor_ms = 0;    // median of the vendor library, 0 when it failed
+  std::string config;       // the config the selector picked
+  std::string status;       // ok, wrong (verification failed) or failed (an exception)
+  std::string message;      // why, when not ok
+  double rel_error = 0;     // of the deployed library
+  double deployed_ms = 0;   // median
+  double vendor_ms = 0;     // median of the vendor library, 0 when it failed
+  std::string vendor_what;  // the vendor's algorithm, layout and math, where it says
 };
 
 class DeviceMeasure {

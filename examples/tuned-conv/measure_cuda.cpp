@@ -1,13 +1,15 @@
 // tuned_conv_bench's CUDA part: the deployed ktune::conv2d (CUDA tuned library, device pointers,
-// one stream) beside cuDNN at its fastest FP32 FMA algorithm (TF32 off), found and run exactly as
-// the sweep's `cudnn` vendor (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against
-// the float64 reference kernel on NaN-poisoned output, then timed with the sweep's device
-// protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive
-// repeats, inputs rotated so that reruns do not find them in L2).
+// one stream) beside cuDNN at its fastest FP32 FMA algorithm, API and layout (legacy Find or
+// backend engines, NHWC or NCHW; TF32 off), found and run exactly as the sweep's `cudnn` vendor
+// (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against the float64 reference kernel
+// on NaN-poisoned output, then timed with the sweep's device protocol
+// (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive repeats,
+// inputs rotated so that reruns do not find them in L2).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -58,16 +60,21 @@ class CudaMeasure final : public DeviceMeasure {
       if (out.status != ktune::Status::ok) return r;
       r.deployed_ms = out.timing.median_ms;
 
-      conv::cuda::CudnnConv cudnn(cudnn_.get(), s);
+      conv::cuda::CudnnConv cudnn(cudnn_.get(), s, conv::cuda::CudnnLayouts::nhwc_or_nchw,
+                                  conv::cuda::CudnnApis::legacy_and_engines);
       cudnn.find(b.x(0), b.w(0), b.y(0));  // also loads cuDNN's kernels before any timing
+      for (int copy = 1; copy < b.copies(); ++copy)
+        cudnn.stage(copy, b.x(copy), b.w(copy), b.y(copy));
       check(cudaStreamSynchronize(stream), "cudnn find");
       const ktune::Outcome vendor = b.measure(
           [&](int copy) {
-            conv::cuda::check_cudnn(cudnn.run(b.x(copy), b.w(copy), b.y(copy)),
+            conv::cuda::check_cudnn(cudnn.run(b.x(copy), b.w(copy), b.y(copy), copy),
                                     "cudnnConvolutionForward");
           },
-          policy, cudnn.description(), conv::error_bound(s, cudnn.transform_algorithm() ? 4 : 0));
+          policy, cudnn.description(), conv::error_bound(s, cudnn.transform_algorithm() ? 4 : 0),
+          [&] { cudnn.poison(); }, [&] { cudnn.deliver(b.y(0)); });
       if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
+      r.vendor_what = cudnn.description();
       r.message += fmt::format(" [{}{}]", cudnn.description(),
                                vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
     } catch (const std::exception& e) {
@@ -115,17 +122,24 @@ class CudaMeasure final : public DeviceMeasure {
     float* x(int i) const { return pool_.data() + size_t(i) * copy_; }
     float* w(int i) const { return x(i) + nx_; }
     float* y(int i) const { return w(i) + nw_; }
+    int copies() const { return copies_; }
 
+    // A run that writes its own buffers poisons them too (poison_own) and brings copy 0's
+    // output into y(0) before it is judged (deliver).
     template <typename Launch>
     ktune::Outcome measure(Launch&& launch, const ktune::TimingPolicy& policy,
-                           const std::string& what, double bound) {
+                           const std::string& what, double bound,
+                           const std::function<void()>& poison_own = {},
+                           const std::function<void()>& deliver = {}) {
       ktune::cuda::DeviceRun run;
       run.copies = copies_;
       run.poison = [&] {  // all-ones bytes are NaN floats
         check(cudaMemsetAsync(y(0), 0xFF, ny_ * 4, device_.stream()), "poison output");
+        if (poison_own) poison_own();
       };
       run.launch = launch;
       run.verify = [&] {
+        if (deliver) deliver();
         std::vector<float> out(ny_);
         check(cudaMemcpyAsync(out.data(), y(0), ny_ * 4, cudaMemcpyDeviceToHost, device_.stream()),
               "download output");

@@ -2,7 +2,7 @@
 // checks each result, and times it beside the vendor library (oneDNN on the CPU) in the same
 // run; the oracle is the best swept config per layer from the sweep's dataset. Writes
 //   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
-//          (then layer, config, status)
+//          (then layer, config, status, vendor_algo: the vendor's algorithm where it says)
 //   --md:  geometric means and time-weighted ratios per network and batch, and each layer's
 //          roofline position (FLOP per byte of compulsory traffic against --peak-gflops and
 //          --bandwidth-gbs).
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::string csv =
         "network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"
-        "config,status\n";
+        "config,status,vendor_algo\n";
     size_t bad = 0;
     for (const conv::Layer& layer : layers) {
       const auto& s = layer.shape;
@@ -161,10 +161,10 @@ int main(int argc, char** argv) {
       if (oracle.count(key)) row.oracle = oracle.at(key);
       bad += row.result.status == "ok" ? 0 : 1;
       auto num = [](double v) { return v > 0 ? fmt::format("{:.3f}", v) : std::string(); };
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", layer.network, s.n,
-                         s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, num(row.oracle),
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", layer.network,
+                         s.n, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, num(row.oracle),
                          num(row.deployed), num(row.vendor), layer.layer, row.result.config,
-                         row.result.status);
+                         row.result.status, row.result.vendor_what);
       fmt::print("{} {} n={}: deployed {:.1f} ({}) vendor {:.1f} oracle {:.1f} GFLOP/s {}\n",
                  layer.network, layer.layer, s.n, row.deployed, row.result.config, row.vendor,
                  row.oracle, row.result.message);

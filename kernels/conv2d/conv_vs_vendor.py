@@ -15,6 +15,9 @@ transform, which a stateless library call cannot skip). Layers and networks come
 workload CSVs in workloads/conv2d/ (VGG16 and ResNet-50 at batch 1 and 16). The deployed CSV has
 columns network,batch,n,h,w,c,k,r,s,stride,pad,deployed_gflops,vendor_gflops[,...]; when given,
 its vendor column (measured in the same run as the deployed library) replaces the dataset's.
+--engines adds cuDNN's engine search (kernels/conv2d/cudnn_precisions.py's CSV, its fp32 rows
+of both layouts, same GPU): each layer's vendor is then the faster of the two, and the CSV and
+table say which (vendor_source, vendor_algo).
 """
 import argparse
 import csv
@@ -70,11 +73,27 @@ def read_dataset(path, vendor, exclude):
 
 
 def read_deployed(path):
+    """key -> (deployed GFLOP/s, vendor GFLOP/s, the vendor's algorithm or "")."""
     out = {}
     with open(path, newline="") as handle:
         for row in csv.DictReader(handle):
             f = {name: int(row[name]) for name in FEATURES}
-            out[key_of(f)] = (float(row["deployed_gflops"]), float(row["vendor_gflops"]))
+            out[key_of(f)] = (float(row["deployed_gflops"]), float(row["vendor_gflops"]),
+                              row.get("vendor_algo") or "")
+    return out
+
+
+def read_engines(path):
+    """key -> (GFLOP/s, "layout kernels") of the fastest fp32 row of cudnn_precisions.py's CSV."""
+    out = {}
+    with open(path, newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["precision"] != "fp32":
+                continue
+            key = key_of({name: int(row[name]) for name in FEATURES})
+            gflops = float(row["gflops"])
+            if gflops > out.get(key, (0.0, ""))[0]:
+                out[key] = (gflops, f"{row['layout'].upper()} {row['kernels'].split(';')[0]}")
     return out
 
 
@@ -87,17 +106,19 @@ def main():
     parser.add_argument("--data", required=True)
     parser.add_argument("--vendor", required=True, help="vendor config name in the dataset")
     parser.add_argument("--deployed")
+    parser.add_argument("--engines", help="cudnn_precisions.py CSV: its fp32 rows compete as the vendor")
     parser.add_argument("--exclude", default="")
     parser.add_argument("--peak-gflops", type=float, required=True)
     parser.add_argument("--bandwidth-gbs", type=float, required=True)
     parser.add_argument("--csv", required=True)
     parser.add_argument("--markdown", required=True)
     args = parser.parse_args()
-    for path in [args.data] + ([args.deployed] if args.deployed else []):
+    for path in [args.data] + [p for p in (args.deployed, args.engines) if p]:
         if not os.path.isfile(path):
             fail(f"no such file: {path}")
     best, best_config, vendor = read_dataset(args.data, args.vendor, args.exclude)
     deployed = read_deployed(args.deployed) if args.deployed else {}
+    engines = read_engines(args.engines) if args.engines else {}
 
     rows = []
     for network, layer, f in layers():
@@ -109,23 +130,34 @@ def main():
         flops = 2.0 * f["n"] * p * q * f["k"] * f["c"] * f["r"] * f["s"]
         bytes_ = 4.0 * (f["n"] * f["h"] * f["w"] * f["c"] + f["k"] * f["r"] * f["s"] * f["c"] +
                         f["n"] * p * q * f["k"])
-        dep, ven = deployed.get(key, (float("nan"), vendor[key]))
+        dep, ven, algo = deployed.get(key, (float("nan"), vendor[key], ""))
+        source = args.vendor
+        if args.engines:
+            if key not in engines:
+                fail(f"{network} {layer} (n={f['n']}): no fp32 row in {args.engines}")
+            if engines[key][0] > ven:
+                ven, algo = engines[key]
+                source = "cudnn-engines"
         rows.append(dict(network=network, layer=layer, f=f, flops=flops, intensity=flops / bytes_,
-                         oracle=best[key], config=best_config[key], deployed=dep, vendor=ven))
+                         oracle=best[key], config=best_config[key], deployed=dep, vendor=ven,
+                         source=source, algo=algo))
 
     with open(args.csv, "w", newline="") as handle:
         w = csv.writer(handle)
-        w.writerow(["network", "batch"] + FEATURES + ["oracle_gflops", "deployed_gflops", "vendor_gflops"])
+        w.writerow(["network", "batch"] + FEATURES + ["oracle_gflops", "deployed_gflops", "vendor_gflops",
+                                                      "vendor_source", "vendor_algo"])
         for r in rows:
             w.writerow([r["network"], r["f"]["n"]] + [r["f"][n] for n in FEATURES] +
                        [f"{r['oracle']:.3f}", "" if math.isnan(r["deployed"]) else f"{r['deployed']:.3f}",
-                        f"{r['vendor']:.3f}"])
+                        f"{r['vendor']:.3f}", r["source"], r["algo"]])
 
     have_deployed = all(not math.isnan(r["deployed"]) for r in rows)
     md = [f"Conv2d on `{os.path.basename(os.path.dirname(os.path.abspath(args.csv)))}`: oracle = best verified "
           f"config per layer in `{args.data}`" + (f" (configs containing `{args.exclude}` excluded)" if args.exclude else "") +
           (f"; deployed and {args.vendor} measured side by side in one run (`{args.deployed}`)" if have_deployed
            else f"; vendor = the dataset's `{args.vendor}` rows; no deployed measurements") +
+          (f"; vendor = the faster of that and cuDNN's engine search (`{args.engines}`, fp32 rows)"
+           if args.engines else "") +
           ". Ratios are geometric means over layers of the per-layer GFLOP/s ratios; time-weighted = "
           "total vendor time / total time (each distinct layer once).", ""]
     head = "| network | batch | layers | oracle / vendor | oracle / vendor, time-weighted |"
@@ -149,15 +181,16 @@ def main():
            "intensity = direct-convolution FLOPs / compulsory bytes (input, filter, output once). "
            "Winograd does fewer multiplications than it is credited with, so its effective GFLOP/s can pass the FMA roof.", "",
            "| network | layer | n | h×w | c→k | r×s/stride | intensity | roof GFLOP/s | oracle | oracle % roof | "
-           + ("deployed | " if have_deployed else "") + "vendor | vendor % roof | best config |",
-           "|---|---|---:|---|---|---|---:|---:|---:|---:|" + ("---:|" if have_deployed else "") + "---:|---:|---|"]
+           + ("deployed | " if have_deployed else "") + "vendor | vendor % roof | best config | vendor algorithm |",
+           "|---|---|---:|---|---|---|---:|---:|---:|---:|" + ("---:|" if have_deployed else "") + "---:|---:|---|---|"]
     for r in rows:
         f = r["f"]
         roof = min(args.peak_gflops, args.bandwidth_gbs * r["intensity"])
         md.append(f"| {r['network']} | {r['layer']} | {f['n']} | {f['h']}×{f['w']} | {f['c']}→{f['k']} | "
                   f"{f['r']}×{f['s']}/{f['stride']} | {r['intensity']:.0f} | {roof:.0f} | {r['oracle']:.0f} | "
                   f"{100 * r['oracle'] / roof:.0f} % | " + (f"{r['deployed']:.0f} | " if have_deployed else "") +
-                  f"{r['vendor']:.0f} | {100 * r['vendor'] / roof:.0f} % | `{r['config']}` |")
+                  f"{r['vendor']:.0f} | {100 * r['vendor'] / roof:.0f} % | `{r['config']}` | "
+                  f"{r['source']}: {r['algo'] or 'n/a'} |")
     with open(args.markdown, "w") as handle:
         handle.write("\n".join(md) + "\n")
     print(f"conv_vs_vendor: wrote {args.csv} and {args.markdown} ({len(rows)} layers)")

@@ -125,18 +125,22 @@ class Session final : public ProblemSession {
     context_.device.make_current();
     try {
       if (!cudnn_) {
-        cudnn_ = std::make_unique<CudnnConv>(context_.cudnn.get(), shape_);
+        cudnn_ =
+            std::make_unique<CudnnConv>(context_.cudnn.get(), shape_, CudnnLayouts::nhwc_or_nchw,
+                                        CudnnApis::legacy_and_engines);
         cudnn_->find(x(0), w(0), y(0));  // also loads cuDNN's kernels before any timing
+        for (int copy = 1; copy < copies_; ++copy) cudnn_->stage(copy, x(copy), w(copy), y(copy));
         check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cudnn find)");
       }
       const std::string what = cudnn_->description();
       Outcome outcome = measure(
           [&](int copy) -> std::optional<Outcome> {
-            const cudnnStatus_t status = cudnn_->run(x(copy), w(copy), y(copy));
+            const cudnnStatus_t status = cudnn_->run(x(copy), w(copy), y(copy), copy);
             if (status == CUDNN_STATUS_SUCCESS) return std::nullopt;
             return failed(what + ": cudnnConvolutionForward: " + cudnnGetErrorString(status));
           },
-          policy, what, error_bound(shape_, cudnn_->transform_algorithm() ? 4 : 0));
+          policy, what, error_bound(shape_, cudnn_->transform_algorithm() ? 4 : 0),
+          [&] { cudnn_->poison(); }, [&] { cudnn_->deliver(y(0)); });
       if (outcome.message.empty()) outcome.message = what;  // which algorithm was timed
       return outcome;
     } catch (const std::exception& e) {
@@ -217,18 +221,23 @@ class Session final : public ProblemSession {
   using Launch = std::function<std::optional<Outcome>(int)>;
 
   // Verify on NaN-poisoned output, then time with rotation (the shared device protocol).
+  // A run that writes its own buffers poisons them too (poison_own) and brings copy 0's output
+  // into y(0) before it is judged (deliver).
   Outcome measure(const Launch& launch, const TimingPolicy& policy, const std::string& what,
-                  double bound) {
+                  double bound, const std::function<void()>& poison_own = {},
+                  const std::function<void()>& deliver = {}) {
     ktune::cuda::DeviceRun run;
     run.poison = [&] {
       check(cudaMemsetAsync(y(0), 0xFF, elems_y_ * sizeof(float), context_.device.stream()),
             "cudaMemsetAsync(poison output)");
+      if (poison_own) poison_own();
     };
     run.launch = [&](int copy) {
       if (std::optional<Outcome> bad = launch(copy))
         throw ktune::cuda::RunAbort{bad->status, bad->message};
     };
     run.verify = [&] {
+      if (deliver) deliver();
       gemm::Shape as_matrix;  // y as a k x (n*p*q) column-major matrix
       as_matrix.m = shape_.k;
       as_matrix.n = int64_t(elems_y_) / shape_.k;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/conv2d/cuda/conv2d_cudnn_engines.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
@@ -54,93 +55,213 @@ CudnnHandle::~CudnnHandle() {
   if (handle_ && !ktune::cuda::context_corrupted()) cudnnDestroy(handle_);
 }
 
-CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s) : handle_(handle) {
+CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s, CudnnLayouts layouts, CudnnApis apis)
+    : handle_(handle), shape_(s), layouts_(layouts), apis_(apis) {
   try {
-    check_cudnn(cudnnCreateTensorDescriptor(&x_desc_), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&y_desc_), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateFilterDescriptor(&w_desc_), "cudnnCreateFilterDescriptor");
     check_cudnn(cudnnCreateConvolutionDescriptor(&conv_desc_), "cudnnCreateConvolutionDescriptor");
-    check_cudnn(cudnnSetTensor4dDescriptor(x_desc_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, int(s.n),
-                                           int(s.c), int(s.h), int(s.w)),
-                "cudnnSetTensor4dDescriptor(x)");
-    // KRSC is cuDNN's NHWC filter format (k, then r, s, c innermost).
-    check_cudnn(cudnnSetFilter4dDescriptor(w_desc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, int(s.k),
-                                           int(s.c), int(s.r), int(s.s)),
-                "cudnnSetFilter4dDescriptor(w)");
     check_cudnn(cudnnSetConvolution2dDescriptor(conv_desc_, int(s.pad), int(s.pad), int(s.stride),
                                                 int(s.stride), 1, 1, CUDNN_CROSS_CORRELATION,
                                                 CUDNN_DATA_FLOAT),
                 "cudnnSetConvolution2dDescriptor");
     check_cudnn(cudnnSetConvolutionMathType(conv_desc_, CUDNN_FMA_MATH),
                 "cudnnSetConvolutionMathType(FMA)");
-    int n = 0, c = 0, p = 0, q = 0;
-    check_cudnn(cudnnGetConvolution2dForwardOutputDim(conv_desc_, x_desc_, w_desc_, &n, &c, &p, &q),
-                "cudnnGetConvolution2dForwardOutputDim");
-    if (n != s.n || c != s.k || p != s.p() || q != s.q())
-      throw Error(fmt::format("cudnn: output {}x{}x{}x{} differs from the family's {}x{}x{}x{}", n,
-                              p, q, c, s.n, s.p(), s.q(), s.k));
-    check_cudnn(
-        cudnnSetTensor4dDescriptor(y_desc_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, p, q),
-        "cudnnSetTensor4dDescriptor(y)");
+    make_layout(nhwc_, CUDNN_TENSOR_NHWC);
+    make_layout(nchw_, CUDNN_TENSOR_NCHW);
   } catch (...) {
     release();
     throw;
   }
 }
 
+void CudnnConv::make_layout(Layout& layout, cudnnTensorFormat_t format) {
+  const Shape& s = shape_;
+  check_cudnn(cudnnCreateTensorDescriptor(&layout.x), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnCreateTensorDescriptor(&layout.y), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnCreateFilterDescriptor(&layout.w), "cudnnCreateFilterDescriptor");
+  check_cudnn(cudnnSetTensor4dDescriptor(layout.x, format, CUDNN_DATA_FLOAT, int(s.n), int(s.c),
+                                         int(s.h), int(s.w)),
+              "cudnnSetTensor4dDescriptor(x)");
+  // KRSC is cuDNN's NHWC filter format (k, then r, s, c innermost); KCRS its NCHW one.
+  check_cudnn(cudnnSetFilter4dDescriptor(layout.w, CUDNN_DATA_FLOAT, format, int(s.k), int(s.c),
+                                         int(s.r), int(s.s)),
+              "cudnnSetFilter4dDescriptor(w)");
+  int n = 0, c = 0, p = 0, q = 0;
+  check_cudnn(cudnnGetConvolution2dForwardOutputDim(conv_desc_, layout.x, layout.w, &n, &c, &p, &q),
+              "cudnnGetConvolution2dForwardOutputDim");
+  if (n != s.n || c != s.k || p != s.p() || q != s.q())
+    throw Error(fmt::format("cudnn: output {}x{}x{}x{} differs from the family's {}x{}x{}x{}", n, p,
+                            q, c, s.n, s.p(), s.q(), s.k));
+  check_cudnn(cudnnSetTensor4dDescriptor(layout.y, format, CUDNN_DATA_FLOAT, n, c, p, q),
+              "cudnnSetTensor4dDescriptor(y)");
+}
+
 CudnnConv::~CudnnConv() { release(); }
 
 void CudnnConv::release() {
   if (conv_desc_) cudnnDestroyConvolutionDescriptor(conv_desc_);
-  if (w_desc_) cudnnDestroyFilterDescriptor(w_desc_);
-  if (y_desc_) cudnnDestroyTensorDescriptor(y_desc_);
-  if (x_desc_) cudnnDestroyTensorDescriptor(x_desc_);
-  conv_desc_ = nullptr, w_desc_ = nullptr, y_desc_ = nullptr, x_desc_ = nullptr;
+  conv_desc_ = nullptr;
+  for (Layout* layout : {&nhwc_, &nchw_}) {
+    if (layout->w) cudnnDestroyFilterDescriptor(layout->w);
+    if (layout->y) cudnnDestroyTensorDescriptor(layout->y);
+    if (layout->x) cudnnDestroyTensorDescriptor(layout->x);
+    *layout = Layout{};
+  }
 }
 
-void CudnnConv::find(const float* x, const float* w, float* y) {
+CudnnConv::Found CudnnConv::find_in(const Layout& layout, const float* x, const float* w,
+                                    float* y) const {
   size_t largest = 0;
   for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++a) {
     size_t bytes = 0;
-    if (cudnnGetConvolutionForwardWorkspaceSize(handle_, x_desc_, w_desc_, conv_desc_, y_desc_,
+    if (cudnnGetConvolutionForwardWorkspaceSize(handle_, layout.x, layout.w, conv_desc_, layout.y,
                                                 cudnnConvolutionFwdAlgo_t(a),
                                                 &bytes) == CUDNN_STATUS_SUCCESS &&
         bytes <= kMaxFindWorkspace)
       largest = std::max(largest, bytes);
   }
-  {
-    ktune::cuda::DeviceBuffer<char> search(largest, "cudnn find workspace");
-    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-    int returned = 0;
-    check_cudnn(
-        cudnnFindConvolutionForwardAlgorithmEx(handle_, x_desc_, x, w_desc_, w, conv_desc_, y_desc_,
-                                               y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned,
-                                               perf.data(), search.data(), largest),
-        "cudnnFindConvolutionForwardAlgorithmEx");
-    // Results come sorted by time, fastest first.
-    for (int i = 0; i < returned && !found_; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH) {
-        algo_ = perf[i].algo;
-        workspace_ = ktune::cuda::DeviceBuffer<char>(perf[i].memory, "cudnn workspace");
-        found_ = true;
-      }
-    }
-  }
-  if (!found_)
-    throw ktune::cuda::CudaError("cudnn: no FP32 FMA forward algorithm for this problem", 0, false);
+  ktune::cuda::DeviceBuffer<char> search(largest, "cudnn find workspace");
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+  int returned = 0;
+  check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(
+                  handle_, layout.x, x, layout.w, w, conv_desc_, layout.y, y,
+                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf.data(), search.data(), largest),
+              "cudnnFindConvolutionForwardAlgorithmEx");
+  // Results come sorted by time, fastest first.
+  for (int i = 0; i < returned; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH)
+      return {perf[i].algo, perf[i].time, perf[i].memory};
+  return {};
 }
 
-cudnnStatus_t CudnnConv::run(const float* x, const float* w, float* y) const {
+void CudnnConv::find(const float* x, const float* w, float* y) {
+  Found best;
+  use_nchw_ = false;
+  engines_.reset();
+  const bool legacy = apis_ != CudnnApis::engines;
+  if (layouts_ != CudnnLayouts::nchw && legacy) best = find_in(nhwc_, x, w, y);
+  if (layouts_ != CudnnLayouts::nhwc) {
+    use_nchw_ = true;  // stage() transposes only for the NCHW layout
+    stage(0, x, w, y);
+    if (legacy) {
+      const Found nchw = find_in(nchw_, staged(0, 0), staged(0, 1), staged(0, 2));
+      use_nchw_ = nchw.ms >= 0 && (best.ms < 0 || nchw.ms < best.ms);
+      if (use_nchw_) best = nchw;
+    }
+  }
+  if (apis_ != CudnnApis::legacy) find_engines(x, w, y, best);
+  if (!use_nchw_) staged_.clear();
+  if (best.ms < 0)
+    throw ktune::cuda::CudaError("cudnn: no FP32 FMA forward algorithm for this problem", 0, false);
+  algo_ = best.algo;
+  workspace_ = ktune::cuda::DeviceBuffer<char>(best.memory, "cudnn workspace");
+  if (engines_) stage(0, x, w, y);  // binds copy 0 to the kept plan and its workspace
+  found_ = true;
+}
+
+// The engines of each allowed layout; one faster than `best` becomes the kept plan.
+void CudnnConv::find_engines(const float* x, const float* w, float* y, Found& best) {
+  const bool legacy_nchw = use_nchw_ && apis_ != CudnnApis::engines;
+  for (const bool nchw : {false, true}) {
+    if ((nchw && layouts_ == CudnnLayouts::nhwc) || (!nchw && layouts_ == CudnnLayouts::nchw))
+      continue;
+    auto engines = std::make_unique<CudnnEngines>(handle_, shape_, nchw);
+    if (nchw && staged_.empty()) {
+      use_nchw_ = true;
+      stage(0, x, w, y);
+    }
+    const float ms =
+        nchw ? engines->find(staged(0, 0), staged(0, 1), staged(0, 2), kMaxFindWorkspace)
+             : engines->find(x, w, y, kMaxFindWorkspace);
+    if (ms >= 0 && (best.ms < 0 || ms < best.ms)) {
+      best = Found{algo_, ms, engines->workspace_bytes()};
+      engines_ = std::move(engines);
+      use_nchw_ = nchw;
+    }
+  }
+  if (!engines_) use_nchw_ = legacy_nchw;
+}
+
+// Part `part` (0 input, 1 filter, 2 output) of staged copy `copy`.
+float* CudnnConv::staged(int copy, size_t part) const {
+  const size_t nx = size_t(shape_.input_elements()), nw = size_t(shape_.filter_elements());
+  const size_t offsets[] = {0, nx, nx + nw};
+  return staged_.at(size_t(copy)).data() + offsets[part];
+}
+
+void CudnnConv::stage(int copy, const float* x, const float* w, float* y) {
+  if (engines_) {  // after find(): bind this copy's buffers (staged ones for NCHW)
+    if (use_nchw_) stage_nchw(copy, x, w);
+    engines_->bind(copy, use_nchw_ ? staged(copy, 0) : x, use_nchw_ ? staged(copy, 1) : w,
+                   use_nchw_ ? staged(copy, 2) : y, workspace_.data());
+    return;
+  }
+  if (use_nchw_) stage_nchw(copy, x, w);
+}
+
+void CudnnConv::stage_nchw(int copy, const float* x, const float* w) {
+  if (staged_.size() <= size_t(copy)) staged_.resize(size_t(copy) + 1);
+  if (!staged_[size_t(copy)].data())
+    staged_[size_t(copy)] = ktune::cuda::DeviceBuffer<float>(
+        size_t(shape_.input_elements() + shape_.filter_elements() + shape_.output_elements()),
+        "cudnn NCHW copy");
   const float one = 1.0f, zero = 0.0f;
-  return cudnnConvolutionForward(handle_, &one, x_desc_, x, w_desc_, w, conv_desc_, algo_,
-                                 workspace_.data(), workspace_.bytes(), &zero, y_desc_, y);
+  check_cudnn(cudnnTransformTensor(handle_, &one, nhwc_.x, x, &zero, nchw_.x, staged(copy, 0)),
+              "cudnnTransformTensor(x to NCHW)");
+  // A filter is a tensor of dims (k, c, r, s) in the same two formats.
+  cudnnTensorDescriptor_t from = nullptr, to = nullptr;
+  check_cudnn(cudnnCreateTensorDescriptor(&from), "cudnnCreateTensorDescriptor");
+  const cudnnStatus_t made = cudnnCreateTensorDescriptor(&to);
+  cudnnStatus_t status = made;
+  if (made == CUDNN_STATUS_SUCCESS) {
+    const Shape& s = shape_;
+    status = cudnnSetTensor4dDescriptor(from, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, int(s.k),
+                                        int(s.c), int(s.r), int(s.s));
+    if (status == CUDNN_STATUS_SUCCESS)
+      status = cudnnSetTensor4dDescriptor(to, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(s.k),
+                                          int(s.c), int(s.r), int(s.s));
+    if (status == CUDNN_STATUS_SUCCESS)
+      status = cudnnTransformTensor(handle_, &one, from, w, &zero, to, staged(copy, 1));
+    cudnnDestroyTensorDescriptor(to);
+  }
+  cudnnDestroyTensorDescriptor(from);
+  check_cudnn(status, "cudnnTransformTensor(w to KCRS)");
+}
+
+cudnnStatus_t CudnnConv::run(const float* x, const float* w, float* y, int copy) const {
+  if (engines_) return engines_->run(copy);
+  const float one = 1.0f, zero = 0.0f;
+  if (use_nchw_)
+    return cudnnConvolutionForward(handle_, &one, nchw_.x, staged(copy, 0), nchw_.w,
+                                   staged(copy, 1), conv_desc_, algo_, workspace_.data(),
+                                   workspace_.bytes(), &zero, nchw_.y, staged(copy, 2));
+  return cudnnConvolutionForward(handle_, &one, nhwc_.x, x, nhwc_.w, w, conv_desc_, algo_,
+                                 workspace_.data(), workspace_.bytes(), &zero, nhwc_.y, y);
+}
+
+void CudnnConv::poison() const {
+  if (!use_nchw_) return;
+  cudaStream_t stream = nullptr;
+  check_cudnn(cudnnGetStream(handle_, &stream), "cudnnGetStream");
+  ktune::cuda::check(
+      cudaMemsetAsync(staged(0, 2), 0xFF, size_t(shape_.output_elements()) * sizeof(float), stream),
+      "cudaMemsetAsync(poison cudnn NCHW output)");
+}
+
+void CudnnConv::deliver(float* y) const {
+  if (!use_nchw_) return;
+  const float one = 1.0f, zero = 0.0f;
+  check_cudnn(cudnnTransformTensor(handle_, &one, nchw_.y, staged(0, 2), &zero, nhwc_.y, y),
+              "cudnnTransformTensor(y to NHWC)");
 }
 
 std::string CudnnConv::description() const {
-  return fmt::format("cudnn algo={} workspace={} B", algo_name(algo_), workspace_.bytes());
+  return fmt::format("cudnn {} layout={} math=FMA workspace={} B",
+                     engines_ ? engines_->description() : std::string("algo=") + algo_name(algo_),
+                     use_nchw_ ? "NCHW" : "NHWC", workspace_.bytes());
 }
 
 bool CudnnConv::transform_algorithm() const {
+  if (engines_) return engines_->transform_algorithm();
   return algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
          algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
          algo_ == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
