@@ -343,6 +343,11 @@ void read_extension(const JsonField& ext, FileSpec& s) {
     }
   }
   if (auto work = ext.get("Work")) s.work = expression_of(*work, s.features);
+  if (auto dirs = ext.get("IncludeDirs"))
+    for (size_t i = 0; i < dirs->size(); ++i) {
+      s.include_dirs.push_back((*dirs)[i].str());
+      if (s.include_dirs.back().empty()) (*dirs)[i].fail("is empty");
+    }
   if (auto precision = ext.get("Precision"))
     s.precision = precision->choice({"float32", "float64"}) == 0 ? "float32" : "float64";
 }
@@ -390,6 +395,14 @@ FileSpec load_spec(const std::string& path) {
   must_exist(s.kernel_file, "KernelSpecification.KernelFile");
   if (s.reference) must_exist(s.reference->file, "x-ktune.Reference.File");
   if (!s.workload_file.empty()) must_exist(s.workload_file, "x-ktune.Workload");
+  for (size_t i = 0; i < s.include_dirs.size(); ++i) {
+    const fs::path dir = fs::path(s.dir) / s.include_dirs[i];
+    if (!fs::is_directory(dir))
+      throw Error(fmt::format("{}: x-ktune.IncludeDirs[{}]: '{}' is not a folder", path, i,
+                              s.include_dirs[i]));
+    // Absolute, so the compilers (run from anywhere) and a deployed package find it.
+    s.compiler_options.push_back("-I" + fs::weakly_canonical(fs::absolute(dir)).string());
+  }
   for (size_t i = 0; i < s.arguments.size(); ++i)
     if (!s.arguments[i].data_source.empty())
       must_exist(s.arguments[i].data_source,

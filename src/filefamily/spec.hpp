@@ -94,6 +94,9 @@ struct FileSpec {
   double tolerance = 0;  // relative Frobenius error allowed against the reference function
   std::string work;      // work per run (FLOPs) over the features; "" = none
   std::string precision = "float32";
+  // Folders the kernel's includes are searched in, relative to the problem file; load_spec
+  // appends them to compiler_options as -I<absolute folder>.
+  std::vector<std::string> include_dirs;
 };
 
 // Parses the text of a problem file named `path`; checks every field, the expressions (with
