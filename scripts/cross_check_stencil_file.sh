@@ -40,7 +40,7 @@ bench_one() {
   s=$(date +%s.%N)
   "$K" bench "${family[@]}" --store "$OUT/$store.sqlite" --configs "$CONFIGS" "$@" > "$OUT/$store.log" 2>&1
   e=$(date +%s.%N)
-  echo "$path,$workload,$round,$(echo "$e - $s" | bc)" >> "$OUT/wall.csv"
+  echo "$path,$workload,$round,$(awk "BEGIN { print $e - $s }")" >> "$OUT/wall.csv"
 }
 for round in $(seq "$ROUNDS"); do
   for path in builtin file; do
