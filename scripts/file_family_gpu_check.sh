@@ -35,7 +35,7 @@ X=/tmp/stencil-cross-check
 "$SRC/scripts/cross_check_stencil_file.sh" "$B/bin/ktune" $X 2 >> "$LOG" 2>&1
 echo "rc=$?" >> "$LOG"
 python3 "$SRC/scripts/compare_file_family.py" "$B/bin/ktune" $X \
-  "$SRC/examples/own-kernels/stencil_file/stencil_file.json" 2 >> "$LOG" 2>&1
+  "$SRC/examples/own-kernels/stencil_file/stencil_file.json" >> "$LOG" 2>&1
 echo "rc=$?" >> "$LOG"
 tar -C $X -czf "$OUT/stencil-cross-check.tar.gz" --exclude=cache .
 step "4. CUDA examples on cuda:0"
