@@ -168,8 +168,9 @@ Fill fill_of(const JsonField& f) {
       f.choice({"Constant", "Random", "Generator", "Script", "BinaryRaw", "BinaryHDF"});
   if (i == 0) return Fill::constant;
   if (i == 1) return Fill::random;
+  if (i == 2) return Fill::generator;
   if (i == 4) return Fill::binary_raw;
-  f.fail(fmt::format("'{}' is not supported (Constant, Random, BinaryRaw)", f.str()));
+  f.fail(fmt::format("'{}' is not supported (Constant, Random, Generator, BinaryRaw)", f.str()));
 }
 
 uint64_t seed_of(const JsonField& parent) {
@@ -178,6 +179,7 @@ uint64_t seed_of(const JsonField& parent) {
 }
 
 std::string data_source_of(const JsonField& parent, Fill fill) {
+  if (fill == Fill::generator) return expression_of(parent.at("DataSource"), {"i"});
   if (fill != Fill::binary_raw) return "";
   const std::string file = parent.at("DataSource").str();
   if (file.empty()) parent.at("DataSource").fail("is empty");
@@ -404,11 +406,11 @@ FileSpec load_spec(const std::string& path) {
     s.compiler_options.push_back("-I" + fs::weakly_canonical(fs::absolute(dir)).string());
   }
   for (size_t i = 0; i < s.arguments.size(); ++i)
-    if (!s.arguments[i].data_source.empty())
+    if (s.arguments[i].fill == Fill::binary_raw)
       must_exist(s.arguments[i].data_source,
                  fmt::format("KernelSpecification.Arguments[{}].DataSource", i));
   for (size_t i = 0; i < s.reference_arguments.size(); ++i)
-    if (!s.reference_arguments[i].data_source.empty())
+    if (s.reference_arguments[i].fill == Fill::binary_raw)
       must_exist(s.reference_arguments[i].data_source,
                  fmt::format("KernelSpecification.ReferenceArguments[{}].DataSource", i));
   return s;

@@ -27,7 +27,8 @@ struct Condition {
 };
 
 enum class ElementType { int8, uint8, int16, uint16, int32, uint32, int64, uint64, f32, f64 };
-enum class Fill { constant, random, binary_raw };
+// generator: DataSource is an expression over the element index i (KTT's "Generator").
+enum class Fill { constant, random, binary_raw, generator };
 enum class Access { read_only, write_only, read_write };
 enum class Validation { absolute_difference, side_by_side, side_by_side_relative };
 
@@ -41,7 +42,7 @@ struct Argument {
   Fill fill = Fill::random;
   double fill_value = 0;
   uint64_t seed = 1;
-  std::string data_source;  // BinaryRaw: a file, relative to the problem file
+  std::string data_source;  // BinaryRaw: a file, relative to the problem file; Generator: over i
   Access access = Access::read_write;
 };
 

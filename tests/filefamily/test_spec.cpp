@@ -151,6 +151,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "KernelSpecification.Arguments[0].FillType: 'Script' is not supported"},
         Malformed{"/KernelSpecification/Arguments/0/FillType", "BinaryRaw",
                   "KernelSpecification.Arguments[0]: 'DataSource' is missing"},
+        Malformed{"/KernelSpecification/Arguments/0/FillType", "Generator",
+                  "KernelSpecification.Arguments[0]: 'DataSource' is missing"},
         Malformed{"/KernelSpecification/Arguments/0/RandomSeed", "one",
                   "KernelSpecification.Arguments[0].RandomSeed: is not an integer"},
         Malformed{"/KernelSpecification/Arguments/2/Size", -1,
