@@ -7,8 +7,9 @@
 # extension is added: the file needs none. ArgumentData.bin, the raw input b, is copied from
 # there too when the clone has it, else written as 1048576 float32 values i: what the file's
 # reference implies (2 i + 3 = a + b + scalar with a[i] = i, scalar 3).
-# Usage: scripts/run_published_ktt_vectoradd.sh KTUNE KTT_GIT_DIR OUT_DIR [bench options...]
-#   e.g. ... /work/.mirror/HiPerCoRe+KTT/repo /tmp/ktt-vectoradd --device cuda:0
+# Usage: scripts/run_published_ktt_vectoradd.sh KTUNE KTT OUT_DIR [bench options...]
+#   KTT: a git directory of KTT (its HEAD is read), or a folder holding Tutorials/03KernelTuning/
+#   as copied from one; e.g. ... /work/.mirror/HiPerCoRe+KTT/repo /tmp/ktt-vectoradd --device cuda:0
 set -euo pipefail
 K=$1
 GIT=$2
@@ -16,18 +17,21 @@ OUT=$3
 shift 3
 T=Tutorials/03KernelTuning
 mkdir -p "$OUT"
+# show FILE: one file of the tutorial, byte for byte, from the git directory or the folder.
+show() {
+  if [ -f "$GIT/$T/$1" ]; then cat "$GIT/$T/$1"; else git --git-dir="$GIT" show "HEAD:$T/$1"; fi
+}
 for f in KernelTuningCudaScript.json CudaKernel.cu; do
-  git --git-dir="$GIT" show "HEAD:$T/$f" > "$OUT/$f"
+  show $f > "$OUT/$f"
 done
-if ! git --git-dir="$GIT" show "HEAD:$T/ArgumentData.bin" > "$OUT/ArgumentData.bin" 2> /dev/null ||
+if ! show ArgumentData.bin > "$OUT/ArgumentData.bin" 2> /dev/null ||
   [ "$(stat -c %s "$OUT/ArgumentData.bin")" != 4194304 ]; then
   python3 -c "import struct, sys; sys.stdout.buffer.write(struct.pack('<1048576f', *range(1048576)))" \
     > "$OUT/ArgumentData.bin"
   echo "ArgumentData.bin: not in $GIT, written as float32 i"
 fi
-echo "$T/KernelTuningCudaScript.json of $(git --git-dir="$GIT" rev-parse HEAD):" \
-  "sha256 $(sha256sum < "$OUT/KernelTuningCudaScript.json" | cut -c1-64)," \
-  "git blob $(git --git-dir="$GIT" rev-parse "HEAD:$T/KernelTuningCudaScript.json")"
+echo "$T/KernelTuningCudaScript.json: sha256 $(sha256sum < "$OUT/KernelTuningCudaScript.json" | cut -c1-64)," \
+  "git blob $(git hash-object "$OUT/KernelTuningCudaScript.json")"
 "$K" bench --family-file "$OUT/KernelTuningCudaScript.json" --store "$OUT/vectoradd.sqlite" "$@"
 "$K" export --store "$OUT/vectoradd.sqlite" --format csv -o "$OUT/vectoradd.csv"
 cat "$OUT/vectoradd.csv"
