@@ -4,12 +4,14 @@
 # device image has the CUDA toolkit, CMake and ninja but not these). The binaries stay on the
 # device (they link that machine's glibc and the sysroot's libraries: source the printed env file
 # before running them).
-#   SYSROOT=.carry/gpu/sysroot.tar.gz [SRC=src.tar.gz] [EXAMPLES=ON] \
+#   SYSROOT=.carry/gpu/sysroot.tar.gz [SRC=src.tar.gz] [EXAMPLES=ON] [NATIVE=ON] \
 #     scripts/gpu_build_remote.sh BUILD_DIR TARGET...
 # SRC: a source tarball (git archive); default: this checkout. EXAMPLES=ON also configures the
 # shipped tuned libraries (libraries/: KTUNE_LIBRARIES follows KTUNE_EXAMPLES) and the examples'
 # benchmarks (an empty PkgConfig::OPENBLAS stands in: only the CPU GEMM benchmark needs
-# OpenBLAS, and it is not built there). Prints "env: FILE" and the bin path on success.
+# OpenBLAS, and it is not built there). NATIVE=ON builds for the device's own CPU (-march=native),
+# as CPU timings compared with kernels compiled there at run time need. Prints "env: FILE" and
+# the bin path on success.
 set -euo pipefail
 BUILD=${1:?usage: gpu_build_remote.sh BUILD_DIR TARGET...}
 shift
@@ -39,7 +41,7 @@ done
 # shellcheck disable=SC1090
 . "$env_file"
 cuda=$ROOT/usr/local/cuda-13.0
-cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE=OFF \
+cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE="${NATIVE:-OFF}" \
   -DKTUNE_EXAMPLES="${EXAMPLES:-OFF}" -DKTUNE_LIBRARIES="${EXAMPLES:-OFF}" -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
   -DCMAKE_PROJECT_INCLUDE="$src/scripts/networks/fake_openblas.cmake" \
   -DKTUNE_CUDNN_LIBRARY="$cuda/lib/libcudnn.so.9" \

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "ktune/error.hpp"
+#include "src/filefamily/expression.hpp"
 #include "src/filefamily/file_family.hpp"
 
 namespace ktune::filefamily {
@@ -73,7 +74,16 @@ std::string read_raw(const FileSpec& s, const std::string& file, const std::stri
   return data;
 }
 
-// Constant, seeded random (floats in [-1, 1) without 0, integers in [0, 100)) or file contents.
+// Element i of a Generator fill: its DataSource expression at i.
+std::vector<double> generated(const std::string& expression, size_t count) {
+  const Expression e(expression, {"i"});
+  std::vector<double> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = e.eval({double(i)});
+  return out;
+}
+
+// Constant, seeded random (floats in [-1, 1) without 0, integers in [0, 100)), generated from
+// the element index, or file contents.
 void fill(const FileSpec& s, const Argument& a, size_t index, size_t count, std::byte* out) {
   if (a.fill == Fill::binary_raw) {
     const std::string field = fmt::format("KernelSpecification.Arguments[{}].DataSource", index);
@@ -81,11 +91,13 @@ void fill(const FileSpec& s, const Argument& a, size_t index, size_t count, std:
     std::memcpy(out, data.data(), data.size());
     return;
   }
+  const std::vector<double> values =
+      a.fill == Fill::generator ? generated(a.data_source, count) : std::vector<double>{};
   with_type(a.type, [&](auto zero) {
     using T = decltype(zero);
     std::mt19937_64 rng(a.seed);
     for (size_t i = 0; i < count; ++i) {
-      T v = static_cast<T>(a.fill_value);
+      T v = static_cast<T>(values.empty() ? a.fill_value : values[i]);
       if (a.fill == Fill::random) {
         if constexpr (std::is_floating_point_v<T>) {
           std::uniform_real_distribution<T> u(T(-1), T(1));
@@ -195,6 +207,8 @@ void ProblemData::read_expected() {
       const std::string data =
           read_raw(spec_, ref.data_source, field, counts_[e.arg] * element_bytes(type));
       e.values = to_doubles(type, reinterpret_cast<const std::byte*>(data.data()), counts_[e.arg]);
+    } else if (ref.fill == Fill::generator) {
+      e.values = generated(ref.data_source, counts_[e.arg]);
     } else {
       e.values.assign(counts_[e.arg], ref.fill_value);
     }

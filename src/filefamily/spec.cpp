@@ -168,8 +168,9 @@ Fill fill_of(const JsonField& f) {
       f.choice({"Constant", "Random", "Generator", "Script", "BinaryRaw", "BinaryHDF"});
   if (i == 0) return Fill::constant;
   if (i == 1) return Fill::random;
+  if (i == 2) return Fill::generator;
   if (i == 4) return Fill::binary_raw;
-  f.fail(fmt::format("'{}' is not supported (Constant, Random, BinaryRaw)", f.str()));
+  f.fail(fmt::format("'{}' is not supported (Constant, Random, Generator, BinaryRaw)", f.str()));
 }
 
 uint64_t seed_of(const JsonField& parent) {
@@ -178,6 +179,7 @@ uint64_t seed_of(const JsonField& parent) {
 }
 
 std::string data_source_of(const JsonField& parent, Fill fill) {
+  if (fill == Fill::generator) return expression_of(parent.at("DataSource"), {"i"});
   if (fill != Fill::binary_raw) return "";
   const std::string file = parent.at("DataSource").str();
   if (file.empty()) parent.at("DataSource").fail("is empty");
@@ -343,6 +345,11 @@ void read_extension(const JsonField& ext, FileSpec& s) {
     }
   }
   if (auto work = ext.get("Work")) s.work = expression_of(*work, s.features);
+  if (auto dirs = ext.get("IncludeDirs"))
+    for (size_t i = 0; i < dirs->size(); ++i) {
+      s.include_dirs.push_back((*dirs)[i].str());
+      if (s.include_dirs.back().empty()) (*dirs)[i].fail("is empty");
+    }
   if (auto precision = ext.get("Precision"))
     s.precision = precision->choice({"float32", "float64"}) == 0 ? "float32" : "float64";
 }
@@ -390,12 +397,20 @@ FileSpec load_spec(const std::string& path) {
   must_exist(s.kernel_file, "KernelSpecification.KernelFile");
   if (s.reference) must_exist(s.reference->file, "x-ktune.Reference.File");
   if (!s.workload_file.empty()) must_exist(s.workload_file, "x-ktune.Workload");
+  for (size_t i = 0; i < s.include_dirs.size(); ++i) {
+    const fs::path dir = fs::path(s.dir) / s.include_dirs[i];
+    if (!fs::is_directory(dir))
+      throw Error(fmt::format("{}: x-ktune.IncludeDirs[{}]: '{}' is not a folder", path, i,
+                              s.include_dirs[i]));
+    // Absolute, so the compilers (run from anywhere) and a deployed package find it.
+    s.compiler_options.push_back("-I" + fs::weakly_canonical(fs::absolute(dir)).string());
+  }
   for (size_t i = 0; i < s.arguments.size(); ++i)
-    if (!s.arguments[i].data_source.empty())
+    if (s.arguments[i].fill == Fill::binary_raw)
       must_exist(s.arguments[i].data_source,
                  fmt::format("KernelSpecification.Arguments[{}].DataSource", i));
   for (size_t i = 0; i < s.reference_arguments.size(); ++i)
-    if (!s.reference_arguments[i].data_source.empty())
+    if (s.reference_arguments[i].fill == Fill::binary_raw)
       must_exist(s.reference_arguments[i].data_source,
                  fmt::format("KernelSpecification.ReferenceArguments[{}].DataSource", i));
   return s;

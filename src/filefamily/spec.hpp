@@ -27,7 +27,8 @@ struct Condition {
 };
 
 enum class ElementType { int8, uint8, int16, uint16, int32, uint32, int64, uint64, f32, f64 };
-enum class Fill { constant, random, binary_raw };
+// generator: DataSource is an expression over the element index i (KTT's "Generator").
+enum class Fill { constant, random, binary_raw, generator };
 enum class Access { read_only, write_only, read_write };
 enum class Validation { absolute_difference, side_by_side, side_by_side_relative };
 
@@ -41,7 +42,7 @@ struct Argument {
   Fill fill = Fill::random;
   double fill_value = 0;
   uint64_t seed = 1;
-  std::string data_source;  // BinaryRaw: a file, relative to the problem file
+  std::string data_source;  // BinaryRaw: a file, relative to the problem file; Generator: over i
   Access access = Access::read_write;
 };
 
@@ -94,6 +95,9 @@ struct FileSpec {
   double tolerance = 0;  // relative Frobenius error allowed against the reference function
   std::string work;      // work per run (FLOPs) over the features; "" = none
   std::string precision = "float32";
+  // Folders the kernel's includes are searched in, relative to the problem file; load_spec
+  // appends them to compiler_options as -I<absolute folder>.
+  std::vector<std::string> include_dirs;
 };
 
 // Parses the text of a problem file named `path`; checks every field, the expressions (with

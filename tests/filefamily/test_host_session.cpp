@@ -50,6 +50,20 @@ TEST(FileFamilyHost, TemplateArgumentsAndReferenceArguments) {
   EXPECT_EQ(refused.message, "LocalSize.X = 0 is not a whole positive count");
 }
 
+// KTT's "Generator" fills: inputs and the expected output as expressions over the element index.
+TEST(FileFamilyHost, GeneratorFillsInputsAndReference) {
+  testing::private_cache("host-generated");
+  const Family& family =
+      find_family(register_file_family(testing::filefamily_data("generated.json")));
+  auto session = open_backend(family, "cpu")->open(family.builtin_workload("file").problems[0]);
+  const Outcome ok = run(family, *session, "SCALE=2");
+  EXPECT_EQ(ok.status, Status::ok) << ok.message;
+  EXPECT_EQ(ok.rel_error, 0.0);
+  const Outcome wrong = run(family, *session, "SCALE=3");
+  EXPECT_EQ(wrong.status, Status::wrong);
+  EXPECT_NE(wrong.message.find("out:"), std::string::npos) << wrong.message;
+}
+
 TEST(FileFamilyHost, DefinesReferenceFunctionAndCompileFailures) {
   testing::private_cache("host-stencil");
   const std::string name = register_file_family(testing::filefamily_data("stencil1d.json"));

@@ -2,6 +2,7 @@
 // field for each kind of malformed field.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -150,6 +151,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "KernelSpecification.Arguments[0].FillType: 'Script' is not supported"},
         Malformed{"/KernelSpecification/Arguments/0/FillType", "BinaryRaw",
                   "KernelSpecification.Arguments[0]: 'DataSource' is missing"},
+        Malformed{"/KernelSpecification/Arguments/0/FillType", "Generator",
+                  "KernelSpecification.Arguments[0]: 'DataSource' is missing"},
         Malformed{"/KernelSpecification/Arguments/0/RandomSeed", "one",
                   "KernelSpecification.Arguments[0].RandomSeed: is not an integer"},
         Malformed{"/KernelSpecification/Arguments/2/Size", -1,
@@ -176,7 +179,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"/x-ktune/Reference/Tolerance", -1,
                   "x-ktune.Reference.Tolerance: is not a non-negative number"},
         Malformed{"/x-ktune/Work", "2 * m", "x-ktune.Work: '2 * m'"},
-        Malformed{"/x-ktune/Precision", "half", "x-ktune.Precision: 'half' is not one of"}));
+        Malformed{"/x-ktune/Precision", "half", "x-ktune.Precision: 'half' is not one of"},
+        Malformed{"/x-ktune/IncludeDirs", "include", "x-ktune.IncludeDirs: is not an array"},
+        Malformed{"/x-ktune/IncludeDirs", json::array({""}), "x-ktune.IncludeDirs[0]: is empty"}));
 
 TEST(FileSpec, NotJsonIsOneLine) {
   try {
@@ -202,6 +207,36 @@ TEST(FileSpec, LoadNamesMissingFiles) {
                                          "is not a file");
   }
   EXPECT_THROW(load_spec(dir + "absent.json"), Error);
+}
+
+// IncludeDirs resolve against the problem file's folder into absolute -I flags (the compilers
+// run from anywhere); a folder that is not there is named.
+TEST(FileSpec, IncludeDirsBecomeAbsoluteIncludeFlags) {
+  const std::string dir = ::testing::TempDir() + "filefamily-include/";
+  std::filesystem::create_directories(dir + "ex/headers");
+  const std::string ex = std::string(KTUNE_SOURCE_DIR) + "/examples/own-kernels/dot/";
+  for (const char* f : {"dot.cpp", "dot_reference.cpp"})
+    std::filesystem::copy_file(ex + f, dir + "ex/" + f,
+                               std::filesystem::copy_options::overwrite_existing);
+  json j = json::parse(example_text());
+  j["x-ktune"]["IncludeDirs"] = {"headers", "../ex"};
+  std::ofstream(dir + "ex/dot.json") << j.dump();
+  const FileSpec s = load_spec(dir + "ex/dot.json");
+  const auto canonical = [](const std::string& p) {
+    return "-I" + std::filesystem::canonical(p).string();
+  };
+  ASSERT_GE(s.compiler_options.size(), 2u);
+  EXPECT_EQ(s.compiler_options[s.compiler_options.size() - 2], canonical(dir + "ex/headers"));
+  EXPECT_EQ(s.compiler_options.back(), canonical(dir + "ex"));
+  j["x-ktune"]["IncludeDirs"] = {"nowhere"};
+  std::ofstream(dir + "ex/dot.json") << j.dump();
+  try {
+    load_spec(dir + "ex/dot.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              dir + "ex/dot.json: x-ktune.IncludeDirs[0]: 'nowhere' is not a folder");
+  }
 }
 
 }  // namespace

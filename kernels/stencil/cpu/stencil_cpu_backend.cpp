@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "kernels/stencil/cpu/stencil_cpu.hpp"
-#include "kernels/stencil/cpu/stencil_cpu_kernel.hpp"
+#include "kernels/stencil/cpu/stencil_cpu_dispatch.hpp"
 #include "kernels/stencil/stencil_family.hpp"
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/error.hpp"
@@ -21,38 +21,10 @@ constexpr int kCpuMaxWorkGroup = 1024;
 
 template <typename T>
 void run_typed(const Scenario& s, const cpu::Geometry& g, const T* in, T* out) {
-  using cpu::Staged;
-  switch (s.program) {
-    case Program::synthetic:
-      cpu::run_tiled(g, in, out, cpu::Synthetic<T>{s.north, s.south, s.east, s.west, s.heavy});
-      return;
-    case Program::gaussian:
-      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_gaussian<T>(v); });
-      return;
-    case Program::life:
-      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_life<T>(v); });
-      return;
-    case Program::heat:
-      if constexpr (!std::is_integral_v<T>) {
-        cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_heat<T>(v); });
-        return;
-      }
-      break;
-    case Program::sobel:
-      if constexpr (!std::is_integral_v<T>) {
-        cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_sobel<T>(v); });
-        return;
-      }
-      break;
-    case Program::nms:
-      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_nms<T>(v); });
-      return;
-    case Program::threshold:
-      cpu::run_tiled(g, in, out, [](const Staged<T>& v) { return ktune_threshold<T>(v); });
-      return;
-  }
-  throw Error(fmt::format("stencil cpu: program {} does not take type {}", program_name(s.program),
-                          type_name(s.type)));
+  const cpu::Shape shape{int(s.program), s.north, s.south, s.east, s.west, s.heavy};
+  if (!cpu::with_user_function<T>(shape, [&](const auto& fn) { cpu::run_tiled(g, in, out, fn); }))
+    throw Error(fmt::format("stencil cpu: program {} does not take type {}",
+                            program_name(s.program), type_name(s.type)));
 }
 
 }  // namespace

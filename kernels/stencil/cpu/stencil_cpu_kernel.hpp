@@ -88,7 +88,8 @@ template <typename T>
 struct Synthetic {
   int north, south, east, west;
   bool heavy;
-  T operator()(const Staged<T>& in) const {
+  template <typename In>  // Staged<T> in the frame, any in(dy, dx) accessor in a reference
+  T operator()(const In& in) const {
     T acc = in(0, 0);
     const int lengths[4] = {north, south, east, west};
     const int dy[4] = {-1, 1, 0, 0}, dx[4] = {0, 0, 1, -1};
