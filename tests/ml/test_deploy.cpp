@@ -8,6 +8,7 @@
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/ml/codegen.hpp"
+#include "ktune/ml/codegen_devices.hpp"
 #include "ktune/ml/deploy.hpp"
 #include "ml_test_util.hpp"
 #include "tests/core/cli_test_util.hpp"
@@ -93,7 +94,7 @@ TEST(DeployPackage, RefusesBadInputNamingIt) {
   expect_error({{model, "a.csv"}}, {"My-Lib", {"cpu"}, ""}, "'My-Lib'");
   expect_error({{model, "a.csv"}}, {"lib", {"opencl"}, ""}, "'opencl'");
   expect_error({{model, "a.csv"}, {model, "b.csv"}}, {"lib", {"cpu"}, ""},
-               "b.csv: a second selector of family synthetic");
+               "b.csv: a second selector of device synthetic-dev");
   auto nameless = model;
   nameless.erase("device");
   expect_error({{nameless, "m.json"}}, {"lib", {"cpu"}, ""}, "m.json: the model names no device");
@@ -186,6 +187,65 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
     EXPECT_EQ(test::read_text(dir.file(c.name) + "/selectors/" + c.device + "/gemm.hpp"),
               test::read_text(src + "tests/deploy_vendor/" + c.header))
         << c.header;
+  }
+}
+
+// Several devices of one family: one header with the union of their configs and every device's
+// selector; the committed test library's header (tests/deploy_multidevice) is what deploy writes.
+TEST(DeployCli, TwoDevicesWriteTheCommittedMultiDeviceSelector) {
+  if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  test::TempDir dir;
+  const std::string err = dir.file("err.txt"), src = std::string(KTUNE_SOURCE_DIR) + "/";
+  std::string args = "deploy --name two_devices";
+  for (const char* device : {"a", "b"}) {
+    const std::string csv = std::string("tests/deploy_multidevice/planted-") + device + ".csv";
+    args += " --data " + src + csv + " --label " + csv;
+  }
+  args +=
+      " --pruner topn --k 2"
+      " --device-info 'planted-a:name=Planted CPU A;threads=2;simd_floats=16;l2_bytes=1048576'"
+      " --device-info 'planted-b:name=Planted CPU B;threads=64;simd_floats=8;l2_bytes=524288'";
+  ASSERT_EQ(testing::run_ktune_stderr_to(args + " -o " + dir.file("pkg"), err), 0)
+      << test::read_text(err);
+  EXPECT_EQ(test::read_text(dir.file("pkg") + "/selectors/gemm.hpp"),
+            test::read_text(src + "tests/deploy_multidevice/two-devices-k2.hpp"));
+  const auto manifest = nlohmann::json::parse(test::read_text(dir.file("pkg") + "/deploy.json"));
+  ASSERT_EQ(manifest["selectors"].size(), 1u);
+  EXPECT_EQ(manifest["selectors"][0]["devices"][1]["device"], "planted-b");
+  EXPECT_EQ(manifest["selectors"][0]["devices"][1]["name"], "Planted CPU B");
+  // A malformed --device-info is refused, naming it.
+  EXPECT_NE(testing::run_ktune_stderr_to(
+                args + " --device-info 'planted-a:threads=x' -o " + dir.file("bad"), err),
+            0);
+  EXPECT_NE(test::read_text(err).find("'planted-a:threads=x'"), std::string::npos)
+      << test::read_text(err);
+}
+
+// Models without a family signature share the first device's Features struct.
+TEST(DeployPackage, MultiDeviceHeaderOfFeatureStructSelectors) {
+  const auto a = ml::train_recipe(test::make_synthetic_dataset(), recipe(3), "a.csv");
+  auto b = a;
+  b["device"] = "other-dev";
+  const std::string header = ml::generate_multi_device_header(
+      {{a, "a.csv", {"synthetic-dev", "", {{"threads", 2}}}}, {b, "b.csv", {"other-dev", "", {}}}},
+      {});
+  for (const char* part :
+       {"namespace ktune_selector::device_1 {\n\nusing Features = device_0::Features;",
+        "using Features = device_0::Features;\n\n// Per device",
+        "inline int select(const Features& f) {", "pick = device_1::select(f);",
+        "\"synthetic-dev\\t\\tthreads=2\",", "\"other-dev\\t\\t\","})
+    EXPECT_NE(header.find(part), std::string::npos) << part;
+  EXPECT_EQ(header.find("kUnsure"), std::string::npos);
+  // Unsure rules serving different configs cannot be one kUnsure: refused.
+  try {
+    auto r = recipe(3);
+    r.selector_options.unsure.range_guard = true;
+    auto ua = ml::train_recipe(test::make_synthetic_dataset(), r, "a.csv");
+    ml::generate_multi_device_header(
+        {{ua, "a.csv", {"synthetic-dev", "", {}}}, {b, "b.csv", {"other-dev", "", {}}}}, {});
+    ADD_FAILURE() << "no error for an unsure rule on one device only";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unsure"), std::string::npos) << e.what();
   }
 }
 
