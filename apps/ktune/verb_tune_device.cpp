@@ -20,7 +20,7 @@ namespace {
 
 struct TuneDeviceArgs {
   std::string family = "gemm", device = "cpu", workload, store, budget = "5%", simulate, name,
-              output, model, k = "16", pruner = "pca-kmeans", selector = "tree-b";
+              output, model, k = "16", pruner = "pca-kmeans", selector = "tree-b", backends = "cpu";
   int64_t total_budget = 0;
   uint64_t seed = 0;
   std::vector<std::string> prior, with, device_info;
@@ -81,6 +81,7 @@ int run_tune_device(const TuneDeviceArgs& a) {
     for (const auto& d : a.device_info) deploy.insert(deploy.end(), {"--device-info", d});
     deploy.insert(deploy.end(), recipe.begin(), recipe.end());
     if (!a.name.empty()) deploy.insert(deploy.end(), {"--name", a.name});
+    deploy.insert(deploy.end(), {"--backends", a.backends});
     deploy.insert(deploy.end(), {"-o", a.output});
     if (const int rc = run_verb("deploy", deploy); rc != 0) return rc;
   } else {
@@ -127,6 +128,9 @@ Action setup_tune_device(CLI::App& sub) {
   sub.add_option("--pruner", a->pruner, "Recipe: pruner")->capture_default_str();
   sub.add_option("--selector", a->selector, "Recipe: tree selector")->capture_default_str();
   sub.add_option("--name", a->name, "Package name (as ktune deploy)");
+  sub.add_option("--backends", a->backends,
+                 "The package's backends (as ktune deploy; cuda for a GPU)")
+      ->capture_default_str();
   sub.add_option("-o,--output", a->output, "Package directory to write (ktune deploy)");
   sub.add_option("--emit-model", a->model, "Write the device's selector model here instead");
   return [a] { return run_tune_device(*a); };

@@ -39,6 +39,24 @@ TEST(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
   std::filesystem::remove(store);
 }
 
+// A GPU's package: --backends reaches deploy (a replayed planted GPU; nothing is compiled here).
+TEST(TuneDevice, PassesTheBackendsToDeploy) {
+  const std::string store = testing::temp_path("tune-gpu.sqlite");
+  const std::string package = testing::temp_path("tune-gpu-package");
+  std::filesystem::remove_all(package);
+  const auto r = testing::run_ktune(
+      "tune-device --family gemm --device planted-gpu --simulate " + std::string(KTUNE_SOURCE_DIR) +
+      "/tests/deploy_vendor/vendor-wins-gpu.csv --workload " + kDir +
+      "planted-shapes.csv --store " + store + " --budget 2 --k 2 --pruner topn --backends cuda" +
+      " --name gpu -o " + package);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(testing::read_file(package + "/deploy.json").find("\"cuda\""), std::string::npos);
+  EXPECT_NE(testing::read_file(package + "/CMakeLists.txt").find("enable_language(CUDA)"),
+            std::string::npos);
+  std::filesystem::remove_all(package);
+  std::filesystem::remove(store);
+}
+
 TEST(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
   const std::string store = testing::temp_path("tune-cpu.sqlite");
   const std::string model = testing::temp_path("tune-cpu-model.json");
