@@ -229,11 +229,16 @@ TEST(DeployPackage, MultiDeviceHeaderOfFeatureStructSelectors) {
   const std::string header = ml::generate_multi_device_header(
       {{a, "a.csv", {"synthetic-dev", "", {{"threads", 2}}}}, {b, "b.csv", {"other-dev", "", {}}}},
       {});
-  for (const char* part :
-       {"namespace ktune_selector::device_1 {\n\nusing Features = device_0::Features;",
-        "using Features = device_0::Features;\n\n// Per device",
-        "inline int select(const Features& f) {", "pick = device_1::select(f);",
-        "\"synthetic-dev\\t\\tthreads=2\",", "\"other-dev\\t\\t\","})
+  // device_1's selector takes device_0's Features, and defines none of its own.
+  const size_t begin = header.find("namespace ktune_selector::device_1 {");
+  const size_t end = header.find("}  // namespace ktune_selector::device_1");
+  ASSERT_LT(begin, end);
+  const std::string device_1 = header.substr(begin, end - begin);
+  EXPECT_NE(device_1.find("\nusing Features = device_0::Features;\n"), std::string::npos);
+  EXPECT_EQ(device_1.find("struct Features"), std::string::npos);
+  for (const char* part : {"using Features = device_0::Features;\n\n// Per device",
+                           "inline int select(const Features& f) {", "pick = device_1::select(f);",
+                           "\"synthetic-dev\\t\\tthreads=2\",", "\"other-dev\\t\\t\","})
     EXPECT_NE(header.find(part), std::string::npos) << part;
   EXPECT_EQ(header.find("kUnsure"), std::string::npos);
   // Unsure rules serving different configs cannot be one kUnsure: refused.
