@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
@@ -196,19 +197,36 @@ TEST(DeployCli, TwoDevicesWriteTheCommittedMultiDeviceSelector) {
   if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
   test::TempDir dir;
   const std::string err = dir.file("err.txt"), src = std::string(KTUNE_SOURCE_DIR) + "/";
-  std::string args = "deploy --name two_devices";
-  for (const char* device : {"a", "b"}) {
-    const std::string csv = std::string("tests/deploy_multidevice/planted-") + device + ".csv";
-    args += " --data " + src + csv + " --label " + csv;
-  }
-  args +=
-      " --pruner topn --k 2"
+  // The deploy command of the planted pair "planted-<prefix>a" and "-b" (planted_two_devices.py).
+  auto two_devices = [&](const std::string& name, const std::string& prefix,
+                         const std::string& rest) {
+    std::string args = "deploy --name " + name + " --pruner topn --k 2" + rest;
+    for (const char* device : {"a", "b"}) {
+      const std::string csv = "tests/deploy_multidevice/planted-" + prefix + device + ".csv";
+      args += " --data " + src + csv + " --label " + csv;
+    }
+    return args;
+  };
+  const std::string args = two_devices(
+      "two_devices", "",
       " --device-info 'planted-a:name=Planted CPU A;threads=2;simd_floats=16;l2_bytes=1048576'"
-      " --device-info 'planted-b:name=Planted CPU B;threads=64;simd_floats=8;l2_bytes=524288'";
-  ASSERT_EQ(testing::run_ktune_stderr_to(args + " -o " + dir.file("pkg"), err), 0)
-      << test::read_text(err);
-  EXPECT_EQ(test::read_text(dir.file("pkg") + "/selectors/gemm.hpp"),
-            test::read_text(src + "tests/deploy_multidevice/two-devices-k2.hpp"));
+      " --device-info 'planted-b:name=Planted CPU B;threads=64;simd_floats=8;l2_bytes=524288'");
+  // Its CUDA twin (tests/deploy_multidevice_cuda).
+  const std::string gpu_args = two_devices(
+      "two_gpus", "gpu-",
+      " --backends cuda"
+      " --device-info 'planted-gpu-a:name=Planted GPU A;sm_count=132;compute_capability=9;"
+      "global_mem_bytes=85520809984;l2_bytes=52428800'"
+      " --device-info 'planted-gpu-b:name=Planted GPU B;sm_count=40;compute_capability=7.5;"
+      "global_mem_bytes=15655829504;l2_bytes=4194304'");
+  for (const auto& [command, out, header] : {std::tuple{args, "pkg", "two-devices-k2.hpp"},
+                                             {gpu_args, "gpu", "two-gpu-devices-k2.hpp"}}) {
+    ASSERT_EQ(testing::run_ktune_stderr_to(command + " -o " + dir.file(out), err), 0)
+        << test::read_text(err);
+    EXPECT_EQ(test::read_text(dir.file(out) + "/selectors/gemm.hpp"),
+              test::read_text(src + "tests/deploy_multidevice/" + header))
+        << header;
+  }
   const auto manifest = nlohmann::json::parse(test::read_text(dir.file("pkg") + "/deploy.json"));
   ASSERT_EQ(manifest["selectors"].size(), 1u);
   EXPECT_EQ(manifest["selectors"][0]["devices"][1]["device"], "planted-b");
