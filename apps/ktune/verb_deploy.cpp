@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,8 @@
 #include "ktune/file_family_deploy.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/deploy.hpp"
+#include "ktune/store.hpp"
+#include "ktune/strict_number.hpp"
 
 namespace ktune::cli {
 namespace {
@@ -22,7 +25,7 @@ namespace {
 struct DeployArgs {
   std::string name, output, device, pruner = "pca-kmeans", k = "16", norm = "cutoff",
                                     selector = "tree-b", fallback = "baseline";
-  std::vector<std::string> families, data, labels, models, backends{"cpu"};
+  std::vector<std::string> families, data, labels, models, backends{"cpu"}, device_info;
   uint64_t seed = 0;
   ml::UnsureRule unsure;
   bool vendors = false;
@@ -63,11 +66,55 @@ std::string command_of(const DeployArgs& a, const ml::DeployRecipe& recipe) {
                           : " --label " + shell_word(a.labels[i]);
   }
   if (!a.device.empty()) c += " --device " + shell_word(a.device);
+  for (const auto& d : a.device_info) c += " --device-info " + shell_word(d);
   for (const auto& m : a.models) c += " --model " + shell_word(m);
   if (!a.data.empty()) c += " " + ml::recipe_arguments(recipe);
   std::string backends;
   for (const auto& b : a.backends) backends += (backends.empty() ? "" : ",") + b;
   return c + " --backends " + shell_word(backends);
+}
+
+// --device-info "<slug>:name=<model name>;<feature>=<value>;...": a device's record where the
+// dataset does not carry it (an exported CSV keeps only the slug).
+std::map<std::string, ml::DeviceRecord> parse_device_info(const std::vector<std::string>& given) {
+  std::map<std::string, ml::DeviceRecord> out;
+  for (const auto& text : given) {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0)
+      throw Error(fmt::format("--device-info '{}' is not <slug>:<name>=<value>;...", text));
+    ml::DeviceRecord d{text.substr(0, colon), "", {}};
+    for (size_t at = colon + 1; at <= text.size();) {
+      const size_t end = std::min(text.find(';', at), text.size());
+      const std::string item = text.substr(at, end - at);
+      at = end + 1;
+      if (item.empty()) continue;
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error(fmt::format("--device-info '{}': '{}' is not <name>=<value>", text, item));
+      if (item.substr(0, eq) == "name") {
+        d.name = item.substr(eq + 1);
+        continue;
+      }
+      const auto value = parse_finite_double(item.substr(eq + 1));
+      if (!value)
+        throw Error(fmt::format("--device-info '{}': '{}' is not a finite number", text, item));
+      d.features.emplace_back(item.substr(0, eq), *value);
+    }
+    out[d.slug] = d;
+  }
+  return out;
+}
+
+// The device's record: --device-info, else the store's devices table, else the slug alone.
+ml::DeviceRecord device_record(const std::string& data, const std::string& slug,
+                               const std::map<std::string, ml::DeviceRecord>& given) {
+  if (auto it = given.find(slug); it != given.end()) return it->second;
+  ml::DeviceRecord d{slug, "", {}};
+  if (!data.ends_with(".sqlite")) return d;
+  for (const auto& info : Store(data, Store::Mode::read_only).devices()) {
+    if (info.slug == slug) d = {slug, info.name, info.features};
+  }
+  return d;
 }
 
 nlohmann::json read_model(const std::string& path) {
@@ -88,6 +135,7 @@ int run_deploy(DeployArgs a) {
     throw Error(fmt::format("deploy: {} --label for {} --data (give one per --data, in order)",
                             a.labels.size(), a.data.size()));
   const ml::DeployRecipe recipe = recipe_of(a);
+  const auto device_info = parse_device_info(a.device_info);
   std::vector<ml::PackageSelector> selectors;
   for (size_t i = 0; i < a.data.size(); ++i) {
     DatasetSource source;
@@ -96,12 +144,17 @@ int run_deploy(DeployArgs a) {
     source.family = a.families.empty() ? "" : a.families[i];
     const std::string label = a.labels.empty() ? a.data[i] : a.labels[i];
     const Dataset data = source.load();
-    selectors.push_back({ml::train_recipe(data, recipe, label), label});
+    selectors.push_back({ml::train_recipe(data, recipe, label), label,
+                         device_record(a.data[i], data.device, device_info)});
     std::fprintf(stdout, "%s/%s: %lld problems, %zu configs shipped (%s)\n", data.device.c_str(),
                  data.family.c_str(), (long long)data.rows(),
                  selectors.back().model["configs"].size(), ml::recipe_arguments(recipe).c_str());
   }
-  for (const auto& m : a.models) selectors.push_back({read_model(m), m});
+  for (const auto& m : a.models) {
+    auto model = read_model(m);
+    const std::string slug = model.value("device", "");
+    selectors.push_back({model, m, device_record("", slug, device_info)});
+  }
   if (a.name.empty()) {
     const auto& m = selectors.front().model;
     a.name = m.is_object() && m.contains("family") && m["family"].is_string()
@@ -131,11 +184,15 @@ Action setup_deploy(CLI::App& sub) {
                  "holds several)");
   sub.add_option("--data", a->data,
                  "Store (.sqlite) or exported measurements (.csv, .csv.gz) to learn a selector "
-                 "from (repeatable: one per family)");
+                 "from (repeatable: one per family and device; several devices of a family make a "
+                 "multi-device library)");
   sub.add_option("--label", a->labels,
                  "What the generated files call the --data at the same position, in place of its "
                  "path (default: the path)");
   sub.add_option("--device", a->device, "Device slug (needed when a dataset holds several)");
+  sub.add_option("--device-info", a->device_info,
+                 "A device's record for a multi-device library, where its dataset lacks it: "
+                 "'<slug>:name=<model name>;<feature>=<value>;...' (repeatable; stores carry it)");
   sub.add_option("--model", a->models,
                  "A trained tree selector (ktune train -o) to ship as it is (repeatable)");
   sub.add_option("--pruner", a->pruner,

@@ -265,6 +265,15 @@ bool is_cpp_identifier(const std::string& s) {
   return !keywords.count(s);
 }
 
+std::vector<std::string> selector_arguments(const nlohmann::json& model) {
+  try {
+    const auto signature = family_signature(model, Selector::from_json(model)->feature_names());
+    return signature ? signature->args : std::vector<std::string>{};
+  } catch (const Error&) {
+    return {};  // generate_selector_header names what is wrong with the model
+  }
+}
+
 std::string generate_selector_header(const nlohmann::json& model, const CodegenOptions& options) {
   const std::string label = options.model_path.empty() ? "model" : options.model_path;
   if (!model.is_object() || !model.contains("format") || model["format"] != "ktune-selector") {
@@ -391,13 +400,17 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     }
     if (unsure.range_guard) body += range_guard_code(features, *selector);
   } else {
-    out += "// The model's problem features, in the order it was trained on.\n";
-    out += "struct Features {\n";
-    for (size_t i = 0; i < names.size(); ++i) {
-      out += "  double " + members[i] + ";";
-      out += members[i] == names[i] ? "\n" : "  // " + comment_text(names[i]) + "\n";
+    if (!options.features_type.empty()) {
+      out += "using Features = " + options.features_type + ";\n\n";
+    } else {
+      out += "// The model's problem features, in the order it was trained on.\n";
+      out += "struct Features {\n";
+      for (size_t i = 0; i < names.size(); ++i) {
+        out += "  double " + members[i] + ";";
+        out += members[i] == names[i] ? "\n" : "  // " + comment_text(names[i]) + "\n";
+      }
+      out += "};\n\n";
     }
-    out += "};\n\n";
     out +=
         "namespace detail {\ninline bool finite(double x) {\n"
         "  return x >= -1.7976931348623157e308 && x <= 1.7976931348623157e308;\n}\n"

@@ -5,11 +5,11 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/ml/codegen.hpp"
+#include "ktune/ml/codegen_devices.hpp"
 #include "ktune/ml/deploy.hpp"
 
 namespace ktune::ml {
@@ -66,7 +66,9 @@ std::string package_cmakelists(const PackageOptions& o, const std::vector<Entry>
       "set(KTUNE_REMEMBER_LOCAL ON)\n",
       o.command, project, families, backends, "ktune_tuned::" + o.name);
   if (cuda) out += "enable_language(CUDA)\n";
-  out += "\n# One library per family, built from the family's selector(s): selectors/<device>/.\n";
+  out +=
+      "\n# One library per family, built from its selector: selectors/<device>/, or for several\n"
+      "# devices selectors/<family>.hpp.\n";
   for (const auto& e : entries) {
     out += fmt::format(
         "ktune_add_tuned_library({0} FAMILY {1} BACKENDS {2}\n"
@@ -130,6 +132,10 @@ std::string package_selector_path(const std::string& device, const std::string& 
   return "selectors/" + device + "/" + family + ".hpp";
 }
 
+std::string package_multi_device_path(const std::string& family) {
+  return "selectors/" + family + ".hpp";
+}
+
 std::string package_selector_header(const PackageSelector& s, const std::string& command) {
   CodegenOptions o;
   o.command = command;
@@ -155,27 +161,60 @@ void write_deploy_package(const std::string& dir, const std::vector<PackageSelec
   if (selectors.empty()) throw Error("deploy: no dataset or model given");
 
   std::vector<Entry> entries;
-  std::set<std::string> families;
   std::vector<std::pair<std::string, std::string>> files;  // relative path, text
   nlohmann::json manifest = {{"format", "ktune-deploy"},
                              {"name", name},
                              {"backends", options.backends},
                              {"command", options.command},
                              {"selectors", nlohmann::json::array()}};
+  // Families in order of first appearance, each with its devices' selectors.
+  std::vector<std::pair<std::string, std::vector<const PackageSelector*>>> by_family;
   for (const auto& s : selectors) {
-    const std::string family = field(s, "family"), device = field(s, "device");
-    if (!families.insert(family).second)
-      throw Error(fmt::format("{}: a second selector of family {} (one device per family for now)",
-                              s.source, family));
-    const std::string header = package_selector_path(device, family);
-    files.emplace_back(header, package_selector_header(s, options.command));
-    entries.push_back({family, device, header, "ktune_tuned_" + name + "_" + family});
-    manifest["selectors"].push_back({{"family", family},
-                                     {"device", device},
-                                     {"header", header},
-                                     {"source", s.source},
-                                     {"kind", s.model.value("kind", "")},
-                                     {"configs", s.model.value("configs", nlohmann::json())}});
+    const std::string family = field(s, "family");
+    field(s, "device");  // every model names its device
+    auto it = std::find_if(by_family.begin(), by_family.end(),
+                           [&](const auto& f) { return f.first == family; });
+    if (it == by_family.end()) it = by_family.insert(by_family.end(), {family, {}});
+    it->second.push_back(&s);
+  }
+  for (const auto& [family, of_family] : by_family) {
+    const std::string target = "ktune_tuned_" + name + "_" + family;
+    if (of_family.size() == 1) {
+      const PackageSelector& s = *of_family[0];
+      const std::string device = field(s, "device");
+      const std::string header = package_selector_path(device, family);
+      files.emplace_back(header, package_selector_header(s, options.command));
+      entries.push_back({family, device, header, target});
+      manifest["selectors"].push_back({{"family", family},
+                                       {"device", device},
+                                       {"header", header},
+                                       {"source", s.source},
+                                       {"kind", s.model.value("kind", "")},
+                                       {"configs", s.model.value("configs", nlohmann::json())}});
+      continue;
+    }
+    // Several devices: one header holding every device's selector (codegen_devices.hpp).
+    std::vector<DeviceSelector> devices;
+    nlohmann::json listed = nlohmann::json::array();
+    for (const PackageSelector* s : of_family) {
+      DeviceRecord record = s->device;
+      if (record.slug.empty()) record.slug = field(*s, "device");
+      if (record.slug != field(*s, "device"))
+        throw Error(fmt::format("{}: the device record names {} but the model {}", s->source,
+                                record.slug, field(*s, "device")));
+      devices.push_back({s->model, s->source, record});
+      listed.push_back({{"device", record.slug},
+                        {"name", record.name},
+                        {"source", s->source},
+                        {"kind", s->model.value("kind", "")},
+                        {"configs", s->model.value("configs", nlohmann::json())}});
+    }
+    const std::string header = package_multi_device_path(family);
+    CodegenOptions o;
+    o.command = options.command;
+    files.emplace_back(header, generate_multi_device_header(devices, o));
+    entries.push_back({family, "", header, target});
+    manifest["selectors"].push_back({{"family", family}, {"header", header}, {"devices", listed}});
   }
   files.emplace_back("CMakeLists.txt", package_cmakelists(options, entries));
   files.emplace_back("cmake/ktune_tuned_" + name + "Config.cmake", package_config(options));

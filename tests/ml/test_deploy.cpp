@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "ktune/error.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/ml/codegen.hpp"
+#include "ktune/ml/codegen_devices.hpp"
 #include "ktune/ml/deploy.hpp"
 #include "ml_test_util.hpp"
 #include "tests/core/cli_test_util.hpp"
@@ -93,7 +95,7 @@ TEST(DeployPackage, RefusesBadInputNamingIt) {
   expect_error({{model, "a.csv"}}, {"My-Lib", {"cpu"}, ""}, "'My-Lib'");
   expect_error({{model, "a.csv"}}, {"lib", {"opencl"}, ""}, "'opencl'");
   expect_error({{model, "a.csv"}, {model, "b.csv"}}, {"lib", {"cpu"}, ""},
-               "b.csv: a second selector of family synthetic");
+               "b.csv: a second selector of device synthetic-dev");
   auto nameless = model;
   nameless.erase("device");
   expect_error({{nameless, "m.json"}}, {"lib", {"cpu"}, ""}, "m.json: the model names no device");
@@ -186,6 +188,87 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
     EXPECT_EQ(test::read_text(dir.file(c.name) + "/selectors/" + c.device + "/gemm.hpp"),
               test::read_text(src + "tests/deploy_vendor/" + c.header))
         << c.header;
+  }
+}
+
+// Several devices of one family: one header with the union of their configs and every device's
+// selector; the committed test library's header (tests/deploy_multidevice) is what deploy writes.
+TEST(DeployCli, TwoDevicesWriteTheCommittedMultiDeviceSelector) {
+  if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
+  test::TempDir dir;
+  const std::string err = dir.file("err.txt"), src = std::string(KTUNE_SOURCE_DIR) + "/";
+  // The deploy command of the planted pair "planted-<prefix>a" and "-b" (planted_two_devices.py).
+  auto two_devices = [&](const std::string& name, const std::string& prefix,
+                         const std::string& rest) {
+    std::string args = "deploy --name " + name + " --pruner topn --k 2" + rest;
+    for (const char* device : {"a", "b"}) {
+      const std::string csv = "tests/deploy_multidevice/planted-" + prefix + device + ".csv";
+      args += " --data " + src + csv + " --label " + csv;
+    }
+    return args;
+  };
+  const std::string args = two_devices(
+      "two_devices", "",
+      " --device-info 'planted-a:name=Planted CPU A;threads=2;simd_floats=16;l2_bytes=1048576'"
+      " --device-info 'planted-b:name=Planted CPU B;threads=64;simd_floats=8;l2_bytes=524288'");
+  // Its CUDA twin (tests/deploy_multidevice_cuda).
+  const std::string gpu_args = two_devices(
+      "two_gpus", "gpu-",
+      " --backends cuda"
+      " --device-info 'planted-gpu-a:name=Planted GPU A;sm_count=132;compute_capability=9;"
+      "global_mem_bytes=85520809984;l2_bytes=52428800'"
+      " --device-info 'planted-gpu-b:name=Planted GPU B;sm_count=40;compute_capability=7.5;"
+      "global_mem_bytes=15655829504;l2_bytes=4194304'");
+  for (const auto& [command, out, header] : {std::tuple{args, "pkg", "two-devices-k2.hpp"},
+                                             {gpu_args, "gpu", "two-gpu-devices-k2.hpp"}}) {
+    ASSERT_EQ(testing::run_ktune_stderr_to(command + " -o " + dir.file(out), err), 0)
+        << test::read_text(err);
+    EXPECT_EQ(test::read_text(dir.file(out) + "/selectors/gemm.hpp"),
+              test::read_text(src + "tests/deploy_multidevice/" + header))
+        << header;
+  }
+  const auto manifest = nlohmann::json::parse(test::read_text(dir.file("pkg") + "/deploy.json"));
+  ASSERT_EQ(manifest["selectors"].size(), 1u);
+  EXPECT_EQ(manifest["selectors"][0]["devices"][1]["device"], "planted-b");
+  EXPECT_EQ(manifest["selectors"][0]["devices"][1]["name"], "Planted CPU B");
+  // A malformed --device-info is refused, naming it.
+  EXPECT_NE(testing::run_ktune_stderr_to(
+                args + " --device-info 'planted-a:threads=x' -o " + dir.file("bad"), err),
+            0);
+  EXPECT_NE(test::read_text(err).find("'planted-a:threads=x'"), std::string::npos)
+      << test::read_text(err);
+}
+
+// Models without a family signature share the first device's Features struct.
+TEST(DeployPackage, MultiDeviceHeaderOfFeatureStructSelectors) {
+  const auto a = ml::train_recipe(test::make_synthetic_dataset(), recipe(3), "a.csv");
+  auto b = a;
+  b["device"] = "other-dev";
+  const std::string header = ml::generate_multi_device_header(
+      {{a, "a.csv", {"synthetic-dev", "", {{"threads", 2}}}}, {b, "b.csv", {"other-dev", "", {}}}},
+      {});
+  // device_1's selector takes device_0's Features, and defines none of its own.
+  const size_t begin = header.find("namespace ktune_selector::device_1 {");
+  const size_t end = header.find("}  // namespace ktune_selector::device_1");
+  ASSERT_LT(begin, end);
+  const std::string device_1 = header.substr(begin, end - begin);
+  EXPECT_NE(device_1.find("\nusing Features = device_0::Features;\n"), std::string::npos);
+  EXPECT_EQ(device_1.find("struct Features"), std::string::npos);
+  for (const char* part : {"using Features = device_0::Features;\n\n// Per device",
+                           "inline int select(const Features& f) {", "pick = device_1::select(f);",
+                           "\"synthetic-dev\\t\\tthreads=2\",", "\"other-dev\\t\\t\","})
+    EXPECT_NE(header.find(part), std::string::npos) << part;
+  EXPECT_EQ(header.find("kUnsure"), std::string::npos);
+  // Unsure rules serving different configs cannot be one kUnsure: refused.
+  try {
+    auto r = recipe(3);
+    r.selector_options.unsure.range_guard = true;
+    auto ua = ml::train_recipe(test::make_synthetic_dataset(), r, "a.csv");
+    ml::generate_multi_device_header(
+        {{ua, "a.csv", {"synthetic-dev", "", {}}}, {b, "b.csv", {"other-dev", "", {}}}}, {});
+    ADD_FAILURE() << "no error for an unsure rule on one device only";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unsure"), std::string::npos) << e.what();
   }
 }
 

@@ -23,6 +23,7 @@
 // The tree is walked with an explicit stack, so any depth is safe to refuse.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace ktune::ml {
 
@@ -32,7 +33,14 @@ struct CodegenOptions {
   std::string command;     // recorded in the first line; empty: "ktune codegen"
   std::string model_path;  // names the model in error messages and the header comment
   std::string dataset;     // recorded in the comment; empty: the model's "dataset" field, if any
+  // select(const Features&) headers: the Features type is this one (declared elsewhere) rather
+  // than a struct of the header's own (multi-device headers share one).
+  std::string features_type;
 };
+
+// The names of the long long arguments of the select() generated for the model, in order;
+// empty when it takes a Features struct.
+std::vector<std::string> selector_arguments(const nlohmann::json& model);
 
 // Whether s can name a C++ variable, function or namespace (not a keyword).
 bool is_cpp_identifier(const std::string& s);

@@ -7,8 +7,9 @@
 //   cmake/ktune_tuned_<name>Config.cmake what find_package(ktune_tuned_<name>) loads
 //   selectors/<device>/<family>.hpp      the generated selectors (ktune codegen's headers)
 //   deploy.json                          what was deployed: name, backends, recipe, selectors
-// The selectors/<device>/ level leaves room for several devices' selectors of one family in one
-// library; for now a package holds one selector per family. Family-neutral: a family is the
+// Several devices' selectors of one family (one model per device) become one header,
+// selectors/<family>.hpp (ktune/ml/codegen_devices.hpp): the library serves, at run time, the
+// selector of the device it runs on. Family-neutral: a family is the
 // name the model carries, handed on to ktune_add_tuned_library.
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "ktune/dataset.hpp"
+#include "ktune/ml/codegen_devices.hpp"
 #include "ktune/ml/normalize.hpp"
 #include "ktune/ml/prune.hpp"
 #include "ktune/ml/selector.hpp"
@@ -44,6 +46,9 @@ nlohmann::json train_recipe(const Dataset& data, const DeployRecipe& recipe,
 struct PackageSelector {
   nlohmann::json model;  // a tree selector model naming its family and device
   std::string source;    // the dataset or model file it came from (recorded in the header)
+  // The device as a multi-device library records it (name, device features); an empty slug is
+  // the model's device, with neither name nor features.
+  DeviceRecord device = {};
 };
 
 struct PackageOptions {
@@ -54,6 +59,8 @@ struct PackageOptions {
 
 // selectors/<device>/<family>.hpp
 std::string package_selector_path(const std::string& device, const std::string& family);
+// selectors/<family>.hpp: the header of a family deployed for several devices.
+std::string package_multi_device_path(const std::string& family);
 
 // The selector header of one model, as the package holds it (codegen with `command` recorded).
 std::string package_selector_header(const PackageSelector& s, const std::string& command);
@@ -63,8 +70,8 @@ void write_package_files(const std::string& dir,
                          const std::vector<std::pair<std::string, std::string>>& files);
 
 // Writes the package into dir (created; its files replaced). Throws Error (one line naming the
-// input) for a bad name or backend, a model without family or device, two models of one family,
-// or a model codegen refuses.
+// input) for a bad name or backend, a model without family or device, two models of one family and
+// device and device, or a model codegen refuses.
 void write_deploy_package(const std::string& dir, const std::vector<PackageSelector>& selectors,
                           const PackageOptions& options);
 

@@ -1,0 +1,85 @@
+// ktune tune-device: sampled tuning of a device, then its selector added to a multi-device
+// package (or written as a model). On a replayed planted device (deterministic), and on this CPU
+// with the conv1d example family's tiny workload and a budget of a few measurements.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/core/cli_test_util.hpp"
+
+namespace ktune {
+namespace {
+
+const std::string kDir = std::string(KTUNE_SOURCE_DIR) + "/tests/deploy_multidevice/";
+
+TEST(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
+  const std::string store = testing::temp_path("tune-device.sqlite");
+  const std::string package = testing::temp_path("tune-device-package");
+  std::filesystem::remove_all(package);
+  // planted-b replayed as the device being tuned, planted-a's dataset shipped beside it.
+  const auto r =
+      testing::run_ktune("tune-device --family gemm --device planted-b --simulate " + kDir +
+                         "planted-b.csv" + " --workload " + kDir + "planted-shapes.csv --store " +
+                         store + " --budget 2 --prior " + kDir + "planted-a.csv --with " + kDir +
+                         "planted-a.csv --k 2 --pruner topn --name both -o " + package);
+  ASSERT_EQ(r.status, 0) << r.output;
+  // Both configs of the replay per problem (the budget), said so with the time taken.
+  EXPECT_NE(r.output.find("tune-device: 24 measurements of gemm in "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("tune-device: ktune bench --family gemm --device planted-b"),
+            std::string::npos);
+  EXPECT_NE(r.output.find("--strategy model --budget 2"), std::string::npos);
+  EXPECT_NE(r.output.find("prior problems 12"), std::string::npos);  // planted-a's, the prior
+  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
+  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-b\", \"planted-a\"}"),
+            std::string::npos)
+      << header.substr(0, 2000);
+  std::filesystem::remove_all(package);
+  std::filesystem::remove(store);
+}
+
+// A GPU's package: --backends reaches deploy (a replayed planted GPU; nothing is compiled here).
+TEST(TuneDevice, PassesTheBackendsToDeploy) {
+  const std::string store = testing::temp_path("tune-gpu.sqlite");
+  const std::string package = testing::temp_path("tune-gpu-package");
+  std::filesystem::remove_all(package);
+  const auto r = testing::run_ktune(
+      "tune-device --family gemm --device planted-gpu --simulate " + std::string(KTUNE_SOURCE_DIR) +
+      "/tests/deploy_vendor/vendor-wins-gpu.csv --workload " + kDir +
+      "planted-shapes.csv --store " + store + " --budget 2 --k 2 --pruner topn --backends cuda" +
+      " --name gpu -o " + package);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(testing::read_file(package + "/deploy.json").find("\"cuda\""), std::string::npos);
+  EXPECT_NE(testing::read_file(package + "/CMakeLists.txt").find("enable_language(CUDA)"),
+            std::string::npos);
+  std::filesystem::remove_all(package);
+  std::filesystem::remove(store);
+}
+
+TEST(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
+  const std::string store = testing::temp_path("tune-cpu.sqlite");
+  const std::string model = testing::temp_path("tune-cpu-model.json");
+  const auto r = testing::run_ktune("tune-device --family conv1d --workload tiny --store " + store +
+                                    " --budget 2 --total-budget 6 --k 2 --emit-model " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("tune-device: 6 measurements of conv1d in "), std::string::npos)
+      << r.output;
+  const std::string text = testing::read_file(model);
+  EXPECT_NE(text.find("\"format\": \"ktune-selector\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"family\": \"conv1d\""), std::string::npos) << text;
+  std::filesystem::remove(store);
+  std::filesystem::remove(model);
+  std::filesystem::remove(model + ".configs.txt");
+}
+
+TEST(TuneDevice, RefusesAMissingOutputNamingTheOptions) {
+  const auto r = testing::run_ktune("tune-device --workload tiny --store x.sqlite");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("give -o <package dir> or --emit-model <file>"), std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists("x.sqlite"));
+}
+
+}  // namespace
+}  // namespace ktune
