@@ -119,7 +119,11 @@ def main():
                    str(args.reps), "--warmup", str(args.warmup)]
             run = subprocess.run(cmd, capture_output=True, text=True)
             if run.returncode:
-                sys.exit(f"{name}: ktune_infer failed: {run.stdout}{run.stderr}")
+                print(f"{name}: ktune_infer failed: {run.stdout}{run.stderr}", flush=True)
+                failed.append(name)
+                agree_rows.extend([name, args.batch, b, "failed", "", "", "", args.bound, ""]
+                                  for b in backends)
+                continue
             notes = sum(1 for line in run.stdout.splitlines() if line.startswith("note: "))
             device = re.search(r"on backend \S+ \((.*)\); weights", run.stdout).group(1)
             medians = dict(re.findall(r"^(\S+): median ([0-9.]+) ms", run.stdout, re.M))

@@ -230,7 +230,13 @@ class Loader {
     if (!n.domain().empty() && n.domain() != "ai.onnx")
       fail(n, fmt::format("domain '{}' is not supported", n.domain()));
     try {
-      if (op == "Identity" || op == "Dropout") {
+      if ((op == "Identity" || op == "Dropout") && n.input_size() > 0 &&
+          constants_.count(n.input(0))) {
+        only_first_output(n);  // PyTorch's exporter passes shared initializers through Identity
+        if (values_.count(n.output(0)) || constants_.count(n.output(0)))
+          fail(n, fmt::format("value '{}' is produced twice", n.output(0)));
+        constants_[n.output(0)] = constants_.at(n.input(0));
+      } else if (op == "Identity" || op == "Dropout") {
         const int t = value(n, 0);
         alias(n, t, flat_.count(n.input(0)) != 0);
       } else if (op == "Constant") {

@@ -264,7 +264,8 @@ TEST_P(OnnxEngine, EveryOpAgreesWithFloat64) {
   EXPECT_NE(notes[1].find("(bn_d.affine): a conv of 8 groups"), std::string::npos) << notes[1];
 }
 
-// GlobalAveragePool, Reshape to [0, -1], MatMul and its bias from an Add; no Softmax in the model.
+// GlobalAveragePool, Reshape to [0, -1], MatMul and its bias from an Add of an Identity of an
+// initializer; no Softmax in the model.
 TEST_P(OnnxEngine, MatMulWithAddedBiasAgreesWithFloat64) {
   OnnxBuilder m(6);
   const auto w = random_floats(6 * 3, 7), wm = random_floats(6 * 5, 8), bm = random_floats(5, 9);
@@ -275,7 +276,8 @@ TEST_P(OnnxEngine, MatMulWithAddedBiasAgreesWithFloat64) {
   m.node("Reshape", {"pooled", "shape"}, "flat");
   m.init("wm", {6, 5}, wm);
   m.node("MatMul", {"flat", "wm"}, "mm");
-  m.init("bm", {5}, bm);
+  m.init("bm0", {5}, bm);
+  m.node("Identity", {"bm0"}, "bm");  // as PyTorch's exporter passes shared initializers
   m.node("Add", {"bm", "mm"}, "out");
   m.output("out");
   const auto bytes = m.bytes();
