@@ -26,7 +26,8 @@ constexpr int64_t kMaxActivation = int64_t(1) << 31;  // floats in one activatio
 
 const char* const kSupported =
     "Conv, Gemm, MatMul, Relu, Clip, BatchNormalization, Add, MaxPool, AveragePool, "
-    "GlobalAveragePool, Flatten, Reshape, Concat, Softmax, Dropout, Identity, Constant";
+    "GlobalAveragePool, Flatten, Reshape, Concat, Softmax, Dropout, Identity, Constant, Pad "
+    "(of zeros)";
 
 class Loader {
  public:
@@ -261,6 +262,8 @@ class Loader {
         pool(n, index);
       } else if (op == "Flatten" || op == "Reshape") {
         flatten(n);
+      } else if (op == "Pad") {
+        pad(n);
       } else if (op == "Concat") {
         concat(n, index);
       } else if (op == "Softmax") {
@@ -522,6 +525,24 @@ class Loader {
         fail(n, fmt::format("shape {} is not [N, {}]", shape_text(to), features));
     }
     alias(n, x, true);
+  }
+
+  // Pad of zero amounts (PyTorch exports one before DenseNet's average pooling): no layer.
+  void pad(const onnx::NodeProto& n) {
+    const int x = value(n, 0);
+    const auto mode = onnx_io::string_attr(n, "mode");
+    std::vector<int64_t> pads = onnx_io::ints_attr(n, "pads", {});  // opset < 11
+    if (n.input_size() > 1 && !n.input(1).empty()) {
+      const auto it = constants_.find(n.input(1));
+      if (it == constants_.end() || !it->second.is_int)
+        fail(n, "only constant int64 pads are supported");
+      pads = it->second.ints;
+    }
+    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; }))
+      fail(n, fmt::format("pads {} are not all zero (only a Pad that pads nothing is supported)",
+                          shape_text(pads)));
+    if (!mode.empty() && mode != "constant") fail(n, fmt::format("mode {} is not supported", mode));
+    alias(n, x, flat_.count(n.input(0)) != 0);
   }
 
   void concat(const onnx::NodeProto& n, int index) {

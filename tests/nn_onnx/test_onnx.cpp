@@ -264,14 +264,16 @@ TEST_P(OnnxEngine, EveryOpAgreesWithFloat64) {
   EXPECT_NE(notes[1].find("(bn_d.affine): a conv of 8 groups"), std::string::npos) << notes[1];
 }
 
-// GlobalAveragePool, Reshape to [0, -1], MatMul and its bias from an Add of an Identity of an
-// initializer; no Softmax in the model.
+// A Pad of zeros, GlobalAveragePool, Reshape to [0, -1], MatMul and its bias from an Add of an
+// Identity of an initializer; no Softmax in the model.
 TEST_P(OnnxEngine, MatMulWithAddedBiasAgreesWithFloat64) {
   OnnxBuilder m(6);
   const auto w = random_floats(6 * 3, 7), wm = random_floats(6 * 5, 8), bm = random_floats(5, 9);
   m.init("w", {6, 3, 1, 1}, w);
   OnnxBuilder::ints(m.node("Conv", {"x", "w"}, "y"), "strides", {2, 2});
-  m.node("GlobalAveragePool", {"y"}, "pooled");
+  m.init_ints("no_pads", {0, 0, 0, 0, 0, 0, 0, 0});
+  m.node("Pad", {"y", "no_pads"}, "padded");  // as PyTorch exports DenseNet's average pooling
+  m.node("GlobalAveragePool", {"padded"}, "pooled");
   m.init_ints("shape", {0, -1});
   m.node("Reshape", {"pooled", "shape"}, "flat");
   m.init("wm", {6, 5}, wm);
@@ -421,6 +423,14 @@ TEST(OnnxLoad, AttributesTheEngineDoesNotRunAreRefused) {
               b.output("p");
             }),
             "m.onnx: node 'pool' (MaxPool): kernel_shape [2, 3] is not square");
+
+  EXPECT_EQ(conv_model_error([](OnnxBuilder& b) {
+              b.init_ints("p", {0, 0, 1, 1, 0, 0, 1, 1});
+              b.node("Pad", {"y", "p"}, "out", "pad");
+              b.output("out");
+            }),
+            "m.onnx: node 'pad' (Pad): pads [0, 0, 1, 1, 0, 0, 1, 1] are not all zero (only a "
+            "Pad that pads nothing is supported)");
 
   OnnxBuilder pads(8);
   pads.init("w", {4, 3, 3, 3}, random_floats(4 * 27, 1));
