@@ -23,6 +23,9 @@ using onnx_io::Constant;
 
 constexpr int64_t kMaxImage = 4096, kMaxWindow = 4096;
 constexpr int64_t kMaxActivation = int64_t(1) << 31;  // floats in one activation tensor
+// Floats of the dense filter a grouped conv runs as (1 GiB): past it, a depthwise conv of very
+// many channels would fail allocating at the engine's set-up instead of here with its node.
+constexpr int64_t kMaxDenseFilter = int64_t(1) << 28;
 
 const char* const kSupported =
     "Conv, Gemm, MatMul, Relu, Clip, BatchNormalization, Add, MaxPool, AveragePool, "
@@ -196,6 +199,12 @@ class Loader {
     --reads_[size_t(t)];  // this node's read was an alias, not a use
   }
 
+  void check_dense(const onnx::NodeProto& n, int64_t k, int64_t c, int64_t r, int64_t s) const {
+    if (k > kMaxDenseFilter / c || k * c > kMaxDenseFilter / (r * s))
+      fail(n, fmt::format("run as a dense conv, its {}x{}x{}x{} filter is over 2^28 floats", k, c,
+                          r, s));
+  }
+
   // Symmetric, square windows: ONNX allows more than the engine runs.
   struct Window {
     int64_t kh = 1, kw = 1, stride = 1, pad = 0;
@@ -297,6 +306,7 @@ class Loader {
     l.in = x;
     l.groups = groups;
     l.conv = {s.n, s.h, s.w, s.c, k, win.kh, win.kw, win.stride, win.pad, false};
+    if (groups > 1) check_dense(n, k, s.c, win.kh, win.kw);
     if (s.h + 2 * win.pad < win.kh || s.w + 2 * win.pad < win.kw)
       fail(n, fmt::format("kernel {}x{} is larger than the padded {}x{} input", win.kh, win.kw,
                           s.h + 2 * win.pad, s.w + 2 * win.pad));
@@ -338,6 +348,7 @@ class Loader {
       alias(n, x, false);
       return;
     }
+    check_dense(n, c, c, 1, 1);
     const Shape4 s = net_.tensors[size_t(x)];
     Layer l;
     l.kind = LayerKind::conv;

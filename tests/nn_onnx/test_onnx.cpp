@@ -410,6 +410,20 @@ TEST(OnnxLoad, ShapeMismatchesAreCaughtAtLoad) {
             "m.onnx: graph output 'y' is a 4x6x6 map, not [N, classes]");
 }
 
+TEST(OnnxLoad, AGroupedConvTooLargeToRunDenseIsRefusedAtLoad) {
+  constexpr int64_t c = 16385;  // dense: 16385² floats, over 2^28
+  OnnxBuilder m(2);
+  m.init("w", {c, 3, 1, 1}, std::vector<float>(size_t(c * 3), 0.5f));
+  m.node("Conv", {"x", "w"}, "y", "wide");
+  m.init("dw", {c, 1, 1, 1}, std::vector<float>(size_t(c), 0.5f));
+  OnnxBuilder::integer(m.node("Conv", {"y", "dw"}, "z", "depthwise"), "group", c);
+  m.node("GlobalAveragePool", {"z"}, "out");
+  m.output("out");
+  EXPECT_EQ(load_error(m.bytes()),
+            "m.onnx: node 'depthwise' (Conv): run as a dense conv, its 16385x16385x1x1 filter is "
+            "over 2^28 floats");
+}
+
 TEST(OnnxLoad, AttributesTheEngineDoesNotRunAreRefused) {
   OnnxBuilder m(8);
   m.init("w", {4, 3, 3, 3}, random_floats(4 * 27, 1));
