@@ -10,9 +10,20 @@
 
 namespace ktune::nn {
 
+void Backend::copy_channels(const float*, int64_t, float*, int64_t, int64_t, int64_t) {
+  throw Error(fmt::format("backend {} does not run concat layers (copy_channels)", name()));
+}
+
+void Backend::clamp(const float*, float*, size_t, float, float) {
+  throw Error(fmt::format("backend {} does not run clamp layers (Clip, a lone Relu)", name()));
+}
+
 ConvParams conv_params(const Layer& l, const Weights& w) {
   const auto& d = l.conv;
-  const auto& weight = w.get(l.name + ".weight", {d.k, d.c, d.r, d.s}).data;
+  // A grouped weight [k][c / groups][r][s] becomes the dense filter of a block-diagonal conv:
+  // output channel k reads only the input channels of its group, the others are zeros.
+  const int64_t groups = l.groups, per_group = d.c / groups, k_per_group = d.k / groups;
+  const auto& weight = w.get(l.name + ".weight", {d.k, per_group, d.r, d.s}).data;
   std::vector<double> scale(size_t(d.k), 1.0), shift(size_t(d.k), 0.0);
   if (l.conv_bias) {
     const auto& b = w.get(l.name + ".bias", {d.k}).data;
@@ -27,20 +38,21 @@ ConvParams conv_params(const Layer& l, const Weights& w) {
       if (var[k] < 0)
         throw Error(fmt::format("{}: tensor '{}.running_var' has a negative entry {}", w.source(),
                                 l.bn, var[k]));
-      scale[k] = double(gamma[k]) / std::sqrt(double(var[k]) + kBatchNormEps);
+      scale[k] = double(gamma[k]) / std::sqrt(double(var[k]) + l.bn_eps);
       shift[k] = (shift[k] - double(mean[k])) * scale[k] + double(beta[k]);
     }
   }
   ConvParams p;
-  p.filter_krsc.resize(weight.size());
+  p.filter_krsc.assign(size_t(d.k * d.r * d.s * d.c), 0.0f);
   p.bias.resize(size_t(d.k));
   for (int64_t k = 0; k < d.k; ++k) {
     p.bias[size_t(k)] = float(shift[size_t(k)]);
-    for (int64_t c = 0; c < d.c; ++c)
+    const int64_t first = k / k_per_group * per_group;  // the group's first input channel
+    for (int64_t c = 0; c < per_group; ++c)
       for (int64_t r = 0; r < d.r; ++r)
         for (int64_t s = 0; s < d.s; ++s)
-          p.filter_krsc[size_t(((k * d.r + r) * d.s + s) * d.c + c)] =
-              float(double(weight[size_t(((k * d.c + c) * d.r + r) * d.s + s)]) * scale[size_t(k)]);
+          p.filter_krsc[size_t(((k * d.r + r) * d.s + s) * d.c + first + c)] = float(
+              double(weight[size_t(((k * per_group + c) * d.r + r) * d.s + s)]) * scale[size_t(k)]);
   }
   return p;
 }
@@ -78,6 +90,7 @@ std::vector<int> last_uses(const Network& net) {
     const auto& l = net.layers[i];
     for (int t : {l.in, l.in2})
       if (t >= 0) last_use[size_t(t)] = int(i);
+    for (int t : l.ins) last_use[size_t(t)] = int(i);
   }
   return last_use;
 }
@@ -144,6 +157,11 @@ Engine::Engine(Network net, const Weights& weights, Backend& backend)
   for (size_t i = 0; i < net_.layers.size(); ++i) {
     const auto& l = net_.layers[i];
     if (l.kind == LayerKind::conv) {
+      if (l.groups > 1)
+        notes_.push_back(fmt::format(
+            "layer {} ({}): a conv of {} groups runs as a dense conv with a block-diagonal filter "
+            "on {} (no tuned kind covers grouped convs)",
+            i, l.name, l.groups, backend_.name()));
       const auto p = conv_params(l, weights);
       backend_.prepare_conv(int(i), l.conv, p.filter_krsc.data(), p.bias.data());
     } else if (l.kind == LayerKind::fc) {
@@ -205,6 +223,19 @@ void Engine::forward() {
         break;
       case LayerKind::softmax:
         backend_.softmax(net_.batch, net_.classes, in, out);
+        break;
+      case LayerKind::concat: {
+        const auto& o = net_.tensors[size_t(l.out)];
+        int64_t offset = 0;
+        for (int t : l.ins) {
+          const int64_t c = net_.tensors[size_t(t)].c;
+          backend_.copy_channels(buffer_of_[size_t(t)], c, out, o.c, offset, o.n * o.h * o.w);
+          offset += c;
+        }
+        break;
+      }
+      case LayerKind::clamp:
+        backend_.clamp(in, out, size_t(net_.tensors[size_t(l.out)].count()), l.lo, l.hi);
         break;
     }
     backend_.mark(int(i) + 1);

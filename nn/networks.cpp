@@ -170,6 +170,10 @@ const char* kind_name(LayerKind k) {
       return "fc";
     case LayerKind::softmax:
       return "softmax";
+    case LayerKind::concat:
+      return "concat";
+    case LayerKind::clamp:
+      return "clamp";
   }
   return "?";
 }
@@ -191,7 +195,7 @@ std::vector<ParamSpec> parameters(const Network& net) {
   for (const auto& l : net.layers) {
     if (l.kind == LayerKind::conv) {
       const auto& d = l.conv;
-      out.push_back({l.name + ".weight", {d.k, d.c, d.r, d.s}});
+      out.push_back({l.name + ".weight", {d.k, d.c / l.groups, d.r, d.s}});
       if (l.conv_bias) out.push_back({l.name + ".bias", {d.k}});
       if (!l.bn.empty())
         for (const char* p : {"weight", "bias", "running_mean", "running_var"})

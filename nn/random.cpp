@@ -45,8 +45,9 @@ Weights random_weights(const Network& net, uint64_t seed) {
   for (const auto& l : net.layers) {
     if (l.kind == LayerKind::conv) {
       const auto& d = l.conv;
-      add(l.name + ".weight", {d.k, d.c, d.r, d.s},
-          normal(std::sqrt(2.0 / double(d.c * d.r * d.s))));
+      const int64_t fan_in = d.c / l.groups * d.r * d.s;
+      add(l.name + ".weight", {d.k, d.c / l.groups, d.r, d.s},
+          normal(std::sqrt(2.0 / double(fan_in))));
       if (l.conv_bias) add(l.name + ".bias", {d.k}, normal(0.01));
       if (!l.bn.empty()) {
         // The last batch-norm of a residual branch gets a small gamma (as torchvision's

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ktune builds and tests with; skips what is already there.
 set -euo pipefail
-# Usage: install_deps.sh [--demo]. --demo: only what configuring the build and running
-# `ktune demo` need (scripts/demo.sh), not the test suite's tools.
+# Usage: install_deps.sh [--demo | --torch]. --demo: only what configuring the build and running
+# `ktune demo` need (scripts/demo.sh), not the test suite's tools. --torch: also PyTorch and
+# torchvision (and python3-onnx), which only examples/networks/onnx_torchvision.py and
+# tests/fuzz/corpus/make_onnx_seeds.py use; the test suite does not.
 packages=(build-essential cmake ninja-build ccache pkg-config git libeigen3-dev libsqlite3-dev sqlite3
   libfmt-dev nlohmann-json3-dev libmuparser-dev libcli11-dev libgtest-dev libgmock-dev
   libbenchmark-dev libopenblas-dev libdnnl-dev zlib1g-dev python3)
 if [ "${1:-}" != --demo ]; then
   packages+=(python3-numpy python3-sklearn
     pybind11-dev python3-dev python3-pytest  # the Python package ktune and its tests (docs/python.md)
+    libonnx-dev libprotobuf-dev  # ONNX models on the engine (ktune_infer --onnx, docs/networks.md)
     clang libclang-rt-dev chromium  # headless Chromium: the HTML report's test; clang + libFuzzer runtime: tests/fuzz
     slurm-wlm)  # tests/slurm starts a single-node cluster (slurmctld + slurmd) for scripts/slurm/
+fi
+if [ "${1:-}" = --torch ]; then
+  packages+=(python3-torch python3-torchvision python3-onnx)
 fi
 missing=()
 # npm fetches the report's plotting library (below); any node install that has npm will do.

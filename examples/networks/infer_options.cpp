@@ -14,13 +14,18 @@ namespace ktune::nn {
 std::optional<InferOptions> parse_infer_options(int argc, char** argv) {
   InferOptions o;
   CLI::App app{"ktune_infer: VGG16 / ResNet-50 / tiny inference on a ktune::nn backend"};
-  app.add_option("--network", o.network, "vgg16, resnet50 or tiny")->required();
+  auto* network = app.add_option("--network", o.network, "vgg16, resnet50 or tiny");
+  auto* onnx = app.add_option("--onnx", o.onnx, "an ONNX model (with its weights) instead")
+                   ->excludes(network);
   app.add_option("--batch", o.batch, "images per inference (1..1024)");
   app.add_option("--backend", o.backend,
                  "backend name, or several separated by commas, timed taking turns (--list)");
   auto* weights =
-      app.add_option("--weights", o.weights, "safetensors file with torchvision state_dict names");
-  app.add_option("--seed", o.seed, "seed of random weights (without --weights)")->excludes(weights);
+      app.add_option("--weights", o.weights, "safetensors file with torchvision state_dict names")
+          ->excludes(onnx);
+  app.add_option("--seed", o.seed, "seed of random weights (without --weights)")
+      ->excludes(weights)
+      ->excludes(onnx);
   auto* input = app.add_option(
       "--input", o.input, "safetensors file with one F32 tensor 'input' [batch][3][H][W] (NCHW)");
   app.add_option("--input-seed", o.input_seed, "seed of a random N(0,1) input (without --input)")
@@ -50,6 +55,8 @@ std::optional<InferOptions> parse_infer_options(int argc, char** argv) {
       throw Error(fmt::format("ktune_infer: {}", e.what()));
     }
   }
+  if (!o.list && o.network.empty() == o.onnx.empty())
+    throw Error("ktune_infer: give one of --network and --onnx");
   if (o.list) {
     fmt::print("networks: {}\nbackends:\n", fmt::join(network_names(), ", "));
     for (const auto& [name, summary] : backend_list()) fmt::print("  {:10} {}\n", name, summary);

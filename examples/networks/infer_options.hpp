@@ -8,6 +8,7 @@ namespace ktune::nn {
 
 struct InferOptions {
   std::string network, backend = "ktune";
+  std::string onnx;  // an ONNX model instead of --network (its weights with it)
   int64_t batch = 1;
   std::string weights;  // safetensors file, or empty: random weights of `seed`
   uint64_t seed = 1;

@@ -15,6 +15,9 @@
 #include "ktune/error.hpp"
 #include "ktune/nn/engine.hpp"
 #include "ktune/nn/registry.hpp"
+#ifdef KTUNE_NN_ONNX
+#include "ktune/nn/onnx.hpp"
+#endif
 #ifdef KTUNE_NN_CUDA
 #include "nn/cuda/register.hpp"  // register_cuda_backends()
 #endif
@@ -144,8 +147,24 @@ std::vector<std::string> split_names(const std::string& list) {
   return names;
 }
 
+// The network and its weights: a built-in network (weights from --weights or --seed) or an ONNX
+// model (its own).
+std::pair<nn::Network, nn::Weights> load_network(const nn::InferOptions& o) {
+  if (!o.onnx.empty()) {
+#ifdef KTUNE_NN_ONNX
+    auto model = nn::load_onnx(o.onnx, o.batch);
+    return {std::move(model.network), std::move(model.weights)};
+#else
+    throw ktune::Error("ktune_infer: --onnx: this build has no ONNX support (libonnx-dev)");
+#endif
+  }
+  nn::Network net = nn::make_network(o.network, o.batch);
+  nn::Weights weights = o.weights.empty() ? nn::random_weights(net, o.seed)
+                                          : nn::Weights::load_safetensors(o.weights);
+  return {std::move(net), std::move(weights)};
+}
+
 int run(const nn::InferOptions& o) {
-  const nn::Network net = nn::make_network(o.network, o.batch);
   std::vector<Run> runs;
   for (const auto& name : split_names(o.backend)) {  // before loading: a bad name fails fast
     for (const auto& r : runs)
@@ -153,8 +172,7 @@ int run(const nn::InferOptions& o) {
         throw ktune::Error(fmt::format("backend '{}' given twice", name));
     runs.push_back({nn::make_backend(name), nullptr, {}, {}});
   }
-  const nn::Weights weights = o.weights.empty() ? nn::random_weights(net, o.seed)
-                                                : nn::Weights::load_safetensors(o.weights);
+  const auto [net, weights] = load_network(o);
   if (!o.save_weights.empty()) weights.save_safetensors(o.save_weights);
   const auto input = load_input(o, net);
   if (!o.save_input.empty()) {
@@ -177,6 +195,7 @@ int run(const nn::InferOptions& o) {
         double(r.engine->activation_bytes()) / (1 << 20));
     if (const auto chosen = r.backend->choices(); !chosen.empty())
       fmt::print("{}: {}\n", r.backend->name(), chosen);
+    for (const auto& note : r.engine->notes()) fmt::print("note: {}\n", note);
     r.total.resize(size_t(o.reps));
     r.per_layer.assign(net.layers.size(), std::vector<double>(size_t(o.reps)));
   }

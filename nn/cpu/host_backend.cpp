@@ -111,6 +111,20 @@ void HostBackend::add(const float* a, const float* b, float* out, size_t count, 
   });
 }
 
+void HostBackend::copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c,
+                                int64_t offset, int64_t pixels) {
+  parallel(pixels, [&](int64_t begin, int64_t end) {
+    for (int64_t px = begin; px < end; ++px)
+      std::copy_n(src + px * src_c, src_c, dst + px * dst_c + offset);
+  });
+}
+
+void HostBackend::clamp(const float* in, float* out, size_t count, float lo, float hi) {
+  parallel(int64_t(count), [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = std::min(std::max(in[i], lo), hi);
+  });
+}
+
 void HostBackend::softmax(int64_t batch, int64_t classes, const float* x, float* y) {
   for (int64_t b = 0; b < batch; ++b) {
     const float* row = x + b * classes;

@@ -22,6 +22,9 @@ class HostBackend : public Backend {
   void avg_pool(const PoolDesc& d, const float* in, float* out) override;
   void add(const float* a, const float* b, float* out, size_t count, bool relu) override;
   void softmax(int64_t batch, int64_t classes, const float* x, float* y) override;
+  void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+                     int64_t pixels) override;
+  void clamp(const float* in, float* out, size_t count, float lo, float hi) override;
   void synchronize() override {}
   void reserve_marks(int n) override;
   void mark(int i) override;

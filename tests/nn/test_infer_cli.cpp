@@ -1,36 +1,22 @@
 // ktune_infer's answers: weights that overflow float give a one-line error, never a "top-5" of
 // NaN classes with exit 0.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "ktune/nn/network.hpp"
 #include "ktune/nn/weights.hpp"
+#include "tests/nn/infer_cli.hpp"
 
 #ifdef KTUNE_INFER
 
 namespace ktune::nn {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result run_infer(const std::string& args) {
-  Result r;
-  FILE* pipe = popen((std::string(KTUNE_INFER) + " " + args + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
+testing::InferResult run_infer(const std::string& args) {
+  return testing::run_infer_at(KTUNE_INFER, args);
 }
 
 TEST(InferCli, OverflowingWeightsAreAnErrorNotNanClasses) {

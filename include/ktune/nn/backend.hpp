@@ -38,11 +38,23 @@ struct FcDesc {
 // Max or average pooling over window × window, NHWC, zero padding excluded from both (max
 // ignores padded cells; average divides by the window size including padding, as PyTorch's
 // default count_include_pad=True). Global average pooling: window = h = w, stride 1, pad 0.
+// ceil (max pooling only; PyTorch's ceil_mode, GoogLeNet's): the output size rounds up, and the
+// last window, which may reach past the input, is clipped like padding.
 struct PoolDesc {
   int64_t n = 0, h = 0, w = 0, c = 0;
   int64_t window = 1, stride = 1, pad = 0;
-  int64_t p() const { return (h + 2 * pad - window) / stride + 1; }
-  int64_t q() const { return (w + 2 * pad - window) / stride + 1; }
+  bool ceil = false;
+  int64_t p() const { return out(h); }
+  int64_t q() const { return out(w); }
+
+ private:
+  int64_t out(int64_t size) const {
+    const int64_t span = size + 2 * pad - window;
+    if (!ceil) return span / stride + 1;
+    int64_t o = (span + stride - 1) / stride + 1;
+    if ((o - 1) * stride >= size + pad) --o;  // a window must start inside the input or left pad
+    return o;
+  }
 };
 
 class Backend {
@@ -84,6 +96,14 @@ class Backend {
   virtual void add(const float* a, const float* b, float* out, size_t count, bool relu) = 0;
   // Row-wise softmax of x [batch][classes] into y (numerically stable: max subtracted).
   virtual void softmax(int64_t batch, int64_t classes, const float* x, float* y) = 0;
+  // Layers only ONNX models have (concat, clamp); a backend without them throws naming itself
+  // and the call (the default), so such a model fails at its first forward with one line.
+  // copy_channels: dst[px][offset + ch] = src[px][ch] for ch < src_c over `pixels` NHWC pixels
+  // (one input of a channel concatenation into dst of dst_c channels).
+  virtual void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c,
+                             int64_t offset, int64_t pixels);
+  // out[i] = min(max(in[i], lo), hi) over count floats; out may alias in.
+  virtual void clamp(const float* in, float* out, size_t count, float lo, float hi);
 
   virtual void synchronize() = 0;
 

@@ -5,6 +5,7 @@
 // flatten order to NHWC, each layer prepared on the backend, activation buffers allocated (shared
 // between tensors whose lifetimes do not overlap) — so forward() allocates nothing.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ktune/nn/backend.hpp"
@@ -44,6 +45,9 @@ class Engine {
   void probabilities(float* host);
   // Bytes of activation buffers allocated on the backend.
   size_t activation_bytes() const { return activation_bytes_; }
+  // One line per layer the backend runs another way than the network states (a grouped conv
+  // as a dense block-diagonal one), for the user to see.
+  const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   Network net_;
@@ -53,6 +57,7 @@ class Engine {
   // operand (tensor id), tried as one Backend::conv2d_add call; else -1.
   std::vector<int> residual_of_;
   size_t activation_bytes_ = 0;
+  std::vector<std::string> notes_;
 };
 
 // Index of the k largest entries of row (descending), for top-5 printing.

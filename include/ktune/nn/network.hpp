@@ -17,7 +17,12 @@ struct Shape4 {
   int64_t count() const { return n * h * w * c; }
 };
 
-enum class LayerKind { conv, max_pool, avg_pool, add, fc, softmax };
+// Batch-norm epsilon of torchvision's BatchNorm2d (an ONNX model's layers carry their own).
+inline constexpr double kBatchNormEps = 1e-5;
+
+// concat and clamp come only from ONNX models (nn/onnx/): channel concatenation (GoogLeNet,
+// DenseNet) and an elementwise clamp (ReLU6's Clip, a ReLU that follows no conv, fc or add).
+enum class LayerKind { conv, max_pool, avg_pool, add, fc, softmax, concat, clamp };
 const char* kind_name(LayerKind k);
 
 struct Layer {
@@ -31,6 +36,12 @@ struct Layer {
   bool relu = false;       // kind add (conv and fc carry theirs in the desc)
   bool conv_bias = false;  // conv: "<name>.bias" exists (VGG); else zero bias
   std::string bn;  // conv: batch-norm module folded in ("bn1", "layer1.0.downsample.1"), or ""
+  double bn_eps = kBatchNormEps;
+  // conv: channel groups of the weight [k][c / groups][r][s]. The engine hands every backend a
+  // dense conv (a block-diagonal filter): no tuned kind covers grouped convs (Engine::notes()).
+  int64_t groups = 1;
+  std::vector<int> ins;  // kind concat: the tensors concatenated along channels, in order
+  float lo = 0, hi = 0;  // kind clamp: out = min(max(in, lo), hi)
 };
 
 struct Network {
@@ -64,8 +75,5 @@ std::vector<float> random_input_nchw(const Network& net, uint64_t seed);
 // [n][c][h][w] → [n][h][w][c].
 std::vector<float> nchw_to_nhwc(const std::vector<float>& x, int64_t n, int64_t c, int64_t h,
                                 int64_t w);
-
-// Batch-norm epsilon of torchvision's BatchNorm2d.
-inline constexpr double kBatchNormEps = 1e-5;
 
 }  // namespace ktune::nn
