@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "ktune/error.hpp"
+#include "ktune/timing_loop.hpp"
 
 namespace ktune::nn {
 
@@ -182,6 +184,37 @@ Engine::Engine(Network net, const Weights& weights, Backend& backend)
   }
   for (int b : plan) buffer_of_.push_back(b >= 0 ? buffers[size_t(b)] : nullptr);
   backend_.reserve_marks(int(net_.layers.size()) + 1);
+  if (backend_.variants() > 1) choose_variant();
+}
+
+void Engine::choose_variant() {
+  // On a random input (the caller's comes later): the median of a few timed forwards per
+  // variant, after one warm-up, with the sweep's repetition rule.
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  std::vector<float> input(size_t(net_.tensors[size_t(net_.input)].count()));
+  for (float& v : input) v = uniform(rng);
+  set_input(input.data());
+  constexpr TimingPolicy kPolicy{
+      .warmups = 1, .min_reps = 3, .max_reps = 5, .budget_ms = 0, .timeout_ms = 1e9};
+  std::vector<double> ms;
+  for (int v = 0; v < backend_.variants(); ++v) {
+    backend_.use_variant(v);
+    const auto runs = run_adaptive(
+        [&] {
+          forward();
+          return last_ms();
+        },
+        kPolicy);
+    ms.push_back(median_of_samples(runs.samples_ms));
+  }
+  const int best = int(std::min_element(ms.begin(), ms.end()) - ms.begin());
+  backend_.use_variant(best);
+  std::string all;
+  for (int v = 0; v < backend_.variants(); ++v)
+    all += fmt::format("{}{} {:.3f} ms", v ? ", " : "", backend_.variant_name(v), ms[size_t(v)]);
+  notes_.push_back(fmt::format("{}: runs {} (whole network, medians at set-up: {})",
+                               backend_.name(), backend_.variant_name(best), all));
 }
 
 void Engine::set_input(const float* nhwc) {

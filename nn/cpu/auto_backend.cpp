@@ -1,11 +1,14 @@
 // `auto`: each convolution and fully connected layer on whichever of the `ktune` and `onednn`
 // backends runs it faster on this machine, chosen once per layer at prepare time by timing both
 // on the layer's shape with the sweep's repetition rule (ktune/timing_loop.hpp) and random
-// data. A conv is timed twice: alone, and followed by the residual add it may carry (ktune fuses
-// the add into the conv's epilogue, oneDNN's conv is followed by the host add), because the
-// engine calls conv2d_add for the convs that end a residual block and the winner can differ.
-// Pooling, adds and softmax are the host backend's. All backends here work on plain host memory,
-// so the candidates read and write the buffers this backend allocates.
+// data. Switching between the candidates costs what no per-layer timing sees (each one's idle
+// threads spin on the cores the other needs), so the engine then times the whole network per
+// layer, all on ktune and all on oneDNN (Backend::variants) and keeps the fastest. A conv is timed
+// twice: alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
+// epilogue, oneDNN's conv is followed by the host add), because the engine calls conv2d_add for the
+// convs that end a residual block and the winner can differ. Pooling, adds and softmax are the host
+// backend's. All backends here work on plain host memory, so the candidates read and write the
+// buffers this backend allocates.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -122,6 +125,15 @@ class AutoBackend final : public HostBackend {
         ktune, choices_.size(), choices_.size() - size_t(ktune), residual);
   }
   // What ran the layer's last call ("" before the first).
+  // 0: each layer on its faster candidate; 1, 2: every layer on one candidate.
+  int variants() const override { return 3; }
+  std::string variant_name(int variant) const override {
+    return variant == 0   ? "each layer on its faster backend"
+           : variant == 1 ? "ktune alone"
+                          : "onednn alone";
+  }
+  void use_variant(int variant) override { variant_ = variant; }
+
   std::string layer_choice(int layer) const override {
     const auto it = choices_.find(layer);
     if (it == choices_.end() || it->second.last == Choice::Last::none) return {};
@@ -140,13 +152,15 @@ class AutoBackend final : public HostBackend {
     const auto it = choices_.find(layer);
     if (it == choices_.end()) throw Error(fmt::format("auto: layer {} was not prepared", layer));
     Choice& c = it->second;
-    const bool ktune = with_residual ? c.residual_ktune : c.plain_ktune;
+    const bool ktune =
+        variant_ == 0 ? (with_residual ? c.residual_ktune : c.plain_ktune) : variant_ == 1;
     c.last = ktune ? Choice::Last::ktune : Choice::Last::onednn;
     return ktune;
   }
 
   std::unique_ptr<Backend> ktune_, onednn_;
   std::map<int, Choice> choices_;
+  int variant_ = 0;
 };
 
 }  // namespace

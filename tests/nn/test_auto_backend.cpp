@@ -9,7 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include "ktune/nn/engine.hpp"
+#include "ktune/nn/network.hpp"
 #include "ktune/nn/registry.hpp"
+#include "ktune/nn/weights.hpp"
 #include "nn/cpu/host_backend.hpp"
 #include "nn/cpu/reference.hpp"
 #include "tests/nn/nn_test_util.hpp"
@@ -107,6 +110,34 @@ TEST_F(AutoBackendTest, EachLayerRunsOnItsFasterCandidateAndStaysCorrect) {
   EXPECT_EQ(backend->layer_choice(9), "");
   EXPECT_THROW(backend->conv2d(5, conv, in.data(), std::vector<float>(want.size()).data()),
                std::exception);
+}
+
+// Two whole-network variants, the first 25 ms slower per conv: the engine must time both at
+// build time, keep the second, and say so.
+class SlowFirstVariant final : public cpu::CopyingBackend {
+ public:
+  int used = -1;
+  std::string name() const override { return "variants"; }
+  int variants() const override { return 2; }
+  std::string variant_name(int v) const override { return v == 0 ? "first" : "second"; }
+  void use_variant(int v) override { used = v; }
+  void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
+    if (used == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    cpu::reference_conv2d(d, in, params(layer).weight.data(), params(layer).bias.data(), out);
+  }
+  void fc(int layer, const FcDesc& d, const float* x, float* y) override {
+    cpu::reference_fc(d, x, params(layer).weight.data(), params(layer).bias.data(), y);
+  }
+};
+
+TEST(NnEngineVariants, TheFastestWholeNetworkVariantIsKeptAndNamed) {
+  const Network net = make_network("tiny", 1);
+  SlowFirstVariant backend;
+  const Engine engine(net, random_weights(net, 3), backend);
+  EXPECT_EQ(backend.used, 1);
+  ASSERT_FALSE(engine.notes().empty());
+  EXPECT_NE(engine.notes().back().find("variants: runs second"), std::string::npos)
+      << engine.notes().back();
 }
 
 }  // namespace

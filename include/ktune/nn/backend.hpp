@@ -112,6 +112,13 @@ class Backend {
   // there is nothing to say, the default).
   virtual std::string choices() const { return {}; }
   virtual std::string layer_choice(int /*layer*/) const { return {}; }
+  // Whole-network variants of such a backend (`auto`: its per-layer choice, and each candidate
+  // alone, since switching between candidates' thread pools costs time no per-layer timing
+  // sees). The engine times one forward of each at build time and keeps the fastest. Variant 0
+  // is the default; a plain backend has one.
+  virtual int variants() const { return 1; }
+  virtual std::string variant_name(int /*variant*/) const { return {}; }
+  virtual void use_variant(int /*variant*/) {}
 
   // Timing: reserve_marks(n) once at build time; mark(i) records time point i (0 <= i < n) in
   // order with the layer calls (CPU: steady_clock after the previous call returned; CUDA: an

@@ -50,6 +50,10 @@ class Engine {
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
+  // For a backend with whole-network variants (Backend::variants): times each, keeps the
+  // fastest, and says so in notes().
+  void choose_variant();
+
   Network net_;
   Backend& backend_;
   std::vector<float*> buffer_of_;  // by tensor id
