@@ -211,20 +211,24 @@ def networks_cuda(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks-cpu-plan/networks.csv"
+    rel = "amd-epyc-2c/networks-auto/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
-    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the two backends taking "
+    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the three backends taking "
            f"turns in one process; the `ktune` backend's conv plans have fixed blocking, no "
-           f"selector; {d.link(rel)}):", "",
-           "| network | batch | threads | ktune | oneDNN | ktune / oneDNN |",
-           "| --- | ---: | ---: | ---: | ---: | ---: |"]
+           f"selector; `auto` keeps the fastest of per-layer picks, ktune alone and oneDNN alone; "
+           f"{d.link(rel)}):", "",
+           "| network | batch | threads | ktune | oneDNN | auto | ktune / oneDNN "
+           "| auto / best single |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     keys = sorted({k[:3] for k in ms}, key=lambda k: (k[0] != "resnet50", int(k[1]), k[2]))
     for net, batch, dev in keys:
         k, o = ms[(net, batch, dev, "ktune")], ms[(net, batch, dev, "onednn")]
+        a = ms[(net, batch, dev, "auto")]
         threads = dev.split("(")[-1].split()[0]
         name = {"resnet50": "ResNet-50", "vgg16": "VGG16"}[net]
-        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {k / o:.2f} |")
+        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {a:.1f} | {k / o:.2f} "
+                   f"| {a / min(k, o):.2f} |")
     return out
 
 
