@@ -6,7 +6,8 @@
 # before running them).
 #   SYSROOT=.carry/gpu/sysroot.tar.gz [SRC=src.tar.gz] [EXAMPLES=ON] [NATIVE=ON] \
 #     scripts/gpu_build_remote.sh BUILD_DIR TARGET...
-# SRC: a source tarball (git archive); default: this checkout. EXAMPLES=ON also configures the
+# SRC: a source tarball (git archive); default: this checkout. CMAKE_ARGS: more -D options (split
+# on spaces), e.g. another selector header for a tuned library. EXAMPLES=ON also configures the
 # shipped tuned libraries (libraries/: KTUNE_LIBRARIES follows KTUNE_EXAMPLES) and the examples'
 # benchmarks (an empty PkgConfig::OPENBLAS stands in: only the CPU GEMM benchmark needs
 # OpenBLAS, and it is not built there). NATIVE=ON builds for the device's own CPU (-march=native),
@@ -41,11 +42,12 @@ done
 # shellcheck disable=SC1090
 . "$env_file"
 cuda=$ROOT/usr/local/cuda-13.0
+# shellcheck disable=SC2086  # CMAKE_ARGS: several options, split on spaces
 cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE="${NATIVE:-OFF}" \
   -DKTUNE_EXAMPLES="${EXAMPLES:-OFF}" -DKTUNE_LIBRARIES="${EXAMPLES:-OFF}" -DKTUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$ROOT/usr" \
   -DCMAKE_PROJECT_INCLUDE="$src/scripts/networks/fake_openblas.cmake" \
   -DKTUNE_CUDNN_LIBRARY="$cuda/lib/libcudnn.so.9" \
-  "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $cuda/include" > "$BUILD/cmake.log" 2>&1 ||
+  "-DCMAKE_CXX_FLAGS=-isystem $ROOT/usr/include -isystem $cuda/include" ${CMAKE_ARGS:-} > "$BUILD/cmake.log" 2>&1 ||
   { tail -30 "$BUILD/cmake.log"; exit 1; }
 ninja -C "$BUILD" -j "$(nproc)" "${targets[@]}" > "$BUILD/ninja.log" 2>&1 ||
   { grep -E "error|FAILED" "$BUILD/ninja.log" | head -30; exit 1; }
