@@ -111,7 +111,7 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
     w.name = name_or_path;
     return w;
   }
-  // "FILE@VARIANT": the file's problems in one of the family's variants (GEMM: a precision).
+  // "FILE@VARIANT": the file's problems in one of the family's variants (e.g. a precision).
   if (const size_t at = name_or_path.rfind('@');
       at != std::string::npos && !std::filesystem::is_regular_file(name_or_path) &&
       std::filesystem::is_regular_file(name_or_path.substr(0, at))) {
