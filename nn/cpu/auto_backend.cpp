@@ -6,9 +6,9 @@
 // layer, all on ktune and all on oneDNN (Backend::variants) and keeps the fastest. A conv is timed
 // twice: alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
 // epilogue, oneDNN's conv is followed by the host add), because the engine calls conv2d_add for the
-// convs that end a residual block and the winner can differ. Pooling, adds and softmax are the host
-// backend's. All backends here work on plain host memory, so the candidates read and write the
-// buffers this backend allocates.
+// convs that end a residual block and the winner can differ. Pooling, adds and softmax run on the
+// candidate whose threads the variant uses. All backends here work on plain host memory, so the
+// candidates read and write the buffers this backend allocates.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -113,6 +113,28 @@ class AutoBackend final : public HostBackend {
     (ran(layer, false) ? *ktune_ : *onednn_).fc(layer, d, x, y);
   }
 
+  // The layers between convs run where the variant's threads are: on ktune's pool when ktune
+  // runs everything, else on OpenMP's (oneDNN's threads).
+  void max_pool(const PoolDesc& d, const float* in, float* out) override {
+    between().max_pool(d, in, out);
+  }
+  void avg_pool(const PoolDesc& d, const float* in, float* out) override {
+    between().avg_pool(d, in, out);
+  }
+  void add(const float* a, const float* b, float* out, size_t count, bool relu) override {
+    between().add(a, b, out, count, relu);
+  }
+  void softmax(int64_t batch, int64_t classes, const float* x, float* y) override {
+    between().softmax(batch, classes, x, y);
+  }
+  void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+                     int64_t pixels) override {
+    between().copy_channels(src, src_c, dst, dst_c, offset, pixels);
+  }
+  void clamp(const float* in, float* out, size_t count, float lo, float hi) override {
+    between().clamp(in, out, count, lo, hi);
+  }
+
   std::string choices() const override {
     int ktune = 0, residual = 0;
     for (const auto& [layer, c] : choices_) {
@@ -124,8 +146,8 @@ class AutoBackend final : public HostBackend {
         "a residual add follows",
         ktune, choices_.size(), choices_.size() - size_t(ktune), residual);
   }
-  // What ran the layer's last call ("" before the first).
-  // 0: each layer on its faster candidate; 1, 2: every layer on one candidate.
+  // 0: each layer on its faster candidate; 1, 2: every layer on one candidate, pooling and adds
+  // included, so that each is that backend exactly.
   int variants() const override { return 3; }
   std::string variant_name(int variant) const override {
     return variant == 0   ? "each layer on its faster backend"
@@ -134,6 +156,7 @@ class AutoBackend final : public HostBackend {
   }
   void use_variant(int variant) override { variant_ = variant; }
 
+  // What ran the layer's last call ("" before the first).
   std::string layer_choice(int layer) const override {
     const auto it = choices_.find(layer);
     if (it == choices_.end() || it->second.last == Choice::Last::none) return {};
@@ -146,6 +169,8 @@ class AutoBackend final : public HostBackend {
     bool plain_ktune = true, residual_ktune = true;
     enum class Last { none, ktune, onednn } last = Last::none;
   };
+
+  Backend& between() { return variant_ == 1 ? *ktune_ : *onednn_; }
 
   // Whether ktune's kernels run this call of the layer (with a residual add or not); records it.
   bool ran(int layer, bool with_residual) {
