@@ -206,6 +206,10 @@ Loaded FileFamily::reference() const {
     const auto& ref = *spec_.reference;
     CompileRequest r = request(unit_text(spec_, ref.file, ref.function, "ktune_reference", true));
     r.dependencies = {include_path(spec_, ref.file)};
+    // The reference is C++ for the system compiler: a CUDA kernel's CompilerOptions are NVRTC's
+    // (--use_fast_math, ...), so only the include folders (x-ktune.IncludeDirs) carry over.
+    if (spec_.language == "CUDA")
+      std::erase_if(r.flags, [](const std::string& f) { return f.rfind("-I", 0) != 0; });
     try {
       reference_ = load(compile_shared_object(r), "ktune_reference");
     } catch (const Error& e) {
