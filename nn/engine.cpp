@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include "ktune/error.hpp"
 #include "ktune/timing_loop.hpp"
@@ -190,11 +189,7 @@ Engine::Engine(Network net, const Weights& weights, Backend& backend)
 void Engine::choose_variant() {
   // On a random input (the caller's comes later): the median of a few timed forwards per
   // variant, after one warm-up, with the sweep's repetition rule.
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-  std::vector<float> input(size_t(net_.tensors[size_t(net_.input)].count()));
-  for (float& v : input) v = uniform(rng);
-  set_input(input.data());
+  set_input(random_normal(size_t(net_.tensors[size_t(net_.input)].count()), 1).data());
   constexpr TimingPolicy kPolicy{
       .warmups = 1, .min_reps = 3, .max_reps = 5, .budget_ms = 0, .timeout_ms = 1e9};
   std::vector<double> ms;

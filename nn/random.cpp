@@ -72,11 +72,16 @@ Weights random_weights(const Network& net, uint64_t seed) {
   return w;
 }
 
-std::vector<float> random_input_nchw(const Network& net, uint64_t seed) {
-  Rng rng(seed ^ 0x9e3779b97f4a7c15ULL);  // not the weights' stream for the same seed
-  std::vector<float> x(size_t(net.batch * 3 * net.image * net.image));
+std::vector<float> random_normal(size_t count, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<float> x(count);
   for (auto& v : x) v = float(rng.normal());
   return x;
+}
+
+std::vector<float> random_input_nchw(const Network& net, uint64_t seed) {
+  // Not the weights' stream for the same seed.
+  return random_normal(size_t(net.batch * 3 * net.image * net.image), seed ^ 0x9e3779b97f4a7c15ULL);
 }
 
 }  // namespace ktune::nn

@@ -16,10 +16,10 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "ktune/error.hpp"
+#include "ktune/nn/network.hpp"
 #include "ktune/nn/registry.hpp"
 #include "ktune/timing_loop.hpp"
 #include "nn/cpu/host_backend.hpp"
@@ -37,9 +37,8 @@ class Scratch {
       : data_(static_cast<float*>(
             std::aligned_alloc(64, (std::max<size_t>(floats, 1) * 4 + 63) / 64 * 64))) {
     if (!data_) throw Error(fmt::format("auto: out of memory for {} scratch floats", floats));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
-    for (size_t i = 0; i < floats; ++i) data_.get()[i] = uniform(rng);
+    const auto values = random_normal(floats, seed);
+    std::copy(values.begin(), values.end(), data_.get());
   }
   float* get() const { return data_.get(); }
 

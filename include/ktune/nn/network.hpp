@@ -72,6 +72,9 @@ Weights random_weights(const Network& net, uint64_t seed);
 
 // A seeded input, NCHW [batch][3][image][image], N(0, 1) (a normalised image's range).
 std::vector<float> random_input_nchw(const Network& net, uint64_t seed);
+// `count` seeded N(0, 1) values from the same portable generator (any buffer that must not be
+// all zeros, e.g. a timing's operands).
+std::vector<float> random_normal(size_t count, uint64_t seed);
 // [n][c][h][w] → [n][h][w][c].
 std::vector<float> nchw_to_nhwc(const std::vector<float>& x, int64_t n, int64_t c, int64_t h,
                                 int64_t w);
