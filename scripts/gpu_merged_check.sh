@@ -9,13 +9,15 @@
 #          row verified and timed in the same run
 #   ktt    KTT's published tutorial problem file with its kernel, read unchanged, benched on
 #          cuda:0 (scripts/run_published_ktt_vectoradd.sh; the files copied into KTT_DIR)
+#   examples  the CUDA examples of examples/own-kernels (*_cuda.json) benched on cuda:0, every
+#          config verified against the example's float64 C++ reference; stores exported as CSV
 # Everything lands in OUT (logs, CSVs, nvidia-smi).
 #   SYSROOT=... OUT=... [KTT_DIR=.carry/filefam/ktt] scripts/gpu_merged_check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-/tmp/kt-build-check}
 OUT=${OUT:?OUT}
-PHASES=${PHASES:-build tests vit ktt}
+PHASES=${PHASES:-build tests vit ktt examples}
 has() { [[ " $PHASES " == *" $1 "* ]]; }
 mkdir -p "$OUT"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
@@ -54,4 +56,14 @@ if has ktt; then
     /tmp/ktt-vectoradd --device cuda:0 > "$OUT/ktt-vectoradd.log" 2>&1
   echo "KTT tutorial exit $?"
   tail -5 "$OUT/ktt-vectoradd.log"
+fi
+if has examples; then
+  for f in examples/own-kernels/*/*_cuda.json; do
+    name=$(basename "$f" .json)
+    "$B/ktune" bench --family-file "$f" --device cuda:0 --store "/tmp/ex-$name.sqlite" \
+      >> "$OUT/examples.log" 2>&1
+    echo "$name rc=$?" | tee -a "$OUT/examples.log"
+    "$B/ktune" export --store "/tmp/ex-$name.sqlite" --format csv -o "$OUT/ex-$name.csv" \
+      >> "$OUT/examples.log" 2>&1
+  done
 fi
