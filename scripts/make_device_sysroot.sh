@@ -10,7 +10,9 @@ set -euo pipefail
 out=${1:?usage: make_device_sysroot.sh OUT.tar.gz}
 packages=(libeigen3-dev libsqlite3-dev libsqlite3-0 libfmt-dev libfmt9 nlohmann-json3-dev
   libcli11-dev libgtest-dev libgmock-dev zlib1g-dev zlib1g
-  libmuparser-dev libmuparser2v5)  # muparser: the expressions of tuning-problem files
+  libmuparser-dev libmuparser2v5  # muparser: the expressions of tuning-problem files
+  libonnx-dev libonnx1 libonnxifi libprotobuf-dev libprotobuf32 libprotobuf-lite32)  # --onnx
+# (libonnxifi: ONNX's CMake targets check that its files exist.)
 list=$(mktemp)
 trap 'rm -f "$list"' EXIT
 for p in "${packages[@]}"; do

@@ -20,6 +20,7 @@ Needs python3-torch and python3-torchvision (scripts/install_deps.sh --torch).
 """
 import argparse
 import csv
+import inspect
 import json
 import os
 import re
@@ -52,6 +53,16 @@ def build(name, seed):
             m.running_mean = 0.1 * torch.randn(c, generator=gen)
             m.running_var = 0.5 + torch.rand(c, generator=gen)
     return model.eval()
+
+
+def export(model, x, path):
+    """ONNX opset 13, batch symbolic, by the TorchScript exporter (PyTorch 2.9 and later default
+    to the dynamo one, whose graph is another)."""
+    dynamo = "dynamo" in inspect.signature(torch.onnx.export).parameters
+    legacy = {"dynamo": False} if dynamo else {}
+    torch.onnx.export(model, x, path, opset_version=13, input_names=["input"],
+                      output_names=["logits"],
+                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}}, **legacy)
 
 
 def save_input(path, x):
@@ -106,9 +117,7 @@ def main():
                 args.seed + 2))
             onnx_path, in_path = os.path.join(tmp, name + ".onnx"), os.path.join(tmp, "in.st")
             logits_path = os.path.join(tmp, "logits.csv")
-            torch.onnx.export(model, x, onnx_path, opset_version=13, input_names=["input"],
-                              output_names=["logits"], dynamic_axes={"input": {0: "N"},
-                                                                     "logits": {0: "N"}})
+            export(model, x, onnx_path)
             save_input(in_path, x)
             with torch.no_grad():
                 ref = model.double()(x.double()).numpy()

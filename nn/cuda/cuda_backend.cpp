@@ -55,6 +55,15 @@ void CudaBackend::softmax(int64_t batch, int64_t classes, const float* x, float*
   cuda::softmax(x, y, batch, classes, stream());
 }
 
+void CudaBackend::copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c,
+                                int64_t offset, int64_t pixels) {
+  cuda::copy_channels(src, src_c, dst, dst_c, offset, pixels, stream());
+}
+
+void CudaBackend::clamp(const float* in, float* out, size_t count, float lo, float hi) {
+  cuda::clamp(in, out, int64_t(count), lo, hi, stream());
+}
+
 void CudaBackend::synchronize() { check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize"); }
 
 void CudaBackend::reserve_marks(int n) {

@@ -1,8 +1,9 @@
 #pragma once
 // The part every CUDA network backend shares: one non-blocking stream, device memory owned by
-// the backend, copies, CUDA-event marks, the small kernels of nn/cuda/layer_kernels.hpp for
-// pooling, the residual add and softmax, per-layer weights kept on the device, and CUDA graph
-// capture of a whole forward pass. Backends derive and add conv2d / fc.
+// the backend, copies, CUDA-event marks, the small kernels of nn/cuda/layer_kernels.hpp (pooling,
+// the residual add, softmax, and ONNX models' clamp and channel concatenation), per-layer weights
+// kept on the device, and CUDA graph capture of a whole forward pass. Backends derive and add
+// conv2d / fc.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -28,6 +29,9 @@ class CudaBackend : public Backend {
   void avg_pool(const PoolDesc& d, const float* in, float* out) override;
   void add(const float* a, const float* b, float* out, size_t count, bool relu) override;
   void softmax(int64_t batch, int64_t classes, const float* x, float* y) override;
+  void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+                     int64_t pixels) override;
+  void clamp(const float* in, float* out, size_t count, float lo, float hi) override;
   void synchronize() override;
   void reserve_marks(int n) override;
   void mark(int i) override;

@@ -3,9 +3,12 @@
 // bias+ReLU kernels, CUDA-graph replay, and logits of given inputs for the PyTorch check
 // (scripts/networks/check_logits.py). Timing: CUDA events at the engine's layer marks around
 // each forward pass; median of --reps passes after --warmup; buffers allocated at load only.
+// --onnx runs ONNX models (named by their file's stem) instead of the built-in networks, where
+// the build has the ONNX loader.
 //
 //   ktune_nn_cuda_bench --network vgg16 resnet50 --batch 1 16 --weights-dir W --csv networks.csv
 //     --layers-csv layers.csv --logits-dir L --inputs in/input-1.safetensors
+//   ktune_nn_cuda_bench --onnx m/resnet18.onnx m/googlenet.onnx --batch 1 --csv onnx.csv
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +25,9 @@
 
 #include "ktune/error.hpp"
 #include "ktune/nn/engine.hpp"
+#ifdef KTUNE_NN_ONNX
+#include "ktune/nn/onnx.hpp"
+#endif
 #include "ktune/nn/registry.hpp"
 #include "ktune/timing.hpp"
 #include "nn/cuda/cuda_backend.hpp"
@@ -36,7 +42,7 @@ struct Options {
   std::vector<std::string> networks{"vgg16", "resnet50"}, backends{"ktune-cuda", "cudnn", "cublas"};
   std::vector<int64_t> batches{1, 16};
   std::string weights_dir, csv, layers_csv, epilogue_csv, logits_dir;
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, onnx;
   int warmup = 10, reps = 30;
   uint64_t seed = 0;
   bool graph = true;
@@ -72,16 +78,38 @@ double median_of(int warmup, int reps, const std::function<double()>& run) {
   return ktune::summarize(ms).median_ms;
 }
 
-nn::Weights weights_for(const Options& o, const nn::Network& net) {
-  if (o.weights_dir.empty()) return nn::random_weights(net, o.seed);
-  return nn::Weights::load_safetensors(
-      (fs::path(o.weights_dir) / (net.name + ".safetensors")).string());
+// A network to run at any batch with its weights: built in, or an ONNX model.
+struct Model {
+  std::string name;
+  std::function<nn::Network(int64_t batch)> network;
+  nn::Weights weights;
+};
+
+Model builtin_model(const Options& o, const std::string& name) {
+  Model m{name, [name](int64_t batch) { return nn::make_network(name, batch); }, {}};
+  m.weights = o.weights_dir.empty()
+                  ? nn::random_weights(m.network(1), o.seed)
+                  : nn::Weights::load_safetensors(
+                        (fs::path(o.weights_dir) / (name + ".safetensors")).string());
+  return m;
 }
+
+#ifdef KTUNE_NN_ONNX
+// The model's own weights; its network named after the file (result rows carry the name).
+Model onnx_model(const std::string& path) {
+  const std::string name = fs::path(path).stem().string();
+  auto network = [path, name](int64_t batch) {
+    auto net = nn::load_onnx(path, batch).network;
+    net.name = name;
+    return net;
+  };
+  return {name, network, nn::load_onnx(path, 1).weights};
+}
+#endif
 
 // Logits of each input file (tensor "input", NCHW, one batch size for all) written as
 // <dir>/<network>-<backend>-<input name>.safetensors (tensor "logits" [batch][classes]).
-void write_logits(const Options& o, const std::string& network, const nn::Weights& weights,
-                  const std::string& backend_name) {
+void write_logits(const Options& o, const Model& model, const std::string& backend_name) {
   std::unique_ptr<nn::Backend> backend;
   std::unique_ptr<nn::Engine> engine;
   for (const auto& path : o.inputs) {
@@ -91,8 +119,7 @@ void write_logits(const Options& o, const std::string& network, const nn::Weight
       throw ktune::Error(path + ": tensor 'input' must be [batch, 3, h, w], one batch for all");
     if (!engine) {
       backend = nn::make_backend(backend_name);
-      engine =
-          std::make_unique<nn::Engine>(nn::make_network(network, t.shape[0]), weights, *backend);
+      engine = std::make_unique<nn::Engine>(model.network(t.shape[0]), model.weights, *backend);
     }
     const auto& net = engine->network();
     const auto nhwc = nn::nchw_to_nhwc(t.data, t.shape[0], 3, t.shape[2], t.shape[3]);
@@ -104,7 +131,7 @@ void write_logits(const Options& o, const std::string& network, const nn::Weight
     out.set("logits", nn::Tensor{{net.batch, net.classes}, logits, "F32"});
     const auto name = fs::path(path).stem().string();
     const auto file = fs::path(o.logits_dir) /
-                      fmt::format("{}-{}-{}.safetensors", network, row_name(backend_name), name);
+                      fmt::format("{}-{}-{}.safetensors", model.name, row_name(backend_name), name);
     out.save_safetensors(file.string());
     fmt::print("{}\n", file.string());
   }
@@ -122,6 +149,8 @@ void bench_one(const Options& o, const nn::Network& net, const nn::Weights& weig
   auto backend = nn::make_backend(backend_name);
   auto* cuda = dynamic_cast<nn::cuda::CudaBackend*>(backend.get());
   nn::Engine engine(net, weights, *backend);
+  for (const auto& note : engine.notes())
+    fmt::print("note: {} batch {}: {}\n", net.name, net.batch, note);
   const auto input =
       nn::nchw_to_nhwc(nn::random_input_nchw(net, o.seed + 1), net.batch, 3, net.image, net.image);
   engine.set_input(input.data());
@@ -189,7 +218,8 @@ void bench_one(const Options& o, const nn::Network& net, const nn::Weights& weig
   }
 }
 
-void run(const Options& o) {
+// Returns how many model × backend pairs failed.
+int run(const Options& o) {
   nn::register_cuda_backends();
   std::vector<std::string> backends;
   for (const auto& [n, summary] : nn::backend_list())
@@ -201,14 +231,31 @@ void run(const Options& o) {
   CsvOut csv(o.csv, "network,batch,backend,device,median_ms");
   CsvOut layers(o.layers_csv, "network,batch,backend,layer,name,kind,median_ms,choice");
   CsvOut epilogue(o.epilogue_csv, "network,batch,backend,with_epilogue_ms,without_epilogue_ms");
-  for (const auto& network : o.networks) {
-    const auto weights = weights_for(o, nn::make_network(network, 1));
+  std::vector<Model> models;
+  for (const auto& path : o.onnx) {
+#ifdef KTUNE_NN_ONNX
+    models.push_back(onnx_model(path));
+#else
+    throw ktune::Error(path + ": this build has no ONNX loader (libonnx-dev, libprotobuf-dev)");
+#endif
+  }
+  if (o.onnx.empty())
+    for (const auto& network : o.networks) models.push_back(builtin_model(o, network));
+  // A model a backend cannot run is one line; the others still run (exit status 1 at the end).
+  int failed = 0;
+  for (const auto& model : models) {
     for (const auto& backend : backends) {
-      if (!o.logits_dir.empty()) write_logits(o, network, weights, backend);
-      for (const int64_t batch : o.batches)
-        bench_one(o, nn::make_network(network, batch), weights, backend, csv, layers, epilogue);
+      try {
+        if (!o.logits_dir.empty()) write_logits(o, model, backend);
+        for (const int64_t batch : o.batches)
+          bench_one(o, model.network(batch), model.weights, backend, csv, layers, epilogue);
+      } catch (const std::exception& e) {
+        fmt::print("{} {}: failed: {}\n", model.name, row_name(backend), e.what());
+        ++failed;
+      }
     }
   }
+  return failed;
 }
 
 }  // namespace
@@ -217,6 +264,7 @@ int main(int argc, char** argv) {
   Options o;
   CLI::App app{"Whole-network latency of ktune's CUDA backends (ktune-cuda, cudnn, cublas)"};
   app.add_option("--network", o.networks, "vgg16, resnet50, tiny")->capture_default_str();
+  app.add_option("--onnx", o.onnx, "ONNX models to run instead of --network (their own weights)");
   app.add_option("--backend", o.backends, "CUDA backends")->capture_default_str();
   app.add_option("--batch", o.batches, "batch sizes")->capture_default_str();
   app.add_option("--weights-dir", o.weights_dir,
@@ -232,10 +280,9 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-graph", o.graph, "skip the CUDA graph rows");
   CLI11_PARSE(app, argc, argv);
   try {
-    run(o);
+    return run(o) ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune_nn_cuda_bench: %s\n", e.what());
     return 1;
   }
-  return 0;
 }

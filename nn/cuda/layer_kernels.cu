@@ -49,6 +49,12 @@ __global__ void add_act_kernel(const float* a, const float* b, float* out, int64
   }
 }
 
+__global__ void clamp_kernel(const float* in, float* out, int64_t count, float lo, float hi) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = fminf(fmaxf(in[i], lo), hi);
+}
+
 template <bool kMax>
 __global__ void pool_kernel(PoolDesc d, int64_t p, int64_t q, const float* in, float* out) {
   const int64_t count = d.n * p * q * d.c;
@@ -142,6 +148,22 @@ void add_act(const float* a, const float* b, float* out, int64_t count, bool rel
   if (count == 0) return;
   add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu);
   check_launch("add_act kernel");
+}
+
+void clamp(const float* in, float* out, int64_t count, float lo, float hi, cudaStream_t stream) {
+  if (count == 0) return;
+  clamp_kernel<<<blocks_for(count), kThreads, 0, stream>>>(in, out, count, lo, hi);
+  check_launch("clamp kernel");
+}
+
+void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+                   int64_t pixels, cudaStream_t stream) {
+  if (pixels == 0 || src_c == 0) return;
+  // A 2D copy: `pixels` rows of src_c floats, src rows packed, dst rows dst_c floats apart.
+  ktune::cuda::check(cudaMemcpy2DAsync(dst + offset, size_t(dst_c) * sizeof(float), src,
+                                       size_t(src_c) * sizeof(float), size_t(src_c) * sizeof(float),
+                                       size_t(pixels), cudaMemcpyDeviceToDevice, stream),
+                     "cudaMemcpy2DAsync(copy_channels)");
 }
 
 void max_pool(const PoolDesc& d, const float* in, float* out, cudaStream_t stream) {

@@ -1,8 +1,9 @@
 #pragma once
 // The small CUDA kernels of the network backends, NHWC FP32, all asynchronous on `stream`:
 // the epilogue of a convolution or fully connected layer (bias + optional ReLU), pooling,
-// the residual add, softmax over the classes, and the im2col patch gather of the cuBLAS
-// backend. Launch errors throw ktune::cuda::CudaError naming the kernel.
+// the residual add, softmax over the classes, the im2col patch gather of the cuBLAS backend,
+// and the layers only ONNX models have (a channel concatenation's copies, clamp). Launch errors
+// throw ktune::cuda::CudaError naming the kernel.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -17,6 +18,12 @@ void bias_act(float* y, const float* bias, int64_t rows, int64_t channels, bool 
 // out = act(a + b) for count values.
 void add_act(const float* a, const float* b, float* out, int64_t count, bool relu,
              cudaStream_t stream);
+
+// out = min(max(in, lo), hi) for count values; out may alias in.
+void clamp(const float* in, float* out, int64_t count, float lo, float hi, cudaStream_t stream);
+// dst[px][offset + ch] = src[px][ch] for ch < src_c over `pixels` NHWC pixels: one strided copy.
+void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+                   int64_t pixels, cudaStream_t stream);
 
 // Pooling of NHWC [n][h][w][c] into [n][p][q][c] as ktune::nn::PoolDesc defines it.
 void max_pool(const PoolDesc& d, const float* in, float* out, cudaStream_t stream);

@@ -157,6 +157,40 @@ TEST(NnCudaBackends, FullyConnectedPoolAddAndSoftmaxMatchTheReference) {
   }
 }
 
+// The layers only ONNX models have: a channel concatenation of two inputs (each copy leaves the
+// other input's channels as they were) and clamp, out of place and in place (ReLU6).
+TEST(NnCudaBackends, ConcatAndClampMatchTheReference) {
+  KTUNE_REQUIRE_GPU();
+  const int64_t pixels = 2 * 5 * 3, c1 = 3, c2 = 5, c = c1 + c2;
+  const auto a = random_vector(size_t(pixels * c1), 41), b = random_vector(size_t(pixels * c2), 42);
+  std::vector<float> want(size_t(pixels * c));
+  for (int64_t px = 0; px < pixels; ++px) {
+    std::copy_n(a.begin() + px * c1, c1, want.begin() + px * c);
+    std::copy_n(b.begin() + px * c2, c2, want.begin() + px * c + c1);
+  }
+  const auto x = random_vector(1000, 43);
+  for (const auto& name : cuda_backends()) {
+    SCOPED_TRACE(name);
+    auto backend = make_backend(name);
+    auto got = run_on(
+        *backend, a, want.size(),
+        [&](float* p, float* q, float* y) {
+          backend->copy_channels(p, c1, y, c, 0, pixels);
+          backend->copy_channels(q, c2, y, c, c1, pixels);
+        },
+        b);
+    EXPECT_EQ(got, want);
+    got = run_on(*backend, x, x.size(),
+                 [&](float* p, float*, float* y) { backend->clamp(p, y, x.size(), -0.25f, 0.5f); });
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], std::min(std::max(x[i], -0.25f), 0.5f));
+    got = run_on(*backend, x, x.size(), [&](float* p, float*, float* y) {
+      backend->clamp(p, p, x.size(), 0.0f, 6.0f);
+      backend->add(p, p, y, x.size(), false);  // y = 2 · the clamped input, read back in place
+    });
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(got[i], 2 * std::max(x[i], 0.0f));
+  }
+}
+
 TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
   KTUNE_REQUIRE_GPU();
   cpu::register_reference_backend();

@@ -1,6 +1,7 @@
 // ONNX models on the engine: small models built here with the protobuf API run on every CPU
-// backend and agree with a float64 NCHW computation of the same graph written in this file;
-// shapes are checked at load; bad models give one line naming the node and op (or the file).
+// backend (and every CUDA backend where the build has them and a GPU is present) and agree with a
+// float64 NCHW computation of the same graph written in this file; shapes are checked at load; bad
+// models give one line naming the node and op (or the file).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,10 @@
 #include "ktune/nn/registry.hpp"
 #include "tests/nn/nn_test_util.hpp"
 #include "tests/nn_onnx/onnx_builder.hpp"
+#ifdef KTUNE_NN_CUDA
+#include "ktune/cuda.hpp"
+#include "nn/cuda/register.hpp"
+#endif
 
 namespace ktune::nn {
 namespace {
@@ -235,6 +240,17 @@ std::vector<float> run_on(const std::string& backend_name, const OnnxModel& mode
 class OnnxEngine : public ::testing::TestWithParam<std::string> {
  protected:
   static void SetUpTestSuite() { register_cpu_backends(); }
+#ifdef KTUNE_NN_CUDA
+  void SetUp() override {
+    if (is_cuda(GetParam()) && ktune::cuda_device_count() == 0)
+      GTEST_SKIP() << "no CUDA device: GPU test skipped";
+  }
+#endif
+
+ public:
+  static bool is_cuda(const std::string& name) {
+    return name == "cublas" || name == "cudnn" || name == "ktune-cuda";
+  }
 };
 
 TEST_P(OnnxEngine, EveryOpAgreesWithFloat64) {
@@ -302,14 +318,23 @@ TEST_P(OnnxEngine, MatMulWithAddedBiasAgreesWithFloat64) {
   for (size_t i = 0; i < logits.size(); ++i) EXPECT_NEAR(logits[i], expect[i], 1e-5) << i;
 }
 
-std::vector<std::string> cpu_backends() {
+// The registered backends of one device: the CPU's, or the CUDA ones (nn/cuda) where built.
+std::vector<std::string> backends(bool cuda) {
   register_cpu_backends();
+#ifdef KTUNE_NN_CUDA
+  register_cuda_backends();
+#endif
   std::vector<std::string> names;
-  for (const auto& [name, summary] : backend_list()) names.push_back(name);
+  for (const auto& [name, summary] : backend_list())
+    if (OnnxEngine::is_cuda(name) == cuda) names.push_back(name);
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, OnnxEngine, ::testing::ValuesIn(cpu_backends()));
+INSTANTIATE_TEST_SUITE_P(Cpu, OnnxEngine, ::testing::ValuesIn(backends(false)));
+#ifdef KTUNE_NN_CUDA
+// Concat and clamp on the GPU, the models' grouped convs dense there too (skipped without a GPU).
+INSTANTIATE_TEST_SUITE_P(Cuda, OnnxEngine, ::testing::ValuesIn(backends(true)));
+#endif
 
 // ---- shapes and errors -----------------------------------------------------------------------
 
