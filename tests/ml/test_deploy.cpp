@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 
@@ -192,6 +193,17 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
               test::read_text(src + "tests/deploy_vendor/" + c.header))
         << c.header;
   }
+  // A vendor name the dataset lacks: one line naming it, exit status 1.
+  const std::string tc = src + "tests/deploy_vendor/vendor-wins-tc.csv";
+  EXPECT_EQ(testing::run_ktune_stderr_to("deploy --name x --data " + tc +
+                                             " --vendors --vendor-names cublas,rocblas --k 3 -o " +
+                                             dir.file("bad"),
+                                         err),
+            1);
+  const std::string message = test::read_text(err);
+  EXPECT_NE(message.find("vendor 'rocblas' is not one of the dataset's vendors"), std::string::npos)
+      << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
 }
 
 // Several devices of one family: one header with the union of their configs and every device's
