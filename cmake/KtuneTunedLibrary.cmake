@@ -279,7 +279,7 @@ ${named_prelude}#include \"${family_dir}/deploy/tuned_${backend}.inl\"
   if(EXISTS "${source_root}/${family_dir}/deploy/vendors.cmake")
     set(KTUNE_TUNED_TARGET ${target})
     set(KTUNE_TUNED_BACKENDS ${ARG_BACKENDS})
-    set(KTUNE_TUNED_SCAN "${configs_file}")
+    set(KTUNE_TUNED_SCAN "${configs_file}" ${named_headers})
     include("${source_root}/${family_dir}/deploy/vendors.cmake")
   endif()
 endfunction()

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "apps/ktune/long_csv_args.hpp"
 #include "ktune/dataset.hpp"
@@ -17,11 +18,12 @@ namespace ktune::cli {
 struct DatasetSource {
   std::string data, device, family;
   LongCsvArgs long_csv;
-  bool vendors = false;  // the vendors as candidates (with_vendor_candidates)
+  bool vendors = false;                   // the vendors as candidates (with_vendor_candidates)
+  std::vector<std::string> vendor_names;  // with vendors: only these (empty: every vendor)
 
   Dataset load() const {
     const Dataset d = load_measured();
-    return vendors ? with_vendor_candidates(d) : d;
+    return vendors ? with_vendor_candidates(d, vendor_names) : d;
   }
 
   Dataset load_measured() const {
@@ -38,10 +40,16 @@ struct DatasetSource {
     return load_dataset(data, device, family);
   }
 
-  static void add_vendors_option(CLI::App& sub, bool& vendors) {
-    sub.add_flag("--vendors", vendors,
-                 "The vendor libraries' rows as candidates (config 'vendor=<name>'): prunable, "
-                 "selectable and shippable like any config");
+  static void add_vendors_option(CLI::App& sub, bool& vendors, std::vector<std::string>& names) {
+    CLI::Option* flag =
+        sub.add_flag("--vendors", vendors,
+                     "The vendor libraries' rows as candidates (config 'vendor=<name>'): "
+                     "prunable, selectable and shippable like any config");
+    sub.add_option("--vendor-names", names,
+                   "With --vendors: only these vendors' rows (comma-separated names, e.g. the "
+                   "ones the deployed library can call)")
+        ->delimiter(',')
+        ->needs(flag);
   }
 
   // eval declares --data/--device/--family itself (it takes several --data); the rest need this.
@@ -52,7 +60,7 @@ struct DatasetSource {
         ->required();
     sub.add_option("--device", device, "Device slug (needed when the data holds several)");
     sub.add_option("--family", family, "Kernel family (needed when the data holds several)");
-    add_vendors_option(sub, vendors);
+    add_vendors_option(sub, vendors, vendor_names);
     long_csv.add_options(sub);
   }
 };

@@ -29,6 +29,7 @@ struct DeployArgs {
   uint64_t seed = 0;
   ml::UnsureRule unsure;
   bool vendors = false;
+  std::vector<std::string> vendor_names;
   const CLI::Option* backends_option = nullptr;
 };
 
@@ -52,6 +53,7 @@ ml::DeployRecipe recipe_of(const DeployArgs& a) {
   r.selector_options = {ml::parse_fallback(a.fallback), a.seed, a.unsure};
   r.seed = a.seed;
   r.vendors = a.vendors;
+  r.vendor_names = a.vendor_names;
   return r;
 }
 
@@ -209,7 +211,7 @@ Action setup_deploy(CLI::App& sub) {
   sub.add_option("--seed", a->seed, "Recipe: seed of the randomized pruners and models")
       ->capture_default_str();
   add_unsure_options(sub, a->unsure);
-  DatasetSource::add_vendors_option(sub, a->vendors);
+  DatasetSource::add_vendors_option(sub, a->vendors, a->vendor_names);
   a->backends_option =
       sub.add_option("--backends", a->backends,
                      "Backends of the library: cpu, cuda (file families: their kernels' language)")

@@ -243,7 +243,7 @@ Action setup_eval(CLI::App& sub) {
   sub.add_option("--family", a->source.family,
                  "Kernel family (needed when the data holds several)");
   a->source.long_csv.add_options(sub);  // --data may be a foreign long CSV
-  DatasetSource::add_vendors_option(sub, a->source.vendors);
+  DatasetSource::add_vendors_option(sub, a->source.vendors, a->source.vendor_names);
   sub.add_option("--protocol", a->protocol,
                  "selection (pruners x selectors) or stencil (the stencil seed paper's protocol: "
                  "classifiers x fallbacks and regressors over cv/synthetic-real/leave-one-out)")

@@ -68,9 +68,11 @@ inline ShapeResult shape_result(std::string config, const ktune::Outcome& deploy
 // one's threads sleep (cpu::kSettleMs in kernels/gemm/cpu/gemm_cpu_vendors.hpp says why).
 ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
                         const ktune::TimingPolicy& policy, double gap_ms);
-// Device 0; also says whether a CUDA device exists.
+// Device 0; also says whether a CUDA device exists. lt_top: the tensor-core precisions also
+// time the fastest of cuBLASLt's first lt_top algorithms (the sweep's cublaslt-top8 row, beside
+// the vendors, never the `vendor` column); 0 skips that search.
 bool cuda_available();
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
-                         const ktune::TimingPolicy& policy);
+                         const ktune::TimingPolicy& policy, int lt_top);
 
 }  // namespace tuned_gemm

@@ -7,10 +7,12 @@
 // run, but not a call a user makes, so left out of the CSV's `vendor`).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -97,7 +99,8 @@ ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
 // (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
 // the device holds them with the precision's bound.
-ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
+ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
+                            int lt_top) {
   namespace kg = ktune::kernels::gemm;
   const auto precision = ktune::GemmPrecision(int(s.precision));
   const int config = ktune::tuned_gemm_ex_choice_cuda(precision, trans(s.transa), trans(s.transb),
@@ -143,11 +146,8 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
                      s.batch, stream);
     };
     deployed = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "ktune::gemm_ex");
-    const cudaDataType_t in = s.precision == kg::Precision::bf16   ? CUDA_R_16BF
-                              : s.precision == kg::Precision::fp16 ? CUDA_R_16F
-                                                                   : CUDA_R_32F;
-    const cublasComputeType_t compute =
-        s.precision == kg::Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const cudaDataType_t in = kg::cuda::cublas_input_type(s.precision);
+    const cublasComputeType_t compute = kg::cuda::cublas_compute_type(s.precision);
     auto cublas = [&](int i) {
       const float one = 1.0f, zero = 0.0f;
       check_cublas(cublasGemmStridedBatchedEx_64(
@@ -186,24 +186,28 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
       return best;
     };
     lt_outcome = lt_best(1);
-    lt_top_outcome = lt_best(8);
+    if (lt_top > 0) lt_top_outcome = lt_best(lt_top);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
   }
-  VendorResult top = vendor_result("cublaslt-top8", lt_top_outcome);
-  top.in_fastest = false;
-  return shape_result(
-      config_name, deployed,
-      {vendor_result("cublas", cublas_outcome), vendor_result("cublaslt", lt_outcome), top});
+  std::vector<VendorResult> vendors{vendor_result("cublas", cublas_outcome),
+                                    vendor_result("cublaslt", lt_outcome)};
+  if (lt_top > 0) {
+    vendors.push_back(vendor_result(fmt::format("cublaslt-top{}", lt_top), lt_top_outcome));
+    vendors.back().in_fastest = false;
+  }
+  return shape_result(config_name, deployed, std::move(vendors));
 }
 
 }  // namespace
 
 bool cuda_available() { return ktune::cuda_device_count() > 0; }
 
-ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy) {
-  if (s.precision != ktune::kernels::gemm::Precision::fp32) return measure_cuda_tc(s, seed, policy);
+ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
+                         int lt_top) {
+  if (s.precision != ktune::kernels::gemm::Precision::fp32)
+    return measure_cuda_tc(s, seed, policy, lt_top);
   const int config =
       ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cuda().configs[config];

@@ -77,6 +77,12 @@ int main(int argc, char** argv) {
                  "threads sleep first")
       ->check(CLI::Range(0.0, 10000.0))
       ->capture_default_str();
+  int lt_top = 8;
+  app.add_option("--lt-top", lt_top,
+                 "CUDA tf32/bf16/fp16: also time the fastest of cuBLASLt's first N algorithms "
+                 "(logged, never the vendor column; 0: skip)")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
@@ -104,7 +110,7 @@ int main(int argc, char** argv) {
       ++measured;
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
-      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy)
+      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy, lt_top)
                                       : tuned_gemm::measure_cpu(shape, seed, policy, gap_ms);
       std::string networks;
       for (const auto& t : problem.tags) networks += (networks.empty() ? "" : "+") + t;

@@ -19,8 +19,11 @@ bool is_vendor_config(const std::string& config);
 // ok where the vendor's perf is known, unmeasured where it is NaN; config params are those of
 // the configs plus "vendor" (1 for vendor columns, whose other params are 0). vendor_names and
 // vendor_perf stay, so reports still compare with the vendor. A dataset that already has
-// vendor columns is returned as it is.
-Dataset with_vendor_candidates(const Dataset& d);
+// vendor columns is returned as it is. `only` (when not empty) keeps just those vendors as
+// candidates, e.g. the ones a deployed library can call (a row that is the best of several
+// vendor algorithms timed per shape is a baseline, not a call); a name that is not one of the
+// dataset's vendors throws Error naming it.
+Dataset with_vendor_candidates(const Dataset& d, const std::vector<std::string>& only = {});
 
 // Per row: whether the served column is one of ktune's own configs, not a vendor's, and the
 // share of rows (or of time, weight = served time) served by ktune's own kernels.

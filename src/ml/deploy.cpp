@@ -2,6 +2,7 @@
 #include "ktune/ml/deploy.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ktune/error.hpp"
 #include "ktune/vendor_candidates.hpp"
@@ -20,12 +21,14 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (s.unsure.range_guard) args += " --range-guard";
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
+  if (r.vendors && !r.vendor_names.empty())
+    args += fmt::format(" --vendor-names {}", fmt::join(r.vendor_names, ","));
   return args;
 }
 
 nlohmann::json train_recipe(const Dataset& given, const DeployRecipe& recipe,
                             const std::string& dataset_label) {
-  const Dataset data = recipe.vendors ? with_vendor_candidates(given) : given;
+  const Dataset data = recipe.vendors ? with_vendor_candidates(given, recipe.vendor_names) : given;
   PruneOptions prune_options;
   prune_options.method = recipe.pruner;
   prune_options.norm = recipe.norm;

@@ -1,8 +1,13 @@
 // Vendors as config columns, and the share served by ktune's own configs (vendor_candidates.hpp).
 #include "ktune/vendor_candidates.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
+
+#include "ktune/error.hpp"
 
 namespace ktune {
 
@@ -10,9 +15,18 @@ std::string vendor_config_name(const std::string& vendor) { return kVendorConfig
 
 bool is_vendor_config(const std::string& config) { return config.starts_with(kVendorConfigPrefix); }
 
-Dataset with_vendor_candidates(const Dataset& d) {
+Dataset with_vendor_candidates(const Dataset& d, const std::vector<std::string>& only) {
+  for (const auto& name : only)
+    if (std::find(d.vendor_names.begin(), d.vendor_names.end(), name) == d.vendor_names.end())
+      throw Error(fmt::format("vendor '{}' is not one of the dataset's vendors ({})", name,
+                              fmt::join(d.vendor_names, ", ")));
   if (std::any_of(d.config_names.begin(), d.config_names.end(), is_vendor_config)) return d;
-  const Eigen::Index n = d.cols(), v = Eigen::Index(d.vendor_names.size());
+  // The dataset's vendor columns that become candidates, in the dataset's (name) order.
+  std::vector<Eigen::Index> picked;
+  for (size_t j = 0; j < d.vendor_names.size(); ++j)
+    if (only.empty() || std::find(only.begin(), only.end(), d.vendor_names[j]) != only.end())
+      picked.push_back(Eigen::Index(j));
+  const Eigen::Index n = d.cols(), v = Eigen::Index(picked.size());
   Dataset out = d;
   if (v == 0) return out;
   out.perf.conservativeResize(d.rows(), n + v);
@@ -20,9 +34,10 @@ Dataset with_vendor_candidates(const Dataset& d) {
   BoolMatrix measured = d.measured.size() ? d.measured : BoolMatrix::Constant(d.rows(), n, true);
   measured.conservativeResize(d.rows(), n + v);
   for (Eigen::Index j = 0; j < v; ++j) {
-    out.config_names.push_back(vendor_config_name(d.vendor_names[size_t(j)]));
+    const Eigen::Index source = picked[size_t(j)];
+    out.config_names.push_back(vendor_config_name(d.vendor_names[size_t(source)]));
     for (Eigen::Index r = 0; r < d.rows(); ++r) {
-      const double p = d.vendor_perf.rows() == d.rows() ? d.vendor_perf(r, j) : NAN;
+      const double p = d.vendor_perf.rows() == d.rows() ? d.vendor_perf(r, source) : NAN;
       const bool known = std::isfinite(p) && p > 0;
       out.perf(r, n + j) = known ? p : 0;
       out.valid(r, n + j) = known;

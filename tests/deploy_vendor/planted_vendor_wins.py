@@ -5,13 +5,18 @@ the vendors that win from 384 up (OpenBLAS up to 768, oneDNN from 1024), so a K 
 must hold a vendor (oneDNN, best on more shapes), K = 3 holds both vendors, and the
 best-geomean ("safest") candidate of the three is OpenBLAS. Perf values are planted, not measured.
 With --cuda: the same for a GPU (cuBLAS the vendor, two CUDA kernel configs).
-Usage: planted_vendor_wins.py [--cuda] OUT.csv"""
+With --tc: bf16 and fp16 GEMMs (the same perf in both) on a GPU's tensor cores: an mma config wins below 384, cuBLAS from 384 to
+768, cuBLASLt's heuristic #0 from 1024, and cuBLASLt's best of its top 8 (a per-shape search, not
+a call a library can ship) beats both there, so `--vendors --vendor-names cublas,cublaslt` at
+K = 3 ships the kernel and both callable vendors, and `--vendors` alone ships the search row.
+Usage: planted_vendor_wins.py [--cuda | --tc] OUT.csv"""
 import sys
 
 HEADER = ("device,family,problem,config,config_id,status,median_ms,min_ms,max_ms,mad_ms,reps,"
           "perf,rel_error,message,created_at,tags")
 KERNELS = [("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=960", 976),
            ("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=3840", 977)]
+TC_KERNEL = ("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3", 2824)
 CUDA_KERNELS = [("kind=tiled;bm=32;bn=32;bk=8;tm=4;tn=4;vec=1;db=0", 640), ("r=1;a=1;c=1;wg=1x64", 0)]
 
 
@@ -25,6 +30,22 @@ def cuda_rows():
             ms = 2.0 * size ** 3 / perf / 1e6
             yield (f'planted-gpu,gemm,{problem},"{config}",{config_id},ok,{ms},{ms},{ms},0,10,'
                    f"{perf},1e-07,,2026-11-26T00:00:00Z,planted")
+
+
+def tc_rows():
+    for precision, size in ((p, s) for p in (2, 3)
+                            for s in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072)):
+        problem = f'"transa=0;transb=0;m={size};n={size};k={size};batch=1;precision={precision}"'
+        small, big = size < 384, size >= 1024
+        cublas = 900.0 if small else 9000.0 if not big else 20000.0
+        cublaslt = 800.0 if small else 8000.0 if not big else 30000.0
+        perfs = [(TC_KERNEL, 1000.0 if small else 4000.0), (("cublas", -1), cublas),
+                 (("cublaslt", -1), cublaslt),
+                 (("cublaslt-top8", -1), 1.05 * max(cublas, cublaslt))]
+        for (config, config_id), perf in perfs:
+            ms = 2.0 * size ** 3 / perf / 1e6
+            yield (f'planted-gpu,gemm,{problem},"{config}",{config_id},ok,{ms},{ms},{ms},0,10,'
+                   f"{perf},1e-03,,2026-11-27T00:00:00Z,planted")
 
 
 def rows():
@@ -42,13 +63,14 @@ def rows():
 
 def main():
     args = sys.argv[1:]
-    cuda = args[:1] == ["--cuda"]
-    args = args[1:] if cuda else args
+    mode = args[0] if args[:1] in (["--cuda"], ["--tc"]) else ""
+    args = args[1:] if mode else args
     if len(args) != 1:
         sys.exit(__doc__)
+    generate = {"--cuda": cuda_rows, "--tc": tc_rows}.get(mode, rows)
     with open(args[0], "w", encoding="utf-8") as out:
         out.write(HEADER + "\n")
-        for row in cuda_rows() if cuda else rows():
+        for row in generate():
             out.write(row + "\n")
 
 

@@ -17,12 +17,17 @@
 #include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
+#include "tests/gpu/gemm_ex_cases.hpp"
 
 namespace {
 
 using ktune::GemmPrecision;
 using ktune::Trans;
 namespace kg = ktune::kernels::gemm;
+using ktune::test::DeviceCase;
+using ktune::test::free_case;
+using ktune::test::make_case;
+using ktune::test::run_case;
 
 const GemmPrecision kTensorPrecisions[] = {GemmPrecision::tf32, GemmPrecision::bf16,
                                            GemmPrecision::fp16};
@@ -41,7 +46,8 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // The shipped precisions: the library must ship a tensor-core selector, each of whose configs
-// is an mma, mmasplit or wgmma config (what the deployed kernels are).
+// is an mma, mmasplit or wgmma config (what the deployed kernels are) or a vendor candidate
+// (the `vendors` selectors: cuBLAS's or cuBLASLt's call in the precision).
 TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
   int shipped = 0;
   for (GemmPrecision q : kTensorPrecisions) {
@@ -55,7 +61,8 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
     for (int i = 0; i < info.num_configs; ++i) {
       const std::string config = info.configs[i];
       EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0 ||
-                  config.rfind("kind=mmasplit;", 0) == 0)
+                  config.rfind("kind=mmasplit;", 0) == 0 || config == "vendor=cublas" ||
+                  config == "vendor=cublaslt")
           << config;
     }
     const int pick =
@@ -102,85 +109,6 @@ TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice
                                                64, 0, fake_c, 8, 64, 1, nullptr);
                        }),
                        "config 999"));
-}
-
-// Inputs of one case in the precision's storage (16-bit bits or floats) on the device.
-struct DeviceCase {
-  kg::Shape shape;
-  std::vector<float> a, b, c_in;
-  std::vector<double> reference;
-  void *da = nullptr, *db = nullptr;
-  float* dc = nullptr;
-  size_t c_elements = 0;
-};
-
-constexpr size_t kGuard = 64;
-
-void upload_operand(const std::vector<float>& values, kg::Precision q, void** device) {
-  const auto bits = kg::to_input_bits(values, q);
-  const size_t bytes = bits.empty() ? values.size() * 4 : bits.size() * 2;
-  ASSERT_EQ(cudaMalloc(device, std::max<size_t>(bytes, 16)), cudaSuccess);
-  cudaMemcpy(*device, bits.empty() ? static_cast<const void*>(values.data()) : bits.data(), bytes,
-             cudaMemcpyHostToDevice);
-}
-
-DeviceCase make_case(kg::Precision q, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-                     int64_t batch, bool aligned, float alpha, float beta) {
-  DeviceCase d;
-  kg::Shape& s = d.shape;
-  s.transa = ta, s.transb = tb, s.m = m, s.n = n, s.k = k, s.batch = batch, s.precision = q;
-  // Padded leading dimensions: on the 16-byte grid TMA needs (a multiple of 8 elements), or odd.
-  auto ld = [&](int64_t rows) { return aligned ? (rows + 8) / 8 * 8 : rows + 1; };
-  s.lda = ld(ta ? k : m), s.ldb = ld(tb ? n : k), s.ldc = m + 1;
-  d.a = kg::random_matrix(size_t(s.stride_a() * batch), 5);
-  d.b = kg::random_matrix(size_t(s.stride_b() * batch), 6);
-  d.c_elements = size_t(s.stride_c() * batch);
-  d.c_in = kg::random_matrix(d.c_elements, 7);
-  // The reference sees the inputs as the device holds them (rounded to 16 bits); tf32 rounds
-  // inside the MMA, which the bound's input term covers.
-  std::vector<float> a = d.a, b = d.b;
-  if (q != kg::Precision::tf32) {
-    for (float& x : a) x = kg::round_input(x, q);
-    for (float& x : b) x = kg::round_input(x, q);
-  }
-  d.reference = kg::reference_gemm(s, a.data(), b.data(), alpha, beta, d.c_in.data());
-  upload_operand(d.a, q, &d.da);
-  upload_operand(d.b, q, &d.db);
-  return d;
-}
-
-// Runs config (or the selector when config < 0) on a fresh C (NaN-poisoned when beta == 0,
-// guards around it); returns the relative error, -1 when the config refused the problem.
-double run_case(const DeviceCase& d, GemmPrecision q, int config, float alpha, float beta,
-                std::string& guard_failure) {
-  const kg::Shape& s = d.shape;
-  std::vector<float> c(d.c_elements + 2 * kGuard, -777.0f);
-  for (size_t i = 0; i < d.c_elements; ++i)
-    c[kGuard + i] = beta == 0 ? std::numeric_limits<float>::quiet_NaN() : d.c_in[i];
-  float* dc = nullptr;
-  if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * 4) != cudaSuccess) return 1e9;
-  cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
-  const Trans ta = s.transa ? Trans::yes : Trans::no, tb = s.transb ? Trans::yes : Trans::no;
-  bool ran = true;
-  if (config < 0)
-    ktune::gemm_ex(q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
-                   s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
-  else
-    ran = ktune::gemm_ex_config(config, q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(),
-                                d.db, s.ldb, s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(),
-                                s.batch, nullptr);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
-  cudaFree(dc);
-  if (!ran) return -1;
-  for (size_t i = 0; i < kGuard; ++i)
-    if (c[i] != -777.0f || c[c.size() - 1 - i] != -777.0f) guard_failure = "write outside C";
-  return kg::relative_error(s, c.data() + kGuard, d.reference);
-}
-
-void free_case(DeviceCase& d) {
-  cudaFree(d.da);
-  cudaFree(d.db);
 }
 
 // Every shipped config x the four transpose pairs on a ragged batched shape (partial tiles,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <tuple>
 
@@ -164,8 +165,9 @@ TEST(DeployCli, RecipeAndTrainedModelGiveTheSameSelector) {
   EXPECT_NE(test::read_text(err).find("--k '0'"), std::string::npos) << test::read_text(err);
 }
 
-// --vendors through the verb: the committed selectors of the vendor-candidate libraries
-// (tests/deploy_vendor) are what `ktune deploy --vendors` writes from the planted datasets.
+// --vendors (and --vendor-names) through the verb: the committed selectors of the vendor-candidate
+// libraries (tests/deploy_vendor) are what `ktune deploy --vendors` writes from the planted
+// datasets.
 TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
   if (!std::filesystem::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
   test::TempDir dir;
@@ -176,7 +178,9 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
   for (const Case& c :
        {Case{"vendor_wins", "vendor-wins.csv", "planted-cpu", " --k 3", "vendor-wins-k3.hpp"},
         Case{"vendor_wins_gpu", "vendor-wins-gpu.csv", "planted-gpu", " --k 2 --backends cuda",
-             "vendor-wins-gpu-k2.hpp"}}) {
+             "vendor-wins-gpu-k2.hpp"},
+        Case{"vendor_wins_tc", "vendor-wins-tc.csv", "planted-gpu",
+             " --k 3 --vendor-names cublas,cublaslt --backends cuda", "vendor-wins-tc-k3.hpp"}}) {
     const std::string csv = std::string("tests/deploy_vendor/") + c.csv;
     ASSERT_EQ(testing::run_ktune_stderr_to(std::string("deploy --name ") + c.name +
                                                " --family gemm --data " + src + csv + " --label " +
@@ -189,6 +193,17 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
               test::read_text(src + "tests/deploy_vendor/" + c.header))
         << c.header;
   }
+  // A vendor name the dataset lacks: one line naming it, exit status 1.
+  const std::string tc = src + "tests/deploy_vendor/vendor-wins-tc.csv";
+  EXPECT_EQ(testing::run_ktune_stderr_to("deploy --name x --data " + tc +
+                                             " --vendors --vendor-names cublas,rocblas --k 3 -o " +
+                                             dir.file("bad"),
+                                         err),
+            1);
+  const std::string message = test::read_text(err);
+  EXPECT_NE(message.find("vendor 'rocblas' is not one of the dataset's vendors"), std::string::npos)
+      << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
 }
 
 // Several devices of one family: one header with the union of their configs and every device's

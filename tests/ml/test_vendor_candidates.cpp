@@ -3,9 +3,13 @@
 // the metrics (the share served by ktune's own kernels).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "ktune/dataset.hpp"
+#include "ktune/error.hpp"
 #include "ktune/ml/codegen.hpp"
 #include "ktune/ml/deploy.hpp"
 #include "ktune/ml/metrics.hpp"
@@ -147,6 +151,59 @@ TEST(VendorCandidates, MetricsCountTheShareServedByOwnKernels) {
   const Dataset plain = planted(false);
   for (auto& o : outcomes) o.pick = o.served = o.reference = o.expert = 0;
   EXPECT_EQ(ml::score(plain, outcomes).own_share, 1);
+}
+
+// tests/deploy_vendor/planted_vendor_wins.py --tc: bf16 on a GPU's tensor cores; an mma kernel
+// wins below 384, cuBLAS to 768, cuBLASLt's heuristic #0 from 1024, where cuBLASLt's best of its
+// top 8 (a per-shape search, not a call) beats both.
+Dataset planted_tc() {
+  return load_dataset(std::string(KTUNE_SOURCE_DIR) + "/tests/deploy_vendor/vendor-wins-tc.csv");
+}
+
+TEST(VendorCandidates, OnlyTheNamedVendorsBecomeCandidates) {
+  const Dataset plain = planted_tc();
+  ASSERT_EQ(plain.vendor_names, (std::vector<std::string>{"cublas", "cublaslt", "cublaslt-top8"}));
+  EXPECT_EQ(with_vendor_candidates(plain).cols(), 4);
+  const Dataset d = with_vendor_candidates(plain, {"cublaslt", "cublas"});
+  ASSERT_EQ(d.cols(), 3);
+  EXPECT_EQ(d.config_names[1], "vendor=cublas");
+  EXPECT_EQ(d.config_names[2], "vendor=cublaslt");
+  for (Eigen::Index r = 0; r < d.rows(); ++r) EXPECT_EQ(d.perf(r, 2), plain.vendor_perf(r, 1));
+  EXPECT_EQ(d.vendor_names, plain.vendor_names);  // the baselines stay for the reports
+  try {
+    with_vendor_candidates(plain, {"cublas", "rocblas"});
+    ADD_FAILURE() << "an unknown vendor name was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'rocblas'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(VendorCandidates, PlantedBf16VendorWinsShipsTheCallableVendors) {
+  ml::DeployRecipe r;
+  r.pruner = ml::PruneMethod::topn;
+  r.k = 3;
+  r.vendors = true;
+  // Every vendor: the search row wins the large shapes and is shipped, though no call serves it.
+  std::vector<std::string> all = ml::train_recipe(planted_tc(), r, "planted")["configs"];
+  EXPECT_NE(std::find(all.begin(), all.end(), "vendor=cublaslt-top8"), all.end());
+  r.vendor_names = {"cublas", "cublaslt"};
+  EXPECT_NE(ml::recipe_arguments(r).find("--vendors --vendor-names cublas,cublaslt"),
+            std::string::npos)
+      << ml::recipe_arguments(r);
+  const auto model = ml::train_recipe(planted_tc(), r, "planted");
+  const std::vector<std::string> configs = model["configs"];
+  ASSERT_EQ(configs.size(), 3u);
+  EXPECT_EQ(std::find(configs.begin(), configs.end(), "vendor=cublaslt-top8"), configs.end());
+  // Each size band goes to its winner: the kernel, cuBLAS, cuBLASLt.
+  const auto s = ml::Selector::from_json(model);
+  const Dataset d = with_vendor_candidates(planted_tc(), r.vendor_names);
+  for (Eigen::Index row = 0; row < d.rows(); ++row) {
+    const double m = d.features(row, feature(d, "m"));
+    const std::string want = m < 384    ? "kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3"
+                             : m < 1024 ? "vendor=cublas"
+                                        : "vendor=cublaslt";
+    EXPECT_EQ(configs[size_t(s->select(d.features.row(row)))], want) << d.problem_keys[size_t(row)];
+  }
 }
 
 }  // namespace

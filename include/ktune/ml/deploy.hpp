@@ -29,10 +29,11 @@ struct DeployRecipe {
   PruneMethod pruner = PruneMethod::pca_kmeans;
   int k = 16;  // 0: every config that is ok on some problem ("all", picked by topn)
   Norm norm = Norm::cutoff;
-  std::string selector = "tree-b";   // codegen writes tree selectors only
-  SelectorOptions selector_options;  // fallback, seed, unsure rule
-  uint64_t seed = 0;                 // the randomized pruners' seed
-  bool vendors = false;              // the vendors as candidates (with_vendor_candidates)
+  std::string selector = "tree-b";        // codegen writes tree selectors only
+  SelectorOptions selector_options;       // fallback, seed, unsure rule
+  uint64_t seed = 0;                      // the randomized pruners' seed
+  bool vendors = false;                   // the vendors as candidates (with_vendor_candidates)
+  std::vector<std::string> vendor_names;  // with vendors: only these (empty: every vendor)
 };
 
 // The recipe as `ktune deploy` options ("--pruner pca-kmeans --k 16 ..."), defaults included.

@@ -7,31 +7,7 @@
 #include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::kernels::gemm::cuda {
-namespace {
-
 using ktune::cuda::check_cublas;
-
-cudaDataType_t input_type(Precision p) {
-  return p == Precision::bf16 ? CUDA_R_16BF : p == Precision::fp16 ? CUDA_R_16F : CUDA_R_32F;
-}
-
-// A column-major rows x cols matrix of `type` with leading dimension ld, batch strided.
-cublasLtMatrixLayout_t layout(cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld,
-                              int64_t batch, int64_t stride) {
-  cublasLtMatrixLayout_t l = nullptr;
-  check_cublas(cublasLtMatrixLayoutCreate(&l, type, uint64_t(rows), uint64_t(cols), ld),
-               "cublasLtMatrixLayoutCreate");
-  const int32_t count = int32_t(batch);
-  check_cublas(
-      cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
-      "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
-  check_cublas(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                &stride, sizeof stride),
-               "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
-  return l;
-}
-
-}  // namespace
 
 CublasLtHandle::CublasLtHandle() { check_cublas(cublasLtCreate(&handle_), "cublasLtCreate"); }
 
@@ -43,19 +19,12 @@ CublasLtGemm::CublasLtGemm(cublasLtHandle_t handle, const Shape& s, size_t works
                            int max_algos)
     : handle_(handle), workspace_bytes_(workspace_bytes) {
   try {
-    const cublasComputeType_t compute =
-        s.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    check_cublas(cublasLtMatmulDescCreate(&op_, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    const cublasOperation_t ta = s.transa ? CUBLAS_OP_T : CUBLAS_OP_N;
-    const cublasOperation_t tb = s.transb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    check_cublas(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
-                 "cublasLtMatmulDescSetAttribute(TRANSA)");
-    check_cublas(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
-                 "cublasLtMatmulDescSetAttribute(TRANSB)");
-    const cudaDataType_t in = input_type(s.precision);
-    a_ = layout(in, s.transa ? s.k : s.m, s.transa ? s.m : s.k, s.lda, s.batch, s.stride_a());
-    b_ = layout(in, s.transb ? s.n : s.k, s.transb ? s.k : s.n, s.ldb, s.batch, s.stride_b());
-    c_ = layout(CUDA_R_32F, s.m, s.n, s.ldc, s.batch, s.stride_c());
+    const LtProblem problem{s.precision,  s.transa, s.transb,    s.m,          s.n,
+                            s.k,          s.batch,  s.lda,       s.stride_a(), s.ldb,
+                            s.stride_b(), s.ldc,    s.stride_c()};
+    check_cublas(descriptors_.make(problem),
+                 "cuBLASLt descriptors (cublasLtMatmulDescCreate, "
+                 "cublasLtMatrixLayoutCreate)");
     cublasLtMatmulPreference_t pref = nullptr;
     check_cublas(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
     const uint64_t bytes = workspace_bytes;
@@ -64,8 +33,9 @@ CublasLtGemm::CublasLtGemm(cublasLtHandle_t handle, const Shape& s, size_t works
     results_.resize(size_t(max_algos));
     int returned = 0;
     if (status == CUBLAS_STATUS_SUCCESS)
-      status = cublasLtMatmulAlgoGetHeuristic(handle_, op_, a_, b_, c_, c_, pref, max_algos,
-                                              results_.data(), &returned);
+      status = cublasLtMatmulAlgoGetHeuristic(handle_, descriptors_.op, descriptors_.a,
+                                              descriptors_.b, descriptors_.c, descriptors_.c, pref,
+                                              max_algos, results_.data(), &returned);
     cublasLtMatmulPreferenceDestroy(pref);
     // NOT_SUPPORTED: no algorithm for this problem (the vendor row is refused).
     if (status == CUBLAS_STATUS_NOT_SUPPORTED)
@@ -82,13 +52,7 @@ CublasLtGemm::CublasLtGemm(cublasLtHandle_t handle, const Shape& s, size_t works
 CublasLtGemm::~CublasLtGemm() { release(); }
 
 void CublasLtGemm::release() {
-  if (ktune::cuda::context_corrupted()) return;
-  if (c_) cublasLtMatrixLayoutDestroy(c_);
-  if (b_) cublasLtMatrixLayoutDestroy(b_);
-  if (a_) cublasLtMatrixLayoutDestroy(a_);
-  if (op_) cublasLtMatmulDescDestroy(op_);
-  c_ = b_ = a_ = nullptr;
-  op_ = nullptr;
+  if (!ktune::cuda::context_corrupted()) descriptors_.release();
 }
 
 std::string CublasLtGemm::describe(int i) const {
@@ -108,7 +72,8 @@ std::string CublasLtGemm::describe(int i) const {
 cublasStatus_t CublasLtGemm::run(int i, const void* a, const void* b, float* c, void* workspace,
                                  cudaStream_t stream) const {
   const float one = 1.0f, zero = 0.0f;
-  return cublasLtMatmul(handle_, op_, &one, a, a_, b, b_, &zero, c, c_, c, c_,
+  const LtDescriptors& d = descriptors_;
+  return cublasLtMatmul(handle_, d.op, &one, a, d.a, b, d.b, &zero, c, d.c, c, d.c,
                         &results_.at(size_t(i)).algo, workspace, workspace_bytes_, stream);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/cuda/cublas_precision.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 
 namespace ktune::kernels::gemm::cuda {
@@ -45,8 +46,7 @@ class CublasLtGemm {
 
   cublasLtHandle_t handle_;
   size_t workspace_bytes_;
-  cublasLtMatmulDesc_t op_ = nullptr;
-  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+  LtDescriptors descriptors_;
   std::vector<cublasLtMatmulHeuristicResult_t> results_;
 };
 

@@ -226,11 +226,8 @@ class CudaGemmSession final : public ProblemSession {
 
   LaunchResult launch_cublas_ex(int copy) {
     const float one = 1.0f, zero = 0.0f;
-    const cudaDataType_t in = shape_.precision == Precision::bf16   ? CUDA_R_16BF
-                              : shape_.precision == Precision::fp16 ? CUDA_R_16F
-                                                                    : CUDA_R_32F;
-    const cublasComputeType_t compute =
-        shape_.precision == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const cudaDataType_t in = cublas_input_type(shape_.precision);
+    const cublasComputeType_t compute = cublas_compute_type(shape_.precision);
     const cublasStatus_t status = cublasGemmStridedBatchedEx_64(
         context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
         &one, a(copy), in, shape_.lda, shape_.stride_a(), b(copy), in, shape_.ldb,

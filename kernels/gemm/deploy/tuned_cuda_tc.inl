@@ -3,7 +3,8 @@
 // ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
 // configs are the `mma`, `mmasplit` and `wgmma` kinds, instantiated by nvcc from the headers the
-// NVRTC sweep compiles; wgmma kernels
+// NVRTC sweep compiles (and the vendor candidates, "vendor=cublas" / "vendor=cublaslt", a selector
+// ships with `ktune deploy --vendors`: deploy/vendor_cuda.hpp); wgmma kernels
 // need the library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses
 // devices other than compute capability 9.0).
 #include "kernels/gemm/cuda/gemm_mma.cuh"
@@ -70,8 +71,9 @@ Launch tc_outcome(const ktune::kernels::gemm::cuda::TiledLaunch& launch) {
   return launch.refused ? Launch::refused : Launch::ok;
 }
 
+// One of ktune's tensor-core kernels (mma, mmasplit, wgmma) of a precision's selector.
 template <int PREC, size_t I, bool TA, bool TB>
-Launch run_tc_config(const TcArgs& g) {
+Launch run_tc_kernel(const TcArgs& g) {
   constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<PREC>::kConfigs[I]);
   static_assert(c.valid, "a config of a tensor-core selector does not parse as a GEMM config");
   static_assert(kg::runs_mma_kernel(c.kind) || c.kind == kg::Kind::wgmma,
@@ -108,6 +110,50 @@ Launch run_tc_config(const TcArgs& g) {
     return tc_outcome(kg::cuda::launch_wgmma(
         kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k, g.batch, g.alpha,
         g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream));
+  }
+}
+
+// A vendor candidate of a precision's selector ("vendor=cublas", "vendor=cublaslt"): the vendor's
+// call in that precision, as the sweep timed it (deploy/vendor_cuda.hpp).
+template <int PREC, kg::VendorCall V>
+Launch run_tc_vendor(const TcArgs& g) {
+  static_assert(kg::vendor_on_cuda(V), "a tensor-core selector ships a CPU vendor");
+  namespace kd = kg::deploy;
+  const kg::cuda::LtProblem p{
+      kg::Precision(PREC), g.transa, g.transb,   g.m,   g.n,       g.k, g.batch, g.lda,
+      g.stride_a,          g.ldb,    g.stride_b, g.ldc, g.stride_c};
+  if constexpr (V == kg::VendorCall::cublas) {
+    return kd::run_cublas_ex(p, g.alpha, g.a, g.b, g.beta, g.c, g.stream) == kd::VendorOutcome::ok
+               ? Launch::ok
+               : Launch::refused;
+  } else {
+    if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
+    const kd::LtPlan& plan = kd::lt_plan_for(p, g.a, g.b, g.c);
+    if (!plan.found) return Launch::refused;
+    // The algorithm's workspace from the split-K pool, stream-ordered like the kernels'.
+    void* workspace = nullptr;
+    if (plan.first.workspaceSize > 0) {
+      const cudaError_t error =
+          cudaMallocFromPoolAsync(&workspace, plan.first.workspaceSize, workspace_pool(), g.stream);
+      if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(cuBLASLt workspace)", error);
+    }
+    const kd::VendorOutcome outcome =
+        kd::run_cublaslt(plan, g.alpha, g.a, g.b, g.beta, g.c, workspace, g.stream);
+    if (workspace) {
+      const cudaError_t error = cudaFreeAsync(workspace, g.stream);
+      if (error != cudaSuccess) cuda_failure("cudaFreeAsync(cuBLASLt workspace)", error);
+    }
+    return outcome == kd::VendorOutcome::ok ? Launch::ok : Launch::refused;
+  }
+}
+
+template <int PREC, size_t I, bool TA, bool TB>
+Launch run_tc_config(const TcArgs& g) {
+  constexpr kg::VendorCall vendor = kg::parse_vendor_call(TcSelector<PREC>::kConfigs[I]);
+  if constexpr (vendor != kg::VendorCall::none) {
+    return run_tc_vendor<PREC, vendor>(g);
+  } else {
+    return run_tc_kernel<PREC, I, TA, TB>(g);
   }
 }
 

@@ -1,15 +1,22 @@
 #pragma once
-// The vendor call of a tuned CUDA GEMM library whose selector ships "vendor=cublas": cuBLAS's
-// FP32 strided-batched SGEMM on the caller's stream, as the sweep measured it (deploy/vendors.cmake
-// links cuBLAS). Each thread keeps one handle per device, so concurrent callers never share a
-// handle's stream.
+// The vendor calls of a tuned CUDA GEMM library whose selectors ship "vendor=cublas" or
+// "vendor=cublaslt", on the caller's stream, as the sweep measured them (deploy/vendors.cmake
+// links the vendor): FP32 cuBLAS's strided-batched SGEMM; in tf32 / bf16 / fp16 (ktune::gemm_ex)
+// cuBLAS's GemmStridedBatchedEx or cuBLASLt's matmul with its heuristic's first algorithm, in the
+// compute types of kernels/gemm/cuda/cublas_precision.hpp. Each thread keeps one handle per
+// device, so concurrent callers never share a handle's stream, and its cuBLASLt plans (the
+// descriptors and the heuristic's answer) per problem, so the heuristic runs once per shape.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
+#include "kernels/gemm/cuda/cublas_precision.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 
 namespace ktune::kernels::gemm::deploy {
@@ -20,20 +27,31 @@ inline void check_cublas_call(cublasStatus_t status, const char* what) {
                              std::to_string(int(status)) + ")");
 }
 
-inline cublasHandle_t cublas_handle_for_this_thread() {
+// This thread's handle of the current device (cuBLAS's or cuBLASLt's), made on first use.
+template <typename Handle, cublasStatus_t (*Create)(Handle*), cublasStatus_t (*Destroy)(Handle)>
+Handle handle_for_this_thread(const char* create_name) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess)
     throw std::runtime_error("ktune::gemm: cudaGetDevice failed");
   struct Handles {
-    std::map<int, cublasHandle_t> by_device;
+    std::map<int, Handle> by_device;
     ~Handles() {
-      for (auto& [d, h] : by_device) cublasDestroy(h);
+      for (auto& [d, h] : by_device) Destroy(h);
     }
   };
   thread_local Handles handles;
-  cublasHandle_t& h = handles.by_device[device];
-  if (!h) check_cublas_call(cublasCreate(&h), "cublasCreate");
+  Handle& h = handles.by_device[device];
+  if (!h) check_cublas_call(Create(&h), create_name);
   return h;
+}
+
+inline cublasHandle_t cublas_handle_for_this_thread() {
+  return handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>("cublasCreate");
+}
+
+inline cublasLtHandle_t cublaslt_handle_for_this_thread() {
+  return handle_for_this_thread<cublasLtHandle_t, &cublasLtCreate, &cublasLtDestroy>(
+      "cublasLtCreate");
 }
 
 // C = alpha op(A) op(B) + beta C over the strided batch, column-major, device pointers.
@@ -52,6 +70,112 @@ void run_vendor_cuda(bool transa, bool transb, long long m, long long n, long lo
                                    transb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, a, lda,
                                    stride_a, b, ldb, stride_b, &beta, c, ldc, stride_c, batch),
       "cublasSgemmStridedBatched_64");
+}
+
+// Whether a tensor-core vendor call ran, or the vendor cannot serve the problem (the caller
+// tries the next shipped config).
+enum class VendorOutcome { ok, refused };
+
+inline VendorOutcome vendor_outcome(cublasStatus_t status, const char* what) {
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) return VendorOutcome::refused;
+  check_cublas_call(status, what);
+  return VendorOutcome::ok;
+}
+
+// cuBLAS's GemmStridedBatchedEx in the problem's precision: the sweep's "cublas" row.
+inline VendorOutcome run_cublas_ex(const cuda::LtProblem& p, float alpha, const void* a,
+                                   const void* b, float beta, float* c, cudaStream_t stream) {
+  const cublasHandle_t h = cublas_handle_for_this_thread();
+  check_cublas_call(cublasSetStream(h, stream), "cublasSetStream");
+  const cudaDataType_t in = cuda::cublas_input_type(p.precision);
+  return vendor_outcome(
+      cublasGemmStridedBatchedEx_64(
+          h, p.transa ? CUBLAS_OP_T : CUBLAS_OP_N, p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n,
+          p.k, &alpha, a, in, p.lda, p.stride_a, b, in, p.ldb, p.stride_b, &beta, c, CUDA_R_32F,
+          p.ldc, p.stride_c, p.batch, cuda::cublas_compute_type(p.precision), CUBLAS_GEMM_DEFAULT),
+      "cublasGemmStridedBatchedEx_64");
+}
+
+// The sweep's cuBLASLt workspace limit: the heuristic answers for the same budget.
+inline constexpr uint64_t kLtWorkspaceBytes = uint64_t(32) << 20;
+
+// One problem's cuBLASLt plan: descriptors and the heuristic's first algorithm (none: refused).
+struct LtPlan {
+  cuda::LtDescriptors descriptors;
+  cublasLtMatmulHeuristicResult_t first{};
+  bool found = false;
+};
+
+// The largest power of two (at most 256, cuBLASLt's default assumption) that divides the address:
+// the heuristic must not pick an algorithm that needs more alignment than the caller's operands.
+inline uint32_t pointer_alignment(const void* p) {
+  const auto address = reinterpret_cast<uintptr_t>(p);
+  uint32_t alignment = 256;
+  while (alignment > 1 && address % alignment != 0) alignment /= 2;
+  return alignment;
+}
+
+// This thread's cuBLASLt plan for the problem on the current device, made on first use.
+inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const void* b,
+                                 const float* c) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess)
+    throw std::runtime_error("ktune::gemm_ex: cudaGetDevice failed");
+  const uint32_t align_a = pointer_alignment(a), align_b = pointer_alignment(b),
+                 align_c = pointer_alignment(c);
+  using Key = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, uint32_t, uint32_t, uint32_t>;
+  struct Plans {
+    std::map<Key, LtPlan> plans;
+    ~Plans() {
+      for (auto& [key, plan] : plans) plan.descriptors.release();
+    }
+  };
+  thread_local Plans cache;
+  const Key key{device, int(p.precision), p.transa, p.transb,   p.m,    p.n,
+                p.k,    p.batch,          p.lda,    p.stride_a, p.ldb,  p.stride_b,
+                p.ldc,  p.stride_c,       align_a,  align_b,    align_c};
+  auto it = cache.plans.find(key);
+  if (it != cache.plans.end()) return it->second;
+  const cublasLtHandle_t h = cublaslt_handle_for_this_thread();
+  LtPlan plan;
+  cublasStatus_t status = plan.descriptors.make(p);
+  cublasLtMatmulPreference_t pref = nullptr;
+  if (status == CUBLAS_STATUS_SUCCESS) status = cublasLtMatmulPreferenceCreate(&pref);
+  auto set = [&](cublasLtMatmulPreferenceAttributes_t what, const auto& value) {
+    if (status == CUBLAS_STATUS_SUCCESS)
+      status = cublasLtMatmulPreferenceSetAttribute(pref, what, &value, sizeof value);
+  };
+  set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kLtWorkspaceBytes);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c);
+  int returned = 0;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulAlgoGetHeuristic(h, plan.descriptors.op, plan.descriptors.a,
+                                            plan.descriptors.b, plan.descriptors.c,
+                                            plan.descriptors.c, pref, 1, &plan.first, &returned);
+  if (pref) cublasLtMatmulPreferenceDestroy(pref);
+  // NOT_SUPPORTED: no algorithm for this problem; the plan says so (refused, and remembered).
+  if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
+    plan.descriptors.release();
+    check_cublas_call(status, "cuBLASLt plan (descriptors, cublasLtMatmulAlgoGetHeuristic)");
+  }
+  plan.found = status == CUBLAS_STATUS_SUCCESS && returned > 0;
+  return cache.plans.emplace(key, plan).first->second;
+}
+
+// cuBLASLt's matmul with the plan's algorithm; workspace holds plan.first.workspaceSize bytes.
+inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a, const void* b,
+                                  float beta, float* c, void* workspace, cudaStream_t stream) {
+  if (!plan.found) return VendorOutcome::refused;
+  const cublasLtHandle_t h = cublaslt_handle_for_this_thread();
+  const cuda::LtDescriptors& d = plan.descriptors;
+  return vendor_outcome(
+      cublasLtMatmul(h, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c, d.c, &plan.first.algo,
+                     workspace, plan.first.workspaceSize, stream),
+      "cublasLtMatmul");
 }
 
 }  // namespace ktune::kernels::gemm::deploy

@@ -1,8 +1,13 @@
-# The vendor libraries a tuned GEMM library links: those its selector ships as candidates
-# ("vendor=openblas", "vendor=onednn", "vendor=cublas": ktune/dataset.hpp). Included by
-# ktune_add_tuned_library with KTUNE_TUNED_TARGET, KTUNE_TUNED_BACKENDS and KTUNE_TUNED_SCAN (the
-# selector header, or the model it is generated from: both spell the config strings).
-file(READ "${KTUNE_TUNED_SCAN}" _ktune_scan)
+# The vendor libraries a tuned GEMM library links: those its selectors ship as candidates
+# ("vendor=openblas", "vendor=onednn", "vendor=cublas", "vendor=cublaslt": ktune/dataset.hpp).
+# Included by ktune_add_tuned_library with KTUNE_TUNED_TARGET, KTUNE_TUNED_BACKENDS and
+# KTUNE_TUNED_SCAN (the selector headers, named ones included, or the model the selector is
+# generated from: all spell the config strings).
+set(_ktune_scan "")
+foreach(_ktune_file IN LISTS KTUNE_TUNED_SCAN)
+  file(READ "${_ktune_file}" _ktune_text)
+  string(APPEND _ktune_scan "${_ktune_text}")
+endforeach()
 if("cpu" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=openblas\"")
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(KTUNE_TUNED_OPENBLAS REQUIRED openblas)
@@ -20,4 +25,7 @@ if("cpu" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=onednn\"
 endif()
 if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cublas\"")
   target_link_libraries(${KTUNE_TUNED_TARGET} PUBLIC CUDA::cublas)
+endif()
+if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cublaslt\"")
+  target_link_libraries(${KTUNE_TUNED_TARGET} PUBLIC CUDA::cublasLt)
 endif()

@@ -1,0 +1,103 @@
+// A tuned CUDA GEMM library whose bf16 and fp16 selectors ship the tensor-core vendor candidates
+// (tests/deploy_vendor/vendor-wins-tc-k3.hpp, `ktune deploy --vendors --vendor-names
+// cublas,cublaslt` from the planted vendor-wins-tc.csv): an mma kernel, cuBLAS's
+// GemmStridedBatchedEx and cuBLASLt's heuristic #0. The picks run without a GPU; on one, each
+// shipped config (the vendors' calls included) against the float64 reference with the
+// precision's bound, on NaN-poisoned C, batched, in every transpose pair, with padded and odd
+// leading dimensions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernels/common/gemm_reference.hpp"
+#include "ktune/cuda.hpp"
+#include "ktune/gemm.hpp"
+#include "tests/gpu/gemm_ex_cases.hpp"
+
+namespace {
+
+using ktune::GemmPrecision;
+using ktune::Trans;
+namespace kg = ktune::kernels::gemm;
+
+const GemmPrecision kShipped[] = {GemmPrecision::bf16, GemmPrecision::fp16};
+
+std::string picked(GemmPrecision q, int64_t size) {
+  const auto& info = ktune::tuned_gemm_ex_info_cuda(q);
+  return info
+      .configs[ktune::tuned_gemm_ex_choice_cuda(q, Trans::no, Trans::no, size, size, size, 1)];
+}
+
+TEST(TunedGemmVendorTc, ShipsAndPicksTheCallableVendors) {
+  for (GemmPrecision q : kShipped) {
+    const auto& info = ktune::tuned_gemm_ex_info_cuda(q);
+    const std::vector<std::string> configs(info.configs, info.configs + info.num_configs);
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "vendor=cublas"), configs.end());
+    EXPECT_NE(std::find(configs.begin(), configs.end(), "vendor=cublaslt"), configs.end());
+    EXPECT_EQ(std::find(configs.begin(), configs.end(), "vendor=cublaslt-top8"), configs.end());
+    EXPECT_EQ(picked(q, 128).rfind("kind=mma;", 0), 0u);
+    EXPECT_EQ(picked(q, 512), "vendor=cublas");
+    EXPECT_EQ(picked(q, 2048), "vendor=cublaslt");
+  }
+  EXPECT_EQ(ktune::tuned_gemm_ex_info_cuda(GemmPrecision::tf32).num_configs, 0);
+}
+
+TEST(TunedGemmVendorTc, EveryShippedConfigMatchesTheReference) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  int vendor_runs = 0;
+  for (GemmPrecision q : kShipped) {
+    const auto& info = ktune::tuned_gemm_ex_info_cuda(q);
+    const auto kq = kg::Precision(int(q));
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      struct Case {
+        int64_t m, n, k, batch;
+        float alpha, beta;
+        bool aligned;
+      };
+      for (const Case& c : {Case{77, 45, 70, 2, 1, 0, true}, Case{300, 260, 264, 3, 0.5f, 2, true},
+                            Case{33, 17, 41, 2, 1, 0, false}}) {
+        ktune::test::DeviceCase d =
+            ktune::test::make_case(kq, ta, tb, c.m, c.n, c.k, c.batch, c.aligned, c.alpha, c.beta);
+        for (int config = -1; config < info.num_configs; ++config) {
+          const std::string name = config < 0 ? "the selector" : info.configs[config];
+          std::string guard;
+          const double error = ktune::test::run_case(d, q, config, c.alpha, c.beta, guard);
+          const std::string what = name + " t=" + std::to_string(t) + " m=" + std::to_string(c.m);
+          // Odd leading dimensions: a config may refuse (the selector's fallback serves them).
+          if (c.aligned || config < 0) {
+            EXPECT_GE(error, 0) << what << ": refused";
+          }
+          EXPECT_LE(error, kg::error_bound(c.k, kq)) << what;
+          EXPECT_EQ(guard, "") << what;
+          vendor_runs += error >= 0 && name.rfind("vendor=", 0) == 0;
+        }
+        ktune::test::free_case(d);
+      }
+    }
+  }
+  EXPECT_GE(vendor_runs, 2 * 4 * 2 * 2);  // both vendors, every transpose pair, aligned shapes
+}
+
+// The selector routes a large shape to cuBLASLt; the second call reuses this thread's plan.
+TEST(TunedGemmVendorTc, SelectorServesCublasLtTwiceOnOnePlan) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  for (GemmPrecision q : kShipped) {
+    ASSERT_EQ(picked(q, 1024), "vendor=cublaslt");
+    const auto kq = kg::Precision(int(q));
+    ktune::test::DeviceCase d =
+        ktune::test::make_case(kq, false, true, 1024, 1024, 1024, 1, true, 1, 0);
+    for (int call = 0; call < 2; ++call) {
+      std::string guard;
+      const double error = ktune::test::run_case(d, q, -1, 1, 0, guard);
+      EXPECT_GE(error, 0);
+      EXPECT_LE(error, kg::error_bound(1024, kq)) << "call " << call;
+      EXPECT_EQ(guard, "");
+    }
+    ktune::test::free_case(d);
+  }
+}
+
+}  // namespace
