@@ -9,6 +9,10 @@
 #     scripts/gpu_tune_device.sh       (run from the extracted source: it builds its own checkout)
 # PRIOR: the other GPU's exported dataset of the space searched (prior and shipped beside).
 # Writes under W (stores, packages, logs) and copies what comes back into $OUT as one tarball.
+# Resumable on a warm machine (a second call with the same W and B goes on where the first was
+# cut): the build and tune-device are skipped once done; the stores and the benches' CSVs keep
+# every measurement made (tune-device's search counts what is stored against its budget, its
+# completion skips what is stored).
 set -uo pipefail
 W=${W:-/tmp/td}
 B=${B:-/tmp/b}
@@ -33,6 +37,7 @@ build_benches() {  # one tuned_gemm_bench per package's selector header
   for v in own multi; do
     header=$(find "$W/$v/selectors" -name gemm.hpp 2>/dev/null | head -1)
     [ -n "$header" ] || { echo "no $v header"; continue; }
+  [ -x "$W/bench-$v" ] && continue
     CMAKE_ARGS="-DKTUNE_CUDA_SELECTOR=$header" EXAMPLES=ON \
       "$here/scripts/gpu_build_remote.sh" "$B" tuned_gemm_bench > "$W/build-$v.log" 2>&1 &&
       cp "$B/bin/tuned_gemm_bench" "$W/bench-$v"
@@ -40,7 +45,7 @@ build_benches() {  # one tuned_gemm_bench per package's selector header
 }
 
 stamp build ktune
-EXAMPLES=ON "$here/scripts/gpu_build_remote.sh" "$B" ktune || exit 1
+[ -x "$B/bin/ktune" ] || EXAMPLES=ON "$here/scripts/gpu_build_remote.sh" "$B" ktune || exit 1
 # shellcheck disable=SC1090
 . "$B.env"
 cp "$B/bin/ktune" "$W/ktune"  # the benches' builds below may relink the one in B
@@ -50,13 +55,13 @@ stamp tune-device
 # Its log goes to $OUT as it is written: a call cut at its limit still says how far it got (the
 # first H200 call, 2026-11-27, spent over 5 minutes here compiling the searched configs).
 log=${OUT:-$W}/tune-device.log
+model=$W/multi/new-device-model.json
+[ -f "$model" ] ||
 # shellcheck disable=SC2086  # option lists
 $K tune-device --family gemm --device cuda:0 --workload "$WORKLOAD" \
   --store "$W/new.sqlite" --configs "$SPACE" $TIMING $RECIPE --prior "${PRIOR:?}" \
-  --budget-ms "${TUNE_MS:-240000}" --with "$PRIOR" --backends cuda --name gemm_gpus \
-  -o "$W/multi" 2>&1 | tee "$log" | grep -v '^bench ' | tail -4
+  --with "$PRIOR" --backends cuda --name gemm_gpus -o "$W/multi" 2>&1 | tee "$log" | grep -v '^bench ' | tail -4
 [ "$log" = "$W/tune-device.log" ] || cp "$log" "$W/tune-device.log"
-model=$W/multi/new-device-model.json
 if [ ! -f "$W/multi/selectors/gemm.hpp" ] && [ -f "$model" ]; then
   stamp "multi-device deploy refused; again without the unsure rule"
   $K train --data "$W/new.sqlite" --family gemm --selector tree-b --norm cutoff \

@@ -184,10 +184,10 @@ Action setup_tune_device(CLI::App& sub) {
   sub.add_option("--simulate", a->simulate,
                  "Replay this dataset instead of measuring (tests; --device names its device)");
   sub.add_option("--seed", a->seed, "Seed of the search and the recipe")->capture_default_str();
-  // bench's space and timing options, passed on only when given (a GPU sweep's short timing;
-  // --budget-ms bounds each bench's wall time, the kernel compiles included).
-  for (const char* option : {"--configs", "--warmups", "--min-reps", "--max-reps",
-                             "--rep-budget-ms", "--timeout-ms", "--budget-ms"})
+  // bench's space and timing options, passed on only when given (a GPU sweep's short timing).
+  // Not --budget-ms: the steps after a bench cut short would learn from what it left.
+  for (const char* option :
+       {"--configs", "--warmups", "--min-reps", "--max-reps", "--rep-budget-ms", "--timeout-ms"})
     sub.add_option_function<std::string>(
         option, [a, option](const std::string& v) { a->bench_options.emplace_back(option, v); },
         std::string("As ktune bench ") + option);
