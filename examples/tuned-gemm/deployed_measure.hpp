@@ -74,5 +74,8 @@ ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
 bool cuda_available();
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
                          const ktune::TimingPolicy& policy, int lt_top);
+// Prints what the CUDA library's first selector call costs (a multi-device library identifies
+// the GPU then) against the later ones, and the device choices made (ktune/tuned_device.hpp).
+void print_first_call_cost();
 
 }  // namespace tuned_gemm

@@ -1,15 +1,17 @@
 // CUDA side of the deployed-library benchmark: ktune::gemm (device pointers, a stream) against
-// cuBLAS SGEMM (FP32, DEFAULT math: no TF32), both verified against cuBLAS DGEMM in float64 and
-// timed with the sweep's device protocol (include/ktune/cuda/device_measure.hpp). Problems in a
-// tensor-core precision (large@bf16, ...) run ktune::gemm_ex against cuBLAS (cublasGemmEx with
-// the sweep's compute type) and cuBLASLt's heuristic #0, in that precision, FP32 C; beside them,
-// the fastest of cuBLASLt's top 8 algorithms (the sweep's cublaslt-top8 row: timed in the same
-// run, but not a call a user makes, so left out of the CSV's `vendor`).
+// cuBLAS SGEMM (FP32, DEFAULT math: no TF32) and cuBLASLt's heuristic #0 (FP32 compute), all
+// verified against cuBLAS DGEMM in float64 and timed with the sweep's device protocol
+// (include/ktune/cuda/device_measure.hpp). Problems in a tensor-core precision (large@bf16, ...)
+// run ktune::gemm_ex against cuBLAS (cublasGemmEx with the sweep's compute type) and cuBLASLt's
+// heuristic #0, in that precision, FP32 C; beside them, the fastest of cuBLASLt's top 8 algorithms
+// (the sweep's cublaslt-top8 row: timed in the same run, but not a call a user makes, so left out
+// of the CSV's `vendor`).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
 #include "ktune/gemm.hpp"
+#include "ktune/tuned_device.hpp"
 
 namespace tuned_gemm {
 namespace {
@@ -96,6 +99,35 @@ ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c
   return run;
 }
 
+// cuBLASLt's heuristic on the problem at a(i), b(i), c(i): the fastest of its first `algos`
+// algorithms that run and verify (each warmed up, untimed, first), 32 MiB of workspace, as the
+// sweep's rows; algos = 1 is the heuristic's own pick (#0), the call a user makes.
+template <class A, class B, class C>
+ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRun run,
+                             const ktune::TimingPolicy& policy, int algos, A a, B b, C c) {
+  constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+  const cudaStream_t stream = ctx.device.stream();
+  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
+  ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, algos);
+  ktune::Outcome best;
+  best.status = ktune::Status::failed;
+  best.message = "the cuBLASLt heuristic proposes no algorithm that runs and verifies";
+  for (int algo = 0; algo < lt.algos(); ++algo) {
+    // An algorithm the library refuses at run time is skipped, as in the sweep.
+    if (lt.run(algo, a(0), b(0), c(0), workspace.data(), stream) != CUBLAS_STATUS_SUCCESS) continue;
+    check(cudaStreamSynchronize(stream), "cuBLASLt warm-up");
+    run.launch = [&](int i) {
+      check_cublas(lt.run(algo, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
+    };
+    ktune::Outcome o =
+        ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, lt.describe(algo));
+    if (o.status == ktune::Status::ok &&
+        (best.status != ktune::Status::ok || o.timing.median_ms < best.timing.median_ms))
+      best = std::move(o);
+  }
+  return best;
+}
+
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
 // (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
 // the device holds them with the precision's bound.
@@ -161,32 +193,9 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
     run.launch = cublas;
     cublas_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
     // The sweep's cuBLASLt rows: the heuristic's first algorithm, and the fastest of its first
-    // 8 that ran and verified (each warmed up, untimed, first), 32 MiB of workspace.
-    constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
-    DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-    auto lt_best = [&](int algos) {
-      kg::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, algos);
-      ktune::Outcome best;
-      best.status = ktune::Status::failed;
-      best.message = "the cuBLASLt heuristic proposes no algorithm that runs and verifies";
-      for (int algo = 0; algo < lt.algos(); ++algo) {
-        // An algorithm the library refuses at run time is skipped, as in the sweep.
-        if (lt.run(algo, a(0), b(0), c(0), workspace.data(), stream) != CUBLAS_STATUS_SUCCESS)
-          continue;
-        check(cudaStreamSynchronize(stream), "cuBLASLt warm-up");
-        run.launch = [&](int i) {
-          check_cublas(lt.run(algo, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
-        };
-        ktune::Outcome o =
-            ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, lt.describe(algo));
-        if (o.status == ktune::Status::ok &&
-            (best.status != ktune::Status::ok || o.timing.median_ms < best.timing.median_ms))
-          best = std::move(o);
-      }
-      return best;
-    };
-    lt_outcome = lt_best(1);
-    if (lt_top > 0) lt_top_outcome = lt_best(lt_top);
+    // lt_top (the sweep's cublaslt-top8 row when lt_top is 8; 0 skips that search).
+    lt_outcome = cublaslt_best(ctx, s, run, policy, 1, a, b, c);
+    if (lt_top > 0) lt_top_outcome = cublaslt_best(ctx, s, run, policy, lt_top, a, b, c);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
@@ -204,6 +213,27 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
 
 bool cuda_available() { return ktune::cuda_device_count() > 0; }
 
+void print_first_call_cost() {
+  context();  // the CUDA context first: starting it is not the library's cost
+  using clock = std::chrono::steady_clock;
+  const auto no = ktune::Trans::no;
+  const auto t0 = clock::now();
+  int picks = ktune::tuned_gemm_choice_cuda(no, no, 64, 64, 64, 1);
+  const auto t1 = clock::now();
+  constexpr int kCalls = 100000;
+  for (int i = 0; i < kCalls; ++i)
+    picks += ktune::tuned_gemm_choice_cuda(no, no, 64 + i % 8 * 512, 64, 64, 1);
+  const auto t2 = clock::now();
+  fmt::print(
+      "first call: the selector's first choice took {:.1f} us (a multi-device library "
+      "identifies the GPU then), later choices {:.2f} ns each (checksum {})\n",
+      std::chrono::duration<double, std::micro>(t1 - t0).count(),
+      std::chrono::duration<double, std::nano>(t2 - t1).count() / kCalls, picks);
+  for (const auto& c : ktune::tuned_device_choices())
+    fmt::print("device choice: {} ({}) on {} serves {}: {}\n", c.library, c.backend, c.detected,
+               c.device, c.reason);
+}
+
 ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
                          int lt_top) {
   if (s.precision != ktune::kernels::gemm::Precision::fp32)
@@ -211,7 +241,7 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
   const int config =
       ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cuda().configs[config];
-  ktune::Outcome deployed, vendor;
+  ktune::Outcome deployed, vendor, lt;
   try {
     Context& ctx = context();
     cudaStream_t stream = ctx.device.stream();
@@ -253,11 +283,13 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
     check(cudaStreamSynchronize(stream), "cuBLAS warm-up");
     run.launch = cublas;
     vendor = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
+    lt = cublaslt_best(ctx, s, run, policy, 1, a, b, c);  // FP32 in, FP32 compute
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
   }
-  return shape_result(config_name, deployed, {vendor_result("cublas", vendor)});
+  return shape_result(config_name, deployed,
+                      {vendor_result("cublas", vendor), vendor_result("cublaslt", lt)});
 }
 
 }  // namespace tuned_gemm

@@ -7,6 +7,8 @@ namespace tuned_gemm {
 
 bool cuda_available() { return false; }
 
+void print_first_call_cost() {}
+
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape&, uint64_t, const ktune::TimingPolicy&,
                          int) {
   throw std::logic_error("this build has no CUDA tuned library");

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     const ktune::Workload workload = ktune::load_workload(family, workload_name);
     if (device == "cuda" && !tuned_gemm::cuda_available())
       throw ktune::Error("tuned_gemm_bench: no CUDA device (or this build has no CUDA backend)");
+    if (device == "cuda") tuned_gemm::print_first_call_cost();
     if (device == "cpu")  // what the vendors run here, for the run's log
       for (const auto& [name, what] : ktune::kernels::gemm::cpu::vendor_descriptions())
         fmt::print("vendor {}: {}\n", name, what);

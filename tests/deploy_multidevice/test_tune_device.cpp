@@ -57,6 +57,68 @@ TEST(TuneDevice, PassesTheBackendsToDeploy) {
   std::filesystem::remove(store);
 }
 
+// --complete: the search leaves most of the K kept configs unmeasured on most problems (a sampled
+// store), so they are measured on every problem before the selector is trained on them; the
+// bench options (space, timing) reach both benches; the new device's model joins the package
+// beside the other device's dataset.
+TEST(TuneDevice, CompletesTheKeptConfigsOnEveryProblemBeforeTraining) {
+  const std::string store = testing::temp_path("tune-complete.sqlite");
+  const std::string package = testing::temp_path("tune-complete-package");
+  const std::string exported = testing::temp_path("tune-complete.csv");
+  std::filesystem::remove_all(package);
+  std::filesystem::remove(store);
+  const auto r = testing::run_ktune(
+      "tune-device --family gemm --device planted-b --simulate " + kDir + "planted-b.csv" +
+      " --workload " + kDir + "planted-shapes.csv --store " + store +
+      " --budget 1 --k 1 --pruner topn --complete --min-reps 2 --rep-budget-ms 1 --with " + kDir +
+      "planted-a.csv --name both -o " + package);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("--strategy model --budget 1 --seed 0 --min-reps 2 --rep-budget-ms 1"),
+            std::string::npos)
+      << r.output;
+  const std::string kept = testing::read_file(package + "/new-device-model.json.configs.txt");
+  const std::string config = kept.substr(0, kept.find('\n'));
+  ASSERT_EQ(config.rfind("kind=packed;", 0), 0u) << kept;
+  // The completion bench: that config alone, every problem, the timing options again.
+  EXPECT_NE(r.output.find("--store " + store + " --configs '" + config + "' --min-reps 2"),
+            std::string::npos)
+      << r.output;
+  ASSERT_EQ(testing::run_ktune("export --store " + store + " --format csv -o " + exported).status,
+            0);
+  const std::string rows = testing::read_file(exported);
+  size_t with_config = 0;
+  for (size_t at = rows.find(config); at != std::string::npos; at = rows.find(config, at + 1))
+    ++with_config;
+  EXPECT_EQ(with_config, 12u) << rows;  // the 12 planted shapes
+  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
+  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-a\", \"planted-b\"}"),
+            std::string::npos)
+      << header.substr(0, 2000);
+  std::filesystem::remove_all(package);
+  std::filesystem::remove(store);
+  std::filesystem::remove(exported);
+}
+
+// The vendor recipe (--vendors, the unsure rule) reaches the steps that learn the selector.
+TEST(TuneDevice, PassesTheVendorRecipeToPruneAndTrain) {
+  const std::string store = testing::temp_path("tune-vendors.sqlite");
+  const std::string model = testing::temp_path("tune-vendors-model.json");
+  std::filesystem::remove(store);
+  const auto r = testing::run_ktune(
+      "tune-device --family gemm --device planted-gpu --simulate " + std::string(KTUNE_SOURCE_DIR) +
+      "/tests/deploy_vendor/vendor-wins-gpu.csv --workload " + kDir +
+      "planted-shapes.csv --store " + store +
+      " --budget 2 --k 2 --pruner topn --vendors --min-vote-share 0.6 --emit-model " + model);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("--seed 0 --vendors\n"), std::string::npos) << r.output;  // prune
+  EXPECT_NE(r.output.find("--seed 0 --vendors --min-vote-share 0.6\n"), std::string::npos)
+      << r.output;  // train
+  EXPECT_NE(testing::read_file(model).find("\"min_vote_share\""), std::string::npos);
+  std::filesystem::remove(store);
+  std::filesystem::remove(model);
+  std::filesystem::remove(model + ".configs.txt");
+}
+
 TEST(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
   const std::string store = testing::temp_path("tune-cpu.sqlite");
   const std::string model = testing::temp_path("tune-cpu-model.json");
