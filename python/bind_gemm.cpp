@@ -1,5 +1,4 @@
-// _ktune: the compiled half of the Python package `ktune` (python/ktune/__init__.py wraps it).
-// Thin bindings: ktune::gemm of the shipped CPU tuned library on numpy float32 arrays. Strides
+// ktune.gemm: ktune::gemm of the shipped CPU tuned library on numpy float32 arrays. Strides
 // map onto BLAS arguments (a C-contiguous row-major matrix is the column-major transpose), so
 // C-contiguous arrays and their transposed views run without a copy.
 #include <pybind11/numpy.h>
@@ -13,7 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "python/bindings.hpp"
+
 namespace py = pybind11;
+
+namespace ktune::python {
 
 namespace {
 
@@ -91,21 +94,12 @@ double gemm_cpp_seconds_per_call(int64_t size, int64_t reps) {
 
 }  // namespace
 
-PYBIND11_MODULE(_ktune, m) {
-  m.doc() = "Compiled bindings of ktune (use the package `ktune`).";
-  // ktune's one-line errors keep their message: GemmError/invalid_argument -> ValueError (the
-  // pybind11 default), runtime_error -> RuntimeError.
+void bind_gemm(py::module_& m) {
+  // ktune::GemmError and invalid_argument -> ValueError (the pybind11 default).
   m.def("gemm", &gemm, py::arg("a"), py::arg("b"), py::arg("c"), py::arg("alpha") = 1.0f,
         py::arg("beta") = 0.0f);
   m.def("gemm_cpp_seconds_per_call", &gemm_cpp_seconds_per_call, py::arg("size"), py::arg("reps"));
-  m.def("tuned_gemm_info", [] {
-    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_info_cpu();
-    py::list configs;
-    for (int i = 0; i < info.num_configs; ++i) configs.append(info.configs[i]);
-    py::dict d;
-    d["backend"] = info.backend;
-    d["configs"] = configs;
-    d["baseline"] = info.baseline;
-    return d;
-  });
+  m.def("tuned_gemm_info", [] { return tuned_info_dict(tuned_gemm_info_cpu()); });
 }
+
+}  // namespace ktune::python
