@@ -30,9 +30,12 @@ for size in (1, 4, 16, 64):
 with open(os.path.join(out, "overhead.csv"), "w") as f:
     f.write("m_n_k,python_us_per_call,cpp_us_per_call,overhead_us_per_call\n")
     f.writelines(f"{s},{p:.4f},{c:.4f},{o:.4f}\n" for s, p, c, o in rows)
-nproc = os.cpu_count()
-run = {"command": command, "commit": commit, "date": datetime.date.today().isoformat(),
-       "device": f"{cpu['name']} {nproc} cores",
+model = cpu["name"]  # the full model name where /proc/cpuinfo gives one
+if os.path.exists("/proc/cpuinfo"):
+    names = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+    model = names[0] if names else model
+run = {"command": command.strip(), "commit": commit, "date": datetime.date.today().isoformat(),
+       "device": f"{model}, {os.cpu_count()} cores",
        "measures": "ktune.gemm per-call time from Python vs the same ktune::gemm call from C++ "
                    f"(best of 7 rounds; load average {load:.2f} before"
                    + ("; uncommitted changes in the tree" if dirty == "yes" else "") + ")",
