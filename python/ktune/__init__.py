@@ -15,8 +15,8 @@ from . import _ktune
 Error = _ktune.Error
 
 __all__ = ["Error", "gemm", "tuned_gemm_info", "conv2d", "tuned_conv2d_info", "infer_onnx",
-           "backends", "cpu_device", "open_store", "load_dataset", "run", "bench", "prune", "train", "eval",
-           "codegen", "deploy"]
+           "backends", "cpu_device", "open_store", "load_dataset", "run", "bench", "prune", "train",
+           "codegen", "deploy"]  # and ktune.eval, left out of `import *` (the builtin's name)
 
 
 def _as_array(x, name):

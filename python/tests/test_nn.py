@@ -40,7 +40,8 @@ def test_conv2d_errors_name_the_argument():
     with pytest.raises(ValueError, match="^input: needs dtype float32"):
         ktune.conv2d(x.astype(np.float64), np.zeros((2, 3, 3, 3), np.float32))
     with pytest.raises(ValueError, match="^input: needs a C-contiguous array$"):
-        ktune.conv2d(np.zeros((1, 8, 8, 6), np.float32)[..., ::2], np.zeros((2, 3, 3, 3), np.float32))
+        strided = np.zeros((1, 8, 8, 6), np.float32)[..., ::2]
+        ktune.conv2d(strided, np.zeros((2, 3, 3, 3), np.float32))
     with pytest.raises(ValueError, match="pad"):  # ktune::Conv2dError: the library's own line
         ktune.conv2d(x, np.zeros((2, 3, 3, 3), np.float32), pad=3)
     info = ktune.tuned_conv2d_info()
@@ -65,7 +66,8 @@ def test_infer_onnx_matches_numpy(tmp_path, backend):
     b = RNG.standard_normal(8).astype(np.float32)
     fc_w = RNG.standard_normal((5, 8)).astype(np.float32)
     fc_b = RNG.standard_normal(5).astype(np.float32)
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1],
+                              kernel_shape=[3, 3]),
              helper.make_node("Relu", ["c"], ["r"]),
              helper.make_node("GlobalAveragePool", ["r"], ["g"]),
              helper.make_node("Flatten", ["g"], ["f"]),
