@@ -1,10 +1,9 @@
 """ktune.gemm against a numpy float64 reference, its errors, and its per-call overhead."""
-import time
-
 import numpy as np
 import pytest
 
 import ktune
+from ktune import _overhead
 
 RNG = np.random.default_rng(29)
 
@@ -122,16 +121,6 @@ def test_tuned_info():
 
 def test_overhead_per_call():
     """Benchmark (printed, not asserted): Python ktune.gemm vs the C++ call on a 4x4x4 GEMM."""
-    size, reps = 4, 20000
-    a, b = np.ones((size, size), np.float32), np.ones((size, size), np.float32)
-    c = np.zeros((size, size), np.float32)
-    best_py = best_cpp = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(reps):
-            ktune.gemm(a, b, c)
-        best_py = min(best_py, (time.perf_counter() - start) / reps)
-        best_cpp = min(best_cpp, ktune._ktune.gemm_cpp_seconds_per_call(size, reps))
-    assert np.all(c == size)
-    print(f"\nktune.gemm {size}x{size}x{size}: Python {best_py * 1e6:.2f} us/call, "
-          f"C++ {best_cpp * 1e6:.2f} us/call, overhead {(best_py - best_cpp) * 1e6:.2f} us/call")
+    t = _overhead.measure(size=4, reps=20000, rounds=3)
+    print(f"\nktune.gemm 4x4x4: Python {t['python'] * 1e6:.2f} us/call, "
+          f"C++ {t['cpp'] * 1e6:.2f} us/call, overhead {t['overhead'] * 1e6:.2f} us/call")
