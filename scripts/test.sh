@@ -36,7 +36,8 @@ asan_tests() {
 # clang at -O0 with line tables only: sanitizer reports keep file:line, and a source compiles in
 # about half the time g++ -O0 -g takes (src/ml/kmeans.cpp: 11 s vs 15 s of CPU with the fuzzer
 # instrumentation, 2026-11-26, AMD EPYC); -O1 would take 17 s. (The families' kernels are
-# compiled at -O1 under the sanitizers anyway: KTUNE_KERNEL_FLAGS.)
+# compiled at -O1 under the sanitizers anyway: KTUNE_KERNEL_FLAGS; so is the ML library, whose
+# tests ran up to 110x slower at -O0 than in Release: CMakeLists.txt.)
 asan_build() {
   CC=clang CXX=clang++ BUILD_TYPE=Debug ./scripts/build.sh build-asan -DKTUNE_SANITIZE=ON \
     -DKTUNE_FUZZ="$([ "${KTUNE_SKIP_FUZZ:-0}" = 1 ] && echo OFF || echo ON)" \

@@ -14,7 +14,7 @@ endif()
 target_link_libraries(${KTUNE_FAMILY_TARGET} PUBLIC ktune_kernels_common)
 if(KTUNE_FAMILY_CUDA_TARGET)
   target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PUBLIC ktune_kernels_common_cuda)
-  target_link_libraries(${KTUNE_FAMILY_CUDA_TARGET} PRIVATE CUDA::cublas CUDA::cublasLt)
+  # cuBLAS(Lt) through ktune_cuda, which loads it on first use (src/cuda/cublas_lazy.cpp).
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
 endif()
