@@ -20,6 +20,8 @@
 #include "ktune/dataset.hpp"
 #include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/space.hpp"
 
 namespace ktune::test {
 
@@ -122,6 +124,20 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// An ok measurement of a GEMM problem on the test device "cpu-test".
+inline Measurement gemm_measurement(const Space& space, const Problem& p, const Config& c,
+                                    double perf) {
+  Measurement m;
+  m.device = "cpu-test";
+  m.family = "gemm";
+  m.problem = p.key();
+  m.config = space.to_string(c);
+  m.config_id = c.id;
+  m.outcome.status = Status::ok;
+  m.perf = perf;
+  return m;
+}
 
 // `per` points around each row of `centers`, normal with standard deviation `sigma`, blob by
 // blob (the clustering tests' data).
