@@ -157,25 +157,11 @@ Network tiny(int64_t batch) {
 }  // namespace
 
 const char* kind_name(LayerKind k) {
-  switch (k) {
-    case LayerKind::conv:
-      return "conv";
-    case LayerKind::max_pool:
-      return "max_pool";
-    case LayerKind::avg_pool:
-      return "avg_pool";
-    case LayerKind::add:
-      return "add";
-    case LayerKind::fc:
-      return "fc";
-    case LayerKind::softmax:
-      return "softmax";
-    case LayerKind::concat:
-      return "concat";
-    case LayerKind::clamp:
-      return "clamp";
-  }
-  return "?";
+  // In LayerKind's order (ktune/nn/network.hpp).
+  static constexpr const char* kNames[] = {"conv", "max_pool", "avg_pool", "add",
+                                           "fc",   "softmax",  "concat",   "clamp"};
+  const auto i = static_cast<size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 std::vector<std::string> network_names() { return {"resnet50", "tiny", "vgg16"}; }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/stencil/stencil_programs.hpp"
+#include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::stencil {
@@ -30,15 +31,9 @@ bool is_integer(double v) { return std::isfinite(v) && std::floor(v) == v; }
 std::string program_name(Program p) { return program_info(p).name; }
 
 std::string type_name(ElemType t) {
-  switch (t) {
-    case ElemType::i32:
-      return "int";
-    case ElemType::f32:
-      return "float";
-    case ElemType::f64:
-      return "double";
-  }
-  return "?";
+  static constexpr EnumName<ElemType> kTypes[] = {
+      {ElemType::i32, "int"}, {ElemType::f32, "float"}, {ElemType::f64, "double"}};
+  return enum_name(kTypes, t);
 }
 
 size_t elem_bytes(ElemType t) { return t == ElemType::f64 ? 8 : 4; }

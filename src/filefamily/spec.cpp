@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 #include "ktune/json_limits.hpp"
 #include "src/filefamily/expression.hpp"
@@ -19,6 +20,14 @@ namespace ktune::filefamily {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The JSON spellings of the scalar types; the C++ ones add "_t" to the integers'.
+constexpr EnumName<ElementType> kScalarTypes[] = {
+    {ElementType::int8, "int8"},   {ElementType::uint8, "uint8"},
+    {ElementType::int16, "int16"}, {ElementType::uint16, "uint16"},
+    {ElementType::int32, "int32"}, {ElementType::uint32, "uint32"},
+    {ElementType::int64, "int64"}, {ElementType::uint64, "uint64"},
+    {ElementType::f32, "float"},   {ElementType::f64, "double"}};
 using nlohmann::json;
 
 // Names become C++ macros, template arguments and muparser variables.
@@ -145,14 +154,8 @@ void read_space(const JsonField& space, FileSpec& s) {
 }
 
 ElementType element_type(const JsonField& f, int& lanes) {
-  static const std::vector<std::pair<std::string, ElementType>> scalars = {
-      {"int8", ElementType::int8},   {"uint8", ElementType::uint8},
-      {"int16", ElementType::int16}, {"uint16", ElementType::uint16},
-      {"int32", ElementType::int32}, {"uint32", ElementType::uint32},
-      {"int64", ElementType::int64}, {"uint64", ElementType::uint64},
-      {"float", ElementType::f32},   {"double", ElementType::f64}};
   const std::string s = f.str();
-  for (const auto& [name, type] : scalars) {
+  for (const auto& [type, name] : kScalarTypes) {
     if (s == name) return type;
     for (int n : {2, 4, 8, 16})
       if ((type == ElementType::f32 || type == ElementType::f64) && s == name + std::to_string(n)) {
@@ -416,30 +419,9 @@ FileSpec load_spec(const std::string& path) {
   return s;
 }
 
-const char* element_type_name(ElementType t) {
-  switch (t) {
-    case ElementType::int8:
-      return "int8_t";
-    case ElementType::uint8:
-      return "uint8_t";
-    case ElementType::int16:
-      return "int16_t";
-    case ElementType::uint16:
-      return "uint16_t";
-    case ElementType::int32:
-      return "int32_t";
-    case ElementType::uint32:
-      return "uint32_t";
-    case ElementType::int64:
-      return "int64_t";
-    case ElementType::uint64:
-      return "uint64_t";
-    case ElementType::f32:
-      return "float";
-    case ElementType::f64:
-      return "double";
-  }
-  return "?";
+std::string element_type_name(ElementType t) {
+  const std::string name = enum_name(kScalarTypes, t);
+  return t == ElementType::f32 || t == ElementType::f64 ? name : name + "_t";
 }
 
 size_t element_bytes(ElementType t) {

@@ -107,7 +107,7 @@ FileSpec parse_spec(std::string_view text, const std::string& path);
 // Reads and parses `path`, then checks that the files it names exist.
 FileSpec load_spec(const std::string& path);
 
-const char* element_type_name(ElementType t);  // "float", "int32_t", ...
+std::string element_type_name(ElementType t);  // "float", "int32_t", ...
 size_t element_bytes(ElementType t);
 
 }  // namespace ktune::filefamily

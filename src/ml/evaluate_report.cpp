@@ -29,6 +29,16 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+// A Markdown table's head: the leading columns and their rule, then one right-aligned column per K.
+void k_table_head(std::ostream& out, const char* columns, const char* rule,
+                  const std::set<int>& ks) {
+  out << columns;
+  for (int k : ks) out << fmt::format(" K={} |", k);
+  out << '\n' << rule;
+  for (size_t i = 0; i < ks.size(); ++i) out << "---:|";
+  out << '\n';
+}
+
 }  // namespace
 
 void write_csv(const EvalResult& r, std::ostream& out) {
@@ -98,11 +108,7 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
 
     // Table 1: ceilings.
     out << "### Table 1: ceiling (% of oracle reachable with the K shipped configs)\n\n";
-    out << "| pruner | norm |";
-    for (int k : ceiling_ks) out << fmt::format(" K={} |", k);
-    out << "\n|---|---|";
-    for (size_t i = 0; i < ceiling_ks.size(); ++i) out << "---:|";
-    out << '\n';
+    k_table_head(out, "| pruner | norm |", "|---|---|", ceiling_ks);
     std::map<std::pair<std::string, std::string>, std::map<int, std::string>> t1;
     std::vector<std::pair<std::string, std::string>> t1_order;
     for (const auto& row : r.rows) {
@@ -118,11 +124,8 @@ void write_markdown(const EvalResult& r, std::ostream& out) {
     }
 
     // Table 2: selectors, best pruner/norm per cell.
-    out << "\n### Table 2: selectors (% of oracle; best pruner/norm for each K)\n\n| selector |";
-    for (int k : selector_ks) out << fmt::format(" K={} |", k);
-    out << "\n|---|";
-    for (size_t i = 0; i < selector_ks.size(); ++i) out << "---:|";
-    out << '\n';
+    out << "\n### Table 2: selectors (% of oracle; best pruner/norm for each K)\n\n";
+    k_table_head(out, "| selector |", "|---|", selector_ks);
     std::map<std::string, std::map<int, const EvalRow*>> best;
     std::vector<std::string> sel_order;
     for (const auto& row : r.rows) {

@@ -5,36 +5,26 @@
 
 #include <cmath>
 
+#include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::ml {
 
-std::vector<std::string> norm_names() { return {"scale", "cutoff", "rawcutoff", "sigmoid"}; }
+namespace {
+constexpr EnumName<Norm> kNorms[] = {{Norm::scale, "scale"},
+                                     {Norm::cutoff, "cutoff"},
+                                     {Norm::rawcutoff, "rawcutoff"},
+                                     {Norm::sigmoid, "sigmoid"}};
+}  // namespace
+
+std::vector<std::string> norm_names() { return enum_names(kNorms); }
 
 Norm parse_norm(const std::string& text) {
-  if (text == "scale") return Norm::scale;
-  if (text == "cutoff") return Norm::cutoff;
-  if (text == "rawcutoff") return Norm::rawcutoff;
-  if (text == "sigmoid") return Norm::sigmoid;
-  throw Error(
-      fmt::format("unknown normalization '{}' (expected scale, cutoff, rawcutoff or "
-                  "sigmoid)",
-                  text));
+  if (const auto norm = enum_value(kNorms, text)) return *norm;
+  throw Error(fmt::format("unknown normalization '{}' (expected {})", text, enum_choices(kNorms)));
 }
 
-std::string to_string(Norm norm) {
-  switch (norm) {
-    case Norm::scale:
-      return "scale";
-    case Norm::cutoff:
-      return "cutoff";
-    case Norm::rawcutoff:
-      return "rawcutoff";
-    case Norm::sigmoid:
-      return "sigmoid";
-  }
-  return "scale";
-}
+std::string to_string(Norm norm) { return enum_name(kNorms, norm, "scale"); }
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 #include "ktune/ml/hdbscan.hpp"
 #include "ktune/ml/kmeans.hpp"
@@ -180,22 +181,17 @@ Eigen::Index best_geomean_over(const Dataset& data, const std::vector<Eigen::Ind
 
 namespace {
 
-constexpr std::pair<PruneMethod, const char*> kPruneMethods[] = {
-    {PruneMethod::topn, "topn"},
-    {PruneMethod::kmeans, "kmeans"},
-    {PruneMethod::pca_kmeans, "pca-kmeans"},
-    {PruneMethod::spectral, "spectral"},
-    {PruneMethod::hdbscan, "hdbscan"},
-    {PruneMethod::tree, "tree"},
-    {PruneMethod::cover, "cover"}};
+constexpr EnumName<PruneMethod> kPruneMethods[] = {{PruneMethod::topn, "topn"},
+                                                   {PruneMethod::kmeans, "kmeans"},
+                                                   {PruneMethod::pca_kmeans, "pca-kmeans"},
+                                                   {PruneMethod::spectral, "spectral"},
+                                                   {PruneMethod::hdbscan, "hdbscan"},
+                                                   {PruneMethod::tree, "tree"},
+                                                   {PruneMethod::cover, "cover"}};
 
 }  // namespace
 
-std::vector<std::string> pruner_names() {
-  std::vector<std::string> names;
-  for (const auto& [_, name] : kPruneMethods) names.emplace_back(name);
-  return names;
-}
+std::vector<std::string> pruner_names() { return enum_names(kPruneMethods); }
 
 std::vector<PruneMethod> prune_methods() {
   std::vector<PruneMethod> all;
@@ -204,19 +200,12 @@ std::vector<PruneMethod> prune_methods() {
 }
 
 PruneMethod parse_prune_method(const std::string& text) {
-  for (const auto& [method, name] : kPruneMethods) {
-    if (text == name) return method;
-  }
+  if (const auto method = enum_value(kPruneMethods, text)) return *method;
   throw Error(fmt::format("unknown pruner '{}' (expected one of {})", text,
                           fmt::join(pruner_names(), ", ")));
 }
 
-std::string to_string(PruneMethod method) {
-  for (const auto& [m, name] : kPruneMethods) {
-    if (m == method) return name;
-  }
-  return "?";
-}
+std::string to_string(PruneMethod method) { return enum_name(kPruneMethods, method); }
 
 Eigen::VectorXd geomean_scaled(const Dataset& data, const std::vector<Eigen::Index>& rows) {
   const Eigen::MatrixXd scaled = normalize(data, Norm::scale);

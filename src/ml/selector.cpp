@@ -11,6 +11,7 @@
 #include <numeric>
 #include <set>
 
+#include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 #include "src/ml/json_fields.hpp"
 
@@ -92,24 +93,17 @@ bool safer(int valid_a, int measured_a, double log_sum_a, int valid_b, int measu
   return log_sum_a / measured_a > log_sum_b / measured_b;
 }
 
+namespace {
+constexpr EnumName<Fallback> kFallbacks[] = {
+    {Fallback::baseline, "baseline"}, {Fallback::random, "random"}, {Fallback::nearest, "nearest"}};
+}  // namespace
+
 Fallback parse_fallback(const std::string& text) {
-  if (text == "baseline") return Fallback::baseline;
-  if (text == "random") return Fallback::random;
-  if (text == "nearest") return Fallback::nearest;
-  throw Error("unknown fallback '" + text + "' (expected baseline, random or nearest)");
+  if (const auto f = enum_value(kFallbacks, text)) return *f;
+  throw Error("unknown fallback '" + text + "' (expected " + enum_choices(kFallbacks) + ")");
 }
 
-std::string to_string(Fallback f) {
-  switch (f) {
-    case Fallback::baseline:
-      return "baseline";
-    case Fallback::random:
-      return "random";
-    case Fallback::nearest:
-      return "nearest";
-  }
-  return "baseline";
-}
+std::string to_string(Fallback f) { return enum_name(kFallbacks, f, "baseline"); }
 
 void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shipped, Norm norm) {
   if (train.rows() == 0) throw Error("selector " + kind_ + ": the training set has no problems");

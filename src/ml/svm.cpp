@@ -34,6 +34,14 @@ std::vector<bool> check_and_present(const Eigen::MatrixXd& X, const std::vector<
   return present;
 }
 
+// Decision values with the classes absent from training at -infinity, so none is ever picked.
+Eigen::VectorXd with_absent_classes_last(Eigen::VectorXd d, const std::vector<bool>& present) {
+  for (Eigen::Index c = 0; c < d.size(); ++c) {
+    if (!present[c]) d[c] = -kSvmInf;
+  }
+  return d;
+}
+
 int argmax_present(const Eigen::VectorXd& d, const std::vector<bool>& present) {
   int best = -1;
   for (int c = 0; c < static_cast<int>(d.size()); ++c) {
@@ -219,11 +227,7 @@ void LinearSvm::fit(const Eigen::MatrixXd& X, const std::vector<int>& y, int n_c
 Eigen::VectorXd LinearSvm::decision(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
   if (present_.empty()) throw Error("svm-linear: predict before fit");
   if (x.size() != W_.cols()) throw Error("svm-linear: wrong number of features in predict");
-  Eigen::VectorXd d = W_ * x.transpose() + b_;
-  for (Eigen::Index c = 0; c < d.size(); ++c) {
-    if (!present_[c]) d[c] = -kSvmInf;
-  }
-  return d;
+  return with_absent_classes_last(W_ * x.transpose() + b_, present_);
 }
 
 int LinearSvm::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
@@ -296,11 +300,7 @@ Eigen::VectorXd RbfSvm::decision(const Eigen::Ref<const Eigen::RowVectorXd>& x) 
   for (Eigen::Index s = 0; s < sv_.rows(); ++s) {
     k[s] = std::exp(-gamma_ * (sv_.row(s) - x).squaredNorm());
   }
-  Eigen::VectorXd d = coef_ * k - rho_;
-  for (Eigen::Index c = 0; c < d.size(); ++c) {
-    if (!present_[c]) d[c] = -kSvmInf;
-  }
-  return d;
+  return with_absent_classes_last(coef_ * k - rho_, present_);
 }
 
 int RbfSvm::predict_class(const Eigen::Ref<const Eigen::RowVectorXd>& x) const {

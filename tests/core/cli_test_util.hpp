@@ -40,12 +40,23 @@ inline int run_ktune_stderr_to(const std::string& args, const std::string& stder
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// A whole text file ("" when it cannot be read).
+// A whole file, byte for byte ("" when it cannot be read).
 inline std::string read_file(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// An empty folder of the running test alone: <temp>/<prefix><pid>_<test name>.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      (prefix + std::to_string(::getpid()) + "_" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 // Unique per test process: engineers and CI jobs run the suites side by side in one /tmp.

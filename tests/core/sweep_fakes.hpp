@@ -119,6 +119,13 @@ struct FakeSweep {
             },
             slug};
   }
+  // Two workers of one device sharing `log`, each waiting `delay` per run.
+  std::vector<SweepWorker> two_workers(Log& log, std::chrono::microseconds delay) {
+    std::vector<SweepWorker> w;
+    w.push_back(worker(log, 0, delay));
+    w.push_back(worker(log, 1, delay));
+    return w;
+  }
   size_t expected_rows() const {
     return workload.problems.size() * (family.space().enumerate().size() + 1);  // + vendor row
   }

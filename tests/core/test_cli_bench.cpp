@@ -24,6 +24,7 @@ extern char** environ;
 namespace ktune {
 namespace {
 
+using testing::read_file;
 using testing::run_ktune;
 using testing::temp_path;
 
@@ -129,18 +130,11 @@ TEST(CliBench, ShardsOfOneSweepMergeIntoOneStore) {
   EXPECT_EQ(rows_whole, 4u * (3u + cpu_vendor_count()));
 }
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Each bad input: one line on stderr naming it, non-zero exit, the store untouched.
 TEST(CliBench, BadInputsGiveOneLineErrorsAndLeaveTheStoreUntouched) {
   const std::string store = temp_path("untouched.sqlite");
   ASSERT_EQ(run_ktune("bench --workload tiny --configs 0 --no-vendors --store " + store).status, 0);
-  const std::string before = file_bytes(store);
+  const std::string before = read_file(store);
   ASSERT_FALSE(before.empty());
   const std::string bad_csv = ::testing::TempDir() + "malformed.csv";
   std::ofstream(bad_csv) << "transa,transb,m,n,k,batch\n0,0,4,five,6,1\n";
@@ -179,7 +173,7 @@ TEST(CliBench, BadInputsGiveOneLineErrorsAndLeaveTheStoreUntouched) {
     EXPECT_NE(r.output.find(named), std::string::npos) << args << "\n" << r.output;
     EXPECT_EQ(r.output.rfind("ktune: error: ", 0), 0u) << r.output;
   }
-  EXPECT_EQ(file_bytes(store), before);
+  EXPECT_EQ(read_file(store), before);
   EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir/s.sqlite"));
 }
 

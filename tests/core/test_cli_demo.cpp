@@ -17,14 +17,8 @@
 namespace ktune {
 namespace {
 
+using testing::read_file;
 using testing::run_ktune;
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Every fifth config (128 of 640) over the 4 tiny shapes: a few seconds.
 std::string every_fifth_config() {

@@ -10,6 +10,7 @@
 
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
+#include "tests/core/cli_test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace ktune;
@@ -30,11 +31,7 @@ class CliInterchange : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built: " << KTUNE_BINARY;
-    dir_ = fs::temp_directory_path() /
-           ("ktune_cli_interchange_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = ktune::testing::fresh_test_dir("ktune_cli_interchange_");
   }
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);

@@ -21,11 +21,7 @@ class CliMessages : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(KTUNE_BINARY)) GTEST_SKIP() << "ktune binary not built";
-    dir_ = fs::temp_directory_path() /
-           ("ktune_messages_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::fresh_test_dir("ktune_messages_");
     fs::permissions(dir_, fs::perms::all);  // the unprivileged reader below writes here too
     store_ = file("in.sqlite");
     Store s(store_);

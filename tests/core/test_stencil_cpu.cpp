@@ -11,20 +11,12 @@
 #include "kernels/stencil/stencil_reference.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
+#include "tests/core/stencil_test_util.hpp"
 
 namespace ktune::stencil {
 namespace {
 
-Scenario real(Program p, ElemType type, Boundary boundary, int64_t rows, int64_t cols) {
-  Scenario s;
-  s.program = p;
-  const ProgramInfo& info = program_info(p);
-  s.north = info.north, s.south = info.south, s.east = info.east, s.west = info.west;
-  s.type = type;
-  s.boundary = boundary;
-  s.rows = rows, s.cols = cols;
-  return s;
-}
+using test::real;
 
 HostMatrix filled(const Scenario& s, const std::vector<double>& values) {
   HostMatrix m(s.type, s.rows, s.cols);

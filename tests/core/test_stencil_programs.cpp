@@ -9,6 +9,7 @@
 #include "kernels/stencil/stencil_programs.hpp"
 #include "ktune/error.hpp"
 #include "ktune/workload.hpp"
+#include "tests/core/stencil_test_util.hpp"
 
 namespace ktune::stencil {
 namespace {
@@ -19,13 +20,7 @@ const Family& family() {
 }
 
 Scenario synthetic(int n, int s, int e, int w, ElemType type, bool heavy) {
-  Scenario sc;
-  sc.program = Program::synthetic;
-  sc.north = n, sc.south = s, sc.east = e, sc.west = w;
-  sc.type = type;
-  sc.heavy = heavy;
-  sc.rows = sc.cols = 128;
-  return sc;
+  return test::synthetic(n, s, e, w, type, heavy, 128, 128);
 }
 
 size_t occurrences(const std::string& text, const std::string& what) {

@@ -15,6 +15,7 @@
 namespace ktune {
 namespace {
 
+using testing::read_file;
 using testing::temp_path;
 
 Measurement row(const std::string& device, const std::string& problem, const std::string& config,
@@ -47,13 +48,6 @@ void make_store(const std::string& path, const std::vector<Measurement>& rows,
   }
   for (const auto& [k, v] : records) s.put_record(k, v);
   s.put_all(rows);
-}
-
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(StoreMerge, DeduplicatesKeysAndCarriesDevicesTagsRecords) {
@@ -93,7 +87,7 @@ TEST(StoreMerge, DeduplicatesKeysAndCarriesDevicesTagsRecords) {
 void expect_refused(const std::string& out, const std::vector<std::string>& inputs,
                     const std::string& names, const std::string& why) {
   const bool existed = std::filesystem::exists(out);
-  const std::string before = existed ? bytes_of(out) : "";
+  const std::string before = existed ? read_file(out) : "";
   try {
     merge_stores(out, inputs);
     ADD_FAILURE() << "merge of " << names << " was not refused";
@@ -105,7 +99,7 @@ void expect_refused(const std::string& out, const std::vector<std::string>& inpu
   }
   EXPECT_EQ(std::filesystem::exists(out), existed);
   if (existed) {
-    EXPECT_EQ(bytes_of(out), before);
+    EXPECT_EQ(read_file(out), before);
   }
 }
 

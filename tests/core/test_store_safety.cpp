@@ -26,6 +26,7 @@ namespace ktune {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::read_file;
 using testing::run_ktune;
 
 Measurement row(int writer, int i) {
@@ -42,23 +43,10 @@ Measurement row(int writer, int i) {
   return m;
 }
 
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // A scratch directory of this test, removed afterwards (permissions restored first).
 class StoreSafety : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("ktune_store_safety_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir("ktune_store_safety_"); }
   void TearDown() override {
     std::error_code ec;
     fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
@@ -118,7 +106,7 @@ TEST_F(StoreSafety, FourBenchShardsIntoOneNewStore) {
                          "for p in $pids; do wait $p || fail=1; done; exit $fail";
     const int rc = std::system(script.c_str());
     std::string logs;
-    for (int i = 0; i < 4; ++i) logs += bytes_of(file("log" + std::to_string(i)));
+    for (int i = 0; i < 4; ++i) logs += read_file(file("log" + std::to_string(i)));
     ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << logs;
     EXPECT_EQ(logs.find("locked"), std::string::npos) << logs;
     EXPECT_EQ(Store(store, Store::Mode::read_only).count(), 4u * 2u);  // 4 tiny problems
@@ -308,7 +296,7 @@ TEST_F(StoreSafety, ASqliteFileThatIsNotAStoreIsRefusedUntouched) {
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
-  const std::string before = bytes_of(path);
+  const std::string before = read_file(path);
   for (const auto mode : {Store::Mode::read_write, Store::Mode::read_only}) {
     try {
       Store s(path, mode);
@@ -318,7 +306,7 @@ TEST_F(StoreSafety, ASqliteFileThatIsNotAStoreIsRefusedUntouched) {
       EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
     }
   }
-  EXPECT_EQ(bytes_of(path), before);
+  EXPECT_EQ(read_file(path), before);
   EXPECT_FALSE(fs::exists(path + "-wal"));
   EXPECT_FALSE(fs::exists(path + "-shm"));
   if (fs::exists(KTUNE_BINARY)) {
@@ -326,7 +314,7 @@ TEST_F(StoreSafety, ASqliteFileThatIsNotAStoreIsRefusedUntouched) {
         run_ktune("bench --workload tiny --configs 0 --no-vendors --store '" + path + "'");
     EXPECT_NE(r.status, 0);
     EXPECT_NE(r.output.find("not a ktune store"), std::string::npos) << r.output;
-    EXPECT_EQ(bytes_of(path), before);
+    EXPECT_EQ(read_file(path), before);
   }
 }
 
@@ -335,7 +323,7 @@ TEST_F(StoreSafety, WritesGoThroughSymlinksIntoTheirTargets) {
   fs::create_symlink("real.csv", file("link.csv"));  // relative: resolved beside the link
   write_text_file(file("link.csv"), "new\n");
   EXPECT_TRUE(fs::is_symlink(file("link.csv")));
-  EXPECT_EQ(bytes_of(file("real.csv")), "new\n");
+  EXPECT_EQ(read_file(file("real.csv")), "new\n");
   // A dangling link creates its target; a chain of links is followed to the end.
   fs::create_symlink(file("made.csv"), file("dangling.csv"));
   fs::create_symlink("link.csv", file("chain.csv"));
@@ -343,15 +331,15 @@ TEST_F(StoreSafety, WritesGoThroughSymlinksIntoTheirTargets) {
   write_text_file(file("chain.csv"), "chained\n");
   EXPECT_TRUE(fs::is_symlink(file("dangling.csv")));
   EXPECT_TRUE(fs::is_symlink(file("chain.csv")));
-  EXPECT_EQ(bytes_of(file("made.csv")), "made\n");
-  EXPECT_EQ(bytes_of(file("real.csv")), "chained\n");
+  EXPECT_EQ(read_file(file("made.csv")), "made\n");
+  EXPECT_EQ(read_file(file("real.csv")), "chained\n");
 }
 
 TEST_F(StoreSafety, WritesIntoAFifoWithoutReplacingIt) {
   const std::string fifo = file("pipe");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   std::string received;
-  std::thread reader([&] { received = bytes_of(fifo); });
+  std::thread reader([&] { received = read_file(fifo); });
   write_text_file(fifo, "through the pipe\n");
   reader.join();
   EXPECT_EQ(received, "through the pipe\n");
@@ -375,12 +363,12 @@ TEST_F(StoreSafety, ExportWritesIntoPipesAndAppendsThroughDevStdout) {
     return WEXITSTATUS(std::system(cmd.c_str()));
   };
   EXPECT_EQ(run(export_cmd + "/dev/stdout | cat > '" + file("piped.csv") + "'"), 0);
-  EXPECT_NE(bytes_of(file("piped.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  EXPECT_NE(read_file(file("piped.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
   EXPECT_EQ(run(export_cmd + ">(cat > '" + file("subst.csv") + "'); wait $!"), 0);
-  EXPECT_NE(bytes_of(file("subst.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
+  EXPECT_NE(read_file(file("subst.csv")).find("dev,gemm,m=1,c=2"), std::string::npos);
   std::ofstream(file("log.csv")) << "earlier line\n";
   EXPECT_EQ(run(export_cmd + "/dev/stdout >> '" + file("log.csv") + "'"), 0);
-  const std::string log = bytes_of(file("log.csv"));
+  const std::string log = read_file(file("log.csv"));
   EXPECT_EQ(log.rfind("earlier line\n", 0), 0u) << log;
   EXPECT_NE(log.find("dev,gemm,m=1,c=2"), std::string::npos) << log;
   EXPECT_EQ(run(export_cmd + "/dev/fd/9"), 1);  // not open: a one-line error
@@ -404,7 +392,7 @@ TEST_F(StoreSafety, ExportWritesToStdoutAndThroughALink) {
   r = run_ktune("export --store '" + store + "' --format csv -o '" + file("out.csv") + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(fs::is_symlink(file("out.csv")));
-  EXPECT_NE(bytes_of(file("target.csv")).find("c=2"), std::string::npos);
+  EXPECT_NE(read_file(file("target.csv")).find("c=2"), std::string::npos);
 }
 
 }  // namespace

@@ -79,17 +79,13 @@ TEST(SweepStrategies, AnInterruptedRandomRunResumesAndMeasuresNothingTwice) {
   const auto path = temp_path("random_resume.sqlite"), ref = temp_path("random_ref.sqlite");
   failing.runs_left_before_error = 7;
   {
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(failing, 0, microseconds(100)));
-    w.push_back(s.worker(failing, 1, microseconds(100)));
+    std::vector<SweepWorker> w = s.two_workers(failing, microseconds(100));
     EXPECT_THROW(s.run(path, std::move(w)), Error);
   }
   const size_t kept = Store(path, Store::Mode::read_only).count();
   EXPECT_GE(kept, 7u);
   EXPECT_LT(kept, s.picks());
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(healthy, 0, microseconds(10)));
-  w.push_back(s.worker(healthy, 1, microseconds(10)));
+  std::vector<SweepWorker> w = s.two_workers(healthy, microseconds(10));
   const SweepSummary rerun = s.run(path, std::move(w));
   EXPECT_EQ(rerun.skipped_existing, kept);
   EXPECT_EQ(rerun.measured, s.picks() - kept);
@@ -106,9 +102,7 @@ TEST(SweepStrategies, ASpentTotalBudgetStopsAndARerunContinues) {
   Log first, second;
   const auto path = temp_path("random_total.sqlite");
   s.options.budget.total = 6;
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(first, 0, microseconds(10)));
-  w.push_back(s.worker(first, 1, microseconds(10)));
+  std::vector<SweepWorker> w = s.two_workers(first, microseconds(10));
   const SweepSummary cut = s.run(path, std::move(w));
   EXPECT_TRUE(cut.total_exhausted);
   EXPECT_EQ(cut.measured, 6u);
@@ -154,9 +148,7 @@ TEST(SweepStrategies, TheProgressCallbackCountsEveryPickOfASampledStrategy) {
   s.options.on_progress = [&](size_t done, size_t total, const Measurement&) {
     progress.emplace_back(done, total);
   };
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(10)));
-  w.push_back(s.worker(log, 1, microseconds(10)));
+  std::vector<SweepWorker> w = s.two_workers(log, microseconds(10));
   const SweepSummary sum = s.run(temp_path("random_progress.sqlite"), std::move(w));
   const size_t rows = s.picks() + s.workload.problems.size();
   EXPECT_EQ(sum.measured, rows);

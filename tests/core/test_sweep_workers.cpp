@@ -33,9 +33,7 @@ TEST(SweepWorkers, IdenticalDevicesShareOneQueueAndStoreTheKeysOfOneDevice) {
   };
   {
     Store store(two);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(two_log, 0, microseconds(100)));
-    w.push_back(s.worker(two_log, 1, microseconds(100)));
+    std::vector<SweepWorker> w = s.two_workers(two_log, microseconds(100));
     const SweepSummary sum = run_sweep(s.family, std::move(w), s.workload, store, s.options);
     EXPECT_EQ(sum.measured, s.expected_rows());
     EXPECT_EQ(sum.by_status[Status::ok], s.expected_rows());
@@ -75,9 +73,7 @@ TEST(SweepWorkers, AProblemSlowerThanItsFlopsIsSharedByStealingAtTheEnd) {
   log.slow_problem = least->key();
   const auto path = temp_path("workers_steal.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(300)));
-  w.push_back(s.worker(log, 1, microseconds(300)));
+  std::vector<SweepWorker> w = s.two_workers(log, microseconds(300));
   run_sweep(s.family, std::move(w), s.workload, store, s.options);
   std::map<int, size_t> on_slow;
   for (const auto& [key, workers] : log.runs)
@@ -116,9 +112,7 @@ TEST(SweepWorkers, AWorkerErrorStopsTheSweepKeepsItsRowsAndARerunFinishesIt) {
   size_t kept = 0;
   {
     Store store(path);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(failing, 0, microseconds(200)));
-    w.push_back(s.worker(failing, 1, microseconds(200)));
+    std::vector<SweepWorker> w = s.two_workers(failing, microseconds(200));
     try {
       run_sweep(s.family, std::move(w), s.workload, store, s.options);
       ADD_FAILURE() << "the worker's error was not rethrown";
@@ -130,9 +124,7 @@ TEST(SweepWorkers, AWorkerErrorStopsTheSweepKeepsItsRowsAndARerunFinishesIt) {
   EXPECT_GE(kept, 9u);
   EXPECT_LT(kept, s.expected_rows());
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(healthy, 0, microseconds(50)));
-  w.push_back(s.worker(healthy, 1, microseconds(50)));
+  std::vector<SweepWorker> w = s.two_workers(healthy, microseconds(50));
   const SweepSummary rerun = run_sweep(s.family, std::move(w), s.workload, store, s.options);
   EXPECT_EQ(rerun.measured, s.expected_rows() - kept);
   EXPECT_EQ(store.count(), s.expected_rows());

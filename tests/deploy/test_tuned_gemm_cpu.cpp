@@ -15,6 +15,7 @@
 #include "ktune/family.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/workload.hpp"
+#include "tests/deploy/tuned_gemm_case.hpp"
 
 namespace {
 
@@ -23,12 +24,7 @@ using ktune::Trans;
 constexpr size_t kGuard = 64;  // floats before and after C that must stay untouched
 constexpr float kGuardValue = -12345.0f;
 
-struct Case {
-  bool ta, tb;
-  int64_t m, n, k, batch;
-  int64_t pad;  // added to every leading dimension
-  float alpha, beta;
-};
+using Case = ktune::test::TunedGemmCase;
 
 // C with guard regions; the interior starts NaN-poisoned (beta == 0) or random (beta != 0).
 struct GuardedC {
@@ -47,16 +43,7 @@ struct GuardedC {
 };
 
 void check_case(const Case& t) {
-  ktune::kernels::gemm::Shape s;
-  s.transa = t.ta;
-  s.transb = t.tb;
-  s.m = t.m;
-  s.n = t.n;
-  s.k = t.k;
-  s.batch = t.batch;
-  s.lda = (t.ta ? t.k : t.m) + t.pad;
-  s.ldb = (t.tb ? t.n : t.k) + t.pad;
-  s.ldc = t.m + t.pad;
+  const ktune::kernels::gemm::Shape s = ktune::test::shape_of(t);
   const auto a = ktune::kernels::gemm::random_matrix(size_t(s.stride_a() * s.batch), 11);
   const auto b = ktune::kernels::gemm::random_matrix(size_t(s.stride_b() * s.batch), 12);
   GuardedC c(size_t(s.stride_c() * s.batch), t.beta == 0.0f, 13);

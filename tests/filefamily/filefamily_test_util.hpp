@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <string>
 
+#include "ktune/error.hpp"
+
 namespace ktune::testing {
 
 inline std::string filefamily_data(const std::string& name) {
@@ -19,6 +21,17 @@ inline std::string private_cache(const std::string& name) {
   std::filesystem::remove_all(dir);
   ::setenv("KTUNE_CACHE_DIR", dir.c_str(), 1);
   return dir;
+}
+
+// The message of the Error that `call` throws ("no error" when it returns).
+template <class Call>
+std::string error_message(const Call& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace ktune::testing

@@ -95,13 +95,8 @@ TEST(FileFamilyHost, NameTakenByAnotherFamilyIsRefused) {
   std::filesystem::copy_file(testing::filefamily_data("fill.json"), dir + "fill.json",
                              std::filesystem::copy_options::overwrite_existing);
   register_file_family(testing::filefamily_data("fill.json"));
-  try {
-    register_file_family(dir + "fill.json");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              dir + "fill.json: x-ktune.Name: a family 'fill_test' is already registered");
-  }
+  EXPECT_EQ(testing::error_message([&] { register_file_family(dir + "fill.json"); }),
+            dir + "fill.json: x-ktune.Name: a family 'fill_test' is already registered");
 }
 
 }  // namespace

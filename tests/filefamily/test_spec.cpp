@@ -184,12 +184,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"/x-ktune/IncludeDirs", json::array({""}), "x-ktune.IncludeDirs[0]: is empty"}));
 
 TEST(FileSpec, NotJsonIsOneLine) {
-  try {
-    parse_spec("{\"ConfigurationSpace\": [1,", "bad.json");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("bad.json: not JSON:", 0), 0u) << e.what();
-  }
+  const std::string what =
+      testing::error_message([] { parse_spec("{\"ConfigurationSpace\": [1,", "bad.json"); });
+  EXPECT_EQ(what.rfind("bad.json: not JSON:", 0), 0u) << what;
   EXPECT_THROW(parse_spec("[1, 2]", "bad.json"), Error);
   EXPECT_THROW(parse_spec(std::string(1000, '['), "bad.json"), Error);  // depth limit
 }
@@ -198,14 +195,8 @@ TEST(FileSpec, LoadNamesMissingFiles) {
   const std::string dir = ::testing::TempDir() + "filefamily-missing/";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "dot.json") << example_text();  // without dot.cpp beside it
-  try {
-    load_spec(dir + "dot.json");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), dir +
-                                         "dot.json: KernelSpecification.KernelFile: 'dot.cpp' "
-                                         "is not a file");
-  }
+  EXPECT_EQ(testing::error_message([&] { load_spec(dir + "dot.json"); }),
+            dir + "dot.json: KernelSpecification.KernelFile: 'dot.cpp' is not a file");
   EXPECT_THROW(load_spec(dir + "absent.json"), Error);
 }
 
@@ -230,13 +221,8 @@ TEST(FileSpec, IncludeDirsBecomeAbsoluteIncludeFlags) {
   EXPECT_EQ(s.compiler_options.back(), canonical(dir + "ex"));
   j["x-ktune"]["IncludeDirs"] = {"nowhere"};
   std::ofstream(dir + "ex/dot.json") << j.dump();
-  try {
-    load_spec(dir + "ex/dot.json");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              dir + "ex/dot.json: x-ktune.IncludeDirs[0]: 'nowhere' is not a folder");
-  }
+  EXPECT_EQ(testing::error_message([&] { load_spec(dir + "ex/dot.json"); }),
+            dir + "ex/dot.json: x-ktune.IncludeDirs[0]: 'nowhere' is not a folder");
 }
 
 }  // namespace

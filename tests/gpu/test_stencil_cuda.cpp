@@ -16,6 +16,7 @@
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
 #include "ktune/workload.hpp"
+#include "tests/core/stencil_test_util.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::stencil {
@@ -27,25 +28,10 @@ const Family& family() {
   return find_family("stencil");
 }
 
-Scenario real(Program p, ElemType type, Boundary boundary, int64_t rows, int64_t cols) {
-  Scenario s;
-  s.program = p;
-  const ProgramInfo& info = program_info(p);
-  s.north = info.north, s.south = info.south, s.east = info.east, s.west = info.west;
-  s.type = type;
-  s.boundary = boundary;
-  s.rows = rows, s.cols = cols;
-  return s;
-}
+using test::real;
 
 Scenario synthetic(int n, int s, int e, int w, ElemType type, bool heavy) {
-  Scenario sc;
-  sc.program = Program::synthetic;
-  sc.north = n, sc.south = s, sc.east = e, sc.west = w;
-  sc.type = type;
-  sc.heavy = heavy;
-  sc.rows = 67, sc.cols = 71;
-  return sc;
+  return test::synthetic(n, s, e, w, type, heavy, 67, 71);
 }
 
 std::vector<Scenario> compile_sample() {

@@ -12,6 +12,7 @@
 #include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
+#include "tests/deploy/tuned_gemm_case.hpp"
 
 namespace {
 
@@ -90,28 +91,14 @@ TEST(TunedGemmCuda, AlphaZeroNeverReadsNaNPoisonedAOrB) {
 
 TEST(TunedGemmCuda, MatchesTheReferenceWithGuardsAroundC) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
-  struct Case {
-    bool ta, tb;
-    int64_t m, n, k, batch, pad;
-    float alpha, beta;
-  };
-  const Case cases[] = {
+  const ktune::test::TunedGemmCase cases[] = {
       {false, false, 1, 1, 1, 1, 0, 1, 0},       {false, false, 64, 12544, 147, 1, 0, 1, 0},
       {true, false, 37, 29, 530, 2, 3, 0.5f, 0}, {false, true, 129, 65, 33, 3, 1, 1, -1.0f},
       {true, true, 512, 49, 4608, 1, 0, 1, 0},   {false, false, 64, 27, 50176, 1, 0, 1, 0},
       {false, false, 2, 3, 0, 1, 0, 1, 0.5f}};
   constexpr size_t kGuard = 256;
-  for (const Case& t : cases) {
-    ktune::kernels::gemm::Shape s;
-    s.transa = t.ta;
-    s.transb = t.tb;
-    s.m = t.m;
-    s.n = t.n;
-    s.k = t.k;
-    s.batch = t.batch;
-    s.lda = std::max<int64_t>(1, (t.ta ? t.k : t.m) + t.pad);
-    s.ldb = std::max<int64_t>(1, (t.tb ? t.n : t.k) + t.pad);
-    s.ldc = t.m + t.pad;
+  for (const ktune::test::TunedGemmCase& t : cases) {
+    const ktune::kernels::gemm::Shape s = ktune::test::shape_of(t);
     const size_t na = size_t(s.stride_a() * s.batch), nb = size_t(s.stride_b() * s.batch);
     const size_t nc = size_t(s.stride_c() * s.batch);
     const auto a = ktune::kernels::gemm::random_matrix(std::max<size_t>(na, 1), 1);

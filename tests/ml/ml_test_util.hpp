@@ -2,6 +2,8 @@
 // Shared helpers for the ML tests: a deterministic synthetic dataset whose performance depends
 // on the problem features (so selectors and trees can learn it), temp dirs, matrix CSV files
 // and a runner for the scikit-learn reference script.
+#include <gtest/gtest.h>
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdio>
@@ -16,7 +18,10 @@
 #include <vector>
 
 #include "ktune/dataset.hpp"
+#include "ktune/error.hpp"
 #include "ktune/measurement.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/space.hpp"
 
 namespace ktune::test {
 
@@ -119,6 +124,47 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// An ok measurement of a GEMM problem on the test device "cpu-test".
+inline Measurement gemm_measurement(const Space& space, const Problem& p, const Config& c,
+                                    double perf) {
+  Measurement m;
+  m.device = "cpu-test";
+  m.family = "gemm";
+  m.problem = p.key();
+  m.config = space.to_string(c);
+  m.config_id = c.id;
+  m.outcome.status = Status::ok;
+  m.perf = perf;
+  return m;
+}
+
+// `per` points around each row of `centers`, normal with standard deviation `sigma`, blob by
+// blob (the clustering tests' data).
+inline Eigen::MatrixXd gaussian_blobs(const Eigen::MatrixXd& centers, int per, double sigma,
+                                      uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0, sigma);
+  Eigen::MatrixXd X(centers.rows() * per, centers.cols());
+  for (Eigen::Index c = 0; c < centers.rows(); ++c)
+    for (int i = 0; i < per; ++i)
+      for (Eigen::Index j = 0; j < centers.cols(); ++j) X(c * per + i, j) = centers(c, j) + g(rng);
+  return X;
+}
+
+// A clustering call `fit(X, options)` refuses more clusters than points, zero clusters and an
+// empty matrix (asked for `k` clusters).
+template <class Options, class Fit>
+void expect_rejects_bad_k(const Fit& fit, int k) {
+  const Eigen::MatrixXd X = Eigen::MatrixXd::Random(4, 2);
+  Options o;
+  o.k = 5;
+  EXPECT_THROW(fit(X, o), Error);
+  o.k = 0;
+  EXPECT_THROW(fit(X, o), Error);
+  o.k = k;
+  EXPECT_THROW(fit(Eigen::MatrixXd(0, 2), o), Error);
+}
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;

@@ -139,14 +139,7 @@ TEST(Dataset, GemmGetsDerivedFeaturesAndNetworkGroups) {
   const auto configs = gemm.space().enumerate();
   std::vector<Measurement> ms;
   for (int c = 0; c < 3; ++c) {
-    Measurement m;
-    m.device = "cpu-test";
-    m.family = "gemm";
-    m.problem = p.key();
-    m.config = gemm.space().to_string(configs[size_t(c)]);
-    m.config_id = configs[size_t(c)].id;
-    m.outcome.status = Status::ok;
-    m.perf = 1 + c;
+    Measurement m = test::gemm_measurement(gemm.space(), p, configs[size_t(c)], 1 + c);
     m.tags = p.tags;
     ms.push_back(m);
   }

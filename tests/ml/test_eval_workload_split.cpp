@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "ktune/family.hpp"
 #include "ktune/interchange.hpp"
@@ -28,20 +31,24 @@ std::vector<Measurement> tiny_and_large() {
     for (const Problem& p : load_workload(gemm, w).problems) {
       const double size = gemm.flops(p);
       for (int c = 0; c < 3; ++c) {
-        Measurement m;
-        m.device = "cpu-test";
-        m.family = "gemm";
-        m.problem = p.key();
-        m.config = gemm.space().to_string(configs[size_t(c)]);
-        m.config_id = configs[size_t(c)].id;
-        m.outcome.status = Status::ok;
         // Config 0 wins on small problems, config 2 on big ones.
-        m.perf = 10.0 + (c == 0 ? 1e10 / size : c == 2 ? size * 1e-10 : 1.0);
-        ms.push_back(m);
+        const double perf = 10.0 + (c == 0 ? 1e10 / size : c == 2 ? size * 1e-10 : 1.0);
+        ms.push_back(test::gemm_measurement(gemm.space(), p, configs[size_t(c)], perf));
       }
     }
   }
   return ms;
+}
+
+// Each `<head><bad><tail>` exits with status 1 and one line on stderr (the file err).
+void expect_one_line_errors(const std::function<int(const std::string&)>& ktune,
+                            const std::string& err, const std::string& head,
+                            const std::string& tail, const std::vector<std::string>& bads) {
+  for (const std::string& bad : bads) {
+    EXPECT_EQ(ktune(head + bad + tail), 1) << bad;
+    const std::string message = read_text(err);
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;
+  }
 }
 
 TEST(EvalWorkloadSplit, LeavesEachNamedWorkloadOut) {
@@ -69,13 +76,9 @@ TEST(EvalWorkloadSplit, LeavesEachNamedWorkloadOut) {
   EXPECT_EQ(csv.find("forest"), std::string::npos);
 
   // Bad input: one line on stderr naming it, exit status 1.
-  for (const std::string& bad :
-       {std::string(" --split workload --workloads tiny"), std::string(" --workloads tiny,large"),
-        std::string(" --split workload --workloads tiny,dnn"), std::string(" --pruners nope")}) {
-    EXPECT_EQ(ktune("eval --data " + data + bad + matrix), 1) << bad;
-    const std::string message = read_text(err);
-    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;
-  }
+  expect_one_line_errors(ktune, err, "eval --data " + data, matrix,
+                         {" --split workload --workloads tiny", " --workloads tiny,large",
+                          " --split workload --workloads tiny,dnn", " --pruners nope"});
 }
 
 // The splits and options of the #13 recipe study: size tails, k-fold, dropped features, the
@@ -105,13 +108,9 @@ TEST(EvalWorkloadSplit, SizeTailsFoldsAndDroppedFeatures) {
   EXPECT_EQ(ktune("eval --data " + data + " --split cv3 --drop-features bmnk,intensity" + matrix),
             0)
       << read_text(err);
-  for (const std::string& bad :
-       {std::string(" --split largest0"), std::string(" --split cvx"),
-        std::string(" --split smallest100"), std::string(" --split cv3 --drop-features nope")}) {
-    EXPECT_EQ(ktune("eval --data " + data + bad + matrix), 1) << bad;
-    const std::string message = read_text(err);
-    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << bad << ": " << message;
-  }
+  expect_one_line_errors(ktune, err, "eval --data " + data, matrix,
+                         {" --split largest0", " --split cvx", " --split smallest100",
+                          " --split cv3 --drop-features nope"});
 }
 
 }  // namespace

@@ -1,24 +1,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <random>
 #include <set>
 
 #include "ktune/error.hpp"
 #include "ktune/ml/hdbscan.hpp"
+#include "ml_test_util.hpp"
 
 namespace ktune::ml {
 namespace {
 
 // Three dense blobs of 20 points and 3 far outliers.
 Eigen::MatrixXd blobs_with_outliers() {
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> g(0, 0.1);
-  const double centers[3][2] = {{0, 0}, {4, 0}, {0, 4}};
-  Eigen::MatrixXd X(63, 2);
-  for (int c = 0; c < 3; ++c)
-    for (int i = 0; i < 20; ++i)
-      for (int j = 0; j < 2; ++j) X(c * 20 + i, j) = centers[c][j] + g(rng);
+  Eigen::MatrixXd centers(3, 2);
+  centers << 0, 0, 4, 0, 0, 4;
+  Eigen::MatrixXd X = test::gaussian_blobs(centers, 20, 0.1, 5);
+  X.conservativeResize(63, Eigen::NoChange);
   X.row(60) << 10, 10;
   X.row(61) << -10, 7;
   X.row(62) << 8, -9;

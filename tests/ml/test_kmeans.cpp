@@ -5,19 +5,13 @@
 
 #include "ktune/error.hpp"
 #include "ktune/ml/kmeans.hpp"
+#include "ml_test_util.hpp"
 
 namespace ktune::ml {
 namespace {
 
-// `per` points around each of the given centers (std 0.1).
 Eigen::MatrixXd blobs(const Eigen::MatrixXd& centers, int per, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> g(0, 0.1);
-  Eigen::MatrixXd X(centers.rows() * per, centers.cols());
-  for (Eigen::Index c = 0; c < centers.rows(); ++c)
-    for (int i = 0; i < per; ++i)
-      for (Eigen::Index j = 0; j < centers.cols(); ++j) X(c * per + i, j) = centers(c, j) + g(rng);
-  return X;
+  return test::gaussian_blobs(centers, per, 0.1, seed);
 }
 
 TEST(KMeans, RecoversSeparatedBlobs) {
@@ -67,14 +61,11 @@ TEST(KMeans, EmptyClusterIsRelocatedToTheFarthestPoint) {
 }
 
 TEST(KMeans, RejectsBadInput) {
+  test::expect_rejects_bad_k<KMeansOptions>(
+      [](const Eigen::MatrixXd& X, const KMeansOptions& o) { return kmeans(X, o); }, 2);
   const Eigen::MatrixXd X = Eigen::MatrixXd::Random(4, 2);
   KMeansOptions o;
-  o.k = 5;
-  EXPECT_THROW(kmeans(X, o), Error);
-  o.k = 0;
-  EXPECT_THROW(kmeans(X, o), Error);
   o.k = 2;
-  EXPECT_THROW(kmeans(Eigen::MatrixXd(0, 2), o), Error);
   Eigen::MatrixXd nan = X;
   nan(0, 0) = std::nan("");
   EXPECT_THROW(kmeans(nan, o), Error);

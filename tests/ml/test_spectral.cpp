@@ -1,22 +1,18 @@
 #include <gtest/gtest.h>
 
-#include <random>
 #include <set>
 
 #include "ktune/error.hpp"
 #include "ktune/ml/spectral.hpp"
+#include "ml_test_util.hpp"
 
 namespace ktune::ml {
 namespace {
 
 TEST(Spectral, SeparatesThreeGroups) {
-  std::mt19937_64 rng(9);
-  std::normal_distribution<double> g(0, 0.05);
-  const double centers[3][2] = {{0, 0}, {1, 0}, {0, 1}};
-  Eigen::MatrixXd X(45, 2);
-  for (int c = 0; c < 3; ++c)
-    for (int i = 0; i < 15; ++i)
-      for (int j = 0; j < 2; ++j) X(c * 15 + i, j) = centers[c][j] + g(rng);
+  Eigen::MatrixXd centers(3, 2);
+  centers << 0, 0, 1, 0, 0, 1;
+  const Eigen::MatrixXd X = test::gaussian_blobs(centers, 15, 0.05, 9);
   SpectralOptions o;
   o.k = 3;
   o.seed = 1;
@@ -35,14 +31,9 @@ TEST(Spectral, SeparatesThreeGroups) {
 }
 
 TEST(Spectral, RejectsBadK) {
-  const Eigen::MatrixXd X = Eigen::MatrixXd::Random(4, 2);
-  SpectralOptions o;
-  o.k = 5;
-  EXPECT_THROW(spectral_clustering(X, o), Error);
-  o.k = 0;
-  EXPECT_THROW(spectral_clustering(X, o), Error);
-  o.k = 1;
-  EXPECT_THROW(spectral_clustering(Eigen::MatrixXd(0, 2), o), Error);
+  test::expect_rejects_bad_k<SpectralOptions>(
+      [](const Eigen::MatrixXd& X, const SpectralOptions& o) { return spectral_clustering(X, o); },
+      1);
 }
 
 }  // namespace

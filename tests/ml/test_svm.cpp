@@ -14,34 +14,39 @@ using namespace ktune::test;
 
 namespace {
 
+// Points and their classes.
+struct Labeled {
+  Eigen::MatrixXd X;
+  std::vector<int> y;
+};
+
 // Three blobs around (±2, 0) and (0, 3).
-void blobs(Eigen::MatrixXd& X, std::vector<int>& y, int n, uint64_t seed) {
+Labeled blobs(int n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> g(0.0, 0.5);
   const double cx[3] = {-2, 2, 0}, cy[3] = {0, 0, 3};
-  X.resize(n, 2);
-  y.resize(n);
+  Labeled d{Eigen::MatrixXd(n, 2), std::vector<int>(size_t(n))};
   for (int i = 0; i < n; ++i) {
-    y[i] = i % 3;
-    X(i, 0) = cx[y[i]] + g(rng);
-    X(i, 1) = cy[y[i]] + g(rng);
+    d.y[i] = i % 3;
+    d.X(i, 0) = cx[d.y[i]] + g(rng);
+    d.X(i, 1) = cy[d.y[i]] + g(rng);
   }
+  return d;
 }
 
 // Class 1 inside the unit circle, class 0 outside: not linearly separable.
-void ring(Eigen::MatrixXd& X, std::vector<int>& y, int n, uint64_t seed) {
-  X = random_matrix(n, 2, seed).array() / 5.0 - 1.0;  // [-1, 1)^2
-  y.resize(n);
-  for (int i = 0; i < n; ++i) y[i] = X.row(i).squaredNorm() < 0.5 ? 1 : 0;
+Labeled ring(int n, uint64_t seed) {
+  Labeled d{(random_matrix(n, 2, seed).array() / 5.0 - 1.0).matrix(),  // [-1, 1)^2
+            std::vector<int>(size_t(n))};
+  for (int i = 0; i < n; ++i) d.y[i] = d.X.row(i).squaredNorm() < 0.5 ? 1 : 0;
+  return d;
 }
 
 }  // namespace
 
 TEST(Svm, LinearSeparatesBlobs) {
-  Eigen::MatrixXd X, T;
-  std::vector<int> y, yt;
-  blobs(X, y, 150, 1);
-  blobs(T, yt, 150, 2);
+  const auto [X, y] = blobs(150, 1);
+  const auto [T, yt] = blobs(150, 2);
   LinearSvm svm;
   svm.fit(X, y, 3);
   EXPECT_GT(accuracy(svm, T, yt), 0.97);
@@ -50,10 +55,8 @@ TEST(Svm, LinearSeparatesBlobs) {
 }
 
 TEST(Svm, RbfLearnsARingTheLinearOneCannot) {
-  Eigen::MatrixXd X, T;
-  std::vector<int> y, yt;
-  ring(X, y, 300, 3);
-  ring(T, yt, 300, 4);
+  const auto [X, y] = ring(300, 3);
+  const auto [T, yt] = ring(300, 4);
   RbfSvm rbf;
   rbf.fit(X, y, 2);
   LinearSvm lin;
@@ -68,9 +71,7 @@ TEST(Svm, RbfLearnsARingTheLinearOneCannot) {
 }
 
 TEST(Svm, AbsentClassesAreNeverPredictedAndOneClassIsConstant) {
-  Eigen::MatrixXd X, T;
-  std::vector<int> y, yt;
-  blobs(X, y, 90, 5);
+  auto [X, y] = blobs(90, 5);
   for (int& label : y) label = label == 2 ? 3 : label;  // classes 0, 1, 3 of 5
   RbfSvm rbf;
   rbf.fit(X, y, 5);

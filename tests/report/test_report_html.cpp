@@ -21,6 +21,7 @@
 namespace ktune {
 namespace {
 
+using testing::read_file;
 using testing::run_ktune;
 
 const std::string kResults = std::string(KTUNE_SOURCE_DIR) + "/results/";
@@ -116,13 +117,6 @@ void expect_rendered(const std::string& dom, const std::vector<std::string>& exp
       EXPECT_NE(f.body.find("<path"), std::string::npos) << "an SVG without drawn marks";
     }
   }
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 class ReportHtml : public ::testing::Test {
