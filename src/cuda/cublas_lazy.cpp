@@ -81,7 +81,7 @@ KTUNE_CUBLAS(cublasSgemm,
               const float* alpha, const float* a, int lda, const float* b, int ldb,
               const float* beta, float* c, int ldc),
              (h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
-// The strided batched GEMMs of element type T and index type I.
+// cuBLAS's strided batched matrix products of element type T and index type I.
 #define KTUNE_CUBLAS_STRIDED(NAME, T, I)                                                     \
   KTUNE_CUBLAS(NAME,                                                                         \
                (cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, I m, I n, I k, \
