@@ -45,10 +45,7 @@ py::array conv2d(const py::array& input, const py::array& filter, int64_t stride
   check_array(filter, "filter", 4);
   const int64_t n = input.shape(0), h = input.shape(1), w = input.shape(2), c = input.shape(3);
   const int64_t k = filter.shape(0), r = filter.shape(1), s = filter.shape(2);
-  if (filter.shape(3) != c)
-    throw std::invalid_argument("filter: has " + std::to_string(filter.shape(3)) +
-                                " input channels, input has " + std::to_string(c));
-  if (stride < 1) throw std::invalid_argument("stride: needs >= 1");
+  check_conv2d_args(c, filter.shape(3), stride);
   // Sizes the library refuses give no output shape: let it name them before allocating.
   const int64_t p = h + 2 * pad >= r ? (h + 2 * pad - r) / stride + 1 : 1;
   const int64_t q = w + 2 * pad >= s ? (w + 2 * pad - s) / stride + 1 : 1;

@@ -1,7 +1,7 @@
 """ktune from Python: the whole pipeline (bench, prune, train, eval, codegen, deploy and every
 other CLI verb, run in this process by the CLI's own code), stores and datasets as numpy arrays,
-the shipped CPU tuned GEMM and conv2d on numpy arrays and DLPack tensors, and ONNX models on the
-inference engine. torch.ops.ktune.gemm / conv2d: `import ktune.torch_ops`.
+the shipped tuned GEMM and conv2d on numpy arrays and DLPack tensors (CPU and CUDA), and ONNX
+models on the inference engine. torch.ops.ktune.gemm / conv2d: `import ktune.torch_ops`.
 
 Errors keep ktune's one-line messages: bad arguments and options raise ValueError (naming
 them), failures of the pipeline raise ktune.Error (a RuntimeError). See docs/python.md.
@@ -31,42 +31,95 @@ def _as_array(x, name):
     raise ValueError(f"{name}: needs a numpy array or a DLPack tensor, got {type(x).__name__}")
 
 
-def gemm(a, b, c, alpha=1.0, beta=0.0):
-    """c[:] = alpha * a @ b + beta * c with ktune's tuned CPU GEMM (in place; returns c).
+_KDLCUDA = 2  # DLPack's device type of CUDA memory
+
+
+def _on_cuda(*tensors):
+    """Whether any of the tensors is a DLPack tensor in CUDA memory."""
+    for x in tensors:
+        device = getattr(x, "__dlpack_device__", None)
+        if device is not None and type(x) is not _np.ndarray and device()[0] == _KDLCUDA:
+            return True
+    return False
+
+
+def _cuda():
+    try:
+        from . import _ktune_cuda
+    except ImportError:
+        raise Error("CUDA tensors: this ktune was built without CUDA (no module "
+                    "ktune._ktune_cuda; docs/python.md)") from None
+    return _ktune_cuda
+
+
+def _stream(stream, tensors):
+    """The CUDA stream to run on: `stream` if given, else the current stream of the tensors'
+    framework (PyTorch's or CuPy's), else 0, the legacy default stream."""
+    if stream is not None:
+        return int(stream)
+    for x in tensors:
+        module = type(x).__module__.split(".")[0]
+        if module == "torch" and getattr(x, "is_cuda", False):
+            import torch
+            return torch.cuda.current_stream(x.device).cuda_stream
+        if module == "cupy":
+            import cupy
+            return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def gemm(a, b, c, alpha=1.0, beta=0.0, stream=None):
+    """c[:] = alpha * a @ b + beta * c with ktune's tuned GEMM (in place; returns c).
 
     a (m, k), b (k, n), c (m, n): 2-D float32, each C- or Fortran-ordered or a transposed view
-    of one (any unit-stride layout runs without a copy). a and b: numpy arrays or CPU DLPack
-    tensors (objects with __dlpack__); c: a writable numpy array (numpy imports DLPack tensors
-    read-only). c is not read when beta == 0. Raises ValueError naming the bad
-    argument.
+    of one (any unit-stride layout runs without a copy). On the CPU (the tuned CPU library):
+    a and b numpy arrays or CPU DLPack tensors (objects with __dlpack__), c a writable numpy
+    array (numpy imports DLPack tensors read-only). On a GPU (the tuned CUDA library): a, b, c
+    all CUDA DLPack tensors (PyTorch, CuPy, ...) on one device, run asynchronously on `stream`
+    (a cudaStream_t as an int) or, by default, the tensors' framework's current stream.
+    c is not read when beta == 0. Raises ValueError naming the bad argument.
     """
     nd = _np.ndarray
     if type(a) is nd and type(b) is nd and type(c) is nd:  # the common case, kept short
         _ktune.gemm(a, b, c, alpha, beta)
+    elif _on_cuda(a, b, c):
+        _cuda().gemm(a, b, c, alpha, beta, _stream(stream, (a, b, c)))
     else:
         _ktune.gemm(_as_array(a, "a"), _as_array(b, "b"), _as_array(c, "c"), alpha, beta)
     return c
 
 
-def tuned_gemm_info():
-    """What the CPU tuned library ships: {"backend", "configs" (K config strings), "baseline"}."""
-    return _ktune.tuned_gemm_info()
+def tuned_gemm_info(device="cpu"):
+    """What a tuned GEMM library ships: {"backend", "configs" (K config strings), "baseline"};
+    device "cpu" or "cuda"."""
+    return (_cuda() if device == "cuda" else _ktune).tuned_gemm_info()
 
 
-def conv2d(input, filter, stride=1, pad=0):
-    """The shipped CPU tuned conv2d (FP32, dilation 1, groups 1, symmetric zero padding).
+def conv2d(input, filter, stride=1, pad=0, out=None, stream=None):
+    """The shipped tuned conv2d (FP32, dilation 1, groups 1, symmetric zero padding).
 
-    input NHWC (n, h, w, c), filter KRSC (k, r, s, c): C-contiguous float32 numpy arrays or CPU
-    DLPack tensors. Returns a new NHWC (n, p, q, k) float32 array, p = (h + 2 pad - r) // stride
-    + 1 (q likewise). Bad arguments raise ValueError naming them.
+    input NHWC (n, h, w, c), filter KRSC (k, r, s, c), C-contiguous float32; the output is NHWC
+    (n, p, q, k), p = (h + 2 pad - r) // stride + 1 (q likewise). On the CPU: numpy arrays or
+    CPU DLPack tensors, returns a new array (out must be None). On a GPU: CUDA DLPack tensors
+    on one device and `out`, the output tensor (ktune allocates no GPU memory), written
+    asynchronously on `stream` as in gemm; returns out. Bad arguments raise ValueError naming
+    them.
     """
+    if _on_cuda(input, filter, out):
+        if out is None:
+            raise ValueError("out: CUDA tensors need out=, an (n, p, q, k) float32 CUDA tensor")
+        return _cuda().conv2d(input, filter, out, int(stride), int(pad),
+                              _stream(stream, (input, filter, out)))
+    if out is not None:
+        raise ValueError("out: only with CUDA tensors (on the CPU conv2d returns a new array)")
     return _ktune.conv2d(_as_array(input, "input"), _as_array(filter, "filter"), int(stride),
                          int(pad))
 
 
-def tuned_conv2d_info():
-    """What the CPU tuned conv library ships: {"backend", "configs", "baseline"}."""
-    return _ktune.tuned_conv2d_info()
+def tuned_conv2d_info(device="cpu"):
+    """What a tuned conv library ships: {"backend", "configs", "baseline"}; device "cpu" or
+    "cuda"."""
+    return (_cuda() if device == "cuda" else _ktune).tuned_conv2d_info()
 
 
 def infer_onnx(path, input, backend="ktune"):
