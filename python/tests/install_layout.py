@@ -25,9 +25,22 @@ print("python_install_layout:", ktune.__file__, ktune.tuned_gemm_info()["backend
 
 def main():
     cmake, build, site = sys.argv[1:4]
+    # cmake --install rewrites the build's manifest: keep the one of a real install (uninstall).
+    manifest = os.path.join(build, "install_manifest_python.txt")
+    kept = None
+    if os.path.exists(manifest):
+        with open(manifest) as f:
+            kept = f.read()
     with tempfile.TemporaryDirectory() as prefix:
-        subprocess.run([cmake, "--install", build, "--component", "python", "--prefix", prefix],
-                       check=True, stdout=subprocess.DEVNULL)
+        try:
+            subprocess.run([cmake, "--install", build, "--component", "python", "--prefix",
+                            prefix], check=True, stdout=subprocess.DEVNULL)
+        finally:
+            if kept is not None:
+                with open(manifest, "w") as f:
+                    f.write(kept)
+            elif os.path.exists(manifest):
+                os.remove(manifest)
         package_dir = os.path.join(prefix, site)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         env["PYTHONPATH"] = package_dir

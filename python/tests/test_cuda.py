@@ -88,8 +88,9 @@ def test_torch_conv2d_matches_float64():
     out = torch.full((n, p, q, k), float("nan"), device="cuda")
     assert ktune.conv2d(x, f, stride=stride, pad=pad, out=out) is out
     torch.cuda.synchronize()
-    want = torch.nn.functional.conv2d(x.double().permute(0, 3, 1, 2), f.double().permute(0, 3, 1, 2),
-                                      stride=stride, padding=pad).permute(0, 2, 3, 1)
+    want = torch.nn.functional.conv2d(x.double().permute(0, 3, 1, 2),
+                                      f.double().permute(0, 3, 1, 2), stride=stride,
+                                      padding=pad).permute(0, 2, 3, 1)
     scale = torch.nn.functional.conv2d(x.double().abs().permute(0, 3, 1, 2),
                                        f.double().abs().permute(0, 3, 1, 2), stride=stride,
                                        padding=pad).max().item()
