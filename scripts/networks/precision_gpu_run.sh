@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device call of issue #25's networks in every precision: VGG16 and ResNet-50 at batch 1
 # and 16 in fp32, tf32 and bf16 on ktune's CUDA backends (ktune, cudnn, cublas; ktune in fp32
-# and bf16) and on PyTorch in the same precision (eager NCHW, channels_last, CUDA graph, both),
+# and bf16) and on PyTorch in the same precision (channels_last, CUDA graph, both; eager NCHW
+# left out: slower than NCHW + CUDA graph in every row of results/h100-80gb-hbm3/networks.csv),
 # one after the other on one GPU, plus the GPU tests and the logits check per precision, from
 # binaries built on the CPU machine (KTUNE_NATIVE=OFF, CUDA on, examples on: a device build
 # takes ~3 of the call's minutes).
@@ -30,21 +31,26 @@ P="fp32 tf32 bf16"
 ) > $L/torch-prep.log 2>&1 &
 PREP=$!
 B=$W/bin
-timeout 90 $B/ktune_nn_cuda_tests > $L/nn-cuda-tests.log 2>&1
+timeout 45 $B/ktune_nn_cuda_tests > $L/nn-cuda-tests.log 2>&1
 echo "nn cuda tests exit $? at ${SECONDS}s"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log | head -30
 wait $PREP; echo "torch prep exit $? at ${SECONDS}s"; grep "vs float64" $L/torch-prep.log
-timeout 200 $B/ktune_nn_cuda_bench --network vgg16 resnet50 --batch 1 16 --precision $P \
-  --backend ktune-cuda cudnn cublas --warmup 5 --reps 20 --weights-dir $W/weights \
-  --csv $OUT/networks.csv --layers-csv $OUT/layers.csv --logits-dir $W/logits \
-  --inputs $W/inputs/input-{1,2}.safetensors > $L/bench.log 2>&1
-echo "ktune bench exit $? at ${SECONDS}s"; grep -vE "^note|safetensors$" $L/bench.log | head -80
+# One process per network, each with its own time limit, so that a cut run still leaves both
+# networks' rows (each row is written when timed).
 for net in vgg16 resnet50; do
-  timeout 120 python3 $S/torch_run.py bench --network $net --weights $W/weights/$net.safetensors \
-    --batch 1 16 --precision $P --warmup 5 --reps 20 --csv $OUT/networks.csv --variants pytorch \
-    pytorch-channels-last pytorch-cudagraph pytorch-channels-last-cudagraph 2>&1 | grep -v -i warn
+  timeout ${BENCH_S:-55} $B/ktune_nn_cuda_bench --network $net --batch 1 16 --precision $P \
+    --backend ktune-cuda cudnn cublas --warmup 5 --reps 20 --weights-dir $W/weights \
+    --csv $OUT/networks.csv --layers-csv $OUT/layers.csv --logits-dir $W/logits \
+    --inputs $W/inputs/input-{1,2}.safetensors > $L/bench-$net.log 2>&1
+  echo "ktune bench $net exit $? at ${SECONDS}s"; grep -vE "^note|safetensors$" $L/bench-$net.log
 done
-echo "torch bench done at ${SECONDS}s"
+for net in vgg16 resnet50; do
+  timeout ${TORCH_S:-45} python3 $S/torch_run.py bench --network $net \
+    --weights $W/weights/$net.safetensors --batch 1 16 --precision $P --warmup 5 --reps 20 \
+    --csv $OUT/networks.csv --variants pytorch-channels-last pytorch-cudagraph \
+    pytorch-channels-last-cudagraph 2>&1 | grep -v -i warn
+  echo "torch bench $net done at ${SECONDS}s"
+done
 # Whole-network tolerance per precision (no derived bound through 16 or 50 layers): PyTorch's
 # own row must meet it too.
 declare -A TOL=([fp32]=1e-3 [tf32]=2e-2 [bf16]=1e-1)

@@ -141,7 +141,6 @@ def graph_of(model, x):
 def bench(args):
     torch.backends.cudnn.benchmark = True
     device = torch.cuda.get_device_name(0)
-    rows = []
     for precision, batch, variant in ((p, b, v) for p in args.precision for b in args.batch
                                       for v in args.variants):
         dtype = set_precision(precision)
@@ -162,10 +161,9 @@ def bench(args):
         except Exception as error:  # torch.compile needs a working Triton toolchain
             print(f"{args.network} batch {batch} {backend}: failed: {str(error).splitlines()[0]}")
             continue
-        rows.append(f"{args.network},{batch},{backend},{device},{ms:.4f}")
-        print(rows[-1], flush=True)
-    with open(args.csv, "a") as f:
-        for row in rows:
+        row = f"{args.network},{batch},{backend},{device},{ms:.4f}"
+        print(row, flush=True)
+        with open(args.csv, "a") as f:  # row by row: a run cut by a timeout keeps what it timed
             f.write(row + "\n")
 
 
