@@ -17,7 +17,7 @@ L=$W/logs
 mkdir -p $L $W/weights $W/inputs $W/ref $W/logits "$OUT"
 trap 'tar czf $OUT/logs.tar.gz -C $W logs' EXIT
 . $(dirname "$0")/device_bin_env.sh
-P="fp32 tf32 bf16"
+P="bf16 tf32 fp32"  # the new precisions first: a cut run loses fp32 (committed before) first
 # Weights, inputs and PyTorch's reference logits in every precision while the tests run.
 (
   for net in vgg16 resnet50; do
