@@ -47,8 +47,9 @@ def latency(directory):
     print(f"# Networks in fp32, tf32 and bf16 on the {rows[0]['device']}\n")
     print("Median ms of one forward pass of the whole batch (CUDA events, median of 20 after 5 "
           "warm-ups), each column the fastest row of that family in that precision (eager or "
-          "CUDA graph; PyTorch: eager NCHW, channels_last, CUDA graph, channels_last + CUDA "
-          "graph), the winning row named. Target (issue #25): ktune ≤ 1.0× PyTorch's fastest in "
+          "CUDA graph; PyTorch: channels_last, NCHW + CUDA graph, channels_last + CUDA graph), "
+          "the winning row named; — where a family has no row in that precision (ktune: no tf32 "
+          "path) or the run was cut before it. Target (issue #25): ktune ≤ 1.0× PyTorch's fastest in "
           "the same precision.\n")
     print("| network | batch | precision | ktune | cudnn | cublas | PyTorch fastest | "
           "ktune / PyTorch | best ktune backend / PyTorch |")
