@@ -73,7 +73,8 @@ void CudaBackend::avg_pool(const PoolDesc& d, const float* in, float* out) {
 }
 
 void CudaBackend::add(const float* a, const float* b, float* out, size_t count, bool relu) {
-  if (is_bf16()) return add_act(as_bf16(a), as_bf16(b), as_bf16(out), int64_t(count), relu, stream());
+  if (is_bf16())
+    return add_act(as_bf16(a), as_bf16(b), as_bf16(out), int64_t(count), relu, stream());
   add_act(a, b, out, int64_t(count), relu, stream());
 }
 

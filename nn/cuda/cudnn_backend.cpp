@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 
-#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "nn/cuda/cublas_backend_base.hpp"
 #include "nn/cuda/cudnn_layer_conv.hpp"
 #include "nn/cuda/register.hpp"
@@ -14,8 +13,6 @@
 namespace ktune::nn::cuda {
 
 namespace {
-
-namespace kc = ktune::kernels::conv2d;
 
 class CudnnBackend final : public CublasBackendBase {
  public:
@@ -41,7 +38,7 @@ class CudnnBackend final : public CublasBackendBase {
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    kc::cuda::check_cudnn(conv(layer).run(in, kept(layer, 0), out), "cudnnConvolutionForward");
+    check_cudnn(conv(layer).run(in, kept(layer, 0), out), "cudnnConvolutionForward");
     epilogue(out, kept(layer, 1), d.n * d.p() * d.q(), d.k, d.relu);
   }
 
@@ -57,7 +54,7 @@ class CudnnBackend final : public CublasBackendBase {
       throw Error(name() + ": layer " + std::to_string(layer) + " not prepared");
     return *it->second;
   }
-  kc::cuda::CudnnHandle cudnn_;
+  CudnnHandle cudnn_;
   std::map<int, std::unique_ptr<CudnnLayerConv>> convs_;
 };
 

@@ -2,14 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::nn::cuda {
 
 namespace {
 
-using ktune::kernels::conv2d::cuda::check_cudnn;
 using ktune::kernels::conv2d::cuda::cudnn_algo_name;
 
 // Find's scratch workspace: the largest any algorithm asks for, up to this.

@@ -15,11 +15,16 @@
 
 #include <string>
 
+#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
 #include "nn/cuda/precision.hpp"
 
 namespace ktune::nn::cuda {
+
+// A cuDNN handle bound to a stream (the conv2d family's), and its status check.
+using CudnnHandle = ktune::kernels::conv2d::cuda::CudnnHandle;
+using ktune::kernels::conv2d::cuda::check_cudnn;
 
 class CudnnLayerConv {
  public:

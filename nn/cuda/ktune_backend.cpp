@@ -6,12 +6,23 @@
 // (ktune::gemm_ex, its shipped bf16 selector): a 1×1 stride-1 unpadded convolution is one GEMM
 // on the NHWC input itself, every other one im2col (bf16) + that GEMM, fully connected layers
 // that GEMM too; gemm_ex writes FP32, and the bias + ReLU kernel rounds its result to bf16.
+// Where the build has cuDNN, each bf16 conv runs the faster of that path and cuDNN's bf16
+// convolution (nn/cuda/cudnn_layer_conv.hpp), both timed with their epilogues at load on the
+// layer's filter and zero activations (mean of 3 runs after one); layer_note() names the pick.
 #include <algorithm>
 #include <map>
 
 #include "ktune/conv2d.hpp"
 #include "ktune/gemm.hpp"
 #include "nn/cuda/cuda_backend.hpp"
+#ifdef KTUNE_NN_CUDNN
+#include <fmt/format.h>
+
+#include <functional>
+#include <memory>
+
+#include "nn/cuda/cudnn_layer_conv.hpp"
+#endif
 #include "nn/cuda/layer_kernels.hpp"
 #include "nn/cuda/register.hpp"
 
@@ -38,6 +49,9 @@ class KtuneBackend final : public CudaBackend {
     const int64_t rows = d.n * d.p() * d.q();
     grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
     grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
+#ifdef KTUNE_NN_CUDNN
+    choose(layer, d);
+#endif
   }
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
     keep_operand(layer, 0, weight, size_t(d.out * d.in));
@@ -48,16 +62,14 @@ class KtuneBackend final : public CudaBackend {
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
     const int64_t rows = d.n * d.p() * d.q();
     if (is_bf16()) {
-      const int64_t patch = d.r * d.s * d.c;
-      const float* b = in;
-      if (!is_gemm(d)) {
-        im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()),
-               stream());
-        b = col_.data();
+#ifdef KTUNE_NN_CUDNN
+      if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
+        check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
+        epilogue(out, kept(layer, 1), rows, d.k, d.relu);
+        return;
       }
-      // Column-major: acc (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
-      bf16_gemm(d.k, rows, patch, kept(layer, 0), b);
-      epilogue_from(acc_.data(), out, kept(layer, 1), rows, d.k, d.relu);
+#endif
+      gemm_conv(layer, d, in, out);
       return;
     }
     ktune::conv2d(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, in, kept(layer, 0), out,
@@ -70,13 +82,20 @@ class KtuneBackend final : public CudaBackend {
     if (it == shapes_.end()) return "";
     const ConvDesc& d = it->second;
     if (is_bf16()) {
+      std::string pick;
+#ifdef KTUNE_NN_CUDNN
+      if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
+      if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
+        return pick + c->second->description();
+#endif
       const auto& info = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16);
       const int64_t rows = d.n * d.p() * d.q();
       const int choice = ktune::tuned_gemm_ex_choice_cuda(GemmPrecision::bf16, Trans::yes,
                                                           Trans::no, d.k, rows, d.r * d.s * d.c, 1);
       const char* how = is_gemm(d) ? "gemm_ex bf16 " : "im2col + gemm_ex bf16 ";
-      return choice >= 0 && choice < info.num_configs ? how + std::string(info.configs[choice])
-                                                      : "";
+      return choice >= 0 && choice < info.num_configs
+                 ? pick + how + std::string(info.configs[choice])
+                 : pick;
     }
     const auto& info = ktune::tuned_conv2d_info_cuda();
     const int choice =
@@ -97,6 +116,55 @@ class KtuneBackend final : public CudaBackend {
   }
 
  private:
+  // The bf16 conv by (im2col +) gemm_ex into acc_, then bias + ReLU rounding into out.
+  void gemm_conv(int layer, const ConvDesc& d, const float* in, float* out) {
+    const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
+    const float* b = in;
+    if (!is_gemm(d)) {
+      im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()), stream());
+      b = col_.data();
+    }
+    // Column-major: acc (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
+    bf16_gemm(d.k, rows, patch, kept(layer, 0), b);
+    epilogue_from(acc_.data(), out, kept(layer, 1), rows, d.k, d.relu);
+  }
+#ifdef KTUNE_NN_CUDNN
+  // Mean milliseconds of 3 runs of `run` on the stream after one untimed.
+  float time_ms(const std::function<void()>& run) {
+    run();
+    ktune::cuda::Event start, stop;
+    ktune::cuda::check(cudaEventRecord(start.get(), stream()), "cudaEventRecord");
+    for (int i = 0; i < 3; ++i) run();
+    ktune::cuda::check(cudaEventRecord(stop.get(), stream()), "cudaEventRecord");
+    ktune::cuda::check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+    float ms = 0;
+    ktune::cuda::check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
+    return ms / 3;
+  }
+  // Times this layer's gemm_ex path and cuDNN's bf16 conv (found first) and keeps the faster.
+  void choose(int layer, const ConvDesc& d) {
+    if (!cudnn_) cudnn_ = std::make_unique<CudnnHandle>(stream());
+    auto conv = std::make_unique<CudnnLayerConv>(cudnn_->get(), d, precision());
+    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.n * d.h * d.w * d.c)),
+                                       "ktune-cuda-bf16 choice input");
+    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.n * d.p() * d.q() * d.k)),
+                                       "ktune-cuda-bf16 choice output");
+    ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
+    conv->find(x.data(), kept(layer, 0), y.data());
+    const int64_t rows = d.n * d.p() * d.q();
+    const float ours = time_ms([&] { gemm_conv(layer, d, x.data(), y.data()); });
+    const float theirs = time_ms([&] {
+      check_cudnn(conv->run(x.data(), kept(layer, 0), y.data()), "cudnnConvolutionForward");
+      epilogue(y.data(), kept(layer, 1), rows, d.k, d.relu);
+    });
+    picks_[layer] = fmt::format("pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load)",
+                                theirs < ours ? "cudnn" : "gemm_ex", ours, theirs);
+    if (theirs < ours) cudnn_convs_[layer] = std::move(conv);
+  }
+  std::unique_ptr<CudnnHandle> cudnn_;
+  std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
+  std::map<int, std::string> picks_;
+#endif
   // acc_ (m × n, FP32) = Wᵀ · B with W (k × m) and B (k × n) bf16, column-major.
   void bf16_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b) {
     ktune::gemm_ex(GemmPrecision::bf16, Trans::yes, Trans::no, m, n, k, 1.0f, w, k, 0, b, k, 0,

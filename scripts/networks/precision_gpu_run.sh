@@ -11,15 +11,21 @@
 # by scripts/networks/pack_device_bin.sh); sources in /tmp/kt-src (the caller unpacks
 # src.tar.gz there). Results land in $OUT: networks.csv, layers.csv, agreement.csv, run.log,
 # logs.tar.gz; scripts/networks/networks_precision_md.py makes the tables.
+# Knobs: PRECISIONS, BACKENDS, VARIANTS (PyTorch's) narrow the run; QUICK=1 times on seeded
+# random weights (the bench's own, torchvision's init) and skips the logits check.
 set -uo pipefail
 C=${CARRY:-.carry/tcnet} S=/tmp/kt-src/scripts/networks W=/tmp/prec
 L=$W/logs
 mkdir -p $L $W/weights $W/inputs $W/ref $W/logits "$OUT"
 trap 'tar czf $OUT/logs.tar.gz -C $W logs' EXIT
 . $(dirname "$0")/device_bin_env.sh
-P="bf16 tf32 fp32"  # the new precisions first: a cut run loses fp32 (committed before) first
+P=${PRECISIONS:-"bf16 tf32 fp32"}  # the new ones first: a cut run loses fp32 (committed before)
+BACKENDS=${BACKENDS:-"ktune-cuda cudnn cublas"}
+VARIANTS=${VARIANTS:-"pytorch-channels-last pytorch-cudagraph pytorch-channels-last-cudagraph"}
+QUICK=${QUICK:-0}
 # Weights, inputs and PyTorch's reference logits in every precision while the tests run.
 (
+  [ $QUICK = 1 ] && exit 0
   for net in vgg16 resnet50; do
     python3 $S/make_weights.py --network $net --seed 0 --out $W/weights/$net.safetensors
   done
@@ -38,19 +44,22 @@ wait $PREP; echo "torch prep exit $? at ${SECONDS}s"; grep "vs float64" $L/torch
 # One process per network, each with its own time limit, so that a cut run still leaves both
 # networks' rows (each row is written when timed).
 for net in vgg16 resnet50; do
+  data=(--weights-dir $W/weights --logits-dir $W/logits --inputs $W/inputs/input-{1,2}.safetensors)
+  [ $QUICK = 1 ] && data=()
   timeout ${BENCH_S:-55} $B/ktune_nn_cuda_bench --network $net --batch 1 16 --precision $P \
-    --backend ktune-cuda cudnn cublas --warmup 5 --reps 20 --weights-dir $W/weights \
-    --csv $OUT/networks.csv --layers-csv $OUT/layers.csv --logits-dir $W/logits \
-    --inputs $W/inputs/input-{1,2}.safetensors > $L/bench-$net.log 2>&1
+    --backend $BACKENDS --warmup 5 --reps 20 --csv $OUT/networks.csv \
+    --layers-csv $OUT/layers.csv "${data[@]}" > $L/bench-$net.log 2>&1
   echo "ktune bench $net exit $? at ${SECONDS}s"; grep -vE "^note|safetensors$" $L/bench-$net.log
 done
 for net in vgg16 resnet50; do
-  timeout ${TORCH_S:-45} python3 $S/torch_run.py bench --network $net \
-    --weights $W/weights/$net.safetensors --batch 1 16 --precision $P --warmup 5 --reps 20 \
-    --csv $OUT/networks.csv --variants pytorch-channels-last pytorch-cudagraph \
-    pytorch-channels-last-cudagraph 2>&1 | grep -v -i warn
+  weights=(--weights $W/weights/$net.safetensors)
+  [ $QUICK = 1 ] && weights=()
+  timeout ${TORCH_S:-45} python3 $S/torch_run.py bench --network $net "${weights[@]}" \
+    --batch 1 16 --precision $P --warmup 5 --reps 20 --csv $OUT/networks.csv \
+    --variants $VARIANTS 2>&1 | grep -v -i warn
   echo "torch bench $net done at ${SECONDS}s"
 done
+[ $QUICK = 1 ] && exit 0
 # Whole-network tolerance per precision (no derived bound through 16 or 50 layers): PyTorch's
 # own row must meet it too.
 declare -A TOL=([fp32]=1e-3 [tf32]=2e-2 [bf16]=1e-1)

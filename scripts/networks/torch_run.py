@@ -52,7 +52,11 @@ LOADED = {}  # weights file -> its tensors: a bench loads one file for many vari
 
 
 def load_model(network, weights):
+    """torchvision's model with the file's weights; its own seeded random init without one."""
+    torch.manual_seed(0)
     model = NETWORKS[network](weights=None)
+    if weights is None:
+        return model.eval()
     if weights not in LOADED:
         LOADED[weights] = load_tensors(weights)
     missing, unexpected = model.load_state_dict(LOADED[weights], strict=False)
@@ -178,7 +182,7 @@ def main():
     p.add_argument("--precision", nargs="+", default=["fp32"], choices=PRECISIONS)
     p = sub.add_parser("bench")
     p.add_argument("--network", choices=sorted(NETWORKS), required=True)
-    p.add_argument("--weights", required=True)
+    p.add_argument("--weights", help="default: torchvision's seeded random init (timing only)")
     p.add_argument("--batch", type=int, nargs="+", default=[1, 16])
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--reps", type=int, default=30)
