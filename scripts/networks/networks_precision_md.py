@@ -8,6 +8,7 @@ run) against its best in NCHW (Find's own times, recorded at load).
     networks_precision_md.py DIR > DIR/networks-precision.md
 """
 import csv
+import os
 import re
 import sys
 from collections import defaultdict
@@ -127,7 +128,8 @@ def cudnn_layouts(directory):
 def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else "."
     latency(directory)
-    agreement(directory)
+    if os.path.exists(f"{directory}/agreement.csv"):  # absent from a QUICK run (timing only)
+        agreement(directory)
     cudnn_layouts(directory)
 
 
