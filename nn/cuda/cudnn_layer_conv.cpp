@@ -2,9 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 
 namespace ktune::nn::cuda {
+
+CudnnHandle::CudnnHandle(cudaStream_t stream)
+    : handle_(std::make_unique<ktune::kernels::conv2d::cuda::CudnnHandle>(stream)) {}
+
+CudnnHandle::~CudnnHandle() = default;
+
+cudnnHandle_t CudnnHandle::get() const { return handle_->get(); }
+
+void check_cudnn(cudnnStatus_t status, const std::string& call) {
+  ktune::kernels::conv2d::cuda::check_cudnn(status, call);
+}
 
 namespace {
 

@@ -13,18 +13,35 @@
 // be part of its time).
 #include <cudnn.h>
 
+#include <memory>
 #include <string>
 
-#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
 #include "nn/cuda/precision.hpp"
 
+namespace ktune::kernels::conv2d::cuda {
+class CudnnHandle;
+}
+
 namespace ktune::nn::cuda {
 
-// A cuDNN handle bound to a stream (the conv2d family's), and its status check.
-using CudnnHandle = ktune::kernels::conv2d::cuda::CudnnHandle;
-using ktune::kernels::conv2d::cuda::check_cudnn;
+// A cuDNN handle bound to a stream: the conv2d family's, behind this file (only
+// cudnn_layer_conv.cpp includes the family's header).
+class CudnnHandle {
+ public:
+  explicit CudnnHandle(cudaStream_t stream);
+  ~CudnnHandle();
+  CudnnHandle(const CudnnHandle&) = delete;
+  CudnnHandle& operator=(const CudnnHandle&) = delete;
+  cudnnHandle_t get() const;
+
+ private:
+  std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnHandle> handle_;
+};
+
+// A CudaError naming `call` when status is not SUCCESS (the family's check).
+void check_cudnn(cudnnStatus_t status, const std::string& call);
 
 class CudnnLayerConv {
  public:
