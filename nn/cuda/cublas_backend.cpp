@@ -1,6 +1,7 @@
-// `cublas`: every convolution as im2col + cublasSgemm (the matrix-backend comparison of the
+// `cublas`: every convolution as im2col + a cuBLAS GEMM (the matrix-backend comparison of the
 // seed paper), 1×1 stride-1 unpadded convolutions as one GEMM on the input itself; fully
-// connected layers by cuBLAS; bias + ReLU by one kernel after each GEMM.
+// connected layers by cuBLAS; bias + ReLU by one kernel after each GEMM. In the backend's
+// precision (cublas_backend_base.hpp): `cublas`, `cublas-tf32`, `cublas-bf16`.
 #include <algorithm>
 #include <map>
 
@@ -18,25 +19,34 @@ bool needs_im2col(const ConvDesc& d) {
 
 class CublasBackend final : public CublasBackendBase {
  public:
-  std::string name() const override { return "cublas"; }
+  explicit CublasBackend(Precision precision) : CublasBackendBase(precision) {}
+  std::string name() const override {
+    return precision() == Precision::fp32 ? "cublas"
+                                          : std::string("cublas-") + precision_name(precision());
+  }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
-    keep(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
+    keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
     keep(layer, 1, bias, size_t(d.k));
     // One patch matrix, sized for the largest layer, allocated here and never per inference.
     const auto need = size_t(needs_im2col(d) ? d.n * d.p() * d.q() * d.r * d.s * d.c : 0);
-    if (need > col_.size()) col_ = ktune::cuda::DeviceBuffer<float>(need, "cublas im2col matrix");
+    if (storage_floats(need) > col_.size())
+      col_ = ktune::cuda::DeviceBuffer<float>(storage_floats(need), "cublas im2col matrix");
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
     const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
     const float* b = in;
     if (needs_im2col(d)) {
-      im2col(d, in, col_.data(), stream());
+      if (is_bf16())
+        im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()),
+               stream());
+      else
+        im2col(d, in, col_.data(), stream());
       b = col_.data();
     }
     // Column-major: out (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col = (patch × rows).
-    sgemm(true, d.k, rows, patch, kept(layer, 0), patch, b, patch, out, d.k);
+    gemm(true, d.k, rows, patch, kept(layer, 0), patch, b, patch, out, d.k);
     epilogue(out, kept(layer, 1), rows, d.k, d.relu);
   }
 
@@ -46,6 +56,8 @@ class CublasBackend final : public CublasBackendBase {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cublas_backend() { return std::make_unique<CublasBackend>(); }
+std::unique_ptr<Backend> make_cublas_backend(Precision precision) {
+  return std::make_unique<CublasBackend>(precision);
+}
 
 }  // namespace ktune::nn::cuda

@@ -2,13 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "nn/cuda/layer_kernels.hpp"
 
 namespace ktune::nn::cuda {
 
 using ktune::cuda::check;
 
-CudaBackend::CudaBackend() = default;
+CudaBackend::CudaBackend(Precision precision) : precision_(precision) {}
 
 CudaBackend::~CudaBackend() {
   if (exec_) cudaGraphExecDestroy(exec_);
@@ -23,44 +25,73 @@ std::string CudaBackend::device() const {
   return prop.name;
 }
 
+namespace {
+
+// The bf16 view of a buffer the Backend interface types as float*.
+bf16* as_bf16(float* p) { return reinterpret_cast<bf16*>(p); }
+const bf16* as_bf16(const float* p) { return reinterpret_cast<const bf16*>(p); }
+
+}  // namespace
+
 float* CudaBackend::alloc(size_t floats) {
-  buffers_.emplace_back(std::max<size_t>(floats, 1), name() + " activations");
+  buffers_.emplace_back(std::max<size_t>(storage_floats(floats), 1), name() + " activations");
+  if (is_bf16() && floats > staging_.size())  // at build time only: never per inference
+    staging_ = ktune::cuda::DeviceBuffer<float>(floats, name() + " bf16 staging");
   return buffers_.back().data();
 }
 
 void CudaBackend::upload(float* dst, const float* host, size_t floats) {
-  check(cudaMemcpyAsync(dst, host, floats * sizeof(float), cudaMemcpyHostToDevice, stream()),
+  if (is_bf16() && floats > staging_.size())
+    throw Error(fmt::format("{}: upload of {} values into a smaller buffer", name(), floats));
+  float* to = is_bf16() ? staging_.data() : dst;
+  check(cudaMemcpyAsync(to, host, floats * sizeof(float), cudaMemcpyHostToDevice, stream()),
         "cudaMemcpyAsync(upload)");
+  if (is_bf16()) convert(to, as_bf16(dst), int64_t(floats), stream());
 }
 
 void CudaBackend::download(float* host, const float* src, size_t floats) {
-  check(cudaMemcpyAsync(host, src, floats * sizeof(float), cudaMemcpyDeviceToHost, stream()),
+  if (is_bf16() && floats > staging_.size())
+    throw Error(fmt::format("{}: download of {} values from a smaller buffer", name(), floats));
+  const float* from = src;
+  if (is_bf16()) {
+    convert(as_bf16(src), staging_.data(), int64_t(floats), stream());
+    from = staging_.data();
+  }
+  check(cudaMemcpyAsync(host, from, floats * sizeof(float), cudaMemcpyDeviceToHost, stream()),
         "cudaMemcpyAsync(download)");
   synchronize();  // the caller reads `host` next
 }
 
 void CudaBackend::max_pool(const PoolDesc& d, const float* in, float* out) {
+  if (is_bf16()) return cuda::max_pool(d, as_bf16(in), as_bf16(out), stream());
   cuda::max_pool(d, in, out, stream());
 }
 
 void CudaBackend::avg_pool(const PoolDesc& d, const float* in, float* out) {
+  if (is_bf16()) return cuda::avg_pool(d, as_bf16(in), as_bf16(out), stream());
   cuda::avg_pool(d, in, out, stream());
 }
 
 void CudaBackend::add(const float* a, const float* b, float* out, size_t count, bool relu) {
+  if (is_bf16())
+    return add_act(as_bf16(a), as_bf16(b), as_bf16(out), int64_t(count), relu, stream());
   add_act(a, b, out, int64_t(count), relu, stream());
 }
 
 void CudaBackend::softmax(int64_t batch, int64_t classes, const float* x, float* y) {
+  if (is_bf16()) return cuda::softmax(as_bf16(x), as_bf16(y), batch, classes, stream());
   cuda::softmax(x, y, batch, classes, stream());
 }
 
 void CudaBackend::copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c,
                                 int64_t offset, int64_t pixels) {
+  if (is_bf16())
+    return cuda::copy_channels(as_bf16(src), src_c, as_bf16(dst), dst_c, offset, pixels, stream());
   cuda::copy_channels(src, src_c, dst, dst_c, offset, pixels, stream());
 }
 
 void CudaBackend::clamp(const float* in, float* out, size_t count, float lo, float hi) {
+  if (is_bf16()) return cuda::clamp(as_bf16(in), as_bf16(out), int64_t(count), lo, hi, stream());
   cuda::clamp(in, out, int64_t(count), lo, hi, stream());
 }
 
@@ -117,6 +148,14 @@ const float* CudaBackend::keep(int layer, int slot, const float* host, size_t co
   return slot_buffer.data();
 }
 
+const float* CudaBackend::keep_operand(int layer, int slot, const float* host, size_t count) {
+  if (!is_bf16()) return keep(layer, slot, host, count);
+  // Rounded on the host (nearest even, as the device's conversion), then copied as raw bits.
+  std::vector<bf16> rounded(count + 1, __float2bfloat16_rn(0.0f));
+  for (size_t i = 0; i < count; ++i) rounded[i] = __float2bfloat16_rn(host[i]);
+  return keep(layer, slot, reinterpret_cast<const float*>(rounded.data()), storage_floats(count));
+}
+
 const float* CudaBackend::kept(int layer, int slot) const {
   const auto it = params_.find({layer, slot});
   if (it == params_.end()) throw Error(fmt::format("{}: layer {} was not prepared", name(), layer));
@@ -124,7 +163,16 @@ const float* CudaBackend::kept(int layer, int slot) const {
 }
 
 void CudaBackend::epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu) {
-  if (epilogue_) bias_act(y, bias, rows, channels, relu, stream());
+  if (!epilogue_) return;
+  if (is_bf16()) return bias_act(as_bf16(y), bias, rows, channels, relu, stream());
+  bias_act(y, bias, rows, channels, relu, stream());
+}
+
+void CudaBackend::epilogue_from(const float* acc, float* y, const float* bias, int64_t rows,
+                                int64_t channels, bool relu) {
+  if (!epilogue_) return;
+  if (!is_bf16()) throw Error(name() + ": epilogue_from() serves the bf16 engine only");
+  bias_act(acc, as_bf16(y), bias, rows, channels, relu, stream());
 }
 
 }  // namespace ktune::nn::cuda

@@ -4,6 +4,12 @@
 // the residual add, softmax, and ONNX models' clamp and channel concatenation), per-layer weights
 // kept on the device, and CUDA graph capture of a whole forward pass. Backends derive and add
 // conv2d / fc.
+//
+// Precision (nn/cuda/precision.hpp): in bf16 the `float*` buffers of the Backend interface hold
+// bf16 values (the engine never reads them; only this class and its subclasses do): alloc()
+// sizes them for bf16, upload() rounds the host's floats to bf16 on the device and download()
+// widens them back, both through one staging buffer sized at alloc(). tf32 differs from fp32
+// only in the subclasses' conv / GEMM math.
 #include <cuda_runtime_api.h>
 
 #include <map>
@@ -13,13 +19,18 @@
 
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
+#include "nn/cuda/precision.hpp"
 
 namespace ktune::nn::cuda {
 
 class CudaBackend : public Backend {
  public:
-  CudaBackend();
+  explicit CudaBackend(Precision precision = Precision::fp32);
   ~CudaBackend() override;
+
+  Precision precision() const { return precision_; }
+  // Activations and weights held as bf16.
+  bool is_bf16() const { return precision_ == Precision::bf16; }
 
   std::string device() const override;
   float* alloc(size_t floats) override;
@@ -57,15 +68,25 @@ class CudaBackend : public Backend {
 
  protected:
   // Copies `count` floats of host data to device memory kept for `layer` (slot 0: weights,
-  // 1: bias); returns the device pointer.
+  // 1: bias); returns the device pointer. keep_operand(): a GEMM / conv operand, stored in the
+  // activations' type (rounded to bf16 on the host in bf16).
   const float* keep(int layer, int slot, const float* host, size_t count);
+  const float* keep_operand(int layer, int slot, const float* host, size_t count);
   const float* kept(int layer, int slot) const;
   // y = relu?(y + bias) over rows × channels, unless the epilogue is switched off.
   void epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu);
+  // y = relu?(acc + bias) from an FP32 accumulator into the activations' type (a GEMM writing
+  // FP32 in the bf16 engine); skipped with the epilogue switched off.
+  void epilogue_from(const float* acc, float* y, const float* bias, int64_t rows, int64_t channels,
+                     bool relu);
+  // Floats of device memory holding `count` activations (half as many, rounded up, in bf16).
+  size_t storage_floats(size_t count) const { return is_bf16() ? (count + 1) / 2 : count; }
 
  private:
+  Precision precision_;
   ktune::cuda::Stream stream_;
   std::vector<ktune::cuda::DeviceBuffer<float>> buffers_;
+  ktune::cuda::DeviceBuffer<float> staging_;  // bf16: FP32 copies of uploads and downloads
   std::map<std::pair<int, int>, ktune::cuda::DeviceBuffer<float>> params_;
   std::vector<std::unique_ptr<ktune::cuda::Event>> marks_;
   cudaGraph_t graph_ = nullptr;

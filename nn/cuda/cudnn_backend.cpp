@@ -1,33 +1,36 @@
-// `cudnn`: every convolution by cuDNN's fastest FP32 algorithm for its shape (CUDNN_FMA_MATH, no
-// TF32), found once at load by cudnnFindConvolutionForwardAlgorithmEx on the layer's own filter
-// with its workspace allocated then (kernels/conv2d/cuda/conv2d_cudnn.hpp, the conv2d family's
-// cuDNN baseline); fully connected layers by cuBLAS; bias + ReLU by one kernel after each.
+// `cudnn`, `cudnn-tf32`, `cudnn-bf16`: every convolution by cuDNN's fastest algorithm for its
+// shape in the backend's precision (nn/cuda/cudnn_layer_conv.hpp: FMA math only in fp32, TF32
+// tensor-core math permitted in tf32, bf16 data with FLOAT compute in bf16), found once at load
+// by cudnnFindConvolutionForwardAlgorithmEx on the layer's own filter with its workspace
+// allocated then; fully connected layers by cuBLAS; bias + ReLU by one kernel after each.
 #include <map>
 #include <memory>
 
-#include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "nn/cuda/cublas_backend_base.hpp"
+#include "nn/cuda/cudnn_layer_conv.hpp"
 #include "nn/cuda/register.hpp"
 
 namespace ktune::nn::cuda {
 
 namespace {
 
-namespace kc = ktune::kernels::conv2d;
-
 class CudnnBackend final : public CublasBackendBase {
  public:
-  CudnnBackend() : cudnn_(stream()) {}
-  std::string name() const override { return "cudnn"; }
+  explicit CudnnBackend(Precision precision) : CublasBackendBase(precision), cudnn_(stream()) {}
+  std::string name() const override {
+    return precision() == Precision::fp32 ? "cudnn"
+                                          : std::string("cudnn-") + precision_name(precision());
+  }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
-    const float* w = keep(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
+    const float* w = keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
     keep(layer, 1, bias, size_t(d.k));
-    const kc::Shape shape{d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad};
-    auto conv = std::make_unique<kc::cuda::CudnnConv>(cudnn_.get(), shape);
+    auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
     // The search times every algorithm on scratch activations (zeros) and the real filter.
-    ktune::cuda::DeviceBuffer<float> x(size_t(shape.input_elements()), "cudnn find input");
-    ktune::cuda::DeviceBuffer<float> y(size_t(shape.output_elements()), "cudnn find output");
+    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.n * d.h * d.w * d.c)),
+                                       "cudnn find input");
+    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.n * d.p() * d.q() * d.k)),
+                                       "cudnn find output");
     ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
     conv->find(x.data(), w, y.data());
     synchronize();  // x and y are freed on return
@@ -35,9 +38,7 @@ class CudnnBackend final : public CublasBackendBase {
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    const auto it = convs_.find(layer);
-    if (it == convs_.end()) throw Error("cudnn: layer " + std::to_string(layer) + " not prepared");
-    kc::cuda::check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
+    check_cudnn(conv(layer).run(in, kept(layer, 0), out), "cudnnConvolutionForward");
     epilogue(out, kept(layer, 1), d.n * d.p() * d.q(), d.k, d.relu);
   }
 
@@ -47,12 +48,20 @@ class CudnnBackend final : public CublasBackendBase {
   }
 
  private:
-  kc::cuda::CudnnHandle cudnn_;
-  std::map<int, std::unique_ptr<kc::cuda::CudnnConv>> convs_;
+  const CudnnLayerConv& conv(int layer) const {
+    const auto it = convs_.find(layer);
+    if (it == convs_.end())
+      throw Error(name() + ": layer " + std::to_string(layer) + " not prepared");
+    return *it->second;
+  }
+  CudnnHandle cudnn_;
+  std::map<int, std::unique_ptr<CudnnLayerConv>> convs_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cudnn_backend() { return std::make_unique<CudnnBackend>(); }
+std::unique_ptr<Backend> make_cudnn_backend(Precision precision) {
+  return std::make_unique<CudnnBackend>(precision);
+}
 
 }  // namespace ktune::nn::cuda

@@ -2,41 +2,101 @@
 // examples/tuned-conv), fully connected layers by ktune::gemm (the tuned CUDA GEMM library of
 // examples/tuned-gemm), both asynchronous on the backend's stream; bias + ReLU by one kernel
 // after each (neither library has an epilogue hook).
+// `ktune-cuda-bf16`: the bf16 engine on the tuned GEMM library's tensor-core path
+// (ktune::gemm_ex, its shipped bf16 selector): a 1×1 stride-1 unpadded convolution is one GEMM
+// on the NHWC input itself, every other one im2col (bf16) + that GEMM, fully connected layers
+// that GEMM too; gemm_ex writes FP32, and the bias + ReLU kernel rounds its result to bf16.
+// Where the build has cuDNN, each bf16 conv runs the faster of that path and cuDNN's bf16
+// convolution (nn/cuda/cudnn_layer_conv.hpp), both timed with their epilogues at load on the
+// layer's filter and zero activations (mean of 3 runs after one); layer_note() names the pick.
+#include <algorithm>
 #include <map>
 
 #include "ktune/conv2d.hpp"
 #include "ktune/gemm.hpp"
 #include "nn/cuda/cuda_backend.hpp"
+#ifdef KTUNE_NN_CUDNN
+#include <fmt/format.h>
+
+#include <functional>
+#include <memory>
+
+#include "nn/cuda/cudnn_layer_conv.hpp"
+#endif
+#include "nn/cuda/layer_kernels.hpp"
 #include "nn/cuda/register.hpp"
 
 namespace ktune::nn::cuda {
 
 namespace {
 
+bool is_gemm(const ConvDesc& d) { return d.r == 1 && d.s == 1 && d.stride == 1 && d.pad == 0; }
+
 class KtuneBackend final : public CudaBackend {
  public:
-  std::string name() const override { return "ktune-cuda"; }
+  explicit KtuneBackend(Precision precision) : CudaBackend(precision) {
+    if (precision == Precision::tf32)
+      throw Error("ktune-cuda: no tf32 path (the tuned GEMM library ships no tf32 selector)");
+  }
+  std::string name() const override { return is_bf16() ? "ktune-cuda-bf16" : "ktune-cuda"; }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
-    keep(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
+    keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
     keep(layer, 1, bias, size_t(d.k));
     shapes_[layer] = d;
+    if (!is_bf16()) return;
+    // The patch matrix and the FP32 result, sized for the largest layer, allocated here.
+    const int64_t rows = d.n * d.p() * d.q();
+    grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
+    grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
+#ifdef KTUNE_NN_CUDNN
+    choose(layer, d);
+#endif
   }
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
-    keep(layer, 0, weight, size_t(d.out * d.in));
+    keep_operand(layer, 0, weight, size_t(d.out * d.in));
     keep(layer, 1, bias, size_t(d.out));
+    if (is_bf16()) grow(acc_, size_t(d.batch * d.out), "FP32 GEMM result");
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
+    const int64_t rows = d.n * d.p() * d.q();
+    if (is_bf16()) {
+#ifdef KTUNE_NN_CUDNN
+      if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
+        check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
+        epilogue(out, kept(layer, 1), rows, d.k, d.relu);
+        return;
+      }
+#endif
+      gemm_conv(layer, d, in, out);
+      return;
+    }
     ktune::conv2d(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, in, kept(layer, 0), out,
                   stream());
-    epilogue(out, kept(layer, 1), d.n * d.p() * d.q(), d.k, d.relu);
+    epilogue(out, kept(layer, 1), rows, d.k, d.relu);
   }
   // The config the tuned library's selector picks for the layer (by conv shape).
   std::string layer_note(int layer) const override {
     const auto it = shapes_.find(layer);
     if (it == shapes_.end()) return "";
     const ConvDesc& d = it->second;
+    if (is_bf16()) {
+      std::string pick;
+#ifdef KTUNE_NN_CUDNN
+      if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
+      if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
+        return pick + c->second->description();
+#endif
+      const auto& info = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16);
+      const int64_t rows = d.n * d.p() * d.q();
+      const int choice = ktune::tuned_gemm_ex_choice_cuda(GemmPrecision::bf16, Trans::yes,
+                                                          Trans::no, d.k, rows, d.r * d.s * d.c, 1);
+      const char* how = is_gemm(d) ? "gemm_ex bf16 " : "im2col + gemm_ex bf16 ";
+      return choice >= 0 && choice < info.num_configs
+                 ? pick + how + std::string(info.configs[choice])
+                 : pick;
+    }
     const auto& info = ktune::tuned_conv2d_info_cuda();
     const int choice =
         ktune::tuned_conv2d_choice_cuda(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad);
@@ -45,17 +105,83 @@ class KtuneBackend final : public CudaBackend {
 
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
     // Column-major: Y (out × batch) = Wᵀ · X, with W [out][in] = an (in × out) column-major matrix.
+    if (is_bf16()) {
+      bf16_gemm(d.out, d.batch, d.in, kept(layer, 0), x);
+      epilogue_from(acc_.data(), y, kept(layer, 1), d.batch, d.out, d.relu);
+      return;
+    }
     ktune::gemm(Trans::yes, Trans::no, d.out, d.batch, d.in, 1.0f, kept(layer, 0), d.in, x, d.in,
                 0.0f, y, d.out, stream());
     epilogue(y, kept(layer, 1), d.batch, d.out, d.relu);
   }
 
  private:
+  // The bf16 conv by (im2col +) gemm_ex into acc_, then bias + ReLU rounding into out.
+  void gemm_conv(int layer, const ConvDesc& d, const float* in, float* out) {
+    const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
+    const float* b = in;
+    if (!is_gemm(d)) {
+      im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()), stream());
+      b = col_.data();
+    }
+    // Column-major: acc (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
+    bf16_gemm(d.k, rows, patch, kept(layer, 0), b);
+    epilogue_from(acc_.data(), out, kept(layer, 1), rows, d.k, d.relu);
+  }
+#ifdef KTUNE_NN_CUDNN
+  // Mean milliseconds of 3 runs of `run` on the stream after one untimed.
+  float time_ms(const std::function<void()>& run) {
+    run();
+    ktune::cuda::Event start, stop;
+    ktune::cuda::check(cudaEventRecord(start.get(), stream()), "cudaEventRecord");
+    for (int i = 0; i < 3; ++i) run();
+    ktune::cuda::check(cudaEventRecord(stop.get(), stream()), "cudaEventRecord");
+    ktune::cuda::check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+    float ms = 0;
+    ktune::cuda::check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
+    return ms / 3;
+  }
+  // Times this layer's gemm_ex path and cuDNN's bf16 conv (found first) and keeps the faster.
+  void choose(int layer, const ConvDesc& d) {
+    if (!cudnn_) cudnn_ = std::make_unique<CudnnHandle>(stream());
+    auto conv = std::make_unique<CudnnLayerConv>(cudnn_->get(), d, precision());
+    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.n * d.h * d.w * d.c)),
+                                       "ktune-cuda-bf16 choice input");
+    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.n * d.p() * d.q() * d.k)),
+                                       "ktune-cuda-bf16 choice output");
+    ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
+    conv->find(x.data(), kept(layer, 0), y.data());
+    const int64_t rows = d.n * d.p() * d.q();
+    const float ours = time_ms([&] { gemm_conv(layer, d, x.data(), y.data()); });
+    const float theirs = time_ms([&] {
+      check_cudnn(conv->run(x.data(), kept(layer, 0), y.data()), "cudnnConvolutionForward");
+      epilogue(y.data(), kept(layer, 1), rows, d.k, d.relu);
+    });
+    picks_[layer] = fmt::format("pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load)",
+                                theirs < ours ? "cudnn" : "gemm_ex", ours, theirs);
+    if (theirs < ours) cudnn_convs_[layer] = std::move(conv);
+  }
+  std::unique_ptr<CudnnHandle> cudnn_;
+  std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
+  std::map<int, std::string> picks_;
+#endif
+  // acc_ (m × n, FP32) = Wᵀ · B with W (k × m) and B (k × n) bf16, column-major.
+  void bf16_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b) {
+    ktune::gemm_ex(GemmPrecision::bf16, Trans::yes, Trans::no, m, n, k, 1.0f, w, k, 0, b, k, 0,
+                   0.0f, acc_.data(), m, 0, 1, stream());
+  }
+  void grow(ktune::cuda::DeviceBuffer<float>& buffer, size_t floats, const char* what) {
+    if (floats > buffer.size())
+      buffer = ktune::cuda::DeviceBuffer<float>(floats, name() + " " + what);
+  }
   std::map<int, ConvDesc> shapes_;
+  ktune::cuda::DeviceBuffer<float> col_, acc_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ktune_backend() { return std::make_unique<KtuneBackend>(); }
+std::unique_ptr<Backend> make_ktune_backend(Precision precision) {
+  return std::make_unique<KtuneBackend>(precision);
+}
 
 }  // namespace ktune::nn::cuda

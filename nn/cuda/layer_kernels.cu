@@ -17,13 +17,41 @@ unsigned blocks_for(int64_t count) {
 
 void check_launch(const char* kernel) { ktune::cuda::check(cudaGetLastError(), kernel); }
 
-__global__ void bias_act_kernel(float* y, const float* bias, int64_t count, int64_t channels,
-                                bool relu) {
+// Activations are float or bf16 (the bf16 engine); arithmetic is always in float.
+__device__ __forceinline__ float load(float v) { return v; }
+__device__ __forceinline__ float load(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+__device__ __forceinline__ T store(float v);
+template <>
+__device__ __forceinline__ float store<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 store<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+// y[i] = act(acc[i] + bias[i % channels]): in place (Out = In) or from an FP32 accumulator.
+template <typename In, typename Out>
+__global__ void bias_act_kernel(const In* acc, Out* y, const float* bias, int64_t count,
+                                int64_t channels, bool relu) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const float v = y[i] + bias[i % channels];
-    y[i] = relu ? fmaxf(v, 0.0f) : v;
+    const float v = load(acc[i]) + bias[i % channels];
+    y[i] = store<Out>(relu ? fmaxf(v, 0.0f) : v);
   }
+}
+
+__global__ void convert_kernel(const float* in, __nv_bfloat16* out, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = __float2bfloat16_rn(in[i]);
+}
+
+__global__ void convert_kernel(const __nv_bfloat16* in, float* out, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
+       i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = __bfloat162float(in[i]);
 }
 
 // Four channels per thread when channels % 4 == 0 (every layer of VGG16 and ResNet-50).
@@ -40,23 +68,24 @@ __global__ void bias_act4_kernel(float4* y, const float4* bias, int64_t count4, 
   }
 }
 
-__global__ void add_act_kernel(const float* a, const float* b, float* out, int64_t count,
-                               bool relu) {
+template <typename T>
+__global__ void add_act_kernel(const T* a, const T* b, T* out, int64_t count, bool relu) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const float v = a[i] + b[i];
-    out[i] = relu ? fmaxf(v, 0.0f) : v;
+    const float v = load(a[i]) + load(b[i]);
+    out[i] = store<T>(relu ? fmaxf(v, 0.0f) : v);
   }
 }
 
-__global__ void clamp_kernel(const float* in, float* out, int64_t count, float lo, float hi) {
+template <typename T>
+__global__ void clamp_kernel(const T* in, T* out, int64_t count, float lo, float hi) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x)
-    out[i] = fminf(fmaxf(in[i], lo), hi);
+    out[i] = store<T>(fminf(fmaxf(load(in[i]), lo), hi));
 }
 
-template <bool kMax>
-__global__ void pool_kernel(PoolDesc d, int64_t p, int64_t q, const float* in, float* out) {
+template <bool kMax, typename T>
+__global__ void pool_kernel(PoolDesc d, int64_t p, int64_t q, const T* in, T* out) {
   const int64_t count = d.n * p * q * d.c;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
@@ -71,21 +100,22 @@ __global__ void pool_kernel(PoolDesc d, int64_t p, int64_t q, const float* in, f
       for (int64_t v = 0; v < d.window; ++v) {
         const int64_t ix = x * d.stride - d.pad + v;
         if (ix < 0 || ix >= d.w) continue;
-        const float value = in[((b * d.h + iy) * d.w + ix) * d.c + ch];
+        const float value = load(in[((b * d.h + iy) * d.w + ix) * d.c + ch]);
         acc = kMax ? fmaxf(acc, value) : acc + value;
       }
     }
-    out[i] = kMax ? acc : acc / float(d.window * d.window);
+    out[i] = store<T>(kMax ? acc : acc / float(d.window * d.window));
   }
 }
 
 // One block per row: block-wide max, then the sum of exponentials, then the quotients.
-__global__ void softmax_kernel(const float* in, float* out, int64_t cols) {
+template <typename T>
+__global__ void softmax_kernel(const T* in, T* out, int64_t cols) {
   __shared__ float partial[kThreads];
-  const float* row = in + blockIdx.x * cols;
-  float* dst = out + blockIdx.x * cols;
+  const T* row = in + blockIdx.x * cols;
+  T* dst = out + blockIdx.x * cols;
   float m = -FLT_MAX;
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, row[j]);
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, load(row[j]));
   partial[threadIdx.x] = m;
   __syncthreads();
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -96,7 +126,7 @@ __global__ void softmax_kernel(const float* in, float* out, int64_t cols) {
   m = partial[0];
   __syncthreads();
   float sum = 0.0f;
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += expf(row[j] - m);
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += expf(load(row[j]) - m);
   partial[threadIdx.x] = sum;
   __syncthreads();
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -104,11 +134,13 @@ __global__ void softmax_kernel(const float* in, float* out, int64_t cols) {
     __syncthreads();
   }
   const float inv = 1.0f / partial[0];
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) dst[j] = expf(row[j] - m) * inv;
+  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+    dst[j] = store<T>(expf(load(row[j]) - m) * inv);
 }
 
 // One thread per (output pixel, tap, channel): consecutive threads copy consecutive channels.
-__global__ void im2col_kernel(ConvDesc d, int64_t p, int64_t q, const float* in, float* col) {
+template <typename T>
+__global__ void im2col_kernel(ConvDesc d, int64_t p, int64_t q, const T* in, T* col) {
   const int64_t patch = d.r * d.s * d.c;
   const int64_t count = d.n * p * q * patch;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
@@ -120,7 +152,7 @@ __global__ void im2col_kernel(ConvDesc d, int64_t p, int64_t q, const float* in,
     const int64_t iy = y * d.stride - d.pad + tap / d.s;
     const int64_t ix = x * d.stride - d.pad + tap % d.s;
     col[i] = (iy < 0 || iy >= d.h || ix < 0 || ix >= d.w)
-                 ? 0.0f
+                 ? T(0.0f)
                  : in[((b * d.h + iy) * d.w + ix) * d.c + ch];
   }
 }
@@ -138,59 +170,106 @@ void bias_act(float* y, const float* bias, int64_t rows, int64_t channels, bool 
         reinterpret_cast<float4*>(y), reinterpret_cast<const float4*>(bias), count / 4,
         channels / 4, relu);
   } else {
-    bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, bias, count, channels, relu);
+    bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, y, bias, count, channels, relu);
   }
   check_launch("bias_act kernel");
 }
 
-void add_act(const float* a, const float* b, float* out, int64_t count, bool relu,
-             cudaStream_t stream) {
+void bias_act(bf16* y, const float* bias, int64_t rows, int64_t channels, bool relu,
+              cudaStream_t stream) {
+  const int64_t count = rows * channels;
+  if (count == 0) return;
+  bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, y, bias, count, channels, relu);
+  check_launch("bias_act kernel (bf16)");
+}
+
+void bias_act(const float* acc, bf16* y, const float* bias, int64_t rows, int64_t channels,
+              bool relu, cudaStream_t stream) {
+  const int64_t count = rows * channels;
+  if (count == 0) return;
+  bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(acc, y, bias, count, channels, relu);
+  check_launch("bias_act kernel (FP32 to bf16)");
+}
+
+void convert(const float* in, bf16* out, int64_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  convert_kernel<<<blocks_for(count), kThreads, 0, stream>>>(in, out, count);
+  check_launch("convert kernel (FP32 to bf16)");
+}
+
+void convert(const bf16* in, float* out, int64_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  convert_kernel<<<blocks_for(count), kThreads, 0, stream>>>(in, out, count);
+  check_launch("convert kernel (bf16 to FP32)");
+}
+
+template <typename T>
+void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream) {
   if (count == 0) return;
   add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu);
   check_launch("add_act kernel");
 }
 
-void clamp(const float* in, float* out, int64_t count, float lo, float hi, cudaStream_t stream) {
+template <typename T>
+void clamp(const T* in, T* out, int64_t count, float lo, float hi, cudaStream_t stream) {
   if (count == 0) return;
   clamp_kernel<<<blocks_for(count), kThreads, 0, stream>>>(in, out, count, lo, hi);
   check_launch("clamp kernel");
 }
 
-void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
+template <typename T>
+void copy_channels(const T* src, int64_t src_c, T* dst, int64_t dst_c, int64_t offset,
                    int64_t pixels, cudaStream_t stream) {
   if (pixels == 0 || src_c == 0) return;
-  // A 2D copy: `pixels` rows of src_c floats, src rows packed, dst rows dst_c floats apart.
-  ktune::cuda::check(cudaMemcpy2DAsync(dst + offset, size_t(dst_c) * sizeof(float), src,
-                                       size_t(src_c) * sizeof(float), size_t(src_c) * sizeof(float),
+  // A 2D copy: `pixels` rows of src_c values, src rows packed, dst rows dst_c values apart.
+  ktune::cuda::check(cudaMemcpy2DAsync(dst + offset, size_t(dst_c) * sizeof(T), src,
+                                       size_t(src_c) * sizeof(T), size_t(src_c) * sizeof(T),
                                        size_t(pixels), cudaMemcpyDeviceToDevice, stream),
                      "cudaMemcpy2DAsync(copy_channels)");
 }
 
-void max_pool(const PoolDesc& d, const float* in, float* out, cudaStream_t stream) {
+template <typename T>
+void max_pool(const PoolDesc& d, const T* in, T* out, cudaStream_t stream) {
   const int64_t count = d.n * d.p() * d.q() * d.c;
   if (count == 0) return;
   pool_kernel<true><<<blocks_for(count), kThreads, 0, stream>>>(d, d.p(), d.q(), in, out);
   check_launch("max_pool kernel");
 }
 
-void avg_pool(const PoolDesc& d, const float* in, float* out, cudaStream_t stream) {
+template <typename T>
+void avg_pool(const PoolDesc& d, const T* in, T* out, cudaStream_t stream) {
   const int64_t count = d.n * d.p() * d.q() * d.c;
   if (count == 0) return;
   pool_kernel<false><<<blocks_for(count), kThreads, 0, stream>>>(d, d.p(), d.q(), in, out);
   check_launch("avg_pool kernel");
 }
 
-void softmax(const float* in, float* out, int64_t rows, int64_t cols, cudaStream_t stream) {
+template <typename T>
+void softmax(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   softmax_kernel<<<unsigned(rows), kThreads, 0, stream>>>(in, out, cols);
   check_launch("softmax kernel");
 }
 
-void im2col(const ConvDesc& d, const float* in, float* col, cudaStream_t stream) {
+template <typename T>
+void im2col(const ConvDesc& d, const T* in, T* col, cudaStream_t stream) {
   const int64_t count = d.n * d.p() * d.q() * d.r * d.s * d.c;
   if (count == 0) return;
   im2col_kernel<<<blocks_for(count), kThreads, 0, stream>>>(d, d.p(), d.q(), in, col);
   check_launch("im2col kernel");
 }
+
+// The element types of the engine's activations.
+#define KTUNE_LAYER_KERNELS(T)                                                                 \
+  template void add_act(const T*, const T*, T*, int64_t, bool, cudaStream_t);                  \
+  template void clamp(const T*, T*, int64_t, float, float, cudaStream_t);                      \
+  template void copy_channels(const T*, int64_t, T*, int64_t, int64_t, int64_t, cudaStream_t); \
+  template void max_pool(const PoolDesc&, const T*, T*, cudaStream_t);                         \
+  template void avg_pool(const PoolDesc&, const T*, T*, cudaStream_t);                         \
+  template void softmax(const T*, T*, int64_t, int64_t, cudaStream_t);                         \
+  template void im2col(const ConvDesc&, const T*, T*, cudaStream_t);
+KTUNE_LAYER_KERNELS(float)
+KTUNE_LAYER_KERNELS(bf16)
+#undef KTUNE_LAYER_KERNELS
 
 }  // namespace ktune::nn::cuda

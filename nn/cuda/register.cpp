@@ -1,21 +1,42 @@
 // register_cuda_backends(): the CUDA backends this build has (CMake defines KTUNE_NN_CUDNN when
-// cuDNN is found, KTUNE_NN_TUNED_CUDA when the tuned CUDA conv2d and GEMM libraries are built).
+// cuDNN is found, KTUNE_NN_TUNED_CUDA when the tuned CUDA conv2d and GEMM libraries are built),
+// each in its precisions.
 #include "nn/cuda/register.hpp"
 
 #include "ktune/nn/registry.hpp"
 
 namespace ktune::nn {
 
+namespace {
+
+using cuda::Precision;
+
+// "<name>" in fp32, "<name>-tf32" / "<name>-bf16" in the others.
+void register_in(const std::string& name, const std::string& summary,
+                 std::unique_ptr<Backend> (*make)(Precision), std::initializer_list<Precision> ps) {
+  for (const Precision p : ps) {
+    const bool fp32 = p == Precision::fp32;
+    register_backend(fp32 ? name : name + "-" + cuda::precision_name(p),
+                     summary + " (" + cuda::precision_name(p) + ")", [make, p] { return make(p); });
+  }
+}
+
+}  // namespace
+
 void register_cuda_backends() {
-  register_backend("cublas", "CUDA: im2col + cublasSgemm for every conv, cuBLAS FC (FP32)",
-                   cuda::make_cublas_backend);
+  const auto all = {Precision::fp32, Precision::tf32, Precision::bf16};
+  register_in("cublas", "CUDA: im2col + cuBLAS GEMM for every conv, cuBLAS FC",
+              cuda::make_cublas_backend, all);
 #ifdef KTUNE_NN_CUDNN
-  register_backend("cudnn", "CUDA: cuDNN's fastest FP32 algorithm per conv, cuBLAS FC",
-                   cuda::make_cudnn_backend);
+  register_in("cudnn", "CUDA: cuDNN's fastest algorithm per conv, cuBLAS FC",
+              cuda::make_cudnn_backend, all);
 #endif
 #ifdef KTUNE_NN_TUNED_CUDA
-  register_backend("ktune-cuda", "CUDA: tuned ktune::conv2d + ktune::gemm, bias+ReLU kernel",
-                   cuda::make_ktune_backend);
+  register_backend("ktune-cuda", "CUDA: tuned ktune::conv2d + ktune::gemm, bias+ReLU kernel (fp32)",
+                   [] { return cuda::make_ktune_backend(Precision::fp32); });
+  register_backend("ktune-cuda-bf16",
+                   "CUDA: (im2col +) tuned ktune::gemm_ex bf16 per conv and FC (bf16)",
+                   [] { return cuda::make_ktune_backend(Precision::bf16); });
 #endif
 }
 

@@ -13,6 +13,12 @@ float64's, a difference allowed only among logits within the tolerance of the 5t
 (a near-tie). PyTorch FP32 itself is checked the same way (row `pytorch`). Rows are appended
 to --csv; the exit status is 1 when a candidate fails.
 
+--precision tf32 / bf16 compares with PyTorch in that precision instead (the reference file's
+`tf32` / `bf16` tensor; the row `pytorch-<precision>` checks PyTorch itself); the last column
+names the PyTorch precision the rel_err_vs_pytorch_fp32 column then means. Whole-network
+errors in tf32 / bf16 compound over the layers (no derived bound): pass a --tolerance that
+PyTorch's own row meets.
+
   check_logits.py --network vgg16 --input 1 --reference ref/vgg16-input-1.safetensors \
       --candidate cudnn=out/vgg16-cudnn-1.safetensors --csv agreement.csv
 """
@@ -25,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import safetensors_io  # noqa: E402
 
 HEADER = ("network,input,image,backend,rel_err_vs_fp64,rel_err_vs_pytorch_fp32,top1_agrees,"
-          "top5_common,top5_ok,pass")
+          "top5_common,top5_ok,pass,pytorch_precision")
 
 
 def load_candidate(path, count):
@@ -70,13 +76,16 @@ def main():
     parser.add_argument("--reference", required=True)
     parser.add_argument("--candidate", action="append", default=[], metavar="BACKEND=FILE")
     parser.add_argument("--tolerance", type=float, default=1e-3)
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "tf32", "bf16"])
     parser.add_argument("--csv", required=True)
     args = parser.parse_args()
     tensors, _ = safetensors_io.read(args.reference)
     shape, ref64 = tensors["fp64"]
-    ref32 = tensors["fp32"][1]
+    if args.precision not in tensors:
+        sys.exit(f"{args.reference}: no '{args.precision}' logits (torch_run.py logits --precision)")
+    ref32 = tensors[args.precision][1]
     batch, classes = shape
-    candidates = [("pytorch", ref32)]
+    candidates = [("pytorch" + ("" if args.precision == "fp32" else "-" + args.precision), ref32)]
     for spec in args.candidate:
         backend, sep, path = spec.partition("=")
         if not sep:
@@ -94,9 +103,9 @@ def main():
                     values[row], ref64[row], ref32[row], args.tolerance)
                 failed += not ok
                 out.write(f"{args.network},{args.input},{b},{backend},{err64:.3e},{err32:.3e},"
-                          f"{int(top1)},{common},{int(top5_ok)},{int(ok)}\n")
+                          f"{int(top1)},{common},{int(top5_ok)},{int(ok)},{args.precision}\n")
                 print(f"{args.network} input {args.input} image {b} {backend}: rel err "
-                      f"{err64:.2e} (fp64) {err32:.2e} (PyTorch FP32), top-5 {common}/5 "
+                      f"{err64:.2e} (fp64) {err32:.2e} (PyTorch {args.precision}), top-5 {common}/5 "
                       f"{'pass' if ok else 'FAIL'}")
     sys.exit(1 if failed else 0)
 

@@ -14,16 +14,7 @@ C=${CARRY:-.carry/onnxgpu} S=/tmp/kt-src BUDGET=${1:-150} W=/tmp/onnxgpu
 shift
 mkdir -p $W/logs "$OUT"
 trap 'tar czf $OUT/logs.tar.gz -C $W logs' EXIT
-exec > >(tee $OUT/run.log) 2>&1
-SECONDS=0
-tar xzf $C/bin.tar.gz -C $W || exit 1
-export LD_LIBRARY_PATH="$W/lib:/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib"
-# cuDNN at run time: the device's own (PyTorch's nvidia wheels), as gpu_build_remote.sh does.
-for d in $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do
-  [ -d "$d" ] && LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-done
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-python3 -c 'import torch, torchvision; print("torch", torch.__version__, "torchvision", torchvision.__version__, "cudnn", torch.backends.cudnn.version())'
+. $(dirname "$0")/device_bin_env.sh
 grep -m1 "model name" /proc/cpuinfo
 B=$W/bin
 if [ "${TESTS:-1}" = 1 ]; then

@@ -14,8 +14,10 @@
 #include "ktune/nn/engine.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/reference.hpp"
+#include "nn/cuda/cuda_backend.hpp"
 #include "nn/cuda/register.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
+#include "tests/nn_cuda/nn_cuda_test_util.hpp"
 
 namespace ktune::nn {
 namespace {
@@ -28,60 +30,19 @@ std::vector<std::string> cuda_backends() {
   return names;
 }
 
-std::vector<float> random_vector(size_t count, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
-
-// Runs one layer call on device copies of `in` (and `in2`) into a NaN-poisoned output.
-template <typename Call>
-std::vector<float> run_on(Backend& b, const std::vector<float>& in, size_t out_count, Call call,
-                          const std::vector<float>& in2 = {}) {
-  float* x = b.alloc(in.size());
-  float* x2 = b.alloc(std::max<size_t>(in2.size(), 1));
-  float* y = b.alloc(out_count);
-  const std::vector<float> poison(out_count, std::numeric_limits<float>::quiet_NaN());
-  b.upload(x, in.data(), in.size());
-  if (!in2.empty()) b.upload(x2, in2.data(), in2.size());
-  b.upload(y, poison.data(), out_count);
-  call(x, x2, y);
-  std::vector<float> out(out_count);
-  b.download(out.data(), y, out_count);
-  return out;
-}
-
-// Relative Frobenius error ||got − want|| / ||want|| (infinite when got holds a NaN).
-double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return std::numeric_limits<double>::infinity();
-    diff += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
-    norm += double(want[i]) * want[i];
-  }
-  return std::sqrt(diff / std::max(norm, 1e-300));
-}
+using test::random_vector;
+using test::relative_error;
+using test::run_on;
 
 TEST(NnCudaBackends, ConvLayersMatchTheFloat64Reference) {
   KTUNE_REQUIRE_GPU();
-  // VGG 3×3, ResNet 1×1 (stride 1 and the stride-2 downsample), the 7×7 stem, a strided 3×3.
-  const std::vector<ConvDesc> shapes = {{2, 9, 9, 5, 8, 3, 3, 1, 1, true},
-                                        {2, 7, 7, 16, 12, 1, 1, 1, 0, false},
-                                        {2, 8, 8, 8, 16, 1, 1, 2, 0, false},
-                                        {2, 15, 15, 3, 8, 7, 7, 2, 3, true},
-                                        {2, 9, 9, 8, 8, 3, 3, 2, 1, true}};
+  const auto shapes = test::conv_shapes(5);
   for (const auto& name : cuda_backends()) {
     for (size_t i = 0; i < shapes.size(); ++i) {
       const ConvDesc& d = shapes[i];
       SCOPED_TRACE(name + " conv " + std::to_string(i));
-      const auto in = random_vector(size_t(d.n * d.h * d.w * d.c), 1 + unsigned(i));
-      const auto filter = random_vector(size_t(d.k * d.r * d.s * d.c), 11 + unsigned(i));
-      const auto bias = random_vector(size_t(d.k), 21 + unsigned(i));
-      const size_t out_count = size_t(d.n * d.p() * d.q() * d.k);
-      std::vector<float> want(out_count);
-      cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+      const auto [in, filter, bias, want] = test::conv_case(d, unsigned(i));
+      const size_t out_count = want.size();
       auto backend = make_backend(name);
       backend->prepare_conv(3, d, filter.data(), bias.data());
       const auto got = run_on(*backend, in, out_count,
@@ -114,23 +75,8 @@ TEST(NnCudaBackends, FullyConnectedPoolAddAndSoftmaxMatchTheReference) {
     const PoolDesc pool{2, 7, 7, 6, 3, 2, 1};
     const auto in = random_vector(size_t(pool.n * pool.h * pool.w * pool.c), 34);
     const size_t pooled = size_t(pool.n * pool.p() * pool.q() * pool.c);
-    std::vector<float> want_max(pooled), want_avg(pooled);
-    for (int64_t b = 0; b < pool.n; ++b)
-      for (int64_t y = 0; y < pool.p(); ++y)
-        for (int64_t xq = 0; xq < pool.q(); ++xq)
-          for (int64_t c = 0; c < pool.c; ++c) {
-            double m = -1e300, sum = 0;
-            for (int64_t i = 0; i < pool.window; ++i)
-              for (int64_t j = 0; j < pool.window; ++j) {
-                const int64_t iy = y * pool.stride - pool.pad + i,
-                              ix = xq * pool.stride - pool.pad + j;
-                if (iy < 0 || iy >= pool.h || ix < 0 || ix >= pool.w) continue;
-                const double v = in[size_t(((b * pool.h + iy) * pool.w + ix) * pool.c + c)];
-                m = std::max(m, v), sum += v;
-              }
-            const size_t o = size_t(((b * pool.p() + y) * pool.q() + xq) * pool.c + c);
-            want_max[o] = float(m), want_avg[o] = float(sum / double(pool.window * pool.window));
-          }
+    std::vector<float> want_max, want_avg;
+    test::reference_pool(pool, in, want_max, want_avg);
     got = run_on(*backend, in, pooled,
                  [&](float* a, float*, float* y) { backend->max_pool(pool, a, y); });
     EXPECT_EQ(got, want_max);
@@ -146,14 +92,8 @@ TEST(NnCudaBackends, FullyConnectedPoolAddAndSoftmaxMatchTheReference) {
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], std::max(a[i] + b2[i], 0.0f));
     got = run_on(*backend, a, a.size(),
                  [&](float* p, float*, float* y) { backend->softmax(2, 500, p, y); });
-    for (int row = 0; row < 2; ++row) {
-      const float* l = a.data() + row * 500;
-      const double top = *std::max_element(l, l + 500);
-      double sum = 0;
-      for (int i = 0; i < 500; ++i) sum += std::exp(double(l[i]) - top);
-      for (int i = 0; i < 500; ++i)
-        EXPECT_NEAR(got[size_t(row * 500 + i)], std::exp(double(l[i]) - top) / sum, 1e-7);
-    }
+    const auto want_soft = test::reference_softmax(a, 2, 500);
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(got[i], want_soft[i], 1e-7);
   }
 }
 
@@ -191,9 +131,13 @@ TEST(NnCudaBackends, ConcatAndClampMatchTheReference) {
   }
 }
 
+// Every precision (fp32: 1e-4; tf32 / bf16: 32u, a smoke tolerance since errors compound over
+// the layers and no bound through a network is derived; the per-layer bounds are
+// test_cuda_precision.cpp's), twice through the same buffers.
 TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
   KTUNE_REQUIRE_GPU();
   cpu::register_reference_backend();
+  register_cuda_backends();
   const auto net = make_network("tiny", 3);
   const auto weights = random_weights(net, 7);
   const auto input = nchw_to_nhwc(random_input_nchw(net, 8), net.batch, 3, net.image, net.image);
@@ -205,9 +149,13 @@ TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
   std::vector<float> want(count), want_probs(count);
   ref_engine.logits(want.data());
   ref_engine.probabilities(want_probs.data());
-  for (const auto& name : cuda_backends()) {
-    SCOPED_TRACE(name);
+  for (const auto& [name, summary] : backend_list()) {
     auto backend = make_backend(name);
+    const auto* device = dynamic_cast<const cuda::CudaBackend*>(backend.get());
+    if (!device) continue;
+    SCOPED_TRACE(name);
+    const cuda::Precision p = device->precision();
+    const double tolerance = p == cuda::Precision::fp32 ? 1e-4 : 32 * cuda::input_roundoff(p);
     Engine engine(net, weights, *backend);
     engine.set_input(input.data());
     std::vector<float> got(count, std::nanf("")), probs(count, std::nanf(""));
@@ -215,8 +163,8 @@ TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
       engine.forward();
       engine.logits(got.data());
       engine.probabilities(probs.data());
-      EXPECT_LE(relative_error(got, want), 1e-4);
-      EXPECT_LE(relative_error(probs, want_probs), 1e-4);
+      EXPECT_LE(relative_error(got, want), tolerance);
+      EXPECT_LE(relative_error(probs, want_probs), tolerance);
       EXPECT_GT(engine.last_ms(), 0.0);
     }
   }

@@ -10,32 +10,36 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-namespace {
-
-const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
-  switch (algo) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
-      return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
-      return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
-      return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
-      return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
-      return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
-      return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
-      return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
-      return "WINOGRAD_NONFUSED";
-    default:
-      return "?";
-  }
+const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t algo) {
+  static const char* const names[] = {
+      "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+      "WINOGRAD",      "WINOGRAD_NONFUSED"};
+  return algo >= 0 && algo < CUDNN_CONVOLUTION_FWD_ALGO_COUNT ? names[algo] : "?";
 }
 
-}  // namespace
+std::vector<cudnnConvolutionFwdAlgoPerf_t> cudnn_find_forward(
+    cudnnHandle_t handle, cudnnTensorDescriptor_t x_desc, const void* x,
+    cudnnFilterDescriptor_t w_desc, const void* w, cudnnConvolutionDescriptor_t conv,
+    cudnnTensorDescriptor_t y_desc, void* y, size_t max_workspace) {
+  size_t largest = 0;
+  for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++a) {
+    size_t bytes = 0;
+    if (cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc, w_desc, conv, y_desc,
+                                                cudnnConvolutionFwdAlgo_t(a),
+                                                &bytes) == CUDNN_STATUS_SUCCESS &&
+        bytes <= max_workspace)
+      largest = std::max(largest, bytes);
+  }
+  ktune::cuda::DeviceBuffer<char> search(largest, "cudnn find workspace");
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
+  int returned = 0;
+  check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(handle, x_desc, x, w_desc, w, conv, y_desc, y,
+                                                     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned,
+                                                     perf.data(), search.data(), largest),
+              "cudnnFindConvolutionForwardAlgorithmEx");
+  perf.resize(size_t(returned));
+  return perf;
+}
 
 void check_cudnn(cudnnStatus_t status, const std::string& call) {
   if (status == CUDNN_STATUS_SUCCESS) return;
@@ -110,26 +114,11 @@ void CudnnConv::release() {
 
 CudnnConv::Found CudnnConv::find_in(const Layout& layout, const float* x, const float* w,
                                     float* y) const {
-  size_t largest = 0;
-  for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++a) {
-    size_t bytes = 0;
-    if (cudnnGetConvolutionForwardWorkspaceSize(handle_, layout.x, layout.w, conv_desc_, layout.y,
-                                                cudnnConvolutionFwdAlgo_t(a),
-                                                &bytes) == CUDNN_STATUS_SUCCESS &&
-        bytes <= kMaxFindWorkspace)
-      largest = std::max(largest, bytes);
-  }
-  ktune::cuda::DeviceBuffer<char> search(largest, "cudnn find workspace");
-  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-  int returned = 0;
-  check_cudnn(cudnnFindConvolutionForwardAlgorithmEx(
-                  handle_, layout.x, x, layout.w, w, conv_desc_, layout.y, y,
-                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf.data(), search.data(), largest),
-              "cudnnFindConvolutionForwardAlgorithmEx");
   // Results come sorted by time, fastest first.
-  for (int i = 0; i < returned; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH)
-      return {perf[i].algo, perf[i].time, perf[i].memory};
+  for (const auto& p : cudnn_find_forward(handle_, layout.x, x, layout.w, w, conv_desc_, layout.y,
+                                          y, kMaxFindWorkspace))
+    if (p.status == CUDNN_STATUS_SUCCESS && p.mathType == CUDNN_FMA_MATH)
+      return {p.algo, p.time, p.memory};
   return {};
 }
 
@@ -255,9 +244,10 @@ void CudnnConv::deliver(float* y) const {
 }
 
 std::string CudnnConv::description() const {
-  return fmt::format("cudnn {} layout={} math=FMA workspace={} B",
-                     engines_ ? engines_->description() : std::string("algo=") + algo_name(algo_),
-                     use_nchw_ ? "NCHW" : "NHWC", workspace_.bytes());
+  return fmt::format(
+      "cudnn {} layout={} math=FMA workspace={} B",
+      engines_ ? engines_->description() : std::string("algo=") + cudnn_algo_name(algo_),
+      use_nchw_ ? "NCHW" : "NHWC", workspace_.bytes());
 }
 
 bool CudnnConv::transform_algorithm() const {

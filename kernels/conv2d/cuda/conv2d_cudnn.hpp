@@ -117,4 +117,15 @@ class CudnnConv {
 // "CUDNN_STATUS_BAD_PARAM" -> a CudaError naming `call` when status is not SUCCESS.
 void check_cudnn(cudnnStatus_t status, const std::string& call);
 
+// cuDNN's name of a forward algorithm without its prefix ("IMPLICIT_PRECOMP_GEMM").
+const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t algo);
+// The legacy Find (cudnnFindConvolutionForwardAlgorithmEx) on these descriptors and buffers (y
+// is overwritten), every algorithm with a scratch workspace of the largest size any of them
+// asks for, up to max_workspace: the results, fastest first (statuses and math types as cuDNN
+// reports them; the caller filters). Also the network engine's cuDNN convolutions use it.
+std::vector<cudnnConvolutionFwdAlgoPerf_t> cudnn_find_forward(
+    cudnnHandle_t handle, cudnnTensorDescriptor_t x_desc, const void* x,
+    cudnnFilterDescriptor_t w_desc, const void* w, cudnnConvolutionDescriptor_t conv,
+    cudnnTensorDescriptor_t y_desc, void* y, size_t max_workspace);
+
 }  // namespace ktune::kernels::conv2d::cuda

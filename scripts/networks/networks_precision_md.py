@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Markdown tables of a networks-in-every-precision run (scripts/networks/precision_gpu_run.sh's
+networks.csv, layers.csv, agreement.csv in DIR): per network, batch and precision, ktune's
+fastest backend (eager or CUDA graph) against PyTorch's fastest variant of the same precision;
+the logits check per precision; cuDNN's algorithm per layer in NHWC (what the `cudnn` backends
+run) against its best in NCHW (Find's own times, recorded at load).
+
+    networks_precision_md.py DIR > DIR/networks-precision.md
+"""
+import csv
+import os
+import re
+import sys
+from collections import defaultdict
+
+PRECISIONS = ["fp32", "tf32", "bf16"]
+
+
+def load(directory, name):
+    with open(f"{directory}/{name}") as f:
+        return list(csv.DictReader(f))
+
+
+def precision_of(backend):
+    for p in ("tf32", "bf16"):
+        if f"-{p}" in backend:
+            return p
+    return "fp32"
+
+
+def family_of(backend):
+    """pytorch, ktune, cudnn or cublas."""
+    return backend.split("-")[0]
+
+
+def ms(x):
+    return "" if x is None else f"{x:.2f}" if x >= 10 else f"{x:.3f}"
+
+
+def latency(directory):
+    rows = load(directory, "networks.csv")
+    best = defaultdict(dict)  # (net, batch, precision) -> family -> (ms, backend)
+    for r in rows:
+        key = (r["network"], int(r["batch"]), precision_of(r["backend"]))
+        fam, t = family_of(r["backend"]), float(r["median_ms"])
+        if fam not in best[key] or t < best[key][fam][0]:
+            best[key][fam] = (t, r["backend"])
+    print(f"# Networks in fp32, tf32 and bf16 on the {rows[0]['device']}\n")
+    print("Median ms of one forward pass of the whole batch (CUDA events, median of 20 after 5 "
+          "warm-ups), each column the fastest row of that family in that precision (eager or "
+          "CUDA graph; PyTorch: channels_last, NCHW + CUDA graph, channels_last + CUDA graph), "
+          "the winning row named; — where a family has no row in that precision (ktune: no tf32 "
+          "path) or the run was cut before it. Target (issue #25): ktune ≤ 1.0× PyTorch's fastest in "
+          "the same precision.\n")
+    print("| network | batch | precision | ktune | cudnn | cublas | PyTorch fastest | "
+          "ktune / PyTorch | best ktune backend / PyTorch |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    keys = sorted(best, key=lambda k: (k[0] != "vgg16", k[0], k[1], PRECISIONS.index(k[2])))
+    for net, batch, p in keys:
+        b = best[(net, batch, p)]
+        cell = {f: (f"{ms(b[f][0])} `{b[f][1]}`" if f in b else "—")
+                for f in ("ktune", "cudnn", "cublas", "pytorch")}
+        torch = b.get("pytorch", (None,))[0]
+        ours = [b[f][0] for f in ("ktune", "cudnn", "cublas") if f in b]
+        k = b.get("ktune", (None,))[0]
+        ratio = f"**{k / torch:.2f}**" if k and torch else "—"
+        ratio_any = f"{min(ours) / torch:.2f}" if ours and torch else "—"
+        print(f"| {net} | {batch} | {p} | {cell['ktune']} | {cell['cudnn']} | {cell['cublas']} | "
+              f"{cell['pytorch']} | {ratio} | {ratio_any} |")
+
+
+def agreement(directory):
+    rows = load(directory, "agreement.csv")
+    g = defaultdict(list)
+    for r in rows:
+        g[(r["pytorch_precision"], r["network"], r["backend"])].append(r)
+    print("\n## Logits against float64 and PyTorch in the same precision\n")
+    print("Per precision, network and backend over 2 inputs × 2 images: the largest "
+          "max|Δ|/max|logit| against the float64 model and against PyTorch in that precision, "
+          "top-5 sets agreeing with float64 (near-ties allowed), rows passing the tolerance "
+          "(fp32 1e-3, tf32 2e-2, bf16 1e-1; PyTorch's own row is held to it too).\n")
+    print("| precision | network | backend | vs float64 | vs PyTorch same precision | "
+          "top-5 ok | pass |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for (p, net, backend), rs in sorted(g.items(), key=lambda kv: (PRECISIONS.index(kv[0][0]),
+                                                                   kv[0][1], kv[0][2])):
+        print(f"| {p} | {net} | {backend} | "
+              f"{max(float(r['rel_err_vs_fp64']) for r in rs):.1e} | "
+              f"{max(float(r['rel_err_vs_pytorch_fp32']) for r in rs):.1e} | "
+              f"{sum(int(r['top5_ok']) for r in rs)}/{len(rs)} | "
+              f"{sum(int(r['pass']) for r in rs)}/{len(rs)} |")
+
+
+NOTE = re.compile(r"algo=(\S+) math=(\S+) layout=NHWC ([0-9.]+) ms .*NCHW: (?:algo=(\S+) "
+                  r"math=(\S+) ([0-9.]+) ms|none)")
+
+
+def cudnn_layouts(directory):
+    rows = load(directory, "layers.csv")
+    g = defaultdict(lambda: [0, 0, 0.0, 0.0, defaultdict(int)])
+    for r in rows:
+        m = NOTE.search(r["choice"])
+        if family_of(r["backend"]) != "cudnn" or not m:
+            continue
+        s = g[(r["network"], int(r["batch"]), precision_of(r["backend"]))]
+        nhwc = float(m.group(3))
+        nchw = float(m.group(6)) if m.group(6) else None
+        s[0] += 1
+        s[1] += nchw is not None and nchw < nhwc
+        s[2] += nhwc
+        s[3] += min(nhwc, nchw) if nchw is not None else nhwc
+        s[4][f"{m.group(1)}/{m.group(2)}"] += 1
+    print("\n## cuDNN per layer: NHWC (run) against NCHW (recorded)\n")
+    print("cuDNN's legacy Find times per conv layer at load, in each layout; the `cudnn` "
+          "backends run the NHWC winner (the engine's layout). Sum of Find's times over the "
+          "layers: NHWC only, and with each layer in its faster layout (layout changes between "
+          "layers not counted).\n")
+    print("| network | batch | precision | convs | NCHW faster | Σ NHWC ms | Σ best-layout ms | "
+          "NHWC algorithms (algo/math: layers) |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
+    for (net, batch, p), s in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16", kv[0][0],
+                                                                kv[0][1],
+                                                                PRECISIONS.index(kv[0][2]))):
+        algos = ", ".join(f"{a}: {n}" for a, n in sorted(s[4].items(), key=lambda x: -x[1]))
+        print(f"| {net} | {batch} | {p} | {s[0]} | {s[1]} | {ms(s[2])} | {ms(s[3])} | {algos} |")
+
+
+def main():
+    directory = sys.argv[1] if len(sys.argv) > 1 else "."
+    latency(directory)
+    if os.path.exists(f"{directory}/agreement.csv"):  # absent from a QUICK run (timing only)
+        agreement(directory)
+    cudnn_layouts(directory)
+
+
+if __name__ == "__main__":
+    main()
