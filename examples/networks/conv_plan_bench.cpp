@@ -44,6 +44,8 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
     with("rowcalls", [](kc::PlanBlocking& b) { b.join_rows = false; });
     with("kc128", [](kc::PlanBlocking& b) { b.kc = 128; });
     with("kc512", [](kc::PlanBlocking& b) { b.kc = 512; });
+    with("kcall", [](kc::PlanBlocking& b) { b.kc = 1 << 30; });
+    with("kcfixed", [](kc::PlanBlocking& b) { b.whole_k_floats = 0; });
     with("cols192", [](kc::PlanBlocking& b) { b.max_cols = 192; });
     with("cols768", [](kc::PlanBlocking& b) { b.max_cols = 768; });
     with("rows128", [](kc::PlanBlocking& b) { b.max_rows = 128; });

@@ -89,10 +89,11 @@ std::vector<Shape> shapes() {
 std::string name(const Shape& s) { return problem_of(s).key(); }
 
 TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
-  // K in blocks of 16, tasks of <= 24 pixels × 32 channels; without the padded input copy, the
-  // panels at the image's border are packed; join_rows off: a tile call per filter row.
-  const PlanBlocking small{16, 24, 32}, small_packing{16, 24, 32, false},
-      row_calls{256, 384, 256, true, false};
+  // Default blocks (these small layers run K in one block); K in blocks of 16 (whole_k_floats
+  // 0), tasks of <= 24 pixels × 32 channels; without the padded input copy, the panels at the
+  // image's border are packed; join_rows off: a tile call per filter row.
+  const PlanBlocking small{16, 24, 32, true, true, 0}, small_packing{16, 24, 32, false, true, 0},
+      row_calls{256, 384, 256, true, false, 0};
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
@@ -108,9 +109,11 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
 TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
   for (const Shape& s : shapes()) {
     Case c(s);
-    // Small blocks with and without the padded copy; a tile call per filter row.
-    for (const PlanBlocking& bl : {PlanBlocking{16, 24, 32, true}, PlanBlocking{16, 24, 32, false},
-                                   PlanBlocking{256, 384, 256, true, false}}) {
+    // Default blocks; small blocks (K in blocks of 16) with and without the padded copy; a tile
+    // call per filter row.
+    for (const PlanBlocking& bl :
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0},
+          PlanBlocking{16, 24, 32, false, true, 0}, PlanBlocking{256, 384, 256, true, false, 0}}) {
       ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask = 1; mask < 8; ++mask)
         EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
