@@ -7,7 +7,10 @@
 #      networks.md, cpu.txt, run.json;
 #   2. conv_plan_bench on every distinct conv / fc layer of both networks at both batches: the
 #      CPU conv plan as the backend runs it (variant `plan`) and with the two paths it replaced
-#      (`rowcalls`: a tile call per filter row; `kcfixed`: K always in blocks of 256) against
+#      (`rowcalls`: a tile call per filter row; `kcfixed`: K always in blocks of 256) and with
+#      all of K in one block on every layer (`kcall`: faster on VGG16's 3×3 layers over >= 128
+#      channels in single-thread runs on the loaded machine, slower on others; not the default
+#      until a quiet run says where) against
 #      oneDNN (conv + post-ops, + its separate residual add where the engine fuses one into
 #      ktune's conv), taking turns -> OUT_DIR/conv-plan-layers.csv, conv-plan-totals.txt;
 #   3. run.json's file list and `measures` extended with step 2.
@@ -32,7 +35,7 @@ for batch in $batches; do
   for network in ${NETWORKS:-resnet50 vgg16}; do
     echo "== conv_plan_bench $network batch $batch (load $(cut -d' ' -f1-3 /proc/loadavg))"
     "$build/bin/conv_plan_bench" --network "$network" --batch "$batch" --reps "$reps" \
-      --burst "$burst" --variants plan,rowcalls,kcfixed --csv "$out/conv-plan-layers.csv" |
+      --burst "$burst" --variants plan,rowcalls,kcfixed,kcall --csv "$out/conv-plan-layers.csv" |
       grep '^total' | tee -a "$out/conv-plan-totals.txt"
   done
 done
@@ -46,7 +49,8 @@ run["command"] = command
 run["files"] = sorted(f for f in os.listdir(out) if f != "run.json")
 run["measures"] += ("; per distinct conv/fc layer (conv-plan-layers.csv, conv_plan_bench): the "
                     "CPU conv plan (plan = as the ktune backend runs it, rowcalls and kcfixed = "
-                    "the paths it replaced) vs oneDNN (+ its residual add where ktune fuses one), "
+                    "the paths it replaced, kcall = all of K in one block) vs oneDNN (+ its "
+                    "residual add where ktune fuses one), "
                     "taking turns, medians and minima")
 json.dump(run, open(path, "w"), indent=2)
 PY
