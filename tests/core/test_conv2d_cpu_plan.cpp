@@ -132,6 +132,20 @@ TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
   EXPECT_LE(c.run(plan, true, false, true), error_bound(s));
 }
 
+TEST(Conv2dCpuPlan, FewPixelsRunAllOfKInOneBlock) {
+  // VGG16's first fc at batch 1 (one pixel, K = 25088) and ResNet-50's layer4 3×3 at batch 1
+  // (49 pixels, K = 4608): one block; its layer3 3×3 at batch 16 (3136 pixels in tasks of up to
+  // 384, K = 2304): blocks of kc; whole_k_floats 0: always blocks of kc.
+  const auto block = [](const Shape& s, PlanBlocking bl = {}) {
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl).k_block();
+  };
+  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0)), 25088);
+  EXPECT_EQ(block(shape(1, 7, 512, 64, 3, 1, 1)), 4608);
+  EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1)), 256);
+  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0), PlanBlocking{256, 384, 256, true, true, 0}),
+            256);
+}
+
 TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {
   // Batch 1, 7×7 × 2048 channels (ResNet-50's last 1×1 layers): few pixels, so the channels are
   // cut; 112×112 × 64 channels: the pixels are.

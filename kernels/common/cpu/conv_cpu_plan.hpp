@@ -382,9 +382,10 @@ class ConvPlan {
     for (const Task& t : tasks_) widest = std::max(widest, t.cols);
     // Pieces of a task (for_each_piece): at most one per kNR pixels plus one per row it touches.
     const int64_t pieces = (widest + kNR - 1) / kNR + widest / g_.q() + 2;
-    // Few pixels per task (fc, the 7×7 maps at batch 1): all of K in one block. The task's patches
-    // stay in L2 anyway, and each tile then streams its whole filter panel instead of a kc piece
-    // of a panel per K block (a fresh stream for the prefetchers every kc steps).
+    // Few pixels per task (fc, the 7×7 maps at batch 1) or a short K (<= 682 with tasks of 384
+    // pixels): all of K in one block. The task's patches stay in L2 anyway, and each tile then
+    // streams its whole filter panel instead of a kc piece of a panel per K block (a fresh stream
+    // for the prefetchers every kc steps).
     kc_ = widest * ck <= bl_.whole_k_floats ? ck : std::max(bl_.kc, 1);
     slot_floats_ = int64_t(std::min<int64_t>(kc_, ck)) * kNR * pieces;
     workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
@@ -394,6 +395,7 @@ class ConvPlan {
 
   const Shape& shape() const { return s_; }
   size_t tasks() const { return tasks_.size(); }
+  int64_t k_block() const { return kc_; }  // K steps per block
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
