@@ -72,7 +72,8 @@ Shape shape(int64_t n, int64_t h, int64_t c, int64_t k, int64_t r, int64_t strid
 // The tiny workload plus each filter / stride / padding of ResNet-50 and VGG16 (7×7/2 pad 3 on
 // 3 channels, 3×3/1 and /2 pad 1, 1×1/1 and /2, 3×3 on 3 channels) with odd channel counts, a
 // fully connected layer as a 1×1 convolution over 1×1 images, and maps wide enough (30 and 31
-// output columns) for 12-pixel panels inside the image (packed a K step at a time).
+// output columns) for 12-pixel panels inside the image (packed a K step at a time), and an 11×11
+// filter (more filter rows than one tile call joins).
 std::vector<Shape> shapes() {
   std::vector<Shape> out;
   for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
@@ -80,7 +81,7 @@ std::vector<Shape> shapes() {
        {shape(1, 23, 3, 37, 7, 2, 3), shape(2, 9, 19, 70, 3, 1, 1), shape(1, 11, 33, 64, 3, 2, 1),
         shape(2, 7, 45, 100, 1, 1, 0), shape(1, 13, 40, 33, 1, 2, 0), shape(1, 15, 3, 64, 3, 1, 1),
         shape(3, 1, 300, 1000, 1, 1, 0), shape(1, 1, 129, 17, 1, 1, 0),
-        shape(1, 30, 5, 40, 3, 1, 1), shape(1, 61, 3, 20, 7, 2, 3)})
+        shape(1, 30, 5, 40, 3, 1, 1), shape(1, 61, 3, 20, 7, 2, 3), shape(1, 15, 2, 20, 11, 1, 5)})
     out.push_back(s);
   return out;
 }
@@ -88,16 +89,19 @@ std::vector<Shape> shapes() {
 std::string name(const Shape& s) { return problem_of(s).key(); }
 
 TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
-  // K in blocks of 16, tasks of <= 24 pixels × 32 channels; without the padded input copy, the
-  // panels at the image's border are packed.
-  const PlanBlocking small{16, 24, 32}, small_packing{16, 24, 32, false};
+  // Default blocks (these small layers run K in one block); K in blocks of 16 (whole_k_floats
+  // 0), tasks of <= 24 pixels × 32 channels; without the padded input copy, the panels at the
+  // image's border are packed; join_rows off: a tile call per filter row.
+  const PlanBlocking small{16, 24, 32, true, true, 0}, small_packing{16, 24, 32, false, true, 0},
+      row_calls{256, 384, 256, true, false, 0};
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
-      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing}) {
+      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing, row_calls}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s))
-            << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input;
+            << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
+            << " join_rows=" << bl.join_rows;
       }
   }
 }
@@ -105,12 +109,16 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
 TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
   for (const Shape& s : shapes()) {
     Case c(s);
-    for (const bool pad : {true, false}) {
-      ConvPlan plan(s, c.filter.data(), 2, PlanBlocking{16, 24, 32, pad});
+    // Default blocks; small blocks (K in blocks of 16) with and without the padded copy; a tile
+    // call per filter row.
+    for (const PlanBlocking& bl :
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0},
+          PlanBlocking{16, 24, 32, false, true, 0}, PlanBlocking{256, 384, 256, true, false, 0}}) {
+      ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask = 1; mask < 8; ++mask)
         EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
             << name(s) << " bias=" << (mask & 1) << " residual=" << (mask & 2)
-            << " relu=" << (mask & 4) << " pad=" << pad;
+            << " relu=" << (mask & 4) << " pad=" << bl.pad_input << " join_rows=" << bl.join_rows;
     }
   }
 }
@@ -122,6 +130,20 @@ TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
   // A plan that read the filter again per call would now give NaN.
   std::fill(c.filter.begin(), c.filter.end(), std::numeric_limits<float>::quiet_NaN());
   EXPECT_LE(c.run(plan, true, false, true), error_bound(s));
+}
+
+TEST(Conv2dCpuPlan, FewPixelsRunAllOfKInOneBlock) {
+  // VGG16's first fc at batch 1 (one pixel, K = 25088) and ResNet-50's layer4 3×3 at batch 1
+  // (49 pixels, K = 4608): one block; its layer3 3×3 at batch 16 (3136 pixels in tasks of up to
+  // 384, K = 2304): blocks of kc; whole_k_floats 0: always blocks of kc.
+  const auto block = [](const Shape& s, PlanBlocking bl = {}) {
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl).k_block();
+  };
+  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0)), 25088);
+  EXPECT_EQ(block(shape(1, 7, 512, 64, 3, 1, 1)), 4608);
+  EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1)), 256);
+  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0), PlanBlocking{256, 384, 256, true, true, 0}),
+            256);
 }
 
 TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {

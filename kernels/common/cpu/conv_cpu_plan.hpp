@@ -14,9 +14,9 @@
 // A call runs a 32 × 12 AVX-512 register tile (24 accumulators) over the prepacked filter and
 // patches read in place (implicit im2col: no patch matrix): a 1×1 stride-1 layer's input is the
 // patch matrix (pixel rows c floats apart); otherwise pieces of at most 12 pixels within one
-// output row are read one filter row at a time (filter row r of pixel j starts stride·c
-// floats after pixel j − 1's). Panels whose windows leave the image (PlanBlocking::pad_input
-// off) are packed into the workspace instead. The epilogue
+// output row are read one filter row per segment (filter row r of pixel j starts stride·c
+// floats after pixel j − 1's), the filter rows of a K block in one tile call. Panels whose windows
+// leave the image (PlanBlocking::pad_input off) are packed into the workspace instead. The epilogue
 // (bias, residual add, ReLU) runs on each tile as it leaves the registers after the last K block.
 // No allocation after construction. Without AVX-512 the same loop nest runs a plain C++ tile
 // (correct, slower).
@@ -63,9 +63,16 @@ struct Epilogue {
 // stay in L2).
 // pad_input: a padded layer copies its input into a zero-bordered buffer of the plan first, so
 // that every panel reads its patches in place (off: border panels are packed).
+// join_rows: a tile reading its patches in place runs the filter rows of a K block in one call,
+// accumulators in registers (off: a call per filter row, which loads and stores them each time:
+// per 9 K steps on the 3×3 layers over 3 channels).
+// whole_k_floats: a layer whose widest task's patch matrix (pixels × K) has at most this many
+// floats runs K in one block (fc at batch 1: 1.5x -> 1.0x oneDNN's time on one Zen 5 core).
 struct PlanBlocking {
   int kc = 256, max_cols = 384, max_rows = 256;
   bool pad_input = true;
+  bool join_rows = true;
+  int64_t whole_k_floats = 256 * 1024;
 };
 
 namespace plan_detail {
@@ -179,6 +186,15 @@ inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb,
   }
 }
 
+// A run of K steps of a tile's patches: kb steps from b, pixel j's value at b[j · ldb] (in place)
+// or b[j] (packed: kNR floats per step). A tile runs several (the filter rows of a window) with
+// its accumulators in registers.
+struct Segment {
+  const float* b;
+  int64_t ldb;
+  int kb;
+};
+
 // The tile's view of where it writes and what follows the last K block.
 struct TileOut {
   float* c;           // C at the tile's origin (row = channel, column = pixel), ldc floats apart
@@ -194,12 +210,12 @@ inline __mmask16 lanes(int n) {
   return n >= 16 ? __mmask16(0xffff) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
 }
 
-// kMR × NC (NC <= kNR pixels) over kb K steps of a filter panel a (kMR per step) and patches b:
-// a packed panel (Packed: kNR per step) or the input in place (a 1×1 stride-1 layer: pixel j's
-// K steps contiguous, ldb apart); adds C's partial sums unless first; the epilogue when last.
+// kMR × NC (NC <= kNR pixels) over the K steps of segments seg[0, nseg) of a filter panel a (kMR
+// per step, all segments' steps in a row) and patches: a packed panel (Packed: kNR per step) or
+// the input in place (pixel j's K steps contiguous, ldb apart); adds C's partial sums unless
+// first; the epilogue when last.
 template <int NC, bool Packed>
-inline void tile(int kb, const float* __restrict a, const float* __restrict b, int64_t ldb,
-                 const TileOut& o) {
+inline void tile(const Segment* seg, int nseg, const float* __restrict a, const TileOut& o) {
   const __mmask16 m0 = lanes(o.rows), m1 = lanes(o.rows - 16);
   __m512 acc[NC][2];
 #pragma GCC unroll 12
@@ -212,13 +228,17 @@ inline void tile(int kb, const float* __restrict a, const float* __restrict b, i
       acc[j][1] = _mm512_maskz_loadu_ps(m1, o.c + j * o.ldc + 16);
     }
   }
-  for (int p = 0; p < kb; ++p, a += kMR, b += Packed ? kNR : 1) {
-    const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
+  for (int g = 0; g < nseg; ++g) {
+    const float* __restrict b = seg[g].b;
+    const int64_t ldb = seg[g].ldb;
+    for (int p = 0; p < seg[g].kb; ++p, a += kMR, b += Packed ? kNR : 1) {
+      const __m512 a0 = _mm512_load_ps(a), a1 = _mm512_load_ps(a + 16);
 #pragma GCC unroll 12
-    for (int j = 0; j < NC; ++j) {
-      const __m512 bj = _mm512_set1_ps(Packed ? b[j] : b[j * ldb]);
-      acc[j][0] = _mm512_fmadd_ps(a0, bj, acc[j][0]);
-      acc[j][1] = _mm512_fmadd_ps(a1, bj, acc[j][1]);
+      for (int j = 0; j < NC; ++j) {
+        const __m512 bj = _mm512_set1_ps(Packed ? b[j] : b[j * ldb]);
+        acc[j][0] = _mm512_fmadd_ps(a0, bj, acc[j][0]);
+        acc[j][1] = _mm512_fmadd_ps(a1, bj, acc[j][1]);
+      }
     }
   }
   if (o.last) {
@@ -247,12 +267,15 @@ inline void tile(int kb, const float* __restrict a, const float* __restrict b, i
 }
 #else
 template <int NC, bool Packed>
-inline void tile(int kb, const float* a, const float* b, int64_t ldb, const TileOut& o) {
+inline void tile(const Segment* seg, int nseg, const float* a, const TileOut& o) {
   float acc[NC][kMR] = {};
-  for (int p = 0; p < kb; ++p)
-    for (int j = 0; j < NC; ++j)
-      for (int i = 0; i < kMR; ++i)
-        acc[j][i] += a[p * kMR + i] * (Packed ? b[p * kNR + j] : b[j * ldb + p]);
+  for (int g = 0; g < nseg; ++g) {
+    const float* b = seg[g].b;
+    for (int p = 0; p < seg[g].kb; ++p, a += kMR)
+      for (int j = 0; j < NC; ++j)
+        for (int i = 0; i < kMR; ++i)
+          acc[j][i] += a[i] * (Packed ? b[p * kNR + j] : b[j * seg[g].ldb + p]);
+  }
   for (int j = 0; j < NC; ++j)
     for (int i = 0; i < o.rows; ++i) {
       float v = acc[j][i] + (o.first ? 0.f : o.c[j * o.ldc + i]);
@@ -268,12 +291,19 @@ inline void tile(int kb, const float* a, const float* b, int64_t ldb, const Tile
 
 // tile<cols> for 1..kNR valid pixels (edge panels compute only their columns).
 template <bool Packed, int NC = kNR>
+inline void any_tile(int cols, const Segment* seg, int nseg, const float* a, const TileOut& o) {
+  if constexpr (NC > 1) {
+    if (cols < NC) return any_tile<Packed, NC - 1>(cols, seg, nseg, a, o);
+  }
+  tile<NC, Packed>(seg, nseg, a, o);
+}
+
+// One segment of kb steps.
+template <bool Packed>
 inline void any_tile(int cols, int kb, const float* a, const float* b, int64_t ldb,
                      const TileOut& o) {
-  if constexpr (NC > 1) {
-    if (cols < NC) return any_tile<Packed, NC - 1>(cols, kb, a, b, ldb, o);
-  }
-  tile<NC, Packed>(kb, a, b, ldb, o);
+  const Segment seg{b, ldb, kb};
+  any_tile<Packed>(cols, &seg, 1, a, o);
 }
 
 struct Task {
@@ -352,7 +382,12 @@ class ConvPlan {
     for (const Task& t : tasks_) widest = std::max(widest, t.cols);
     // Pieces of a task (for_each_piece): at most one per kNR pixels plus one per row it touches.
     const int64_t pieces = (widest + kNR - 1) / kNR + widest / g_.q() + 2;
-    slot_floats_ = int64_t(std::min<int64_t>(bl_.kc, ck)) * kNR * pieces;
+    // Few pixels per task (fc, the 7×7 maps at batch 1) or a short K (<= 682 with tasks of 384
+    // pixels): all of K in one block. The task's patches stay in L2 anyway, and each tile then
+    // streams its whole filter panel instead of a kc piece of a panel per K block (a fresh stream
+    // for the prefetchers every kc steps).
+    kc_ = widest * ck <= bl_.whole_k_floats ? ck : std::max(bl_.kc, 1);
+    slot_floats_ = int64_t(std::min<int64_t>(kc_, ck)) * kNR * pieces;
     workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
     busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
     for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
@@ -360,6 +395,7 @@ class ConvPlan {
 
   const Shape& shape() const { return s_; }
   size_t tasks() const { return tasks_.size(); }
+  int64_t k_block() const { return kc_; }  // K steps per block
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
@@ -421,20 +457,30 @@ class ConvPlan {
     }
   }
 
-  // K steps [pc, pc + kb) of one tile of a WindowRow panel: a tile call per filter row (a row
-  // above or below the image reads zeros_).
+  // K steps [pc, pc + kb) of one tile of a WindowRow panel: a segment per filter row (a row
+  // above or below the image reads zeros_), up to kSegments of them per tile call
+  // (PlanBlocking::join_rows; else one per call).
   void run_window_row(const WindowRow& w, const float* input, int64_t pc, int kb, int cols,
                       const float* a, plan_detail::TileOut o) const {
+    constexpr int kSegments = 8;
     const int64_t sc = s_.s * s_.c, ck = s_.gemm_k();
+    const int most = bl_.join_rows ? kSegments : 1;
+    plan_detail::Segment seg[kSegments];
+    int n = 0;
+    int64_t from = pc;  // the first K step of seg[0]
     for (int64_t p = pc, end = pc + kb; p < end;) {
       const int64_t r = p / sc, pos = p % sc, run = std::min(sc - pos, end - p), y = w.y0 + r;
       const bool inside = y >= 0 && y < g_.h;
-      const float* b = inside ? input + w.left + y * g_.w * g_.c + pos : zeros_.get() + pos;
-      o.first = p == 0;
-      o.last = p + run == ck;
-      plan_detail::any_tile<false>(cols, int(run), a + (p - pc) * plan_detail::kMR, b,
-                                   inside ? s_.stride * s_.c : 0, o);
+      seg[n++] = {inside ? input + w.left + y * g_.w * g_.c + pos : zeros_.get() + pos,
+                  inside ? s_.stride * s_.c : 0, int(run)};
       p += run;
+      if (n == most || p == end) {
+        o.first = from == 0;
+        o.last = p == ck;
+        plan_detail::any_tile<false>(cols, seg, n, a + (from - pc) * plan_detail::kMR, o);
+        n = 0;
+        from = p;
+      }
     }
   }
 
@@ -457,8 +503,8 @@ class ConvPlan {
                     const Epilogue& e) const {
     using namespace plan_detail;
     const int64_t ck = s_.gemm_k();
-    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
-      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+    for (int64_t pc = 0; pc < ck; pc += kc_) {
+      const int kb = int(std::min<int64_t>(kc_, ck - pc));
       for (int64_t col = t.col0; col < t.col0 + t.cols; col += kNR) {
         const int cols = int(std::min<int64_t>(kNR, t.col0 + t.cols - col));
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
@@ -479,8 +525,8 @@ class ConvPlan {
         break;
     float* bpack = workspace_.get() + slot * slot_floats_;
     const int64_t ck = s_.gemm_k();
-    for (int64_t pc = 0; pc < ck; pc += bl_.kc) {
-      const int kb = int(std::min<int64_t>(bl_.kc, ck - pc));
+    for (int64_t pc = 0; pc < ck; pc += kc_) {
+      const int kb = int(std::min<int64_t>(kc_, ck - pc));
       int64_t i = 0;  // piece index: its packed panel, if any, at bpack + i·kb·kNR
       for_each_piece(t, [&](int64_t col, int cols) {
         if (!window_row(col, cols).ok)
@@ -507,6 +553,7 @@ class ConvPlan {
   Shape s_;
   PlanBlocking bl_;
   int threads_ = 1;
+  int64_t kc_ = 1;         // K steps per block: bl_.kc, or all of K (PlanBlocking::whole_k_floats)
   bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
   Shape g_;                // the input as the kernels read it: s_, or its padded copy (pad 0)
   plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding

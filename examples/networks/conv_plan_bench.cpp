@@ -1,0 +1,236 @@
+// conv_plan_bench: the `ktune` CPU backend's conv plans (kernels/common/cpu/conv_cpu_plan.hpp)
+// against oneDNN, layer by layer, in one process. Per distinct conv / fc layer of a network
+// (shape, epilogue, whether the engine fuses the residual add after it) the plan in each blocking
+// variant of --variants and the `onednn` backend take turns for --reps rounds (a turn: a pause, an
+// untimed call, --burst timed calls); the medians and minima and each variant's ratios to oneDNN
+// are printed (and appended to --csv). The minima are the figure to read on a loaded machine
+// (a call that two threads ran undisturbed); the medians on a quiet one. oneDNN runs the layer as
+// the engine does: conv with bias + ReLU post-ops, then, where the engine fuses a residual add
+// into ktune's conv, its separate add. Variants are named presets of PlanBlocking, so that a
+// change of the plan can be measured against the old path on the same machine state.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "kernels/common/cpu/conv_cpu_plan.hpp"
+#include "ktune/nn/network.hpp"
+#include "ktune/nn/registry.hpp"
+
+namespace nn = ktune::nn;
+namespace kc = ktune::kernels::cpu_conv;
+
+namespace {
+
+// The plan's blocking variants this bench knows: "plan" is the default the backend runs.
+const std::map<std::string, kc::PlanBlocking>& presets() {
+  static const std::map<std::string, kc::PlanBlocking> p = [] {
+    std::map<std::string, kc::PlanBlocking> m;
+    m["plan"] = kc::PlanBlocking{};
+    auto with = [&](const char* name, auto change) {
+      kc::PlanBlocking b;
+      change(b);
+      m[name] = b;
+    };
+    with("nopad", [](kc::PlanBlocking& b) { b.pad_input = false; });
+    with("rowcalls", [](kc::PlanBlocking& b) { b.join_rows = false; });
+    with("kc128", [](kc::PlanBlocking& b) { b.kc = 128; });
+    with("kc512", [](kc::PlanBlocking& b) { b.kc = 512; });
+    with("kcall", [](kc::PlanBlocking& b) { b.kc = 1 << 30; });
+    with("kcfixed", [](kc::PlanBlocking& b) { b.whole_k_floats = 0; });
+    with("cols192", [](kc::PlanBlocking& b) { b.max_cols = 192; });
+    with("cols768", [](kc::PlanBlocking& b) { b.max_cols = 768; });
+    with("rows128", [](kc::PlanBlocking& b) { b.max_rows = 128; });
+    with("rows512", [](kc::PlanBlocking& b) { b.max_rows = 512; });
+    return m;
+  }();
+  return p;
+}
+
+std::vector<float> random_floats(size_t count, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist(0.f, 0.5f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+double least(const std::vector<double>& t) { return *std::min_element(t.begin(), t.end()); }
+
+double median(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class F>
+double time_ms(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string network = "resnet50", csv, variants = "plan", only;
+  int64_t batch = 1;
+  int reps = 20, burst = 2, pause_ms = 5, threads = 0;
+  CLI::App app{"conv_plan_bench: the ktune CPU conv plan (blocking variants) vs oneDNN per layer"};
+  app.add_option("--network", network, "vgg16, resnet50 or tiny");
+  app.add_option("--batch", batch, "batch")->check(CLI::Range(1, 1024));
+  app.add_option("--reps", reps, "rounds of one call each")->check(CLI::Range(1, 10000));
+  app.add_option("--burst", burst, "timed calls per turn")->check(CLI::Range(1, 100));
+  app.add_option("--pause-ms", pause_ms, "pause before each turn (ms)")->check(CLI::Range(0, 1000));
+  app.add_option("--threads", threads, "threads of the plans and oneDNN (0: OpenMP's count)")
+      ->check(CLI::Range(0, 256));
+  app.add_option("--variants", variants, "comma-separated plan presets (plan, ...)");
+  app.add_option("--only", only, "time only the layers whose name contains this");
+  app.add_option("--csv", csv, "append the rows to this CSV");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::vector<std::pair<std::string, kc::PlanBlocking>> plans;
+    for (size_t at = 0; at <= variants.size();) {
+      const size_t end = std::min(variants.find(',', at), variants.size());
+      const std::string name = variants.substr(at, end - at);
+      const auto it = presets().find(name);
+      if (it == presets().end())
+        throw std::runtime_error("--variants: unknown preset '" + name + "'");
+      plans.emplace_back(name, it->second);
+      at = end + 1;
+    }
+    if (threads > 0) omp_set_num_threads(threads);  // oneDNN's (OpenMP) threads
+    nn::register_cpu_backends();
+    const nn::Network net = nn::make_network(network, batch);
+    std::ofstream out;
+    if (!csv.empty()) {
+      out.open(csv, std::ios::app);
+      if (!out) throw std::runtime_error("--csv: cannot write " + csv);
+      if (out.tellp() == 0)
+        out << "network,batch,layer,shape,residual,count,variant,median_ms,onednn_ms,ratio,"
+               "min_ms,onednn_min_ms,min_ratio\n";
+    }
+    // Distinct layers (shape, ReLU, fused residual) with how often each occurs.
+    struct Job {
+      size_t layer;
+      bool residual;
+      int count;
+    };
+    std::vector<Job> jobs;
+    std::map<std::string, size_t> seen;
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < net.layers.size(); ++i) {
+      const auto& l = net.layers[i];
+      if (l.kind != nn::LayerKind::conv && l.kind != nn::LayerKind::fc) continue;
+      if (!only.empty() && l.name.find(only) == std::string::npos) continue;
+      const auto& next = i + 1 < net.layers.size() ? net.layers[i + 1] : l;
+      const bool residual = l.kind == nn::LayerKind::conv && next.kind == nn::LayerKind::add &&
+                            (next.in == l.out || next.in2 == l.out);
+      const auto& in = net.tensors[size_t(l.in)];
+      const auto& o = net.tensors[size_t(l.out)];
+      std::string key = fmt::format("{}x{}x{}x{}->{}", in.n, in.h, in.w, in.c, o.c);
+      if (l.kind == nn::LayerKind::conv) key += fmt::format(" r{}s{}", l.conv.r, l.conv.stride);
+      const std::string full = key + (residual ? " +res" : "");
+      if (const auto it = seen.find(full); it != seen.end()) {
+        ++jobs[it->second].count;
+        continue;
+      }
+      seen[full] = jobs.size();
+      keys.push_back(key);
+      jobs.push_back({i, residual, 1});
+    }
+    std::vector<double> sum(plans.size(), 0.0), sum_min(plans.size(), 0.0);
+    double sum_onednn = 0, min_onednn = 0;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      const auto& l = net.layers[jobs[j].layer];
+      const bool residual = jobs[j].residual;
+      const bool conv = l.kind == nn::LayerKind::conv;
+      const auto& in = net.tensors[size_t(l.in)];
+      const auto& o = net.tensors[size_t(l.out)];
+      const kc::Shape s = conv ? kc::Shape{l.conv.n, l.conv.h, l.conv.w,      l.conv.c,  l.conv.k,
+                                           l.conv.r, l.conv.s, l.conv.stride, l.conv.pad}
+                               : kc::Shape{l.fc.batch, 1, 1, l.fc.in, l.fc.out, 1, 1, 1, 0};
+      // The add after the conv carries the ReLU when the residual is fused.
+      const bool relu =
+          residual ? net.layers[jobs[j].layer + 1].relu : (conv ? l.conv.relu : l.fc.relu);
+      const auto x = random_floats(size_t(in.count()), 1);
+      const auto filter = random_floats(size_t(s.k * s.gemm_k()), 2);
+      const auto bias = random_floats(size_t(s.k), 3);
+      const auto res = random_floats(size_t(o.count()), 4);
+      std::vector<float> y(size_t(o.count())), tmp(size_t(o.count()));
+      std::vector<std::unique_ptr<kc::ConvPlan>> built;
+      for (const auto& p : plans)
+        built.push_back(std::make_unique<kc::ConvPlan>(s, filter.data(), threads, p.second));
+      const auto onednn = nn::make_backend("onednn");
+      if (conv) {
+        nn::ConvDesc d = l.conv;
+        d.relu = residual ? false : relu;
+        onednn->prepare_conv(0, d, filter.data(), bias.data());
+      } else {
+        onednn->prepare_fc(0, l.fc, filter.data(), bias.data());
+      }
+      const kc::Epilogue e{bias.data(), residual ? res.data() : nullptr, relu};
+      auto run_onednn = [&] {
+        if (conv) {
+          nn::ConvDesc d = l.conv;
+          d.relu = residual ? false : relu;
+          onednn->conv2d(0, d, x.data(), residual ? tmp.data() : y.data());
+          if (residual) onednn->add(tmp.data(), res.data(), y.data(), y.size(), relu);
+        } else {
+          onednn->fc(0, l.fc, x.data(), y.data());
+        }
+      };
+      // Rounds in an order rotated every round; each turn of a variant is a pause (the other
+      // thread pool's idle threads stop spinning: the plans' helpers after 2 ms, OpenMP's after
+      // its spin count), an untimed call (wakes this one's threads, as the layer before would in
+      // a network), then `burst` timed calls back to back.
+      const size_t n = built.size() + 1;
+      std::vector<std::vector<double>> t(n);
+      for (int rep = 0; rep < reps; ++rep)
+        for (size_t k = 0; k < n; ++k) {
+          const size_t v = (size_t(rep) + k) % n;
+          auto call = [&] {
+            if (v == built.size())
+              run_onednn();
+            else
+              built[v]->run(x.data(), y.data(), e);
+          };
+          std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+          call();
+          for (int b = 0; b < burst; ++b) t[v].push_back(time_ms(call));
+        }
+      const double ref = median(t[built.size()]), ref_min = least(t[built.size()]);
+      sum_onednn += ref * jobs[j].count;
+      min_onednn += ref_min * jobs[j].count;
+      for (size_t v = 0; v < built.size(); ++v) {
+        const double m = median(t[v]), m_min = least(t[v]);
+        sum[v] += m * jobs[j].count;
+        sum_min[v] += m_min * jobs[j].count;
+        const std::string row =
+            fmt::format("{},{},{},{},{},{},{},{:.4f},{:.4f},{:.3f},{:.4f},{:.4f},{:.3f}", net.name,
+                        batch, l.name, keys[j], residual ? 1 : 0, jobs[j].count, plans[v].first, m,
+                        ref, m / ref, m_min, ref_min, m_min / ref_min);
+        std::puts(row.c_str());
+        if (out) out << row << '\n';
+      }
+      std::fflush(stdout);
+    }
+    for (size_t v = 0; v < plans.size(); ++v)
+      fmt::print(
+          "total {} batch {} {}: medians {:.2f} ms vs onednn {:.2f} ms = {:.3f}; minima {:.2f} vs "
+          "{:.2f} = {:.3f} (layers x count)\n",
+          net.name, batch, plans[v].first, sum[v], sum_onednn, sum[v] / sum_onednn, sum_min[v],
+          min_onednn, sum_min[v] / min_onednn);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
