@@ -126,6 +126,10 @@ struct FakeSweep {
     w.push_back(worker(log, 1, delay));
     return w;
   }
+  // run_sweep of the workload over workers w into store.
+  SweepSummary run(Store& store, std::vector<SweepWorker> w) {
+    return run_sweep(family, std::move(w), workload, store, options);
+  }
   size_t expected_rows() const {
     return workload.problems.size() * (family.space().enumerate().size() + 1);  // + vendor row
   }

@@ -41,6 +41,13 @@ std::string replay(const std::string& device, const std::string& csv, const std:
          kDir + "planted-shapes.csv --store " + store;
 }
 
+// The package's selector serves these devices, in this order ("\"a\", \"b\"").
+void expect_devices(const std::string& package, const std::string& devices) {
+  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
+  EXPECT_NE(header.find("kDevices[kNumDevices] = {" + devices + "}"), std::string::npos)
+      << header.substr(0, 2000);
+}
+
 TEST_F(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
   const std::string store = temp("tune-device.sqlite");
   const std::string package = temp("tune-device-package");
@@ -56,10 +63,7 @@ TEST_F(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
             std::string::npos);
   EXPECT_NE(r.output.find("--strategy model --budget 2"), std::string::npos);
   EXPECT_NE(r.output.find("prior problems 12"), std::string::npos);  // planted-a's, the prior
-  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
-  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-b\", \"planted-a\"}"),
-            std::string::npos)
-      << header.substr(0, 2000);
+  expect_devices(package, "\"planted-b\", \"planted-a\"");
 }
 
 // A GPU's package: --backends reaches deploy (a replayed planted GPU; nothing is compiled here).
@@ -105,10 +109,7 @@ TEST_F(TuneDevice, CompletesTheKeptConfigsOnEveryProblemBeforeTraining) {
   for (size_t at = rows.find(config); at != std::string::npos; at = rows.find(config, at + 1))
     ++with_config;
   EXPECT_EQ(with_config, 12u) << rows;  // the 12 planted shapes
-  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
-  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-a\", \"planted-b\"}"),
-            std::string::npos)
-      << header.substr(0, 2000);
+  expect_devices(package, "\"planted-a\", \"planted-b\"");
 }
 
 // The vendor recipe (--vendors, the unsure rule) reaches the steps that learn the selector.

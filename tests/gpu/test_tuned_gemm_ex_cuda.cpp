@@ -18,6 +18,7 @@
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
 #include "tests/gpu/gemm_ex_cases.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
@@ -31,12 +32,7 @@ const GemmPrecision kTensorPrecisions[] = {GemmPrecision::tf32, GemmPrecision::b
                                            GemmPrecision::fp16};
 
 std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const ktune::GemmError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ktune::test::thrown_message<ktune::GemmError>(call);
 }
 
 bool contains(const std::string& text, const std::string& part) {
