@@ -21,7 +21,6 @@
 #include "ktune/error.hpp"
 #include "ktune/gzip_io.hpp"
 #include "ktune/store.hpp"
-#include "measurement_test_util.hpp"
 
 namespace ktune {
 namespace {
@@ -31,8 +30,17 @@ using testing::read_file;
 using testing::run_ktune;
 
 Measurement row(int writer, int i) {
-  return testing::ok_measurement("dev", "gemm", "m=" + std::to_string(writer),
-                                 "c=" + std::to_string(i), i, 1, 1);
+  Measurement m;
+  m.device = "dev";
+  m.family = "gemm";
+  m.problem = "m=" + std::to_string(writer);
+  m.config = "c=" + std::to_string(i);
+  m.config_id = i;
+  m.outcome.status = Status::ok;
+  m.outcome.timing.median_ms = 1;
+  m.outcome.timing.reps = 1;
+  m.perf = 1;
+  return m;
 }
 
 // A scratch directory of this test, removed afterwards (permissions restored first).
