@@ -22,9 +22,7 @@ TEST(SweepWorkers, IdenticalDevicesShareOneQueueAndStoreTheKeysOfOneDevice) {
   const auto one = temp_path("workers_one.sqlite"), two = temp_path("workers_two.sqlite");
   {
     Store store(one);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(one_log, 0, microseconds(100)));
-    EXPECT_EQ(s.run(store, std::move(w)).measured, s.expected_rows());
+    EXPECT_EQ(s.run(store, s.workers(one_log, {microseconds(100)})).measured, s.expected_rows());
   }
   std::vector<size_t> progress;
   s.options.on_progress = [&](size_t done, size_t, const Measurement&) {
@@ -50,10 +48,7 @@ TEST(SweepWorkers, AFastDeviceTakesMoreOfTheQueueThanASlowOne) {
   Log log;
   const auto path = temp_path("workers_balance.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(20000)));  // slow
-  w.push_back(s.worker(log, 1, microseconds(200)));    // fast
-  s.run(store, std::move(w));
+  s.run(store, s.workers(log, {microseconds(20000), microseconds(200)}));  // slow, fast
   // A static split would give each half; the queue gives the 100x faster device far more.
   EXPECT_GT(log.per_worker[1], 3 * log.per_worker[0])
       << "fast " << log.per_worker[1] << ", slow " << log.per_worker[0];
@@ -87,10 +82,10 @@ TEST(SweepWorkers, DifferentDevicesEachMeasureTheWholeSweepUnderTheirSlug) {
   const auto path = temp_path("workers_slugs.sqlite");
   {
     Store store(path);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(log, 0, microseconds(50), "model-a"));
-    w.push_back(s.worker(log, 1, microseconds(50), "model-b"));
-    EXPECT_EQ(s.run(store, std::move(w)).measured, 2 * s.expected_rows());
+    EXPECT_EQ(
+        s.run(store, s.workers(log, {microseconds(50), microseconds(50)}, {"model-a", "model-b"}))
+            .measured,
+        2 * s.expected_rows());
   }
   const Store store(path, Store::Mode::read_only);
   EXPECT_EQ(store.measured_devices(), (std::vector<std::string>{"model-a", "model-b"}));
@@ -131,8 +126,7 @@ TEST(SweepWorkers, AWorkerThatCannotOpenItsDeviceFailsBeforeTheStoreIsWritten) {
   Log log;
   const auto path = temp_path("workers_open.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(50)));
+  std::vector<SweepWorker> w = s.workers(log, {microseconds(50)});
   w.push_back(
       {[]() -> std::unique_ptr<Backend> { throw Error("cuda:7: no such CUDA device"); }, ""});
   EXPECT_THROW(s.run(store, std::move(w)), Error);
