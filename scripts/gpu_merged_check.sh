@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-/tmp/kt-build-check}
 OUT=${OUT:?OUT}
 PHASES=${PHASES:-build tests vit ktt examples}
-has() { [[ " $PHASES " == *" $1 "* ]]; }
+. scripts/device_common.sh
 mkdir -p "$OUT"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/nvidia-smi.txt"

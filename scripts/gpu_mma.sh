@@ -15,7 +15,7 @@ W=/tmp/mma-work  # what each phase writes; packed into $OUT/<phase>.tar.gz (8 fi
 mkdir -p "$OUT" "$W"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 PHASES=${PHASES:-build tests sweep}
-has() { [[ " $PHASES " == *" $1 "* ]]; }
+. scripts/device_common.sh
 
 if has build; then
   start=$(date +%s)
@@ -25,9 +25,7 @@ fi
 # shellcheck disable=SC1090
 . "$BUILD.env"
 B=$BUILD/bin
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
-  > "$OUT/nvidia-smi.txt"
-cat "$OUT/nvidia-smi.txt"
+gpu_info "$OUT/nvidia-smi.txt"
 
 if has tests; then
   start=$(date +%s)
@@ -54,9 +52,7 @@ fi
 
 if has sweep; then
   S="--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000"
-  # The device slug the store records: "NVIDIA H100 80GB HBM3" -> h100-80gb-hbm3.
-  slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed 's/^NVIDIA //' |
-    tr 'A-Z ' 'a-z-')
+  slug=$(gpu_slug)
   for w in ${WORKLOADS:-large@bf16 large@tf32}; do
     start=$(date +%s)
     # shellcheck disable=SC2086

@@ -16,12 +16,8 @@ mkdir -p "$OUT"
 STORE=/tmp/ktune-gpu.sqlite
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 
-# The binary was built elsewhere: point the loader at this machine's CUDA 13 libraries.
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-  $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib") for p in nvidia.__path__ for q in os.listdir(p)))' 2>/dev/null); do
-  [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
-done
-export LD_LIBRARY_PATH
+. scripts/device_common.sh
+use_device_cuda_libraries
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/nvidia-smi.txt"
 ldd "$BIN/ktune" | grep -E "not found|nvrtc|cublas|cudnn" | tee "$OUT/ldd.txt"
 

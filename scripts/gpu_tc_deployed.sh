@@ -20,10 +20,8 @@ W=/tmp/tc-deployed
 mkdir -p "$OUT" "$W"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 PHASES=${PHASES:-build tests bench}
-has() { [[ " $PHASES " == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
-  > "$W/nvidia-smi.txt"
-cat "$W/nvidia-smi.txt"
+. scripts/device_common.sh
+gpu_info "$W/nvidia-smi.txt"
 
 if has build; then
   start=$(date +%s)

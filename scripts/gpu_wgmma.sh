@@ -17,10 +17,8 @@ W=/tmp/wgmma-work
 mkdir -p "$OUT" "$W"
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 PHASES=${PHASES:-build sass tests sweep}
-has() { [[ " $PHASES " == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
-  > "$OUT/nvidia-smi.txt"
-cat "$OUT/nvidia-smi.txt"
+. scripts/device_common.sh
+gpu_info "$OUT/nvidia-smi.txt"
 
 if has build; then
   start=$(date +%s)
@@ -53,8 +51,7 @@ fi
 
 if has sweep; then
   S="--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000"
-  slug=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed 's/^NVIDIA //' |
-    tr 'A-Z ' 'a-z-')
+  slug=$(gpu_slug)
   for w in ${WORKLOADS:-large@bf16}; do
     start=$(date +%s)
     # shellcheck disable=SC2086

@@ -33,20 +33,18 @@ int run_analyze(const AnalyzeArgs& a) {
   return 0;
 }
 
-Action setup_analyze(CLI::App& sub) {
-  auto a = std::make_shared<AnalyzeArgs>();
-  a->source.add_options(sub);
-  sub.add_option("--norm", a->norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
+void analyze_options(CLI::App& sub, AnalyzeArgs& a) {
+  a.source.add_options(sub);
+  sub.add_option("--norm", a.norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
       ->capture_default_str();
-  sub.add_option("--markdown", a->markdown, "Write the Markdown report here (default: stdout)");
-  sub.add_option("--csv", a->csv, "Also write the report as long-format CSV");
-  sub.add_option("--top", a->top, "Rows in the top-N tables")->capture_default_str();
-  return [a] { return run_analyze(*a); };
+  sub.add_option("--markdown", a.markdown, "Write the Markdown report here (default: stdout)");
+  sub.add_option("--csv", a.csv, "Also write the report as long-format CSV");
+  sub.add_option("--top", a.top, "Rows in the top-N tables")->capture_default_str();
 }
 
 const bool verb_analyze_registered = add_verb(
     "analyze", "PCA dimensionality, best-config counts and per-problem spread of a dataset",
-    setup_analyze);
+    analyze_options, run_analyze);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -129,43 +129,42 @@ int run_bench(BenchOptions o) {
   return 0;
 }
 
-Action setup_bench(CLI::App& app) {
-  auto o = std::make_shared<BenchOptions>();
-  auto* family = app.add_option("--family", o->family, "Kernel family")->capture_default_str();
-  app.add_option("--family-file", o->family_file,
+void bench_options(CLI::App& app, BenchOptions& o) {
+  auto* family = app.add_option("--family", o.family, "Kernel family")->capture_default_str();
+  app.add_option("--family-file", o.family_file,
                  "A tuning-problem file (docs/own-kernels.md) instead of --family; its workload "
                  "unless --workload")
       ->excludes(family);
-  app.add_option("--device", o->device,
+  app.add_option("--device", o.device,
                  "cpu, cuda:N, or several GPUs of this host sharing the sweep: cuda:all, cuda:0,1")
       ->capture_default_str();
-  app.add_option("--workload", o->workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file");
-  app.add_option("--store", o->store, "SQLite tuning store (created when absent)")->required();
+  app.add_option("--workload", o.workload, "Built-in workload (dnn, dnn-small, tiny) or CSV file");
+  app.add_option("--store", o.store, "SQLite tuning store (created when absent)")->required();
   app.add_option(
-         "--configs", o->configs,
+         "--configs", o.configs,
          "all, or a comma-separated list of configs, ids or kind:NAME (every config of a kind)")
       ->capture_default_str();
-  app.add_option("--shard", o->shard, "Take problems i, i+N, ... of the workload (i/N)")
+  app.add_option("--shard", o.shard, "Take problems i, i+N, ... of the workload (i/N)")
       ->capture_default_str();
-  app.add_option("--budget-ms", o->budget_ms, "Stop starting measurements after this wall time");
-  app.add_flag("--no-vendors", o->no_vendors, "Skip the vendor library baselines");
-  app.add_option("--warmups", o->timing.warmups,
+  app.add_option("--budget-ms", o.budget_ms, "Stop starting measurements after this wall time");
+  app.add_flag("--no-vendors", o.no_vendors, "Skip the vendor library baselines");
+  app.add_option("--warmups", o.timing.warmups,
                  "Untimed runs after the verification run (which already warms up)")
       ->capture_default_str();
-  app.add_option("--min-reps", o->timing.min_reps, "Timed runs at least")->capture_default_str();
-  app.add_option("--max-reps", o->timing.max_reps, "Timed runs at most (at least --min-reps)")
+  app.add_option("--min-reps", o.timing.min_reps, "Timed runs at least")->capture_default_str();
+  app.add_option("--max-reps", o.timing.max_reps, "Timed runs at most (at least --min-reps)")
       ->capture_default_str();
-  app.add_option("--rep-budget-ms", o->timing.budget_ms,
+  app.add_option("--rep-budget-ms", o.timing.budget_ms,
                  "Repeat until this much time was timed (after --min-reps)")
       ->capture_default_str();
-  app.add_option("--timeout-ms", o->timing.timeout_ms, "One run longer than this is a timeout")
+  app.add_option("--timeout-ms", o.timing.timeout_ms, "One run longer than this is a timeout")
       ->capture_default_str();
-  o->search.add_options(app);
-  return [o] { return run_bench(*o); };
+  o.search.add_options(app);
 }
 
-const bool verb_bench_registered = add_verb(
-    "bench", "Verify and time every config of a family over a workload into a store", setup_bench);
+const bool verb_bench_registered =
+    add_verb("bench", "Verify and time every config of a family over a workload into a store",
+             bench_options, run_bench);
 
 }  // namespace
 }  // namespace ktune::cli

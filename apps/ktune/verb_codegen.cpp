@@ -39,22 +39,21 @@ int run_codegen(const CodegenArgs& a) {
   return 0;
 }
 
-Action setup_codegen(CLI::App& sub) {
-  auto a = std::make_shared<CodegenArgs>();
-  sub.add_option("--model", a->model, "Tree selector model JSON (ktune train --selector tree-*)")
+void codegen_options(CLI::App& sub, CodegenArgs& a) {
+  sub.add_option("--model", a.model, "Tree selector model JSON (ktune train --selector tree-*)")
       ->required();
-  sub.add_option("-o,--output", a->output, "Header to write (- for stdout)")->required();
-  sub.add_option("--namespace", a->namespace_name, "Namespace of the generated code")
+  sub.add_option("-o,--output", a.output, "Header to write (- for stdout)")->required();
+  sub.add_option("--namespace", a.namespace_name, "Namespace of the generated code")
       ->capture_default_str();
-  sub.add_option("--function", a->function_name, "Name of the selection function")
+  sub.add_option("--function", a.function_name, "Name of the selection function")
       ->capture_default_str();
-  sub.add_option("--dataset", a->dataset,
+  sub.add_option("--dataset", a.dataset,
                  "Dataset to name in the header comment (default: the model's, if recorded)");
-  return [a] { return run_codegen(*a); };
 }
 
-const bool verb_codegen_registered = add_verb(
-    "codegen", "Emit a trained tree selector as a self-contained C++ header", setup_codegen);
+const bool verb_codegen_registered =
+    add_verb("codegen", "Emit a trained tree selector as a self-contained C++ header",
+             codegen_options, run_codegen);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -48,22 +48,20 @@ int run_cross_device(const CrossDeviceArgs& a) {
   return 0;
 }
 
-Action setup_cross_device(CLI::App& sub) {
-  auto a = std::make_shared<CrossDeviceArgs>();
-  sub.add_option("--data", a->data, "One device's dataset (repeatable: two or more)")->required();
-  sub.add_option("--family", a->family, "Kernel family (needed when the data holds several)");
-  sub.add_option("--pruner", a->pruner, "Recipe: pruner")->capture_default_str();
-  sub.add_option("--k", a->k, "Recipe: configs shipped")->capture_default_str();
-  sub.add_option("--norm", a->norm, "Recipe: normalization")->capture_default_str();
-  sub.add_option("--selector", a->selector, "Recipe: tree selector")->capture_default_str();
-  sub.add_option("--seed", a->seed, "Recipe: seed")->capture_default_str();
-  sub.add_option("--markdown", a->markdown, "Write the table here (default: stdout)");
-  return [a] { return run_cross_device(*a); };
+void cross_device_options(CLI::App& sub, CrossDeviceArgs& a) {
+  sub.add_option("--data", a.data, "One device's dataset (repeatable: two or more)")->required();
+  sub.add_option("--family", a.family, "Kernel family (needed when the data holds several)");
+  sub.add_option("--pruner", a.pruner, "Recipe: pruner")->capture_default_str();
+  sub.add_option("--k", a.k, "Recipe: configs shipped")->capture_default_str();
+  sub.add_option("--norm", a.norm, "Recipe: normalization")->capture_default_str();
+  sub.add_option("--selector", a.selector, "Recipe: tree selector")->capture_default_str();
+  sub.add_option("--seed", a.seed, "Recipe: seed")->capture_default_str();
+  sub.add_option("--markdown", a.markdown, "Write the table here (default: stdout)");
 }
 
 const bool verb_cross_device_registered =
     add_verb("cross-device", "Score selectors trained on one device on another device's oracle",
-             setup_cross_device);
+             cross_device_options, run_cross_device);
 
 }  // namespace
 }  // namespace ktune::cli

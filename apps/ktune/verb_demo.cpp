@@ -370,45 +370,43 @@ int run_demo(const DemoOptions& o) {
   return 0;
 }
 
-Action setup_demo(CLI::App& app) {
-  auto o = std::make_shared<DemoOptions>();
-  app.add_option("-o,--out-dir", o->out_dir,
+void demo_options(CLI::App& app, DemoOptions& o) {
+  app.add_option("-o,--out-dir", o.out_dir,
                  "Directory for the store (resumed when present), model, tables and header")
       ->capture_default_str();
-  app.add_option("--budget-s", o->budget_s, "Sweep time budget in seconds")->capture_default_str();
-  app.add_option("--k", o->k, "Number of configs to ship")->capture_default_str();
-  app.add_option("--learn-data", o->learn_data,
+  app.add_option("--budget-s", o.budget_s, "Sweep time budget in seconds")->capture_default_str();
+  app.add_option("--k", o.k, "Number of configs to ship")->capture_default_str();
+  app.add_option("--learn-data", o.learn_data,
                  "Dataset the learning steps use (store or exported CSV)")
       ->capture_default_str();
-  app.add_option("--learn-deployed", o->learn_deployed,
+  app.add_option("--learn-deployed", o.learn_deployed,
                  "That dataset's deployed run, plotted in the report when the file exists")
       ->capture_default_str();
-  app.add_option("--learn-eval", o->learn_eval,
+  app.add_option("--learn-eval", o.learn_eval,
                  "That dataset's `ktune eval --csv` table, plotted in the report when the file "
                  "exists (else the report evaluates the pruners)")
       ->capture_default_str();
   app.add_option(
-         "--kind", o->kind,
+         "--kind", o.kind,
          "Config kind to sweep on this CPU, all, or auto: packedz with AVX-512, else packed")
       ->capture_default_str();
-  app.add_option("--rounds", o->rounds,
+  app.add_option("--rounds", o.rounds,
                  "Paired rounds of each shape's best config against the vendors (a ratio is "
                  "claimed from 5 or more)")
       ->capture_default_str();
-  app.add_option("--results-dir", o->results_dir,
+  app.add_option("--results-dir", o.results_dir,
                  "Committed datasets, to say whether any was measured on this CPU")
       ->capture_default_str();
   // Hidden: a smaller workload and config subset keep the end-to-end test short.
-  app.add_option("--workload", o->workload, "")->group("");
-  app.add_option("--configs", o->configs, "")->group("");
-  return [o] { return run_demo(*o); };
+  app.add_option("--workload", o.workload, "")->group("");
+  app.add_option("--configs", o.configs, "")->group("");
 }
 
 const bool verb_demo_registered = add_verb(
     "demo",
     "The whole pipeline in minutes: sweep on this CPU, then prune, train, eval, codegen and the "
     "HTML report on a committed dataset",
-    setup_demo);
+    demo_options, run_demo);
 
 }  // namespace
 }  // namespace ktune::cli

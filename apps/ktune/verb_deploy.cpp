@@ -179,53 +179,51 @@ int run_deploy(DeployArgs a) {
   return 0;
 }
 
-Action setup_deploy(CLI::App& sub) {
-  auto a = std::make_shared<DeployArgs>();
-  sub.add_option("--family", a->families,
+void deploy_options(CLI::App& sub, DeployArgs& a) {
+  sub.add_option("--family", a.families,
                  "Family of the --data at the same position (repeatable; needed when a dataset "
                  "holds several)");
-  sub.add_option("--data", a->data,
+  sub.add_option("--data", a.data,
                  "Store (.sqlite) or exported measurements (.csv, .csv.gz) to learn a selector "
                  "from (repeatable: one per family and device; several devices of a family make a "
                  "multi-device library)");
-  sub.add_option("--label", a->labels,
+  sub.add_option("--label", a.labels,
                  "What the generated files call the --data at the same position, in place of its "
                  "path (default: the path)");
-  sub.add_option("--device", a->device, "Device slug (needed when a dataset holds several)");
-  sub.add_option("--device-info", a->device_info,
+  sub.add_option("--device", a.device, "Device slug (needed when a dataset holds several)");
+  sub.add_option("--device-info", a.device_info,
                  "A device's record for a multi-device library, where its dataset lacks it: "
                  "'<slug>:name=<model name>;<feature>=<value>;...' (repeatable; stores carry it)");
-  sub.add_option("--model", a->models,
+  sub.add_option("--model", a.models,
                  "A trained tree selector (ktune train -o) to ship as it is (repeatable)");
-  sub.add_option("--pruner", a->pruner,
+  sub.add_option("--pruner", a.pruner,
                  "Recipe: how the K configs are picked (ktune prune --method)")
       ->capture_default_str();
-  sub.add_option("--k", a->k, "Recipe: configs to ship, or 'all' (every config that ran)")
+  sub.add_option("--k", a.k, "Recipe: configs to ship, or 'all' (every config that ran)")
       ->capture_default_str();
-  sub.add_option("--norm", a->norm, "Recipe: normalization (scale, cutoff, rawcutoff, sigmoid)")
+  sub.add_option("--norm", a.norm, "Recipe: normalization (scale, cutoff, rawcutoff, sigmoid)")
       ->capture_default_str();
-  sub.add_option("--selector", a->selector, "Recipe: tree selector (tree-a, tree-b, tree-c)")
+  sub.add_option("--selector", a.selector, "Recipe: tree selector (tree-a, tree-b, tree-c)")
       ->capture_default_str();
-  sub.add_option("--fallback", a->fallback, "Recipe: when the pick is refused (ktune train)")
+  sub.add_option("--fallback", a.fallback, "Recipe: when the pick is refused (ktune train)")
       ->capture_default_str();
-  sub.add_option("--seed", a->seed, "Recipe: seed of the randomized pruners and models")
+  sub.add_option("--seed", a.seed, "Recipe: seed of the randomized pruners and models")
       ->capture_default_str();
-  add_unsure_options(sub, a->unsure);
-  DatasetSource::add_vendors_option(sub, a->vendors, a->vendor_names);
-  a->backends_option =
-      sub.add_option("--backends", a->backends,
+  add_unsure_options(sub, a.unsure);
+  DatasetSource::add_vendors_option(sub, a.vendors, a.vendor_names);
+  a.backends_option =
+      sub.add_option("--backends", a.backends,
                      "Backends of the library: cpu, cuda (file families: their kernels' language)")
           ->delimiter(',')
           ->capture_default_str();
-  sub.add_option("--name", a->name,
+  sub.add_option("--name", a.name,
                  "Library name: the package is ktune_tuned_<name> (default: the first family)");
-  sub.add_option("-o,--output", a->output, "Package directory to write")->required();
-  return [a] { return run_deploy(*a); };
+  sub.add_option("-o,--output", a.output, "Package directory to write")->required();
 }
 
 const bool verb_deploy_registered = add_verb(
     "deploy", "Build an installable CMake package of a tuned library from datasets or models",
-    setup_deploy);
+    deploy_options, run_deploy);
 
 }  // namespace
 }  // namespace ktune::cli

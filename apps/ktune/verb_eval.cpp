@@ -233,71 +233,67 @@ int run_eval(const EvalArgs& a) {
   return 0;
 }
 
-Action setup_eval(CLI::App& sub) {
-  auto a = std::make_shared<EvalArgs>();
-  sub.add_option("--data", a->data,
+void eval_options(CLI::App& sub, EvalArgs& a) {
+  sub.add_option("--data", a.data,
                  "Store (.sqlite) or exported measurements (.csv, .csv.gz); repeat for several "
                  "devices with --protocol stencil")
       ->required();
-  sub.add_option("--device", a->source.device, "Device slug (needed when the data holds several)");
-  sub.add_option("--family", a->source.family,
-                 "Kernel family (needed when the data holds several)");
-  a->source.long_csv.add_options(sub);  // --data may be a foreign long CSV
-  DatasetSource::add_vendors_option(sub, a->source.vendors, a->source.vendor_names);
-  sub.add_option("--protocol", a->protocol,
+  sub.add_option("--device", a.source.device, "Device slug (needed when the data holds several)");
+  sub.add_option("--family", a.source.family, "Kernel family (needed when the data holds several)");
+  a.source.long_csv.add_options(sub);  // --data may be a foreign long CSV
+  DatasetSource::add_vendors_option(sub, a.source.vendors, a.source.vendor_names);
+  sub.add_option("--protocol", a.protocol,
                  "selection (pruners x selectors) or stencil (the stencil seed paper's protocol: "
                  "classifiers x fallbacks and regressors over cv/synthetic-real/leave-one-out)")
       ->capture_default_str();
   sub.add_option(
-      "--splits", a->stencil.splits,
+      "--splits", a.stencil.splits,
       "stencil: splits to run (cv10, synthetic-real, device, program, size; default all)");
-  sub.add_option("--folds", a->stencil.folds, "stencil: folds of the cv split")
+  sub.add_option("--folds", a.stencil.folds, "stencil: folds of the cv split")
       ->capture_default_str();
   sub.add_option(
-      "--classifiers", a->stencil.classifiers,
+      "--classifiers", a.stencil.classifiers,
       "stencil: classifier selectors (default tree-a forest naive-bayes logreg svm-rbf)");
-  sub.add_option("--regressors", a->stencil.regressors,
+  sub.add_option("--regressors", a.stencil.regressors,
                  "stencil: regressor selectors (default reg-runtime reg-speedup; 'none' for none)");
-  sub.add_option("--expert", a->stencil.expert, "stencil: the hand-picked config")
+  sub.add_option("--expert", a.stencil.expert, "stencil: the hand-picked config")
       ->capture_default_str();
-  sub.add_option("--split", a->split,
+  sub.add_option("--split", a.split,
                  "random (seeded 80/20), network (leave one out), both, workload (leave one "
                  "of --workloads out), cv<k> (seeded k-fold, e.g. cv5), or largest<P> / "
                  "smallest<P> (hold out the P % largest / smallest problems by work)")
       ->capture_default_str();
-  sub.add_option("--workloads", a->workloads,
+  sub.add_option("--workloads", a.workloads,
                  "--split workload: the builtin workloads (or workload CSVs) to leave out in turn")
       ->delimiter(',');
-  sub.add_option("--drop-features", a->drop_features,
+  sub.add_option("--drop-features", a.drop_features,
                  "Leave these problem features out (e.g. to compare feature sets)")
       ->delimiter(',');
-  sub.add_option("--norms", a->norms, "Only these normalizations (default: all)")->delimiter(',');
-  sub.add_option("--pruners", a->pruners, "Only these pruners (default: all)")->delimiter(',');
-  sub.add_option("--selectors", a->selectors, "Only these selectors (default: all)")
+  sub.add_option("--norms", a.norms, "Only these normalizations (default: all)")->delimiter(',');
+  sub.add_option("--pruners", a.pruners, "Only these pruners (default: all)")->delimiter(',');
+  sub.add_option("--selectors", a.selectors, "Only these selectors (default: all)")->delimiter(',');
+  sub.add_option("--ks", a.ks, "Selector K values (default 5,6,8,15)")->delimiter(',');
+  sub.add_option("--ceiling-ks", a.ceiling_ks, "Pruner-ceiling K values (default 4..15)")
       ->delimiter(',');
-  sub.add_option("--ks", a->ks, "Selector K values (default 5,6,8,15)")->delimiter(',');
-  sub.add_option("--ceiling-ks", a->ceiling_ks, "Pruner-ceiling K values (default 4..15)")
-      ->delimiter(',');
-  sub.add_option("--seed", a->seed, "Seed for the split, pruners and models")
+  sub.add_option("--seed", a.seed, "Seed for the split, pruners and models")->capture_default_str();
+  sub.add_option("--fallback", a.fallback, "When a pick is refused: baseline, random, nearest")
       ->capture_default_str();
-  sub.add_option("--fallback", a->fallback, "When a pick is refused: baseline, random, nearest")
-      ->capture_default_str();
-  add_unsure_options(sub, a->unsure);
-  sub.add_option("--markdown", a->markdown, "Write the tables here (default: stdout)");
-  sub.add_option("--csv", a->csv,
+  add_unsure_options(sub, a.unsure);
+  sub.add_option("--markdown", a.markdown, "Write the tables here (default: stdout)");
+  sub.add_option("--csv", a.csv,
                  "Write split,norm,pruner,selector,k,pct_of_oracle,ceiling_pct here, and every "
                  "metric to <name>-metrics.csv (stencil: the protocol's metric columns)");
-  sub.add_option("--threads", a->threads, "Worker threads (0 = all cores)")
+  sub.add_option("--threads", a.threads, "Worker threads (0 = all cores)")
       ->check(CLI::Range(0, cli::kMaxThreads))
       ->capture_default_str();
-  sub.add_flag("--quick", a->quick,
+  sub.add_flag("--quick", a.quick,
                "Small matrix for CI and demos: random split, scale, topn/kmeans/tree, K 4..8, "
                "tree-b/knn-3/forest/reg-speedup");
-  return [a] { return run_eval(*a); };
 }
 
-const bool verb_eval_registered = add_verb(
-    "eval", "Evaluate pruners and selectors on held-out problems (Markdown and CSV)", setup_eval);
+const bool verb_eval_registered =
+    add_verb("eval", "Evaluate pruners and selectors on held-out problems (Markdown and CSV)",
+             eval_options, run_eval);
 
 }  // namespace
 }  // namespace ktune::cli

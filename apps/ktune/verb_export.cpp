@@ -35,19 +35,17 @@ int run_export(const ExportArgs& a) {
   return 0;
 }
 
-Action setup_export(CLI::App& sub) {
-  auto a = std::make_shared<ExportArgs>();
-  sub.add_option("--store", a->store, "Tuning store (SQLite) to read")->required();
-  sub.add_option("--format", a->format, "csv (ktune long CSV) or t4 (T4 results JSON)")->required();
-  sub.add_option("-o,--output", a->output,
+void export_options(CLI::App& sub, ExportArgs& a) {
+  sub.add_option("--store", a.store, "Tuning store (SQLite) to read")->required();
+  sub.add_option("--format", a.format, "csv (ktune long CSV) or t4 (T4 results JSON)")->required();
+  sub.add_option("-o,--output", a.output,
                  "Output file; a name ending in .gz is gzip-compressed (default: stdout)");
-  sub.add_option("--device", a->device, "Only this device's measurements");
-  sub.add_option("--family", a->family, "Only this kernel family's measurements");
-  return [a] { return run_export(*a); };
+  sub.add_option("--device", a.device, "Only this device's measurements");
+  sub.add_option("--family", a.family, "Only this kernel family's measurements");
 }
 
 const bool verb_export_registered =
-    add_verb("export", "Write stored measurements as CSV or T4 JSON", setup_export);
+    add_verb("export", "Write stored measurements as CSV or T4 JSON", export_options, run_export);
 
 }  // namespace
 

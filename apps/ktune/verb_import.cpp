@@ -110,41 +110,39 @@ int run_import(const ImportArgs& a) {
   return 0;
 }
 
-Action setup_import(CLI::App& sub) {
-  auto a = std::make_shared<ImportArgs>();
-  sub.add_option("--store", a->store, "Tuning store (SQLite) to add to; created if missing")
+void import_options(CLI::App& sub, ImportArgs& a) {
+  sub.add_option("--store", a.store, "Tuning store (SQLite) to add to; created if missing")
       ->required();
-  auto* csv = sub.add_option("--csv", a->csv,
+  auto* csv = sub.add_option("--csv", a.csv,
                              "ktune CSV (.csv or .csv.gz), or a foreign long "
                              "CSV with --problem-cols");
-  auto* t4 = sub.add_option("--t4", a->t4, "T4 results JSON (.json or .json.gz)");
-  auto* kt = sub.add_option("--kernel-tuner", a->kernel_tuner,
+  auto* t4 = sub.add_option("--t4", a.t4, "T4 results JSON (.json or .json.gz)");
+  auto* kt = sub.add_option("--kernel-tuner", a.kernel_tuner,
                             "Kernel Tuner cache file (JSON, also left unclosed by a cut run)");
-  sub.add_option("--remembered", a->remembered,
+  sub.add_option("--remembered", a.remembered,
                  "Tune-and-remember cache of a deployed library (KTUNE_REMEMBER): every "
                  "candidate it timed");
   csv->excludes(t4);  // CLI11 rejects pairs; check_args rejects none
   csv->excludes(kt);
   t4->excludes(kt);
-  sub.add_option("--device", a->device, "Record the rows under this device slug");
-  sub.add_option("--family", a->family, "Record the rows under this kernel family");
-  sub.add_option("--problem", a->problem, "Record the rows under this problem key");
-  a->long_csv.add_options(sub);
-  sub.add_option("--objective", a->objective,
+  sub.add_option("--device", a.device, "Record the rows under this device slug");
+  sub.add_option("--family", a.family, "Record the rows under this kernel family");
+  sub.add_option("--problem", a.problem, "Record the rows under this problem key");
+  a.long_csv.add_options(sub);
+  sub.add_option("--objective", a.objective,
                  "T4 / Kernel Tuner: the observable that ranks configs (default: the file's)");
-  sub.add_option("--direction", a->direction,
+  sub.add_option("--direction", a.direction,
                  "min or max: whether lower or higher --objective is better (default: Kernel "
                  "Tuner's for known names; time is min)");
-  sub.add_option("--tags-from", a->tags_from,
+  sub.add_option("--tags-from", a.tags_from,
                  "Give each imported problem the tags (e.g. networks) of the same problem in "
                  "this workload of its family");
-  return [a] { return run_import(*a); };
 }
 
 const bool verb_import_registered = add_verb(
     "import",
     "Add measurements from CSV, T4 JSON, Kernel Tuner or tune-and-remember caches to a store",
-    setup_import);
+    import_options, run_import);
 
 }  // namespace
 

@@ -45,22 +45,19 @@ int run_prune(const PruneArgs& a) {
   return 0;
 }
 
-Action setup_prune(CLI::App& sub) {
-  auto a = std::make_shared<PruneArgs>();
-  a->source.add_options(sub);
-  sub.add_option("--method", a->method,
-                 "topn, kmeans, pca-kmeans, spectral, hdbscan, tree or cover")
+void prune_options(CLI::App& sub, PruneArgs& a) {
+  a.source.add_options(sub);
+  sub.add_option("--method", a.method, "topn, kmeans, pca-kmeans, spectral, hdbscan, tree or cover")
       ->required();
-  sub.add_option("--k", a->k, "Number of configs to ship")->capture_default_str();
-  sub.add_option("--norm", a->norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
+  sub.add_option("--k", a.k, "Number of configs to ship")->capture_default_str();
+  sub.add_option("--norm", a.norm, "Normalization: scale, cutoff, rawcutoff, sigmoid")
       ->capture_default_str();
-  sub.add_option("--seed", a->seed, "Seed for the randomized methods")->capture_default_str();
-  sub.add_option("-o,--output", a->output, "Write the picked configs here, one per line");
-  return [a] { return run_prune(*a); };
+  sub.add_option("--seed", a.seed, "Seed for the randomized methods")->capture_default_str();
+  sub.add_option("-o,--output", a.output, "Write the picked configs here, one per line");
 }
 
 const bool verb_prune_registered =
-    add_verb("prune", "Pick the K configs to ship from a dataset", setup_prune);
+    add_verb("prune", "Pick the K configs to ship from a dataset", prune_options, run_prune);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -41,10 +41,9 @@ int run_search_eval(SearchEvalArgs a) {
   return 0;
 }
 
-Action setup_search_eval(CLI::App& sub) {
-  auto a = std::make_shared<SearchEvalArgs>();
-  a->source.add_options(sub);
-  auto& o = a->o;
+void search_eval_options(CLI::App& sub, SearchEvalArgs& a) {
+  a.source.add_options(sub);
+  auto& o = a.o;
   sub.add_option("--strategies", o.strategies, "exhaustive, random, model")
       ->delimiter(',')
       ->capture_default_str();
@@ -58,7 +57,7 @@ Action setup_search_eval(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--k", o.k, "Configs shipped by the downstream pipeline")->capture_default_str();
   sub.add_option("--pruner", o.pruner, "Downstream pruner")->capture_default_str();
-  sub.add_option("--norm", a->norm, "Downstream normalization")->capture_default_str();
+  sub.add_option("--norm", a.norm, "Downstream normalization")->capture_default_str();
   sub.add_option("--selector", o.selector, "Downstream selector")->capture_default_str();
   sub.add_option("--split-seed", o.split_seed, "Seed of the 80/20 split")->capture_default_str();
   sub.add_option("--initial", o.model.initial, "model: random configs per problem first")
@@ -69,18 +68,17 @@ Action setup_search_eval(CLI::App& sub) {
   sub.add_option("--max-train-rows", o.model.max_train_rows,
                  "model: measured cells subsampled to at most this many per refit")
       ->capture_default_str();
-  sub.add_option("--acquisition", a->acquisition, "model: ei, ucb or mean")->capture_default_str();
-  sub.add_option("--markdown", a->markdown, "Write the table here (default: stdout)");
-  sub.add_option("--csv", a->csv,
+  sub.add_option("--acquisition", a.acquisition, "model: ei, ucb or mean")->capture_default_str();
+  sub.add_option("--markdown", a.markdown, "Write the table here (default: stdout)");
+  sub.add_option("--csv", a.csv,
                  "Write strategy,budget_per_problem,seeds,pct_of_oracle,selector_pct_of_oracle");
-  return [a] { return run_search_eval(*a); };
 }
 
 const bool verb_search_eval_registered = add_verb(
     "search-eval",
     "Simulate search strategies on a stored dataset: % of oracle per budget and the selector "
     "trained on sampled data",
-    setup_search_eval);
+    search_eval_options, run_search_eval);
 
 }  // namespace
 }  // namespace ktune::cli

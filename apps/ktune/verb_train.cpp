@@ -70,27 +70,26 @@ int run_train(const TrainArgs& a) {
   return 0;
 }
 
-Action setup_train(CLI::App& sub) {
-  auto a = std::make_shared<TrainArgs>();
-  a->source.add_options(sub);
+void train_options(CLI::App& sub, TrainArgs& a) {
+  a.source.add_options(sub);
   std::string names;
   for (const auto& n : ml::selector_names()) names += (names.empty() ? "" : ", ") + n;
-  sub.add_option("--selector", a->selector, names)->required();
-  sub.add_option("--configs", a->configs, "Shipped configs, one per line (ktune prune -o)")
+  sub.add_option("--selector", a.selector, names)->required();
+  sub.add_option("--configs", a.configs, "Shipped configs, one per line (ktune prune -o)")
       ->required();
-  sub.add_option("--norm", a->norm,
+  sub.add_option("--norm", a.norm,
                  "Normalization for the labels: scale, cutoff, rawcutoff, sigmoid")
       ->capture_default_str();
-  sub.add_option("--fallback", a->fallback, "When the pick is refused: baseline, random, nearest")
+  sub.add_option("--fallback", a.fallback, "When the pick is refused: baseline, random, nearest")
       ->capture_default_str();
-  sub.add_option("--seed", a->seed, "Seed for the randomized models")->capture_default_str();
-  add_unsure_options(sub, a->unsure);
-  sub.add_option("-o,--output", a->output, "Model JSON to write")->required();
-  return [a] { return run_train(*a); };
+  sub.add_option("--seed", a.seed, "Seed for the randomized models")->capture_default_str();
+  add_unsure_options(sub, a.unsure);
+  sub.add_option("-o,--output", a.output, "Model JSON to write")->required();
 }
 
 const bool verb_train_registered =
-    add_verb("train", "Train a selector over the shipped configs and save it as JSON", setup_train);
+    add_verb("train", "Train a selector over the shipped configs and save it as JSON",
+             train_options, run_train);
 
 }  // namespace
 }  // namespace ktune::cli

@@ -169,55 +169,51 @@ int run_tune_device(const TuneDeviceArgs& a) {
   return 0;
 }
 
-Action setup_tune_device(CLI::App& sub) {
-  auto a = std::make_shared<TuneDeviceArgs>();
-  sub.add_option("--family", a->family, "Kernel family")->capture_default_str();
-  sub.add_option("--device", a->device, "Device to tune (cpu, cuda:0)")->capture_default_str();
-  sub.add_option("--workload", a->workload, "Workload to tune for (as ktune bench)")->required();
-  sub.add_option("--store", a->store, "Store the new device's measurements go to")->required();
-  sub.add_option("--budget", a->budget,
+void tune_device_options(CLI::App& sub, TuneDeviceArgs& a) {
+  sub.add_option("--family", a.family, "Kernel family")->capture_default_str();
+  sub.add_option("--device", a.device, "Device to tune (cpu, cuda:0)")->capture_default_str();
+  sub.add_option("--workload", a.workload, "Workload to tune for (as ktune bench)")->required();
+  sub.add_option("--store", a.store, "Store the new device's measurements go to")->required();
+  sub.add_option("--budget", a.budget,
                  "Configs measured per problem: a count or a percentage of the space")
       ->capture_default_str();
-  sub.add_option("--total-budget", a->total_budget, "New measurements in this run at most");
-  sub.add_option("--prior", a->prior,
+  sub.add_option("--total-budget", a.total_budget, "New measurements in this run at most");
+  sub.add_option("--prior", a.prior,
                  "Other devices' measurements the model search learns from (repeatable)");
-  sub.add_option("--simulate", a->simulate,
+  sub.add_option("--simulate", a.simulate,
                  "Replay this dataset instead of measuring (tests; --device names its device)");
-  sub.add_option("--seed", a->seed, "Seed of the search and the recipe")->capture_default_str();
+  sub.add_option("--seed", a.seed, "Seed of the search and the recipe")->capture_default_str();
   // bench's space and timing options, passed on only when given (a GPU sweep's short timing).
   // Not --budget-ms: the steps after a bench cut short would learn from what it left.
   for (const char* option :
        {"--configs", "--warmups", "--min-reps", "--max-reps", "--rep-budget-ms", "--timeout-ms"})
     sub.add_option_function<std::string>(
-        option, [a, option](const std::string& v) { a->bench_options.emplace_back(option, v); },
+        option, [&a, option](const std::string& v) { a.bench_options.emplace_back(option, v); },
         std::string("As ktune bench ") + option);
-  sub.add_option("--with", a->with,
+  sub.add_option("--with", a.with,
                  "Another device's dataset of the family to ship beside the new one (repeatable)");
-  sub.add_option("--device-info", a->device_info, "As ktune deploy --device-info (repeatable)");
-  sub.add_option("--k", a->k, "Recipe: configs per device (as ktune deploy)")
-      ->capture_default_str();
-  sub.add_option("--pruner", a->pruner, "Recipe: pruner")->capture_default_str();
-  sub.add_option("--selector", a->selector, "Recipe: tree selector")->capture_default_str();
-  sub.add_flag("--complete", a->complete,
+  sub.add_option("--device-info", a.device_info, "As ktune deploy --device-info (repeatable)");
+  sub.add_option("--k", a.k, "Recipe: configs per device (as ktune deploy)")->capture_default_str();
+  sub.add_option("--pruner", a.pruner, "Recipe: pruner")->capture_default_str();
+  sub.add_option("--selector", a.selector, "Recipe: tree selector")->capture_default_str();
+  sub.add_flag("--complete", a.complete,
                "After the search, measure the recipe's K pruned configs on every problem and "
                "train the selector on them (a sampled store leaves most of them unmeasured)");
-  sub.add_flag("--vendors", a->vendors,
+  sub.add_flag("--vendors", a.vendors,
                "Recipe: the vendor libraries' rows as candidates (as ktune deploy)");
-  sub.add_option("--min-vote-share", a->min_vote_share,
-                 "Recipe: the unsure rule (as ktune deploy)");
-  sub.add_option("--name", a->name, "Package name (as ktune deploy)");
-  sub.add_option("--backends", a->backends,
+  sub.add_option("--min-vote-share", a.min_vote_share, "Recipe: the unsure rule (as ktune deploy)");
+  sub.add_option("--name", a.name, "Package name (as ktune deploy)");
+  sub.add_option("--backends", a.backends,
                  "The package's backends (as ktune deploy; cuda for a GPU)")
       ->capture_default_str();
-  sub.add_option("-o,--output", a->output, "Package directory to write (ktune deploy)");
-  sub.add_option("--emit-model", a->model, "Write the device's selector model here instead");
-  return [a] { return run_tune_device(*a); };
+  sub.add_option("-o,--output", a.output, "Package directory to write (ktune deploy)");
+  sub.add_option("--emit-model", a.model, "Write the device's selector model here instead");
 }
 
 const bool verb_tune_device_registered =
     add_verb("tune-device",
              "Tune the device it runs on by sampled search and add it to a multi-device library",
-             setup_tune_device);
+             tune_device_options, run_tune_device);
 
 }  // namespace
 }  // namespace ktune::cli

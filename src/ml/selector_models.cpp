@@ -183,29 +183,39 @@ class KnnSelector : public ClassifierSelector {
   KnnClassifier knn_;
 };
 
-template <class Svm>
-class SvmSelector : public ClassifierSelector {
+// A classifier over one model fitted with default Params and the selector's seed, its per-class
+// scores from Scores, stored under `key` in the selector's JSON: the SVMs (decision values, key
+// "svm") and the MLP (probabilities, key "mlp").
+template <class Model, class Params,
+          Eigen::VectorXd (Model::*Scores)(const Eigen::Ref<const Eigen::RowVectorXd>&) const>
+class SeededModelSelector : public ClassifierSelector {
  public:
-  SvmSelector(std::string kind, SelectorOptions o) : ClassifierSelector(std::move(kind), o, true) {}
+  SeededModelSelector(std::string kind, SelectorOptions o, std::string key)
+      : ClassifierSelector(std::move(kind), o, true), key_(std::move(key)) {}
 
  protected:
   void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
-    SvmParams p;
+    Params p;
     p.seed = options().seed;
-    svm_.fit(X, y, K, p);
+    model_.fit(X, y, K, p);
   }
   Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
-    return svm_.decision(x);
+    return (model_.*Scores)(x);
   }
-  nlohmann::json classes_json() const override { return {{"svm", svm_.to_json()}}; }
-  void load_classes(const nlohmann::json& j) override { svm_ = Svm::from_json(j.at("svm")); }
+  nlohmann::json classes_json() const override { return {{key_, model_.to_json()}}; }
+  void load_classes(const nlohmann::json& j) override { model_ = Model::from_json(j.at(key_)); }
   std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
-    return {svm_.n_features(), svm_.n_classes()};
+    return {model_.n_features(), model_.n_classes()};
   }
 
  private:
-  Svm svm_;
+  std::string key_;
+  Model model_;
 };
+
+template <class Svm>
+using SvmSelector = SeededModelSelector<Svm, SvmParams, &Svm::decision>;
+using MlpSelector = SeededModelSelector<Mlp, MlpParams, &Mlp::predict_proba>;
 
 class ForestSelector : public ClassifierSelector {
  public:
@@ -233,29 +243,6 @@ class ForestSelector : public ClassifierSelector {
 
  private:
   RandomForest forest_;
-};
-
-class MlpSelector : public ClassifierSelector {
- public:
-  MlpSelector(std::string kind, SelectorOptions o) : ClassifierSelector(std::move(kind), o, true) {}
-
- protected:
-  void fit_classes(const Eigen::MatrixXd& X, const std::vector<int>& y, int K) override {
-    MlpParams p;
-    p.seed = options().seed;
-    mlp_.fit(X, y, K, p);
-  }
-  Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
-    return mlp_.predict_proba(x);
-  }
-  nlohmann::json classes_json() const override { return {{"mlp", mlp_.to_json()}}; }
-  void load_classes(const nlohmann::json& j) override { mlp_ = Mlp::from_json(j.at("mlp")); }
-  std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
-    return {mlp_.n_features(), mlp_.n_classes()};
-  }
-
- private:
-  Mlp mlp_;
 };
 
 class NaiveBayesSelector : public ClassifierSelector {
@@ -404,16 +391,17 @@ const std::vector<std::pair<std::string, Factory>>& factories() {
       });
     }
     f.emplace_back("svm-linear", [](const SelectorOptions& o) {
-      return std::make_unique<SvmSelector<LinearSvm>>("svm-linear", o);
+      return std::make_unique<SvmSelector<LinearSvm>>("svm-linear", o, "svm");
     });
     f.emplace_back("svm-rbf", [](const SelectorOptions& o) {
-      return std::make_unique<SvmSelector<RbfSvm>>("svm-rbf", o);
+      return std::make_unique<SvmSelector<RbfSvm>>("svm-rbf", o, "svm");
     });
     f.emplace_back("forest", [](const SelectorOptions& o) {
       return std::make_unique<ForestSelector>("forest", o);
     });
-    f.emplace_back(
-        "mlp", [](const SelectorOptions& o) { return std::make_unique<MlpSelector>("mlp", o); });
+    f.emplace_back("mlp", [](const SelectorOptions& o) {
+      return std::make_unique<MlpSelector>("mlp", o, "mlp");
+    });
     f.emplace_back("naive-bayes", [](const SelectorOptions& o) {
       return std::make_unique<NaiveBayesSelector>("naive-bayes", o);
     });

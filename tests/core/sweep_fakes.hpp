@@ -119,12 +119,22 @@ struct FakeSweep {
             },
             slug};
   }
+  // Workers sharing `log`, worker i waiting delays[i] per run, of device slugs[i] (default: one
+  // device).
+  std::vector<SweepWorker> workers(Log& log, const std::vector<std::chrono::microseconds>& delays,
+                                   const std::vector<std::string>& slugs = {}) {
+    std::vector<SweepWorker> w;
+    for (size_t i = 0; i < delays.size(); ++i)
+      w.push_back(worker(log, int(i), delays[i], i < slugs.size() ? slugs[i] : ""));
+    return w;
+  }
   // Two workers of one device sharing `log`, each waiting `delay` per run.
   std::vector<SweepWorker> two_workers(Log& log, std::chrono::microseconds delay) {
-    std::vector<SweepWorker> w;
-    w.push_back(worker(log, 0, delay));
-    w.push_back(worker(log, 1, delay));
-    return w;
+    return workers(log, {delay, delay});
+  }
+  // run_sweep of the workload over workers w into store.
+  SweepSummary run(Store& store, std::vector<SweepWorker> w) {
+    return run_sweep(family, std::move(w), workload, store, options);
   }
   size_t expected_rows() const {
     return workload.problems.size() * (family.space().enumerate().size() + 1);  // + vendor row

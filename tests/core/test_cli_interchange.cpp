@@ -50,6 +50,12 @@ class CliInterchange : public ::testing::Test {
     return r;
   }
 
+  // `ktune import --store <store> --<source> <path><more>`: source is csv, t4 or kernel-tuner.
+  RunResult run_import(const std::string& store, const std::string& source, const std::string& path,
+                       const std::string& more = "") const {
+    return ktune("import --store '" + store + "' --" + source + " '" + path + "'" + more);
+  }
+
   // A small store with every status and awkward messages.
   std::string make_source_store() const {
     const std::string path = file("src.sqlite");
@@ -106,14 +112,12 @@ TEST_F(CliInterchange, ExportThenImportReproducesTheStore) {
     auto r = ktune("export --store '" + src + "' --format " + format + " -o '" + file(out) + "'");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string dst = file("dst_" + out + ".sqlite");
-    r = ktune("import --store '" + dst + "' --" + (format == "csv" ? "csv" : "t4") + " '" +
-              file(out) + "'");
+    r = run_import(dst, format, file(out));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("30 added, 0 skipped"), std::string::npos) << r.out;
     expect_same_rows(original, Store(dst, Store::Mode::read_only).query());
     // A second import adds nothing.
-    r = ktune("import --store '" + dst + "' --" + (format == "csv" ? "csv" : "t4") + " '" +
-              file(out) + "'");
+    r = run_import(dst, format, file(out));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("0 added, 30 skipped"), std::string::npos) << r.out;
   }
@@ -146,20 +150,20 @@ TEST_F(CliInterchange, MalformedInputFailsAndLeavesTheStoreUnchanged) {
   text.insert(text.rfind(",ok,") == std::string::npos ? text.size() : text.rfind(",ok,") + 4, "x");
   std::ofstream(file("bad.csv"), std::ios::binary) << text;
 
-  auto r = ktune("import --store '" + dst + "' --csv '" + file("bad.csv") + "'");
+  auto r = run_import(dst, "csv", file("bad.csv"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find(file("bad.csv") + ":"), std::string::npos) << r.err;
   EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 1u);
 
   std::ofstream(file("bad.json"), std::ios::binary) << "{\"results\": [ {";
-  r = ktune("import --store '" + dst + "' --t4 '" + file("bad.json") + "'");
+  r = run_import(dst, "t4", file("bad.json"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find(file("bad.json")), std::string::npos) << r.err;
   EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 1u);
 
-  r = ktune("import --store '" + dst + "' --csv '" + file("missing.csv") + "'");
+  r = run_import(dst, "csv", file("missing.csv"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(file("missing.csv")), std::string::npos) << r.err;
 }
@@ -187,7 +191,7 @@ TEST_F(CliInterchange, ExportFromAMissingOrUnreadableStoreFailsCleanly) {
   // Importing into a store path that cannot be created.
   ASSERT_EQ(
       ktune("export --store '" + src + "' --format csv -o '" + file("ok.csv") + "'").exit_code, 0);
-  r = ktune("import --store '" + file("no/such/dir/s.sqlite") + "' --csv '" + file("ok.csv") + "'");
+  r = run_import(file("no/such/dir/s.sqlite"), "csv", file("ok.csv"));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("no/such/dir/s.sqlite"), std::string::npos) << r.err;
@@ -200,9 +204,9 @@ TEST_F(CliInterchange, ProblemColsRouteToTheForeignLongCsvImporter) {
                                                        "64,32,16,4,0.25\n"
                                                        "128,32,8,4,1.5\n";
   const std::string dst = file("long.sqlite");
-  auto r = ktune("import --store '" + dst + "' --csv '" + file("long.csv") +
-                 "' --problem-cols m,n --config-cols bx,by --time-col time_ms --device d1 "
-                 "--family fam");
+  auto r = run_import(dst, "csv", file("long.csv"),
+                      " --problem-cols m,n --config-cols bx,by --time-col time_ms --device d1 "
+                      "--family fam");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("3 added"), std::string::npos) << r.out;  // repeated rows aggregated
   const auto rows = Store(dst, Store::Mode::read_only).query();
@@ -213,8 +217,7 @@ TEST_F(CliInterchange, ProblemColsRouteToTheForeignLongCsvImporter) {
     EXPECT_GT(m.perf, 0);
   }
   // Without a time column the options are incomplete: one-line error, nothing written.
-  r = ktune("import --store '" + dst + "' --csv '" + file("long.csv") +
-            "' --problem-cols m,n --config-cols bx,by");
+  r = run_import(dst, "csv", file("long.csv"), " --problem-cols m,n --config-cols bx,by");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("--time-col"), std::string::npos) << r.err;
   EXPECT_EQ(Store(dst, Store::Mode::read_only).count(), 3u);
@@ -223,7 +226,7 @@ TEST_F(CliInterchange, ProblemColsRouteToTheForeignLongCsvImporter) {
 TEST_F(CliInterchange, KernelTunerCacheImportsWithItsObjective) {
   const std::string fixture = KTUNE_SOURCE_DIR "/tests/core/data/kernel_tuner_cache.json";
   const std::string dst = file("kt.sqlite");
-  auto r = ktune("import --store '" + dst + "' --kernel-tuner '" + fixture + "'");
+  auto r = run_import(dst, "kernel-tuner", fixture);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("6 added, 0 skipped"), std::string::npos) << r.out;
   const auto rows = Store(dst, Store::Mode::read_only).query();
@@ -233,13 +236,12 @@ TEST_F(CliInterchange, KernelTunerCacheImportsWithItsObjective) {
   EXPECT_FALSE(rows[0].source.empty());  // the entry with every observable is kept
   // --objective with a direction Kernel Tuner does not know needs --direction.
   const std::string dst2 = file("kt2.sqlite");
-  r = ktune("import --store '" + dst2 + "' --kernel-tuner '" + fixture + "' --objective energy2");
+  r = run_import(dst2, "kernel-tuner", fixture, " --objective energy2");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--direction"), std::string::npos) << r.err;
   EXPECT_EQ(line_count(r.err), 1u) << r.err;
   EXPECT_FALSE(fs::exists(dst2));
-  r = ktune("import --store '" + dst2 + "' --kernel-tuner '" + fixture +
-            "' --objective GFLOP/s --family vadd");
+  r = run_import(dst2, "kernel-tuner", fixture, " --objective GFLOP/s --family vadd");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Store(dst2, Store::Mode::read_only).query()[0].perf, 180.5);
 }
@@ -250,9 +252,9 @@ TEST_F(CliInterchange, LongCsvWithInfTimesImportsAndReportsThem) {
                                                       "1,triton_b,inf\n"
                                                       "1,extern_mm,0.4\n";
   const std::string dst = file("inf.sqlite");
-  auto r = ktune("import --store '" + dst + "' --csv '" + file("inf.csv") +
-                 "' --problem-cols m --config-col choice --time-col time --vendor-config "
-                 "extern_mm");
+  auto r =
+      run_import(dst, "csv", file("inf.csv"),
+                 " --problem-cols m --config-col choice --time-col time --vendor-config extern_mm");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("3 added"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("1 of 3 rows hold an invalid time"), std::string::npos) << r.err;

@@ -10,12 +10,18 @@
 #include "ktune/import_duplicates.hpp"
 #include "ktune/interchange.hpp"
 #include "ktune/store.hpp"
+#include "measurement_test_util.hpp"
 
 using namespace ktune;
 using namespace ktune::test;
 using OJson = nlohmann::ordered_json;
 
 namespace {
+
+// One ok measurement of config on device d, family f, problem p=1, timed 1 ms over reps.
+Measurement ok_measurement(const std::string& config, int64_t config_id, int reps) {
+  return ktune::testing::ok_measurement("d", "f", "p=1", config, config_id, 1, reps);
+}
 
 const std::string kKernelTunerFixture = KTUNE_SOURCE_DIR "/tests/core/data/kernel_tuner_cache.json";
 
@@ -194,15 +200,7 @@ TEST(T4Foreign, CrashInputsAreOneLineErrors) {
             }).find("t.json: results[0]"),
             std::string::npos);
   // Numbers that do not fit their field (reps 1e300 became INT_MIN, config_id 1e23 INT64_MIN).
-  Measurement m;
-  m.device = "d";
-  m.family = "f";
-  m.problem = "p=1";
-  m.config = "a=1";
-  m.config_id = 7;
-  m.outcome.status = Status::ok;
-  m.outcome.timing = {1, 1, 1, 0, 3, {}};
-  m.perf = 1;
+  const Measurement m = ok_measurement("a=1", 7, 3);
   const std::string good = format_t4({m});
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"\"reps\":3", "\"reps\":1e300"},
@@ -315,15 +313,7 @@ TEST(KernelTuner, MalformedCachesAreOneLineErrors) {
 
 TEST(T4Foreign, FloatParametersStayNumbers) {
   // A float parameter was exported as the string "1e-04"; its config text is JSON's spelling.
-  Measurement m;
-  m.device = "d";
-  m.family = "f";
-  m.problem = "p=1";
-  m.config = "bx=32;scale=0.0001;tiny=1e-05";
-  m.config_id = 0;
-  m.outcome.status = Status::ok;
-  m.outcome.timing = {1, 1, 1, 0, 1, {}};
-  m.perf = 1;
+  const Measurement m = ok_measurement("bx=32;scale=0.0001;tiny=1e-05", 0, 1);
   const OJson c = OJson::parse(format_t4({m}))["results"][0]["configuration"];
   EXPECT_EQ(c.dump(), R"({"bx":32,"scale":0.0001,"tiny":1e-05})");
   OJson doc = OJson::parse(format_t4({m}));

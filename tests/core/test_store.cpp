@@ -5,20 +5,14 @@
 
 #include "ktune/error.hpp"
 #include "ktune/store.hpp"
+#include "measurement_test_util.hpp"
 
 namespace ktune {
 namespace {
 
 Measurement sample(const std::string& config, Status status, double perf) {
-  Measurement m;
-  m.device = "dev";
-  m.family = "gemm";
-  m.problem = "m=1";
-  m.config = config;
-  m.config_id = 7;
+  Measurement m = testing::ok_measurement("dev", "gemm", "m=1", config, 7, 1.5, 3);
   m.outcome.status = status;
-  m.outcome.timing.median_ms = 1.5;
-  m.outcome.timing.reps = 3;
   m.outcome.message = status == Status::ok ? "" : "why, with \"quotes\"";
   m.perf = perf;
   return m;

@@ -11,6 +11,7 @@
 #include "ktune/provenance.hpp"
 #include "ktune/store.hpp"
 #include "ktune/store_merge.hpp"
+#include "measurement_test_util.hpp"
 
 namespace ktune {
 namespace {
@@ -20,16 +21,7 @@ using testing::temp_path;
 
 Measurement row(const std::string& device, const std::string& problem, const std::string& config,
                 int64_t id, double ms) {
-  Measurement m;
-  m.device = device;
-  m.family = "fam";
-  m.problem = problem;
-  m.config = config;
-  m.config_id = id;
-  m.outcome.status = Status::ok;
-  m.outcome.timing.median_ms = ms;
-  m.outcome.timing.reps = 3;
-  m.perf = 1 / ms;
+  Measurement m = testing::ok_measurement(device, "fam", problem, config, id, ms, 3);
   m.tags = {"t-" + problem};
   return m;
 }

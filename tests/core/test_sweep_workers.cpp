@@ -22,10 +22,7 @@ TEST(SweepWorkers, IdenticalDevicesShareOneQueueAndStoreTheKeysOfOneDevice) {
   const auto one = temp_path("workers_one.sqlite"), two = temp_path("workers_two.sqlite");
   {
     Store store(one);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(one_log, 0, microseconds(100)));
-    EXPECT_EQ(run_sweep(s.family, std::move(w), s.workload, store, s.options).measured,
-              s.expected_rows());
+    EXPECT_EQ(s.run(store, s.workers(one_log, {microseconds(100)})).measured, s.expected_rows());
   }
   std::vector<size_t> progress;
   s.options.on_progress = [&](size_t done, size_t, const Measurement&) {
@@ -33,8 +30,7 @@ TEST(SweepWorkers, IdenticalDevicesShareOneQueueAndStoreTheKeysOfOneDevice) {
   };
   {
     Store store(two);
-    std::vector<SweepWorker> w = s.two_workers(two_log, microseconds(100));
-    const SweepSummary sum = run_sweep(s.family, std::move(w), s.workload, store, s.options);
+    const SweepSummary sum = s.run(store, s.two_workers(two_log, microseconds(100)));
     EXPECT_EQ(sum.measured, s.expected_rows());
     EXPECT_EQ(sum.by_status[Status::ok], s.expected_rows());
   }
@@ -52,10 +48,7 @@ TEST(SweepWorkers, AFastDeviceTakesMoreOfTheQueueThanASlowOne) {
   Log log;
   const auto path = temp_path("workers_balance.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(20000)));  // slow
-  w.push_back(s.worker(log, 1, microseconds(200)));    // fast
-  run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  s.run(store, s.workers(log, {microseconds(20000), microseconds(200)}));  // slow, fast
   // A static split would give each half; the queue gives the 100x faster device far more.
   EXPECT_GT(log.per_worker[1], 3 * log.per_worker[0])
       << "fast " << log.per_worker[1] << ", slow " << log.per_worker[0];
@@ -73,8 +66,7 @@ TEST(SweepWorkers, AProblemSlowerThanItsFlopsIsSharedByStealingAtTheEnd) {
   log.slow_problem = least->key();
   const auto path = temp_path("workers_steal.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w = s.two_workers(log, microseconds(300));
-  run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  s.run(store, s.two_workers(log, microseconds(300)));
   std::map<int, size_t> on_slow;
   for (const auto& [key, workers] : log.runs)
     if (key.first == log.slow_problem)
@@ -90,11 +82,10 @@ TEST(SweepWorkers, DifferentDevicesEachMeasureTheWholeSweepUnderTheirSlug) {
   const auto path = temp_path("workers_slugs.sqlite");
   {
     Store store(path);
-    std::vector<SweepWorker> w;
-    w.push_back(s.worker(log, 0, microseconds(50), "model-a"));
-    w.push_back(s.worker(log, 1, microseconds(50), "model-b"));
-    EXPECT_EQ(run_sweep(s.family, std::move(w), s.workload, store, s.options).measured,
-              2 * s.expected_rows());
+    EXPECT_EQ(
+        s.run(store, s.workers(log, {microseconds(50), microseconds(50)}, {"model-a", "model-b"}))
+            .measured,
+        2 * s.expected_rows());
   }
   const Store store(path, Store::Mode::read_only);
   EXPECT_EQ(store.measured_devices(), (std::vector<std::string>{"model-a", "model-b"}));
@@ -112,9 +103,8 @@ TEST(SweepWorkers, AWorkerErrorStopsTheSweepKeepsItsRowsAndARerunFinishesIt) {
   size_t kept = 0;
   {
     Store store(path);
-    std::vector<SweepWorker> w = s.two_workers(failing, microseconds(200));
     try {
-      run_sweep(s.family, std::move(w), s.workload, store, s.options);
+      s.run(store, s.two_workers(failing, microseconds(200)));
       ADD_FAILURE() << "the worker's error was not rethrown";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("fake device lost"), std::string::npos);
@@ -124,8 +114,7 @@ TEST(SweepWorkers, AWorkerErrorStopsTheSweepKeepsItsRowsAndARerunFinishesIt) {
   EXPECT_GE(kept, 9u);
   EXPECT_LT(kept, s.expected_rows());
   Store store(path);
-  std::vector<SweepWorker> w = s.two_workers(healthy, microseconds(50));
-  const SweepSummary rerun = run_sweep(s.family, std::move(w), s.workload, store, s.options);
+  const SweepSummary rerun = s.run(store, s.two_workers(healthy, microseconds(50)));
   EXPECT_EQ(rerun.measured, s.expected_rows() - kept);
   EXPECT_EQ(store.count(), s.expected_rows());
   for (const auto& [key, workers] : failing.runs)  // nothing measured before is measured again
@@ -137,11 +126,10 @@ TEST(SweepWorkers, AWorkerThatCannotOpenItsDeviceFailsBeforeTheStoreIsWritten) {
   Log log;
   const auto path = temp_path("workers_open.sqlite");
   Store store(path);
-  std::vector<SweepWorker> w;
-  w.push_back(s.worker(log, 0, microseconds(50)));
+  std::vector<SweepWorker> w = s.workers(log, {microseconds(50)});
   w.push_back(
       {[]() -> std::unique_ptr<Backend> { throw Error("cuda:7: no such CUDA device"); }, ""});
-  EXPECT_THROW(run_sweep(s.family, std::move(w), s.workload, store, s.options), Error);
+  EXPECT_THROW(s.run(store, std::move(w)), Error);
   EXPECT_EQ(store.count(), 0u);
   EXPECT_TRUE(store.devices().empty());
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/core/cli_test_util.hpp"
 
@@ -12,17 +13,48 @@ namespace ktune {
 namespace {
 
 const std::string kDir = std::string(KTUNE_SOURCE_DIR) + "/tests/deploy_multidevice/";
+const std::string kGpuCsv =
+    std::string(KTUNE_SOURCE_DIR) + "/tests/deploy_vendor/vendor-wins-gpu.csv";
 
-TEST(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
-  const std::string store = testing::temp_path("tune-device.sqlite");
-  const std::string package = testing::temp_path("tune-device-package");
-  std::filesystem::remove_all(package);
+class TuneDevice : public ::testing::Test {
+ protected:
+  // A temporary file or folder of this test, removed before it is used (a failed run leaves it)
+  // and when the test ends; with_configs: also the model's "<path>.configs.txt".
+  std::string temp(const std::string& name, bool with_configs = false) {
+    const std::string path = testing::temp_path(name);
+    paths_.push_back(path);
+    if (with_configs) paths_.push_back(path + ".configs.txt");
+    std::filesystem::remove_all(path);
+    return path;
+  }
+  void TearDown() override {
+    for (const std::string& path : paths_) std::filesystem::remove_all(path);
+  }
+
+ private:
+  std::vector<std::string> paths_;
+};
+
+// The start of a tune-device call replaying device's dataset csv over the planted shapes.
+std::string replay(const std::string& device, const std::string& csv, const std::string& store) {
+  return "tune-device --family gemm --device " + device + " --simulate " + csv + " --workload " +
+         kDir + "planted-shapes.csv --store " + store;
+}
+
+// The package's selector serves these devices, in this order ("\"a\", \"b\"").
+void expect_devices(const std::string& package, const std::string& devices) {
+  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
+  EXPECT_NE(header.find("kDevices[kNumDevices] = {" + devices + "}"), std::string::npos)
+      << header.substr(0, 2000);
+}
+
+TEST_F(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
+  const std::string store = temp("tune-device.sqlite");
+  const std::string package = temp("tune-device-package");
   // planted-b replayed as the device being tuned, planted-a's dataset shipped beside it.
-  const auto r =
-      testing::run_ktune("tune-device --family gemm --device planted-b --simulate " + kDir +
-                         "planted-b.csv" + " --workload " + kDir + "planted-shapes.csv --store " +
-                         store + " --budget 2 --prior " + kDir + "planted-a.csv --with " + kDir +
-                         "planted-a.csv --k 2 --pruner topn --name both -o " + package);
+  const auto r = testing::run_ktune(replay("planted-b", kDir + "planted-b.csv", store) +
+                                    " --budget 2 --prior " + kDir + "planted-a.csv --with " + kDir +
+                                    "planted-a.csv --k 2 --pruner topn --name both -o " + package);
   ASSERT_EQ(r.status, 0) << r.output;
   // Both configs of the replay per problem (the budget), said so with the time taken.
   EXPECT_NE(r.output.find("tune-device: 24 measurements of gemm in "), std::string::npos)
@@ -31,45 +63,32 @@ TEST(TuneDevice, AddsASampledDeviceToAMultiDevicePackage) {
             std::string::npos);
   EXPECT_NE(r.output.find("--strategy model --budget 2"), std::string::npos);
   EXPECT_NE(r.output.find("prior problems 12"), std::string::npos);  // planted-a's, the prior
-  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
-  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-b\", \"planted-a\"}"),
-            std::string::npos)
-      << header.substr(0, 2000);
-  std::filesystem::remove_all(package);
-  std::filesystem::remove(store);
+  expect_devices(package, "\"planted-b\", \"planted-a\"");
 }
 
 // A GPU's package: --backends reaches deploy (a replayed planted GPU; nothing is compiled here).
-TEST(TuneDevice, PassesTheBackendsToDeploy) {
-  const std::string store = testing::temp_path("tune-gpu.sqlite");
-  const std::string package = testing::temp_path("tune-gpu-package");
-  std::filesystem::remove_all(package);
-  const auto r = testing::run_ktune(
-      "tune-device --family gemm --device planted-gpu --simulate " + std::string(KTUNE_SOURCE_DIR) +
-      "/tests/deploy_vendor/vendor-wins-gpu.csv --workload " + kDir +
-      "planted-shapes.csv --store " + store + " --budget 2 --k 2 --pruner topn --backends cuda" +
-      " --name gpu -o " + package);
+TEST_F(TuneDevice, PassesTheBackendsToDeploy) {
+  const std::string store = temp("tune-gpu.sqlite");
+  const std::string package = temp("tune-gpu-package");
+  const auto r = testing::run_ktune(replay("planted-gpu", kGpuCsv, store) +
+                                    " --budget 2 --k 2 --pruner topn --backends cuda" +
+                                    " --name gpu -o " + package);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(testing::read_file(package + "/deploy.json").find("\"cuda\""), std::string::npos);
   EXPECT_NE(testing::read_file(package + "/CMakeLists.txt").find("enable_language(CUDA)"),
             std::string::npos);
-  std::filesystem::remove_all(package);
-  std::filesystem::remove(store);
 }
 
 // --complete: the search leaves most of the K kept configs unmeasured on most problems (a sampled
 // store), so they are measured on every problem before the selector is trained on them; the
 // bench options (space, timing) reach both benches; the new device's model joins the package
 // beside the other device's dataset.
-TEST(TuneDevice, CompletesTheKeptConfigsOnEveryProblemBeforeTraining) {
-  const std::string store = testing::temp_path("tune-complete.sqlite");
-  const std::string package = testing::temp_path("tune-complete-package");
-  const std::string exported = testing::temp_path("tune-complete.csv");
-  std::filesystem::remove_all(package);
-  std::filesystem::remove(store);
+TEST_F(TuneDevice, CompletesTheKeptConfigsOnEveryProblemBeforeTraining) {
+  const std::string store = temp("tune-complete.sqlite");
+  const std::string package = temp("tune-complete-package");
+  const std::string exported = temp("tune-complete.csv");
   const auto r = testing::run_ktune(
-      "tune-device --family gemm --device planted-b --simulate " + kDir + "planted-b.csv" +
-      " --workload " + kDir + "planted-shapes.csv --store " + store +
+      replay("planted-b", kDir + "planted-b.csv", store) +
       " --budget 1 --k 1 --pruner topn --complete --min-reps 2 --rep-budget-ms 1 --with " + kDir +
       "planted-a.csv --name both -o " + package);
   ASSERT_EQ(r.status, 0) << r.output;
@@ -90,38 +109,26 @@ TEST(TuneDevice, CompletesTheKeptConfigsOnEveryProblemBeforeTraining) {
   for (size_t at = rows.find(config); at != std::string::npos; at = rows.find(config, at + 1))
     ++with_config;
   EXPECT_EQ(with_config, 12u) << rows;  // the 12 planted shapes
-  const std::string header = testing::read_file(package + "/selectors/gemm.hpp");
-  EXPECT_NE(header.find("kDevices[kNumDevices] = {\"planted-a\", \"planted-b\"}"),
-            std::string::npos)
-      << header.substr(0, 2000);
-  std::filesystem::remove_all(package);
-  std::filesystem::remove(store);
-  std::filesystem::remove(exported);
+  expect_devices(package, "\"planted-a\", \"planted-b\"");
 }
 
 // The vendor recipe (--vendors, the unsure rule) reaches the steps that learn the selector.
-TEST(TuneDevice, PassesTheVendorRecipeToPruneAndTrain) {
-  const std::string store = testing::temp_path("tune-vendors.sqlite");
-  const std::string model = testing::temp_path("tune-vendors-model.json");
-  std::filesystem::remove(store);
+TEST_F(TuneDevice, PassesTheVendorRecipeToPruneAndTrain) {
+  const std::string store = temp("tune-vendors.sqlite");
+  const std::string model = temp("tune-vendors-model.json", true);
   const auto r = testing::run_ktune(
-      "tune-device --family gemm --device planted-gpu --simulate " + std::string(KTUNE_SOURCE_DIR) +
-      "/tests/deploy_vendor/vendor-wins-gpu.csv --workload " + kDir +
-      "planted-shapes.csv --store " + store +
+      replay("planted-gpu", kGpuCsv, store) +
       " --budget 2 --k 2 --pruner topn --vendors --min-vote-share 0.6 --emit-model " + model);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("--seed 0 --vendors\n"), std::string::npos) << r.output;  // prune
   EXPECT_NE(r.output.find("--seed 0 --vendors --min-vote-share 0.6\n"), std::string::npos)
       << r.output;  // train
   EXPECT_NE(testing::read_file(model).find("\"min_vote_share\""), std::string::npos);
-  std::filesystem::remove(store);
-  std::filesystem::remove(model);
-  std::filesystem::remove(model + ".configs.txt");
 }
 
-TEST(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
-  const std::string store = testing::temp_path("tune-cpu.sqlite");
-  const std::string model = testing::temp_path("tune-cpu-model.json");
+TEST_F(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
+  const std::string store = temp("tune-cpu.sqlite");
+  const std::string model = temp("tune-cpu-model.json", true);
   const auto r = testing::run_ktune("tune-device --family conv1d --workload tiny --store " + store +
                                     " --budget 2 --total-budget 6 --k 2 --emit-model " + model);
   ASSERT_EQ(r.status, 0) << r.output;
@@ -130,12 +137,9 @@ TEST(TuneDevice, TunesThisCpuWithATinyBudgetAndWritesItsModel) {
   const std::string text = testing::read_file(model);
   EXPECT_NE(text.find("\"format\": \"ktune-selector\""), std::string::npos) << text;
   EXPECT_NE(text.find("\"family\": \"conv1d\""), std::string::npos) << text;
-  std::filesystem::remove(store);
-  std::filesystem::remove(model);
-  std::filesystem::remove(model + ".configs.txt");
 }
 
-TEST(TuneDevice, RefusesAMissingOutputNamingTheOptions) {
+TEST_F(TuneDevice, RefusesAMissingOutputNamingTheOptions) {
   const auto r = testing::run_ktune("tune-device --workload tiny --store x.sqlite");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("give -o <package dir> or --emit-model <file>"), std::string::npos)

@@ -99,4 +99,40 @@ inline void free_case(DeviceCase& d) {
   cudaFree(d.db);
 }
 
+// A shape for check_shipped: aligned = leading dimensions on the 16-byte grid; false: odd ones.
+struct ShippedCase {
+  int64_t m, n, k, batch;
+  float alpha, beta;
+  bool aligned;
+};
+
+// Runs the shipped configs of precision q (when `configs`) and its selector (config -1, when
+// `selector`) on c in the four transpose pairs against the float64 reference: each within the
+// precision's bound, nothing written outside C, none refused where c is aligned (on odd leading
+// dimensions a config may refuse, the selector's fallback serves them). Returns the name of
+// every config that ran ("the selector" for it), once a run.
+inline std::vector<std::string> check_shipped(ktune::GemmPrecision q, const ShippedCase& c,
+                                              bool configs, bool selector) {
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+  const auto kq = kg::Precision(int(q));
+  std::vector<std::string> ran;
+  for (int t = 0; t < 4; ++t) {
+    DeviceCase d = make_case(kq, t & 1, t & 2, c.m, c.n, c.k, c.batch, c.aligned, c.alpha, c.beta);
+    for (int config = selector ? -1 : 0; config < (configs ? info.num_configs : 0); ++config) {
+      const std::string name = config < 0 ? "the selector" : info.configs[config];
+      std::string guard;
+      const double error = run_case(d, q, config, c.alpha, c.beta, guard);
+      const std::string what = name + " t=" + std::to_string(t) + " m=" + std::to_string(c.m);
+      if (c.aligned || config < 0) {
+        EXPECT_GE(error, 0) << what << ": refused";
+      }
+      EXPECT_LE(error, kg::error_bound(c.k, kq)) << what;
+      EXPECT_EQ(guard, "") << what;
+      if (error >= 0) ran.push_back(name);
+    }
+    free_case(d);
+  }
+  return ran;
+}
+
 }  // namespace ktune::test

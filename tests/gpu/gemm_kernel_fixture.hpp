@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -46,22 +47,20 @@ inline cuda::NvrtcRequest splitk_reduce_request(const std::string& arch) {
   return kernel_request("gemm_tiled.cuh", kernels::gemm::cuda::kSplitkReduceName, arch);
 }
 
-// Per request, the compiled image and the error message ("" when it compiled); in parallel.
-struct CompileResults {
-  std::vector<cuda::CubinImage> images;
-  std::vector<std::string> failures;
-};
-inline CompileResults compile_all(const std::vector<cuda::NvrtcRequest>& requests) {
-  CompileResults r{std::vector<cuda::CubinImage>(requests.size()),
-                   std::vector<std::string>(requests.size())};
-  parallel_for(requests.size(), [&](size_t i) {
-    try {
-      r.images[i] = cuda::compile_cubin(requests[i]);
-    } catch (const std::exception& e) {
-      r.failures[i] = e.what();
-    }
-  });
-  return r;
+// One config per distinct key(config) of space, in key order; the n-th key takes variant
+// (first + n * step) of its configs, so the parameters outside the key rotate over the sample.
+template <class Key>
+std::vector<kernels::gemm::BlockedParams> one_per_key(
+    const std::vector<kernels::gemm::BlockedParams>& space, Key key, size_t first, size_t step) {
+  std::map<decltype(key(space.front())), std::vector<kernels::gemm::BlockedParams>> by_key;
+  for (const auto& p : space) by_key[key(p)].push_back(p);
+  std::vector<kernels::gemm::BlockedParams> sample;
+  size_t turn = first;
+  for (auto& [k, variants] : by_key) {
+    sample.push_back(variants[turn % variants.size()]);
+    turn += step;
+  }
+  return sample;
 }
 
 // NVRTC-compiled kernels by name expression, compiled and loaded on first use.
@@ -78,16 +77,28 @@ class LoadedKernels {
   std::map<std::string, std::unique_ptr<cuda::LoadedKernel>> kernels_;
 };
 
-class GemmKernelTest : public ::testing::Test {
+// What every kernel kind's fixture starts from: GPU 0 (skipped without one), its arch_
+// ("sm_90"), its loaded kernels, and compiling a test's kernels before it runs them.
+class GpuKernelTest : public ::testing::Test {
  protected:
-  using BlockedParams = kernels::gemm::BlockedParams;
-  using Shape = kernels::gemm::Shape;
-
   void SetUp() override {
     KTUNE_REQUIRE_GPU();
     cuda::use_device(0);
     arch_ = cuda::device_arch(0);
   }
+  // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
+  static void precompile(const std::vector<cuda::NvrtcRequest>& requests) {
+    parallel_for(requests.size(), [&](size_t i) { (void)cuda::compile_cubin(requests[i]); });
+  }
+
+  std::string arch_;
+  LoadedKernels kernels_;
+};
+
+class GemmKernelTest : public GpuKernelTest {
+ protected:
+  using BlockedParams = kernels::gemm::BlockedParams;
+  using Shape = kernels::gemm::Shape;
 
   // The kind's kernel of config p for these transposes, and its name expression.
   virtual cuda::NvrtcRequest request(const BlockedParams& p, bool ta, bool tb,
@@ -118,7 +129,7 @@ class GemmKernelTest : public ::testing::Test {
     std::vector<cuda::NvrtcRequest> requests;
     for (const BlockedParams& p : configs)
       for (int t = 0; t < 4; ++t) requests.push_back(request(p, t & 1, t & 2, arch_));
-    parallel_for(requests.size(), [&](size_t i) { (void)cuda::compile_cubin(requests[i]); });
+    precompile(requests);
   }
 
   // C = alpha*op(A)*op(B) + beta*C0 with config p; the relative error against the host float64
@@ -154,10 +165,50 @@ class GemmKernelTest : public ::testing::Test {
     return gemm::relative_error(s, out.data(), ref);
   }
 
-  std::string arch_;
+  // Every config x transpose pair on two shapes (m, n, k): `odd` with odd padded leading
+  // dimensions (pad 3), batch 3 and beta != 0; `aligned` with minimal leading dimensions and a
+  // NaN-poisoned C (beta == 0). Each within the float64 reference's bound.
+  void check_odd_and_aligned(const std::vector<BlockedParams>& configs,
+                             std::array<int64_t, 3> odd_mnk, std::array<int64_t, 3> aligned_mnk) {
+    prepare(configs);
+    int cases = 0;
+    for (const BlockedParams& p : configs) {
+      for (int t = 0; t < 4; ++t) {
+        const Shape odd = make_shape(t & 1, t & 2, odd_mnk[0], odd_mnk[1], odd_mnk[2], 3, 3);
+        EXPECT_LE(run(p, odd, 1.5f, -0.75f, 100 + cases), kernels::gemm::error_bound(odd.k))
+            << describe(p, odd.transa, odd.transb) << " odd";
+        const Shape aligned =
+            make_shape(t & 1, t & 2, aligned_mnk[0], aligned_mnk[1], aligned_mnk[2], 1);
+        EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases), kernels::gemm::error_bound(aligned.k))
+            << describe(p, aligned.transa, aligned.transb) << " aligned";
+        ++cases;
+      }
+    }
+    EXPECT_EQ(cases, int(configs.size()) * 4);
+  }
+
+  // Every config on m and n from sizes and k from ks (edges: 1, partial tiles), the transpose
+  // pair, batch (1 or 3), leading-dimension padding (0..4) and beta (0 or 2) cycling over them.
+  void check_edge_shapes(const std::vector<BlockedParams>& configs,
+                         const std::vector<int64_t>& sizes, const std::vector<int64_t>& ks) {
+    prepare(configs);
+    int cases = 0;
+    for (const BlockedParams& p : configs) {
+      for (int64_t m : sizes)
+        for (int64_t n : sizes)
+          for (int64_t k : ks) {
+            const int t = cases % 4;
+            const Shape s = make_shape(t & 1, t & 2, m, n, k, cases % 3 == 0 ? 3 : 1, cases % 5);
+            EXPECT_LE(run(p, s, 0.5f, cases % 2 ? 2.0f : 0.0f, 300 + cases),
+                      kernels::gemm::error_bound(s.k))
+                << describe(p, s.transa, s.transb) << " m=" << m << " n=" << n << " k=" << k
+                << " lda=" << s.lda;
+            ++cases;
+          }
+    }
+  }
 
  private:
-  LoadedKernels kernels_;
   std::unique_ptr<cuda::LoadedKernel> reduce_;
 };
 

@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/device_buffer.hpp"
+#include "ktune/cuda/nvrtc_compile.hpp"
 
 #define KTUNE_REQUIRE_GPU()                             \
   if (ktune::cuda_device_count() == 0) {                \
@@ -36,6 +38,17 @@ inline std::vector<float> download(const ktune::cuda::DeviceBuffer<float>& buffe
   return host;
 }
 
+// The message of the E that call throws; "no error" when it throws none.
+template <class E, class Call>
+std::string thrown_message(Call&& call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // Calls fn(i) for every i in [0, count) on all cores (at least 2 threads): NVRTC is
 // thread-safe, and compiling a space's kernels one by one would take minutes.
 template <typename Fn>
@@ -49,6 +62,33 @@ void parallel_for(size_t count, Fn fn) {
     pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+}
+
+// Compiles every request on all cores and checks each: it compiled, to an ELF cubin, whose lowered
+// kernel name holds kernel(i) (when given); a failure names label(i) (default: the request's name
+// expression). Returns the images.
+inline std::vector<cuda::CubinImage> expect_all_compile(
+    const std::vector<cuda::NvrtcRequest>& requests,
+    const std::function<std::string(size_t)>& kernel = {},
+    const std::function<std::string(size_t)>& label = {}) {
+  std::vector<cuda::CubinImage> images(requests.size());
+  std::vector<std::string> failures(requests.size());
+  parallel_for(requests.size(), [&](size_t i) {
+    try {
+      images[i] = cuda::compile_cubin(requests[i]);
+    } catch (const std::exception& e) {
+      failures[i] = e.what();
+    }
+  });
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const std::string what = label ? label(i) : requests[i].name_expression;
+    EXPECT_EQ(failures[i], "") << what;
+    EXPECT_EQ(images[i].cubin.substr(0, 4), "\177ELF") << what;
+    if (kernel) {
+      EXPECT_NE(images[i].lowered_name.find(kernel(i)), std::string::npos) << what;
+    }
+  }
+  return images;
 }
 
 // A fresh NVRTC cache directory for one test (KTUNE_CACHE_DIR), removed afterwards.

@@ -1,8 +1,8 @@
 #pragma once
 // What the tests of the tensor-core GEMM kinds (mma, wgmma) share: a kind's configs read from
 // the family's space, a run's seeded inputs, and a fixture that compiles the kind's kernels per
-// precision by NVRTC (in parallel, into the disk cache) and keeps the loaded ones. A kind's test
-// derives from TensorCoreGemmTest and gives its request.
+// precision by NVRTC (in parallel, into the disk cache) and keeps the loaded ones (GpuKernelTest
+// of gemm_kernel_fixture.hpp). A kind's test derives from TensorCoreGemmTest and gives its request.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -45,15 +45,14 @@ inline GemmInputs gemm_inputs(const kernels::gemm::Shape& s, float beta, uint64_
   return in;
 }
 
-class TensorCoreGemmTest : public ::testing::Test {
+class TensorCoreGemmTest : public GpuKernelTest {
  protected:
   using BlockedParams = kernels::gemm::BlockedParams;
   using Precision = kernels::gemm::Precision;
 
   void SetUp() override {
-    KTUNE_REQUIRE_GPU();
-    cuda::use_device(0);
-    arch_ = cuda::device_arch(0);
+    GpuKernelTest::SetUp();
+    if (IsSkipped()) return;
     cuda::check(cudaDeviceGetAttribute(&max_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
                 "cudaDeviceGetAttribute");
   }
@@ -72,14 +71,22 @@ class TensorCoreGemmTest : public ::testing::Test {
     for (const BlockedParams& p : configs)
       for (Precision q : precisions)
         for (int t = 0; t < 4; ++t) requests.push_back(request(p, q, t & 1, t & 2));
-    parallel_for(requests.size(), [&](size_t i) { (void)cuda::compile_cubin(requests[i]); });
+    precompile(requests);
+  }
+  // fn(p, q, t) for the first, middle and last of configs (compiled first), every precision q of
+  // precisions and every transpose pair t (bit 0: A, bit 1: B).
+  template <class Fn>
+  void for_three_configs(const std::vector<BlockedParams>& configs,
+                         const std::vector<Precision>& precisions, Fn fn) {
+    const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
+                                               configs.back()};
+    prepare(sample, precisions);
+    for (const BlockedParams& p : sample)
+      for (Precision q : precisions)
+        for (int t = 0; t < 4; ++t) fn(p, q, t);
   }
 
-  std::string arch_;
   int max_shared_ = 0;
-
- private:
-  LoadedKernels kernels_;
 };
 
 }  // namespace ktune::test

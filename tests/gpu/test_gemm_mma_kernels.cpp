@@ -109,11 +109,7 @@ TEST(MmaGemmNvrtc, EveryConfigCompilesForSm90InACyclingPrecision) {
   for (size_t i = 0; i < configs.size(); ++i)
     requests.push_back(
         mma_request(configs[i], kPrecisions[i % 3], (i / 3) & 1, (i / 6) & 1, "sm_90"));
-  const auto [images, failures] = ktune::test::compile_all(requests);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
-    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
-  }
+  ktune::test::expect_all_compile(requests);
 }
 
 class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
@@ -207,19 +203,13 @@ TEST_F(MmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
 
 // A base pointer off the 16-byte grid, odd k (a ragged last K tile), alpha and beta (C read).
 TEST_F(MmaGemmTest, MisalignedBaseAlphaBetaAndOddK) {
-  const auto configs = mma_space();
-  const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
-                                             configs.back()};
-  prepare(sample, kPrecisions);
-  for (const BlockedParams& p : sample)
-    for (Precision q : kPrecisions)
-      for (int t = 0; t < 4; ++t) {
-        const Shape s = make_shape(t & 1, t & 2, 130, 67, 33, 3);
-        const double err = run(p, q, s, 0.75f, -0.5f, 5u, /*a_offset=*/1);
-        if (err < 0) continue;
-        EXPECT_LE(err, gemm::error_bound(s.k, q))
-            << mma_request(p, q, t & 1, t & 2, arch_).name_expression;
-      }
+  for_three_configs(mma_space(), kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
+    const Shape s = make_shape(t & 1, t & 2, 130, 67, 33, 3);
+    const double err = run(p, q, s, 0.75f, -0.5f, 5u, /*a_offset=*/1);
+    if (err < 0) return;
+    EXPECT_LE(err, gemm::error_bound(s.k, q))
+        << mma_request(p, q, t & 1, t & 2, arch_).name_expression;
+  });
 }
 
 TEST_F(MmaGemmTest, RefusesFp32AndTooSmallLeadingDimensions) {

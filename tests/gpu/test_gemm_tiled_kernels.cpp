@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
+#include <tuple>
 
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_config.hpp"
@@ -92,14 +92,9 @@ TEST(TiledGemmNvrtc, EveryConfigOfBothKindsCompilesForSm90) {
     requests.push_back(tiled_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
   }
   requests.push_back(ktune::test::splitk_reduce_request("sm_90"));
-  const auto [images, failures] = ktune::test::compile_all(requests);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
-    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
-    EXPECT_NE(images[i].lowered_name.find(i + 1 < requests.size() ? "ktune_gemm_tiled"
-                                                                  : "ktune_gemm_splitk_reduce"),
-              std::string::npos);
-  }
+  ktune::test::expect_all_compile(requests, [&](size_t i) {
+    return i + 1 < requests.size() ? "ktune_gemm_tiled" : "ktune_gemm_splitk_reduce";
+  });
 }
 
 class TiledGemmTest : public ktune::test::GemmKernelTest {
@@ -123,57 +118,26 @@ using ktune::test::make_shape;
 // A sample of the tiled space: every (bm, bn, tm, tn) that passes the constraint, with bk, vec
 // and db varied over the sample (the first fitting variant in a rotating order).
 std::vector<BlockedParams> block_shape_sample() {
-  std::map<std::tuple<int, int, int, int>, std::vector<BlockedParams>> by_shape;
-  for (const BlockedParams& p : tiled_space()) by_shape[{p.bm, p.bn, p.tm, p.tn}].push_back(p);
-  std::vector<BlockedParams> sample;
-  size_t turn = 0;
-  for (auto& [shape, variants] : by_shape) {
-    sample.push_back(variants[turn++ % variants.size()]);
-  }
-  return sample;
+  return ktune::test::one_per_key(
+      tiled_space(),
+      [](const BlockedParams& p) {
+        return std::tuple{p.bm, p.bn, p.tm, p.tn};
+      },
+      0, 1);
 }
 
 TEST_F(TiledGemmTest, EveryBlockShapeAndTransposeMatchesTheReference) {
   const auto sample = block_shape_sample();
   ASSERT_EQ(sample.size(), 26u);
-  prepare(sample);
-  int cases = 0;
-  for (const BlockedParams& p : sample) {
-    for (int t = 0; t < 4; ++t) {
-      // Odd padded leading dimensions (scalar fallback), batch 3, beta != 0.
-      const Shape odd = make_shape(t & 1, t & 2, 130, 67, 33, 3, 3);
-      EXPECT_LE(run(p, odd, 1.5f, -0.75f, 100 + cases), ktune::kernels::gemm::error_bound(odd.k))
-          << describe(p, odd.transa, odd.transb) << " odd";
-      // Aligned minimal leading dimensions (vector loads), NaN-poisoned C with beta == 0.
-      const Shape aligned = make_shape(t & 1, t & 2, 128, 96, 64, 1);
-      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases),
-                ktune::kernels::gemm::error_bound(aligned.k))
-          << describe(p, aligned.transa, aligned.transb) << " aligned";
-      ++cases;
-    }
-  }
-  EXPECT_EQ(cases, 26 * 4);
+  // Odd leading dimensions: the scalar fallback; aligned ones: vector loads.
+  check_odd_and_aligned(sample, {130, 67, 33}, {128, 96, 64});
 }
 
 TEST_F(TiledGemmTest, EdgeShapesPaddedLeadingDimensionsAndBatches) {
   const BlockedParams configs[] = {
       {128, 128, 8, 8, 8, 4, 1, 1}, {32, 32, 16, 4, 4, 1, 0, 1}, {64, 128, 16, 8, 8, 4, 0, 1}};
-  prepare({std::begin(configs), std::end(configs)});
-  const int64_t sizes[] = {1, 3, 33, 127, 130};
-  int cases = 0;
-  for (const BlockedParams& p : configs) {
-    for (int64_t m : sizes)
-      for (int64_t n : sizes)
-        for (int64_t k : {int64_t(1), int64_t(3), int64_t(127), int64_t(130)}) {
-          const int t = cases % 4;
-          const Shape s = make_shape(t & 1, t & 2, m, n, k, cases % 3 == 0 ? 3 : 1, cases % 5);
-          EXPECT_LE(run(p, s, 0.5f, cases % 2 ? 2.0f : 0.0f, 300 + cases),
-                    ktune::kernels::gemm::error_bound(s.k))
-              << describe(p, s.transa, s.transb) << " m=" << m << " n=" << n << " k=" << k
-              << " lda=" << s.lda;
-          ++cases;
-        }
-  }
+  check_edge_shapes({std::begin(configs), std::end(configs)}, {1, 3, 33, 127, 130},
+                    {1, 3, 127, 130});
 }
 
 TEST_F(TiledGemmTest, Vec4FallsBackToScalarLoadsForOddLeadingDimensionsAndMisalignedPointers) {

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -107,12 +106,7 @@ TEST(WarpGemmNvrtc, EveryConfigCompilesForSm90) {
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     requests.push_back(warp_request(configs[i], i & 1, (i >> 1) & 1, "sm_90"));
-  const auto [images, failures] = ktune::test::compile_all(requests);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
-    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
-    EXPECT_NE(images[i].lowered_name.find("ktune_gemm_warp"), std::string::npos);
-  }
+  ktune::test::expect_all_compile(requests, [](size_t) { return "ktune_gemm_warp"; });
 }
 
 class WarpGemmTest : public ktune::test::GemmKernelTest {
@@ -144,57 +138,24 @@ using ktune::test::make_shape;
 
 // Every (bm, bn, wm, wn, tm, tn) of the space, with bk, st and gr rotating over the sample.
 std::vector<BlockedParams> tile_shape_sample() {
-  std::map<std::tuple<int, int, int, int, int, int>, std::vector<BlockedParams>> by_shape;
-  for (const BlockedParams& p : warp_space())
-    by_shape[{p.bm, p.bn, p.wm, p.wn, p.tm, p.tn}].push_back(p);
-  std::vector<BlockedParams> sample;
-  size_t turn = 0;
-  for (auto& [shape, variants] : by_shape)
-    sample.push_back(variants[(turn += 3) % variants.size()]);
-  return sample;
+  return ktune::test::one_per_key(
+      warp_space(),
+      [](const BlockedParams& p) { return std::tuple{p.bm, p.bn, p.wm, p.wn, p.tm, p.tn}; }, 3, 3);
 }
 
 TEST_F(WarpGemmTest, EveryTileShapeAndTransposeMatchesTheReference) {
   const auto sample = tile_shape_sample();
   ASSERT_EQ(sample.size(), 16u);
-  prepare(sample);
-  int cases = 0;
-  for (const BlockedParams& p : sample) {
-    for (int t = 0; t < 4; ++t) {
-      // Odd padded leading dimensions (4-byte copies), ragged tiles, batch 3, beta != 0.
-      const Shape odd = make_shape(t & 1, t & 2, 300, 141, 45, 3, 3);
-      EXPECT_LE(run(p, odd, 1.5f, -0.75f, 100 + cases), gemm::error_bound(odd.k))
-          << describe(p, odd.transa, odd.transb) << " odd";
-      // Aligned leading dimensions (16-byte copies), NaN-poisoned C with beta == 0, several
-      // K tiles in flight.
-      const Shape aligned = make_shape(t & 1, t & 2, 256, 192, 160, 1);
-      EXPECT_LE(run(p, aligned, 1.0f, 0.0f, 200 + cases), gemm::error_bound(aligned.k))
-          << describe(p, aligned.transa, aligned.transb) << " aligned";
-      ++cases;
-    }
-  }
-  EXPECT_EQ(cases, 16 * 4);
+  // Odd leading dimensions: 4-byte copies and ragged tiles; aligned ones: 16-byte copies and
+  // several K tiles in flight.
+  check_odd_and_aligned(sample, {300, 141, 45}, {256, 192, 160});
 }
 
 TEST_F(WarpGemmTest, EdgeShapesPaddedLeadingDimensionsAndBatches) {
   const BlockedParams configs[] = {warp_params(128, 128, 8, 32, 64, 8, 8, 3, 8),
                                    warp_params(64, 64, 16, 32, 32, 4, 8, 4, 1),
                                    warp_params(256, 64, 16, 64, 32, 8, 8, 4, 8)};
-  prepare({std::begin(configs), std::end(configs)});
-  const int64_t sizes[] = {1, 3, 65, 130};
-  int cases = 0;
-  for (const BlockedParams& p : configs) {
-    for (int64_t m : sizes)
-      for (int64_t n : sizes)
-        for (int64_t k : {int64_t(1), int64_t(5), int64_t(131)}) {
-          const int t = cases % 4;
-          const Shape s = make_shape(t & 1, t & 2, m, n, k, cases % 3 == 0 ? 3 : 1, cases % 5);
-          EXPECT_LE(run(p, s, 0.5f, cases % 2 ? 2.0f : 0.0f, 300 + cases), gemm::error_bound(s.k))
-              << describe(p, s.transa, s.transb) << " m=" << m << " n=" << n << " k=" << k
-              << " lda=" << s.lda;
-          ++cases;
-        }
-  }
+  check_edge_shapes({std::begin(configs), std::end(configs)}, {1, 3, 65, 130}, {1, 5, 131});
 }
 
 TEST_F(WarpGemmTest, MisalignedPointersAndOddLeadingDimensionsUseFourByteCopies) {

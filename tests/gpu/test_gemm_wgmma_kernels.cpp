@@ -72,11 +72,7 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
     for (size_t q = 0; q < 2; ++q)
       requests.push_back(
           wgmma_request(configs[i], kPrecisions[q], (i + q) & 1, ((i + q) >> 1) & 1));
-  const auto [images, failures] = ktune::test::compile_all(requests);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
-    EXPECT_GT(images[i].cubin.size(), 4u) << requests[i].name_expression;
-  }
+  ktune::test::expect_all_compile(requests);
 }
 
 class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
@@ -183,19 +179,13 @@ TEST_F(WgmmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
 
 // alpha and beta (C read and scaled), k shorter than one K tile, one batch.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  const auto configs = wgmma_space();
-  const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
-                                             configs.back()};
-  prepare(sample, kPrecisions);
-  for (const BlockedParams& p : sample)
-    for (Precision q : kPrecisions)
-      for (int t = 0; t < 4; ++t) {
-        const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
-        const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
-        ASSERT_GE(r.error, 0) << r.message;
-        EXPECT_LE(r.error, gemm::error_bound(s.k, q))
-            << wgmma_request(p, q, t & 1, t & 2).name_expression;
-      }
+  for_three_configs(wgmma_space(), kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
+    const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
+    const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
+    ASSERT_GE(r.error, 0) << r.message;
+    EXPECT_LE(r.error, gemm::error_bound(s.k, q))
+        << wgmma_request(p, q, t & 1, t & 2).name_expression;
+  });
 }
 
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base

@@ -2,10 +2,8 @@
 // they run (for sm_90, the H100/H200 arch) on any machine with the toolkit.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
 #include "ktune/cuda/nvrtc_compile.hpp"
@@ -21,8 +19,8 @@ namespace gcuda = ktune::kernels::gemm::cuda;
 NvrtcRequest seed_request(int r, int a, int c, const std::string& arch = "sm_90") {
   ktune::kernels::gemm::Tile tile;
   tile.r = r, tile.a = a, tile.c = c;
-  return {ktune::embedded_file("gemm_seed.cuh"), "gemm_seed.cu",
-          gcuda::seed_name_expression(tile), arch, gcuda::seed_compile_options()};
+  return {ktune::embedded_file("gemm_seed.cuh"), "gemm_seed.cu", gcuda::seed_name_expression(tile),
+          arch, gcuda::seed_compile_options()};
 }
 
 bool is_elf(const std::string& bytes) {
@@ -38,30 +36,11 @@ TEST(NvrtcCompile, EveryTileOfTheSpaceCompilesToCubinForSm90) {
   for (int r : values)
     for (int a : values)
       for (int c : values) requests.push_back(seed_request(r, a, c));
-  std::vector<std::string> failures(requests.size());
-  std::vector<ktune::cuda::CubinImage> images(requests.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < requests.size(); i = next++) {
-      try {
-        images[i] = compile_cubin(requests[i]);
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (size_t i = 0; i < requests.size(); ++i) {
-    EXPECT_EQ(failures[i], "") << requests[i].name_expression;
-    EXPECT_TRUE(is_elf(images[i].cubin)) << requests[i].name_expression;
-    // Itanium mangling of a template instantiation: _Z15ktune_gemm_seedILi...
-    EXPECT_NE(images[i].lowered_name.find("ktune_gemm_seed"), std::string::npos);
+  // Itanium mangling of a template instantiation: _Z15ktune_gemm_seedILi...
+  const auto images =
+      ktune::test::expect_all_compile(requests, [](size_t) { return "ktune_gemm_seed"; });
+  for (size_t i = 0; i < requests.size(); ++i)
     EXPECT_NE(images[i].lowered_name, requests[i].name_expression);
-  }
 }
 
 TEST(NvrtcCompile, SecondCompileIsACacheHitWithTheSameCubin) {
@@ -140,13 +119,14 @@ TEST(NvrtcCompile, RelativeIncludeResolvesToTheEmbeddedFileOfThatName) {
   ktune::test::ScopedCacheDir cache("relative_include");
   ktune::register_embedded_file("ktune_test_relative.cuh",
                                 "__device__ float ktune_test_twice(float x) { return 2 * x; }\n");
-  const NvrtcRequest request{"#include \"../../elsewhere/ktune_test_relative.cuh\"\n"
-                             "__global__ void ktune_test_kernel(float* c) {\n"
-                             "  c[0] = ktune_test_twice(c[0]);\n}\n",
-                             "relative.cu",
-                             "ktune_test_kernel",
-                             "sm_90",
-                             {"--std=c++17"}};
+  const NvrtcRequest request{
+      "#include \"../../elsewhere/ktune_test_relative.cuh\"\n"
+      "__global__ void ktune_test_kernel(float* c) {\n"
+      "  c[0] = ktune_test_twice(c[0]);\n}\n",
+      "relative.cu",
+      "ktune_test_kernel",
+      "sm_90",
+      {"--std=c++17"}};
   EXPECT_TRUE(is_elf(compile_cubin(request).cubin));
 }
 

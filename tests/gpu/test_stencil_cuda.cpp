@@ -4,9 +4,6 @@
 // can hold.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <thread>
-
 #include "kernels/stencil/cuda/stencil_cuda_backend.hpp"
 #include "kernels/stencil/stencil_family.hpp"
 #include "kernels/stencil/stencil_programs.hpp"
@@ -49,29 +46,11 @@ std::vector<Scenario> compile_sample() {
 TEST(StencilNvrtc, EveryRealProgramAndASyntheticSampleCompileForSm90) {
   ktune::test::ScopedCacheDir cache("stencil-compile");
   const auto sample = compile_sample();
-  std::vector<std::string> failures(sample.size());
-  std::vector<std::string> lowered(sample.size());
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i = next++; i < sample.size(); i = next++) {
-      try {
-        lowered[i] =
-            ktune::cuda::compile_cubin(cuda::nvrtc_request(sample[i], "sm_90")).lowered_name;
-      } catch (const std::exception& e) {
-        failures[i] = e.what();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(2u, std::thread::hardware_concurrency()); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  for (size_t i = 0; i < sample.size(); ++i) {
-    const Problem p = problem_of(sample[i]);
-    EXPECT_EQ(failures[i], "") << p.key();
-    EXPECT_NE(lowered[i].find("ktune_stencil"), std::string::npos) << p.key();
-  }
+  std::vector<ktune::cuda::NvrtcRequest> requests;
+  for (const Scenario& s : sample) requests.push_back(cuda::nvrtc_request(s, "sm_90"));
+  ktune::test::expect_all_compile(
+      requests, [](size_t) { return "ktune_stencil"; },
+      [&](size_t i) { return problem_of(sample[i]).key(); });
   EXPECT_EQ(sample.size(), size_t(3 + 1 + 2 + 2 + 3 + 3 + 3 * 3 * 2));
 }
 

@@ -152,14 +152,7 @@ TEST(TunedConv2dCuda, PlansMatchTheReferenceAndKeepTheirOwnFilter) {
 
 TEST(TunedConv2dCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   float* fake = reinterpret_cast<float*>(uintptr_t(256));  // never dereferenced
-  auto message = [&](auto&& call) {
-    try {
-      call();
-    } catch (const ktune::Conv2dError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto&& call) { return ktune::test::thrown_message<ktune::Conv2dError>(call); };
   EXPECT_NE(message([&] {
               ktune::conv2d(1, -8, 8, 3, 4, 3, 3, 1, 1, fake, fake, fake, nullptr);
             }).find("ktune::conv2d: h = -8"),

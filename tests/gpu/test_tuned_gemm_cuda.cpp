@@ -13,6 +13,7 @@
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
 #include "tests/deploy/tuned_gemm_case.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
@@ -21,14 +22,7 @@ using ktune::Trans;
 TEST(TunedGemmCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   float* fake = reinterpret_cast<float*>(uintptr_t(256));  // never dereferenced
   const Trans N = Trans::no;
-  auto message = [&](auto&& call) {
-    try {
-      call();
-    } catch (const ktune::GemmError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](auto&& call) { return ktune::test::thrown_message<ktune::GemmError>(call); };
   EXPECT_NE(message([&] {
               ktune::gemm(N, N, -1, 4, 4, 1, fake, 4, fake, 4, 0, fake, 4, nullptr);
             }).find("m = -1"),

@@ -18,27 +18,21 @@
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
 #include "tests/gpu/gemm_ex_cases.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
 using ktune::GemmPrecision;
 using ktune::Trans;
 namespace kg = ktune::kernels::gemm;
-using ktune::test::DeviceCase;
-using ktune::test::free_case;
-using ktune::test::make_case;
-using ktune::test::run_case;
+using ktune::test::check_shipped;
+using ktune::test::ShippedCase;
 
 const GemmPrecision kTensorPrecisions[] = {GemmPrecision::tf32, GemmPrecision::bf16,
                                            GemmPrecision::fp16};
 
 std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const ktune::GemmError& e) {
-    return e.what();
-  }
-  return "no error";
+  return ktune::test::thrown_message<ktune::GemmError>(call);
 }
 
 bool contains(const std::string& text, const std::string& part) {
@@ -117,42 +111,15 @@ TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice
 // fallback order must serve it).
 TEST(TunedGemmEx, EveryShippedConfigMatchesTheReference) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
-  int ran = 0;
+  size_t ran = 0;
   for (GemmPrecision q : kTensorPrecisions) {
-    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
-    const auto kq = kg::Precision(int(q));
-    for (int t = 0; t < 4; ++t) {
-      const bool ta = t & 1, tb = t & 2;
-      struct Shape {
-        int64_t m, n, k, batch;
-        float alpha, beta;
-      };
-      for (const Shape& sh : {Shape{77, 45, 70, 2, 1, 0}, Shape{300, 260, 264, 3, 0.5f, 2}}) {
-        DeviceCase d = make_case(kq, ta, tb, sh.m, sh.n, sh.k, sh.batch, true, sh.alpha, sh.beta);
-        for (int config = 0; config < info.num_configs; ++config) {
-          std::string guard;
-          const double error = run_case(d, q, config, sh.alpha, sh.beta, guard);
-          const std::string what = std::string(info.configs[config]) + " t=" + std::to_string(t) +
-                                   " m=" + std::to_string(sh.m);
-          EXPECT_GE(error, 0) << what << ": refused";
-          EXPECT_LE(error, kg::error_bound(sh.k, kq)) << what;
-          EXPECT_EQ(guard, "") << what;
-          ran += error >= 0;
-        }
-        free_case(d);
-      }
-      DeviceCase odd = make_case(kq, ta, tb, 33, 17, 41, 1, false, 1, 0);
-      if (info.num_configs > 0) {
-        std::string guard;
-        const double error = run_case(odd, q, -1, 1, 0, guard);
-        EXPECT_LE(error, kg::error_bound(41, kq)) << "selector, odd leading dimensions, t=" << t;
-        EXPECT_GE(error, 0);
-        EXPECT_EQ(guard, "");
-      }
-      free_case(odd);
-    }
+    for (const ShippedCase& c :
+         {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true}})
+      ran += check_shipped(q, c, true, false).size();
+    if (ktune::tuned_gemm_ex_info_cuda(q).num_configs > 0)
+      check_shipped(q, ShippedCase{33, 17, 41, 1, 1, 0, false}, false, true);
   }
-  EXPECT_GT(ran, 0);
+  EXPECT_GT(ran, 0u);
 }
 
 // BLAS: alpha == 0 or k == 0 reads neither A nor B (their NaN must not reach C); beta == 0

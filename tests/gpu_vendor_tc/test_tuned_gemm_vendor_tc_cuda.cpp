@@ -46,38 +46,14 @@ TEST(TunedGemmVendorTc, ShipsAndPicksTheCallableVendors) {
 
 TEST(TunedGemmVendorTc, EveryShippedConfigMatchesTheReference) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  using ktune::test::ShippedCase;
   int vendor_runs = 0;
-  for (GemmPrecision q : kShipped) {
-    const auto& info = ktune::tuned_gemm_ex_info_cuda(q);
-    const auto kq = kg::Precision(int(q));
-    for (int t = 0; t < 4; ++t) {
-      const bool ta = t & 1, tb = t & 2;
-      struct Case {
-        int64_t m, n, k, batch;
-        float alpha, beta;
-        bool aligned;
-      };
-      for (const Case& c : {Case{77, 45, 70, 2, 1, 0, true}, Case{300, 260, 264, 3, 0.5f, 2, true},
-                            Case{33, 17, 41, 2, 1, 0, false}}) {
-        ktune::test::DeviceCase d =
-            ktune::test::make_case(kq, ta, tb, c.m, c.n, c.k, c.batch, c.aligned, c.alpha, c.beta);
-        for (int config = -1; config < info.num_configs; ++config) {
-          const std::string name = config < 0 ? "the selector" : info.configs[config];
-          std::string guard;
-          const double error = ktune::test::run_case(d, q, config, c.alpha, c.beta, guard);
-          const std::string what = name + " t=" + std::to_string(t) + " m=" + std::to_string(c.m);
-          // Odd leading dimensions: a config may refuse (the selector's fallback serves them).
-          if (c.aligned || config < 0) {
-            EXPECT_GE(error, 0) << what << ": refused";
-          }
-          EXPECT_LE(error, kg::error_bound(c.k, kq)) << what;
-          EXPECT_EQ(guard, "") << what;
-          vendor_runs += error >= 0 && name.rfind("vendor=", 0) == 0;
-        }
-        ktune::test::free_case(d);
-      }
-    }
-  }
+  for (GemmPrecision q : kShipped)
+    for (const ShippedCase& c :
+         {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true},
+          ShippedCase{33, 17, 41, 2, 1, 0, false}})
+      for (const std::string& name : ktune::test::check_shipped(q, c, true, true))
+        vendor_runs += name.rfind("vendor=", 0) == 0;
   EXPECT_GE(vendor_runs, 2 * 4 * 2 * 2);  // both vendors, every transpose pair, aligned shapes
 }
 

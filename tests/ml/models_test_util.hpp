@@ -38,6 +38,15 @@ inline Eigen::MatrixXd labels_matrix(const std::vector<int>& y) {
   return m;
 }
 
+// What the sklearn_*.py scripts read from dir: training inputs X with labels or targets Y (a row
+// each), and the test inputs T.
+inline void write_sklearn_inputs(const TempDir& dir, const Eigen::MatrixXd& X,
+                                 const Eigen::MatrixXd& Y, const Eigen::MatrixXd& T) {
+  write_matrix_csv(dir.file("X_train.txt"), X);
+  write_matrix_csv(dir.file("y_train.txt"), Y);
+  write_matrix_csv(dir.file("X_test.txt"), T);
+}
+
 // Fraction of rows where predict(X.row(i)) == y[i].
 template <class Model>
 double accuracy(const Model& m, const Eigen::MatrixXd& X, const std::vector<int>& y) {

@@ -46,9 +46,7 @@ TEST(Cart, ClassifierMatchesSklearn) {
   const std::vector<int> y = rule_labels(X, 4, 13);
   for (const auto& c : parity_cases()) {
     TempDir dir("ktune-cart");
-    write_matrix_csv(dir.file("X_train.txt"), X);
-    write_matrix_csv(dir.file("y_train.txt"), labels_matrix(y));
-    write_matrix_csv(dir.file("X_test.txt"), T);
+    write_sklearn_inputs(dir, X, labels_matrix(y), T);
     ASSERT_EQ(run_python("sklearn_models.py",
                          with({"tree", dir.path().string(), "--task", "classifier"}, c.args)),
               0);
@@ -85,9 +83,7 @@ TEST(Cart, MultiOutputRegressorMatchesSklearn) {
   cases[0] = {TreeParams{.min_samples_leaf = 5}, {"--min-leaf", "5"}};
   for (const auto& c : cases) {
     TempDir dir("ktune-cart");
-    write_matrix_csv(dir.file("X_train.txt"), X);
-    write_matrix_csv(dir.file("y_train.txt"), Y);
-    write_matrix_csv(dir.file("X_test.txt"), T);
+    write_sklearn_inputs(dir, X, Y, T);
     ASSERT_EQ(run_python("sklearn_models.py",
                          with({"tree", dir.path().string(), "--task", "regressor"}, c.args)),
               0);

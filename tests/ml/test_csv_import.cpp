@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ktune/csv.hpp"
 #include "ktune/dataset.hpp"
@@ -10,6 +13,16 @@
 
 namespace ktune::ml {
 namespace {
+
+// Options naming the problem columns, the one config column and the time column.
+LongCsvOptions options(std::vector<std::string> problem_cols, std::string config_col,
+                       std::string time_col) {
+  LongCsvOptions o;
+  o.problem_cols = std::move(problem_cols);
+  o.config_col = std::move(config_col);
+  o.time_col = std::move(time_col);
+  return o;
+}
 
 std::string error_of(const std::string& path, const LongCsvOptions& o) {
   try {
@@ -39,10 +52,7 @@ TEST(CsvImport, MedianOfRepeatsAndOneOverTime) {
                    "64,32,k1,10.0\n"
                    "64,32,\"k2\",1.0\n"
                    "8,8,k2,0.5\n");
-  LongCsvOptions o;
-  o.problem_cols = {"M", "N"};
-  o.config_col = "kernel";
-  o.time_col = "time";
+  LongCsvOptions o = options({"M", "N"}, "kernel", "time");
   const auto ms = import_long_csv(path, o);
   ASSERT_EQ(ms.size(), 3u);
   const Measurement* k1 = nullptr;
@@ -81,10 +91,7 @@ TEST(CsvImport, ConfigColumnsAndHigherIsBetter) {
 
 TEST(CsvImport, BadInputNamesFileLineAndColumn) {
   test::TempDir dir;
-  LongCsvOptions o;
-  o.problem_cols = {"m"};
-  o.config_col = "c";
-  o.time_col = "t";
+  LongCsvOptions o = options({"m"}, "c", "t");
   const std::string path = dir.file("bad.csv");
   test::write_text(path, "m,c,t\n1,a,1\nbig,a,2\n");
   std::string e = error_of(path, o);
@@ -124,10 +131,7 @@ TEST(CsvImport, InvalidTimesAreCountedAndKeptAsFailed) {
                    "1,f,-1\n"
                    "1,g,0\n"
                    "2,a,1.0\n");
-  LongCsvOptions o;
-  o.problem_cols = {"m"};
-  o.config_col = "kernel";
-  o.time_col = "time";
+  LongCsvOptions o = options({"m"}, "kernel", "time");
   LongCsvReport report;
   const auto ms = import_long_csv(path, o, &report);
   EXPECT_EQ(report.rows, 9u);
@@ -160,10 +164,7 @@ TEST(CsvImport, VendorConfigIsImportedAsTheBaseline) {
                    "m,choice,time\n"
                    "1,triton_a,2.0\n1,triton_b,1.0\n1,extern_mm,1.5\n"
                    "2,triton_a,1.0\n2,triton_b,3.0\n2,extern_mm,0.5\n");
-  LongCsvOptions o;
-  o.problem_cols = {"m"};
-  o.config_col = "choice";
-  o.time_col = "time";
+  LongCsvOptions o = options({"m"}, "choice", "time");
   o.vendor_configs = {"extern_mm"};
   const auto ms = import_long_csv(path, o);
   for (const auto& m : ms) EXPECT_EQ(m.config_id == -1, m.config == "extern_mm") << m.config;
@@ -183,10 +184,7 @@ TEST(CsvImport, CategoricalColumnsAreOneHotEncoded) {
                    "64,float16,NT,k1,1\n"
                    "64,float32,NT,k1,2\n"
                    "64,bfloat16,TN,k1,3\n");
-  LongCsvOptions o;
-  o.problem_cols = {"m", "dtype", "layout"};
-  o.config_col = "kernel";
-  o.time_col = "time";
+  LongCsvOptions o = options({"m", "dtype", "layout"}, "kernel", "time");
   // Without --categorical a category is an error that says what to do.
   EXPECT_NE(error_of(path, o).find("--categorical"), std::string::npos);
   o.categorical_cols = {"dtype", "layout"};

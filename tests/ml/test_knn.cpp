@@ -20,9 +20,7 @@ TEST(Knn, MatchesSklearnOnStandardizedFeatures) {
   const std::vector<int> y = rule_labels(X, 5, 43);
   for (int k : {1, 3, 7}) {
     TempDir dir("ktune-knn");
-    write_matrix_csv(dir.file("X_train.txt"), X);
-    write_matrix_csv(dir.file("y_train.txt"), labels_matrix(y));
-    write_matrix_csv(dir.file("X_test.txt"), T);
+    write_sklearn_inputs(dir, X, labels_matrix(y), T);
     ASSERT_EQ(
         run_python("sklearn_models.py", {"knn", dir.path().string(), "--k", std::to_string(k)}), 0);
     const Eigen::MatrixXd expected = read_matrix_csv(dir.file("pred.txt"));

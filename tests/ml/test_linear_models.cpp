@@ -31,9 +31,7 @@ Fixture make_fixture(Eigen::Index n, Eigen::Index d, uint64_t seed) {
 }
 
 void write_inputs(const test::TempDir& dir, const Fixture& f) {
-  test::write_matrix_csv(dir.file("X_train.txt"), f.X);
-  test::write_matrix_csv(dir.file("y_train.txt"), test::labels_matrix(f.y));
-  test::write_matrix_csv(dir.file("X_test.txt"), f.T);
+  test::write_sklearn_inputs(dir, f.X, test::labels_matrix(f.y), f.T);
 }
 
 TEST(NaiveBayes, LearnsSeparatedClassesAndRoundTrips) {

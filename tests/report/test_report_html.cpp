@@ -126,59 +126,58 @@ class ReportHtml : public ::testing::Test {
     static const bool starts = chromium_starts(&why);  // once per test program
     if (!starts) GTEST_SKIP() << "Chromium cannot start here: " << why;
   }
+
+  static std::filesystem::path page(const std::string& name) {
+    return std::filesystem::path(::testing::TempDir()) / ("ktune-report-" + name + ".html");
+  }
+  // `ktune report <args> --html <html>` on a fresh page, which must render exactly `figures`.
+  static void expect_report_renders(const std::filesystem::path& html, const std::string& args,
+                                    const std::vector<std::string>& figures) {
+    std::filesystem::remove(html);
+    const auto r = run_ktune("report " + args + " --html " + html.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    int status = -1;
+    const std::string dom = render_dom(html, &status);
+    ASSERT_EQ(status, 0);
+    expect_rendered(dom, figures);
+  }
 };
 
 // The CPU GEMM dataset (18 shapes × 766 configs + OpenBLAS) with its deployed run and a saved
 // evaluation table: the seed papers' figures, the selectors and the roofline.
 TEST_F(ReportHtml, GemmWithDeployedRunAndEvaluationRendersEveryFigure) {
-  const auto html = std::filesystem::path(::testing::TempDir()) / "ktune-report-gemm.html";
-  std::filesystem::remove(html);
-  const auto r = run_ktune("report --store " + kResults + "amd-epyc-2c/gemm-dnn-small.csv.gz" +
-                           " --deployed " + kResults + "amd-epyc-2c/deployed-cpu.csv --eval " +
-                           kResults + "amd-epyc-2c/selection.csv --html " + html.string());
-  ASSERT_EQ(r.status, 0) << r.output;
-  const std::string page = read_file(html);
+  const auto html = page("gemm");
+  expect_report_renders(html,
+                        "--store " + kResults + "amd-epyc-2c/gemm-dnn-small.csv.gz" +
+                            " --deployed " + kResults + "amd-epyc-2c/deployed-cpu.csv --eval " +
+                            kResults + "amd-epyc-2c/selection.csv",
+                        {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
+                         "normalizations", "selectors", "roofline"});
+  if (HasFatalFailure()) return;
+  const std::string text = read_file(html);
   // Self-contained: the libraries are inlined and nothing is loaded from elsewhere.
-  EXPECT_NE(page.find("vega-lite@"), std::string::npos);
-  EXPECT_EQ(page.find("<script src"), std::string::npos);
-  EXPECT_EQ(page.find("<link"), std::string::npos);
-
-  int status = -1;
-  const std::string dom = render_dom(html, &status);
-  ASSERT_EQ(status, 0);
-  expect_rendered(dom, {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
-                        "normalizations", "selectors", "roofline"});
+  EXPECT_NE(text.find("vega-lite@"), std::string::npos);
+  EXPECT_EQ(text.find("<script src"), std::string::npos);
+  EXPECT_EQ(text.find("<link"), std::string::npos);
 }
 
 // A stencil dataset with no evaluation given: the report evaluates the pruners itself and adds
 // the family's work-group heatmaps.
 TEST_F(ReportHtml, StencilComputesItsEvaluationAndAddsTheFamilyFigures) {
-  const auto html = std::filesystem::path(::testing::TempDir()) / "ktune-report-stencil.html";
-  std::filesystem::remove(html);
-  const auto r = run_ktune("report --store " + kResults + "amd-epyc-2c/stencil-small.csv.gz" +
-                           " --threads 2 --html " + html.string());
-  ASSERT_EQ(r.status, 0) << r.output;
-  int status = -1;
-  const std::string dom = render_dom(html, &status);
-  ASSERT_EQ(status, 0);
-  expect_rendered(dom, {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
-                        "normalizations", "stencil-wg-best", "stencil-wg-perf"});
+  expect_report_renders(page("stencil"),
+                        "--store " + kResults + "amd-epyc-2c/stencil-small.csv.gz --threads 2",
+                        {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
+                         "normalizations", "stencil-wg-best", "stencil-wg-perf"});
 }
 
 // The H100 conv2d dataset (66 layers × 554 configs + cuDNN) with its saved evaluation: the
 // roofline (the family's intensity) and the family's per-layer kinds figure.
 TEST_F(ReportHtml, Conv2dAddsTheRooflineAndTheKindsPerLayer) {
-  const auto html = std::filesystem::path(::testing::TempDir()) / "ktune-report-conv2d.html";
-  std::filesystem::remove(html);
-  const auto r =
-      run_ktune("report --store " + kResults + "h100-80gb-hbm3/conv2d-dnn.csv.gz" + " --eval " +
-                kResults + "h100-80gb-hbm3/conv2d-selection.csv --html " + html.string());
-  ASSERT_EQ(r.status, 0) << r.output;
-  int status = -1;
-  const std::string dom = render_dom(html, &status);
-  ASSERT_EQ(status, 0);
-  expect_rendered(dom, {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
-                        "normalizations", "selectors", "roofline", "conv2d-kinds"});
+  expect_report_renders(page("conv2d"),
+                        "--store " + kResults + "h100-80gb-hbm3/conv2d-dnn.csv.gz --eval " +
+                            kResults + "h100-80gb-hbm3/conv2d-selection.csv",
+                        {"config-heatmap", "best-counts", "pca-variance", "pruners-vs-k",
+                         "normalizations", "selectors", "roofline", "conv2d-kinds"});
 }
 
 // Bad inputs fail before anything is written, with one line naming the input (no browser needed).

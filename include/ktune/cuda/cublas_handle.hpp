@@ -4,18 +4,16 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "ktune/cuda/owned_handle.hpp"
+
 namespace ktune::cuda {
 
-class CublasHandle {
+// cublasDestroy, skipped once the context is corrupted (the call would fail or hang).
+void destroy_cublas(cublasHandle_t handle);
+
+class CublasHandle : public OwnedHandle<cublasHandle_t, &destroy_cublas> {
  public:
   explicit CublasHandle(cudaStream_t stream);
-  ~CublasHandle();
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  cublasHandle_t handle_ = nullptr;
 };
 
 }  // namespace ktune::cuda

@@ -1,5 +1,6 @@
 #pragma once
-// Owning device allocations and events; allocation failures name what was being allocated.
+// Owning device allocations, events and streams; allocation failures name what was being
+// allocated.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/owned_handle.hpp"
 
 namespace ktune::cuda {
 
@@ -49,34 +51,22 @@ class DeviceBuffer {
   size_t count_ = 0;
 };
 
-class Event {
+class Event : public OwnedHandle<cudaEvent_t, &cudaEventDestroy> {
  public:
-  Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
-  ~Event() {
-    if (event_) cudaEventDestroy(event_);
+  Event() {
+    cudaEvent_t event = nullptr;
+    check(cudaEventCreate(&event), "cudaEventCreate");
+    adopt(event);
   }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
 };
 
-class Stream {
+class Stream : public OwnedHandle<cudaStream_t, &cudaStreamDestroy> {
  public:
   Stream() {
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    adopt(stream);
   }
-  ~Stream() {
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
 };
 
 }  // namespace ktune::cuda

@@ -32,6 +32,18 @@ size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
 cublasOperation_t op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+// A cuBLAS call's status as a launch result: a failure becomes the outcome's message (the text
+// check_cublas gives it), not an exception.
+LaunchResult cublas_launch(cublasStatus_t status, const char* call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return {};
+  try {
+    check_cublas(status, call);
+  } catch (const CudaError& e) {
+    return {Status::failed, e.what()};
+  }
+  return {};
+}
+
 class CudaGemmSession final : public ProblemSession {
  public:
   CudaGemmSession(GemmContext& context, const Problem& problem)
@@ -211,35 +223,25 @@ class CudaGemmSession final : public ProblemSession {
   LaunchResult launch_cublas(int copy) {
     if (shape_.precision != Precision::fp32) return launch_cublas_ex(copy);
     const float one = 1.0f, zero = 0.0f;
-    const cublasStatus_t status = cublasSgemmStridedBatched_64(
-        context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
-        &one, a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), &zero,
-        c(copy), shape_.ldc, shape_.stride_c(), shape_.batch);
-    if (status == CUBLAS_STATUS_SUCCESS) return {};
-    try {
-      check_cublas(status, "cublasSgemmStridedBatched_64");
-    } catch (const CudaError& e) {
-      return {Status::failed, e.what()};
-    }
-    return {};
+    return cublas_launch(
+        cublasSgemmStridedBatched_64(context_.cublas.get(), op(shape_.transa), op(shape_.transb),
+                                     shape_.m, shape_.n, shape_.k, &one, a(copy), shape_.lda,
+                                     shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(),
+                                     &zero, c(copy), shape_.ldc, shape_.stride_c(), shape_.batch),
+        "cublasSgemmStridedBatched_64");
   }
 
   LaunchResult launch_cublas_ex(int copy) {
     const float one = 1.0f, zero = 0.0f;
     const cudaDataType_t in = cublas_input_type(shape_.precision);
     const cublasComputeType_t compute = cublas_compute_type(shape_.precision);
-    const cublasStatus_t status = cublasGemmStridedBatchedEx_64(
-        context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n, shape_.k,
-        &one, a(copy), in, shape_.lda, shape_.stride_a(), b(copy), in, shape_.ldb,
-        shape_.stride_b(), &zero, c(copy), CUDA_R_32F, shape_.ldc, shape_.stride_c(), shape_.batch,
-        compute, CUBLAS_GEMM_DEFAULT);
-    if (status == CUBLAS_STATUS_SUCCESS) return {};
-    try {
-      check_cublas(status, "cublasGemmStridedBatchedEx_64");
-    } catch (const CudaError& e) {
-      return {Status::failed, e.what()};
-    }
-    return {};
+    return cublas_launch(
+        cublasGemmStridedBatchedEx_64(context_.cublas.get(), op(shape_.transa), op(shape_.transb),
+                                      shape_.m, shape_.n, shape_.k, &one, a(copy), in, shape_.lda,
+                                      shape_.stride_a(), b(copy), in, shape_.ldb, shape_.stride_b(),
+                                      &zero, c(copy), CUDA_R_32F, shape_.ldc, shape_.stride_c(),
+                                      shape_.batch, compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx_64");
   }
 
   static constexpr int kLtTopAlgos = 8;
