@@ -65,8 +65,8 @@ class TaskPool {
   // after each job it was kept off a CPU for.
   struct Helper {
     std::thread thread;
-    bool asleep = false;   // under sleep_: waiting on wake_cv_
-    bool off_cpu = false;  // under sleep_: the caller moved it (keep_off) before waking it
+    bool asleep = false;               // under sleep_: waiting on wake_cv_
+    std::atomic<bool> off_cpu{false};  // the caller moved it (keep_off) before waking it
 #if defined(__linux__)
     cpu_set_t allowed{};
     bool known = false;  // allowed was read
@@ -92,7 +92,8 @@ class TaskPool {
       // (a running one moves itself: helper_main).
       for (int i = 0; i < threads - 1 && i < int(helpers_.size()); ++i) {
         Helper& h = helpers_[size_t(i)];
-        if (h.asleep && !h.off_cpu) h.off_cpu = keep_off(h, h.thread.native_handle(), cpu);
+        if (h.asleep && keep_off(h, h.thread.native_handle(), cpu))
+          h.off_cpu.store(true, std::memory_order_relaxed);  // seen once it wakes: under sleep_
       }
     }
     wake_cv_.notify_all();
@@ -161,12 +162,9 @@ class TaskPool {
       if (index >= helpers_allowed_.load(std::memory_order_relaxed)) continue;
       // Spinning on the caller's CPU, this helper ran only because the caller was preempted:
       // step aside for the job (the caller already moved it if it was asleep).
-      bool moved = false;
-      {
-        std::lock_guard<std::mutex> lock(sleep_);
-        moved = self.off_cpu;
-        self.off_cpu = false;
-      }
+      // No lock here: a helper taking sleep_ while the caller still holds it would sleep in the
+      // futex on every job.
+      bool moved = self.off_cpu.exchange(false, std::memory_order_relaxed);
       const int cpu = caller_cpu_.load(std::memory_order_relaxed);
       if (!moved && cpu >= 0 && current_cpu() == cpu)
         moved = keep_off(self, self.thread.native_handle(), cpu);
