@@ -161,6 +161,51 @@ TEST(GemmCpuPool, WokenHelperRunsOffTheCallersCpu) {
 #endif
 }
 
+// A caller out of tasks that goes to sleep lets the helpers back onto its CPU, where a helper
+// preempted in the middle of a task can then finish it. The caller's task waits until the helper
+// claimed the other; the helper's task waits until its affinity holds the caller's CPU again.
+TEST(GemmCpuPool, SleepingCallerLetsHelpersBackOntoItsCpu) {
+#if defined(__linux__)
+  cpu_set_t all;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
+  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU allowed";
+  run_counts(4, 2);
+  int pinned = 0;
+  while (!CPU_ISSET(pinned, &all)) ++pinned;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(pinned, &one);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the helper sleeps: moved off
+  pin_other_threads(one);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> claimed{0};
+  std::atomic<bool> helper_ran{false}, let_back{false};
+  auto task = [&](int64_t) {
+    ++claimed;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    if (std::this_thread::get_id() == caller) {
+      while (claimed.load() < 2 && std::chrono::steady_clock::now() < give_up) {
+      }
+      return;
+    }
+    helper_ran = true;
+    while (!let_back && std::chrono::steady_clock::now() < give_up) {
+      cpu_set_t mine;
+      pthread_getaffinity_np(pthread_self(), sizeof mine, &mine);
+      let_back = CPU_ISSET(pinned, &mine) != 0;
+    }
+  };
+  pd::run_tasks(2, 2, task);
+  EXPECT_TRUE(helper_ran);
+  EXPECT_TRUE(let_back) << "the helper stayed off the sleeping caller's CPU";
+  pin_other_threads(all);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
+#else
+  GTEST_SKIP() << "thread affinity is set on Linux only";
+#endif
+}
+
 TEST(GemmCpuPool, CursorPacksTaskCountAndNextTask) {
   constexpr uint64_t c = pd::pool_cursor(pd::kMaxPoolTasks, 12345);
   static_assert(pd::cursor_tasks(c) == pd::kMaxPoolTasks && pd::cursor_next(c) == 12345);

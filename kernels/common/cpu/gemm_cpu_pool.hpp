@@ -8,7 +8,8 @@
 // (results/amd-epyc-2c/gemm-packed-fix.md). Idle helpers spin up to 2 ms, then sleep. C++17.
 //
 // During a job the helpers keep off the CPU the caller started it on (Linux: a thread affinity
-// that excludes that CPU, set before the job and lifted after it). On the 2-vCPU guest, whose
+// that excludes that CPU, set before the job and lifted after it, or once the caller runs out of
+// tasks and sleeps, so that a preempted helper may finish there). On the 2-vCPU guest, whose
 // scheduler sees no shared cache between its CPUs, a helper woken after an idle moment was
 // queued on the caller's own CPU, behind the caller, while the other CPU idled: the caller ran
 // 97-100 % of the tasks of the ~30 short calls that followed (issue #23).
@@ -65,8 +66,8 @@ class TaskPool {
   // after each job it was kept off a CPU for.
   struct Helper {
     std::thread thread;
-    bool asleep = false;               // under sleep_: waiting on wake_cv_
-    std::atomic<bool> off_cpu{false};  // the caller moved it (keep_off) before waking it
+    bool asleep = false;                // under sleep_: waiting on wake_cv_
+    std::atomic<bool> kept_off{false};  // its affinity excludes a CPU now (keep_off)
 #if defined(__linux__)
     cpu_set_t allowed{};
     bool known = false;  // allowed was read
@@ -93,18 +94,24 @@ class TaskPool {
       for (int i = 0; i < threads - 1 && i < int(helpers_.size()); ++i) {
         Helper& h = helpers_[size_t(i)];
         if (h.asleep && keep_off(h, h.thread.native_handle(), cpu))
-          h.off_cpu.store(true, std::memory_order_relaxed);  // seen once it wakes: under sleep_
+          h.kept_off.store(true, std::memory_order_release);
       }
     }
     wake_cv_.notify_all();
     drain();
     // Only tasks a helper claimed can be unfinished now: spin a little, then sleep (which also
-    // frees this core for a helper that was preempted in the middle of its task).
+    // frees this core for a helper that was preempted in the middle of its task: helpers kept
+    // off it are let back first).
     const uint32_t all = uint32_t(tasks);
     auto all_done = [&] { return finished_.load(std::memory_order_acquire) == all; };
     for (int spin = 0; spin < kWaitSpins; ++spin) {
       if (all_done()) return;
       pause();
+    }
+    for (int i = 0; i < threads - 1 && i < int(helpers_.size()); ++i) {
+      Helper& h = helpers_[size_t(i)];
+      if (h.kept_off.exchange(false, std::memory_order_acq_rel))
+        restore_affinity(h, h.thread.native_handle());
     }
     std::unique_lock<std::mutex> lock(sleep_);
     done_cv_.wait(lock, all_done);
@@ -164,12 +171,13 @@ class TaskPool {
       // step aside for the job (the caller already moved it if it was asleep).
       // No lock here: a helper taking sleep_ while the caller still holds it would sleep in the
       // futex on every job.
-      bool moved = self.off_cpu.exchange(false, std::memory_order_relaxed);
       const int cpu = caller_cpu_.load(std::memory_order_relaxed);
-      if (!moved && cpu >= 0 && current_cpu() == cpu)
-        moved = keep_off(self, self.thread.native_handle(), cpu);
+      if (!self.kept_off.load(std::memory_order_acquire) && cpu >= 0 && current_cpu() == cpu &&
+          keep_off(self, self.thread.native_handle(), cpu))
+        self.kept_off.store(true, std::memory_order_release);
       drain();
-      if (moved) restore_affinity(self);
+      if (self.kept_off.exchange(false, std::memory_order_acq_rel))
+        restore_affinity(self, self.thread.native_handle());
     }
   }
 
@@ -205,11 +213,12 @@ class TaskPool {
 #endif
   }
 
-  static void restore_affinity(Helper& h) {
+  // Gives helper h (thread `who`) back the CPUs it started with.
+  static void restore_affinity(const Helper& h, std::thread::native_handle_type who) {
 #if defined(__linux__)
-    pthread_setaffinity_np(pthread_self(), sizeof h.allowed, &h.allowed);
+    pthread_setaffinity_np(who, sizeof h.allowed, &h.allowed);
 #else
-    (void)h;
+    (void)h, (void)who;
 #endif
   }
 
