@@ -37,6 +37,16 @@ std::string describe(const RatioSpread& s) {
   return fmt::format("{:.3g}× ({})", s.median, range);
 }
 
+std::string sweep_disagreement(double rounds_gflops, double sweep_gflops) {
+  if (rounds_gflops <= 0 || sweep_gflops <= 0) return "";
+  const double factor = rounds_gflops / sweep_gflops;
+  if (factor <= kSweepAgreement && factor >= 1 / kSweepAgreement) return "";
+  return fmt::format(
+      "the rounds timed this config at {:.3g} GFLOP/s, the sweep at {:.3g} ({:.2f}× apart, more "
+      "than {:.2f}×): its ratio is not the one `ktune bench` measures; rerun on a quiet machine",
+      rounds_gflops, sweep_gflops, factor < 1 ? 1 / factor : factor, kSweepAgreement);
+}
+
 std::string model_of_slug(const std::string& slug) {
   // The tail "-<digits>c" that query_cpu_device appends (device.cpp).
   const size_t dash = slug.rfind('-');

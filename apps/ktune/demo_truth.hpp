@@ -36,6 +36,18 @@ bool within_noise(const RatioSpread& s);
 // than kMinRoundsForClaim rounds "no claim (2 rounds)".
 std::string describe(const RatioSpread& s);
 
+// The rounds time each shape's best config again with the sweep's own TimingPolicy, so on a
+// quiet machine their median GFLOP/s matches the sweep's measurement of that config. Further
+// apart than this factor (either way), the machine was not in the state `ktune bench` measures
+// in, and the demo says so: run-to-run medians on the quiet 2-core EPYC stayed within 10 %, and
+// the sweep's figure, the best of many configs, errs high.
+inline constexpr double kSweepAgreement = 1.25;
+
+// "" when the rounds' median (GFLOP/s) agrees with the sweep's figure for the same config
+// within kSweepAgreement, else a sentence saying how far apart they are and what it means
+// (also "" when either figure is missing: <= 0).
+std::string sweep_disagreement(double rounds_gflops, double sweep_gflops);
+
 // How this CPU relates to the devices committed datasets were measured on, by device slug
 // ("amd-epyc-2c": the model string slugified, then the thread count).
 enum class CommittedCpu { same_cpu, same_model, none };

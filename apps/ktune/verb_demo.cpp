@@ -145,24 +145,35 @@ std::vector<SweptShape> best_per_shape(const Family& family, const Workload& wor
   return out;
 }
 
-// The best config of each shape against the faster vendor library, from paired rounds.
+// The best config of each shape against the faster vendor library, from paired rounds; next
+// to the rounds' GFLOP/s of the config, the sweep's own figure for it, and under the table
+// every shape whose two figures disagree (demo::sweep_disagreement).
 void print_vendor_table(const Workload& workload, const std::vector<SweptShape>& swept,
                         const std::vector<demo::VendorComparison>& cmp, size_t configs) {
   fmt::print(
-      "| shape (m×n×k, transa/b) | best config of the sweep | GFLOP/s | faster vendor GFLOP/s | "
-      "ktune / vendor (range of rounds) | configs measured (ok) |\n"
+      "| shape (m×n×k, transa/b) | best config of the sweep | GFLOP/s rounds (sweep) | faster "
+      "vendor GFLOP/s | ktune / vendor (range of rounds) | configs measured (ok) |\n"
       "|---|---|---:|---:|---|---:|\n");
+  std::string disagreements;
   for (size_t i = 0; i < workload.problems.size(); ++i) {
     const demo::VendorComparison& c = cmp[i];
     const kernels::gemm::Shape sh = kernels::gemm::shape_of(workload.problems[i]);
+    const std::string shape = fmt::format("{}×{}×{}, {}{}", sh.m, sh.n, sh.k, sh.transa ? 'T' : 'N',
+                                          sh.transb ? 'T' : 'N');
     const std::string vendor =
         c.vendor.empty() ? "-" : fmt::format("{:.3g} ({})", c.vendor_gflops, c.vendor);
     const std::string ratio = c.ratio.rounds ? demo::describe(c.ratio) : "- " + c.note;
-    fmt::print("| {}×{}×{}, {}{} | {} | {} | {} | {} | {} of {} ({}) |\n", sh.m, sh.n, sh.k,
-               sh.transa ? 'T' : 'N', sh.transb ? 'T' : 'N', c.config.empty() ? "-" : c.config,
-               c.ktune_gflops > 0 ? fmt::format("{:.3g}", c.ktune_gflops) : "-", vendor, ratio,
-               swept[i].measured, configs, swept[i].ok);
+    const std::string ours = fmt::format(
+        "{} ({})", c.ktune_gflops > 0 ? fmt::format("{:.3g}", c.ktune_gflops) : "-",
+        swept[i].best_perf > 0 ? fmt::format("sweep {:.3g}", swept[i].best_perf) : "no sweep");
+    fmt::print("| {} | {} | {} | {} | {} | {} of {} ({}) |\n", shape,
+               c.config.empty() ? "-" : c.config, ours, vendor, ratio, swept[i].measured, configs,
+               swept[i].ok);
+    if (const std::string d = demo::sweep_disagreement(c.ktune_gflops, swept[i].best_perf);
+        !d.empty())
+      disagreements += fmt::format("  {}: {}.\n", shape, d);
   }
+  if (!disagreements.empty()) fmt::print("\n{}", disagreements);
 }
 
 // Step 1: every config of the chosen kind over the demo shapes, into the resumable store, timed

@@ -1,5 +1,6 @@
 // The judgements `ktune demo` prints (apps/ktune/demo_truth.hpp): the kind it sweeps, what a
-// ratio's spread lets it claim, and what it says about committed data for this CPU.
+// ratio's spread lets it claim, whether the rounds agree with the sweep, and what it says about
+// committed data for this CPU.
 #include <gtest/gtest.h>
 
 #include "apps/ktune/demo_truth.hpp"
@@ -52,6 +53,19 @@ TEST(DemoRatio, TooFewRoundsClaimNothing) {
   EXPECT_EQ(describe(two), "no claim (2 rounds)");
   EXPECT_EQ(describe(spread_of({2.0})), "no claim (1 round)");
   EXPECT_EQ(describe(spread_of({2.0, 2.1, 2.2, 2.3})), "no claim (4 rounds)");
+}
+
+TEST(DemoSweepCheck, RoundsFarFromTheSweepAreNamed) {
+  EXPECT_EQ(sweep_disagreement(200, 210), "");  // within noise of each other
+  EXPECT_EQ(sweep_disagreement(250, 210), "");
+  EXPECT_EQ(sweep_disagreement(93.6, 0), "");  // no sweep figure: nothing to compare
+  EXPECT_EQ(sweep_disagreement(0, 210), "");
+  // Last session's case: the rounds 2.3× below what the sweep measured for the same config.
+  EXPECT_EQ(sweep_disagreement(93.6, 215),
+            "the rounds timed this config at 93.6 GFLOP/s, the sweep at 215 (2.30× apart, more "
+            "than 1.25×): its ratio is not the one `ktune bench` measures; rerun on a quiet "
+            "machine");
+  EXPECT_NE(sweep_disagreement(300, 200), "");  // faster than the sweep is flagged too
 }
 
 TEST(DemoCommittedCpu, MatchesBySlugThenByModel) {

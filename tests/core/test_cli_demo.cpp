@@ -1,9 +1,9 @@
 // `ktune demo` end to end on a tiny workload, learning from the committed 18-shape CPU dataset:
 // every pipeline step runs, each shape's ratio to the vendors comes with the range of its rounds
-// (or no claim from too few), the CPU is named as one no dataset of --results-dir was measured
-// on, no held-out score is printed from its 4 held-out shapes, the generated header compiles on
-// its own under -Werror, the report is written and named last, and a second run resumes from
-// the store.
+// (or no claim from too few) and its config's GFLOP/s with the sweep's figure beside, the CPU is
+// named as one no dataset of --results-dir was measured on, no held-out score is printed from its 4
+// held-out shapes, the generated header compiles on its own under -Werror, the report is written
+// and named last, and a second run resumes from the store.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -64,6 +64,8 @@ TEST(CliDemo, WholePipelineWritesAHeaderThatCompilesAndResumes) {
   };
   EXPECT_EQ(count(" over 5 rounds) |") + count("| - no vendor library in this build |"), 4u)
       << first.output;
+  // Beside the rounds' GFLOP/s of each shape's config, the sweep's own figure for it.
+  EXPECT_EQ(count(" (sweep "), 4u) << first.output;
   EXPECT_NE(first.output.find("no committed dataset was measured on this CPU ("), std::string::npos)
       << first.output;
 
