@@ -56,17 +56,21 @@ void CublasLtGemm::release() {
 }
 
 namespace {
-// One config attribute of an algorithm (int32, uint32 or uint16: read into a zeroed 64-bit
-// little-endian word), -1 when cuBLASLt does not answer.
+// One config attribute of an algorithm, read with its documented size (cublasLt.h: int32 or
+// uint32, uint16 for the inner and cluster shapes; cuBLASLt refuses another buffer size), -1
+// when cuBLASLt does not answer.
 int64_t algo_attribute(const cublasLtMatmulAlgo_t& algo,
                        cublasLtMatmulAlgoConfigAttributes_t what) {
-  uint64_t v = 0;
+  const bool narrow =
+      what == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID || what == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID;
+  int32_t wide = -1;
+  uint16_t small = 0;
   size_t written = 0;
-  if (cublasLtMatmulAlgoConfigGetAttribute(&algo, what, &v, sizeof v, &written) !=
-          CUBLAS_STATUS_SUCCESS ||
-      written == 0)
-    return -1;
-  return written == 4 ? int64_t(int32_t(uint32_t(v))) : int64_t(v);
+  const cublasStatus_t status =
+      narrow ? cublasLtMatmulAlgoConfigGetAttribute(&algo, what, &small, sizeof small, &written)
+             : cublasLtMatmulAlgoConfigGetAttribute(&algo, what, &wide, sizeof wide, &written);
+  if (status != CUBLAS_STATUS_SUCCESS) return -1;
+  return narrow ? int64_t(small) : int64_t(wide);
 }
 }  // namespace
 
