@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
+#include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
@@ -187,6 +188,51 @@ TEST(TunedGemmVendorTcLt, LibraryCallIsAsFastAsTheBenchmarksCall) {
   cudaFree(bench_workspace);
   cudaMemPoolDestroy(pool);
   cudaStreamDestroy(stream);
+}
+
+// The library's workspaces (deploy/call_workspace.hpp): one buffer per stream, kept between calls
+// and only grown; at most kMaxKept streams; a stream being captured gets per-call graph nodes.
+TEST(TunedGemmVendorTcLt, CallWorkspaceIsKeptPerStreamAndPerCallInCapture) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  cudaMemPool_t pool = nullptr;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  ASSERT_EQ(cudaGetDevice(&props.location.id), cudaSuccess);
+  ASSERT_EQ(cudaMemPoolCreate(&pool, &props), cudaSuccess);
+  std::vector<cudaStream_t> streams(kd::KeptWorkspaces::kMaxKept + 1);
+  for (auto& s : streams) ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  auto once = [&](size_t bytes, cudaStream_t s) {
+    kd::CallWorkspace w(bytes, s, pool);
+    void* p = w.data();
+    w.release();
+    return p;
+  };
+  EXPECT_EQ(once(0, streams[0]), nullptr);
+  void* first = once(1024, streams[0]);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(once(512, streams[0]), first);  // kept: no allocation
+  void* other = once(1024, streams[1]);
+  EXPECT_NE(other, first);  // another stream, another buffer
+  void* grown = once(1 << 20, streams[0]);
+  ASSERT_NE(grown, nullptr);
+  EXPECT_EQ(once(1024, streams[0]), grown);  // never shrinks
+  for (auto s : streams) once(256, s);
+  EXPECT_LE(kd::kept_workspaces().kept(), kd::KeptWorkspaces::kMaxKept);
+  // Captured: the allocation and the free are the graph's own nodes, not the kept buffer.
+  cudaStream_t capture = streams[0];
+  ASSERT_EQ(cudaStreamBeginCapture(capture, cudaStreamCaptureModeRelaxed), cudaSuccess);
+  void* captured = once(1024, capture);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(capture, &graph), cudaSuccess);
+  EXPECT_NE(captured, grown);
+  size_t nodes = 0;
+  ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
+  EXPECT_EQ(nodes, 2u);  // a memory allocation node and a free node
+  cudaGraphDestroy(graph);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (auto s : streams) cudaStreamDestroy(s);
+  cudaMemPoolDestroy(pool);
 }
 
 }  // namespace
