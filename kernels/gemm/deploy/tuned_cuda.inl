@@ -66,9 +66,10 @@ Launch classify(cudaError_t error, const char* what) {
 
 // Split-K and cuBLASLt workspaces come from a memory pool of ktune's own per device that keeps
 // its memory (release threshold: never), so stream-ordered allocation costs no trip to the driver
-// after the first call (and deploy/call_workspace.hpp keeps one per stream between calls). The default pool would return memory at every synchronization and make each
-// split-K call pay a fresh allocation (~0.1 ms, measured), and changing its threshold would
-// change the caller's process.
+// after the first call (and deploy/call_workspace.hpp keeps one per stream between calls). The
+// default pool would return memory at every synchronization and make each split-K call pay a
+// fresh allocation (~0.1 ms, measured), and changing its threshold would change the caller's
+// process.
 cudaMemPool_t workspace_pool() {
   int device = 0;
   cudaError_t error = cudaGetDevice(&device);
