@@ -12,6 +12,12 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                  "Serve the training set's best-geomean shipped config when the pick's vote "
                  "share (tree: its leaf's majority fraction) is below this; 0 = off")
       ->capture_default_str();
+  sub.add_option("--unsure-leaf-margin", rule.leaf_margin,
+                 "With --min-vote-share (trees): an unsure leaf serves its own best-geomean "
+                 "config only where that beats the training set's best-geomean config there by "
+                 "more than this fraction (0.1 = 10 %), else that safe config; 0 = off")
+      ->check(CLI::Range(0.0, 0.99))
+      ->capture_default_str();
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

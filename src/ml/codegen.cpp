@@ -145,12 +145,13 @@ class TreeWriter {
   // min_vote_share > 0: leaves whose majority share is below it (the same test on the same
   // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
-             const std::vector<std::string>& configs, double min_vote_share,
+             const std::vector<std::string>& configs, const UnsureRule& unsure,
              std::vector<int> leaf_configs)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
-        min_vote_share_(min_vote_share),
+        min_vote_share_(unsure.min_vote_share),
+        leaf_margin_(unsure.leaf_margin),
         leaf_configs_(std::move(leaf_configs)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
@@ -180,7 +181,8 @@ class TreeWriter {
           out +=
               fmt::format("{}return {};  // unsure: leaf share {:.2f} < {:.2f}, {} (not {})\n", pad,
                           safe >= 0 ? std::to_string(safe) : "kUnsure", share, min_vote_share_,
-                          safe >= 0 ? "its best geomean " + comment_text(configs_.at(safe))
+                          safe >= 0 ? (leaf_margin_ > 0 ? "its pick " : "its best geomean ") +
+                                          comment_text(configs_.at(safe))
                                     : "the unsure config",
                           comment_text(configs_.at(k)));
         } else {
@@ -214,7 +216,7 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
-  double min_vote_share_;
+  double min_vote_share_, leaf_margin_;
   std::vector<int> leaf_configs_;  // per node; empty for models saved without them
 };
 
@@ -317,7 +319,7 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     features.push_back(code);
   }
   const UnsureRule& unsure = selector->options().unsure;
-  const TreeWriter writer(tree, features, configs, unsure.min_vote_share, leaf_configs(model));
+  const TreeWriter writer(tree, features, configs, unsure, leaf_configs(model));
   std::set<int> used = writer.used_features();
   if (unsure.range_guard) {  // the guard reads every feature
     for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
@@ -359,6 +361,11 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     out += unsure.range_guard ? "a feature outside its training range" : "";
     out += "): the shipped config\n// with the best geometric mean over the training problems ";
     out += unsure.min_vote_share > 0 ? "(an unsure leaf: over those reaching it).\n" : ".\n";
+    if (unsure.min_vote_share > 0 && unsure.leaf_margin > 0)
+      out += fmt::format(
+          "// An unsure leaf's pick is kUnsure unless its own best config beats kUnsure's\n"
+          "// geometric mean over the leaf's training problems by more than {:g} %.\n",
+          100 * unsure.leaf_margin);
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";

@@ -19,6 +19,8 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (s.unsure.min_vote_share > 0)
     args += fmt::format(" --min-vote-share {}", s.unsure.min_vote_share);
   if (s.unsure.range_guard) args += " --range-guard";
+  if (s.unsure.leaf_margin > 0)
+    args += fmt::format(" --unsure-leaf-margin {}", s.unsure.leaf_margin);
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())

@@ -243,6 +243,17 @@ int Selector::best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen
   return best_mean_log(config_log_sums(d, rows));
 }
 
+int Selector::leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const {
+  const ConfigLogSums sums = config_log_sums(d, rows);
+  const int best = best_mean_log(sums);
+  const double margin = options_.unsure.leaf_margin;
+  const auto safe = size_t(unsure_config_);
+  if (margin <= 0 || best == unsure_config_ || sums.measured[safe] == 0) return best;
+  const double gain = sums.log_sum[size_t(best)] / sums.measured[size_t(best)] -
+                      sums.log_sum[safe] / sums.measured[safe];
+  return gain > std::log1p(margin) ? best : unsure_config_;
+}
+
 int Selector::fall_back(int pick, const std::vector<bool>& valid,
                         const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
   if (valid.size() != config_names_.size()) {
@@ -314,6 +325,7 @@ nlohmann::json Selector::to_json() const {
            {{"config", unsure_config_},
             {"min_vote_share", options_.unsure.min_vote_share},
             {"range_guard", options_.unsure.range_guard},
+            {"leaf_margin", options_.unsure.leaf_margin},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -336,6 +348,12 @@ void Selector::check_unsure_rule() const {
   if (share > 0 && !scores_are_shares())
     throw Error("selector " + kind_ +
                 ": min_vote_share needs a selector that votes (tree-*, forest, knn-*)");
+  const double margin = options_.unsure.leaf_margin;
+  if (!(margin >= 0 && margin < 1))
+    throw Error(fmt::format("selector {}: leaf_margin {} is not in [0, 1)", kind_, margin));
+  if (margin > 0 && share <= 0)
+    throw Error("selector " + kind_ +
+                ": leaf_margin needs min_vote_share (it picks for unsure leaves)");
 }
 
 void Selector::load_unsure(const nlohmann::json& j) {
@@ -350,6 +368,10 @@ void Selector::load_unsure(const nlohmann::json& j) {
     throw Error("field 'selector.unsure.range_guard': expected true or false, got " +
                 jf::shown(guard));
   rule.range_guard = guard.get<bool>();
+  // Absent in models saved before the leaf margin: off.
+  rule.leaf_margin = j.contains("leaf_margin")
+                         ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
+                         : 0.0;
   const auto lo = jf::numbers(j, "feature_min", "selector.unsure");
   const auto hi = jf::numbers(j, "feature_max", "selector.unsure");
   if (lo.size() != feature_names_.size() || hi.size() != feature_names_.size())

@@ -118,13 +118,14 @@ class TreeSelector : public ClassifierSelector {
   Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
     return tree_.predict_values(x);
   }
-  // Per leaf, the shipped config with the best geomean over the training problems reaching it.
+  // Per leaf, the shipped config with the best geomean over the training problems reaching it
+  // (or the unsure config where that is not better by the rule's leaf margin).
   void fit_unsure(const SelectorTrainingSet& d) override {
     std::map<int, std::vector<Eigen::Index>> reaching;
     for (Eigen::Index i = 0; i < d.X.rows(); ++i)
       reaching[tree_.leaf_index(d.X.row(i))].push_back(i);
     leaf_configs_.assign(tree_.nodes().size(), -1);
-    for (const auto& [leaf, rows] : reaching) leaf_configs_[size_t(leaf)] = best_geomean(d, rows);
+    for (const auto& [leaf, rows] : reaching) leaf_configs_[size_t(leaf)] = leaf_pick(d, rows);
   }
   int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them

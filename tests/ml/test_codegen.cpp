@@ -202,6 +202,8 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
     EXPECT_GT(unsure, 0u);
     EXPECT_LT(unsure, all.size());
     EXPECT_NE(header.find("kUnsure"), std::string::npos);
+    // The leaf margin is stated beside kUnsure (and is off otherwise).
+    EXPECT_EQ(header.find("by more than") != std::string::npos, rule.leaf_margin > 0);
   } else {
     EXPECT_EQ(header.find("kUnsure"), std::string::npos);
   }
@@ -211,6 +213,7 @@ INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest,
                          ::testing::Values(CodegenCase{"tree-a", "A", {}},
                                            CodegenCase{"tree-b", "B", {}},
                                            CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
+                                           CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
                                            CodegenCase{"tree-b", "BRangeGuard", {0, true}},
                                            CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
                          [](const auto& info) { return info.param.name; });

@@ -121,6 +121,33 @@ TEST(SelectorUnsure, AnImpureTreeLeafServesItsOwnBestGeomean) {
   EXPECT_THROW(Selector::from_json(bad), Error);
 }
 
+TEST(SelectorUnsure, LeafMarginKeepsTheUnsureConfigUnlessTheLeafsBestIsClearlyBetter) {
+  // The right leaf of two_halves: c3 (0.9) is 1.8x the unsure config c0 (0.5) there.
+  auto fit = [](double margin) {
+    auto s = make_selector("tree-c", {Fallback::baseline, 0, {0.6, false, margin}});
+    s->fit(two_halves(), {0, 1, 2, 3}, Norm::scale);
+    return s;
+  };
+  EXPECT_EQ(pick(*fit(0.5), 7), 3);  // 80 % better: more than the margin
+  EXPECT_EQ(pick(*fit(0.79), 7), 3);
+  const auto kept = fit(0.81);  // not 81 % better: the unsure config
+  EXPECT_EQ(pick(*kept, 7), 0);
+  EXPECT_EQ(pick(*kept, 2), 0);  // a pure leaf: its class, as before
+  const nlohmann::json j = kept->to_json();
+  EXPECT_EQ(j["unsure"]["leaf_margin"], 0.81);
+  EXPECT_EQ(Selector::from_json(j)->options().unsure.leaf_margin, 0.81);
+  EXPECT_EQ(pick(*Selector::from_json(j), 7), 0);
+  nlohmann::json older = j;  // saved before the margin: off
+  older["unsure"].erase("leaf_margin");
+  EXPECT_EQ(Selector::from_json(older)->options().unsure.leaf_margin, 0);
+  nlohmann::json bad = j;
+  bad["unsure"]["leaf_margin"] = 1.5;
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  // A margin without the vote-share rule would pick for no leaf: refused.
+  auto no_share = make_selector("tree-c", {Fallback::baseline, 0, {0, false, 0.1}});
+  EXPECT_THROW(no_share->fit(two_halves(), {0, 1, 2, 3}, Norm::scale), Error);
+}
+
 TEST(SelectorUnsure, RuleSurvivesJsonAndOlderModelsLoadWithoutIt) {
   const auto guarded = fitted("tree-c", {0.6, true});
   const nlohmann::json j = guarded->to_json();

@@ -59,11 +59,16 @@ std::string to_string(Fallback f);
 //    unsure_config();
 //  - range_guard and a feature outside its range over the training problems: unsure_config(),
 //    the shipped config with the best geometric mean over all the training problems.
-// Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. Both
+// leaf_margin > 0 (a tree with min_vote_share): an unsure leaf serves its own best-geomean
+// config only where that beats unsure_config()'s geometric mean over the leaf's training problems
+// by more than this fraction, else unsure_config(): one noisy row must not turn a leaf whose
+// majority is the safe config into a kernel's (docs/deploy.md).
+// Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
   double min_vote_share = 0;
   bool range_guard = false;
+  double leaf_margin = 0;
   bool on() const { return min_vote_share > 0 || range_guard; }
 };
 
@@ -149,6 +154,9 @@ class Selector {
   // rows (invalid = kInvalidRatio; unmeasured cells left out, a config measured on none of them
   // last; the first on ties): the geometric-mean choice among the shipped configs.
   static int best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows);
+  // An unsure leaf's pick over the rows reaching it: best_geomean, or unsure_config() where
+  // that is not better by more than the rule's leaf_margin (set unsure_config() first).
+  int leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const;
   bool outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   bool low_share(const Eigen::VectorXd& scores) const;
   void check_unsure_rule() const;  // Error for a share outside [0, 1] or on a non-voting model

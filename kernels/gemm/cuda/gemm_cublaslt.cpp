@@ -55,13 +55,43 @@ void CublasLtGemm::release() {
   if (!ktune::cuda::context_corrupted()) descriptors_.release();
 }
 
+namespace {
+// One config attribute of an algorithm, read with its documented size (cublasLt.h: int32 or
+// uint32, uint16 for the inner and cluster shapes; cuBLASLt refuses another buffer size), -1
+// when cuBLASLt does not answer.
+int64_t algo_attribute(const cublasLtMatmulAlgo_t& algo,
+                       cublasLtMatmulAlgoConfigAttributes_t what) {
+  const bool narrow =
+      what == CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID || what == CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID;
+  int32_t wide = -1;
+  uint16_t small = 0;
+  size_t written = 0;
+  const cublasStatus_t status =
+      narrow ? cublasLtMatmulAlgoConfigGetAttribute(&algo, what, &small, sizeof small, &written)
+             : cublasLtMatmulAlgoConfigGetAttribute(&algo, what, &wide, sizeof wide, &written);
+  if (status != CUBLAS_STATUS_SUCCESS) return -1;
+  return narrow ? int64_t(small) : int64_t(wide);
+}
+}  // namespace
+
+std::string lt_algo_config(const cublasLtMatmulHeuristicResult_t& r) {
+  auto get = [&](cublasLtMatmulAlgoConfigAttributes_t what) {
+    return algo_attribute(r.algo, what);
+  };
+  return fmt::format(
+      "algo {}, tile {}, stages {}, split-K {}, reduction {}, swizzle {}, custom {}, inner {}, "
+      "cluster {}, workspace {} B",
+      get(CUBLASLT_ALGO_CONFIG_ID), get(CUBLASLT_ALGO_CONFIG_TILE_ID),
+      get(CUBLASLT_ALGO_CONFIG_STAGES_ID), get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM),
+      get(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME), get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING),
+      get(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION), get(CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID),
+      get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID), r.workspaceSize);
+}
+
 std::string CublasLtGemm::describe(int i) const {
   const cublasLtMatmulHeuristicResult_t& r = results_.at(size_t(i));
   auto get = [&](cublasLtMatmulAlgoConfigAttributes_t what) {
-    int32_t v = -1;
-    size_t written = 0;
-    cublasLtMatmulAlgoConfigGetAttribute(&r.algo, what, &v, sizeof v, &written);
-    return v;
+    return algo_attribute(r.algo, what);
   };
   return fmt::format("heuristic #{}: algo {}, tile {}, stages {}, split-K {}, waves {:.2f}", i,
                      get(CUBLASLT_ALGO_CONFIG_ID), get(CUBLASLT_ALGO_CONFIG_TILE_ID),

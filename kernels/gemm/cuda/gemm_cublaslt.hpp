@@ -25,6 +25,11 @@ class CublasLtHandle {
   cublasLtHandle_t handle_ = nullptr;
 };
 
+// Every config attribute of a heuristic's answer and its workspace: "algo 66, tile 13, stages
+// 35, split-K 2, reduction 1, swizzle 0, custom 0, inner 0, cluster 0, workspace 1048576 B" (the
+// enum ids of cublasLt.h), to compare two plans of one problem.
+std::string lt_algo_config(const cublasLtMatmulHeuristicResult_t& r);
+
 class CublasLtGemm {
  public:
   // Asks the heuristic for up to max_algos algorithms within workspace_bytes; throws CudaError
@@ -37,6 +42,7 @@ class CublasLtGemm {
   int algos() const { return int(results_.size()); }
   // "heuristic #i: algo 21, tile 18, stages 9, split-K 1, waves 0.98" (cublasLt's enum ids).
   std::string describe(int i) const;
+  const cublasLtMatmulHeuristicResult_t& result(int i) const { return results_.at(size_t(i)); }
   // C = op(A) op(B) with algorithm i, asynchronous on stream.
   cublasStatus_t run(int i, const void* a, const void* b, float* c, void* workspace,
                      cudaStream_t stream) const;

@@ -20,6 +20,7 @@
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
+#include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/common/gemm_config.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
@@ -63,11 +64,12 @@ Launch classify(cudaError_t error, const char* what) {
   cuda_failure(what, error);
 }
 
-// Split-K workspaces come from a memory pool of ktune's own per device that keeps its memory
-// (release threshold: never), so stream-ordered allocation costs no trip to the driver after
-// the first call. The default pool would return memory at every synchronization and make each
-// split-K call pay a fresh allocation (~0.1 ms, measured), and changing its threshold would
-// change the caller's process.
+// Split-K and cuBLASLt workspaces come from a memory pool of ktune's own per device that keeps
+// its memory (release threshold: never), so stream-ordered allocation costs no trip to the driver
+// after the first call (and deploy/call_workspace.hpp keeps one per stream between calls). The
+// default pool would return memory at every synchronization and make each split-K call pay a
+// fresh allocation (~0.1 ms, measured), and changing its threshold would change the caller's
+// process.
 cudaMemPool_t workspace_pool() {
   int device = 0;
   cudaError_t error = cudaGetDevice(&device);
@@ -137,19 +139,14 @@ Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const Args& g
   const long long chunk = 65535 / p.splits;  // grid z = batch entries * splits
   for (long long first = 0; first < g.batch; first += chunk) {
     const long long count = g.batch - first < chunk ? g.batch - first : chunk;
-    float* workspace = nullptr;
     const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
-    if (floats > 0) {
-      // Stream-ordered: safe with concurrent calls on other streams.
-      const cudaError_t error = cudaMallocFromPoolAsync(
-          reinterpret_cast<void**>(&workspace), floats * sizeof(float), workspace_pool(), g.stream);
-      if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(split-K workspace)", error);
-    }
-    const ktune::kernels::gemm::cuda::TiledLaunch launch = launch_chunk(count, first, workspace);
-    if (workspace) {
-      const cudaError_t error = cudaFreeAsync(workspace, g.stream);
-      if (error != cudaSuccess) cuda_failure("cudaFreeAsync(split-K workspace)", error);
-    }
+    // Kept per stream between calls (deploy/call_workspace.hpp): safe with concurrent calls on
+    // other streams.
+    ktune::kernels::gemm::deploy::CallWorkspace workspace(floats * sizeof(float), g.stream,
+                                                          workspace_pool());
+    const ktune::kernels::gemm::cuda::TiledLaunch launch =
+        launch_chunk(count, first, static_cast<float*>(workspace.data()));
+    workspace.release();
     if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
     if (launch.refused) return Launch::refused;
   }

@@ -130,19 +130,11 @@ Launch run_tc_vendor(const TcArgs& g) {
     if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
     const kd::LtPlan& plan = kd::lt_plan_for(p, g.a, g.b, g.c);
     if (!plan.found) return Launch::refused;
-    // The algorithm's workspace from the split-K pool, stream-ordered like the kernels'.
-    void* workspace = nullptr;
-    if (plan.first.workspaceSize > 0) {
-      const cudaError_t error =
-          cudaMallocFromPoolAsync(&workspace, plan.first.workspaceSize, workspace_pool(), g.stream);
-      if (error != cudaSuccess) cuda_failure("cudaMallocFromPoolAsync(cuBLASLt workspace)", error);
-    }
+    // The algorithm's workspace, kept per stream like the split-K kernels'.
+    kd::CallWorkspace workspace(plan.first.workspaceSize, g.stream, workspace_pool());
     const kd::VendorOutcome outcome =
-        kd::run_cublaslt(plan, g.alpha, g.a, g.b, g.beta, g.c, workspace, g.stream);
-    if (workspace) {
-      const cudaError_t error = cudaFreeAsync(workspace, g.stream);
-      if (error != cudaSuccess) cuda_failure("cudaFreeAsync(cuBLASLt workspace)", error);
-    }
+        kd::run_cublaslt(plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), g.stream);
+    workspace.release();
     return outcome == kd::VendorOutcome::ok ? Launch::ok : Launch::refused;
   }
 }

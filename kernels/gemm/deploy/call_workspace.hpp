@@ -1,0 +1,132 @@
+#pragma once
+// The workspace of one call of a tuned CUDA GEMM library (split-K partial sums, cuBLASLt's
+// workspace). Outside graph capture it is a buffer kept per thread, device and stream between
+// calls and only grown (stream-ordered, from the library's pool), so a call allocates and frees
+// nothing: the sweep times kernels with a workspace made once, and a cudaMallocFromPoolAsync +
+// cudaFreeAsync pair per call cost the deployed library 1.5-2.5 us per call on an H100 (its
+// mmasplit kernels ran at 0.90x and its cuBLASLt split-K calls at 0.93x their sweep speed,
+// results/h100-80gb-hbm3/tc-deployed-vendors/). A stream being captured into a CUDA graph gets a
+// per-call allocation and free, which become the graph's own nodes, as before.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ktune::kernels::gemm::deploy {
+
+inline void check_workspace_call(cudaError_t error, const char* what) {
+  if (error != cudaSuccess)
+    throw std::runtime_error(std::string("ktune::gemm: ") + what + ": " + cudaGetErrorName(error) +
+                             ": " + cudaGetErrorString(error));
+}
+
+// This thread's kept workspaces, one per (device, stream id); a stream's id is never reused, unlike
+// a destroyed stream's handle. At most kMaxKept: past that the oldest goes (after a device
+// synchronization, since its stream may still use it).
+class KeptWorkspaces {
+ public:
+  static constexpr size_t kMaxKept = 8;
+
+  ~KeptWorkspaces() {
+    if (kept_.empty()) return;
+    (void)cudaDeviceSynchronize();  // errors ignored: the runtime may be unloading at exit
+    for (const Entry& e : kept_) (void)cudaFreeAsync(e.data, nullptr);
+  }
+
+  // At least `bytes` for work on `stream` of the current device.
+  void* get(size_t bytes, cudaStream_t stream, cudaMemPool_t pool) {
+    int device = 0;
+    check_workspace_call(cudaGetDevice(&device), "cudaGetDevice");
+    unsigned long long id = 0;
+    check_workspace_call(cudaStreamGetId(stream, &id), "cudaStreamGetId");
+    Entry* entry = nullptr;
+    for (Entry& e : kept_)
+      if (e.device == device && e.stream_id == id) entry = &e;
+    if (!entry) {
+      if (kept_.size() == kMaxKept) evict_oldest();
+      kept_.push_back({device, id, nullptr, 0});
+      entry = &kept_.back();
+    }
+    if (entry->bytes < bytes) {  // grow, stream-ordered: earlier work on the stream keeps the old
+      if (entry->data) check_workspace_call(cudaFreeAsync(entry->data, stream), "cudaFreeAsync");
+      entry->data = nullptr;
+      entry->bytes = 0;
+      check_workspace_call(cudaMallocFromPoolAsync(&entry->data, bytes, pool, stream),
+                           "cudaMallocFromPoolAsync(workspace)");
+      entry->bytes = bytes;
+    }
+    return entry->data;
+  }
+
+  size_t kept() const { return kept_.size(); }
+
+ private:
+  struct Entry {
+    int device;
+    unsigned long long stream_id;
+    void* data;
+    size_t bytes;
+  };
+
+  void evict_oldest() {
+    const Entry oldest = kept_.front();
+    kept_.erase(kept_.begin());
+    if (!oldest.data) return;
+    int current = 0;
+    check_workspace_call(cudaGetDevice(&current), "cudaGetDevice");
+    check_workspace_call(cudaSetDevice(oldest.device), "cudaSetDevice(workspace eviction)");
+    cudaError_t error = cudaDeviceSynchronize();
+    if (error == cudaSuccess) error = cudaFreeAsync(oldest.data, nullptr);
+    const cudaError_t back = cudaSetDevice(current);
+    check_workspace_call(error, "cudaFreeAsync(workspace eviction)");
+    check_workspace_call(back, "cudaSetDevice");
+  }
+
+  std::vector<Entry> kept_;
+};
+
+inline KeptWorkspaces& kept_workspaces() {
+  thread_local KeptWorkspaces kept;
+  return kept;
+}
+
+// The workspace of one call: nullptr for 0 bytes; release() ends the call (a captured stream's
+// per-call workspace is freed there, stream-ordered; errors thrown, unlike the destructor's).
+class CallWorkspace {
+ public:
+  CallWorkspace(size_t bytes, cudaStream_t stream, cudaMemPool_t pool) : stream_(stream) {
+    if (bytes == 0) return;
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    check_workspace_call(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
+    if (capture == cudaStreamCaptureStatusNone) {
+      data_ = kept_workspaces().get(bytes, stream, pool);
+      return;
+    }
+    check_workspace_call(cudaMallocFromPoolAsync(&data_, bytes, pool, stream),
+                         "cudaMallocFromPoolAsync(workspace)");
+    per_call_ = true;
+  }
+  CallWorkspace(const CallWorkspace&) = delete;
+  CallWorkspace& operator=(const CallWorkspace&) = delete;
+  ~CallWorkspace() {
+    if (per_call_ && data_) (void)cudaFreeAsync(data_, stream_);  // only on an exception's path
+  }
+
+  void* data() const { return data_; }
+
+  void release() {
+    if (!per_call_ || !data_) return;
+    void* p = data_;
+    data_ = nullptr;
+    check_workspace_call(cudaFreeAsync(p, stream_), "cudaFreeAsync(workspace)");
+  }
+
+ private:
+  cudaStream_t stream_;
+  void* data_ = nullptr;
+  bool per_call_ = false;
+};
+
+}  // namespace ktune::kernels::gemm::deploy
