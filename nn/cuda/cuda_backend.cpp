@@ -175,4 +175,14 @@ void CudaBackend::epilogue_from(const float* acc, float* y, const float* bias, i
   bias_act(acc, as_bf16(y), bias, rows, channels, relu, stream());
 }
 
+CudaBackend::ConvScratch CudaBackend::conv_scratch(const ConvDesc& d, const std::string& purpose) {
+  ConvScratch scratch{ktune::cuda::DeviceBuffer<float>(
+                          storage_floats(size_t(d.n * d.h * d.w * d.c)), purpose + " input"),
+                      ktune::cuda::DeviceBuffer<float>(
+                          storage_floats(size_t(d.n * d.p() * d.q() * d.k)), purpose + " output")};
+  ktune::cuda::check(cudaMemsetAsync(scratch.x.data(), 0, scratch.x.bytes(), stream()),
+                     "cudaMemsetAsync");
+  return scratch;
+}
+
 }  // namespace ktune::nn::cuda

@@ -81,6 +81,12 @@ class CudaBackend : public Backend {
                      bool relu);
   // Floats of device memory holding `count` activations (half as many, rounded up, in bf16).
   size_t storage_floats(size_t count) const { return is_bf16() ? (count + 1) / 2 : count; }
+  // A conv layer's input (zeroed) and output activations in scratch memory: what the load-time
+  // searches and timings run on, with the layer's real filter.
+  struct ConvScratch {
+    ktune::cuda::DeviceBuffer<float> x, y;
+  };
+  ConvScratch conv_scratch(const ConvDesc& d, const std::string& purpose);
 
  private:
   Precision precision_;

@@ -16,7 +16,8 @@ namespace {
 
 class CudnnBackend final : public CublasBackendBase {
  public:
-  explicit CudnnBackend(Precision precision) : CublasBackendBase(precision), cudnn_(stream()) {}
+  explicit CudnnBackend(Precision precision)
+      : CublasBackendBase(precision), cudnn_(make_cudnn_handle(stream())) {}
   std::string name() const override {
     return precision() == Precision::fp32 ? "cudnn"
                                           : std::string("cudnn-") + precision_name(precision());
@@ -27,12 +28,8 @@ class CudnnBackend final : public CublasBackendBase {
     keep(layer, 1, bias, size_t(d.k));
     auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
     // The search times every algorithm on scratch activations (zeros) and the real filter.
-    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.n * d.h * d.w * d.c)),
-                                       "cudnn find input");
-    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.n * d.p() * d.q() * d.k)),
-                                       "cudnn find output");
-    ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
-    conv->find(x.data(), w, y.data());
+    const ConvScratch scratch = conv_scratch(d, "cudnn find");
+    conv->find(scratch.x.data(), w, scratch.y.data());
     synchronize();  // x and y are freed on return
     convs_[layer] = std::move(conv);
   }

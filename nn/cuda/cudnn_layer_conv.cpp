@@ -7,12 +7,10 @@
 
 namespace ktune::nn::cuda {
 
-CudnnHandle::CudnnHandle(cudaStream_t stream)
-    : handle_(std::make_unique<ktune::kernels::conv2d::cuda::CudnnHandle>(stream)) {}
-
-CudnnHandle::~CudnnHandle() = default;
-
-cudnnHandle_t CudnnHandle::get() const { return handle_->get(); }
+CudnnHandle make_cudnn_handle(cudaStream_t stream) {
+  auto owner = std::make_shared<ktune::kernels::conv2d::cuda::CudnnHandle>(stream);
+  return CudnnHandle(owner, owner->get());  // shares ownership of the family's handle
+}
 
 void check_cudnn(cudnnStatus_t status, const std::string& call) {
   ktune::kernels::conv2d::cuda::check_cudnn(status, call);
@@ -79,19 +77,13 @@ CudnnLayerConv::~CudnnLayerConv() { release(); }
 void CudnnLayerConv::release() {
   if (conv_) cudnnDestroyConvolutionDescriptor(conv_);
   conv_ = nullptr;
-  for (Layout* layout : {&nhwc_, &nchw_}) {
-    if (layout->w) cudnnDestroyFilterDescriptor(layout->w);
-    if (layout->y) cudnnDestroyTensorDescriptor(layout->y);
-    if (layout->x) cudnnDestroyTensorDescriptor(layout->x);
-    *layout = Layout{};
-  }
+  nhwc_.destroy();
+  nchw_.destroy();
 }
 
 void CudnnLayerConv::make_layout(Layout& layout, cudnnTensorFormat_t format) {
   const cudnnDataType_t type = data_type(precision_);
-  check_cudnn(cudnnCreateTensorDescriptor(&layout.x), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateTensorDescriptor(&layout.y), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateFilterDescriptor(&layout.w), "cudnnCreateFilterDescriptor");
+  layout.create();
   check_cudnn(cudnnSetTensor4dDescriptor(layout.x, format, type, int(d_.n), int(d_.c), int(d_.h),
                                          int(d_.w)),
               "cudnnSetTensor4dDescriptor(x)");

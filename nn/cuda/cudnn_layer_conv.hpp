@@ -16,29 +16,17 @@
 #include <memory>
 #include <string>
 
+#include "kernels/common/cuda/cudnn_layout.hpp"
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
 #include "nn/cuda/precision.hpp"
 
-namespace ktune::kernels::conv2d::cuda {
-class CudnnHandle;
-}
-
 namespace ktune::nn::cuda {
 
 // A cuDNN handle bound to a stream: the conv2d family's, behind this file (only
-// cudnn_layer_conv.cpp includes the family's header).
-class CudnnHandle {
- public:
-  explicit CudnnHandle(cudaStream_t stream);
-  ~CudnnHandle();
-  CudnnHandle(const CudnnHandle&) = delete;
-  CudnnHandle& operator=(const CudnnHandle&) = delete;
-  cudnnHandle_t get() const;
-
- private:
-  std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnHandle> handle_;
-};
+// cudnn_layer_conv.cpp includes the family's header); the pointer owns it.
+using CudnnHandle = std::shared_ptr<cudnnContext>;
+CudnnHandle make_cudnn_handle(cudaStream_t stream);
 
 // A CudaError naming `call` when status is not SUCCESS (the family's check).
 void check_cudnn(cudnnStatus_t status, const std::string& call);
@@ -62,10 +50,7 @@ class CudnnLayerConv {
   bool transform_algorithm() const;
 
  private:
-  struct Layout {
-    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-    cudnnFilterDescriptor_t w = nullptr;
-  };
+  using Layout = ktune::kernels::cudnn::LayoutDescriptors;
   struct Found {
     cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
     cudnnMathType_t math = CUDNN_FMA_MATH;

@@ -143,25 +143,23 @@ class KtuneBackend final : public CudaBackend {
   }
   // Times this layer's gemm_ex path and cuDNN's bf16 conv (found first) and keeps the faster.
   void choose(int layer, const ConvDesc& d) {
-    if (!cudnn_) cudnn_ = std::make_unique<CudnnHandle>(stream());
-    auto conv = std::make_unique<CudnnLayerConv>(cudnn_->get(), d, precision());
-    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.n * d.h * d.w * d.c)),
-                                       "ktune-cuda-bf16 choice input");
-    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.n * d.p() * d.q() * d.k)),
-                                       "ktune-cuda-bf16 choice output");
-    ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
-    conv->find(x.data(), kept(layer, 0), y.data());
+    if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
+    auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
+    const ConvScratch scratch = conv_scratch(d, "ktune-cuda-bf16 choice");
+    float* x = scratch.x.data();
+    float* y = scratch.y.data();
+    conv->find(x, kept(layer, 0), y);
     const int64_t rows = d.n * d.p() * d.q();
-    const float ours = time_ms([&] { gemm_conv(layer, d, x.data(), y.data()); });
+    const float ours = time_ms([&] { gemm_conv(layer, d, x, y); });
     const float theirs = time_ms([&] {
-      check_cudnn(conv->run(x.data(), kept(layer, 0), y.data()), "cudnnConvolutionForward");
-      epilogue(y.data(), kept(layer, 1), rows, d.k, d.relu);
+      check_cudnn(conv->run(x, kept(layer, 0), y), "cudnnConvolutionForward");
+      epilogue(y, kept(layer, 1), rows, d.k, d.relu);
     });
     picks_[layer] = fmt::format("pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load)",
                                 theirs < ours ? "cudnn" : "gemm_ex", ours, theirs);
     if (theirs < ours) cudnn_convs_[layer] = std::move(conv);
   }
-  std::unique_ptr<CudnnHandle> cudnn_;
+  CudnnHandle cudnn_;
   std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
   std::map<int, std::string> picks_;
 #endif

@@ -115,7 +115,54 @@ void pin_other_threads(const cpu_set_t& cpus) {
     if (const std::string tid = entry.path().filename().string(); tid != self)
       sched_setaffinity(std::stoi(tid), sizeof cpus, &cpus);
 }
-#endif
+
+// The caller pinned to its first allowed CPU and the pool started (its helper with every CPU);
+// everything put back when it ends. `ok` is false where fewer than 2 CPUs are allowed.
+// Spins until done() holds, for at most 5 s (a broken pool fails the test rather than hangs it).
+template <class Done>
+void spin_until(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!done() && std::chrono::steady_clock::now() < give_up) {
+  }
+}
+
+struct PinnedCaller {
+  cpu_set_t all, one;
+  int pinned = 0;
+  bool ok = false;
+  PinnedCaller() {
+    if (pthread_getaffinity_np(pthread_self(), sizeof all, &all) != 0 || CPU_COUNT(&all) < 2)
+      return;
+    run_counts(4, 2);  // the helper starts with every CPU this thread may use
+    while (!CPU_ISSET(pinned, &all)) ++pinned;
+    CPU_ZERO(&one);
+    CPU_SET(pinned, &one);
+    ok = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+  }
+  // Lets the helper fall asleep (longer than its idle spin), then pins it to the caller's CPU:
+  // the placement the 2-vCPU guest's wake-up gave it.
+  void park_helpers_on_callers_cpu() const {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    pin_other_threads(one);
+  }
+  ~PinnedCaller() {
+    if (!ok) return;
+    pin_other_threads(all);
+    pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+  }
+};
+
+// The pool's placement tests (thread affinity is Linux's): the caller pinned, skipped where
+// fewer than 2 CPUs are allowed.
+class GemmCpuPoolPinned : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!pin.ok) GTEST_SKIP() << "fewer than 2 CPUs allowed";
+  }
+  PinnedCaller pin;
+  const int pinned = pin.pinned;
+  const std::thread::id caller = std::this_thread::get_id();
+};
 
 // After an idle moment (the helper asleep), a job's helper takes its share on a CPU other than
 // the caller's. On the 2-vCPU guest the wake-up queued the helper on the caller's own CPU,
@@ -123,22 +170,9 @@ void pin_other_threads(const cpu_set_t& cpus) {
 // (issue #23); here the sleeping helper is pinned to the caller's CPU to stand for that
 // placement. Each job's first task waits until a second thread claimed the other, so the
 // helper always runs one; where it ran is what is checked.
-TEST(GemmCpuPool, WokenHelperRunsOffTheCallersCpu) {
-#if defined(__linux__)
-  cpu_set_t all;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
-  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU allowed";
-  run_counts(4, 2);  // the helper starts with every CPU this thread may use
-  int pinned = 0;
-  while (!CPU_ISSET(pinned, &all)) ++pinned;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(pinned, &one);
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
-  const auto caller = std::this_thread::get_id();
+TEST_F(GemmCpuPoolPinned, WokenHelperRunsOffTheCallersCpu) {
   for (int job = 0; job < 3; ++job) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // > the helpers' idle spin
-    pin_other_threads(one);
+    pin.park_helpers_on_callers_cpu();
     std::atomic<int> claimed{0}, helper_cpu{-1}, helper_tasks{0};
     auto task = [&](int64_t) {
       if (std::this_thread::get_id() != caller) {
@@ -146,65 +180,39 @@ TEST(GemmCpuPool, WokenHelperRunsOffTheCallersCpu) {
         ++helper_tasks;
       }
       ++claimed;
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (claimed.load() < 2 && std::chrono::steady_clock::now() < give_up) {
-      }
+      spin_until([&] { return claimed.load() >= 2; });
     };
     pd::run_tasks(2, 2, task);
     EXPECT_EQ(helper_tasks.load(), 1) << "job " << job;
     EXPECT_NE(helper_cpu.load(), pinned) << "job " << job << ": the helper ran on the caller's CPU";
   }
-  pin_other_threads(all);
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
-#else
-  GTEST_SKIP() << "thread affinity is set on Linux only";
-#endif
 }
 
 // A caller out of tasks that goes to sleep lets the helpers back onto its CPU, where a helper
 // preempted in the middle of a task can then finish it. The caller's task waits until the helper
 // claimed the other; the helper's task waits until its affinity holds the caller's CPU again.
-TEST(GemmCpuPool, SleepingCallerLetsHelpersBackOntoItsCpu) {
-#if defined(__linux__)
-  cpu_set_t all;
-  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
-  if (CPU_COUNT(&all) < 2) GTEST_SKIP() << "one CPU allowed";
-  run_counts(4, 2);
-  int pinned = 0;
-  while (!CPU_ISSET(pinned, &all)) ++pinned;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(pinned, &one);
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the helper sleeps: moved off
-  pin_other_threads(one);
-  const auto caller = std::this_thread::get_id();
+TEST_F(GemmCpuPoolPinned, SleepingCallerLetsHelpersBackOntoItsCpu) {
+  pin.park_helpers_on_callers_cpu();  // then the job moves it off
   std::atomic<int> claimed{0};
   std::atomic<bool> helper_ran{false}, let_back{false};
   auto task = [&](int64_t) {
     ++claimed;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     if (std::this_thread::get_id() == caller) {
-      while (claimed.load() < 2 && std::chrono::steady_clock::now() < give_up) {
-      }
+      spin_until([&] { return claimed.load() >= 2; });
       return;
     }
     helper_ran = true;
-    while (!let_back && std::chrono::steady_clock::now() < give_up) {
+    spin_until([&] {
       cpu_set_t mine;
       pthread_getaffinity_np(pthread_self(), sizeof mine, &mine);
-      let_back = CPU_ISSET(pinned, &mine) != 0;
-    }
+      return let_back = CPU_ISSET(pinned, &mine) != 0;
+    });
   };
   pd::run_tasks(2, 2, task);
   EXPECT_TRUE(helper_ran);
   EXPECT_TRUE(let_back) << "the helper stayed off the sleeping caller's CPU";
-  pin_other_threads(all);
-  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
-#else
-  GTEST_SKIP() << "thread affinity is set on Linux only";
-#endif
 }
+#endif  // __linux__
 
 TEST(GemmCpuPool, CursorPacksTaskCountAndNextTask) {
   constexpr uint64_t c = pd::pool_cursor(pd::kMaxPoolTasks, 12345);

@@ -46,17 +46,15 @@ void check_cudnn(cudnnStatus_t status, const std::string& call) {
   throw ktune::cuda::CudaError(call + ": " + cudnnGetErrorString(status), int(status), false);
 }
 
-CudnnHandle::CudnnHandle(cudaStream_t stream) {
-  check_cudnn(cudnnCreate(&handle_), "cudnnCreate");
-  const cudnnStatus_t status = cudnnSetStream(handle_, stream);
-  if (status != CUDNN_STATUS_SUCCESS) {
-    cudnnDestroy(handle_);
-    check_cudnn(status, "cudnnSetStream");
-  }
+void destroy_cudnn(cudnnHandle_t handle) {
+  if (!ktune::cuda::context_corrupted()) cudnnDestroy(handle);
 }
 
-CudnnHandle::~CudnnHandle() {
-  if (handle_ && !ktune::cuda::context_corrupted()) cudnnDestroy(handle_);
+CudnnHandle::CudnnHandle(cudaStream_t stream) {
+  cudnnHandle_t handle = nullptr;
+  check_cudnn(cudnnCreate(&handle), "cudnnCreate");
+  adopt(handle);  // destroyed if setting the stream throws
+  check_cudnn(cudnnSetStream(handle, stream), "cudnnSetStream");
 }
 
 CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s, CudnnLayouts layouts, CudnnApis apis)
@@ -79,9 +77,7 @@ CudnnConv::CudnnConv(cudnnHandle_t handle, const Shape& s, CudnnLayouts layouts,
 
 void CudnnConv::make_layout(Layout& layout, cudnnTensorFormat_t format) {
   const Shape& s = shape_;
-  check_cudnn(cudnnCreateTensorDescriptor(&layout.x), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateTensorDescriptor(&layout.y), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateFilterDescriptor(&layout.w), "cudnnCreateFilterDescriptor");
+  layout.create();
   check_cudnn(cudnnSetTensor4dDescriptor(layout.x, format, CUDNN_DATA_FLOAT, int(s.n), int(s.c),
                                          int(s.h), int(s.w)),
               "cudnnSetTensor4dDescriptor(x)");
@@ -104,12 +100,8 @@ CudnnConv::~CudnnConv() { release(); }
 void CudnnConv::release() {
   if (conv_desc_) cudnnDestroyConvolutionDescriptor(conv_desc_);
   conv_desc_ = nullptr;
-  for (Layout* layout : {&nhwc_, &nchw_}) {
-    if (layout->w) cudnnDestroyFilterDescriptor(layout->w);
-    if (layout->y) cudnnDestroyTensorDescriptor(layout->y);
-    if (layout->x) cudnnDestroyTensorDescriptor(layout->x);
-    *layout = Layout{};
-  }
+  nhwc_.destroy();
+  nchw_.destroy();
 }
 
 CudnnConv::Found CudnnConv::find_in(const Layout& layout, const float* x, const float* w,

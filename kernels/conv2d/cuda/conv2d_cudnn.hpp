@@ -31,22 +31,20 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda/cudnn_layout.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "ktune/cuda/device_buffer.hpp"
+#include "ktune/cuda/owned_handle.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 
+// Destroys a cuDNN handle unless the CUDA context is already unusable.
+void destroy_cudnn(cudnnHandle_t handle);
+
 // Owns a cuDNN handle bound to a stream.
-class CudnnHandle {
+class CudnnHandle : public ktune::cuda::OwnedHandle<cudnnHandle_t, &destroy_cudnn> {
  public:
   explicit CudnnHandle(cudaStream_t stream);
-  ~CudnnHandle();
-  CudnnHandle(const CudnnHandle&) = delete;
-  CudnnHandle& operator=(const CudnnHandle&) = delete;
-  cudnnHandle_t get() const { return handle_; }
-
- private:
-  cudnnHandle_t handle_ = nullptr;
 };
 
 // The layouts find() may choose from (nchw alone: for tests of the staged path).
@@ -86,10 +84,7 @@ class CudnnConv {
   bool transform_algorithm() const;
 
  private:
-  struct Layout {  // the descriptors of one memory layout
-    cudnnTensorDescriptor_t x = nullptr, y = nullptr;
-    cudnnFilterDescriptor_t w = nullptr;
-  };
+  using Layout = ktune::kernels::cudnn::LayoutDescriptors;
   struct Found {
     cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
     float ms = -1;  // < 0: none

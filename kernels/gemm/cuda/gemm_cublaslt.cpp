@@ -9,10 +9,14 @@
 namespace ktune::kernels::gemm::cuda {
 using ktune::cuda::check_cublas;
 
-CublasLtHandle::CublasLtHandle() { check_cublas(cublasLtCreate(&handle_), "cublasLtCreate"); }
+void destroy_cublaslt(cublasLtHandle_t handle) {
+  if (!ktune::cuda::context_corrupted()) cublasLtDestroy(handle);
+}
 
-CublasLtHandle::~CublasLtHandle() {
-  if (handle_ && !ktune::cuda::context_corrupted()) cublasLtDestroy(handle_);
+CublasLtHandle::CublasLtHandle() {
+  cublasLtHandle_t handle = nullptr;
+  check_cublas(cublasLtCreate(&handle), "cublasLtCreate");
+  adopt(handle);
 }
 
 CublasLtGemm::CublasLtGemm(cublasLtHandle_t handle, const Shape& s, size_t workspace_bytes,

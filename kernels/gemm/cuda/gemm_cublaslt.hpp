@@ -9,20 +9,17 @@
 
 #include "kernels/gemm/cuda/cublas_precision.hpp"
 #include "kernels/gemm/gemm_family.hpp"
+#include "ktune/cuda/owned_handle.hpp"
 
 namespace ktune::kernels::gemm::cuda {
 
+// Destroys a cuBLASLt handle unless the CUDA context is already unusable.
+void destroy_cublaslt(cublasLtHandle_t handle);
+
 // Owns a cuBLASLt handle.
-class CublasLtHandle {
+class CublasLtHandle : public ktune::cuda::OwnedHandle<cublasLtHandle_t, &destroy_cublaslt> {
  public:
   CublasLtHandle();
-  ~CublasLtHandle();
-  CublasLtHandle(const CublasLtHandle&) = delete;
-  CublasLtHandle& operator=(const CublasLtHandle&) = delete;
-  cublasLtHandle_t get() const { return handle_; }
-
- private:
-  cublasLtHandle_t handle_ = nullptr;
 };
 
 // Every config attribute of a heuristic's answer and its workspace: "algo 66, tile 13, stages
