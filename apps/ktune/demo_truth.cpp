@@ -43,7 +43,8 @@ std::string sweep_disagreement(double rounds_gflops, double sweep_gflops) {
   if (factor <= kSweepAgreement && factor >= 1 / kSweepAgreement) return "";
   return fmt::format(
       "the rounds timed this config at {:.3g} GFLOP/s, the sweep at {:.3g} ({:.2f}× apart, more "
-      "than {:.2f}×): its ratio is not the one `ktune bench` measures; rerun on a quiet machine",
+      "than {:.2f}×): its ratio is not the one `ktune bench` measures (a busy machine, or the "
+      "config slower right after the rounds' idle gaps); compare with `ktune bench`",
       rounds_gflops, sweep_gflops, factor < 1 ? 1 / factor : factor, kSweepAgreement);
 }
 

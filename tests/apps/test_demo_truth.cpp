@@ -63,8 +63,8 @@ TEST(DemoSweepCheck, RoundsFarFromTheSweepAreNamed) {
   // Last session's case: the rounds 2.3× below what the sweep measured for the same config.
   EXPECT_EQ(sweep_disagreement(93.6, 215),
             "the rounds timed this config at 93.6 GFLOP/s, the sweep at 215 (2.30× apart, more "
-            "than 1.25×): its ratio is not the one `ktune bench` measures; rerun on a quiet "
-            "machine");
+            "than 1.25×): its ratio is not the one `ktune bench` measures (a busy machine, or the "
+            "config slower right after the rounds' idle gaps); compare with `ktune bench`");
   EXPECT_NE(sweep_disagreement(300, 200), "");  // faster than the sweep is flagged too
 }
 
