@@ -148,10 +148,7 @@ std::string CudnnLayerConv::description() const {
 }
 
 bool CudnnLayerConv::transform_algorithm() const {
-  const auto a = best_.algo;
-  return a == CUDNN_CONVOLUTION_FWD_ALGO_FFT || a == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
-         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
-         a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+  return ktune::kernels::conv2d::cuda::cudnn_transform_algorithm(best_.algo);
 }
 
 }  // namespace ktune::nn::cuda

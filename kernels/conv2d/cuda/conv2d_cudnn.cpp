@@ -242,12 +242,15 @@ std::string CudnnConv::description() const {
       use_nchw_ ? "NCHW" : "NHWC", workspace_.bytes());
 }
 
+bool cudnn_transform_algorithm(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+
 bool CudnnConv::transform_algorithm() const {
   if (engines_) return engines_->transform_algorithm();
-  return algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
-         algo_ == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
-         algo_ == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
-         algo_ == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+  return cudnn_transform_algorithm(algo_);
 }
 
 }  // namespace ktune::kernels::conv2d::cuda

@@ -114,6 +114,8 @@ void check_cudnn(cudnnStatus_t status, const std::string& call);
 
 // cuDNN's name of a forward algorithm without its prefix ("IMPLICIT_PRECOMP_GEMM").
 const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t algo);
+// Winograd or FFT: the algorithm rounds like a transform method, not like a dot product.
+bool cudnn_transform_algorithm(cudnnConvolutionFwdAlgo_t algo);
 // The legacy Find (cudnnFindConvolutionForwardAlgorithmEx) on these descriptors and buffers (y
 // is overwritten), every algorithm with a scratch workspace of the largest size any of them
 // asks for, up to max_workspace: the results, fastest first (statuses and math types as cuDNN
