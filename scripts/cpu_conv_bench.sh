@@ -34,7 +34,7 @@ for batch in $batches; do
   [ "$batch" -gt 1 ] && { reps=5; burst=1; }
   for network in ${NETWORKS:-resnet50 vgg16}; do
     echo "== conv_plan_bench $network batch $batch (load $(cut -d' ' -f1-3 /proc/loadavg))"
-    "$build/bin/conv_plan_bench" --network "$network" --batch "$batch" --reps "$reps" \
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/bin/conv_plan_bench" --network "$network" --batch "$batch" --reps "$reps" \
       --burst "$burst" --variants plan,rowcalls,kcfixed,kcall --csv "$out/conv-plan-layers.csv" |
       grep '^total' | tee -a "$out/conv-plan-totals.txt"
   done
