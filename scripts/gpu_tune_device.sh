@@ -53,15 +53,20 @@ K=$W/ktune
 nvidia-smi > "$W/nvidia-smi.txt" 2>&1
 stamp tune-device
 # Its log goes to $OUT as it is written: a call cut at its limit still says how far it got (the
-# first H200 call, 2026-11-27, spent over 5 minutes here compiling the searched configs).
+# first H200 call, 2026-11-27, spent over 5 minutes here compiling the searched configs for all
+# four transposes; a session now compiles its round's configs for its own transposes only).
 log=${OUT:-$W}/tune-device.log
 model=$W/multi/new-device-model.json
-[ -f "$model" ] ||
 # shellcheck disable=SC2086  # option lists
-$K tune-device --family gemm --device cuda:0 --workload "$WORKLOAD" \
+[ -f "$model" ] ||
+  $K tune-device --family gemm --device cuda:0 --workload "$WORKLOAD" \
   --store "$W/new.sqlite" --configs "$SPACE" $TIMING $RECIPE --prior "${PRIOR:?}" \
   --with "$PRIOR" --backends cuda --name gemm_gpus -o "$W/multi" 2>&1 | tee "$log" | grep -v '^bench ' | tail -4
 [ "$log" = "$W/tune-device.log" ] || cp "$log" "$W/tune-device.log"
+# What NVRTC compiled (the cache keys name each instantiation): tiled and warp kernels per
+# transpose pair, only the pairs the workload's problems use.
+grep -a -h '^expr ktune_gemm_\(tiled\|warp\)<' "$KTUNE_CACHE_DIR"/nvrtc/*.cubin 2>/dev/null |
+  sed 's/.*,\([01]\),\([01]\)>$/transa=\1 transb=\2/' | sort | uniq -c > "$W/nvrtc-instantiations.txt"
 if [ ! -f "$W/multi/selectors/gemm.hpp" ] && [ -f "$model" ]; then
   stamp "multi-device deploy refused; again without the unsure rule"
   $K train --data "$W/new.sqlite" --family gemm --selector tree-b --norm cutoff \
@@ -103,5 +108,5 @@ for v in own multi; do
   head -3 "$W/bench-$v.log"
   save
 done
-stamp done
+stamp "done"
 save

@@ -1,9 +1,14 @@
 // The GEMM CUDA backend through the family API: device query, registration, sessions that
 // verify and time configs and the cuBLAS baseline, and the statuses of broken kernels.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 
 #include "kernels/gemm/cuda/gemm_cuda_backend.hpp"
 #include "kernels/gemm/cuda/gemm_cuda_kernels.hpp"
@@ -126,6 +131,40 @@ TEST(CudaGemmBackend, EveryWarpsplitConfigIsVerifiedOnADeepProblem) {
     EXPECT_GE(outcome.rel_error, 0) << text;
     EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(2100)) << text;
   }
+}
+
+// A round's tiled, split-K and warp configs are compiled for the transposes of the problems
+// that run them, not all four pairs (the NVRTC disk cache, empty at the start, holds one file
+// per instantiation compiled, its name expression in the key).
+TEST(CudaGemmBackend, PrepareCompilesOnlyTheTransposesOfTheProblemsRun) {
+  KTUNE_REQUIRE_GPU();
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("ktune-prepare-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_EQ(::setenv("KTUNE_CACHE_DIR", dir.c_str(), 1), 0);
+  const auto& family = gemm_family();
+  const std::vector<std::string> texts = {
+      "kind=tiled;bm=32;bn=32;bk=8;tm=4;tn=4;vec=1;db=0",
+      "kind=splitk;bm=32;bn=32;bk=32;tm=4;tn=4;vec=4;db=1;splits=16",
+      "kind=warp;bm=64;bn=64;bk=16;wm=32;wn=32;tm=4;tn=8;st=4;gr=1;splits=1"};
+  std::vector<ktune::Config> configs;
+  for (const auto& t : texts) configs.push_back(config(family, t));
+  auto backend = ktune::open_backend(family, "cuda:0");
+  backend->prepare(configs);
+  auto session = backend->open(problem(96, 80, 64, 1, false, true));
+  const ktune::Outcome outcome = session->run(configs[0], quick_policy());
+  ASSERT_EQ(outcome.status, ktune::Status::ok) << outcome.message;
+  std::set<std::string> blocked;  // the tiled and warp name expressions compiled
+  for (const auto& file : fs::directory_iterator(dir / "nvrtc")) {
+    std::ifstream in(file.path(), std::ios::binary);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("expr ktune_gemm_tiled<", 0) == 0 ||
+          line.rfind("expr ktune_gemm_warp<", 0) == 0)
+        blocked.insert(line.substr(5));
+  }
+  fs::remove_all(dir);
+  EXPECT_EQ(blocked.size(), texts.size()) << "one instantiation per config, (N, T) only";
+  for (const std::string& name : blocked) EXPECT_TRUE(name.ends_with(",0,1>")) << name;
 }
 
 TEST(CudaGemmBackend, CublasBaselineIsVerifiedAndTimed) {

@@ -25,15 +25,16 @@ class CudaGemmBackend final : public Backend {
     return runs_on_cuda(gemm_config_of(context_.space, config).kind);
   }
 
-  // Compiles every instantiation the configs need: seed tiles (transposes are run-time
-  // arguments there) and tiled kernels for all four transposes.
+  // Compiles the seed tiles the configs need (transposes are run-time arguments there) and
+  // records the round's tiled, split-K and warp configs: a session compiles those for its own
+  // transposes when its first one runs (a workload uses few of the four pairs: dnn three).
   void prepare(const std::vector<Config>& configs) override {
     context_.device.make_current();
     context_.mma_configs.clear();
     context_.wgmma_configs.clear();
+    context_.blocked_configs.clear();
     std::vector<Tile> tiles;
     std::set<int> seen;
-    std::vector<TiledKernels::Instance> blocked;
     std::set<std::string> seen_blocked;
     for (const Config& config : configs) {
       const GemmConfig g = gemm_config_of(context_.space, config);
@@ -47,14 +48,12 @@ class CudaGemmBackend final : public Backend {
       } else if (g.kind == Kind::wgmma) {
         context_.wgmma_configs.push_back(g.blocked);
       } else if (runs_on_cuda(g.kind)) {
-        for (bool ta : {false, true})
-          for (bool tb : {false, true})
-            if (seen_blocked.insert(blocked_name_expression(g.blocked, ta, tb)).second)
-              blocked.push_back({g.blocked, ta, tb});
+        // Split-K shares its tiled or warp instantiation (splits is an argument).
+        if (seen_blocked.insert(blocked_name_expression(g.blocked, false, false)).second)
+          context_.blocked_configs.push_back(g.blocked);
       }
     }
     context_.kernels.prepare(tiles);
-    context_.tiled.prepare(blocked);
   }
 
   std::unique_ptr<ProblemSession> open(const Problem& problem) override {

@@ -28,6 +28,9 @@ struct GemmContext {
   CublasLtHandle cublaslt;
   SeedKernels kernels;
   TiledKernels tiled;
+  // The round's tiled / split-K / warp configs (Backend::prepare), one per instantiation: a
+  // session compiles them for its transposes in parallel when its first one runs.
+  std::vector<BlockedParams> blocked_configs;
   RelErrorKernel rel_error;
   KernelCache mma;  // gemm_mma.cuh instantiations, by name expression
   // The mma configs of the sweep (Backend::prepare): a session of a tf32/bf16/fp16 problem

@@ -75,6 +75,13 @@ class CudaGemmSession final : public ProblemSession {
             },
             policy, what);
       }
+      if (!blocked_prepared_) {  // the round's configs, this problem's transposes
+        std::vector<TiledKernels::Instance> round;
+        for (const BlockedParams& q : context_.blocked_configs)
+          round.push_back({q, shape_.transa, shape_.transb});
+        context_.tiled.prepare(round);
+        blocked_prepared_ = true;
+      }
       // Compile (or fetch) before timing, so a failure is reported as such.
       context_.tiled.get({g.blocked, shape_.transa, shape_.transb});
       if (g.blocked.splits > 1) context_.tiled.reduce();
@@ -374,6 +381,7 @@ class CudaGemmSession final : public ProblemSession {
   DeviceBuffer<char> pool_;
   DeviceBuffer<double> reference_;
   DeviceBuffer<float> workspace_;
+  bool blocked_prepared_ = false;
   bool mma_prepared_ = false;
   bool wgmma_prepared_ = false;
   DeviceBuffer<char> lt_workspace_;
