@@ -8,11 +8,12 @@
 #   scripts/multidevice_pick_check.sh MULTI.hpp DEVICE_INDEX SINGLE.hpp DATA.csv[.gz]
 # Prints "<slug>: N problems, D differ" (and the differing ones); exits 1 when any differs.
 set -euo pipefail
-multi=$(realpath "${1:?usage: multidevice_pick_check.sh MULTI.hpp DEVICE_INDEX SINGLE.hpp DATA}")
+multi=${1:?usage: multidevice_pick_check.sh MULTI.hpp DEVICE_INDEX SINGLE.hpp DATA}
 index=${2:?device index}
-single=$(realpath "${3:?single-device header}")
+single=${3:?single-device header}
 data=${4:?dataset}
 for f in "$multi" "$single" "$data"; do [ -f "$f" ] || { echo "multidevice_pick_check: no file $f" >&2; exit 2; }; done
+multi=$(realpath "$multi") single=$(realpath "$single")
 [[ $index =~ ^[0-9]+$ ]] || { echo "multidevice_pick_check: device index '$index' is not a number" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -52,5 +53,5 @@ CPP
 c++ -std=c++17 -O1 -Dktune_selector=ktune_single_selector -c "$tmp/single.cpp" -o "$tmp/single.o"
 c++ -std=c++17 -O1 "$tmp/multi.cpp" "$tmp/single.o" -o "$tmp/check"
 { case $data in *.gz) zcat "$data" ;; *) cat "$data" ;; esac; } |
-  awk -F, 'NR > 1 && !seen[$3]++ { gsub(/[a-z]+=/, "", $3); gsub(/;/, " ", $3); print $3 }' |
+  awk -F, 'NR > 1 && !seen[$3]++ { gsub(/"|[a-z]+=/, "", $3); gsub(/;/, " ", $3); print $3 }' |
   "$tmp/check"
