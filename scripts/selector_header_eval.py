@@ -8,8 +8,8 @@ the picks' geometric mean against the faster vendor row (cublas, cublaslt), as %
 0.9x the faster vendor. A prediction from the sweep's own timings, not a measurement of the
 library: the deployed benchmark (tuned_gemm_bench) is that.
   scripts/selector_header_eval.py HEADER DATA.csv[.xz|.gz] PRECISION [--list]
-PRECISION is the problem key's precision number (2 bf16, 3 fp16); --list names the shapes below
-0.8x.
+PRECISION is the problem key's precision number (2 bf16, 3 fp16), or fp32 for the FP32 keys,
+which name none (their selectors take six arguments); --list names the shapes below 0.8x.
 """
 import collections
 import csv
@@ -28,8 +28,7 @@ int main() {
   long long s[7];
   while (std::scanf("%lld %lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4, s + 5,
                     s + 6) == 7)
-    std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(s[0], s[1], s[2], s[3],
-                                                                        s[4], s[5], s[6])]);
+    std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(ARGS)]);
 }
 """
 VENDORS = ("cublas", "cublaslt")
@@ -47,7 +46,8 @@ def load(path, precision):
     perf, tags = collections.defaultdict(dict), {}
     with open_text(path) as f:
         for r in csv.DictReader(f):
-            if not r["problem"].endswith(";precision=" + precision):
+            fp32 = precision == "fp32" and ";precision=" not in r["problem"]
+            if not fp32 and not r["problem"].endswith(";precision=" + precision):
                 continue
             tags[r["problem"]] = r["tags"]
             if r["status"] == "ok":
@@ -55,17 +55,19 @@ def load(path, precision):
     return perf, tags
 
 
-def picks(header, problems):
+def picks(header, problems, precision):
     fields = ("transa", "transb", "m", "n", "k", "batch", "precision")
+    args = ", ".join(f"s[{i}]" for i in range(6 if precision == "fp32" else 7))
     with tempfile.TemporaryDirectory() as tmp:
         src, exe = os.path.join(tmp, "driver.cpp"), os.path.join(tmp, "driver")
         with open(src, "w") as f:
-            f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"'))
+            f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"')
+                    .replace("ARGS", args))
         subprocess.run(["c++", "-std=c++17", "-O1", src, "-o", exe], check=True)
         lines = []
         for p in problems:
             kv = dict(x.split("=") for x in p.split(";"))
-            lines.append(" ".join(kv[x] for x in fields))
+            lines.append(" ".join(kv.get(x, "0") for x in fields))
         out = subprocess.run([exe], input="\n".join(lines) + "\n", capture_output=True,
                              text=True, check=True).stdout.split("\n")
     return out[:len(problems)]
@@ -83,7 +85,7 @@ def main(argv):
         sys.exit(f"selector_header_eval.py: {data} holds no problem of precision {precision}")
     problems = sorted(perf)
     sets = collections.defaultdict(list)
-    for p, config in zip(problems, picks(header, problems)):
+    for p, config in zip(problems, picks(header, problems, precision)):
         d = perf[p]
         got = d.get(config[len("vendor="):] if config.startswith("vendor=") else config, 0.0)
         vendor = max(d.get(v, 0.0) for v in VENDORS)

@@ -4,7 +4,11 @@ RUN_DIR), written into RUN_DIR from its data alone:
   tune-device.md   measurements and time of tune-device, what NVRTC compiled, and the selection
                    quality: the tune-device selector (rows of its kept configs) against the same
                    recipe trained on the exhaustive dnn-sample sweep, both on that sweep's oracle
-                   (ktune cross-device, as scripts/tune_device_sim.sh)
+                   (ktune cross-device, as scripts/tune_device_sim.sh: kernel configs only), and
+                   with the vendor as a candidate, the library's recipe (RECIPE, as
+                   scripts/gpu_tune_device.sh): the device's shipped header (selectors.tar.gz)
+                   against the header ktune deploy makes from the sweep, scored on the sweep by
+                   scripts/selector_header_eval.py
   deployed.md/.csv the deployed libraries (own, multi) against the vendors over the workload
                    (scripts/gemm_deployed_tables.py, gemm_deployed_vendor_ratios.py), and the
                    multi-device library against the device's own, shape by shape (same run)
@@ -21,6 +25,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# gpu_tune_device.sh's recipe (its RECIPE less the search's --budget and --complete).
+RECIPE = ["--pruner", "cover", "--k", "12", "--norm", "cutoff", "--selector", "tree-b", "--vendors",
+          "--min-vote-share", "0.6"]
 SAMPLE = os.path.join(HERE, "..", "workloads", "gemm", "dnn-sample.csv")
 
 
@@ -108,8 +115,48 @@ def tune_device_md(ktune, d, tmp):
             "| selector | % of oracle |", "|---|---:|",
             f"| tune-device (its kept configs' rows, {problems} shapes) | {own:.1f} % |",
             f"| the same recipe on the exhaustive `dnn-sample` sweep (in-sample) | {full:.1f} % |",
-            f"| ratio | **{100 * own / full:.1f} %** |", "", f"Full table: quality-cross-device.md."]
+            f"| ratio | **{100 * own / full:.1f} %** |", "", f"Full table: quality-cross-device.md. "
+            f"The ceiling of the {len(kernels)} kept kernel configs on the sweep (the best of them per "
+            f"shape): {kept_ceiling(os.path.join(d, 'sample.csv.gz'), set(kernels)):.1f} % of its oracle.", ""]
+    out += vendor_quality(ktune, d, tmp, device)
     open(os.path.join(d, "tune-device.md"), "w").write("\n".join(out) + "\n")
+
+
+def kept_ceiling(sweep, kept):
+    """Geomean over the sweep's shapes of the best kept config / the best config, in %."""
+    best, mine = {}, {}
+    for r in csv.DictReader(gzip.open(sweep, "rt")):
+        if r["status"] != "ok" or r["config_id"] == "-1":
+            continue
+        p = float(r["perf"])
+        best[r["problem"]] = max(best.get(r["problem"], 0.0), p)
+        if r["config"] in kept:
+            mine[r["problem"]] = max(mine.get(r["problem"], 0.0), p)
+    logs = [math.log(mine[k] / best[k]) if mine.get(k) else math.log(1e-9) for k in best]
+    return 100 * math.exp(sum(logs) / len(logs))
+
+
+def header_score(header, data):
+    """(% of oracle, geomean vs cuBLAS) of a header's picks on a sweep (selector_header_eval.py)."""
+    out = run([sys.executable, os.path.join(HERE, "selector_header_eval.py"), header, data, "fp32"])
+    row = next(l for l in out.splitlines() if l.startswith("| in-sample |")).split("|")
+    return float(row[5]), float(row[4])
+
+
+def vendor_quality(ktune, d, tmp, device):
+    subprocess.run(["tar", "xzf", os.path.join(d, "selectors.tar.gz"), "-C", tmp], check=True)
+    sample = os.path.join(d, "sample.csv.gz")
+    run([ktune, "deploy", "--data", sample, *RECIPE, "--backends", "cuda", "--name", "sweep",
+         "-o", f"{tmp}/sweep"])
+    mine = header_score(f"{tmp}/selector-{device}.hpp", sample)
+    full = header_score(f"{tmp}/sweep/selectors/{device}/gemm.hpp", sample)
+    return ["With cuBLAS as a candidate, the library's recipe (`" + " ".join(RECIPE) + "`): the "
+            "shipped header's picks scored on the sweep against those of the header `ktune deploy` "
+            "makes from the sweep (in-sample), by `scripts/selector_header_eval.py` (the oracle "
+            "includes cuBLAS):", "", "| selector | % of oracle | vs cuBLAS (geomean) |",
+            "|---|---:|---:|", f"| tune-device (the shipped selector-{device}.hpp) | {mine[0]:.1f} % | {mine[1]:.3f}× |",
+            f"| the same recipe on the exhaustive `dnn-sample` sweep (in-sample) | {full[0]:.1f} % | {full[1]:.3f}× |",
+            f"| ratio | **{100 * mine[0] / full[0]:.1f} %** | |"]
 
 
 def gflops(path):

@@ -34,22 +34,28 @@ def problem(m, precision=2):
     return f"transa=0;transb=0;m={m};n=8;k=8;batch=1;precision={precision}"
 
 
+def evaluate(header_text, rows, *runs):
+    """The script on a header and CSV rows (key, config, perf, tag), once per argument list."""
+    with tempfile.TemporaryDirectory() as tmp:
+        header, data = os.path.join(tmp, "s.hpp"), os.path.join(tmp, "d.csv")
+        with open(header, "w") as f:
+            f.write(header_text)
+        with open(data, "w") as f:
+            f.write("device,family,problem,config,config_id,status,perf,tags\n")
+            for key, config, perf, tag in rows:
+                f.write(f"d,gemm,{key},{config},0,ok,{perf},{tag}\n")
+        return [subprocess.run([sys.executable, SCRIPT, header, data, *args], capture_output=True,
+                               text=True) for args in runs]
+
+
 class SelectorHeaderEval(unittest.TestCase):
     @unittest.skipUnless(shutil.which("c++"), "no c++ compiler on PATH")
     def test_scores_per_set(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            header, data = os.path.join(tmp, "s.hpp"), os.path.join(tmp, "d.csv")
-            with open(header, "w") as f:
-                f.write(HEADER)
-            with open(data, "w") as f:
-                f.write("device,family,problem,config,config_id,status,perf,tags\n")
-                for m, config, perf, tag in ROWS:
-                    f.write(f"d,gemm,{problem(m)},{config},0,ok,{perf},{tag}\n")
-                f.write(f"d,gemm,{problem(64, 3)},cublas,0,ok,1.0,resnet\n")  # another precision
-            out = subprocess.run([sys.executable, SCRIPT, header, data, "2", "--list"],
-                                 capture_output=True, text=True, check=True).stdout
-            bad = subprocess.run([sys.executable, SCRIPT, header, data, "1"], capture_output=True,
-                                 text=True)
+        rows = [(problem(m), config, perf, tag) for m, config, perf, tag in ROWS]
+        rows.append((problem(64, 3), "cublas", 1.0, "resnet"))  # another precision
+        good, bad = evaluate(HEADER, rows, ["2", "--list"], ["1"])
+        self.assertEqual(good.returncode, 0, good.stderr)
+        out = good.stdout
         rows = {line.split(" | ")[0][2:]: line.split(" | ")[1:] for line in out.splitlines()
                 if line.startswith("| in-sample |") or line.startswith("| held-out-llm |")}
         # in-sample: m=64 mma 4 vs faster vendor 2 (2.0x, oracle 4: 1.0; the top-8 row is no
@@ -61,6 +67,23 @@ class SelectorHeaderEval(unittest.TestCase):
         self.assertIn("m=80;n=8;k=8;batch=1;precision=2 | `kind=mma;bm=64` | 0.700", out)
         self.assertNotEqual(bad.returncode, 0)
         self.assertIn("no problem of precision 1", bad.stderr)
+
+    @unittest.skipUnless(shutil.which("c++"), "no c++ compiler on PATH")
+    def test_fp32_keys_name_no_precision(self):
+        header_fp32 = HEADER.replace("long long, long long, long long m, long long, long long, "
+                                     "long long, long long", "long long, long long, long long m, "
+                                     "long long, long long, long long")
+        self.assertNotEqual(header_fp32, HEADER)
+        rows = [(problem(m).replace(";precision=2", ""), config, perf, tag)
+                for m, config, perf, tag in ROWS[:7]]
+        rows.append((problem(64), "cublas", 1.0, "resnet"))  # a bf16 key: left out
+        (result,) = evaluate(header_fp32, rows, ["fp32"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = result.stdout
+        rows = {line.split(" | ")[0][2:]: line.split(" | ")[1:] for line in out.splitlines()
+                if line.startswith("| in-sample |")}
+        # The in-sample rows of the test above, without their precision field: the same scores.
+        self.assertEqual(rows["in-sample"], ["2", "2", "1.183", "83.7", "1", "1", "2 |"])
 
 
 if __name__ == "__main__":
