@@ -10,15 +10,13 @@
 // convolution (nn/cuda/cudnn_layer_conv.hpp), both timed with their epilogues at load on the
 // layer's filter and zero activations; layer_note() names the pick. The timing: each candidate
 // recorded once as a CUDA graph of 3 runs (as the network's graph runs it), the graphs replayed
-// in interleaved rounds, each one's fastest replay kept (ktune/timing_loop.hpp): 3 runs after
-// one, one candidate after the other, misjudged cuDNN while the GPU's clocks ramped up.
+// by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest replay kept).
 // `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv on gemm_ex.
 #include <algorithm>
 #include <map>
 
 #include "ktune/conv2d.hpp"
 #include "ktune/gemm.hpp"
-#include "ktune/timing_loop.hpp"
 #include "nn/cuda/cuda_backend.hpp"
 #ifdef KTUNE_NN_CUDNN
 #include <fmt/format.h>
@@ -29,6 +27,7 @@
 #include "nn/cuda/cudnn_layer_conv.hpp"
 #endif
 #include "nn/cuda/layer_kernels.hpp"
+#include "nn/cuda/layer_pick.hpp"
 #include "nn/cuda/register.hpp"
 
 namespace ktune::nn::cuda {
@@ -162,11 +161,9 @@ class KtuneBackend final : public CudaBackend {
         for (int i = 0; i < kRuns; ++i) run[c]();
       });
     }
-    constexpr TimingPolicy kRounds{
-        .warmups = 2, .min_reps = 10, .max_reps = 40, .budget_ms = 20, .timeout_ms = 1e9};
-    const auto samples = run_interleaved(
-        2, [&](int c) { return graphs[c].launch_timed_ms(stream()) / kRuns; }, kRounds);
-    const int pick = fastest_candidate(samples, true);
+    std::vector<std::vector<double>> samples;
+    const int pick = pick_layer_candidate(
+        2, [&](int c) { return graphs[c].launch_timed_ms(stream()) / kRuns; }, samples);
     const auto fastest = [&](int c) {
       return *std::min_element(samples[c].begin(), samples[c].end());
     };
