@@ -15,6 +15,12 @@ void Backend::copy_channels(const float*, int64_t, float*, int64_t, int64_t, int
   throw Error(fmt::format("backend {} does not run concat layers (copy_channels)", name()));
 }
 
+double Backend::time_forward(const std::function<void()>& forward, int last_mark) {
+  forward();
+  synchronize();
+  return elapsed_ms(0, last_mark);
+}
+
 void Backend::clamp(const float*, float*, size_t, float, float) {
   throw Error(fmt::format("backend {} does not run clamp layers (Clip, a lone Relu)", name()));
 }
@@ -187,29 +193,30 @@ Engine::Engine(Network net, const Weights& weights, Backend& backend)
 }
 
 void Engine::choose_variant() {
-  // On a random input (the caller's comes later): the median of a few timed forwards per
-  // variant, after one warm-up, with the sweep's repetition rule.
+  // On a random input (the caller's comes later), in interleaved rounds (one warm-up) so that a
+  // drift of the machine while they are timed (GPU clocks ramping, load) reaches every variant
+  // alike; the median of each one's rounds decides.
   set_input(random_normal(size_t(net_.tensors[size_t(net_.input)].count()), 1).data());
-  constexpr TimingPolicy kPolicy{
-      .warmups = 1, .min_reps = 3, .max_reps = 5, .budget_ms = 0, .timeout_ms = 1e9};
-  std::vector<double> ms;
-  for (int v = 0; v < backend_.variants(); ++v) {
-    backend_.use_variant(v);
-    const auto runs = run_adaptive(
-        [&] {
-          forward();
-          return last_ms();
-        },
-        kPolicy);
-    ms.push_back(median_of_samples(runs.samples_ms));
-  }
-  const int best = int(std::min_element(ms.begin(), ms.end()) - ms.begin());
+  constexpr TimingPolicy kRounds{
+      .warmups = 1, .min_reps = 3, .max_reps = 15, .budget_ms = 300, .timeout_ms = 1e9};
+  const int last = int(net_.layers.size());
+  const auto samples = run_interleaved(
+      backend_.variants(),
+      [&](int v) {
+        backend_.use_variant(v);
+        return backend_.time_forward([&] { forward(); }, last);
+      },
+      kRounds);
+  const int best = fastest_candidate(samples, false);
   backend_.use_variant(best);
   std::string all;
   for (int v = 0; v < backend_.variants(); ++v)
-    all += fmt::format("{}{} {:.3f} ms", v ? ", " : "", backend_.variant_name(v), ms[size_t(v)]);
-  notes_.push_back(fmt::format("{}: runs {} (whole network, medians at set-up: {})",
-                               backend_.name(), backend_.variant_name(best), all));
+    all += fmt::format("{}{} {:.3f} ms", v ? ", " : "", backend_.variant_name(v),
+                       median_of_samples(samples[size_t(v)]));
+  notes_.push_back(
+      fmt::format("{}: runs {} (whole network, medians of {} interleaved rounds at "
+                  "set-up: {})",
+                  backend_.name(), backend_.variant_name(best), samples[0].size(), all));
 }
 
 void Engine::set_input(const float* nhwc) {

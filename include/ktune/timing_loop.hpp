@@ -44,6 +44,31 @@ AdaptiveRuns run_adaptive(RunOnce&& run_once, const TimingPolicy& policy) {
   return out;
 }
 
+// Interleaved rounds over `candidates` alternatives (the timing a choice among them rests on):
+// each round runs every candidate once, in an order rotated by one every round, so that a drift
+// of the machine while they are timed (GPU clocks ramping up, load coming and going) reaches all
+// alike instead of whichever ran first. policy.warmups untimed rounds, then timed rounds until
+// min_reps rounds and budget_ms of timed runs in all, or max_reps rounds (timeout_ms unused).
+// run_once(i) runs candidate i once and returns its milliseconds. Returns each one's samples.
+template <typename RunOnce>
+std::vector<std::vector<double>> run_interleaved(int candidates, RunOnce&& run_once,
+                                                 const TimingPolicy& policy) {
+  std::vector<std::vector<double>> samples(static_cast<size_t>(std::max(candidates, 0)));
+  double total = 0;
+  for (int round = 0; candidates > 0 && round < policy.warmups + policy.max_reps; ++round) {
+    for (int j = 0; j < candidates; ++j) {
+      const int c = (round + j) % candidates;
+      const double ms = run_once(c);
+      if (round < policy.warmups) continue;
+      samples[static_cast<size_t>(c)].push_back(ms);
+      total += ms;
+    }
+    const int timed = round + 1 - policy.warmups;
+    if (timed >= policy.min_reps && total >= policy.budget_ms) break;
+  }
+  return samples;
+}
+
 // The median of the samples (0 for none): the time a measurement reports.
 inline double median_of_samples(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -68,6 +93,20 @@ inline TimingStats summarize_samples(std::vector<double> samples_ms) {
   s.mad_ms = median_of_samples(std::move(dev));
   s.samples_ms = std::move(samples_ms);
   return s;
+}
+
+// The candidate with the smallest median (by_minimum: smallest minimum) of its samples; ties go
+// to the lower index; -1 for none. The minimum suits short GPU runs, where noise only adds time.
+inline int fastest_candidate(const std::vector<std::vector<double>>& samples, bool by_minimum) {
+  int best = -1;
+  double best_ms = 0;
+  for (size_t c = 0; c < samples.size(); ++c) {
+    if (samples[c].empty()) continue;
+    const double ms = by_minimum ? *std::min_element(samples[c].begin(), samples[c].end())
+                                 : median_of_samples(samples[c]);
+    if (best < 0 || ms < best_ms) best = static_cast<int>(c), best_ms = ms;
+  }
+  return best;
 }
 
 }  // namespace ktune

@@ -24,6 +24,7 @@
 #include "ktune/timing_loop.hpp"
 #include "nn/cpu/host_backend.hpp"
 #include "nn/cpu/reference.hpp"
+#include "nn/forward_between.hpp"
 
 namespace ktune::nn::cpu {
 
@@ -67,7 +68,7 @@ double median_ms(Call&& call) {
   return median_of_samples(runs.samples_ms);
 }
 
-class AutoBackend final : public HostBackend {
+class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
  public:
   AutoBackend() : ktune_(make_backend("ktune")), onednn_(make_backend("onednn")) {}
 
@@ -112,28 +113,6 @@ class AutoBackend final : public HostBackend {
     (ran(layer, false) ? *ktune_ : *onednn_).fc(layer, d, x, y);
   }
 
-  // The layers between convs run where the variant's threads are: on ktune's pool when ktune
-  // runs everything, else on OpenMP's (oneDNN's threads).
-  void max_pool(const PoolDesc& d, const float* in, float* out) override {
-    between().max_pool(d, in, out);
-  }
-  void avg_pool(const PoolDesc& d, const float* in, float* out) override {
-    between().avg_pool(d, in, out);
-  }
-  void add(const float* a, const float* b, float* out, size_t count, bool relu) override {
-    between().add(a, b, out, count, relu);
-  }
-  void softmax(int64_t batch, int64_t classes, const float* x, float* y) override {
-    between().softmax(batch, classes, x, y);
-  }
-  void copy_channels(const float* src, int64_t src_c, float* dst, int64_t dst_c, int64_t offset,
-                     int64_t pixels) override {
-    between().copy_channels(src, src_c, dst, dst_c, offset, pixels);
-  }
-  void clamp(const float* in, float* out, size_t count, float lo, float hi) override {
-    between().clamp(in, out, count, lo, hi);
-  }
-
   std::string choices() const override {
     int ktune = 0, residual = 0;
     for (const auto& [layer, c] : choices_) {
@@ -169,7 +148,9 @@ class AutoBackend final : public HostBackend {
     enum class Last { none, ktune, onednn } last = Last::none;
   };
 
-  Backend& between() { return variant_ == 1 ? *ktune_ : *onednn_; }
+  // The layers between convs run where the variant's threads are: on ktune's pool when ktune
+  // runs everything, else on OpenMP's (oneDNN's threads).
+  Backend& between() override { return variant_ == 1 ? *ktune_ : *onednn_; }
 
   // Whether ktune's kernels run this call of the layer (with a residual add or not); records it.
   bool ran(int layer, bool with_residual) {

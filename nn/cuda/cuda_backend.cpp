@@ -12,11 +12,6 @@ using ktune::cuda::check;
 
 CudaBackend::CudaBackend(Precision precision) : precision_(precision) {}
 
-CudaBackend::~CudaBackend() {
-  if (exec_) cudaGraphExecDestroy(exec_);
-  if (graph_) cudaGraphDestroy(graph_);
-}
-
 std::string CudaBackend::device() const {
   int index = 0;
   cudaDeviceProp prop{};
@@ -35,9 +30,13 @@ const bf16* as_bf16(const float* p) { return reinterpret_cast<const bf16*>(p); }
 
 float* CudaBackend::alloc(size_t floats) {
   buffers_.emplace_back(std::max<size_t>(storage_floats(floats), 1), name() + " activations");
+  reserve_staging(floats);
+  return buffers_.back().data();
+}
+
+void CudaBackend::reserve_staging(size_t floats) {
   if (is_bf16() && floats > staging_.size())  // at build time only: never per inference
     staging_ = ktune::cuda::DeviceBuffer<float>(floats, name() + " bf16 staging");
-  return buffers_.back().data();
 }
 
 void CudaBackend::upload(float* dst, const float* host, size_t floats) {
@@ -118,24 +117,14 @@ double CudaBackend::elapsed_ms(int i, int j) {
   return ms;
 }
 
-void CudaBackend::begin_capture() {
-  if (exec_) cudaGraphExecDestroy(exec_), exec_ = nullptr;
-  if (graph_) cudaGraphDestroy(graph_), graph_ = nullptr;
-  // Relaxed: libraries may query or allocate lazily inside their first calls; warm up first.
-  check(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
-}
+// Relaxed: libraries may query or allocate lazily inside their first calls; warm up first.
+void CudaBackend::begin_capture() { graph_.begin(stream()); }
 
-void CudaBackend::end_capture() {
-  // Ends the capture even when a call inside invalidated it, so the stream runs eagerly again.
-  const cudaError_t status = cudaStreamEndCapture(stream(), &graph_);
-  if (status != cudaSuccess && graph_) cudaGraphDestroy(graph_), graph_ = nullptr;
-  check(status, "cudaStreamEndCapture");
-  check(cudaGraphInstantiate(&exec_, graph_, 0), "cudaGraphInstantiate");
-}
+void CudaBackend::end_capture() { graph_.end(stream()); }
 
 void CudaBackend::replay() {
-  if (!exec_) throw Error(name() + ": replay() without a captured graph");
-  check(cudaGraphLaunch(exec_, stream()), "cudaGraphLaunch");
+  if (graph_.empty()) throw Error(name() + ": replay() without a captured graph");
+  graph_.launch(stream());
 }
 
 const float* CudaBackend::keep(int layer, int slot, const float* host, size_t count) {

@@ -20,13 +20,13 @@
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/nn/backend.hpp"
 #include "nn/cuda/precision.hpp"
+#include "nn/cuda/stream_graph.hpp"
 
 namespace ktune::nn::cuda {
 
 class CudaBackend : public Backend {
  public:
   explicit CudaBackend(Precision precision = Precision::fp32);
-  ~CudaBackend() override;
 
   Precision precision() const { return precision_; }
   // Activations and weights held as bf16.
@@ -52,15 +52,19 @@ class CudaBackend : public Backend {
   // run; replay() launches the recorded graph on the stream. Uploads and downloads from pageable
   // host memory cannot be captured: copy the input before replay() and the output after.
   // end_capture() throws ktune::Error naming the failing call when the calls in between could
-  // not be captured (the backend is usable eagerly afterwards).
-  void begin_capture();
-  void end_capture();
-  void replay();
-  bool captured() const { return exec_ != nullptr; }
+  // not be captured (the backend is usable eagerly afterwards). Virtual, as the switches below:
+  // `auto-cuda` passes them to the backend it runs.
+  virtual void begin_capture();
+  virtual void end_capture();
+  virtual void replay();
+  virtual bool captured() const { return !graph_.empty(); }
 
   // Skip the bias + ReLU epilogue kernels of conv2d / fc (outputs then lack bias and ReLU): a
   // benchmark switch that measures what fusing the epilogue into the kernels could save.
-  void set_epilogue(bool on) { epilogue_ = on; }
+  virtual void set_epilogue(bool on) { epilogue_ = on; }
+  // Sizes the bf16 staging buffer of upload() / download() for `floats` values (alloc() does it
+  // for its own buffers; a backend running on buffers another allocated calls it). Build time.
+  void reserve_staging(size_t floats);
 
   cudaStream_t stream() const { return stream_.get(); }
   // What the backend chose for a prepared layer ("cudnn algo=... workspace=... B"), or "".
@@ -95,8 +99,7 @@ class CudaBackend : public Backend {
   ktune::cuda::DeviceBuffer<float> staging_;  // bf16: FP32 copies of uploads and downloads
   std::map<std::pair<int, int>, ktune::cuda::DeviceBuffer<float>> params_;
   std::vector<std::unique_ptr<ktune::cuda::Event>> marks_;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
+  StreamGraph graph_;
   bool epilogue_ = true;
 };
 

@@ -10,7 +10,7 @@
 //     --layers-csv layers.csv --logits-dir L --inputs in/input-1.safetensors
 //   ktune_nn_cuda_bench --onnx m/resnet18.onnx m/googlenet.onnx --batch 1 --csv onnx.csv
 //   ktune_nn_cuda_bench --precision fp32 tf32 bf16 ...  (each backend in each precision it has:
-//     rows `cudnn`, `cudnn-tf32`, `cudnn-bf16`, `ktune`, `ktune-bf16`, ...)
+//     rows `cudnn`, `cudnn-tf32`, `cudnn-bf16`, `ktune`, `ktune-bf16`, `auto-bf16`, ...)
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -70,9 +70,11 @@ class CsvOut {
 };
 
 // The name a result row carries: the CUDA tuned backend is `ktune` on the device column's GPU
-// (`ktune-bf16` in bf16).
+// (`ktune-bf16` in bf16), the CUDA `auto-cuda` is `auto` (`auto-tf32`, `auto-bf16`).
 std::string row_name(const std::string& backend) {
-  return backend.rfind("ktune-cuda", 0) == 0 ? "ktune" + backend.substr(10) : backend;
+  for (const std::string prefix : {"ktune", "auto"})
+    if (backend.rfind(prefix + "-cuda", 0) == 0) return prefix + backend.substr(prefix.size() + 5);
+  return backend;
 }
 
 double median_of(int warmup, int reps, const std::function<double()>& run) {

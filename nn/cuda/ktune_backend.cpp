@@ -8,7 +8,10 @@
 // that GEMM too; gemm_ex writes FP32, and the bias + ReLU kernel rounds its result to bf16.
 // Where the build has cuDNN, each bf16 conv runs the faster of that path and cuDNN's bf16
 // convolution (nn/cuda/cudnn_layer_conv.hpp), both timed with their epilogues at load on the
-// layer's filter and zero activations (mean of 3 runs after one); layer_note() names the pick.
+// layer's filter and zero activations; layer_note() names the pick. The timing: each candidate
+// recorded once as a CUDA graph of 3 runs (as the network's graph runs it), the graphs replayed
+// by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest replay kept).
+// `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv on gemm_ex.
 #include <algorithm>
 #include <map>
 
@@ -24,6 +27,7 @@
 #include "nn/cuda/cudnn_layer_conv.hpp"
 #endif
 #include "nn/cuda/layer_kernels.hpp"
+#include "nn/cuda/layer_pick.hpp"
 #include "nn/cuda/register.hpp"
 
 namespace ktune::nn::cuda {
@@ -34,11 +38,16 @@ bool is_gemm(const ConvDesc& d) { return d.r == 1 && d.s == 1 && d.stride == 1 &
 
 class KtuneBackend final : public CudaBackend {
  public:
-  explicit KtuneBackend(Precision precision) : CudaBackend(precision) {
+  KtuneBackend(Precision precision, bool cudnn_layers)
+      : CudaBackend(precision), cudnn_layers_(cudnn_layers) {
     if (precision == Precision::tf32)
       throw Error("ktune-cuda: no tf32 path (the tuned GEMM library ships no tf32 selector)");
   }
-  std::string name() const override { return is_bf16() ? "ktune-cuda-bf16" : "ktune-cuda"; }
+  std::string name() const override {
+    return !is_bf16()      ? "ktune-cuda"
+           : cudnn_layers_ ? "ktune-cuda-bf16"
+                           : "ktune-cuda-bf16-gemm_ex";
+  }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
@@ -50,7 +59,7 @@ class KtuneBackend final : public CudaBackend {
     grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
     grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
 #ifdef KTUNE_NN_CUDNN
-    choose(layer, d);
+    if (cudnn_layers_) choose(layer, d);
 #endif
   }
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
@@ -129,18 +138,6 @@ class KtuneBackend final : public CudaBackend {
     epilogue_from(acc_.data(), out, kept(layer, 1), rows, d.k, d.relu);
   }
 #ifdef KTUNE_NN_CUDNN
-  // Mean milliseconds of 3 runs of `run` on the stream after one untimed.
-  float time_ms(const std::function<void()>& run) {
-    run();
-    ktune::cuda::Event start, stop;
-    ktune::cuda::check(cudaEventRecord(start.get(), stream()), "cudaEventRecord");
-    for (int i = 0; i < 3; ++i) run();
-    ktune::cuda::check(cudaEventRecord(stop.get(), stream()), "cudaEventRecord");
-    ktune::cuda::check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
-    float ms = 0;
-    ktune::cuda::check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
-    return ms / 3;
-  }
   // Times this layer's gemm_ex path and cuDNN's bf16 conv (found first) and keeps the faster.
   void choose(int layer, const ConvDesc& d) {
     if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
@@ -150,14 +147,30 @@ class KtuneBackend final : public CudaBackend {
     float* y = scratch.y.data();
     conv->find(x, kept(layer, 0), y);
     const int64_t rows = d.n * d.p() * d.q();
-    const float ours = time_ms([&] { gemm_conv(layer, d, x, y); });
-    const float theirs = time_ms([&] {
-      check_cudnn(conv->run(x, kept(layer, 0), y), "cudnnConvolutionForward");
-      epilogue(y, kept(layer, 1), rows, d.k, d.relu);
-    });
-    picks_[layer] = fmt::format("pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load)",
-                                theirs < ours ? "cudnn" : "gemm_ex", ours, theirs);
-    if (theirs < ours) cudnn_convs_[layer] = std::move(conv);
+    const std::function<void()> run[] = {[&] { gemm_conv(layer, d, x, y); },
+                                         [&] {
+                                           check_cudnn(conv->run(x, kept(layer, 0), y),
+                                                       "cudnnConvolutionForward");
+                                           epilogue(y, kept(layer, 1), rows, d.k, d.relu);
+                                         }};
+    constexpr int kRuns = 3;  // per graph: a layer at batch 1 takes microseconds
+    StreamGraph graphs[2];
+    for (int c = 0; c < 2; ++c) {
+      run[c]();  // eager first: libraries set up lazily, outside the recording
+      graphs[c].capture(stream(), [&] {
+        for (int i = 0; i < kRuns; ++i) run[c]();
+      });
+    }
+    std::vector<std::vector<double>> samples;
+    const int pick = pick_layer_candidate(
+        2, [&](int c) { return graphs[c].launch_timed_ms(stream()) / kRuns; }, samples);
+    const auto fastest = [&](int c) {
+      return *std::min_element(samples[c].begin(), samples[c].end());
+    };
+    picks_[layer] = fmt::format(
+        "pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load: fastest of {} interleaved rounds)",
+        pick == 1 ? "cudnn" : "gemm_ex", fastest(0), fastest(1), samples[0].size());
+    if (pick == 1) cudnn_convs_[layer] = std::move(conv);
   }
   CudnnHandle cudnn_;
   std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
@@ -172,14 +185,15 @@ class KtuneBackend final : public CudaBackend {
     if (floats > buffer.size())
       buffer = ktune::cuda::DeviceBuffer<float>(floats, name() + " " + what);
   }
+  bool cudnn_layers_;  // bf16: cuDNN's conv where it is faster (else gemm_ex on every conv)
   std::map<int, ConvDesc> shapes_;
   ktune::cuda::DeviceBuffer<float> col_, acc_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ktune_backend(Precision precision) {
-  return std::make_unique<KtuneBackend>(precision);
+std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers) {
+  return std::make_unique<KtuneBackend>(precision, cudnn_layers);
 }
 
 }  // namespace ktune::nn::cuda

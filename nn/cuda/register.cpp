@@ -3,6 +3,8 @@
 // each in its precisions.
 #include "nn/cuda/register.hpp"
 
+#include <vector>
+
 #include "ktune/nn/registry.hpp"
 
 namespace ktune::nn {
@@ -19,6 +21,27 @@ void register_in(const std::string& name, const std::string& summary,
     register_backend(fp32 ? name : name + "-" + cuda::precision_name(p),
                      summary + " (" + cuda::precision_name(p) + ")", [make, p] { return make(p); });
   }
+}
+
+// auto-cuda's candidates in precision p: every backend of p, and in bf16 also ktune's own
+// kernels without cuDNN's layers (ktune-cuda-bf16's per-layer mix is the other).
+std::vector<std::unique_ptr<Backend>> candidates(Precision p) {
+  std::vector<std::unique_ptr<Backend>> all;
+#ifdef KTUNE_NN_TUNED_CUDA
+  if (p != Precision::tf32) all.push_back(cuda::make_ktune_backend(p));
+#ifdef KTUNE_NN_CUDNN
+  if (p == Precision::bf16) all.push_back(cuda::make_ktune_backend(p, false));
+#endif
+#endif
+#ifdef KTUNE_NN_CUDNN
+  all.push_back(cuda::make_cudnn_backend(p));
+#endif
+  all.push_back(cuda::make_cublas_backend(p));
+  return all;
+}
+
+std::unique_ptr<Backend> make_auto(Precision p) {
+  return cuda::make_auto_backend(p, candidates(p));
 }
 
 }  // namespace
@@ -38,6 +61,10 @@ void register_cuda_backends() {
                    "CUDA: (im2col +) tuned ktune::gemm_ex bf16 per conv and FC (bf16)",
                    [] { return cuda::make_ktune_backend(Precision::bf16); });
 #endif
+  register_in("auto-cuda",
+              "CUDA: the fastest whole network of the CUDA backends of this precision, timed "
+              "(CUDA graphs, interleaved rounds) at set-up",
+              make_auto, all);
 }
 
 }  // namespace ktune::nn

@@ -1,6 +1,7 @@
 #pragma once
 // The CUDA network backends (library ktune_nn_cuda) and their registration by name.
 #include <memory>
+#include <vector>
 
 #include "ktune/nn/backend.hpp"
 #include "nn/cuda/precision.hpp"
@@ -9,14 +10,21 @@ namespace ktune::nn {
 
 // Registers "cublas", "cudnn" (when cuDNN is found) and "ktune-cuda" (when the tuned CUDA
 // conv2d and GEMM libraries are built) with ktune::nn::register_backend, in FP32, and their
-// other precisions under "<name>-tf32" / "<name>-bf16" (ktune-cuda: bf16 only). Constructing
+// other precisions under "<name>-tf32" / "<name>-bf16" (ktune-cuda: bf16 only), and
+// "auto-cuda" / "auto-cuda-tf32" / "auto-cuda-bf16" over those of each precision. Constructing
 // one without a GPU throws ktune::Error naming the failing CUDA call.
 void register_cuda_backends();
 
 namespace cuda {
 std::unique_ptr<Backend> make_cublas_backend(Precision precision);
 std::unique_ptr<Backend> make_cudnn_backend(Precision precision);  // nn/cuda/cudnn_backend.cpp
-std::unique_ptr<Backend> make_ktune_backend(Precision precision);  // nn/cuda/ktune_backend.cpp
+// cudnn_layers: in bf16, each conv on cuDNN where that timed faster at load (else gemm_ex on all).
+std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers = true);
+// `auto-cuda` (nn/cuda/auto_backend.cpp): the fastest whole network among `candidates` (CUDA
+// backends of `precision`), timed at build time by the engine; throws for a candidate of another
+// precision or not a CUDA backend.
+std::unique_ptr<Backend> make_auto_backend(Precision precision,
+                                           std::vector<std::unique_ptr<Backend>> candidates);
 }  // namespace cuda
 
 }  // namespace ktune::nn

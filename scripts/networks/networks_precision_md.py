@@ -29,12 +29,23 @@ def precision_of(backend):
 
 
 def family_of(backend):
-    """pytorch, ktune, cudnn or cublas."""
+    """pytorch, ktune, cudnn, cublas or auto."""
     return backend.split("-")[0]
 
 
 def ms(x):
     return "" if x is None else f"{x:.2f}" if x >= 10 else f"{x:.3f}"
+
+
+def chosen(directory):
+    """(net, batch, precision) -> the candidate auto ran (layers.csv: its choice column starts
+    with the candidate's name)."""
+    out = {}
+    for r in load(directory, "layers.csv"):
+        if family_of(r["backend"]) == "auto" and r["choice"]:
+            out[(r["network"], int(r["batch"]), precision_of(r["backend"]))] = \
+                r["choice"].split(":")[0]
+    return out
 
 
 def latency(directory):
@@ -45,28 +56,59 @@ def latency(directory):
         fam, t = family_of(r["backend"]), float(r["median_ms"])
         if fam not in best[key] or t < best[key][fam][0]:
             best[key][fam] = (t, r["backend"])
+    ran = chosen(directory)
     print(f"# Networks in fp32, tf32 and bf16 on the {rows[0]['device']}\n")
     print("Median ms of one forward pass of the whole batch (CUDA events, median of 20 after 5 "
           "warm-ups), each column the fastest row of that family in that precision (eager or "
           "CUDA graph; PyTorch: channels_last, NCHW + CUDA graph, channels_last + CUDA graph), "
           "the winning row named; — where a family has no row in that precision (ktune: no tf32 "
-          "path) or the run was cut before it. Target (issue #25): ktune ≤ 1.0× PyTorch's fastest in "
-          "the same precision.\n")
-    print("| network | batch | precision | ktune | cudnn | cublas | PyTorch fastest | "
-          "ktune / PyTorch | best ktune backend / PyTorch |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "path) or the run was cut before it. `auto`: the engine's whole-network choice among "
+          "the single backends of that precision (timed at set-up), the candidate it ran named; "
+          "best single: the fastest of ktune, cudnn and cublas in this run. Targets: ktune ≤ "
+          "1.0× PyTorch's fastest in the same precision (issue #25), auto never slower than "
+          "the best single backend (issue #26).\n")
+    print("| network | batch | precision | ktune | cudnn | cublas | auto (ran) | PyTorch fastest | "
+          "ktune / PyTorch | auto / best single | auto / PyTorch |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     keys = sorted(best, key=lambda k: (k[0] != "vgg16", k[0], k[1], PRECISIONS.index(k[2])))
     for net, batch, p in keys:
         b = best[(net, batch, p)]
         cell = {f: (f"{ms(b[f][0])} `{b[f][1]}`" if f in b else "—")
                 for f in ("ktune", "cudnn", "cublas", "pytorch")}
+        if "auto" in b:
+            cell["auto"] = f"{ms(b['auto'][0])} ({ran.get((net, batch, p), '?')})"
+        else:
+            cell["auto"] = "—"
         torch = b.get("pytorch", (None,))[0]
-        ours = [b[f][0] for f in ("ktune", "cudnn", "cublas") if f in b]
-        k = b.get("ktune", (None,))[0]
+        singles = [b[f][0] for f in ("ktune", "cudnn", "cublas") if f in b]
+        k, a = b.get("ktune", (None,))[0], b.get("auto", (None,))[0]
         ratio = f"**{k / torch:.2f}**" if k and torch else "—"
-        ratio_any = f"{min(ours) / torch:.2f}" if ours and torch else "—"
+        auto_single = f"**{a / min(singles):.2f}**" if a and singles else "—"
+        auto_torch = f"{a / torch:.2f}" if a and torch else "—"
         print(f"| {net} | {batch} | {p} | {cell['ktune']} | {cell['cudnn']} | {cell['cublas']} | "
-              f"{cell['pytorch']} | {ratio} | {ratio_any} |")
+              f"{cell['auto']} | {cell['pytorch']} | {ratio} | {auto_single} | {auto_torch} |")
+
+
+PICK = re.compile(r"pick=(cudnn|gemm_ex)")
+
+
+def bf16_picks(directory):
+    """ktune-cuda-bf16's per-layer pick (gemm_ex or cuDNN), counted per network and batch."""
+    g = defaultdict(lambda: defaultdict(int))
+    for r in load(directory, "layers.csv"):
+        m = PICK.search(r["choice"])
+        if family_of(r["backend"]) == "ktune" and m:
+            g[(r["network"], int(r["batch"]))][m.group(1)] += 1
+    if not g:
+        return
+    print("\n## ktune-bf16's per-layer pick at load\n")
+    print("Each conv on the faster of im2col + gemm_ex and cuDNN's bf16 conv, timed at load "
+          "(CUDA graphs of each, interleaved rounds, fastest replay kept; layers.csv gives both "
+          "times per layer).\n")
+    print("| network | batch | convs on gemm_ex | convs on cuDNN |")
+    print("| --- | ---: | ---: | ---: |")
+    for (net, batch), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
+        print(f"| {net} | {batch} | {c['gemm_ex']} | {c['cudnn']} |")
 
 
 def agreement(directory):
@@ -130,6 +172,7 @@ def main():
     latency(directory)
     if os.path.exists(f"{directory}/agreement.csv"):  # absent from a QUICK run (timing only)
         agreement(directory)
+    bf16_picks(directory)
     cudnn_layouts(directory)
 
 

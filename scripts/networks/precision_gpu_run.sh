@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device call of issue #25's networks in every precision: VGG16 and ResNet-50 at batch 1
 # and 16 in fp32, tf32 and bf16 on ktune's CUDA backends (ktune, cudnn, cublas; ktune in fp32
-# and bf16) and on PyTorch in the same precision (channels_last, CUDA graph, both; eager NCHW
+# and bf16; auto-cuda, the engine's whole-network choice among them, rows `auto*`) and on PyTorch in the same precision (channels_last, CUDA graph, both; eager NCHW
 # left out: slower than NCHW + CUDA graph in every row of results/h100-80gb-hbm3/networks.csv),
 # one after the other on one GPU, plus the GPU tests and the logits check per precision, from
 # binaries built on the CPU machine (KTUNE_NATIVE=OFF, CUDA on, examples on: a device build
@@ -20,7 +20,7 @@ mkdir -p $L $W/weights $W/inputs $W/ref $W/logits "$OUT"
 trap 'tar czf $OUT/logs.tar.gz -C $W logs' EXIT
 . $(dirname "$0")/device_bin_env.sh
 P=${PRECISIONS:-"bf16 tf32 fp32"}  # the new ones first: a cut run loses fp32 (committed before)
-BACKENDS=${BACKENDS:-"ktune-cuda cudnn cublas"}
+BACKENDS=${BACKENDS:-"ktune-cuda cudnn cublas auto-cuda"}
 VARIANTS=${VARIANTS:-"pytorch-channels-last pytorch-cudagraph pytorch-channels-last-cudagraph"}
 QUICK=${QUICK:-0}
 # Weights, inputs and PyTorch's reference logits in every precision while the tests run.
@@ -68,7 +68,7 @@ for p in $P; do
   for net in vgg16 resnet50; do
     for seed in 1 2; do
       args=()
-      for b in ktune cudnn cublas; do
+      for b in ktune cudnn cublas auto; do
         f=$W/logits/$net-$b$sfx-input-$seed.safetensors
         [ -f $f ] && args+=(--candidate $b$sfx=$f)
       done

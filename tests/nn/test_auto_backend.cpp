@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <set>
 #include <thread>
@@ -112,21 +113,32 @@ TEST_F(AutoBackendTest, EachLayerRunsOnItsFasterCandidateAndStaysCorrect) {
                std::exception);
 }
 
-// Two whole-network variants, the first 25 ms slower per conv: the engine must time both at
-// build time, keep the second, and say so.
-class SlowFirstVariant final : public cpu::CopyingBackend {
+// Two whole-network variants on the reference's layers; conv2d calls pause() first.
+class TwoVariants : public cpu::CopyingBackend {
  public:
   int used = -1;
-  std::string name() const override { return "variants"; }
   int variants() const override { return 2; }
-  std::string variant_name(int v) const override { return v == 0 ? "first" : "second"; }
   void use_variant(int v) override { used = v; }
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    if (used == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    pause();
     cpu::reference_conv2d(d, in, params(layer).weight.data(), params(layer).bias.data(), out);
   }
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
     cpu::reference_fc(d, x, params(layer).weight.data(), params(layer).bias.data(), y);
+  }
+
+ protected:
+  virtual void pause() {}
+};
+
+// The first variant 25 ms slower per conv: the engine must time both at build time, keep the
+// second, and say so.
+class SlowFirstVariant final : public TwoVariants {
+ public:
+  std::string name() const override { return "variants"; }
+  std::string variant_name(int v) const override { return v == 0 ? "first" : "second"; }
+  void pause() override {
+    if (used == 0) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
 };
 
@@ -138,6 +150,37 @@ TEST(NnEngineVariants, TheFastestWholeNetworkVariantIsKeptAndNamed) {
   ASSERT_FALSE(engine.notes().empty());
   EXPECT_NE(engine.notes().back().find("variants: runs second"), std::string::npos)
       << engine.notes().back();
+}
+
+// Planted whole-network times (Backend::time_forward) of a machine that starts slow: the first 4
+// passes take 3× as long. Variant 0 (1.0 ms) is faster than 1 (1.2 ms) but is timed first; the
+// engine must time the variants in interleaved rounds, say how many, and keep variant 0.
+class RampingVariants final : public TwoVariants {
+ public:
+  int passes = 0;
+  std::vector<int> timed;  // the variant of every timed pass, in order
+  std::string name() const override { return "ramping"; }
+  std::string variant_name(int v) const override { return v == 0 ? "fast" : "slow"; }
+  double time_forward(const std::function<void()>& forward, int) override {
+    forward();
+    timed.push_back(used);
+    return (used == 0 ? 1.0 : 1.2) * (passes++ < 4 ? 3.0 : 1.0);
+  }
+};
+
+TEST(NnEngineVariants, VariantsAreTimedInInterleavedRoundsSoADriftDecidesNothing) {
+  const Network net = make_network("tiny", 1);
+  RampingVariants backend;
+  const Engine engine(net, random_weights(net, 3), backend);
+  EXPECT_EQ(backend.used, 0);
+  ASSERT_GE(backend.timed.size(), 8u);  // a warm-up round and at least 3 timed ones
+  EXPECT_EQ(backend.timed[0], 0);
+  EXPECT_EQ(backend.timed[1], 1);
+  EXPECT_EQ(backend.timed[2], 1);  // the next round starts with the other variant
+  ASSERT_FALSE(engine.notes().empty());
+  const auto& note = engine.notes().back();
+  EXPECT_NE(note.find("ramping: runs fast"), std::string::npos) << note;
+  EXPECT_NE(note.find("interleaved rounds"), std::string::npos) << note;
 }
 
 }  // namespace

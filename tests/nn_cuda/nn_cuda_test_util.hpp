@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "ktune/nn/backend.hpp"
+#include "ktune/nn/engine.hpp"
+#include "ktune/nn/registry.hpp"
 #include "nn/cpu/reference.hpp"
 #include "tests/nn/nn_test_util.hpp"
 
@@ -103,6 +105,41 @@ inline void reference_pool(const PoolDesc& pool, const std::vector<float>& in,
           const size_t o = size_t(((b * pool.p() + y) * pool.q() + xq) * pool.c + c);
           max[o] = float(m), avg[o] = float(sum / double(pool.window * pool.window));
         }
+}
+
+// The CPU `reference` backend's logits and probabilities of `net` on `input_nhwc` (float64
+// accumulation): what the CUDA backends' whole networks are checked against.
+struct ReferenceOutputs {
+  std::vector<float> logits, probs;
+};
+inline ReferenceOutputs reference_outputs(const Network& net, const Weights& weights,
+                                          const std::vector<float>& input_nhwc) {
+  cpu::register_reference_backend();
+  auto reference = make_backend("reference");
+  Engine engine(net, weights, *reference);
+  engine.set_input(input_nhwc.data());
+  engine.forward();
+  const size_t count = size_t(net.batch * net.classes);
+  ReferenceOutputs out{std::vector<float>(count), std::vector<float>(count)};
+  engine.logits(out.logits.data());
+  engine.probabilities(out.probs.data());
+  return out;
+}
+
+// The tiny network at `batch` with weights of `seed`, an input of seed + 1 (NHWC) and the
+// reference's outputs on it.
+struct TinyCase {
+  Network net;
+  Weights weights;
+  std::vector<float> input;
+  ReferenceOutputs want;
+};
+inline TinyCase tiny_case(int64_t batch, uint64_t seed) {
+  TinyCase t{make_network("tiny", batch), {}, {}, {}};
+  t.weights = random_weights(t.net, seed);
+  t.input = nchw_to_nhwc(random_input_nchw(t.net, seed + 1), batch, 3, t.net.image, t.net.image);
+  t.want = reference_outputs(t.net, t.weights, t.input);
+  return t;
 }
 
 }  // namespace ktune::nn::test

@@ -136,19 +136,11 @@ TEST(NnCudaBackends, ConcatAndClampMatchTheReference) {
 // test_cuda_precision.cpp's), twice through the same buffers.
 TEST(NnCudaBackends, TinyNetworkMatchesTheReferenceBackend) {
   KTUNE_REQUIRE_GPU();
-  cpu::register_reference_backend();
   register_cuda_backends();
-  const auto net = make_network("tiny", 3);
-  const auto weights = random_weights(net, 7);
-  const auto input = nchw_to_nhwc(random_input_nchw(net, 8), net.batch, 3, net.image, net.image);
+  const auto tiny = test::tiny_case(3, 7);
+  const auto& [net, weights, input, reference] = tiny;
+  const auto& [want, want_probs] = reference;
   const size_t count = size_t(net.batch * net.classes);
-  auto reference = make_backend("reference");
-  Engine ref_engine(net, weights, *reference);
-  ref_engine.set_input(input.data());
-  ref_engine.forward();
-  std::vector<float> want(count), want_probs(count);
-  ref_engine.logits(want.data());
-  ref_engine.probabilities(want_probs.data());
   for (const auto& [name, summary] : backend_list()) {
     auto backend = make_backend(name);
     const auto* device = dynamic_cast<const cuda::CudaBackend*>(backend.get());

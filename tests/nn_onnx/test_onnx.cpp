@@ -250,7 +250,7 @@ class OnnxEngine : public ::testing::TestWithParam<std::string> {
  public:
   static bool is_cuda(const std::string& name) {
     return name.starts_with("cublas") || name.starts_with("cudnn") ||
-           name.starts_with("ktune-cuda");
+           name.starts_with("ktune-cuda") || name.starts_with("auto-cuda");
   }
 };
 

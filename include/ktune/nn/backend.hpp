@@ -15,6 +15,7 @@
 // passed only to upload/download/prepare_*. Errors throw ktune::Error naming the call.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace ktune::nn {
@@ -119,6 +120,11 @@ class Backend {
   virtual int variants() const { return 1; }
   virtual std::string variant_name(int /*variant*/) const { return {}; }
   virtual void use_variant(int /*variant*/) {}
+  // One whole forward pass at build time as the backend runs it in steady state, in ms from
+  // mark 0 to mark `last_mark`; `forward` makes the pass's layer calls (with their marks). The
+  // engine times variants with it. Default: run it, synchronize, read the marks. A CUDA backend
+  // captures the pass as a CUDA graph once per variant and replays it, as a served network runs.
+  virtual double time_forward(const std::function<void()>& forward, int last_mark);
 
   // Timing: reserve_marks(n) once at build time; mark(i) records time point i (0 <= i < n) in
   // order with the layer calls (CPU: steady_clock after the previous call returned; CUDA: an
