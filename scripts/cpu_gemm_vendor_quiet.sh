@@ -10,8 +10,10 @@
 # GEMM (64 x 197 x 197, batch 16) that one earlier run timed at 0.69x (OUT_DIR/onednn-call-ab.txt).
 # BUILD (default build): tuned_gemm_bench with the default CPU selector, openblas_core and
 # onednn_call_ab;
-# VENDORS_BUILD (default build-vsel): tuned_gemm_bench built with
-#   scripts/build.sh build-vsel -DKTUNE_CPU_SELECTOR=libraries/gemm/selectors/amd-epyc-2c-samplez4-vendors-k16.hpp
+# VENDORS_BUILD (default build-vsel): tuned_gemm_bench built with the vendors selector:
+#   TARGETS=tuned_gemm_bench scripts/build.sh build-vsel -DKTUNE_CUDA=OFF \
+#     -DKTUNE_CPU_SELECTOR=libraries/gemm/selectors/amd-epyc-2c-samplez4-vendors-k16.hpp
+# WORKLOADS overrides the two workloads (a small CSV to try the script out).
 set -euo pipefail
 [[ $# -ge 1 ]] || { echo "usage: $0 OUT_DIR [BUILD] [VENDORS_BUILD]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
