@@ -2,6 +2,7 @@
 # The deployed CPU GEMM library (ktune_tuned_gemm_cpu) vs OpenBLAS and oneDNN over every `dnn`
 # shape on this machine, the way results/LOG.md runs CPU benchmarks: a Release KTUNE_NATIVE
 # build, OMP_NUM_THREADS=2, OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the benchmark only
+# (or the core scripts/openblas_core.sh forces where OpenBLAS detects a generic one, logged)
 # (OpenBLAS then runs its native kernel), the load average recorded before and after. Then the
 # tables: in-sample (the shapes of the dataset the build's CPU selector was trained on), held-out
 # and all.
@@ -34,7 +35,7 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$cache" ||
 selector=$(sed -n 's/^KTUNE_CPU_SELECTOR:FILEPATH=//p' "$cache")
 [[ -f $selector ]] || { echo "error: $BUILD names no CPU selector header" >&2; exit 1; }
 selector=$(realpath --relative-to=. "$selector")  # as the tables and the log name it
-cmake --build "$BUILD" -j2 --target tuned_gemm_bench
+cmake --build "$BUILD" -j2 --target tuned_gemm_bench openblas_core
 
 mkdir -p "$OUT_DIR"
 log=$OUT_DIR/$NAME.log
@@ -46,9 +47,11 @@ trap 'rm -f "$run_lines"' EXIT
   echo "selector $selector"
   echo "start $(date -u +%FT%TZ), load average before: $(load)"
 } | tee -a "$log" "$run_lines"
+# OpenBLAS's native core, or the one scripts/openblas_core.sh forces where that is a generic one
+force=$(scripts/openblas_core.sh "$BUILD/bin/openblas_core" 2> >(tee -a "$log" "$run_lines" >&2))
 start=$SECONDS
 status=0
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 \
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $force OMP_NUM_THREADS=2 \
   "$BUILD/bin/tuned_gemm_bench" --device cpu --workload "$WORKLOAD" --limit "$MAX_SHAPES" \
   --out "$OUT_DIR/$NAME.csv" \
   2>&1 | tee -a "$log" || status=$?

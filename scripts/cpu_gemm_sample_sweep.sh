@@ -5,7 +5,8 @@
 # rows, over the `dnn-sample` workload, then `dnn-small` again with the same code (the held-out
 # set of a selector trained on the sample). WORKLOADS may name workload CSVs too (their files'
 # names without .csv name the stores and outputs). OpenBLAS runs its native kernel: OPENBLAS_CORETYPE and
-# OPENBLAS_L2_SIZE are unset for the bench commands only (and OMP_NUM_THREADS=2, as in
+# OPENBLAS_L2_SIZE are unset for the bench commands only (where that kernel is a generic fallback,
+# the core scripts/openblas_core.sh forces, logged) (and OMP_NUM_THREADS=2, as in
 # scripts/cpu_gemm_deployed.sh). The log records the OpenBLAS core, the load average before and
 # after each part, the commit and the timing options.
 #   scripts/cpu_gemm_sample_sweep.sh [OUT_DIR]   (default results/amd-epyc-2c)
@@ -26,7 +27,10 @@ configs=${CONFIGS:-kind:packed}  # a smaller set only for trying the script out
 mkdir -p "$out" "$stores"
 suffix=${SUFFIX:-}
 log=${LOG:-"$out/gemm-dnn-sample$suffix-sweep.log"}  # LOG: another name, for other workloads
-bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
+# OpenBLAS's native core, or the one scripts/openblas_core.sh forces where that is a generic one
+# (OPENBLAS_CORE: its program, default beside KTUNE)
+force=$(scripts/openblas_core.sh "${OPENBLAS_CORE:-$(dirname "$ktune")/openblas_core}" 2>>"$log")
+bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $force OMP_NUM_THREADS=2 "$@"; }
 
 {
   echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (+ uncommitted changes)')"

@@ -18,6 +18,9 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                  "more than this fraction (0.1 = 10 %), else that safe config; 0 = off")
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();
+  sub.add_flag("--unsure-vendor", rule.vendor,
+               "With --min-vote-share or --range-guard: the safe config is the shipped vendor "
+               "call with the best geomean (when --vendors ships one), not the best of all");
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

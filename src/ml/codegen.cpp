@@ -359,7 +359,9 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
                : "";
     out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
     out += unsure.range_guard ? "a feature outside its training range" : "";
-    out += "): the shipped config\n// with the best geometric mean over the training problems ";
+    out += unsure.vendor ? "): the shipped vendor call\n// (or, with none shipped, config) "
+                         : "): the shipped config\n// ";
+    out += "with the best geometric mean over the training problems ";
     out += unsure.min_vote_share > 0 ? "(an unsure leaf: over those reaching it).\n" : ".\n";
     if (unsure.min_vote_share > 0 && unsure.leaf_margin > 0)
       out += fmt::format(

@@ -13,6 +13,7 @@
 
 #include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
+#include "ktune/vendor_candidates.hpp"
 #include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
@@ -183,6 +184,17 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
   });
   data.baseline = safe_order_.front();
   unsure_config_ = best_mean_log(sums);
+  if (options_.unsure.vendor) {  // the best vendor call, when one is shipped
+    ConfigLogSums vendors = sums;
+    bool any = false;
+    for (size_t k = 0; k < config_names_.size(); ++k) {
+      if (is_vendor_config(config_names_[k]) && vendors.measured[k] > 0)
+        any = true;
+      else
+        vendors.measured[k] = 0;  // best_mean_log skips it
+    }
+    if (any) unsure_config_ = best_mean_log(vendors);
+  }
   feature_min_ = data.X.colwise().minCoeff().transpose();
   feature_max_ = data.X.colwise().maxCoeff().transpose();
   config_features_ = shipped_config_features(train, shipped);
@@ -326,6 +338,7 @@ nlohmann::json Selector::to_json() const {
             {"min_vote_share", options_.unsure.min_vote_share},
             {"range_guard", options_.unsure.range_guard},
             {"leaf_margin", options_.unsure.leaf_margin},
+            {"vendor", options_.unsure.vendor},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -354,6 +367,9 @@ void Selector::check_unsure_rule() const {
   if (margin > 0 && share <= 0)
     throw Error("selector " + kind_ +
                 ": leaf_margin needs min_vote_share (it picks for unsure leaves)");
+  if (options_.unsure.vendor && !options_.unsure.on())
+    throw Error("selector " + kind_ +
+                ": the vendor unsure config needs min_vote_share or range_guard");
 }
 
 void Selector::load_unsure(const nlohmann::json& j) {
@@ -372,6 +388,12 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
+  if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
+    if (!j.at("vendor").is_boolean())
+      throw Error("field 'selector.unsure.vendor': expected true or false, got " +
+                  jf::shown(j.at("vendor")));
+    rule.vendor = j.at("vendor").get<bool>();
+  }
   const auto lo = jf::numbers(j, "feature_min", "selector.unsure");
   const auto hi = jf::numbers(j, "feature_max", "selector.unsure");
   if (lo.size() != feature_names_.size() || hi.size() != feature_names_.size())

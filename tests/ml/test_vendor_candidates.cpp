@@ -124,6 +124,39 @@ TEST(VendorCandidates, UnsureShapesGetTheSafestCandidateTheVendor) {
   EXPECT_NE(header.find("\"vendor=openblas\""), std::string::npos);
 }
 
+// --unsure-vendor: where a kernel has the best geometric mean over the training problems, the
+// unsure answer is still the shipped vendor call (the best of them), in the model and the header.
+TEST(VendorCandidates, UnsureVendorServesTheBestShippedVendorNotTheBestKernel) {
+  Dataset slow_vendors = planted(false);
+  slow_vendors.vendor_perf *= 0.3;         // the kernels win on average now
+  slow_vendors.vendor_perf.col(0) *= 0.5;  // and oneDNN is the slower vendor
+  ml::DeployRecipe r;
+  r.pruner = ml::PruneMethod::topn;
+  r.k = 4;  // every kernel and both vendors
+  r.vendors = true;
+  r.selector_options.unsure.range_guard = true;
+  const auto best_of_all = ml::Selector::from_json(ml::train_recipe(slow_vendors, r, "planted"));
+  EXPECT_FALSE(is_vendor_config(best_of_all->config_names()[size_t(best_of_all->unsure_config())]));
+  r.selector_options.unsure.vendor = true;
+  EXPECT_NE(ml::recipe_arguments(r).find("--unsure-vendor"), std::string::npos);
+  const auto model = ml::train_recipe(slow_vendors, r, "planted");
+  const auto s = ml::Selector::from_json(model);
+  EXPECT_TRUE(s->options().unsure.vendor);  // kept through the model file
+  const std::vector<std::string> configs = model["configs"];
+  ASSERT_EQ(configs[size_t(s->unsure_config())], "vendor=openblas");
+  const Dataset d = with_vendor_candidates(slow_vendors);
+  Eigen::RowVectorXd unseen = d.features.row(0);
+  unseen(feature(d, "k")) = 8;  // outside the trained range
+  EXPECT_EQ(configs[size_t(s->select(unseen))], "vendor=openblas");
+  const std::string header = ml::generate_selector_header(model, {});
+  EXPECT_NE(header.find("the shipped vendor call"), std::string::npos) << header;
+  EXPECT_NE(header.find("inline constexpr int kUnsure = " + std::to_string(s->unsure_config())),
+            std::string::npos);
+  // Without a rule that is ever unsure, the option is refused rather than ignored.
+  r.selector_options.unsure.range_guard = false;
+  EXPECT_THROW(ml::train_recipe(slow_vendors, r, "planted"), Error);
+}
+
 TEST(VendorCandidates, MetricsCountTheShareServedByOwnKernels) {
   const Dataset d = planted(true);
   const Eigen::Index openblas = column(d, "vendor=openblas");

@@ -63,12 +63,16 @@ std::string to_string(Fallback f);
 // config only where that beats unsure_config()'s geometric mean over the leaf's training problems
 // by more than this fraction, else unsure_config(): one noisy row must not turn a leaf whose
 // majority is the safe config into a kernel's (docs/deploy.md).
+// vendor (with a vendor candidate shipped): unsure_config() is the shipped vendor call with the
+// best geometric mean instead of the best config of all: a kernel that wins on average can run
+// at a fraction of the vendor on the shapes the model is unsure about, the vendor rarely.
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
   double min_vote_share = 0;
   bool range_guard = false;
   double leaf_margin = 0;
+  bool vendor = false;
   bool on() const { return min_vote_share > 0 || range_guard; }
 };
 

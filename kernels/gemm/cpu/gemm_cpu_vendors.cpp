@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "kernels/gemm/cpu/gemm_cpu_vendor_calls.hpp"
 #include "ktune/error.hpp"
 
@@ -10,15 +12,26 @@ namespace ktune::kernels::gemm::cpu {
 namespace {
 
 #ifdef KTUNE_HAVE_OPENBLAS
+// Whether OPENBLAS_CORETYPE chose the core OpenBLAS loaded (scripts/openblas_core.sh sets it for a
+// benchmark where OpenBLAS detects only a generic core): the record says so beside the core.
+bool openblas_core_forced() {
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  return forced != nullptr && *forced != '\0';
+}
+
 class OpenblasGemm final : public VendorGemm {
  public:
   void run(const Args& g) override { openblas_gemm(g); }
-  // The core OpenBLAS dispatched to (OPENBLAS_CORETYPE can force one).
-  std::string implementation() const override { return openblas_get_corename(); }
+  // The core OpenBLAS dispatched to, "(forced)" when OPENBLAS_CORETYPE picked it.
+  std::string implementation() const override {
+    return std::string(openblas_get_corename()) + (openblas_core_forced() ? " (forced)" : "");
+  }
 };
 
 std::string openblas_description() {
-  return fmt::format("OpenBLAS core={} config={}", openblas_get_corename(), openblas_get_config());
+  return fmt::format("OpenBLAS core={}{} config={}", openblas_get_corename(),
+                     openblas_core_forced() ? " (forced by OPENBLAS_CORETYPE)" : "",
+                     openblas_get_config());
 }
 #endif
 

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Replay of CPU GEMM deploy recipes against the faster vendor, leaving one workload out.
+
+Per recipe (`ktune deploy` options) and per held-out workload W: deploys a selector header from
+the dataset's rows of the other workloads, compiles it into a small driver that prints select()'s
+pick per problem of W, and scores the picks on the sweep's own timings of W against the faster of
+the vendor rows (openblas, onednn): geometric mean, time-weighted (sum of vendor times / sum of
+served times, time = FLOPs / perf), shapes below 0.9x and 0.8x, and the share of shapes and of
+served time on ktune's own kernels. Also the recipe trained on every workload and scored on all
+of them (in-sample). A prediction from the sweep, not a timing of the library (tuned_gemm_bench
+is that: scripts/cpu_gemm_heldout_bench.sh).
+  scripts/cpu_gemm_vendor_replay.py DATA --workloads W1.csv,W2.csv,... \
+      --recipe NAME='deploy options' [--recipe ...] [--ktune build/bin/ktune] \
+      [--markdown OUT.md] [--csv OUT.csv]
+Problems of DATA in none of the workload files form one more workload, `rest`.
+"""
+import argparse
+import collections
+import csv
+import gzip
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+VENDORS = ("openblas", "onednn")
+FIELDS = ("transa", "transb", "m", "n", "k", "batch")
+DRIVER = r"""
+#include <cstdio>
+#include HEADER
+int main() {
+  long long s[6];
+  while (std::scanf("%lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4, s + 5) == 6)
+    std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(s[0], s[1], s[2], s[3],
+                                                                        s[4], s[5])]);
+}
+"""
+
+
+def fail(message):
+    sys.exit(f"cpu_gemm_vendor_replay.py: {message}")
+
+
+def open_text(path):
+    return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+
+
+def workload_keys(path):
+    if not os.path.exists(path):
+        fail(f"no such workload file: {path}")
+    lines = [line for line in open(path) if line.strip() and not line.startswith("#")]
+    return {";".join(f"{f}={r[f]}" for f in FIELDS) for r in csv.DictReader(lines)}
+
+
+def load(path):
+    """(header, rows by problem, perf[problem][config]) of a long CSV of ok/other rows."""
+    rows, perf = collections.defaultdict(list), collections.defaultdict(dict)
+    with open_text(path) as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        col = {name: i for i, name in enumerate(header)}
+        for name in ("problem", "config", "status", "perf"):
+            if name not in col:
+                fail(f"{path}: no column '{name}'")
+        for r in reader:
+            problem = r[col["problem"]]
+            rows[problem].append(r)
+            if r[col["status"]] == "ok":
+                perf[problem][r[col["config"]]] = float(r[col["perf"]])
+    return header, rows, perf
+
+
+def flops(problem):
+    kv = dict(x.split("=") for x in problem.split(";"))
+    return 2.0 * int(kv["m"]) * int(kv["n"]) * int(kv["k"]) * int(kv["batch"])
+
+
+def deploy_header(ktune, header, rows, train, options, work):
+    data = os.path.join(work, "train.csv.gz")
+    with gzip.open(data, "wt", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        for p in sorted(train):
+            w.writerows(rows[p])
+    package = os.path.join(work, "package")
+    run = subprocess.run([ktune, "deploy", "--data", data, *shlex.split(options), "--name",
+                          "selector", "-o", package], capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"ktune deploy {options} failed: {run.stderr.strip()}")
+    found = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(package, "selectors"))
+             for f in files if f.endswith(".hpp")]
+    if len(found) != 1:
+        fail(f"ktune deploy wrote {len(found)} selector headers, expected 1")
+    return found[0]
+
+
+def picks(header, problems, work):
+    src, exe = os.path.join(work, "driver.cpp"), os.path.join(work, "driver")
+    with open(src, "w") as f:
+        f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"'))
+    subprocess.run(["c++", "-std=c++17", "-O1", src, "-o", exe], check=True)
+    lines = [" ".join(dict(x.split("=") for x in p.split(";"))[f] for f in FIELDS)
+             for p in problems]
+    out = subprocess.run([exe], input="\n".join(lines) + "\n", capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    return out[:len(problems)]
+
+
+def served(perf, problems, chosen):
+    """Per problem: (ratio to the faster vendor, problem, config, vendor time, served time), and
+    the count of picks the sweep did not time (counted, not scored)."""
+    out, unmeasured = [], 0
+    for p, config in zip(problems, chosen):
+        d = perf[p]
+        key = config[len("vendor="):] if config.startswith("vendor=") else config
+        vendor = max(d.get(v, 0.0) for v in VENDORS)
+        if key not in d or vendor <= 0:
+            unmeasured += 1
+            continue
+        out.append((d[key] / vendor, p, config, flops(p) / vendor, flops(p) / d[key]))
+    return out, unmeasured
+
+
+def score(rows, shapes, unmeasured):
+    """One table row's figures from served() rows."""
+    n = len(rows)
+    vendor_time = sum(r[3] for r in rows)
+    served_time = sum(r[4] for r in rows)
+    own = [r for r in rows if not r[2].startswith("vendor=")]
+    nan = float("nan")
+    return {
+        "shapes": shapes, "scored": n, "unmeasured": unmeasured,
+        "geomean": math.exp(sum(math.log(r[0]) for r in rows) / n) if n else nan,
+        "time_weighted": vendor_time / served_time if served_time else nan,
+        "below_0.9": sum(r[0] < 0.9 for r in rows), "below_0.8": sum(r[0] < 0.8 for r in rows),
+        "worst": min(r[0] for r in rows) if rows else nan,
+        "own_shapes": len(own) / n if n else nan,
+        "own_time": sum(r[4] for r in own) / served_time if served_time else nan,
+        "worst_shapes": sorted(r[:3] for r in rows)[:3],
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data")
+    ap.add_argument("--workloads", required=True, help="comma-separated workload CSV files")
+    ap.add_argument("--recipe", action="append", required=True, help="NAME='deploy options'")
+    ap.add_argument("--ktune", default="build/bin/ktune")
+    ap.add_argument("--markdown")
+    ap.add_argument("--csv")
+    a = ap.parse_args()
+    for path in (a.data, a.ktune):
+        if not os.path.exists(path):
+            fail(f"no such file: {path}")
+    header, rows, perf = load(a.data)
+    groups = {}
+    for path in a.workloads.split(","):
+        keys = workload_keys(path) & set(perf)
+        if not keys:
+            fail(f"{path}: none of its shapes is in {a.data}")
+        for other, seen in groups.items():
+            if keys & seen:
+                fail(f"{path} and {other} share {len(keys & seen)} shapes: hold out disjoint sets")
+        groups[os.path.basename(path).removesuffix(".csv")] = keys
+    rest = set(perf) - set().union(*groups.values())
+    if rest:
+        groups["rest"] = rest
+    recipes = []
+    for r in a.recipe:
+        name, sep, options = r.partition("=")
+        if not sep or not name:
+            fail(f"--recipe '{r}': expected NAME='deploy options'")
+        recipes.append((name, options))
+    out = []
+    with tempfile.TemporaryDirectory() as work:
+        for name, options in recipes:
+            pooled, pooled_unmeasured = [], 0
+            splits = [(w, set(perf) - keys, keys) for w, keys in groups.items()]
+            for w, train, test in splits + [("in-sample", set(perf), set(perf))]:
+                if w == "in-sample":  # every problem was held out once: the pooled figure
+                    out.append({"recipe": name, "options": options, "held_out": "each held out",
+                                **score(pooled, len(perf), pooled_unmeasured)})
+                problems = sorted(test)
+                hpp = deploy_header(a.ktune, header, rows, train, options, work)
+                scored, unmeasured = served(perf, problems, picks(hpp, problems, work))
+                out.append({"recipe": name, "options": options, "held_out": w,
+                            **score(scored, len(problems), unmeasured)})
+                if w != "in-sample":
+                    pooled += scored
+                    pooled_unmeasured += unmeasured
+            last = out[-2]
+            print(f"{name}: each held out {last['geomean']:.3f} / {last['time_weighted']:.3f}, "
+                  f"{last['below_0.9']} below 0.9x, {last['below_0.8']} below 0.8x",
+                  file=sys.stderr)
+    fields = ["recipe", "held_out", "shapes", "scored", "unmeasured", "geomean", "time_weighted",
+              "below_0.9", "below_0.8", "worst", "own_shapes", "own_time", "options"]
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fields, extrasaction="ignore", lineterminator="\n")
+            w.writeheader()
+            for r in out:
+                w.writerow({k: f"{v:.4f}" if isinstance(v, float) else v for k, v in r.items()})
+    lines = ["| recipe | held out | shapes | vs faster vendor (geomean) | time-weighted | < 0.9x "
+             "| < 0.8x | worst | own kernels: shapes | own kernels: time | worst shapes |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in out:
+        worst = "; ".join(f"{p} `{c}` {x:.2f}" for x, p, c in r["worst_shapes"] if x < 0.9)
+        lines.append(f"| {r['recipe']} | {r['held_out']} | {r['scored']} | {r['geomean']:.3f} | "
+                     f"{r['time_weighted']:.3f} | {r['below_0.9']} | {r['below_0.8']} | "
+                     f"{r['worst']:.3f} | {100 * r['own_shapes']:.0f} % | "
+                     f"{100 * r['own_time']:.0f} % | {worst} |")
+    lines += ["", "Recipes (`ktune deploy` options):", ""]
+    lines += [f"- {name}: `{options}`" for name, options in recipes]
+    text = "\n".join(lines) + "\n"
+    if a.markdown:
+        open(a.markdown, "w").write(text)
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

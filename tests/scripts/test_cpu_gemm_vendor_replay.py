@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""scripts/cpu_gemm_vendor_replay.py's scoring on hand-made picks whose figures are worked out by
+hand: ratios against the faster CPU vendor, a vendor pick read from its vendor row, time-weighted
+ratio, counts below 0.9x / 0.8x, own-kernel shares, an untimed pick counted apart.
+  test_cpu_gemm_vendor_replay.py SCRIPT"""
+import importlib.util
+import os
+import sys
+import unittest
+
+SCRIPT = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(__file__), "..", "..", "scripts", "cpu_gemm_vendor_replay.py")
+spec = importlib.util.spec_from_file_location("replay", SCRIPT)
+replay = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(replay)
+
+
+def key(m):
+    return f"transa=0;transb=0;m={m};n=10;k=10;batch=1"  # 2000 m FLOPs
+
+
+PERF = {  # GFLOP/s-like perf per config; openblas and onednn are the vendor rows
+    key(1): {"kind=a": 4.0, "openblas": 2.0, "onednn": 1.0},  # kernel 2x the faster vendor
+    key(2): {"kind=a": 1.0, "openblas": 2.0, "onednn": 4.0},  # served onednn: 1x
+    key(3): {"kind=a": 3.0, "openblas": 2.0, "onednn": 4.0},  # kernel 0.75x
+    key(4): {"openblas": 2.0, "onednn": 1.0},  # the pick kind=a was not timed
+}
+
+
+class Replay(unittest.TestCase):
+    def test_scores_against_the_faster_vendor(self):
+        problems = [key(m) for m in (1, 2, 3, 4)]
+        rows, unmeasured = replay.served(PERF, problems,
+                                         ["kind=a", "vendor=onednn", "kind=a", "kind=a"])
+        self.assertEqual(unmeasured, 1)
+        self.assertEqual([r[0] for r in rows], [2.0, 1.0, 0.75])
+        s = replay.score(rows, 4, unmeasured)
+        self.assertEqual((s["shapes"], s["scored"], s["unmeasured"]), (4, 3, 1))
+        self.assertAlmostEqual(s["geomean"], 1.5 ** (1 / 3))
+        # FLOPs 2000 m: vendor times 1000 + 1000 + 1500 = 3500, served 500 + 1000 + 2000 = 3500.
+        self.assertAlmostEqual(s["time_weighted"], 1.0)
+        self.assertEqual((s["below_0.9"], s["below_0.8"]), (1, 1))
+        self.assertEqual(s["worst"], 0.75)
+        self.assertAlmostEqual(s["own_shapes"], 2 / 3)
+        self.assertAlmostEqual(s["own_time"], 2500 / 3500)
+        self.assertEqual(s["worst_shapes"][0], (0.75, key(3), "kind=a"))
+
+    def test_nothing_scored_is_nan_not_an_error(self):
+        s = replay.score([], 1, 1)
+        self.assertNotEqual(s["geomean"], s["geomean"])
+        self.assertEqual(s["below_0.8"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
