@@ -95,9 +95,9 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
   // Winograd F(4×4)); the direct path with K in blocks of 16 (whole_k_floats 0), tasks of <= 24
   // pixels × 32 channels; without the padded input copy, the panels at the image's border are
   // packed; join_rows off: a tile call per filter row.
-  const PlanBlocking small{16, 24, 32, true, true, 0, 0, 1 << 20, 48},
-      small_packing{16, 24, 32, false, true, 0, 0, 1 << 20, 48},
-      row_calls{256, 384, 256, true, false, 0, 0, 1 << 20, 48};
+  const PlanBlocking small{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12},
+      small_packing{16, 24, 32, false, true, 0, 0, 1 << 20, 48, 12},
+      row_calls{256, 384, 256, true, false, 0, 0, 1 << 20, 48, 12};
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
@@ -116,9 +116,9 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
     // Default blocks; small blocks (K in blocks of 16) with and without the padded copy; a tile
     // call per filter row.
     for (const PlanBlocking& bl :
-         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48},
-          PlanBlocking{16, 24, 32, false, true, 0, 0, 1 << 20, 48},
-          PlanBlocking{256, 384, 256, true, false, 0, 0, 1 << 20, 48}}) {
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12},
+          PlanBlocking{16, 24, 32, false, true, 0, 0, 1 << 20, 48, 12},
+          PlanBlocking{256, 384, 256, true, false, 0, 0, 1 << 20, 48, 12}}) {
       ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask = 1; mask < 8; ++mask)
         EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))
@@ -129,7 +129,7 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
 }
 
 TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
-  const Shape s = shape(1, 9, 19, 70, 3, 1, 1);
+  const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
   Case c(s);
   ConvPlan plan(s, c.filter.data(), 2);  // Winograd F(4×4): the filter transformed once
   PlanBlocking direct;
@@ -161,6 +161,7 @@ TEST(Conv2dCpuPlan, WinogradMatchesFloat64WithEpilogue) {
           bl.winograd_m = m;
           bl.winograd_floats = 1;
           bl.winograd_min_tiles = min_tiles;
+          bl.winograd_min_call_tiles = 1;  // the small maps too
           ConvPlan plan(s, c.filter.data(), threads, bl);
           ASSERT_EQ(plan.winograd_m(), m) << name(s);
           for (int mask = 0; mask < 8; ++mask)
@@ -179,6 +180,7 @@ TEST(Conv2dCpuPlan, WinogradBoundCatchesAPlantedError) {
   for (int m : {2, 4}) {
     PlanBlocking bl;
     bl.winograd_m = m;
+    bl.winograd_min_call_tiles = 1;
     std::vector<float> planted = c.filter;
     planted[planted.size() / 2] += 1.f;
     ConvPlan good(s, c.filter.data(), 2, bl), bad(s, planted.data(), 2, bl);
@@ -194,6 +196,8 @@ TEST(Conv2dCpuPlan, WinogradRunsThe3x3Stride1LayersOverEnoughChannels) {
   };
   EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);    // ResNet-50's layer1 3×3
   EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);    // VGG16's stem: c = 3
+  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 0);   // layer4 at batch 1: 4 tiles
+  EXPECT_EQ(m(shape(3, 7, 512, 512, 3, 1, 1)), 4);   // at batch 3: 12 tiles
   EXPECT_EQ(m(shape(1, 56, 128, 128, 3, 2, 1)), 0);  // stride 2
   EXPECT_EQ(m(shape(1, 56, 64, 64, 1, 1, 0)), 0);    // 1×1
   PlanBlocking off;
@@ -215,10 +219,10 @@ TEST(Conv2dCpuPlan, AllOfKInOneBlockByDefault) {
   EXPECT_EQ(block(shape(1, 7, 512, 64, 3, 1, 1)), 4608);
   EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1)), 2304);
   EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1),
-                  PlanBlocking{256, 384, 256, true, true, 256 * 1024, 0, 1 << 20, 48}),
+                  PlanBlocking{256, 384, 256, true, true, 256 * 1024, 0, 1 << 20, 48, 12}),
             256);
   EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0),
-                  PlanBlocking{256, 384, 256, true, true, 0, 0, 1 << 20, 48}),
+                  PlanBlocking{256, 384, 256, true, true, 0, 0, 1 << 20, 48, 12}),
             256);
 }
 
