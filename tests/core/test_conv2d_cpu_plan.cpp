@@ -226,6 +226,21 @@ TEST(Conv2dCpuPlan, AllOfKInOneBlockByDefault) {
             256);
 }
 
+TEST(Conv2dCpuPlan, PatchWorkspaceOnlyWhereWindowsLeaveTheImage) {
+  // ResNet-50's layer2 3×3 stride 2 over 128 channels: with the padded copy (default) no window
+  // leaves the image, so nothing is packed; without it the border panels are; unpadded 7×7
+  // stride 2 reads in place too.
+  const auto floats = [](const Shape& s, bool pad_input) {
+    PlanBlocking bl;
+    bl.pad_input = pad_input;
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl)
+        .workspace_floats();
+  };
+  EXPECT_EQ(floats(shape(1, 56, 128, 128, 3, 2, 1), true), 0);
+  EXPECT_GT(floats(shape(1, 56, 128, 128, 3, 2, 1), false), 0);
+  EXPECT_EQ(floats(shape(1, 23, 3, 37, 7, 2, 0), false), 0);
+}
+
 TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {
   // Batch 1, 7×7 × 2048 channels (ResNet-50's last 1×1 layers): few pixels, so the channels are
   // cut; 112×112 × 64 channels: the pixels are.

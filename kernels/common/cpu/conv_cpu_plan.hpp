@@ -268,7 +268,9 @@ class ConvPlan {
     // streams its whole filter panel instead of a kc piece of a panel per K block (a fresh stream
     // for the prefetchers every kc steps).
     kc_ = widest * ck <= bl_.whole_k_floats ? ck : std::max(bl_.kc, 1);
-    slot_floats_ = int64_t(std::min<int64_t>(kc_, ck)) * kNR * pieces;
+    // Only windows that leave the image are packed: none once the padded copy removed the
+    // padding (with all of K in one block a slot of VGG16-sized layers took several MB).
+    slot_floats_ = g_.pad > 0 ? int64_t(std::min<int64_t>(kc_, ck)) * kNR * pieces : 0;
     workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
     busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
     for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
@@ -276,6 +278,7 @@ class ConvPlan {
 
   const Shape& shape() const { return s_; }
   size_t tasks() const { return tasks_.size(); }
+  int64_t workspace_floats() const { return slot_floats_ * threads_; }  // packed patches
   int64_t k_block() const { return kc_; }  // K steps per block (direct path)
   int winograd_m() const { return winograd_ ? winograd_->m() : 0; }  // 0: the direct path
 
@@ -388,8 +391,8 @@ class ConvPlan {
     const int64_t ck = s_.gemm_k();
     auto tile = [&](int64_t col, int64_t row, int64_t pc, int kb) {
       const int cols = int(std::min<int64_t>(kNR, t.col0 + t.cols - col));
-      any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
-                      input + col * ck + pc, ck, tile_out(output, e, col, row, pc, kb));
+      any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR, input + col * ck + pc,
+                      ck, tile_out(output, e, col, row, pc, kb));
     };
     for (int64_t pc = 0; pc < ck; pc += kc_) {
       const int kb = int(std::min<int64_t>(kc_, ck - pc));
