@@ -226,6 +226,18 @@ TEST(Conv2dCpuPlan, AllOfKInOneBlockByDefault) {
             256);
 }
 
+TEST(Conv2dCpuPlan, WinogradBlocksHoldAtLeastTheMinimumTiles) {
+  // Each block streams the whole transformed filter: VGG16's 28×28 × 512 layer at batch 1 (49
+  // tiles, at least 48 per block) is one block, not 36 + 13; its 56×56 × 256 one (196 tiles, V and
+  // M for 56 in 1M floats) three of 72, 72 and 52 (evened, whole register tiles).
+  const auto block = [](const Shape& s) {
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2)
+        .winograd_block();
+  };
+  EXPECT_EQ(block(shape(1, 28, 512, 512, 3, 1, 1)), 49);
+  EXPECT_EQ(block(shape(1, 56, 256, 256, 3, 1, 1)), 72);
+}
+
 TEST(Conv2dCpuPlan, PatchWorkspaceOnlyWhereWindowsLeaveTheImage) {
   // ResNet-50's layer2 3×3 stride 2 over 128 channels: with the padded copy (default) no window
   // leaves the image, so nothing is packed; without it the border panels are; unpadded 7×7

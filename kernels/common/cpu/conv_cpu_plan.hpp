@@ -281,6 +281,7 @@ class ConvPlan {
   int64_t workspace_floats() const { return slot_floats_ * threads_; }  // packed patches
   int64_t k_block() const { return kc_; }  // K steps per block (direct path)
   int winograd_m() const { return winograd_ ? winograd_->m() : 0; }  // 0: the direct path
+  int64_t winograd_block() const { return winograd_ ? winograd_->tiles_per_block() : 0; }
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {

@@ -12,8 +12,8 @@
 //                    as a 1×1 layer's input), one task per ξ, all of c in one block;
 //   3. output        Y = A^T M A per tile, 16 output channels per vector, then bias, residual
 //                    and ReLU (the Epilogue) before the one store, clipped at the image border.
-// T is fixed at construction (tiles_per_block, rounded up to the tile's 12 columns, evened over
-// the blocks); V and M are allocated then: nothing is allocated per call.
+// T is fixed at construction (at least tiles_per_block, evened over the blocks, rounded up to
+// the tile's 12 columns); V and M are allocated then: nothing is allocated per call.
 // Error (relative Frobenius norm against float64): the transforms' constants grow with m, so
 // the bound is that of a direct convolution's c·9-term sums (16·eps·sqrt(9c) + 1e-6) times 8 for
 // F(2×2) and 64 for F(4×4), as the conv2d family's cpu_winograd kind (conv2d_family.hpp's
@@ -83,8 +83,9 @@ class WinogradPlan {
     th_ = (s.p() + m - 1) / m;
     tw_ = (s.q() + m - 1) / m;
     tiles_ = s.n * th_ * tw_;
-    const int64_t blocks = (tiles_ + std::max<int64_t>(tiles_per_block, 1) - 1) /
-                           std::max<int64_t>(tiles_per_block, 1);
+    // Blocks of at least tiles_per_block (up to twice that): each block streams the whole
+    // transformed filter, so 49 tiles with T = 48 are one block, not 36 + 13.
+    const int64_t blocks = std::max<int64_t>(tiles_ / std::max<int64_t>(tiles_per_block, 1), 1);
     block_ = std::min(tiles_, ((tiles_ + blocks - 1) / blocks + kNR - 1) / kNR * kNR);
     panels_ = (s.k + kMR - 1) / kMR;
     const int64_t planes = int64_t(a_) * a_;
