@@ -326,21 +326,28 @@ class ConvPlan {
   // not 12 + 2).
   template <class F>
   void for_each_piece(const plan_detail::Task& t, F&& f) const {
-    constexpr int kNR = plan_detail::kNR;
     const int64_t Q = g_.q();
     for (int64_t c = t.col0, end = t.col0 + t.cols; c < end;) {
-      const int64_t part = std::min(end - c, Q - c % Q), full = (part - 1) / kNR;
-      const int64_t rest = part - full * kNR;  // 1..kNR
-      const bool even = full > 0 && rest < kNR / 2;
-      for (int64_t i = 0; i < full - (even ? 1 : 0); ++i) f(c + i * kNR, kNR);
-      if (even) {
-        const int64_t at = c + (full - 1) * kNR, first = (kNR + rest) / 2;
-        f(at, int(first));
-        f(at + first, int(kNR + rest - first));
-      } else {
-        f(c + full * kNR, int(rest));
-      }
+      const int64_t part = std::min(end - c, Q - c % Q);
+      pieces_of_run(c, part, f);
       c += part;
+    }
+  }
+
+  // f(col, cols) for pixels [c, c + part) in pieces of kNR, the last two evened out when the
+  // last would be narrower than kNR / 2.
+  template <class F>
+  static void pieces_of_run(int64_t c, int64_t part, F& f) {
+    constexpr int kNR = plan_detail::kNR;
+    const int64_t full = (part - 1) / kNR, rest = part - full * kNR;  // rest: 1..kNR
+    const bool even = full > 0 && rest < kNR / 2;
+    for (int64_t i = 0; i < full - (even ? 1 : 0); ++i) f(c + i * kNR, kNR);
+    if (even) {
+      const int64_t at = c + (full - 1) * kNR, first = (kNR + rest) / 2;
+      f(at, int(first));
+      f(at + first, int(kNR + rest - first));
+    } else {
+      f(c + full * kNR, int(rest));
     }
   }
 
@@ -390,22 +397,27 @@ class ConvPlan {
                     const Epilogue& e) const {
     using namespace plan_detail;
     const int64_t ck = s_.gemm_k();
-    auto tile = [&](int64_t col, int64_t row, int64_t pc, int kb) {
-      const int cols = int(std::min<int64_t>(kNR, t.col0 + t.cols - col));
-      any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR, input + col * ck + pc,
-                      ck, tile_out(output, e, col, row, pc, kb));
-    };
     for (int64_t pc = 0; pc < ck; pc += kc_) {
       const int kb = int(std::min<int64_t>(kc_, ck - pc));
-      // The task's larger operand is walked once, the smaller one reused from the cache: a fc
-      // layer at batch 16 (16 pixels, 4096 × 4096 weights) read its filter panels once per
-      // 12-pixel piece with the pixels outside.
+      auto tile = [&](int64_t col, int cols, int64_t row) {
+        any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
+                        input + col * ck + pc, ck, tile_out(output, e, col, row, pc, kb));
+      };
+      // Pixels in pieces of kNR, the last two evened out (49: 12, 12, 12, 7, 6, not a last tile
+      // of one pixel, whose two FMA chains wait on each other's latency). The task's larger
+      // operand is walked once, the smaller one reused from the cache: a fc layer at batch 16
+      // (16 pixels, 4096 × 4096 weights) read its filter panels once per piece with the pixels
+      // outside.
       if (t.rows > t.cols) {
-        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR)
-          for (int64_t col = t.col0; col < t.col0 + t.cols; col += kNR) tile(col, row, pc, kb);
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
+          auto piece = [&](int64_t col, int cols) { tile(col, cols, row); };
+          pieces_of_run(t.col0, t.cols, piece);
+        }
       } else {
-        for (int64_t col = t.col0; col < t.col0 + t.cols; col += kNR)
-          for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) tile(col, row, pc, kb);
+        auto piece = [&](int64_t col, int cols) {
+          for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) tile(col, cols, row);
+        };
+        pieces_of_run(t.col0, t.cols, piece);
       }
     }
   }
