@@ -69,8 +69,8 @@ inline void each_cell(F&& f) {
 
 class WinogradPlan {
  public:
-  // Whether the plan runs this layer (3×3 stride 1, the padding at most 2: a tile's window then
-  // always touches the image).
+  // Whether the plan runs this layer: 3×3 stride 1, padding at most 2 (the workloads' 1, the
+  // tests' 0 and 2; the input transform reads any cell outside the image as zero).
   static bool applies(const Shape& s) {
     return s.r == 3 && s.s == 3 && s.stride == 1 && s.pad <= 2 && s.p() > 0 && s.q() > 0;
   }
