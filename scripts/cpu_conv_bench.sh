@@ -2,23 +2,24 @@
 # Issue #30's CPU check, for a quiet machine (nothing else running): builds ktune_infer and
 # conv_plan_bench in BUILD_DIR, then
 #   1. examples/networks/bench_cpu.sh: ResNet-50 and VGG16 at batch 1 and 16 on the `ktune`,
-#      `onednn` and `auto` backends taking turns in one process (whole network and per layer,
-#      logits compared) -> OUT_DIR/networks.csv, networks-layers.csv, networks-agree.csv,
-#      networks.md, cpu.txt, run.json;
+#      `onednn`, `onednn_winograd` (oneDNN's Winograd on the layers it has one for, reorders from
+#      and to NHWC counted) and `auto` backends taking turns in one process (whole network and per
+#      layer, logits compared) -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's
+#      implementation per layer in `choice`), networks-agree.csv, networks.md, cpu.txt, run.json;
 #   2. conv_plan_bench on every distinct conv / fc layer of both networks at both batches: the
-#      CPU conv plan as the backend runs it (variant `plan`) and with the two paths it replaced
-#      (`rowcalls`: a tile call per filter row; `kcfixed`: K always in blocks of 256) and with
-#      all of K in one block on every layer (`kcall`: faster on VGG16's 3×3 layers over >= 128
-#      channels in single-thread runs on the loaded machine, slower on others; not the default
-#      until a quiet run says where) against
-#      oneDNN (conv + post-ops, + its separate residual add where the engine fuses one into
-#      ktune's conv), taking turns -> OUT_DIR/conv-plan-layers.csv, conv-plan-totals.txt;
+#      CPU conv plan as the backend runs it (variant `plan`: Winograd F(4×4, 3×3) on the 3×3
+#      stride-1 layers over >= 16 channels, all of K in one block elsewhere), without Winograd
+#      (`direct`), with F(2×2) (`wino2`) and with the K blocks it ran before (`kc256k`: all of K
+#      only where the widest task's patch matrix has <= 256K floats) against oneDNN at its best
+#      per layer (convolution_auto, or its Winograd where oneDNN has one and it is faster; the
+#      CSV names which ran), + oneDNN's separate residual add where the engine fuses one into
+#      ktune's conv, taking turns -> OUT_DIR/conv-plan-layers.csv, conv-plan-totals.txt;
 #   3. run.json's file list and `measures` extended with step 2.
 # Usage: scripts/cpu_conv_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-cpuconv)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
-# Expected run time on the 2-core Zen 5 EPYC, quiet: about 6 minutes (step 1 about 3, VGG16 at
-# batch 16 the longest part of both steps), estimated from the per-call times of
-# results/amd-epyc-2c/networks-auto; the build adds its own time when not up to date.
+# Expected run time on the 2-core Zen 5 EPYC, quiet: about 7 minutes (the previous version, three
+# backends and four plan variants, took about 6; VGG16 at batch 16 is the longest part of both
+# steps); the build adds its own time when not up to date.
 set -euo pipefail
 build=${1:?BUILD_DIR}; out=${2:?OUT_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,7 @@ cmake --build "$build" -j"$(nproc)" --target ktune_infer conv_plan_bench
 mkdir -p "$out"
 start=$(date +%s)
 batches=${BATCHES:-1 16}
-"$here/examples/networks/bench_cpu.sh" "$build" "$out" "$batches" 20 5
+BACKENDS=ktune,onednn,onednn_winograd,auto "$here/examples/networks/bench_cpu.sh" "$build" "$out" "$batches" 20 5
 rm -f "$out/conv-plan-layers.csv"
 : > "$out/conv-plan-totals.txt"
 for batch in $batches; do
@@ -35,7 +36,7 @@ for batch in $batches; do
   for network in ${NETWORKS:-resnet50 vgg16}; do
     echo "== conv_plan_bench $network batch $batch (load $(cut -d' ' -f1-3 /proc/loadavg))"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$build/bin/conv_plan_bench" --network "$network" --batch "$batch" --reps "$reps" \
-      --burst "$burst" --variants plan,rowcalls,kcfixed,kcall --csv "$out/conv-plan-layers.csv" |
+      --burst "$burst" --variants plan,direct,wino2,kc256k --csv "$out/conv-plan-layers.csv" |
       grep '^total' | tee -a "$out/conv-plan-totals.txt"
   done
 done
@@ -48,10 +49,11 @@ run = json.load(open(path))
 run["command"] = command
 run["files"] = sorted(f for f in os.listdir(out) if f != "run.json")
 run["measures"] += ("; per distinct conv/fc layer (conv-plan-layers.csv, conv_plan_bench): the "
-                    "CPU conv plan (plan = as the ktune backend runs it, rowcalls and kcfixed = "
-                    "the paths it replaced, kcall = all of K in one block) vs oneDNN (+ its "
-                    "residual add where ktune fuses one), "
-                    "taking turns, medians and minima")
+                    "CPU conv plan (plan = as the ktune backend runs it, Winograd F(4x4) on 3x3 "
+                    "stride-1 layers; direct = without Winograd; wino2 = F(2x2); kc256k = the "
+                    "former K blocking) vs oneDNN at its best per layer (convolution_auto or its "
+                    "Winograd, the faster, named in onednn_impl; + its residual add where ktune "
+                    "fuses one), taking turns, medians and minima")
 json.dump(run, open(path, "w"), indent=2)
 PY
 echo "cpu_conv_bench: $(( $(date +%s) - start )) s"

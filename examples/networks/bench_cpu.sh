@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune`, `onednn` and `auto` (per layer
 # the faster of the two) backends in one process per network and batch, taking turns one
-# inference each (ktune_infer --backend ktune,onednn,auto), the same random weights (seed 1) and
+# inference each (ktune_infer --backend ktune,onednn,auto; BACKENDS=... names others, e.g.
+# ktune,onednn,onednn_winograd,auto), the same random weights (seed 1) and
 # input (seed 2) for all, then the logits of each backend compared with oneDNN's. Writes into OUT_DIR (default results/<device-slug>):
 #   networks.csv         network,batch,backend,device,median_ms
 #   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
@@ -15,6 +16,7 @@
 set -euo pipefail
 build=${1:-build}; out=${2:?OUT_DIR}; batches=${3:-1 16}; reps=${4:-20}; reps_big=${5:-5}
 command_line="$0 $*"
+backends=${BACKENDS:-ktune,onednn,auto}
 infer="$build/bin/ktune_infer"
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -25,13 +27,14 @@ echo "network,batch,backend,device,max_abs_diff,max_abs_logit,relative" > "$out/
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
   for network in ${NETWORKS:-resnet50 vgg16}; do
-    echo "== $network batch $batch, ktune, onednn and auto taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "== $network batch $batch, $backends taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
-      --backend ktune,onednn,auto --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
+      --backend "$backends" --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
       --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep -E "median|^auto:"
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
-    for backend in ktune auto; do
+    for backend in ${backends//,/ }; do
+      [ "$backend" = onednn ] && continue
       /usr/bin/python3 - "$tmp/$network-$batch.$backend.csv" "$tmp/$network-$batch.onednn.csv" \
         "$network" "$batch" "$backend" "$(tail -1 "$out/networks.csv" | cut -d, -f4)" >> "$out/networks-agree.csv" <<'PY'
 import sys
@@ -49,16 +52,16 @@ echo "load after: $(cat /proc/loadavg)" >> "$out/cpu.txt"
 cores=$(nproc)
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 /usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$model, $cores cores" \
-  "$batches" <<'PY'
+  "$batches" "$backends" <<'PY'
 import datetime, json, os, sys
-out, command, commit, device, batches = sys.argv[1:6]
+out, command, commit, device, batches, backends = sys.argv[1:7]
 files = sorted(f for f in os.listdir(out) if f != "run.json")
 json.dump({"command": command, "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device,
-           "measures": f"VGG16 and ResNet-50 inference, ktune, onednn and auto (per layer the faster "
-                       f"of the two) backends taking turns in one process, whole network and per "
-                       f"layer, batch {batches}, FP32",
+           "measures": f"VGG16 and ResNet-50 inference, the {backends} backends (auto: per layer "
+                       f"the faster of ktune and onednn) taking turns in one process, whole network "
+                       f"and per layer, batch {batches}, FP32",
            "files": files, "in_sample": None}, open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 cat "$out/networks.md"

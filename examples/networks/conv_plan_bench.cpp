@@ -6,8 +6,11 @@
 // are printed (and appended to --csv). The minima are the figure to read on a loaded machine
 // (a call that two threads ran undisturbed); the medians on a quiet one. oneDNN runs the layer as
 // the engine does: conv with bias + ReLU post-ops, then, where the engine fuses a residual add
-// into ktune's conv, its separate add. Variants are named presets of PlanBlocking, so that a
-// change of the plan can be measured against the old path on the same machine state.
+// into ktune's conv, its separate add; as convolution_auto and, where oneDNN has a Winograd
+// implementation for the layer, as that too (`onednn_winograd`, reorders from / to NHWC
+// included): the faster by median is the reference (onednn_ms, onednn_impl names it; both
+// medians in onednn_auto_ms, onednn_winograd_ms). Variants are named presets of PlanBlocking, so
+// that a change of the plan can be measured against the old path on the same machine state.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -44,8 +47,12 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
     with("rowcalls", [](kc::PlanBlocking& b) { b.join_rows = false; });
     with("kc128", [](kc::PlanBlocking& b) { b.kc = 128; });
     with("kc512", [](kc::PlanBlocking& b) { b.kc = 512; });
-    with("kcall", [](kc::PlanBlocking& b) { b.kc = 1 << 30; });
     with("kcfixed", [](kc::PlanBlocking& b) { b.whole_k_floats = 0; });
+    with("kc256k", [](kc::PlanBlocking& b) { b.whole_k_floats = 256 * 1024; });
+    with("direct", [](kc::PlanBlocking& b) { b.winograd_m = 0; });  // no Winograd
+    with("wino2", [](kc::PlanBlocking& b) { b.winograd_m = 2; });
+    with("wtiles12", [](kc::PlanBlocking& b) { b.winograd_min_tiles = 12; });
+    with("wtiles192", [](kc::PlanBlocking& b) { b.winograd_min_tiles = 192; });
     with("cols192", [](kc::PlanBlocking& b) { b.max_cols = 192; });
     with("cols768", [](kc::PlanBlocking& b) { b.max_cols = 768; });
     with("rows128", [](kc::PlanBlocking& b) { b.max_rows = 128; });
@@ -115,7 +122,7 @@ int main(int argc, char** argv) {
       if (!out) throw std::runtime_error("--csv: cannot write " + csv);
       if (out.tellp() == 0)
         out << "network,batch,layer,shape,residual,count,variant,median_ms,onednn_ms,ratio,"
-               "min_ms,onednn_min_ms,min_ratio\n";
+               "min_ms,onednn_min_ms,min_ratio,onednn_impl,onednn_auto_ms,onednn_winograd_ms\n";
     }
     // Distinct layers (shape, ReLU, fused residual) with how often each occurs.
     struct Job {
@@ -168,37 +175,42 @@ int main(int argc, char** argv) {
       std::vector<std::unique_ptr<kc::ConvPlan>> built;
       for (const auto& p : plans)
         built.push_back(std::make_unique<kc::ConvPlan>(s, filter.data(), threads, p.second));
-      const auto onednn = nn::make_backend("onednn");
-      if (conv) {
-        nn::ConvDesc d = l.conv;
-        d.relu = residual ? false : relu;
-        onednn->prepare_conv(0, d, filter.data(), bias.data());
-      } else {
-        onednn->prepare_fc(0, l.fc, filter.data(), bias.data());
+      // oneDNN at its best: convolution_auto (`onednn`) and, where oneDNN has a Winograd
+      // implementation for the layer, that one (`onednn_winograd`, its reorders from and to NHWC
+      // included); the faster by median is the reference.
+      nn::ConvDesc d = l.conv;
+      d.relu = residual ? false : relu;
+      std::vector<std::unique_ptr<nn::Backend>> vendors;
+      for (const char* name : {"onednn", "onednn_winograd"}) {
+        auto b = nn::make_backend(name);
+        if (conv)
+          b->prepare_conv(0, d, filter.data(), bias.data());
+        else
+          b->prepare_fc(0, l.fc, filter.data(), bias.data());
+        if (vendors.empty() || b->layer_choice(0).find("wino") != std::string::npos)
+          vendors.push_back(std::move(b));
       }
       const kc::Epilogue e{bias.data(), residual ? res.data() : nullptr, relu};
-      auto run_onednn = [&] {
+      auto run_vendor = [&](nn::Backend& b) {
         if (conv) {
-          nn::ConvDesc d = l.conv;
-          d.relu = residual ? false : relu;
-          onednn->conv2d(0, d, x.data(), residual ? tmp.data() : y.data());
-          if (residual) onednn->add(tmp.data(), res.data(), y.data(), y.size(), relu);
+          b.conv2d(0, d, x.data(), residual ? tmp.data() : y.data());
+          if (residual) b.add(tmp.data(), res.data(), y.data(), y.size(), relu);
         } else {
-          onednn->fc(0, l.fc, x.data(), y.data());
+          b.fc(0, l.fc, x.data(), y.data());
         }
       };
       // Rounds in an order rotated every round; each turn of a variant is a pause (the other
       // thread pool's idle threads stop spinning: the plans' helpers after 2 ms, OpenMP's after
       // its spin count), an untimed call (wakes this one's threads, as the layer before would in
       // a network), then `burst` timed calls back to back.
-      const size_t n = built.size() + 1;
+      const size_t n = built.size() + vendors.size();
       std::vector<std::vector<double>> t(n);
       for (int rep = 0; rep < reps; ++rep)
         for (size_t k = 0; k < n; ++k) {
           const size_t v = (size_t(rep) + k) % n;
           auto call = [&] {
-            if (v == built.size())
-              run_onednn();
+            if (v >= built.size())
+              run_vendor(*vendors[v - built.size()]);
             else
               built[v]->run(x.data(), y.data(), e);
           };
@@ -206,17 +218,24 @@ int main(int argc, char** argv) {
           call();
           for (int b = 0; b < burst; ++b) t[v].push_back(time_ms(call));
         }
-      const double ref = median(t[built.size()]), ref_min = least(t[built.size()]);
+      size_t best = built.size();
+      for (size_t v = best + 1; v < n; ++v)
+        if (median(t[v]) < median(t[best])) best = v;
+      const double ref = median(t[best]), ref_min = least(t[best]);
+      const std::string auto_ms = fmt::format("{:.4f}", median(t[built.size()]));
+      const std::string wino_ms =
+          n > built.size() + 1 ? fmt::format("{:.4f}", median(t.back())) : "";
+      const std::string impl = vendors[best - built.size()]->layer_choice(0);
       sum_onednn += ref * jobs[j].count;
       min_onednn += ref_min * jobs[j].count;
       for (size_t v = 0; v < built.size(); ++v) {
         const double m = median(t[v]), m_min = least(t[v]);
         sum[v] += m * jobs[j].count;
         sum_min[v] += m_min * jobs[j].count;
-        const std::string row =
-            fmt::format("{},{},{},{},{},{},{},{:.4f},{:.4f},{:.3f},{:.4f},{:.4f},{:.3f}", net.name,
-                        batch, l.name, keys[j], residual ? 1 : 0, jobs[j].count, plans[v].first, m,
-                        ref, m / ref, m_min, ref_min, m_min / ref_min);
+        const std::string row = fmt::format(
+            "{},{},{},{},{},{},{},{:.4f},{:.4f},{:.3f},{:.4f},{:.4f},{:.3f},{},{},{}", net.name,
+            batch, l.name, keys[j], residual ? 1 : 0, jobs[j].count, plans[v].first, m, ref,
+            m / ref, m_min, ref_min, m_min / ref_min, impl, auto_ms, wino_ms);
         std::puts(row.c_str());
         if (out) out << row << '\n';
       }

@@ -126,8 +126,9 @@ def infer_onnx(path, input, backend="ktune"):
     """Logits (n, classes) of the ONNX model at `path` on a batch of images.
 
     input: float32 NCHW (n, 3, h, h) as PyTorch takes it (numpy or CPU DLPack). backend: one of
-    ktune.backends() (the engine's CPU backends: "ktune", "onednn", "auto", "reference"). The
-    model is loaded and prepared on every call (docs/networks.md, "ONNX models").
+    ktune.backends() (the engine's CPU backends: "ktune", "onednn", "onednn_winograd", "auto",
+    "reference"). The model is loaded and prepared on every call (docs/networks.md, "ONNX
+    models").
     """
     x = _as_array(input, "input")
     if x.dtype != _np.float32 or x.ndim != 4:

@@ -2,7 +2,9 @@
 // reference with its epilogue applied in float64, on NaN-poisoned output: the tiny workload's odd
 // shapes and every stride / padding / filter size of the ResNet-50 and VGG16 layers (at small
 // sizes), one and two threads, default blocks and blocks small enough that K is accumulated over
-// several blocks and C is cut into many tasks with channel and pixel edges.
+// several blocks and C is cut into many tasks with channel and pixel edges; the Winograd path
+// (F(2×2) and F(4×4), 3×3 stride-1 layers) against its own bound, with a planted error that the
+// bound must catch.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -89,17 +91,19 @@ std::vector<Shape> shapes() {
 std::string name(const Shape& s) { return problem_of(s).key(); }
 
 TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
-  // Default blocks (these small layers run K in one block); K in blocks of 16 (whole_k_floats
-  // 0), tasks of <= 24 pixels × 32 channels; without the padded input copy, the panels at the
-  // image's border are packed; join_rows off: a tile call per filter row.
-  const PlanBlocking small{16, 24, 32, true, true, 0}, small_packing{16, 24, 32, false, true, 0},
-      row_calls{256, 384, 256, true, false, 0};
+  // Default blocks (these small layers run K in one block; 3×3 stride-1 ones over >= 16 channels
+  // Winograd F(4×4)); the direct path with K in blocks of 16 (whole_k_floats 0), tasks of <= 24
+  // pixels × 32 channels; without the padded input copy, the panels at the image's border are
+  // packed; join_rows off: a tile call per filter row.
+  const PlanBlocking small{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12},
+      small_packing{16, 24, 32, false, true, 0, 0, 1 << 20, 48, 12},
+      row_calls{256, 384, 256, true, false, 0, 0, 1 << 20, 48, 12};
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
       for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing, row_calls}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
-        EXPECT_LE(c.run(plan, false, false, false), error_bound(s))
+        EXPECT_LE(c.run(plan, false, false, false), error_bound(s, plan.winograd_m()))
             << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
             << " join_rows=" << bl.join_rows;
       }
@@ -112,11 +116,12 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
     // Default blocks; small blocks (K in blocks of 16) with and without the padded copy; a tile
     // call per filter row.
     for (const PlanBlocking& bl :
-         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0},
-          PlanBlocking{16, 24, 32, false, true, 0}, PlanBlocking{256, 384, 256, true, false, 0}}) {
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12},
+          PlanBlocking{16, 24, 32, false, true, 0, 0, 1 << 20, 48, 12},
+          PlanBlocking{256, 384, 256, true, false, 0, 0, 1 << 20, 48, 12}}) {
       ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask = 1; mask < 8; ++mask)
-        EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
+        EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))
             << name(s) << " bias=" << (mask & 1) << " residual=" << (mask & 2)
             << " relu=" << (mask & 4) << " pad=" << bl.pad_input << " join_rows=" << bl.join_rows;
     }
@@ -124,26 +129,128 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
 }
 
 TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
-  const Shape s = shape(1, 9, 19, 70, 3, 1, 1);
+  const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
   Case c(s);
-  ConvPlan plan(s, c.filter.data(), 2);
+  ConvPlan plan(s, c.filter.data(), 2);  // Winograd F(4×4): the filter transformed once
+  PlanBlocking direct;
+  direct.winograd_m = 0;
+  ConvPlan packed(s, c.filter.data(), 2, direct);
   // A plan that read the filter again per call would now give NaN.
   std::fill(c.filter.begin(), c.filter.end(), std::numeric_limits<float>::quiet_NaN());
-  EXPECT_LE(c.run(plan, true, false, true), error_bound(s));
+  EXPECT_EQ(plan.winograd_m(), 4);
+  EXPECT_LE(c.run(plan, true, false, true), error_bound(s, 4));
+  EXPECT_LE(c.run(packed, true, false, true), error_bound(s));
 }
 
-TEST(Conv2dCpuPlan, FewPixelsRunAllOfKInOneBlock) {
-  // VGG16's first fc at batch 1 (one pixel, K = 25088) and ResNet-50's layer4 3×3 at batch 1
-  // (49 pixels, K = 4608): one block; its layer3 3×3 at batch 16 (3136 pixels in tasks of up to
-  // 384, K = 2304): blocks of kc; whole_k_floats 0: always blocks of kc.
+// 3×3 stride-1 shapes with odd channel counts, maps that are no multiple of m (clipped output
+// tiles), padding 0, 1 and 2, batches of 2 and 3, and more tiles than a block of 12.
+std::vector<Shape> winograd_shapes() {
+  return {shape(2, 9, 19, 70, 3, 1, 1),  shape(1, 7, 33, 17, 3, 1, 0),
+          shape(1, 10, 17, 33, 3, 1, 2), shape(2, 13, 40, 100, 3, 1, 1),
+          shape(1, 30, 64, 64, 3, 1, 1), shape(3, 5, 16, 31, 3, 1, 1),
+          shape(1, 3, 16, 16, 3, 1, 0)};
+}
+
+TEST(Conv2dCpuPlan, WinogradMatchesFloat64WithEpilogue) {
+  for (const Shape& s : winograd_shapes()) {
+    Case c(s);
+    for (int m : {2, 4})
+      for (int threads : {1, 2})
+        for (int64_t min_tiles : {int64_t(48), int64_t(1)}) {  // 1: blocks of 12 tiles
+          PlanBlocking bl;
+          bl.winograd_m = m;
+          bl.winograd_floats = 1;
+          bl.winograd_min_tiles = min_tiles;
+          bl.winograd_min_call_tiles = 1;  // the small maps too
+          ConvPlan plan(s, c.filter.data(), threads, bl);
+          ASSERT_EQ(plan.winograd_m(), m) << name(s);
+          for (int mask = 0; mask < 8; ++mask)
+            EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, m))
+                << name(s) << " m=" << m << " threads=" << threads << " min_tiles=" << min_tiles
+                << " bias=" << (mask & 1) << " residual=" << (mask & 2) << " relu=" << (mask & 4);
+        }
+  }
+}
+
+TEST(Conv2dCpuPlan, WinogradBoundCatchesAPlantedError) {
+  // One weight of 11970 off by 1 (the weights are about N(0, 1)): the result is that of another
+  // filter, and the bound (64× the direct one for F(4×4)) must still reject it.
+  const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
+  Case c(s);
+  for (int m : {2, 4}) {
+    PlanBlocking bl;
+    bl.winograd_m = m;
+    bl.winograd_min_call_tiles = 1;
+    std::vector<float> planted = c.filter;
+    planted[planted.size() / 2] += 1.f;
+    ConvPlan good(s, c.filter.data(), 2, bl), bad(s, planted.data(), 2, bl);
+    EXPECT_LE(c.run(good, false, false, false), error_bound(s, m)) << "m=" << m;
+    EXPECT_GT(c.run(bad, false, false, false), error_bound(s, m)) << "m=" << m;
+  }
+}
+
+TEST(Conv2dCpuPlan, WinogradRunsThe3x3Stride1LayersOverEnoughChannels) {
+  const auto m = [](const Shape& s, PlanBlocking bl = {}) {
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl)
+        .winograd_m();
+  };
+  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);    // ResNet-50's layer1 3×3
+  EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);    // VGG16's stem: c = 3
+  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 0);   // layer4 at batch 1: 4 tiles
+  EXPECT_EQ(m(shape(3, 7, 512, 512, 3, 1, 1)), 4);   // at batch 3: 12 tiles
+  EXPECT_EQ(m(shape(1, 56, 128, 128, 3, 2, 1)), 0);  // stride 2
+  EXPECT_EQ(m(shape(1, 56, 64, 64, 1, 1, 0)), 0);    // 1×1
+  PlanBlocking off;
+  off.winograd_m = 0;
+  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1), off), 0);
+}
+
+TEST(Conv2dCpuPlan, AllOfKInOneBlockByDefault) {
+  // By default every layer runs K in one block: VGG16's first fc at batch 1 (one pixel,
+  // K = 25088), ResNet-50's layer4 3×3 at batch 1 (49 pixels, K = 4608) and its layer3 3×3 at
+  // batch 16 (3136 pixels in tasks of up to 384, K = 2304). The former threshold (patch matrix
+  // of the widest task <= 256K floats) keeps blocks of kc on the last; whole_k_floats 0: always
+  // blocks of kc.
   const auto block = [](const Shape& s, PlanBlocking bl = {}) {
+    bl.winograd_m = 0;  // the direct path's blocks
     return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl).k_block();
   };
   EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0)), 25088);
   EXPECT_EQ(block(shape(1, 7, 512, 64, 3, 1, 1)), 4608);
-  EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1)), 256);
-  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0), PlanBlocking{256, 384, 256, true, true, 0}),
+  EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1)), 2304);
+  EXPECT_EQ(block(shape(16, 14, 256, 64, 3, 1, 1),
+                  PlanBlocking{256, 384, 256, true, true, 256 * 1024, 0, 1 << 20, 48, 12}),
             256);
+  EXPECT_EQ(block(shape(1, 1, 25088, 64, 1, 1, 0),
+                  PlanBlocking{256, 384, 256, true, true, 0, 0, 1 << 20, 48, 12}),
+            256);
+}
+
+TEST(Conv2dCpuPlan, WinogradBlocksHoldAtLeastTheMinimumTiles) {
+  // Each block streams the whole transformed filter: VGG16's 28×28 × 512 layer at batch 1 (49
+  // tiles, at least 48 per block) is one block, not 36 + 13; its 56×56 × 256 one (196 tiles, V and
+  // M for 56 in 1M floats) three of 72, 72 and 52 (evened, whole register tiles).
+  const auto block = [](const Shape& s) {
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2)
+        .winograd_block();
+  };
+  EXPECT_EQ(block(shape(1, 28, 512, 512, 3, 1, 1)), 49);
+  EXPECT_EQ(block(shape(1, 56, 256, 256, 3, 1, 1)), 72);
+}
+
+TEST(Conv2dCpuPlan, PatchWorkspaceOnlyWhereWindowsLeaveTheImage) {
+  // ResNet-50's layer2 3×3 stride 2 over 128 channels: with the padded copy (default) no window
+  // leaves the image, so nothing is packed; without it the border panels are; unpadded 7×7
+  // stride 2 reads in place too.
+  const auto floats = [](const Shape& s, bool pad_input) {
+    PlanBlocking bl;
+    bl.pad_input = pad_input;
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl)
+        .workspace_floats();
+  };
+  EXPECT_EQ(floats(shape(1, 56, 128, 128, 3, 2, 1), true), 0);
+  EXPECT_GT(floats(shape(1, 56, 128, 128, 3, 2, 1), false), 0);
+  EXPECT_EQ(floats(shape(1, 23, 3, 37, 7, 2, 0), false), 0);
 }
 
 TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {

@@ -73,6 +73,32 @@ TEST(NnBackends, ConvMatchesFloat64Reference) {
   }
 }
 
+TEST(NnBackends, OnednnWinogradRunsOneDnnsWinogradWhereItHasOne) {
+  const auto names = cpu_backends();
+  if (std::find(names.begin(), names.end(), "onednn_winograd") == names.end())
+    GTEST_SKIP() << "no oneDNN in this build";
+  // A 3×3 stride-1 layer over 64 channels (oneDNN 2.6: Winograd in its blocked layouts, reordered
+  // from and to NHWC in the call) and a 1×1 one (none: convolution_auto, as `onednn`).
+  const ConvDesc wino{2, 14, 14, 64, 64, 3, 3, 1, 1, true},
+      plain{1, 9, 9, 32, 16, 1, 1, 1, 0, true};
+  for (const ConvDesc& d : {wino, plain}) {
+    const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
+    const auto filter = random_floats(size_t(d.k * d.r * d.s * d.c), 2);
+    const auto bias = random_floats(size_t(d.k), 3);
+    std::vector<float> want(size_t(d.n * d.p() * d.q() * d.k));
+    cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+    auto backend = make_backend("onednn_winograd");
+    // Winograd's transforms lose more precision than a direct sum (conv2d's F(4×4) bound: 64×).
+    expect_close(run_conv(*backend, d, in, filter, bias), want, 1e-4,
+                 "onednn_winograd r=" + std::to_string(d.r));
+    const std::string impl = backend->layer_choice(7);
+    EXPECT_EQ(impl.find("wino") != std::string::npos, d.r == 3) << impl;
+    auto onednn = make_backend("onednn");
+    onednn->prepare_conv(7, d, filter.data(), bias.data());
+    EXPECT_EQ(onednn->layer_choice(7).find("wino"), std::string::npos) << onednn->layer_choice(7);
+  }
+}
+
 TEST(NnBackends, ConvAddMatchesConvThenAddWhereFused) {
   // relu(conv(in) + bias + residual) in one call; `ktune` must fuse, the others may decline.
   const ConvDesc d{2, 9, 9, 19, 70, 1, 1, 2, 0, false};

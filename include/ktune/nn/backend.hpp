@@ -110,7 +110,8 @@ class Backend {
 
   // A backend that chooses among others per layer (`auto`) says what it chose, after the
   // prepare_* calls: one line for the whole network, and the choice for one layer id ("" where
-  // there is nothing to say, the default).
+  // there is nothing to say, the default; `onednn` and `onednn_winograd` name oneDNN's
+  // implementation of the layer).
   virtual std::string choices() const { return {}; }
   virtual std::string layer_choice(int /*layer*/) const { return {}; }
   // Whole-network variants of such a backend (`auto`: its per-layer choice, and each candidate

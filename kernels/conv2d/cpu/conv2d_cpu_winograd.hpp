@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/common/cpu/gemm_cpu_kernel.hpp"
+#include "kernels/common/cpu/winograd_tables.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_args.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_vec.hpp"
 
@@ -23,55 +24,8 @@ namespace ktune::kernels::conv2d::cpu::winograd_detail {
 
 using simd::Vec;
 
-template <int M>
-struct Tables;
-template <>
-struct Tables<2> {
-  static constexpr float BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-  static constexpr float G[4][3] = {{1, 0, 0}, {.5f, .5f, .5f}, {.5f, -.5f, .5f}, {0, 0, 1}};
-  static constexpr float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
-};
-template <>
-struct Tables<4> {
-  static constexpr float BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
-                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
-                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-  static constexpr float G[6][3] = {{1.f / 4, 0, 0},
-                                    {-1.f / 6, -1.f / 6, -1.f / 6},
-                                    {-1.f / 6, 1.f / 6, -1.f / 6},
-                                    {1.f / 24, 1.f / 12, 1.f / 6},
-                                    {1.f / 24, -1.f / 12, 1.f / 6},
-                                    {0, 0, 1}};
-  static constexpr float AT[4][6] = {
-      {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
-};
-
-// out = T x T^T for an I×J matrix T and a J×J matrix x of vectors; zero entries of the constant
-// T are skipped (resolved at compile time once unrolled).
-template <int I, int J>
-inline void sandwich(const float (&t)[I][J], const Vec (&x)[J][J], Vec (&out)[I][I]) {
-  Vec tmp[I][J];
-#pragma GCC unroll 8
-  for (int i = 0; i < I; ++i)
-#pragma GCC unroll 8
-    for (int b = 0; b < J; ++b) {
-      Vec acc = {};
-#pragma GCC unroll 8
-      for (int a = 0; a < J; ++a)
-        if (t[i][a] != 0) acc += t[i][a] * x[a][b];
-      tmp[i][b] = acc;
-    }
-#pragma GCC unroll 8
-  for (int i = 0; i < I; ++i)
-#pragma GCC unroll 8
-    for (int j = 0; j < I; ++j) {
-      Vec acc = {};
-#pragma GCC unroll 8
-      for (int b = 0; b < J; ++b)
-        if (t[j][b] != 0) acc += t[j][b] * tmp[i][b];
-      out[i][j] = acc;
-    }
-}
+using winograd::sandwich;
+using winograd::Tables;
 
 template <int M>
 struct Geometry {
