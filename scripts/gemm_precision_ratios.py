@@ -13,7 +13,7 @@ import lzma
 import math
 
 PRECISION = {"0": "fp32", "1": "tf32", "2": "bf16", "3": "fp16"}
-VENDORS = ("cublas", "cublaslt", "cublaslt-top8")
+VENDORS = ("cublas", "cublaslt", "cublaslt-top8", "openblas", "onednn")  # CUDA and CPU rows
 
 parser = argparse.ArgumentParser()
 parser.add_argument("csv")

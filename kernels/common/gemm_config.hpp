@@ -38,7 +38,7 @@ enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma, wg
 // data from before precisions existed keep their keys). C is FP32 and accumulation FP32 in all.
 //   fp32: FP32 A and B, IEEE FMA (every kind but mma and wgmma)
 //   tf32: FP32 A and B rounded to TF32 (10-bit mantissa) by the tensor cores' math (mma)
-//   bf16, fp16: 16-bit A and B (mma, wgmma)
+//   bf16, fp16: 16-bit A and B (mma, wgmma; bf16 also packedz on CPUs with AVX512_BF16)
 enum class Precision { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
 constexpr const char* precision_name(Precision p) {
   switch (p) {
@@ -58,10 +58,12 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only (mmasplit likewise), wgmma the 16-bit ones, every other kind FP32 only.
+// precisions only (mmasplit likewise), wgmma the 16-bit ones, packedz FP32 and bf16 (its
+// AVX512_BF16 kernels), every other kind FP32 only.
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::wgmma) return p == Precision::bf16 || p == Precision::fp16;
+  if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
   return runs_mma_kernel(kind) == (p != Precision::fp32);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The packed kinds' test problems (test_gemm_cpu_packed.cpp, test_gemm_cpu_packedz.cpp): inputs,
+// The packed kinds' test problems (test_gemm_cpu_packed.cpp, test_gemm_cpu_packedz*.cpp): inputs,
 // float64 reference, NaN-poisoned or random C with guard regions, and the check of one run.
 #include <gtest/gtest.h>
 
@@ -44,6 +44,8 @@ struct Case {
   float alpha = 1, beta = 0;
   std::vector<float> a, b, c0;
   std::vector<double> ref;
+  mutable std::vector<uint16_t> a16, b16;  // bf16 bits of a and b, made by check_bf16
+  mutable std::vector<double> ref16;       // the reference of the bf16-rounded inputs
 
   Case(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t batch = 1, int64_t pad = 0,
        float alpha_ = 1, float beta_ = 0, uint64_t seed = 7)
@@ -80,19 +82,49 @@ struct Case {
     return off % s.stride_c() % s.ldc < s.m;
   }
 
+  // The same call on the bf16 bits of a and b (to_input_bits), for the bf16 kernels.
+  kernels::gemm::cpu::Bf16Args bf16_args(float* c) const {
+    return {s.transa, s.transb,     s.m,        s.n,   s.k,          s.batch,
+            alpha,    beta,         a16.data(), s.lda, s.stride_a(), b16.data(),
+            s.ldb,    s.stride_b(), c,          s.ldc, s.stride_c()};
+  }
+
   // Runs the kernel (run_packed, or run_packedz for that kind) on a fresh copy of C and checks
   // the error bound and that nothing outside the logical m×n×batch elements changed (bitwise,
   // so NaN poison compares too).
   using Run = void (*)(const kernels::gemm::cpu::Args&, const PackedParams&);
   void check(const PackedParams& p, Run run = &kernels::gemm::cpu::run_packed) const {
+    check_with(p, ref, [&](float* c) { run(args(c), p); });
+  }
+
+  // The bf16 kernels against the float64 product of the bf16-rounded inputs: with the inputs
+  // exact, only FP32 accumulation remains, so the FP32 bound applies (much tighter than the bf16
+  // one, which admits the rounding of the inputs as well).
+  using RunBf16 = void (*)(const kernels::gemm::cpu::Bf16Args&, const PackedParams&);
+  void check_bf16(const PackedParams& p, RunBf16 run) const {
+    if (a16.empty()) {
+      a16 = kernels::gemm::to_input_bits(a, kernels::gemm::Precision::bf16);
+      b16 = kernels::gemm::to_input_bits(b, kernels::gemm::Precision::bf16);
+      std::vector<float> ra = a, rb = b;
+      for (float& x : ra) x = kernels::gemm::round_input(x, kernels::gemm::Precision::bf16);
+      for (float& x : rb) x = kernels::gemm::round_input(x, kernels::gemm::Precision::bf16);
+      ref16 = kernels::gemm::reference_gemm(s, ra.data(), rb.data(), alpha, beta, c0.data());
+    }
+    check_with(p, ref16, [&](float* c) { run(bf16_args(c), p); });
+  }
+
+  template <class RunOnC>
+  void check_with(const PackedParams& p, const std::vector<double>& reference,
+                  RunOnC&& run_on_c) const {
     std::vector<float> c = c0;
     const auto a_before = a, b_before = b;
-    run(args(c.data()), p);
+    run_on_c(c.data());
     const std::string what = name_of(p) + " ta=" + std::to_string(s.transa) +
                              " tb=" + std::to_string(s.transb) + " m=" + std::to_string(s.m) +
                              " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                              " batch=" + std::to_string(s.batch);
-    EXPECT_LE(kernels::gemm::relative_error(s, c.data(), ref), kernels::gemm::error_bound(s.k))
+    EXPECT_LE(kernels::gemm::relative_error(s, c.data(), reference),
+              kernels::gemm::error_bound(s.k))
         << what;
     size_t touched = 0;
     for (size_t at = 0; at < c.size(); ++at)

@@ -1,10 +1,15 @@
 // The AVX-512 packed kind (packedz) against the float64 reference, through the sweep's
 // dispatcher: every micro-tile × transpose pair × packing choice (pa, pb) on edge sizes, with
 // blocks smaller than the problem, guard regions and NaN-poisoned output (gemm_packed_test_util).
+// Where the CPU has AVX512_BF16 the same cases run the kind's bf16 kernels too (check_bf16:
+// against the bf16-rounded inputs' reference), and the last tests check their run-time
+// detection, a planted error and bad parameters (the session on bf16 problems:
+// test_gemm_precision.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
@@ -17,7 +22,9 @@ namespace ktune {
 namespace {
 
 using kernels::gemm::PackedParams;
+using kernels::gemm::cpu::packedz_bf16_missing;
 using kernels::gemm::cpu::run_packedz;
+using kernels::gemm::cpu::run_packedz_bf16;
 using packed_test::Case;
 using packed_test::name_of;
 using packed_test::with_blocks;
@@ -30,6 +37,9 @@ const std::vector<PackedParams> kTilesAndPacking = [] {
       for (int pb = 0; pb < 2; ++pb) tiles.push_back({t.mr, t.nr, 0, 0, 0, pa, pb});
   return tiles;
 }();
+
+// Whether this build and CPU run the bf16 kernels (AVX512_BF16).
+const bool kBf16 = packedz_bf16_missing().empty();
 
 #define SKIP_WITHOUT_AVX512()                                                      \
   if (!kernels::gemm::cpu::packedz_available())                                    \
@@ -52,6 +62,10 @@ TEST(GemmCpuPackedz, EveryMicroTileTransposeAndPackingOnEdgeSizes) {
         for (const PackedParams& tile : kTilesAndPacking) {
           cs.check(with_blocks(tile, 128, 192, 3072), &run_packedz);
           cs.check(with_blocks(tile, 7, 13, 10), &run_packedz);
+          if (kBf16 && tile.pa == 1 && tile.pb == 1) {  // pa, pb do not apply to bf16
+            cs.check_bf16(with_blocks(tile, 128, 192, 3072), &run_packedz_bf16);
+            cs.check_bf16(with_blocks(tile, 7, 13, 10), &run_packedz_bf16);  // odd kc
+          }
         }
       }
 }
@@ -70,6 +84,10 @@ TEST(GemmCpuPackedz, BatchesLeadingDimensionsAlphaBetaAndThreadCounts) {
       batch20.check(with_blocks(tile, 256, 384, 3072), &run_packedz);
       single.check(with_blocks(tile, 64, 40, 30), &run_packedz);
       few_panels.check(with_blocks(tile, 512, 192, 3072), &run_packedz);
+      if (kBf16 && tile.pa == 1 && tile.pb == 1) {
+        batch3.check_bf16(with_blocks(tile, 128, 192, 3072), &run_packedz_bf16);
+        single.check_bf16(with_blocks(tile, 64, 40, 30), &run_packedz_bf16);
+      }
     }
   });
 }
@@ -136,6 +154,52 @@ TEST(GemmCpuPackedz, ConfigStringsNeedPaAndPb) {
                      .valid);  // pa, pb required
   static_assert(!kernels::gemm::parse_gemm_config("kind=packed;mr=16;nr=6;kc=256;mc=96;nc=960;pa=0")
                      .valid);  // packed takes no pa
+}
+
+// bf16
+
+const PackedParams kBf16Tile{32, 12, 256, 192, 3072};
+
+#define SKIP_WITHOUT_BF16() \
+  if (!packedz_bf16_missing().empty()) GTEST_SKIP() << packedz_bf16_missing()
+
+// Refused exactly where the CPU lacks avx512_bf16 or the build has no AVX-512 kernels.
+TEST(GemmCpuPackedzBf16, AvailableExactlyWhereTheCpuHasAvx512Bf16) {
+  const bool cpu_has = __builtin_cpu_supports("avx512bf16");
+  EXPECT_EQ(packedz_bf16_missing().empty(), kernels::gemm::cpu::packedz_available() && cpu_has)
+      << packedz_bf16_missing();
+}
+
+// The check is not vacuous: the kernel run over k - 1 (one product term of every element
+// lost, through the odd-pair path) fails the FP32-accumulation bound by orders of magnitude.
+TEST(GemmCpuPackedzBf16, APlantedLostTermFailsTheBound) {
+  SKIP_WITHOUT_BF16();
+  const Case cs(false, false, 40, 20, 300, 1, 0, 1.f, 0.f, 5);
+  cs.check_bf16(kBf16Tile, &run_packedz_bf16);  // passes, and makes the bf16 reference
+  std::vector<float> c = cs.c0;
+  auto args = cs.bf16_args(c.data());
+  args.k -= 1;
+  run_packedz_bf16(args, kBf16Tile);
+  EXPECT_GT(kernels::gemm::relative_error(cs.s, c.data(), cs.ref16),
+            100 * kernels::gemm::error_bound(cs.s.k));
+}
+
+TEST(GemmCpuPackedzBf16, BadParamsThrowNamingThem) {
+  SKIP_WITHOUT_BF16();
+  const Case cs(false, false, 8, 8, 8);
+  cs.check_bf16(kBf16Tile, &run_packedz_bf16);
+  std::vector<float> c = cs.c0;
+  const std::pair<PackedParams, std::string> bad[] = {{{24, 6, 128, 192, 3072}, "mr=24"},
+                                                      {{32, 12, 0, 192, 3072}, "kc=0"}};
+  for (const auto& [p, needle] : bad) {
+    try {
+      run_packedz_bf16(cs.bf16_args(c.data()), p);
+      ADD_FAILURE() << "no error for " << needle;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(std::isnan(c[0]));  // nothing ran
 }
 
 }  // namespace

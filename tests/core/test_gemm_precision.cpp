@@ -1,12 +1,14 @@
 // GEMM precisions on the host: the `precision` problem feature (absent = fp32, so FP32 keys do
 // not change), per-precision workloads, the refusal of FP32 kinds and vendors for tensor-core
-// problems, and the per-precision error bound against emulated rounding with planted errors.
+// problems, bf16 on the CPU, and the per-precision error bound against emulated rounding with
+// planted errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/common/gemm_reference.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
@@ -52,20 +54,52 @@ TEST(GemmPrecision, WorkloadsRunPerPrecision) {
   EXPECT_THROW(load_workload(family, "tiny@fp8"), Error);
 }
 
-TEST(GemmPrecision, CpuKindsAndVendorsRefuseTensorCorePrecisions) {
-  register_builtin();
-  const Family& family = find_family("gemm");
-  auto backend = open_backend(family, "cpu");
-  const Workload w = load_workload(family, "tiny@tf32");
-  auto session = backend->open(w.problems.front());
+// The CPU backend's session on the first problem of `workload`, and a one-run timing policy.
+struct CpuSession {
+  const Family& family;
+  std::unique_ptr<ProblemSession> session;
   TimingPolicy quick;
-  quick.warmups = 0;
-  quick.min_reps = quick.max_reps = 1;
-  const Outcome o = session->run(family.space().parse("r=2;a=2;c=2;wg=8x8"), quick);
+  explicit CpuSession(const std::string& workload)
+      : family((register_builtin(), find_family("gemm"))),
+        session(open_backend(family, "cpu")->open(load_workload(family, workload).problems[0])) {
+    quick.warmups = 0;
+    quick.min_reps = quick.max_reps = 1;
+  }
+  Outcome run(const std::string& config) {
+    return session->run(family.space().parse(config), quick);
+  }
+};
+
+TEST(GemmPrecision, CpuKindsAndVendorsRefuseTensorCorePrecisions) {
+  CpuSession cpu("tiny@tf32");
+  const Outcome o = cpu.run("r=2;a=2;c=2;wg=8x8");
   EXPECT_EQ(o.status, Status::refused);
   EXPECT_NE(o.message.find("tf32"), std::string::npos) << o.message;
-  for (const std::string& vendor : session->vendors())
-    EXPECT_EQ(session->run_vendor(vendor, quick).status, Status::refused) << vendor;
+  EXPECT_EQ(cpu.run("kind=packedz;mr=32;nr=12;kc=256;mc=192;nc=3072;pa=1;pb=1").status,
+            Status::refused);
+  for (const std::string& vendor : cpu.session->vendors())
+    EXPECT_EQ(cpu.session->run_vendor(vendor, cpu.quick).status, Status::refused) << vendor;
+}
+
+// bf16 on the CPU: packedz runs its bf16 kernels (verified against the FP32 inputs' reference
+// with the bf16 bound) where the CPU has AVX512_BF16 and is refused elsewhere; the FP32-only
+// kinds and OpenBLAS (no exported cblas_sbgemm) are refused; oneDNN runs its bf16 matmul.
+TEST(GemmPrecision, CpuRunsBf16OnPackedzAndOnednnAndRefusesTheRest) {
+  CpuSession cpu("tiny@bf16");
+  const Outcome seed = cpu.run("r=2;a=2;c=2;wg=8x8");
+  EXPECT_EQ(seed.status, Status::refused);
+  EXPECT_NE(seed.message.find("bf16"), std::string::npos) << seed.message;
+  const Outcome z = cpu.run("kind=packedz;mr=32;nr=12;kc=256;mc=192;nc=3072;pa=1;pb=1");
+  const std::string missing = kernels::gemm::cpu::packedz_bf16_missing();
+  EXPECT_EQ(z.status, missing.empty() ? Status::ok : Status::refused) << z.message;
+  if (!missing.empty()) {
+    EXPECT_EQ(z.message, missing);
+  }
+  for (const std::string& vendor : cpu.session->vendors()) {
+    const Outcome o = cpu.session->run_vendor(vendor, cpu.quick);
+    EXPECT_EQ(o.status, vendor == "onednn" ? Status::ok : Status::refused)
+        << vendor << ": " << o.message;
+  }
 }
 
 // C = op(A) op(B) with A and B rounded to the precision first, accumulated exactly (float64):

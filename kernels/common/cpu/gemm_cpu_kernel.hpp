@@ -12,17 +12,23 @@
 
 namespace ktune::kernels::gemm::cpu {
 
-struct Args {
+// The call's arguments, In: the element type of A and B (float; uint16_t for bf16, the 16 bits
+// of each value as to_input_bits makes them); C is FP32 in both. One template, so that the
+// packed kinds' task split (sub_problem, run_packed_tasks) serves the FP32 and bf16 kernels.
+template <class In>
+struct GemmArgs {
   bool transa = false, transb = false;
   int64_t m = 0, n = 0, k = 0, batch = 1;
   float alpha = 1, beta = 0;
-  const float* a = nullptr;
+  const In* a = nullptr;
   int64_t lda = 0, stride_a = 0;
-  const float* b = nullptr;
+  const In* b = nullptr;
   int64_t ldb = 0, stride_b = 0;
   float* c = nullptr;
   int64_t ldc = 0, stride_c = 0;
 };
+using Args = GemmArgs<float>;
+using Bf16Args = GemmArgs<uint16_t>;
 
 namespace detail {
 

@@ -362,11 +362,11 @@ void gemm_solo(const Args& g, const Blocking& bl, const float* a, const float* b
   }
 }
 
-// Rows [i0, i0 + rows) and columns [j0, j0 + cols) of batch entry e as a GEMM of its own.
-template <bool TA, bool TB>
-inline Args sub_problem(const Args& g, int64_t e, int64_t i0, int64_t rows, int64_t j0,
-                        int64_t cols) {
-  Args s = g;
+// Rows [i0, i0 + rows) and columns [j0, j0 + cols) of batch entry e as a GEMM of its own
+// (G: Args, or Bf16Args for the bf16 kernels).
+template <bool TA, bool TB, class G>
+inline G sub_problem(const G& g, int64_t e, int64_t i0, int64_t rows, int64_t j0, int64_t cols) {
+  G s = g;
   s.m = rows;
   s.n = cols;
   s.batch = 1;
@@ -382,8 +382,8 @@ inline Args sub_problem(const Args& g, int64_t e, int64_t i0, int64_t rows, int6
 // runs the whole blocked loop nest alone with its own packed panels. Threads claim tasks one at
 // a time: a thread that is descheduled on a busy machine delays only the task it holds.
 // Problems too small to pay for waking a helper run alone. Shared by the packed kinds.
-template <int MR, int NR, bool TA, bool TB, class Solo>
-void run_packed_tasks(const Args& g, Solo&& solo) {
+template <int MR, int NR, bool TA, bool TB, class G, class Solo>
+void run_packed_tasks(const G& g, Solo&& solo) {
   if (g.m <= 0 || g.n <= 0 || g.batch <= 0) return;
   if (g.k <= 0 || g.alpha == 0.f) {
     for (int64_t e = 0; e < g.batch; ++e) scale_c(g.c + e * g.stride_c, g.ldc, g.m, g.n, g.beta);
@@ -399,7 +399,7 @@ void run_packed_tasks(const Args& g, Solo&& solo) {
 
   if (threads == 1) {
     for (int64_t e = 0; e < g.batch; ++e) {
-      const Args s = sub_problem<TA, TB>(g, e, 0, g.m, 0, g.n);
+      const G s = sub_problem<TA, TB>(g, e, 0, g.m, 0, g.n);
       solo(s);
     }
     return;
@@ -415,7 +415,7 @@ void run_packed_tasks(const Args& g, Solo&& solo) {
     const int64_t j0 = pj * col_panels / grid.cj * NR;
     const int64_t j1 = std::min(g.n, (pj + 1) * col_panels / grid.cj * NR);
     if (i1 <= i0 || j1 <= j0) return;
-    const Args s = sub_problem<TA, TB>(g, e, i0, i1 - i0, j0, j1 - j0);
+    const G s = sub_problem<TA, TB>(g, e, i0, i1 - i0, j0, j1 - j0);
     solo(s);
   };
   run_tasks(g.batch * grid.ci * grid.cj, threads, task);

@@ -14,7 +14,9 @@
 #include "ktune/space.hpp"
 
 namespace ktune::kernels::gemm::cpu {
-struct Args;
+template <class In>
+struct GemmArgs;
+using Args = GemmArgs<float>;
 }  // namespace ktune::kernels::gemm::cpu
 
 namespace ktune::kernels::conv2d::cpu {

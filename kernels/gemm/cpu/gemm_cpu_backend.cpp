@@ -1,9 +1,12 @@
 // The GEMM family's CPU backend: seed, packed and packedz configs and the vendor baselines
 // (OpenBLAS, oneDNN: gemm_cpu_vendors.hpp), each verified against the float64 reference on poisoned
-// output before it is timed.
+// output before it is timed. fp32 problems run every kind; bf16 problems the packedz kind's bf16
+// kernels (where the CPU has AVX512_BF16) and oneDNN's bf16 matmul, on bf16 copies of the inputs,
+// judged like the CUDA backend's: against the FP32 inputs' reference with the bf16 bound.
 #include <chrono>
 #include <limits>
 #include <thread>
+#include <type_traits>
 
 #include "kernels/common/cpu/gemm_cpu_packed_dispatch.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -19,11 +22,14 @@ namespace ktune::kernels::gemm {
 namespace {
 
 using cpu::Args;
+using cpu::Bf16Args;
 
 // One set of buffers; several are rotated while timing when a problem fits in the last-level
-// cache, so timings do not measure a cache-resident rerun.
+// cache, so timings do not measure a cache-resident rerun. a16, b16: the bf16 bits of a and b
+// (bf16 problems only).
 struct Buffers {
   std::vector<float> a, b, c;
+  std::vector<uint16_t> a16, b16;
 };
 
 class CpuSession final : public ProblemSession {
@@ -33,9 +39,14 @@ class CpuSession final : public ProblemSession {
     const uint64_t seed = seed_of(problem.key());
     Buffers first{random_matrix(size_t(shape_.stride_a() * shape_.batch), seed),
                   random_matrix(size_t(shape_.stride_b() * shape_.batch), seed + 1),
-                  std::vector<float>(size_t(shape_.stride_c() * shape_.batch))};
+                  std::vector<float>(size_t(shape_.stride_c() * shape_.batch)),
+                  {},
+                  {}};
     reference_ = reference_gemm(shape_, first.a.data(), first.b.data(), 1.0, 0.0, nullptr);
-    const double bytes = 4.0 * double(first.a.size() + first.b.size() + first.c.size());
+    first.a16 = to_input_bits(first.a, shape_.precision);
+    first.b16 = to_input_bits(first.b, shape_.precision);
+    const double bytes = input_bytes(shape_.precision) * double(first.a.size() + first.b.size()) +
+                         4.0 * double(first.c.size());
     const int copies = rotation_copies(bytes, llc_bytes);
     buffers_.push_back(std::move(first));
     for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
@@ -44,39 +55,58 @@ class CpuSession final : public ProblemSession {
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const GemmConfig g = gemm_config_of(family_.space(), config);
     if (!kind_serves(g.kind, shape_.precision)) return refused_precision(kind_name(g.kind));
+    if (shape_.precision == Precision::bf16) {  // kind_serves: packedz alone
+      if (const std::string why = cpu::packedz_bf16_missing(); !why.empty())
+        return refused_outcome(why);
+      return measure(
+          [&](Buffers& buf) { cpu::run_packedz_bf16(args_for<Bf16Args>(buf), g.packed); }, policy);
+    }
     if (g.kind == Kind::packed)
-      return measure([&](Args& args) { cpu::run_packed(args, g.packed); }, policy);
+      return measure([&](Buffers& buf) { cpu::run_packed(args_for(buf), g.packed); }, policy);
     if (g.kind == Kind::packedz) {
       if (!cpu::packedz_available())
         return refused_outcome(
             "packedz needs AVX-512: this build's kernels target a CPU without it");
-      return measure([&](Args& args) { cpu::run_packedz(args, g.packed); }, policy);
+      return measure([&](Buffers& buf) { cpu::run_packedz(args_for(buf), g.packed); }, policy);
     }
     const Tile tile = tile_of(family_.space(), config);  // throws for kinds without CPU kernels
-    return measure([&](Args& args) { cpu::run_seed(args, tile); }, policy);
+    return measure([&](Buffers& buf) { cpu::run_seed(args_for(buf), tile); }, policy);
   }
 
   std::vector<std::string> vendors() const override { return cpu::vendor_names(); }
 
-  // The CPU computes FP32 only: tf32 / bf16 / fp16 problems are refused (recorded, not fatal).
+  // Kinds without a kernel for the problem's precision (tf32, fp16; bf16 but for packedz) are
+  // refused (recorded, not fatal).
   Outcome refused_precision(const std::string& what) const {
-    return refused_outcome(what + " computes fp32 on the CPU; the problem is " +
-                           precision_name(shape_.precision));
+    return refused_outcome(what + " has no " + precision_name(shape_.precision) +
+                           " kernel on the CPU");
   }
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+    if (const std::string why = cpu::vendor_refuses(vendor, shape_.precision); !why.empty()) {
+      (void)cpu::vendor_description(vendor);  // throws for vendors this build does not have
+      return refused_outcome(vendor + ": " + why);
+    }
     const auto gemm = cpu::make_vendor_gemm(vendor, shape_);  // throws for unknown vendors
-    if (shape_.precision != Precision::fp32) return refused_precision(vendor);
     // Sweeps time a problem's vendors right after its configs and after each other.
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(cpu::kSettleMs));
-    return measure([&](Args& g) { gemm->run(g); }, policy);
+    if (shape_.precision == Precision::bf16)
+      return measure([&](Buffers& buf) { gemm->run_bf16(args_for<Bf16Args>(buf)); }, policy);
+    return measure([&](Buffers& buf) { gemm->run(args_for(buf)); }, policy);
   }
 
  private:
-  Args args_for(Buffers& buf) const {
-    Args g = cpu::shape_args(shape_);
-    g.a = buf.a.data();
-    g.b = buf.b.data();
+  // The call on one set of buffers: G = Args (FP32 A and B) or Bf16Args (their bf16 bits).
+  template <class G = Args>
+  G args_for(Buffers& buf) const {
+    G g;
+    if constexpr (std::is_same_v<G, Bf16Args>) {
+      g = cpu::shape_args_bf16(shape_);
+      g.a = buf.a16.data(), g.b = buf.b16.data();
+    } else {
+      g = cpu::shape_args(shape_);
+      g.a = buf.a.data(), g.b = buf.b.data();
+    }
     g.c = buf.c.data();
     return g;
   }
@@ -88,16 +118,11 @@ class CpuSession final : public ProblemSession {
           // Verify first, on output poisoned with NaN: an unwritten element fails the check.
           Buffers& first = buffers_.front();
           std::fill(first.c.begin(), first.c.end(), std::numeric_limits<float>::quiet_NaN());
-          Args args = args_for(first);
-          kernel(args);
+          kernel(first);
           return judge_error(relative_error(shape_, first.c.data(), reference_),
-                             error_bound(shape_.k));
+                             error_bound(shape_.k, shape_.precision));
         },
-        [&](size_t copy) {
-          Args g = args_for(buffers_[copy]);
-          kernel(g);
-        },
-        buffers_.size(), policy);
+        [&](size_t copy) { kernel(buffers_[copy]); }, buffers_.size(), policy);
   }
 
   const Family& family_;

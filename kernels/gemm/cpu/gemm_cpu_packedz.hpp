@@ -33,6 +33,34 @@ inline __mmask16 lane_mask(int rows) {
   return rows >= 16 ? __mmask16(0xffff) : rows <= 0 ? __mmask16(0) : __mmask16((1u << rows) - 1);
 }
 
+template <int MV, int NR>
+inline void zero_zmm_tile(__m512 (&acc)[NR][MV]) {
+#pragma GCC unroll 32
+  for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) acc[j][v] = _mm512_setzero_ps();
+}
+
+// C = alpha·acc + beta·C on the tile's rows (the last vector's lanes in `last`) × cols columns,
+// C not read when beta == 0. Shared by the FP32 and the bf16 tiles.
+template <int MV, int NR>
+inline void store_zmm_tile(const __m512 (&acc)[NR][MV], __mmask16 last, float* c, int64_t ldc,
+                           int cols, float alpha, float beta) {
+  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+#pragma GCC unroll 32
+  for (int j = 0; j < NR; ++j) {
+    if (j >= cols) break;
+#pragma GCC unroll 4
+    for (int v = 0; v < MV; ++v) {
+      const __mmask16 m = v + 1 < MV ? __mmask16(0xffff) : last;
+      float* cv = c + j * ldc + 16 * v;
+      __m512 r = _mm512_mul_ps(va, acc[j][v]);
+      if (beta != 0.f) r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, cv), r);
+      _mm512_mask_storeu_ps(cv, m, r);
+    }
+  }
+}
+
 // One k step of op(A) holds MV·16 rows at a (the next step at a + a_k); op(B)(p, j) is
 // b[p·b_k + j·b_j] (UnitJ: b_j == 1, the packed panel or a transposed B). rows is in
 // (16·(MV−1), 16·MV]: only the last vector is masked, so A reads stay inside the matrix.
@@ -43,10 +71,7 @@ inline void zmm_tile(int kb, const float* __restrict a, int64_t a_k, const float
                      float alpha, float beta) {
   const __mmask16 last = lane_mask(rows - 16 * (MV - 1));
   __m512 acc[NR][MV];
-#pragma GCC unroll 32
-  for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 4
-    for (int v = 0; v < MV; ++v) acc[j][v] = _mm512_setzero_ps();
+  zero_zmm_tile(acc);
   for (int p = 0; p < kb; ++p) {
     __m512 av[MV];
 #pragma GCC unroll 4
@@ -61,19 +86,7 @@ inline void zmm_tile(int kb, const float* __restrict a, int64_t a_k, const float
     a += a_k;
     b += b_k;
   }
-  const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 32
-  for (int j = 0; j < NR; ++j) {
-    if (j >= cols) break;
-#pragma GCC unroll 4
-    for (int v = 0; v < MV; ++v) {
-      const __mmask16 m = v + 1 < MV ? __mmask16(0xffff) : last;
-      float* cv = c + j * ldc + 16 * v;
-      __m512 r = _mm512_mul_ps(va, acc[j][v]);
-      if (beta != 0.f) r = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, cv), r);
-      _mm512_mask_storeu_ps(cv, m, r);
-    }
-  }
+  store_zmm_tile<MV, NR>(acc, last, c, ldc, cols, alpha, beta);
 }
 
 // The tile of MV' = ceil(rows / 16) ≤ MV vectors, so short row tails skip the empty vectors.

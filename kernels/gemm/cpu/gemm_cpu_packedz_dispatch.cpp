@@ -1,5 +1,6 @@
 // The instantiations of the AVX-512 packed CPU kernel: kPackedzMicroTiles × 4 transpose pairs,
-// in builds whose kernels' target has AVX-512F (none elsewhere: the kind is refused there).
+// in builds whose kernels' target has AVX-512F (none elsewhere: the kind is refused there), in
+// FP32 and in bf16 (run only where cpuid reports AVX512_BF16).
 #include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #if defined(__AVX512F__)
 #include "kernels/common/cpu/gemm_cpu_tile_table.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_bf16.hpp"
 #endif
 
 namespace ktune::kernels::gemm::cpu {
@@ -26,6 +28,16 @@ struct PackedzCall {
 };
 
 constexpr auto kPackedzTable = tile_table<PackedzCall, kPackedzMicroTiles>(
+    std::make_index_sequence<std::size(kPackedzMicroTiles)>{});
+
+template <int MR, int NR, bool TA, bool TB>
+struct PackedzBf16Call {
+  static void run(const Bf16Args& args, const PackedParams& p) {
+    gemm_packedz_bf16<MR, NR, TA, TB>(args, p.kc, p.mc, p.nc);
+  }
+};
+
+constexpr auto kBf16Table = tile_table<PackedzBf16Call, kPackedzMicroTiles, Bf16Args>(
     std::make_index_sequence<std::size(kPackedzMicroTiles)>{});
 #endif
 
@@ -52,6 +64,30 @@ void run_packedz(const Args& args, const PackedParams& p) {
   throw Error(
       "gemm packedz: this build's kernels have no AVX-512 (KTUNE_NATIVE=OFF or a CPU without "
       "avx512f)");
+#endif
+}
+
+std::string packedz_bf16_missing() {
+#if defined(__AVX512F__)
+  // The instruction set, not the build's -march: the kernels carry their own target.
+  if (__builtin_cpu_supports("avx512bf16")) return "";
+  return "packedz bf16 needs AVX512_BF16 (vdpbf16ps): this CPU does not report it";
+#else
+  return "packedz bf16 needs AVX-512: this build's kernels target a CPU without it";
+#endif
+}
+
+void run_packedz_bf16(const Bf16Args& args, const PackedParams& p) {
+  if (p.kc <= 0 || p.mc <= 0 || p.nc <= 0)
+    throw Error(
+        fmt::format("gemm packedz bf16: kc, mc and nc must be positive (got kc={} mc={} nc={})",
+                    p.kc, p.mc, p.nc));
+  if (const std::string missing = packedz_bf16_missing(); !missing.empty())
+    throw Error("gemm " + missing);
+#if defined(__AVX512F__)
+  run_tile(kBf16Table, "packedz bf16", args, p);
+#else
+  (void)args;
 #endif
 }
 

@@ -31,13 +31,16 @@ inline void openblas_gemm(const Args& g) {
 // oneDNN's matmul primitive for the shape, strides, alpha and beta of g (pointers unused).
 // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: oneDNN's src is op(B)^T
 // (n×k), its weights op(A)^T (k×m) and its dst C^T (n×m), each described by its strides, so no
-// data is copied or reordered. Throws dnnl::error when oneDNN has no matmul for it.
-inline dnnl::matmul::primitive_desc onednn_matmul_desc(const Args& g, const dnnl::engine& engine) {
+// data is copied or reordered. Throws dnnl::error when oneDNN has no matmul for it. `in`: the
+// type of A and B (f32, or bf16 for bf16 problems: FP32 accumulation and C either way).
+inline dnnl::matmul::primitive_desc onednn_matmul_desc(
+    const Args& g, const dnnl::engine& engine,
+    dnnl::memory::data_type in = dnnl::memory::data_type::f32) {
   using dnnl::memory;
   const auto f32 = memory::data_type::f32;
-  const memory::desc src({g.batch, g.n, g.k}, f32,
+  const memory::desc src({g.batch, g.n, g.k}, in,
                          {g.stride_b, g.transb ? 1 : g.ldb, g.transb ? g.ldb : 1});
-  const memory::desc weights({g.batch, g.k, g.m}, f32,
+  const memory::desc weights({g.batch, g.k, g.m}, in,
                              {g.stride_a, g.transa ? 1 : g.lda, g.transa ? g.lda : 1});
   const memory::desc dst({g.batch, g.n, g.m}, f32, {g.stride_c, g.ldc, 1});
   dnnl::primitive_attr attr;
@@ -58,17 +61,19 @@ struct OnednnMatmul {
   dnnl::matmul matmul;
   dnnl::memory src, weights, dst;
 
-  explicit OnednnMatmul(const Args& g)
-      : pd(onednn_matmul_desc(g, engine)),
+  explicit OnednnMatmul(const Args& g, dnnl::memory::data_type in = dnnl::memory::data_type::f32)
+      : pd(onednn_matmul_desc(g, engine, in)),
         matmul(pd),
         src(pd.src_desc(), engine, DNNL_MEMORY_NONE),
         weights(pd.weights_desc(), engine, DNNL_MEMORY_NONE),
         dst(pd.dst_desc(), engine, DNNL_MEMORY_NONE) {}
 
-  void run(const Args& g) {
+  // G: Args, or Bf16Args for a matmul made with bf16 inputs.
+  template <class G>
+  void run(const G& g) {
     // Read-only inputs: oneDNN takes non-const handles but does not write src or weights.
-    src.set_data_handle(const_cast<float*>(g.b));
-    weights.set_data_handle(const_cast<float*>(g.a));
+    src.set_data_handle(const_cast<void*>(static_cast<const void*>(g.b)));
+    weights.set_data_handle(const_cast<void*>(static_cast<const void*>(g.a)));
     dst.set_data_handle(g.c);
     matmul.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
     stream.wait();

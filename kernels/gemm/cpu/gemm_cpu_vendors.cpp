@@ -22,6 +22,9 @@ bool openblas_core_forced() {
 class OpenblasGemm final : public VendorGemm {
  public:
   void run(const Args& g) override { openblas_gemm(g); }
+  void run_bf16(const Bf16Args&) override {
+    throw Error("openblas: " + vendor_refuses("openblas", Precision::bf16));
+  }
   // The core OpenBLAS dispatched to, "(forced)" when OPENBLAS_CORETYPE picked it.
   std::string implementation() const override {
     return std::string(openblas_get_corename()) + (openblas_core_forced() ? " (forced)" : "");
@@ -43,28 +46,35 @@ std::string openblas_description() {
 // found matmul faster on most shapes (1024^3: 113 vs 66 GFLOP/s; 64x12544x147: 163 vs 53).
 class OnednnGemm final : public VendorGemm {
  public:
-  OnednnGemm(const Shape& s, float alpha, float beta) : shape_(shape_args(s, alpha, beta)) {
+  OnednnGemm(const Shape& s, float alpha, float beta)
+      : shape_(shape_args(s, alpha, beta)), bf16_(s.precision == Precision::bf16) {
+    using dt = dnnl::memory::data_type;
     try {
-      matmul_ = std::make_unique<OnednnMatmul>(shape_);
+      matmul_ = std::make_unique<OnednnMatmul>(shape_, bf16_ ? dt::bf16 : dt::f32);
     } catch (const dnnl::error& e) {
       throw Error(fmt::format("onednn: no matmul for this GEMM: {}", e.what()));
     }
   }
 
-  void run(const Args& g) override {
-    const Args& s = shape_;
-    if (g.m != s.m || g.n != s.n || g.k != s.k || g.batch != s.batch || g.transa != s.transa ||
-        g.transb != s.transb || g.lda != s.lda || g.ldb != s.ldb || g.ldc != s.ldc ||
-        g.stride_a != s.stride_a || g.stride_b != s.stride_b || g.stride_c != s.stride_c ||
-        g.alpha != s.alpha || g.beta != s.beta)
-      throw Error("onednn: a GEMM other than the one its primitive was made for");
-    matmul_->run(g);
-  }
+  void run(const Args& g) override { checked_run(g, false); }
+  void run_bf16(const Bf16Args& g) override { checked_run(g, true); }
 
   std::string implementation() const override { return matmul_->pd.impl_info_str(); }
 
  private:
+  template <class G>
+  void checked_run(const G& g, bool bf16) {
+    const Args& s = shape_;
+    if (g.m != s.m || g.n != s.n || g.k != s.k || g.batch != s.batch || g.transa != s.transa ||
+        g.transb != s.transb || g.lda != s.lda || g.ldb != s.ldb || g.ldc != s.ldc ||
+        g.stride_a != s.stride_a || g.stride_b != s.stride_b || g.stride_c != s.stride_c ||
+        g.alpha != s.alpha || g.beta != s.beta || bf16 != bf16_)
+      throw Error("onednn: a GEMM other than the one its primitive was made for");
+    matmul_->run(g);
+  }
+
   Args shape_;  // the shape, strides, alpha and beta it was made for (no pointers)
+  bool bf16_;   // made for bf16 A and B
   std::unique_ptr<OnednnMatmul> matmul_;
 };
 
@@ -100,21 +110,42 @@ std::string onednn_description() {
 
 }  // namespace
 
+namespace {
+
+template <class G>
+G shape_args_of(const Shape& s, float alpha, float beta) {
+  return G{.transa = s.transa,
+           .transb = s.transb,
+           .m = s.m,
+           .n = s.n,
+           .k = s.k,
+           .batch = s.batch,
+           .alpha = alpha,
+           .beta = beta,
+           .lda = s.lda,
+           .stride_a = s.stride_a(),
+           .ldb = s.ldb,
+           .stride_b = s.stride_b(),
+           .ldc = s.ldc,
+           .stride_c = s.stride_c()};
+}
+
+}  // namespace
+
 Args shape_args(const Shape& s, float alpha, float beta) {
-  return Args{.transa = s.transa,
-              .transb = s.transb,
-              .m = s.m,
-              .n = s.n,
-              .k = s.k,
-              .batch = s.batch,
-              .alpha = alpha,
-              .beta = beta,
-              .lda = s.lda,
-              .stride_a = s.stride_a(),
-              .ldb = s.ldb,
-              .stride_b = s.stride_b(),
-              .ldc = s.ldc,
-              .stride_c = s.stride_c()};
+  return shape_args_of<Args>(s, alpha, beta);
+}
+Bf16Args shape_args_bf16(const Shape& s, float alpha, float beta) {
+  return shape_args_of<Bf16Args>(s, alpha, beta);
+}
+
+std::string vendor_refuses(const std::string& vendor, Precision p) {
+  if (p == Precision::fp32) return "";
+  if (p == Precision::bf16 && vendor == "onednn") return "";
+  if (p == Precision::bf16 && vendor == "openblas")
+    return "Debian's OpenBLAS 0.3.21 does not export cblas_sbgemm (built without BUILD_BFLOAT16)";
+  return fmt::format("{} computes fp32{} on the CPU; the problem is {}", vendor,
+                     vendor == "onednn" ? " and bf16" : "", precision_name(p));
 }
 
 std::vector<std::string> vendor_names() {
@@ -147,6 +178,8 @@ std::map<std::string, std::string> vendor_descriptions() {
 std::unique_ptr<VendorGemm> make_vendor_gemm(const std::string& vendor, const Shape& shape,
                                              float alpha, float beta) {
   (void)shape, (void)alpha, (void)beta;
+  if (const std::string why = vendor_refuses(vendor, shape.precision); !why.empty())
+    throw Error(fmt::format("{}: {}", vendor, why));
 #ifdef KTUNE_HAVE_OPENBLAS
   if (vendor == "openblas") return std::make_unique<OpenblasGemm>();
 #endif

@@ -22,6 +22,12 @@ inline constexpr double kSettleMs = 250;
 
 // The call arguments of a shape (leading dimensions, packed batch strides), without pointers.
 Args shape_args(const Shape& s, float alpha = 1, float beta = 0);
+Bf16Args shape_args_bf16(const Shape& s, float alpha = 1, float beta = 0);
+
+// Why `vendor` computes no GEMM of precision p on this build ("" when it does): OpenBLAS and
+// oneDNN compute fp32; oneDNN bf16 too, OpenBLAS not (Debian's 0.3.21 declares cblas_sbgemm in
+// cblas.h but its library, built without BUILD_BFLOAT16, does not export it).
+std::string vendor_refuses(const std::string& vendor, Precision p);
 
 // The vendors this build links, in order: "openblas", "onednn" (either may be absent).
 std::vector<std::string> vendor_names();
@@ -41,11 +47,14 @@ class VendorGemm {
  public:
   virtual ~VendorGemm() = default;
   virtual void run(const Args& args) = 0;
+  // The same for a vendor made for a bf16 shape: bf16 A and B, FP32 C.
+  virtual void run_bf16(const Bf16Args& args) = 0;
   // The library's implementation for this shape, when it names one ("brg:avx512_core").
   virtual std::string implementation() const { return ""; }
 };
 
-// Throws Error naming the vendor when this build does not have it or it refuses the shape.
+// Throws Error naming the vendor when this build does not have it or it refuses the shape (its
+// precision included: vendor_refuses).
 std::unique_ptr<VendorGemm> make_vendor_gemm(const std::string& vendor, const Shape& shape,
                                              float alpha = 1, float beta = 0);
 
