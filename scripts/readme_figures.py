@@ -211,24 +211,25 @@ def networks_cuda(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks-auto/networks.csv"
+    rel = "amd-epyc-2c/networks-cpuconv/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
-    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the three backends taking "
-           f"turns in one process; the `ktune` backend's conv plans have fixed blocking, no "
-           f"selector; `auto` keeps the fastest of per-layer picks, ktune alone and oneDNN alone; "
-           f"{d.link(rel)}):", "",
-           "| network | batch | threads | ktune | oneDNN | auto | ktune / oneDNN "
-           "| auto / best single |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the four backends taking "
+           f"turns in one process; the `ktune` backend's conv plans (Winograd F(4x4, 3x3) on 3x3 "
+           f"stride-1 layers) have fixed blocking, no selector; oneDNN at its best is the faster of "
+           f"`onednn` and `onednn_winograd`; `auto` keeps the fastest of per-layer picks between "
+           f"ktune and `onednn`, ktune alone and `onednn` alone; {d.link(rel)}):", "",
+           "| network | batch | threads | ktune | oneDNN | oneDNN Winograd | auto "
+           "| ktune / oneDNN at its best | auto / best single |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     keys = sorted({k[:3] for k in ms}, key=lambda k: (k[0] != "resnet50", int(k[1]), k[2]))
     for net, batch, dev in keys:
         k, o = ms[(net, batch, dev, "ktune")], ms[(net, batch, dev, "onednn")]
-        a = ms[(net, batch, dev, "auto")]
+        w, a = ms[(net, batch, dev, "onednn_winograd")], ms[(net, batch, dev, "auto")]
         threads = dev.split("(")[-1].split()[0]
         name = {"resnet50": "ResNet-50", "vgg16": "VGG16"}[net]
-        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {a:.1f} | {k / o:.2f} "
-                   f"| {a / min(k, o):.2f} |")
+        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {w:.1f} | {a:.1f} "
+                   f"| {k / min(o, w):.2f} | {a / min(k, o, w):.2f} |")
     return out
 
 
