@@ -4,9 +4,8 @@
 // ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
 // registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
 // channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' thread
-// pool too. Nothing is allocated per inference.
+// pool too (nn/cpu/plan_backend.hpp). Nothing is allocated per inference.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <map>
@@ -16,7 +15,7 @@
 #include "kernels/common/cpu/conv_cpu_plan.hpp"
 #include "ktune/error.hpp"
 #include "ktune/nn/registry.hpp"
-#include "nn/cpu/host_backend.hpp"
+#include "nn/cpu/plan_backend.hpp"
 
 namespace ktune::nn::cpu {
 
@@ -24,32 +23,9 @@ namespace {
 
 namespace kc = ktune::kernels::cpu_conv;
 
-kc::Shape shape_of(const ConvDesc& d) {
-  return {d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad};
-}
-
-class KtuneBackend final : public HostBackend {
+class KtuneBackend final : public PlanBackend {
  public:
   std::string name() const override { return "ktune"; }
-
-  void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
-    add_layer(layer, shape_of(d), filter, bias);
-  }
-  void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
-    add_layer(layer, kc::Shape{d.batch, 1, 1, d.in, d.out, 1, 1, 1, 0}, weight, bias);
-  }
-
-  void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    run(layer, in, out, nullptr, d.relu);
-  }
-  bool conv2d_add(int layer, const ConvDesc&, const float* in, const float* residual, float* out,
-                  bool relu) override {
-    run(layer, in, out, residual, relu);
-    return true;
-  }
-  void fc(int layer, const FcDesc& d, const float* x, float* y) override {
-    run(layer, x, y, nullptr, d.relu);
-  }
 
  private:
   struct Layer {
@@ -57,27 +33,18 @@ class KtuneBackend final : public HostBackend {
     std::vector<float> bias;
   };
 
-  void add_layer(int layer, const kc::Shape& s, const float* filter, const float* bias) {
+  void add_layer(int layer, const kc::Shape& s, const float* filter, const float* bias) override {
     layers_[layer] = {std::make_unique<kc::ConvPlan>(s, filter),
                       std::vector<float>(bias, bias + s.k)};
   }
 
-  void run(int layer, const float* in, float* out, const float* residual, bool relu) {
+  void run(int layer, const float* in, float* out, const float* residual, bool relu) override {
     const auto it = layers_.find(layer);
     if (it == layers_.end()) throw Error(fmt::format("ktune: layer {} was not prepared", layer));
     it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
   }
 
-  // Pooling and adds on the helper threads the plans use (kernels/common/cpu/gemm_cpu_pool.hpp):
-  // with OpenMP's threads as well, each pool's idle threads spin on the two cores the other needs.
-  void parallel_for(int64_t n, RangeFn run, const void* body) override {
-    const int64_t parts = std::min<int64_t>(n, 2 * threads_);
-    auto part = [&](int64_t i) { run(body, n * i / parts, n * (i + 1) / parts); };
-    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, part);
-  }
-
   std::map<int, Layer> layers_;
-  int threads_ = std::max(omp_get_max_threads(), 1);
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "ktune/error.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/host_backend.hpp"
+#include "nn/cpu/onednn_layer.hpp"
 #include "nn/cpu/reference.hpp"
 
 namespace ktune::nn::cpu {
@@ -28,15 +29,7 @@ using dnnl::memory;
 using tag = memory::format_tag;
 constexpr auto f32 = memory::data_type::f32;
 
-dnnl::primitive_attr relu_attr(bool relu) {
-  dnnl::primitive_attr attr;
-  if (relu) {
-    dnnl::post_ops ops;
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
-  return attr;
-}
+using onednn::relu_attr;
 
 class OnednnBackend final : public HostBackend {
  public:
@@ -154,17 +147,8 @@ class OnednnBackend final : public HostBackend {
     l.primitive = std::move(primitive);
     l.src = memory(src, engine_, DNNL_MEMORY_NONE);
     l.dst = memory(dst, engine_, DNNL_MEMORY_NONE);
-    memory user(user_weights, engine_, const_cast<float*>(weight_host));  // read only
-    memory packed(weights, engine_);
-    dnnl::reorder(user, packed).execute(stream_, user, packed);
-    memory b(bias_desc, engine_);
-    stream_.wait();
-    std::copy_n(bias_host, bias_desc.get_size() / sizeof(float),
-                static_cast<float*>(b.get_data_handle()));
-    l.args = {{DNNL_ARG_SRC, l.src},
-              {DNNL_ARG_WEIGHTS, packed},
-              {DNNL_ARG_BIAS, b},
-              {DNNL_ARG_DST, l.dst}};
+    l.args = onednn::layer_args(engine_, stream_, l.src, l.dst, user_weights, weights, bias_desc,
+                                weight_host, bias_host);
     layers_[layer] = std::move(l);
   }
 

@@ -1,0 +1,220 @@
+#pragma once
+// A bf16 CPU convolution plan (the `ktune_bf16` backend): the convolution as the implicit GEMM
+//   out (k × n·p·q, column-major, ldc = k: the NHWC output) = filter (k × c·r·s) · patches
+// on the packedz kind's AVX512_BF16 register tile (kernels/gemm/cpu/gemm_cpu_packedz_bf16.hpp:
+// vdpbf16ps, bf16 pairs, FP32 accumulation), with
+//   - the KRSC filter rounded to bf16 and packed once, at construction, into panels of kMR
+//     output channels × (k, k+1) pairs (zero rows past k, a zero second half past c·r·s);
+//   - the FP32 NHWC input rounded to bf16 (round to nearest even) while the patches are packed
+//     (implicit im2col into kc × kNR pair panels, zeros where a window leaves the image): the
+//     activations stay FP32 between layers, so the engine's pooling, adds and the FP32 backends'
+//     buffers are unchanged, and no separate conversion pass reads and writes them once more;
+//   - the epilogue (bias, residual add, ReLU, in FP32) applied to each tile right after the last
+//     K block stored it (still in L1);
+//   - the split of C into tasks (channel ranges × pixel ranges) on the packed GEMM's pool.
+// Winograd stays FP32-only (its transforms would round the transformed operands to bf16 again).
+// Error bound of one output (tests/nn/test_bf16_backends.cpp checks it against float64):
+// rounding each operand to bf16 (unit roundoff u = 2^-8) gives |x̂ŷ − xy| <= (2u + u²)|x||y|;
+// the products of bf16 values are exact in FP32 and vdpbf16ps sums them into FP32 accumulators
+// (at most ⌈K/2⌉ + 1 roundings of u32 = 2^-24 each along a chain, K = c·r·s), so
+//   |out − exact| <= ((2u + u²) + (K/2 + 4)·u32/(1 − (K/2 + 4)·u32)) · Σ|x||y| + the epilogue's
+// FP32 roundings (bias, residual: 2·u32 of |out|), i.e. about 2^-7 of Σ|x||y| for every layer
+// of ResNet-50 and VGG16 (K ≤ 25088: the accumulation term is at most 2^-10).
+// Needs AVX-512F in the build and AVX512_BF16 on the CPU (checked by the backend).
+#if !defined(__AVX512F__)
+#error "conv_bf16_plan.hpp needs an AVX-512 target (-march with avx512f)"
+#endif
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/common/cpu/conv_cpu_tile.hpp"
+#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_bf16.hpp"
+
+// The functions with AVX512_BF16 instructions (or inlining the packedz bf16 tile), compiled for
+// it whatever the build's target.
+#define KTUNE_BF16_PLAN_TARGET __attribute__((target("avx512bf16")))
+
+namespace ktune::nn::cpu {
+
+namespace bf16_plan_detail {
+
+namespace kc = ktune::kernels::cpu_conv;
+
+// Register tile: 32 channels (2 zmm) × 8 pixels, the fastest micro-tile of the bf16 GEMM on
+// the dnn-sample shapes (results/amd-epyc-2c/gemm-bf16-sample: geomean time of mr=32 nr=8
+// below 48×8, 64×6 and 32×12).
+constexpr int kMR = 32, kNR = 8;
+// K block (k values, even): a B panel is kKc/2 × kNR dwords (8 KiB, in L1); the filter block
+// of a task (its channels × kKc bf16) stays in L2. Pixel columns per inner block: kNc.
+constexpr int kKc = 512, kNc = 96;
+
+// Round to nearest even (NaN kept a NaN): the bf16 bits of x.
+inline uint16_t to_bf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+inline uint32_t pair(float even, float odd) {
+  return uint32_t(to_bf16(even)) | uint32_t(to_bf16(odd)) << 16;
+}
+
+}  // namespace bf16_plan_detail
+
+class Bf16ConvPlan {
+ public:
+  using Shape = kernels::cpu_conv::Shape;
+  using Epilogue = kernels::cpu_conv::Epilogue;
+
+  // filter: KRSC FP32, read only during construction. threads: the pool's thread count.
+  Bf16ConvPlan(const Shape& s, const float* filter, int threads) : s_(s), threads_(threads) {
+    using namespace bf16_plan_detail;
+    const int64_t ck = s.gemm_k();
+    kq_ = (ck + 1) / 2;
+    panels_ = (s.k + kMR - 1) / kMR;
+    filter_.assign(size_t(panels_ * kq_ * kMR), 0u);
+    for (int64_t ip = 0; ip < panels_; ++ip)
+      for (int64_t q = 0; q < kq_; ++q)
+        for (int64_t i = 0; i < kMR; ++i) {
+          const int64_t ch = ip * kMR + i;
+          if (ch >= s.k) continue;
+          const float* row = filter + ch * ck;
+          filter_[size_t((ip * kq_ + q) * kMR + i)] =
+              pair(row[2 * q], 2 * q + 1 < ck ? row[2 * q + 1] : 0.f);
+        }
+    // Tasks: pixel ranges first (each packs its own patches), channel ranges where there are
+    // too few pixels for every thread (batch 1's 7×7 maps, fc at batch 1).
+    const int64_t cols = s.gemm_m(), col_panels = (cols + kNR - 1) / kNR;
+    const int64_t want = threads_ > 1 ? 4 * threads_ : 1;
+    col_parts_ = std::clamp<int64_t>(col_panels / 4, 1, want);
+    row_parts_ = std::clamp<int64_t>(want / col_parts_, 1, panels_);
+    if (double(cols) * double(s.k) * double(ck) < 64.0 * 1024) col_parts_ = row_parts_ = 1;
+  }
+
+  const Shape& shape() const { return s_; }
+
+  // out = conv(in) then the epilogue; in and out NHWC FP32 (out, and residual, n·p·q × k).
+  void run(const float* in, float* out, const Epilogue& e) const {
+    const int64_t tasks = col_parts_ * row_parts_;
+    auto task = [&](int64_t t) { run_task(t / row_parts_, t % row_parts_, in, out, e); };
+    if (tasks == 1)
+      task(0);
+    else
+      kernels::gemm::cpu::packed_detail::run_tasks(tasks, threads_, task);
+  }
+
+ private:
+  // Patches of pixel columns [j0, j0 + cols) (cols <= kNR) over K [p0, p0 + kb) as kb/2 pairs
+  // of kNR dwords, rounded to bf16.
+  KTUNE_BF16_PLAN_TARGET void pack_patches(const float* in, int64_t j0, int cols, int64_t p0,
+                                           int kb, uint32_t* dst) const {
+    using namespace bf16_plan_detail;
+    const int kqb = (kb + 1) / 2;
+    const int64_t pq = s_.p() * s_.q(), ck = s_.gemm_k();
+    // A block of 32 k values lies in one filter position (r, s) when c is a multiple of 32 and
+    // the block starts at one: converted 32 at a time (vcvtne2ps2bf16 pairs them as vdpbf16ps
+    // reads them).
+    const bool fast = s_.c % 32 == 0 && p0 % 32 == 0;
+    for (int x = 0; x < kNR; ++x) {
+      if (x >= cols) {
+        for (int q = 0; q < kqb; ++q) dst[q * kNR + x] = 0u;
+        continue;
+      }
+      const int64_t j = j0 + x, img = j / pq, oh = j % pq / s_.q(), ow = j % s_.q();
+      const int64_t h0 = oh * s_.stride - s_.pad, w0 = ow * s_.stride - s_.pad;
+      // The input float of k index p of this pixel, nullptr where the window leaves the image.
+      auto at = [&](int64_t p) -> const float* {
+        const int64_t rs = p / s_.c, ch = p % s_.c, h = h0 + rs / s_.s, w = w0 + rs % s_.s;
+        if (h < 0 || h >= s_.h || w < 0 || w >= s_.w) return nullptr;
+        return in + ((img * s_.h + h) * s_.w + w) * s_.c + ch;
+      };
+      int done = 0;
+      if (fast) {
+        alignas(64) uint32_t v[16];
+        for (; done + 32 <= kb; done += 32) {
+          const float* src = at(p0 + done);
+          uint32_t* d = dst + int64_t(done / 2) * kNR + x;
+          if (src == nullptr) {
+            for (int i = 0; i < 16; ++i) d[i * kNR] = 0u;
+            continue;
+          }
+          const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + 16), _mm512_loadu_ps(src));
+          _mm512_store_si512(v, (__m512i)h);
+          for (int i = 0; i < 16; ++i) d[i * kNR] = v[i];
+        }
+      }
+      for (int q = done / 2; q < kqb; ++q) {
+        const int64_t p = p0 + 2 * q;
+        const float* e0 = at(p);
+        const float* e1 = p + 1 < std::min<int64_t>(p0 + kb, ck) ? at(p + 1) : nullptr;
+        dst[q * kNR + x] = pair(e0 ? *e0 : 0.f, e1 ? *e1 : 0.f);
+      }
+    }
+  }
+
+  // The channels of row part `rp` × the pixels of column part `cp`.
+  KTUNE_BF16_PLAN_TARGET void run_task(int64_t cp, int64_t rp, const float* in, float* out,
+                                       const Epilogue& e) const {
+    using namespace bf16_plan_detail;
+    const int64_t cols = s_.gemm_m(), ck = s_.gemm_k();
+    const int64_t col_panels = (cols + kNR - 1) / kNR;
+    const int64_t jp0 = col_panels * cp / col_parts_, jp1 = col_panels * (cp + 1) / col_parts_;
+    const int64_t ip0 = panels_ * rp / row_parts_, ip1 = panels_ * (rp + 1) / row_parts_;
+    if (jp0 == jp1 || ip0 == ip1) return;
+    const int64_t nc_panels = kNc / kNR;
+    auto* bpack = reinterpret_cast<uint32_t*>(
+        kernels::gemm::cpu::packed_detail::scratch_b(size_t(nc_panels * (kKc / 2) * kNR)));
+    for (int64_t jc = jp0; jc < jp1; jc += nc_panels) {
+      const int64_t jcn = std::min(jp1, jc + nc_panels);
+      for (int64_t pc = 0; pc < ck; pc += kKc) {
+        const int kb = int(std::min<int64_t>(kKc, ck - pc)), kqb = (kb + 1) / 2;
+        const bool last = pc + kKc >= ck;
+        for (int64_t jp = jc; jp < jcn; ++jp) {
+          const int64_t j0 = jp * kNR;
+          const int ncols = int(std::min<int64_t>(kNR, cols - j0));
+          uint32_t* b = bpack + (jp - jc) * kqb * kNR;
+          pack_patches(in, j0, ncols, pc, kb, b);
+          for (int64_t ip = ip0; ip < ip1; ++ip) {
+            const int64_t i0 = ip * kMR;
+            const int rows = int(std::min<int64_t>(kMR, s_.k - i0));
+            float* c = out + i0 + j0 * s_.k;
+            kernels::gemm::cpu::packedz_bf16_detail::any_bf16_tile<kMR / 16, kNR>(
+                kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, kMR, b, c, s_.k, rows, ncols, 1.f,
+                pc == 0 ? 0.f : 1.f);
+            if (last) epilogue(e, i0, rows, j0, ncols, c);
+          }
+        }
+      }
+    }
+  }
+
+  // Bias, residual and ReLU on the tile of channels [i0, i0 + rows) × pixels [j0, j0 + cols).
+  void epilogue(const Epilogue& e, int64_t i0, int rows, int64_t j0, int cols, float* c) const {
+    if (e.bias == nullptr && e.residual == nullptr && !e.relu) return;
+    for (int x = 0; x < cols; ++x) {
+      float* o = c + x * s_.k;
+      const float* res = e.residual ? e.residual + i0 + (j0 + x) * s_.k : nullptr;
+      for (int i = 0; i < rows; ++i) {
+        float v = o[i];
+        if (e.bias) v += e.bias[i0 + i];
+        if (res) v += res[i];
+        if (e.relu) v = std::max(v, 0.f);
+        o[i] = v;
+      }
+    }
+  }
+
+  Shape s_;
+  int threads_;
+  int64_t kq_ = 0, panels_ = 0, col_parts_ = 1, row_parts_ = 1;
+  std::vector<uint32_t> filter_;  // panels_ × kq_ pairs × kMR channels
+};
+
+}  // namespace ktune::nn::cpu
+
+#undef KTUNE_BF16_PLAN_TARGET

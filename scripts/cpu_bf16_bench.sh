@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Issue #30's BF16 CPU check, for a quiet machine (nothing else running; needs AVX512_BF16):
+# builds ktune_infer in BUILD_DIR, then examples/networks/bench_cpu.sh runs ResNet-50 and VGG16
+# at batch 1 and 16 on the `ktune_bf16`, `onednn_bf16`, `ktune` and `onednn` backends taking
+# turns one inference each in one process (the bf16 pair beside the FP32 figures of the same
+# run), whole network and per layer, logits of each compared with the FP32 `onednn` backend's
+# -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's implementation per layer in `choice`),
+# networks-agree.csv, networks.md, cpu.txt, run.json (measures and vendors rewritten for bf16).
+# Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16)
+# (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
+# Expected run time on the 2-core Zen 5 EPYC, quiet: about 5 minutes (VGG16 at batch 16 is the
+# longest part); the build adds its own time when not up to date.
+set -euo pipefail
+build=${1:?BUILD_DIR}; out=${2:?OUT_DIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+grep -qw avx512_bf16 /proc/cpuinfo || { echo "error: this CPU has no AVX512_BF16" >&2; exit 1; }
+cmake --build "$build" -j"$(nproc)" --target ktune_infer
+mkdir -p "$out"
+start=$(date +%s)
+BACKENDS=ktune_bf16,onednn_bf16,ktune,onednn "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
+  "${BATCHES:-1 16}" 20 5
+/usr/bin/python3 - "$out" "$0 $*" <<'PY'
+import csv, json, math, os, sys
+out, command = sys.argv[1:3]
+path = os.path.join(out, "run.json")
+run = json.load(open(path))
+run["command"] = command
+ms = {}
+for row in csv.DictReader(open(os.path.join(out, "networks.csv"))):
+    ms[(row["network"], row["batch"], row["backend"])] = float(row["median_ms"])
+ratios = {k[:2]: ms[k] / ms[(k[0], k[1], "onednn_bf16")] for k in ms
+          if k[2] == "ktune_bf16" and (k[0], k[1], "onednn_bf16") in ms}
+summary = ", ".join(f"{n} b{b} {r:.3f}" for (n, b), r in sorted(ratios.items()))
+geo = math.exp(sum(map(math.log, ratios.values())) / len(ratios)) if ratios else float("nan")
+run["measures"] = ("VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 "
+                   "accumulation, FP32 activations between layers converted in each layer) on "
+                   "ktune_bf16 and onednn_bf16, beside FP32 ktune and onednn, taking turns in one "
+                   "process, whole network and per layer, batch " + os.environ.get("BATCHES", "1 16") +
+                   f"; ktune_bf16 / onednn_bf16 medians: {summary} (geomean {geo:.3f}); logits "
+                   "against FP32 onednn in networks-agree.csv")
+run["vendors"] = ("oneDNN 2.6.3 bf16 convolution / inner product (convolution_auto, formats any, "
+                  "the reorder of the FP32 NHWC input to bf16 and of the output back counted; "
+                  "implementation per layer in networks-layers.csv choice)")
+json.dump(run, open(path, "w"), indent=2)
+print(run["measures"])
+PY
+echo "cpu_bf16_bench: $(( $(date +%s) - start )) s"
