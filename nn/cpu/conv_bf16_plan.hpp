@@ -109,52 +109,74 @@ class Bf16ConvPlan {
   }
 
  private:
-  // Patches of pixel columns [j0, j0 + cols) (cols <= kNR) over K [p0, p0 + kb) as kb/2 pairs
-  // of kNR dwords, rounded to bf16.
+  // The kb floats of pixel j's patch from k index p0 (zero where the window leaves the image)
+  // into patch[0, kb): a filter row's s·c floats are contiguous in NHWC, so whole rows are one
+  // copy where they stay inside the image, else one copy per filter position.
+  void gather_patch(const float* in, int64_t j, int64_t p0, int kb, float* patch) const {
+    const int64_t pq = s_.p() * s_.q(), row = s_.s * s_.c;
+    const int64_t img = j / pq, oh = j % pq / s_.q(), ow = j % s_.q();
+    const int64_t h0 = oh * s_.stride - s_.pad, w0 = ow * s_.stride - s_.pad;
+    const bool row_inside = w0 >= 0 && w0 + s_.s <= s_.w;
+    for (int i = 0; i < kb;) {
+      const int64_t p = p0 + i, r = p / row, off = p % row, h = h0 + r;
+      const float* src = in + ((img * s_.h + h) * s_.w + w0) * s_.c + off;
+      int64_t n;  // floats of this step, all inside or all outside the image
+      bool inside = h >= 0 && h < s_.h;
+      if (row_inside) {
+        n = std::min<int64_t>(row - off, kb - i);
+      } else {
+        const int64_t w = w0 + off / s_.c;
+        n = std::min<int64_t>(s_.c - off % s_.c, kb - i);
+        inside = inside && w >= 0 && w < s_.w;
+      }
+      if (inside)
+        std::memcpy(patch + i, src, size_t(n) * sizeof(float));
+      else
+        std::memset(patch + i, 0, size_t(n) * sizeof(float));
+      i += int(n);
+    }
+  }
+
+  // Patches of pixel columns [j0, j0 + cols) (cols <= kNR) over K [p0, p0 + kb) as ceil(kb/2)
+  // pairs of kNR dwords, rounded to bf16 32 floats at a time (vcvtne2ps2bf16 pairs them as
+  // vdpbf16ps reads them). A 1×1 stride-1 layer's patch is the input pixel itself.
   KTUNE_BF16_PLAN_TARGET void pack_patches(const float* in, int64_t j0, int cols, int64_t p0,
                                            int kb, uint32_t* dst) const {
     using namespace bf16_plan_detail;
     const int kqb = (kb + 1) / 2;
-    const int64_t pq = s_.p() * s_.q(), ck = s_.gemm_k();
-    // A block of 32 k values lies in one filter position (r, s) when c is a multiple of 32 and
-    // the block starts at one: converted 32 at a time (vcvtne2ps2bf16 pairs them as vdpbf16ps
-    // reads them).
-    const bool fast = s_.c % 32 == 0 && p0 % 32 == 0;
+    const bool direct = s_.r == 1 && s_.s == 1 && s_.stride == 1 && s_.pad == 0;
+    float* patch = patch_buffer();
     for (int x = 0; x < kNR; ++x) {
       if (x >= cols) {
         for (int q = 0; q < kqb; ++q) dst[q * kNR + x] = 0u;
         continue;
       }
-      const int64_t j = j0 + x, img = j / pq, oh = j % pq / s_.q(), ow = j % s_.q();
-      const int64_t h0 = oh * s_.stride - s_.pad, w0 = ow * s_.stride - s_.pad;
-      // The input float of k index p of this pixel, nullptr where the window leaves the image.
-      auto at = [&](int64_t p) -> const float* {
-        const int64_t rs = p / s_.c, ch = p % s_.c, h = h0 + rs / s_.s, w = w0 + rs % s_.s;
-        if (h < 0 || h >= s_.h || w < 0 || w >= s_.w) return nullptr;
-        return in + ((img * s_.h + h) * s_.w + w) * s_.c + ch;
-      };
-      int done = 0;
-      if (fast) {
-        alignas(64) uint32_t v[16];
-        for (; done + 32 <= kb; done += 32) {
-          const float* src = at(p0 + done);
-          uint32_t* d = dst + int64_t(done / 2) * kNR + x;
-          if (src == nullptr) {
-            for (int i = 0; i < 16; ++i) d[i * kNR] = 0u;
-            continue;
-          }
-          const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(src + 16), _mm512_loadu_ps(src));
-          _mm512_store_si512(v, (__m512i)h);
-          for (int i = 0; i < 16; ++i) d[i * kNR] = v[i];
-        }
-      }
-      for (int q = done / 2; q < kqb; ++q) {
-        const int64_t p = p0 + 2 * q;
-        const float* e0 = at(p);
-        const float* e1 = p + 1 < std::min<int64_t>(p0 + kb, ck) ? at(p + 1) : nullptr;
-        dst[q * kNR + x] = pair(e0 ? *e0 : 0.f, e1 ? *e1 : 0.f);
+      const float* src = patch;
+      if (direct)
+        src = in + (j0 + x) * s_.c + p0;
+      else
+        gather_patch(in, j0 + x, p0, kb, patch);
+      alignas(64) uint32_t v[16];
+      for (int i = 0; i < kb; i += 32) {
+        const __mmask16 lo = packedz_detail_mask(kb - i), hi = packedz_detail_mask(kb - i - 16);
+        const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(hi, src + i + 16),
+                                               _mm512_maskz_loadu_ps(lo, src + i));
+        _mm512_store_si512(v, (__m512i)h);
+        uint32_t* d = dst + int64_t(i / 2) * kNR + x;
+        const int pairs = std::min(16, kqb - i / 2);
+        for (int t = 0; t < pairs; ++t) d[t * kNR] = v[t];
       }
     }
+  }
+
+  static __mmask16 packedz_detail_mask(int rows) {
+    return kernels::gemm::cpu::packedz_detail::lane_mask(rows);
+  }
+
+  // A patch of up to kKc floats per thread.
+  static float* patch_buffer() {
+    alignas(64) thread_local float patch[bf16_plan_detail::kKc + 32];
+    return patch;
   }
 
   // The channels of row part `rp` × the pixels of column part `cp`.
@@ -193,18 +215,21 @@ class Bf16ConvPlan {
     }
   }
 
-  // Bias, residual and ReLU on the tile of channels [i0, i0 + rows) × pixels [j0, j0 + cols).
+  // Bias, residual and ReLU on the tile of channels [i0, i0 + rows) × pixels [j0, j0 + cols),
+  // 16 channels a vector, while the tile is in L1.
   void epilogue(const Epilogue& e, int64_t i0, int rows, int64_t j0, int cols, float* c) const {
     if (e.bias == nullptr && e.residual == nullptr && !e.relu) return;
-    for (int x = 0; x < cols; ++x) {
-      float* o = c + x * s_.k;
-      const float* res = e.residual ? e.residual + i0 + (j0 + x) * s_.k : nullptr;
-      for (int i = 0; i < rows; ++i) {
-        float v = o[i];
-        if (e.bias) v += e.bias[i0 + i];
-        if (res) v += res[i];
-        if (e.relu) v = std::max(v, 0.f);
-        o[i] = v;
+    const __m512 zero = _mm512_setzero_ps();
+    for (int v = 0; v < rows; v += 16) {
+      const __mmask16 m = packedz_detail_mask(rows - v);
+      const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(m, e.bias + i0 + v) : zero;
+      for (int x = 0; x < cols; ++x) {
+        float* o = c + x * s_.k + v;
+        __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, o), bias);
+        if (e.residual)
+          r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, e.residual + i0 + v + (j0 + x) * s_.k));
+        if (e.relu) r = _mm512_maskz_max_ps(m, r, zero);
+        _mm512_mask_storeu_ps(o, m, r);
       }
     }
   }
