@@ -43,13 +43,13 @@ namespace bf16_plan_detail {
 
 namespace kc = ktune::kernels::cpu_conv;
 
-// Register tile: 32 channels (2 zmm) × 8 pixels, the fastest micro-tile of the bf16 GEMM on
-// the dnn-sample shapes (results/amd-epyc-2c/gemm-bf16-sample: geomean time of mr=32 nr=8
-// below 48×8, 64×6 and 32×12).
+// Register tile: 32 channels (2 zmm) × kNR pixels (the packedz bf16 GEMM's fastest micro-tile
+// on the dnn-sample shapes was 32×8, results/amd-epyc-2c/gemm-bf16-sample).
 constexpr int kMR = 32, kNR = 8;
-// K block (k values, even): a B panel is kKc/2 × kNR dwords (8 KiB, in L1); the filter block
-// of a task (its channels × kKc bf16) stays in L2. Pixel columns per inner block: kNc.
-constexpr int kKc = 512, kNc = 96;
+// K block (k values, even): a B panel is kNR pixel rows of kRow dwords (kKc/2 pairs, padded
+// so that the rows do not share cache sets), in L1; the filter block of a task (its channels
+// × kKc bf16) stays in L2. Pixel columns per inner block: kNc.
+constexpr int kKc = 512, kNc = 96, kRow = kKc / 2 + 16;
 
 // Round to nearest even (NaN kept a NaN): the bf16 bits of x.
 inline uint16_t to_bf16(float x) {
@@ -62,6 +62,52 @@ inline uint16_t to_bf16(float x) {
 
 inline uint32_t pair(float even, float odd) {
   return uint32_t(to_bf16(even)) | uint32_t(to_bf16(odd)) << 16;
+}
+
+// What a tile adds after its last K block: bias (channels of the tile), residual (at the
+// tile's origin, the output's strides), ReLU.
+struct TileEpilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  bool relu = false;
+};
+
+// C (kMR × cols, ldc) = [C +] the kq pairs of a filter panel (kMR dwords per pair, zero rows
+// past the channels) times pixel-major patches (pixel x's pair q at b[x·kRow + q], so packing
+// stores whole vectors), FP32 accumulation by vdpbf16ps; then, where e is given, the epilogue
+// in registers. Only rows × cols are stored.
+KTUNE_BF16_PLAN_TARGET inline void conv_tile(int kq, const uint32_t* a, const uint32_t* b, float* c,
+                                             int64_t ldc, int rows, int cols, bool accumulate,
+                                             const TileEpilogue* e) {
+  constexpr int MV = kMR / 16;
+  __m512 acc[kNR][MV];
+  kernels::gemm::cpu::packedz_detail::zero_zmm_tile(acc);
+  for (int q = 0; q < kq; ++q, a += kMR) {
+    __m512bh av[MV];
+    for (int v = 0; v < MV; ++v) av[v] = (__m512bh)_mm512_loadu_si512(a + 16 * v);
+#pragma GCC unroll 16
+    for (int x = 0; x < kNR; ++x) {
+      const __m512bh bx = (__m512bh)_mm512_set1_epi32(int(b[x * kRow + q]));
+      for (int v = 0; v < MV; ++v) acc[x][v] = _mm512_dpbf16_ps(acc[x][v], av[v], bx);
+    }
+  }
+  const __m512 zero = _mm512_setzero_ps();
+  for (int v = 0; v < MV && 16 * v < rows; ++v) {
+    const __mmask16 m = kernels::gemm::cpu::packedz_detail::lane_mask(rows - 16 * v);
+    const __m512 bias = e && e->bias ? _mm512_maskz_loadu_ps(m, e->bias + 16 * v) : zero;
+    for (int x = 0; x < cols; ++x) {
+      float* o = c + x * ldc + 16 * v;
+      __m512 r = acc[x][v];
+      if (accumulate) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, o));
+      if (e) {
+        r = _mm512_add_ps(r, bias);
+        if (e->residual)
+          r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, e->residual + x * ldc + 16 * v));
+        if (e->relu) r = _mm512_maskz_max_ps(m, r, zero);
+      }
+      _mm512_mask_storeu_ps(o, m, r);
+    }
+  }
 }
 
 }  // namespace bf16_plan_detail
@@ -94,12 +140,24 @@ class Bf16ConvPlan {
     col_parts_ = std::clamp<int64_t>(col_panels / 4, 1, want);
     row_parts_ = std::clamp<int64_t>(want / col_parts_, 1, panels_);
     if (double(cols) * double(s.k) * double(ck) < 64.0 * 1024) col_parts_ = row_parts_ = 1;
+    // Split by channels, every task would pack the same patches: they are packed once per call
+    // instead, before the GEMM tasks (few pixels, so this buffer stays small).
+    if (row_parts_ > 1) shared_b_.resize(size_t(col_panels * blocks() * kNR * kRow));
   }
 
   const Shape& shape() const { return s_; }
 
   // out = conv(in) then the epilogue; in and out NHWC FP32 (out, and residual, n·p·q × k).
   void run(const float* in, float* out, const Epilogue& e) const {
+    if (!shared_b_.empty()) {
+      const int64_t panels = int64_t(shared_b_.size()) / (blocks() * panel_dwords());
+      const int64_t parts = std::min<int64_t>(panels, 2 * threads_);
+      auto pack = [&](int64_t t) {
+        for (int64_t jp = panels * t / parts; jp < panels * (t + 1) / parts; ++jp)
+          pack_panel(in, jp);
+      };
+      kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, pack);
+    }
     const int64_t tasks = col_parts_ * row_parts_;
     auto task = [&](int64_t t) { run_task(t / row_parts_, t % row_parts_, in, out, e); };
     if (tasks == 1)
@@ -138,17 +196,18 @@ class Bf16ConvPlan {
   }
 
   // Patches of pixel columns [j0, j0 + cols) (cols <= kNR) over K [p0, p0 + kb) as ceil(kb/2)
-  // pairs of kNR dwords, rounded to bf16 32 floats at a time (vcvtne2ps2bf16 pairs them as
-  // vdpbf16ps reads them). A 1×1 stride-1 layer's patch is the input pixel itself.
+  // pairs per pixel row of kRow dwords (zero rows past cols), rounded to bf16 32 floats at a time
+  // (vcvtne2ps2bf16 pairs them as vdpbf16ps reads them). A 1×1 stride-1 layer's patch is the
+  // input pixel itself.
   KTUNE_BF16_PLAN_TARGET void pack_patches(const float* in, int64_t j0, int cols, int64_t p0,
                                            int kb, uint32_t* dst) const {
     using namespace bf16_plan_detail;
     const int kqb = (kb + 1) / 2;
     const bool direct = s_.r == 1 && s_.s == 1 && s_.stride == 1 && s_.pad == 0;
     float* patch = patch_buffer();
-    for (int x = 0; x < kNR; ++x) {
+    for (int x = 0; x < kNR; ++x, dst += kRow) {
       if (x >= cols) {
-        for (int q = 0; q < kqb; ++q) dst[q * kNR + x] = 0u;
+        std::memset(dst, 0, size_t(kqb) * sizeof(uint32_t));
         continue;
       }
       const float* src = patch;
@@ -156,17 +215,18 @@ class Bf16ConvPlan {
         src = in + (j0 + x) * s_.c + p0;
       else
         gather_patch(in, j0 + x, p0, kb, patch);
-      alignas(64) uint32_t v[16];
       for (int i = 0; i < kb; i += 32) {
         const __mmask16 lo = packedz_detail_mask(kb - i), hi = packedz_detail_mask(kb - i - 16);
         const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(hi, src + i + 16),
                                                _mm512_maskz_loadu_ps(lo, src + i));
-        _mm512_store_si512(v, (__m512i)h);
-        uint32_t* d = dst + int64_t(i / 2) * kNR + x;
-        const int pairs = std::min(16, kqb - i / 2);
-        for (int t = 0; t < pairs; ++t) d[t * kNR] = v[t];
+        _mm512_mask_storeu_epi32(dst + i / 2, packedz_detail_mask(kqb - i / 2), (__m512i)h);
       }
     }
+  }
+
+  static int64_t panel_dwords() { return bf16_plan_detail::kNR * bf16_plan_detail::kRow; }
+  int64_t blocks() const {
+    return (s_.gemm_k() + bf16_plan_detail::kKc - 1) / bf16_plan_detail::kKc;
   }
 
   static __mmask16 packedz_detail_mask(int rows) {
@@ -177,6 +237,16 @@ class Bf16ConvPlan {
   static float* patch_buffer() {
     alignas(64) thread_local float patch[bf16_plan_detail::kKc + 32];
     return patch;
+  }
+
+  // Pixel column panel jp's patches, every K block, into shared_b_ (panel-major, then block).
+  void pack_panel(const float* in, int64_t jp) const {
+    using namespace bf16_plan_detail;
+    const int64_t j0 = jp * kNR, ck = s_.gemm_k();
+    const int ncols = int(std::min<int64_t>(kNR, s_.gemm_m() - j0));
+    for (int64_t pc = 0; pc < ck; pc += kKc)
+      pack_patches(in, j0, ncols, pc, int(std::min<int64_t>(kKc, ck - pc)),
+                   shared_b_.data() + (jp * blocks() + pc / kKc) * panel_dwords());
   }
 
   // The channels of row part `rp` × the pixels of column part `cp`.
@@ -190,7 +260,7 @@ class Bf16ConvPlan {
     if (jp0 == jp1 || ip0 == ip1) return;
     const int64_t nc_panels = kNc / kNR;
     auto* bpack = reinterpret_cast<uint32_t*>(
-        kernels::gemm::cpu::packed_detail::scratch_b(size_t(nc_panels * (kKc / 2) * kNR)));
+        kernels::gemm::cpu::packed_detail::scratch_b(size_t(nc_panels * panel_dwords())));
     for (int64_t jc = jp0; jc < jp1; jc += nc_panels) {
       const int64_t jcn = std::min(jp1, jc + nc_panels);
       for (int64_t pc = 0; pc < ck; pc += kKc) {
@@ -199,37 +269,22 @@ class Bf16ConvPlan {
         for (int64_t jp = jc; jp < jcn; ++jp) {
           const int64_t j0 = jp * kNR;
           const int ncols = int(std::min<int64_t>(kNR, cols - j0));
-          uint32_t* b = bpack + (jp - jc) * kqb * kNR;
-          pack_patches(in, j0, ncols, pc, kb, b);
+          const uint32_t* b;
+          if (shared_b_.empty()) {
+            uint32_t* mine = bpack + (jp - jc) * panel_dwords();
+            pack_patches(in, j0, ncols, pc, kb, mine);
+            b = mine;
+          } else {
+            b = shared_b_.data() + (jp * blocks() + pc / kKc) * panel_dwords();
+          }
           for (int64_t ip = ip0; ip < ip1; ++ip) {
-            const int64_t i0 = ip * kMR;
-            const int rows = int(std::min<int64_t>(kMR, s_.k - i0));
-            float* c = out + i0 + j0 * s_.k;
-            kernels::gemm::cpu::packedz_bf16_detail::any_bf16_tile<kMR / 16, kNR>(
-                kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, kMR, b, c, s_.k, rows, ncols, 1.f,
-                pc == 0 ? 0.f : 1.f);
-            if (last) epilogue(e, i0, rows, j0, ncols, c);
+            const int64_t i0 = ip * kMR, at = i0 + j0 * s_.k;
+            const TileEpilogue te{e.bias ? e.bias + i0 : nullptr,
+                                  e.residual ? e.residual + at : nullptr, e.relu};
+            conv_tile(kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, b, out + at, s_.k,
+                      int(std::min<int64_t>(kMR, s_.k - i0)), ncols, pc > 0, last ? &te : nullptr);
           }
         }
-      }
-    }
-  }
-
-  // Bias, residual and ReLU on the tile of channels [i0, i0 + rows) × pixels [j0, j0 + cols),
-  // 16 channels a vector, while the tile is in L1.
-  void epilogue(const Epilogue& e, int64_t i0, int rows, int64_t j0, int cols, float* c) const {
-    if (e.bias == nullptr && e.residual == nullptr && !e.relu) return;
-    const __m512 zero = _mm512_setzero_ps();
-    for (int v = 0; v < rows; v += 16) {
-      const __mmask16 m = packedz_detail_mask(rows - v);
-      const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(m, e.bias + i0 + v) : zero;
-      for (int x = 0; x < cols; ++x) {
-        float* o = c + x * s_.k + v;
-        __m512 r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, o), bias);
-        if (e.residual)
-          r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, e.residual + i0 + v + (j0 + x) * s_.k));
-        if (e.relu) r = _mm512_maskz_max_ps(m, r, zero);
-        _mm512_mask_storeu_ps(o, m, r);
       }
     }
   }
@@ -238,6 +293,9 @@ class Bf16ConvPlan {
   int threads_;
   int64_t kq_ = 0, panels_ = 0, col_parts_ = 1, row_parts_ = 1;
   std::vector<uint32_t> filter_;  // panels_ × kq_ pairs × kMR channels
+  // The call's packed patches where tasks split the channels: pixel panels × K blocks × kNR
+  // rows of kRow dwords.
+  mutable std::vector<uint32_t> shared_b_;
 };
 
 }  // namespace ktune::nn::cpu
