@@ -5,7 +5,8 @@
 # turns one inference each in one process (the bf16 pair beside the FP32 figures of the same
 # run), whole network and per layer, logits of each compared with the FP32 `onednn` backend's
 # -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's implementation per layer in `choice`),
-# networks-agree.csv, networks.md, cpu.txt, run.json (measures and vendors rewritten for bf16).
+# networks-agree.csv, networks.md, networks-bf16.md (examples/networks/networks_bf16_md.py: the
+# bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
 # Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
 # Expected run time on the 2-core Zen 5 EPYC, quiet: about 5 minutes (VGG16 at batch 16 is the
@@ -19,25 +20,22 @@ mkdir -p "$out"
 start=$(date +%s)
 BACKENDS=ktune_bf16,onednn_bf16,ktune,onednn "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
   "${BATCHES:-1 16}" 20 5
+/usr/bin/python3 "$here/examples/networks/networks_bf16_md.py" "$out" > "$out/networks-bf16.md"
 /usr/bin/python3 - "$out" "$0 $*" <<'PY'
-import csv, json, math, os, sys
+import json, os, sys
 out, command = sys.argv[1:3]
 path = os.path.join(out, "run.json")
 run = json.load(open(path))
 run["command"] = command
-ms = {}
-for row in csv.DictReader(open(os.path.join(out, "networks.csv"))):
-    ms[(row["network"], row["batch"], row["backend"])] = float(row["median_ms"])
-ratios = {k[:2]: ms[k] / ms[(k[0], k[1], "onednn_bf16")] for k in ms
-          if k[2] == "ktune_bf16" and (k[0], k[1], "onednn_bf16") in ms}
-summary = ", ".join(f"{n} b{b} {r:.3f}" for (n, b), r in sorted(ratios.items()))
-geo = math.exp(sum(map(math.log, ratios.values())) / len(ratios)) if ratios else float("nan")
+run["files"] = sorted(f for f in os.listdir(out) if f != "run.json")
+summary = open(os.path.join(out, "networks-bf16.md")).read().strip().splitlines()[-1]
 run["measures"] = ("VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 "
-                   "accumulation, FP32 activations between layers converted in each layer) on "
-                   "ktune_bf16 and onednn_bf16, beside FP32 ktune and onednn, taking turns in one "
-                   "process, whole network and per layer, batch " + os.environ.get("BATCHES", "1 16") +
-                   f"; ktune_bf16 / onednn_bf16 medians: {summary} (geomean {geo:.3f}); logits "
-                   "against FP32 onednn in networks-agree.csv")
+                   "accumulation; FP32 activations between layers, rounded to bf16 inside each "
+                   "layer) on ktune_bf16 and onednn_bf16, beside FP32 ktune and onednn, taking turns "
+                   "in one process, whole network and per layer, batch "
+                   + os.environ.get("BATCHES", "1 16") + " (networks-bf16.md). "
+                   + summary.removeprefix("summary: ")
+                   + ". ktune_bf16 has fixed blocking, no selector: nothing tuned on these shapes")
 run["vendors"] = ("oneDNN 2.6.3 bf16 convolution / inner product (convolution_auto, formats any, "
                   "the reorder of the FP32 NHWC input to bf16 and of the output back counted; "
                   "implementation per layer in networks-layers.csv choice)")

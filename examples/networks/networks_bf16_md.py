@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""The bf16 tables of a networks benchmark directory (scripts/cpu_bf16_bench.sh): whole-network
+medians of ktune_bf16 against onednn_bf16 (the target is <= 1.0) beside the FP32 backends of the
+same run, the geomean and time-weighted ratios, the conv/fc layers where ktune_bf16 loses the
+most time, and the logits against FP32 onednn. Prints markdown; the last line is the one-line
+summary run.json's `measures` quotes.
+
+    examples/networks/networks_bf16_md.py OUT_DIR > OUT_DIR/networks-bf16.md
+"""
+import csv
+import math
+import sys
+from collections import defaultdict
+
+out = sys.argv[1]
+ms = {(r["network"], int(r["batch"]), r["backend"]): float(r["median_ms"])
+      for r in csv.DictReader(open(f"{out}/networks.csv"))}
+runs = sorted({(n, b) for n, b, _ in ms})
+print("# bf16 networks\n")
+print("Median ms of one inference of the whole batch, the four backends taking turns in one "
+      "process; ktune_bf16 / onednn_bf16 is the target (<= 1.0); bf16 / FP32 compares each "
+      "engine with itself.\n")
+print("| network | batch | ktune_bf16 | onednn_bf16 | ktune_bf16 / onednn_bf16 | ktune (FP32) | "
+      "onednn (FP32) | ktune_bf16 / ktune | onednn_bf16 / onednn |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+ratios, kt, ot = [], 0.0, 0.0
+for n, b in runs:
+    g = lambda backend: ms.get((n, b, backend))
+    k, o, kf, of = g("ktune_bf16"), g("onednn_bf16"), g("ktune"), g("onednn")
+    if k is None or o is None:
+        continue
+    ratios.append(k / o)
+    kt += k
+    ot += o
+    f = lambda x: "" if x is None else f"{x:.2f}"
+    print(f"| {n} | {b} | {k:.2f} | {o:.2f} | **{k / o:.3f}** | {f(kf)} | {f(of)} | "
+          f"{f(k / kf if kf else None)} | {f(o / of if of else None)} |")
+geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+print(f"\nktune_bf16 / onednn_bf16 over the {len(ratios)} runs: geomean {geo:.3f}, "
+      f"time-weighted (sum of medians) {kt / ot if ot else float('nan'):.3f}.\n")
+
+# Per layer: the conv / fc layers where ktune_bf16 spends the most time beyond onednn_bf16.
+layers = defaultdict(dict)
+for r in csv.DictReader(open(f"{out}/networks-layers.csv")):
+    if r["kind"] in ("conv", "fc"):
+        layers[(r["network"], int(r["batch"]), int(r["index"]), r["layer"], r["shape"])][
+            r["backend"]] = (float(r["median_ms"]), r.get("choice", ""))
+sums = defaultdict(lambda: [0.0, 0.0])
+rows = []
+for key, v in layers.items():
+    if "ktune_bf16" in v and "onednn_bf16" in v:
+        k, o = v["ktune_bf16"][0], v["onednn_bf16"][0]
+        sums[key[:2]][0] += k
+        sums[key[:2]][1] += o
+        rows.append((k - o, key, k, o, v["onednn_bf16"][1]))
+print("Conv + fc layer medians summed (per-layer marks; the whole-network medians above include "
+      "pooling, adds and the gaps between layers):\n")
+print("| network | batch | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for (n, b), (k, o) in sorted(sums.items()):
+    print(f"| {n} | {b} | {k:.2f} | {o:.2f} | {k / o:.3f} |")
+print("\nThe 12 layers where ktune_bf16 loses the most time to onednn_bf16:\n")
+print("| network | batch | layer | shape | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio | oneDNN's implementation |")
+print("| --- | ---: | --- | --- | ---: | ---: | ---: | --- |")
+for _, (n, b, _i, name, shape), k, o, impl in sorted(rows, reverse=True)[:12]:
+    print(f"| {n} | {b} | {name} | {shape} | {k:.3f} | {o:.3f} | {k / o:.2f} | {impl} |")
+
+print("\nLogits against FP32 onednn (same weights and input): max |difference| / max |logit|.\n")
+print("| network | batch | backend | relative |")
+print("| --- | ---: | --- | ---: |")
+for r in csv.DictReader(open(f"{out}/networks-agree.csv")):
+    print(f"| {r['network']} | {r['batch']} | {r['backend']} | {r['relative']} |")
+worst = max(rows)[1] if rows else None
+print("\nsummary: ktune_bf16 / onednn_bf16 whole-network medians "
+      + ", ".join(f"{n} b{b} {ms[(n, b, 'ktune_bf16')] / ms[(n, b, 'onednn_bf16')]:.3f}"
+                  for n, b in runs if (n, b, "onednn_bf16") in ms and (n, b, "ktune_bf16") in ms)
+      + f"; geomean {geo:.3f}, time-weighted {kt / ot if ot else float('nan'):.3f}"
+      + (f"; most time lost on {worst[0]} b{worst[1]} {worst[3]} ({worst[4]})" if worst else ""))
