@@ -144,6 +144,7 @@ class Bf16ConvPlan {
     if (double(cols) * double(s.k) * double(ck) < 64.0 * 1024) col_parts_ = row_parts_ = 1;
     // Split by channels, every task would pack the same patches: they are packed once per call
     // instead, before the GEMM tasks (few pixels, so this buffer stays small).
+    convert_first_ = s.r * s.s > 1;
     if (row_parts_ > 1) shared_b_.resize(size_t(col_panels * blocks() * kNR * kRow));
   }
 
@@ -151,6 +152,7 @@ class Bf16ConvPlan {
 
   // out = conv(in) then the epilogue; in and out NHWC FP32 (out, and residual, n·p·q × k).
   void run(const float* in, float* out, const Epilogue& e) const {
+    in16_ = convert_first_ ? to_bf16_input(in) : nullptr;
     if (!shared_b_.empty()) {
       const int64_t panels = int64_t(shared_b_.size()) / (blocks() * panel_dwords());
       const int64_t parts = std::min<int64_t>(panels, 2 * threads_);
@@ -172,15 +174,16 @@ class Bf16ConvPlan {
   // The kb floats of pixel j's patch from k index p0 (zero where the window leaves the image)
   // into patch[0, kb): a filter row's s·c floats are contiguous in NHWC, so whole rows are one
   // copy where they stay inside the image, else one copy per filter position.
-  void gather_patch(const float* in, int64_t j, int64_t p0, int kb, float* patch) const {
+  template <class T>
+  void gather_patch(const T* in, int64_t j, int64_t p0, int kb, T* patch) const {
     const int64_t pq = s_.p() * s_.q(), row = s_.s * s_.c;
     const int64_t img = j / pq, oh = j % pq / s_.q(), ow = j % s_.q();
     const int64_t h0 = oh * s_.stride - s_.pad, w0 = ow * s_.stride - s_.pad;
     const bool row_inside = w0 >= 0 && w0 + s_.s <= s_.w;
     for (int i = 0; i < kb;) {
       const int64_t p = p0 + i, r = p / row, off = p % row, h = h0 + r;
-      const float* src = in + ((img * s_.h + h) * s_.w + w0) * s_.c + off;
-      int64_t n;  // floats of this step, all inside or all outside the image
+      const T* src = in + ((img * s_.h + h) * s_.w + w0) * s_.c + off;
+      int64_t n;  // values of this step, all inside or all outside the image
       bool inside = h >= 0 && h < s_.h;
       if (row_inside) {
         n = std::min<int64_t>(row - off, kb - i);
@@ -190,9 +193,9 @@ class Bf16ConvPlan {
         inside = inside && w >= 0 && w < s_.w;
       }
       if (inside)
-        std::memcpy(patch + i, src, size_t(n) * sizeof(float));
+        std::memcpy(patch + i, src, size_t(n) * sizeof(T));
       else
-        std::memset(patch + i, 0, size_t(n) * sizeof(float));
+        std::memset(patch + i, 0, size_t(n) * sizeof(T));
       i += int(n);
     }
   }
@@ -212,6 +215,12 @@ class Bf16ConvPlan {
         std::memset(dst, 0, size_t(kqb) * sizeof(uint32_t));
         continue;
       }
+      if (in16_ != nullptr) {  // the input in bf16 already: the patch is the packed row
+        auto* row = reinterpret_cast<uint16_t*>(dst);
+        gather_patch(in16_, j0 + x, p0, kb, row);
+        if (kb % 2 != 0) std::memset(row + kb, 0, sizeof(uint16_t));
+        continue;
+      }
       const float* src = patch;
       if (direct)
         src = in + (j0 + x) * s_.c + p0;
@@ -224,6 +233,30 @@ class Bf16ConvPlan {
         _mm512_mask_storeu_epi32(dst + i / 2, packedz_detail_mask(kqb - i / 2), (__m512i)h);
       }
     }
+  }
+
+  // The whole input rounded to bf16 (into the calling thread's buffer, grown on first use),
+  // for layers whose patches overlap: each input value is converted once rather than once per
+  // filter position reading it (r·s/stride² times), and packing is a copy of bf16 rows.
+  const uint16_t* to_bf16_input(const float* in) const {
+    thread_local std::vector<uint16_t> buffer;
+    const int64_t count = s_.n * s_.h * s_.w * s_.c;
+    if (int64_t(buffer.size()) < count) buffer.resize(size_t(count));
+    uint16_t* dst = buffer.data();
+    const int64_t parts = std::min<int64_t>(2 * threads_, (count + 4095) / 4096);
+    auto edge = [&](int64_t t) { return t == parts ? count : count * t / parts / 16 * 16; };
+    auto convert = [&](int64_t t) { convert_range(in, dst, edge(t), edge(t + 1)); };
+    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, convert);
+    return dst;
+  }
+
+  KTUNE_BF16_PLAN_TARGET static void convert_range(const float* in, uint16_t* out, int64_t begin,
+                                                   int64_t end) {
+    int64_t i = begin;
+    for (; i + 16 <= end; i += 16)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                          (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(in + i)));
+    for (; i < end; ++i) out[i] = bf16_plan_detail::to_bf16(in[i]);
   }
 
   static int64_t panel_dwords() { return bf16_plan_detail::kNR * bf16_plan_detail::kRow; }
@@ -298,6 +331,10 @@ class Bf16ConvPlan {
   // The call's packed patches where tasks split the channels: pixel panels × K blocks × kNR
   // rows of kRow dwords.
   mutable std::vector<uint32_t> shared_b_;
+  // Layers with overlapping windows (r·s > 1) convert their input to bf16 first; in16_ points at
+  // it during a call.
+  bool convert_first_ = false;
+  mutable const uint16_t* in16_ = nullptr;
 };
 
 }  // namespace ktune::nn::cpu
