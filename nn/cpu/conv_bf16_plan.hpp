@@ -50,7 +50,9 @@ constexpr int kMR = 32, kNR = 8;
 // K block (k values, even): a B panel is kNR pixel rows of kRow dwords (kKc/2 pairs, padded
 // so that the rows do not share cache sets: 16 KiB, in L1); the filter block of a task (its
 // channels × kKc bf16) stays in L2. kKc 512 / 1024 / 2048: 1.16x / 1.14x / 1.17x (as above).
-// Pixel columns per inner block: kNc.
+// Pixel columns per inner block: kNc (their packed patches, 12 panels of 16 KiB, in L2);
+// output channels per filter block: kMc (kMc × kKc bf16 = 512 KiB, in L2 beside them).
+constexpr int kMc = 256;
 constexpr int kKc = 1024, kNc = 96, kRow = kKc / 2 + 16;
 
 // Round to nearest even (NaN kept a NaN): the bf16 bits of x.
@@ -301,25 +303,29 @@ class Bf16ConvPlan {
       for (int64_t pc = 0; pc < ck; pc += kKc) {
         const int kb = int(std::min<int64_t>(kKc, ck - pc)), kqb = (kb + 1) / 2;
         const bool last = pc + kKc >= ck;
-        for (int64_t jp = jc; jp < jcn; ++jp) {
-          const int64_t j0 = jp * kNR;
-          const int ncols = int(std::min<int64_t>(kNR, cols - j0));
-          const uint32_t* b;
-          if (shared_b_.empty()) {
-            uint32_t* mine = bpack + (jp - jc) * panel_dwords();
-            pack_patches(in, j0, ncols, pc, kb, mine);
-            b = mine;
-          } else {
-            b = shared_b_.data() + (jp * blocks() + pc / kKc) * panel_dwords();
+        // The block's patches first (packed here, or the call's shared ones), then the filter
+        // in blocks of kMc channels, each kept in L2 while it meets every pixel panel.
+        auto panel = [&](int64_t jp) {
+          return shared_b_.empty() ? bpack + (jp - jc) * panel_dwords()
+                                   : shared_b_.data() + (jp * blocks() + pc / kKc) * panel_dwords();
+        };
+        if (shared_b_.empty())
+          for (int64_t jp = jc; jp < jcn; ++jp)
+            pack_patches(in, jp * kNR, int(std::min<int64_t>(kNR, cols - jp * kNR)), pc, kb,
+                         panel(jp));
+        for (int64_t ib = ip0; ib < ip1; ib += kMc / kMR)
+          for (int64_t jp = jc; jp < jcn; ++jp) {
+            const int64_t j0 = jp * kNR;
+            const int ncols = int(std::min<int64_t>(kNR, cols - j0));
+            for (int64_t ip = ib; ip < std::min(ip1, ib + kMc / kMR); ++ip) {
+              const int64_t i0 = ip * kMR, at = i0 + j0 * s_.k;
+              const TileEpilogue te{e.bias ? e.bias + i0 : nullptr,
+                                    e.residual ? e.residual + at : nullptr, e.relu};
+              conv_tile(kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, panel(jp), out + at, s_.k,
+                        int(std::min<int64_t>(kMR, s_.k - i0)), ncols, pc > 0,
+                        last ? &te : nullptr);
+            }
           }
-          for (int64_t ip = ip0; ip < ip1; ++ip) {
-            const int64_t i0 = ip * kMR, at = i0 + j0 * s_.k;
-            const TileEpilogue te{e.bias ? e.bias + i0 : nullptr,
-                                  e.residual ? e.residual + at : nullptr, e.relu};
-            conv_tile(kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, b, out + at, s_.k,
-                      int(std::min<int64_t>(kMR, s_.k - i0)), ncols, pc > 0, last ? &te : nullptr);
-          }
-        }
       }
     }
   }
