@@ -80,17 +80,20 @@ struct TileEpilogue {
 // past the channels) times pixel-major patches (pixel x's pair q at b[x·kRow + q], so packing
 // stores whole vectors), FP32 accumulation by vdpbf16ps; then, where e is given, the epilogue
 // in registers. Only rows × cols are stored.
+// NR < kNR serves a last pixel panel of NR columns (batch 1's 7×7 maps: 49 = 6·8 + 1; fc at
+// batch 1: 1), so that no multiply is spent on missing pixels.
+template <int NR>
 KTUNE_BF16_PLAN_TARGET inline void conv_tile(int kq, const uint32_t* a, const uint32_t* b, float* c,
                                              int64_t ldc, int rows, int cols, bool accumulate,
                                              const TileEpilogue* e) {
   constexpr int MV = kMR / 16;
-  __m512 acc[kNR][MV];
+  __m512 acc[NR][MV];
   kernels::gemm::cpu::packedz_detail::zero_zmm_tile(acc);
   for (int q = 0; q < kq; ++q, a += kMR) {
     __m512bh av[MV];
     for (int v = 0; v < MV; ++v) av[v] = (__m512bh)_mm512_loadu_si512(a + 16 * v);
 #pragma GCC unroll 16
-    for (int x = 0; x < kNR; ++x) {
+    for (int x = 0; x < NR; ++x) {
       const __m512bh bx = (__m512bh)_mm512_set1_epi32(int(b[x * kRow + q]));
       for (int v = 0; v < MV; ++v) acc[x][v] = _mm512_dpbf16_ps(acc[x][v], av[v], bx);
     }
@@ -111,6 +114,28 @@ KTUNE_BF16_PLAN_TARGET inline void conv_tile(int kq, const uint32_t* a, const ui
       }
       _mm512_mask_storeu_ps(o, m, r);
     }
+  }
+}
+
+// conv_tile for cols (1..kNR) columns.
+KTUNE_BF16_PLAN_TARGET inline void any_conv_tile(int kq, const uint32_t* a, const uint32_t* b,
+                                                 float* c, int64_t ldc, int rows, int cols,
+                                                 bool accumulate, const TileEpilogue* e) {
+  static_assert(kNR == 8, "one case per column count");
+  switch (cols) {
+#define KTUNE_BF16_TILE_CASE(n) \
+  case n:                       \
+    return conv_tile<n>(kq, a, b, c, ldc, rows, cols, accumulate, e);
+    KTUNE_BF16_TILE_CASE(1)
+    KTUNE_BF16_TILE_CASE(2)
+    KTUNE_BF16_TILE_CASE(3)
+    KTUNE_BF16_TILE_CASE(4)
+    KTUNE_BF16_TILE_CASE(5)
+    KTUNE_BF16_TILE_CASE(6)
+    KTUNE_BF16_TILE_CASE(7)
+#undef KTUNE_BF16_TILE_CASE
+    default:
+      return conv_tile<kNR>(kq, a, b, c, ldc, rows, cols, accumulate, e);
   }
 }
 
@@ -321,9 +346,9 @@ class Bf16ConvPlan {
               const int64_t i0 = ip * kMR, at = i0 + j0 * s_.k;
               const TileEpilogue te{e.bias ? e.bias + i0 : nullptr,
                                     e.residual ? e.residual + at : nullptr, e.relu};
-              conv_tile(kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, panel(jp), out + at, s_.k,
-                        int(std::min<int64_t>(kMR, s_.k - i0)), ncols, pc > 0,
-                        last ? &te : nullptr);
+              any_conv_tile(kqb, filter_.data() + (ip * kq_ + pc / 2) * kMR, panel(jp), out + at,
+                            s_.k, int(std::min<int64_t>(kMR, s_.k - i0)), ncols, pc > 0,
+                            last ? &te : nullptr);
             }
           }
       }
