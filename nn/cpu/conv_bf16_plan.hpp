@@ -1,16 +1,17 @@
 #pragma once
 // A bf16 CPU convolution plan (the `ktune_bf16` backend): the convolution as the implicit GEMM
 //   out (k × n·p·q, column-major, ldc = k: the NHWC output) = filter (k × c·r·s) · patches
-// on the packedz kind's AVX512_BF16 register tile (kernels/gemm/cpu/gemm_cpu_packedz_bf16.hpp:
-// vdpbf16ps, bf16 pairs, FP32 accumulation), with
+// on an AVX512_BF16 register tile (vdpbf16ps: bf16 (k, k+1) pairs, FP32 accumulation; the pair
+// layout of the gemm family's packedz bf16 kernel), with
 //   - the KRSC filter rounded to bf16 and packed once, at construction, into panels of kMR
 //     output channels × (k, k+1) pairs (zero rows past k, a zero second half past c·r·s);
-//   - the FP32 NHWC input rounded to bf16 (round to nearest even) while the patches are packed
-//     (implicit im2col into kc × kNR pair panels, zeros where a window leaves the image): the
-//     activations stay FP32 between layers, so the engine's pooling, adds and the FP32 backends'
-//     buffers are unchanged, and no separate conversion pass reads and writes them once more;
-//   - the epilogue (bias, residual add, ReLU, in FP32) applied to each tile right after the last
-//     K block stored it (still in L1);
+//   - the FP32 NHWC input rounded to bf16 (round to nearest even) inside the call: 1×1 layers
+//     while their patches are packed, layers with overlapping windows in one pass first (each
+//     value once), their patches then packed as bf16 row copies (implicit im2col into pixel-major
+//     kNR × kKc panels, zeros where a window leaves the image). The activations stay FP32
+//     between layers, so the engine's pooling, adds and buffers are unchanged;
+//   - the epilogue (bias, residual add, ReLU, in FP32) applied in the registers after the last
+//     K block;
 //   - the split of C into tasks (channel ranges × pixel ranges) on the packed GEMM's pool.
 // Winograd stays FP32-only (its transforms would round the transformed operands to bf16 again).
 // Error bound of one output (tests/nn/test_bf16_backends.cpp checks it against float64):
@@ -30,11 +31,11 @@
 #include <vector>
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #include "kernels/common/cpu/gemm_cpu_pool.hpp"
-#include "kernels/gemm/cpu/gemm_cpu_packedz_bf16.hpp"
 
-// The functions with AVX512_BF16 instructions (or inlining the packedz bf16 tile), compiled for
-// it whatever the build's target.
+// The functions with AVX512_BF16 instructions (the conversions, the tile and their callers),
+// compiled for it whatever the build's target.
 #define KTUNE_BF16_PLAN_TARGET __attribute__((target("avx512bf16")))
 
 namespace ktune::nn::cpu {
@@ -88,7 +89,8 @@ KTUNE_BF16_PLAN_TARGET inline void conv_tile(int kq, const uint32_t* a, const ui
                                              const TileEpilogue* e) {
   constexpr int MV = kMR / 16;
   __m512 acc[NR][MV];
-  kernels::gemm::cpu::packedz_detail::zero_zmm_tile(acc);
+  for (auto& column : acc)
+    for (__m512& v : column) v = _mm512_setzero_ps();
   for (int q = 0; q < kq; ++q, a += kMR) {
     __m512bh av[MV];
     for (int v = 0; v < MV; ++v) av[v] = (__m512bh)_mm512_loadu_si512(a + 16 * v);
@@ -100,7 +102,7 @@ KTUNE_BF16_PLAN_TARGET inline void conv_tile(int kq, const uint32_t* a, const ui
   }
   const __m512 zero = _mm512_setzero_ps();
   for (int v = 0; v < MV && 16 * v < rows; ++v) {
-    const __mmask16 m = kernels::gemm::cpu::packedz_detail::lane_mask(rows - 16 * v);
+    const __mmask16 m = kernels::cpu_conv::plan_detail::lanes(rows - 16 * v);
     const __m512 bias = e && e->bias ? _mm512_maskz_loadu_ps(m, e->bias + 16 * v) : zero;
     for (int x = 0; x < cols; ++x) {
       float* o = c + x * ldc + 16 * v;
@@ -284,10 +286,12 @@ class Bf16ConvPlan {
       else
         gather_patch(in, px, p0, kb, patch);
       for (int i = 0; i < kb; i += 32) {
-        const __mmask16 lo = packedz_detail_mask(kb - i), hi = packedz_detail_mask(kb - i - 16);
+        const __mmask16 lo = kernels::cpu_conv::plan_detail::lanes(kb - i),
+                        hi = kernels::cpu_conv::plan_detail::lanes(kb - i - 16);
         const __m512bh h = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(hi, src + i + 16),
                                                _mm512_maskz_loadu_ps(lo, src + i));
-        _mm512_mask_storeu_epi32(dst + i / 2, packedz_detail_mask(kqb - i / 2), (__m512i)h);
+        _mm512_mask_storeu_epi32(dst + i / 2, kernels::cpu_conv::plan_detail::lanes(kqb - i / 2),
+                                 (__m512i)h);
       }
     }
   }
@@ -319,10 +323,6 @@ class Bf16ConvPlan {
   static int64_t panel_dwords() { return bf16_plan_detail::kNR * bf16_plan_detail::kRow; }
   int64_t blocks() const {
     return (s_.gemm_k() + bf16_plan_detail::kKc - 1) / bf16_plan_detail::kKc;
-  }
-
-  static __mmask16 packedz_detail_mask(int rows) {
-    return kernels::gemm::cpu::packedz_detail::lane_mask(rows);
   }
 
   // A patch of up to kKc floats per thread.
