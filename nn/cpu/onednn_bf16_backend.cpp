@@ -4,6 +4,8 @@
 // the primitive's source layout (format `any`: oneDNN's blocked layout where it prefers one)
 // inside each call, FP32 accumulation and FP32 output (format `any`, reordered back to NHWC
 // in the call where oneDNN picks another), bias and ReLU fused as bias + eltwise post-op.
+// (NHWC source and destination named instead of `any`: the same time, ResNet-50's conv layers
+// at batch 1 summed on one thread, 35.8 vs 35.7 ms.)
 // The reorders are counted in the layer's time, as `ktune_bf16`'s conversion in its packing is:
 // the engine keeps FP32 NHWC activations between layers for both. Memory objects and reorders
 // are built at prepare time; nothing is allocated per inference.
