@@ -123,7 +123,7 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
       alone += fmt::format("{}{} on {}", i ? ", " : "", plain[i], kCandidates[i]);
       fused += fmt::format("{}{} on {}", i ? ", " : "", residual[i], kCandidates[i]);
     }
-    return fmt::format("of {} layers: {}; when a residual add follows: {}", choices_.size(), alone,
+    return fmt::format("{} layers: {}; when a residual add follows: {}", choices_.size(), alone,
                        fused);
   }
   // 0: each layer on its fastest candidate; 1 + i: every layer on candidate i, pooling and adds
