@@ -28,7 +28,7 @@ struct DeployArgs {
   std::vector<std::string> families, data, labels, models, backends{"cpu"}, device_info;
   uint64_t seed = 0;
   ml::UnsureRule unsure;
-  bool vendors = false;
+  bool vendors = false, ship_vendors = false;
   std::vector<std::string> vendor_names;
   const CLI::Option* backends_option = nullptr;
 };
@@ -54,6 +54,7 @@ ml::DeployRecipe recipe_of(const DeployArgs& a) {
   r.seed = a.seed;
   r.vendors = a.vendors;
   r.vendor_names = a.vendor_names;
+  r.ship_vendors = a.ship_vendors;
   return r;
 }
 
@@ -211,6 +212,9 @@ void deploy_options(CLI::App& sub, DeployArgs& a) {
       ->capture_default_str();
   add_unsure_options(sub, a.unsure);
   DatasetSource::add_vendors_option(sub, a.vendors, a.vendor_names);
+  sub.add_flag("--ship-vendors", a.ship_vendors,
+               "With --vendors: ship every vendor call besides the K pruned configs")
+      ->needs("--vendors");
   a.backends_option =
       sub.add_option("--backends", a.backends,
                      "Backends of the library: cpu, cuda (file families: their kernels' language)")

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune`, `onednn` and `auto` (per layer
-# the faster of the two) backends in one process per network and batch, taking turns one
-# inference each (ktune_infer --backend ktune,onednn,auto; BACKENDS=... names others, e.g.
-# ktune,onednn,onednn_winograd,auto), the same random weights (seed 1) and
-# input (seed 2) for all, then the logits of each backend compared with oneDNN's. Writes into OUT_DIR (default results/<device-slug>):
+# CPU whole-network benchmark: VGG16 and ResNet-50 on the `ktune`, `onednn`, `onednn_winograd`
+# and `auto` (per layer the fastest of the three, or one alone) backends in one process per
+# network and batch, taking turns one inference each (ktune_infer --backend
+# ktune,onednn,onednn_winograd,auto; BACKENDS=... names others), the same random weights (seed 1)
+# and input (seed 2) for all, then the logits of each backend compared with oneDNN's. Writes into OUT_DIR (default results/<device-slug>):
 #   networks.csv         network,batch,backend,device,median_ms
 #   networks-layers.csv  per-layer medians (ktune_infer --per-layer) of every run
 #   networks-agree.csv   max |logit difference| / max |logit| of ktune and auto against onednn
+#   networks-runs.txt    ktune_infer's lines per run: each backend's median, min and max over the
+#                        reps (the spread), auto's per-layer picks and the variant it kept (note:)
 #   networks.md          the tables (examples/networks/networks_md.py)
 #   cpu.txt              lscpu and the load average before and after
 #   run.json             the manifest of results/README.md (command, commit, date, CPU model)
@@ -16,21 +18,23 @@
 set -euo pipefail
 build=${1:-build}; out=${2:?OUT_DIR}; batches=${3:-1 16}; reps=${4:-20}; reps_big=${5:-5}
 command_line="$0 $*"
-backends=${BACKENDS:-ktune,onednn,auto}
+backends=${BACKENDS:-ktune,onednn,onednn_winograd,auto}
 infer="$build/bin/ktune_infer"
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rm -f "$out/networks.csv" "$out/networks-layers.csv"
+rm -f "$out/networks.csv" "$out/networks-layers.csv" "$out/networks-runs.txt"
 { lscpu; echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}"; echo "load before: $(cat /proc/loadavg)"; } > "$out/cpu.txt"
 echo "network,batch,backend,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
 for batch in $batches; do
   r=$reps; [ "$batch" -gt 1 ] && r=$reps_big
   for network in ${NETWORKS:-resnet50 vgg16}; do
-    echo "== $network batch $batch, $backends taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "== $network batch $batch, $backends taking turns ($r reps, load $(cut -d' ' -f1-3 /proc/loadavg))" |
+      tee -a "$out/networks-runs.txt"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
       --backend "$backends" --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
-      --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" | grep -E "median|^auto:"
+      --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" |
+      grep -E "median|^auto: [0-9]+ layers|^note:" | tee -a "$out/networks-runs.txt"
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
     for backend in ${backends//,/ }; do
@@ -51,17 +55,21 @@ here=$(dirname "$0")
 echo "load after: $(cat /proc/loadavg)" >> "$out/cpu.txt"
 cores=$(nproc)
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$model, $cores cores" \
-  "$batches" "$backends" <<'PY'
+  "$batches" "$backends" "$onednn" <<'PY'
 import datetime, json, os, sys
-out, command, commit, device, batches, backends = sys.argv[1:7]
+out, command, commit, device, batches, backends, onednn = sys.argv[1:8]
 files = sorted(f for f in os.listdir(out) if f != "run.json")
 json.dump({"command": command, "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device,
            "measures": f"VGG16 and ResNet-50 inference, the {backends} backends (auto: per layer "
-                       f"the faster of ktune and onednn) taking turns in one process, whole network "
-                       f"and per layer, batch {batches}, FP32",
-           "files": files, "in_sample": None}, open(os.path.join(out, "run.json"), "w"), indent=2)
+                       f"the fastest of ktune, onednn and onednn_winograd, or the fastest of them "
+                       f"alone) taking turns in one process, whole network and per layer, batch "
+                       f"{batches}, FP32",
+           "files": files, "in_sample": None,
+           "vendors": f"oneDNN {onednn} (convolution_auto, convolution_winograd where it has one, "
+                      f"inner product), as the onednn, onednn_winograd and auto backends ran it"}, open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 cat "$out/networks.md"

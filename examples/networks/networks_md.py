@@ -40,7 +40,7 @@ rows = list(csv.DictReader(open(f"{out}/networks.csv")))
 layers = list(csv.DictReader(open(f"{out}/networks-layers.csv")))
 agree = list(csv.DictReader(open(f"{out}/networks-agree.csv")))
 devices = sorted({r["device"] for r in rows})
-order = {"ktune": 0, "onednn": 1, "auto": 2}
+order = {"ktune": 0, "onednn": 1, "onednn_winograd": 2, "auto": 3}
 backends = sorted({r["backend"] for r in rows}, key=lambda b: (order.get(b, 3), b))
 singles = [b for b in backends if b != "auto"]
 other = [b for b in singles if b != "ktune"]

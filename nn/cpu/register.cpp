@@ -12,7 +12,7 @@ void register_cpu_backends() {
   cpu::register_ktune_bf16_backend();
 #ifdef KTUNE_NN_ONEDNN
   cpu::register_onednn_backend();
-  cpu::register_auto_backend();  // ktune's and oneDNN's, per layer
+  cpu::register_auto_backend();  // ktune's and oneDNN's (both algorithms), per layer
   cpu::register_onednn_bf16_backend();
 #endif
 }

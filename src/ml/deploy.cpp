@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "ktune/error.hpp"
 #include "ktune/vendor_candidates.hpp"
 
@@ -26,6 +28,7 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())
     args += fmt::format(" --vendor-names {}", fmt::join(r.vendor_names, ","));
+  if (r.vendors && r.ship_vendors) args += " --ship-vendors";
   return args;
 }
 
@@ -40,7 +43,14 @@ nlohmann::json train_recipe(const Dataset& given, const DeployRecipe& recipe,
   prune_options.k = recipe.k > 0 ? recipe.k : int(data.valid.colwise().any().count());
   if (recipe.k <= 0) prune_options.method = PruneMethod::topn;
   if (prune_options.k < 1) throw Error(dataset_label + ": no config ran on any problem");
-  const auto shipped = prune(data, prune_options);
+  auto shipped = prune(data, prune_options);
+  if (recipe.ship_vendors) {
+    if (!recipe.vendors) throw Error(dataset_label + ": --ship-vendors needs --vendors");
+    for (size_t c = 0; c < data.config_names.size(); ++c)
+      if (is_vendor_config(data.config_names[c]) &&
+          std::find(shipped.begin(), shipped.end(), Eigen::Index(c)) == shipped.end())
+        shipped.push_back(Eigen::Index(c));
+  }
   auto selector = make_selector(recipe.selector, recipe.selector_options);
   selector->fit(data, shipped, recipe.norm);
   auto model = selector->to_json();

@@ -97,6 +97,44 @@ TEST(VendorCandidates, PlantedVendorWinsShipsTheVendor) {
   }
 }
 
+// --ship-vendors: both vendor calls ship besides the K pruned configs, where K = 2 alone ships
+// only oneDNN (the vendor that wins more shapes), so OpenBLAS's shapes go to OpenBLAS again.
+TEST(VendorCandidates, ShipVendorsShipsEveryVendorBesidesTheK) {
+  ml::DeployRecipe r;
+  r.pruner = ml::PruneMethod::topn;
+  r.k = 2;
+  r.selector = "tree-b";
+  r.vendors = true;
+  const auto pruned = ml::train_recipe(planted(false), r, "planted");
+  const std::vector<std::string> k_only = pruned["configs"];
+  ASSERT_EQ(k_only.size(), 2u);
+  ASSERT_EQ(std::count(k_only.begin(), k_only.end(), "vendor=openblas"), 0);
+  r.ship_vendors = true;
+  EXPECT_NE(ml::recipe_arguments(r).find("--vendors --ship-vendors"), std::string::npos)
+      << ml::recipe_arguments(r);
+  const auto model = ml::train_recipe(planted(false), r, "planted");
+  const std::vector<std::string> configs = model["configs"];
+  EXPECT_EQ(configs.size(), 3u);  // the K = 2 and OpenBLAS
+  for (const auto& c : k_only)
+    EXPECT_NE(std::find(configs.begin(), configs.end(), c), configs.end()) << c;
+  const auto openblas =
+      std::find(configs.begin(), configs.end(), "vendor=openblas") - configs.begin();
+  ASSERT_LT(size_t(openblas), configs.size());
+  // The planted OpenBLAS shapes (384 <= m <= 768) are served by it now.
+  const auto s = ml::Selector::from_json(model);
+  const Dataset d = planted(true);
+  int openblas_rows = 0;
+  for (Eigen::Index row = 0; row < d.rows(); ++row) {
+    const double m = d.features(row, feature(d, "m"));
+    if (m < 384 || m > 768) continue;
+    ++openblas_rows;
+    EXPECT_EQ(s->select(d.features.row(row)), openblas) << d.problem_keys[size_t(row)];
+  }
+  EXPECT_GT(openblas_rows, 0);
+  r.vendors = false;  // nothing to ship: refused, not ignored
+  EXPECT_THROW(ml::train_recipe(planted(false), r, "planted"), Error);
+}
+
 TEST(VendorCandidates, UnsureShapesGetTheSafestCandidateTheVendor) {
   ml::DeployRecipe r;
   r.pruner = ml::PruneMethod::topn;

@@ -1,8 +1,10 @@
-// The `auto` backend picks, per layer, the candidate that is faster on that layer: planted fake
-// `ktune` and `onednn` backends (correct results from the float64 reference, plus a sleep that
-// makes one of them slow on chosen layers) stand in for the real ones while it is built.
+// The `auto` backend picks, per layer, the candidate that is fastest on that layer: planted fake
+// `ktune`, `onednn` and `onednn_winograd` backends (correct results from the float64 reference,
+// plus a sleep that makes them slow on chosen layers) stand in for the real ones while it is
+// built.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -23,8 +25,10 @@ namespace {
 
 using testing::random_floats;
 
-// Reference results; sleeps 25 ms (far above a loaded machine's scheduling noise) in every call on
-// the layers in `slow` (for conv2d_add: the layers in `slow_fused`).
+// Reference results; sleeps 40 ms (far above a loaded machine's scheduling noise) in every call on
+// the layers in `slow` (for conv2d_add: the layers in `slow_fused`). The residual add runs on the
+// calling thread: HostBackend's OpenMP add waits for a second thread, which on a machine loaded
+// with builds can take as long as a sleep and made a fast candidate look slow.
 class PlantedBackend final : public cpu::CopyingBackend {
  public:
   PlantedBackend(std::string name, std::set<int> slow, std::set<int> slow_fused)
@@ -46,10 +50,13 @@ class PlantedBackend final : public cpu::CopyingBackend {
     pause(slow_.count(layer));
     cpu::reference_fc(d, x, params(layer).weight.data(), params(layer).bias.data(), y);
   }
+  void add(const float* a, const float* b, float* out, size_t count, bool relu) override {
+    for (size_t i = 0; i < count; ++i) out[i] = relu ? std::max(a[i] + b[i], 0.f) : a[i] + b[i];
+  }
 
  private:
   static void pause(bool slow) {
-    if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(40));
   }
   std::string name_;
   std::set<int> slow_, slow_fused_;
@@ -58,30 +65,40 @@ class PlantedBackend final : public cpu::CopyingBackend {
 class AutoBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (testing::cpu_backend_names().size() < 4) GTEST_SKIP() << "no oneDNN in this build";
-    // ktune slow on layer 1 (alone) and on layer 2 fused; oneDNN slow on layers 0 and 3.
+    if (testing::cpu_backend_names().size() < 5) GTEST_SKIP() << "no oneDNN in this build";
+    // Each layer has one candidate that is fast where the others are slow:
+    //   alone:  ktune on 0 and the fc 3, onednn on 1 and 2, onednn_winograd on 4 and the fc 5;
+    //   fused:  ktune on 0, onednn (+ its add) on 2, onednn_winograd (+ its add) on 4.
     register_backend("ktune", "planted", [] {
-      return std::make_unique<PlantedBackend>("ktune", std::set<int>{1}, std::set<int>{2});
+      return std::make_unique<PlantedBackend>("ktune", std::set<int>{1, 2, 4, 5},
+                                              std::set<int>{2, 4});
     });
     register_backend("onednn", "planted", [] {
-      return std::make_unique<PlantedBackend>("onednn", std::set<int>{0, 3}, std::set<int>{});
+      return std::make_unique<PlantedBackend>("onednn", std::set<int>{0, 3, 4, 5}, std::set<int>{});
+    });
+    register_backend("onednn_winograd", "planted", [] {
+      return std::make_unique<PlantedBackend>("onednn_winograd", std::set<int>{0, 1, 2, 3},
+                                              std::set<int>{});
     });
   }
   void TearDown() override { register_cpu_backends(); }  // the real ones again
 };
 
-TEST_F(AutoBackendTest, EachLayerRunsOnItsFasterCandidateAndStaysCorrect) {
+TEST_F(AutoBackendTest, EachLayerRunsOnItsFastestCandidateAndStaysCorrect) {
   auto backend = make_backend("auto");
   const ConvDesc conv{1, 6, 6, 4, 8, 3, 3, 1, 1, false};
   const FcDesc fc{2, 16, 5, true};
   const auto filter = random_floats(size_t(conv.k * conv.r * conv.s * conv.c), 1);
   const auto bias = random_floats(size_t(conv.k), 2);
   const auto weight = random_floats(size_t(fc.out * fc.in), 3);
-  for (int layer : {0, 1, 2}) backend->prepare_conv(layer, conv, filter.data(), bias.data());
-  backend->prepare_fc(3, fc, weight.data(), bias.data());
+  for (int layer : {0, 1, 2, 4}) backend->prepare_conv(layer, conv, filter.data(), bias.data());
+  for (int layer : {3, 5}) backend->prepare_fc(layer, fc, weight.data(), bias.data());
 
   EXPECT_EQ(backend->layer_choice(0), "");  // nothing ran yet
-  EXPECT_NE(backend->choices().find("of 4 layers"), std::string::npos) << backend->choices();
+  const std::string choices = backend->choices();
+  EXPECT_NE(choices.find("6 layers: 2 on ktune, 2 on onednn, 2 on onednn_winograd;"),
+            std::string::npos)
+      << choices;
 
   // Whatever runs it, the result is the reference's (outputs poisoned first).
   const auto in = random_floats(size_t(conv.n * conv.h * conv.w * conv.c), 4);
@@ -89,28 +106,58 @@ TEST_F(AutoBackendTest, EachLayerRunsOnItsFasterCandidateAndStaysCorrect) {
   std::vector<float> want(residual.size());
   cpu::reference_conv2d(conv, in.data(), filter.data(), bias.data(), want.data());
   for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(want[i] + residual[i], 0.f);
-  for (int layer : {0, 1, 2}) {
+  for (int layer : {0, 1, 2, 4}) {
     std::vector<float> got(want.size(), std::numeric_limits<float>::quiet_NaN());
     ASSERT_TRUE(backend->conv2d_add(layer, conv, in.data(), residual.data(), got.data(), true));
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_NEAR(got[i], want[i], 1e-5) << "layer " << layer << " at " << i;
   }
-  // With the residual add: 0 on ktune (oneDNN's conv slow), 2 on oneDNN + add (ktune's fused
-  // call slow); 1 either (both fast).
+  // With the residual add: 0 on ktune (the others' convs slow), 2 on oneDNN + add (ktune's fused
+  // call and the Winograd conv slow), 4 on oneDNN's Winograd + add; 1 either of two.
   EXPECT_EQ(backend->layer_choice(0), "ktune");
   EXPECT_EQ(backend->layer_choice(2), "onednn");
-  // Alone: 0 on ktune, 1 on oneDNN (ktune slow); 2 either; the fc 3 on ktune (oneDNN slow).
+  EXPECT_EQ(backend->layer_choice(4), "onednn_winograd");
+  // Alone: 0 on ktune, 1 on oneDNN (2 too), 4 on oneDNN's Winograd; the fcs 3 on ktune and 5 on the
+  // Winograd backend (its fc is oneDNN's inner product, but a planted win must be taken).
   std::vector<float> scratch(want.size());
-  for (int layer : {0, 1}) backend->conv2d(layer, conv, in.data(), scratch.data());
+  for (int layer : {0, 1, 4}) backend->conv2d(layer, conv, in.data(), scratch.data());
   EXPECT_EQ(backend->layer_choice(0), "ktune");
   EXPECT_EQ(backend->layer_choice(1), "onednn");
+  EXPECT_EQ(backend->layer_choice(4), "onednn_winograd");
   const auto x = random_floats(size_t(fc.batch * fc.in), 6);
   std::vector<float> y(size_t(fc.batch * fc.out));
   backend->fc(3, fc, x.data(), y.data());
   EXPECT_EQ(backend->layer_choice(3), "ktune");
+  backend->fc(5, fc, x.data(), y.data());
+  EXPECT_EQ(backend->layer_choice(5), "onednn_winograd");
   EXPECT_EQ(backend->layer_choice(9), "");
-  EXPECT_THROW(backend->conv2d(5, conv, in.data(), std::vector<float>(want.size()).data()),
+  EXPECT_THROW(backend->conv2d(7, conv, in.data(), std::vector<float>(want.size()).data()),
                std::exception);
+}
+
+// The whole-network variants: the per-layer picks, then each candidate alone; a variant runs
+// every layer on its candidate whatever the per-layer pick.
+TEST_F(AutoBackendTest, EachCandidateAloneIsAWholeNetworkVariant) {
+  auto backend = make_backend("auto");
+  ASSERT_EQ(backend->variants(), 4);
+  EXPECT_EQ(backend->variant_name(0), "each layer on its fastest backend");
+  EXPECT_EQ(backend->variant_name(1), "ktune alone");
+  EXPECT_EQ(backend->variant_name(2), "onednn alone");
+  EXPECT_EQ(backend->variant_name(3), "onednn_winograd alone");
+  EXPECT_THROW(backend->use_variant(4), std::exception);
+
+  const ConvDesc conv{1, 6, 6, 4, 8, 3, 3, 1, 1, false};
+  const auto filter = random_floats(size_t(conv.k * conv.r * conv.s * conv.c), 1);
+  const auto bias = random_floats(size_t(conv.k), 2);
+  backend->prepare_conv(0, conv, filter.data(), bias.data());  // fastest on ktune
+  const auto in = random_floats(size_t(conv.n * conv.h * conv.w * conv.c), 4);
+  std::vector<float> out(size_t(conv.n * conv.p() * conv.q() * conv.k));
+  const char* runs[] = {"ktune", "ktune", "onednn", "onednn_winograd"};  // by variant
+  for (int variant : {3, 2, 1, 0}) {
+    backend->use_variant(variant);
+    backend->conv2d(0, conv, in.data(), out.data());
+    EXPECT_EQ(backend->layer_choice(0), runs[variant]) << "variant " << variant;
+  }
 }
 
 // Two whole-network variants on the reference's layers; conv2d calls pause() first.

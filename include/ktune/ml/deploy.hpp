@@ -34,6 +34,9 @@ struct DeployRecipe {
   uint64_t seed = 0;                      // the randomized pruners' seed
   bool vendors = false;                   // the vendors as candidates (with_vendor_candidates)
   std::vector<std::string> vendor_names;  // with vendors: only these (empty: every vendor)
+  // With vendors: every vendor call shipped besides the K pruned configs (none pruned away), so
+  // the selector and the unsure rule (--unsure-vendor) can pick the faster vendor per shape.
+  bool ship_vendors = false;
 };
 
 // The recipe as `ktune deploy` options ("--pruner pca-kmeans --k 16 ..."), defaults included.
