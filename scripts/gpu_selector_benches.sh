@@ -9,7 +9,8 @@
 # Each argument NAME=CMAKE_ARGS builds W/bench-NAME (skipped where that file exists, e.g. a
 # binary carried from another machine of the same image: same SRC and sysroot paths). RUNS: NAME:WORKLOAD
 # in order, each into $OUT/deployed-NAME-TAG.csv (TAG: the workload's file name and precision),
-# resumable; each cut at DEADLINE. Small files go back as one tarball, the binaries beside it.
+# resumable (a NAME:WORKLOAD given again with BENCH_ARGS=--limit N takes turns: its log appends);
+# each cut at DEADLINE. Small files go back as one tarball, the binaries beside it.
 set -uo pipefail
 W=${W:-/tmp/sb}
 B=$W/build
@@ -52,7 +53,7 @@ for run in ${RUNS:-}; do
   # shellcheck disable=SC2086  # option list
   timeout "$t" "$W/bench-$name" --device cuda --workload "$workload" \
     --out "$W/logs/deployed-$name-$tag.csv" $BENCH_TIMING ${BENCH_ARGS:-} \
-    > "$W/logs/bench-$name-$tag.log" 2>&1
+    >> "$W/logs/bench-$name-$tag.log" 2>&1
   head -1 "$W/logs/bench-$name-$tag.log"
   tail -1 "$W/logs/bench-$name-$tag.log"
   save

@@ -14,7 +14,10 @@ RUN_DIR), written into RUN_DIR from its data alone:
                    multi-device library against the device's own, shape by shape (same run)
 and CROSS_MD: the FP32 cross-device table of PRIOR's device and this one over the dnn-sample
 shapes both swept exhaustively (ktune cross-device, its default deploy recipe).
-  scripts/tune_device_tables.py KTUNE RUN_DIR PRIOR.csv.gz CROSS_MD"""
+  scripts/tune_device_tables.py KTUNE RUN_DIR PRIOR.csv.gz CROSS_MD
+  scripts/tune_device_tables.py --deployed DIR   deployed.md/.csv alone, from DIR's benches (own,
+                   multi: deployed-NAME.csv, bench-NAME.log), e.g. the multi-device library on
+                   the prior's GPU (scripts/gpu_selector_benches.sh)"""
 import csv
 import gzip
 import math
@@ -188,6 +191,12 @@ def deployed_md(d):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[0] == "--deployed":
+        for name in ("deployed-own.csv", "deployed-multi.csv", "bench-own.log", "bench-multi.log"):
+            if not os.path.exists(os.path.join(argv[1], name)):
+                sys.exit(f"tune_device_tables: no file {os.path.join(argv[1], name)}")
+        deployed_md(argv[1])
+        return
     if len(argv) != 4:
         sys.exit(__doc__)
     ktune, d, prior, cross_md = argv
