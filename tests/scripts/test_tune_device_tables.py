@@ -10,18 +10,19 @@ import sys
 import tempfile
 import unittest
 
+# tuned_gemm_bench's CSV columns (examples/tuned-gemm/tuned_gemm_bench.cpp).
+COLUMNS = ["problem", "networks", "config", "status", "rel_error", "deployed_ms", "deployed_gflops",
+           "vendor", "vendor_ms", "vendor_gflops"] + [
+    f"{v}_{c}" for v in ("openblas", "onednn") for c in ("ms", "gflops", "kernel")] + ["message"]
 SCRIPT = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "..", "scripts", "tune_device_tables.py")
-HEADER = ("problem,networks,config,status,rel_error,deployed_ms,deployed_gflops,vendor,vendor_ms,"
-          "vendor_gflops,openblas_ms,openblas_gflops,openblas_kernel,onednn_ms,onednn_gflops,"
-          "onednn_kernel,message")
 SHAPES = ["transa=0;transb=1;m=10;n=10;k=10;batch=1", "transa=0;transb=1;m=20;n=20;k=20;batch=1"]
 
 
 def write_bench(d, name, deployed, cublas, cublaslt):
     """deployed-NAME.csv and bench-NAME.log of two shapes, GFLOP/s per shape."""
     with open(os.path.join(d, f"deployed-{name}.csv"), "w") as f:
-        f.write(HEADER + "\n")
+        f.write(",".join(COLUMNS) + "\n")
         for p, g, a, b in zip(SHAPES, deployed, cublas, cublaslt):
             v = max(a, b)
             f.write(f"{p},vgg,kind=tiled;bm=32,ok,1e-7,1,{g},cublas,1,{v},,,,,,,\n")
