@@ -12,7 +12,8 @@
 # benchmarks (an empty PkgConfig::OPENBLAS stands in: only the CPU GEMM benchmark needs
 # OpenBLAS, and it is not built there). NATIVE=ON builds for the device's own CPU (-march=native),
 # as CPU timings compared with kernels compiled there at run time need. Prints "env: FILE" and
-# the bin path on success.
+# the bin path on success. ENV_ONLY=1 writes the env file only (binaries built by an earlier
+# call of the same image and paths).
 set -euo pipefail
 BUILD=${1:?usage: gpu_build_remote.sh BUILD_DIR TARGET...}
 shift
@@ -41,6 +42,8 @@ for d in $(python3 -c 'import nvidia, os; print(" ".join(os.path.join(p, q, "lib
 done
 # shellcheck disable=SC1090
 . "$env_file"
+# ENV_ONLY=1: the env file alone, for binaries built by an earlier call (same paths).
+[ -z "${ENV_ONLY:-}" ] || { echo "env: $env_file"; exit 0; }
 cuda=$ROOT/usr/local/cuda-13.0
 # shellcheck disable=SC2086  # CMAKE_ARGS: several options, split on spaces
 cmake -S "$src" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKTUNE_NATIVE="${NATIVE:-OFF}" \

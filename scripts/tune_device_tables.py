@@ -14,7 +14,10 @@ RUN_DIR), written into RUN_DIR from its data alone:
                    multi-device library against the device's own, shape by shape (same run)
 and CROSS_MD: the FP32 cross-device table of PRIOR's device and this one over the dnn-sample
 shapes both swept exhaustively (ktune cross-device, its default deploy recipe).
-  scripts/tune_device_tables.py KTUNE RUN_DIR PRIOR.csv.gz CROSS_MD"""
+  scripts/tune_device_tables.py KTUNE RUN_DIR PRIOR.csv.gz CROSS_MD
+  scripts/tune_device_tables.py --deployed DIR [TAG]   deployed{TAG}.md/.csv alone, from DIR's
+                   benches (own, multi: deployed-NAME{TAG}.csv, bench-NAME{TAG}.log), e.g. the
+                   multi-device library on the prior's GPU (scripts/gpu_selector_benches.sh)"""
 import csv
 import gzip
 import math
@@ -164,30 +167,63 @@ def gflops(path):
             if r["status"] == "ok"}
 
 
-def deployed_md(d):
-    own, multi = os.path.join(d, "deployed-own.csv"), os.path.join(d, "deployed-multi.csv")
-    run([sys.executable, os.path.join(HERE, "gemm_deployed_tables.py"), "--run", f"own={own}",
-         "--run", f"multi={multi}", "--csv", os.path.join(d, "deployed.csv"),
+LOG_LINE = re.compile(r"\[\d+/\d+\] (\S+) \S+ ktune [\d.]+ cublas ([\d.]+) cublaslt ([\d.]+)")
+
+
+def faster_vendor(log):
+    """GFLOP/s of the faster of cuBLAS and cuBLASLt #0 per shape, from a tuned_gemm_bench log."""
+    out = {}
+    for line in open(log):
+        m = LOG_LINE.match(line)
+        if m:
+            out.setdefault(m.group(1), max(float(m.group(2)), float(m.group(3))))
+    return out
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+def deployed_md(d, tag=""):
+    """deployed{tag}.md/.csv from deployed-own{tag}.csv, deployed-multi{tag}.csv and their logs."""
+    csvs = {n: os.path.join(d, f"deployed-{n}{tag}.csv") for n in ("own", "multi")}
+    logs = {n: os.path.join(d, f"bench-{n}{tag}.log") for n in ("own", "multi")}
+    run([sys.executable, os.path.join(HERE, "gemm_deployed_tables.py"), "--run", f"own={csvs['own']}",
+         "--run", f"multi={csvs['multi']}", "--csv", os.path.join(d, f"deployed{tag}.csv"),
          "--markdown", f"{d}/deployed-tables.md"])
     parts = ["# Deployed on the device: own and multi-device libraries against cuBLAS and cuBLASLt #0", ""]
     for name in ("own", "multi"):
         parts.append(run([sys.executable, os.path.join(HERE, "gemm_deployed_vendor_ratios.py"),
-                          f"{name}=" + os.path.join(d, f"bench-{name}.log")]))
-    a, b = gflops(own), gflops(multi)
+                          f"{name}={logs[name]}"]))
+    a, b = gflops(csvs["own"]), gflops(csvs["multi"])
+    va, vb = faster_vendor(logs["own"]), faster_vendor(logs["multi"])
     common = sorted(set(a) & set(b))
     ratios = [b[p] / a[p] for p in common]
-    geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    parts.append(f"Multi-device library / the device's own, shape by shape (same run): geomean "
-                 f"**{geo:.4f}** over {len(common)} shapes (min {min(ratios):.3f}, max {max(ratios):.3f}).\n")
+    # The vendor calls are the same in both programs: their ratio is the machine's drift
+    # between the two benches, and dividing by it leaves the libraries' difference.
+    drift = [vb[p] / va[p] for p in common]
+    parts.append(f"Multi-device library / the device's own, shape by shape (same call): geomean "
+                 f"**{geomean(ratios):.4f}** over {len(common)} shapes (min {min(ratios):.3f}, max "
+                 f"{max(ratios):.3f}); the faster vendor, the same calls in both benches: "
+                 f"{geomean(drift):.4f} (the machine's drift between them); multi/own divided by "
+                 f"it: {geomean([r / v for r, v in zip(ratios, drift)]):.4f}.\n")
     for name in ("own", "multi"):
-        first = [l.strip() for l in open(os.path.join(d, f"bench-{name}.log")) if l.startswith("first call")]
+        first = [l.strip() for l in open(logs[name]) if l.startswith("first call")]
         parts.append(f"- {name}: {first[0] if first else 'no first-call line'}")
     parts += ["", open(f"{d}/deployed-tables.md").read()]
     os.remove(f"{d}/deployed-tables.md")
-    open(os.path.join(d, "deployed.md"), "w").write("\n".join(parts))
+    open(os.path.join(d, f"deployed{tag}.md"), "w").write("\n".join(parts))
 
 
 def main(argv):
+    if len(argv) in (2, 3) and argv[0] == "--deployed":
+        tag = argv[2] if len(argv) == 3 else ""
+        for name in ("deployed-own", "deployed-multi", "bench-own", "bench-multi"):
+            path = os.path.join(argv[1], name + tag + (".csv" if name[0] == "d" else ".log"))
+            if not os.path.exists(path):
+                sys.exit(f"tune_device_tables: no file {path}")
+        deployed_md(argv[1], tag)
+        return
     if len(argv) != 4:
         sys.exit(__doc__)
     ktune, d, prior, cross_md = argv
