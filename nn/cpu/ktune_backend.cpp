@@ -3,8 +3,12 @@
 // packed for the register tile, the split into thread tasks and the workspaces fixed, bias and
 // ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
 // registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
-// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' thread
-// pool too. Nothing is allocated per inference.
+// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' threads
+// too. Nothing is allocated per inference. The threads are OpenMP's team, the ones oneDNN and the
+// host layers use (kernels/common/cpu/cpu_task_workers.hpp): with the packed GEMM's own helper
+// pool instead (`ktune_pool`), libgomp's workers, spinning ~7.5 ms after each of oneDNN's
+// parallel regions, shared a core with the pool's helper at the start of every ktune inference
+// that followed a oneDNN one.
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -30,7 +34,10 @@ kc::Shape shape_of(const ConvDesc& d) {
 
 class KtuneBackend final : public HostBackend {
  public:
-  std::string name() const override { return "ktune"; }
+  explicit KtuneBackend(kc::TaskWorkers workers) : workers_(workers) {}
+  std::string name() const override {
+    return workers_ == kc::TaskWorkers::openmp ? "ktune" : "ktune_pool";
+  }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     add_layer(layer, shape_of(d), filter, bias);
@@ -65,19 +72,22 @@ class KtuneBackend final : public HostBackend {
   void run(int layer, const float* in, float* out, const float* residual, bool relu) {
     const auto it = layers_.find(layer);
     if (it == layers_.end()) throw Error(fmt::format("ktune: layer {} was not prepared", layer));
+    const kc::ScopedTaskWorkers workers(workers_);
     it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
   }
 
-  // Pooling and adds on the helper threads the plans use (kernels/common/cpu/gemm_cpu_pool.hpp):
-  // with OpenMP's threads as well, each pool's idle threads spin on the two cores the other needs.
+  // Pooling and adds on the threads the plans use: with two sets of threads, each one's idle
+  // threads spin on the two cores the other needs.
   void parallel_for(int64_t n, RangeFn run, const void* body) override {
     const int64_t parts = std::min<int64_t>(n, 2 * threads_);
     auto part = [&](int64_t i) { run(body, n * i / parts, n * (i + 1) / parts); };
-    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, part);
+    const kc::ScopedTaskWorkers workers(workers_);
+    kc::run_tasks(parts, threads_, part);
   }
 
   std::map<int, Layer> layers_;
   int threads_ = std::max(omp_get_max_threads(), 1);
+  kc::TaskWorkers workers_;
 };
 
 }  // namespace
@@ -86,7 +96,11 @@ void register_ktune_backend() {
   register_backend("ktune",
                    "ktune's CPU conv plans (filter packed once, fused bias/residual/ReLU) for conv "
                    "and fc",
-                   [] { return std::make_unique<KtuneBackend>(); });
+                   [] { return std::make_unique<KtuneBackend>(kc::TaskWorkers::openmp); });
+  register_backend("ktune_pool",
+                   "`ktune` with the tasks on the packed GEMM's helper pool instead of OpenMP's "
+                   "team (its former threads: spinning beside oneDNN's OpenMP workers)",
+                   [] { return std::make_unique<KtuneBackend>(kc::TaskWorkers::pool); });
 }
 
 }  // namespace ktune::nn::cpu

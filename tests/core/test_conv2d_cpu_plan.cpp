@@ -128,6 +128,22 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
   }
 }
 
+// The `ktune` backend runs the plans on OpenMP's team (cpu_task_workers.hpp): the same results
+// as on the helper pool, direct and Winograd paths, small blocks (many tasks), every epilogue.
+TEST(Conv2dCpuPlan, OnOpenMPsTeamMatchesFloat64) {
+  const cpu_conv::ScopedTaskWorkers on(cpu_conv::TaskWorkers::openmp);
+  for (const Shape& s : shapes()) {
+    Case c(s);
+    for (const PlanBlocking& bl :
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}}) {
+      ConvPlan plan(s, c.filter.data(), 2, bl);
+      for (int mask : {0, 7})
+        EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))
+            << name(s) << " epilogue=" << mask << " kc=" << bl.kc;
+    }
+  }
+}
+
 TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
   const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
   Case c(s);

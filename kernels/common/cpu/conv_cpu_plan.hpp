@@ -38,7 +38,7 @@
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
 #include "kernels/common/cpu/conv_cpu_winograd.hpp"
-#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 
 namespace ktune::kernels::cpu_conv {
 
@@ -285,7 +285,6 @@ class ConvPlan {
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
-    using gemm::cpu::packed_detail::run_tasks;
     if (winograd_) return winograd_->run(input, output, e);
     if (padded_) {  // the interior of the padded copy, image rows split among the threads
       const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);
