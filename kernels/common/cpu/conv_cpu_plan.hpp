@@ -7,7 +7,7 @@
 //     that a call never re-packs it (ktune::conv2d's im2col and 1×1 kinds pack it on every call,
 //     once per thread task: at batch 1 that packing cost as much as the arithmetic);
 //   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
-//     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
+//     of the packed GEMM or the caller's OpenMP team (cpu_task_workers.hpp);
 //   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs;
 //   - for a padded layer, a zero-bordered copy of the input (only its interior is written per
 //     call), so that no window leaves the image.
