@@ -1,14 +1,15 @@
 // `auto`: each convolution and fully connected layer on whichever of the `ktune` and `onednn`
-// backends runs it faster on this machine, chosen once per layer at prepare time by timing both
-// on the layer's shape with the sweep's repetition rule (ktune/timing_loop.hpp) and random
-// data. Switching between the candidates costs what no per-layer timing sees (each one's idle
-// threads spin on the cores the other needs), so the engine then times the whole network per
-// layer, all on ktune and all on oneDNN (Backend::variants) and keeps the fastest. A conv is timed
-// twice: alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
-// epilogue, oneDNN's conv is followed by the host add), because the engine calls conv2d_add for the
-// convs that end a residual block and the winner can differ. Pooling, adds and softmax run on the
-// candidate whose threads the variant uses. All backends here work on plain host memory, so the
-// candidates read and write the buffers this backend allocates.
+// backends runs it faster on this machine, chosen once per layer at prepare time by timing both on
+// the layer's shape with the sweep's repetition rule (ktune/timing_loop.hpp) and random data.
+// Switching between the candidates costs what no per-layer timing sees (caches; and, before the
+// conv plans ran on OpenMP's team, each one's idle threads spinning on the cores the other needed),
+// so the engine then times the whole network per layer, all on ktune and all on oneDNN
+// (Backend::variants) and keeps the fastest. A conv is timed twice: alone, and followed by the
+// residual add it may carry (ktune fuses the add into the conv's epilogue, oneDNN's conv is
+// followed by the host add), because the engine calls conv2d_add for the convs that end a residual
+// block and the winner can differ. Pooling, adds and softmax run on the candidate whose threads the
+// variant uses. All backends here work on plain host memory, so the candidates read and write the
+// buffers this backend allocates.
 #include <fmt/format.h>
 
 #include <algorithm>
