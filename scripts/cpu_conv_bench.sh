@@ -11,8 +11,8 @@
 #      -> OUT_DIR/networks-workers.csv, networks-workers.txt;
 #   2. conv_plan_bench on every distinct conv / fc layer of both networks at both batches: the
 #      CPU conv plan as the backend runs it (on OpenMP's team; variant `plan`: Winograd
-#      F(4×4, 3×3) on the 3×3 stride-1 layers over >= 16 channels, all of K in one block
-#      elsewhere), without Winograd
+#      F(4×4, 3×3) on the 3×3 stride-1 layers over >= 16 channels, F(2×2) where F(4×4) has
+#      fewer than 12 tiles, all of K in one block elsewhere), without Winograd
 #      (`direct`), with F(2×2) (`wino2`) and with the K blocks it ran before (`kc256k`: all of K
 #      only where the widest task's patch matrix has <= 256K floats) against oneDNN at its best
 #      per layer (convolution_auto, or its Winograd where oneDNN has one and it is faster; the

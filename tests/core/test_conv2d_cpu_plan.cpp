@@ -210,9 +210,10 @@ TEST(Conv2dCpuPlan, WinogradRunsThe3x3Stride1LayersOverEnoughChannels) {
     return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl)
         .winograd_m();
   };
-  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);    // ResNet-50's layer1 3×3
-  EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);    // VGG16's stem: c = 3
-  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 0);   // layer4 at batch 1: 4 tiles
+  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);   // ResNet-50's layer1 3×3
+  EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);   // VGG16's stem: c = 3
+  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 2);  // layer4 at batch 1: 4 F(4×4) tiles, 16 F(2×2)
+  EXPECT_EQ(m(shape(1, 5, 512, 512, 3, 1, 1)), 0);   // 4 F(4×4) tiles, 9 F(2×2): direct
   EXPECT_EQ(m(shape(3, 7, 512, 512, 3, 1, 1)), 4);   // at batch 3: 12 tiles
   EXPECT_EQ(m(shape(1, 56, 128, 128, 3, 2, 1)), 0);  // stride 2
   EXPECT_EQ(m(shape(1, 56, 64, 64, 1, 1, 0)), 0);    // 1×1
