@@ -8,7 +8,8 @@
 // host layers use (kernels/common/cpu/cpu_task_workers.hpp): with the packed GEMM's own helper
 // pool instead (`ktune_pool`), libgomp's workers, spinning ~7.5 ms after each of oneDNN's
 // parallel regions, shared a core with the pool's helper at the start of every ktune inference
-// that followed a oneDNN one.
+// that followed a oneDNN one. On a loaded machine `ktune_pool` is the robust one: an OpenMP region
+// waits for a descheduled worker, the pool's caller runs the tasks no helper has claimed.
 #include <fmt/format.h>
 #include <omp.h>
 
