@@ -10,7 +10,8 @@
 // implementation for the layer, as that too (`onednn_winograd`, reorders from / to NHWC
 // included): the faster by median is the reference (onednn_ms, onednn_impl names it; both
 // medians in onednn_auto_ms, onednn_winograd_ms). Variants are named presets of PlanBlocking, so
-// that a change of the plan can be measured against the old path on the same machine state.
+// that a change of the plan can be measured against the old path on the same machine state. The
+// plans run on OpenMP's team like the `ktune` backend (--workers pool: the helper pool).
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -87,7 +88,7 @@ double time_ms(F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string network = "resnet50", csv, variants = "plan", only;
+  std::string network = "resnet50", csv, variants = "plan", only, workers = "openmp";
   int64_t batch = 1;
   int reps = 20, burst = 2, pause_ms = 5, threads = 0;
   CLI::App app{"conv_plan_bench: the ktune CPU conv plan (blocking variants) vs oneDNN per layer"};
@@ -100,6 +101,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 256));
   app.add_option("--variants", variants, "comma-separated plan presets (plan, ...)");
   app.add_option("--only", only, "time only the layers whose name contains this");
+  app.add_option("--workers", workers,
+                 "the plans' threads: openmp (OpenMP's team, as the ktune backend) or pool (the "
+                 "packed GEMM's helper pool, as ktune_pool)")
+      ->check(CLI::IsMember({"openmp", "pool"}));
   app.add_option("--csv", csv, "append the rows to this CSV");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -114,6 +119,8 @@ int main(int argc, char** argv) {
       at = end + 1;
     }
     if (threads > 0) omp_set_num_threads(threads);  // oneDNN's (OpenMP) threads
+    const kc::ScopedTaskWorkers on(workers == "pool" ? kc::TaskWorkers::pool
+                                                     : kc::TaskWorkers::openmp);
     nn::register_cpu_backends();
     const nn::Network net = nn::make_network(network, batch);
     std::ofstream out;

@@ -2,14 +2,14 @@
 // (kCandidates: `ktune`, `onednn`, `onednn_winograd`) runs it fastest on this machine, chosen
 // once per layer at prepare time by timing each on the layer's shape with the sweep's repetition
 // rule (ktune/timing_loop.hpp) and random data. Switching between the candidates costs what no
-// per-layer timing sees (each one's idle threads spin on the cores the others need), so the
-// engine then times the whole network per layer and all on each candidate (Backend::variants)
-// and keeps the fastest. A conv is timed twice: alone, and followed by the residual add it may
-// carry (ktune fuses the add into the conv's epilogue, the oneDNN backends' convs are followed by
-// their host add), because the engine calls conv2d_add for the convs that end a residual block
-// and the winner can differ. Pooling, adds and softmax run on the candidate whose threads the
-// variant uses. All backends here work on plain host memory, so the candidates read and write the
-// buffers this backend allocates.
+// per-layer timing sees (caches; and, before the conv plans ran on OpenMP's team, each one's idle
+// threads spinning on the cores the others needed), so the engine then times the whole network per
+// layer and all on each candidate (Backend::variants) and keeps the fastest. A conv is timed twice:
+// alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
+// epilogue, the oneDNN backends' convs are followed by their host add), because the engine calls
+// conv2d_add for the convs that end a residual block and the winner can differ. Pooling, adds and
+// softmax run on the candidate whose threads the variant uses. All backends here work on plain host
+// memory, so the candidates read and write the buffers this backend allocates.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -31,8 +31,8 @@
 #include <vector>
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 #include "kernels/common/cpu/gemm_cpu_packed.hpp"
-#include "kernels/common/cpu/gemm_cpu_pool.hpp"
 
 // The functions with AVX512_BF16 instructions (the conversions, the tile and their callers),
 // compiled for it whatever the build's target.
@@ -189,14 +189,14 @@ class Bf16ConvPlan {
         for (int64_t jp = panels * t / parts; jp < panels * (t + 1) / parts; ++jp)
           pack_panel(in, jp);
       };
-      kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, pack);
+      kernels::cpu_conv::run_tasks(parts, threads_, pack);
     }
     const int64_t tasks = col_parts_ * row_parts_;
     auto task = [&](int64_t t) { run_task(t / row_parts_, t % row_parts_, in, out, e); };
     if (tasks == 1)
       task(0);
     else
-      kernels::gemm::cpu::packed_detail::run_tasks(tasks, threads_, task);
+      kernels::cpu_conv::run_tasks(tasks, threads_, task);
   }
 
  private:
@@ -307,7 +307,7 @@ class Bf16ConvPlan {
     const int64_t parts = std::min<int64_t>(2 * threads_, (count + 4095) / 4096);
     auto edge = [&](int64_t t) { return t == parts ? count : count * t / parts / 16 * 16; };
     auto convert = [&](int64_t t) { convert_range(in, dst, edge(t), edge(t + 1)); };
-    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, convert);
+    kernels::cpu_conv::run_tasks(parts, threads_, convert);
     return dst;
   }
 

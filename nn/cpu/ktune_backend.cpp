@@ -3,8 +3,14 @@
 // packed for the register tile, the split into thread tasks and the workspaces fixed, bias and
 // ReLU (and, through conv2d_add, the residual add) applied as each output tile leaves the
 // registers. A fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
-// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' thread
-// pool too (nn/cpu/plan_backend.hpp). Nothing is allocated per inference.
+// channels with the [out][in] weight as its KRSC filter. Pooling and adds run on the plans' threads
+// too (nn/cpu/plan_backend.hpp). Nothing is allocated per inference. The threads are OpenMP's team,
+// the ones oneDNN and the host layers use (kernels/common/cpu/cpu_task_workers.hpp): with the
+// packed GEMM's own helper pool instead (`ktune_pool`), libgomp's workers, spinning ~7.5 ms after
+// each of oneDNN's parallel regions, shared a core with the pool's helper at the start of every
+// ktune inference that followed a oneDNN one. On a loaded machine `ktune_pool` is the robust one:
+// an OpenMP region waits for a descheduled worker, the pool's caller runs the tasks no helper has
+// claimed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,7 +31,10 @@ namespace kc = ktune::kernels::cpu_conv;
 
 class KtuneBackend final : public PlanBackend {
  public:
-  std::string name() const override { return "ktune"; }
+  explicit KtuneBackend(kc::TaskWorkers workers) : PlanBackend(workers) {}
+  std::string name() const override {
+    return workers_ == kc::TaskWorkers::openmp ? "ktune" : "ktune_pool";
+  }
 
  private:
   struct Layer {
@@ -41,6 +50,7 @@ class KtuneBackend final : public PlanBackend {
   void run(int layer, const float* in, float* out, const float* residual, bool relu) override {
     const auto it = layers_.find(layer);
     if (it == layers_.end()) throw Error(fmt::format("ktune: layer {} was not prepared", layer));
+    const kc::ScopedTaskWorkers workers(workers_);
     it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
   }
 
@@ -53,7 +63,11 @@ void register_ktune_backend() {
   register_backend("ktune",
                    "ktune's CPU conv plans (filter packed once, fused bias/residual/ReLU) for conv "
                    "and fc",
-                   [] { return std::make_unique<KtuneBackend>(); });
+                   [] { return std::make_unique<KtuneBackend>(kc::TaskWorkers::openmp); });
+  register_backend("ktune_pool",
+                   "`ktune` with the tasks on the packed GEMM's helper pool instead of OpenMP's "
+                   "team (its former threads: spinning beside oneDNN's OpenMP workers)",
+                   [] { return std::make_unique<KtuneBackend>(kc::TaskWorkers::pool); });
 }
 
 }  // namespace ktune::nn::cpu

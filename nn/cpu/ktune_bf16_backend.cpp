@@ -36,7 +36,8 @@ namespace {
 
 class KtuneBf16Backend final : public PlanBackend {
  public:
-  KtuneBf16Backend() {
+  // On OpenMP's team like `ktune` (the threads onednn_bf16 and the host layers use).
+  KtuneBf16Backend() : PlanBackend(kernels::cpu_conv::TaskWorkers::openmp) {
     if (const std::string missing = bf16_missing(); !missing.empty())
       throw Error("ktune_bf16: " + missing);
   }
@@ -58,6 +59,7 @@ class KtuneBf16Backend final : public PlanBackend {
     const auto it = layers_.find(layer);
     if (it == layers_.end())
       throw Error(fmt::format("ktune_bf16: layer {} was not prepared", layer));
+    const kernels::cpu_conv::ScopedTaskWorkers workers(workers_);
     it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
   }
 

@@ -1,22 +1,25 @@
 #pragma once
-// A CPU backend that runs each conv and fc layer through a plan built at prepare time on the
-// packed GEMM's helper-thread pool (kernels/common/cpu/gemm_cpu_pool.hpp: `ktune`,
-// `ktune_bf16`): a fully connected layer is the 1×1 convolution of `batch` 1×1 images of `in`
-// channels with the [out][in] weight as its KRSC filter; the residual add is fused
-// (conv2d_add); pooling and adds run on the same pool, since with OpenMP's threads as well each
-// pool's idle threads would spin on the cores the other needs.
+// A CPU backend that runs each conv and fc layer through a plan built at prepare time (`ktune`,
+// `ktune_pool`, `ktune_bf16`), its tasks on OpenMP's team or the packed GEMM's helper pool
+// (kernels/common/cpu/cpu_task_workers.hpp says why the team is the default): a fully connected
+// layer is the 1×1 convolution of `batch` 1×1 images of `in` channels with the [out][in] weight as
+// its KRSC filter; the residual add is fused (conv2d_add); pooling and adds run on the plans'
+// threads, since with two sets of threads each set's idle threads spin on the cores the other
+// needs.
 #include <omp.h>
 
 #include <algorithm>
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
-#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 #include "nn/cpu/host_backend.hpp"
 
 namespace ktune::nn::cpu {
 
 class PlanBackend : public HostBackend {
  public:
+  explicit PlanBackend(kernels::cpu_conv::TaskWorkers workers) : workers_(workers) {}
+
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     add_layer(layer, {d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad}, filter, bias);
   }
@@ -45,10 +48,12 @@ class PlanBackend : public HostBackend {
   void parallel_for(int64_t n, RangeFn run, const void* body) override {
     const int64_t parts = std::min<int64_t>(n, 2 * threads_);
     auto part = [&](int64_t i) { run(body, n * i / parts, n * (i + 1) / parts); };
-    kernels::gemm::cpu::packed_detail::run_tasks(parts, threads_, part);
+    const kernels::cpu_conv::ScopedTaskWorkers workers(workers_);
+    kernels::cpu_conv::run_tasks(parts, threads_, part);
   }
 
   int threads_ = std::max(omp_get_max_threads(), 1);
+  kernels::cpu_conv::TaskWorkers workers_;
 };
 
 }  // namespace ktune::nn::cpu

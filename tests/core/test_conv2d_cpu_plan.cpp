@@ -128,6 +128,22 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
   }
 }
 
+// The `ktune` backend runs the plans on OpenMP's team (cpu_task_workers.hpp): the same results
+// as on the helper pool, direct and Winograd paths, small blocks (many tasks), every epilogue.
+TEST(Conv2dCpuPlan, OnOpenMPsTeamMatchesFloat64) {
+  const cpu_conv::ScopedTaskWorkers on(cpu_conv::TaskWorkers::openmp);
+  for (const Shape& s : shapes()) {
+    Case c(s);
+    for (const PlanBlocking& bl :
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}}) {
+      ConvPlan plan(s, c.filter.data(), 2, bl);
+      for (int mask : {0, 7})
+        EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))
+            << name(s) << " epilogue=" << mask << " kc=" << bl.kc;
+    }
+  }
+}
+
 TEST(Conv2dCpuPlan, FilterIsPackedOnceAtConstruction) {
   const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
   Case c(s);
@@ -194,9 +210,10 @@ TEST(Conv2dCpuPlan, WinogradRunsThe3x3Stride1LayersOverEnoughChannels) {
     return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), 2, bl)
         .winograd_m();
   };
-  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);    // ResNet-50's layer1 3×3
-  EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);    // VGG16's stem: c = 3
-  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 0);   // layer4 at batch 1: 4 tiles
+  EXPECT_EQ(m(shape(1, 56, 64, 64, 3, 1, 1)), 4);   // ResNet-50's layer1 3×3
+  EXPECT_EQ(m(shape(1, 224, 3, 64, 3, 1, 1)), 0);   // VGG16's stem: c = 3
+  EXPECT_EQ(m(shape(1, 7, 512, 512, 3, 1, 1)), 2);  // layer4 at batch 1: 4 F(4×4) tiles, 16 F(2×2)
+  EXPECT_EQ(m(shape(1, 5, 512, 512, 3, 1, 1)), 0);   // 4 F(4×4) tiles, 9 F(2×2): direct
   EXPECT_EQ(m(shape(3, 7, 512, 512, 3, 1, 1)), 4);   // at batch 3: 12 tiles
   EXPECT_EQ(m(shape(1, 56, 128, 128, 3, 2, 1)), 0);  // stride 2
   EXPECT_EQ(m(shape(1, 56, 64, 64, 1, 1, 0)), 0);    // 1×1

@@ -22,8 +22,8 @@ inline std::vector<std::string> cpu_backend_names() {
   register_cpu_backends();
   std::vector<std::string> names;
   for (const auto& [name, summary] : backend_list())
-    if (name == "reference" || name == "ktune" || name == "onednn" || name == "onednn_winograd" ||
-        name == "auto")
+    if (name == "reference" || name == "ktune" || name == "ktune_pool" || name == "onednn" ||
+        name == "onednn_winograd" || name == "auto")
       names.push_back(name);
   return names;
 }

@@ -7,7 +7,7 @@
 //     that a call never re-packs it (ktune::conv2d's im2col and 1×1 kinds pack it on every call,
 //     once per thread task: at batch 1 that packing cost as much as the arithmetic);
 //   - the split of C into tasks (channel panels × pixel columns) for the shared helper-thread pool
-//     of the packed GEMM (kernels/common/cpu/gemm_cpu_pool.hpp);
+//     of the packed GEMM or the caller's OpenMP team (cpu_task_workers.hpp);
 //   - one B workspace per thread (kc × the widest task's columns), claimed by a task while it runs;
 //   - for a padded layer, a zero-bordered copy of the input (only its interior is written per
 //     call), so that no window leaves the image.
@@ -38,7 +38,7 @@
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
 #include "kernels/common/cpu/conv_cpu_winograd.hpp"
-#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 
 namespace ktune::kernels::cpu_conv {
 
@@ -74,6 +74,9 @@ struct PlanBlocking {
   // batch 1: 4 tiles) read the transformed filter, 4× the filter's size for F(4×4), for too
   // little arithmetic: the direct path (7×7 × 512 at batch 1, 2 threads, minima on the loaded
   // EPYC: 1.22 ms Winograd, 0.65 direct; 14×14 × 256, 16 tiles: 0.66 Winograd, 1.18 direct).
+  // With winograd_m = 4, a layer with too few F(4×4) tiles but enough F(2×2) ones (those 7×7
+  // maps: 16) runs F(2×2): 0.64 ms median against 0.74 direct on the quiet EPYC
+  // (results/amd-epyc-2c/networks-cpuconv, variants wino2 and plan, layer4.1.conv2 at batch 1).
   int64_t winograd_min_call_tiles = 12;
 };
 
@@ -228,15 +231,18 @@ class ConvPlan {
     threads_ = std::max(threads, 1);
     // Too little work to pay for waking a helper (the packed GEMM's threshold).
     if (double(s.gemm_m()) * double(s.k) * double(ck) < 64.0 * 1024) threads_ = 1;
-    if ((bl.winograd_m == 2 || bl.winograd_m == 4) && s.c >= kWinogradMinChannels &&
-        WinogradPlan::applies(s) &&
-        s.n * ((s.p() + bl.winograd_m - 1) / bl.winograd_m) *
-                ((s.q() + bl.winograd_m - 1) / bl.winograd_m) >=
-            bl.winograd_min_call_tiles) {
-      const int64_t a = bl.winograd_m + 2;
+    const auto call_tiles = [&](int64_t m) {
+      return s.n * ((s.p() + m - 1) / m) * ((s.q() + m - 1) / m);
+    };
+    int m = bl.winograd_m;
+    // Too few F(4×4) tiles, enough F(2×2) ones: F(2×2) (below, winograd_min_call_tiles).
+    if (m == 4 && call_tiles(4) < bl.winograd_min_call_tiles) m = 2;
+    if ((m == 2 || m == 4) && s.c >= kWinogradMinChannels && WinogradPlan::applies(s) &&
+        call_tiles(m) >= bl.winograd_min_call_tiles) {
+      const int64_t a = m + 2;
       const int64_t tiles =
           std::max(bl.winograd_floats / (a * a * (s.c + s.k)), bl.winograd_min_tiles);
-      winograd_ = std::make_unique<WinogradPlan>(s, filter, bl.winograd_m, threads_, tiles);
+      winograd_ = std::make_unique<WinogradPlan>(s, filter, m, threads_, tiles);
       return;
     }
     filter_ = aligned_floats(size_t(panels * ck * kMR));
@@ -285,7 +291,6 @@ class ConvPlan {
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
-    using gemm::cpu::packed_detail::run_tasks;
     if (winograd_) return winograd_->run(input, output, e);
     if (padded_) {  // the interior of the padded copy, image rows split among the threads
       const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);

@@ -24,7 +24,7 @@
 #include <memory>
 
 #include "kernels/common/cpu/conv_cpu_tile.hpp"
-#include "kernels/common/cpu/gemm_cpu_pool.hpp"
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 #include "kernels/common/cpu/winograd_tables.hpp"
 
 namespace ktune::kernels::cpu_conv {
@@ -222,7 +222,6 @@ class WinogradPlan {
 
   template <int M>
   void run_m(const float* input, float* output, const Epilogue& e) {
-    using gemm::cpu::packed_detail::run_tasks;
     const int planes = a_ * a_;
     for (int64_t first = 0; first < tiles_; first += block_) {
       const int64_t count = std::min(block_, tiles_ - first);
