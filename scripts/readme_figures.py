@@ -217,8 +217,8 @@ def networks_cpu(d):
     out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the four backends taking "
            f"turns in one process; the `ktune` backend's conv plans (Winograd F(4x4, 3x3) on 3x3 "
            f"stride-1 layers) have fixed blocking, no selector; oneDNN at its best is the faster of "
-           f"`onednn` and `onednn_winograd`; `auto` keeps the fastest of per-layer picks between "
-           f"ktune and `onednn`, ktune alone and `onednn` alone; {d.link(rel)}):", "",
+           f"`onednn` and `onednn_winograd`; `auto` keeps the fastest of per-layer picks among "
+           f"ktune, `onednn` and `onednn_winograd` and each of them alone; {d.link(rel)}):", "",
            "| network | batch | threads | ktune | oneDNN | oneDNN Winograd | auto "
            "| ktune / oneDNN at its best | auto / best single |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
