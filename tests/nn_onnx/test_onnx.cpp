@@ -320,7 +320,8 @@ TEST_P(OnnxEngine, MatMulWithAddedBiasAgreesWithFloat64) {
 }
 
 // The registered backends of one device: the CPU's, or the CUDA ones (nn/cuda) where built, in
-// FP32 (the tf32 / bf16 ones have their own bounds: tests/nn_cuda/test_cuda_precision.cpp).
+// FP32 (the tf32 / bf16 ones have their own bounds: tests/nn_cuda/test_cuda_precision.cpp,
+// tests/nn/test_bf16_backends.cpp).
 std::vector<std::string> backends(bool cuda) {
   register_cpu_backends();
 #ifdef KTUNE_NN_CUDA
@@ -328,7 +329,7 @@ std::vector<std::string> backends(bool cuda) {
 #endif
   std::vector<std::string> names;
   for (const auto& [name, summary] : backend_list())
-    if (OnnxEngine::is_cuda(name) == cuda && !name.ends_with("-tf32") && !name.ends_with("-bf16"))
+    if (OnnxEngine::is_cuda(name) == cuda && !name.ends_with("-tf32") && !name.ends_with("bf16"))
       names.push_back(name);
   return names;
 }
