@@ -13,3 +13,13 @@ mkdir -p "$out"
 # Work-group sizes of the stencil family: H100 and the AMD EPYC share 12 problems.
 "$ktune" cross-device --data results/h100-80gb-hbm3/stencil.csv.gz \
   --data results/amd-epyc-2c/stencil-small.csv.gz --markdown "$out/stencil-h100-epyc.md"
+# GEMM FP32 on the CPU's packedz kind: the AMD EPYC (2 cores) and the Intel Xeon host of the lent
+# H100 machine (16 cores) swept dnn-sample over the same 144 configs; the EPYC's dataset also holds
+# the packed kind and the vendors, which the Xeon's does not: cut to the shared space first.
+amd_packedz=$(mktemp --suffix=.csv.gz)
+trap 'rm -f "$amd_packedz"' EXIT
+zcat results/amd-epyc-2c/gemm-dnn-sample-packedz-2.csv.gz |
+  awk -F, 'NR == 1 || $4 ~ /^kind=packedz;/' | gzip > "$amd_packedz"
+"$ktune" cross-device --data "$amd_packedz" \
+  --data results/xeon-16c-h100-host/gemm-dnn-sample-packedz.csv.gz \
+  --markdown "$out/gemm-fp32-amd-epyc-intel-xeon.md"
