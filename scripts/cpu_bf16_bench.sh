@@ -21,25 +21,13 @@ start=$(date +%s)
 BACKENDS=ktune_bf16,onednn_bf16,ktune,onednn "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
   "${BATCHES:-1 16}" 20 5
 /usr/bin/python3 "$here/examples/networks/networks_bf16_md.py" "$out" > "$out/networks-bf16.md"
-/usr/bin/python3 - "$out" "$0 $*" <<'PY'
-import json, os, sys
-out, command = sys.argv[1:3]
-path = os.path.join(out, "run.json")
-run = json.load(open(path))
-run["command"] = command
-run["files"] = sorted(f for f in os.listdir(out) if f != "run.json")
-summary = open(os.path.join(out, "networks-bf16.md")).read().strip().splitlines()[-1]
-run["measures"] = ("VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 "
-                   "accumulation; FP32 activations between layers, rounded to bf16 inside each "
-                   "layer) on ktune_bf16 and onednn_bf16, beside FP32 ktune and onednn, taking turns "
-                   "in one process, whole network and per layer, batch "
-                   + os.environ.get("BATCHES", "1 16") + " (networks-bf16.md). "
-                   + summary.removeprefix("summary: ")
-                   + ". ktune_bf16 has fixed blocking, no selector: nothing tuned on these shapes")
-run["vendors"] = ("oneDNN 2.6.3 bf16 convolution / inner product (convolution_auto, formats any, "
-                  "the reorder of the FP32 NHWC input to bf16 and of the output back counted; "
-                  "implementation per layer in networks-layers.csv choice)")
-json.dump(run, open(path, "w"), indent=2)
-print(run["measures"])
-PY
+summary=$(tail -n 1 "$out/networks-bf16.md")
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
+  "VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 accumulation; FP32 \
+activations between layers, rounded to bf16 inside each layer) on ktune_bf16 and onednn_bf16, \
+beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
+${BATCHES:-1 16} (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
+selector: nothing tuned on these shapes" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
+product (convolution_auto, formats any, the reorder of the FP32 NHWC input to bf16 and of the \
+output back counted; implementation per layer in networks-layers.csv choice)"
 echo "cpu_bf16_bench: $(( $(date +%s) - start )) s"

@@ -79,21 +79,12 @@ for batch in $batches; do
   done
 done
 echo "load after conv_plan_bench: $(cat /proc/loadavg)" >> "$out/cpu.txt"
-/usr/bin/python3 - "$out" "$0 $*" <<'PY'
-import json, os, sys
-out, command = sys.argv[1:3]
-path = os.path.join(out, "run.json")
-run = json.load(open(path))
-run["command"] = command
-run["files"] = sorted(f for f in os.listdir(out) if f != "run.json")
-run["measures"] += ("; per distinct conv/fc layer (conv-plan-layers.csv, conv_plan_bench): the "
-                    "CPU conv plan (plan = as the ktune backend runs it, Winograd F(4x4) on 3x3 "
-                    "stride-1 layers; direct = without Winograd; wino2 = F(2x2); kc256k = the "
-                    "former K blocking) vs oneDNN at its best per layer (convolution_auto or its "
-                    "Winograd, the faster, named in onednn_impl; + its residual add where ktune "
-                    "fuses one), taking turns, medians and minima; networks-workers.csv: "
-                    "ktune (plans on OpenMP's team) vs ktune_pool (on the helper pool), each "
-                    "beside onednn_winograd in its own process, alternating (twice at batch 1)")
-json.dump(run, open(path, "w"), indent=2)
-PY
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --append-measures \
+  "per distinct conv/fc layer (conv-plan-layers.csv, conv_plan_bench): the CPU conv plan (plan = \
+as the ktune backend runs it, Winograd F(4x4) on 3x3 stride-1 layers; direct = without Winograd; \
+wino2 = F(2x2); kc256k = the former K blocking) vs oneDNN at its best per layer (convolution_auto \
+or its Winograd, the faster, named in onednn_impl; + its residual add where ktune fuses one), \
+taking turns, medians and minima; networks-workers.csv: ktune (plans on OpenMP's team) vs \
+ktune_pool (on the helper pool), each beside onednn_winograd in its own process, alternating \
+(twice at batch 1)" > /dev/null
 echo "cpu_conv_bench: $(( $(date +%s) - start )) s"
