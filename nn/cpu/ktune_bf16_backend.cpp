@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/common/cpu/cpu_bf16_support.hpp"
 #include "ktune/error.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/bf16_backends.hpp"
@@ -23,12 +24,15 @@
 namespace ktune::nn::cpu {
 
 std::string bf16_missing() {
-#if defined(__AVX512F__)
-  if (__builtin_cpu_supports("avx512bf16")) return "";
-  return "this CPU does not report AVX512_BF16 (vdpbf16ps)";
-#else
+  switch (kernels::cpu_isa::avx512_bf16_support()) {
+    case kernels::cpu_isa::Bf16Support::ok:
+      return "";
+    case kernels::cpu_isa::Bf16Support::cpu_without_avx512_bf16:
+      return "this CPU does not report AVX512_BF16 (vdpbf16ps)";
+    case kernels::cpu_isa::Bf16Support::build_without_avx512:
+      break;
+  }
   return "this build's kernels target a CPU without AVX-512";
-#endif
 }
 
 #if defined(__AVX512F__)

@@ -7,6 +7,7 @@
 
 #include <iterator>
 
+#include "kernels/common/cpu/cpu_bf16_support.hpp"
 #include "ktune/error.hpp"
 
 #if defined(__AVX512F__)
@@ -68,13 +69,15 @@ void run_packedz(const Args& args, const PackedParams& p) {
 }
 
 std::string packedz_bf16_missing() {
-#if defined(__AVX512F__)
-  // The instruction set, not the build's -march: the kernels carry their own target.
-  if (__builtin_cpu_supports("avx512bf16")) return "";
-  return "packedz bf16 needs AVX512_BF16 (vdpbf16ps): this CPU does not report it";
-#else
+  switch (kernels::cpu_isa::avx512_bf16_support()) {
+    case kernels::cpu_isa::Bf16Support::ok:
+      return "";
+    case kernels::cpu_isa::Bf16Support::cpu_without_avx512_bf16:
+      return "packedz bf16 needs AVX512_BF16 (vdpbf16ps): this CPU does not report it";
+    case kernels::cpu_isa::Bf16Support::build_without_avx512:
+      break;
+  }
   return "packedz bf16 needs AVX-512: this build's kernels target a CPU without it";
-#endif
 }
 
 void run_packedz_bf16(const Bf16Args& args, const PackedParams& p) {
