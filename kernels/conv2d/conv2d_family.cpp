@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/common/gemm_shape.hpp"
@@ -60,6 +61,12 @@ Shape shape_of(const Problem& p) {
   if (k * r * s * c > kMaxElements) fail("the filter exceeds 2^31 - 1 elements");
   if (n * p_out * q_out * k > kMaxElements) fail("the output exceeds 2^31 - 1 elements");
   Shape out;
+  if (std::find(p.names.begin(), p.names.end(), "precision") != p.names.end()) {
+    const double code = p.get("precision");
+    if (code != 0 && code != 2 && code != 3)
+      fail("precision must be 0 (fp32), 2 (bf16) or 3 (fp16)");
+    out.precision = gemm::Precision(int(code));
+  }
   out.n = int64_t(n);
   out.h = int64_t(h);
   out.w = int64_t(w);
@@ -77,12 +84,28 @@ Problem problem_of(const Shape& s, std::vector<std::string> tags) {
   p.names = kFeatureNames;
   p.values = {double(s.n), double(s.h), double(s.w),      double(s.c),  double(s.k),
               double(s.r), double(s.s), double(s.stride), double(s.pad)};
+  if (s.precision != gemm::Precision::fp32) {  // absent means fp32: FP32 keys stay as they were
+    p.names.push_back("precision");
+    p.values.push_back(double(int(s.precision)));
+  }
   p.tags = std::move(tags);
   return p;
 }
 
+gemm::Precision parse_precision(const std::string& text) {
+  for (gemm::Precision p : {gemm::Precision::fp32, gemm::Precision::bf16, gemm::Precision::fp16})
+    if (text == gemm::precision_name(p)) return p;
+  throw Error(fmt::format("unknown conv2d precision '{}' (fp32, bf16, fp16)", text));
+}
+
+Problem with_precision(const Problem& problem, gemm::Precision precision) {
+  Shape s = shape_of(problem);
+  s.precision = precision;
+  return problem_of(s, problem.tags);
+}
+
 double error_bound(const Shape& s, int winograd_m) {
-  const double direct = gemm::error_bound(s.gemm_k());
+  const double direct = gemm::error_bound(s.gemm_k(), s.precision);
   if (winograd_m == 2) return 8.0 * direct;
   if (winograd_m == 4) return 64.0 * direct;
   return direct;

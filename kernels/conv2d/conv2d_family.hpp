@@ -10,7 +10,10 @@
 //   output NHWC  [n][p][q][k]   with p = (h + 2·pad − r) / stride + 1, q likewise with w, s.
 //   out[n][p][q][k] = Σ_{r,s,c} in[n][p·stride − pad + r][q·stride − pad + s][c] · f[k][r][s][c]
 //
-// Problem features, in order: n, h, w, c, k, r, s, stride, pad.
+// Problem features, in order: n, h, w, c, k, r, s, stride, pad; then optionally `precision`
+// (gemm::Precision codes: 0 fp32, 2 bf16, 3 fp16; absent means fp32, so FP32 problems keep their
+// keys and data). bf16 / fp16: input and filter in that 16-bit format, FP32 accumulation and FP32
+// output. Workload variants "vgg16-conv@bf16" give a workload's problems in a precision.
 //
 // Space: the union of kinds (kernels/conv2d/conv2d_kinds.hpp). The CPU kinds come first, then
 // the CUDA kinds; config ids are the kinds' offsets plus mixed-radix indices, so the order of
@@ -28,9 +31,21 @@ namespace ktune::kernels::conv2d {
 // Validates every feature; throws Error "conv2d problem '<key>': <what>" (one line).
 Shape shape_of(const Problem& p);
 Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
+// "fp32" -> Precision::fp32, "bf16", "fp16"; throws Error naming the text for anything else.
+gemm::Precision parse_precision(const std::string& text);
+// The problem in precision p (the feature added, replaced or, for fp32, dropped).
+Problem with_precision(const Problem& problem, gemm::Precision p);
 
-// Relative Frobenius-norm error allowed against the float64 reference. Direct, im2col and 1×1
-// kernels sum c·r·s products in FP32: the GEMM bound 16·eps·sqrt(c·r·s) + 1e-6. Winograd
+// Relative Frobenius-norm error allowed against the float64 reference of the FP32 data. Direct,
+// im2col and 1×1 kernels sum c·r·s products in FP32: the GEMM bound 16·eps·sqrt(c·r·s) + 1e-6.
+// A bf16 / fp16 problem's kernel multiplies the input and filter rounded once to 16 bits (unit
+// roundoff u = 2^-8 bf16, 2^-11 fp16) and accumulates the c·r·s products in FP32: the GEMM's
+// 16-bit bound gemm::error_bound(c·r·s, precision) = the FP32 term + 4u (derivation in
+// kernels/common/gemm_error_bound.cpp: each product carries a relative rounding error of at most
+// 2u, independent of the data's signs, so the relative error of the sum stays near u whatever
+// c·r·s; an implicit-GEMM convolution is that GEMM with K = c·r·s, zero padding adding exact
+// zeros). Tested with bf16 data judged by the fp16 bound, which must fail
+// (tests/core/test_conv2d_family.cpp). Winograd
 // F(m×m, 3×3) (winograd_m = 2 or 4; 0 for the other kernels) loses precision in its transforms,
 // whose constants grow with the tile: the bound is multiplied by 8 for F(2×2,3×3) and by 64
 // for F(4×4,3×3) (measured errors stay well below, see tests/core/test_conv2d_cpu.cpp).
@@ -51,6 +66,8 @@ class Conv2dFamily final : public Family {
   // The built-in workloads of conv2d_workloads.hpp (conv2d_register.cpp).
   std::vector<std::string> builtin_workloads() const override;
   Workload builtin_workload(const std::string& name) const override;
+  std::vector<Problem> workload_variant(std::vector<Problem> problems,  // "@bf16": a precision
+                                        const std::string& variant) const override;
 
  private:
   Space space_;

@@ -2,7 +2,8 @@
 // strings decoded by kernels/conv2d/cuda/conv2d_cuda_config.hpp). Appended after the CPU kinds;
 // append new kinds at the end only (see kernels/conv2d/conv2d_kinds.hpp).
 // Sizes: cuda_direct 184, cuda_im2col 37, cuda_gemm1x1 37, cuda_winograd 296: 554 configs, so an
-// H100 sweep of both networks at batch 1 and 16 fits in two 9-minute device calls.
+// H100 sweep of both networks at batch 1 and 16 fits in two 9-minute device calls. cuda_igemm_mma
+// (bf16 / fp16 problems only; the FP32 kinds refuse those) adds 40.
 #include <fmt/format.h>
 
 #include "kernels/conv2d/conv2d_kinds.hpp"
@@ -30,6 +31,14 @@ std::optional<std::string> gemm_violation(const Space& space, const Config& c) {
   if (threads < 64 || threads > 256) return fmt::format("{} GEMM threads (64..256)", threads);
   if ((bm * bk) % (threads * 4) != 0 || (bn * bk) % (threads * 4) != 0)
     return std::string("GEMM tile loads are not whole float4 vectors per thread");
+  return std::nullopt;
+}
+
+// 4 to 8 warps per block (fewer leave the tensor cores idle while a block waits on its copies).
+std::optional<std::string> igemm_mma_violation(const Space& space, const Config& c) {
+  const int warps = (space.int_value(c, "bm") / space.int_value(c, "wm")) *
+                    (space.int_value(c, "bn") / space.int_value(c, "wn"));
+  if (warps < 4 || warps > 8) return fmt::format("{} warps per block (4..8)", warps);
   return std::nullopt;
 }
 
@@ -63,6 +72,16 @@ void add_cuda_kinds(std::vector<SpaceKind>& kinds) {
   std::vector<Param> wino = {{"m", V{"2", "4"}}, {"ft", V{"pre", "each"}}, {"tv", V{"1", "4"}}};
   for (Param& p : gemm_params()) wino.push_back(std::move(p));
   kinds.push_back({"cuda_winograd", std::move(wino), gemm_violation});
+  // Implicit GEMM on the tensor cores (conv2d_igemm_mma.cuh): pixels x output channels per block,
+  // warp tiles, K tile and cp.async stages.
+  kinds.push_back({"cuda_igemm_mma",
+                   {{"bm", V{"64", "128"}},
+                    {"bn", V{"64", "128"}},
+                    {"bk", V{"32", "64"}},
+                    {"wm", V{"32", "64"}},
+                    {"wn", V{"32", "64"}},
+                    {"st", V{"3", "4"}}},
+                   igemm_mma_violation});
 }
 
 }  // namespace ktune::kernels::conv2d

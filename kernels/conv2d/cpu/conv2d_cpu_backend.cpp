@@ -43,6 +43,7 @@ class CpuSession final : public ProblemSession {
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
+    if (const auto why = fp32_only()) return refused_outcome(*why);
     const cpu::Kernel kernel = cpu::kernel_for(family_.space(), config, shape_);
     if (kernel.refusal) return refused_outcome(*kernel.refusal);
     return measure(kernel.run, policy, kernel.winograd_m);
@@ -56,6 +57,7 @@ class CpuSession final : public ProblemSession {
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
     if (vendor != "onednn" || !cpu::onednn_available())
       throw Error(fmt::format("vendor '{}' is not available on the cpu backend", vendor));
+    if (const auto why = fp32_only()) return refused_outcome(*why);
     std::unique_ptr<cpu::OnednnConv> conv;
     try {
       conv = std::make_unique<cpu::OnednnConv>(shape_);
@@ -74,6 +76,14 @@ class CpuSession final : public ProblemSession {
   }
 
  private:
+  // The CPU kernels and this oneDNN baseline compute FP32 data only: a bf16 / fp16 problem is
+  // refused rather than run at a precision it does not ask for.
+  std::optional<std::string> fp32_only() const {
+    if (shape_.precision == gemm::Precision::fp32) return std::nullopt;
+    return fmt::format("the conv2d CPU kernels and oneDNN baseline are FP32 only ({} problem)",
+                       gemm::precision_name(shape_.precision));
+  }
+
   cpu::Args args_for(Buffers& b) const {
     return {shape_, b.input.data(), b.filter.data(), b.output.data()};
   }

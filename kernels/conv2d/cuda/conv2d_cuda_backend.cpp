@@ -33,7 +33,9 @@ CudaConvConfig decode(const Space& space, const Config& config) {
   return parse_cuda_conv_config(text);
 }
 
-ConvDims dims_of(const Shape& s) { return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad}; }
+ConvDims dims_of(const Shape& s) {
+  return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, s.precision};
+}
 
 // Per-device resources shared by the backend and its sessions.
 struct Context {
@@ -80,6 +82,7 @@ class Session final : public ProblemSession {
     const std::string why = refusal(g, d);
     if (!why.empty()) return failed(what + ": " + why, Status::refused);
     try {
+      if (g.kind == CudaKind::igemm_mma) return run_igemm_mma(g, d, what, policy);
       const ConvKernels kernels = context_.kernels.kernels(g, shape_.c % 4 == 0);
       float* ws = workspace(workspace_floats(g, d));
       bool filter_ready = false;
@@ -122,6 +125,10 @@ class Session final : public ProblemSession {
                   (vendors().empty() ? std::string("none") : vendors().front()) + ")");
     }
 #if KTUNE_HAVE_CUDNN
+    if (shape_.precision != gemm::Precision::fp32)  // never an FP32 run judged as a 16-bit one
+      return failed(std::string("cudnn: this build's baseline runs FP32 data only (") +
+                        gemm::precision_name(shape_.precision) + " problem)",
+                    Status::refused);
     context_.device.make_current();
     try {
       if (!cudnn_) {
@@ -153,6 +160,25 @@ class Session final : public ProblemSession {
   }
 
  private:
+  // The tensor-core kind: 16-bit x and w, its own kernel per precision and loader.
+  Outcome run_igemm_mma(const CudaConvConfig& g, const ConvDims& d, const std::string& what,
+                        const TimingPolicy& policy) {
+    const bool vec8 = igemm_mma_vectorized(d, x(0), w(0));  // every copy has the same alignment
+    const ktune::cuda::LoadedKernel& kernel = context_.kernels.igemm_mma(g, d.precision, vec8);
+    const int max_threads = kernel.attributes().maxThreadsPerBlock;
+    return measure(
+        [&](int copy) -> std::optional<Outcome> {
+          const ConvLaunch l = launch_igemm_mma(g, kernel.function(), max_threads, d, x(copy),
+                                                w(copy), y(copy), context_.device.stream());
+          if (l.refused) return failed(what + ": " + l.message, Status::refused);
+          if (l.error != cudaSuccess)
+            return failed(ktune::cuda::describe_failure(l.error, what + ": " + l.message));
+          return std::nullopt;
+        },
+        policy, what, error_bound(shape_));
+  }
+
+  // x and w: FP32 for fp32 problems, 16-bit bits for bf16 / fp16 ones (element_bytes_ each).
   float* x(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
   float* w(int copy) const {
     return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_w_);
@@ -173,9 +199,10 @@ class Session final : public ProblemSession {
   void allocate_and_fill() {
     const size_t elems_x = size_t(shape_.input_elements());
     const size_t elems_w = size_t(shape_.filter_elements());
+    const size_t element_bytes = size_t(gemm::input_bytes(shape_.precision));
     elems_y_ = size_t(shape_.output_elements());
-    offset_w_ = align_up(elems_x * sizeof(float));
-    offset_y_ = offset_w_ + align_up(elems_w * sizeof(float));
+    offset_w_ = align_up(elems_x * element_bytes);
+    offset_y_ = offset_w_ + align_up(elems_w * element_bytes);
     copy_bytes_ = align_up(offset_y_ + elems_y_ * sizeof(float));
     // Inputs that fit twice in L2 would be timed hot: rotate among copies so that at least
     // 2 x L2 of other data is touched between two uses of the same copy.
@@ -187,11 +214,16 @@ class Session final : public ProblemSession {
     const std::vector<float> host_x = gemm::random_matrix(elems_x, seed);
     const std::vector<float> host_w = gemm::random_matrix(elems_w, seed ^ 0x9e3779b97f4a7c15ull);
     cudaStream_t stream = context_.device.stream();
-    check(cudaMemcpyAsync(x(0), host_x.data(), elems_x * sizeof(float), cudaMemcpyHostToDevice,
-                          stream),
+    // 16-bit problems: the kernels get the data rounded to nearest even; the reference keeps
+    // the FP32 values (error_bound counts the rounding), read from buffers freed after it ran.
+    const bool narrow = shape_.precision != gemm::Precision::fp32;
+    const std::vector<uint16_t> bits_x = gemm::to_input_bits(host_x, shape_.precision);
+    const std::vector<uint16_t> bits_w = gemm::to_input_bits(host_w, shape_.precision);
+    const void* src_x = narrow ? static_cast<const void*>(bits_x.data()) : host_x.data();
+    const void* src_w = narrow ? static_cast<const void*>(bits_w.data()) : host_w.data();
+    check(cudaMemcpyAsync(x(0), src_x, elems_x * element_bytes, cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync(input of " + key_ + ")");
-    check(cudaMemcpyAsync(w(0), host_w.data(), elems_w * sizeof(float), cudaMemcpyHostToDevice,
-                          stream),
+    check(cudaMemcpyAsync(w(0), src_w, elems_w * element_bytes, cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync(filter of " + key_ + ")");
     check(cudaMemsetAsync(y(0), 0, elems_y_ * sizeof(float), stream), "cudaMemsetAsync(output)");
     for (size_t have = 1; have < size_t(copies_); have *= 2) {
@@ -204,8 +236,19 @@ class Session final : public ProblemSession {
     // reference in tests/gpu): independent of the kernels under test.
     reference_ = DeviceBuffer<double>(elems_y_, "float64 reference of " + key_);
     const ktune::cuda::LoadedKernel& ref = context_.kernels.reference();
-    const float* xp = x(0);
-    const float* wp = w(0);
+    DeviceBuffer<float> fp32_x, fp32_w;
+    if (narrow) {
+      fp32_x = DeviceBuffer<float>(elems_x, "FP32 input of " + key_);
+      fp32_w = DeviceBuffer<float>(elems_w, "FP32 filter of " + key_);
+      check(cudaMemcpyAsync(fp32_x.data(), host_x.data(), elems_x * sizeof(float),
+                            cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync(FP32 input of " + key_ + ")");
+      check(cudaMemcpyAsync(fp32_w.data(), host_w.data(), elems_w * sizeof(float),
+                            cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync(FP32 filter of " + key_ + ")");
+    }
+    const float* xp = narrow ? fp32_x.data() : x(0);
+    const float* wp = narrow ? fp32_w.data() : w(0);
     double* out = reference_.data();
     int n = int(shape_.n), h = int(shape_.h), wd = int(shape_.w), c = int(shape_.c),
         k = int(shape_.k), r = int(shape_.r), s = int(shape_.s), stride = int(shape_.stride),

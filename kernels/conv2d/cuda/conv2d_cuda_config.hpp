@@ -16,6 +16,10 @@
 //                 F(m x m, 3x3), stride 1: transforms with tv channels per thread + T batched
 //                 tiled GEMMs; ft=pre: the filter transform is done once outside the timed
 //                 run (inference precomputes it per layer), ft=each: every run transforms it
+//   cuda_igemm_mma kind=cuda_igemm_mma;bm=128;bn=128;bk=32;wm=64;wn=64;st=4
+//                 bf16 / fp16 problems only: implicit GEMM on the tensor cores (mma.sync), block
+//                 tile bm x bn (pixels x output channels), K tile bk, warp tile wm x wn, st
+//                 cp.async stages (conv2d_igemm_mma.cuh)
 // The GEMM params are part of the conv config (the sweep measures the pair, the deployed
 // library instantiates exactly the measured pair); the GEMM always loads float4 (vec=4, falling
 // back to scalar loads where the layout does not allow them) and double-buffers (db=1).
@@ -25,7 +29,7 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-enum class CudaKind { direct, im2col, gemm1x1, winograd };
+enum class CudaKind { direct, im2col, gemm1x1, winograd, igemm_mma };
 
 struct CudaConvConfig {
   CudaKind kind = CudaKind::direct;
@@ -35,14 +39,18 @@ struct CudaConvConfig {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
   // winograd
   int m = 0, tv = 0;
+  // igemm_mma (with bm, bn, bk)
+  int wm = 0, wn = 0, st = 0;
   bool filter_each_run = false;  // ft=each
   bool valid = false;
   constexpr int gemm_threads() const { return tm && tn ? (bm / tm) * (bn / tn) : 0; }
+  constexpr int mma_threads() const { return wm && wn ? 32 * (bm / wm) * (bn / wn) : 0; }
 };
 
 namespace cuda_config_detail {
 
 constexpr int kDirectBits = 0x3F, kGemmBits = 0x7C0, kWinoBits = 0x3800;
+constexpr int kIgemmBits = 0x1C0 | 0x1C000;  // bm, bn, bk; wm, wn, st
 
 constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
@@ -54,6 +62,8 @@ constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view
       g.kind = CudaKind::gemm1x1;
     else if (value == "cuda_winograd")
       g.kind = CudaKind::winograd;
+    else if (value == "cuda_igemm_mma")
+      g.kind = CudaKind::igemm_mma;
     else
       return false;
     return true;
@@ -64,9 +74,10 @@ constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view
     return value == "each" || value == "pre";
   }
   const gemm::config_detail::IntField fields[] = {
-      {"tp", &g.tp, 0},  {"tq", &g.tq, 1}, {"vk", &g.vk, 2}, {"vc", &g.vc, 3}, {"smem", &g.smem, 4},
-      {"wg", &g.wg, 5},  {"bm", &g.bm, 6}, {"bn", &g.bn, 7}, {"bk", &g.bk, 8}, {"tm", &g.tm, 9},
-      {"tn", &g.tn, 10}, {"m", &g.m, 11},  {"tv", &g.tv, 12}};
+      {"tp", &g.tp, 0},     {"tq", &g.tq, 1},  {"vk", &g.vk, 2},  {"vc", &g.vc, 3},
+      {"smem", &g.smem, 4}, {"wg", &g.wg, 5},  {"bm", &g.bm, 6},  {"bn", &g.bn, 7},
+      {"bk", &g.bk, 8},     {"tm", &g.tm, 9},  {"tn", &g.tn, 10}, {"m", &g.m, 11},
+      {"tv", &g.tv, 12},    {"wm", &g.wm, 14}, {"wn", &g.wn, 15}, {"st", &g.st, 16}};
   return gemm::config_detail::assign_field(fields, name, value, seen);
 }
 
@@ -79,6 +90,8 @@ constexpr int required_bits(CudaKind kind) {
       return kGemmBits;
     case CudaKind::winograd:
       return kGemmBits | kWinoBits;
+    case CudaKind::igemm_mma:
+      return kIgemmBits;
   }
   return 0;
 }
@@ -99,6 +112,13 @@ constexpr CudaConvConfig parse_cuda_conv_config(std::string_view text) {
   if (!parsed || !has_kind || seen != cuda_config_detail::required_bits(g.kind))
     return CudaConvConfig{};
   if (g.kind == CudaKind::winograd && g.m != 2 && g.m != 4) return CudaConvConfig{};
+  // The igemm_mma template's own rules (the space's constraint is stricter): warp tiles of whole
+  // m16n8k16 pairs, whole K steps, whole 16-byte chunks per thread.
+  if (g.kind == CudaKind::igemm_mma &&
+      (g.bm <= 0 || g.bn <= 0 || g.wm <= 0 || g.wn <= 0 || g.st < 2 || g.bk <= 0 ||
+       g.bk % 16 != 0 || g.wm % 16 != 0 || g.wn % 16 != 0 || g.bm % g.wm != 0 || g.bn % g.wn != 0 ||
+       (g.bm * (g.bk / 8)) % g.mma_threads() != 0 || (g.bn * (g.bk / 8)) % g.mma_threads() != 0))
+    return CudaConvConfig{};
   g.valid = true;
   return g;
 }

@@ -8,7 +8,6 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-
 namespace {
 
 std::string gemm_name(const CudaConvConfig& g, bool transa, bool transb) {
@@ -22,6 +21,16 @@ std::string im2col_name(bool c4) { return fmt::format("ktune_conv2d_im2col<{}>",
 std::string wino_name(const char* stage, const CudaConvConfig& g) {
   return fmt::format("ktune_conv2d_wino_{}<{},{}>", stage, g.m, g.tv);
 }
+
+}  // namespace
+
+std::string igemm_mma_name(const CudaConvConfig& g, gemm::Precision precision, int vec) {
+  return fmt::format("ktune_conv2d_igemm_mma<{},{},{},{},{},{},{},{}>", g.bm, g.bn, g.bk, g.wm,
+                     g.wn, g.st, int(precision), vec);
+}
+
+namespace {
+constexpr gemm::Precision kMmaPrecisions[] = {gemm::Precision::bf16, gemm::Precision::fp16};
 
 }  // namespace
 
@@ -41,6 +50,12 @@ std::vector<KernelName> kernel_names(const CudaConvConfig& g) {
               {"conv2d_winograd.cuh", wino_name("input", g)},
               {"conv2d_winograd.cuh", wino_name("output", g)},
               {"gemm_tiled.cuh", gemm_name(g, false, false)}};
+    case CudaKind::igemm_mma: {
+      std::vector<KernelName> names;
+      for (gemm::Precision p : kMmaPrecisions)
+        for (int vec : {8, 1}) names.push_back({"conv2d_igemm_mma.cuh", igemm_mma_name(g, p, vec)});
+      return names;
+    }
   }
   return {};
 }
@@ -49,12 +64,14 @@ ConvKernelSet::ConvKernelSet(std::string arch)
     : direct_(arch, ktune::embedded_file("conv2d_direct.cuh"), "conv2d_direct.cu"),
       im2col_(arch, ktune::embedded_file("conv2d_im2col.cuh"), "conv2d_im2col.cu"),
       winograd_(arch, ktune::embedded_file("conv2d_winograd.cuh"), "conv2d_winograd.cu"),
-      tiled_(arch, ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu") {}
+      tiled_(arch, ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu"),
+      igemm_mma_(arch, ktune::embedded_file("conv2d_igemm_mma.cuh"), "conv2d_igemm_mma.cu") {}
 
 gemm::cuda::KernelCache& ConvKernelSet::cache(const std::string& file) {
   if (file == "conv2d_direct.cuh") return direct_;
   if (file == "conv2d_im2col.cuh") return im2col_;
   if (file == "conv2d_winograd.cuh") return winograd_;
+  if (file == "conv2d_igemm_mma.cuh") return igemm_mma_;
   return tiled_;
 }
 
@@ -72,6 +89,11 @@ const ktune::cuda::LoadedKernel& ConvKernelSet::get(const KernelName& name) {
 }
 
 const ktune::cuda::LoadedKernel& ConvKernelSet::reference() { return im2col_.get(kReferenceName); }
+
+const ktune::cuda::LoadedKernel& ConvKernelSet::igemm_mma(const CudaConvConfig& g,
+                                                          gemm::Precision precision, bool vec8) {
+  return igemm_mma_.get(igemm_mma_name(g, precision, vec8 ? 8 : 1));
+}
 
 ConvKernels ConvKernelSet::kernels(const CudaConvConfig& g, bool c4) {
   ConvKernels k;
@@ -102,6 +124,8 @@ ConvKernels ConvKernelSet::kernels(const CudaConvConfig& g, bool c4) {
       k.input = get({"conv2d_winograd.cuh", wino_name("input", g)}).function();
       k.output = get({"conv2d_winograd.cuh", wino_name("output", g)}).function();
       set_gemm(false, false);
+      break;
+    case CudaKind::igemm_mma:  // one kernel per precision and loader: igemm_mma()
       break;
   }
   return k;

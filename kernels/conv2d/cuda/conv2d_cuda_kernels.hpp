@@ -1,7 +1,7 @@
 #pragma once
 // Run-time compiled conv2d kernels for one CUDA device: the instantiations each config needs
-// (conv2d_direct.cuh, conv2d_im2col.cuh, conv2d_winograd.cuh and the GEMM family's
-// gemm_tiled.cuh), compiled by NVRTC on demand or all at once in parallel, plus the float64
+// (conv2d_direct.cuh, conv2d_im2col.cuh, conv2d_winograd.cuh, conv2d_igemm_mma.cuh and the
+// shared gemm_tiled.cuh), compiled by NVRTC on demand or all at once in parallel, plus the float64
 // reference kernel.
 #include <string>
 #include <vector>
@@ -19,6 +19,9 @@ struct KernelName {
 };
 std::vector<KernelName> kernel_names(const CudaConvConfig& g);
 
+// The cuda_igemm_mma instantiation of g for 16-bit `precision` and loader vec (8 or 1).
+std::string igemm_mma_name(const CudaConvConfig& g, gemm::Precision precision, int vec);
+
 // NVRTC name expression of the float64 reference kernel (conv2d_im2col.cuh).
 inline constexpr const char* kReferenceName = "ktune_conv2d_reference";
 
@@ -31,12 +34,15 @@ class ConvKernelSet {
   // The launchable kernels of g for problems with c % 4 == 0 (c4) or not (the im2col vector
   // width follows c). Throws CompileError or CudaError when one cannot be had.
   ConvKernels kernels(const CudaConvConfig& g, bool c4);
+  // The cuda_igemm_mma kernel of g for a bf16 / fp16 problem, 16-byte loader (vec8) or not.
+  const ktune::cuda::LoadedKernel& igemm_mma(const CudaConvConfig& g, gemm::Precision precision,
+                                             bool vec8);
   const ktune::cuda::LoadedKernel& reference();
 
  private:
   gemm::cuda::KernelCache& cache(const std::string& file);
   const ktune::cuda::LoadedKernel& get(const KernelName& name);
-  gemm::cuda::KernelCache direct_, im2col_, winograd_, tiled_;
+  gemm::cuda::KernelCache direct_, im2col_, winograd_, tiled_, igemm_mma_;
 };
 
 }  // namespace ktune::kernels::conv2d::cuda

@@ -1,5 +1,6 @@
 #pragma once
-// Host launch geometry of the CUDA conv2d kinds (conv2d_*.cuh kernels + gemm_tiled.cuh).
+// Host launch geometry of the CUDA conv2d kinds (conv2d_*.cuh kernels + gemm_tiled.cuh; the
+// tensor-core kind conv2d_igemm_mma.cuh through launch_igemm_mma).
 // Header-only and free of ktune libraries (CUDA runtime API, <string>, the config and GEMM
 // launch headers), so the sweep backend (NVRTC kernels: LoadedKernel::function()) and the
 // deployed library (nvcc kernels: (const void*)&ktune_conv2d_direct<...>) share it.
@@ -12,9 +13,11 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-// One convolution: x NHWC [n][h][w][c], filter KRSC [k][r][s][c], y NHWC [n][p][q][k].
+// One convolution: x NHWC [n][h][w][c], filter KRSC [k][r][s][c], y NHWC [n][p][q][k] (FP32).
+// precision: x and w FP32 (fp32) or 16-bit (bf16, fp16).
 struct ConvDims {
   long long n = 0, h = 0, w = 0, c = 0, k = 0, r = 0, s = 0, stride = 1, pad = 0;
+  gemm::Precision precision = gemm::Precision::fp32;
   constexpr long long p() const { return (h + 2 * pad - r) / stride + 1; }
   constexpr long long q() const { return (w + 2 * pad - s) / stride + 1; }
 };
@@ -137,6 +140,12 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
       d.pad < 0 || d.p() < 1 || d.q() < 1)
     return "empty or invalid problem";
   if (d.n > 65535) return "n over 65535";
+  const bool fp32 = d.precision == gemm::Precision::fp32;
+  if (g.kind == CudaKind::igemm_mma && fp32)
+    return "cuda_igemm_mma runs bf16 / fp16 problems only (fp32 problem)";
+  if (g.kind != CudaKind::igemm_mma && !fp32)
+    return std::string("the FP32 CUDA kinds do not run ") + gemm::precision_name(d.precision) +
+           " problems";
   switch (g.kind) {
     case CudaKind::direct: {
       if (g.vc == 4 && d.c % 4 != 0) return "vc=4 needs c % 4 == 0 (c=" + num(d.c) + ")";
@@ -155,6 +164,10 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
       if (d.r != 3 || d.s != 3 || d.stride != 1) return "winograd needs a 3x3 filter and stride 1";
       if (g.tv == 4 && (d.c % 4 != 0 || d.k % 4 != 0))
         return "tv=4 needs c and k multiples of 4 (c=" + num(d.c) + ", k=" + num(d.k) + ")";
+      return "";
+    case CudaKind::igemm_mma:
+      if ((d.n * d.p() * d.q() + g.bm - 1) / g.bm > 2147483647LL || (d.k + g.bn - 1) / g.bn > 65535)
+        return "grid exceeds the CUDA limits";
       return "";
   }
   return "unknown kind";
@@ -272,8 +285,52 @@ inline ConvLaunch launch_conv(const CudaConvConfig& g, const ConvKernels& kernel
       }
       return launch_wino_main(g, kernels, d, x, u, v, mx, y, stream);
     }
+    case CudaKind::igemm_mma:
+      return launch_detail::refuse("cuda_igemm_mma: 16-bit data, launched by launch_igemm_mma");
   }
   return launch_detail::refuse("unknown kind");
+}
+
+// Dynamic shared memory of a cuda_igemm_mma launch: ktune_igemm_smem_bytes<...>() of
+// conv2d_igemm_mma.cuh.
+inline constexpr long long igemm_mma_smem_bytes(const CudaConvConfig& g) {
+  return (long long)g.st * (g.bm + g.bn) * (g.bk + 8) * 2;
+}
+
+// Whether the 16-byte loader (VEC = 8) serves this problem: whole 8-channel chunks and 16-byte
+// aligned tensors; otherwise the element-wise loader (VEC = 1) does.
+inline bool igemm_mma_vectorized(const ConvDims& d, const void* x, const void* w) {
+  const auto aligned = [](const void* ptr) { return (reinterpret_cast<size_t>(ptr) & 15u) == 0; };
+  return d.c % 8 == 0 && aligned(x) && aligned(w);
+}
+
+// One asynchronous tensor-core convolution y = conv(x, w): x and w hold 16-bit values of
+// d.precision; kernel: the ktune_conv2d_igemm_mma instantiation of (g, d.precision,
+// igemm_mma_vectorized(d, x, w) ? 8 : 1), kernel_max_threads its limit. Never synchronizes.
+inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
+                                   int kernel_max_threads, const ConvDims& d, const void* x,
+                                   const void* w, float* y, cudaStream_t stream) {
+  using launch_detail::num;
+  if (g.kind != CudaKind::igemm_mma) return launch_detail::refuse("not a cuda_igemm_mma config");
+  const std::string why = refusal(g, d);
+  if (!why.empty()) return launch_detail::refuse(why);
+  if (g.mma_threads() > kernel_max_threads)
+    return launch_detail::refuse(num(g.mma_threads()) + " threads exceed the kernel's limit of " +
+                                 num(kernel_max_threads));
+  const long long shared = igemm_mma_smem_bytes(g);
+  if (shared > 48 * 1024) {
+    const cudaError_t error =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+    if (error != cudaSuccess)
+      return launch_detail::classify(error, "ktune_conv2d_igemm_mma shared memory opt-in");
+  }
+  int n = int(d.n), h = int(d.h), wd = int(d.w), c = int(d.c), k = int(d.k), r = int(d.r),
+      s = int(d.s), stride = int(d.stride), pad = int(d.pad), p = int(d.p()), q = int(d.q());
+  void* args[] = {&x, &w, &y, &n, &h, &wd, &c, &k, &r, &s, &stride, &pad, &p, &q};
+  const dim3 grid(unsigned((d.n * d.p() * d.q() + g.bm - 1) / g.bm),
+                  unsigned((d.k + g.bn - 1) / g.bn));
+  return launch_detail::launch(kernel, grid, dim3(unsigned(g.mma_threads())), size_t(shared), args,
+                               stream, "ktune_conv2d_igemm_mma");
 }
 
 }  // namespace ktune::kernels::conv2d::cuda

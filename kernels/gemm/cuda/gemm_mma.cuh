@@ -37,6 +37,8 @@
 #ifndef KTUNE_GEMM_MMA_CUH
 #define KTUNE_GEMM_MMA_CUH
 
+#include "../../common/cuda/mma_ptx.cuh"  // cp.async, ldmatrix, mma.m16n8k16
+
 template <int PREC>
 struct KtuneMmaElem {
   typedef unsigned short type;  // bf16 / fp16 bits
@@ -45,18 +47,6 @@ template <>
 struct KtuneMmaElem<1> {
   typedef float type;
 };
-
-__device__ __forceinline__ unsigned ktune_mma_smem_address(const void* p) {
-  unsigned address;
-  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
-  return address;
-}
-
-// cp.async of 16 bytes; src_bytes == 0 zero-fills without reading src.
-__device__ __forceinline__ void ktune_mma_copy16(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes));
-}
 
 // Shared-memory layout of one operand tile: ROWS (the M or N side) x BK elements of T; K_CONTIG:
 // [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad].
@@ -87,8 +77,7 @@ struct KtuneMmaTile {
         const int copy = tid + l * THREADS;
         if (kCopies % THREADS != 0 && copy >= kCopies) break;
         const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
-        ktune_mma_copy16(ktune_mma_smem_address(smem + line * kLine + e0), src + line * ld + e0,
-                         16);
+        ktune_cp_async16(ktune_smem_address(smem + line * kLine + e0), src + line * ld + e0, 16);
       }
       return;
     }
@@ -103,9 +92,9 @@ struct KtuneMmaTile {
       const T* from = src + (long long)line * ld + e0;
       const long long along = along_left - e0;
       if (line >= lines_left || along <= 0) {
-        ktune_mma_copy16(ktune_mma_smem_address(dst), src, 0);
+        ktune_cp_async16(ktune_smem_address(dst), src, 0);
       } else if (vec_ok && along >= kChunk) {
-        ktune_mma_copy16(ktune_mma_smem_address(dst), from, 16);
+        ktune_cp_async16(ktune_smem_address(dst), from, 16);
       } else {
 #pragma unroll
         for (int e = 0; e < kChunk; ++e) dst[e] = e < along ? from[e] : T(0);
@@ -127,18 +116,6 @@ __device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
   return r;
 }
 
-template <int TRANS>
-__device__ __forceinline__ void ktune_ldmatrix_x4(unsigned (&r)[4], unsigned address) {
-  if (TRANS)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(address));
-}
-
 // One mma tile: d += a * b (fp32 accumulators d[0..3]).
 template <int PREC>
 __device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
@@ -149,18 +126,8 @@ __device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  else if (PREC == 2)
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   else
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    ktune_mma_16816<PREC>(d, a, b);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB>
@@ -245,11 +212,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     for (int i = 0; i < MI; ++i) {
       const int r = wr + i * 16 + (q & 1) * 8;
       if (TA) {  // K-contiguous: ldmatrix as stored
-        ktune_ldmatrix_x4<0>(af[i],
-                             ktune_mma_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
+        ktune_ldmatrix_x4<0>(af[i], ktune_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
       } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
-        ktune_ldmatrix_x4<1>(af[i],
-                             ktune_mma_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
+        ktune_ldmatrix_x4<1>(af[i], ktune_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
       } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
         const int rg = wr + i * 16 + g;
         af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
@@ -265,10 +230,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
       const int col = wc + j * 8 + (q >> 1) * 8;
       unsigned x[4];
       if (!TB) {  // K-contiguous
-        ktune_ldmatrix_x4<0>(x,
-                             ktune_mma_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
+        ktune_ldmatrix_x4<0>(x, ktune_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
       } else if (PREC != 1) {
-        ktune_ldmatrix_x4<1>(x, ktune_mma_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
+        ktune_ldmatrix_x4<1>(x, ktune_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
       } else {
         const int cg = wc + j * 8 + g;
         x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);

@@ -45,18 +45,10 @@
 #define KTUNE_GEMM_WARP_CUH
 
 #include "../../common/cuda/gemm_epilogue.cuh"  // a shared building block
+#include "../../common/cuda/mma_ptx.cuh"        // ktune_smem_address, ktune_cp_async16
 
-__device__ __forceinline__ unsigned ktune_warp_smem_address(const void* p) {
-  unsigned address;
-  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
-  return address;
-}
-
-// cp.async with zero fill: src_bytes < size copies src_bytes and zeroes the rest (0: no read).
-__device__ __forceinline__ void ktune_warp_copy16(unsigned dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes));
-}
+// cp.async with zero fill: src_bytes < size copies src_bytes and zeroes the rest (0: no read);
+// the 16-byte copy and shared addresses are mma_ptx.cuh's.
 __device__ __forceinline__ void ktune_warp_copy4(unsigned dst, const void* src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
                "r"(src_bytes));
@@ -94,24 +86,24 @@ struct KtuneWarpOperand {
       if (kCopies % THREADS != 0 && copy >= kCopies) break;
       if (K_CONTIG) {  // element (r, p): consecutive threads take consecutive k
         const int r = copy / BK, p = copy % BK;
-        const unsigned dst = ktune_warp_smem_address(smem + p * kStride + r);
+        const unsigned dst = ktune_smem_address(smem + p * kStride + r);
         const bool inside = interior || (r < rows_left && p < k_left);
         ktune_warp_copy4(dst, inside ? src + (long long)r * ld + p : safe, inside ? 4 : 0);
         continue;
       }
       const int p = copy / (ROWS / 4), r = (copy % (ROWS / 4)) * 4;  // chunk of rows r..r+3
-      const unsigned dst = ktune_warp_smem_address(smem + p * kStride + r);
+      const unsigned dst = ktune_smem_address(smem + p * kStride + r);
       const float* at = src + r + (long long)p * ld;
       if (interior) {
-        ktune_warp_copy16(dst, at, 16);
+        ktune_cp_async16(dst, at, 16);
         continue;
       }
       const long long along = rows_left - r;
       const int inside = p >= k_left || along <= 0 ? 0 : (along >= 4 ? 4 : int(along));
       if (inside == 0) {
-        ktune_warp_copy16(dst, safe, 0);
+        ktune_cp_async16(dst, safe, 0);
       } else if (vec_ok && inside == 4) {
-        ktune_warp_copy16(dst, at, 16);
+        ktune_cp_async16(dst, at, 16);
       } else {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -129,8 +121,7 @@ struct KtuneWarpOperand {
       const int copy = tid + l * THREADS;
       if (kCopies % THREADS != 0 && copy >= kCopies) break;
       const int p = copy / (ROWS / 4), r = (copy % (ROWS / 4)) * 4;
-      ktune_warp_copy16(ktune_warp_smem_address(smem + p * kStride + r),
-                        src + r + (long long)p * ld, 16);
+      ktune_cp_async16(ktune_smem_address(smem + p * kStride + r), src + r + (long long)p * ld, 16);
     }
   }
 

@@ -1,0 +1,63 @@
+// Inline-PTX building blocks of the mma.sync main loops (sm_80+): shared addresses, 16-byte
+// cp.async, ldmatrix and the 16-bit m16n8k16 tensor-core instruction. Used by the GEMM family's
+// mma kind (kernels/gemm/cuda/gemm_mma.cuh) and conv2d's implicit-GEMM kind
+// (kernels/conv2d/cuda/conv2d_igemm_mma.cuh). Compiled at run time by NVRTC (no standard
+// headers) and ahead of time by nvcc.
+#ifndef KTUNE_MMA_PTX_CUH
+#define KTUNE_MMA_PTX_CUH
+
+// The 32-bit shared-state-space address of a generic pointer into shared memory.
+__device__ __forceinline__ unsigned ktune_smem_address(const void* p) {
+  unsigned address;
+  asm("{ .reg .u64 u; cvta.to.shared.u64 u, %1; cvt.u32.u64 %0, u; }" : "=r"(address) : "l"(p));
+  return address;
+}
+
+// cp.async of 16 bytes; src_bytes == 0 zero-fills without reading src.
+__device__ __forceinline__ void ktune_cp_async16(unsigned dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+
+// Closes the group of the cp.async issued since the last commit; waits until at most N groups
+// are still in flight.
+__device__ __forceinline__ void ktune_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N>
+__device__ __forceinline__ void ktune_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Four 8x8 matrices of 16-bit elements, as stored (TRANS = 0) or transposed.
+template <int TRANS>
+__device__ __forceinline__ void ktune_ldmatrix_x4(unsigned (&r)[4], unsigned address) {
+  if (TRANS)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+}
+
+// d += a * b, one m16n8k16 tile of 16-bit inputs (PREC 2 bf16, 3 fp16) with FP32 accumulators.
+template <int PREC>
+__device__ __forceinline__ void ktune_mma_16816(float (&d)[4], const unsigned (&a)[4],
+                                                const unsigned* b) {
+  if (PREC == 2)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+#endif  // KTUNE_MMA_PTX_CUH
