@@ -73,7 +73,7 @@ if has cudnn; then
   cuda=/tmp/kt-sysroot/usr/local/cuda-13.0  # the sysroot's cuDNN 9, as the build links it
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   "$nvcc" -O2 -std=c++17 -I"$cuda/include" scripts/conv_igemm/cudnn16_bench.cpp -o "$W/cudnn16" \
-    "$cuda/lib/libcudnn.so.9" -Xlinker -rpath="$cuda/lib" || exit 1
+    -L"$cuda/lib" -l:libcudnn.so.9 -Xlinker -rpath="$cuda/lib" || exit 1
   LD_LIBRARY_PATH="$cuda/lib:$LD_LIBRARY_PATH" timeout "${CUDNN_SECONDS:-120}" "$W/cudnn16" "$W/layers.csv" "$PRECISION" "$OUT/cudnn16.csv" \
     > "$OUT/cudnn16.log" 2>&1
   echo "cudnn exit $? ($(($(date +%s) - start)) s)"
