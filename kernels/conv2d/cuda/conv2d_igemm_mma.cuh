@@ -96,6 +96,12 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     return x[px.image + ((long long)ih * wd + iw) * c + ch];
   };
 
+  // VEC = 8: every A chunk of this thread sits at the same K offset (THREADS is a multiple of
+  // PER_LINE), whose filter tap (tr, ts) and channel ch advance by BK per stage without divisions
+  // (stages are loaded in K order).
+  int tap_k = (tid % PER_LINE) * 8;
+  int tap_r = tap_k / sc, tap_s = (tap_k - tap_r * sc) / c, tap_c = tap_k - tap_r * sc - tap_s * c;
+
   auto load_stage = [&](int stage, int kt) {
     const int k0 = kt * BK;
     unsigned short* const sa = smem_a + stage * BM * LINE;
@@ -110,11 +116,10 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const KtuneIgemmPixel& px = pix[l];
         const unsigned short* src = x;
         int bytes = 0;
-        if (px.valid && kk < kdim) {
-          const int tr = kk / sc, rest = kk - tr * sc, ts = rest / c, ch = rest - ts * c;
-          const int ih = px.ih0 + tr, iw = px.iw0 + ts;
+        if (px.valid && tap_k < kdim) {
+          const int ih = px.ih0 + tap_r, iw = px.iw0 + tap_s;
           if (ih >= 0 && ih < h && iw >= 0 && iw < wd) {
-            src = x + px.image + ((long long)ih * wd + iw) * c + ch;
+            src = x + px.image + ((long long)ih * wd + iw) * c + tap_c;
             bytes = 16;
           }
         }
@@ -137,6 +142,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
 #pragma unroll
         for (int e = 0; e < 8; ++e) dst[e] = j < k && kk + e < kdim ? src[e] : (unsigned short)0;
       }
+    }
+    if (VEC == 8) {  // the next stage's tap
+      tap_k += BK;
+      for (tap_c += BK; tap_c >= c; tap_c -= c)
+        if (++tap_s == s) tap_s = 0, ++tap_r;
     }
   };
 
