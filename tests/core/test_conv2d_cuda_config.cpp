@@ -24,6 +24,9 @@ TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
     ++per_kind[kind];
     if (g.kind == CudaKind::direct) {
       EXPECT_LE(g.tp * g.tq * g.vk, 32) << text;
+    } else if (g.kind == CudaKind::igemm_mma) {
+      EXPECT_GE(g.mma_threads(), 128) << text;
+      EXPECT_LE(g.mma_threads(), 256) << text;
     } else {
       EXPECT_GE(g.gemm_threads(), 64) << text;
       EXPECT_LE(g.gemm_threads(), 256) << text;
@@ -33,6 +36,7 @@ TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
   EXPECT_EQ(per_kind["cuda_im2col"], 37);
   EXPECT_EQ(per_kind["cuda_gemm1x1"], 37);
   EXPECT_EQ(per_kind["cuda_winograd"], 296);
+  EXPECT_EQ(per_kind["cuda_igemm_mma"], 40);
 }
 
 TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
@@ -56,6 +60,19 @@ TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
   EXPECT_FALSE(parse_cuda_conv_config("kind=cuda_gemm1x1;bm=64;bn=64;bk=8;tm=8;tn=8;m=2").valid);
   EXPECT_FALSE(parse_cuda_conv_config("kind=cpu_direct;rows=1;cols=2;vk=2;vc=8").valid);
   EXPECT_FALSE(parse_cuda_conv_config("kind=cuda_im2col;bm=6x;bn=64;bk=8;tm=8;tn=8").valid);
+  constexpr CudaConvConfig t =
+      parse_cuda_conv_config("kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=4");
+  static_assert(t.valid && t.kind == CudaKind::igemm_mma && t.mma_threads() == 128 && t.st == 4);
+  // The template's rules: warp tiles of whole 16 x 16 pairs dividing the block, K steps of 16,
+  // at least two stages, whole 16-byte chunks per thread; and no GEMM thread tile.
+  for (const char* bad : {"kind=cuda_igemm_mma;bm=128;bn=64;bk=24;wm=64;wn=32;st=4",
+                          "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=48;wn=32;st=4",
+                          "kind=cuda_igemm_mma;bm=64;bn=64;bk=32;wm=128;wn=32;st=4",
+                          "kind=cuda_igemm_mma;bm=0;bn=64;bk=32;wm=32;wn=32;st=4",
+                          "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=1",
+                          "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32",
+                          "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=4;tm=8"})
+    EXPECT_FALSE(parse_cuda_conv_config(bad).valid) << bad;
 }
 
 }  // namespace
