@@ -1,6 +1,6 @@
 #pragma once
-// The 2D convolution family: FP32 forward convolution (cross-correlation, as in DNN libraries),
-// dilation 1, groups 1, symmetric zero padding.
+// The 2D convolution family: forward convolution in FP32, bf16 or fp16 (cross-correlation, as in
+// DNN libraries), dilation 1, groups 1, symmetric zero padding.
 //
 // Layouts (all dense, no padding between elements):
 //   input  NHWC  [n][h][w][c]
@@ -18,7 +18,8 @@
 // Space: the union of kinds (kernels/conv2d/conv2d_kinds.hpp). The CPU kinds come first, then
 // the CUDA kinds; config ids are the kinds' offsets plus mixed-radix indices, so the order of
 // the kinds is fixed forever (append only). Kinds that do not apply to a problem (Winograd on a
-// 1×1 layer) refuse it at run time: status `refused`, never an error.
+// 1×1 layer), or not to its precision (the FP32 kinds to bf16 / fp16 problems, the tensor-core
+// cuda_igemm_mma to FP32 ones), refuse it at run time: status `refused`, never an error.
 #include <cstdint>
 #include <string>
 #include <vector>
