@@ -9,19 +9,22 @@
 //   cpu_im2col    kind=cpu_im2col;mt=24x4;kc=128;rows=1024
 //   cpu_gemm1x1   kind=cpu_gemm1x1;mt=16x6;kc=256
 //   cpu_winograd  kind=cpu_winograd;m=4;mt=24x4;tiles=256   (K block 256)
+//   cpu_plan      kind=cpu_plan;algo=gemm;cols=384;rows=256 (conv2d_cpu_plan.hpp: algo gemm,
+//                 wino2 or wino4; cols × rows the plan's largest task, pixels × channels)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
-enum class CpuKind { direct, im2col, gemm1x1, winograd };
+enum class CpuKind { direct, im2col, gemm1x1, winograd, plan };
 
 struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
-  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col)
+  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col, both cpu_plan)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
   int m = 0, tiles = 0;                    // cpu_winograd
+  int algo = -1;                           // cpu_plan: its Winograd m, 0 for the implicit GEMM
   bool valid = false;
 };
 
@@ -31,10 +34,22 @@ using gemm::config_detail::parse_int;
 
 constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
-    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd"};
-    for (int i = 0; i < 4; ++i)
+    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd",
+                                      "cpu_plan"};
+    for (int i = 0; i < 5; ++i)
       if (value == kinds[i]) {
         g.kind = CpuKind(i);
+        return true;
+      }
+    return false;
+  }
+  if (name == "algo") {
+    seen |= 1 << 8;
+    const std::string_view algos[] = {"gemm", "wino2", "wino4"};
+    const int m[] = {0, 2, 4};
+    for (int i = 0; i < 3; ++i)
+      if (value == algos[i]) {
+        g.algo = m[i];
         return true;
       }
     return false;
@@ -70,6 +85,8 @@ constexpr int required_bits(CpuKind kind) {
       return 0x30;  // mt kc
     case CpuKind::winograd:
       return 0xD0;  // mt m tiles
+    case CpuKind::plan:
+      return 0x103;  // algo cols rows
   }
   return 0;
 }
