@@ -48,7 +48,9 @@ run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b1 "${bench
   --csv "$out/conv-deployed-heldout.csv" --md "$out/conv-deployed-heldout.md" > "$work/bench-heldout.log"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
-device="$model, $(nproc) cores, load average $load_before before, $load_after after"
+traits=$(lscpu | sed -n 's/^Hypervisor vendor:[[:space:]]*\(.*\)/\1 guest, /p' | head -1)
+grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}no AVX-512"
+device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
 /usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$out/conv-deployed.csv" \
   "$out/conv-deployed-heldout.csv" "$device" > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
@@ -58,9 +60,7 @@ out, commit, device, onednn, workloads = sys.argv[1:6]
 json.dump({"command": "", "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device, "measures": "", "files": [],
-           "in_sample": "conv-deployed.*: in-sample (the selector was trained on these layers' rows); "
-                        "conv-deployed-heldout.*: held out (a selector trained on the ResNet-50 rows, "
-                        "run on the VGG16 layers)",
+           "in_sample": None,  # both: the measures say which file is which
            "vendors": f"oneDNN {onednn}: convolution_auto and convolution_winograd (where oneDNN has "
                       f"one; NHWC reorders counted), the faster per layer, weights reordered once"},
           open(os.path.join(out, "run.json"), "w"), indent=2)
@@ -72,6 +72,8 @@ configs (prepared: filter packed once per layer outside the timed runs) + oneDNN
 onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
+in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
+conv-deployed-heldout.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers); \
 sweep ${sweep_s} s, all $(( $(date +%s) - start )) s" > /dev/null
 cat "$out/conv-deployed-tables.md" | head -20
 echo "cpu_conv_sweep: $(( $(date +%s) - start )) s"
