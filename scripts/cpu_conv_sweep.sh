@@ -3,27 +3,31 @@
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
-#      distinct VGG16 + ResNet-50 conv layer at batch 1 (WORKLOADS, default dnn-b1), each
-#      verified against float64 on NaN-poisoned output -> OUT/conv2d-cpu-plan.csv.gz;
+#      distinct VGG16 + ResNet-50 conv layer at batch 1 and ResNet-50's at batch 16 (WORKLOADS,
+#      default "dnn-b1 resnet50-conv-b16"; VGG16 at batch 16 would take the script past 12
+#      minutes), each verified against float64 on NaN-poisoned output
+#      -> OUT/conv2d-cpu-plan.csv.gz;
 #   2. training: the selector headers of libraries/conv2d/selectors.txt that read it
 #      (amd-epyc-2c-plan-k6.hpp: every row, the shipped ktune_tuned_conv2d_cpu;
 #      amd-epyc-2c-plan-resnet50-k6.hpp: the ResNet-50 rows only) regenerated in place;
 #   3. the deployed library (ktune::CpuConv2dPlan) against oneDNN at its best per layer, timed
-#      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*,
-#      and the ResNet-50-trained library on the VGG16 layers (held out) -> conv-deployed-heldout.*;
+#      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
+#      (batch 1), conv-deployed-b16.* (ResNet-50, batch 16), and the ResNet-50-trained library on
+#      the VGG16 layers at batch 1 (held out) -> conv-deployed-heldout.*;
 #   4. the tables (scripts/cpu_conv_tables.py) -> conv-deployed-tables.md, and run.json.
 # Usage: scripts/cpu_conv_sweep.sh BUILD_DIR   (OUT is results/amd-epyc-2c/conv-plan: the dataset
 # path that selectors.txt names; the build dir must be configured, with the examples). Commit
 # OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
 # (scripts/results_index.py) afterwards.
-# Run time on the 2-core Zen 5 EPYC: about 6 minutes loaded (load average 6-7, other builds
-# running): sweep 2 min, training and the library rebuilds 1-2 min, the two benches 2-3 min;
-# less when quiet. The build of ktune itself adds its own time when not up to date.
+# Run time on the 2-core EPYC, measured loaded (load average 5-7, other builds running): the
+# batch-1 sweep 1.8 min, ResNet-50's batch 16 2.4 min, training and the two library rebuilds
+# 1-2 min, the benches about 4 min: about 10 minutes; less when quiet. A build of ktune that is
+# not up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/results/amd-epyc-2c/conv-plan
-workloads=${WORKLOADS:-dnn-b1}
+workloads=${WORKLOADS:-dnn-b1 resnet50-conv-b16}
 start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cmake --build "$build" -j"$(nproc)" --target ktune
@@ -44,6 +48,8 @@ bench=(--device-slug amd-epyc-2c --dataset "$out/conv2d-cpu-plan.csv.gz" --peak-
   --bandwidth-gbs 40)
 run "$build/bin/tuned_conv_bench" --workload dnn-b1 "${bench[@]}" \
   --csv "$out/conv-deployed.csv" --md "$out/conv-deployed.md" > "$work/bench.log"
+run "$build/bin/tuned_conv_bench" --workload resnet50-conv-b16 "${bench[@]}" \
+  --csv "$out/conv-deployed-b16.csv" --md "$out/conv-deployed-b16.md" > "$work/bench-b16.log"
 run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b1 "${bench[@]}" \
   --csv "$out/conv-deployed-heldout.csv" --md "$out/conv-deployed-heldout.md" > "$work/bench-heldout.log"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -51,8 +57,9 @@ model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 traits=$(lscpu | sed -n 's/^Hypervisor vendor:[[:space:]]*\(.*\)/\1 guest, /p' | head -1)
 grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}no AVX-512"
 device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
-/usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$out/conv-deployed.csv" \
-  "$out/conv-deployed-heldout.csv" "$device" > "$out/conv-deployed-tables.md"
+/usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
+  "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
+  > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
 import datetime, json, os, sys

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The deployed CPU conv2d library against oneDNN at its best, per layer and in summary, from
 tuned_conv_bench's per-layer CSVs (scripts/cpu_conv_sweep.sh writes them):
-  scripts/cpu_conv_tables.py IN_SAMPLE_CSV HELD_OUT_CSV DEVICE > conv-deployed-tables.md
+  scripts/cpu_conv_tables.py DEVICE --in-sample CSV [CSV...] --held-out CSV [CSV...] > tables.md
 Summary per network and batch: geomean of the per-layer speed ratios (deployed / vendor: above 1
 ktune is faster), time-weighted ratio (sum of vendor ms / sum of deployed ms over the distinct
 layers), layers below 0.8x and the three worst layers; then every layer with the shipped config
 it ran and oneDNN's algorithm. A bad or empty file: a one-line error and exit status 1."""
+import argparse
 import csv
 import math
 import sys
@@ -37,8 +38,11 @@ def read(path):
             f = flop(r)
             d = float(r["deployed_gflops"] or 0)
             v = float(r["vendor_gflops"] or 0)
-        except ValueError as e:
+        except (ValueError, TypeError, ZeroDivisionError) as e:
             sys.exit(f"cpu_conv_tables: {path}:{i}: {e}")
+        if not f > 0 or not math.isfinite(d) or not math.isfinite(v):
+            sys.exit(f"cpu_conv_tables: {path}:{i}: layer {r['layer']} has no positive size or "
+                     "a time that is not finite")
         if r["status"] != "ok" or d <= 0 or v <= 0:
             sys.exit(f"cpu_conv_tables: {path}:{i}: layer {r['layer']} has no deployed and vendor "
                      f"time (status {r['status']})")
@@ -82,9 +86,14 @@ def per_layer(rows):
 
 
 def main(argv):
-    if len(argv) != 3:
-        sys.exit("usage: cpu_conv_tables.py IN_SAMPLE_CSV HELD_OUT_CSV DEVICE")
-    inside, held, device = read(argv[0]), read(argv[1]), argv[2]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("device")
+    parser.add_argument("--in-sample", nargs="+", required=True)
+    parser.add_argument("--held-out", nargs="+", required=True)
+    args = parser.parse_args(argv)
+    inside = [r for path in args.in_sample for r in read(path)]
+    held = [r for path in args.held_out for r in read(path)]
+    device = args.device
     lines = [f"Device: {device}. The deployed CPU conv2d library (ktune::CpuConv2dPlan: the "
              "selector's config per layer, its filter prepared once) against oneDNN at its best "
              "per layer (the faster of convolution_auto and, where oneDNN has one, its Winograd "

@@ -160,6 +160,8 @@ def conv_deployed(d):
              held_out,
              " VGG16", by_batch),
             ("amd-epyc-2c/conv-plan/conv-deployed.csv", cpu_vendor, "in-sample", "", by_net),
+            ("amd-epyc-2c/conv-plan/conv-deployed-b16.csv", cpu_vendor, "in-sample", " ResNet-50",
+             by_batch[1:]),
             ("amd-epyc-2c/conv-plan/conv-deployed-heldout.csv", cpu_vendor, held_out, "",
              by_net[1:])):
         rows = d.rows(rel)
