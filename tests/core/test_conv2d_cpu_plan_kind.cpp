@@ -3,7 +3,8 @@
 // and through the family's CPU backend (which verifies before it times), on the tiny workload's
 // odd shapes and small copies of every filter / stride / padding of the VGG16 and ResNet-50
 // layers with channel counts off the tiles (kMR 32, kNR 12); Winograd refused exactly where it
-// does not apply; the config ids of the older kinds unchanged.
+// does not apply; each algorithm's bound rejects a planted weight; the config ids of the older
+// kinds unchanged.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -97,6 +98,26 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
     }
   }
   EXPECT_GE(winograd_ran, 10);
+}
+
+TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
+  // One weight of 9450 off by 1 (weights about N(0, 1)): the result of another filter, which
+  // each algorithm's bound (the Winograd ones 8× and 64× the direct one) must still reject.
+  const Shape s{1, 13, 9, 21, 50, 3, 3, 1, 1};
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 31);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 32);
+  auto planted = filter;
+  planted[planted.size() / 2] += 1.f;
+  const auto reference = reference_conv2d(s, input.data(), filter.data());
+  std::vector<float> output(size_t(s.output_elements()));
+  for (int algo : {0, 2, 4}) {
+    cpu::PreparedPlan good(s, filter.data(), algo, 384, 256),
+        bad(s, planted.data(), algo, 384, 256);
+    good.run(input.data(), output.data());
+    EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
+    bad.run(input.data(), output.data());
+    EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
+  }
 }
 
 TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {
