@@ -29,7 +29,7 @@ std::optional<std::string> direct_cpu_violation(const Space& space, const Config
 
 // The Winograd path of the plan has no task blocking of its own to choose: one config each.
 std::optional<std::string> plan_violation(const Space& space, const Config& c) {
-  if (space.value(c, "algo") != "gemm" &&
+  if (space.value(c, "m") != "0" &&
       (space.value(c, "cols") != "384" || space.value(c, "rows") != "256"))
     return std::string("cpu_plan Winograd configs keep cols 384, rows 256 (unused by that path)");
   return std::nullopt;
@@ -64,10 +64,12 @@ void add_cpu_kinds(std::vector<SpaceKind>& kinds) {
 }
 
 void add_cpu_plan_kinds(std::vector<SpaceKind>& kinds) {
-  // The nn engine's prepared CPU conv plan (kernels/conv2d/cpu/conv2d_cpu_plan.hpp): algo, and
-  // the largest task (cols pixels × rows channels) of its implicit GEMM. 9 + 2 = 11 configs.
+  // The nn engine's prepared CPU conv plan (kernels/conv2d/cpu/conv2d_cpu_plan.hpp): m, its
+  // Winograd output tile (0: the implicit GEMM; cpu_winograd's param, so that the space's numeric
+  // columns stay those of the older kinds), and the largest task (cols pixels × rows channels) of
+  // its implicit GEMM. 9 + 2 = 11 configs.
   kinds.push_back({"cpu_plan",
-                   {{"algo", V{"gemm", "wino2", "wino4"}},
+                   {{"m", V{"0", "2", "4"}},
                     {"cols", V{"192", "384", "768"}},
                     {"rows", V{"128", "256", "512"}}},
                    plan_violation});

@@ -54,9 +54,9 @@ TEST(Conv2dCpuPlanKind, ElevenConfigsAppendedAfterEveryOtherKind) {
   EXPECT_EQ(plan_configs().size(), 11u);
   // 1005: the product size of the kinds before, whose ids the committed datasets use.
   EXPECT_EQ(space.product_size(), 1005 + 27);
-  EXPECT_EQ(space.to_string(space.at(1005)), "kind=cpu_plan;algo=gemm;cols=192;rows=128");
+  EXPECT_EQ(space.to_string(space.at(1005)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.kind_name(space.at(1004)), space.kinds()[space.kinds().size() - 2].name);
-  EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;algo=wino4;cols=192;rows=256")));
+  EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 
 TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
@@ -66,11 +66,12 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
     EXPECT_EQ(g.kind, cpu::CpuKind::plan) << text;
   }
   constexpr cpu::CpuConvConfig g =
-      cpu::parse_cpu_conv_config("kind=cpu_plan;algo=wino2;cols=384;rows=256");
-  static_assert(g.valid && g.algo == 2 && g.cols == 384 && g.rows == 256);
-  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;algo=wino3;cols=384;rows=256").valid);
-  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;algo=gemm;cols=384").valid);
-  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;algo=gemm;cols=384;rows=256;m=2").valid);
+      cpu::parse_cpu_conv_config("kind=cpu_plan;m=2;cols=384;rows=256");
+  static_assert(g.valid && g.m == 2 && g.cols == 384 && g.rows == 256);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=3;cols=384;rows=256").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=0;cols=384").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=0;cols=384;rows=256;tiles=2").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_winograd;m=0;mt=8x8;tiles=64").valid);
 }
 
 TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDoesNotApply) {
@@ -83,18 +84,18 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
     for (const std::string& text : plan_configs()) {
       const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
       const bool winograd_fits = s.winograd_applies() && s.pad <= 2 && s.c >= 16;
-      const char* why = cpu::plan_refusal(s, g.algo);
-      EXPECT_EQ(why == nullptr, g.algo == 0 || winograd_fits) << problem_of(s).key() << " " << text;
+      const char* why = cpu::plan_refusal(s, g.m);
+      EXPECT_EQ(why == nullptr, g.m == 0 || winograd_fits) << problem_of(s).key() << " " << text;
       if (why) continue;
-      cpu::PreparedPlan plan(s, filter.data(), g.algo, g.cols, g.rows);
-      EXPECT_EQ(plan.winograd_m(), g.algo) << text;  // the config's algorithm, not a fallback
-      for (int call = 0; call < 2; ++call) {  // a prepared plan runs again with the same result
+      cpu::PreparedPlan plan(s, filter.data(), g.m, g.cols, g.rows);
+      EXPECT_EQ(plan.winograd_m(), g.m) << text;  // the config's algorithm, not a fallback
+      for (int call = 0; call < 2; ++call) {      // a prepared plan runs again with the same result
         std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
         plan.run(input.data(), output.data());
-        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, g.algo))
+        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, g.m))
             << problem_of(s).key() << " " << text << " call " << call;
       }
-      winograd_ran += g.algo != 0;
+      winograd_ran += g.m != 0;
     }
   }
   EXPECT_GE(winograd_ran, 10);
@@ -131,7 +132,7 @@ TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {
       const Config c = space.parse(text);
       EXPECT_TRUE(backend->implements(c));
       const Outcome out = session->run(c, policy);
-      const bool refused = cpu::plan_refusal(s, cpu::parse_cpu_conv_config(text).algo) != nullptr;
+      const bool refused = cpu::plan_refusal(s, cpu::parse_cpu_conv_config(text).m) != nullptr;
       EXPECT_EQ(out.status, refused ? Status::refused : Status::ok)
           << problem_of(s).key() << " " << text << ": " << out.message;
       if (!refused) {

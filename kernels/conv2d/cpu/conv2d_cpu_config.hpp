@@ -9,8 +9,9 @@
 //   cpu_im2col    kind=cpu_im2col;mt=24x4;kc=128;rows=1024
 //   cpu_gemm1x1   kind=cpu_gemm1x1;mt=16x6;kc=256
 //   cpu_winograd  kind=cpu_winograd;m=4;mt=24x4;tiles=256   (K block 256)
-//   cpu_plan      kind=cpu_plan;algo=gemm;cols=384;rows=256 (conv2d_cpu_plan.hpp: algo gemm,
-//                 wino2 or wino4; cols × rows the plan's largest task, pixels × channels)
+//   cpu_plan      kind=cpu_plan;m=0;cols=384;rows=256 (conv2d_cpu_plan.hpp: m 0 for the implicit
+//                 GEMM, 2 or 4 for Winograd; cols × rows the plan's largest task, pixels ×
+//                 channels)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
@@ -23,8 +24,7 @@ struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
   int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col, both cpu_plan)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
-  int m = 0, tiles = 0;                    // cpu_winograd
-  int algo = -1;                           // cpu_plan: its Winograd m, 0 for the implicit GEMM
+  int m = 0, tiles = 0;                    // cpu_winograd (m also cpu_plan: 0 = no Winograd)
   bool valid = false;
 };
 
@@ -39,17 +39,6 @@ constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view 
     for (int i = 0; i < 5; ++i)
       if (value == kinds[i]) {
         g.kind = CpuKind(i);
-        return true;
-      }
-    return false;
-  }
-  if (name == "algo") {
-    seen |= 1 << 8;
-    const std::string_view algos[] = {"gemm", "wino2", "wino4"};
-    const int m[] = {0, 2, 4};
-    for (int i = 0; i < 3; ++i)
-      if (value == algos[i]) {
-        g.algo = m[i];
         return true;
       }
     return false;
@@ -70,7 +59,8 @@ constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view 
   for (const Field& f : fields)
     if (f.name == name) {
       seen |= 1 << f.bit;
-      return parse_int(value, *f.slot) && *f.slot > 0;
+      // m may be 0 (cpu_plan's implicit GEMM): its values are checked per kind below.
+      return parse_int(value, *f.slot) && (*f.slot > 0 || (f.bit == 6 && *f.slot == 0));
     }
   return false;
 }
@@ -86,7 +76,7 @@ constexpr int required_bits(CpuKind kind) {
     case CpuKind::winograd:
       return 0xD0;  // mt m tiles
     case CpuKind::plan:
-      return 0x103;  // algo cols rows
+      return 0x43;  // m cols rows
   }
   return 0;
 }
@@ -108,6 +98,7 @@ constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
       (g.cols < 2 || g.cols > 4 || g.vk < 2 || g.vk > 4 || (g.vc != 8 && g.vc != 16)))
     return CpuConvConfig{};
   if (g.kind == CpuKind::winograd && g.m != 2 && g.m != 4) return CpuConvConfig{};
+  if (g.kind == CpuKind::plan && g.m != 0 && g.m != 2 && g.m != 4) return CpuConvConfig{};
   g.valid = true;
   return g;
 }

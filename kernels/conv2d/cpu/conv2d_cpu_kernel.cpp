@@ -37,13 +37,12 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
   }
   if (kind == "cpu_plan") {
     const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
-    if (const char* why = plan_refusal(shape, g.algo)) k.refusal = why;
-    k.winograd_m = g.algo;
+    if (const char* why = plan_refusal(shape, g.m)) k.refusal = why;
+    k.winograd_m = g.m;
     // One plan per filter buffer (the sweep rotates copies of the tensors).
     auto plans = std::make_shared<std::map<const float*, std::unique_ptr<PreparedPlan>>>();
     k.prepare = [plans, g](const Args& a) {
-      (*plans)[a.filter] =
-          std::make_unique<PreparedPlan>(a.shape, a.filter, g.algo, g.cols, g.rows);
+      (*plans)[a.filter] = std::make_unique<PreparedPlan>(a.shape, a.filter, g.m, g.cols, g.rows);
     };
     k.run = [plans](const Args& a) {
       const auto it = plans->find(a.filter);

@@ -58,7 +58,7 @@ bool applies(const conv::Shape& s) {
   if constexpr (g.kind == cpu::CpuKind::gemm1x1)
     return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
   if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
-  if constexpr (g.kind == cpu::CpuKind::plan) return cpu::plan_refusal(s, g.algo) == nullptr;
+  if constexpr (g.kind == cpu::CpuKind::plan) return cpu::plan_refusal(s, g.m) == nullptr;
   return true;
 }
 
@@ -67,7 +67,7 @@ template <size_t I>
 std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   if constexpr (g.kind == cpu::CpuKind::plan)
-    return std::make_unique<cpu::PreparedPlan>(s, filter, g.algo, g.cols, g.rows);
+    return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
   return nullptr;
 }
 
@@ -113,7 +113,7 @@ constexpr bool ships_a_universal_config() {
   for (const char* text : sel::kConfigs) {
     const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
     if (g.kind == cpu::CpuKind::direct || g.kind == cpu::CpuKind::im2col ||
-        (g.kind == cpu::CpuKind::plan && g.algo == 0))
+        (g.kind == cpu::CpuKind::plan && g.m == 0))
       return true;
   }
   return false;

@@ -9,12 +9,12 @@ inline constexpr int kNumConfigs = 6;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
-    "kind=cpu_plan;algo=gemm;cols=768;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=384;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=768;rows=512",
-    "kind=cpu_plan;algo=wino4;cols=384;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=192;rows=512",
-    "kind=cpu_plan;algo=gemm;cols=192;rows=128",
+    "kind=cpu_plan;m=0;cols=768;rows=256",
+    "kind=cpu_plan;m=0;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=768;rows=512",
+    "kind=cpu_plan;m=4;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=192;rows=512",
+    "kind=cpu_plan;m=0;cols=192;rows=128",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
@@ -94,47 +94,47 @@ inline int select(const Features& f) {
       if (f.bytes <= 3391872.0) {
         if (f.bytes <= 1478656.0) {
           if (f.p <= 21.0) {
-            return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+            return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
           }
-          return 1;  // kind=cpu_plan;algo=gemm;cols=384;rows=256
+          return 1;  // kind=cpu_plan;m=0;cols=384;rows=256
         }
-        return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+        return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
       if (f.flops <= 616562688.0) {
         if (f.k <= 160.0) {
-          return 4;  // kind=cpu_plan;algo=gemm;cols=192;rows=512
+          return 4;  // kind=cpu_plan;m=0;cols=192;rows=512
         }
-        return 2;  // kind=cpu_plan;algo=gemm;cols=768;rows=512
+        return 2;  // kind=cpu_plan;m=0;cols=768;rows=512
       }
       if (f.log2_gemm_n <= 8.5) {
         if (f.k <= 96.0) {
-          return 2;  // kind=cpu_plan;algo=gemm;cols=768;rows=512
+          return 2;  // kind=cpu_plan;m=0;cols=768;rows=512
         }
-        return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+        return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
-      return 2;  // kind=cpu_plan;algo=gemm;cols=768;rows=512
+      return 2;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
     if (f.log2_gemm_m <= 8.6147098441152075) {
-      return 1;  // kind=cpu_plan;algo=gemm;cols=384;rows=256
+      return 1;  // kind=cpu_plan;m=0;cols=384;rows=256
     }
     if (f.gemm_k <= 768.0) {
-      return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
     }
-    return 4;  // kind=cpu_plan;algo=gemm;cols=192;rows=512
+    return 4;  // kind=cpu_plan;m=0;cols=192;rows=512
   }
   if (f.intensity <= 300.46785016563319) {
     if (f.log2_gemm_m <= 14.614709844115207) {
       if (f.log2_gemm_n <= 8.5) {
         if (f.intensity <= 176.16027955736752) {
-          return 3;  // kind=cpu_plan;algo=wino4;cols=384;rows=256
+          return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
         }
-        return 3;  // kind=cpu_plan;algo=wino4;cols=384;rows=256
+        return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
       }
-      return 3;  // kind=cpu_plan;algo=wino4;cols=384;rows=256
+      return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
     }
-    return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+    return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
   }
-  return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+  return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
 }
 
 }  // namespace ktune_selector

@@ -9,12 +9,12 @@ inline constexpr int kNumConfigs = 6;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
-    "kind=cpu_plan;algo=gemm;cols=768;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=384;rows=128",
-    "kind=cpu_plan;algo=wino4;cols=384;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=192;rows=128",
-    "kind=cpu_plan;algo=gemm;cols=384;rows=256",
-    "kind=cpu_plan;algo=gemm;cols=192;rows=512",
+    "kind=cpu_plan;m=0;cols=768;rows=256",
+    "kind=cpu_plan;m=0;cols=384;rows=128",
+    "kind=cpu_plan;m=4;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=192;rows=128",
+    "kind=cpu_plan;m=0;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=192;rows=512",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
@@ -93,24 +93,24 @@ inline int select(const Features& f) {
     if (f.bytes <= 50055552.0) {
       if (f.bytes <= 23535616.0) {
         if (f.intensity <= 22.502190237629478) {
-          return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
         }
         if (f.h <= 10.5) {
-          return 3;  // kind=cpu_plan;algo=gemm;cols=192;rows=128
+          return 3;  // kind=cpu_plan;m=0;cols=192;rows=128
         }
         if (f.log2_gemm_n <= 8.5) {
-          return 4;  // kind=cpu_plan;algo=gemm;cols=384;rows=256
+          return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
         }
-        return 0;  // kind=cpu_plan;algo=gemm;cols=768;rows=256
+        return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
-      return 5;  // kind=cpu_plan;algo=gemm;cols=192;rows=512
+      return 5;  // kind=cpu_plan;m=0;cols=192;rows=512
     }
-    return 1;  // kind=cpu_plan;algo=gemm;cols=384;rows=128
+    return 1;  // kind=cpu_plan;m=0;cols=384;rows=128
   }
   if (f.bytes <= 5771264.0) {
-    return 2;  // kind=cpu_plan;algo=wino4;cols=384;rows=256
+    return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
   }
-  return 2;  // kind=cpu_plan;algo=wino4;cols=384;rows=256
+  return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
 }
 
 }  // namespace ktune_selector
