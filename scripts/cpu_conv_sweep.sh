@@ -19,10 +19,10 @@
 # path that selectors.txt names; the build dir must be configured, with the examples). Commit
 # OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
 # (scripts/results_index.py) afterwards.
-# Run time on the 2-core EPYC, measured loaded (load average 5-7, other builds running): the
-# batch-1 sweep 1.8 min, ResNet-50's batch 16 2.4 min, training and the two library rebuilds
-# 1-2 min, the benches about 4 min: about 10 minutes; less when quiet. A build of ktune that is
-# not up to date adds its own time.
+# Run time on the 2-core EPYC, measured loaded (load average 3.5-5.7, other builds running):
+# 351 s in all, of which the two sweeps 252 s (batch 1 about 110 s, ResNet-50 at batch 16 about
+# 140 s), the headers, the two tuned-library rebuilds and the three benches about 100 s; expect
+# less when quiet. A build of ktune that is not up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
