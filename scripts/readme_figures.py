@@ -150,15 +150,20 @@ def conv_deployed(d):
            "| --- | --- | --- | --- | ---: | ---: | ---: | --- |"]
     held_out = "**held out** (selector trained on ResNet-50 only)"
     by_batch = [(f", batch {b}", lambda r, b=b: r["batch"] == b) for b in ("1", "16")]
-    by_net = [(f" {n} layers (`conv-small`), batch 1", lambda r, n=n: r["network"] == n)
+    by_net = [(f" {n} layers, batch 1", lambda r, n=n: r["network"] == n)
               for n in ("resnet50", "vgg16")]
+    cpu_vendor = "oneDNN 2.6 at its best (auto or Winograd per layer)"
     for rel, vendor, label, what, groups in (
             ("h100-80gb-hbm3/conv-deployed-cudnn-best/conv-deployed-vs-cudnn.csv", CUDNN_BEST, "in-sample",
              " VGG16 + ResNet-50", by_batch),
             ("h100-80gb-hbm3/conv-deployed-cudnn-best-heldout/conv-deployed-vs-cudnn-heldout.csv", CUDNN_BEST,
              held_out,
              " VGG16", by_batch),
-            ("amd-epyc-2c/conv-vs-vendor.csv", "oneDNN 2.6", "in-sample", "", by_net)):
+            ("amd-epyc-2c/conv-plan/conv-deployed.csv", cpu_vendor, "in-sample", "", by_net),
+            ("amd-epyc-2c/conv-plan/conv-deployed-b16.csv", cpu_vendor, "in-sample", " ResNet-50",
+             by_batch[1:]),
+            ("amd-epyc-2c/conv-plan/conv-deployed-heldout.csv", cpu_vendor, held_out, "",
+             by_net[1:])):
         rows = d.rows(rel)
         for group, keep in groups:
             rs = distinct_layers(r for r in rows if keep(r))

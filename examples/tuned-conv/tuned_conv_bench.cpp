@@ -52,7 +52,8 @@ double geomean(const std::vector<double>& v) {
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
                      const std::string& vendor, double peak, double bandwidth) {
   std::string md = fmt::format(
-      "Device `{}`: the deployed tuned conv2d library (ktune::conv2d) and {} measured side by side "
+      "Device `{}`: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
+      "prepared once per layer; CUDA: ktune::conv2d) and {} measured side by side "
       "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
       "(geometric mean) and total-time ratios weighted by each layer's count in its network "
       "(time-weighted: Σ vendor ms / Σ deployed ms).\n\n",

@@ -62,6 +62,32 @@ class Conv2dPlan {
   State* state_ = nullptr;
 };
 
+// The CPU counterpart (BACKENDS cpu), for inference engines: the selector picks the config once
+// per layer; a pick of kind cpu_plan (the nn engine's conv plan) packs or Winograd-transforms the
+// filter once into the plan, so that run() does only the per-input work, which is how the CPU
+// sweep measured that kind; a pick of another kind keeps a copy of the filter and runs as
+// conv2d() does. The constructor checks its arguments like conv2d() (the filter only: run()
+// checks input and output) and reads the filter only then. run(): host pointers, the shapes given
+// to the constructor, threads of the calling thread's OpenMP team; one run() of a plan at a time
+// (the plan owns its workspace). Move-only.
+class CpuConv2dPlan {
+ public:
+  CpuConv2dPlan(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                int64_t stride, int64_t pad, const float* filter);
+  ~CpuConv2dPlan();
+  CpuConv2dPlan(CpuConv2dPlan&& other) noexcept;
+  CpuConv2dPlan& operator=(CpuConv2dPlan&& other) noexcept;
+  CpuConv2dPlan(const CpuConv2dPlan&) = delete;
+  CpuConv2dPlan& operator=(const CpuConv2dPlan&) = delete;
+
+  void run(const float* input, float* output);
+  int config() const;  // the index into tuned_conv2d_info_cpu().configs it runs, -1 for none
+
+ private:
+  struct State;
+  State* state_ = nullptr;
+};
+
 // What a tuned library ships, for reports and tests.
 struct TunedConv2dInfo {
   const char* backend;         // "cpu" or "cuda"

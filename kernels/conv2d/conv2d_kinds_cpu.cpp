@@ -1,6 +1,6 @@
 // The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
 // (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
-// cores: 22 (of 36) + 12 + 9 + 12 = 55 configs.
+// cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 after the CUDA kinds.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,6 +24,14 @@ std::optional<std::string> direct_cpu_violation(const Space& space, const Config
   if (cols * vk * vc / 8 > 12)
     return fmt::format("{} accumulator vectors (cols {} x vk {} x vc {} / 8) exceed 12",
                        cols * vk * vc / 8, cols, vk, vc);
+  return std::nullopt;
+}
+
+// The Winograd path of the plan has no task blocking of its own to choose: one config each.
+std::optional<std::string> plan_violation(const Space& space, const Config& c) {
+  if (space.value(c, "m") != "0" &&
+      (space.value(c, "cols") != "384" || space.value(c, "rows") != "256"))
+    return std::string("cpu_plan Winograd configs keep cols 384, rows 256 (unused by that path)");
   return std::nullopt;
 }
 
@@ -53,6 +61,18 @@ void add_cpu_kinds(std::vector<SpaceKind>& kinds) {
   kinds.push_back({"cpu_winograd",
                    {{"m", V{"2", "4"}}, {"mt", kMicroTiles}, {"tiles", V{"64", "256"}}},
                    nullptr});
+}
+
+void add_cpu_plan_kinds(std::vector<SpaceKind>& kinds) {
+  // The nn engine's prepared CPU conv plan (kernels/conv2d/cpu/conv2d_cpu_plan.hpp): m, its
+  // Winograd output tile (0: the implicit GEMM; cpu_winograd's param, so that the space's numeric
+  // columns stay those of the older kinds), and the largest task (cols pixels × rows channels) of
+  // its implicit GEMM. 9 + 2 = 11 configs.
+  kinds.push_back({"cpu_plan",
+                   {{"m", V{"0", "2", "4"}},
+                    {"cols", V{"192", "384", "768"}},
+                    {"rows", V{"128", "256", "512"}}},
+                   plan_violation});
 }
 
 bool is_cpu_kind(const std::string& name) { return name.rfind("cpu_", 0) == 0; }

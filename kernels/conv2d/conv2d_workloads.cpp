@@ -105,7 +105,9 @@ std::vector<Layer> tiny_layers() {
 }  // namespace
 
 std::vector<std::string> builtin_workload_names() {
-  return {"vgg16-conv", "resnet50-conv", "dnn", "conv-small", "tiny"};
+  return {"vgg16-conv",    "resnet50-conv",    "dnn",    "conv-small",     "tiny",
+          "vgg16-conv-b1", "resnet50-conv-b1", "dnn-b1", "vgg16-conv-b16", "resnet50-conv-b16",
+          "dnn-b16"};
 }
 
 std::vector<Layer> workload_layers(const std::string& name) {
@@ -119,6 +121,15 @@ std::vector<Layer> workload_layers(const std::string& name) {
   }
   if (name == "conv-small") return read_layers("conv2d-small.csv", "", {});
   if (name == "tiny") return tiny_layers();
+  // "<network workload>-b1" / "-b16": its layers at that batch only (a CPU sweep's budget).
+  for (const char* base : {"vgg16-conv", "resnet50-conv", "dnn"})
+    for (const int64_t batch : batches)
+      if (name == fmt::format("{}-b{}", base, batch)) {
+        std::vector<Layer> out;
+        for (Layer& l : workload_layers(base))
+          if (l.shape.n == batch) out.push_back(std::move(l));
+        return out;
+      }
   return {};
 }
 

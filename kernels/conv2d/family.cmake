@@ -30,7 +30,7 @@ endif()
 ktune_family_deploy_files(
   SOURCES conv2d_features.hpp conv2d_shape.hpp cpu/conv2d_cpu_args.hpp cpu/conv2d_cpu_config.hpp
           cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp cpu/conv2d_cpu_gemm.hpp
-          cpu/conv2d_cpu_winograd.hpp cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
+          cpu/conv2d_cpu_winograd.hpp cpu/conv2d_cpu_plan.hpp cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
           cuda/conv2d_im2col.cuh cuda/conv2d_winograd.cuh deploy/conv2d_validate.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl
   PUBLIC_HEADERS include/ktune/conv2d.hpp)

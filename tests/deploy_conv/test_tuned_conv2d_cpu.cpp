@@ -1,7 +1,9 @@
 // The CPU tuned conv2d library (examples/tuned-conv: ktune_tuned_conv2d_cpu, self-contained)
 // through the public API: every shipped config and the selector's picks on the tiny workload's odd
 // shapes against the float64 reference with NaN-poisoned output and guard regions, and argument
-// errors that leave the output untouched.
+// errors that leave the output untouched; ktune::CpuConv2dPlan (the filter prepared once per
+// layer) the same way, run twice per plan, on the tiny shapes and the workloads' filter / stride /
+// padding combinations at small sizes with odd channel counts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,6 +95,64 @@ TEST(TunedConv2dCpu, BadArgumentsThrowAndLeaveTheOutputUntouched) {
   EXPECT_NE(message(8, 1, nullptr).find("input is a null pointer"), std::string::npos);
   for (float v : out) ASSERT_EQ(v, kGuardValue);
   ktune::conv2d(0, 8, 8, 3, 4, 3, 3, 1, 1, nullptr, nullptr, nullptr);  // n = 0: nothing to do
+}
+
+TEST(TunedConv2dCpu, PlansMatchTheReferenceOnEveryCallAndShape) {
+  const auto& info = ktune::tuned_conv2d_info_cpu();
+  std::vector<conv::Shape> shapes = {
+      {1, 15, 13, 3, 37, 7, 7, 2, 3}, {2, 9, 11, 19, 45, 1, 1, 1, 0},
+      {1, 9, 9, 33, 20, 1, 1, 2, 0},  {1, 11, 10, 17, 35, 3, 3, 1, 1},
+      {2, 9, 7, 24, 33, 3, 3, 2, 1},  {3, 1, 1, 100, 70, 1, 1, 1, 0}};
+  for (const conv::Layer& layer : conv::workload_layers("tiny")) shapes.push_back(layer.shape);
+  for (const conv::Shape& s : shapes) {
+    const auto input = ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 7);
+    auto filter = ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 8);
+    const auto ref = conv::reference_conv2d(s, input.data(), filter.data());
+    ktune::CpuConv2dPlan plan(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, filter.data());
+    EXPECT_GE(plan.config(), 0);
+    EXPECT_LT(plan.config(), info.num_configs);
+    std::fill(filter.begin(), filter.end(), std::numeric_limits<float>::quiet_NaN());  // not kept
+    for (int call = 0; call < 2; ++call) {
+      std::vector<float> out(size_t(s.output_elements()) + 2 * kGuard, kGuardValue);
+      std::fill(out.begin() + kGuard, out.end() - kGuard, std::numeric_limits<float>::quiet_NaN());
+      plan.run(input.data(), out.data() + kGuard);
+      EXPECT_LE(conv::relative_error(s, out.data() + kGuard, ref), conv::error_bound(s, 4))
+          << conv::problem_of(s).key() << " " << info.configs[plan.config()] << " call " << call;
+      for (size_t i = 0; i < kGuard; ++i) {
+        ASSERT_EQ(out[i], kGuardValue);
+        ASSERT_EQ(out[out.size() - 1 - i], kGuardValue);
+      }
+    }
+  }
+}
+
+TEST(TunedConv2dCpu, PlanArgumentErrorsNameTheArgument) {
+  std::vector<float> filter(4 * 3 * 3 * 3, 1.f), out(8 * 8 * 4, kGuardValue);
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const ktune::Conv2dError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message([&] {
+              ktune::CpuConv2dPlan(1, 8, 8, 3, 4, 3, 3, 0, 1, filter.data());
+            }).find("stride = 0"),
+            std::string::npos);
+  EXPECT_NE(
+      message([&] { ktune::CpuConv2dPlan(1, 8, 8, 3, 4, 3, 3, 1, 1, nullptr); }).find("filter"),
+      std::string::npos);
+  ktune::CpuConv2dPlan plan(1, 8, 8, 3, 4, 3, 3, 1, 1, filter.data());
+  EXPECT_NE(message([&] { plan.run(nullptr, out.data()); }).find("input is null"),
+            std::string::npos);
+  for (float v : out) ASSERT_EQ(v, kGuardValue);
+  ktune::CpuConv2dPlan moved(std::move(plan));
+  EXPECT_NE(message([&] { plan.run(filter.data(), out.data()); }).find("moved from"),
+            std::string::npos);
+  ktune::CpuConv2dPlan empty(0, 8, 8, 3, 4, 3, 3, 1, 1, filter.data());  // n = 0: nothing to do
+  empty.run(filter.data(), out.data());
+  for (float v : out) ASSERT_EQ(v, kGuardValue);
 }
 
 }  // namespace

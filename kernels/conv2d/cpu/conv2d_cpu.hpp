@@ -57,7 +57,10 @@ void run_winograd_pretransformed(const Args& args, int m, const GemmParams& g, i
 
 // A config decoded: the call that runs it, or why it does not apply to the shape (a kind for
 // other shapes: the caller reports `refused`). Throws Error for configs without a CPU kernel.
+// A prepared kind (cpu_plan) has `prepare`: it must be called once per filter (outside the timed
+// region: what an inference engine does once per layer) before `run` sees that filter.
 struct Kernel {
+  std::function<void(const Args&)> prepare;
   std::function<void(const Args&)> run;
   std::optional<std::string> refusal;
   int winograd_m = 0;  // 2 or 4 for Winograd (its error bound), else 0

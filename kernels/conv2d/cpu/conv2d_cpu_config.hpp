@@ -9,19 +9,22 @@
 //   cpu_im2col    kind=cpu_im2col;mt=24x4;kc=128;rows=1024
 //   cpu_gemm1x1   kind=cpu_gemm1x1;mt=16x6;kc=256
 //   cpu_winograd  kind=cpu_winograd;m=4;mt=24x4;tiles=256   (K block 256)
+//   cpu_plan      kind=cpu_plan;m=0;cols=384;rows=256 (conv2d_cpu_plan.hpp: m 0 for the implicit
+//                 GEMM, 2 or 4 for Winograd; cols × rows the plan's largest task, pixels ×
+//                 channels)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
-enum class CpuKind { direct, im2col, gemm1x1, winograd };
+enum class CpuKind { direct, im2col, gemm1x1, winograd, plan };
 
 struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
-  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col)
+  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col, both cpu_plan)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
-  int m = 0, tiles = 0;                    // cpu_winograd
+  int m = 0, tiles = 0;                    // cpu_winograd (m also cpu_plan: 0 = no Winograd)
   bool valid = false;
 };
 
@@ -31,8 +34,9 @@ using gemm::config_detail::parse_int;
 
 constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
-    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd"};
-    for (int i = 0; i < 4; ++i)
+    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd",
+                                      "cpu_plan"};
+    for (int i = 0; i < 5; ++i)
       if (value == kinds[i]) {
         g.kind = CpuKind(i);
         return true;
@@ -55,7 +59,8 @@ constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view 
   for (const Field& f : fields)
     if (f.name == name) {
       seen |= 1 << f.bit;
-      return parse_int(value, *f.slot) && *f.slot > 0;
+      // m may be 0 (cpu_plan's implicit GEMM): its values are checked per kind below.
+      return parse_int(value, *f.slot) && (*f.slot > 0 || (f.bit == 6 && *f.slot == 0));
     }
   return false;
 }
@@ -70,6 +75,8 @@ constexpr int required_bits(CpuKind kind) {
       return 0x30;  // mt kc
     case CpuKind::winograd:
       return 0xD0;  // mt m tiles
+    case CpuKind::plan:
+      return 0x43;  // m cols rows
   }
   return 0;
 }
@@ -91,6 +98,7 @@ constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
       (g.cols < 2 || g.cols > 4 || g.vk < 2 || g.vk > 4 || (g.vc != 8 && g.vc != 16)))
     return CpuConvConfig{};
   if (g.kind == CpuKind::winograd && g.m != 2 && g.m != 4) return CpuConvConfig{};
+  if (g.kind == CpuKind::plan && g.m != 0 && g.m != 2 && g.m != 4) return CpuConvConfig{};
   g.valid = true;
   return g;
 }

@@ -2,7 +2,12 @@
 // sweep's backend and the deployed library.
 #include <fmt/format.h>
 
+#include <map>
+#include <memory>
+
 #include "kernels/conv2d/cpu/conv2d_cpu.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_config.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
 #include "ktune/error.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
@@ -28,6 +33,22 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
     const DirectParams p{space.int_value(config, "rows"), space.int_value(config, "cols"),
                          space.int_value(config, "vk"), space.int_value(config, "vc")};
     k.run = [p](const Args& a) { run_direct(a, p); };
+    return k;
+  }
+  if (kind == "cpu_plan") {
+    const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
+    if (const char* why = plan_refusal(shape, g.m)) k.refusal = why;
+    k.winograd_m = g.m;
+    // One plan per filter buffer (the sweep rotates copies of the tensors).
+    auto plans = std::make_shared<std::map<const float*, std::unique_ptr<PreparedPlan>>>();
+    k.prepare = [plans, g](const Args& a) {
+      (*plans)[a.filter] = std::make_unique<PreparedPlan>(a.shape, a.filter, g.m, g.cols, g.rows);
+    };
+    k.run = [plans](const Args& a) {
+      const auto it = plans->find(a.filter);
+      if (it == plans->end()) throw Error("cpu_plan: run on a filter that was not prepared");
+      it->second->run(a.input, a.output);
+    };
     return k;
   }
   const GemmParams g = gemm_params(space, config);

@@ -4,6 +4,10 @@
 // (format tag nhwc), weights in the layout the primitive prefers (format tag any), reordered
 // from KRSC (oneDNN's ohwi) once per filter outside the timed runs, as inference does once per
 // layer. Available when ktune is built with Debian's libdnnl-dev (KTUNE_HAVE_ONEDNN).
+// OnednnAlgo::winograd (vendor row "onednn_winograd"): convolution_winograd, which oneDNN 2.6 has
+// for 3×3 stride-1 layers in its blocked layouts only: the input is reordered from NHWC and the
+// output back inside each run (counted in its time, as the nn engine's onednn_winograd does);
+// the constructor throws Error where oneDNN has no Winograd for the problem.
 #include <memory>
 #include <string>
 
@@ -13,9 +17,12 @@ namespace ktune::kernels::conv2d::cpu {
 
 bool onednn_available();
 
+enum class OnednnAlgo { automatic, winograd };
+
 class OnednnConv {
  public:
-  explicit OnednnConv(const Shape& s);  // throws Error when oneDNN is missing or refuses
+  // Throws Error when oneDNN is missing or refuses.
+  explicit OnednnConv(const Shape& s, OnednnAlgo algo = OnednnAlgo::automatic);
   ~OnednnConv();
   OnednnConv(const OnednnConv&) = delete;
   OnednnConv& operator=(const OnednnConv&) = delete;

@@ -7,21 +7,28 @@
 // gemm_cpu_packed.hpp), so the library holds exactly the K configs' kernels and needs nothing of
 // ktune but these headers. The selector's Features are the conv2d problem and derived features
 // (conv2d_features.hpp). A pick that does not apply to the shape (Winograd on 1x1) falls back
-// along the header's safe order; when no shipped config runs every shape (direct and im2col
-// do), one direct kernel (rows 1, cols 2, vk 2, vc 8) is added for that case.
+// along the header's safe order; when no shipped config runs every shape (direct, im2col and
+// cpu_plan's GEMM do), one direct kernel (rows 1, cols 2, vk 2, vc 8) is added for that case.
+// A cpu_plan config (conv2d_cpu_plan.hpp) builds its plan in every ktune::conv2d call (the filter
+// packed or transformed each time: stateless); ktune::CpuConv2dPlan builds it once per layer,
+// which is what the sweep measured for that kind (the other kinds were measured stateless, and
+// a plan of theirs keeps a copy of the filter and runs them as conv2d does).
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_config.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_direct.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_gemm.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_winograd.hpp"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
-#include "kernels/common/cpu/gemm_cpu_packed.hpp"
 #include "ktune/conv2d.hpp"
 
 namespace {
@@ -43,21 +50,42 @@ void shipped_gemm(const ktune::kernels::gemm::cpu::Args& ga) {
   ktune::kernels::gemm::cpu::gemm_packed<g.mr, g.nr, true, false>(ga, g.kc, 96, 3840);
 }
 
+// Whether shipped config I's kind applies to the shape.
+template <size_t I>
+bool applies(const conv::Shape& s) {
+  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+  static_assert(g.valid, "a config of the selector header is not a CPU conv2d config");
+  if constexpr (g.kind == cpu::CpuKind::gemm1x1)
+    return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+  if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
+  if constexpr (g.kind == cpu::CpuKind::plan) return cpu::plan_refusal(s, g.m) == nullptr;
+  return true;
+}
+
+// Shipped config I's prepared plan of a layer (cpu_plan), or null (the other kinds).
+template <size_t I>
+std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
+  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+  if constexpr (g.kind == cpu::CpuKind::plan)
+    return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
+  return nullptr;
+}
+
 // Runs shipped config I; false (nothing written) when its kind does not apply to the shape.
 template <size_t I>
 bool run_config(const cpu::Args& a) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
-  static_assert(g.valid, "a config of the selector header is not a CPU conv2d config");
   const conv::Shape& s = a.shape;
-  if constexpr (g.kind == cpu::CpuKind::direct) {
+  if (!applies<I>(s)) return false;
+  if constexpr (g.kind == cpu::CpuKind::plan) {
+    prepare_config<I>(s, a.filter)->run(a.input, a.output);
+  } else if constexpr (g.kind == cpu::CpuKind::direct) {
     cpu::direct_detail::conv<g.cols, g.vk, g.vc / cpu::simd::kLanes>(a, g.rows);
   } else if constexpr (g.kind == cpu::CpuKind::im2col) {
     cpu::gemm_detail::im2col_conv(a, g.rows, shipped_gemm<I>);
   } else if constexpr (g.kind == cpu::CpuKind::gemm1x1) {
-    if (s.r != 1 || s.s != 1 || s.stride != 1 || s.pad != 0) return false;
     cpu::gemm_detail::gemm1x1_conv(a, shipped_gemm<I>);
   } else {
-    if (!s.winograd_applies()) return false;
     cpu::winograd_detail::run<g.m>(a, g.tiles, nullptr, shipped_gemm<I>);
   }
   return true;
@@ -69,11 +97,24 @@ constexpr std::array<RunFn, sizeof...(I)> make_runners(std::index_sequence<I...>
 }
 constexpr auto kRunners = make_runners(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
 
-// Direct and im2col configs run every shape.
+// What a CpuConv2dPlan needs of each shipped config.
+struct PlanFns {
+  bool (*applies)(const conv::Shape&);
+  std::unique_ptr<cpu::PreparedPlan> (*prepare)(const conv::Shape&, const float*);
+};
+template <size_t... I>
+constexpr std::array<PlanFns, sizeof...(I)> make_plan_fns(std::index_sequence<I...>) {
+  return {{PlanFns{&applies<I>, &prepare_config<I>}...}};
+}
+constexpr auto kPlanFns = make_plan_fns(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
+
+// Direct, im2col and cpu_plan GEMM configs run every shape.
 constexpr bool ships_a_universal_config() {
   for (const char* text : sel::kConfigs) {
-    const cpu::CpuKind kind = cpu::parse_cpu_conv_config(text).kind;
-    if (kind == cpu::CpuKind::direct || kind == cpu::CpuKind::im2col) return true;
+    const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
+    if (g.kind == cpu::CpuKind::direct || g.kind == cpu::CpuKind::im2col ||
+        (g.kind == cpu::CpuKind::plan && g.m == 0))
+      return true;
   }
   return false;
 }
@@ -117,6 +158,69 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
     if (index != pick && kRunners[size_t(index)](args)) return;
   last_resort<!ships_a_universal_config()>(args);
 }
+
+struct CpuConv2dPlan::State {
+  conv::Shape shape;
+  int index = -1;                           // -1: n == 0 or no shipped config applies
+  std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan pick
+  std::vector<float> filter;                // otherwise: the plan's copy of the filter
+};
+
+CpuConv2dPlan::CpuConv2dPlan(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r,
+                             int64_t s, int64_t stride, int64_t pad, const float* filter)
+    : state_(new State) {
+  state_->shape = {n, h, w, c, k, r, s, stride, pad};
+  try {
+    // The input and output come with run(), which checks them: a placeholder stands for them.
+    static const float placeholder = 0;
+    if (!conv::deploy::check_conv2d_arguments("ktune::CpuConv2dPlan", n, h, w, c, k, r, s, stride,
+                                              pad, &placeholder, filter, &placeholder))
+      return;
+    const conv::Shape& shape = state_->shape;
+    int index = choose(n, h, w, c, k, r, s, stride, pad);
+    for (int i = 0; !kPlanFns[size_t(index)].applies(shape) && i < sel::kNumConfigs; ++i)
+      index = sel::kSafeOrder[i];
+    if (kPlanFns[size_t(index)].applies(shape)) {
+      state_->index = index;
+      state_->plan = kPlanFns[size_t(index)].prepare(shape, filter);
+    }
+    if (!state_->plan) state_->filter.assign(filter, filter + shape.filter_elements());
+  } catch (...) {
+    delete state_;
+    throw;
+  }
+}
+
+CpuConv2dPlan::~CpuConv2dPlan() { delete state_; }
+
+CpuConv2dPlan::CpuConv2dPlan(CpuConv2dPlan&& other) noexcept : state_(other.state_) {
+  other.state_ = nullptr;
+}
+
+CpuConv2dPlan& CpuConv2dPlan::operator=(CpuConv2dPlan&& other) noexcept {
+  if (this != &other) {
+    delete state_;
+    state_ = other.state_;
+    other.state_ = nullptr;
+  }
+  return *this;
+}
+
+void CpuConv2dPlan::run(const float* input, float* output) {
+  if (state_ == nullptr) throw Conv2dError("ktune::CpuConv2dPlan::run: the plan was moved from");
+  const conv::Shape& s = state_->shape;
+  if (input == nullptr) conv::deploy::argument_error("ktune::CpuConv2dPlan::run", "input is null");
+  if (output == nullptr)
+    conv::deploy::argument_error("ktune::CpuConv2dPlan::run", "output is null");
+  if (s.n == 0) return;
+  if (state_->plan) return state_->plan->run(input, output);
+  if (state_->index < 0)  // no shipped config applies: conv2d's last resort
+    return conv2d(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, input, state_->filter.data(),
+                  output);
+  kRunners[size_t(state_->index)](cpu::Args{s, input, state_->filter.data(), output});
+}
+
+int CpuConv2dPlan::config() const { return state_ ? state_->index : -1; }
 
 const TunedConv2dInfo& tuned_conv2d_info_cpu() {
   static const TunedConv2dInfo info{"cpu", sel::kNumConfigs, sel::kConfigs, sel::kBaseline};

@@ -1,0 +1,58 @@
+#pragma once
+// cpu_plan: the CPU conv plan of the nn engine (kernels/common/cpu/conv_cpu_plan.hpp) as a kind
+// of the conv2d family, shared by the sweep's backend and the deployed library. A config is the
+// plan's own choices:
+//   m     0 (the implicit GEMM on the 32 × 12 AVX-512 tile), 2 or 4 (Winograd F(2×2, 3×3) /
+//         F(4×4, 3×3)): forced, not the plan's default rule of thumb (F(4×4) on
+//         3×3 stride-1 layers over >= 16 channels, F(2×2) or the GEMM where F(4×4) has too few
+//         tiles), so that the sweep measures each where it applies;
+//   cols, rows  the largest task of the GEMM path, pixels × output channels (PlanBlocking
+//         max_cols, max_rows): how C is cut among the threads and blocked for L2.
+// The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
+// a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
+// nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
+#include "kernels/common/cpu/conv_cpu_plan.hpp"
+#include "kernels/conv2d/conv2d_shape.hpp"
+
+namespace ktune::kernels::conv2d::cpu {
+
+inline cpu_conv::Shape plan_shape(const Shape& s) {
+  return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad};
+}
+
+// m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)).
+inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows) {
+  cpu_conv::PlanBlocking b;
+  b.winograd_m = m;
+  b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles
+  b.max_cols = cols;
+  b.max_rows = rows;
+  return b;
+}
+
+// Why Winograd m does not apply to s (the plan would silently run the GEMM path), or null.
+inline const char* plan_refusal(const Shape& s, int m) {
+  if (m == 0) return nullptr;
+  if (!cpu_conv::WinogradPlan::applies(plan_shape(s)))
+    return "cpu_plan Winograd: 3x3 stride-1 layers with pad <= 2 only";
+  if (s.c < cpu_conv::kWinogradMinChannels)
+    return "cpu_plan Winograd: at least 16 input channels (the plan's GEMM path runs fewer)";
+  return nullptr;
+}
+
+// One layer prepared: the filter read only here. One run at a time.
+class PreparedPlan {
+ public:
+  PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows)
+      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows)) {}
+  void run(const float* input, float* output) {
+    const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);
+    plan_.run(input, output);
+  }
+  int winograd_m() const { return plan_.winograd_m(); }
+
+ private:
+  cpu_conv::ConvPlan plan_;
+};
+
+}  // namespace ktune::kernels::conv2d::cpu

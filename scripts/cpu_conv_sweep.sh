@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Issue #30's CPU conv-layer target, for a quiet machine (nothing else running):
+#   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
+#      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
+#      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
+#      distinct VGG16 + ResNet-50 conv layer at batch 1 and ResNet-50's at batch 16 (WORKLOADS,
+#      default "dnn-b1 resnet50-conv-b16"; VGG16 at batch 16 would take the script past 12
+#      minutes), each verified against float64 on NaN-poisoned output
+#      -> OUT/conv2d-cpu-plan.csv.gz;
+#   2. training: the selector headers of libraries/conv2d/selectors.txt that read it
+#      (amd-epyc-2c-plan-k6.hpp: every row, the shipped ktune_tuned_conv2d_cpu;
+#      amd-epyc-2c-plan-resnet50-k6.hpp: the ResNet-50 rows only) regenerated in place;
+#   3. the deployed library (ktune::CpuConv2dPlan) against oneDNN at its best per layer, timed
+#      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
+#      (batch 1), conv-deployed-b16.* (ResNet-50, batch 16), and the ResNet-50-trained library on
+#      the VGG16 layers at batch 1 (held out) -> conv-deployed-heldout.*;
+#   4. the tables (scripts/cpu_conv_tables.py) -> conv-deployed-tables.md, and run.json.
+# Usage: scripts/cpu_conv_sweep.sh BUILD_DIR   (OUT is results/amd-epyc-2c/conv-plan: the dataset
+# path that selectors.txt names; the build dir must be configured, with the examples). Commit
+# OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
+# (scripts/results_index.py) afterwards.
+# Run time on the 2-core EPYC, measured loaded (load average 3.5-5.7, other builds running):
+# 351 s in all, of which the two sweeps 252 s (batch 1 about 110 s, ResNet-50 at batch 16 about
+# 140 s), the headers, the two tuned-library rebuilds and the three benches about 100 s; expect
+# less when quiet. A build of ktune that is not up to date adds its own time.
+set -euo pipefail
+build=${1:?BUILD_DIR}
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$here/results/amd-epyc-2c/conv-plan
+workloads=${WORKLOADS:-dnn-b1 resnet50-conv-b16}
+start=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+cmake --build "$build" -j"$(nproc)" --target ktune
+mkdir -p "$out"
+rm -f "$out"/conv2d-cpu-plan.csv.gz "$out"/conv-deployed*
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
+for w in $workloads; do
+  run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
+    --configs kind:cpu_plan --min-reps 5 --rep-budget-ms 30 | tail -n 2
+done
+"$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
+sweep_s=$(( $(date +%s) - start ))
+"$here/scripts/deploy_selectors.sh" "$here/libraries/conv2d/selectors.txt" "" "$build/bin/ktune" '^amd-epyc-2c-plan'
+cmake --build "$build" -j"$(nproc)" --target tuned_conv_bench tuned_conv_bench_cpu_resnet50
+bench=(--device-slug amd-epyc-2c --dataset "$out/conv2d-cpu-plan.csv.gz" --peak-gflops 192
+  --bandwidth-gbs 40)
+run "$build/bin/tuned_conv_bench" --workload dnn-b1 "${bench[@]}" \
+  --csv "$out/conv-deployed.csv" --md "$out/conv-deployed.md" > "$work/bench.log"
+run "$build/bin/tuned_conv_bench" --workload resnet50-conv-b16 "${bench[@]}" \
+  --csv "$out/conv-deployed-b16.csv" --md "$out/conv-deployed-b16.md" > "$work/bench-b16.log"
+run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b1 "${bench[@]}" \
+  --csv "$out/conv-deployed-heldout.csv" --md "$out/conv-deployed-heldout.md" > "$work/bench-heldout.log"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+traits=$(lscpu | sed -n 's/^Hypervisor vendor:[[:space:]]*\(.*\)/\1 guest, /p' | head -1)
+grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}no AVX-512"
+device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
+/usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
+  "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
+  > "$out/conv-deployed-tables.md"
+onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
+/usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
+import datetime, json, os, sys
+out, commit, device, onednn, workloads = sys.argv[1:6]
+json.dump({"command": "", "commit": commit,
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+           "device": device, "measures": "", "files": [],
+           "in_sample": None,  # both: the measures say which file is which
+           "vendors": f"oneDNN {onednn}: convolution_auto and convolution_winograd (where oneDNN has "
+                      f"one; NHWC reorders counted), the faster per layer, weights reordered once"},
+          open(os.path.join(out, "run.json"), "w"), indent=2)
+PY
+summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
+  "conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
+configs (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
+oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
+conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
+in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
+conv-deployed-heldout.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers); \
+sweep ${sweep_s} s, all $(( $(date +%s) - start )) s" > /dev/null
+cat "$out/conv-deployed-tables.md" | head -20
+echo "cpu_conv_sweep: $(( $(date +%s) - start )) s"

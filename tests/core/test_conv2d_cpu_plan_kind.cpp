@@ -1,0 +1,179 @@
+// The cpu_plan kind (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) and the oneDNN Winograd vendor row:
+// every config against the float64 reference on random data with NaN-poisoned output, directly
+// and through the family's CPU backend (which verifies before it times), on the tiny workload's
+// odd shapes and small copies of every filter / stride / padding of the VGG16 and ResNet-50
+// layers with channel counts off the tiles (kMR 32, kNR 12); Winograd refused exactly where it
+// does not apply; each algorithm's bound rejects a planted weight; the config ids of the older
+// kinds unchanged.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernels/common/gemm_reference.hpp"
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/conv2d_reference.hpp"
+#include "kernels/conv2d/conv2d_workloads.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_config.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
+#include "kernels/conv2d/cpu/conv2d_onednn.hpp"
+#include "ktune/error.hpp"
+#include "ktune/family.hpp"
+
+namespace ktune::kernels::conv2d {
+namespace {
+
+// The workloads' (r, stride, pad) combinations at small sizes: 7×7/2 p3 stem, 1×1/1, 1×1/2
+// (ResNet-50's projections), 3×3/1 p1, 3×3/2 p1, the fc layers as 1×1 on a 1×1 map; odd c, k.
+std::vector<Shape> plan_shapes() {
+  std::vector<Shape> out = {{1, 15, 13, 3, 37, 7, 7, 2, 3}, {2, 9, 11, 19, 45, 1, 1, 1, 0},
+                            {1, 9, 9, 33, 20, 1, 1, 2, 0},  {1, 11, 10, 17, 35, 3, 3, 1, 1},
+                            {2, 9, 7, 24, 33, 3, 3, 2, 1},  {1, 13, 9, 21, 50, 3, 3, 1, 1},
+                            {1, 7, 7, 64, 70, 3, 3, 1, 1},  {3, 1, 1, 100, 70, 1, 1, 1, 0},
+                            {1, 6, 5, 16, 13, 3, 3, 1, 0},  {1, 12, 12, 3, 64, 3, 3, 1, 1}};
+  for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
+  return out;
+}
+
+std::vector<std::string> plan_configs() {
+  register_builtin();
+  const Space& space = find_family("conv2d").space();
+  std::vector<std::string> out;
+  for (const Config& c : space.enumerate())
+    if (space.kind_name(c) == "cpu_plan") out.push_back(space.to_string(c));
+  return out;
+}
+
+std::unique_ptr<Backend> cpu_backend() {
+  register_builtin();
+  return open_backend(find_family("conv2d"), "cpu");
+}
+
+TEST(Conv2dCpuPlanKind, ElevenConfigsAppendedAfterEveryOtherKind) {
+  register_builtin();
+  const Space& space = find_family("conv2d").space();
+  EXPECT_EQ(plan_configs().size(), 11u);
+  // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
+  // 64), whose ids the committed datasets use.
+  EXPECT_EQ(space.product_size(), 1069 + 27);
+  EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 2].name);
+  EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
+}
+
+TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
+  for (const std::string& text : plan_configs()) {
+    const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
+    EXPECT_TRUE(g.valid) << text;
+    EXPECT_EQ(g.kind, cpu::CpuKind::plan) << text;
+  }
+  constexpr cpu::CpuConvConfig g =
+      cpu::parse_cpu_conv_config("kind=cpu_plan;m=2;cols=384;rows=256");
+  static_assert(g.valid && g.m == 2 && g.cols == 384 && g.rows == 256);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=3;cols=384;rows=256").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=0;cols=384").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=0;cols=384;rows=256;tiles=2").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_winograd;m=0;mt=8x8;tiles=64").valid);
+}
+
+TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDoesNotApply) {
+  int winograd_ran = 0;
+  for (const Shape& s : plan_shapes()) {
+    const auto input = gemm::random_matrix(size_t(s.input_elements()), 11);
+    const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 12);
+    const auto reference = reference_conv2d(s, input.data(), filter.data());
+    std::vector<float> output(size_t(s.output_elements()));
+    for (const std::string& text : plan_configs()) {
+      const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
+      const bool winograd_fits = s.winograd_applies() && s.pad <= 2 && s.c >= 16;
+      const char* why = cpu::plan_refusal(s, g.m);
+      EXPECT_EQ(why == nullptr, g.m == 0 || winograd_fits) << problem_of(s).key() << " " << text;
+      if (why) continue;
+      cpu::PreparedPlan plan(s, filter.data(), g.m, g.cols, g.rows);
+      EXPECT_EQ(plan.winograd_m(), g.m) << text;  // the config's algorithm, not a fallback
+      for (int call = 0; call < 2; ++call) {      // a prepared plan runs again with the same result
+        std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
+        plan.run(input.data(), output.data());
+        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, g.m))
+            << problem_of(s).key() << " " << text << " call " << call;
+      }
+      winograd_ran += g.m != 0;
+    }
+  }
+  EXPECT_GE(winograd_ran, 10);
+}
+
+TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
+  // One weight of 9450 off by 1 (weights about N(0, 1)): the result of another filter, which
+  // each algorithm's bound (the Winograd ones 8× and 64× the direct one) must still reject.
+  const Shape s{1, 13, 9, 21, 50, 3, 3, 1, 1};
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 31);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 32);
+  auto planted = filter;
+  planted[planted.size() / 2] += 1.f;
+  const auto reference = reference_conv2d(s, input.data(), filter.data());
+  std::vector<float> output(size_t(s.output_elements()));
+  for (int algo : {0, 2, 4}) {
+    cpu::PreparedPlan good(s, filter.data(), algo, 384, 256),
+        bad(s, planted.data(), algo, 384, 256);
+    good.run(input.data(), output.data());
+    EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
+    bad.run(input.data(), output.data());
+    EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
+  }
+}
+
+TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {
+  const auto backend = cpu_backend();
+  const Space& space = find_family("conv2d").space();
+  const TimingPolicy policy{0, 2, 2, 0, 2000};
+  for (const Shape& s : {Shape{1, 11, 10, 17, 35, 3, 3, 1, 1}, Shape{2, 9, 7, 24, 33, 3, 3, 2, 1},
+                         Shape{1, 15, 13, 3, 37, 7, 7, 2, 3}}) {
+    auto session = backend->open(problem_of(s));
+    for (const std::string& text : plan_configs()) {
+      const Config c = space.parse(text);
+      EXPECT_TRUE(backend->implements(c));
+      const Outcome out = session->run(c, policy);
+      const bool refused = cpu::plan_refusal(s, cpu::parse_cpu_conv_config(text).m) != nullptr;
+      EXPECT_EQ(out.status, refused ? Status::refused : Status::ok)
+          << problem_of(s).key() << " " << text << ": " << out.message;
+      if (!refused) {
+        EXPECT_LE(out.rel_error, error_bound(s, 4));
+      }
+    }
+  }
+}
+
+TEST(Conv2dCpuPlanKind, OnednnWinogradVendorRowRunsOrRefuses) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN";
+  const auto backend = cpu_backend();
+  const TimingPolicy policy{0, 1, 1, 0, 2000};
+  auto wino = backend->open(problem_of(Shape{1, 14, 14, 32, 48, 3, 3, 1, 1}));
+  ASSERT_EQ(wino->vendors(), (std::vector<std::string>{"onednn", "onednn_winograd"}));
+  const Outcome w = wino->run_vendor("onednn_winograd", policy);
+  // oneDNN 2.6 has Winograd for AVX-512 CPUs only: elsewhere a refusal.
+  EXPECT_TRUE(w.status == Status::ok || w.status == Status::refused) << w.message;
+  auto one = backend->open(problem_of(Shape{1, 14, 14, 32, 48, 1, 1, 1, 0}));
+  EXPECT_EQ(one->run_vendor("onednn_winograd", policy).status, Status::refused);
+  EXPECT_EQ(one->run_vendor("onednn", policy).status, Status::ok);
+}
+
+TEST(Conv2dCpuPlanKind, OnednnWinogradMatchesTheReference) {
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN";
+  const Shape s{2, 13, 9, 21, 50, 3, 3, 1, 1};
+  std::unique_ptr<cpu::OnednnConv> conv;
+  try {
+    conv = std::make_unique<cpu::OnednnConv>(s, cpu::OnednnAlgo::winograd);
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 21);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 22);
+  std::vector<float> output(size_t(s.output_elements()), std::numeric_limits<float>::quiet_NaN());
+  conv->run(input.data(), conv->add_weights(filter.data()), output.data());
+  const auto reference = reference_conv2d(s, input.data(), filter.data());
+  EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, 4))
+      << conv->implementation();
+}
+
+}  // namespace
+}  // namespace ktune::kernels::conv2d
