@@ -378,11 +378,11 @@ TEST_F(WgmmaGemmTest, Tf32AlphaBetaAndShortK) {
 TEST_F(WgmmaGemmTest, Tf32RefusesAShortWorkspaceAndForeignKTiles) {
   const BlockedParams p = wgmma_tf32_space().front();
   prepare_tf32({p});
-  const Shape nn = aligned_shape(false, false, 64, 64, 64, 1);
-  const Result none = run_tf32(p, nn, 1, 0, 3, 0, 0, /*workspace_floats=*/0);
+  const Shape nt = aligned_shape(false, true, 64, 64, 64, 1);  // both operands MN-major
+  const Result none = run_tf32(p, nt, 1, 0, 3, 0, 0, /*workspace_floats=*/0);
   EXPECT_LT(none.error, 0);
   EXPECT_NE(none.message.find("workspace"), std::string::npos) << none.message;
-  const Result shortws = run_tf32(p, nn, 1, 0, 3, 0, 0, 64 * 64);  // A's copy only
+  const Result shortws = run_tf32(p, nt, 1, 0, 3, 0, 0, 64 * 64);  // A's copy only
   EXPECT_LT(shortws.error, 0);
   const Result tn = run_tf32(p, aligned_shape(true, false, 64, 64, 64, 1), 1, 0, 3, 0, 0, 0);
   EXPECT_GE(tn.error, 0) << "K-major operands on the grid need no workspace: " << tn.message;
