@@ -14,8 +14,11 @@ cd "$(dirname "$0")/.." || exit 1
 start=$(date +%s)
 limit=${DEADLINE_S:-560}
 S=$PWD/libraries/gemm/selectors
-# One copy per precision: two named selectors cannot share a header file (#pragma once).
-for q in bf16 fp16; do cp tests/deploy_vendor/vendor-wins-tc-k3.hpp "/tmp/vendor-wins-tc-k3-$q.hpp"; done
+# One copy per precision, the contents made to differ: two named selectors cannot share a header
+# (#pragma once, which GCC also applies to identical copies of one age).
+for q in bf16 fp16; do
+  { cat tests/deploy_vendor/vendor-wins-tc-k3.hpp; echo "// $q copy"; } > "/tmp/vendor-wins-tc-k3-$q.hpp"
+done
 export BUILD=${BUILD:-/tmp/kt-build-tc-tf32} OUT=${OUT:-/tmp/ktune-out}
 export CMAKE_ARGS=${CMAKE_ARGS:-"-DKTUNE_CUDA_SELECTOR=$S/h100-80gb-hbm3-k4.hpp -DKTUNE_CUDA_BF16_SELECTOR=/tmp/vendor-wins-tc-k3-bf16.hpp -DKTUNE_CUDA_FP16_SELECTOR=/tmp/vendor-wins-tc-k3-fp16.hpp"}
 export TESTS_FILTER=${TESTS_FILTER:-TunedGemmEx*} LT_TOP=${LT_TOP:-0}
