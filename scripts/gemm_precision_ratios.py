@@ -4,7 +4,10 @@ row, per precision, from an exported store (ktune export --format csv): geometri
 weighted ratio (sum of vendor times / sum of ktune times), shapes below 0.8x, worst shapes. One
 Markdown section per (workload tag, precision).
 --kind KIND: the space is that kind's configs only (e.g. wgmma), not every swept config.
-  scripts/gemm_precision_ratios.py STORE.csv.gz [--worst 5] [--kind KIND]"""
+--refuse-tf32-copies: drop the wgmmatf32 rows of shapes whose operands that kind copies K-major
+  first (A without transa, B with transb, or k not a multiple of 4 with the workloads' tight
+  leading dimensions): the space as if the kind refused those shapes instead.
+  scripts/gemm_precision_ratios.py STORE.csv.gz [--worst 5] [--kind KIND] [--refuse-tf32-copies]"""
 import argparse
 import collections
 import csv
@@ -19,7 +22,15 @@ parser = argparse.ArgumentParser()
 parser.add_argument("csv")
 parser.add_argument("--worst", type=int, default=5)
 parser.add_argument("--kind", help="only this kind's configs stand for the space")
+parser.add_argument("--refuse-tf32-copies", action="store_true")
 args = parser.parse_args()
+
+
+def tf32_copies(problem):
+    """Whether the wgmmatf32 kind copies an operand of this workload problem (tight ld)."""
+    f = dict(item.split("=") for item in problem.split(";"))
+    return f["transa"] == "0" or f["transb"] == "1" or int(f["k"]) % 4 != 0
+
 
 best = collections.defaultdict(dict)  # problem -> config or vendor -> best median ms
 tags = {}
@@ -30,6 +41,9 @@ for r in csv.DictReader(opener(args.csv, "rt") if opener else open(args.csv)):
         continue
     key = "config" if r["config"] not in VENDORS else r["config"]
     if key == "config" and args.kind and not r["config"].startswith(f"kind={args.kind};"):
+        continue
+    if (args.refuse_tf32_copies and r["config"].startswith("kind=wgmmatf32;")
+            and tf32_copies(r["problem"])):
         continue
     t = float(r["median_ms"])
     best[r["problem"]][key] = min(t, best[r["problem"]].get(key, math.inf))

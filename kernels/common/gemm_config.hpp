@@ -27,17 +27,33 @@
 //   mmasplit kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=16
 //                                                              CUDA sm_80+: the mma kernel over K
 //                                                              slices + the split-K reduction
+//   wgmmatf32 kind=wgmmatf32;bm=128;bn=128;bk=32;st=4;gr=8    CUDA sm_90a: wgmma in tf32 (K tiles
+//                                                              of 32 floats, K-major operands;
+//                                                              others copied K-major first)
 #include <cstddef>
 #include <string_view>
 
 namespace ktune::kernels::gemm {
 
-enum class Kind { seed, tiled, splitk, packed, warp, packedz, warpsplit, mma, wgmma, mmasplit };
+enum class Kind {
+  seed,
+  tiled,
+  splitk,
+  packed,
+  warp,
+  packedz,
+  warpsplit,
+  mma,
+  wgmma,
+  mmasplit,
+  wgmmatf32
+};
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
 // data from before precisions existed keep their keys). C is FP32 and accumulation FP32 in all.
 //   fp32: FP32 A and B, IEEE FMA (every kind but mma and wgmma)
-//   tf32: FP32 A and B rounded to TF32 (10-bit mantissa) by the tensor cores' math (mma)
+//   tf32: FP32 A and B read as TF32 (10-bit mantissa) by the tensor cores (mma: rounded to
+//         nearest by cvt.rna; wgmmatf32: truncated by the tensor cores)
 //   bf16, fp16: 16-bit A and B (mma, wgmma; bf16 also packedz on CPUs with AVX512_BF16)
 enum class Precision { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
 constexpr const char* precision_name(Precision p) {
@@ -58,11 +74,16 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only (mmasplit likewise), wgmma the 16-bit ones, packedz FP32 and bf16 (its
-// AVX512_BF16 kernels), every other kind FP32 only.
+// precisions only (mmasplit likewise), wgmma the 16-bit ones, wgmmatf32 tf32, packedz FP32 and
+// bf16 (its AVX512_BF16 kernels), every other kind FP32 only.
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
+// The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
+constexpr bool runs_wgmma_kernel(Kind kind) {
+  return kind == Kind::wgmma || kind == Kind::wgmmatf32;
+}
 constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::wgmma) return p == Precision::bf16 || p == Precision::fp16;
+  if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
   return runs_mma_kernel(kind) == (p != Precision::fp32);
 }
@@ -80,6 +101,7 @@ struct SeedParams {
 // Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile; kind mmasplit is
 // the mma kernel with splits > 1 (FP32 partial sums, then the split-K reduction). Kind wgmma uses
 // bm, bn, bk (64), st and gr (rasterization group); its blocks are 384 threads whatever the tile.
+// Kind wgmmatf32 likewise with bk = 32 (32 floats: the same 128 bytes a row).
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
@@ -90,7 +112,8 @@ struct BlockedParams {
 };
 
 // Dynamic shared memory of a wgmma block (KtuneWgmmaSmem<bm, bn, st>::kBytes of gemm_wgmma.cuh):
-// st stages of 16-bit tiles 64 K wide, 2 * st 8-byte barriers, 1024 bytes of alignment slack.
+// st stages of tiles 128 bytes of K wide (64 16-bit or 32 tf32 elements), 2 * st 8-byte barriers,
+// 1024 bytes of alignment slack.
 constexpr long long wgmma_smem_bytes(const BlockedParams& p) {
   return (long long)p.st * (p.bm + p.bn) * 128 + 16LL * p.st + 1024;
 }
@@ -219,6 +242,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmma;
     else if (value == "mmasplit")
       g.kind = Kind::mmasplit;
+    else if (value == "wgmmatf32")
+      g.kind = Kind::wgmmatf32;
     else
       return false;
     return true;
@@ -271,6 +296,7 @@ constexpr int required_bits(Kind kind) {
     case Kind::mma:  // bm bn bk wm wn st
       return 0xE0070;
     case Kind::wgmma:  // bm bn bk st gr
+    case Kind::wgmmatf32:
       return 0x180070;
     case Kind::mmasplit:  // mma's params, splits
       return 0xE0870;
@@ -320,6 +346,8 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmma";
     case Kind::mmasplit:
       return "mmasplit";
+    case Kind::wgmmatf32:
+      return "wgmmatf32";
   }
   return "?";
 }

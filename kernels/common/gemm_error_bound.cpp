@@ -10,9 +10,16 @@
 //    sqrt(k) just as the result does: the relative error of C stays near u (for errors uniform in
 //    [-u, u], sqrt(2/3) u), whatever k. Bound: 4u, twice the worst case of one product and about
 //    5x the expected value, far below the O(1) errors of a wrong kernel.
-// u: 2^-8 for bf16 (8-bit significand), 2^-11 for fp16 and for tf32 (11-bit significands: tf32
-// keeps fp32's exponent and 10 mantissa bits, rounded to nearest by cvt.rna); 0 for fp32, whose
-// inputs are the reference's. A NaN or Inf fails any bound.
+// u: 2^-8 for bf16 (8-bit significand, rounded to nearest), 2^-11 for fp16 (11 bits, nearest);
+// 2^-10 for tf32: 11-bit significands too (fp32's exponent, 10 mantissa bits), but only the mma
+// kind rounds them to nearest (cvt.rna, error <= 2^-11); the wgmma tf32 kind hands FP32 words to
+// the tensor cores, which ignore the low 13 bits, i.e. truncate toward zero: relative error in
+// [0, 2^-10), one ulp. Truncation errors are biased (mean 2^-11 per operand, the same sign as
+// the operand), so each product a*b carries -(da + db) with mean -2^-10 and the sum over k keeps
+// that bias coherently: the relative error of C sits near 2^-10 (host emulation: about 0.8 * 2^-10)
+// instead of near u as unbiased errors would; 4u = 2^-8 holds it with a 4x margin, and remains
+// twice the worst case of one product. 0 for fp32, whose inputs are the reference's. A NaN or Inf
+// fails any bound.
 #include <algorithm>
 #include <cmath>
 
@@ -24,7 +31,8 @@ double input_unit_roundoff(Precision precision) {
   switch (precision) {
     case Precision::fp32:
       return 0.0;
-    case Precision::tf32:
+    case Precision::tf32:  // truncation (wgmmatf32) covers round-to-nearest (mma)
+      return std::ldexp(1.0, -10);
     case Precision::fp16:
       return std::ldexp(1.0, -11);
     case Precision::bf16:

@@ -80,6 +80,17 @@ std::optional<std::string> wgmma_violation(const Space& space, const Config& c) 
   return std::nullopt;
 }
 
+// The params of the kinds of the Hopper kernel: block tiles, stages and rasterization, with the
+// K tile (elements) of their precisions.
+std::vector<Param> wgmma_params(const char* bk) {
+  using V = std::vector<std::string>;
+  return {{"bm", V{"128", "256"}},
+          {"bn", V{"64", "128", "256"}},
+          {"bk", V{bk}},
+          {"st", V{"3", "4", "6"}},
+          {"gr", V{"1", "8"}}};
+}
+
 std::vector<SpaceKind> gemm_kinds() {
   using V = std::vector<std::string>;
   return {
@@ -165,13 +176,7 @@ std::vector<SpaceKind> gemm_kinds() {
       // bf16 / fp16 problems: block tiles of two consumer warpgroups, K tiles of 64 (one
       // 128-byte swizzle row of 16-bit elements), 3, 4 or 6 stages, block rows swept one by one
       // or in groups of 8; 24 configs. Appended after mma.
-      {"wgmma",
-       {{"bm", V{"128", "256"}},
-        {"bn", V{"64", "128", "256"}},
-        {"bk", V{"64"}},
-        {"st", V{"3", "4", "6"}},
-        {"gr", V{"1", "8"}}},
-       wgmma_violation},
+      {"wgmma", wgmma_params("64"), wgmma_violation},
       // The mma kernel over K slices (FP32 partial sums + the split-K reduction), for the
       // tensor-core problems whose m x n tiles leave SMs idle while k is long (the worst dnn
       // shapes: m x n of one tile, k of 10^4 to 2 * 10^5): the small block tiles the mma sweep
@@ -186,6 +191,11 @@ std::vector<SpaceKind> gemm_kinds() {
         {"st", V{"3"}},
         {"splits", V{"2", "4", "8", "16", "32", "64", "128"}}},
        mma_violation},
+      // The wgmma kernel in tf32 (gemm_wgmma.cuh with PREC 1): the wgmma kind's tiles, stages and
+      // rasterization with K tiles of 32 floats (the same 128 bytes a row, so the same shared
+      // memory); operands that are not K-major on TMA's 16-byte grid are copied so first, inside
+      // the call; 24 configs. Appended after mmasplit.
+      {"wgmmatf32", wgmma_params("32"), wgmma_violation},
   };
 }
 

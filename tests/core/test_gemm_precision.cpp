@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cpu/gemm_cpu_packedz_dispatch.hpp"
@@ -124,17 +125,28 @@ double rel_error(const std::vector<double>& x, const std::vector<double>& ref) {
   return std::sqrt(diff / norm);
 }
 
+// A 24 x 20 x k product of random FP32 inputs and its float64 reference.
+struct RandomProduct {
+  gemm::Shape s;
+  std::vector<float> a, b;
+  std::vector<double> ref;
+};
+RandomProduct random_product(int64_t k, uint64_t seed) {
+  RandomProduct p;
+  p.s.m = 24, p.s.n = 20, p.s.k = k, p.s.lda = 24, p.s.ldb = k, p.s.ldc = 24;
+  p.a = gemm::random_matrix(size_t(p.s.m * k), seed + uint64_t(k));
+  p.b = gemm::random_matrix(size_t(k * p.s.n), seed + 1 + uint64_t(k));
+  p.ref = gemm::reference_gemm(p.s, p.a.data(), p.b.data(), 1.0, 0.0, nullptr);
+  return p;
+}
+
 TEST(GemmPrecision, ErrorBoundAdmitsInputRoundingAndCatchesAPlantedError) {
   EXPECT_EQ(gemm::input_unit_roundoff(Precision::bf16), std::ldexp(1.0, -8));
   EXPECT_EQ(gemm::input_unit_roundoff(Precision::fp16), std::ldexp(1.0, -11));
-  EXPECT_EQ(gemm::input_unit_roundoff(Precision::tf32), std::ldexp(1.0, -11));
+  EXPECT_EQ(gemm::input_unit_roundoff(Precision::tf32), std::ldexp(1.0, -10));  // truncation
   EXPECT_EQ(gemm::error_bound(100, Precision::fp32), gemm::error_bound(100));
   for (int64_t k : {16, 256, 4096}) {
-    gemm::Shape s;
-    s.m = 24, s.n = 20, s.k = k, s.lda = 24, s.ldb = k, s.ldc = 24;
-    const auto a = gemm::random_matrix(size_t(s.m * k), 7 + uint64_t(k));
-    const auto b = gemm::random_matrix(size_t(k * s.n), 8 + uint64_t(k));
-    const auto ref = gemm::reference_gemm(s, a.data(), b.data(), 1.0, 0.0, nullptr);
+    const auto [s, a, b, ref] = random_product(k, 7);
     for (Precision q : {Precision::tf32, Precision::bf16, Precision::fp16}) {
       const double right = rel_error(emulated(s, a, b, q, false), ref);
       EXPECT_LE(right, gemm::error_bound(k, q)) << gemm::precision_name(q) << " k=" << k;
@@ -143,6 +155,41 @@ TEST(GemmPrecision, ErrorBoundAdmitsInputRoundingAndCatchesAPlantedError) {
       const double wrong = rel_error(emulated(s, a, b, q, true), ref);
       EXPECT_GT(wrong, gemm::error_bound(k, q)) << gemm::precision_name(q) << " k=" << k;
     }
+  }
+}
+
+// What the wgmma tf32 kind computes: FP32 words whose low 13 mantissa bits the tensor cores
+// ignore (truncation toward zero), accumulated exactly. Biased, unlike rounding to nearest (its
+// error of C stays near 2^-10 whatever k): the tf32 bound (u = 2^-10) must admit it, and a lost
+// K tile must still fail it.
+float truncate_tf32(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits &= 0xFFFFE000u;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+TEST(GemmPrecision, ErrorBoundAdmitsTf32TruncationAndCatchesAPlantedError) {
+  EXPECT_EQ(truncate_tf32(1.0f + std::ldexp(1.0f, -10) + std::ldexp(1.0f, -11)),
+            1.0f + std::ldexp(1.0f, -10));
+  EXPECT_EQ(truncate_tf32(-1.0f - std::ldexp(1.0f, -11)), -1.0f);  // toward zero
+  for (int64_t k : {16, 256, 4096}) {
+    const auto [s, a, b, ref] = random_product(k, 17);
+    std::vector<float> ta(a.size()), tb(b.size());
+    for (size_t i = 0; i < a.size(); ++i) ta[i] = truncate_tf32(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) tb[i] = truncate_tf32(b[i]);
+    const double right =
+        rel_error(gemm::reference_gemm(s, ta.data(), tb.data(), 1.0, 0.0, nullptr), ref);
+    EXPECT_LE(right, gemm::error_bound(k, Precision::tf32)) << "k=" << k;
+    EXPECT_GT(right, gemm::error_bound(k)) << "k=" << k;
+    // The bias: truncation errs more than rounding to nearest on the same data.
+    EXPECT_GT(right, rel_error(emulated(s, a, b, Precision::tf32, false), ref)) << "k=" << k;
+    for (int64_t p = k - std::min<int64_t>(k / 2, 32); p < k; ++p)  // a lost K tile
+      for (int64_t i = 0; i < s.m; ++i) ta[size_t(i + p * s.lda)] = 0.0f;
+    const double wrong =
+        rel_error(gemm::reference_gemm(s, ta.data(), tb.data(), 1.0, 0.0, nullptr), ref);
+    EXPECT_GT(wrong, gemm::error_bound(k, Precision::tf32)) << "k=" << k;
   }
 }
 

@@ -33,6 +33,7 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["mma"], 72u);        // 18 block x warp tiles of 4 or 8 warps x 2 bk x 2 stages
   EXPECT_EQ(per_kind["wgmma"], 24u);     // 5 block tiles x stages within 227 KiB x 2 rasterizations
   EXPECT_EQ(per_kind["mmasplit"], 42u);  // 3 block tiles of 4 or 8 warps x 2 bk x 7 slice counts
+  EXPECT_EQ(per_kind["wgmmatf32"], 24u);  // the wgmma kind's tiles, stages and rasterizations
   EXPECT_EQ(names.size(), configs.size());
 }
 
@@ -54,7 +55,9 @@ TEST(Space, GemmKindOffsetsNeverMove) {
   EXPECT_EQ(s.parse("kind=wgmma;bm=128;bn=64;bk=64;st=3;gr=1").id, 2344 + 288 + 192 + 144);
   EXPECT_EQ(s.parse("kind=mmasplit;bm=64;bn=64;bk=32;wm=32;wn=32;st=3;splits=2").id,
             2344 + 288 + 192 + 144 + 36);
-  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56);
+  EXPECT_EQ(s.parse("kind=wgmmatf32;bm=128;bn=64;bk=32;st=3;gr=1").id,
+            2344 + 288 + 192 + 144 + 36 + 56);
+  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56 + 36);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

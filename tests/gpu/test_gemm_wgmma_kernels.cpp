@@ -3,8 +3,9 @@
 // FP32 inputs with the per-precision bound: every config of the `wgmma` kind x 4 transposes x
 // bf16 / fp16 on a shape of whole tiles and on ragged batched ones (partial M, N and K tiles:
 // TMA's zero fill and the predicated epilogue), alpha / beta; refusals (precisions, misaligned
-// leading dimensions and base pointers). The compile check needs NVRTC only; the rest an sm_90
-// device.
+// leading dimensions and base pointers). The `wgmmatf32` kind likewise in tf32, with the K-major
+// copies of MN-major and misaligned operands (odd leading dimensions, bases off the 16-byte grid).
+// The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,10 +36,62 @@ const std::vector<Precision> kPrecisions = {Precision::bf16, Precision::fp16};
 
 // The `wgmma` kind of the GEMM space in the space's order, read from the family.
 std::vector<BlockedParams> wgmma_space() { return ktune::test::gemm_kind_configs("kind:wgmma"); }
+std::vector<BlockedParams> wgmma_tf32_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmatf32");
+}
 
 NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta, bool tb) {
   return ktune::test::kernel_request("gemm_wgmma.cuh",
                                      gcuda::wgmma_name_expression(p, precision, ta, tb), "sm_90a");
+}
+NvrtcRequest pack_request(bool k_contiguous) {
+  return ktune::test::kernel_request("gemm_wgmma.cuh",
+                                     gcuda::wgmma_pack_name_expression(k_contiguous), "sm_90a");
+}
+
+TEST(WgmmaTf32GemmHost, ConfigsNameExpressionAndWorkspace) {
+  const gemm::GemmConfig g =
+      gemm::parse_gemm_config("kind=wgmmatf32;bm=128;bn=128;bk=32;st=4;gr=8");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(g.kind, gemm::Kind::wgmmatf32);
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  // Whatever the transposes, the K-major instantiation (the launcher copies the others).
+  for (int t = 0; t < 4; ++t)
+    EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::tf32, t & 1, t & 2),
+              "ktune_gemm_wgmma<128,128,4,8,1,1,0>");
+  // 32 floats a row: the bytes of the 16-bit kernel's 64-element rows.
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 256 * 128 + 64 + 1024);
+  const auto space = wgmma_tf32_space();
+  ASSERT_EQ(space.size(), 24u);
+  const auto sixteen = wgmma_space();
+  for (size_t i = 0; i < space.size(); ++i) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(space[i]));
+    EXPECT_EQ(space[i].bk, 32);
+    EXPECT_EQ(space[i].bm, sixteen[i].bm);  // the wgmma kind's tiles, in its order
+    EXPECT_EQ(space[i].bn, sixteen[i].bn);
+    EXPECT_EQ(space[i].st, sixteen[i].st);
+    EXPECT_EQ(space[i].gr, sixteen[i].gr);
+  }
+  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmmatf32, Precision::tf32));
+  for (Precision q : {Precision::fp32, Precision::bf16, Precision::fp16})
+    EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmmatf32, q));
+  // Workspace: A (m lines) when not K-major on the grid, then B (n lines); lines of k rounded
+  // up to 4 floats.
+  alignas(16) static float base[8];
+  const float* off = base + 1;
+  EXPECT_EQ(
+      gcuda::wgmma_tf32_workspace_floats(true, false, 10, 20, 30, 2, base, 32, 320, base, 32, 640),
+      0);
+  EXPECT_EQ(
+      gcuda::wgmma_tf32_workspace_floats(false, false, 10, 20, 30, 2, base, 12, 360, base, 32, 640),
+      2 * 10 * 32);
+  EXPECT_EQ(gcuda::wgmma_tf32_workspace_floats(true, true, 10, 20, 30, 1, base, 32, 0, base, 20, 0),
+            20 * 32);
+  EXPECT_EQ(gcuda::wgmma_tf32_workspace_floats(true, false, 10, 20, 30, 1, off, 32, 0, base, 31, 0),
+            10 * 32 + 20 * 32);  // A's base and B's leading dimension off the grid
+  EXPECT_EQ(
+      gcuda::wgmma_tf32_workspace_floats(true, false, 10, 20, 30, 3, base, 32, 322, base, 32, 640),
+      3 * 10 * 32);  // A's batch stride off the grid
 }
 
 TEST(WgmmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
@@ -60,6 +113,15 @@ TEST(WgmmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmma, Precision::fp16));
   EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmma, Precision::tf32));
   EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmma, Precision::fp32));
+}
+
+// NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
+TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
+  ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
+  std::vector<NvrtcRequest> requests = {pack_request(false), pack_request(true)};
+  for (const BlockedParams& p : wgmma_tf32_space())
+    requests.push_back(wgmma_request(p, Precision::tf32, true, false));
+  ktune::test::expect_all_compile(requests);
 }
 
 // NVRTC only: every config compiles for sm_90a in both precisions (the transpose pair cycles
@@ -121,6 +183,58 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
         "cudaDeviceSynchronize(" + wgmma_request(p, q, s.transa, s.transb).name_expression + ")");
     const auto out = ktune::test::download(c);
     return {gemm::relative_error(s, out.data(), ref), ""};
+  }
+
+  // The tf32 kind: FP32 inputs, A shifted by a_offset and B by b_offset elements (bases off the
+  // 16-byte grid), the copies' workspace NaN-poisoned; workspace_floats < 0: the launcher's need.
+  Result run_tf32(const BlockedParams& p, const Shape& s, float alpha, float beta, uint64_t seed,
+                  int a_offset = 0, int b_offset = 0, long long workspace_floats = -1) {
+    ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
+    in.b.insert(in.b.begin(), size_t(b_offset), 0.5f);
+    const std::string key =
+        "tf32," + std::to_string(s.m) + "," + std::to_string(s.n) + "," + std::to_string(s.k) +
+        "," + std::to_string(s.batch) + "," + std::to_string(s.transa) + std::to_string(s.transb) +
+        "," + std::to_string(s.lda) + "," + std::to_string(s.ldb) + "," + std::to_string(s.ldc) +
+        "," + std::to_string(seed) + "," + std::to_string(alpha) + "," + std::to_string(beta) +
+        "," + std::to_string(a_offset) + "," + std::to_string(b_offset);
+    auto& ref = references_[key];
+    if (ref.empty())
+      ref = gemm::reference_gemm(s, in.a.data() + a_offset, in.b.data() + b_offset, alpha, beta,
+                                 in.c.data());
+    auto a = ktune::test::upload(in.a, "A"), b = ktune::test::upload(in.b, "B");
+    auto c = ktune::test::upload(in.c, "C");
+    const float* da = a.data() + a_offset;
+    const float* db = b.data() + b_offset;
+    const long long need =
+        gcuda::wgmma_tf32_workspace_floats(s.transa, s.transb, s.m, s.n, s.k, s.batch, da, s.lda,
+                                           s.stride_a(), db, s.ldb, s.stride_b());
+    const long long floats = workspace_floats < 0 ? need : workspace_floats;
+    ktune::cuda::DeviceBuffer<float> workspace(size_t(floats > 0 ? floats : 1), "workspace");
+    ktune::cuda::check(cudaMemset(workspace.data(), 0xFF, workspace.bytes()),
+                       "cudaMemset(poison workspace)");
+    gcuda::WgmmaTf32Pack pack{kernels_.get(pack_request(false)).function(),
+                              kernels_.get(pack_request(true)).function(),
+                              floats > 0 ? workspace.data() : nullptr, floats};
+    const auto& k = kernel(p, Precision::tf32, s.transa, s.transb);
+    const auto launch =
+        gcuda::launch_wgmma(k.function(), max_shared_, p, Precision::tf32, s.transa, s.transb, s.m,
+                            s.n, s.k, s.batch, alpha, da, s.lda, s.stride_a(), db, s.ldb,
+                            s.stride_b(), beta, c.data(), s.ldc, s.stride_c(), nullptr, pack);
+    EXPECT_EQ(launch.error, cudaSuccess) << launch.message;
+    if (launch.refused) return {-1, launch.message};
+    ktune::cuda::check(cudaDeviceSynchronize(),
+                       "cudaDeviceSynchronize(tf32 " +
+                           wgmma_request(p, Precision::tf32, 1, 0).name_expression + ")");
+    const auto out = ktune::test::download(c);
+    return {gemm::relative_error(s, out.data(), ref), ""};
+  }
+
+  // Compiles the tf32 instantiations of configs and the copy kernels (distinct requests only).
+  void prepare_tf32(const std::vector<BlockedParams>& configs) {
+    std::vector<NvrtcRequest> requests = {pack_request(false), pack_request(true)};
+    for (const BlockedParams& p : configs)
+      requests.push_back(wgmma_request(p, Precision::tf32, true, false));
+    precompile(requests);
   }
 
   static ktune::cuda::DeviceBuffer<uint16_t> upload_bits(const std::vector<uint16_t>& host,
@@ -206,6 +320,83 @@ TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
                                        1.0f, none, 64, 0, none, 64, 0, 0.0f, none, 64, 0, nullptr);
     EXPECT_TRUE(r.refused);
   }
+}
+
+// tf32: every config x transposes on whole tiles, a ragged batched shape with padded leading
+// dimensions (partial M, N, K tiles), 24 batches of more tiles than SMs with 9 K tiles (the ring
+// wraps), and odd leading dimensions with A's and B's bases off the 16-byte grid (every operand
+// copied); NaN-poisoned C and workspace, float64 reference, the tf32 bound (truncation).
+TEST_F(WgmmaGemmTest, Tf32EveryConfigTransposeEdgeAndMisalignmentMatchesTheReference) {
+  const auto configs = wgmma_tf32_space();
+  prepare_tf32(configs);
+  int ran = 0;
+  for (const BlockedParams& p : configs) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      struct Case {
+        Shape s;
+        int a_offset, b_offset;
+      };
+      for (const Case& c : {Case{make_shape(ta, tb, 256, 256, 96, 1), 0, 0},
+                            Case{aligned_shape(ta, tb, 77, 45, 70, 2), 0, 0},
+                            Case{aligned_shape(ta, tb, 300, 260, 264, 24), 0, 0},
+                            Case{make_shape(ta, tb, 131, 67, 101, 3, 2), 1, 3}}) {
+        const Shape& s = c.s;
+        const Result r = run_tf32(p, s, 1.0f, 0.0f, 21u + unsigned(t), c.a_offset, c.b_offset);
+        const std::string what = wgmma_request(p, Precision::tf32, ta, tb).name_expression +
+                                 " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb) +
+                                 " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+                                 " k=" + std::to_string(s.k) + " lda=" + std::to_string(s.lda);
+        EXPECT_GE(r.error, 0) << what << ": refused: " << r.message;
+        if (r.error < 0) continue;
+        ++ran;
+        EXPECT_LE(r.error, gemm::error_bound(s.k, Precision::tf32)) << what;
+      }
+    }
+  }
+  EXPECT_EQ(ran, int(configs.size()) * 4 * 4);
+}
+
+// tf32 alpha and beta (C read and scaled), k shorter than one K tile and not a multiple of 4.
+TEST_F(WgmmaGemmTest, Tf32AlphaBetaAndShortK) {
+  const auto configs = wgmma_tf32_space();
+  const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
+                                             configs.back()};
+  prepare_tf32(sample);
+  for (const BlockedParams& p : sample)
+    for (int t = 0; t < 4; ++t) {
+      const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 13, 1);
+      const Result r = run_tf32(p, s, 0.75f, -0.5f, 5u);
+      ASSERT_GE(r.error, 0) << r.message;
+      EXPECT_LE(r.error, gemm::error_bound(s.k, Precision::tf32))
+          << wgmma_request(p, Precision::tf32, t & 1, t & 2).name_expression << " t=" << t;
+    }
+}
+
+// tf32 refusals: a workspace missing or too short for the copies; a 16-bit config (K tile 64) in
+// tf32 and a tf32 one in bf16.
+TEST_F(WgmmaGemmTest, Tf32RefusesAShortWorkspaceAndForeignKTiles) {
+  const BlockedParams p = wgmma_tf32_space().front();
+  prepare_tf32({p});
+  const Shape nt = aligned_shape(false, true, 64, 64, 64, 1);  // both operands MN-major
+  const Result none = run_tf32(p, nt, 1, 0, 3, 0, 0, /*workspace_floats=*/0);
+  EXPECT_LT(none.error, 0);
+  EXPECT_NE(none.message.find("workspace"), std::string::npos) << none.message;
+  const Result shortws = run_tf32(p, nt, 1, 0, 3, 0, 0, 64 * 64);  // A's copy only
+  EXPECT_LT(shortws.error, 0);
+  const Result tn = run_tf32(p, aligned_shape(true, false, 64, 64, 64, 1), 1, 0, 3, 0, 0, 0);
+  EXPECT_GE(tn.error, 0) << "K-major operands on the grid need no workspace: " << tn.message;
+  const auto& k = kernel(p, Precision::tf32, true, false);
+  float* nothing = nullptr;
+  const auto bf16 =
+      gcuda::launch_wgmma(k.function(), max_shared_, p, Precision::bf16, true, false, 64, 64, 64, 1,
+                          1.0f, nothing, 64, 0, nothing, 64, 0, 0.0f, nothing, 64, 0, nullptr);
+  EXPECT_TRUE(bf16.refused);
+  const auto tf32 = gcuda::launch_wgmma(k.function(), max_shared_, wgmma_space().front(),
+                                        Precision::tf32, true, false, 64, 64, 64, 1, 1.0f, nothing,
+                                        64, 0, nothing, 64, 0, 0.0f, nothing, 64, 0, nullptr);
+  EXPECT_TRUE(tf32.refused);
+  EXPECT_NE(tf32.message.find("K tile"), std::string::npos) << tf32.message;
 }
 
 }  // namespace

@@ -40,8 +40,8 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // The shipped precisions: the library must ship a tensor-core selector, each of whose configs
-// is an mma, mmasplit or wgmma config (what the deployed kernels are) or a vendor candidate
-// (the `vendors` selectors: cuBLAS's or cuBLASLt's call in the precision).
+// is an mma, mmasplit, wgmma or wgmmatf32 config (what the deployed kernels are) or a vendor
+// candidate (the `vendors` selectors: cuBLAS's or cuBLASLt's call in the precision).
 TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
   int shipped = 0;
   for (GemmPrecision q : kTensorPrecisions) {
@@ -55,6 +55,7 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
     for (int i = 0; i < info.num_configs; ++i) {
       const std::string config = info.configs[i];
       EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0 ||
+                  config.rfind("kind=wgmmatf32;", 0) == 0 ||
                   config.rfind("kind=mmasplit;", 0) == 0 || config == "vendor=cublas" ||
                   config == "vendor=cublaslt")
           << config;

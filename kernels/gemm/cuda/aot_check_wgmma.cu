@@ -14,3 +14,11 @@ KTUNE_INSTANTIATE_WGMMA(256, 128, 4, 8, 2, 0, 0)  // bf16, A MN-major
 KTUNE_INSTANTIATE_WGMMA(128, 128, 6, 1, 3, 0, 1)  // fp16, both MN-major
 KTUNE_INSTANTIATE_WGMMA(128, 64, 3, 8, 3, 1, 1)   // fp16, B MN-major
 KTUNE_INSTANTIATE_WGMMA(256, 64, 3, 1, 2, 1, 0)
+// tf32 (kind wgmmatf32): K-major only, every wgmma N; and the operand copies.
+KTUNE_INSTANTIATE_WGMMA(128, 256, 4, 8, 1, 1, 0)
+KTUNE_INSTANTIATE_WGMMA(256, 128, 3, 1, 1, 1, 0)
+KTUNE_INSTANTIATE_WGMMA(128, 64, 6, 8, 1, 1, 0)
+template __global__ void ktune_wgmma_pack_tf32<0>(const float*, long long, long long, long long,
+                                                  long long, long long, float*, long long);
+template __global__ void ktune_wgmma_pack_tf32<1>(const float*, long long, long long, long long,
+                                                  long long, long long, float*, long long);

@@ -45,7 +45,7 @@ class CudaGemmBackend final : public Backend {
         // Instantiated per precision too: compiled when a problem of that precision opens
         // (mma and mmasplit configs of one tile share an instantiation: splits is an argument).
         context_.mma_configs.push_back(g.blocked);
-      } else if (g.kind == Kind::wgmma) {
+      } else if (runs_wgmma_kernel(g.kind)) {
         context_.wgmma_configs.push_back(g.blocked);
       } else if (runs_on_cuda(g.kind)) {
         // Split-K shares its tiled or warp instantiation (splits is an argument).

@@ -37,7 +37,7 @@ struct GemmContext {
   // compiles them for its precision and transposes in parallel when it opens.
   std::vector<BlockedParams> mma_configs;
   KernelCache wgmma;  // gemm_wgmma.cuh instantiations for sm_90a, by name expression
-  std::vector<BlockedParams> wgmma_configs;  // likewise, for bf16 / fp16 problems
+  std::vector<BlockedParams> wgmma_configs;  // likewise (wgmma, wgmmatf32)
 };
 
 // One problem on one device (see gemm_cuda_backend.hpp).

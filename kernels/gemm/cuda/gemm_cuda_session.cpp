@@ -64,7 +64,7 @@ class CudaGemmSession final : public ProblemSession {
                                          kind_name(g.kind), precision_name(shape_.precision)));
     try {
       if (runs_mma_kernel(g.kind)) return run_mma(g.blocked, policy, what);
-      if (g.kind == Kind::wgmma) return run_wgmma(g.blocked, policy, what);
+      if (runs_wgmma_kernel(g.kind)) return run_wgmma(g.blocked, policy, what);
       if (g.kind == Kind::seed) {
         const Tile tile = tile_of(context_.space, config);
         const LoadedKernel& kernel = context_.kernels.get(tile);
@@ -130,7 +130,8 @@ class CudaGemmSession final : public ProblemSession {
   }
 
  private:
-  // Split-K partial sums: one buffer per session, grown to the largest need.
+  // Split-K partial sums or tf32 wgmma's K-major operand copies: one buffer per session, grown
+  // to the largest need.
   float* workspace(size_t floats) {
     if (floats == 0) return nullptr;
     if (workspace_.size() < floats) {
@@ -320,8 +321,9 @@ class CudaGemmSession final : public ProblemSession {
         policy, what);
   }
 
-  // The wgmma kind: like mma, compiled per precision and transposes when the first one runs;
-  // devices other than sm_90 refuse it without compiling (wgmma is sm_90a only).
+  // The wgmma and wgmmatf32 kinds: like mma, compiled per precision and transposes when the first
+  // one runs; devices other than sm_90 refuse them without compiling (wgmma is sm_90a only). tf32
+  // adds the K-major copies of its operands (their kernels and workspace), inside the timed call.
   Outcome run_wgmma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
     if (context_.device.arch() != "sm_90")
       return refused_outcome(what + ": wgmma needs an sm_90 device, this one is " +
@@ -332,17 +334,34 @@ class CudaGemmSession final : public ProblemSession {
     if (!wgmma_prepared_) {
       std::vector<std::string> names;
       for (const BlockedParams& q : context_.wgmma_configs) names.push_back(name(q));
+      if (shape_.precision == Precision::tf32)
+        for (bool k_contiguous : {false, true})
+          names.push_back(wgmma_pack_name_expression(k_contiguous));
       context_.wgmma.prepare(names);
       wgmma_prepared_ = true;
     }
     const LoadedKernel& kernel = context_.wgmma.get(name(p));
+    WgmmaTf32Pack pack;
+    if (shape_.precision == Precision::tf32) {
+      pack.transpose = context_.wgmma.get(wgmma_pack_name_expression(false)).function();
+      pack.copy = context_.wgmma.get(wgmma_pack_name_expression(true)).function();
+      // Every rotation copy has the same alignment (copy_bytes_ is a multiple of 256).
+      const long long floats = wgmma_tf32_workspace_floats(
+          shape_.transa, shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, a(0),
+          shape_.lda, shape_.stride_a(), b(0), shape_.ldb, shape_.stride_b());
+      // Over the mma kinds' limit: no workspace, and the launch says why it refuses.
+      if (floats > 0 && floats <= kMmaMaxWorkspaceFloats) {
+        pack.workspace = this->workspace(size_t(floats));
+        pack.workspace_floats = floats;
+      }
+    }
     return measure(
         [&](int copy) -> LaunchResult {
           const TiledLaunch launch = launch_wgmma(
               kernel.function(), context_.tiled.max_shared_bytes(), p, shape_.precision,
               shape_.transa, shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f,
               a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f,
-              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream());
+              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream(), pack);
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};

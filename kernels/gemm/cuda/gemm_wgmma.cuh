@@ -1,17 +1,19 @@
 // Tensor-core GEMM for Hopper (kind `wgmma` of the GEMM family, sm_90a only): column-major BLAS
 // semantics C = alpha * op(A) * op(B) + beta * C with strided batches, 16-bit A and B (PREC 2
-// bf16, 3 fp16: raw bits, never converted), FP32 accumulation and FP32 C; C is not read when
-// beta == 0 (it may hold NaN).
+// bf16, 3 fp16: raw bits, never converted) or FP32 A and B read as tf32 (PREC 1: the tensor
+// cores ignore the low 13 mantissa bits, i.e. truncate; kind wgmmatf32), FP32 accumulation and
+// FP32 C; C is not read when beta == 0 (it may hold NaN).
 //
 // Block: 3 warpgroups (384 threads). Warpgroup 0 is the producer: after setmaxnreg.dec one thread
-// issues the bulk tensor copies (TMA, cp.async.bulk.tensor) of the K tiles (64 wide) of op(A)
-// (BM x 64) and op(B) (64 x BN) into an ST-stage ring of 128-byte-swizzled shared tiles; each stage
+// issues the bulk tensor copies (TMA, cp.async.bulk.tensor) of the K tiles (128 bytes wide: 64
+// 16-bit or 32 tf32 elements) of op(A) and op(B) into an ST-stage ring of 128-byte-swizzled
+// shared tiles; each stage
 // has a `full` mbarrier (the copies complete on it with expect_tx bytes) and an `empty` one (one
 // arrival per consumer warp once its warpgroup MMAs have read the stage). Warpgroups 1 and 2 are
 // consumers (setmaxnreg.inc): each owns BM/2 rows of the block tile and issues wgmma.mma_async
-// m64nBNk16 from shared memory (BM/128 of them per 16-wide K step), keeping one commit group in
-// flight (wait_group 1) so that the tensor cores never wait for a stage release; accumulators stay
-// in registers (BM * BN / 256 floats a thread).
+// m64nBNk16 (k8 in tf32) from shared memory (BM/128 of them per 32-byte K step), keeping one commit
+// group in flight (wait_group 1) so that the tensor cores never wait for a stage release;
+// accumulators stay in registers (BM * BN / 256 floats a thread).
 //
 // Layouts: an operand whose K is contiguous in memory (A with TA = 1, B with TB = 0) is K-major:
 // one copy of a [rows][64] box per stage, descriptor stride 1024 bytes between 8-row groups, K
@@ -19,6 +21,11 @@
 // MN-major: [64 k][64 rows] boxes, BM/64 or BN/64 copies per stage 8 KiB apart (the descriptor's
 // leading offset), 1024 bytes between 8-k groups, K steps of 2048 bytes, and the wgmma transpose
 // bit set. Every tile is 1024-byte aligned (the 128-byte swizzle pattern repeats every 1024 bytes).
+// tf32 wgmma has no transpose bit: both operands must be K-major (TA = 1, TB = 0), so the launcher
+// first copies an MN-major (or misaligned) operand K-major into a workspace with
+// ktune_wgmma_pack_tf32 below, inside the same call. A K-major tf32 row of 32 floats is 128 bytes,
+// the bytes of a 16-bit row of 64: the swizzle, the box bytes, the 1024-byte 8-row stride and the
+// 32-byte K step (one k8 = two 16-byte core-matrix columns) are those of the 16-bit kernel.
 //
 // Persistent: gridDim.x = min(tiles, SMs); block b takes tiles b, b + gridDim.x, ... in an order
 // of GR-row groups (GR block rows swept along N, then the next group), batches last, so that the
@@ -41,8 +48,9 @@ struct alignas(64) KtuneTmaMap {
   unsigned long long words[16];
 };
 
-// Shared memory of one instantiation: ST stages of A (BM x 64) and B (64 x BN) 16-bit tiles, the
-// 2 * ST barriers, and slack to align the tiles to 1024 bytes.
+// Shared memory of one instantiation: ST stages of A (BM rows) and B (BN rows) tiles of 128 bytes
+// a row (64 16-bit or 32 tf32 K elements), the 2 * ST barriers, and slack to align the tiles to
+// 1024 bytes.
 template <int BM, int BN, int ST>
 struct KtuneWgmmaSmem {
   static constexpr int kA = BM * 128, kB = BN * 128;  // bytes of one stage's tiles
@@ -102,16 +110,17 @@ __device__ __forceinline__ unsigned long long ktune_wg_desc(unsigned address, un
          ((unsigned long long)(stride >> 4) << 32) | (1ull << 62);
 }
 
-// wgmma.mma_async m64nNk16, FP32 accumulators d[N/2] (+=), A and B from shared memory; TA / TB:
-// the transpose (MN-major) bits. The instruction names its N/2 accumulators one operand each:
+// wgmma.mma_async m64nNk16 (16-bit) or m64nNk8 (tf32), FP32 accumulators d[N/2] (+=), A and B
+// from shared memory. The instruction names its N/2 accumulators one operand each:
 // KTUNE_WG_REGS<count> spells their placeholders %0.. in the text, KTUNE_WG_ACC<count>(d) binds
-// d[0..count) to them; the descriptors and transpose bits follow as the next four operands.
-#define KTUNE_WGMMA(N, TYPE, REGS, ACCS, TAIL, da, db, TA, TB)                                     \
-  asm volatile(                                                                                    \
-      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                                                   \
-      "wgmma.mma_async.sync.aligned.m64n" N "k16.f32." TYPE "." TYPE " {" REGS "}, " TAIL ";\n}\n" \
-      : ACCS                                                                                       \
-      : "l"(da), "l"(db), "n"(TA), "n"(TB))
+// d[0..count) to them; the descriptors follow, then (16-bit only) the transpose bits TA / TB
+// (MN-major): tf32 wgmma has no transpose operands, its A and B are K-major.
+#define KTUNE_WGMMA(SHAPE, REGS, ACCS, TAIL, ...)                         \
+  asm volatile(                                                           \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"                          \
+      "wgmma.mma_async.sync.aligned." SHAPE " {" REGS "}, " TAIL ";\n}\n" \
+      : ACCS                                                              \
+      : __VA_ARGS__)
 
 #define KTUNE_WG_REGS32                                                                   \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
@@ -136,31 +145,48 @@ __device__ __forceinline__ unsigned long long ktune_wg_desc(unsigned address, un
 #define KTUNE_WG_ACC64(d, o) KTUNE_WG_ACC32(d, o), KTUNE_WG_ACC32(d, o + 32)
 #define KTUNE_WG_ACC128(d) KTUNE_WG_ACC64(d, 0), KTUNE_WG_ACC64(d, 64)
 
-#define KTUNE_WGMMA_N64(TYPE, d, da, db, TA, TB)                                                \
-  KTUNE_WGMMA("64", TYPE, KTUNE_WG_REGS32, KTUNE_WG_ACC32(d, 0), "%32, %33, p, 1, 1, %34, %35", \
-              da, db, TA, TB)
-#define KTUNE_WGMMA_N128(TYPE, d, da, db, TA, TB)                                                \
-  KTUNE_WGMMA("128", TYPE, KTUNE_WG_REGS64, KTUNE_WG_ACC64(d, 0), "%64, %65, p, 1, 1, %66, %67", \
-              da, db, TA, TB)
-#define KTUNE_WGMMA_N256(TYPE, d, da, db, TA, TB)                \
-  KTUNE_WGMMA("256", TYPE, KTUNE_WG_REGS128, KTUNE_WG_ACC128(d), \
-              "%128, %129, p, 1, 1, %130, %131", da, db, TA, TB)
+// 16-bit: TYPE bf16 or f16, k16, with transpose bits.
+#define KTUNE_WGMMA_N64(TYPE, d, da, db, TA, TB)                                     \
+  KTUNE_WGMMA("m64n64k16.f32." TYPE "." TYPE, KTUNE_WG_REGS32, KTUNE_WG_ACC32(d, 0), \
+              "%32, %33, p, 1, 1, %34, %35", "l"(da), "l"(db), "n"(TA), "n"(TB))
+#define KTUNE_WGMMA_N128(TYPE, d, da, db, TA, TB)                                     \
+  KTUNE_WGMMA("m64n128k16.f32." TYPE "." TYPE, KTUNE_WG_REGS64, KTUNE_WG_ACC64(d, 0), \
+              "%64, %65, p, 1, 1, %66, %67", "l"(da), "l"(db), "n"(TA), "n"(TB))
+#define KTUNE_WGMMA_N256(TYPE, d, da, db, TA, TB)                                    \
+  KTUNE_WGMMA("m64n256k16.f32." TYPE "." TYPE, KTUNE_WG_REGS128, KTUNE_WG_ACC128(d), \
+              "%128, %129, p, 1, 1, %130, %131", "l"(da), "l"(db), "n"(TA), "n"(TB))
+// tf32: k8, both operands K-major (no transpose operands).
+#define KTUNE_WGMMA_TF32_N64(d, da, db)                                        \
+  KTUNE_WGMMA("m64n64k8.f32.tf32.tf32", KTUNE_WG_REGS32, KTUNE_WG_ACC32(d, 0), \
+              "%32, %33, p, 1, 1", "l"(da), "l"(db))
+#define KTUNE_WGMMA_TF32_N128(d, da, db)                                        \
+  KTUNE_WGMMA("m64n128k8.f32.tf32.tf32", KTUNE_WG_REGS64, KTUNE_WG_ACC64(d, 0), \
+              "%64, %65, p, 1, 1", "l"(da), "l"(db))
+#define KTUNE_WGMMA_TF32_N256(d, da, db)                                       \
+  KTUNE_WGMMA("m64n256k8.f32.tf32.tf32", KTUNE_WG_REGS128, KTUNE_WG_ACC128(d), \
+              "%128, %129, p, 1, 1", "l"(da), "l"(db))
 
 template <int N, int PREC, int TA, int TB>
 __device__ __forceinline__ void ktune_wgmma(float* d, unsigned long long da,
                                             unsigned long long db) {
   if (N == 64) {
-    if (PREC == 2)
+    if (PREC == 1)
+      KTUNE_WGMMA_TF32_N64(d, da, db);
+    else if (PREC == 2)
       KTUNE_WGMMA_N64("bf16", d, da, db, TA, TB);
     else
       KTUNE_WGMMA_N64("f16", d, da, db, TA, TB);
   } else if (N == 128) {
-    if (PREC == 2)
+    if (PREC == 1)
+      KTUNE_WGMMA_TF32_N128(d, da, db);
+    else if (PREC == 2)
       KTUNE_WGMMA_N128("bf16", d, da, db, TA, TB);
     else
       KTUNE_WGMMA_N128("f16", d, da, db, TA, TB);
   } else {
-    if (PREC == 2)
+    if (PREC == 1)
+      KTUNE_WGMMA_TF32_N256(d, da, db);
+    else if (PREC == 2)
       KTUNE_WGMMA_N256("bf16", d, da, db, TA, TB);
     else
       KTUNE_WGMMA_N256("f16", d, da, db, TA, TB);
@@ -197,6 +223,8 @@ __global__ void __launch_bounds__(384, 1)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
   static_assert(BM * BN <= 128 * 256, "at most 128 accumulators a thread");
+  static_assert(PREC != 1 || (TA == 1 && TB == 0), "tf32 wgmma reads K-major A and B only");
+  constexpr int kKt = PREC == 1 ? 32 : 64;  // K elements of a tile: one 128-byte swizzle row
   typedef KtuneWgmmaSmem<BM, BN, ST> S;
   constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
   extern __shared__ unsigned char ktune_wg_smem[];
@@ -214,7 +242,7 @@ __global__ void __launch_bounds__(384, 1)
   __syncthreads();
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
   const long long tiles = tiles_m * tiles_n * batch;
-  const int k_tiles = int((k + 63) / 64);
+  const int k_tiles = int((k + kKt - 1) / kKt);
 
   if (tid < 128) {  // producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
@@ -229,18 +257,18 @@ __global__ void __launch_bounds__(384, 1)
           ktune_wg_bar_expect(bar, S::kA + S::kB);
           const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
           if (TA) {
-            ktune_wg_tma_load(da, &map_a, kt * 64, tm * BM, b, bar);
+            ktune_wg_tma_load(da, &map_a, kt * kKt, tm * BM, b, bar);
           } else {
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j)
-              ktune_wg_tma_load(da + j * 8192, &map_a, tm * BM + j * 64, kt * 64, b, bar);
+              ktune_wg_tma_load(da + j * 8192, &map_a, tm * BM + j * 64, kt * kKt, b, bar);
           }
           if (!TB) {
-            ktune_wg_tma_load(db, &map_b, kt * 64, tn * BN, b, bar);
+            ktune_wg_tma_load(db, &map_b, kt * kKt, tn * BN, b, bar);
           } else {
 #pragma unroll
             for (int j = 0; j < BN / 64; ++j)
-              ktune_wg_tma_load(db + j * 8192, &map_b, tn * BN + j * 64, kt * 64, b, bar);
+              ktune_wg_tma_load(db + j * 8192, &map_b, tn * BN + j * 64, kt * kKt, b, bar);
           }
         }
       }
@@ -263,7 +291,7 @@ __global__ void __launch_bounds__(384, 1)
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
         const unsigned sa = tiles_a + s * S::kA, sb = tiles_b + s * S::kB;
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {
+        for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
           const unsigned long long db = TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024)
                                            : ktune_wg_desc(sb + kk * 32, 16, 1024);
 #pragma unroll
@@ -306,6 +334,42 @@ __global__ void __launch_bounds__(384, 1)
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+// The tf32 path's operand copy (any architecture): dst holds `rows` lines of k floats, line r at
+// dst + b * rows * ldw + r * ldw (ldw a multiple of 4: TMA's 16-byte grid), from src holding
+// element (r, kk) of batch b at src[b * stride + r * ld + kk] (K_CONTIG = 1: a K-major operand
+// off the 16-byte grid) or src[b * stride + kk * ld + r] (K_CONTIG = 0: MN-major, transposed
+// through a padded shared tile so that reads and writes both coalesce). 32 x 8 threads, any grid.
+template <int K_CONTIG>
+__global__ void __launch_bounds__(256)
+    ktune_wgmma_pack_tf32(const float* src, long long ld, long long stride, long long rows,
+                          long long k, long long batch, float* dst, long long ldw) {
+  __shared__ float tile[32][33];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long tiles_r = (rows + 31) / 32, tiles_k = (k + 31) / 32;
+  const long long per_batch = tiles_r * tiles_k, total = per_batch * batch;
+  for (long long t = blockIdx.x; t < total; t += gridDim.x) {
+    const long long b = t / per_batch, rest = t - b * per_batch;
+    const long long r0 = rest / tiles_k * 32, k0 = rest % tiles_k * 32;
+    const float* s = src + b * stride;
+    for (int i = ty; i < 32; i += 8) {
+      if (K_CONTIG) {  // lanes along k
+        const long long r = r0 + i, kk = k0 + tx;
+        if (r < rows && kk < k) tile[i][tx] = s[r * ld + kk];
+      } else {  // lanes along rows
+        const long long r = r0 + tx, kk = k0 + i;
+        if (r < rows && kk < k) tile[tx][i] = s[kk * ld + r];
+      }
+    }
+    __syncthreads();
+    float* d = dst + b * rows * ldw;
+    for (int i = ty; i < 32; i += 8) {
+      const long long r = r0 + i, kk = k0 + tx;
+      if (r < rows && kk < k) d[r * ldw + kk] = tile[i][tx];
+    }
+    __syncthreads();
+  }
 }
 
 #endif  // KTUNE_GEMM_WGMMA_CUH

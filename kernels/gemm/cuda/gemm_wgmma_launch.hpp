@@ -14,21 +14,65 @@
 
 namespace ktune::kernels::gemm::cuda {
 
-// "ktune_gemm_wgmma<128,256,4,8,2,1,0>" (bm, bn, st, gr, prec, ta, tb).
+// "ktune_gemm_wgmma<128,256,4,8,2,1,0>" (bm, bn, st, gr, prec, ta, tb). tf32 runs the K-major
+// instantiation (ta = 1, tb = 0) whatever the problem's transposes: the launcher copies the other
+// operands K-major first.
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
+  if (precision == Precision::tf32) transa = true, transb = false;
   std::string text = "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
 
+// The tf32 operand copies (ktune_wgmma_pack_tf32): k_contiguous for an operand already K-major
+// but off TMA's 16-byte grid, else the MN-major transpose.
+inline std::string wgmma_pack_name_expression(bool k_contiguous) {
+  return k_contiguous ? "ktune_wgmma_pack_tf32<1>" : "ktune_wgmma_pack_tf32<0>";
+}
+
 // Parameters the kernel template accepts: two consumer warpgroups of 64 or 128 rows, wgmma N of
-// 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 64.
+// 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
+// elements, kind wgmma; bk 32 of tf32, kind wgmmatf32).
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
   return (p.bm == 128 || p.bm == 256) && (p.bn == 64 || p.bn == 128 || p.bn == 256) &&
-         p.bm * p.bn <= 128 * 256 && p.bk == 64 && p.st >= 2 && p.gr >= 1 && p.wm == 0 &&
-         p.wn == 0 && p.tm == 0 && p.tn == 0 && p.splits == 1;
+         p.bm * p.bn <= 128 * 256 && (p.bk == 64 || p.bk == 32) && p.st >= 2 && p.gr >= 1 &&
+         p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 && p.splits == 1;
 }
+// The K tile (elements) of a precision: one 128-byte swizzle row.
+inline constexpr int wgmma_k_tile(Precision precision) {
+  return precision == Precision::tf32 ? 32 : 64;
+}
+
+// A tf32 operand the kernel cannot read in place: MN-major (A without transa, B with transb), or
+// K-major off TMA's 16-byte grid (leading dimension, batch stride or base).
+inline bool wgmma_tf32_packs(bool k_major, const void* base, long long ld, long long stride,
+                             long long batch) {
+  return !k_major || ld % 4 != 0 || (batch > 1 && stride % 4 != 0) ||
+         reinterpret_cast<unsigned long long>(base) % 16 != 0;
+}
+// The leading dimension of a packed tf32 operand: k rounded up to 16 bytes.
+inline constexpr long long wgmma_tf32_packed_ld(long long k) { return (k + 3) / 4 * 4; }
+// Floats of the workspace a tf32 launch needs for its packed operands (0: none): A's batch
+// matrices of m lines, then B's of n lines, each line wgmma_tf32_packed_ld(k) floats.
+inline long long wgmma_tf32_workspace_floats(bool transa, bool transb, long long m, long long n,
+                                             long long k, long long batch, const void* a,
+                                             long long lda, long long stride_a, const void* b,
+                                             long long ldb, long long stride_b) {
+  const long long line = wgmma_tf32_packed_ld(k);
+  return (wgmma_tf32_packs(transa, a, lda, stride_a, batch) ? batch * m * line : 0) +
+         (wgmma_tf32_packs(!transb, b, ldb, stride_b, batch) ? batch * n * line : 0);
+}
+
+// What a tf32 launch needs beyond the GEMM kernel: the two copy kernels (wgmma_pack_name_expression
+// of false and true) and a workspace of at least wgmma_tf32_workspace_floats floats (null when
+// the problem needs none).
+struct WgmmaTf32Pack {
+  const void* transpose = nullptr;  // ktune_wgmma_pack_tf32<0>
+  const void* copy = nullptr;       // ktune_wgmma_pack_tf32<1>
+  float* workspace = nullptr;
+  long long workspace_floats = 0;
+};
 
 inline constexpr int kWgmmaThreads = 384;  // a producer and two consumer warpgroups
 
@@ -63,7 +107,8 @@ inline EncodeTiled encoder() {
 
 // The tensor map of one operand stored with `inner` contiguous elements per line (ld apart) and
 // `outer` lines per matrix (batch_stride apart), boxes of 64 x box_outer, 128-byte swizzle;
-// out-of-range elements read as zeros. False when the driver refuses it.
+// out-of-range elements read as zeros. False when the driver refuses it. tf32 operands are FP32
+// words (the tensor cores read their top 19 bits), boxes 32 wide: 128 bytes as in 16-bit.
 inline bool encode(CUtensorMap& map, Precision precision, const void* base, long long inner,
                    long long outer, long long ld, long long batch, long long batch_stride,
                    int box_outer) {
@@ -72,10 +117,13 @@ inline bool encode(CUtensorMap& map, Precision precision, const void* base, long
   const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer), cuuint64_t(batch)};
   // One matrix: any 16-byte multiple serves as the (unused) batch stride.
   const long long bstride = batch > 1 ? batch_stride : ld * outer;
-  const cuuint64_t strides[2] = {cuuint64_t(ld * 2), cuuint64_t(bstride * 2)};
-  const cuuint32_t box[3] = {64, cuuint32_t(box_outer), 1}, unit[3] = {1, 1, 1};
-  const CUtensorMapDataType type = precision == Precision::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const long long bytes = input_bytes(precision);
+  const cuuint64_t strides[2] = {cuuint64_t(ld * bytes), cuuint64_t(bstride * bytes)};
+  const cuuint32_t box[3] = {cuuint32_t(wgmma_k_tile(precision)), cuuint32_t(box_outer), 1},
+                   unit[3] = {1, 1, 1};
+  const CUtensorMapDataType type = precision == Precision::tf32   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                   : precision == Precision::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                                  : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   return fn(&map, type, 3, const_cast<void*>(base), dims, strides, box, unit,
             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
@@ -83,31 +131,66 @@ inline bool encode(CUtensorMap& map, Precision precision, const void* base, long
 
 inline bool aligned16(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
 
+// Copies one tf32 operand (rows lines of k, element (r, kk) at r * ld + kk when k_major, else at
+// kk * ld + r) K-major into dst with ldw = wgmma_tf32_packed_ld(k).
+inline cudaError_t pack_tf32(const WgmmaTf32Pack& pack, bool k_major, const void* src, long long ld,
+                             long long stride, long long rows, long long k, long long batch,
+                             float* dst, int sms, cudaStream_t stream) {
+  long long ldw = wgmma_tf32_packed_ld(k);
+  const long long tiles = ((rows + 31) / 32) * ((k + 31) / 32) * batch;
+  const unsigned blocks = unsigned(tiles < 8LL * sms ? tiles : 8LL * sms);
+  long long ld_ = ld, stride_ = stride, rows_ = rows, k_ = k, batch_ = batch;
+  void* args[] = {const_cast<void**>(&src), &ld_, &stride_, &rows_, &k_, &batch_, &dst, &ldw};
+  const cudaError_t error = cudaLaunchKernel(k_major ? pack.copy : pack.transpose, dim3(blocks),
+                                             dim3(32, 8), args, 0, stream);
+  return error == cudaSuccess ? cudaGetLastError() : error;
+}
+
 }  // namespace wgmma_detail
 
 // One asynchronous launch of C = alpha*op(A)*op(B) + beta*C with the wgmma kernel of (p,
-// precision, transa, transb); a and b hold 16-bit elements. Refuses (never fails) what the kernel
-// cannot serve: fp32 / tf32, devices other than compute capability 9.0, leading dimensions, batch
-// strides or base pointers that are not 16-byte multiples (TMA). max_shared_bytes: the device's
-// opt-in limit. Never synchronizes.
+// precision, transa, transb); a and b hold 16-bit elements (bf16, fp16) or floats (tf32). Refuses
+// (never fails) what the kernel cannot serve: fp32, a K tile (p.bk) not the precision's, devices
+// other than compute capability 9.0, and in 16-bit leading dimensions, batch strides or base
+// pointers that are not 16-byte multiples (TMA). tf32 (kernel: the K-major instantiation) first
+// copies MN-major or misaligned operands K-major into pack.workspace with pack's kernels (refused
+// when the workspace is missing or short). max_shared_bytes: the device's opt-in limit. Never
+// synchronizes.
 inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const BlockedParams& p,
                                 Precision precision, bool transa, bool transb, long long m,
                                 long long n, long long k, long long batch, float alpha,
                                 const void* a, long long lda, long long stride_a, const void* b,
                                 long long ldb, long long stride_b, float beta, float* c,
-                                long long ldc, long long stride_c, cudaStream_t stream) {
+                                long long ldc, long long stride_c, cudaStream_t stream,
+                                const WgmmaTf32Pack& pack = {}) {
   const auto refuse = [&](const std::string& why) {
     return wgmma_detail::refuse(p, precision, why);
   };
-  if (precision != Precision::bf16 && precision != Precision::fp16)
-    return refuse("the wgmma kernel computes bf16 and fp16 only");
+  if (precision == Precision::fp32) return refuse("the wgmma kernel computes tf32, bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
+  if (p.bk != wgmma_k_tile(precision))
+    return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
+                  precision_name(precision));
   if (auto stop =
           launch_checks::check_problem(refuse, transa, transb, m, n, k, batch, lda, ldb, ldc))
     return *stop;
-  if (lda % 8 != 0 || ldb % 8 != 0 || (batch > 1 && (stride_a % 8 != 0 || stride_b % 8 != 0)) ||
-      !wgmma_detail::aligned16(a) || !wgmma_detail::aligned16(b))
+  const bool tf32 = precision == Precision::tf32;
+  const bool pack_a = tf32 && wgmma_tf32_packs(transa, a, lda, stride_a, batch);
+  const bool pack_b = tf32 && wgmma_tf32_packs(!transb, b, ldb, stride_b, batch);
+  if (tf32) {
+    const long long need = wgmma_tf32_workspace_floats(transa, transb, m, n, k, batch, a, lda,
+                                                       stride_a, b, ldb, stride_b);
+    if (need > 0 && (pack.workspace == nullptr || pack.workspace_floats < need ||
+                     !wgmma_detail::aligned16(pack.workspace)))
+      return refuse("tf32 needs a workspace of " + std::to_string(need) +
+                    " floats for its K-major copies");
+    if ((pack_a || pack_b) && (pack.transpose == nullptr || pack.copy == nullptr))
+      return refuse("no tf32 copy kernels");
+  } else if (lda % 8 != 0 || ldb % 8 != 0 ||
+             (batch > 1 && (stride_a % 8 != 0 || stride_b % 8 != 0)) ||
+             !wgmma_detail::aligned16(a) || !wgmma_detail::aligned16(b)) {
     return refuse("TMA needs 16-byte aligned A and B (base, leading dimension, batch stride)");
+  }
   if (m > 2147483647LL || n > 2147483647LL || k > 2147483647LL || batch > 2147483647LL)
     return refuse("a dimension exceeds the tensor map's 32-bit coordinates");
   if (kernel == nullptr) return refuse("no kernel");
@@ -124,6 +207,23 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   const long long shared = wgmma_smem_bytes(p);
   if (auto stop = launch_checks::check_shared_memory(refuse, shared, max_shared_bytes))
     return *stop;
+  if (tf32) {  // copy what is not K-major on the grid, then run the K-major kernel on the copies
+    const long long line = wgmma_tf32_packed_ld(k);
+    float* packed_b = pack.workspace + (pack_a ? batch * m * line : 0);
+    if (pack_a)
+      error = wgmma_detail::pack_tf32(pack, transa, a, lda, stride_a, m, k, batch, pack.workspace,
+                                      sms, stream);
+    if (error == cudaSuccess && pack_b)
+      error = wgmma_detail::pack_tf32(pack, !transb, b, ldb, stride_b, n, k, batch, packed_b, sms,
+                                      stream);
+    if (error != cudaSuccess)
+      return launch_checks::classify(error, "tf32 operand copy", refuse, [&] {
+        return wgmma_name_expression(p, precision, transa, transb);
+      });
+    if (pack_a) a = pack.workspace, lda = line, stride_a = m * line;
+    if (pack_b) b = packed_b, ldb = line, stride_b = n * line;
+    transa = true, transb = false;
+  }
   // A K-major operand (K contiguous) is one 64 x rows box a stage, an MN-major one 64 x 64 boxes.
   CUtensorMap map_a, map_b;
   const bool encoded =

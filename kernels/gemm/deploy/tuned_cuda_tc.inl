@@ -2,11 +2,11 @@
 // precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
 // ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
-// configs are the `mma`, `mmasplit` and `wgmma` kinds, instantiated by nvcc from the headers the
-// NVRTC sweep compiles (and the vendor candidates, "vendor=cublas" / "vendor=cublaslt", a selector
-// ships with `ktune deploy --vendors`: deploy/vendor_cuda.hpp); wgmma kernels
-// need the library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses
-// devices other than compute capability 9.0).
+// configs are the `mma`, `mmasplit`, `wgmma` and `wgmmatf32` kinds, instantiated by nvcc from the
+// headers the NVRTC sweep compiles (and the vendor candidates, "vendor=cublas" / "vendor=cublaslt",
+// a selector ships with `ktune deploy --vendors`: deploy/vendor_cuda.hpp); wgmma kernels need the
+// library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses devices
+// other than compute capability 9.0).
 #include "kernels/gemm/cuda/gemm_mma.cuh"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
 #include "kernels/gemm/cuda/gemm_wgmma.cuh"
@@ -76,8 +76,9 @@ template <int PREC, size_t I, bool TA, bool TB>
 Launch run_tc_kernel(const TcArgs& g) {
   constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<PREC>::kConfigs[I]);
   static_assert(c.valid, "a config of a tensor-core selector does not parse as a GEMM config");
-  static_assert(kg::runs_mma_kernel(c.kind) || c.kind == kg::Kind::wgmma,
-                "a tensor-core selector ships a config of another kind than mma(split) or wgmma");
+  static_assert(kg::runs_mma_kernel(c.kind) || kg::runs_wgmma_kernel(c.kind),
+                "a tensor-core selector ships a config of another kind than mma(split) or "
+                "wgmma(tf32)");
   static_assert(kg::kind_serves(c.kind, kg::Precision(PREC)),
                 "a selector ships a config whose kind does not serve its precision");
   constexpr kg::BlockedParams p = c.blocked;
@@ -105,11 +106,34 @@ Launch run_tc_kernel(const TcArgs& g) {
     });
   } else {
     static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
-    const void* kernel =
-        reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-    return tc_outcome(kg::cuda::launch_wgmma(
-        kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k, g.batch, g.alpha,
-        g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream));
+    if constexpr (PREC == 1) {
+      // tf32: the K-major instantiation, after copying MN-major or misaligned operands K-major
+      // into a workspace kept per stream like the split-K kernels' (refused over the mma
+      // kinds' workspace limit: the fallback order serves the shape).
+      const void* kernel =
+          reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, 1, 1, 0>);
+      const long long floats = kg::cuda::wgmma_tf32_workspace_floats(
+          TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
+      if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
+      kg::deploy::CallWorkspace workspace(size_t(floats) * sizeof(float), g.stream,
+                                          workspace_pool());
+      const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
+                                         reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
+                                         static_cast<float*>(workspace.data()), floats};
+      const Launch outcome = tc_outcome(
+          kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m,
+                                 g.n, g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
+                                 g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream, pack));
+      workspace.release();
+      return outcome;
+    } else {
+      const void* kernel =
+          reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      return tc_outcome(kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC),
+                                               TA, TB, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
+                                               g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c,
+                                               g.ldc, g.stride_c, g.stream));
+    }
   }
 }
 
