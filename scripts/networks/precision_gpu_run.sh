@@ -48,7 +48,8 @@ fi
 if [ "${TESTS:-1}" != 0 ]; then
   timeout ${TESTS_S:-45} $B/ktune_nn_cuda_tests > $L/nn-cuda-tests.log 2>&1
   echo "nn cuda tests exit $? at ${SECONDS}s"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log | head -30
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log |
+    head -30
 fi
 wait $PREP; echo "torch prep exit $? at ${SECONDS}s"; grep "vs float64" $L/torch-prep.log
 # One process per network, each with its own time limit, so that a cut run still leaves both
