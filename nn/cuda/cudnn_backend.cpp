@@ -1,8 +1,9 @@
-// `cudnn`, `cudnn-tf32`, `cudnn-bf16`: every convolution by cuDNN's fastest algorithm for its
-// shape in the backend's precision (nn/cuda/cudnn_layer_conv.hpp: FMA math only in fp32, TF32
-// tensor-core math permitted in tf32, bf16 data with FLOAT compute in bf16), found once at load
-// by cudnnFindConvolutionForwardAlgorithmEx on the layer's own filter with its workspace
-// allocated then; fully connected layers by cuBLAS; bias + ReLU by one kernel after each.
+// `cudnn`, `cudnn-tf32`, `cudnn-bf16`: every convolution by cuDNN's fastest algorithm or engine
+// config for its shape in the backend's precision (nn/cuda/cudnn_layer_conv.hpp: FMA math only
+// in fp32, TF32 tensor-core math permitted in tf32, bf16 data with FLOAT compute in bf16), found
+// once at load by the legacy Find and the backend API's engine search in NHWC on the layer's own
+// filter, with its workspace allocated then (the layer note names the pick and its time); fully
+// connected layers by cuBLAS; bias + ReLU by one kernel after each.
 #include <map>
 #include <memory>
 

@@ -7,11 +7,12 @@
 // on the NHWC input itself, every other one im2col (bf16) + that GEMM, fully connected layers
 // that GEMM too; gemm_ex writes FP32, and the bias + ReLU kernel rounds its result to bf16.
 // Where the build has cuDNN, each bf16 conv runs the faster of that path and cuDNN's bf16
-// convolution (nn/cuda/cudnn_layer_conv.hpp), both timed with their epilogues at load on the
-// layer's filter and zero activations; layer_note() names the pick. The timing: each candidate
-// recorded once as a CUDA graph of 3 runs (as the network's graph runs it), the graphs replayed
-// by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest replay kept).
-// `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv on gemm_ex.
+// convolution (nn/cuda/cudnn_layer_conv.hpp: legacy Find and backend-API engines, NHWC), both timed
+// with their epilogues at load on the layer's filter and zero activations; layer_note() names the
+// pick. The timing: each candidate recorded once as a CUDA graph of 3 runs (as the network's graph
+// runs it), the graphs replayed by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest
+// replay kept). `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv
+// on gemm_ex.
 #include <algorithm>
 #include <map>
 

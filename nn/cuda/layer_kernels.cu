@@ -42,6 +42,45 @@ __global__ void bias_act_kernel(const In* acc, Out* y, const float* bias, int64_
   }
 }
 
+// Eight values per thread in 16-byte accesses (bf16: one, float: two): for bf16 activations the
+// scalar kernels above move 2 bytes per access and run at about half the memory bandwidth.
+__device__ __forceinline__ void load8(const __nv_bfloat16* p, float (&f)[8]) {
+  const uint4 u = *reinterpret_cast<const uint4*>(p);
+  const auto* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+  for (int k = 0; k < 4; ++k) {
+    const float2 t = __bfloat1622float2(h[k]);
+    f[2 * k] = t.x, f[2 * k + 1] = t.y;
+  }
+}
+__device__ __forceinline__ void load8(const float* p, float (&f)[8]) {
+  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+  f[0] = a.x, f[1] = a.y, f[2] = a.z, f[3] = a.w, f[4] = b.x, f[5] = b.y, f[6] = b.z, f[7] = b.w;
+}
+__device__ __forceinline__ void store8(__nv_bfloat16* p, const float (&f)[8]) {
+  uint4 u;
+  auto* h = reinterpret_cast<__nv_bfloat162*>(&u);
+  for (int k = 0; k < 4; ++k) h[k] = __floats2bfloat162_rn(f[2 * k], f[2 * k + 1]);
+  *reinterpret_cast<uint4*>(p) = u;
+}
+__device__ __forceinline__ void store8(float* p, const float (&f)[8]) {
+  reinterpret_cast<float4*>(p)[0] = make_float4(f[0], f[1], f[2], f[3]);
+  reinterpret_cast<float4*>(p)[1] = make_float4(f[4], f[5], f[6], f[7]);
+}
+
+// bias_act_kernel eight channels at a time (channels % 8 == 0, pointers 16-byte aligned).
+template <typename In, typename Out>
+__global__ void bias_act8_kernel(const In* acc, Out* y, const float* bias, int64_t count8,
+                                 int64_t channels8, bool relu) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count8;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float v[8], b[8];
+    load8(acc + 8 * i, v);
+    load8(bias + 8 * (i % channels8), b);
+    for (int k = 0; k < 8; ++k) v[k] = relu ? fmaxf(v[k] + b[k], 0.0f) : v[k] + b[k];
+    store8(y + 8 * i, v);
+  }
+}
+
 __global__ void convert_kernel(const float* in, __nv_bfloat16* out, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x)
@@ -75,6 +114,33 @@ __global__ void add_act_kernel(const T* a, const T* b, T* out, int64_t count, bo
     const float v = load(a[i]) + load(b[i]);
     out[i] = store<T>(relu ? fmaxf(v, 0.0f) : v);
   }
+}
+
+// add_act_kernel eight values at a time (count % 8 == 0, pointers 16-byte aligned).
+template <typename T>
+__global__ void add_act8_kernel(const T* a, const T* b, T* out, int64_t count8, bool relu) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count8;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float u[8], v[8];
+    load8(a + 8 * i, u);
+    load8(b + 8 * i, v);
+    for (int k = 0; k < 8; ++k) u[k] = relu ? fmaxf(u[k] + v[k], 0.0f) : u[k] + v[k];
+    store8(out + 8 * i, u);
+  }
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// The epilogue from `acc` into y, eight channels per thread where the layout allows.
+template <typename In, typename Out>
+void launch_bias_act(const In* acc, Out* y, const float* bias, int64_t count, int64_t channels,
+                     bool relu, cudaStream_t stream) {
+  if (channels % 8 == 0 && aligned16(acc) && aligned16(y) && aligned16(bias))
+    bias_act8_kernel<<<blocks_for(count / 8), kThreads, 0, stream>>>(acc, y, bias, count / 8,
+                                                                     channels / 8, relu);
+  else
+    bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(acc, y, bias, count, channels,
+                                                                relu);
 }
 
 template <typename T>
@@ -179,7 +245,7 @@ void bias_act(bf16* y, const float* bias, int64_t rows, int64_t channels, bool r
               cudaStream_t stream) {
   const int64_t count = rows * channels;
   if (count == 0) return;
-  bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, y, bias, count, channels, relu);
+  launch_bias_act(y, y, bias, count, channels, relu, stream);
   check_launch("bias_act kernel (bf16)");
 }
 
@@ -187,7 +253,7 @@ void bias_act(const float* acc, bf16* y, const float* bias, int64_t rows, int64_
               bool relu, cudaStream_t stream) {
   const int64_t count = rows * channels;
   if (count == 0) return;
-  bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(acc, y, bias, count, channels, relu);
+  launch_bias_act(acc, y, bias, count, channels, relu, stream);
   check_launch("bias_act kernel (FP32 to bf16)");
 }
 
@@ -206,7 +272,10 @@ void convert(const bf16* in, float* out, int64_t count, cudaStream_t stream) {
 template <typename T>
 void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream) {
   if (count == 0) return;
-  add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu);
+  if (count % 8 == 0 && aligned16(a) && aligned16(b) && aligned16(out))
+    add_act8_kernel<<<blocks_for(count / 8), kThreads, 0, stream>>>(a, b, out, count / 8, relu);
+  else
+    add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu);
   check_launch("add_act kernel");
 }
 

@@ -133,38 +133,55 @@ def agreement(directory):
               f"{sum(int(r['pass']) for r in rs)}/{len(rs)} |")
 
 
-NOTE = re.compile(r"algo=(\S+) math=(\S+) layout=NHWC ([0-9.]+) ms .*NCHW: (?:algo=(\S+) "
-                  r"math=(\S+) ([0-9.]+) ms|none)")
+# The cudnn backends' layer note (nn/cuda/cudnn_layer_conv.hpp): the NHWC pick (a legacy
+# algorithm and math type, or a backend-API engine and config) and its search time. Runs before
+# the engine search (legacy Find only) also recorded NCHW's: "algo=X math=Y layout=NHWC t ms
+# ...; NCHW: algo=X math=Y t ms" (or "NCHW: none").
+NOTE = re.compile(r"(?:algo=(\S+) math=(\S+)|engine=(\S+) config=\S+) layout=NHWC ([0-9.]+) ms")
+NCHW_NOTE = re.compile(r"NCHW: algo=\S+ math=\S+ ([0-9.]+) ms")
+
+
+def parse_note(choice):
+    """(NHWC pick, NHWC ms, NCHW ms or None), or None when the note is no cudnn note."""
+    m = NOTE.search(choice)
+    if not m:
+        return None
+    pick = f"{m.group(1)}/{m.group(2)}" if m.group(1) else f"engine {m.group(3)}"
+    nchw = NCHW_NOTE.search(choice)
+    return pick, float(m.group(4)), float(nchw.group(1)) if nchw else None
 
 
 def cudnn_layouts(directory):
     rows = load(directory, "layers.csv")
-    g = defaultdict(lambda: [0, 0, 0.0, 0.0, defaultdict(int)])
+    g = defaultdict(lambda: [0, 0, 0.0, 0.0, defaultdict(int), 0])
     for r in rows:
-        m = NOTE.search(r["choice"])
-        if family_of(r["backend"]) != "cudnn" or not m:
+        note = parse_note(r["choice"])
+        if family_of(r["backend"]) != "cudnn" or not note:
             continue
         s = g[(r["network"], int(r["batch"]), precision_of(r["backend"]))]
-        nhwc = float(m.group(3))
-        nchw = float(m.group(6)) if m.group(6) else None
+        pick, nhwc, nchw = note
         s[0] += 1
         s[1] += nchw is not None and nchw < nhwc
+        s[5] += nchw is not None
         s[2] += nhwc
         s[3] += min(nhwc, nchw) if nchw is not None else nhwc
-        s[4][f"{m.group(1)}/{m.group(2)}"] += 1
-    print("\n## cuDNN per layer: NHWC (run) against NCHW (recorded)\n")
-    print("cuDNN's legacy Find times per conv layer at load, in each layout; the `cudnn` "
-          "backends run the NHWC winner (the engine's layout). Sum of Find's times over the "
-          "layers: NHWC only, and with each layer in its faster layout (layout changes between "
-          "layers not counted).\n")
-    print("| network | batch | precision | convs | NCHW faster | Σ NHWC ms | Σ best-layout ms | "
-          "NHWC algorithms (algo/math: layers) |")
+        s[4][pick] += 1
+    print("\n## cuDNN per layer: what the `cudnn` backends picked\n")
+    print("cuDNN's search per conv layer at load in NHWC (the engine's layout): the legacy Find "
+          "and, from the engine search on (nn/cuda/cudnn_layer_conv.hpp), the backend API's "
+          "engine configs too, the fastest kept. Σ NHWC ms: the sum of the kept picks' search "
+          "times. Runs before the engine search also recorded the legacy Find's NCHW time per "
+          "layer: NCHW faster counts those layers, Σ best-layout ms takes each layer in its "
+          "faster layout (layout changes between layers not counted); — where not recorded.\n")
+    print("| network | batch | precision | convs | Σ NHWC ms | NCHW faster | Σ best-layout ms | "
+          "NHWC picks (legacy algo/math or backend-API engine: layers) |")
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |")
     for (net, batch, p), s in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16", kv[0][0],
                                                                 kv[0][1],
                                                                 PRECISIONS.index(kv[0][2]))):
         algos = ", ".join(f"{a}: {n}" for a, n in sorted(s[4].items(), key=lambda x: -x[1]))
-        print(f"| {net} | {batch} | {p} | {s[0]} | {s[1]} | {ms(s[2])} | {ms(s[3])} | {algos} |")
+        faster, best = (s[1], ms(s[3])) if s[5] else ("—", "—")
+        print(f"| {net} | {batch} | {p} | {s[0]} | {ms(s[2])} | {faster} | {best} | {algos} |")
 
 
 def main():

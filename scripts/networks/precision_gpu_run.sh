@@ -11,8 +11,10 @@
 # by scripts/networks/pack_device_bin.sh); sources in /tmp/kt-src (the caller unpacks
 # src.tar.gz there). Results land in $OUT: networks.csv, layers.csv, agreement.csv, run.log,
 # logs.tar.gz; scripts/networks/networks_precision_md.py makes the tables.
-# Knobs: PRECISIONS, BACKENDS, VARIANTS (PyTorch's) narrow the run; QUICK=1 times on seeded
-# random weights (the bench's own, torchvision's init) and skips the logits check.
+# Knobs: PRECISIONS, BACKENDS, VARIANTS (PyTorch's), NETWORKS narrow the run; QUICK=1 times on
+# seeded random weights (the bench's own, torchvision's init) and skips the logits check;
+# TESTS=0 skips the network tests, GPU_TESTS='Conv2dCudnn.*' also runs that filter of
+# bin/ktune_gpu_tests (when packed); TESTS_S limits each test binary (default 45 s).
 set -uo pipefail
 C=${CARRY:-.carry/tcnet} S=/tmp/kt-src/scripts/networks W=/tmp/prec
 L=$W/logs
@@ -22,6 +24,7 @@ trap 'tar czf $OUT/logs.tar.gz -C $W logs' EXIT
 P=${PRECISIONS:-"bf16 tf32 fp32"}  # the new ones first: a cut run loses fp32 (committed before)
 BACKENDS=${BACKENDS:-"ktune-cuda cudnn cublas auto-cuda"}
 VARIANTS=${VARIANTS:-"pytorch-channels-last pytorch-cudagraph pytorch-channels-last-cudagraph"}
+NETWORKS=${NETWORKS:-"vgg16 resnet50"}
 QUICK=${QUICK:-0}
 # Weights, inputs and PyTorch's reference logits in every precision while the tests run.
 (
@@ -37,13 +40,21 @@ QUICK=${QUICK:-0}
 ) > $L/torch-prep.log 2>&1 &
 PREP=$!
 B=$W/bin
-timeout 45 $B/ktune_nn_cuda_tests > $L/nn-cuda-tests.log 2>&1
-echo "nn cuda tests exit $? at ${SECONDS}s"
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log | head -30
+if [ -n "${GPU_TESTS:-}" ] && [ -x $B/ktune_gpu_tests ]; then
+  timeout ${TESTS_S:-45} $B/ktune_gpu_tests --gtest_filter="$GPU_TESTS" > $L/gpu-tests.log 2>&1
+  echo "gpu tests ($GPU_TESTS) exit $? at ${SECONDS}s"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/gpu-tests.log | head -30
+fi
+if [ "${TESTS:-1}" != 0 ]; then
+  timeout ${TESTS_S:-45} $B/ktune_nn_cuda_tests > $L/nn-cuda-tests.log 2>&1
+  echo "nn cuda tests exit $? at ${SECONDS}s"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log |
+    head -30
+fi
 wait $PREP; echo "torch prep exit $? at ${SECONDS}s"; grep "vs float64" $L/torch-prep.log
 # One process per network, each with its own time limit, so that a cut run still leaves both
 # networks' rows (each row is written when timed).
-for net in vgg16 resnet50; do
+for net in $NETWORKS; do
   data=(--weights-dir $W/weights --logits-dir $W/logits --inputs $W/inputs/input-{1,2}.safetensors)
   [ $QUICK = 1 ] && data=()
   timeout ${BENCH_S:-55} $B/ktune_nn_cuda_bench --network $net --batch 1 16 --precision $P \
@@ -51,7 +62,7 @@ for net in vgg16 resnet50; do
     --layers-csv $OUT/layers.csv "${data[@]}" > $L/bench-$net.log 2>&1
   echo "ktune bench $net exit $? at ${SECONDS}s"; grep -vE "^note|safetensors$" $L/bench-$net.log
 done
-for net in vgg16 resnet50; do
+for net in $NETWORKS; do
   weights=(--weights $W/weights/$net.safetensors)
   [ $QUICK = 1 ] && weights=()
   timeout ${TORCH_S:-45} python3 $S/torch_run.py bench --network $net "${weights[@]}" \

@@ -16,7 +16,7 @@ cmake_minimum_required(VERSION 3.25)  # IN_LIST, continue()
 set(kKnownExceptions
   "apps/ktune/verb_demo.cpp"            # the demo prints GEMM shapes (kernels::gemm::shape_of)
   "apps/ktune/demo_vendor.cpp"          # the demo times the GEMM family's CPU vendors beside it
-  "nn/cuda/cudnn_layer_conv.cpp")       # cuDNN's Find and handle of the conv2d family's baseline
+  "nn/cuda/cudnn_layer_conv.cpp")       # wraps the conv2d family's CudnnConv and cuDNN handle
 if(NOT SOURCE_DIR OR NOT FAMILIES)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repo> -DFAMILIES=name=dir|... -P check_boundaries.cmake")
 endif()

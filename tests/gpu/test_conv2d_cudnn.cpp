@@ -1,12 +1,28 @@
-// The cuDNN baseline's layouts and APIs (kernels/conv2d/cuda/conv2d_cudnn.hpp). With a GPU and
-// cuDNN: the NCHW path (inputs transposed into staged copies, output transposed back) of the
-// legacy algorithms and of the backend engines, and the NHWC engines, match the host float64
-// reference on every rotation copy; a poisoned NCHW output is not silently replaced by an earlier
-// result; the sweep's vendor names the layout it chose among NHWC and NCHW.
+// The cuDNN baseline's layouts, APIs and precisions (kernels/conv2d/cuda/conv2d_cudnn.hpp).
+// With a GPU and cuDNN: the NCHW path (inputs transposed into staged copies, output transposed
+// back) of the legacy algorithms and of the backend engines, and the NHWC engines, match the host
+// float64 reference on every rotation copy, in fp32, tf32, bf16 and fp16; a poisoned NCHW output
+// is not silently replaced by an earlier result; the sweep's vendor names the layout it chose
+// among NHWC and NCHW. Without a GPU: the per-precision bound flags a planted error.
+//
+// The bound, per output (docs/networks.md, "Precisions", for one layer): the reference is float64
+// over the inputs as the kernel holds them (rounded to bf16 / fp16 in those precisions), a K-term
+// dot product whose inputs the kernel may round by u_in more (2^-10 in tf32, truncation allowed;
+// 0 elsewhere: FP32 data under FMA math, 16-bit data whose products are exact in FP32), FP32
+// accumulation (≤ 2^-23 per addition, truncating adders allowed) and the output rounded once to
+// the stored type (u_out 2^-24 FP32, 2^-8 bf16, 2^-11 fp16):
+//   |got − want| ≤ e + u_out·(|want| + e),  e = (2u_in + u_in² + 2·(K+1)·2^-24)·Σ|w||x|.
+// Winograd and FFT round like transform methods, not dot products: for them the family's
+// normwise Winograd bound (error_bound(shape, 4)) or 64·u_out, whichever is larger, an allowance.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
@@ -28,48 +44,188 @@ const Shape kShapes[] = {{2, 10, 9, 12, 20, 3, 3, 1, 1},
                          {3, 5, 6, 32, 24, 1, 1, 1, 0},
                          {1, 12, 12, 4, 36, 5, 5, 1, 2}};
 
+double input_roundoff(CudnnPrecision p) {
+  return p == CudnnPrecision::tf32 ? std::ldexp(1.0, -10) : 0.0;
+}
+double output_roundoff(CudnnPrecision p) {
+  return std::ldexp(1.0, p == CudnnPrecision::bf16 ? -8 : p == CudnnPrecision::fp16 ? -11 : -24);
+}
+
+// Outputs outside the bound above (NaN counts); want and dot (Σ|w||x|) in float64.
+int outside_bound(const std::vector<double>& got, const std::vector<double>& want,
+                  const std::vector<double>& dot, int64_t terms, CudnnPrecision p) {
+  const double u = input_roundoff(p), u_out = output_roundoff(p);
+  const double factor = 2 * u + u * u + 2.0 * double(terms + 1) * std::ldexp(1.0, -24);
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double e = factor * dot[i];
+    if (!(std::fabs(got[i] - want[i]) <= e + u_out * (std::fabs(want[i]) + e))) ++bad;
+  }
+  return bad;
+}
+
+// Host values in the precision's storage: `values` as the kernel holds them (rounded in bf16 /
+// fp16), `bytes` what is uploaded.
+struct Operand {
+  std::vector<float> values;
+  std::vector<char> bytes;
+};
+
+Operand in_precision(std::vector<float> v, CudnnPrecision p) {
+  Operand o;
+  o.bytes.resize(v.size() * cudnn_element_bytes(p));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (p == CudnnPrecision::bf16) {
+      const __nv_bfloat16 b = __float2bfloat16_rn(v[i]);
+      v[i] = __bfloat162float(b);
+      std::memcpy(o.bytes.data() + 2 * i, &b, 2);
+    } else if (p == CudnnPrecision::fp16) {
+      const __half h = __float2half_rn(v[i]);
+      v[i] = __half2float(h);
+      std::memcpy(o.bytes.data() + 2 * i, &h, 2);
+    }
+  }
+  if (cudnn_element_bytes(p) == 4) std::memcpy(o.bytes.data(), v.data(), o.bytes.size());
+  o.values = std::move(v);
+  return o;
+}
+
+std::vector<double> values_of(const std::vector<char>& bytes, CudnnPrecision p) {
+  const size_t n = bytes.size() / cudnn_element_bytes(p);
+  std::vector<double> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (p == CudnnPrecision::bf16) {
+      __nv_bfloat16 b;
+      std::memcpy(&b, bytes.data() + 2 * i, 2);
+      v[i] = __bfloat162float(b);
+    } else if (p == CudnnPrecision::fp16) {
+      __half h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      v[i] = __half2float(h);
+    } else {
+      float f;
+      std::memcpy(&f, bytes.data() + 4 * i, 4);
+      v[i] = f;
+    }
+  }
+  return v;
+}
+
+std::vector<float> absolute(std::vector<float> v) {
+  for (auto& x : v) x = std::fabs(x);
+  return v;
+}
+
+ktune::cuda::DeviceBuffer<char> upload_bytes(const std::vector<char>& host, const char* what) {
+  ktune::cuda::DeviceBuffer<char> buffer(host.size(), what);
+  ktune::cuda::check(cudaMemcpy(buffer.data(), host.data(), host.size(), cudaMemcpyHostToDevice),
+                     what);
+  return buffer;
+}
+
+// The reference of one input pair, with Σ|w||x| for the bound.
+struct Expected {
+  std::vector<double> want, dot;
+};
+
+Expected expected(const Shape& s, const Operand& x, const Operand& w) {
+  return {reference_conv2d(s, x.values.data(), w.values.data()),
+          reference_conv2d(s, absolute(x.values).data(), absolute(w.values).data())};
+}
+
+// Whether y (on the device, the precision's type) is within the precision's bound of `e`.
+::testing::AssertionResult within_bound(const Shape& s, const ktune::cuda::DeviceBuffer<char>& y,
+                                        const Expected& e, const CudnnConv& conv) {
+  ktune::cuda::check(cudaDeviceSynchronize(), "sync");
+  std::vector<char> bytes(y.bytes());
+  ktune::cuda::check(cudaMemcpy(bytes.data(), y.data(), bytes.size(), cudaMemcpyDeviceToHost),
+                     "download y");
+  const auto got = values_of(bytes, conv.precision());
+  if (conv.transform_algorithm()) {
+    std::vector<float> as_float(got.begin(), got.end());
+    const double error = relative_error(s, as_float.data(), e.want);
+    const double allowed = std::max(error_bound(s, 4), 64 * output_roundoff(conv.precision()));
+    if (error <= allowed) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "relative error " << error << " > " << allowed;
+  }
+  const int bad = outside_bound(got, e.want, e.dot, s.gemm_k(), conv.precision());
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " outputs outside the bound";
+}
+
 // find() on copy 0, stage() of copy 1, runs of both copies: each matches its own inputs'
 // reference; restaging copy 0 with copy 1's inputs computes on those; for NCHW, a poisoned
 // output that was not run fails verification after deliver().
-void check_copies(CudnnLayouts layouts, CudnnApis apis, const std::string& expect) {
+void check_copies(CudnnLayouts layouts, CudnnApis apis, const std::string& expect,
+                  CudnnPrecision p = CudnnPrecision::fp32) {
   CudnnHandle handle(nullptr);
   for (const Shape& s : kShapes) {
-    const std::string where = problem_of(s).key() + " " + expect;
-    const auto x0 = gemm::random_matrix(size_t(s.input_elements()), 21);
-    const auto w0 = gemm::random_matrix(size_t(s.filter_elements()), 22);
-    const auto x1 = gemm::random_matrix(size_t(s.input_elements()), 23);
-    const auto w1 = gemm::random_matrix(size_t(s.filter_elements()), 24);
-    auto dx0 = ktune::test::upload(x0, "x0"), dw0 = ktune::test::upload(w0, "w0");
-    auto dx1 = ktune::test::upload(x1, "x1"), dw1 = ktune::test::upload(w1, "w1");
-    ktune::cuda::DeviceBuffer<float> y0(size_t(s.output_elements()), "y0");
-    ktune::cuda::DeviceBuffer<float> y1(size_t(s.output_elements()), "y1");
-    CudnnConv conv(handle.get(), s, layouts, apis);
+    const Operand x0 = in_precision(gemm::random_matrix(size_t(s.input_elements()), 21), p);
+    const Operand w0 = in_precision(gemm::random_matrix(size_t(s.filter_elements()), 22), p);
+    const Operand x1 = in_precision(gemm::random_matrix(size_t(s.input_elements()), 23), p);
+    const Operand w1 = in_precision(gemm::random_matrix(size_t(s.filter_elements()), 24), p);
+    auto dx0 = upload_bytes(x0.bytes, "x0"), dw0 = upload_bytes(w0.bytes, "w0");
+    auto dx1 = upload_bytes(x1.bytes, "x1"), dw1 = upload_bytes(w1.bytes, "w1");
+    const size_t out_bytes = size_t(s.output_elements()) * cudnn_element_bytes(p);
+    ktune::cuda::DeviceBuffer<char> y0(out_bytes, "y0"), y1(out_bytes, "y1");
+    CudnnConv conv(handle.get(), s, layouts, apis, p);
     conv.find(dx0.data(), dw0.data(), y0.data());
-    EXPECT_NE(conv.description().find(expect), std::string::npos) << conv.description();
+    const std::string where = problem_of(s).key() + " " + conv.description();
+    EXPECT_NE(conv.description().find(expect), std::string::npos) << where;
+    EXPECT_NE(conv.description().find(cudnn_precision_name(p)), std::string::npos) << where;
     conv.stage(1, dx1.data(), dw1.data(), y1.data());
-    const double bound = error_bound(s, conv.transform_algorithm() ? 4 : 0);
-    const auto ref0 = reference_conv2d(s, x0.data(), w0.data());
-    const auto ref1 = reference_conv2d(s, x1.data(), w1.data());
-    auto error_of = [&](const ktune::cuda::DeviceBuffer<float>& y, const std::vector<double>& ref) {
-      ktune::cuda::check(cudaDeviceSynchronize(), "sync");
-      return relative_error(s, ktune::test::download(y).data(), ref);
-    };
+    const Expected ref0 = expected(s, x0, w0), ref1 = expected(s, x1, w1);
     ASSERT_EQ(conv.run(dx1.data(), dw1.data(), y1.data(), 1), CUDNN_STATUS_SUCCESS) << where;
     ASSERT_EQ(conv.run(dx0.data(), dw0.data(), y0.data(), 0), CUDNN_STATUS_SUCCESS) << where;
     conv.deliver(y0.data());
-    EXPECT_LE(error_of(y0, ref0), bound) << where;
+    EXPECT_TRUE(within_bound(s, y0, ref0, conv)) << where;
     if (layouts == CudnnLayouts::nhwc) {
-      EXPECT_LE(error_of(y1, ref1), bound) << where;
+      EXPECT_TRUE(within_bound(s, y1, ref1, conv)) << where;
     }
     conv.stage(0, dx1.data(), dw1.data(), y0.data());
     ASSERT_EQ(conv.run(dx1.data(), dw1.data(), y0.data(), 0), CUDNN_STATUS_SUCCESS) << where;
     conv.deliver(y0.data());
-    EXPECT_LE(error_of(y0, ref1), bound) << where;
+    EXPECT_TRUE(within_bound(s, y0, ref1, conv)) << where;
     if (layouts != CudnnLayouts::nchw) continue;
     conv.poison();
     conv.deliver(y0.data());
-    const double poisoned = error_of(y0, ref1);
-    EXPECT_FALSE(poisoned <= bound) << where << ": " << poisoned;
+    EXPECT_FALSE(within_bound(s, y0, ref1, conv)) << where << ": a poisoned output passed";
+  }
+}
+
+// Host only: the bound passes the exact result rounded to the output type and flags one output
+// moved by three times its bound.
+TEST(Conv2dCudnn, PrecisionBoundFlagsAPlantedError) {
+  const Shape& s = kShapes[0];
+  for (const CudnnPrecision p :
+       {CudnnPrecision::fp32, CudnnPrecision::tf32, CudnnPrecision::bf16, CudnnPrecision::fp16}) {
+    SCOPED_TRACE(cudnn_precision_name(p));
+    const Operand x = in_precision(gemm::random_matrix(size_t(s.input_elements()), 31), p);
+    const Operand w = in_precision(gemm::random_matrix(size_t(s.filter_elements()), 32), p);
+    const Expected e = expected(s, x, w);
+    std::vector<float> stored(e.want.begin(), e.want.end());
+    auto got = values_of(in_precision(stored, p).bytes, p);
+    EXPECT_EQ(outside_bound(got, e.want, e.dot, s.gemm_k(), p), 0);
+    const double u = input_roundoff(p), u_out = output_roundoff(p);
+    const double factor = 2 * u + u * u + 2.0 * double(s.gemm_k() + 1) * std::ldexp(1.0, -24);
+    const size_t i = got.size() / 2;
+    const double bound = factor * e.dot[i] + u_out * (std::fabs(e.want[i]) + factor * e.dot[i]);
+    got[i] = e.want[i] + 3 * bound;
+    EXPECT_EQ(outside_bound(got, e.want, e.dot, s.gemm_k(), p), 1);
+  }
+}
+
+// tf32, bf16 and fp16 (tensor-core math allowed) in each API and layout.
+TEST(Conv2dCudnn, EachPrecisionMatchesTheReference) {
+  KTUNE_REQUIRE_GPU();
+  for (const CudnnPrecision p :
+       {CudnnPrecision::tf32, CudnnPrecision::bf16, CudnnPrecision::fp16}) {
+    SCOPED_TRACE(cudnn_precision_name(p));
+    check_copies(CudnnLayouts::nhwc, CudnnApis::legacy, "algo=", p);
+    check_copies(CudnnLayouts::nhwc, CudnnApis::engines, "engine=", p);
+    check_copies(CudnnLayouts::nchw, CudnnApis::legacy, "algo=", p);
+    check_copies(CudnnLayouts::nchw, CudnnApis::engines, "engine=", p);
+    check_copies(CudnnLayouts::nhwc_or_nchw, CudnnApis::legacy_and_engines, "cudnn", p);
   }
 }
 

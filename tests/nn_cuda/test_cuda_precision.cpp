@@ -172,6 +172,12 @@ TEST(NnCudaPrecision, Bf16LayersRoundOnce) {
         [&](float* p, float* q, float* y) { backend->add(p, q, y, a.size(), true); }, b2);
     for (size_t i = 0; i < a.size(); ++i)
       EXPECT_EQ(got[i], round_bf16(std::max(a[i] + b2[i], 0.f)));
+    // 999 values take the one-value-per-thread kernel, 1000 the eight-wide one.
+    got = run_on(
+        *backend, a, a.size(),
+        [&](float* p, float* q, float* y) { backend->add(p, q, y, a.size() - 1, true); }, b2);
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+      EXPECT_EQ(got[i], round_bf16(std::max(a[i] + b2[i], 0.f)));
     got = run_on(*backend, a, a.size(),
                  [&](float* p, float*, float* y) { backend->clamp(p, y, a.size(), -0.25f, 0.5f); });
     for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], std::min(std::max(a[i], -0.25f), 0.5f));

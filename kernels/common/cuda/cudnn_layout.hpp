@@ -1,7 +1,7 @@
 #pragma once
-// The descriptors of one cuDNN memory layout (input x, filter w, output y): shared by the conv2d
-// family's cuDNN baseline and the network engine's cuDNN convolutions, which both keep an NHWC
-// and an NCHW set and must destroy a half-made set when a constructor throws.
+// The descriptors of one cuDNN memory layout (input x, filter w, output y) of the conv2d
+// family's cuDNN baseline (which the network engine's cuDNN convolutions also run): it keeps an
+// NHWC and an NCHW set and must destroy a half-made set when a constructor throws.
 #include <cudnn.h>
 
 #include <string>

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_buffer.hpp"
+#include "ktune/error.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
 
@@ -32,20 +34,22 @@ bool has(const std::vector<cudnnBackendNumericalNote_t>& notes, cudnnBackendNume
 
 }  // namespace
 
-cudnnBackendDescriptor_t CudnnEngines::make(cudnnBackendDescriptorType_t type) {
+cudnnBackendDescriptor_t CudnnEngines::make(cudnnBackendDescriptorType_t type) const {
   cudnnBackendDescriptor_t d = nullptr;
   check_cudnn(cudnnBackendCreateDescriptor(type, &d), "cudnnBackendCreateDescriptor");
   owned_.push_back(d);
   return d;
 }
 
-CudnnEngines::CudnnEngines(cudnnHandle_t handle, const Shape& s, bool nchw) : handle_(handle) {
+CudnnEngines::CudnnEngines(cudnnHandle_t handle, const Shape& s, bool nchw,
+                           CudnnPrecision precision, int64_t alignment)
+    : handle_(handle), precision_(precision), alignment_(alignment) {
   try {
     auto tensor = [&](int64_t uid, std::array<int64_t, 4> dims) {
       cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-      const cudnnDataType_t type = CUDNN_DATA_FLOAT;
+      const cudnnDataType_t type = cudnn_data_type(precision);
       const std::array<int64_t, 4> strides = strides_of(dims, nchw);
-      const int64_t align = 4;
+      const int64_t align = alignment;
       set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type, "tensor type");
       set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data(), "tensor dims");
       set(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides.data(), "tensor strides");
@@ -97,7 +101,15 @@ CudnnEngines::~CudnnEngines() {
   for (auto it = owned_.rbegin(); it != owned_.rend(); ++it) cudnnBackendDestroyDescriptor(*it);
 }
 
-float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_workspace) {
+bool CudnnEngines::accepted(const std::vector<cudnnBackendNumericalNote_t>& notes) const {
+  if (has(notes, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) ||
+      has(notes, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))
+    return false;
+  return precision_ != CudnnPrecision::fp32 || !has(notes, CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
+}
+
+float CudnnEngines::find(const void* x, const void* w, void* y, size_t max_workspace,
+                         int configs_per_mode) {
   cudaStream_t stream = nullptr;
   check_cudnn(cudnnGetStream(handle_, &stream), "cudnnGetStream");
   ktune::cuda::Event start, stop;
@@ -119,10 +131,12 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
     if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                                  count, &count, configs.data()) != CUDNN_STATUS_SUCCESS)
       continue;
-    for (int64_t i = 0; i < count; ++i) {
+    int timed = 0;
+    for (int64_t i = 0; i < count && (configs_per_mode <= 0 || timed < configs_per_mode); ++i) {
       cudnnBackendDescriptor_t engine = make(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-      int64_t got = 0, index = -1;
+      int64_t got = 0, index = -1, behaviours = 0;
       std::vector<cudnnBackendNumericalNote_t> notes(CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
+      std::vector<cudnnBackendBehaviorNote_t> behaviour(CUDNN_BEHAVIOR_NOTE_TYPE_COUNT);
       if (cudnnBackendGetAttribute(configs[size_t(i)], CUDNN_ATTR_ENGINECFG_ENGINE,
                                    CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
                                    &engine) != CUDNN_STATUS_SUCCESS ||
@@ -130,15 +144,20 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
                                    &got, &index) != CUDNN_STATUS_SUCCESS ||
           cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
                                    CUDNN_TYPE_NUMERICAL_NOTE, int64_t(notes.size()), &got,
-                                   notes.data()) != CUDNN_STATUS_SUCCESS)
+                                   notes.data()) != CUDNN_STATUS_SUCCESS ||
+          cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                   CUDNN_TYPE_BEHAVIOR_NOTE, int64_t(behaviour.size()), &behaviours,
+                                   behaviour.data()) != CUDNN_STATUS_SUCCESS)
         continue;
       notes.resize(size_t(got));
-      // FP32 FMA only. An engine comes with several knob choices (tile sizes...): each config is
-      // timed, as cuDNN's frontend and PyTorch's benchmark mode do.
-      if (has(notes, CUDNN_NUMERICAL_NOTE_TENSOR_CORE) ||
-          has(notes, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) ||
-          has(notes, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))
-        continue;
+      behaviour.resize(size_t(behaviours));
+      // An engine comes with several knob choices (tile sizes...): each config is timed, as
+      // cuDNN's frontend and PyTorch's benchmark mode do. A limited search leaves out engines
+      // compiled at run time (a network's load would compile kernels per layer).
+      const bool compiled = std::find(behaviour.begin(), behaviour.end(),
+                                      CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behaviour.end();
+      if (!accepted(notes) || (configs_per_mode > 0 && compiled)) continue;
+      ++timed;
       cudnnBackendDescriptor_t plan = make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       int64_t bytes = 0;
       set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle_, "plan handle");
@@ -150,14 +169,15 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
           size_t(bytes) > max_workspace)
         continue;
       ktune::cuda::DeviceBuffer<char> workspace(size_t(bytes), "cudnn engine workspace");
-      plan_ = plan;
-      bind(0, x, w, y, workspace.data());
+      // The search's own pack: it points into this config's workspace.
+      const cudnnBackendDescriptor_t pack = make_pack(x, w, y, workspace.data());
+      const auto run_it = [&] { return cudnnBackendExecute(handle_, plan, pack); };
       // One untimed run (loads the kernels), then the fastest of three.
       float ms = -1;
-      if (run(0) == CUDNN_STATUS_SUCCESS) {
+      if (run_it() == CUDNN_STATUS_SUCCESS) {
         for (int rep = 0; rep < 3; ++rep) {
           ktune::cuda::check(cudaEventRecord(start.get(), stream), "cudaEventRecord");
-          const cudnnStatus_t status = run(0);
+          const cudnnStatus_t status = run_it();
           ktune::cuda::check(cudaEventRecord(stop.get(), stream), "cudaEventRecord");
           ktune::cuda::check(cudaEventSynchronize(stop.get()), "cudnn engine search");
           float t = 0;
@@ -187,30 +207,43 @@ float CudnnEngines::find(const float* x, const float* w, float* y, size_t max_wo
                      has(notes, CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6) ||
                      has(notes, CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13);
       }
-      packs_.clear();  // they point into this search's workspace
     }
   }
   plan_ = best_plan;
+  packs_.clear();
   return best;
 }
 
-void CudnnEngines::bind(int copy, const float* x, const float* w, float* y, void* workspace) {
+cudnnBackendDescriptor_t CudnnEngines::make_pack(const void* x, const void* w, void* y,
+                                                 void* workspace) const {
+  for (const void* p : {x, w, static_cast<const void*>(y)})
+    if (reinterpret_cast<uintptr_t>(p) % uintptr_t(alignment_) != 0)
+      throw Error(fmt::format("cudnn engine: buffer {} is not {}-byte aligned as the plan assumes",
+                              p, alignment_));
   cudnnBackendDescriptor_t pack = make(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  void* pointers[] = {const_cast<float*>(x), const_cast<float*>(w), y};
+  void* pointers[] = {const_cast<void*>(x), const_cast<void*>(w), y};
   const int64_t ids[] = {kX, kW, kY};
   set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers, "pack data");
   set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, ids, "pack ids");
   set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace,
       "pack workspace");
   check_cudnn(cudnnBackendFinalize(pack), "cudnnBackendFinalize(variant pack)");
-  if (packs_.size() <= size_t(copy)) packs_.resize(size_t(copy) + 1, nullptr);
-  packs_[size_t(copy)] = pack;
+  return pack;
 }
 
-cudnnStatus_t CudnnEngines::run(int copy) const {
-  if (size_t(copy) >= packs_.size() || !packs_[size_t(copy)] || !plan_)
-    return CUDNN_STATUS_NOT_INITIALIZED;
-  return cudnnBackendExecute(handle_, plan_, packs_[size_t(copy)]);
+void CudnnEngines::bind(const void* x, const void* w, void* y, void* workspace) {
+  for (const Pack& p : packs_)
+    if (p.x == x && p.w == w && p.y == y && p.workspace == workspace) return;
+  packs_.push_back({x, w, y, workspace, make_pack(x, w, y, workspace)});
+}
+
+cudnnStatus_t CudnnEngines::run(const void* x, const void* w, void* y, void* workspace) const {
+  if (!plan_) return CUDNN_STATUS_NOT_INITIALIZED;
+  for (const Pack& p : packs_)
+    if (p.x == x && p.w == w && p.y == y && p.workspace == workspace)
+      return cudnnBackendExecute(handle_, plan_, p.desc);
+  packs_.push_back({x, w, y, workspace, make_pack(x, w, y, workspace)});
+  return cudnnBackendExecute(handle_, plan_, packs_.back().desc);
 }
 
 std::string CudnnEngines::description() const {
