@@ -8,10 +8,11 @@
 // spinning worker takes the next task at once instead. C++17.
 //
 // Each thread of a team region first claims its CPU (TeamCpus): one that starts on a CPU another
-// thread of the team already runs on moves itself off. libgomp's worker, asleep after a stretch
-// without parallel regions (another backend's inference on the pool), was woken onto the caller's
-// CPU and both then stayed on that one core for whole inferences while the other idled or ran
-// something else: the bimodal batch-16 times of issues #26 / #30 (docs/networks.md).
+// thread of the team already runs on moves itself off. On the 2-vCPU guest under load, libgomp's
+// worker, asleep after a stretch without parallel regions (another backend's inference on the
+// pool), was woken onto the caller's CPU and both stayed on that one core for whole inferences,
+// twice as long as the others (one of two causes of the bimodal batch-16 times of issues #26 /
+// #30; docs/networks.md).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
