@@ -77,6 +77,7 @@ class TeamCpus {
       claimed_.fetch_or(uint64_t(1) << cpu, std::memory_order_acq_rel);
     return cpu;
 #else
+    (void)claimed_;
     return -1;
 #endif
   }
