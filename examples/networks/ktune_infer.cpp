@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -54,8 +55,17 @@ struct Run {
   std::unique_ptr<nn::Backend> backend;
   std::unique_ptr<nn::Engine> engine;
   std::vector<double> total;
+  std::vector<double> cpu;    // the process's CPU time (all threads) per rep, ms
+  std::vector<double> ratio;  // cpu / the wall time of the same stretch (which contains it)
   std::vector<std::vector<double>> per_layer;  // [layer][rep]
 };
+
+// CPU time of the whole process (every thread), ms.
+double process_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) * 1e3 + double(t.tv_nsec) * 1e-6;
+}
 
 // Several backends (--backend a,b): the file name with the backend before the extension.
 std::string per_backend(const std::string& path, const std::string& backend, bool several) {
@@ -107,6 +117,17 @@ void report(const nn::InferOptions& o, const nn::Network& net, Run& r, bool seve
       "{} warm-up)\n",
       name, med, net.batch, o.reps, *std::min_element(r.total.begin(), r.total.end()),
       *std::max_element(r.total.begin(), r.total.end()), o.warmup);
+  // CPU time / wall time per inference: near the thread count when every thread had a core
+  // throughout, near 1 when they shared one: on a quiet machine, how a team woken onto one core
+  // showed (cpu_task_workers.hpp); on a loaded one, other processes lower it too. The CPU time of
+  // threads other than the caller is counted at scheduler ticks (milliseconds): the ratio of an
+  // inference much shorter than that can exceed the CPU count.
+  const auto& ratio = r.ratio;
+  fmt::print(
+      "{}: process CPU time median {:.3f} ms per inference, {:.2f}x its wall time (min {:.2f}x, "
+      "max {:.2f}x)\n",
+      name, median(r.cpu), median(ratio), *std::min_element(ratio.begin(), ratio.end()),
+      *std::max_element(ratio.begin(), ratio.end()));
 
   if (!o.logits.empty()) {
     auto out = open_out(per_backend(o.logits, name, several));
@@ -170,7 +191,7 @@ int run(const nn::InferOptions& o) {
     for (const auto& r : runs)
       if (r.backend->name() == name)
         throw ktune::Error(fmt::format("backend '{}' given twice", name));
-    runs.push_back({nn::make_backend(name), nullptr, {}, {}});
+    runs.push_back({nn::make_backend(name), nullptr, {}, {}, {}, {}});
   }
   const auto [net, weights] = load_network(o);
   if (!o.save_weights.empty()) weights.save_safetensors(o.save_weights);
@@ -197,6 +218,8 @@ int run(const nn::InferOptions& o) {
       fmt::print("{}: {}\n", r.backend->name(), chosen);
     for (const auto& note : r.engine->notes()) fmt::print("note: {}\n", note);
     r.total.resize(size_t(o.reps));
+    r.cpu.resize(size_t(o.reps));
+    r.ratio.resize(size_t(o.reps));
     r.per_layer.assign(net.layers.size(), std::vector<double>(size_t(o.reps)));
   }
   for (int i = 0; i < o.warmup; ++i)
@@ -209,8 +232,15 @@ int run(const nn::InferOptions& o) {
   for (int rep = 0; rep < o.reps; ++rep)
     for (size_t j = 0; j < runs.size(); ++j) {
       Run& r = runs[(size_t(rep) + j) % runs.size()];
+      const auto wall0 = std::chrono::steady_clock::now();
+      const double cpu0 = process_cpu_ms();
       r.engine->forward();
       r.total[size_t(rep)] = r.engine->last_ms();
+      r.cpu[size_t(rep)] = process_cpu_ms() - cpu0;
+      const double wall =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall0)
+              .count();
+      r.ratio[size_t(rep)] = wall > 0 ? r.cpu[size_t(rep)] / wall : 0.0;
       const auto layers = r.engine->layer_ms();
       for (size_t l = 0; l < layers.size(); ++l) r.per_layer[l][size_t(rep)] = layers[l];
     }

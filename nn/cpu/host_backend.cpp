@@ -9,6 +9,7 @@
 #include <limits>
 #include <new>
 
+#include "kernels/common/cpu/cpu_task_workers.hpp"
 #include "ktune/device.hpp"
 #include "ktune/error.hpp"
 
@@ -67,8 +68,13 @@ void pool(const PoolDesc& d, const float* in, float* out, int64_t begin, int64_t
 }  // namespace
 
 void HostBackend::parallel_for(int64_t n, RangeFn run, const void* body) {
+  // The team's threads on distinct CPUs first, as the conv plans' regions do
+  // (cpu_task_workers.hpp): the oneDNN backends' pooling and adds spread a team that was woken
+  // onto one core, so oneDNN's next calls do not inherit it.
+  kernels::cpu_conv::TeamCpus cpus;
 #pragma omp parallel
   {
+    cpus.claim();
     const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
     run(body, n * t / threads, n * (t + 1) / threads);
   }
