@@ -4,7 +4,10 @@
 // tests/ml/data/conv2d-conv-small.csv.gz (a copy of results/amd-epyc-2c/conv2d-conv-small.csv.gz:
 // 12 conv2d problems × 55 configs and a vendor row each, measured on a 2-core AMD EPYC) store
 // exactly the recorded (problem, config) keys in the recorded order, and `search-eval` on it
-// writes the recorded CSV byte for byte.
+// writes the recorded CSV byte for byte. The model search and search-eval goldens were re-recorded
+// when the conv2d space gained the cuda_igemm_mma kind: its new numeric params (bm, bn, bk, wm,
+// wn, st) are columns of every config's features, so the models see other inputs (the random
+// search's stored picks did not change).
 #include <gtest/gtest.h>
 
 #include <fstream>
