@@ -69,7 +69,8 @@ json.dump({"command": "", "commit": commit,
            "device": device, "measures": "", "files": [],
            "in_sample": None,  # both: the measures say which file is which
            "vendors": f"oneDNN {onednn}: convolution_auto and convolution_winograd (where oneDNN has "
-                      f"one; NHWC reorders counted), the faster per layer, weights reordered once"},
+                      f"one; NHWC reorders counted), the faster per layer, weights reordered once; the "
+                      f"implementation per layer is the vendor_algo column of conv-deployed*.csv"},
           open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
