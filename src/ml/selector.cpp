@@ -224,7 +224,11 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
   }
-  return static_cast<int>(best);
+  return floor_pick(features, static_cast<int>(best));
+}
+
+int Selector::floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>&, int pick) const {
+  return pick;
 }
 
 bool Selector::outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
@@ -264,6 +268,47 @@ int Selector::leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::I
   const double gain = sums.log_sum[size_t(best)] / sums.measured[size_t(best)] -
                       sums.log_sum[safe] / sums.measured[safe];
   return gain > std::log1p(margin) ? best : unsure_config_;
+}
+
+int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                           int pick) const {
+  const double floor = options_.unsure.leaf_floor;
+  if (floor <= 0 || rows.empty()) return pick;
+  const Eigen::Index K = d.perf.cols();
+  std::vector<Eigen::Index> vendors;
+  for (Eigen::Index k = 0; k < K; ++k)
+    if (is_vendor_config(config_names_[size_t(k)])) vendors.push_back(k);
+  if (vendors.empty()) vendors.push_back(unsure_config_);
+  // Per config, its worst ratio to the reference over the rows where both were measured.
+  std::vector<double> worst(size_t(K), std::numeric_limits<double>::infinity());
+  std::vector<int> judged(size_t(K), 0);
+  for (Eigen::Index i : rows) {
+    double reference = 0;
+    for (Eigen::Index v : vendors)
+      if (d.measured(i, v) && d.valid(i, v)) reference = std::max(reference, d.perf(i, v));
+    if (!(reference > 0)) continue;  // no vendor answer here: nothing to hold a pick to
+    for (Eigen::Index k = 0; k < K; ++k) {
+      if (!d.measured(i, k)) continue;
+      const double ratio = d.valid(i, k) && d.perf(i, k) > 0 ? d.perf(i, k) / reference : 0.0;
+      worst[size_t(k)] = std::min(worst[size_t(k)], ratio);
+      ++judged[size_t(k)];
+    }
+  }
+  const auto passes = [&](size_t k) { return judged[k] > 0 && worst[k] >= floor; };
+  if (judged[size_t(pick)] == 0 || passes(size_t(pick))) return pick;
+  ConfigLogSums sums = config_log_sums(d, rows);
+  bool any = false;
+  for (size_t k = 0; k < size_t(K); ++k) {
+    if (passes(k))
+      any = true;
+    else
+      sums.measured[k] = 0;  // best_mean_log skips it
+  }
+  if (any) return best_mean_log(sums);
+  int best = pick;  // none passes: the best worst case, the first of equals
+  for (size_t k = 0; k < size_t(K); ++k)
+    if (judged[k] > 0 && worst[k] > worst[size_t(best)]) best = static_cast<int>(k);
+  return best;
 }
 
 int Selector::fall_back(int pick, const std::vector<bool>& valid,
@@ -339,6 +384,7 @@ nlohmann::json Selector::to_json() const {
             {"range_guard", options_.unsure.range_guard},
             {"leaf_margin", options_.unsure.leaf_margin},
             {"vendor", options_.unsure.vendor},
+            {"leaf_floor", options_.unsure.leaf_floor},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -367,6 +413,11 @@ void Selector::check_unsure_rule() const {
   if (margin > 0 && share <= 0)
     throw Error("selector " + kind_ +
                 ": leaf_margin needs min_vote_share (it picks for unsure leaves)");
+  const double floor = options_.unsure.leaf_floor;
+  if (!(floor >= 0 && floor < 1))
+    throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
+  if (floor > 0 && !has_leaves())
+    throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
   if (options_.unsure.vendor && !options_.unsure.on())
     throw Error("selector " + kind_ +
                 ": the vendor unsure config needs min_vote_share or range_guard");
@@ -388,6 +439,9 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
+  // Absent in models saved before the leaf floor: off.
+  rule.leaf_floor =
+      j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
   if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
     if (!j.at("vendor").is_boolean())
       throw Error("field 'selector.unsure.vendor': expected true or false, got " +
