@@ -387,9 +387,10 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     out += fmt::format(
         "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest shipped vendor call "
         "(with\n"
-        "// none, kUnsure) on each training problem reaching the leaf; a leaf whose own answer\n"
-        "// did not serves the best geometric mean among the configs that did, else the best\n"
-        "// worst case (the leaves marked \"floor\").\n\n",
+        "// none, the config with the best geometric mean) on each training problem reaching the\n"
+        "// leaf; a leaf whose own answer did not serves the best geometric mean among the "
+        "configs\n"
+        "// that did, else the best worst case (the leaves marked \"floor\").\n\n",
         unsure.leaf_floor);
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";
   out += "inline constexpr int kSafeOrder[kNumConfigs] = {";

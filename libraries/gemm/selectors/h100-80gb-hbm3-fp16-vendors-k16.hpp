@@ -38,9 +38,9 @@ inline constexpr int kBaseline = 1;
 inline constexpr int kUnsure = 1;
 
 // Leaf floor: every leaf's answer runs at >= 0.9x the fastest shipped vendor call (with
-// none, kUnsure) on each training problem reaching the leaf; a leaf whose own answer
-// did not serves the best geometric mean among the configs that did, else the best
-// worst case (the leaves marked "floor").
+// none, the config with the best geometric mean) on each training problem reaching the
+// leaf; a leaf whose own answer did not serves the best geometric mean among the configs
+// that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
 inline constexpr int kSafeOrder[kNumConfigs] = {1, 15, 7, 3, 9, 11, 2, 8, 0, 4, 13, 14, 6, 12, 5, 10};

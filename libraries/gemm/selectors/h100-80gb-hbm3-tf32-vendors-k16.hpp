@@ -38,9 +38,9 @@ inline constexpr int kBaseline = 0;
 inline constexpr int kUnsure = 0;
 
 // Leaf floor: every leaf's answer runs at >= 0.9x the fastest shipped vendor call (with
-// none, kUnsure) on each training problem reaching the leaf; a leaf whose own answer
-// did not serves the best geometric mean among the configs that did, else the best
-// worst case (the leaves marked "floor").
+// none, the config with the best geometric mean) on each training problem reaching the
+// leaf; a leaf whose own answer did not serves the best geometric mean among the configs
+// that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
 inline constexpr int kSafeOrder[kNumConfigs] = {0, 14, 1, 2, 15, 10, 7, 11, 5, 3, 9, 4, 8, 12, 6, 13};
