@@ -27,6 +27,10 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                  "it, else the leaf serves the best config that does (0.9 = 90 %); 0 = off")
       ->check(CLI::Range(0.0, 0.99))
       ->capture_default_str();
+  sub.add_option("--range-guard-skip", rule.range_guard_skip,
+                 "With --range-guard: features it leaves out, comma-separated (e.g. residues "
+                 "such as n_mod8, whose training values are a few classes)")
+      ->delimiter(',');
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

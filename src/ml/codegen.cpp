@@ -2,6 +2,7 @@
 #include "ktune/ml/codegen.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -121,6 +122,7 @@ std::string bound_literal(const FeatureCode& f, double v) {
 std::string range_guard_code(const std::vector<FeatureCode>& features, const Selector& s) {
   std::string code = "  // Outside the training range of a feature: the unsure config.\n";
   for (size_t i = 0; i < features.size(); ++i) {
+    if (s.guard_skips(i)) continue;  // left out by the recipe (range_guard_skip)
     const auto& f = features[i];
     const auto at = static_cast<Eigen::Index>(i);
     code +=
@@ -334,8 +336,9 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
   const TreeWriter writer(tree, features, configs, unsure, node_configs(model, "leaf_configs"),
                           node_configs(model, "floor_configs"));
   std::set<int> used = writer.used_features();
-  if (unsure.range_guard) {  // the guard reads every feature
-    for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
+  if (unsure.range_guard) {  // the guard reads every feature it does not skip
+    for (int f = 0; f < static_cast<int>(features.size()); ++f)
+      if (!selector->guard_skips(size_t(f))) used.insert(f);
   }
 
   std::string out;
@@ -381,6 +384,9 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
           "// An unsure leaf's pick is kUnsure unless its own best config beats kUnsure's\n"
           "// geometric mean over the leaf's training problems by more than {:g} %.\n",
           100 * unsure.leaf_margin);
+    if (unsure.range_guard && !unsure.range_guard_skip.empty())
+      out += "// The range guard leaves out " +
+             comment_text(fmt::format("{}", fmt::join(unsure.range_guard_skip, ", "))) + ".\n";
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
   if (unsure.leaf_floor > 0)

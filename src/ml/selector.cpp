@@ -118,7 +118,7 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
       throw Error("selector " + kind_ + ": shipped column out of range");
     if (!seen.insert(c).second) throw Error("selector " + kind_ + ": shipped configs repeat");
   }
-  check_unsure_rule();
+  check_unsure_rule(train.feature_names);
   norm_ = norm;
   const auto K = static_cast<Eigen::Index>(shipped.size());
   config_names_.clear();
@@ -234,9 +234,15 @@ int Selector::floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>&, int pick) 
 bool Selector::outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
   if (!options_.unsure.range_guard) return false;
   for (Eigen::Index f = 0; f < features.size(); ++f) {
+    if (guard_skips(size_t(f))) continue;
     if (features[f] < feature_min_[f] || features[f] > feature_max_[f]) return true;
   }
   return false;
+}
+
+bool Selector::guard_skips(size_t feature) const {
+  const auto& skip = options_.unsure.range_guard_skip;
+  return std::find(skip.begin(), skip.end(), feature_names_.at(feature)) != skip.end();
 }
 
 bool Selector::low_share(const Eigen::VectorXd& scores) const {
@@ -385,6 +391,7 @@ nlohmann::json Selector::to_json() const {
             {"leaf_margin", options_.unsure.leaf_margin},
             {"vendor", options_.unsure.vendor},
             {"leaf_floor", options_.unsure.leaf_floor},
+            {"range_guard_skip", options_.unsure.range_guard_skip},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -400,7 +407,7 @@ void Selector::check_model_shape(Eigen::Index features, Eigen::Index classes) co
                     kind_, features, classes, F, K));
 }
 
-void Selector::check_unsure_rule() const {
+void Selector::check_unsure_rule(const std::vector<std::string>& features) const {
   const double share = options_.unsure.min_vote_share;
   if (!(share >= 0 && share <= 1))
     throw Error(fmt::format("selector {}: min_vote_share {} is not in [0, 1]", kind_, share));
@@ -418,6 +425,13 @@ void Selector::check_unsure_rule() const {
     throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
   if (floor > 0 && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
+  for (const auto& name : options_.unsure.range_guard_skip) {
+    if (!options_.unsure.range_guard)
+      throw Error("selector " + kind_ + ": range_guard_skip needs range_guard");
+    if (std::find(features.begin(), features.end(), name) == features.end())
+      throw Error("selector " + kind_ + ": range_guard_skip names '" + name +
+                  "', which is not one of the model's features");
+  }
   if (options_.unsure.vendor && !options_.unsure.on())
     throw Error("selector " + kind_ +
                 ": the vendor unsure config needs min_vote_share or range_guard");
@@ -439,6 +453,17 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
+  rule.range_guard_skip.clear();  // absent in models saved before it: every feature checked
+  if (j.contains("range_guard_skip")) {
+    if (!j.at("range_guard_skip").is_array())
+      throw Error("field 'selector.unsure.range_guard_skip': expected a list of feature names");
+    for (const auto& name : j.at("range_guard_skip")) {
+      if (!name.is_string())
+        throw Error("field 'selector.unsure.range_guard_skip': expected feature names, got " +
+                    jf::shown(name));
+      rule.range_guard_skip.push_back(name.get<std::string>());
+    }
+  }
   // Absent in models saved before the leaf floor: off.
   rule.leaf_floor =
       j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
@@ -455,7 +480,7 @@ void Selector::load_unsure(const nlohmann::json& j) {
                             lo.size(), hi.size(), feature_names_.size()));
   feature_min_ = Eigen::Map<const Eigen::VectorXd>(lo.data(), Eigen::Index(lo.size()));
   feature_max_ = Eigen::Map<const Eigen::VectorXd>(hi.data(), Eigen::Index(hi.size()));
-  check_unsure_rule();
+  check_unsure_rule(feature_names_);
 }
 
 std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {

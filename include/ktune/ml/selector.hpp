@@ -58,7 +58,8 @@ std::string to_string(Fallback f);
 //    over the training problems that reach the leaf (the leaf's own safe choice), for the others
 //    unsure_config();
 //  - range_guard and a feature outside its range over the training problems: unsure_config(),
-//    the shipped config with the best geometric mean over all the training problems.
+//    the shipped config with the best geometric mean over all the training problems (features
+//    named in range_guard_skip are not checked).
 // leaf_margin > 0 (a tree with min_vote_share): an unsure leaf serves its own best-geomean
 // config only where that beats unsure_config()'s geometric mean over the leaf's training problems
 // by more than this fraction, else unsure_config(): one noisy row must not turn a leaf whose
@@ -81,6 +82,9 @@ struct UnsureRule {
   double leaf_margin = 0;
   bool vendor = false;
   double leaf_floor = 0;
+  // Features the range guard leaves out (by name), e.g. residues such as n % 8 whose training
+  // values are a handful of classes: an unseen class is no larger or smaller problem.
+  std::vector<std::string> range_guard_skip{};
   bool on() const { return min_vote_share > 0 || range_guard; }
 };
 
@@ -145,6 +149,8 @@ class Selector {
   // Per feature, its smallest and largest value over the training problems (range_guard).
   const Eigen::VectorXd& feature_min() const { return feature_min_; }
   const Eigen::VectorXd& feature_max() const { return feature_max_; }
+  // Whether the range guard leaves this feature (an index into feature_names()) out.
+  bool guard_skips(size_t feature) const;
   // True when scores() are vote shares (non-negative, summing to 1): min_vote_share applies.
   virtual bool scores_are_shares() const { return false; }
   // True for selectors that answer per leaf (trees): leaf_floor applies.
@@ -179,7 +185,8 @@ class Selector {
                    int pick) const;
   bool outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   bool low_share(const Eigen::VectorXd& scores) const;
-  void check_unsure_rule() const;  // Error for a share outside [0, 1] or on a non-voting model
+  // Error for a share outside [0, 1], on a non-voting model, or a skipped feature not in features.
+  void check_unsure_rule(const std::vector<std::string>& features) const;
 
   Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
 
