@@ -46,4 +46,6 @@ python3 scripts/gemm_deployed_tables.py "${runs[@]}" --csv "$out/deployed-cpu-he
   --markdown "$out/deployed-cpu-heldout.md"
 others=()
 for name in "${names[@]}"; do [[ $name == "$base" ]] || others+=("$name"); done
-python3 scripts/cpu_gemm_selector_compare.py "$out" "$base" "${others[@]}" --markdown "$out/selectors.md"
+if [[ ${#others[@]} -gt 0 ]]; then  # one selector alone: nothing to compare
+  python3 scripts/cpu_gemm_selector_compare.py "$out" "$base" "${others[@]}" --markdown "$out/selectors.md"
+fi

@@ -146,13 +146,15 @@ class TreeWriter {
   // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
              const std::vector<std::string>& configs, const UnsureRule& unsure,
-             std::vector<int> leaf_configs)
+             std::vector<int> leaf_configs, std::vector<int> leaf_floored)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
         min_vote_share_(unsure.min_vote_share),
         leaf_margin_(unsure.leaf_margin),
-        leaf_configs_(std::move(leaf_configs)) {}
+        leaf_floor_(unsure.leaf_floor),
+        leaf_configs_(std::move(leaf_configs)),
+        leaf_floored_(std::move(leaf_floored)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -176,7 +178,12 @@ class TreeWriter {
       if (n.feature < 0) {
         const int k = leaf_class(n);
         const double share = n.value.maxCoeff() / n.value.sum();
-        if (min_vote_share_ > 0 && share < min_vote_share_) {
+        if (!leaf_floored_.empty() && leaf_floored_.at(size_t(step.node)) != 0) {
+          out += fmt::format(
+              "{}return kUnsure;  // floored: its pick ran below {:g} x kUnsure on one of its "
+              "training problems\n",
+              pad, leaf_floor_);
+        } else if (min_vote_share_ > 0 && share < min_vote_share_) {
           const int safe = leaf_configs_.empty() ? -1 : leaf_configs_.at(size_t(step.node));
           out +=
               fmt::format("{}return {};  // unsure: leaf share {:.2f} < {:.2f}, {} (not {})\n", pad,
@@ -216,8 +223,9 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
-  double min_vote_share_, leaf_margin_;
+  double min_vote_share_, leaf_margin_, leaf_floor_;
   std::vector<int> leaf_configs_;  // per node; empty for models saved without them
+  std::vector<int> leaf_floored_;  // per node; empty without the leaf floor
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -247,6 +255,13 @@ DecisionTree load_tree(const nlohmann::json& model) {
 std::vector<int> leaf_configs(const nlohmann::json& model) {
   const auto& m = model.at("model");
   return m.contains("leaf_configs") ? m["leaf_configs"].get<std::vector<int>>()
+                                    : std::vector<int>{};
+}
+
+// The per-node leaf-floor flags of a checked tree model (empty without the floor).
+std::vector<int> leaf_floored(const nlohmann::json& model) {
+  const auto& m = model.at("model");
+  return m.contains("leaf_floored") ? m["leaf_floored"].get<std::vector<int>>()
                                     : std::vector<int>{};
 }
 
@@ -319,7 +334,8 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     features.push_back(code);
   }
   const UnsureRule& unsure = selector->options().unsure;
-  const TreeWriter writer(tree, features, configs, unsure, leaf_configs(model));
+  const TreeWriter writer(tree, features, configs, unsure, leaf_configs(model),
+                          leaf_floored(model));
   std::set<int> used = writer.used_features();
   if (unsure.range_guard) {  // the guard reads every feature
     for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
@@ -353,12 +369,13 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
       "// finite, and the first config to try when the pick refuses a problem.\n";
   out += fmt::format("inline constexpr int kBaseline = {};\n\n", selector->baseline());
   if (unsure.on()) {
+    std::vector<std::string> why;
+    if (unsure.min_vote_share > 0)
+      why.push_back(fmt::format("a leaf's majority share below {}", unsure.min_vote_share));
+    if (unsure.range_guard) why.push_back("a feature outside its training range");
+    if (unsure.leaf_floor > 0) why.push_back("a floored leaf");
     out += "// When the selector is unsure (";
-    out += unsure.min_vote_share > 0
-               ? fmt::format("a leaf's majority share below {}", unsure.min_vote_share)
-               : "";
-    out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
-    out += unsure.range_guard ? "a feature outside its training range" : "";
+    for (size_t i = 0; i < why.size(); ++i) out += (i ? ", or " : "") + why[i];
     out += unsure.vendor ? "): the shipped vendor call\n// (or, with none shipped, config) "
                          : "): the shipped config\n// ";
     out += "with the best geometric mean over the training problems ";
@@ -368,6 +385,11 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
           "// An unsure leaf's pick is kUnsure unless its own best config beats kUnsure's\n"
           "// geometric mean over the leaf's training problems by more than {:g} %.\n",
           100 * unsure.leaf_margin);
+    if (unsure.leaf_floor > 0)
+      out += fmt::format(
+          "// A leaf whose pick ran below {:g} x kUnsure on one of its training problems serves\n"
+          "// kUnsure (floored).\n",
+          unsure.leaf_floor);
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";

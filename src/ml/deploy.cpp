@@ -24,6 +24,7 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (s.unsure.leaf_margin > 0)
     args += fmt::format(" --unsure-leaf-margin {}", s.unsure.leaf_margin);
   if (s.unsure.vendor) args += " --unsure-vendor";
+  if (s.unsure.leaf_floor > 0) args += fmt::format(" --unsure-leaf-floor {}", s.unsure.leaf_floor);
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())

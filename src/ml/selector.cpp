@@ -219,7 +219,7 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
     throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
                 " configs, the selector ships " + std::to_string(config_names_.size()));
   if (outside_range(features)) return unsure_config_;
-  if (low_share(s)) return unsure_pick(features);
+  if (low_share(s) || floored_leaf(features)) return unsure_pick(features);
   Eigen::Index best = 0;
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
@@ -244,7 +244,7 @@ bool Selector::low_share(const Eigen::VectorXd& scores) const {
 
 bool Selector::unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
                       const Eigen::VectorXd& scores) const {
-  return outside_range(features) || low_share(scores);
+  return outside_range(features) || low_share(scores) || floored_leaf(features);
 }
 
 int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
@@ -339,6 +339,7 @@ nlohmann::json Selector::to_json() const {
             {"range_guard", options_.unsure.range_guard},
             {"leaf_margin", options_.unsure.leaf_margin},
             {"vendor", options_.unsure.vendor},
+            {"leaf_floor", options_.unsure.leaf_floor},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -367,6 +368,11 @@ void Selector::check_unsure_rule() const {
   if (margin > 0 && share <= 0)
     throw Error("selector " + kind_ +
                 ": leaf_margin needs min_vote_share (it picks for unsure leaves)");
+  const double floor = options_.unsure.leaf_floor;
+  if (!(floor >= 0 && floor < 1))
+    throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
+  if (floor > 0 && !has_leaves())
+    throw Error("selector " + kind_ + ": leaf_floor needs a tree selector (tree-*)");
   if (options_.unsure.vendor && !options_.unsure.on())
     throw Error("selector " + kind_ +
                 ": the vendor unsure config needs min_vote_share or range_guard");
@@ -388,6 +394,9 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
+  // Absent in models saved before the leaf floor: off.
+  rule.leaf_floor =
+      j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
   if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
     if (!j.at("vendor").is_boolean())
       throw Error("field 'selector.unsure.vendor': expected true or false, got " +

@@ -107,6 +107,10 @@ class ClassifierSelector : public Selector {
 class TreeSelector : public ClassifierSelector {
  public:
   bool scores_are_shares() const override { return true; }
+  bool has_leaves() const override { return true; }
+  bool floored_leaf(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
+    return !leaf_floored_.empty() && leaf_floored_[size_t(tree_.leaf_index(x))] != 0;
+  }
   TreeSelector(std::string kind, SelectorOptions o, TreeParams p)
       : ClassifierSelector(std::move(kind), o, false), params_(p) {}
 
@@ -119,13 +123,45 @@ class TreeSelector : public ClassifierSelector {
     return tree_.predict_values(x);
   }
   // Per leaf, the shipped config with the best geomean over the training problems reaching it
-  // (or the unsure config where that is not better by the rule's leaf margin).
+  // (or the unsure config where that is not better by the rule's leaf margin); with a leaf
+  // floor, the leaves whose served config fell below it on one of their problems.
   void fit_unsure(const SelectorTrainingSet& d) override {
     std::map<int, std::vector<Eigen::Index>> reaching;
     for (Eigen::Index i = 0; i < d.X.rows(); ++i)
       reaching[tree_.leaf_index(d.X.row(i))].push_back(i);
     leaf_configs_.assign(tree_.nodes().size(), -1);
     for (const auto& [leaf, rows] : reaching) leaf_configs_[size_t(leaf)] = leaf_pick(d, rows);
+    leaf_floored_.clear();
+    if (options().unsure.leaf_floor <= 0) return;
+    leaf_floored_.assign(tree_.nodes().size(), 0);
+    for (const auto& [leaf, rows] : reaching) {
+      if (below_floor(d, rows, served_by_leaf(leaf, d.X.row(rows.front())))) {
+        leaf_floored_[size_t(leaf)] = 1;
+        leaf_configs_[size_t(leaf)] = unsure_config();
+      }
+    }
+  }
+  // What a leaf serves without the floor: its class (the first of the largest scores, as
+  // select()), or an unsure leaf's own pick (the same share test as low_share()).
+  int served_by_leaf(int leaf, const Eigen::Ref<const Eigen::RowVectorXd>& x) const {
+    const Eigen::VectorXd s = tree_.predict_values(x);
+    Eigen::Index best = 0;
+    for (Eigen::Index k = 1; k < s.size(); ++k)
+      if (s[k] > s[best]) best = k;
+    const double share = options().unsure.min_vote_share;
+    return share > 0 && s.maxCoeff() / s.sum() < share ? leaf_configs_[size_t(leaf)] : int(best);
+  }
+  // Whether config k ran below the floor times the unsure config on one of rows (invalid where
+  // the unsure config ran counts as 0; problems where either is unmeasured are skipped).
+  bool below_floor(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                   int k) const {
+    const Eigen::Index u = unsure_config();
+    for (Eigen::Index i : rows) {
+      if (!d.measured(i, k) || !d.measured(i, u) || !d.valid(i, u) || !(d.perf(i, u) > 0)) continue;
+      const double ratio = d.valid(i, k) ? d.perf(i, k) / d.perf(i, u) : 0.0;
+      if (ratio < options().unsure.leaf_floor) return true;
+    }
+    return false;
   }
   int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them
@@ -133,7 +169,9 @@ class TreeSelector : public ClassifierSelector {
     return k >= 0 ? k : Selector::unsure_pick(x);
   }
   nlohmann::json classes_json() const override {
-    return {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
+    nlohmann::json j = {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
+    if (!leaf_floored_.empty()) j["leaf_floored"] = leaf_floored_;
+    return j;
   }
   void load_classes(const nlohmann::json& j) override {
     tree_ = DecisionTree::from_json(j.at("tree"));
@@ -147,6 +185,13 @@ class TreeSelector : public ClassifierSelector {
     if (leaf_configs_.size() != tree_.nodes().size())
       throw Error(fmt::format("field 'model.leaf_configs': {} entries for {} tree nodes",
                               leaf_configs_.size(), tree_.nodes().size()));
+    leaf_floored_.clear();
+    if (!j.contains("leaf_floored")) return;  // absent in models saved before the leaf floor
+    for (int64_t f : json_fields::integers(j, "leaf_floored", "model", 0, 1))
+      leaf_floored_.push_back(int(f));
+    if (leaf_floored_.size() != tree_.nodes().size())
+      throw Error(fmt::format("field 'model.leaf_floored': {} entries for {} tree nodes",
+                              leaf_floored_.size(), tree_.nodes().size()));
   }
   std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
     return {tree_.n_features(), tree_.n_outputs()};
@@ -156,6 +201,7 @@ class TreeSelector : public ClassifierSelector {
   TreeParams params_;
   DecisionTree tree_;
   std::vector<int> leaf_configs_;  // per node: a leaf's unsure pick, -1 for a split
+  std::vector<int> leaf_floored_;  // per node: 1 for a leaf the floor sends to the unsure config
 };
 
 class KnnSelector : public ClassifierSelector {

@@ -204,19 +204,22 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
     EXPECT_NE(header.find("kUnsure"), std::string::npos);
     // The leaf margin is stated beside kUnsure (and is off otherwise).
     EXPECT_EQ(header.find("by more than") != std::string::npos, rule.leaf_margin > 0);
+    // So is the leaf floor; a floored leaf returns kUnsure.
+    EXPECT_EQ(header.find("(floored)") != std::string::npos, rule.leaf_floor > 0);
   } else {
     EXPECT_EQ(header.find("kUnsure"), std::string::npos);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest,
-                         ::testing::Values(CodegenCase{"tree-a", "A", {}},
-                                           CodegenCase{"tree-b", "B", {}},
-                                           CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
-                                           CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
-                                           CodegenCase{"tree-b", "BRangeGuard", {0, true}},
-                                           CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Trees, CodegenTest,
+    ::testing::Values(CodegenCase{"tree-a", "A", {}}, CodegenCase{"tree-b", "B", {}},
+                      CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
+                      CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
+                      CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.9}},
+                      CodegenCase{"tree-b", "BRangeGuard", {0, true}},
+                      CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
+    [](const auto& info) { return info.param.name; });
 
 // A dataset of one tensor-core precision carries the GEMM's optional `precision` feature: the
 // header keeps the BLAS-like signature with the precision as a seventh argument (the deployed

@@ -148,6 +148,80 @@ TEST(SelectorUnsure, LeafMarginKeepsTheUnsureConfigUnlessTheLeafsBestIsClearlyBe
   EXPECT_THROW(no_share->fit(two_halves(), {0, 1, 2, 3}, Norm::scale), Error);
 }
 
+// x = 1..8. x = 1..3: c0 best, c1 0.9; x = 4: c1 best, c0 at half of it; x = 5..8: c2 best,
+// c1 0.9. tree-c (min leaf 4) splits at x <= 4.5: a left leaf of labels 0, 0, 0, 1 (share 0.75,
+// class c0) and a pure right leaf (c2). c1 has the best geomean (0.9⁷ · 1)^⅛ = 0.91: the unsure
+// config. On x = 4 the left leaf's c0 runs at 0.5x c1; on the right leaf c2 never falls below c1.
+Dataset floor_leaf() {
+  Dataset d;
+  d.config_names = {"c0", "c1", "c2"};
+  d.feature_names = {"x"};
+  d.features.resize(8, 1);
+  d.features << 1, 2, 3, 4, 5, 6, 7, 8;
+  d.perf.resize(8, 3);
+  d.perf << 1.0, 0.9, 0.2,  //
+      1.0, 0.9, 0.2,        //
+      1.0, 0.9, 0.2,        //
+      0.5, 1.0, 0.2,        //
+      0.2, 0.9, 1.0,        //
+      0.2, 0.9, 1.0,        //
+      0.2, 0.9, 1.0,        //
+      0.2, 0.9, 1.0;
+  d.valid = (d.perf.array() > 0).matrix();
+  return d;
+}
+
+TEST(SelectorUnsure, LeafFloorSendsALeafWhosePickLosesBadlyOnOneProblemToTheUnsureConfig) {
+  auto fit = [](UnsureRule rule) {
+    auto s = make_selector("tree-c", {Fallback::baseline, 0, rule});
+    s->fit(floor_leaf(), {0, 1, 2}, Norm::scale);
+    return s;
+  };
+  const auto plain = fit({});
+  EXPECT_EQ(plain->unsure_config(), 1);
+  EXPECT_EQ(pick(*plain, 2), 0);
+  EXPECT_EQ(pick(*plain, 4), 0);  // the leaf's class, at half the unsure config here
+  EXPECT_EQ(pick(*plain, 7), 2);
+  // 0.5 < 0.6: the whole left leaf serves c1; the right leaf (c2 >= c1 everywhere) keeps c2.
+  const auto floored = fit({0, false, 0, false, 0.6});
+  for (double x : {1.0, 2.0, 4.0}) EXPECT_EQ(pick(*floored, x), 1) << x;
+  EXPECT_EQ(pick(*floored, 7), 2);
+  EXPECT_TRUE(floored->unsure(Eigen::RowVectorXd::Constant(1, 2),
+                              floored->scores(Eigen::RowVectorXd::Constant(1, 2))));
+  // 0.5 is not below 0.5: nothing floored.
+  const auto kept = fit({0, false, 0, false, 0.5});
+  EXPECT_EQ(pick(*kept, 2), 0);
+  EXPECT_EQ(pick(*kept, 7), 2);
+  // With the vote-share rule, the impure left leaf (0.75 < 0.8) serves its best geomean, c1
+  // ((0.9³ · 1)^¼ = 0.93 against c0's 0.84) anyway; a share of 0.7 keeps it sure, and the floor
+  // still sends it to c1.
+  EXPECT_EQ(pick(*fit({0.8, false}), 2), 1);
+  EXPECT_EQ(pick(*fit({0.7, false}), 2), 0);
+  EXPECT_EQ(pick(*fit({0.7, false, 0, false, 0.6}), 2), 1);
+  // Saved and loaded: the same picks; a model saved before the floor loads without it.
+  const nlohmann::json j = floored->to_json();
+  EXPECT_EQ(j["unsure"]["leaf_floor"], 0.6);
+  const auto loaded = Selector::from_json(j);
+  for (double x : {1.0, 4.0, 7.0}) EXPECT_EQ(pick(*loaded, x), pick(*floored, x)) << x;
+  nlohmann::json older = j;
+  older["unsure"].erase("leaf_floor");
+  older["model"].erase("leaf_floored");
+  older["model"]["leaf_configs"] = plain->to_json()["model"]["leaf_configs"];
+  EXPECT_EQ(pick(*Selector::from_json(older), 2), 0);
+  nlohmann::json bad = j;
+  bad["model"]["leaf_floored"][0] = 2;
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  bad = j;
+  bad["model"]["leaf_floored"].erase(0);
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  bad = j;
+  bad["unsure"]["leaf_floor"] = 1.0;
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  // Only trees have leaves to floor.
+  auto knn = make_selector("knn-3", {Fallback::baseline, 0, {0, false, 0, false, 0.6}});
+  EXPECT_THROW(knn->fit(floor_leaf(), {0, 1, 2}, Norm::scale), Error);
+}
+
 TEST(SelectorUnsure, RuleSurvivesJsonAndOlderModelsLoadWithoutIt) {
   const auto guarded = fitted("tree-c", {0.6, true});
   const nlohmann::json j = guarded->to_json();

@@ -66,6 +66,10 @@ std::string to_string(Fallback f);
 // vendor (with a vendor candidate shipped): unsure_config() is the shipped vendor call with the
 // best geometric mean instead of the best config of all: a kernel that wins on average can run
 // at a fraction of the vendor on the shapes the model is unsure about, the vendor rarely.
+// leaf_floor > 0 (trees): a leaf whose served config (its class, or an unsure leaf's pick) ran
+// below leaf_floor x unsure_config() on one of the training problems reaching it (or was
+// invalid there while unsure_config() ran) serves unsure_config(): a depth-limited tree's leaf
+// can hold a shape its majority config loses badly on, and a vote share does not see how badly.
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
@@ -73,7 +77,8 @@ struct UnsureRule {
   bool range_guard = false;
   double leaf_margin = 0;
   bool vendor = false;
-  bool on() const { return min_vote_share > 0 || range_guard; }
+  double leaf_floor = 0;
+  bool on() const { return min_vote_share > 0 || range_guard || leaf_floor > 0; }
 };
 
 struct SelectorOptions {
@@ -137,6 +142,10 @@ class Selector {
   const Eigen::VectorXd& feature_max() const { return feature_max_; }
   // True when scores() are vote shares (non-negative, summing to 1): min_vote_share applies.
   virtual bool scores_are_shares() const { return false; }
+  // True for trees, whose leaves leaf_floor judges.
+  virtual bool has_leaves() const { return false; }
+  // Whether the leaf these features reach serves unsure_config() by the leaf floor.
+  virtual bool floored_leaf(const Eigen::Ref<const Eigen::RowVectorXd>&) const { return false; }
   Norm norm() const { return norm_; }
   size_t dropped_rows() const { return dropped_rows_; }
 
