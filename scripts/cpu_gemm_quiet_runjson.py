@@ -98,7 +98,8 @@ def vendors_text(out_dir, runs):
     lines = []
     log = os.path.join(out_dir, "deployed-cpu-heldout.log")
     if os.path.exists(log):
-        lines = sorted({line.strip() for line in open(log) if line.startswith("vendor ")})
+        with open(log) as f:
+            lines = sorted({line.strip() for line in f if line.startswith("vendor ")})
     return ("; ".join(lines) + "; " if lines else "") + (
         f"per row: OpenBLAS core {', '.join(sorted(kernels['openblas'])) or 'none'}, oneDNN "
         f"{', '.join(sorted(kernels['onednn'])) or 'none'}; OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE "
