@@ -7,8 +7,10 @@
 # (per library and workload), rounds-cpu-*.csv (every round), deployed-cpu-heldout.{csv,md} (the
 # tables: geomean, time-weighted, below 0.8x / 0.9x, worst shapes, the share served by ktune's
 # own kernels), selectors.md (the libraries' deployed GFLOP/s against vendors' on dnn-sample),
-# onednn-call-ab.txt and run.json (scripts/cpu_gemm_quiet_runjson.py). About 8 minutes on the
-# 2-core AMD EPYC with the defaults, 3 more per extra library and workload.
+# onednn-call-ab.txt and run.json (scripts/cpu_gemm_quiet_runjson.py). With the defaults: 8-9
+# minutes expected on the quiet 2-core AMD EPYC (a single pass took 46 s on vit and 73 s on
+# dnn-sample per library; 3 rounds add 0.75 s of idle gaps per shape and round), 10.8 measured
+# there under a load average of 4-7; each extra library adds 2-4 minutes per workload.
 #   [VIT_LIBS="vendors"] [SAMPLE_LIBS="vendors vendors-floor"] [ROUNDS=3] \
 #     scripts/cpu_gemm_vendor_quiet.sh OUT_DIR [BUILD] [VENDORS_BUILD] [FLOOR_BUILD]
 # Libraries: vendors (libraries/gemm/selectors/amd-epyc-2c-samplez4-vendors-k16.hpp),
