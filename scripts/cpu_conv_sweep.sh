@@ -14,15 +14,17 @@
 #      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
 #      (batch 1), conv-deployed-b16.* (batch 16), and the ResNet-50-trained library on the VGG16
 #      layers (held out) -> conv-deployed-heldout.* (batch 1), conv-deployed-heldout-b16.*;
-#   4. the tables (scripts/cpu_conv_tables.py) -> conv-deployed-tables.md, and run.json.
+#   4. the tables (scripts/cpu_conv_tables.py, with a row over conv-small's 12 layers of the
+#      batch-1 ones) -> conv-deployed-tables.md, and run.json.
 # Usage: scripts/cpu_conv_sweep.sh BUILD_DIR   (OUT is results/amd-epyc-2c/conv-plan: the dataset
 # path that selectors.txt names; the build dir must be configured, with the examples). Commit
 # OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
 # (scripts/results_index.py) afterwards.
-# Run time on the 2-core EPYC, measured loaded (load average 3.5-5.7, other builds running):
-# 351 s in all, of which the two sweeps 252 s (batch 1 about 110 s, ResNet-50 at batch 16 about
-# 140 s), the headers, the two tuned-library rebuilds and the three benches about 100 s; expect
-# less when quiet. A build of ktune that is not up to date adds its own time.
+# Run time on the 2-core EPYC: without VGG16 at batch 16, 120 s quiet (the committed run of
+# 2026-11-27) and 351 s loaded. With it (dnn-b16, and the two VGG16 batch-16 benches), measured
+# only loaded (load average 4-8, other helpers building): 1338 s, of which the sweeps 659 s (batch
+# 1 about 40 s) and the headers, rebuilds and four benches 680 s; at the ratio of the earlier runs
+# (351 / 120) about 7-8 minutes quiet. A build of ktune that is not up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,7 +66,7 @@ grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}
 device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
 /usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
   "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
-  "$out/conv-deployed-heldout-b16.csv" \
+  "$out/conv-deployed-heldout-b16.csv" --conv-small "$here/workloads/conv2d/conv2d-small.csv" \
   > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
