@@ -149,7 +149,7 @@ TEST(Conv2dReference, MatchesAHandComputedPaddedStridedCase) {
 }
 
 TEST(Conv2dReference, EqualsTheTextbookLoopOnRandomData) {
-  // The reference is a blocked float64 GEMM over 256-pixel blocks of patches: shapes with one
+  // The reference is a blocked float64 GEMM over 128-pixel blocks of patches: shapes with one
   // pixel, a partial last block (2·9·11 = 198, 3·17·17 = 867 pixels), pads 0-3 (2 on a 3×3
   // filter), strides 1-3, a 7×7 filter on 3 channels and odd channel counts, against
   // one float64 dot product per output (the former reference). Both sum exact float products in
