@@ -169,9 +169,10 @@ inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const 
 
 // cuBLASLt's matmul with the plan's algorithm; workspace holds workspace_bytes, at least
 // plan.first.workspaceSize. The library passes the sweep's budget (kLtWorkspaceBytes), as the
-// sweep's and the benchmark's calls do: the call is then theirs argument for argument (given
-// only the heuristic's minimum, the same algorithm ran at 0.76-0.97x the benchmark's call on
-// some shapes, results/h100-80gb-hbm3/tc-tf32-deployed/).
+// sweep's and the benchmark's calls do: the call is then theirs argument for argument. Given
+// only the heuristic's minimum, the same algorithm had run at 0.76-0.97x the benchmark's call on
+// some shapes (results/h100-80gb-hbm3/tc-tf32-deployed/); whether the workspace was the cause is
+// not measured yet.
 inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a, const void* b,
                                   float beta, float* c, void* workspace, size_t workspace_bytes,
                                   cudaStream_t stream) {
