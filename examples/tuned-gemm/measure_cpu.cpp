@@ -13,6 +13,7 @@
 #include "ktune/error.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/host_measure.hpp"
+#include "ktune/timing_loop.hpp"
 
 namespace tuned_gemm {
 namespace {
@@ -44,12 +45,6 @@ struct Contender {
   ktune::Outcome first;  // the verified first round (or why it failed)
   std::vector<double> round_ms;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
 
 }  // namespace
 
@@ -108,7 +103,7 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
   auto settle = [&] {
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(protocol.gap_ms));
   };
-  ShapeResult result;
+  std::vector<RoundTime> rounds;
   for (int round = 0; round < protocol.rounds; ++round) {
     for (size_t pos = 0; pos < all.size(); ++pos) {
       Contender& c = all[(size_t(round) + pos) % all.size()];
@@ -132,17 +127,18 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
         if (o.status != ktune::Status::ok) c.first = o;  // a later timeout or failure counts
       }
       if (o.status == ktune::Status::ok) c.round_ms.push_back(o.timing.median_ms);
-      result.rounds.push_back(
+      rounds.push_back(
           {c.name, round, int(pos), o.status == ktune::Status::ok ? o.timing.median_ms : 0});
     }
   }
   for (Contender& c : all)
-    if (c.first.status == ktune::Status::ok) c.first.timing.median_ms = median(c.round_ms);
+    if (c.first.status == ktune::Status::ok)
+      c.first.timing.median_ms = ktune::median_of_samples(c.round_ms);
   std::vector<VendorResult> results;
   for (size_t v = 0; v < vendors.size(); ++v)
     results.push_back(vendor_result(vendors[v], all[v + 1].first, kernels[v]));
   ShapeResult r = shape_result(config_name, all[0].first, std::move(results));
-  r.rounds = std::move(result.rounds);
+  r.rounds = std::move(rounds);
   return r;
 }
 

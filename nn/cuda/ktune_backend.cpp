@@ -40,6 +40,11 @@ namespace ktune::nn::cuda {
 
 namespace {
 
+// The gemm_ex precision of a tf32 or bf16 engine (activations and weights in that type).
+GemmPrecision gemm_ex_precision(Precision precision) {
+  return precision == Precision::bf16 ? GemmPrecision::bf16 : GemmPrecision::tf32;
+}
+
 bool is_gemm(const ConvDesc& d) { return d.r == 1 && d.s == 1 && d.stride == 1 && d.pad == 0; }
 
 class KtuneBackend final : public CudaBackend {
@@ -136,9 +141,7 @@ class KtuneBackend final : public CudaBackend {
  private:
   // tf32 / bf16: convs and FC layers on gemm_ex.
   bool on_gemm_ex() const { return precision() != Precision::fp32; }
-  GemmPrecision gemm_precision() const {
-    return is_bf16() ? GemmPrecision::bf16 : GemmPrecision::tf32;
-  }
+  GemmPrecision gemm_precision() const { return gemm_ex_precision(precision()); }
   // The conv by (im2col +) gemm_ex (bf16: into acc_), then bias + ReLU (bf16: rounding into out).
   void gemm_conv(int layer, const ConvDesc& d, const float* in, float* out) {
     const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
@@ -220,8 +223,7 @@ class KtuneBackend final : public CudaBackend {
 
 bool ktune_backend_serves(Precision precision) {
   if (precision == Precision::fp32) return true;
-  const GemmPrecision p = precision == Precision::bf16 ? GemmPrecision::bf16 : GemmPrecision::tf32;
-  return ktune::tuned_gemm_ex_info_cuda(p).num_configs > 0;
+  return ktune::tuned_gemm_ex_info_cuda(gemm_ex_precision(precision)).num_configs > 0;
 }
 
 std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers) {

@@ -17,6 +17,7 @@
 #include "ktune/family.hpp"
 #include "ktune/ml/cart.hpp"
 #include "ktune/ml/selector.hpp"
+#include "src/ml/argmax.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -133,11 +134,7 @@ std::string range_guard_code(const std::vector<FeatureCode>& features, const Sel
 }
 
 int leaf_class(const DecisionTree::Node& n) {
-  Eigen::Index best = 0;  // as Selector::select: the first of equal scores
-  for (Eigen::Index c = 1; c < n.value.size(); ++c) {
-    if (n.value[c] > n.value[best]) best = c;
-  }
-  return static_cast<int>(best);
+  return first_argmax(n.value);  // as Selector::select: the first of equal scores
 }
 
 class TreeWriter {

@@ -14,6 +14,7 @@
 #include "ktune/enum_names.hpp"
 #include "ktune/error.hpp"
 #include "ktune/vendor_candidates.hpp"
+#include "src/ml/argmax.hpp"
 #include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
@@ -220,11 +221,7 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
                 " configs, the selector ships " + std::to_string(config_names_.size()));
   if (outside_range(features)) return unsure_config_;
   if (low_share(s)) return unsure_pick(features);
-  Eigen::Index best = 0;
-  for (Eigen::Index k = 1; k < s.size(); ++k) {
-    if (s[k] > s[best]) best = k;
-  }
-  return floor_pick(features, static_cast<int>(best));
+  return floor_pick(features, first_argmax(s));
 }
 
 int Selector::floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>&, int pick) const {

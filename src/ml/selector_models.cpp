@@ -25,6 +25,7 @@
 #include "ktune/ml/naive_bayes.hpp"
 #include "ktune/ml/selector.hpp"
 #include "ktune/ml/svm.hpp"
+#include "src/ml/argmax.hpp"
 #include "src/ml/json_fields.hpp"
 
 namespace ktune::ml {
@@ -177,13 +178,7 @@ class TreeSelector : public ClassifierSelector {
 
  private:
   // The class a leaf votes for: the first of its largest scores, as Selector::select.
-  int tree_class(int leaf) const {
-    const Eigen::VectorXd& v = tree_.nodes()[size_t(leaf)].value;
-    Eigen::Index best = 0;
-    for (Eigen::Index c = 1; c < v.size(); ++c)
-      if (v[c] > v[best]) best = c;
-    return static_cast<int>(best);
-  }
+  int tree_class(int leaf) const { return first_argmax(tree_.nodes()[size_t(leaf)].value); }
 
   TreeParams params_;
   DecisionTree tree_;
