@@ -70,15 +70,20 @@ device="$model ($traits), $(nproc) cores, load average $load_before before, $loa
   > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
-import datetime, json, os, sys
+import csv, datetime, glob, json, os, sys
 out, commit, device, onednn, workloads = sys.argv[1:6]
+# The implementations oneDNN ran, as the deployed benches recorded them per layer.
+ran = sorted({row["vendor_algo"] for path in glob.glob(os.path.join(out, "conv-deployed*.csv"))
+              for row in csv.DictReader(open(path)) if row.get("vendor_algo")})
 json.dump({"command": "", "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device, "measures": "", "files": [],
            "in_sample": None,  # both: the measures say which file is which
            "vendors": f"oneDNN {onednn}: convolution_auto and convolution_winograd (where oneDNN has "
                       f"one; NHWC reorders counted), the faster per layer, weights reordered once; the "
-                      f"implementation per layer is the vendor_algo column of conv-deployed*.csv"},
+                      f"implementation per layer is the vendor_algo column of conv-deployed*.csv "
+                      f"({', '.join(ran)}); no OpenBLAS call is made (OPENBLAS_CORETYPE and "
+                      f"OPENBLAS_L2_SIZE unset all the same)"},
           open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
