@@ -257,7 +257,7 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
 // One consumer warpgroup's K loop over the ring items it .. it + k_tiles - 1: MI m64 MMAs per
 // 32-byte K step of the tile rows first_row .. first_row + 64 * MI - 1, one commit group in
 // flight (wait_group 1), each stage released (one arrival per warp) once the group after it is
-// issued. acc is zeroed first.
+// issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first.
 template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB>
 __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int first_row,
                                                   int k_tiles, unsigned it, unsigned tiles_a,
@@ -290,8 +290,24 @@ __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int 
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
   }
+}
+
+// After ktune_wg_mainloop of the items .. end - 1: waits for the last MMAs and releases the last
+// stage.
+template <int ST>
+__device__ __forceinline__ void ktune_wg_drain(int k_tiles, unsigned end, unsigned empty,
+                                               int lane) {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-  if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+  if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((end + ST - 1) % ST));
+}
+
+// Named barriers 1 and 2 (0 is __syncthreads) of the ping-pong kernel's two consumer warpgroups
+// (256 threads: one arrives, the other waits).
+__device__ __forceinline__ void ktune_wg_turn_arrive(int id) {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void ktune_wg_turn_wait(int id) {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
 }
 
 // A warpgroup's epilogue: accumulator element (r, col) of an m64nN MMA is r = 16 * warp + lane /
@@ -367,6 +383,7 @@ __global__ void __launch_bounds__(384, 1)
       ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
       ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB>(
           acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
+      ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
       ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
                               alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
     }
@@ -379,7 +396,10 @@ __global__ void __launch_bounds__(384, 1)
 // 0, 2, 4, ... and warpgroup 2 tiles 1, 3, ...: since the ring is filled in tile order, one
 // warpgroup's K loop runs while the other stores its tile, so the tensor cores do not wait for
 // the epilogue (the cooperative kernel above stores with both warpgroups at once). A stage is
-// released by the 4 warps of the warpgroup that read it. Same grid, maps and shared memory.
+// released by the 4 warps of the warpgroup that read it. The K loops take turns (named barriers:
+// a warpgroup starts a tile's once the other has issued the previous tile's), since a warpgroup
+// that waited on the ring items of a tile two ahead could see a `full` barrier two phases
+// behind, of the same parity. Same grid, maps and shared memory.
 template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
 __global__ void __launch_bounds__(384, 1)
     ktune_gemm_wgmma_pp(const __grid_constant__ KtuneTmaMap map_a,
@@ -420,8 +440,15 @@ __global__ void __launch_bounds__(384, 1)
          t += 2LL * gridDim.x, it += 2u * unsigned(k_tiles)) {
       int b, tm, tn;
       ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+      // A warpgroup waits for the other to have issued its K loop of the block's previous tile:
+      // the ring items before this tile's are then filled, so that a `full` barrier is at most
+      // one phase behind the item awaited (its parity names that item); and the K loops take
+      // turns on the tensor cores.
+      if (t != blockIdx.x) ktune_wg_turn_wait(2 - cw);
       ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB>(acc, 0, k_tiles, it, tiles_a,
                                                                  tiles_b, full, empty, lane);
+      if (t + gridDim.x < tiles) ktune_wg_turn_arrive(1 + cw);  // the block's next tile's turn
+      ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
       ktune_wg_store<kMi, BN>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha, beta,
                               c + (long long)b * stride_c, ldc, warp, lane);
     }
