@@ -104,12 +104,12 @@ print(max(rows, key=lambda r: float(r["perf"]))["config"] if rows else "")')
   S1="--warmups 0 --min-reps 1 --max-reps 1 --timeout-ms 5000"
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
   # shellcheck disable=SC2086
-  [ -n "$best" ] && timeout 120 ncu --kernel-name regex:ktune_gemm_wgmma --launch-count 1 $sections \
+  [ -n "$best" ] && timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:ktune_gemm_wgmma --launch-count 1 $sections \
     --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
     --configs "$best" --no-vendors --store /tmp/ncu1.sqlite $S1 > "$W/ncu-wgmmapp.csv" 2> "$W/ncu-wgmmapp.err"
   echo "ncu ktune exit $?"
   # shellcheck disable=SC2086
-  timeout 120 ncu --kernel-name regex:'nvjet|xmma|cutlass|sm90' --launch-count 1 $sections \
+  timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:'nvjet|xmma|cutlass|sm90' --launch-count 1 $sections \
     --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
     --configs "$best" --store /tmp/ncu2.sqlite $S1 > "$W/ncu-cublas.csv" 2> "$W/ncu-cublas.err"
   echo "ncu cublas exit $?"
