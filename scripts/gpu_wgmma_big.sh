@@ -13,7 +13,7 @@
 # brings back few files, none with '@' in its name).
 # Run from a checkout:  SYSROOT=.carry/sys/sysroot.tar.gz SRC=... OUT=... scripts/gpu_wgmma_big.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 OUT=${OUT:-/tmp/ktune-out}
 W=/tmp/wgmma-big-out
@@ -23,6 +23,7 @@ mkdir -p "$OUT" "$W"
 pack() { tar czf "$OUT/wgmma-big.tar.gz" -C "$W" .; }
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 PHASES=${PHASES:-build sass tests big large ncu}
+# shellcheck source=scripts/device_common.sh
 . scripts/device_common.sh
 gpu_info "$W/nvidia-smi.txt"
 pack
