@@ -399,7 +399,8 @@ __global__ void __launch_bounds__(384, 1)
 // released by the 4 warps of the warpgroup that read it. The K loops take turns (named barriers:
 // a warpgroup starts a tile's once the other has issued the previous tile's), since a warpgroup
 // that waited on the ring items of a tile two ahead could see a `full` barrier two phases
-// behind, of the same parity. Same grid, maps and shared memory.
+// behind, of the same parity (wgmma_pingpong_model.py checks the protocol). Same grid, maps and
+// shared memory.
 template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
 __global__ void __launch_bounds__(384, 1)
     ktune_gemm_wgmma_pp(const __grid_constant__ KtuneTmaMap map_a,
