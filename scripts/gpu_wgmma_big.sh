@@ -101,11 +101,12 @@ rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok" and
         r["problem"].startswith("transa=0;transb=0;m=8192;n=8192;k=8192;batch=1;precision=2") and
         r["config"].startswith("kind=wgmmapp;")]
 print(max(rows, key=lambda r: float(r["perf"]))["config"] if rows else "")')
+  best=${best:-kind=wgmma;bm=256;bn=128;bk=64;st=4;gr=1}  # no wgmmapp row: the cooperative kind
   echo "ncu of $best"
   S1="--warmups 0 --min-reps 1 --max-reps 1 --timeout-ms 5000"
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
   # shellcheck disable=SC2086
-  [ -n "$best" ] && timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:ktune_gemm_wgmma --launch-count 1 $sections \
+  timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:ktune_gemm_wgmma --launch-count 1 $sections \
     --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
     --configs "$best" --no-vendors --store /tmp/ncu1.sqlite $S1 > "$W/ncu-wgmmapp.csv" 2> "$W/ncu-wgmmapp.err"
   echo "ncu ktune exit $?"
