@@ -91,6 +91,17 @@ function(ktune_add_family name)
   target_link_libraries(${target} PUBLIC ktune_core)
   target_compile_options(${target} PRIVATE ${KTUNE_KERNEL_FLAGS})
   target_link_libraries(ktune_families PUBLIC ${target})
+  # A family source that uses Eigen instantiates the templates ktune_ml does (Eigen's double GEMM);
+  # the linker keeps one copy of each, so one built for the kernels' ISA (-march=native) handed ML
+  # its AVX-512 code and other roundings (SearchGolden's selector figure moved). Such a source is
+  # built for ktune_ml's ISA instead (the last -march wins).
+  foreach(source IN LISTS sources)
+    file(STRINGS ${source} eigen REGEX "^#include <Eigen/")
+    if(eigen)
+      set_source_files_properties(${source} PROPERTIES COMPILE_OPTIONS "-march=x86-64;-mtune=generic"
+                                  SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endforeach()
 
   set(cuda_target "")
   if(KTUNE_HAVE_CUDA)

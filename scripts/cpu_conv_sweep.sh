@@ -3,31 +3,33 @@
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
-#      distinct VGG16 + ResNet-50 conv layer at batch 1 and ResNet-50's at batch 16 (WORKLOADS,
-#      default "dnn-b1 resnet50-conv-b16"; VGG16 at batch 16 would take the script past 12
-#      minutes), each verified against float64 on NaN-poisoned output
+#      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
+#      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
+#      a blocked float64 GEMM: VGG16's layers at batch 16 take seconds)
 #      -> OUT/conv2d-cpu-plan.csv.gz;
 #   2. training: the selector headers of libraries/conv2d/selectors.txt that read it
 #      (amd-epyc-2c-plan-k6.hpp: every row, the shipped ktune_tuned_conv2d_cpu;
 #      amd-epyc-2c-plan-resnet50-k6.hpp: the ResNet-50 rows only) regenerated in place;
 #   3. the deployed library (ktune::CpuConv2dPlan) against oneDNN at its best per layer, timed
 #      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
-#      (batch 1), conv-deployed-b16.* (ResNet-50, batch 16), and the ResNet-50-trained library on
-#      the VGG16 layers at batch 1 (held out) -> conv-deployed-heldout.*;
-#   4. the tables (scripts/cpu_conv_tables.py) -> conv-deployed-tables.md, and run.json.
+#      (batch 1), conv-deployed-b16.* (batch 16), and the ResNet-50-trained library on the VGG16
+#      layers (held out) -> conv-deployed-heldout.* (batch 1), conv-deployed-heldout-b16.*;
+#   4. the tables (scripts/cpu_conv_tables.py, with a row over conv-small's 12 layers of the
+#      batch-1 ones) -> conv-deployed-tables.md, and run.json.
 # Usage: scripts/cpu_conv_sweep.sh BUILD_DIR   (OUT is results/amd-epyc-2c/conv-plan: the dataset
 # path that selectors.txt names; the build dir must be configured, with the examples). Commit
 # OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
 # (scripts/results_index.py) afterwards.
-# Run time on the 2-core EPYC, measured loaded (load average 3.5-5.7, other builds running):
-# 351 s in all, of which the two sweeps 252 s (batch 1 about 110 s, ResNet-50 at batch 16 about
-# 140 s), the headers, the two tuned-library rebuilds and the three benches about 100 s; expect
-# less when quiet. A build of ktune that is not up to date adds its own time.
+# Run time on the 2-core EPYC: without VGG16 at batch 16, 120 s quiet (the committed run of
+# 2026-11-27) and 351 s loaded. With it (dnn-b16, and the two VGG16 batch-16 benches), measured
+# only loaded (load average 4-8, other helpers building): 1338 s, of which the sweeps 659 s (batch
+# 1 about 40 s) and the headers, rebuilds and four benches 680 s; at the ratio of the earlier runs
+# (351 / 120) about 7-8 minutes quiet. A build of ktune that is not up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/results/amd-epyc-2c/conv-plan
-workloads=${WORKLOADS:-dnn-b1 resnet50-conv-b16}
+workloads=${WORKLOADS:-dnn-b1 dnn-b16}
 start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cmake --build "$build" -j"$(nproc)" --target ktune
@@ -36,9 +38,11 @@ rm -f "$out"/conv2d-cpu-plan.csv.gz "$out"/conv-deployed*
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
+# --timeout-ms 10000: the slowest configs of VGG16's layers at batch 16 (the implicit GEMM on
+# conv1_2, about 0.3 s a run quiet) passed the default 2 s under load.
 for w in $workloads; do
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan --min-reps 5 --rep-budget-ms 30 | tail -n 2
+    --configs kind:cpu_plan --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
 sweep_s=$(( $(date +%s) - start ))
@@ -48,10 +52,13 @@ bench=(--device-slug amd-epyc-2c --dataset "$out/conv2d-cpu-plan.csv.gz" --peak-
   --bandwidth-gbs 40)
 run "$build/bin/tuned_conv_bench" --workload dnn-b1 "${bench[@]}" \
   --csv "$out/conv-deployed.csv" --md "$out/conv-deployed.md" > "$work/bench.log"
-run "$build/bin/tuned_conv_bench" --workload resnet50-conv-b16 "${bench[@]}" \
+run "$build/bin/tuned_conv_bench" --workload dnn-b16 "${bench[@]}" \
   --csv "$out/conv-deployed-b16.csv" --md "$out/conv-deployed-b16.md" > "$work/bench-b16.log"
 run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b1 "${bench[@]}" \
   --csv "$out/conv-deployed-heldout.csv" --md "$out/conv-deployed-heldout.md" > "$work/bench-heldout.log"
+run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b16 "${bench[@]}" \
+  --csv "$out/conv-deployed-heldout-b16.csv" --md "$out/conv-deployed-heldout-b16.md" \
+  > "$work/bench-heldout-b16.log"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
 traits=$(lscpu | sed -n 's/^Hypervisor vendor:[[:space:]]*\(.*\)/\1 guest, /p' | head -1)
@@ -59,6 +66,7 @@ grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}
 device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
 /usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
   "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
+  "$out/conv-deployed-heldout-b16.csv" --conv-small "$here/workloads/conv2d/conv2d-small.csv" \
   > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
@@ -81,7 +89,7 @@ onednn_winograd), verified against float64; the deployed K = 6 library (ktune::C
 oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
-conv-deployed-heldout.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers); \
+conv-deployed-heldout*.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers at batch 1 and 16); \
 sweep ${sweep_s} s, all $(( $(date +%s) - start )) s" > /dev/null
 cat "$out/conv-deployed-tables.md" | head -20
 echo "cpu_conv_sweep: $(( $(date +%s) - start )) s"

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The deployed CPU conv2d library against oneDNN at its best, per layer and in summary, from
 tuned_conv_bench's per-layer CSVs (scripts/cpu_conv_sweep.sh writes them):
-  scripts/cpu_conv_tables.py DEVICE --in-sample CSV [CSV...] --held-out CSV [CSV...] > tables.md
+  scripts/cpu_conv_tables.py DEVICE --in-sample CSV [CSV...] --held-out CSV [CSV...]
+                             [--conv-small WORKLOAD_CSV] > tables.md
 Summary per network and batch: geomean of the per-layer speed ratios (deployed / vendor: above 1
 ktune is faster), time-weighted ratio (sum of vendor ms / sum of deployed ms over the distinct
-layers), layers below 0.8x and the three worst layers; then every layer with the shipped config
-it ran and oneDNN's algorithm. A bad or empty file: a one-line error and exit status 1."""
+layers), layers below 0.8x and the three worst layers; with --conv-small (the conv-small workload,
+workloads/conv2d/conv2d-small.csv: 12 of the networks' layers at batch 1) also a row over those
+of the in-sample layers; then every layer with the shipped config it ran and oneDNN's algorithm.
+A bad or empty file: a one-line error and exit status 1."""
 import argparse
 import csv
 import math
@@ -61,7 +64,19 @@ def summary(rows):
     return g, tw, below, ", ".join(f"{r['layer']} {r['ratio']:.2f}" for r in worst)
 
 
-def tables(label, rows):
+def conv_small_layers(path):
+    """(network, layer) of the conv-small workload's rows (all at batch 1)."""
+    try:
+        lines = [x for x in open(path) if x.strip() and not x.startswith("#")]
+    except OSError as e:
+        sys.exit(f"cpu_conv_tables: {path}: {e.strerror}")
+    rows = list(csv.DictReader(lines))
+    if not rows or "network" not in rows[0] or "layer" not in rows[0]:
+        sys.exit(f"cpu_conv_tables: {path}: no network,layer rows")
+    return {(r["network"], r["layer"]) for r in rows}
+
+
+def tables(label, rows, subsets=()):
     out = [f"| {label} | network | batch | layers | geomean | time-weighted | below 0.8× | "
            "worst layers (deployed / vendor) |", "|---|---|---:|---:|---:|---:|---:|---|"]
     groups = {}
@@ -70,6 +85,11 @@ def tables(label, rows):
     for (net, batch), rs in sorted(groups.items()):
         g, tw, below, worst = summary(rs)
         out.append(f"| | {net} | {batch} | {len(rs)} | **{g:.3f}** | {tw:.3f} | {below} | {worst} |")
+    for name, batch, rs in subsets:
+        if rs:
+            g, tw, below, worst = summary(rs)
+            out.append(f"| | {name} | {batch} | {len(rs)} | **{g:.3f}** | {tw:.3f} | {below} | "
+                       f"{worst} |")
     g, tw, below, worst = summary(rows)
     out.append(f"| | all | | {len(rows)} | **{g:.3f}** | {tw:.3f} | {below} | {worst} |")
     return out
@@ -90,8 +110,14 @@ def main(argv):
     parser.add_argument("device")
     parser.add_argument("--in-sample", nargs="+", required=True)
     parser.add_argument("--held-out", nargs="+", required=True)
+    parser.add_argument("--conv-small")
     args = parser.parse_args(argv)
     inside = [r for path in args.in_sample for r in read(path)]
+    subsets = []
+    if args.conv_small:
+        small = conv_small_layers(args.conv_small)
+        subsets.append(("conv-small", 1, [r for r in inside if r["batch"] == "1" and
+                                          (r["network"], r["layer"]) in small]))
     held = [r for path in args.held_out for r in read(path)]
     device = args.device
     lines = [f"Device: {device}. The deployed CPU conv2d library (ktune::CpuConv2dPlan: the "
@@ -102,7 +128,7 @@ def main(argv):
              "time-weighted = Σ vendor ms / Σ deployed ms over the distinct layers.", "",
              "In-sample: the selector was trained on these layers' sweep rows. Held out: a "
              "selector trained on the ResNet-50 layers only, run on the VGG16 layers.", ""]
-    lines += tables("in-sample", inside) + [""] + tables("**held out**", held)
+    lines += tables("in-sample", inside, subsets) + [""] + tables("**held out**", held)
     lines += ["", "In-sample, per layer:", ""] + per_layer(inside)
     lines += ["", "Held out (VGG16 layers, ResNet-50-trained selector), per layer:", ""]
     lines += per_layer(held)

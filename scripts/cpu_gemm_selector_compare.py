@@ -31,7 +31,10 @@ def main():
     ap.add_argument("--markdown")
     a = ap.parse_args()
     prefix = os.path.join(a.dir, f"deployed-cpu-{a.base}-")
-    workloads = sorted(p[len(prefix):-4] for p in glob.glob(prefix + "*.csv"))
+    # A name that extends the base's (vendors-floor beside vendors) owns its own files.
+    longer = [n for n in a.names if n.startswith(a.base + "-")]
+    workloads = sorted(w for w in (p[len(prefix):-4] for p in glob.glob(prefix + "*.csv"))
+                       if not any(f"{a.base}-{w}".startswith(n + "-") for n in longer))
     if not workloads:
         raise SystemExit(f"error: no {prefix}*.csv")
     lines = [f"| workload | selector | shapes | GFLOP/s / {a.base} (geomean) | time-weighted | faster on |",
@@ -39,7 +42,10 @@ def main():
     for w in workloads:
         base = read(f"{prefix}{w}.csv")
         for name in a.names:
-            other = read(os.path.join(a.dir, f"deployed-cpu-{name}-{w}.csv"))
+            path = os.path.join(a.dir, f"deployed-cpu-{name}-{w}.csv")
+            if not os.path.exists(path):  # a selector run on some workloads only
+                continue
+            other = read(path)
             shapes = [p for p in base if p in other]
             ratio = [float(other[p]["deployed_gflops"]) / float(base[p]["deployed_gflops"]) for p in shapes]
             geo = math.exp(sum(math.log(r) for r in ratio) / len(ratio))

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Replay of CPU GEMM deploy recipes against the faster vendor, leaving one workload out.
+"""Replay of GEMM deploy recipes against the faster vendor, leaving one workload out.
 
 Per recipe (`ktune deploy` options) and per held-out workload W: deploys a selector header from
 the dataset's rows of the other workloads, compiles it into a small driver that prints select()'s
 pick per problem of W, and scores the picks on the sweep's own timings of W against the faster of
-the vendor rows (openblas, onednn): geometric mean, time-weighted (sum of vendor times / sum of
-served times, time = FLOPs / perf), shapes below 0.9x and 0.8x, and the share of shapes and of
-served time on ktune's own kernels. Also the recipe trained on every workload and scored on all
-of them (in-sample). A prediction from the sweep, not a timing of the library (tuned_gemm_bench
-is that: scripts/cpu_gemm_heldout_bench.sh).
+the vendor rows (--vendors; default openblas,onednn, the CPU's): geometric mean, time-weighted
+(sum of vendor times / sum of served times, time = FLOPs / perf), shapes below 0.9x and 0.8x, and
+the share of shapes and of served time on ktune's own kernels. Also the recipe trained on every
+workload but the --held-out ones and scored on its training problems (in-sample) and on each
+--held-out workload. A prediction from the sweep, not a timing of the library (tuned_gemm_bench
+is that: scripts/cpu_gemm_heldout_bench.sh, scripts/gpu_selector_benches.sh).
   scripts/cpu_gemm_vendor_replay.py DATA --workloads W1.csv,W2.csv,... \
       --recipe NAME='deploy options' [--recipe ...] [--ktune build/bin/ktune] \
-      [--markdown OUT.md] [--csv OUT.csv]
-Problems of DATA in none of the workload files form one more workload, `rest`.
+      [--workload-tags T1,T2 in place of --workloads] [--vendors cublas,cublaslt] [--precision P] [--held-out W] [--markdown OUT.md] [--csv OUT.csv]
+--workload-tags T1,T2,... in place of --workloads: a workload is the problems whose `tags` column
+holds that tag (the GPU sweeps tag each row with its workload). Problems of DATA in none of the
+workloads form one more workload, `rest`. --precision P
+keeps the problems whose key ends in `;precision=P` (the tensor-core sweeps; the selectors then
+take seven arguments).
 """
 import argparse
 import collections
@@ -31,10 +36,10 @@ DRIVER = r"""
 #include <cstdio>
 #include HEADER
 int main() {
-  long long s[6];
-  while (std::scanf("%lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4, s + 5) == 6)
-    std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(s[0], s[1], s[2], s[3],
-                                                                        s[4], s[5])]);
+  long long s[7];
+  while (std::scanf("%lld %lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4, s + 5,
+                    s + 6) == 7)
+    std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(ARGS)]);
 }
 """
 
@@ -47,16 +52,19 @@ def open_text(path):
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
-def workload_keys(path):
+def workload_keys(path, precision=None):
     if not os.path.exists(path):
         fail(f"no such workload file: {path}")
     lines = [line for line in open(path) if line.strip() and not line.startswith("#")]
-    return {";".join(f"{f}={r[f]}" for f in FIELDS) for r in csv.DictReader(lines)}
+    tail = f";precision={precision}" if precision else ""
+    return {";".join(f"{f}={r[f]}" for f in FIELDS) + tail for r in csv.DictReader(lines)}
 
 
-def load(path):
-    """(header, rows by problem, perf[problem][config]) of a long CSV of ok/other rows."""
+def load(path, precision=None):
+    """(header, rows by problem, perf[problem][config]) of a long CSV of ok/other rows; with a
+    precision, only the problems of that precision."""
     rows, perf = collections.defaultdict(list), collections.defaultdict(dict)
+    tags = collections.defaultdict(set)
     with open_text(path) as f:
         reader = csv.reader(f)
         header = next(reader)
@@ -66,10 +74,14 @@ def load(path):
                 fail(f"{path}: no column '{name}'")
         for r in reader:
             problem = r[col["problem"]]
+            if precision and not problem.endswith(f";precision={precision}"):
+                continue
             rows[problem].append(r)
+            if "tags" in col:
+                tags[problem].update(t for t in r[col["tags"]].split(";") if t)
             if r[col["status"]] == "ok":
                 perf[problem][r[col["config"]]] = float(r[col["perf"]])
-    return header, rows, perf
+    return header, rows, perf, tags
 
 
 def flops(problem):
@@ -96,26 +108,29 @@ def deploy_header(ktune, header, rows, train, options, work):
     return found[0]
 
 
-def picks(header, problems, work):
+def picks(header, problems, work, precision=None):
     src, exe = os.path.join(work, "driver.cpp"), os.path.join(work, "driver")
+    args = ", ".join(f"s[{i}]" for i in range(7 if precision else 6))
     with open(src, "w") as f:
-        f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"'))
+        f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"')
+                .replace("ARGS", args))
     subprocess.run(["c++", "-std=c++17", "-O1", src, "-o", exe], check=True)
-    lines = [" ".join(dict(x.split("=") for x in p.split(";"))[f] for f in FIELDS)
+    fields = FIELDS + ("precision",)
+    lines = [" ".join(dict(x.split("=") for x in p.split(";")).get(f, "0") for f in fields)
              for p in problems]
     out = subprocess.run([exe], input="\n".join(lines) + "\n", capture_output=True, text=True,
                          check=True).stdout.split("\n")
     return out[:len(problems)]
 
 
-def served(perf, problems, chosen):
+def served(perf, problems, chosen, vendors=VENDORS):
     """Per problem: (ratio to the faster vendor, problem, config, vendor time, served time), and
     the count of picks the sweep did not time (counted, not scored)."""
     out, unmeasured = [], 0
     for p, config in zip(problems, chosen):
         d = perf[p]
         key = config[len("vendor="):] if config.startswith("vendor=") else config
-        vendor = max(d.get(v, 0.0) for v in VENDORS)
+        vendor = max(d.get(v, 0.0) for v in vendors)
         if key not in d or vendor <= 0:
             unmeasured += 1
             continue
@@ -145,19 +160,32 @@ def score(rows, shapes, unmeasured):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("data")
-    ap.add_argument("--workloads", required=True, help="comma-separated workload CSV files")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--workloads", help="comma-separated workload CSV files")
+    where.add_argument("--workload-tags", help="comma-separated tags of the data's tags column")
     ap.add_argument("--recipe", action="append", required=True, help="NAME='deploy options'")
     ap.add_argument("--ktune", default="build/bin/ktune")
+    ap.add_argument("--vendors", default=",".join(VENDORS),
+                    help="the vendor rows the picks are compared with (the faster of them)")
+    ap.add_argument("--precision", help="keep the problems of this precision number only")
+    ap.add_argument("--held-out", action="append", default=[],
+                    help="a workload (file name without .csv) the in-sample recipe never sees")
     ap.add_argument("--markdown")
     ap.add_argument("--csv")
     a = ap.parse_args()
     for path in (a.data, a.ktune):
         if not os.path.exists(path):
             fail(f"no such file: {path}")
-    header, rows, perf = load(a.data)
+    vendors = tuple(a.vendors.split(","))
+    header, rows, perf, tags = load(a.data, a.precision)
+    if not perf:
+        fail(f"{a.data}: no problem of precision {a.precision}")
     groups = {}
-    for path in a.workloads.split(","):
-        keys = workload_keys(path) & set(perf)
+    for path in (a.workloads or a.workload_tags).split(","):
+        if a.workloads:
+            keys = workload_keys(path, a.precision) & set(perf)
+        else:
+            keys = {p for p in perf if path in tags[p]}
         if not keys:
             fail(f"{path}: none of its shapes is in {a.data}")
         for other, seen in groups.items():
@@ -167,6 +195,10 @@ def main():
     rest = set(perf) - set().union(*groups.values())
     if rest:
         groups["rest"] = rest
+    for w in a.held_out:
+        if w not in groups:
+            fail(f"--held-out {w}: not one of the workloads ({', '.join(groups)})")
+    seen = set(perf) - set().union(*(groups[w] for w in a.held_out))
     recipes = []
     for r in a.recipe:
         name, sep, options = r.partition("=")
@@ -178,19 +210,22 @@ def main():
         for name, options in recipes:
             pooled, pooled_unmeasured = [], 0
             splits = [(w, set(perf) - keys, keys) for w, keys in groups.items()]
-            for w, train, test in splits + [("in-sample", set(perf), set(perf))]:
+            shipped = [("in-sample", seen, seen)]
+            shipped += [(f"shipped, {w} held out", seen, groups[w]) for w in a.held_out]
+            for w, train, test in splits + shipped:
                 if w == "in-sample":  # every problem was held out once: the pooled figure
                     out.append({"recipe": name, "options": options, "held_out": "each held out",
                                 **score(pooled, len(perf), pooled_unmeasured)})
+                    last = out[-1]
                 problems = sorted(test)
                 hpp = deploy_header(a.ktune, header, rows, train, options, work)
-                scored, unmeasured = served(perf, problems, picks(hpp, problems, work))
+                scored, unmeasured = served(perf, problems,
+                                            picks(hpp, problems, work, a.precision), vendors)
                 out.append({"recipe": name, "options": options, "held_out": w,
                             **score(scored, len(problems), unmeasured)})
-                if w != "in-sample":
+                if w in groups:  # a leave-one-workload-out split
                     pooled += scored
                     pooled_unmeasured += unmeasured
-            last = out[-2]
             print(f"{name}: each held out {last['geomean']:.3f} / {last['time_weighted']:.3f}, "
                   f"{last['below_0.9']} below 0.9x, {last['below_0.8']} below 0.8x",
                   file=sys.stderr)

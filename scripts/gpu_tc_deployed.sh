@@ -49,7 +49,10 @@ fi
 if has bench; then
   for w in ${WORKLOADS:-llm@bf16 large@bf16 dnn@bf16 llm@fp16 large@fp16 dnn@fp16}; do
     start=$(date +%s)
-    name=${w/@/-}
+    # A workload file (workloads/gemm/vit.csv@bf16) is named by its base name: vit-bf16.
+    base=$(basename "${w%%@*}" .csv)
+    name=$base${w#"${w%%@*}"}
+    name=${name/@/-}
     # shellcheck disable=SC2086  # BENCH_ARGS: several options
     timeout "${BENCH_SECONDS:-200}" "$B/tuned_gemm_bench" --device cuda --workload "$w" \
       --out "$W/deployed-$name.csv" --lt-top "${LT_TOP:-8}" ${BENCH_ARGS:-} \

@@ -24,6 +24,14 @@ struct VendorResult {
   bool in_fastest = true;  // false: timed beside the vendors, not a candidate for `vendor`
 };
 
+// One library's timing in one round of the CPU protocol (tuned_gemm_bench --rounds-out).
+struct RoundTime {
+  std::string library;  // "deployed" or the vendor's name
+  int round = 0;
+  int position = 0;  // 0: timed first in its round
+  double ms = 0;     // the round's median, 0 when the run was not ok
+};
+
 struct ShapeResult {
   std::string config;      // the config the selector picked
   std::string status;      // the deployed library's status: ok, wrong, failed or timeout
@@ -31,6 +39,7 @@ struct ShapeResult {
   double rel_error = 0;    // ||C - ref||_F / ||ref||_F
   double deployed_ms = 0;  // median
   std::vector<VendorResult> vendors;
+  std::vector<RoundTime> rounds;  // CPU: every round's times, in the order they ran
 
   // The fastest vendor that was ok (of those in_fastest), or nullptr when none was.
   const VendorResult* fastest_vendor() const {
@@ -64,10 +73,18 @@ inline ShapeResult shape_result(std::string config, const ktune::Outcome& deploy
   return r;
 }
 
-// gap_ms: an idle pause before each library's runs, so that each starts once the previous
-// one's threads sleep (cpu::kSettleMs in kernels/gemm/cpu/gemm_cpu_vendors.hpp says why).
+// How the CPU side alternates the libraries on one shape.
+struct CpuProtocol {
+  // An idle pause before each library's runs, so that each starts once the previous one's
+  // threads sleep (cpu::kSettleMs in kernels/gemm/cpu/gemm_cpu_vendors.hpp says why).
+  double gap_ms = 0;  // tuned_gemm_bench: cpu::kSettleMs by default
+  // Rounds over all libraries, each starting with the next library; a library's time is the
+  // median of its round medians (measure_cpu.cpp says why).
+  int rounds = 1;
+};
+
 ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
-                        const ktune::TimingPolicy& policy, double gap_ms);
+                        const ktune::TimingPolicy& policy, const CpuProtocol& protocol);
 // Device 0; also says whether a CUDA device exists. lt_top: the tensor-core precisions also
 // time the fastest of cuBLASLt's first lt_top algorithms (the sweep's cublaslt-top8 row, beside
 // the vendors, never the `vendor` column); 0 skips that search.

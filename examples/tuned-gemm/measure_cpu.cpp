@@ -37,13 +37,28 @@ cpu::Args args_of(const Shape& s, Buffers& buf, size_t i) {
           s.ldc,    s.stride_c()};
 }
 
+// One library of the comparison: its run on copy i, and what came of its rounds.
+struct Contender {
+  std::string name;  // "deployed" or the vendor's name
+  std::function<void(size_t)> run;
+  ktune::Outcome first;  // the verified first round (or why it failed)
+  std::vector<double> round_ms;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
 }  // namespace
 
 ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
-                        double gap_ms) {
+                        const CpuProtocol& protocol) {
   const auto vendors = cpu::vendor_names();
   if (vendors.empty())
     throw ktune::Error("this build has no CPU vendor library (OpenBLAS or oneDNN) to compare with");
+  if (protocol.rounds < 1) throw ktune::Error("tuned_gemm_bench: rounds must be at least 1");
   const auto config =
       ktune::tuned_gemm_choice_cpu(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cpu().configs[config];
@@ -59,39 +74,76 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
     buf.b.push_back(ktune::kernels::gemm::random_matrix(size_b, seed + 1));
     buf.c.emplace_back(size_c, std::numeric_limits<float>::quiet_NaN());
   }
-  // Every library verified on poisoned output against the float64 reference, then timed with
-  // the same policy and rotation, one library after the other, each after the same idle gap.
   const auto ref =
       ktune::kernels::gemm::reference_gemm(s, buf.a[0].data(), buf.b[0].data(), 1.0, 0.0, nullptr);
-  auto measure = [&](const std::function<void(size_t)>& run) {
-    auto verify = [&] {
-      std::fill(buf.c[0].begin(), buf.c[0].end(), std::numeric_limits<float>::quiet_NaN());
-      run(0);
-      return ktune::judge_error(ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref),
-                                ktune::kernels::gemm::error_bound(s.k));
-    };
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(gap_ms));
-    return ktune::verify_then_time_on_host(verify, run, size_t(copies), policy);
-  };
-  const ktune::Outcome deployed = measure([&](size_t i) {
+  std::vector<Contender> all(1);
+  all[0].name = "deployed";
+  all[0].run = [&](size_t i) {
     ktune::gemm_strided_batched(trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f,
                                 buf.a[i].data(), s.lda, s.stride_a(), buf.b[i].data(), s.ldb,
                                 s.stride_b(), 0.0f, buf.c[i].data(), s.ldc, s.stride_c(), s.batch);
-  });
-  std::vector<VendorResult> results;
+  };
+  std::vector<std::unique_ptr<cpu::VendorGemm>> gemms;
+  std::vector<std::string> kernels;
   for (const auto& name : vendors) {
-    std::unique_ptr<cpu::VendorGemm> gemm;
-    ktune::Outcome o;
+    Contender c;
+    c.name = name;
     try {
-      gemm = cpu::make_vendor_gemm(name, s);  // oneDNN's primitive: built here, not timed
-      o = measure([&](size_t i) { gemm->run(args_of(s, buf, i)); });
+      gemms.push_back(cpu::make_vendor_gemm(name, s));  // oneDNN's primitive: built here
+      c.run = [&, gemm = gemms.back().get()](size_t i) { gemm->run(args_of(s, buf, i)); };
     } catch (const ktune::Error& e) {
-      o.status = ktune::Status::failed;
-      o.message = e.what();
+      gemms.push_back(nullptr);
+      c.first.status = ktune::Status::failed;
+      c.first.message = e.what();
     }
-    results.push_back(vendor_result(name, o, gemm ? gemm->implementation() : ""));
+    kernels.push_back(gemms.back() ? gemms.back()->implementation() : "");
+    all.push_back(std::move(c));
   }
-  return shape_result(config_name, deployed, std::move(results));
+  // Rounds: every library verified once on poisoned output against the float64 reference (in
+  // its first round), then timed with the same policy and rotation, each after the same idle
+  // gap; round r starts with library r (mod their count), so that over as many rounds as
+  // libraries each runs once in every position (after each of the others). A library's time is
+  // the median of its round medians: one slow round (a descheduled thread of this VM) moves it
+  // little, and an order effect hits every library alike.
+  auto settle = [&] {
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(protocol.gap_ms));
+  };
+  ShapeResult result;
+  for (int round = 0; round < protocol.rounds; ++round) {
+    for (size_t pos = 0; pos < all.size(); ++pos) {
+      Contender& c = all[(size_t(round) + pos) % all.size()];
+      if (!c.run || (round > 0 && c.first.status != ktune::Status::ok)) continue;
+      settle();
+      ktune::Outcome o;
+      if (round == 0) {
+        auto verify = [&] {
+          std::fill(buf.c[0].begin(), buf.c[0].end(), std::numeric_limits<float>::quiet_NaN());
+          c.run(0);
+          return ktune::judge_error(ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref),
+                                    ktune::kernels::gemm::error_bound(s.k));
+        };
+        o = c.first = ktune::verify_then_time_on_host(verify, c.run, size_t(copies), policy);
+      } else {  // verified in round 0: timed only
+        o = ktune::verify_then_time_on_host(
+            [] {
+              return ktune::RunVerdict{true, 0, ""};
+            },
+            c.run, size_t(copies), policy);
+        if (o.status != ktune::Status::ok) c.first = o;  // a later timeout or failure counts
+      }
+      if (o.status == ktune::Status::ok) c.round_ms.push_back(o.timing.median_ms);
+      result.rounds.push_back(
+          {c.name, round, int(pos), o.status == ktune::Status::ok ? o.timing.median_ms : 0});
+    }
+  }
+  for (Contender& c : all)
+    if (c.first.status == ktune::Status::ok) c.first.timing.median_ms = median(c.round_ms);
+  std::vector<VendorResult> results;
+  for (size_t v = 0; v < vendors.size(); ++v)
+    results.push_back(vendor_result(vendors[v], all[v + 1].first, kernels[v]));
+  ShapeResult r = shape_result(config_name, all[0].first, std::move(results));
+  r.rounds = std::move(result.rounds);
+  return r;
 }
 
 }  // namespace tuned_gemm

@@ -3,7 +3,8 @@
 // the same arguments, in alternating order over several rounds, each after the benchmark's idle
 // gap: whether the library's vendor call costs anything the baseline's does not (docs/deploy.md).
 //   onednn_call_ab [TRANSA TRANSB M N K BATCH [ROUNDS]]   (default 0 0 64 197 197 16 6)
-// Prints per round both GFLOP/s and the library / baseline speed ratio, then the median ratio.
+// Prints per round both GFLOP/s and the library / baseline speed ratio, then the median ratio and
+// both calls' oneDNN implementations; exits 1 when they differ.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -78,6 +79,9 @@ int main(int argc, char** argv) {
                base / lib);
   }
   std::sort(ratios.begin(), ratios.end());
-  fmt::print("median library / baseline speed {:.3f} over {} rounds ({})\n",
-             ratios[ratios.size() / 2], rounds, baseline.pd.impl_info_str());
+  // The implementations both calls dispatched: one pd for one set of descriptors.
+  const std::string lib_impl = gemm::deploy::onednn_matmul_cached(args(0)).pd.impl_info_str();
+  fmt::print("median library / baseline speed {:.3f} over {} rounds (library {}, baseline {})\n",
+             ratios[ratios.size() / 2], rounds, lib_impl, baseline.pd.impl_info_str());
+  return lib_impl == baseline.pd.impl_info_str() ? 0 : 1;
 }

@@ -71,12 +71,21 @@ int main(int argc, char** argv) {
   size_t limit = 0;
   app.add_option("--limit", limit, "Measure at most this many shapes not yet in --out (0: all)")
       ->capture_default_str();
-  double gap_ms = ktune::kernels::gemm::cpu::kSettleMs;
-  app.add_option("--gap-ms", gap_ms,
+  tuned_gemm::CpuProtocol protocol;
+  protocol.gap_ms = ktune::kernels::gemm::cpu::kSettleMs;
+  app.add_option("--gap-ms", protocol.gap_ms,
                  "CPU: idle pause before each library's runs, so the previous library's spinning "
                  "threads sleep first")
       ->check(CLI::Range(0.0, 10000.0))
       ->capture_default_str();
+  app.add_option("--rounds", protocol.rounds,
+                 "CPU: rounds over the deployed library and the vendors per shape, each round "
+                 "starting with the next library; each side's time is the median of its rounds")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  std::string rounds_path;
+  app.add_option("--rounds-out", rounds_path,
+                 "CPU: CSV to append every round's times to (problem,round,position,library,ms)");
   int lt_top = 8;
   app.add_option("--lt-top", lt_top,
                  "CUDA tf32/bf16/fp16: also time the fastest of cuBLASLt's first N algorithms "
@@ -102,6 +111,13 @@ int main(int argc, char** argv) {
     std::ofstream out(out_path, std::ios::app);
     if (!out) throw ktune::Error(fmt::format("cannot open '{}' for writing", out_path));
     if (fresh) out << kHeader << '\n' << std::flush;
+    std::ofstream rounds_out;
+    if (!rounds_path.empty()) {
+      const bool rounds_fresh = !std::ifstream(rounds_path).good();
+      rounds_out.open(rounds_path, std::ios::app);
+      if (!rounds_out) throw ktune::Error(fmt::format("cannot open '{}' for writing", rounds_path));
+      if (rounds_fresh) rounds_out << "problem,round,position,library,ms\n" << std::flush;
+    }
     size_t index = 0, bad = 0, measured = 0;
     for (const auto& problem : workload.problems) {
       ++index;
@@ -112,7 +128,13 @@ int main(int argc, char** argv) {
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
       const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy, lt_top)
-                                      : tuned_gemm::measure_cpu(shape, seed, policy, gap_ms);
+                                      : tuned_gemm::measure_cpu(shape, seed, policy, protocol);
+      if (rounds_out.is_open()) {
+        for (const auto& t : r.rounds)
+          rounds_out << fmt::format("{},{},{},{},{}\n", key, t.round, t.position, t.library,
+                                    t.ms > 0 ? fmt::format("{:.6f}", t.ms) : "");
+        rounds_out << std::flush;
+      }
       std::string networks;
       for (const auto& t : problem.tags) networks += (networks.empty() ? "" : "+") + t;
       const double gflop = shape.flops() * 1e-9;

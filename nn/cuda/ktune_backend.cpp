@@ -13,6 +13,11 @@
 // runs it), the graphs replayed by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest
 // replay kept). `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv
 // on gemm_ex.
+// `ktune-cuda-tf32`: the same engine in tf32 (FP32 activations and weights, ktune::gemm_ex's
+// shipped tf32 selector, im2col in FP32): gemm_ex writes the FP32 result straight into the
+// layer's output and the bias + ReLU kernel runs in place; each conv the faster of that path and
+// cuDNN's tf32 convolution, picked at load as in bf16. `ktune-cuda-tf32-gemm_ex` (auto-cuda-tf32's
+// candidate, not registered): every conv on gemm_ex.
 #include <algorithm>
 #include <map>
 
@@ -41,24 +46,26 @@ class KtuneBackend final : public CudaBackend {
  public:
   KtuneBackend(Precision precision, bool cudnn_layers)
       : CudaBackend(precision), cudnn_layers_(cudnn_layers) {
-    if (precision == Precision::tf32)
-      throw Error("ktune-cuda: no tf32 path (the tuned GEMM library ships no tf32 selector)");
+    if (!ktune_backend_serves(precision))
+      throw Error(std::string("ktune-cuda: no ") + precision_name(precision) +
+                  " path (the tuned GEMM library ships no " + precision_name(precision) +
+                  " selector)");
   }
   std::string name() const override {
-    return !is_bf16()      ? "ktune-cuda"
-           : cudnn_layers_ ? "ktune-cuda-bf16"
-                           : "ktune-cuda-bf16-gemm_ex";
+    if (!on_gemm_ex()) return "ktune-cuda";
+    return std::string("ktune-cuda-") + precision_name(precision()) +
+           (cudnn_layers_ ? "" : "-gemm_ex");
   }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
     keep(layer, 1, bias, size_t(d.k));
     shapes_[layer] = d;
-    if (!is_bf16()) return;
-    // The patch matrix and the FP32 result, sized for the largest layer, allocated here.
+    if (!on_gemm_ex()) return;
+    // The patch matrix and (bf16) the FP32 result, sized for the largest layer, allocated here.
     const int64_t rows = d.n * d.p() * d.q();
     grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
-    grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
+    if (is_bf16()) grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
 #ifdef KTUNE_NN_CUDNN
     if (cudnn_layers_) choose(layer, d);
 #endif
@@ -71,7 +78,7 @@ class KtuneBackend final : public CudaBackend {
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
     const int64_t rows = d.n * d.p() * d.q();
-    if (is_bf16()) {
+    if (on_gemm_ex()) {
 #ifdef KTUNE_NN_CUDNN
       if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
         check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
@@ -91,18 +98,19 @@ class KtuneBackend final : public CudaBackend {
     const auto it = shapes_.find(layer);
     if (it == shapes_.end()) return "";
     const ConvDesc& d = it->second;
-    if (is_bf16()) {
+    if (on_gemm_ex()) {
       std::string pick;
 #ifdef KTUNE_NN_CUDNN
       if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
       if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
         return pick + c->second->description();
 #endif
-      const auto& info = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16);
+      const auto& info = ktune::tuned_gemm_ex_info_cuda(gemm_precision());
       const int64_t rows = d.n * d.p() * d.q();
-      const int choice = ktune::tuned_gemm_ex_choice_cuda(GemmPrecision::bf16, Trans::yes,
-                                                          Trans::no, d.k, rows, d.r * d.s * d.c, 1);
-      const char* how = is_gemm(d) ? "gemm_ex bf16 " : "im2col + gemm_ex bf16 ";
+      const int choice = ktune::tuned_gemm_ex_choice_cuda(gemm_precision(), Trans::yes, Trans::no,
+                                                          d.k, rows, d.r * d.s * d.c, 1);
+      const std::string how = std::string(is_gemm(d) ? "gemm_ex " : "im2col + gemm_ex ") +
+                              precision_name(precision()) + " ";
       return choice >= 0 && choice < info.num_configs
                  ? pick + how + std::string(info.configs[choice])
                  : pick;
@@ -115,9 +123,9 @@ class KtuneBackend final : public CudaBackend {
 
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
     // Column-major: Y (out × batch) = Wᵀ · X, with W [out][in] = an (in × out) column-major matrix.
-    if (is_bf16()) {
-      bf16_gemm(d.out, d.batch, d.in, kept(layer, 0), x);
-      epilogue_from(acc_.data(), y, kept(layer, 1), d.batch, d.out, d.relu);
+    if (on_gemm_ex()) {
+      ex_gemm(d.out, d.batch, d.in, kept(layer, 0), x, y);
+      gemm_epilogue(y, kept(layer, 1), d.batch, d.out, d.relu);
       return;
     }
     ktune::gemm(Trans::yes, Trans::no, d.out, d.batch, d.in, 1.0f, kept(layer, 0), d.in, x, d.in,
@@ -126,24 +134,40 @@ class KtuneBackend final : public CudaBackend {
   }
 
  private:
-  // The bf16 conv by (im2col +) gemm_ex into acc_, then bias + ReLU rounding into out.
+  // tf32 / bf16: convs and FC layers on gemm_ex.
+  bool on_gemm_ex() const { return precision() != Precision::fp32; }
+  GemmPrecision gemm_precision() const {
+    return is_bf16() ? GemmPrecision::bf16 : GemmPrecision::tf32;
+  }
+  // The conv by (im2col +) gemm_ex (bf16: into acc_), then bias + ReLU (bf16: rounding into out).
   void gemm_conv(int layer, const ConvDesc& d, const float* in, float* out) {
     const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
     const float* b = in;
     if (!is_gemm(d)) {
-      im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()), stream());
+      if (is_bf16())
+        im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()),
+               stream());
+      else
+        im2col(d, in, col_.data(), stream());
       b = col_.data();
     }
-    // Column-major: acc (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
-    bf16_gemm(d.k, rows, patch, kept(layer, 0), b);
-    epilogue_from(acc_.data(), out, kept(layer, 1), rows, d.k, d.relu);
+    // Column-major: out (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
+    ex_gemm(d.k, rows, patch, kept(layer, 0), b, out);
+    gemm_epilogue(out, kept(layer, 1), rows, d.k, d.relu);
+  }
+  // y = relu?(result + bias) after ex_gemm(..., y): from acc_ in bf16, in place in tf32.
+  void gemm_epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu) {
+    if (is_bf16())
+      epilogue_from(acc_.data(), y, bias, rows, channels, relu);
+    else
+      epilogue(y, bias, rows, channels, relu);
   }
 #ifdef KTUNE_NN_CUDNN
-  // Times this layer's gemm_ex path and cuDNN's bf16 conv (found first) and keeps the faster.
+  // Times this layer's gemm_ex path and cuDNN's conv (found first) and keeps the faster.
   void choose(int layer, const ConvDesc& d) {
     if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
     auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
-    const ConvScratch scratch = conv_scratch(d, "ktune-cuda-bf16 choice");
+    const ConvScratch scratch = conv_scratch(d, name() + " choice");
     float* x = scratch.x.data();
     float* y = scratch.y.data();
     conv->find(x, kept(layer, 0), y);
@@ -177,21 +201,28 @@ class KtuneBackend final : public CudaBackend {
   std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
   std::map<int, std::string> picks_;
 #endif
-  // acc_ (m × n, FP32) = Wᵀ · B with W (k × m) and B (k × n) bf16, column-major.
-  void bf16_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b) {
-    ktune::gemm_ex(GemmPrecision::bf16, Trans::yes, Trans::no, m, n, k, 1.0f, w, k, 0, b, k, 0,
-                   0.0f, acc_.data(), m, 0, 1, stream());
+  // (m × n, FP32, column-major) = Wᵀ · B with W (k × m) and B (k × n) in the activations' type:
+  // into acc_ in bf16 (the epilogue rounds it into y), into y itself in tf32.
+  void ex_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b, float* y) {
+    ktune::gemm_ex(gemm_precision(), Trans::yes, Trans::no, m, n, k, 1.0f, w, k, 0, b, k, 0, 0.0f,
+                   is_bf16() ? acc_.data() : y, m, 0, 1, stream());
   }
   void grow(ktune::cuda::DeviceBuffer<float>& buffer, size_t floats, const char* what) {
     if (floats > buffer.size())
       buffer = ktune::cuda::DeviceBuffer<float>(floats, name() + " " + what);
   }
-  bool cudnn_layers_;  // bf16: cuDNN's conv where it is faster (else gemm_ex on every conv)
+  bool cudnn_layers_;  // tf32 / bf16: cuDNN's conv where it is faster (else gemm_ex on every conv)
   std::map<int, ConvDesc> shapes_;
   ktune::cuda::DeviceBuffer<float> col_, acc_;
 };
 
 }  // namespace
+
+bool ktune_backend_serves(Precision precision) {
+  if (precision == Precision::fp32) return true;
+  const GemmPrecision p = precision == Precision::bf16 ? GemmPrecision::bf16 : GemmPrecision::tf32;
+  return ktune::tuned_gemm_ex_info_cuda(p).num_configs > 0;
+}
 
 std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers) {
   return std::make_unique<KtuneBackend>(precision, cudnn_layers);

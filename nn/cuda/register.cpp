@@ -23,15 +23,17 @@ void register_in(const std::string& name, const std::string& summary,
   }
 }
 
-// auto-cuda's candidates in precision p: every backend of p, and in bf16 also ktune's own
-// kernels without cuDNN's layers (ktune-cuda-bf16's per-layer mix is the other).
+// auto-cuda's candidates in precision p: every backend of p, and in tf32 / bf16 also ktune's own
+// kernels without cuDNN's layers (ktune-cuda-<p>'s per-layer mix is the other).
 std::vector<std::unique_ptr<Backend>> candidates(Precision p) {
   std::vector<std::unique_ptr<Backend>> all;
 #ifdef KTUNE_NN_TUNED_CUDA
-  if (p != Precision::tf32) all.push_back(cuda::make_ktune_backend(p));
+  if (cuda::ktune_backend_serves(p)) {
+    all.push_back(cuda::make_ktune_backend(p));
 #ifdef KTUNE_NN_CUDNN
-  if (p == Precision::bf16) all.push_back(cuda::make_ktune_backend(p, false));
+    if (p != Precision::fp32) all.push_back(cuda::make_ktune_backend(p, false));
 #endif
+  }
 #endif
 #ifdef KTUNE_NN_CUDNN
   all.push_back(cuda::make_cudnn_backend(p));
@@ -57,9 +59,14 @@ void register_cuda_backends() {
 #ifdef KTUNE_NN_TUNED_CUDA
   register_backend("ktune-cuda", "CUDA: tuned ktune::conv2d + ktune::gemm, bias+ReLU kernel (fp32)",
                    [] { return cuda::make_ktune_backend(Precision::fp32); });
-  register_backend("ktune-cuda-bf16",
-                   "CUDA: (im2col +) tuned ktune::gemm_ex bf16 per conv and FC (bf16)",
-                   [] { return cuda::make_ktune_backend(Precision::bf16); });
+  for (const Precision p : {Precision::tf32, Precision::bf16}) {
+    if (!cuda::ktune_backend_serves(p)) continue;
+    const std::string name = cuda::precision_name(p);
+    register_backend("ktune-cuda-" + name,
+                     "CUDA: (im2col +) tuned ktune::gemm_ex " + name +
+                         " per conv and FC, or cuDNN's conv where faster at load (" + name + ")",
+                     [p] { return cuda::make_ktune_backend(p); });
+  }
 #endif
   register_in("auto-cuda",
               "CUDA: the fastest whole network of the CUDA backends of this precision, timed "

@@ -6,6 +6,7 @@ the logits check per precision; cuDNN's algorithm per layer in NHWC (what the `c
 run) against its best in NCHW (Find's own times, recorded at load).
 
     networks_precision_md.py DIR > DIR/networks-precision.md
+    networks_precision_md.py --layers DIR > DIR/networks-layers.md   (every conv / FC layer)
 """
 import csv
 import os
@@ -62,7 +63,7 @@ def latency(directory):
           "warm-ups), each column the fastest row of that family in that precision (eager or "
           "CUDA graph; PyTorch: channels_last, NCHW + CUDA graph, channels_last + CUDA graph), "
           "the winning row named; — where a family has no row in that precision (ktune: no tf32 "
-          "path) or the run was cut before it. `auto`: the engine's whole-network choice among "
+          "path before ktune-cuda-tf32) or the run was cut before it. `auto`: the engine's whole-network choice among "
           "the single backends of that precision (timed at set-up), the candidate it ran named; "
           "best single: the fastest of ktune, cudnn and cublas in this run. Targets: ktune ≤ "
           "1.0× PyTorch's fastest in the same precision (issue #25), auto never slower than "
@@ -93,22 +94,23 @@ PICK = re.compile(r"pick=(cudnn|gemm_ex)")
 
 
 def bf16_picks(directory):
-    """ktune-cuda-bf16's per-layer pick (gemm_ex or cuDNN), counted per network and batch."""
+    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex or cuDNN), counted per network, batch
+    and precision."""
     g = defaultdict(lambda: defaultdict(int))
     for r in load(directory, "layers.csv"):
         m = PICK.search(r["choice"])
         if family_of(r["backend"]) == "ktune" and m:
-            g[(r["network"], int(r["batch"]))][m.group(1)] += 1
+            g[(r["network"], int(r["batch"]), precision_of(r["backend"]))][m.group(1)] += 1
     if not g:
         return
-    print("\n## ktune-bf16's per-layer pick at load\n")
-    print("Each conv on the faster of im2col + gemm_ex and cuDNN's bf16 conv, timed at load "
-          "(CUDA graphs of each, interleaved rounds, fastest replay kept; layers.csv gives both "
-          "times per layer).\n")
-    print("| network | batch | convs on gemm_ex | convs on cuDNN |")
-    print("| --- | ---: | ---: | ---: |")
-    for (net, batch), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
-        print(f"| {net} | {batch} | {c['gemm_ex']} | {c['cudnn']} |")
+    print("\n## ktune-tf32 / ktune-bf16's per-layer pick at load\n")
+    print("Each conv on the faster of im2col + gemm_ex and cuDNN's conv of the same precision, "
+          "timed at load (CUDA graphs of each, interleaved rounds, fastest replay kept; "
+          "layers.csv gives both times per layer).\n")
+    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN |")
+    print("| --- | ---: | --- | ---: | ---: |")
+    for (net, batch, p), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
+        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} |")
 
 
 def agreement(directory):
@@ -184,7 +186,42 @@ def cudnn_layouts(directory):
         print(f"| {net} | {batch} | {p} | {s[0]} | {ms(s[2])} | {faster} | {best} | {algos} |")
 
 
+def every_layer(directory):
+    """Per network, batch and precision: each conv / FC layer's eager median on ktune, cudnn and
+    cublas of that precision, and what ktune ran (its layers.csv note, shortened)."""
+    rows = defaultdict(dict)  # (net, batch, p) -> (layer, name, kind) -> family -> row
+    for r in load(directory, "layers.csv"):
+        fam = family_of(r["backend"])
+        if r["kind"] in ("conv", "fc") and fam in ("ktune", "cudnn", "cublas"):
+            key = (r["network"], int(r["batch"]), precision_of(r["backend"]))
+            rows[key].setdefault((int(r["layer"]), r["name"], r["kind"]), {})[fam] = r
+    print("# Every conv and FC layer: ktune vs cudnn vs cublas per precision\n")
+    print("Eager median ms per layer (the bench's per-layer pass, CUDA events), each backend of "
+          "the same precision; ktune ran: gemm_ex or cuDNN (tf32 / bf16, picked at load) or "
+          "the fp32 library's config. Σ: the conv and FC layers only.\n")
+    for key in sorted(rows, key=lambda k: (k[0] != "vgg16", k[0], k[1], PRECISIONS.index(k[2]))):
+        net, batch, p = key
+        print(f"\n## {net}, batch {batch}, {p}\n")
+        print("| layer | kind | ktune | cudnn | cublas | ktune ran |")
+        print("| --- | --- | ---: | ---: | ---: | --- |")
+        total = defaultdict(float)
+        for (_, name, kind), by in sorted(rows[key].items()):
+            cells = []
+            for fam in ("ktune", "cudnn", "cublas"):
+                t = float(by[fam]["median_ms"]) if fam in by else None
+                total[fam] += t or 0.0
+                cells.append(ms(t) if t is not None else "—")
+            note = by.get("ktune", {}).get("choice", "")
+            m = PICK.search(note)
+            ran = m.group(1) if m else note.split(";")[0][:60]
+            print(f"| {name} | {kind} | {' | '.join(cells)} | {ran} |")
+        print(f"| Σ | | {ms(total['ktune'])} | {ms(total['cudnn'])} | {ms(total['cublas'])} | |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--layers":
+        every_layer(sys.argv[2])
+        return
     directory = sys.argv[1] if len(sys.argv) > 1 else "."
     latency(directory)
     if os.path.exists(f"{directory}/agreement.csv"):  # absent from a QUICK run (timing only)

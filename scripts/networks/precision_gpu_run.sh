@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The device call of issue #25's networks in every precision: VGG16 and ResNet-50 at batch 1
-# and 16 in fp32, tf32 and bf16 on ktune's CUDA backends (ktune, cudnn, cublas; ktune in fp32
-# and bf16; auto-cuda, the engine's whole-network choice among them, rows `auto*`) and on PyTorch in the same precision (channels_last, CUDA graph, both; eager NCHW
+# and 16 in fp32, tf32 and bf16 on ktune's CUDA backends (ktune, cudnn, cublas; ktune in every
+# precision whose gemm_ex selector the build ships; auto-cuda, the engine's whole-network choice among them, rows `auto*`) and on PyTorch in the same precision (channels_last, CUDA graph, both; eager NCHW
 # left out: slower than NCHW + CUDA graph in every row of results/h100-80gb-hbm3/networks.csv),
 # one after the other on one GPU, plus the GPU tests and the logits check per precision, from
 # binaries built on the CPU machine (KTUNE_NATIVE=OFF, CUDA on, examples on: a device build

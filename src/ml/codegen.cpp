@@ -2,6 +2,7 @@
 #include "ktune/ml/codegen.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -121,6 +122,7 @@ std::string bound_literal(const FeatureCode& f, double v) {
 std::string range_guard_code(const std::vector<FeatureCode>& features, const Selector& s) {
   std::string code = "  // Outside the training range of a feature: the unsure config.\n";
   for (size_t i = 0; i < features.size(); ++i) {
+    if (s.guard_skips(i)) continue;  // left out by the recipe (range_guard_skip)
     const auto& f = features[i];
     const auto at = static_cast<Eigen::Index>(i);
     code +=
@@ -146,13 +148,15 @@ class TreeWriter {
   // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
              const std::vector<std::string>& configs, const UnsureRule& unsure,
-             std::vector<int> leaf_configs)
+             std::vector<int> leaf_configs, std::vector<int> floor_configs)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
         min_vote_share_(unsure.min_vote_share),
         leaf_margin_(unsure.leaf_margin),
-        leaf_configs_(std::move(leaf_configs)) {}
+        leaf_floor_(unsure.leaf_floor),
+        leaf_configs_(std::move(leaf_configs)),
+        floor_configs_(std::move(floor_configs)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -185,6 +189,10 @@ class TreeWriter {
                                           comment_text(configs_.at(safe))
                                     : "the unsure config",
                           comment_text(configs_.at(k)));
+        } else if (const int f = floor_config(step.node); f >= 0) {
+          out += fmt::format("{}return {};  // floor: {} runs below {:g}x the vendor here, {}\n",
+                             pad, f, comment_text(configs_.at(k)), leaf_floor_,
+                             comment_text(configs_.at(f)));
         } else {
           out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
         }
@@ -216,8 +224,14 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
-  double min_vote_share_, leaf_margin_;
-  std::vector<int> leaf_configs_;  // per node; empty for models saved without them
+  // A sure leaf's answer under the leaf floor, or -1 where the floor keeps its class.
+  int floor_config(int node) const {
+    return floor_configs_.empty() ? -1 : floor_configs_.at(size_t(node));
+  }
+
+  double min_vote_share_, leaf_margin_, leaf_floor_;
+  std::vector<int> leaf_configs_;   // per node; empty for models saved without them
+  std::vector<int> floor_configs_;  // per node; empty without the leaf floor
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -243,11 +257,11 @@ DecisionTree load_tree(const nlohmann::json& model) {
   return DecisionTree::from_json(model.at("model").at("tree"));
 }
 
-// The per-node unsure picks of a checked tree model (empty when it was saved without them).
-std::vector<int> leaf_configs(const nlohmann::json& model) {
+// The per-node unsure picks (field "leaf_configs") or leaf floor answers ("floor_configs") of a
+// checked tree model (empty when it was saved without them).
+std::vector<int> node_configs(const nlohmann::json& model, const char* field) {
   const auto& m = model.at("model");
-  return m.contains("leaf_configs") ? m["leaf_configs"].get<std::vector<int>>()
-                                    : std::vector<int>{};
+  return m.contains(field) ? m[field].get<std::vector<int>>() : std::vector<int>{};
 }
 
 }  // namespace
@@ -319,10 +333,12 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     features.push_back(code);
   }
   const UnsureRule& unsure = selector->options().unsure;
-  const TreeWriter writer(tree, features, configs, unsure, leaf_configs(model));
+  const TreeWriter writer(tree, features, configs, unsure, node_configs(model, "leaf_configs"),
+                          node_configs(model, "floor_configs"));
   std::set<int> used = writer.used_features();
-  if (unsure.range_guard) {  // the guard reads every feature
-    for (int f = 0; f < static_cast<int>(features.size()); ++f) used.insert(f);
+  if (unsure.range_guard) {  // the guard reads every feature it does not skip
+    for (int f = 0; f < static_cast<int>(features.size()); ++f)
+      if (!selector->guard_skips(size_t(f))) used.insert(f);
   }
 
   std::string out;
@@ -368,8 +384,20 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
           "// An unsure leaf's pick is kUnsure unless its own best config beats kUnsure's\n"
           "// geometric mean over the leaf's training problems by more than {:g} %.\n",
           100 * unsure.leaf_margin);
+    if (unsure.range_guard && !unsure.range_guard_skip.empty())
+      out += "// The range guard leaves out " +
+             comment_text(fmt::format("{}", fmt::join(unsure.range_guard_skip, ", "))) + ".\n";
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
+  if (unsure.leaf_floor > 0)
+    out += fmt::format(
+        "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest shipped vendor call "
+        "(with\n"
+        "// none, the config with the best geometric mean) on each training problem reaching the\n"
+        "// leaf; a leaf whose own answer did not serves the best geometric mean among the "
+        "configs\n"
+        "// that did, else the best worst case (the leaves marked \"floor\").\n\n",
+        unsure.leaf_floor);
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";
   out += "inline constexpr int kSafeOrder[kNumConfigs] = {";
   for (size_t i = 0; i < selector->safe_order().size(); ++i)

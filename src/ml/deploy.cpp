@@ -24,6 +24,9 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (s.unsure.leaf_margin > 0)
     args += fmt::format(" --unsure-leaf-margin {}", s.unsure.leaf_margin);
   if (s.unsure.vendor) args += " --unsure-vendor";
+  if (!s.unsure.range_guard_skip.empty())
+    args += fmt::format(" --range-guard-skip {}", fmt::join(s.unsure.range_guard_skip, ","));
+  if (s.unsure.leaf_floor > 0) args += fmt::format(" --leaf-floor {}", s.unsure.leaf_floor);
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())

@@ -118,7 +118,7 @@ void Selector::fit(const Dataset& train, const std::vector<Eigen::Index>& shippe
       throw Error("selector " + kind_ + ": shipped column out of range");
     if (!seen.insert(c).second) throw Error("selector " + kind_ + ": shipped configs repeat");
   }
-  check_unsure_rule();
+  check_unsure_rule(train.feature_names);
   norm_ = norm;
   const auto K = static_cast<Eigen::Index>(shipped.size());
   config_names_.clear();
@@ -224,15 +224,25 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   for (Eigen::Index k = 1; k < s.size(); ++k) {
     if (s[k] > s[best]) best = k;
   }
-  return static_cast<int>(best);
+  return floor_pick(features, static_cast<int>(best));
+}
+
+int Selector::floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>&, int pick) const {
+  return pick;
 }
 
 bool Selector::outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const {
   if (!options_.unsure.range_guard) return false;
   for (Eigen::Index f = 0; f < features.size(); ++f) {
+    if (guard_skips(size_t(f))) continue;
     if (features[f] < feature_min_[f] || features[f] > feature_max_[f]) return true;
   }
   return false;
+}
+
+bool Selector::guard_skips(size_t feature) const {
+  const auto& skip = options_.unsure.range_guard_skip;
+  return std::find(skip.begin(), skip.end(), feature_names_.at(feature)) != skip.end();
 }
 
 bool Selector::low_share(const Eigen::VectorXd& scores) const {
@@ -264,6 +274,47 @@ int Selector::leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::I
   const double gain = sums.log_sum[size_t(best)] / sums.measured[size_t(best)] -
                       sums.log_sum[safe] / sums.measured[safe];
   return gain > std::log1p(margin) ? best : unsure_config_;
+}
+
+int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                           int pick) const {
+  const double floor = options_.unsure.leaf_floor;
+  if (floor <= 0 || rows.empty()) return pick;
+  const Eigen::Index K = d.perf.cols();
+  std::vector<Eigen::Index> vendors;
+  for (Eigen::Index k = 0; k < K; ++k)
+    if (is_vendor_config(config_names_[size_t(k)])) vendors.push_back(k);
+  if (vendors.empty()) vendors.push_back(unsure_config_);
+  // Per config, its worst ratio to the reference over the rows where both were measured.
+  std::vector<double> worst(size_t(K), std::numeric_limits<double>::infinity());
+  std::vector<int> judged(size_t(K), 0);
+  for (Eigen::Index i : rows) {
+    double reference = 0;
+    for (Eigen::Index v : vendors)
+      if (d.measured(i, v) && d.valid(i, v)) reference = std::max(reference, d.perf(i, v));
+    if (!(reference > 0)) continue;  // no vendor answer here: nothing to hold a pick to
+    for (Eigen::Index k = 0; k < K; ++k) {
+      if (!d.measured(i, k)) continue;
+      const double ratio = d.valid(i, k) && d.perf(i, k) > 0 ? d.perf(i, k) / reference : 0.0;
+      worst[size_t(k)] = std::min(worst[size_t(k)], ratio);
+      ++judged[size_t(k)];
+    }
+  }
+  const auto passes = [&](size_t k) { return judged[k] > 0 && worst[k] >= floor; };
+  if (judged[size_t(pick)] == 0 || passes(size_t(pick))) return pick;
+  ConfigLogSums sums = config_log_sums(d, rows);
+  bool any = false;
+  for (size_t k = 0; k < size_t(K); ++k) {
+    if (passes(k))
+      any = true;
+    else
+      sums.measured[k] = 0;  // best_mean_log skips it
+  }
+  if (any) return best_mean_log(sums);
+  int best = pick;  // none passes: the best worst case, the first of equals
+  for (size_t k = 0; k < size_t(K); ++k)
+    if (judged[k] > 0 && worst[k] > worst[size_t(best)]) best = static_cast<int>(k);
+  return best;
 }
 
 int Selector::fall_back(int pick, const std::vector<bool>& valid,
@@ -339,6 +390,8 @@ nlohmann::json Selector::to_json() const {
             {"range_guard", options_.unsure.range_guard},
             {"leaf_margin", options_.unsure.leaf_margin},
             {"vendor", options_.unsure.vendor},
+            {"leaf_floor", options_.unsure.leaf_floor},
+            {"range_guard_skip", options_.unsure.range_guard_skip},
             {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
             {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
           {"model", model_json()}};
@@ -354,7 +407,7 @@ void Selector::check_model_shape(Eigen::Index features, Eigen::Index classes) co
                     kind_, features, classes, F, K));
 }
 
-void Selector::check_unsure_rule() const {
+void Selector::check_unsure_rule(const std::vector<std::string>& features) const {
   const double share = options_.unsure.min_vote_share;
   if (!(share >= 0 && share <= 1))
     throw Error(fmt::format("selector {}: min_vote_share {} is not in [0, 1]", kind_, share));
@@ -367,6 +420,18 @@ void Selector::check_unsure_rule() const {
   if (margin > 0 && share <= 0)
     throw Error("selector " + kind_ +
                 ": leaf_margin needs min_vote_share (it picks for unsure leaves)");
+  const double floor = options_.unsure.leaf_floor;
+  if (!(floor >= 0 && floor < 1))
+    throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
+  if (floor > 0 && !has_leaves())
+    throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
+  for (const auto& name : options_.unsure.range_guard_skip) {
+    if (!options_.unsure.range_guard)
+      throw Error("selector " + kind_ + ": range_guard_skip needs range_guard");
+    if (std::find(features.begin(), features.end(), name) == features.end())
+      throw Error("selector " + kind_ + ": range_guard_skip names '" + name +
+                  "', which is not one of the model's features");
+  }
   if (options_.unsure.vendor && !options_.unsure.on())
     throw Error("selector " + kind_ +
                 ": the vendor unsure config needs min_vote_share or range_guard");
@@ -388,6 +453,20 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
+  rule.range_guard_skip.clear();  // absent in models saved before it: every feature checked
+  if (j.contains("range_guard_skip")) {
+    if (!j.at("range_guard_skip").is_array())
+      throw Error("field 'selector.unsure.range_guard_skip': expected a list of feature names");
+    for (const auto& name : j.at("range_guard_skip")) {
+      if (!name.is_string())
+        throw Error("field 'selector.unsure.range_guard_skip': expected feature names, got " +
+                    jf::shown(name));
+      rule.range_guard_skip.push_back(name.get<std::string>());
+    }
+  }
+  // Absent in models saved before the leaf floor: off.
+  rule.leaf_floor =
+      j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
   if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
     if (!j.at("vendor").is_boolean())
       throw Error("field 'selector.unsure.vendor': expected true or false, got " +
@@ -401,7 +480,7 @@ void Selector::load_unsure(const nlohmann::json& j) {
                             lo.size(), hi.size(), feature_names_.size()));
   feature_min_ = Eigen::Map<const Eigen::VectorXd>(lo.data(), Eigen::Index(lo.size()));
   feature_max_ = Eigen::Map<const Eigen::VectorXd>(hi.data(), Eigen::Index(hi.size()));
-  check_unsure_rule();
+  check_unsure_rule(feature_names_);
 }
 
 std::unique_ptr<Selector> Selector::from_json(const nlohmann::json& j) {

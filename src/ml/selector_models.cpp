@@ -118,22 +118,38 @@ class TreeSelector : public ClassifierSelector {
   Eigen::VectorXd class_scores(const Eigen::RowVectorXd& x) const override {
     return tree_.predict_values(x);
   }
+  bool has_leaves() const override { return true; }
   // Per leaf, the shipped config with the best geomean over the training problems reaching it
-  // (or the unsure config where that is not better by the rule's leaf margin).
+  // (or the unsure config where that is not better by the rule's leaf margin), and where the
+  // leaf floor replaces a sure leaf's class, the replacement; both held to the leaf floor.
   void fit_unsure(const SelectorTrainingSet& d) override {
     std::map<int, std::vector<Eigen::Index>> reaching;
     for (Eigen::Index i = 0; i < d.X.rows(); ++i)
       reaching[tree_.leaf_index(d.X.row(i))].push_back(i);
     leaf_configs_.assign(tree_.nodes().size(), -1);
-    for (const auto& [leaf, rows] : reaching) leaf_configs_[size_t(leaf)] = leaf_pick(d, rows);
+    floor_configs_.clear();
+    if (options().unsure.leaf_floor > 0) floor_configs_.assign(tree_.nodes().size(), -1);
+    for (const auto& [leaf, rows] : reaching) {
+      leaf_configs_[size_t(leaf)] = floored_pick(d, rows, leaf_pick(d, rows));
+      if (floor_configs_.empty()) continue;
+      const int k = tree_class(leaf), floored = floored_pick(d, rows, k);
+      if (floored != k) floor_configs_[size_t(leaf)] = floored;
+    }
   }
   int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them
     const int k = leaf_configs_[size_t(tree_.leaf_index(x))];
     return k >= 0 ? k : Selector::unsure_pick(x);
   }
+  int floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x, int pick) const override {
+    if (floor_configs_.empty()) return pick;
+    const int k = floor_configs_[size_t(tree_.leaf_index(x))];
+    return k >= 0 ? k : pick;
+  }
   nlohmann::json classes_json() const override {
-    return {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
+    nlohmann::json j = {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
+    if (!floor_configs_.empty()) j["floor_configs"] = floor_configs_;
+    return j;
   }
   void load_classes(const nlohmann::json& j) override {
     tree_ = DecisionTree::from_json(j.at("tree"));
@@ -147,15 +163,32 @@ class TreeSelector : public ClassifierSelector {
     if (leaf_configs_.size() != tree_.nodes().size())
       throw Error(fmt::format("field 'model.leaf_configs': {} entries for {} tree nodes",
                               leaf_configs_.size(), tree_.nodes().size()));
+    floor_configs_.clear();
+    if (!j.contains("floor_configs")) return;  // saved without the leaf floor
+    for (int64_t k : json_fields::integers(j, "floor_configs", "model", -1, classes - 1))
+      floor_configs_.push_back(static_cast<int>(k));
+    if (floor_configs_.size() != tree_.nodes().size())
+      throw Error(fmt::format("field 'model.floor_configs': {} entries for {} tree nodes",
+                              floor_configs_.size(), tree_.nodes().size()));
   }
   std::pair<Eigen::Index, Eigen::Index> class_shape() const override {
     return {tree_.n_features(), tree_.n_outputs()};
   }
 
  private:
+  // The class a leaf votes for: the first of its largest scores, as Selector::select.
+  int tree_class(int leaf) const {
+    const Eigen::VectorXd& v = tree_.nodes()[size_t(leaf)].value;
+    Eigen::Index best = 0;
+    for (Eigen::Index c = 1; c < v.size(); ++c)
+      if (v[c] > v[best]) best = c;
+    return static_cast<int>(best);
+  }
+
   TreeParams params_;
   DecisionTree tree_;
-  std::vector<int> leaf_configs_;  // per node: a leaf's unsure pick, -1 for a split
+  std::vector<int> leaf_configs_;   // per node: a leaf's unsure pick, -1 for a split
+  std::vector<int> floor_configs_;  // per node: the leaf floor's answer for a sure leaf, or -1
 };
 
 class KnnSelector : public ClassifierSelector {

@@ -1,10 +1,14 @@
 // The conv2d family: features and their validation (one-line errors), derived features, the
-// space's kinds and stable ids, the float64 reference (checked by hand) and the workloads.
+// space's kinds and stable ids, the float64 reference (checked by hand and against a textbook
+// loop on random data) and the workloads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/conv2d_workloads.hpp"
@@ -142,6 +146,43 @@ TEST(Conv2dReference, MatchesAHandComputedPaddedStridedCase) {
   EXPECT_EQ(relative_error(s, exact.data(), out), 0.0);
   exact[3] = NAN;
   EXPECT_TRUE(std::isinf(relative_error(s, exact.data(), out)));
+}
+
+TEST(Conv2dReference, EqualsTheTextbookLoopOnRandomData) {
+  // The reference is a blocked float64 GEMM over 128-pixel blocks of patches: shapes with one
+  // pixel, a partial last block (2·9·11 = 198, 3·17·17 = 867 pixels), pads 0-3 (2 on a 3×3
+  // filter), strides 1-3, a 7×7 filter on 3 channels and odd channel counts, against
+  // one float64 dot product per output (the former reference). Both sum exact float products in
+  // double, only in another order: 1e-12 relative is round-off, a wrong term is O(1).
+  for (const Shape& s : {Shape{1, 1, 1, 5, 3, 1, 1, 1, 0}, Shape{2, 9, 11, 7, 13, 3, 3, 1, 1},
+                         Shape{3, 33, 33, 3, 17, 7, 7, 2, 3}, Shape{1, 10, 7, 19, 9, 3, 3, 3, 2},
+                         Shape{1, 12, 12, 40, 33, 1, 1, 2, 0}}) {
+    const auto in = gemm::random_matrix(size_t(s.input_elements()), 41);
+    const auto f = gemm::random_matrix(size_t(s.filter_elements()), 42);
+    const auto out = reference_conv2d(s, in.data(), f.data());
+    ASSERT_EQ(out.size(), size_t(s.output_elements()));
+    double worst = 0;
+    for (int64_t n = 0; n < s.n; ++n)
+      for (int64_t p = 0; p < s.p(); ++p)
+        for (int64_t q = 0; q < s.q(); ++q)
+          for (int64_t k = 0; k < s.k; ++k) {
+            double sum = 0, size = 0;
+            for (int64_t r = 0; r < s.r; ++r)
+              for (int64_t t = 0; t < s.s; ++t) {
+                const int64_t y = p * s.stride - s.pad + r, x = q * s.stride - s.pad + t;
+                if (y < 0 || y >= s.h || x < 0 || x >= s.w) continue;
+                for (int64_t c = 0; c < s.c; ++c) {
+                  const double v = double(in[size_t(((n * s.h + y) * s.w + x) * s.c + c)]) *
+                                   double(f[size_t(((k * s.r + r) * s.s + t) * s.c + c)]);
+                  sum += v;
+                  size += std::abs(v);
+                }
+              }
+            const size_t at = size_t(((n * s.p() + p) * s.q() + q) * s.k + k);
+            worst = std::max(worst, std::abs(out[at] - sum) / std::max(size, 1e-300));
+          }
+    EXPECT_LE(worst, 1e-12) << problem_of(s).key();
+  }
 }
 
 TEST(Conv2dFamily, ErrorBoundsGrowWithReductionAndWinogradTile) {

@@ -55,7 +55,8 @@ std::vector<Shape> test_shapes() {
 }
 
 TEST(Conv2dCudaNvrtc, EveryKernelOfTheSpaceCompilesForSm90) {
-  std::set<std::pair<std::string, std::string>> names = {{"conv2d_im2col.cuh", kReferenceName}};
+  std::set<std::pair<std::string, std::string>> names = {{"conv2d_im2col.cuh", kReferenceName},
+                                                         {"conv2d_im2col.cuh", kWiden16Name}};
   for (const auto& g : cuda_configs())
     for (const KernelName& k : kernel_names(g)) names.insert({k.file, k.expression});
   const std::vector<std::pair<std::string, std::string>> todo(names.begin(), names.end());
@@ -147,6 +148,41 @@ TEST(Conv2dCudaBackend, CudnnBaselineVerifies) {
                        o.message.find("engine=") != std::string::npos;
     EXPECT_TRUE(named) << o.message;  // a legacy algorithm or a backend engine
   }
+}
+
+// The cuDNN row in every precision of the family: bf16 / fp16 problems run cuDNN on the same
+// 16-bit data as the kernels, its 16-bit output widened and judged against the float64 reference
+// of the FP32 data within the precision's bound (the session fails the row otherwise). The
+// 16-bit rows cannot be exact, and a bf16 row judged by fp16's tighter bound must fail: the
+// output compared is cuDNN's rounded one, not the reference's.
+TEST(Conv2dCudaBackend, CudnnBaselineVerifiesInEachPrecision) {
+  KTUNE_REQUIRE_GPU();
+  auto backend = open_backend(family(), "cuda:0");
+  TimingPolicy policy;
+  policy.min_reps = 2, policy.max_reps = 2;
+  int planted = 0;
+  for (const gemm::Precision p :
+       {gemm::Precision::fp32, gemm::Precision::bf16, gemm::Precision::fp16}) {
+    for (Shape s : test_shapes()) {
+      s.precision = p;
+      auto session = backend->open(problem_of(s));
+      if (session->vendors().empty()) GTEST_SKIP() << "built without cuDNN";
+      const Outcome o = session->run_vendor("cudnn", policy);
+      const std::string where = problem_of(s).key() + ": " + o.message;
+      ASSERT_EQ(o.status, Status::ok) << where;
+      EXPECT_NE(o.message.find(std::string("cudnn ") + gemm::precision_name(p)), std::string::npos)
+          << where;
+      EXPECT_LE(o.rel_error, error_bound(s, p == gemm::Precision::fp32 ? 4 : 2)) << where;
+      if (p == gemm::Precision::fp32) continue;
+      EXPECT_GT(o.rel_error, 0.0) << where;
+      if (p != gemm::Precision::bf16 || s.output_elements() < 1000) continue;
+      Shape tighter = s;
+      tighter.precision = gemm::Precision::fp16;
+      EXPECT_GT(o.rel_error, error_bound(tighter)) << where << ": bf16 output passed fp16's bound";
+      ++planted;
+    }
+  }
+  EXPECT_GT(planted, 0);
 }
 
 }  // namespace

@@ -207,16 +207,25 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   } else {
     EXPECT_EQ(header.find("kUnsure"), std::string::npos);
   }
+  // The range guard writes no check of a skipped feature.
+  for (const auto& name : rule.range_guard_skip)
+    EXPECT_EQ(header.find("if (" + name + " < "), std::string::npos) << name;
+  // The leaf floor is stated, and replaces some leaf's answer, so the agreement covers its leaves.
+  EXPECT_EQ(header.find("Leaf floor") != std::string::npos, rule.leaf_floor > 0);
+  EXPECT_EQ(header.find("// floor:") != std::string::npos, rule.leaf_floor > 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Trees, CodegenTest,
-                         ::testing::Values(CodegenCase{"tree-a", "A", {}},
-                                           CodegenCase{"tree-b", "B", {}},
-                                           CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
-                                           CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
-                                           CodegenCase{"tree-b", "BRangeGuard", {0, true}},
-                                           CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Trees, CodegenTest,
+    ::testing::Values(CodegenCase{"tree-a", "A", {}}, CodegenCase{"tree-b", "B", {}},
+                      CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
+                      CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
+                      CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
+                      CodegenCase{"tree-b", "BRangeGuard", {0, true}},
+                      CodegenCase{
+                          "tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
+                      CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
+    [](const auto& info) { return info.param.name; });
 
 // A dataset of one tensor-core precision carries the GEMM's optional `precision` feature: the
 // header keeps the BLAS-like signature with the precision as a seventh argument (the deployed

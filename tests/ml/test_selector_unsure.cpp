@@ -63,6 +63,49 @@ TEST(SelectorUnsure, RangeGuardServesTheUnsureConfigOutsideTheTrainingRange) {
   EXPECT_EQ(pick(*guarded, std::numeric_limits<double>::quiet_NaN()), guarded->baseline());
 }
 
+TEST(SelectorUnsure, RangeGuardLeavesTheSkippedFeaturesOut) {
+  // four_problems with a second feature r (a residue-like class, 0 or 1 in training).
+  Dataset d = four_problems();
+  d.feature_names = {"x", "r"};
+  d.features.resize(4, 2);
+  d.features << 1, 0, 2, 1, 3, 0, 4, 1;
+  auto fit = [&](UnsureRule rule) {
+    auto s = make_selector("tree-a", {Fallback::baseline, 0, rule});
+    s->fit(d, kAll, Norm::scale);
+    return s;
+  };
+  auto at = [](const Selector& s, double x, double r) {
+    Eigen::RowVectorXd row(2);
+    row << x, r;
+    return s.select(row);
+  };
+  UnsureRule guard;
+  guard.range_guard = true;
+  EXPECT_EQ(at(*fit(guard), 2, 5), 1);  // r = 5 was never seen: the unsure config
+  guard.range_guard_skip = {"r"};
+  const auto skipping = fit(guard);
+  EXPECT_TRUE(skipping->guard_skips(1));
+  EXPECT_FALSE(skipping->guard_skips(0));
+  EXPECT_EQ(at(*skipping, 2, 5), 0);  // r is left out: the tree's pick
+  EXPECT_EQ(at(*skipping, 9, 0), 1);  // x is still guarded
+  const nlohmann::json j = skipping->to_json();
+  EXPECT_EQ(j["unsure"]["range_guard_skip"], nlohmann::json::array({"r"}));
+  EXPECT_EQ(at(*Selector::from_json(j), 2, 5), 0);
+  nlohmann::json older = j;  // saved before the skip list: every feature guarded
+  older["unsure"].erase("range_guard_skip");
+  EXPECT_EQ(at(*Selector::from_json(older), 2, 5), 1);
+  nlohmann::json bad = j;
+  bad["unsure"]["range_guard_skip"] = {"nope"};
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  bad["unsure"]["range_guard_skip"] = {3};
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  guard.range_guard_skip = {"nope"};  // a name that is not a feature
+  EXPECT_THROW(fit(guard), Error);
+  UnsureRule no_guard;  // a skip list without the guard skips nothing: refused
+  no_guard.range_guard_skip = {"r"};
+  EXPECT_THROW(fit(no_guard), Error);
+}
+
 TEST(SelectorUnsure, MinVoteShareOverridesAnImpureLeaf) {
   // tree-c needs 5 samples to split: one leaf holding labels 0, 0, 2, 2 (shares 0.5, 0, 0.5),
   // which picks c0, the first of the tied classes.

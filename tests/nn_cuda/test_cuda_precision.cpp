@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ktune/error.hpp"
+#include "ktune/nn/engine.hpp"
 #include "ktune/nn/registry.hpp"
 #include "nn/cpu/reference.hpp"
 #include "nn/cuda/cuda_backend.hpp"
@@ -109,8 +110,9 @@ TEST(NnCudaPrecision, ConvAndFcWithinThePrecisionBound) {
       const auto got = run_on(*backend, in, out_count,
                               [&](float* x, float*, float* y) { backend->conv2d(3, d, x, y); });
       const auto note = dynamic_cast<cuda::CudaBackend&>(*backend).layer_note(3);
-      // With cuDNN in the build, ktune-cuda-bf16 times its path against cuDNN's and says which.
-      if (name == "ktune-cuda-bf16" && cuda_has("cudnn-bf16")) {
+      // With cuDNN in the build, ktune-cuda-tf32 / -bf16 time their path against cuDNN's and say
+      // which.
+      if (name.starts_with("ktune-cuda-") && cuda_has("cudnn-" + std::string(name.substr(11)))) {
         EXPECT_NE(note.find("pick="), std::string::npos) << note;
       }
       if (note.find("WINOGRAD") != std::string::npos || note.find("FFT") != std::string::npos) {
@@ -186,6 +188,41 @@ TEST(NnCudaPrecision, Bf16LayersRoundOnce) {
     const auto want_soft = test::reference_softmax(a, 2, 500);
     for (size_t i = 0; i < a.size(); ++i)
       EXPECT_NEAR(got[i], want_soft[i], (std::ldexp(1.0, -8) + 1e-5) * want_soft[i]);
+  }
+}
+
+// ktune's tf32 engine end to end, with its per-layer cuDNN picks and on gemm_ex alone (TF32
+// rounding on every conv and FC, so its error must exceed FP32's): the tiny network's logits on
+// three seeded weight / input sets within tf32's network tolerance (32u, as in
+// test_cuda_backends.cpp: no bound through a network is derived) of the float64 reference, and
+// every image's top-5 classes the reference's, in the same order.
+TEST(NnCudaPrecision, Tf32EngineAgreesWithTheReferenceAndKeepsTheTop5) {
+  KTUNE_REQUIRE_GPU();
+  register_cuda_backends();
+  if (!cuda::ktune_backend_serves(Precision::tf32)) GTEST_SKIP() << "no tf32 gemm_ex selector";
+  const double tolerance = 32 * cuda::input_roundoff(Precision::tf32);
+  for (const bool cudnn_layers : {true, false}) {
+    for (const uint64_t seed : {7, 11, 13}) {
+      const auto tiny = test::tiny_case(4, seed);
+      const auto& [net, weights, input, reference] = tiny;
+      const std::vector<float>& want = reference.logits;
+      auto backend = cuda::make_ktune_backend(Precision::tf32, cudnn_layers);
+      SCOPED_TRACE(backend->name() + " seed " + std::to_string(seed));
+      Engine engine(net, weights, *backend);
+      engine.set_input(input.data());
+      engine.forward();
+      std::vector<float> got(want.size(), std::nanf(""));
+      engine.logits(got.data());
+      const double error = relative_error(got, want);
+      EXPECT_LE(error, tolerance);
+      if (!cudnn_layers) {
+        EXPECT_GT(error, 1e-5) << "no TF32 rounding seen";
+      }
+      for (int64_t b = 0; b < net.batch; ++b)
+        EXPECT_EQ(top_k(got.data() + b * net.classes, net.classes, 5),
+                  top_k(want.data() + b * net.classes, net.classes, 5))
+            << "image " << b;
+    }
   }
 }
 

@@ -56,6 +56,27 @@ class Tables(unittest.TestCase):
         self.assertEqual(cells[8], "b 0.50, c 0.70, a 2.00")
         self.assertIn("| | vgg16 | 1 | 1 | **0.900** | 0.900 | 0 | d 0.90 |", r.stdout)
 
+    def test_conv_small_row(self):
+        # conv-small names resnet50 a and c (ratios 2.0 and 0.7), not b; vgg16 d is held out.
+        inside = self.write("in.csv", HEADER + row("resnet50", "a", 1, 20, 10)
+                            + row("resnet50", "b", 3, 5, 10) + row("resnet50", "c", 1, 7, 10))
+        held = self.write("out.csv", HEADER + row("vgg16", "d", 1, 9, 10))
+        small = self.write("small.csv", "# comment\nnetwork,layer,n,h,w,c,k,r,s,stride,pad\n"
+                           "resnet50,a,1,8,8,1,8,1,1,1,0\nresnet50,c,1,8,8,1,8,1,1,1,0\n"
+                           "vgg16,d,1,8,8,1,8,1,1,1,0\n")
+        r = run("dev", "--in-sample", inside, "--held-out", held, "--conv-small", small)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        geomean = (2.0 * 0.7) ** 0.5
+        tw = (1 / 10 + 1 / 10) / (1 / 20 + 1 / 7)
+        self.assertIn(f"| | conv-small | 1 | 2 | **{geomean:.3f}** | {tw:.3f} | 1 | "
+                      "c 0.70, a 2.00 |", r.stdout)
+        self.assertNotIn("conv-small", run("dev", "--in-sample", inside, "--held-out",
+                                           held).stdout)
+        bad = run("dev", "--in-sample", inside, "--held-out", held, "--conv-small",
+                  self.write("bad.csv", "x,y\n1,2\n"))
+        self.assertEqual(bad.returncode, 1)
+        self.assertEqual(len(bad.stderr.strip().splitlines()), 1, bad.stderr)
+
     def test_bad_files_give_one_line(self):
         good = self.write("good.csv", HEADER + row("vgg16", "d", 1, 9, 10))
         cases = {

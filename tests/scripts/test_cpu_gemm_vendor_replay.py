@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/cpu_gemm_vendor_replay.py's scoring on hand-made picks whose figures are worked out by
 hand: ratios against the faster CPU vendor, a vendor pick read from its vendor row, time-weighted
-ratio, counts below 0.9x / 0.8x, own-kernel shares, an untimed pick counted apart.
+ratio, counts below 0.9x / 0.8x, own-kernel shares, an untimed pick counted apart; a GPU sweep's
+rows of one precision with their workload tags.
   test_cpu_gemm_vendor_replay.py SCRIPT"""
 import importlib.util
 import os
@@ -44,6 +45,28 @@ class Replay(unittest.TestCase):
         self.assertAlmostEqual(s["own_shapes"], 2 / 3)
         self.assertAlmostEqual(s["own_time"], 2500 / 3500)
         self.assertEqual(s["worst_shapes"][0], (0.75, key(3), "kind=a"))
+
+    def test_gpu_sweeps_keep_one_precision_and_read_workload_tags(self):
+        import gzip
+        import tempfile
+        header = "device,family,problem,config,config_id,status,median_ms,perf,tags"
+        lines = [header,
+                 f"d,gemm,{key(1)};precision=2,kind=a,1,ok,1,4.0,large",
+                 f"d,gemm,{key(1)};precision=2,cublas,-1,ok,1,2.0,large",
+                 f"d,gemm,{key(2)};precision=2,cublaslt,-1,ok,1,3.0,resnet;vgg",
+                 f"d,gemm,{key(2)};precision=3,cublaslt,-1,ok,1,9.0,llm"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = f"{tmp}/data.csv.gz"
+            with gzip.open(path, "wt") as f:
+                f.write("\n".join(lines) + "\n")
+            _, rows, perf, tags = replay.load(path, "2")
+        self.assertEqual(sorted(perf), [f"{key(1)};precision=2", f"{key(2)};precision=2"])
+        self.assertEqual(perf[f"{key(2)};precision=2"], {"cublaslt": 3.0})  # not fp16's 9.0
+        self.assertEqual(tags[f"{key(2)};precision=2"], {"resnet", "vgg"})
+        # The GPU vendors: a cublaslt pick against the faster of cublas and cublaslt.
+        scored, _ = replay.served(perf, [f"{key(1)};precision=2"], ["vendor=cublas"],
+                                  ("cublas", "cublaslt"))
+        self.assertEqual(scored[0][0], 1.0)
 
     def test_nothing_scored_is_nan_not_an_error(self):
         s = replay.score([], 1, 1)

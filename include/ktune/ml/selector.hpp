@@ -58,7 +58,8 @@ std::string to_string(Fallback f);
 //    over the training problems that reach the leaf (the leaf's own safe choice), for the others
 //    unsure_config();
 //  - range_guard and a feature outside its range over the training problems: unsure_config(),
-//    the shipped config with the best geometric mean over all the training problems.
+//    the shipped config with the best geometric mean over all the training problems (features
+//    named in range_guard_skip are not checked).
 // leaf_margin > 0 (a tree with min_vote_share): an unsure leaf serves its own best-geomean
 // config only where that beats unsure_config()'s geometric mean over the leaf's training problems
 // by more than this fraction, else unsure_config(): one noisy row must not turn a leaf whose
@@ -66,6 +67,13 @@ std::string to_string(Fallback f);
 // vendor (with a vendor candidate shipped): unsure_config() is the shipped vendor call with the
 // best geometric mean instead of the best config of all: a kernel that wins on average can run
 // at a fraction of the vendor on the shapes the model is unsure about, the vendor rarely.
+// leaf_floor F > 0 (trees): every leaf's answer, sure or unsure, must run at >= F x the
+// reference on each training problem reaching the leaf, the reference being the fastest shipped
+// vendor call on that problem (unsure_config() when no vendor is shipped); a refused cell fails.
+// A leaf whose answer fails serves the shipped config with the best geometric mean among those
+// that pass there (the reference's own calls pass by construction unless two vendors trade
+// places), else the one with the best worst-case ratio: a geometric mean hides the one shape at
+// 0.4x that a user meets (docs/deploy.md).
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
@@ -73,6 +81,10 @@ struct UnsureRule {
   bool range_guard = false;
   double leaf_margin = 0;
   bool vendor = false;
+  double leaf_floor = 0;
+  // Features the range guard leaves out (by name), e.g. residues such as n % 8 whose training
+  // values are a handful of classes: an unseen class is no larger or smaller problem.
+  std::vector<std::string> range_guard_skip{};
   bool on() const { return min_vote_share > 0 || range_guard; }
 };
 
@@ -118,6 +130,8 @@ class Selector {
               const Eigen::VectorXd& scores) const;
   // What a pick with too small a vote share gives way to (see UnsureRule).
   virtual int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // What a sure pick gives way to under the leaf floor (see UnsureRule); the pick by default.
+  virtual int floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features, int pick) const;
   // The pick, then the fallback when valid[pick] is false (valid: one flag per shipped config).
   Choice choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
                 const std::vector<bool>& valid) const;
@@ -135,8 +149,12 @@ class Selector {
   // Per feature, its smallest and largest value over the training problems (range_guard).
   const Eigen::VectorXd& feature_min() const { return feature_min_; }
   const Eigen::VectorXd& feature_max() const { return feature_max_; }
+  // Whether the range guard leaves this feature (an index into feature_names()) out.
+  bool guard_skips(size_t feature) const;
   // True when scores() are vote shares (non-negative, summing to 1): min_vote_share applies.
   virtual bool scores_are_shares() const { return false; }
+  // True for selectors that answer per leaf (trees): leaf_floor applies.
+  virtual bool has_leaves() const { return false; }
   Norm norm() const { return norm_; }
   size_t dropped_rows() const { return dropped_rows_; }
 
@@ -161,9 +179,14 @@ class Selector {
   // An unsure leaf's pick over the rows reaching it: best_geomean, or unsure_config() where
   // that is not better by more than the rule's leaf_margin (set unsure_config() first).
   int leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const;
+  // The leaf floor's answer for a leaf whose answer is `pick` over the rows reaching it: pick when
+  // it passes (or the floor is off), else the best passing config, else the best worst case.
+  int floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                   int pick) const;
   bool outside_range(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   bool low_share(const Eigen::VectorXd& scores) const;
-  void check_unsure_rule() const;  // Error for a share outside [0, 1] or on a non-voting model
+  // Error for a share outside [0, 1], on a non-voting model, or a skipped feature not in features.
+  void check_unsure_rule(const std::vector<std::string>& features) const;
 
   Eigen::MatrixXd config_features_;  // K × p, used by nearest and by the regressors
 

@@ -125,20 +125,21 @@ class Session final : public ProblemSession {
                   (vendors().empty() ? std::string("none") : vendors().front()) + ")");
     }
 #if KTUNE_HAVE_CUDNN
-    if (shape_.precision != gemm::Precision::fp32)  // never an FP32 run judged as a 16-bit one
-      return failed(std::string("cudnn: this build's baseline runs FP32 data only (") +
-                        gemm::precision_name(shape_.precision) + " problem)",
-                    Status::refused);
+    // The problem's own precision: a bf16 / fp16 problem runs cuDNN on the same 16-bit data with
+    // tensor-core math; its 16-bit output is widened to FP32 (exactly) before it is judged.
+    const bool narrow = shape_.precision != gemm::Precision::fp32;
     context_.device.make_current();
     try {
       if (!cudnn_) {
         cudnn_ =
             std::make_unique<CudnnConv>(context_.cudnn.get(), shape_, CudnnLayouts::nhwc_or_nchw,
-                                        CudnnApis::legacy_and_engines);
+                                        CudnnApis::legacy_and_engines, cudnn_precision());
         cudnn_->find(x(0), w(0), y(0));  // also loads cuDNN's kernels before any timing
         for (int copy = 1; copy < copies_; ++copy) cudnn_->stage(copy, x(copy), w(copy), y(copy));
         check(cudaStreamSynchronize(context_.device.stream()), "cudaStreamSynchronize(cudnn find)");
       }
+      if (narrow && !widened_.data())
+        widened_ = DeviceBuffer<float>(elems_y_, "widened cudnn output of " + key_);
       const std::string what = cudnn_->description();
       Outcome outcome = measure(
           [&](int copy) -> std::optional<Outcome> {
@@ -146,8 +147,12 @@ class Session final : public ProblemSession {
             if (status == CUDNN_STATUS_SUCCESS) return std::nullopt;
             return failed(what + ": cudnnConvolutionForward: " + cudnnGetErrorString(status));
           },
-          policy, what, error_bound(shape_, cudnn_->transform_algorithm() ? 4 : 0),
-          [&] { cudnn_->poison(); }, [&] { cudnn_->deliver(y(0)); });
+          policy, what, vendor_bound(), [&] { cudnn_->poison(); },
+          [&] {
+            cudnn_->deliver(y(0));
+            if (narrow) widen16(y(0), widened_.data());
+          },
+          narrow ? widened_.data() : nullptr);
       if (outcome.message.empty()) outcome.message = what;  // which algorithm was timed
       return outcome;
     } catch (const std::exception& e) {
@@ -177,6 +182,38 @@ class Session final : public ProblemSession {
         },
         policy, what, error_bound(shape_));
   }
+
+#if KTUNE_HAVE_CUDNN
+  CudnnPrecision cudnn_precision() const {
+    switch (shape_.precision) {
+      case gemm::Precision::bf16:
+        return CudnnPrecision::bf16;
+      case gemm::Precision::fp16:
+        return CudnnPrecision::fp16;
+      default:
+        return CudnnPrecision::fp32;
+    }
+  }
+  // The family's bound of the problem's precision. A 16-bit output is rounded once more (to
+  // nearest: relative error <= u per element, so <= u in the Frobenius norm) on top of the
+  // input rounding's ~0.8u: within the bound's 4u. Winograd / FFT algorithms: F(4×4)'s factor
+  // 64 in FP32, F(2×2)'s 8 in 16 bits (64 × 4u would pass O(1) errors in bf16).
+  double vendor_bound() const {
+    if (!cudnn_->transform_algorithm()) return error_bound(shape_);
+    return error_bound(shape_, shape_.precision == gemm::Precision::fp32 ? 4 : 2);
+  }
+  // out (FP32) = the 16-bit values of in, elems_y_ of them, on the session's stream.
+  void widen16(const void* in, float* out) {
+    const unsigned short* src = static_cast<const unsigned short*>(in);
+    long long count = (long long)elems_y_;
+    int fp16 = shape_.precision == gemm::Precision::fp16 ? 1 : 0;
+    void* args[] = {&src, &out, &count, &fp16};
+    const long long blocks = std::min<long long>((count + 255) / 256, 65535LL * 8);
+    check(cudaLaunchKernel(context_.kernels.widen16().function(), dim3(unsigned(blocks)), dim3(256),
+                           args, 0, context_.device.stream()),
+          "cudaLaunchKernel(ktune_conv2d_widen16)");
+  }
+#endif
 
   // x and w: FP32 for fp32 problems, 16-bit bits for bf16 / fp16 ones (element_bytes_ each).
   float* x(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
@@ -265,10 +302,10 @@ class Session final : public ProblemSession {
 
   // Verify on NaN-poisoned output, then time with rotation (the shared device protocol).
   // A run that writes its own buffers poisons them too (poison_own) and brings copy 0's output
-  // into y(0) before it is judged (deliver).
+  // into y(0) before it is judged (deliver); `judged`: the FP32 buffer deliver fills, else y(0).
   Outcome measure(const Launch& launch, const TimingPolicy& policy, const std::string& what,
                   double bound, const std::function<void()>& poison_own = {},
-                  const std::function<void()>& deliver = {}) {
+                  const std::function<void()>& deliver = {}, const float* judged = nullptr) {
     ktune::cuda::DeviceRun run;
     run.poison = [&] {
       check(cudaMemsetAsync(y(0), 0xFF, elems_y_ * sizeof(float), context_.device.stream()),
@@ -285,8 +322,8 @@ class Session final : public ProblemSession {
       as_matrix.m = shape_.k;
       as_matrix.n = int64_t(elems_y_) / shape_.k;
       as_matrix.ldc = shape_.k;
-      const double error =
-          context_.rel_error(y(0), reference_.data(), as_matrix, context_.device.stream());
+      const double error = context_.rel_error(judged ? judged : y(0), reference_.data(), as_matrix,
+                                              context_.device.stream());
       return judge_error(error, bound);
     };
     run.copies = copies_;
@@ -303,6 +340,7 @@ class Session final : public ProblemSession {
   DeviceBuffer<float> workspace_;
 #if KTUNE_HAVE_CUDNN
   std::unique_ptr<CudnnConv> cudnn_;
+  DeviceBuffer<float> widened_;  // bf16 / fp16: cuDNN's output in FP32, judged
 #endif
 };
 

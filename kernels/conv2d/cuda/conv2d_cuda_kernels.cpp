@@ -90,6 +90,8 @@ const ktune::cuda::LoadedKernel& ConvKernelSet::get(const KernelName& name) {
 
 const ktune::cuda::LoadedKernel& ConvKernelSet::reference() { return im2col_.get(kReferenceName); }
 
+const ktune::cuda::LoadedKernel& ConvKernelSet::widen16() { return im2col_.get(kWiden16Name); }
+
 const ktune::cuda::LoadedKernel& ConvKernelSet::igemm_mma(const CudaConvConfig& g,
                                                           gemm::Precision precision, bool vec8) {
   return igemm_mma_.get(igemm_mma_name(g, precision, vec8 ? 8 : 1));

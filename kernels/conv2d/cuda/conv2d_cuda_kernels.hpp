@@ -24,6 +24,8 @@ std::string igemm_mma_name(const CudaConvConfig& g, gemm::Precision precision, i
 
 // NVRTC name expression of the float64 reference kernel (conv2d_im2col.cuh).
 inline constexpr const char* kReferenceName = "ktune_conv2d_reference";
+// ... and of the 16-bit-to-FP32 widening of cuDNN's bf16 / fp16 outputs (same file).
+inline constexpr const char* kWiden16Name = "ktune_conv2d_widen16";
 
 class ConvKernelSet {
  public:
@@ -38,6 +40,7 @@ class ConvKernelSet {
   const ktune::cuda::LoadedKernel& igemm_mma(const CudaConvConfig& g, gemm::Precision precision,
                                              bool vec8);
   const ktune::cuda::LoadedKernel& reference();
+  const ktune::cuda::LoadedKernel& widen16();
 
  private:
   gemm::cuda::KernelCache& cache(const std::string& file);

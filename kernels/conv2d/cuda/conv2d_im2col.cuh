@@ -1,5 +1,6 @@
 // Patch-matrix (im2col) transform of the CUDA kind `cuda_im2col` of the conv2d family, and the
-// float64 reference convolution that the CUDA backend verifies every kernel against.
+// float64 reference convolution that the CUDA backend verifies every kernel against (and the
+// 16-bit-to-FP32 widening of the cuDNN baseline's bf16 / fp16 outputs, judged by it).
 // Layouts as in conv2d_direct.cuh (x NHWC, filter KRSC, y NHWC).
 //
 // ktune_conv2d_im2col writes the patch matrix [n*p*q][ld] (row = output pixel, column =
@@ -70,6 +71,23 @@ extern "C" __global__ void __launch_bounds__(256)
       }
     }
     y[e] = sum;
+  }
+}
+
+// The conv2d family's cuDNN baseline in bf16 / fp16 writes 16-bit outputs: widened here to FP32
+// (exactly) before they are judged against the reference. fp16 != 0: IEEE half, else bf16.
+extern "C" __global__ void __launch_bounds__(256)
+    ktune_conv2d_widen16(const unsigned short* __restrict__ in, float* __restrict__ out,
+                         long long count, int fp16) {
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+       e += (long long)gridDim.x * blockDim.x) {
+    const unsigned short bits = in[e];
+    float v;
+    if (fp16)
+      asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(bits));
+    else
+      v = __uint_as_float((unsigned int)bits << 16);
+    out[e] = v;
   }
 }
 #endif  // KTUNE_CONV2D_NO_REFERENCE

@@ -161,10 +161,10 @@ Launch run_tc_vendor(const TcArgs& g) {
     if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
     const kd::LtPlan& plan = kd::lt_plan_for(p, g.a, g.b, g.c);
     if (!plan.found) return Launch::refused;
-    // The algorithm's workspace, kept per stream like the split-K kernels'.
-    kd::CallWorkspace workspace(plan.first.workspaceSize, g.stream, workspace_pool());
-    const kd::VendorOutcome outcome =
-        kd::run_cublaslt(plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), g.stream);
+    // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once).
+    kd::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, workspace_pool());
+    const kd::VendorOutcome outcome = kd::run_cublaslt(
+        plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), kd::kLtWorkspaceBytes, g.stream);
     workspace.release();
     return outcome == kd::VendorOutcome::ok ? Launch::ok : Launch::refused;
   }

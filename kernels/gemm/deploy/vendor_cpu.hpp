@@ -14,7 +14,10 @@ namespace ktune::kernels::gemm::deploy {
 
 #ifdef KTUNE_HAVE_ONEDNN
 // oneDNN builds a primitive per shape (tens of microseconds): each thread keeps those it made.
-inline void onednn_gemm_cached(const cpu::Args& g) {
+// The calling thread's primitive for g's shape, strides, alpha and beta (made on first use): the
+// same cpu::OnednnMatmul the sweep and the benchmark time, so the same implementation
+// (onednn_call_ab prints both).
+inline cpu::OnednnMatmul& onednn_matmul_cached(const cpu::Args& g) {
   using Key = std::tuple<bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                          int64_t, int64_t, int64_t, float, float>;
   thread_local std::map<Key, std::unique_ptr<cpu::OnednnMatmul>> cache;
@@ -22,8 +25,10 @@ inline void onednn_gemm_cached(const cpu::Args& g) {
                 g.ldb,    g.ldc,    g.stride_a, g.stride_b, g.stride_c, g.alpha, g.beta};
   auto& matmul = cache[key];
   if (!matmul) matmul = std::make_unique<cpu::OnednnMatmul>(g);
-  matmul->run(g);
+  return *matmul;
 }
+
+inline void onednn_gemm_cached(const cpu::Args& g) { onednn_matmul_cached(g).run(g); }
 #endif
 
 template <VendorCall V>

@@ -9,20 +9,20 @@ inline constexpr int kNumConfigs = 6;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
-    "kind=cpu_plan;m=0;cols=384;rows=128",
-    "kind=cpu_plan;m=0;cols=768;rows=256",
-    "kind=cpu_plan;m=4;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=384;rows=512",
     "kind=cpu_plan;m=0;cols=768;rows=512",
     "kind=cpu_plan;m=0;cols=192;rows=256",
+    "kind=cpu_plan;m=0;cols=768;rows=128",
+    "kind=cpu_plan;m=4;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=768;rows=256",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
 // finite, and the first config to try when the pick refuses a problem.
-inline constexpr int kBaseline = 5;
+inline constexpr int kBaseline = 0;
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {5, 3, 1, 4, 0, 2};
+inline constexpr int kSafeOrder[kNumConfigs] = {0, 5, 4, 2, 1, 3};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -90,39 +90,39 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.pad <= 0.5) {
-      if (f.bytes <= 1212928.0) {
-        return 0;  // kind=cpu_plan;m=0;cols=384;rows=128
+    if (f.log2_flops <= 25.699672344836365) {
+      if (f.bytes <= 1317376.0) {
+        return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
       }
-      if (f.intensity <= 43.831788467167527) {
-        if (f.bytes <= 17760256.0) {
-          if (f.bytes <= 2010112.0) {
-            return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
+      return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
+    }
+    if (f.log2_flops <= 29.114709844115207) {
+      if (f.bytes <= 6676480.0) {
+        if (f.k <= 768.0) {
+          if (f.s <= 2.0) {
+            return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
           }
-          return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
+          return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
         }
-        return 0;  // kind=cpu_plan;m=0;cols=384;rows=128
+        return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
       }
-      if (f.intensity <= 75.503622274283657) {
-        if (f.gemm_k <= 192.0) {
-          return 4;  // kind=cpu_plan;m=0;cols=768;rows=512
-        }
-        return 4;  // kind=cpu_plan;m=0;cols=768;rows=512
-      }
-      if (f.bytes <= 17563648.0) {
-        return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
-      }
-      return 4;  // kind=cpu_plan;m=0;cols=768;rows=512
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
-    if (f.intensity <= 55.014464930369144) {
-      return 0;  // kind=cpu_plan;m=0;cols=384;rows=128
+    if (f.intensity <= 59.46620967066746) {
+      if (f.h <= 42.0) {
+        return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
+      }
+      return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
     }
-    return 3;  // kind=cpu_plan;m=0;cols=384;rows=512
+    if (f.p <= 10.5) {
+      return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
+    }
+    if (f.gemm_n <= 384.0) {
+      return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
+    }
+    return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
   }
-  if (f.intensity <= 137.53301844860999) {
-    return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
-  }
-  return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
+  return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
 }
 
 }  // namespace ktune_selector
