@@ -30,6 +30,9 @@
 //   wgmmatf32 kind=wgmmatf32;bm=128;bn=128;bk=32;st=4;gr=8    CUDA sm_90a: wgmma in tf32 (K tiles
 //                                                              of 32 floats, K-major operands;
 //                                                              others copied K-major first)
+//   wgmmapp kind=wgmmapp;bm=128;bn=128;bk=64;st=6;gr=8           CUDA sm_90a: wgmma ping-pong (each
+//                                                              consumer warpgroup owns whole
+//                                                              tiles), bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
@@ -46,7 +49,8 @@ enum class Kind {
   mma,
   wgmma,
   mmasplit,
-  wgmmatf32
+  wgmmatf32,
+  wgmmapp
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -79,10 +83,11 @@ constexpr int input_bytes(Precision p) {
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
-  return kind == Kind::wgmma || kind == Kind::wgmmatf32;
+  return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
-  if (kind == Kind::wgmma) return p == Precision::bf16 || p == Precision::fp16;
+  if (kind == Kind::wgmma || kind == Kind::wgmmapp)
+    return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
   return runs_mma_kernel(kind) == (p != Precision::fp32);
@@ -101,10 +106,13 @@ struct SeedParams {
 // Kind mma uses bm, bn, bk, wm, wn and st (tm = tn = 0): one warp per warp tile; kind mmasplit is
 // the mma kernel with splits > 1 (FP32 partial sums, then the split-K reduction). Kind wgmma uses
 // bm, bn, bk (64), st and gr (rasterization group); its blocks are 384 threads whatever the tile.
-// Kind wgmmatf32 likewise with bk = 32 (32 floats: the same 128 bytes a row).
+// Kind wgmmatf32 likewise with bk = 32 (32 floats: the same 128 bytes a row). Kind wgmmapp: the
+// wgmma params with pp = 1 (set from the kind, not a config param): bm x bn is one consumer
+// warpgroup's tile (the ping-pong kernel).
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
+  int pp = 0;
   constexpr int threads() const {
     if (tm == 0 || tn == 0) return wm > 0 && wn > 0 ? 32 * (bm / wm) * (bn / wn) : 0;
     return (bm / tm) * (bn / tn);
@@ -244,6 +252,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::mmasplit;
     else if (value == "wgmmatf32")
       g.kind = Kind::wgmmatf32;
+    else if (value == "wgmmapp")
+      g.kind = Kind::wgmmapp;
     else
       return false;
     return true;
@@ -297,6 +307,7 @@ constexpr int required_bits(Kind kind) {
       return 0xE0070;
     case Kind::wgmma:  // bm bn bk st gr
     case Kind::wgmmatf32:
+    case Kind::wgmmapp:
       return 0x180070;
     case Kind::mmasplit:  // mma's params, splits
       return 0xE0870;
@@ -320,6 +331,7 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
   if (g.kind == Kind::warpsplit && g.blocked.splits < 2) return GemmConfig{};  // that is warp
   if (g.kind == Kind::mmasplit && g.blocked.splits < 2) return GemmConfig{};   // that is mma
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
+  if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
   g.valid = true;
   return g;
 }
@@ -348,6 +360,8 @@ constexpr const char* kind_name(Kind kind) {
       return "mmasplit";
     case Kind::wgmmatf32:
       return "wgmmatf32";
+    case Kind::wgmmapp:
+      return "wgmmapp";
   }
   return "?";
 }

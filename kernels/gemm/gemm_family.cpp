@@ -73,8 +73,10 @@ std::optional<std::string> mma_violation(const Space& space, const Config& c) {
 // Hopper tensor-core kernels: the stages' tiles within the 227 KiB a block may opt in to.
 std::optional<std::string> wgmma_violation(const Space& space, const Config& c) {
   const BlockedParams p = gemm_config_of(space, c).blocked;
-  if (p.bm * p.bn > 128 * 256)
-    return fmt::format("{} accumulators a thread (128)", p.bm * p.bn / 256);
+  // One warpgroup holds a ping-pong tile, two share a cooperative one.
+  const int threads = p.pp ? 128 : 256;
+  if (p.bm * p.bn > 128 * threads)
+    return fmt::format("{} accumulators a thread (128)", p.bm * p.bn / threads);
   const long long bytes = wgmma_smem_bytes(p);
   if (bytes > 227 * 1024) return fmt::format("{} bytes of shared memory (227 KiB)", bytes);
   return std::nullopt;
@@ -196,6 +198,18 @@ std::vector<SpaceKind> gemm_kinds() {
       // memory); operands that are not K-major on TMA's 16-byte grid are copied so first, inside
       // the call; 24 configs. Appended after mmasplit.
       {"wgmmatf32", wgmma_params("32"), wgmma_violation},
+      // The wgmma kernel's ping-pong form (ktune_gemm_wgmma_pp): each consumer warpgroup owns
+      // whole bm x bn tiles and the two alternate, so that one's K loop hides the other's
+      // epilogue; 64 x 256 and 128 x 128 tiles (at most 128 accumulators a thread; 64 x 128 for
+      // small shapes), 4 to 6 stages within 227 KiB, both rasterizations; 16 configs. Appended
+      // after wgmmatf32.
+      {"wgmmapp",
+       {{"bm", V{"64", "128"}},
+        {"bn", V{"128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"4", "5", "6"}},
+        {"gr", V{"1", "8"}}},
+       wgmma_violation},
   };
 }
 

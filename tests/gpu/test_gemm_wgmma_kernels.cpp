@@ -5,6 +5,8 @@
 // TMA's zero fill and the predicated epilogue), alpha / beta; refusals (precisions, misaligned
 // leading dimensions and base pointers). The `wgmmatf32` kind likewise in tf32, with the K-major
 // copies of MN-major and misaligned operands (odd leading dimensions, bases off the 16-byte grid).
+// The `wgmmapp` kind (the ping-pong kernel) like `wgmma`. The bound itself is tested with planted
+// errors in tests/core/test_gemm_precision.cpp.
 // The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
 
@@ -36,6 +38,9 @@ const std::vector<Precision> kPrecisions = {Precision::bf16, Precision::fp16};
 
 // The `wgmma` kind of the GEMM space in the space's order, read from the family.
 std::vector<BlockedParams> wgmma_space() { return ktune::test::gemm_kind_configs("kind:wgmma"); }
+std::vector<BlockedParams> wgmma_pp_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmapp");
+}
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
 }
@@ -115,6 +120,39 @@ TEST(WgmmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmma, Precision::fp32));
 }
 
+TEST(WgmmaPpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
+  const gemm::GemmConfig g = gemm::parse_gemm_config("kind=wgmmapp;bm=64;bn=256;bk=64;st=5;gr=8");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(g.kind, gemm::Kind::wgmmapp);
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.pp, 1);
+  EXPECT_EQ(gemm::parse_gemm_config("kind=wgmma;bm=128;bn=256;bk=64;st=4;gr=8").blocked.pp, 0);
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::fp16, false, true),
+            "ktune_gemm_wgmma_pp<64,256,5,8,3,0,1>");
+  // 5 stages of (64 + 256) x 64 16-bit elements, 10 barriers, 1024 bytes of alignment slack.
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 5 * 320 * 128 + 80 + 1024);
+  const auto space = wgmma_pp_space();
+  EXPECT_EQ(space.size(), 16u);
+  for (const BlockedParams& p : space) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(p));
+    EXPECT_LE(p.bm * p.bn, 128 * 128);  // one warpgroup's 128 accumulators a thread
+    EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
+  }
+  // A cooperative-only tile is outside the ping-pong template, and the reverse.
+  BlockedParams wide = g.blocked;
+  wide.bm = 128;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(wide));
+  wide.pp = 0;
+  EXPECT_TRUE(gcuda::wgmma_supported_params(wide));
+  BlockedParams narrow = g.blocked;
+  narrow.pp = 0;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(narrow));  // bm 64 needs one warpgroup a tile
+  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::bf16));
+  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::fp16));
+  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::tf32));
+  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::fp32));
+}
+
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
 TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
@@ -128,7 +166,8 @@ TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
 // over the configs).
 TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-all");
-  const auto configs = wgmma_space();
+  auto configs = wgmma_space();
+  for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     for (size_t q = 0; q < 2; ++q)
@@ -237,6 +276,9 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     precompile(requests);
   }
 
+  void expect_every_config_matches(const std::vector<BlockedParams>& configs);
+  void expect_refuses_misaligned_and_other_precisions(const BlockedParams& p);
+
   static ktune::cuda::DeviceBuffer<uint16_t> upload_bits(const std::vector<uint16_t>& host,
                                                          const char* name) {
     ktune::cuda::DeviceBuffer<uint16_t> out(host.size(), name);
@@ -264,9 +306,8 @@ Shape aligned_shape(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t b
 // batched shape (partial M, N and K tiles, padded leading dimensions, odd ldc); and one of 24
 // batches with more tiles than an H100 has SMs (132) for every tile shape and 5 K tiles, so that
 // blocks take several tiles and the stage ring wraps (the persistent loop and the barriers'
-// phases).
-TEST_F(WgmmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
-  const auto configs = wgmma_space();
+// phases; in ping-pong both consumer warpgroups take tiles, some blocks an odd number).
+void WgmmaGemmTest::expect_every_config_matches(const std::vector<BlockedParams>& configs) {
   prepare(configs, kPrecisions);
   int ran = 0;
   for (const BlockedParams& p : configs) {
@@ -291,21 +332,34 @@ TEST_F(WgmmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
   EXPECT_EQ(ran, int(configs.size()) * 2 * 4 * 3);
 }
 
-// alpha and beta (C read and scaled), k shorter than one K tile, one batch.
+TEST_F(WgmmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
+  expect_every_config_matches(wgmma_space());
+}
+
+TEST_F(WgmmaGemmTest, PingPongEveryConfigTransposeAndPrecisionMatchesTheReference) {
+  expect_every_config_matches(wgmma_pp_space());
+}
+
+// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong too.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  for_three_configs(wgmma_space(), kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
-    const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
-    const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
-    ASSERT_GE(r.error, 0) << r.message;
-    EXPECT_LE(r.error, gemm::error_bound(s.k, q))
-        << wgmma_request(p, q, t & 1, t & 2).name_expression;
-  });
+  for (const auto& space : {wgmma_space(), wgmma_pp_space()})
+    for_three_configs(space, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
+      const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
+      const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
+      ASSERT_GE(r.error, 0) << r.message;
+      EXPECT_LE(r.error, gemm::error_bound(s.k, q))
+          << wgmma_request(p, q, t & 1, t & 2).name_expression;
+    });
 }
 
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base
 // pointers off the 16-byte grid; and the precisions the kernel does not compute.
 TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
-  const BlockedParams p = wgmma_space().front();
+  for (const BlockedParams& p : {wgmma_space().front(), wgmma_pp_space().back()})
+    expect_refuses_misaligned_and_other_precisions(p);
+}
+
+void WgmmaGemmTest::expect_refuses_misaligned_and_other_precisions(const BlockedParams& p) {
   const Result odd_ld =
       run(p, Precision::bf16, make_shape(false, false, 77, 45, 70, 1, 1), 1, 0, 3);
   EXPECT_LT(odd_ld.error, 0);

@@ -207,6 +207,136 @@ __device__ __forceinline__ void ktune_wg_tile(long long t, long long tiles_m, lo
   tn = int(in / rows);
 }
 
+// The barriers of the ST-stage ring: `full` completes when a stage's copies have landed, `empty`
+// after `consumers` warps have released it. One thread initializes them before a __syncthreads.
+__device__ __forceinline__ void ktune_wg_init_ring(unsigned full, unsigned empty, int stages,
+                                                   unsigned consumers) {
+  for (int s = 0; s < stages; ++s) {
+    ktune_wg_bar_init(full + 8 * s, 1);
+    ktune_wg_bar_init(empty + 8 * s, consumers);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+// The producer thread: for each tile of this block (blockIdx.x, + gridDim.x, ...) in order, every
+// K tile into the ring (item `it` in stage it % ST, phase it / ST) once its stage is empty.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+__device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const KtuneTmaMap* map_b,
+                                                 long long tiles, long long tiles_m,
+                                                 long long tiles_n, int k_tiles, unsigned tiles_a,
+                                                 unsigned tiles_b, unsigned full, unsigned empty) {
+  typedef KtuneWgmmaSmem<BM, BN, ST> S;
+  constexpr int kKt = PREC == 1 ? 32 : 64;
+  unsigned it = 0;
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    int b, tm, tn;
+    ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const unsigned s = it % ST, bar = full + 8 * s;
+      ktune_wg_bar_wait(empty + 8 * s, ((it / ST) & 1) ^ 1);
+      ktune_wg_bar_expect(bar, S::kA + S::kB);
+      const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
+      if (TA) {
+        ktune_wg_tma_load(da, map_a, kt * kKt, tm * BM, b, bar);
+      } else {
+#pragma unroll
+        for (int j = 0; j < BM / 64; ++j)
+          ktune_wg_tma_load(da + j * 8192, map_a, tm * BM + j * 64, kt * kKt, b, bar);
+      }
+      if (!TB) {
+        ktune_wg_tma_load(db, map_b, kt * kKt, tn * BN, b, bar);
+      } else {
+#pragma unroll
+        for (int j = 0; j < BN / 64; ++j)
+          ktune_wg_tma_load(db + j * 8192, map_b, tn * BN + j * 64, kt * kKt, b, bar);
+      }
+    }
+  }
+}
+
+// One consumer warpgroup's K loop over the ring items it .. it + k_tiles - 1: MI m64 MMAs per
+// 32-byte K step of the tile rows first_row .. first_row + 64 * MI - 1, one commit group in
+// flight (wait_group 1), each stage released (one arrival per warp) once the group after it is
+// issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first.
+template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB>
+__device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int first_row,
+                                                  int k_tiles, unsigned it, unsigned tiles_a,
+                                                  unsigned tiles_b, unsigned full, unsigned empty,
+                                                  int lane) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
+  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    const unsigned s = it % ST;
+    ktune_wg_bar_wait(full + 8 * s, (it / ST) & 1);
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    const unsigned sa = tiles_a + s * SA, sb = tiles_b + s * SB;
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
+      const unsigned long long db =
+          TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024) : ktune_wg_desc(sb + kk * 32, 16, 1024);
+#pragma unroll
+      for (int i = 0; i < MI; ++i) {
+        const int row = first_row + i * 64;  // first row of this m64 MMA in the tile
+        const unsigned long long da =
+            TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
+               : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
+        ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
+      }
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    // The group before this one has finished reading its stage: release that stage.
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+  }
+}
+
+// After ktune_wg_mainloop of the items .. end - 1: waits for the last MMAs and releases the last
+// stage.
+template <int ST>
+__device__ __forceinline__ void ktune_wg_drain(int k_tiles, unsigned end, unsigned empty,
+                                               int lane) {
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((end + ST - 1) % ST));
+}
+
+// Named barriers 1 and 2 (0 is __syncthreads) of the ping-pong kernel's two consumer warpgroups
+// (256 threads: one arrives, the other waits).
+__device__ __forceinline__ void ktune_wg_turn_arrive(int id) {
+  asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory");
+}
+__device__ __forceinline__ void ktune_wg_turn_wait(int id) {
+  asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory");
+}
+
+// A warpgroup's epilogue: accumulator element (r, col) of an m64nN MMA is r = 16 * warp + lane /
+// 4 (+ 8 for the upper half of each quad), col = 8 * j + 2 * (lane % 4) (+ 1); rows from row_base,
+// columns from col_base; only in-range elements are stored.
+template <int MI, int BN>
+__device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], long long row_base,
+                                               long long col_base, long long m, long long n,
+                                               float alpha, float beta, float* cb, long long ldc,
+                                               int warp, int lane) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+    const long long row0 = row_base + i * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long row = row0 + (e >> 1) * 8;
+        const long long col = col_base + j * 8 + (lane & 3) * 2 + (e & 1);
+        if (row < m && col < n) {
+          float* p = cb + col * ldc + row;
+          const float v = alpha * acc[i][j * 4 + e];
+          *p = beta == 0.0f ? v : v + beta * *p;
+        }
+      }
+    }
+  }
+}
+
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // Grid: min(tiles, SMs) blocks of 384 threads; dynamic shared memory KtuneWgmmaSmem<...>::kBytes.
@@ -232,13 +362,7 @@ __global__ void __launch_bounds__(384, 1)
   const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
   const unsigned empty = full + 8 * ST;
   const int tid = threadIdx.x;
-  if (tid == 0) {
-    for (int s = 0; s < ST; ++s) {
-      ktune_wg_bar_init(full + 8 * s, 1);
-      ktune_wg_bar_init(empty + 8 * s, 8);  // the 8 consumer warps
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  if (tid == 0) ktune_wg_init_ring(full, empty, ST, 8);  // the 8 consumer warps release a stage
   __syncthreads();
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
   const long long tiles = tiles_m * tiles_n * batch;
@@ -246,91 +370,88 @@ __global__ void __launch_bounds__(384, 1)
 
   if (tid < 128) {  // producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (tid == 0) {
-      unsigned it = 0;
-      for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-        int b, tm, tn;
-        ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-          const unsigned s = it % ST, bar = full + 8 * s;
-          ktune_wg_bar_wait(empty + 8 * s, ((it / ST) & 1) ^ 1);
-          ktune_wg_bar_expect(bar, S::kA + S::kB);
-          const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
-          if (TA) {
-            ktune_wg_tma_load(da, &map_a, kt * kKt, tm * BM, b, bar);
-          } else {
-#pragma unroll
-            for (int j = 0; j < BM / 64; ++j)
-              ktune_wg_tma_load(da + j * 8192, &map_a, tm * BM + j * 64, kt * kKt, b, bar);
-          }
-          if (!TB) {
-            ktune_wg_tma_load(db, &map_b, kt * kKt, tn * BN, b, bar);
-          } else {
-#pragma unroll
-            for (int j = 0; j < BN / 64; ++j)
-              ktune_wg_tma_load(db + j * 8192, &map_b, tn * BN + j * 64, kt * kKt, b, bar);
-          }
-        }
-      }
-    }
-  } else {  // consumer warpgroups 1 and 2
+    if (tid == 0)
+      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB>(&map_a, &map_b, tiles, tiles_m, tiles_n,
+                                                     k_tiles, tiles_a, tiles_b, full, empty);
+  } else {  // consumer warpgroups 1 and 2: BM / 2 rows of every tile each
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
     float acc[kMi][BN / 2];
     unsigned it = 0;
-    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x, it += k_tiles) {
       int b, tm, tn;
       ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
-#pragma unroll
-      for (int i = 0; i < kMi; ++i)
-#pragma unroll
-        for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
-      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-        const unsigned s = it % ST;
-        ktune_wg_bar_wait(full + 8 * s, (it / ST) & 1);
-        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-        const unsigned sa = tiles_a + s * S::kA, sb = tiles_b + s * S::kB;
-#pragma unroll
-        for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
-          const unsigned long long db = TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024)
-                                           : ktune_wg_desc(sb + kk * 32, 16, 1024);
-#pragma unroll
-          for (int i = 0; i < kMi; ++i) {
-            const int row = cw * (BM / 2) + i * 64;  // first row of this m64 MMA in the tile
-            const unsigned long long da =
-                TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
-                   : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
-            ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
-          }
-        }
-        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-        // The group before this one has finished reading its stage: release that stage.
-        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-        if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
-      }
-      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-      if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB>(
+          acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
+      ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
+      ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
+                              alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
 
-      // Epilogue: accumulator element (r, col) of an m64nN MMA: r = 16 * warp + lane / 4 (+ 8 for
-      // the upper half of each quad), col = 8 * j + 2 * (lane % 4) (+ 1).
-      float* cb = c + (long long)b * stride_c;
-#pragma unroll
-      for (int i = 0; i < kMi; ++i) {
-        const long long row0 = (long long)tm * BM + cw * (BM / 2) + i * 64 + warp * 16 + lane / 4;
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const long long row = row0 + (e >> 1) * 8;
-            const long long col = (long long)tn * BN + j * 8 + (lane & 3) * 2 + (e & 1);
-            if (row < m && col < n) {
-              float* p = cb + col * ldc + row;
-              const float v = alpha * acc[i][j * 4 + e];
-              *p = beta == 0.0f ? v : v + beta * *p;
-            }
-          }
-        }
-      }
+// Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
+// whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles
+// 0, 2, 4, ... and warpgroup 2 tiles 1, 3, ...: since the ring is filled in tile order, one
+// warpgroup's K loop runs while the other stores its tile, so the tensor cores do not wait for
+// the epilogue (the cooperative kernel above stores with both warpgroups at once). A stage is
+// released by the 4 warps of the warpgroup that read it. The K loops take turns (named barriers:
+// a warpgroup starts a tile's once the other has issued the previous tile's), since a warpgroup
+// that waited on the ring items of a tile two ahead could see a `full` barrier two phases
+// behind, of the same parity (wgmma_pingpong_model.py checks the protocol). Same grid, maps and
+// shared memory.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+__global__ void __launch_bounds__(384, 1)
+    ktune_gemm_wgmma_pp(const __grid_constant__ KtuneTmaMap map_a,
+                        const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
+                        long long k, long long batch, float alpha, float beta,
+                        float* __restrict__ c, long long ldc, long long stride_c) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(BM == 64 || BM == 128, "one consumer warpgroup of 64 or 128 rows a tile");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
+  static_assert(BM * BN <= 128 * 128, "at most 128 accumulators a thread");
+  static_assert(PREC != 1 || (TA == 1 && TB == 0), "tf32 wgmma reads K-major A and B only");
+  constexpr int kKt = PREC == 1 ? 32 : 64;
+  typedef KtuneWgmmaSmem<BM, BN, ST> S;
+  constexpr int kMi = BM / 64;
+  extern __shared__ unsigned char ktune_wg_smem[];
+  const unsigned base = (ktune_wg_smem_address(ktune_wg_smem) + 1023u) & ~1023u;
+  const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
+  const unsigned empty = full + 8 * ST;
+  const int tid = threadIdx.x;
+  if (tid == 0) ktune_wg_init_ring(full, empty, ST, 4);  // the reading warpgroup's 4 warps
+  __syncthreads();
+  const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+  const long long tiles = tiles_m * tiles_n * batch;
+  const int k_tiles = int((k + kKt - 1) / kKt);
+
+  if (tid < 128) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0)
+      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB>(&map_a, &map_b, tiles, tiles_m, tiles_n,
+                                                     k_tiles, tiles_a, tiles_b, full, empty);
+  } else {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
+    float acc[kMi][BN / 2];
+    // The block's tile j (of blockIdx.x + j * gridDim.x) holds ring items j * k_tiles onwards.
+    unsigned it = unsigned(cw) * unsigned(k_tiles);
+    for (long long t = blockIdx.x + cw * (long long)gridDim.x; t < tiles;
+         t += 2LL * gridDim.x, it += 2u * unsigned(k_tiles)) {
+      int b, tm, tn;
+      ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+      // A warpgroup waits for the other to have issued its K loop of the block's previous tile:
+      // the ring items before this tile's are then filled, so that a `full` barrier is at most
+      // one phase behind the item awaited (its parity names that item); and the K loops take
+      // turns on the tensor cores.
+      if (t != blockIdx.x) ktune_wg_turn_wait(2 - cw);
+      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB>(acc, 0, k_tiles, it, tiles_a,
+                                                                 tiles_b, full, empty, lane);
+      if (t + gridDim.x < tiles) ktune_wg_turn_arrive(1 + cw);  // the block's next tile's turn
+      ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
+      ktune_wg_store<kMi, BN>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha, beta,
+                              c + (long long)b * stride_c, ldc, warp, lane);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

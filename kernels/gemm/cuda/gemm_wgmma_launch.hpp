@@ -20,7 +20,7 @@ namespace ktune::kernels::gemm::cuda {
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  std::string text = "ktune_gemm_wgmma<";
+  std::string text = p.pp ? "ktune_gemm_wgmma_pp<" : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
@@ -31,13 +31,16 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
   return k_contiguous ? "ktune_wgmma_pack_tf32<1>" : "ktune_wgmma_pack_tf32<0>";
 }
 
-// Parameters the kernel template accepts: two consumer warpgroups of 64 or 128 rows, wgmma N of
-// 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
-// elements, kind wgmma; bk 32 of tf32, kind wgmmatf32).
+// Parameters the kernel templates accept: two consumer warpgroups of 64 or 128 rows of a tile
+// (ktune_gemm_wgmma) or one of 64 or 128 rows owning a tile (pp = 1, ktune_gemm_wgmma_pp), wgmma
+// N of 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
+// elements, kinds wgmma and wgmmapp; bk 32 of tf32, kind wgmmatf32).
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
-  return (p.bm == 128 || p.bm == 256) && (p.bn == 64 || p.bn == 128 || p.bn == 256) &&
-         p.bm * p.bn <= 128 * 256 && (p.bk == 64 || p.bk == 32) && p.st >= 2 && p.gr >= 1 &&
-         p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 && p.splits == 1;
+  const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
+                         : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
+  return rows && (p.bn == 64 || p.bn == 128 || p.bn == 256) && (p.bk == 64 || p.bk == 32) &&
+         p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
+         p.splits == 1 && (p.pp == 0 || p.pp == 1);
 }
 // The K tile (elements) of a precision: one 128-byte swizzle row.
 inline constexpr int wgmma_k_tile(Precision precision) {

@@ -2,11 +2,11 @@
 // precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
 // ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
-// configs are the `mma`, `mmasplit`, `wgmma` and `wgmmatf32` kinds, instantiated by nvcc from the
-// headers the NVRTC sweep compiles (and the vendor candidates, "vendor=cublas" / "vendor=cublaslt",
-// a selector ships with `ktune deploy --vendors`: deploy/vendor_cuda.hpp); wgmma kernels need the
-// library built for sm_90a (their bodies are empty elsewhere, and the launcher refuses devices
-// other than compute capability 9.0).
+// configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32` and `wgmmapp` kinds, instantiated by nvcc
+// from the headers the NVRTC sweep compiles (and the vendor candidates, "vendor=cublas" /
+// "vendor=cublaslt", a selector ships with `ktune deploy --vendors`: deploy/vendor_cuda.hpp); wgmma
+// kernels need the library built for sm_90a (their bodies are empty elsewhere, and the launcher
+// refuses devices other than compute capability 9.0).
 #include "kernels/gemm/cuda/gemm_mma.cuh"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
 #include "kernels/gemm/cuda/gemm_wgmma.cuh"
@@ -127,8 +127,15 @@ Launch run_tc_kernel(const TcArgs& g) {
       workspace.release();
       return outcome;
     } else {
-      const void* kernel =
-          reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      // pp: the ping-pong kernel (kind wgmmapp), else the cooperative one (each instantiated
+      // only for the tiles of its template).
+      const void* kernel = nullptr;
+      if constexpr (p.pp)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      else
+        kernel =
+            reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
       return tc_outcome(kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC),
                                                TA, TB, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
                                                g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c,
