@@ -17,10 +17,12 @@ def _amd(family, model, stepping):
     if family == 0x17:
         return "Zen 2" if model >= 0x30 else "Zen/Zen+"
     if family == 0x19:
-        # AMD's family 19h: Zen 4 are Genoa 10h-1Fh, Raphael 60h-6Fh, Phoenix 70h-7Fh and
-        # Bergamo / Siena A0h-AFh; the rest (Milan, Vermeer, Rembrandt, Cezanne) Zen 3.
+        # AMD's family 19h: Zen 3 are Milan 00h-0Fh and Vermeer / Rembrandt / Cezanne 20h-5Fh;
+        # Zen 4 Genoa 10h-1Fh, Raphael / Phoenix 60h-7Fh and Bergamo / Siena A0h-AFh.
+        if model <= 0x0F or 0x20 <= model <= 0x5F:
+            return "Zen 3"
         zen4 = 0x10 <= model <= 0x1F or 0x60 <= model <= 0x7F or 0xA0 <= model <= 0xAF
-        return "Zen 4" if zen4 else "Zen 3"
+        return "Zen 4" if zen4 else None
     if family == 0x1A:
         return "Zen 5"
     return None

@@ -37,7 +37,8 @@ Stepping:                                1
 Flags:                                   fpu sse2 avx avx2 avx512f avx512_bf16
 """
 CASES = [
-    (XEON_GUEST, "Intel(R) Xeon(R) Platinum 8480+ (KVM guest, Sapphire Rapids, AVX-512, AMX), 16 cores"),
+    (XEON_GUEST,
+     "Intel(R) Xeon(R) Platinum 8480+ (KVM guest, Sapphire Rapids, AVX-512, AMX), 16 cores"),
     (EPYC_HOST, "AMD EPYC 9654 96-Core Processor (Zen 4, AVX-512), 96 cores, 192 hardware threads"),
     # Family 26 (1Ah) is Zen 5; the old 'hypervisor' flag alone makes a "VM guest".
     (EPYC_HOST.replace("25", "26").replace("avx512_bf16", "avx512_bf16 hypervisor"),
@@ -45,9 +46,11 @@ CASES = [
     # Family 25 model 33 (21h, Vermeer) is Zen 3; no avx512f.
     (EPYC_HOST.replace("17", "33").replace("avx512f avx512_bf16", ""),
      "AMD EPYC 9654 96-Core Processor (Zen 3, no AVX-512), 96 cores, 192 hardware threads"),
-    # A model the table does not know: no generation named.
+    # Models the table does not know: no generation named.
     (XEON_GUEST.replace("143", "250"),
      "Intel(R) Xeon(R) Platinum 8480+ (KVM guest, AVX-512, AMX), 16 cores"),
+    (EPYC_HOST.replace("Model:                                   17", "Model: 144"),
+     "AMD EPYC 9654 96-Core Processor (AVX-512), 96 cores, 192 hardware threads"),
 ]
 CPUINFO = """processor\t: 0
 vendor_id\t: AuthenticAMD
@@ -92,7 +95,8 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(text)
         rc, out, err = run(path)
         if rc == 0 or out or len(err.splitlines()) != 1 or path not in err:
-            failures.append(f"{name}: want one error line naming {path}, got rc {rc} {out!r} {err!r}")
+            failures.append(f"{name}: want one error line naming {path}, "
+                            f"got rc {rc} {out!r} {err!r}")
 
 # This machine: the format, its core count and whether /proc/cpuinfo lists avx512f.
 rc, out, err = run()

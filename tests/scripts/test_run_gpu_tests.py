@@ -25,7 +25,8 @@ with tempfile.TemporaryDirectory() as tmp:
         return r.stdout.splitlines()
 
     out = run("30", log, program, "one", "3")
-    if not out or not out[0].startswith("gpu tests fake_tests exit 3 (") or out[1:] != ["[  FAILED  ] Fake.one", "rc=3"]:
+    if not out or not out[0].startswith("gpu tests fake_tests exit 3 (") or \
+            out[1:] != ["[  FAILED  ] Fake.one", "rc=3"]:
         failures.append(f"plain run: {out}")
     if open(log).read() != "args: one 3\n[  FAILED  ] Fake.one\n":
         failures.append(f"plain run's log: {open(log).read()!r}")
