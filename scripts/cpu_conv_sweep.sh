@@ -60,10 +60,8 @@ run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b16 "${benc
   --csv "$out/conv-deployed-heldout-b16.csv" --md "$out/conv-deployed-heldout-b16.md" \
   > "$work/bench-heldout-b16.log"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
-traits=$(lscpu | sed -n 's/^Hypervisor vendor:[[:space:]]*\(.*\)/\1 guest, /p' | head -1)
-grep -qw avx512f /proc/cpuinfo && traits="${traits}AVX-512" || traits="${traits}no AVX-512"
-device="$model ($traits), $(nproc) cores, load average $load_before before, $load_after after"
+device="$(/usr/bin/python3 "$here/scripts/cpu_model.py")"
+device="$device, load average $load_before before, $load_after after"
 /usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
   "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
   "$out/conv-deployed-heldout-b16.csv" --conv-small "$here/workloads/conv2d/conv2d-small.csv" \
@@ -96,5 +94,5 @@ conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, wors
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
 conv-deployed-heldout*.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers at batch 1 and 16); \
 sweep ${sweep_s} s, all $(( $(date +%s) - start )) s" > /dev/null
-cat "$out/conv-deployed-tables.md" | head -20
+head -20 "$out/conv-deployed-tables.md"
 echo "cpu_conv_sweep: $(( $(date +%s) - start )) s"

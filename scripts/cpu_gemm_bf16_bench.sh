@@ -45,7 +45,7 @@ store="$out/gemm-bf16.sqlite"
 rm -f "$store"
 {
   echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!results' || echo ' (+ uncommitted changes)')"
-  echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores; ktune: $ktune; timing options: ${timing:-defaults}, budget ${budget_ms} ms"
+  echo "# $(/usr/bin/python3 scripts/cpu_model.py); ktune: $ktune; timing options: ${timing:-defaults}, budget ${budget_ms} ms"
   echo "# $(date -u +%T) start, load $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$log"
 start=$(date +%s)

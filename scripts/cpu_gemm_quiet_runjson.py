@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes OUT_DIR/run.json for a CPU deployed-vs-vendor run of scripts/cpu_gemm_heldout_bench.sh
-(results/ conventions): command, commit, date, device (the CPU model from /proc/cpuinfo, its
-hardware threads, the load average at the end), per set whether its shapes are in the selector's
+(results/ conventions): command, commit, date, device (scripts/cpu_model.py's CPU description,
+the load average at the end), per set whether its shapes are in the selector's
 training data, the vendors that ran (the CSVs' OpenBLAS core and oneDNN implementation columns and
 the bench's vendor lines in the log) and the measures: per set the geomean and time-weighted ratio
 against the faster of OpenBLAS and oneDNN (each side the median of its rounds), the shapes below
@@ -20,21 +20,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_model import describe as cpu_model  # noqa: E402
 from gemm_deployed_tables import flop, geomean, read_run  # noqa: E402
-
-
-def cpu_model():
-    """The model name, with whether it is a VM guest and has AVX-512 (/proc/cpuinfo)."""
-    model, flags = "unknown CPU", set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-            elif line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-    notes = (["VM guest"] if "hypervisor" in flags else []) + (
-        ["AVX-512"] if "avx512f" in flags else [])
-    return f"{model} ({', '.join(notes)})" if notes else model
 
 
 def round_figures(path):
@@ -134,8 +121,7 @@ def main():
         "command": a.command,
         "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
-        "device": f"{cpu_model()}, {os.cpu_count()} hardware threads (load average at the end: "
-                  f"{load})",
+        "device": f"{cpu_model()} (load average at the end: {load})",
         "measures": "the deployed CPU GEMM library against the faster of OpenBLAS and oneDNN, "
                     "each side the median of its rounds (tuned_gemm_bench --rounds: each round "
                     "starts with the next library): " + "; ".join(measures),

@@ -29,3 +29,28 @@ use_device_cuda_libraries() {
   done
   export LD_LIBRARY_PATH
 }
+
+# run_gpu_tests [--append] SECONDS LOG PROGRAM [ARGS...]: a script's GPU test phase. Runs PROGRAM
+# ARGS under `timeout SECONDS`, its output into LOG (added to LOG with --append: several programs,
+# one log), then prints its exit status and seconds and, of what this run wrote, the lines that
+# say how tests ended or why one failed (at most 40). Returns PROGRAM's exit status (124: cut).
+run_gpu_tests() {
+  local append=0 seconds log start rc before=0
+  [ "$1" = --append ] && { append=1; shift; }
+  seconds=$1 log=$2
+  shift 2
+  if [ "$append" = 1 ]; then
+    [ -f "$log" ] && before=$(wc -l < "$log")
+    start=$(date +%s)
+    timeout "$seconds" "$@" >> "$log" 2>&1
+  else
+    start=$(date +%s)
+    timeout "$seconds" "$@" > "$log" 2>&1
+  fi
+  rc=$?
+  echo "gpu tests $(basename "$1") exit $rc ($(($(date +%s) - start)) s)"
+  tail -n +"$((before + 1))" "$log" |
+    grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |FAILED|Failure|error|Expected|Which is|Value of" |
+    head -40
+  return "$rc"
+}

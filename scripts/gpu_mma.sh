@@ -8,7 +8,7 @@
 #          the store exported and the gemm-vs-vendor report of each workload
 # Run from a checkout:  SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... scripts/gpu_mma.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 OUT=${OUT:-/tmp/ktune-out}
 W=/tmp/mma-work  # what each phase writes; packed into $OUT/<phase>.tar.gz (8 files come back)
@@ -28,11 +28,8 @@ B=$BUILD/bin
 gpu_info "$OUT/nvidia-smi.txt"
 
 if has tests; then
-  start=$(date +%s)
-  timeout "${TESTS_SECONDS:-400}" "$B/ktune_gpu_tests" --gtest_filter='MmaGemm*' \
-    > "$W/gpu-tests-mma.log" 2>&1
-  echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure" "$W/gpu-tests-mma.log" | head -40
+  run_gpu_tests "${TESTS_SECONDS:-400}" "$W/gpu-tests-mma.log" "$B/ktune_gpu_tests" \
+    --gtest_filter='MmaGemm*'
   "$B/ktune_core_tests" --gtest_filter='GemmPrecision*:Space*' > "$W/core-tests.log" 2>&1
   echo "core tests exit $?"
   tail -3 "$W/core-tests.log"

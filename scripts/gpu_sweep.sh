@@ -9,7 +9,7 @@
 # NVRTC cache travel in, GTEST_FILTER the GPU tests run.
 #   FAMILY=conv2d CARRY=.carry/conv-cuda KTUNE_BIN=.carry/conv-cuda RUN_TESTS=1 ... scripts/gpu_sweep.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BIN=${KTUNE_BIN:-build-gpu/bin}
 OUT=${OUT:-/tmp/ktune-out}
 mkdir -p "$OUT"
@@ -31,10 +31,8 @@ fi
 [ -f "$CARRY"/nvrtc-cache.tar.gz ] && mkdir -p "$KTUNE_CACHE_DIR" && tar xzf "$CARRY"/nvrtc-cache.tar.gz -C "$KTUNE_CACHE_DIR"
 
 if [ "${RUN_TESTS:-0}" = 1 ]; then
-  timeout "${TESTS_SECONDS:-240}" "$BIN/ktune_gpu_tests" ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"} \
-    > "$OUT/gpu-tests.log" 2>&1
-  echo "gpu tests exit $?"
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |FAILED|Failure|GFLOP" "$OUT/gpu-tests.log" | tail -40
+  run_gpu_tests "${TESTS_SECONDS:-240}" "$OUT/gpu-tests.log" "$BIN/ktune_gpu_tests" \
+    ${GTEST_FILTER:+--gtest_filter="$GTEST_FILTER"}
 fi
 
 if [ "${SWEEP_SECONDS:-0}" -gt 0 ]; then

@@ -13,7 +13,7 @@
 # Everything lands in $OUT/tc-deployed.tar.gz (CSVs, logs, nvidia-smi).
 #   SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... PHASES='build tests bench' scripts/gpu_tc_deployed.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build-tc}
 OUT=${OUT:-/tmp/ktune-out}
 W=/tmp/tc-deployed
@@ -36,14 +36,9 @@ B=$BUILD/bin
 
 if has tests; then
   for program in ${TEST_PROGRAMS:-ktune_gpu_tests}; do
-    start=$(date +%s)
-    timeout "${TESTS_SECONDS:-180}" "$B/$program" \
-      --gtest_filter="${TESTS_FILTER:-TunedGemmEx*:TunedGemmCuda*}" \
-      >> "$W/gpu-tests-deployed-tc.log" 2>&1
-    echo "gpu tests $program exit $? ($(($(date +%s) - start)) s)"
+    run_gpu_tests --append "${TESTS_SECONDS:-180}" "$W/gpu-tests-deployed-tc.log" "$B/$program" \
+      --gtest_filter="${TESTS_FILTER:-TunedGemmEx*:TunedGemmCuda*}"
   done
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|Value of" \
-    "$W/gpu-tests-deployed-tc.log" | head -40
 fi
 
 if has bench; then

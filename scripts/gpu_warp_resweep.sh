@@ -15,17 +15,16 @@
 #   CARRY=.carry/gpu KINDS=kind:warpsplit LARGE_TILED_SECONDS=0 DNN_SECONDS=330 TESTS='*' \
 #     SUITE_LAST=1 bash scripts/gpu_warp_resweep.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/gpu_device_build.sh
 . scripts/gpu_device_build.sh
+. scripts/device_common.sh
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 K=$B/bin/ktune
 left() { echo $((${LIMIT:-570} - SECONDS)); }
 
 gpu_tests() {
-  timeout "$1" $B/bin/ktune_gpu_tests --gtest_filter="${TESTS:-Warp*}" > $W/gpu-tests.log 2>&1
-  echo "gpu tests exit $? at ${SECONDS}s: $(grep -E '^\[  PASSED|^\[  FAILED' $W/gpu-tests.log | tr '\n' ' ')"
-  grep -E "^\[  FAILED|Failure" $W/gpu-tests.log | head -10
+  run_gpu_tests "$1" "$W/gpu-tests.log" "$B/bin/ktune_gpu_tests" --gtest_filter="${TESTS:-Warp*}"
 }
 [ "${SUITE_LAST:-0}" = 1 ] || gpu_tests 200
 

@@ -9,9 +9,10 @@
 # for the time left (the store comes back; a later call resumes it).
 #   CARRY=.carry/gpu bash scripts/gpu_warp_variants.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/gpu_device_build.sh
 . scripts/gpu_device_build.sh
+. scripts/device_common.sh
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 K=$B/bin/ktune
 S=(--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000)
@@ -19,8 +20,7 @@ inspect() {  # ptxas report + main-loop instruction mix of three instantiations
   scripts/warp_sass_mix.sh > $W/sass-$1.txt 2>&1
   tail -8 $W/sass-$1.txt
 }
-timeout 150 $B/bin/ktune_gpu_tests --gtest_filter='Warp*' > $W/gpu-tests-capped.log 2>&1
-echo "gpu tests exit $? at ${SECONDS}s: $(grep -E '^\[  PASSED|^\[  FAILED' $W/gpu-tests-capped.log | tr '\n' ' ')"
+run_gpu_tests 150 "$W/gpu-tests-capped.log" "$B/bin/ktune_gpu_tests" --gtest_filter='Warp*'
 cp kernels/gemm/cuda/gemm_warp.cuh $W/gemm_warp.cuh.capped
 for v in capped free; do
   if [ $v = free ]; then

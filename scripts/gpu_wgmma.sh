@@ -10,7 +10,7 @@
 #          on the same warm machine (PHASES=sweep) adds to the same store.
 # Run from a checkout:  SYSROOT=.carry/gpu/sysroot.tar.gz OUT=... scripts/gpu_wgmma.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 OUT=${OUT:-/tmp/ktune-out}
 W=/tmp/wgmma-work
@@ -41,12 +41,8 @@ if has sass; then
 fi
 
 if has tests; then
-  start=$(date +%s)
-  timeout "${TESTS_SECONDS:-240}" "$B/ktune_gpu_tests" --gtest_filter="${TESTS_FILTER:-WgmmaGemm*}" \
-    > "$W/gpu-tests-wgmma.log" 2>&1
-  echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|error|Expected|Which is|Value of" \
-    "$W/gpu-tests-wgmma.log" | head -40
+  run_gpu_tests "${TESTS_SECONDS:-240}" "$W/gpu-tests-wgmma.log" "$B/ktune_gpu_tests" \
+    --gtest_filter="${TESTS_FILTER:-WgmmaGemm*}"
 fi
 
 if has sweep; then

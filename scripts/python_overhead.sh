@@ -16,6 +16,9 @@ import datetime, json, os, sys
 import ktune
 from ktune import _overhead
 
+sys.path.insert(0, "scripts")
+from cpu_model import describe
+
 command, commit, dirty = sys.argv[1:]
 cpu = ktune.cpu_device()
 out = os.path.join("results", cpu["slug"], "python-overhead")
@@ -30,12 +33,8 @@ for size in (1, 4, 16, 64):
 with open(os.path.join(out, "overhead.csv"), "w") as f:
     f.write("m_n_k,python_us_per_call,cpp_us_per_call,overhead_us_per_call\n")
     f.writelines(f"{s},{p:.4f},{c:.4f},{o:.4f}\n" for s, p, c, o in rows)
-model = cpu["name"]  # the full model name where /proc/cpuinfo gives one
-if os.path.exists("/proc/cpuinfo"):
-    names = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
-    model = names[0] if names else model
 run = {"command": command.strip(), "commit": commit, "date": datetime.date.today().isoformat(),
-       "device": f"{model}, {os.cpu_count()} cores",
+       "device": describe(),
        "measures": "ktune.gemm per-call time from Python vs the same ktune::gemm call from C++ "
                    f"(best of 7 rounds; load average {load:.2f} before"
                    + ("; uncommitted changes in the tree" if dirty == "yes" else "") + ")",

@@ -19,9 +19,9 @@ env -u KTUNE_REMEMBER -u KTUNE_REMEMBER_BUDGET_MS -u KTUNE_REMEMBER_CANDIDATES \
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 cat "$out/overhead.csv"
 
-device=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+device=$(/usr/bin/python3 scripts/cpu_model.py)
 /usr/bin/python3 - "$out/run.json" "scripts/remember_overhead.sh $*" \
-  "$(git rev-parse --short HEAD)" "$device, $(nproc) cores" "$load_before" "$load_after" <<'PY'
+  "$(git rev-parse --short HEAD)" "$device" "$load_before" "$load_after" <<'PY'
 import datetime, json, sys
 path, command, commit, device, before, after = sys.argv[1:]
 json.dump({"command": command, "commit": commit,

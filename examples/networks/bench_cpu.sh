@@ -53,10 +53,9 @@ done
 here=$(dirname "$0")
 /usr/bin/python3 "$here/networks_md.py" "$out" "$here/../../workloads/conv2d/conv2d-small.csv" > "$out/networks.md"
 echo "load after: $(cat /proc/loadavg)" >> "$out/cpu.txt"
-cores=$(nproc)
-model=$(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1)
+device=$(/usr/bin/python3 "$here/../../scripts/cpu_model.py")
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
-/usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$model, $cores cores" \
+/usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$device" \
   "$batches" "$backends" "$onednn" <<'PY'
 import datetime, json, os, sys
 out, command, commit, device, batches, backends, onednn = sys.argv[1:8]
