@@ -8,7 +8,8 @@
 #          (default kind:wgmma,kind:wgmmapp; BIG_CONFIGS for fewer) + cuBLAS, cuBLASLt heuristic and best of its top 8,
 #          same precision, same run, 2 warm-ups and 10-20 timed runs each
 #   large  LARGE_WORKLOADS (default large@bf16) x CONFIGS + the vendors, the sweep's timing flags
-#   ncu    Nsight Compute of the fastest wgmmapp config of 8192^3 NN bf16 and of cuBLAS there
+#   ncu    Nsight Compute of the fastest wgmmapp config of 8192^3 NN bf16 and of cuBLAS there (the
+#          regex names bf16 kernels: the float64 reference the bench verifies with is an xmma kernel too)
 # Every file goes to W; after each phase W is packed into $OUT/wgmma-big.tar.gz (the device tool
 # brings back few files, none with '@' in its name).
 # Run from a checkout:  SYSROOT=.carry/sys/sysroot.tar.gz SRC=... OUT=... scripts/gpu_wgmma_big.sh
@@ -111,7 +112,7 @@ print(max(rows, key=lambda r: float(r["perf"]))["config"] if rows else "")')
     --configs "$best" --no-vendors --store /tmp/ncu1.sqlite $S1 > "$W/ncu-wgmmapp.csv" 2> "$W/ncu-wgmmapp.err"
   echo "ncu ktune exit $?"
   # shellcheck disable=SC2086
-  timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:'nvjet|xmma|cutlass|sm90' --launch-count 1 $sections \
+  timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:'nvjet|bf16bf16|cutlass' --launch-count 1 $sections \
     --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
     --configs "$best" --store /tmp/ncu2.sqlite $S1 > "$W/ncu-cublas.csv" 2> "$W/ncu-cublas.err"
   echo "ncu cublas exit $?"
