@@ -194,8 +194,9 @@ def markdown(rows, worst_count):
         for name, members in sets.items():
             s = summarize(members)
             layers = f"{s['layers']}" + (f" ({s['missing']} missing)" if s["missing"] else "")
-            out.append(f"| {precision} | {side} | {sample} | {name} | {layers} | {s['geomean']:.3f} "
-                       f"| {s['time_weighted']:.3f} | {s['below']} | {s['ktune_ms']:.3f} "
+            ratios = [f"{s[x]:.3f}" if s[x] == s[x] else "—" for x in ("geomean", "time_weighted")]
+            out.append(f"| {precision} | {side} | {sample} | {name} | {layers} | {ratios[0]} "
+                       f"| {ratios[1]} | {s['below']} | {s['ktune_ms']:.3f} "
                        f"| {s['vendor_ms']:.3f} | {s['worst']} |")
     for (precision, side, sample), group in groups.items():
         ok = sorted((r for r in group if r["status"] == "ok"), key=lambda r: r["ratio"])
