@@ -33,7 +33,7 @@ export SYSROOT
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 PHASES=${PHASES:-torch build bf16 fp16 fp32 heldout}
-DEADLINE_S=${DEADLINE_S:-470}
+DEADLINE_S=${DEADLINE_S:-440}
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 mkdir -p "$OUT"
 . scripts/device_common.sh
@@ -83,8 +83,8 @@ sweep() {
   "$B/ktune" export --store "/tmp/sweep-$precision.sqlite" --format csv \
     -o "$OUT/sweep-$precision.csv.gz"
 }
-has bf16 && sweep bf16 120
-has fp16 && sweep fp16 120
+has bf16 && sweep bf16 130
+has fp16 && sweep fp16 130
 
 # The FP32 deployed library (in-sample, then held out) against the cudnn vendor, same run.
 deployed() {
