@@ -173,7 +173,16 @@ def summarize(rows):
             if worst else "—"}
 
 
-def markdown(rows, worst_count):
+def header_source(header):
+    """The header's "// From: ..." line: what it was trained on."""
+    with open(header) as f:
+        for line in f:
+            if line.startswith("// From: "):
+                return line[len("// From: "):].strip()
+    return "(no From: line)"
+
+
+def markdown(rows, worst_count, selectors):
     groups = {}
     for r in rows:
         groups.setdefault((r["precision"], r["ktune"], r["sample"]), []).append(r)
@@ -186,6 +195,11 @@ def markdown(rows, worst_count):
            "config per layer). In bf16/fp16 cuDNN writes 16-bit output, ktune FP32.", "",
            "| precision | ktune | sample | set | layers | geomean | time-weighted | below 0.8x "
            "| ktune ms | cuDNN ms | worst layer |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    intro = [f"- selector `{label}`: `{os.path.basename(header)}`"
+             + (f" (scored on {', '.join(sorted(nets))} only)" if nets else "")
+             + f", {header_source(header)}" for label, (header, nets) in selectors.items()]
+    if intro:
+        out[1:1] = [""] + intro
     for (precision, side, sample), group in groups.items():
         sets = {}
         for r in group:
@@ -263,7 +277,7 @@ def main():
         for r in rows:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
     with open(args.markdown, "w") as f:
-        f.write(markdown(rows, args.worst))
+        f.write(markdown(rows, args.worst, selectors))
 
 
 if __name__ == "__main__":
