@@ -59,7 +59,9 @@ def layers(workloads):
 
 def key_of(feats, precision=None):
     key = ";".join(f"{k}={feats[k]}" for k in FEATURES)
-    return key + (f";precision={PRECISION_CODES[precision]}" if precision in PRECISION_CODES else "")
+    if precision in PRECISION_CODES:
+        key += f";precision={PRECISION_CODES[precision]}"
+    return key
 
 
 def flop(f):
@@ -134,7 +136,8 @@ def sixteen_bit_rows(sweep, precision, selectors, all_layers, torch):
         best = min(ok) if ok else (math.nan, "")
         rows.append(row(precision, "oracle", "in-sample", net, name, count, f,
                         (best[0], best[1], "ok" if ok else "missing"),
-                        (vendor[1], vendor[2], vendor[0]), torch.get((net, name, f["n"], precision))))
+                        (vendor[1], vendor[2], vendor[0]),
+                        torch.get((net, name, f["n"], precision))))
     return rows
 
 
@@ -149,9 +152,10 @@ def fp32_rows(path, sample, all_layers):
             ms = {side: mflop / float(r[side + "_gflops"]) if float(r[side + "_gflops"]) > 0
                   else math.nan for side in ("deployed", "vendor")}
             st = r["status"] or "ok"
+            vendor_status = "ok" if ms["vendor"] > 0 else "missing"
             rows.append(row("fp32", "deployed library", sample, r["network"], r["layer"], count, f,
                             (ms["deployed"], r["config"], st),
-                            (ms["vendor"], r["vendor_algo"], "ok" if ms["vendor"] > 0 else "missing")))
+                            (ms["vendor"], r["vendor_algo"], vendor_status)))
     return rows
 
 
@@ -189,12 +193,14 @@ def markdown(rows, worst_count, selectors):
     out = ["Conv layers of VGG16 and ResNet-50 (batch 1, 16): ktune vs cuDNN at its best in the "
            "same precision and run (every algorithm of the legacy Find and the backend engines, "
            "NHWC and NCHW, fastest kept). Ratio = cuDNN ms / ktune ms (above 1: ktune faster); "
-           "time-weighted = Σ count·cuDNN ms / Σ count·ktune ms (count: repeats in the network). "
+           "time-weighted = Σ count·cuDNN ms / Σ count·ktune ms (count: repeats in the "
+           "network). "
            "fp32: the deployed library; bf16/fp16: a selector header's pick among the measured "
            "cuda_igemm_mma configs (no 16-bit conv library ships), and the oracle (fastest "
            "config per layer). In bf16/fp16 cuDNN writes 16-bit output, ktune FP32.", "",
            "| precision | ktune | sample | set | layers | geomean | time-weighted | below 0.8x "
-           "| ktune ms | cuDNN ms | worst layer |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+           "| ktune ms | cuDNN ms | worst layer |",
+           "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     intro = [f"- selector `{label}`: `{os.path.basename(header)}`"
              + (f" (scored on {', '.join(sorted(nets))} only)" if nets else "")
              + f", {header_source(header)}" for label, (header, nets) in selectors.items()]
@@ -208,15 +214,17 @@ def markdown(rows, worst_count, selectors):
         for name, members in sets.items():
             s = summarize(members)
             layers = f"{s['layers']}" + (f" ({s['missing']} missing)" if s["missing"] else "")
-            ratios = [f"{s[x]:.3f}" if s[x] == s[x] else "—" for x in ("geomean", "time_weighted")]
+            ratios = [f"{s[x]:.3f}" if s[x] == s[x] else "—"  # nan: no verified layer
+                      for x in ("geomean", "time_weighted")]
             out.append(f"| {precision} | {side} | {sample} | {name} | {layers} | {ratios[0]} "
                        f"| {ratios[1]} | {s['below']} | {s['ktune_ms']:.3f} "
                        f"| {s['vendor_ms']:.3f} | {s['worst']} |")
     for (precision, side, sample), group in groups.items():
         ok = sorted((r for r in group if r["status"] == "ok"), key=lambda r: r["ratio"])
-        out += ["", f"Worst {min(worst_count, len(ok))} layers, {precision}, {side} ({sample}):", "",
-                "| network | layer | n | h x w | c -> k | r x s / stride | ktune ms | cuDNN ms "
-                "| ratio | ktune config | cuDNN algorithm |", "|---|---|---:|---|---|---|---:|---:|---:|---|---|"]
+        out += ["", f"Worst {min(worst_count, len(ok))} layers, {precision}, {side} ({sample}):",
+                "", "| network | layer | n | h x w | c -> k | r x s / stride | ktune ms | cuDNN ms "
+                "| ratio | ktune config | cuDNN algorithm |",
+                "|---|---|---:|---|---|---|---:|---:|---:|---|---|"]
         for r in ok[:worst_count]:
             out.append(f"| {r['network']} | {r['layer']} | {r['n']} | {r['h']}x{r['w']} "
                        f"| {r['c']} -> {r['k']} | {r['r']}x{r['s']} / {r['stride']} "
@@ -230,7 +238,7 @@ def markdown(rows, worst_count, selectors):
         if torch:
             faster = [r for r in torch if r["torch_ms"] < 0.9 * r["vendor_ms"]]
             faster.sort(key=lambda r: r["torch_ms"] / r["vendor_ms"])
-            out += ["", f"cuDNN through PyTorch (same run): more than 10 % faster than the vendor "
+            out += ["", f"cuDNN through PyTorch (same call): more than 10 % faster than the vendor "
                     f"row on {len(faster)} of {len(torch)} layers" + (", most: " + ", ".join(
                         f"{r['network']} {r['layer']} b{r['n']} {r['torch_ms']:.4f} "
                         f"({r['torch_layout']}) vs {r['vendor_ms']:.4f} ms" for r in faster[:5])

@@ -2,12 +2,14 @@
 """scripts/conv_precision/tables.py on hand-made workloads, sweep, FP32 bench CSV and selector
 header whose figures are worked out by hand: the header's pick served, a refused pick falling back
 to the header's safe order, an unverified row never timed, count-weighted sums, a selector scored
-on one network only, GFLOP/s turned into ms; a bad --selector is a one-line error. And
-header_picks.py reproduces the shipped FP32 CUDA library's picks on every layer of its committed
-in-sample and held-out runs (the driver fills the features as the library does).
+on one network only, GFLOP/s turned into ms; a bad --selector is a one-line error; run_json.py's
+manifest of such a directory. And header_picks.py reproduces the shipped FP32 CUDA library's picks
+on every layer of its committed in-sample and held-out runs (the driver fills the features as
+the library does).
   test_conv_precision_tables.py SCRIPT"""
 import csv
 import gzip
+import json
 import math
 import os
 import subprocess
@@ -78,10 +80,10 @@ class Tables(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_script(self, *selectors):
+    def run_script(self, *selectors, out="out.csv"):
         d = self.d
         return subprocess.run([sys.executable, SCRIPT, "--dir", d, "--workloads", f"{d}/workloads",
-                               *[f"--selector={s}" for s in selectors], "--csv", f"{d}/out.csv",
+                               *[f"--selector={s}" for s in selectors], "--csv", f"{d}/{out}",
                                "--markdown", f"{d}/out.md"], capture_output=True, text=True)
 
     def test_figures(self):
@@ -115,6 +117,23 @@ class Tables(unittest.TestCase):
         self.assertIn("| resnet50 b16 | 1 (1 missing) | — | — | 0 |", md)
         self.assertAlmostEqual(1.587, (0.5 * 2 * 4) ** (1 / 3), places=3)
         self.assertTrue(math.isclose(2.6 / 1.5, 1.7333, rel_tol=1e-4))
+
+    def test_run_json(self):
+        self.assertEqual(self.run_script(f"in={self.d}/h.hpp", out="per-layer.csv").returncode, 0)
+        with open(f"{self.d}/nvidia-smi.txt", "w") as f:
+            f.write("name, driver_version, memory.total [MiB]\n"
+                    "NVIDIA H100 80GB HBM3, 580.1, 81559 MiB\n")
+        run_json = os.path.join(os.path.dirname(os.path.abspath(SCRIPT)), "run_json.py")
+        r = subprocess.run([sys.executable, run_json, self.d, "--commit", "abc", "--command", "x"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(f"{self.d}/run.json") as f:
+            run = json.load(f)
+        self.assertEqual(run["device"], "NVIDIA H100 80GB HBM3 (lent, driver 580.1, 81559 MiB)")
+        self.assertIn("bf16 selector (in): 1.587 / 1.733 / 1 of 4, 1 not compared", run["measures"])
+        self.assertIn("fp32 deployed library (in-sample): 2.000 / 2.000 / 0 of 1", run["measures"])
+        self.assertIn("sweep-bf16.csv.gz", run["files"])
+        self.assertNotIn("run.json", run["files"])
 
     def test_bad_selector_is_one_line(self):
         r = self.run_script(f"{self.d}/h.hpp")
