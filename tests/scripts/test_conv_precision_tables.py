@@ -5,7 +5,7 @@ to the header's safe order, an unverified row never timed, count-weighted sums, 
 on one network only, GFLOP/s turned into ms; a bad --selector is a one-line error; run_json.py's
 manifest of such a directory. And header_picks.py reproduces the shipped FP32 CUDA library's picks
 on every layer of its committed in-sample and held-out runs (the driver fills the features as
-the library does).
+the library does). engine_picks.py on a hand-made networks layers.csv.
   test_conv_precision_tables.py SCRIPT"""
 import csv
 import gzip
@@ -154,6 +154,37 @@ class Tables(unittest.TestCase):
                                                       "pad")) for r in rows]
             picks = header_picks(os.path.join(sel, header), keys)
             self.assertEqual([picks[k][0] for k in keys], [r["config"] for r in rows], run)
+
+
+class EnginePicks(unittest.TestCase):
+    """engine_picks.py: ratios cuDNN / gemm_ex from the pick notes, other rows ignored, a conv
+    row without a note is a one-line error."""
+    LAYERS = ("network,batch,backend,layer,name,kind,median_ms,choice\n"
+              'n,1,ktune-tf32,0,c0,conv,1,"pick=cudnn (gemm_ex 0.4 ms, cudnn 0.1 ms at load)"\n'
+              'n,1,ktune-tf32,1,c1,conv,1,"pick=gemm_ex (gemm_ex 0.1 ms, cudnn 0.4 ms at load)"\n'
+              "n,1,ktune-tf32,2,p,max_pool,1,\n"
+              'n,1,cudnn-tf32,0,c0,conv,1,"cudnn tf32 engine=1"\n')
+
+    def run_on(self, text):
+        script = os.path.join(os.path.dirname(os.path.abspath(SCRIPT)), "engine_picks.py")
+        with tempfile.TemporaryDirectory() as d:
+            with open(f"{d}/layers.csv", "w") as f:
+                f.write(text)
+            return subprocess.run([sys.executable, script, f"{d}/layers.csv"],
+                                  capture_output=True, text=True)
+
+    def test_ratios(self):
+        r = self.run_on(self.LAYERS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # 0.25 and 4: geomean 1; time-weighted 0.5 / 0.5 = 1; one below 0.8; one gemm_ex pick.
+        self.assertIn("| ktune-tf32 | n | 1 | 2 | 1.000 | 1.000 | 1 | 1 | c0 0.250", r.stdout)
+        self.assertNotIn("cudnn-tf32", r.stdout)
+
+    def test_missing_note(self):
+        r = self.run_on(self.LAYERS + "n,1,ktune-bf16,3,c3,conv,1,\n")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("ktune-bf16 n b1 c3", r.stderr)
 
 
 if __name__ == "__main__":
