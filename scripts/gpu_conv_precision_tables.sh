@@ -87,7 +87,7 @@ sweep() {
 has bf16 && sweep bf16 130
 has fp16 && sweep fp16 130
 
-# The FP32 deployed library (in-sample, then held out) against the cudnn vendor, same run.
+# The FP32 deployed library (held out, then in-sample) against the cudnn vendor, same run.
 deployed() {
   local bin=$1 workload=$2 name=$3 t
   t=$(cap "$4")
