@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue #25's conv-layer tables per precision, one call on the lent GPU machine (<= 550 s with
+# the machine's start): every phase has its own time cap and all of them share one deadline
+# (DEADLINE_S after the script starts), so a late phase is cut, not the call; each phase writes
+# its files under $OUT (compressed) before the next starts. Phases (PHASES, default all):
+#   torch    during the build (niced build, GPU idle): cuDNN's engine search through PyTorch in
+#            bf16 / fp16, both layouts (kernels/conv2d/cudnn_precisions.py): a second harness's
+#            view of cuDNN at its best -> cudnn-torch.csv
+#   build    scripts/gpu_build_remote.sh (examples on): ktune, tuned_conv_bench,
+#            tuned_conv_bench_resnet50
+#   bf16     ktune bench --workload dnn@bf16 (VGG16 + ResNet-50 conv layers, batch 1 and 16):
+#            every cuda_igemm_mma config and the cudnn vendor row (cuDNN at its best in bf16:
+#            legacy Find + backend engines, NHWC and NCHW, fastest kept, its algorithm and layout
+#            in the row's message), all verified against float64 -> sweep-bf16.csv.gz
+#   fp16     the same in fp16 -> sweep-fp16.csv.gz
+#   heldout  the deployed FP32 library (ktune::conv2d) with the selector trained on ResNet-50
+#            only, run on VGG16, vs the cudnn vendor in FP32 (FMA) per layer
+#            (tuned_conv_bench_resnet50 --workload vgg16-conv) -> fp32-heldout.csv
+#   fp32     the same with the shipped (in-sample) selector on every layer
+#            (tuned_conv_bench --workload dnn) -> fp32-deployed.csv
+# No 16-bit or tf32 conv library ships (ktune::conv2d is FP32): the 16-bit "deployed" figures are
+# a selector header's picks among these measured configs (scripts/conv_precision/tables.py,
+# here, after the call), and tf32 has no ktune conv kind to measure.
+#   CARRY=.carry/convtab SYSROOT=.carry/sys/sysroot.tar.gz OUT=... \
+#     bash scripts/gpu_conv_precision_tables.sh
+# CARRY holds stateless.csv.gz (conv2d-dnn.csv.gz without its ft=pre rows: the FP32 benches'
+# oracle column).
+set -uo pipefail
+# Paths given relative to the caller's directory, before moving to this script's checkout.
+CARRY=$(realpath "${CARRY:-.carry/convtab}")
+SYSROOT=$(realpath "${SYSROOT:-.carry/sys/sysroot.tar.gz}")
+OUT=$(realpath -m "${OUT:-/tmp/ktune-out}")
+export SYSROOT
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${BUILD:-/tmp/kt-build}
+PHASES=${PHASES:-torch build bf16 fp16 heldout fp32}
+DEADLINE_S=${DEADLINE_S:-440}
+export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
+mkdir -p "$OUT"
+. scripts/device_common.sh
+SECONDS=0
+
+# cap PHASE_MAX: the seconds a phase may take: PHASE_MAX, or what is left before the deadline
+# less 5 s for the export after it (0: skip the phase).
+cap() {
+  local left=$((DEADLINE_S - SECONDS - 5))
+  ((left < 10)) && { echo 0; return; }
+  echo $(($1 < left ? $1 : left))
+}
+note() { echo "[$SECONDS s] $*" | tee -a "$OUT/phases.log"; }
+
+gpu_info "$OUT/nvidia-smi.txt"
+torch_pid=
+if has torch; then
+  (timeout "$(cap 220)" python3 kernels/conv2d/cudnn_precisions.py --precisions bf16 fp16 \
+    --budget-ms 40 --csv "$OUT/cudnn-torch.csv" --md "$OUT/cudnn-torch.md" \
+    > "$OUT/cudnn-torch.log" 2>&1
+  echo "exit $?" >> "$OUT/cudnn-torch.log") &
+  torch_pid=$!
+fi
+if has build; then
+  EXAMPLES=ON timeout "$(cap 300)" nice -n 19 scripts/gpu_build_remote.sh "$BUILD" ktune \
+    tuned_conv_bench tuned_conv_bench_resnet50 > "$OUT/build.log" 2>&1
+  note "build exit $?"
+  tail -3 "$OUT/build.log"
+fi
+[ -n "$torch_pid" ] && { wait "$torch_pid"; note "torch: $(tail -1 "$OUT/cudnn-torch.log")"; }
+[ -x "$BUILD/bin/ktune" ] || { note "no ktune binary: stop"; exit 1; }
+# shellcheck disable=SC1090  # written by gpu_build_remote.sh
+. "$BUILD.env"
+B=$BUILD/bin
+
+# One precision of the sweep: every tensor-core config and the cudnn vendor row, each verified.
+sweep() {
+  local precision=$1 t
+  t=$(cap "$2")
+  ((t > 0)) || { note "$precision: no time left"; return; }
+  timeout "$t" "$B/ktune" bench --family conv2d --device cuda:0 --workload "dnn@$precision" \
+    --configs kind:cuda_igemm_mma --store "/tmp/sweep-$precision.sqlite" --warmups 1 \
+    --min-reps 3 --max-reps 10 --rep-budget-ms 2 --timeout-ms 1000 \
+    > "$OUT/sweep-$precision.log" 2>&1
+  note "$precision sweep exit $? (cap $t s)"
+  tail -2 "$OUT/sweep-$precision.log"
+  "$B/ktune" export --store "/tmp/sweep-$precision.sqlite" --format csv \
+    -o "$OUT/sweep-$precision.csv.gz"
+}
+has bf16 && sweep bf16 130
+has fp16 && sweep fp16 130
+
+# The FP32 deployed library (held out, then in-sample) against the cudnn vendor, same run.
+deployed() {
+  local bin=$1 workload=$2 name=$3 t
+  t=$(cap "$4")
+  ((t > 0)) || { note "$name: no time left"; return; }
+  timeout "$t" "$B/$bin" --device cuda --device-slug "$(gpu_slug)" --peak-gflops 66900 \
+    --bandwidth-gbs 3350 --workload "$workload" --dataset "$CARRY/stateless.csv.gz" \
+    --csv "$OUT/$name.csv" --md "$OUT/$name.md" > "$OUT/$name.log" 2>&1
+  note "$name exit $? (cap $t s)"
+  tail -2 "$OUT/$name.log"
+}
+# Held out first: 18 layers; the in-sample bench (66 layers) takes what is left (both write their
+# files at the end, and the FP32 tables of the same vendor row are committed already).
+has heldout && deployed tuned_conv_bench_resnet50 vgg16-conv fp32-heldout 60
+has fp32 && deployed tuned_conv_bench dnn fp32-deployed 150
+gzip -f "$BUILD/ninja.log" 2>/dev/null && cp "$BUILD/ninja.log.gz" "$OUT/"
+note "done"
