@@ -29,14 +29,17 @@ set -uo pipefail
 # Paths given relative to the caller's directory, before moving to this script's checkout.
 CARRY=$(realpath "${CARRY:-.carry/convtab}")
 SYSROOT=$(realpath "${SYSROOT:-.carry/sys/sysroot.tar.gz}")
+# The files go to FILES and are packed into one $OUT/conv-precision.tar.gz after every phase: the
+# device tool brings back at most a few files, and a timeout keeps what is done.
 OUT=$(realpath -m "${OUT:-/tmp/ktune-out}")
+FILES=/tmp/conv-precision-files
 export SYSROOT
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 PHASES=${PHASES:-torch build bf16 fp16 heldout fp32}
 DEADLINE_S=${DEADLINE_S:-440}
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$FILES"
 . scripts/device_common.sh
 SECONDS=0
 
@@ -47,24 +50,28 @@ cap() {
   ((left < 10)) && { echo 0; return; }
   echo $(($1 < left ? $1 : left))
 }
-note() { echo "[$SECONDS s] $*" | tee -a "$OUT/phases.log"; }
+pack() { tar czf "$OUT/conv-precision.tar.gz" -C "$FILES" .; }
+note() {
+  echo "[$SECONDS s] $*" | tee -a "$FILES/phases.log"
+  pack
+}
 
-gpu_info "$OUT/nvidia-smi.txt"
+gpu_info "$FILES/nvidia-smi.txt"
 torch_pid=
 if has torch; then
   (timeout "$(cap 220)" python3 kernels/conv2d/cudnn_precisions.py --precisions bf16 fp16 \
-    --budget-ms 40 --csv "$OUT/cudnn-torch.csv" --md "$OUT/cudnn-torch.md" \
-    > "$OUT/cudnn-torch.log" 2>&1
-  echo "exit $?" >> "$OUT/cudnn-torch.log") &
+    --budget-ms 40 --csv "$FILES/cudnn-torch.csv" --md "$FILES/cudnn-torch.md" \
+    > "$FILES/cudnn-torch.log" 2>&1
+  echo "exit $?" >> "$FILES/cudnn-torch.log") &
   torch_pid=$!
 fi
 if has build; then
   EXAMPLES=ON timeout "$(cap 300)" nice -n 19 scripts/gpu_build_remote.sh "$BUILD" ktune \
-    tuned_conv_bench tuned_conv_bench_resnet50 > "$OUT/build.log" 2>&1
+    tuned_conv_bench tuned_conv_bench_resnet50 > "$FILES/build.log" 2>&1
   note "build exit $?"
-  tail -3 "$OUT/build.log"
+  tail -3 "$FILES/build.log"
 fi
-[ -n "$torch_pid" ] && { wait "$torch_pid"; note "torch: $(tail -1 "$OUT/cudnn-torch.log")"; }
+[ -n "$torch_pid" ] && { wait "$torch_pid"; note "torch: $(tail -1 "$FILES/cudnn-torch.log")"; }
 [ -x "$BUILD/bin/ktune" ] || { note "no ktune binary: stop"; exit 1; }
 # shellcheck disable=SC1090  # written by gpu_build_remote.sh
 . "$BUILD.env"
@@ -78,11 +85,11 @@ sweep() {
   timeout "$t" "$B/ktune" bench --family conv2d --device cuda:0 --workload "dnn@$precision" \
     --configs kind:cuda_igemm_mma --store "/tmp/sweep-$precision.sqlite" --warmups 1 \
     --min-reps 3 --max-reps 10 --rep-budget-ms 2 --timeout-ms 1000 \
-    > "$OUT/sweep-$precision.log" 2>&1
+    > "$FILES/sweep-$precision.log" 2>&1
   note "$precision sweep exit $? (cap $t s)"
-  tail -2 "$OUT/sweep-$precision.log"
+  tail -2 "$FILES/sweep-$precision.log"
   "$B/ktune" export --store "/tmp/sweep-$precision.sqlite" --format csv \
-    -o "$OUT/sweep-$precision.csv.gz"
+    -o "$FILES/sweep-$precision.csv.gz"
 }
 has bf16 && sweep bf16 130
 has fp16 && sweep fp16 130
@@ -94,13 +101,13 @@ deployed() {
   ((t > 0)) || { note "$name: no time left"; return; }
   timeout "$t" "$B/$bin" --device cuda --device-slug "$(gpu_slug)" --peak-gflops 66900 \
     --bandwidth-gbs 3350 --workload "$workload" --dataset "$CARRY/stateless.csv.gz" \
-    --csv "$OUT/$name.csv" --md "$OUT/$name.md" > "$OUT/$name.log" 2>&1
+    --csv "$FILES/$name.csv" --md "$FILES/$name.md" > "$FILES/$name.log" 2>&1
   note "$name exit $? (cap $t s)"
-  tail -2 "$OUT/$name.log"
+  tail -2 "$FILES/$name.log"
 }
 # Held out first: 18 layers; the in-sample bench (66 layers) takes what is left (both write their
 # files at the end, and the FP32 tables of the same vendor row are committed already).
 has heldout && deployed tuned_conv_bench_resnet50 vgg16-conv fp32-heldout 60
 has fp32 && deployed tuned_conv_bench dnn fp32-deployed 150
-gzip -f "$BUILD/ninja.log" 2>/dev/null && cp "$BUILD/ninja.log.gz" "$OUT/"
+gzip -f "$BUILD/ninja.log" 2>/dev/null && cp "$BUILD/ninja.log.gz" "$FILES/"
 note "done"

@@ -8,6 +8,11 @@ set -euo pipefail
 from=${1:?usage: make_results.sh FILES_AT DEST COMMIT COMMAND} dest=${2:?} commit=${3:?}
 command=${4:?}
 from=$(realpath "$from") dest=$(realpath -m "$dest")
+if [ -f "$from/conv-precision.tar.gz" ]; then  # the device script's one packed file
+  unpacked=$(mktemp -d)
+  tar xzf "$from/conv-precision.tar.gz" -C "$unpacked"
+  from=$unpacked
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dest"
 for f in "$from"/*; do

@@ -76,7 +76,12 @@ def read_sweep(path):
     with gzip.open(path, "rt", newline="") as f:
         for r in csv.DictReader(f):
             ms = float(r["median_ms"]) if r["median_ms"] else math.nan
-            out.setdefault(r["problem"], {})[r["config"]] = (r["status"], ms, r.get("message", ""))
+            # `ktune export` names a vendor row by the vendor alone ("cudnn", config_id -1);
+            # older exports wrote "vendor=cudnn": one key for both.
+            config = r["config"]
+            if r.get("config_id") == "-1" and not config.startswith("vendor="):
+                config = "vendor=" + config
+            out.setdefault(r["problem"], {})[config] = (r["status"], ms, r.get("message", ""))
     return out
 
 
