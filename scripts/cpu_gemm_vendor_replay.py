@@ -23,6 +23,7 @@ import argparse
 import collections
 import csv
 import gzip
+import lzma
 import math
 import os
 import shlex
@@ -49,6 +50,8 @@ def fail(message):
 
 
 def open_text(path):
+    if path.endswith(".xz"):  # the committed tensor-core sweeps
+        return lzma.open(path, "rt")
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
