@@ -224,14 +224,17 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
-  // The leaf box's test (Selector::outside_leaf): kUnsure outside the leaf's training problems.
+  // The leaf box's test (Selector::outside_leaf): kUnsure in the gap between a path threshold
+  // and the leaf's nearest training problem.
   void write_box(int node, const std::string& pad, std::string& out) const {
     if (leaf_boxes_.empty() || leaf_boxes_.at(size_t(node)).empty()) return;
     std::string test;
     for (const auto& b : leaf_boxes_[size_t(node)]) {
       const auto& f = features_.at(size_t(b.feature));
-      test += fmt::format("{}{} < {} || {} > {}", test.empty() ? "" : " || ", f.name,
-                          bound_literal(f, b.lo), f.name, bound_literal(f, b.hi));
+      const char* sep = test.empty() ? "" : " || ";
+      if (b.lo) test += fmt::format("{}{} < {}", sep, f.name, bound_literal(f, *b.lo));
+      if (b.lo && b.hi) sep = " || ";
+      if (b.hi) test += fmt::format("{}{} > {}", sep, f.name, bound_literal(f, *b.hi));
     }
     out += fmt::format("{}if ({}) return kUnsure;  // outside this leaf's training problems\n", pad,
                        test);

@@ -1,5 +1,5 @@
 // The leaf box (selector.hpp, UnsureRule::leaf_box): a problem that reaches a tree leaf but lies
-// outside the range of the leaf's training problems in a feature its path splits on is served
+// in the gap between a threshold of its path and the leaf's nearest training problem is served
 // the unsure config, on a planted dataset small enough to follow by hand.
 #include <gtest/gtest.h>
 
@@ -58,7 +58,7 @@ TEST(SelectorLeafBox, AProblemInTheGapBeforeTheLeafsTrainingProblemsServesTheVen
   EXPECT_EQ(pick(*box, 8), 1);   // below the kernel leaf's smallest training x (10)
   EXPECT_EQ(pick(*box, 10), 0);  // its training problems keep the kernel
   EXPECT_EQ(pick(*box, 13), 0);
-  EXPECT_EQ(pick(*box, 20), 1);  // beyond its largest too
+  EXPECT_EQ(pick(*box, 20), 0);  // beyond its largest: no threshold there (the range guard's)
   EXPECT_EQ(pick(*box, 2), 1);
   const Eigen::RowVectorXd gap = (Eigen::RowVectorXd(2) << 8, 5).finished();
   EXPECT_TRUE(box->unsure(gap, box->scores(gap)));
@@ -101,6 +101,10 @@ TEST(SelectorLeafBox, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {
   bad = j;
   for (auto& node : bad["model"]["leaf_boxes"])
     if (!node.empty()) node[0] = {0, 5.0, 4.0};  // lo above hi
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  bad = j;
+  for (auto& node : bad["model"]["leaf_boxes"])
+    if (!node.empty()) node[0] = {0, nullptr, nullptr};  // a bound with no side
   EXPECT_THROW(Selector::from_json(bad), Error);
   bad = j;
   bad["unsure"]["leaf_box"] = 1;

@@ -74,9 +74,10 @@ std::string to_string(Fallback f);
 // that pass there (the reference's own calls pass by construction unless two vendors trade
 // places), else the one with the best worst-case ratio: a geometric mean hides the one shape at
 // 0.4x that a user meets (docs/deploy.md).
-// leaf_box (trees): per leaf, the features its path splits on are bounded by their smallest and
-// largest values over the training problems reaching the leaf (features in range_guard_skip left
-// out); a problem outside that box is served unsure_config(). CART places each threshold half-way
+// leaf_box (trees): per leaf, each feature its path splits on is bounded on the side the split
+// bounds (x <= t: by the largest value over the training problems reaching the leaf; x > t: by
+// the smallest), features in range_guard_skip left out; a problem outside is served
+// unsure_config(). CART places each threshold half-way
 // between two training values, so a leaf's answer was never checked in the gap between the
 // threshold and its nearest training problem: a held-out shape with a few tiles less than any
 // the leaf saw (a wave left half empty) is not a shape the leaf's kernel was shown to win on.
