@@ -12,7 +12,9 @@ workload but the --held-out ones and scored on its training problems (in-sample)
 is that: scripts/cpu_gemm_heldout_bench.sh, scripts/gpu_selector_benches.sh).
   scripts/cpu_gemm_vendor_replay.py DATA --workloads W1.csv,W2.csv,... \
       --recipe NAME='deploy options' [--recipe ...] [--ktune build/bin/ktune] \
-      [--workload-tags T1,T2 in place of --workloads] [--vendors cublas,cublaslt] [--precision P] [--held-out W] [--markdown OUT.md] [--csv OUT.csv]
+      [--workload-tags T1,T2 in place of --workloads] [--vendors cublas,cublaslt] [--precision P] [--held-out W] [--markdown OUT.md] [--csv OUT.csv] [--picks PICKS.csv]
+--picks writes every scored pick (recipe, held-out split, problem, config, ratio to the faster
+vendor) to see which shapes a figure comes from.
 --workload-tags T1,T2,... in place of --workloads: a workload is the problems whose `tags` column
 holds that tag (the GPU sweeps tag each row with its workload). Problems of DATA in none of the
 workloads form one more workload, `rest`. --precision P
@@ -23,6 +25,7 @@ import argparse
 import collections
 import csv
 import gzip
+import lzma
 import math
 import os
 import shlex
@@ -49,6 +52,8 @@ def fail(message):
 
 
 def open_text(path):
+    if path.endswith(".xz"):  # the committed tensor-core sweeps
+        return lzma.open(path, "rt")
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
@@ -172,6 +177,7 @@ def main():
                     help="a workload (file name without .csv) the in-sample recipe never sees")
     ap.add_argument("--markdown")
     ap.add_argument("--csv")
+    ap.add_argument("--picks", help="CSV of every scored pick: recipe, held_out, problem, config, ratio")
     a = ap.parse_args()
     for path in (a.data, a.ktune):
         if not os.path.exists(path):
@@ -205,7 +211,7 @@ def main():
         if not sep or not name:
             fail(f"--recipe '{r}': expected NAME='deploy options'")
         recipes.append((name, options))
-    out = []
+    out, pick_rows = [], []
     with tempfile.TemporaryDirectory() as work:
         for name, options in recipes:
             pooled, pooled_unmeasured = [], 0
@@ -223,6 +229,7 @@ def main():
                                             picks(hpp, problems, work, a.precision), vendors)
                 out.append({"recipe": name, "options": options, "held_out": w,
                             **score(scored, len(problems), unmeasured)})
+                pick_rows += [(name, w, p, c, f"{x:.4f}") for x, p, c, _, _ in scored]
                 if w in groups:  # a leave-one-workload-out split
                     pooled += scored
                     pooled_unmeasured += unmeasured
@@ -237,6 +244,11 @@ def main():
             w.writeheader()
             for r in out:
                 w.writerow({k: f"{v:.4f}" if isinstance(v, float) else v for k, v in r.items()})
+    if a.picks:
+        with open(a.picks, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["recipe", "held_out", "problem", "config", "ratio"])
+            w.writerows(pick_rows)
     lines = ["| recipe | held out | shapes | vs faster vendor (geomean) | time-weighted | < 0.9x "
              "| < 0.8x | worst | own kernels: shapes | own kernels: time | worst shapes |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]

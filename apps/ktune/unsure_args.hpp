@@ -23,9 +23,10 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                       "With --min-vote-share (trees): an unsure leaf serves its own best-geomean "
                       "config only where that beats the training set's best-geomean config there "
                       "by more than this fraction (0.1 = 10 %), else that safe config; 0 = off");
-  sub.add_flag("--unsure-vendor", rule.vendor,
-               "With --min-vote-share or --range-guard: the safe config is the shipped vendor "
-               "call with the best geomean (when --vendors ships one), not the best of all");
+  sub.add_flag(
+      "--unsure-vendor", rule.vendor,
+      "With --min-vote-share, --range-guard or --leaf-box: the safe config is the shipped vendor "
+      "call with the best geomean (when --vendors ships one), not the best of all");
   add_fraction_option(sub, "--leaf-floor", rule.leaf_floor,
                       "Trees: every leaf's answer must run at >= this fraction of the fastest "
                       "shipped vendor call (with none, the unsure config) on each training problem "
@@ -35,6 +36,10 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                  "With --range-guard: features it leaves out, comma-separated (e.g. residues "
                  "such as n_mod8, whose training values are a few classes)")
       ->delimiter(',');
+  sub.add_flag("--leaf-box", rule.leaf_box,
+               "Trees: serve that config too when a feature the leaf's path splits on lies "
+               "outside its range over the training problems reaching the leaf (the gap between "
+               "a threshold and the nearest training problem was never measured)");
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

@@ -18,6 +18,7 @@
 #include "ktune/ml/cart.hpp"
 #include "ktune/ml/selector.hpp"
 #include "src/ml/argmax.hpp"
+#include "src/ml/leaf_box.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -145,7 +146,7 @@ class TreeWriter {
   // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
              const std::vector<std::string>& configs, const UnsureRule& unsure,
-             std::vector<int> leaf_configs, std::vector<int> floor_configs)
+             std::vector<int> leaf_configs, std::vector<int> floor_configs, LeafBoxes leaf_boxes)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
@@ -153,7 +154,8 @@ class TreeWriter {
         leaf_margin_(unsure.leaf_margin),
         leaf_floor_(unsure.leaf_floor),
         leaf_configs_(std::move(leaf_configs)),
-        floor_configs_(std::move(floor_configs)) {}
+        floor_configs_(std::move(floor_configs)),
+        leaf_boxes_(std::move(leaf_boxes)) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -175,6 +177,7 @@ class TreeWriter {
       }
       const DecisionTree::Node& n = nodes_.at(static_cast<size_t>(step.node));
       if (n.feature < 0) {
+        write_box(step.node, pad, out);
         const int k = leaf_class(n);
         const double share = n.value.maxCoeff() / n.value.sum();
         if (min_vote_share_ > 0 && share < min_vote_share_) {
@@ -221,6 +224,21 @@ class TreeWriter {
   const std::vector<DecisionTree::Node>& nodes_;
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
+  // The leaf box's test (Selector::outside_leaf): kUnsure in the gap between a path threshold
+  // and the leaf's nearest training problem.
+  void write_box(int node, const std::string& pad, std::string& out) const {
+    if (leaf_boxes_.empty() || leaf_boxes_.at(size_t(node)).empty()) return;
+    std::string test;
+    for (const auto& b : leaf_boxes_[size_t(node)]) {
+      const auto& f = features_.at(size_t(b.feature));
+      const char* sep = test.empty() ? "" : " || ";
+      if (b.lo) test += fmt::format("{}{} < {}", sep, f.name, bound_literal(f, *b.lo));
+      if (b.lo && b.hi) sep = " || ";
+      if (b.hi) test += fmt::format("{}{} > {}", sep, f.name, bound_literal(f, *b.hi));
+    }
+    out += fmt::format("{}if ({}) return kUnsure;  // outside this leaf's training problems\n", pad,
+                       test);
+  }
   // A sure leaf's answer under the leaf floor, or -1 where the floor keeps its class.
   int floor_config(int node) const {
     return floor_configs_.empty() ? -1 : floor_configs_.at(size_t(node));
@@ -229,6 +247,7 @@ class TreeWriter {
   double min_vote_share_, leaf_margin_, leaf_floor_;
   std::vector<int> leaf_configs_;   // per node; empty for models saved without them
   std::vector<int> floor_configs_;  // per node; empty without the leaf floor
+  LeafBoxes leaf_boxes_;            // per node; empty without the leaf box
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -330,8 +349,13 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     features.push_back(code);
   }
   const UnsureRule& unsure = selector->options().unsure;
+  const auto& m = model.at("model");
   const TreeWriter writer(tree, features, configs, unsure, node_configs(model, "leaf_configs"),
-                          node_configs(model, "floor_configs"));
+                          node_configs(model, "floor_configs"),
+                          m.contains("leaf_boxes")
+                              ? leaf_boxes_from_json(m.at("leaf_boxes"), tree.nodes().size(),
+                                                     static_cast<int>(names.size()))
+                              : LeafBoxes{});
   std::set<int> used = writer.used_features();
   if (unsure.range_guard) {  // the guard reads every feature it does not skip
     for (int f = 0; f < static_cast<int>(features.size()); ++f)
@@ -372,6 +396,9 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
                : "";
     out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
     out += unsure.range_guard ? "a feature outside its training range" : "";
+    out += unsure.leaf_box && (unsure.min_vote_share > 0 || unsure.range_guard) ? ", or " : "";
+    out +=
+        unsure.leaf_box ? "a path feature outside the range of the leaf's training problems" : "";
     out += unsure.vendor ? "): the shipped vendor call\n// (or, with none shipped, config) "
                          : "): the shipped config\n// ";
     out += "with the best geometric mean over the training problems ";

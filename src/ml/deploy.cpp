@@ -27,6 +27,7 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (!s.unsure.range_guard_skip.empty())
     args += fmt::format(" --range-guard-skip {}", fmt::join(s.unsure.range_guard_skip, ","));
   if (s.unsure.leaf_floor > 0) args += fmt::format(" --leaf-floor {}", s.unsure.leaf_floor);
+  if (s.unsure.leaf_box) args += " --leaf-box";
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())

@@ -219,7 +219,7 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   if (s.size() != static_cast<Eigen::Index>(config_names_.size()))  // never an index past the end
     throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
                 " configs, the selector ships " + std::to_string(config_names_.size()));
-  if (outside_range(features)) return unsure_config_;
+  if (outside_range(features) || outside_leaf(features)) return unsure_config_;
   if (low_share(s)) return unsure_pick(features);
   return floor_pick(features, first_argmax(s));
 }
@@ -251,7 +251,7 @@ bool Selector::low_share(const Eigen::VectorXd& scores) const {
 
 bool Selector::unsure(const Eigen::Ref<const Eigen::RowVectorXd>& features,
                       const Eigen::VectorXd& scores) const {
-  return outside_range(features) || low_share(scores);
+  return outside_range(features) || outside_leaf(features) || low_share(scores);
 }
 
 int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
@@ -371,27 +371,30 @@ Choice Selector::choose(const Eigen::Ref<const Eigen::RowVectorXd>& features,
 
 nlohmann::json Selector::to_json() const {
   if (config_names_.empty()) throw Error("selector " + kind_ + ": cannot save before fit");
-  return {{"format", "ktune-selector"},
-          {"version", 1},
-          {"kind", kind_},
-          {"norm", to_string(norm_)},
-          {"fallback", to_string(options_.fallback)},
-          {"seed", options_.seed},
-          {"configs", config_names_},
-          {"feature_names", feature_names_},
-          {"safe_order", safe_order_},
-          {"config_features", ml::to_json(config_features_)},
-          {"unsure",
-           {{"config", unsure_config_},
-            {"min_vote_share", options_.unsure.min_vote_share},
-            {"range_guard", options_.unsure.range_guard},
-            {"leaf_margin", options_.unsure.leaf_margin},
-            {"vendor", options_.unsure.vendor},
-            {"leaf_floor", options_.unsure.leaf_floor},
-            {"range_guard_skip", options_.unsure.range_guard_skip},
-            {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
-            {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
-          {"model", model_json()}};
+  nlohmann::json j = {
+      {"format", "ktune-selector"},
+      {"version", 1},
+      {"kind", kind_},
+      {"norm", to_string(norm_)},
+      {"fallback", to_string(options_.fallback)},
+      {"seed", options_.seed},
+      {"configs", config_names_},
+      {"feature_names", feature_names_},
+      {"safe_order", safe_order_},
+      {"config_features", ml::to_json(config_features_)},
+      {"unsure",
+       {{"config", unsure_config_},
+        {"min_vote_share", options_.unsure.min_vote_share},
+        {"range_guard", options_.unsure.range_guard},
+        {"leaf_margin", options_.unsure.leaf_margin},
+        {"vendor", options_.unsure.vendor},
+        {"leaf_floor", options_.unsure.leaf_floor},
+        {"range_guard_skip", options_.unsure.range_guard_skip},
+        {"feature_min", std::vector<double>(feature_min_.begin(), feature_min_.end())},
+        {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
+      {"model", model_json()}};
+  if (options_.unsure.leaf_box) j["unsure"]["leaf_box"] = true;  // older readers never see it
+  return j;
 }
 
 void Selector::check_model_shape(Eigen::Index features, Eigen::Index classes) const {
@@ -422,6 +425,8 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
   if (floor > 0 && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
+  if (options_.unsure.leaf_box && !has_leaves())
+    throw Error("selector " + kind_ + ": leaf_box needs a selector with leaves (tree-*)");
   for (const auto& name : options_.unsure.range_guard_skip) {
     if (!options_.unsure.range_guard)
       throw Error("selector " + kind_ + ": range_guard_skip needs range_guard");
@@ -431,7 +436,7 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
   }
   if (options_.unsure.vendor && !options_.unsure.on())
     throw Error("selector " + kind_ +
-                ": the vendor unsure config needs min_vote_share or range_guard");
+                ": the vendor unsure config needs min_vote_share, range_guard or leaf_box");
 }
 
 void Selector::load_unsure(const nlohmann::json& j) {
@@ -464,6 +469,13 @@ void Selector::load_unsure(const nlohmann::json& j) {
   // Absent in models saved before the leaf floor: off.
   rule.leaf_floor =
       j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
+  rule.leaf_box = false;  // absent in models saved without the leaf box: off
+  if (j.contains("leaf_box")) {
+    if (!j.at("leaf_box").is_boolean())
+      throw Error("field 'selector.unsure.leaf_box': expected true or false, got " +
+                  jf::shown(j.at("leaf_box")));
+    rule.leaf_box = j.at("leaf_box").get<bool>();
+  }
   if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
     if (!j.at("vendor").is_boolean())
       throw Error("field 'selector.unsure.vendor': expected true or false, got " +

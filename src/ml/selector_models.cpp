@@ -27,6 +27,7 @@
 #include "ktune/ml/svm.hpp"
 #include "src/ml/argmax.hpp"
 #include "src/ml/json_fields.hpp"
+#include "src/ml/leaf_box.hpp"
 
 namespace ktune::ml {
 namespace {
@@ -136,6 +137,12 @@ class TreeSelector : public ClassifierSelector {
       const int k = tree_class(leaf), floored = floored_pick(d, rows, k);
       if (floored != k) floor_configs_[size_t(leaf)] = floored;
     }
+    leaf_boxes_.clear();
+    if (options().unsure.leaf_box)
+      leaf_boxes_ = fit_leaf_boxes(tree_, d.X, [&](int f) { return guard_skips(size_t(f)); });
+  }
+  bool outside_leaf(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
+    return !leaf_boxes_.empty() && outside_box(leaf_boxes_[size_t(tree_.leaf_index(x))], x);
   }
   int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them
@@ -150,11 +157,16 @@ class TreeSelector : public ClassifierSelector {
   nlohmann::json classes_json() const override {
     nlohmann::json j = {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
     if (!floor_configs_.empty()) j["floor_configs"] = floor_configs_;
+    if (!leaf_boxes_.empty()) j["leaf_boxes"] = leaf_boxes_json(leaf_boxes_);
     return j;
   }
   void load_classes(const nlohmann::json& j) override {
     tree_ = DecisionTree::from_json(j.at("tree"));
     if (!tree_.is_classifier()) throw Error("field 'tree.kind': a selector's tree is a classifier");
+    leaf_boxes_.clear();  // absent when saved without the leaf box
+    if (j.contains("leaf_boxes"))
+      leaf_boxes_ = leaf_boxes_from_json(j.at("leaf_boxes"), tree_.nodes().size(),
+                                         static_cast<int>(tree_.n_features()));
     leaf_configs_.clear();
     if (!j.contains("leaf_configs")) return;
     // Bounded by the tree's classes: load_model then checks them against the configs.
@@ -184,6 +196,7 @@ class TreeSelector : public ClassifierSelector {
   DecisionTree tree_;
   std::vector<int> leaf_configs_;   // per node: a leaf's unsure pick, -1 for a split
   std::vector<int> floor_configs_;  // per node: the leaf floor's answer for a sure leaf, or -1
+  LeafBoxes leaf_boxes_;            // per node: a leaf's box (leaf_box), empty when off
 };
 
 class KnnSelector : public ClassifierSelector {

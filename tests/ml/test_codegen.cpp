@@ -213,6 +213,9 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   // The leaf floor is stated, and replaces some leaf's answer, so the agreement covers its leaves.
   EXPECT_EQ(header.find("Leaf floor") != std::string::npos, rule.leaf_floor > 0);
   EXPECT_EQ(header.find("// floor:") != std::string::npos, rule.leaf_floor > 0);
+  // The leaf box writes its test at the leaves (the agreement above covers problems outside it).
+  EXPECT_EQ(header.find("outside this leaf's training problems") != std::string::npos,
+            rule.leaf_box);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -222,6 +225,7 @@ INSTANTIATE_TEST_SUITE_P(
                       CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
                       CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
                       CodegenCase{"tree-b", "BRangeGuard", {0, true}},
+                      CodegenCase{"tree-b", "BLeafBox", {0, false, 0, false, 0, {}, true}},
                       CodegenCase{
                           "tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
                       CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),

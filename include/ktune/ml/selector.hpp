@@ -74,6 +74,13 @@ std::string to_string(Fallback f);
 // that pass there (the reference's own calls pass by construction unless two vendors trade
 // places), else the one with the best worst-case ratio: a geometric mean hides the one shape at
 // 0.4x that a user meets (docs/deploy.md).
+// leaf_box (trees): per leaf, each feature its path splits on is bounded on the side the split
+// bounds (x <= t: by the largest value over the training problems reaching the leaf; x > t: by
+// the smallest), features in range_guard_skip left out; a problem outside is served
+// unsure_config(). CART places each threshold half-way
+// between two training values, so a leaf's answer was never checked in the gap between the
+// threshold and its nearest training problem: a held-out shape with a few tiles less than any
+// the leaf saw (a wave left half empty) is not a shape the leaf's kernel was shown to win on.
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
@@ -85,7 +92,8 @@ struct UnsureRule {
   // Features the range guard leaves out (by name), e.g. residues such as n % 8 whose training
   // values are a handful of classes: an unseen class is no larger or smaller problem.
   std::vector<std::string> range_guard_skip{};
-  bool on() const { return min_vote_share > 0 || range_guard; }
+  bool leaf_box = false;
+  bool on() const { return min_vote_share > 0 || range_guard || leaf_box; }
 };
 
 struct SelectorOptions {
@@ -130,6 +138,9 @@ class Selector {
               const Eigen::VectorXd& scores) const;
   // What a pick with too small a vote share gives way to (see UnsureRule).
   virtual int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // Whether the features lie outside the training box of the leaf they reach (UnsureRule's
+  // leaf_box); false for selectors without leaves.
+  virtual bool outside_leaf(const Eigen::Ref<const Eigen::RowVectorXd>&) const { return false; }
   // What a sure pick gives way to under the leaf floor (see UnsureRule); the pick by default.
   virtual int floor_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features, int pick) const;
   // The pick, then the fallback when valid[pick] is false (valid: one flag per shipped config).
