@@ -125,11 +125,17 @@ __device__ __forceinline__ void ktune_wg_cluster_sync() {
 }
 
 // An arrival on the barrier at shared address `bar` of block `rank` of the cluster (mapa turns
-// this block's address into that block's), releasing at cluster scope.
+// this block's address into that block's), with the default semantics (release at CTA scope) as
+// CUTLASS's cluster barriers: what it orders are this warp's wgmma reads of the stage, complete
+// after wgmma.wait_group. The first version released at cluster scope: on the H100
+// (results/h100-80gb-hbm3/wgmma-mc-1) it ran at half the cooperative kernel's speed, with half of
+// the warps' stall cycles waiting on a memory barrier (ncu), the only one the kernel had added
+// (such a barrier may also wait for the wgmma group still in flight). This version is not yet
+// measured.
 __device__ __forceinline__ void ktune_wg_bar_arrive_cluster(unsigned bar, unsigned rank) {
   asm volatile(
       "{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
       "r"(rank)
       : "memory");
 }
