@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Hopper GEMM kinds (wgmma, wgmmapp) against cuBLAS / cuBLASLt on 8192^3 and on `large`, on
+# The Hopper GEMM kinds (wgmma, wgmmapp, wgmmamc) against cuBLAS / cuBLASLt on 8192^3 and on `large`, on
 # the lent GPU machine in one call, writing under $OUT as it goes (a timeout keeps what is done):
 #   build  scripts/gpu_build_remote.sh of ktune and ktune_gpu_tests into BUILD
 #   sass   nvcc -Xptxas -v report and SASS instruction mix of aot_check_wgmma.cu (sm_90a)
@@ -8,8 +8,9 @@
 #          (default kind:wgmma,kind:wgmmapp; BIG_CONFIGS for fewer) + cuBLAS, cuBLASLt heuristic and best of its top 8,
 #          same precision, same run, 2 warm-ups and 10-20 timed runs each
 #   large  LARGE_WORKLOADS (default large@bf16) x CONFIGS + the vendors, the sweep's timing flags
-#   ncu    Nsight Compute of the fastest wgmmapp config of 8192^3 NN bf16 and of cuBLAS there (the
-#          regex names bf16 kernels: the float64 reference the bench verifies with is an xmma kernel too)
+#   ncu    Nsight Compute of the fastest config of kind NCU_KIND (default wgmmapp) of 8192^3 NN
+#          bf16 and of cuBLAS there (the regex names bf16 kernels: the float64 reference the bench
+#          verifies with is an xmma kernel too)
 # Every file goes to W; after each phase W is packed into $OUT/wgmma-big.tar.gz (the device tool
 # brings back few files, none with '@' in its name).
 # Run from a checkout:  SYSROOT=.carry/sys/sysroot.tar.gz SRC=... OUT=... scripts/gpu_wgmma_big.sh
@@ -96,26 +97,29 @@ pack
 if has ncu && command -v ncu > /dev/null; then
   printf 'TransposeLHS,TransposeRHS,M,N,K,lda,ldb,ldc,batch\n%s\n' \
     false,false,8192,8192,8192,8192,8192,8192,1 > /tmp/nn8192.csv
-  best=$(zcat "$W/gemm-wgmma-big.csv.gz" | python3 -c '
-import csv, sys
+  kind=${NCU_KIND:-wgmmapp}
+  best=$(zcat "$W/gemm-wgmma-big.csv.gz" | NCU_KIND=$kind python3 -c '
+import csv, os, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok" and
         r["problem"].startswith("transa=0;transb=0;m=8192;n=8192;k=8192;batch=1;precision=2") and
-        r["config"].startswith("kind=wgmmapp;")]
+        r["config"].startswith("kind=" + os.environ["NCU_KIND"] + ";")]
 print(max(rows, key=lambda r: float(r["perf"]))["config"] if rows else "")')
-  best=${best:-kind=wgmma;bm=256;bn=128;bk=64;st=4;gr=1}  # no wgmmapp row: the cooperative kind
+  best=${best:-kind=wgmma;bm=256;bn=128;bk=64;st=4;gr=1}  # no row of the kind: the cooperative kind
   echo "ncu of $best"
   S1="--warmups 0 --min-reps 1 --max-reps 1 --timeout-ms 5000"
   sections="--section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section MemoryWorkloadAnalysis --section Occupancy"
   # shellcheck disable=SC2086
   timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:ktune_gemm_wgmma --launch-count 1 $sections \
     --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
-    --configs "$best" --no-vendors --store /tmp/ncu1.sqlite $S1 > "$W/ncu-wgmmapp.csv" 2> "$W/ncu-wgmmapp.err"
+    --configs "$best" --no-vendors --store /tmp/ncu1.sqlite $S1 > "$W/ncu-$kind.csv" 2> "$W/ncu-$kind.err"
   echo "ncu ktune exit $?"
-  # shellcheck disable=SC2086
-  timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:'nvjet|bf16bf16|cutlass' --launch-count 1 $sections \
-    --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
-    --configs "$best" --store /tmp/ncu2.sqlite $S1 > "$W/ncu-cublas.csv" 2> "$W/ncu-cublas.err"
-  echo "ncu cublas exit $?"
+  if [ "${NCU_VENDOR:-1}" = 1 ]; then  # NCU_VENDOR=0: no cuBLAS profile
+    # shellcheck disable=SC2086
+    timeout "${NCU_SECONDS:-120}" ncu --kernel-name regex:'nvjet|bf16bf16|cutlass' --launch-count 1 $sections \
+      --csv --page details "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
+      --configs "$best" --store /tmp/ncu2.sqlite $S1 > "$W/ncu-cublas.csv" 2> "$W/ncu-cublas.err"
+    echo "ncu cublas exit $?"
+  fi
 fi
 pack
 ls -la "$W"

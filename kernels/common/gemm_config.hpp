@@ -33,6 +33,10 @@
 //   wgmmapp kind=wgmmapp;bm=128;bn=128;bk=64;st=6;gr=8           CUDA sm_90a: wgmma ping-pong (each
 //                                                              consumer warpgroup owns whole
 //                                                              tiles), bf16/fp16 only
+//   wgmmamc kind=wgmmamc;bm=256;bn=128;bk=64;st=4;gr=1;cl=2      CUDA sm_90a: the cooperative wgmma
+//                                                              kernel in clusters of cl blocks
+//                                                              along N sharing A's tile by TMA
+//                                                              multicast, bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
@@ -50,7 +54,8 @@ enum class Kind {
   wgmma,
   mmasplit,
   wgmmatf32,
-  wgmmapp
+  wgmmapp,
+  wgmmamc
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -83,10 +88,11 @@ constexpr int input_bytes(Precision p) {
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
-  return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp;
+  return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp ||
+         kind == Kind::wgmmamc;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
-  if (kind == Kind::wgmma || kind == Kind::wgmmapp)
+  if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc)
     return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
@@ -108,11 +114,14 @@ struct SeedParams {
 // bm, bn, bk (64), st and gr (rasterization group); its blocks are 384 threads whatever the tile.
 // Kind wgmmatf32 likewise with bk = 32 (32 floats: the same 128 bytes a row). Kind wgmmapp: the
 // wgmma params with pp = 1 (set from the kind, not a config param): bm x bn is one consumer
-// warpgroup's tile (the ping-pong kernel).
+// warpgroup's tile (the ping-pong kernel). Kind wgmmamc: the wgmma params and cl, the blocks of a
+// thread-block cluster (2: two blocks on adjacent N tiles of one M tile, each loading half of the
+// shared A tile and multicasting it to both); 1 for every other kind.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
   int pp = 0;
+  int cl = 1;
   constexpr int threads() const {
     if (tm == 0 || tn == 0) return wm > 0 && wn > 0 ? 32 * (bm / wm) * (bn / wn) : 0;
     return (bm / tm) * (bn / tn);
@@ -254,6 +263,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmmatf32;
     else if (value == "wgmmapp")
       g.kind = Kind::wgmmapp;
+    else if (value == "wgmmamc")
+      g.kind = Kind::wgmmamc;
     else
       return false;
     return true;
@@ -283,7 +294,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
                              {"st", &g.blocked.st, 19},
                              {"gr", &g.blocked.gr, 20},
                              {"pa", &g.packed.pa, 21},
-                             {"pb", &g.packed.pb, 22}};
+                             {"pb", &g.packed.pb, 22},
+                             {"cl", &g.blocked.cl, 23}};
   return assign_field(fields, name, value, seen);
 }
 
@@ -311,6 +323,8 @@ constexpr int required_bits(Kind kind) {
       return 0x180070;
     case Kind::mmasplit:  // mma's params, splits
       return 0xE0870;
+    case Kind::wgmmamc:  // wgmma's params, cl
+      return 0x980070;
   }
   return 0;
 }
@@ -319,7 +333,7 @@ constexpr int required_bits(Kind kind) {
 
 // Parses a canonical config string (params in any order). Returns valid == false for unknown
 // names, values that are not non-negative integers, missing or foreign params of the kind, and a
-// warpsplit or mmasplit config of one split.
+// warpsplit or mmasplit config of one split, and a wgmmamc config of one block a cluster.
 constexpr GemmConfig parse_gemm_config(std::string_view text) {
   GemmConfig g;
   int seen = 0;
@@ -332,6 +346,7 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
   if (g.kind == Kind::mmasplit && g.blocked.splits < 2) return GemmConfig{};   // that is mma
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
+  if (g.kind == Kind::wgmmamc && g.blocked.cl < 2) return GemmConfig{};  // that is wgmma
   g.valid = true;
   return g;
 }
@@ -362,6 +377,8 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmmatf32";
     case Kind::wgmmapp:
       return "wgmmapp";
+    case Kind::wgmmamc:
+      return "wgmmamc";
   }
   return "?";
 }

@@ -210,6 +210,19 @@ std::vector<SpaceKind> gemm_kinds() {
         {"st", V{"4", "5", "6"}},
         {"gr", V{"1", "8"}}},
        wgmma_violation},
+      // The cooperative wgmma kernel in thread-block clusters (ktune_gemm_wgmma_mc): cl = 2
+      // blocks on adjacent N tiles of one M tile, each loading half of their common A tile and
+      // multicasting it to both, so that A's L2 -> SM traffic halves; the wgmma kind's tiles of
+      // N 128 and 256 (the A tile is then the larger share of a stage), 3, 4 or 6 stages within
+      // 227 KiB, both rasterizations (over cluster tiles); 14 configs. Appended after wgmmapp.
+      {"wgmmamc",
+       {{"bm", V{"128", "256"}},
+        {"bn", V{"128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"3", "4", "6"}},
+        {"gr", V{"1", "8"}},
+        {"cl", V{"2"}}},
+       wgmma_violation},
   };
 }
 

@@ -5,8 +5,10 @@
 // TMA's zero fill and the predicated epilogue), alpha / beta; refusals (precisions, misaligned
 // leading dimensions and base pointers). The `wgmmatf32` kind likewise in tf32, with the K-major
 // copies of MN-major and misaligned operands (odd leading dimensions, bases off the 16-byte grid).
-// The `wgmmapp` kind (the ping-pong kernel) like `wgmma`. The bound itself is tested with planted
-// errors in tests/core/test_gemm_precision.cpp.
+// The `wgmmapp` kind (the ping-pong kernel) and the `wgmmamc` kind (the cooperative kernel in
+// clusters of 2 blocks sharing A by TMA multicast; its ragged shapes have odd N tile counts, so
+// that a cluster's second block falls past the N edge) like `wgmma`. The bound itself is tested
+// with planted errors in tests/core/test_gemm_precision.cpp.
 // The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
 
@@ -41,6 +43,9 @@ std::vector<BlockedParams> wgmma_space() { return ktune::test::gemm_kind_configs
 std::vector<BlockedParams> wgmma_pp_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmapp");
 }
+std::vector<BlockedParams> wgmma_mc_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmamc");
+}
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
 }
@@ -52,6 +57,12 @@ NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta,
 NvrtcRequest pack_request(bool k_contiguous) {
   return ktune::test::kernel_request("gemm_wgmma.cuh",
                                      gcuda::wgmma_pack_name_expression(k_contiguous), "sm_90a");
+}
+
+// A 16-bit Hopper kind: bf16 and fp16 problems, never tf32 or fp32.
+void expect_serves_16bit_only(gemm::Kind kind) {
+  for (Precision q : {Precision::bf16, Precision::fp16}) EXPECT_TRUE(gemm::kind_serves(kind, q));
+  for (Precision q : {Precision::tf32, Precision::fp32}) EXPECT_FALSE(gemm::kind_serves(kind, q));
 }
 
 TEST(WgmmaTf32GemmHost, ConfigsNameExpressionAndWorkspace) {
@@ -114,10 +125,7 @@ TEST(WgmmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
     EXPECT_TRUE(gcuda::wgmma_supported_params(p));
     EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
   }
-  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmma, Precision::bf16));
-  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmma, Precision::fp16));
-  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmma, Precision::tf32));
-  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmma, Precision::fp32));
+  expect_serves_16bit_only(gemm::Kind::wgmma);
 }
 
 TEST(WgmmaPpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
@@ -147,10 +155,46 @@ TEST(WgmmaPpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   BlockedParams narrow = g.blocked;
   narrow.pp = 0;
   EXPECT_FALSE(gcuda::wgmma_supported_params(narrow));  // bm 64 needs one warpgroup a tile
-  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::bf16));
-  EXPECT_TRUE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::fp16));
-  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::tf32));
-  EXPECT_FALSE(gemm::kind_serves(gemm::Kind::wgmmapp, Precision::fp32));
+  expect_serves_16bit_only(gemm::Kind::wgmmapp);
+}
+
+TEST(WgmmaMcGemmHost, ConfigTextNameExpressionAndClusters) {
+  const std::string text = "kind=wgmmamc;bm=256;bn=128;bk=64;st=4;gr=1;cl=2";
+  const gemm::GemmConfig g = gemm::parse_gemm_config(text);
+  ASSERT_TRUE(g.valid) << text;
+  // The cluster kernel's instantiation, whatever the transposes; cl from the config, pp 0.
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, false, true),
+            "ktune_gemm_wgmma_mc<256,128,4,1,2,0,1>");
+  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmamc");
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.cl, 2);
+  EXPECT_EQ(g.blocked.pp, 0);
+  // The cooperative kernel's shared memory: each block holds the whole A tile.
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 384 * 128 + 64 + 1024);
+  // One block a cluster is the wgmma kind; cl belongs to wgmmamc only.
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmamc;bm=256;bn=128;bk=64;st=4;gr=1;cl=1").valid);
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmamc;bm=256;bn=128;bk=64;st=4;gr=1").valid);
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmma;bm=256;bn=128;bk=64;st=4;gr=1;cl=2").valid);
+  EXPECT_EQ(gemm::parse_gemm_config("kind=wgmma;bm=256;bn=128;bk=64;st=4;gr=1").blocked.cl, 1);
+  const auto space = wgmma_mc_space();
+  EXPECT_EQ(space.size(), 14u);
+  for (const BlockedParams& p : space) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(p));
+    EXPECT_EQ(p.cl, 2);
+    EXPECT_GE(p.bn, 128);
+    EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
+  }
+  // Clusters of the ping-pong kernel, of 3 blocks, or in tf32 (bk 32) are outside the template.
+  BlockedParams other = g.blocked;
+  other.pp = 1, other.bm = 128;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  other = g.blocked;
+  other.cl = 3;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  other = g.blocked;
+  other.bk = 32;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  expect_serves_16bit_only(gemm::Kind::wgmmamc);
 }
 
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
@@ -168,6 +212,7 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-all");
   auto configs = wgmma_space();
   for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
+  for (const BlockedParams& p : wgmma_mc_space()) configs.push_back(p);
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     for (size_t q = 0; q < 2; ++q)
@@ -340,9 +385,18 @@ TEST_F(WgmmaGemmTest, PingPongEveryConfigTransposeAndPrecisionMatchesTheReferenc
   expect_every_config_matches(wgmma_pp_space());
 }
 
-// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong too.
+// Clusters: the shapes above have odd N tile counts (45 and 260 columns: 1 and 3 tiles of 128,
+// 1 and 2 of 256; 256 columns of 256: one), so the second block of an edge cluster computes
+// nothing but still copies its share of A for the first; the 24-batch shape gives each cluster
+// several units (the ring wraps across both blocks' barriers).
+TEST_F(WgmmaGemmTest, ClusterEveryConfigTransposeAndPrecisionMatchesTheReference) {
+  expect_every_config_matches(wgmma_mc_space());
+}
+
+// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong and
+// clusters too.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  for (const auto& space : {wgmma_space(), wgmma_pp_space()})
+  for (const auto& space : {wgmma_space(), wgmma_pp_space(), wgmma_mc_space()})
     for_three_configs(space, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
       const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
       const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
@@ -355,7 +409,8 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base
 // pointers off the 16-byte grid; and the precisions the kernel does not compute.
 TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
-  for (const BlockedParams& p : {wgmma_space().front(), wgmma_pp_space().back()})
+  for (const BlockedParams& p :
+       {wgmma_space().front(), wgmma_pp_space().back(), wgmma_mc_space().front()})
     expect_refuses_misaligned_and_other_precisions(p);
 }
 

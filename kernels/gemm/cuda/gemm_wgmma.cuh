@@ -32,6 +32,14 @@
 // blocks running at once share their A and B panels in L2. The producer runs ahead into the next
 // tile while consumers store the last one.
 //
+// Clusters (kind wgmmamc, ktune_gemm_wgmma_mc): the same kernel launched in clusters of 2 blocks
+// that take adjacent N tiles of one M tile; each block's producer copies half of the common A
+// tile's rows and multicasts them into both blocks' stages (A's L2 -> SM traffic halves), so a
+// stage's `empty` barrier counts the consumer warps of both blocks (a consumer warp releases a
+// stage in both), and each block's `full` barrier completes with the bytes of both halves and
+// its own B tile. The two blocks walk the same units in lockstep (an odd N tile count leaves the
+// second block of the edge cluster past the edge: it copies and multiplies but stores nothing).
+//
 // Edges: the tensor maps' bounds (m, n, k, batch) make TMA fill out-of-range elements with zeros,
 // so partial M / N / K tiles multiply zeros; the epilogue stores only in-range elements.
 // Leading dimensions, batch strides and base pointers must be multiples of 16 bytes (TMA): the
@@ -100,6 +108,60 @@ __device__ __forceinline__ void ktune_wg_tma_load(unsigned dst, const KtuneTmaMa
       " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
       "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
       : "memory");
+}
+
+// Clusters (kind wgmmamc). This block's rank in its cluster.
+__device__ __forceinline__ unsigned ktune_wg_cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+// Every thread of the cluster arrives (releasing its shared-memory writes, the barriers' init
+// among them) and waits for all the others: before any block touches a peer's shared memory,
+// and before any exits while a peer may still arrive on its barriers.
+__device__ __forceinline__ void ktune_wg_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// An arrival on the barrier at shared address `bar` of block `rank` of the cluster (mapa turns
+// this block's address into that block's), with the default semantics (release at CTA scope) as
+// CUTLASS's cluster barriers: what it orders are this warp's wgmma reads of the stage, complete
+// after wgmma.wait_group. The first version released at cluster scope: on the H100
+// (results/h100-80gb-hbm3/wgmma-mc-1) it ran at half the cooperative kernel's speed, with half of
+// the warps' stall cycles waiting on a memory barrier (ncu), the only one the kernel had added
+// (such a barrier may also wait for the wgmma group still in flight). This version is not yet
+// measured.
+__device__ __forceinline__ void ktune_wg_bar_arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 r;\nmapa.shared::cluster.u32 r, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [r];\n}\n" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
+
+// ktune_wg_tma_load multicast: the box lands at dst in every block of `mask` (bit i: rank i),
+// and completes `bytes` on the barrier at address bar of each.
+__device__ __forceinline__ void ktune_wg_tma_load_multicast(unsigned dst, const KtuneTmaMap* map,
+                                                            int c0, int c1, int c2, unsigned bar,
+                                                            unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask)
+      : "memory");
+}
+
+// A consumer warp's release of a ring stage: to this block's producer, and with clusters to
+// every block's (each one's multicast overwrites the stage in all of them).
+template <int CL>
+__device__ __forceinline__ void ktune_wg_release(unsigned bar) {
+  if (CL == 1) {
+    ktune_wg_bar_arrive(bar);
+  } else {
+#pragma unroll
+    for (unsigned r = 0; r < CL; ++r) ktune_wg_bar_arrive_cluster(bar, r);
+  }
 }
 
 // A shared-memory matrix descriptor with 128-byte swizzling: start address, leading and stride
@@ -218,25 +280,61 @@ __device__ __forceinline__ void ktune_wg_init_ring(unsigned full, unsigned empty
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
-// The producer thread: for each tile of this block (blockIdx.x, + gridDim.x, ...) in order, every
-// K tile into the ring (item `it` in stage it % ST, phase it / ST) once its stage is empty.
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+// The cluster tiles: a cluster of CL blocks takes CL adjacent N tiles of one M tile (CL = 1: one
+// block, one tile), in the order of ktune_wg_tile over (tiles_m, ceil(tiles_n / CL)) tile groups.
+// Cluster c (blockIdx.x / CL) takes units c, c + gridDim.x / CL, ...; the block of rank r the
+// group's N tile CL * g + r, which at the N edge may be past the last tile (tn >= tiles_n: its
+// loads are clamped to the last tile, its epilogue stores nothing).
+template <int CL>
+__device__ __forceinline__ long long ktune_wg_units(long long tiles_m, long long tiles_n,
+                                                    long long batch) {
+  return tiles_m * ((tiles_n + CL - 1) / CL) * batch;
+}
+template <int GR, int CL>
+__device__ __forceinline__ void ktune_wg_unit_tile(long long u, long long tiles_m,
+                                                   long long tiles_n, unsigned rank, int& batch,
+                                                   int& tm, int& tn) {
+  int group;
+  ktune_wg_tile<GR>(u, tiles_m, (tiles_n + CL - 1) / CL, batch, tm, group);
+  tn = group * CL + int(rank);
+}
+
+// The producer thread: for each unit of this block (see ktune_wg_units) in order, every K tile
+// into the ring (item `it` in stage it % ST, phase it / ST) once its stage is empty: B's tile and,
+// with CL = 1, A's; with clusters the block's 1/CL share of A's rows, multicast to every block of
+// the cluster (each block's `full` barrier then awaits the bytes of every share, and its `empty`
+// barrier the consumers of every block).
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL = 1>
 __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const KtuneTmaMap* map_b,
-                                                 long long tiles, long long tiles_m,
+                                                 long long units, long long tiles_m,
                                                  long long tiles_n, int k_tiles, unsigned tiles_a,
                                                  unsigned tiles_b, unsigned full, unsigned empty) {
   typedef KtuneWgmmaSmem<BM, BN, ST> S;
   constexpr int kKt = PREC == 1 ? 32 : 64;
+  constexpr int kShare = BM / CL;  // rows of A this block copies
+  const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
   unsigned it = 0;
-  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+  for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL) {
     int b, tm, tn;
-    ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
+    ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
+    if (tn >= tiles_n) tn = int(tiles_n) - 1;  // past the N edge: any tile's bytes serve
     for (int kt = 0; kt < k_tiles; ++kt, ++it) {
       const unsigned s = it % ST, bar = full + 8 * s;
       ktune_wg_bar_wait(empty + 8 * s, ((it / ST) & 1) ^ 1);
       ktune_wg_bar_expect(bar, S::kA + S::kB);
       const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
-      if (TA) {
+      if (CL > 1) {
+        const unsigned short all = (unsigned short)((1u << CL) - 1);
+        const int row = tm * BM + int(rank) * kShare;
+        if (TA) {
+          ktune_wg_tma_load_multicast(da + rank * kShare * 128, map_a, kt * kKt, row, b, bar, all);
+        } else {
+#pragma unroll
+          for (int j = 0; j < kShare / 64; ++j)
+            ktune_wg_tma_load_multicast(da + (rank * (kShare / 64) + j) * 8192, map_a, row + j * 64,
+                                        kt * kKt, b, bar, all);
+        }
+      } else if (TA) {
         ktune_wg_tma_load(da, map_a, kt * kKt, tm * BM, b, bar);
       } else {
 #pragma unroll
@@ -258,7 +356,7 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
 // 32-byte K step of the tile rows first_row .. first_row + 64 * MI - 1, one commit group in
 // flight (wait_group 1), each stage released (one arrival per warp) once the group after it is
 // issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first.
-template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB>
+template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB, int CL = 1>
 __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int first_row,
                                                   int k_tiles, unsigned it, unsigned tiles_a,
                                                   unsigned tiles_b, unsigned full, unsigned empty,
@@ -288,17 +386,17 @@ __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int 
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     // The group before this one has finished reading its stage: release that stage.
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((it + ST - 1) % ST));
+    if (kt > 0 && lane == 0) ktune_wg_release<CL>(empty + 8 * ((it + ST - 1) % ST));
   }
 }
 
 // After ktune_wg_mainloop of the items .. end - 1: waits for the last MMAs and releases the last
 // stage.
-template <int ST>
+template <int ST, int CL = 1>
 __device__ __forceinline__ void ktune_wg_drain(int k_tiles, unsigned end, unsigned empty,
                                                int lane) {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-  if (k_tiles > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((end + ST - 1) % ST));
+  if (k_tiles > 0 && lane == 0) ktune_wg_release<CL>(empty + 8 * ((end + ST - 1) % ST));
 }
 
 // Named barriers 1 and 2 (0 is __syncthreads) of the ping-pong kernel's two consumer warpgroups
@@ -339,57 +437,89 @@ __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], l
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// Grid: min(tiles, SMs) blocks of 384 threads; dynamic shared memory KtuneWgmmaSmem<...>::kBytes.
-// map_a / map_b: 3-d tensor maps (innermost dimension first: K then rows for a K-major operand,
-// rows then K for an MN-major one; batch last) with 64 x BM / 64 x BN (K-major) or 64 x 64
-// (MN-major) boxes and 128-byte swizzling (built by gemm_wgmma_launch.hpp).
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
-__global__ void __launch_bounds__(384, 1)
-    ktune_gemm_wgmma(const __grid_constant__ KtuneTmaMap map_a,
-                     const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
-                     long long k, long long batch, float alpha, float beta, float* __restrict__ c,
-                     long long ldc, long long stride_c) {
+// The cooperative kernel's body (kinds wgmma, wgmmatf32: CL = 1; wgmmamc: clusters of CL blocks
+// sharing A's tile, see ktune_wg_produce): the ring's barriers (a stage's `empty` one counts the
+// 8 consumer warps of every block of the cluster), then the producer and consumer warpgroups
+// over the block's units, then (clusters) a cluster barrier so that no block exits while a peer
+// may still arrive on its barriers or multicast into its shared memory.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL>
+__device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
+                                                     const KtuneTmaMap* map_b, long long m,
+                                                     long long n, long long k, long long batch,
+                                                     float alpha, float beta, float* c,
+                                                     long long ldc, long long stride_c) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
   static_assert(BM * BN <= 128 * 256, "at most 128 accumulators a thread");
   static_assert(PREC != 1 || (TA == 1 && TB == 0), "tf32 wgmma reads K-major A and B only");
+  static_assert(CL == 1 || (CL == 2 && BM / CL % 64 == 0), "A's shares of whole 64-row boxes");
   constexpr int kKt = PREC == 1 ? 32 : 64;  // K elements of a tile: one 128-byte swizzle row
   typedef KtuneWgmmaSmem<BM, BN, ST> S;
   constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
   extern __shared__ unsigned char ktune_wg_smem[];
+  // Every block of a cluster has the same layout (its dynamic shared memory at the same offset),
+  // so a multicast box lands at the same address in each.
   const unsigned base = (ktune_wg_smem_address(ktune_wg_smem) + 1023u) & ~1023u;
   const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
   const unsigned empty = full + 8 * ST;
   const int tid = threadIdx.x;
-  if (tid == 0) ktune_wg_init_ring(full, empty, ST, 8);  // the 8 consumer warps release a stage
-  __syncthreads();
+  if (tid == 0) ktune_wg_init_ring(full, empty, ST, 8 * CL);  // 8 consumer warps a block
+  if (CL == 1)
+    __syncthreads();
+  else
+    ktune_wg_cluster_sync();
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const long long tiles = tiles_m * tiles_n * batch;
+  const long long units = ktune_wg_units<CL>(tiles_m, tiles_n, batch);
   const int k_tiles = int((k + kKt - 1) / kKt);
 
   if (tid < 128) {  // producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0)
-      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB>(&map_a, &map_b, tiles, tiles_m, tiles_n,
-                                                     k_tiles, tiles_a, tiles_b, full, empty);
+      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB, CL>(map_a, map_b, units, tiles_m, tiles_n,
+                                                         k_tiles, tiles_a, tiles_b, full, empty);
   } else {  // consumer warpgroups 1 and 2: BM / 2 rows of every tile each
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
+    const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
     float acc[kMi][BN / 2];
     unsigned it = 0;
-    for (long long t = blockIdx.x; t < tiles; t += gridDim.x, it += k_tiles) {
+    for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL, it += k_tiles) {
       int b, tm, tn;
-      ktune_wg_tile<GR>(t, tiles_m, tiles_n, b, tm, tn);
-      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB>(
+      ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
+      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB, CL>(
           acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
-      ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
+      ktune_wg_drain<ST, CL>(k_tiles, it + k_tiles, empty, lane);
+      // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
       ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
                               alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
     }
   }
+  if (CL > 1) ktune_wg_cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
+
+// The cooperative kernels, one signature:
+// - ktune_gemm_wgmma (kinds wgmma, wgmmatf32): grid min(tiles, SMs) blocks of 384 threads;
+// - ktune_gemm_wgmma_mc (kind wgmmamc, 16-bit): launched in clusters of 2 blocks along N (the
+//   launcher sets the cluster dimension; gridDim.x even, at most the clusters that fit at once),
+//   which take adjacent N tiles of one M tile and share its A tile: each block copies BM / 2 of
+//   its rows and multicasts them to both.
+// Dynamic shared memory KtuneWgmmaSmem<...>::kBytes. map_a / map_b: 3-d tensor maps (innermost
+// dimension first: K then rows for a K-major operand, rows then K for an MN-major one; batch
+// last) with 64 x BM (64 x BM / 2 in clusters) / 64 x BN boxes (K-major) or 64 x 64 (MN-major)
+// and 128-byte swizzling (built by gemm_wgmma_launch.hpp).
+#define KTUNE_WGMMA_COOPERATIVE_KERNEL(NAME, CL)                                                  \
+  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                             \
+  __global__ void __launch_bounds__(384, 1)                                                       \
+      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b,  \
+           long long m, long long n, long long k, long long batch, float alpha, float beta,       \
+           float* __restrict__ c, long long ldc, long long stride_c) {                            \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL>(&map_a, &map_b, m, n, k, batch, alpha, \
+                                                           beta, c, ldc, stride_c);               \
+  }
+KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1)
+KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
 
 // Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
 // whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles

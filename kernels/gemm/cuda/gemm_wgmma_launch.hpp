@@ -20,7 +20,9 @@ namespace ktune::kernels::gemm::cuda {
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  std::string text = p.pp ? "ktune_gemm_wgmma_pp<" : "ktune_gemm_wgmma<";
+  std::string text = p.pp        ? "ktune_gemm_wgmma_pp<"
+                     : p.cl == 2 ? "ktune_gemm_wgmma_mc<"
+                                 : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
@@ -34,13 +36,15 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
 // Parameters the kernel templates accept: two consumer warpgroups of 64 or 128 rows of a tile
 // (ktune_gemm_wgmma) or one of 64 or 128 rows owning a tile (pp = 1, ktune_gemm_wgmma_pp), wgmma
 // N of 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
-// elements, kinds wgmma and wgmmapp; bk 32 of tf32, kind wgmmatf32).
+// elements, kinds wgmma, wgmmapp and wgmmamc; bk 32 of tf32, kind wgmmatf32); clusters (cl = 2,
+// ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only.
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
   const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
                          : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
   return rows && (p.bn == 64 || p.bn == 128 || p.bn == 256) && (p.bk == 64 || p.bk == 32) &&
          p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
-         p.splits == 1 && (p.pp == 0 || p.pp == 1);
+         p.splits == 1 && (p.pp == 0 || p.pp == 1) &&
+         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64));
 }
 // The K tile (elements) of a precision: one 128-byte swizzle row.
 inline constexpr int wgmma_k_tile(Precision precision) {
@@ -149,6 +153,60 @@ inline cudaError_t pack_tf32(const WgmmaTf32Pack& pack, bool k_major, const void
   return error == cudaSuccess ? cudaGetLastError() : error;
 }
 
+// The launch configuration of the cluster kernel: p.cl blocks a cluster along x.
+inline cudaLaunchConfig_t cluster_config(const BlockedParams& p, long long shared,
+                                         cudaStream_t stream, cudaLaunchAttribute& cluster) {
+  cluster = cudaLaunchAttribute{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = unsigned(p.cl);
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.blockDim = dim3(kWgmmaThreads);
+  config.dynamicSmemBytes = size_t(shared);
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return config;
+}
+
+// How many clusters of the kernel run at once (a cluster's blocks share a GPC, so fewer than
+// SMs / cl may fit, and a persistent grid beyond that would run a second wave): the occupancy
+// query, remembered for the last kernel and shared-memory size of this thread.
+inline cudaError_t max_clusters(const void* kernel, const BlockedParams& p, long long shared,
+                                int sms, cudaStream_t stream, int& fit) {
+  thread_local const void* last_kernel = nullptr;
+  thread_local long long last_shared = -1;
+  thread_local int last_fit = 0, last_device = -1;
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess) return error;
+  if (kernel == last_kernel && shared == last_shared && device == last_device) {
+    fit = last_fit;
+    return cudaSuccess;
+  }
+  cudaLaunchAttribute cluster;
+  cudaLaunchConfig_t config = cluster_config(p, shared, stream, cluster);
+  config.gridDim = dim3(unsigned(sms / p.cl * p.cl));
+  error = cudaOccupancyMaxActiveClusters(&fit, kernel, &config);
+  if (error != cudaSuccess) return error;
+  last_kernel = kernel, last_shared = shared, last_fit = fit, last_device = device;
+  return cudaSuccess;
+}
+
+// The cluster kernel's grid: one cluster per unit of p.cl adjacent N tiles (the kernel's
+// ktune_wg_units), at most `fit` clusters.
+inline cudaError_t launch_clusters(const void* kernel, const BlockedParams& p, long long m,
+                                   long long n, long long batch, int fit, long long shared,
+                                   void** args, cudaStream_t stream) {
+  const long long units =
+      ((m + p.bm - 1) / p.bm) * (((n + p.bn - 1) / p.bn + p.cl - 1) / p.cl) * batch;
+  cudaLaunchAttribute cluster;
+  cudaLaunchConfig_t config = cluster_config(p, shared, stream, cluster);
+  config.gridDim = dim3(unsigned((units < fit ? units : fit) * p.cl));
+  return cudaLaunchKernelExC(&config, kernel, args);
+}
+
 }  // namespace wgmma_detail
 
 // One asynchronous launch of C = alpha*op(A)*op(B) + beta*C with the wgmma kernel of (p,
@@ -170,6 +228,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     return wgmma_detail::refuse(p, precision, why);
   };
   if (precision == Precision::fp32) return refuse("the wgmma kernel computes tf32, bf16 and fp16");
+  if (p.cl > 1 && precision == Precision::tf32)
+    return refuse("the cluster kernel computes bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
   if (p.bk != wgmma_k_tile(precision))
     return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
@@ -227,21 +287,33 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     if (pack_b) b = packed_b, ldb = line, stride_b = n * line;
     transa = true, transb = false;
   }
-  // A K-major operand (K contiguous) is one 64 x rows box a stage, an MN-major one 64 x 64 boxes.
+  // A K-major operand (K contiguous) is one 64 x rows box a stage (A in clusters: a block's share
+  // of the rows), an MN-major one 64 x 64 boxes.
   CUtensorMap map_a, map_b;
   const bool encoded =
-      (transa ? wgmma_detail::encode(map_a, precision, a, k, m, lda, batch, stride_a, p.bm)
+      (transa ? wgmma_detail::encode(map_a, precision, a, k, m, lda, batch, stride_a, p.bm / p.cl)
               : wgmma_detail::encode(map_a, precision, a, m, k, lda, batch, stride_a, 64)) &&
       (transb ? wgmma_detail::encode(map_b, precision, b, n, k, ldb, batch, stride_b, 64)
               : wgmma_detail::encode(map_b, precision, b, k, n, ldb, batch, stride_b, p.bn));
   if (!encoded) return refuse("the driver refused the TMA tensor maps");
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
-  const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
-  const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
   long long mm = m, nn = n, kk = k, bb = batch, ldc_ = ldc, sc = stride_c;
   void* args[] = {&map_a, &map_b, &mm, &nn, &kk, &bb, &alpha, &beta, &c, &ldc_, &sc};
-  error = cudaLaunchKernel(kernel, dim3(blocks), dim3(kWgmmaThreads), args, size_t(shared), stream);
+  if (p.cl == 1) {
+    const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
+    const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
+    error =
+        cudaLaunchKernel(kernel, dim3(blocks), dim3(kWgmmaThreads), args, size_t(shared), stream);
+  } else {
+    int fit = 0;
+    error = wgmma_detail::max_clusters(kernel, p, shared, sms, stream, fit);
+    if (error != cudaSuccess) return tiled_detail::classify(error, p, "cluster occupancy");
+    if (fit < 1)
+      return refuse("no cluster of " + std::to_string(p.cl) + " blocks of " +
+                    std::to_string(shared) + " bytes of shared memory fits the device");
+    error = wgmma_detail::launch_clusters(kernel, p, m, n, batch, fit, shared, args, stream);
+  }
   if (error == cudaSuccess) error = cudaGetLastError();
   return launch_checks::classify(
       error, "launch", refuse, [&] { return wgmma_name_expression(p, precision, transa, transb); });

@@ -15,18 +15,11 @@ a named barrier never holds two arrivals, and no deadlock.
   wgmma_pingpong_model.py [--no-turns] [--trials N] [--seed S]
 Prints the violations found (exit 1) or "no violation" (exit 0).
 """
-import argparse
-import random
+import os
 import sys
 
-
-class Violation(Exception):
-    pass
-
-
-def check(ok, what):
-    if not ok:
-        raise Violation(what)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wgmma_model_common import check, cli, interleave, passes  # noqa: E402
 
 
 def run(tiles, k_tiles, stages, turns, rng):
@@ -37,9 +30,6 @@ def run(tiles, k_tiles, stages, turns, rng):
     fills = []  # issued copies not landed yet: (stage, item)
     arrived = {1: 0, 2: 0}
     synced = {1: 0, 2: 0}
-
-    def passes(completed, parity):
-        return parity != (completed & 1)
 
     def release(item):
         s = item % stages
@@ -78,52 +68,17 @@ def run(tiles, k_tiles, stages, turns, rng):
             fills.append((s, i))
             yield True
 
+    def land(index):
+        s, i = fills.pop(index)
+        slot[s] = i
+        completed_full[s] += 1
+
     actors = {"producer": producer(), "wg0": consumer(0), "wg1": consumer(1)}
-    try:
-        while actors or fills:
-            order = list(actors) + (["fill"] if fills else [])
-            rng.shuffle(order)
-            progressed = False
-            for name in order:
-                if name == "fill":
-                    s, i = fills.pop(rng.randrange(len(fills)))
-                    slot[s] = i
-                    completed_full[s] += 1
-                    progressed = True
-                    break
-                try:
-                    if next(actors[name]):
-                        progressed = True
-                        break
-                except StopIteration:
-                    del actors[name]
-                    progressed = True
-                    break
-            if not progressed:
-                return f"deadlock ({', '.join(sorted(actors))} waiting)"
-    except Violation as v:
-        return str(v)
-    return None
+    return interleave(actors, fills, land, rng)
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-turns", action="store_true")
-    parser.add_argument("--trials", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    found = {}
-    for _ in range(args.trials):
-        shape = (rng.randint(1, 6), rng.randint(1, 12), rng.randint(2, 6))
-        problem = run(*shape, not args.no_turns, rng)
-        if problem:
-            found.setdefault(problem.split(",")[0], shape)
-    for problem, (tiles, k_tiles, stages) in sorted(found.items()):
-        print(f"{problem} (tiles {tiles}, K tiles {k_tiles}, stages {stages})")
-    if not found:
-        print("no violation")
-    return 1 if found else 0
+    return cli(argv, __doc__, run, "no-turns", (1, 6), (1, 12), (2, 6))
 
 
 if __name__ == "__main__":
