@@ -2,6 +2,7 @@
 # Issue #30's CPU conv-layer target, for a quiet machine (nothing else running):
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
+#      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -42,7 +43,7 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 # conv1_2, about 0.3 s a run quiet) passed the default 2 s under load.
 for w in $workloads; do
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
+    --configs kind:cpu_plan,kind:cpu_plan_fused --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
 sweep_s=$(( $(date +%s) - start ))
@@ -89,7 +90,7 @@ PY
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
   "conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
