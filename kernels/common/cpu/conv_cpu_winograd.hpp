@@ -73,6 +73,30 @@ inline Vec dot(const float (&w)[J], const Vec (&x)[J]) {
   return acc;
 }
 
+// T x T^T for an I×J constant T and a J×J matrix x of vectors whose rows come one at a time
+// (row(a, x_a) fills row a): each row is multiplied by T^T as it arrives, then the columns by T,
+// and out(i, j, value) takes each result, so that about 2J vectors are live at a time (the whole
+// x and its transform, 2J² + I², would spill).
+template <int I, int J, class Row, class Out>
+inline void sandwich_by_rows(const float (&t)[I][J], Row&& row, Out&& out) {
+  Vec r[J][I];  // r[a][j] = Σ_b x[a][b] t[j][b]
+#pragma GCC unroll 6
+  for (int a = 0; a < J; ++a) {
+    Vec x[J];
+    row(a, x);
+#pragma GCC unroll 6
+    for (int j = 0; j < I; ++j) r[a][j] = dot<J>(t[j], x);
+  }
+#pragma GCC unroll 6
+  for (int j = 0; j < I; ++j) {
+    Vec col[J];
+#pragma GCC unroll 6
+    for (int a = 0; a < J; ++a) col[a] = r[a][j];
+#pragma GCC unroll 6
+    for (int i = 0; i < I; ++i) out(i, j, dot<J>(t[i], col));
+  }
+}
+
 // f(a, b) for each cell of an A×A tile, unrolled.
 template <int A, class F>
 inline void each_cell(F&& f) {
@@ -225,32 +249,22 @@ class WinogradPlan {
                         int64_t plane) const {
     using winograd_detail::Vec;
     constexpr int kA = M + 2;
-    const auto& bt = winograd::Tables<M>::BT;
-    Vec t[kA][kA];  // t[a][j] = Σ_b d[a][b] B[b][j]
+    winograd_detail::sandwich_by_rows(
+        winograd::Tables<M>::BT,
+        [&](int a, Vec(&d)[kA]) {
+          const int64_t y = y0 + a;
+          const bool row_in = Inside || (y >= 0 && y < s_.h);
 #pragma GCC unroll 6
-    for (int a = 0; a < kA; ++a) {
-      const int64_t y = y0 + a;
-      const bool row_in = Inside || (y >= 0 && y < s_.h);
-      Vec d[kA];
-#pragma GCC unroll 6
-      for (int b = 0; b < kA; ++b) {
-        const int64_t x = x0 + b;
-        d[b] = row_in && (Inside || (x >= 0 && x < s_.w))
-                   ? winograd_detail::load(image + (y * s_.w + x) * s_.c + c0, nc)
-                   : Vec{};
-      }
-#pragma GCC unroll 6
-      for (int j = 0; j < kA; ++j) t[a][j] = winograd_detail::dot<kA>(bt[j], d);
-    }
-#pragma GCC unroll 6
-    for (int j = 0; j < kA; ++j) {
-      Vec col[kA];
-#pragma GCC unroll 6
-      for (int a = 0; a < kA; ++a) col[a] = t[a][j];
-#pragma GCC unroll 6
-      for (int i = 0; i < kA; ++i)
-        winograd_detail::store(v + (i * kA + j) * plane, winograd_detail::dot<kA>(bt[i], col), nc);
-    }
+          for (int b = 0; b < kA; ++b) {
+            const int64_t x = x0 + b;
+            d[b] = row_in && (Inside || (x >= 0 && x < s_.w))
+                       ? winograd_detail::load(image + (y * s_.w + x) * s_.c + c0, nc)
+                       : Vec{};
+          }
+        },
+        [&](int i, int j, Vec value) {
+          winograd_detail::store(v + (i * kA + j) * plane, value, nc);
+        });
   }
 
   // Plane ξ's GEMM over the block's count tiles: M[ξ] (k × count, ldc k) = U[ξ] · V[ξ], for the
@@ -281,7 +295,6 @@ class WinogradPlan {
                         const Epilogue& e) const {
     using winograd_detail::Vec;
     constexpr int kA = M + 2, kL = winograd_detail::kLanes;
-    const auto& at_m = winograd::Tables<M>::AT;
     const int64_t plane = block_ * s_.k, P = s_.p(), Q = s_.q();
     for (int64_t i = 0; i < count; ++i) {
       const TileAt at = tile_at(first + i);
@@ -291,26 +304,16 @@ class WinogradPlan {
       if (i + 1 < count) prefetch_output<M>(output, e, first + i + 1);
       for (int64_t k0 = 0; k0 < s_.k; k0 += kL) {
         const int nk = int(std::min<int64_t>(kL, s_.k - k0));
-        // Y = A^T M A: each row of M loaded and multiplied by A at once, then the columns by
-        // A^T (as the input transform: few vectors live).
-        Vec t[kA][M], y[M][M];
+        // Y = A^T M A, M's rows loaded one at a time (as the input transform).
+        Vec y[M][M];
+        winograd_detail::sandwich_by_rows(
+            winograd::Tables<M>::AT,
+            [&](int a, Vec(&row)[kA]) {
 #pragma GCC unroll 6
-        for (int a = 0; a < kA; ++a) {
-          Vec row[kA];
-#pragma GCC unroll 6
-          for (int b = 0; b < kA; ++b)
-            row[b] = winograd_detail::load(mm + (a * kA + b) * plane + k0, nk);
-#pragma GCC unroll 4
-          for (int j = 0; j < M; ++j) t[a][j] = winograd_detail::dot<kA>(at_m[j], row);
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < M; ++j) {
-          Vec col[kA];
-#pragma GCC unroll 6
-          for (int a = 0; a < kA; ++a) col[a] = t[a][j];
-#pragma GCC unroll 4
-          for (int r = 0; r < M; ++r) y[r][j] = winograd_detail::dot<kA>(at_m[r], col);
-        }
+              for (int b = 0; b < kA; ++b)
+                row[b] = winograd_detail::load(mm + (a * kA + b) * plane + k0, nk);
+            },
+            [&](int r, int j, Vec value) { y[r][j] = value; });
         const Vec bias = e.bias ? winograd_detail::load(e.bias + k0, nk) : Vec{};
         for (int a = 0; a < rows; ++a)
           for (int b = 0; b < cols; ++b) {
