@@ -25,7 +25,10 @@
 # 2026-11-27) and 351 s loaded. With it (dnn-b16, and the two VGG16 batch-16 benches), measured
 # only loaded (load average 4-8, other helpers building): 1338 s, of which the sweeps 659 s (batch
 # 1 about 40 s) and the headers, rebuilds and four benches 680 s; at the ratio of the earlier runs
-# (351 / 120) about 7-8 minutes quiet. A build of ktune that is not up to date adds its own time.
+# (351 / 120) about 7-8 minutes quiet; the committed quiet run of 2026-11-27 (11 configs) took
+# 374 s. With cpu_plan_fused's 6 more configs (3×3 stride-1 layers only), WORKLOADS=dnn-b1 took
+# 613 s at load average 5 (sweep 129 s, the rest the four benches). A build of ktune that is not
+# up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
