@@ -2,6 +2,7 @@
 # Issue #30's CPU conv-layer target, for a quiet machine (nothing else running):
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
+#      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -24,7 +25,10 @@
 # 2026-11-27) and 351 s loaded. With it (dnn-b16, and the two VGG16 batch-16 benches), measured
 # only loaded (load average 4-8, other helpers building): 1338 s, of which the sweeps 659 s (batch
 # 1 about 40 s) and the headers, rebuilds and four benches 680 s; at the ratio of the earlier runs
-# (351 / 120) about 7-8 minutes quiet. A build of ktune that is not up to date adds its own time.
+# (351 / 120) about 7-8 minutes quiet; the committed quiet run of 2026-11-27 (11 configs) took
+# 374 s. With cpu_plan_fused's 6 more configs (3×3 stride-1 layers only), WORKLOADS=dnn-b1 took
+# 613 s at load average 5 (sweep 129 s, the rest the four benches). A build of ktune that is not
+# up to date adds its own time.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +46,7 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 # conv1_2, about 0.3 s a run quiet) passed the default 2 s under load.
 for w in $workloads; do
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
+    --configs kind:cpu_plan,kind:cpu_plan_fused --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
 sweep_s=$(( $(date +%s) - start ))
@@ -87,7 +91,7 @@ PY
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
   "conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \

@@ -1,6 +1,7 @@
 // The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
 // (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
-// cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 after the CUDA kinds.
+// cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 and cpu_plan_fused's 6 after
+// the CUDA kinds.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -73,6 +74,11 @@ void add_cpu_plan_kinds(std::vector<SpaceKind>& kinds) {
                     {"cols", V{"192", "384", "768"}},
                     {"rows", V{"128", "256", "512"}}},
                    plan_violation});
+  // The plan's Winograd in fused blocks of `tiles` tiles (conv2d_cpu_plan.hpp): each block's
+  // three phases on one thread, no barrier between them; m and tiles are the older kinds'
+  // params, so the space's numeric columns do not change. 2 × 3 = 6 configs.
+  kinds.push_back(
+      {"cpu_plan_fused", {{"m", V{"2", "4"}}, {"tiles", V{"12", "24", "48"}}}, nullptr});
 }
 
 bool is_cpu_kind(const std::string& name) { return name.rfind("cpu_", 0) == 0; }

@@ -3,8 +3,8 @@
 // shapes and every stride / padding / filter size of the ResNet-50 and VGG16 layers (at small
 // sizes), one and two threads, default blocks and blocks small enough that K is accumulated over
 // several blocks and C is cut into many tasks with channel and pixel edges; the Winograd path
-// (F(2×2) and F(4×4), 3×3 stride-1 layers) against its own bound, with a planted error that the
-// bound must catch.
+// (F(2×2) and F(4×4), 3×3 stride-1 layers, its phases shared by the threads or fused per block)
+// against its own bound, with a planted error that the bound must catch.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -188,21 +188,75 @@ TEST(Conv2dCpuPlan, WinogradMatchesFloat64WithEpilogue) {
   }
 }
 
+// Fused Winograd blocks (winograd_fused_tiles): each block's phases on one thread in its own V
+// and M. Blocks of 12 and 24 tiles (a last block shorter than the others where the tiles do not
+// divide), one and two threads, on the helper pool and on OpenMP's team, every epilogue, each
+// plan run twice (the V, M sets are claimed and given back per block).
+TEST(Conv2dCpuPlan, FusedWinogradMatchesFloat64WithEpilogue) {
+  int fused_runs = 0;
+  for (const Shape& s : winograd_shapes()) {
+    Case c(s);
+    for (int m : {2, 4})
+      for (int threads : {1, 2})
+        for (int64_t tiles : {int64_t(12), int64_t(24)})
+          for (auto workers : {cpu_conv::TaskWorkers::pool, cpu_conv::TaskWorkers::openmp}) {
+            const cpu_conv::ScopedTaskWorkers on(workers);
+            PlanBlocking bl;
+            bl.winograd_m = m;
+            bl.winograd_min_call_tiles = 1;
+            bl.winograd_fused_tiles = tiles;
+            ConvPlan plan(s, c.filter.data(), threads, bl);
+            ASSERT_EQ(plan.winograd_m(), m) << name(s);
+            ASSERT_TRUE(plan.winograd_fused()) << name(s);
+            for (int mask = 0; mask < 8; ++mask)
+              for (int call = 0; call < (mask == 7 ? 2 : 1); ++call, ++fused_runs)
+                EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, m))
+                    << name(s) << " m=" << m << " threads=" << threads << " tiles=" << tiles
+                    << " openmp=" << (workers == cpu_conv::TaskWorkers::openmp)
+                    << " epilogue=" << mask << " call=" << call;
+          }
+  }
+  EXPECT_GT(fused_runs, 0);
+}
+
+TEST(Conv2dCpuPlan, FusedWinogradBlocksAreWholeRegisterTilesTwoPerThreadAtLeast) {
+  const auto block = [](const Shape& s, int64_t tiles, int threads) {
+    PlanBlocking bl;
+    bl.winograd_fused_tiles = tiles;
+    return ConvPlan(s, std::vector<float>(size_t(s.k * s.c * s.r * s.s)).data(), threads, bl)
+        .winograd_block();
+  };
+  // VGG16's 224×224 × 64 layer at batch 1: 3136 F(4×4) tiles in blocks of 24 (20 -> 24).
+  EXPECT_EQ(block(shape(1, 224, 64, 64, 3, 1, 1), 24, 2), 24);
+  EXPECT_EQ(block(shape(1, 224, 64, 64, 3, 1, 1), 20, 2), 24);
+  // 14×14 at batch 1: 16 tiles, blocks of 4 so that each of 2 threads gets two; one thread: 8.
+  EXPECT_EQ(block(shape(1, 14, 64, 64, 3, 1, 1), 48, 2), 4);
+  EXPECT_EQ(block(shape(1, 14, 64, 64, 3, 1, 1), 48, 1), 8);
+}
+
 TEST(Conv2dCpuPlan, WinogradBoundCatchesAPlantedError) {
   // One weight of 11970 off by 1 (the weights are about N(0, 1)): the result is that of another
-  // filter, and the bound (64× the direct one for F(4×4)) must still reject it.
+  // filter, and the bound (64× the direct one for F(4×4)) must still reject it; phases shared
+  // (fused_tiles 0) and fused, with every epilogue part on.
   const Shape s = shape(2, 9, 19, 70, 3, 1, 1);
   Case c(s);
-  for (int m : {2, 4}) {
-    PlanBlocking bl;
-    bl.winograd_m = m;
-    bl.winograd_min_call_tiles = 1;
-    std::vector<float> planted = c.filter;
-    planted[planted.size() / 2] += 1.f;
-    ConvPlan good(s, c.filter.data(), 2, bl), bad(s, planted.data(), 2, bl);
-    EXPECT_LE(c.run(good, false, false, false), error_bound(s, m)) << "m=" << m;
-    EXPECT_GT(c.run(bad, false, false, false), error_bound(s, m)) << "m=" << m;
-  }
+  for (int m : {2, 4})
+    for (int64_t fused_tiles : {int64_t(0), int64_t(12)}) {
+      PlanBlocking bl;
+      bl.winograd_m = m;
+      bl.winograd_min_call_tiles = 1;
+      bl.winograd_fused_tiles = fused_tiles;
+      std::vector<float> planted = c.filter;
+      planted[planted.size() / 2] += 1.f;
+      ConvPlan good(s, c.filter.data(), 2, bl), bad(s, planted.data(), 2, bl);
+      ASSERT_EQ(good.winograd_fused(), fused_tiles > 0);
+      for (bool epilogue : {false, true}) {
+        EXPECT_LE(c.run(good, epilogue, epilogue, epilogue), error_bound(s, m))
+            << "m=" << m << " fused_tiles=" << fused_tiles;
+        EXPECT_GT(c.run(bad, epilogue, epilogue, epilogue), error_bound(s, m))
+            << "m=" << m << " fused_tiles=" << fused_tiles;
+      }
+    }
 }
 
 TEST(Conv2dCpuPlan, WinogradRunsThe3x3Stride1LayersOverEnoughChannels) {

@@ -1,10 +1,10 @@
-// The cpu_plan kind (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) and the oneDNN Winograd vendor row:
-// every config against the float64 reference on random data with NaN-poisoned output, directly
-// and through the family's CPU backend (which verifies before it times), on the tiny workload's
-// odd shapes and small copies of every filter / stride / padding of the VGG16 and ResNet-50
-// layers with channel counts off the tiles (kMR 32, kNR 12); Winograd refused exactly where it
-// does not apply; each algorithm's bound rejects a planted weight; the config ids of the older
-// kinds unchanged.
+// The cpu_plan and cpu_plan_fused kinds (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) and the oneDNN
+// Winograd vendor row: every config against the float64 reference on random data with
+// NaN-poisoned output, directly and through the family's CPU backend (which verifies before it
+// times), on the tiny workload's odd shapes and small copies of every filter / stride / padding
+// of the VGG16 and ResNet-50 layers with channel counts off the tiles (kMR 32, kNR 12); Winograd
+// refused exactly where it does not apply; each algorithm's bound rejects a planted weight; the
+// config ids of the older kinds unchanged.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -39,7 +39,8 @@ std::vector<std::string> plan_configs() {
   const Space& space = find_family("conv2d").space();
   std::vector<std::string> out;
   for (const Config& c : space.enumerate())
-    if (space.kind_name(c) == "cpu_plan") out.push_back(space.to_string(c));
+    if (space.kind_name(c) == "cpu_plan" || space.kind_name(c) == "cpu_plan_fused")
+      out.push_back(space.to_string(c));
   return out;
 }
 
@@ -48,15 +49,16 @@ std::unique_ptr<Backend> cpu_backend() {
   return open_backend(find_family("conv2d"), "cpu");
 }
 
-TEST(Conv2dCpuPlanKind, ElevenConfigsAppendedAfterEveryOtherKind) {
+TEST(Conv2dCpuPlanKind, SeventeenConfigsAppendedAfterEveryOtherKind) {
   register_builtin();
   const Space& space = find_family("conv2d").space();
-  EXPECT_EQ(plan_configs().size(), 11u);
+  EXPECT_EQ(plan_configs().size(), 11u + 6u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
-  // 64), whose ids the committed datasets use.
-  EXPECT_EQ(space.product_size(), 1069 + 27);
+  // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
-  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 2].name);
+  EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 3].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 
@@ -64,8 +66,15 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
   for (const std::string& text : plan_configs()) {
     const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
     EXPECT_TRUE(g.valid) << text;
-    EXPECT_EQ(g.kind, cpu::CpuKind::plan) << text;
+    EXPECT_EQ(g.kind, text.find("fused") == std::string::npos ? cpu::CpuKind::plan
+                                                              : cpu::CpuKind::plan_fused)
+        << text;
   }
+  constexpr cpu::CpuConvConfig f = cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=4;tiles=24");
+  static_assert(f.valid && f.kind == cpu::CpuKind::plan_fused && f.m == 4 && f.tiles == 24);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=0;tiles=24").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=4").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=4;tiles=24;cols=384").valid);
   constexpr cpu::CpuConvConfig g =
       cpu::parse_cpu_conv_config("kind=cpu_plan;m=2;cols=384;rows=256");
   static_assert(g.valid && g.m == 2 && g.cols == 384 && g.rows == 256);
@@ -88,9 +97,12 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
       const char* why = cpu::plan_refusal(s, g.m);
       EXPECT_EQ(why == nullptr, g.m == 0 || winograd_fits) << problem_of(s).key() << " " << text;
       if (why) continue;
-      cpu::PreparedPlan plan(s, filter.data(), g.m, g.cols, g.rows);
+      const bool fused = g.kind == cpu::CpuKind::plan_fused;
+      cpu::PreparedPlan plan(s, filter.data(), g.m, fused ? 384 : g.cols, fused ? 256 : g.rows,
+                             fused ? g.tiles : 0);
       EXPECT_EQ(plan.winograd_m(), g.m) << text;  // the config's algorithm, not a fallback
-      for (int call = 0; call < 2; ++call) {      // a prepared plan runs again with the same result
+      EXPECT_EQ(plan.winograd_fused(), fused) << text;
+      for (int call = 0; call < 2; ++call) {  // a prepared plan runs again with the same result
         std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
         plan.run(input.data(), output.data());
         EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, g.m))

@@ -78,6 +78,10 @@ struct PlanBlocking {
   // maps: 16) runs F(2×2): 0.64 ms median against 0.74 direct on the quiet EPYC
   // (results/amd-epyc-2c/networks-cpuconv, variants wino2 and plan, layer4.1.conv2 at batch 1).
   int64_t winograd_min_call_tiles = 12;
+  // winograd_fused_tiles > 0: Winograd runs fused blocks of this many tiles (rounded up to the
+  // register tile's 12), each block's three phases on one thread in its own V and M
+  // (WinogradPlan's fused); 0: blocks of winograd_floats, each phase shared by the threads.
+  int64_t winograd_fused_tiles = 0;
 };
 
 // Fewer input channels (the c = 3 stems) make each of Winograd's α² GEMMs a K = c sum: the
@@ -240,9 +244,11 @@ class ConvPlan {
     if ((m == 2 || m == 4) && s.c >= kWinogradMinChannels && WinogradPlan::applies(s) &&
         call_tiles(m) >= bl.winograd_min_call_tiles) {
       const int64_t a = m + 2;
+      const bool fused = bl.winograd_fused_tiles > 0;
       const int64_t tiles =
-          std::max(bl.winograd_floats / (a * a * (s.c + s.k)), bl.winograd_min_tiles);
-      winograd_ = std::make_unique<WinogradPlan>(s, filter, m, threads_, tiles);
+          fused ? bl.winograd_fused_tiles
+                : std::max(bl.winograd_floats / (a * a * (s.c + s.k)), bl.winograd_min_tiles);
+      winograd_ = std::make_unique<WinogradPlan>(s, filter, m, threads_, tiles, fused);
       return;
     }
     filter_ = aligned_floats(size_t(panels * ck * kMR));
@@ -288,6 +294,7 @@ class ConvPlan {
   int64_t k_block() const { return kc_; }  // K steps per block (direct path)
   int winograd_m() const { return winograd_ ? winograd_->m() : 0; }  // 0: the direct path
   int64_t winograd_block() const { return winograd_ ? winograd_->tiles_per_block() : 0; }
+  bool winograd_fused() const { return winograd_ && winograd_->fused(); }
 
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {

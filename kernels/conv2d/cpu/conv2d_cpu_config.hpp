@@ -12,19 +12,21 @@
 //   cpu_plan      kind=cpu_plan;m=0;cols=384;rows=256 (conv2d_cpu_plan.hpp: m 0 for the implicit
 //                 GEMM, 2 or 4 for Winograd; cols × rows the plan's largest task, pixels ×
 //                 channels)
+//   cpu_plan_fused  kind=cpu_plan_fused;m=4;tiles=24 (the plan's Winograd F(m×m, 3×3), m 2 or 4,
+//                 in fused blocks of `tiles` tiles, each block's phases on one thread)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
-enum class CpuKind { direct, im2col, gemm1x1, winograd, plan };
+enum class CpuKind { direct, im2col, gemm1x1, winograd, plan, plan_fused };
 
 struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
   int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col, both cpu_plan)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
-  int m = 0, tiles = 0;                    // cpu_winograd (m also cpu_plan: 0 = no Winograd)
+  int m = 0, tiles = 0;  // cpu_winograd, cpu_plan_fused (m also cpu_plan: 0 = no Winograd)
   bool valid = false;
 };
 
@@ -34,9 +36,9 @@ using gemm::config_detail::parse_int;
 
 constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
-    const std::string_view kinds[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd",
-                                      "cpu_plan"};
-    for (int i = 0; i < 5; ++i)
+    const std::string_view kinds[] = {"cpu_direct",   "cpu_im2col", "cpu_gemm1x1",
+                                      "cpu_winograd", "cpu_plan",   "cpu_plan_fused"};
+    for (int i = 0; i < 6; ++i)
       if (value == kinds[i]) {
         g.kind = CpuKind(i);
         return true;
@@ -77,6 +79,8 @@ constexpr int required_bits(CpuKind kind) {
       return 0xD0;  // mt m tiles
     case CpuKind::plan:
       return 0x43;  // m cols rows
+    case CpuKind::plan_fused:
+      return 0xC0;  // m tiles
   }
   return 0;
 }
@@ -97,7 +101,8 @@ constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
   if (g.kind == CpuKind::direct &&
       (g.cols < 2 || g.cols > 4 || g.vk < 2 || g.vk > 4 || (g.vc != 8 && g.vc != 16)))
     return CpuConvConfig{};
-  if (g.kind == CpuKind::winograd && g.m != 2 && g.m != 4) return CpuConvConfig{};
+  if ((g.kind == CpuKind::winograd || g.kind == CpuKind::plan_fused) && g.m != 2 && g.m != 4)
+    return CpuConvConfig{};
   if (g.kind == CpuKind::plan && g.m != 0 && g.m != 2 && g.m != 4) return CpuConvConfig{};
   g.valid = true;
   return g;

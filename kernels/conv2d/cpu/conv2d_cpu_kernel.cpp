@@ -35,14 +35,17 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
     k.run = [p](const Args& a) { run_direct(a, p); };
     return k;
   }
-  if (kind == "cpu_plan") {
+  if (kind == "cpu_plan" || kind == "cpu_plan_fused") {
     const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
     if (const char* why = plan_refusal(shape, g.m)) k.refusal = why;
     k.winograd_m = g.m;
+    const int fused_tiles = g.kind == CpuKind::plan_fused ? g.tiles : 0;
+    const int cols = fused_tiles ? 384 : g.cols, rows = fused_tiles ? 256 : g.rows;
     // One plan per filter buffer (the sweep rotates copies of the tensors).
     auto plans = std::make_shared<std::map<const float*, std::unique_ptr<PreparedPlan>>>();
-    k.prepare = [plans, g](const Args& a) {
-      (*plans)[a.filter] = std::make_unique<PreparedPlan>(a.shape, a.filter, g.m, g.cols, g.rows);
+    k.prepare = [plans, g, cols, rows, fused_tiles](const Args& a) {
+      (*plans)[a.filter] =
+          std::make_unique<PreparedPlan>(a.shape, a.filter, g.m, cols, rows, fused_tiles);
     };
     k.run = [plans](const Args& a) {
       const auto it = plans->find(a.filter);

@@ -8,6 +8,11 @@
 //         tiles), so that the sweep measures each where it applies;
 //   cols, rows  the largest task of the GEMM path, pixels × output channels (PlanBlocking
 //         max_cols, max_rows): how C is cut among the threads and blocked for L2.
+// cpu_plan_fused: the same plan's Winograd (m 2 or 4) in fused blocks of `tiles` tiles
+// (PlanBlocking::winograd_fused_tiles): each block's input transform, α² GEMMs and output
+// transform on one thread, in that thread's V and M, the blocks claimed by the threads in turn
+// (cpu_plan's Winograd shares each phase of a block among the threads, three barriers per
+// block, and passes V and M between the cores).
 // The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
 // a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
 // nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
@@ -20,13 +25,15 @@ inline cpu_conv::Shape plan_shape(const Shape& s) {
   return {s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad};
 }
 
-// m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)).
-inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows) {
+// m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)). fused_tiles: 0, or the fused
+// Winograd blocks' tiles (cpu_plan_fused).
+inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0) {
   cpu_conv::PlanBlocking b;
   b.winograd_m = m;
   b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles
   b.max_cols = cols;
   b.max_rows = rows;
+  b.winograd_fused_tiles = fused_tiles;
   return b;
 }
 
@@ -43,13 +50,14 @@ inline const char* plan_refusal(const Shape& s, int m) {
 // One layer prepared: the filter read only here. One run at a time.
 class PreparedPlan {
  public:
-  PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows)
-      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows)) {}
+  PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows, int fused_tiles = 0)
+      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows, fused_tiles)) {}
   void run(const float* input, float* output) {
     const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);
     plan_.run(input, output);
   }
   int winograd_m() const { return plan_.winograd_m(); }
+  bool winograd_fused() const { return plan_.winograd_fused(); }
 
  private:
   cpu_conv::ConvPlan plan_;

@@ -58,16 +58,20 @@ bool applies(const conv::Shape& s) {
   if constexpr (g.kind == cpu::CpuKind::gemm1x1)
     return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
   if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
-  if constexpr (g.kind == cpu::CpuKind::plan) return cpu::plan_refusal(s, g.m) == nullptr;
+  if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused)
+    return cpu::plan_refusal(s, g.m) == nullptr;
   return true;
 }
 
-// Shipped config I's prepared plan of a layer (cpu_plan), or null (the other kinds).
+// Shipped config I's prepared plan of a layer (cpu_plan, cpu_plan_fused), or null (the other
+// kinds).
 template <size_t I>
 std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   if constexpr (g.kind == cpu::CpuKind::plan)
     return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
+  if constexpr (g.kind == cpu::CpuKind::plan_fused)
+    return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, 384, 256, g.tiles);
   return nullptr;
 }
 
@@ -77,7 +81,7 @@ bool run_config(const cpu::Args& a) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   const conv::Shape& s = a.shape;
   if (!applies<I>(s)) return false;
-  if constexpr (g.kind == cpu::CpuKind::plan) {
+  if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused) {
     prepare_config<I>(s, a.filter)->run(a.input, a.output);
   } else if constexpr (g.kind == cpu::CpuKind::direct) {
     cpu::direct_detail::conv<g.cols, g.vk, g.vc / cpu::simd::kLanes>(a, g.rows);
@@ -162,7 +166,7 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
 struct CpuConv2dPlan::State {
   conv::Shape shape;
   int index = -1;                           // -1: n == 0 or no shipped config applies
-  std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan pick
+  std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan or cpu_plan_fused pick
   std::vector<float> filter;                // otherwise: the plan's copy of the filter
 };
 
