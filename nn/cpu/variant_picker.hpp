@@ -1,0 +1,92 @@
+#pragma once
+// The rule by which `auto` (nn/cpu/auto_backend.cpp) picks the whole-network variant of each
+// inference from the times of the inferences themselves. The set-up rounds' choice alone was not
+// enough on this project's 2-core KVM guest: a process could enter a state in which ktune's conv
+// plans took ~1.4× their CPU time and oneDNN's Winograd less (docs/networks.md, "slow states"),
+// after set-up had timed them, so the variant kept there lost to a single backend for the rest of
+// the run (VGG16 batch 16: `auto` 1.11× its best single backend). Here every inference is also a
+// measurement: each variant's score is the median of its last kWindow whole-forward times (set-up
+// rounds included), the next inference runs the variant of smallest score, and every
+// kExploreEvery-th one re-times the contender (a variant within kContender of that score) timed
+// longest ago, so a variant that became faster is seen again; every kRetimeEvery-th re-times the
+// variant timed longest ago whatever its score, so no variant's score is older than that. Exploring
+// costs at most one inference in kExploreEvery at most kContender× the best's time, and one in
+// kRetimeEvery at any variant's time. Deterministic: the same recorded times give the same picks
+// (ties to the lower index). Nothing is allocated after construction (the engine's forward
+// allocates nothing).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace ktune::nn::cpu {
+
+// The last kWindow times of one thing, their median its score.
+class RecentTimes {
+ public:
+  static constexpr int kWindow = 3;  // one odd time moves no median of three (median() knows 3)
+
+  void record(double ms, int64_t stamp) {
+    ms_[size_t(count_ % kWindow)] = ms;
+    ++count_;
+    last_ = stamp;
+  }
+  bool empty() const { return count_ == 0; }
+  int64_t last_stamp() const { return last_; }
+  double median() const {
+    if (count_ == 0) return std::numeric_limits<double>::infinity();
+    const double a = ms_[0], b = ms_[1], c = ms_[2];
+    if (count_ == 1) return a;
+    if (count_ == 2) return (a + b) / 2;
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  }
+
+ private:
+  std::array<double, kWindow> ms_{};
+  int64_t count_ = 0, last_ = -1;
+};
+
+class VariantPicker {
+ public:
+  static constexpr int kExploreEvery = 8;
+  static constexpr double kContender = 1.25;
+  static constexpr int kRetimeEvery = 64;
+
+  explicit VariantPicker(int variants) : recent_(size_t(std::max(variants, 1))) {}
+
+  // A whole forward of `variant` took ms.
+  void record(int variant, double ms) { recent_.at(size_t(variant)).record(ms, stamp_++); }
+  double score(int variant) const { return recent_.at(size_t(variant)).median(); }
+  // The variant of smallest score (ties to the lower index); `fallback` while none was timed.
+  int best(int fallback) const {
+    int best = -1;
+    for (int v = 0; v < int(recent_.size()); ++v)
+      if (!recent_[size_t(v)].empty() && (best < 0 || score(v) < score(best))) best = v;
+    return best < 0 ? fallback : best;
+  }
+  // The variant the next inference runs.
+  int next(int fallback) {
+    const int top = best(fallback);
+    ++picks_;
+    if (recent_[size_t(top)].empty()) return top;
+    const bool retime = picks_ % kRetimeEvery == 0;
+    if (++since_explore_ < kExploreEvery && !retime) return top;
+    int oldest = -1;  // timed longest ago (never timed: first) among those eligible
+    for (int v = 0; v < int(recent_.size()); ++v) {
+      const auto& r = recent_[size_t(v)];
+      if (v == top || (!retime && (r.empty() || score(v) > kContender * score(top)))) continue;
+      if (oldest < 0 || r.last_stamp() < recent_[size_t(oldest)].last_stamp()) oldest = v;
+    }
+    if (oldest < 0) return top;
+    since_explore_ = 0;
+    return oldest;
+  }
+
+ private:
+  std::vector<RecentTimes> recent_;
+  int64_t stamp_ = 0, picks_ = 0;
+  int since_explore_ = 0;
+};
+
+}  // namespace ktune::nn::cpu

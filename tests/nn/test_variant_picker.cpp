@@ -1,0 +1,83 @@
+// The rule `auto` picks each inference's whole-network variant by (nn/cpu/variant_picker.hpp), on
+// planted times: no clock involved, so every expectation is exact.
+#include <gtest/gtest.h>
+
+#include "nn/cpu/variant_picker.hpp"
+
+namespace ktune::nn::cpu {
+namespace {
+
+TEST(RecentTimes, TheMedianOfTheLastThreeTimes) {
+  RecentTimes t;
+  EXPECT_TRUE(t.empty());
+  t.record(5, 0);
+  EXPECT_EQ(t.median(), 5);
+  t.record(9, 1);
+  EXPECT_EQ(t.median(), 7);
+  t.record(1, 2);
+  EXPECT_EQ(t.median(), 5);
+  t.record(2, 3);  // the 5 leaves the window: 9, 1, 2
+  EXPECT_EQ(t.median(), 2);
+  EXPECT_EQ(t.last_stamp(), 3);
+}
+
+TEST(VariantPicker, UntimedKeepsTheFallback) {
+  VariantPicker p(3);
+  EXPECT_EQ(p.best(2), 2);
+  EXPECT_EQ(p.next(2), 2);
+}
+
+// Set-up timed variant 0 fastest; then it slows (a machine state that set-up did not see): one
+// slow time moves nothing, the second makes the runner-up the pick.
+TEST(VariantPicker, LeavesAVariantThatBecameSlowerAfterTwoSlowTimes) {
+  VariantPicker p(3);
+  for (int round = 0; round < 3; ++round) {
+    p.record(0, 100);
+    p.record(1, 115);
+    p.record(2, 250);
+  }
+  EXPECT_EQ(p.next(0), 0);
+  p.record(0, 140);
+  EXPECT_EQ(p.next(0), 0);  // median of 100, 100, 140
+  p.record(0, 140);
+  EXPECT_EQ(p.next(0), 1);  // median of 100, 140, 140 > 115
+}
+
+// Every 8th pick re-times the contender (within 25 % of the best) timed longest ago; a variant
+// more than 25 % slower is not re-timed before the 64th pick, which takes the one timed longest
+// ago whatever its score.
+TEST(VariantPicker, ExploresContendersOftenAndEveryVariantRarely) {
+  VariantPicker p(3);
+  p.record(2, 300);  // far slower, timed first
+  p.record(1, 110);  // a contender
+  p.record(0, 100);
+  std::vector<int> picks;
+  for (int i = 0; i < 64; ++i) {
+    const int v = p.next(0);
+    picks.push_back(v);
+    p.record(v, v == 0 ? 100 : v == 1 ? 110 : 300);
+  }
+  for (int i = 0; i < 64; ++i) {
+    const int want = i == 63 ? 2 : (i + 1) % 8 == 0 ? 1 : 0;
+    EXPECT_EQ(picks[size_t(i)], want) << "pick " << i + 1;
+  }
+}
+
+// A variant that became faster while not picked is found by the contender re-timing.
+TEST(VariantPicker, AContenderThatBecameFasterIsTakenOver) {
+  VariantPicker p(2);
+  p.record(0, 100);
+  p.record(1, 120);
+  int on_one = 0;
+  for (int i = 0; i < 40; ++i) {
+    const int v = p.next(0);
+    on_one += v == 1;
+    p.record(v, v == 0 ? 100 : 80);  // variant 1 now takes 80
+  }
+  EXPECT_EQ(p.best(0), 1);
+  // Re-timed at the 8th pick (tied), the best from the 16th on but for the re-timings of 0.
+  EXPECT_GE(on_one, 20);
+}
+
+}  // namespace
+}  // namespace ktune::nn::cpu
