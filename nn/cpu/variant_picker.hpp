@@ -6,7 +6,9 @@
 // after set-up had timed them, so the variant kept there lost to a single backend for the rest of
 // the run (VGG16 batch 16: `auto` 1.11× its best single backend). Here every inference is also a
 // measurement: each variant's score is the median of its last kWindow whole-forward times (set-up
-// rounds included), the next inference runs the variant of smallest score, and every
+// rounds included), the next inference runs the variant of smallest score (staying on the one it
+// ran unless another scores kSwitch lower: near-equal variants under noise would otherwise take
+// turns at random, and a switch costs warm caches), and every
 // kExploreEvery-th one re-times the contender (a variant within kContender of that score) timed
 // longest ago, so a variant that became faster is seen again; every kRetimeEvery-th re-times the
 // variant timed longest ago whatever its score, so no variant's score is older than that. Exploring
@@ -52,6 +54,7 @@ class VariantPicker {
   static constexpr int kExploreEvery = 8;
   static constexpr double kContender = 1.25;
   static constexpr int kRetimeEvery = 64;
+  static constexpr double kSwitch = 0.03;
 
   explicit VariantPicker(int variants) : recent_(size_t(std::max(variants, 1))) {}
 
@@ -67,7 +70,10 @@ class VariantPicker {
   }
   // The variant the next inference runs.
   int next(int fallback) {
-    const int top = best(fallback);
+    int top = best(fallback);
+    if (current_ >= 0 && top != current_ && score(top) > (1 - kSwitch) * score(current_))
+      top = current_;
+    current_ = top;
     ++picks_;
     if (recent_[size_t(top)].empty()) return top;
     const bool retime = picks_ % kRetimeEvery == 0;
@@ -87,6 +93,7 @@ class VariantPicker {
   std::vector<RecentTimes> recent_;
   int64_t stamp_ = 0, picks_ = 0;
   int since_explore_ = 0;
+  int current_ = -1;  // the last pick that was not a re-timing
 };
 
 }  // namespace ktune::nn::cpu

@@ -43,6 +43,22 @@ TEST(VariantPicker, LeavesAVariantThatBecameSlowerAfterTwoSlowTimes) {
   EXPECT_EQ(p.next(0), 1);  // median of 100, 140, 140 > 115
 }
 
+// Near-equal variants: the one running stays until another is 3 % faster.
+TEST(VariantPicker, StaysUnlessAnotherIsClearlyFaster) {
+  VariantPicker p(2);
+  p.record(0, 100);
+  p.record(1, 101);
+  EXPECT_EQ(p.next(0), 0);
+  p.record(1, 98);  // median 99.5: within 3 %
+  p.record(1, 98);
+  EXPECT_EQ(p.next(0), 0);
+  p.record(1, 96);  // 98 < 97 is false: still within
+  EXPECT_EQ(p.next(0), 0);
+  p.record(1, 90);
+  p.record(1, 90);  // median 90
+  EXPECT_EQ(p.next(0), 1);
+}
+
 // Every 8th pick re-times the contender (within 25 % of the best) timed longest ago; a variant
 // more than 25 % slower is not re-timed before the 64th pick, which takes the one timed longest
 // ago whatever its score.
