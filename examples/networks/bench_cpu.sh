@@ -66,7 +66,8 @@ json.dump({"command": command, "commit": commit,
            "device": device,
            "measures": f"VGG16 and ResNet-50 inference, the {backends} backends (auto: per layer "
                        f"the fastest of ktune, onednn and onednn_winograd, or the fastest of them "
-                       f"alone) taking turns in one process, whole network and per layer, batch "
+                       f"alone, picked per inference from the recent inferences' times) taking turns in one "
+                       f"process, whole network and per layer, batch "
                        f"{batches}, FP32",
            "files": files, "in_sample": None,
            "vendors": f"oneDNN {onednn} (convolution_auto, convolution_winograd where it has one, "
