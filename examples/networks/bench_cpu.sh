@@ -34,7 +34,7 @@ for batch in $batches; do
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
       --backend "$backends" --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
       --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" |
-      grep -E "median|^auto: [0-9]+ layers|^auto: inferences|^note:" | tee -a "$out/networks-runs.txt"
+      grep -E "median|^auto(_bf16)?: [0-9]+ layers|^auto(_bf16)?: inferences|^note:" | tee -a "$out/networks-runs.txt"
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
     for backend in ${backends//,/ }; do

@@ -1,5 +1,6 @@
 // `auto`: each convolution and fully connected layer on whichever of its candidate backends
-// (kCandidates: `ktune`, `onednn`, `onednn_winograd`) runs it fastest on this machine, chosen
+// (kFp32Candidates: `ktune`, `onednn`, `onednn_winograd`; `auto_bf16`: `ktune_bf16`,
+// `onednn_bf16`, the same rule in bf16) runs it fastest on this machine, chosen
 // first per layer at prepare time by timing each on the layer's shape with the sweep's repetition
 // rule (ktune/timing_loop.hpp) and random data. Switching between the candidates costs what no
 // per-layer timing sees (caches; and, before the conv plans ran on OpenMP's team, each one's idle
@@ -65,7 +66,9 @@ constexpr TimingPolicy kPolicy{
     .warmups = 1, .min_reps = 3, .max_reps = 15, .budget_ms = 15, .timeout_ms = 60000};
 
 // The candidate backends, in the order ties go (ktune first: its own kernels when no slower).
-constexpr std::array<const char*, 3> kCandidates{"ktune", "onednn", "onednn_winograd"};
+const std::vector<std::string> kFp32Candidates{"ktune", "onednn", "onednn_winograd"};
+const std::vector<std::string> kBf16Candidates{"ktune_bf16", "onednn_bf16"};
+constexpr size_t kMaxCandidates = 3;
 
 template <typename Call>
 double median_ms(Call&& call) {
@@ -81,12 +84,15 @@ double median_ms(Call&& call) {
 
 class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
  public:
-  AutoBackend() : picker_(1 + int(kCandidates.size())) {
-    for (const char* name : kCandidates) candidates_.push_back(make_backend(name));
+  AutoBackend(std::string name, const std::vector<std::string>& candidates)
+      : name_(std::move(name)), names_(candidates), picker_(1 + int(candidates.size())) {
+    if (names_.empty() || names_.size() > kMaxCandidates)
+      throw Error(fmt::format("{}: {} candidates (1 to {})", name_, names_.size(), kMaxCandidates));
+    for (const auto& c : names_) candidates_.push_back(make_backend(c));
     inferences_.assign(size_t(variants()), 0);
   }
 
-  std::string name() const override { return "auto"; }
+  std::string name() const override { return name_; }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     for (auto& c : candidates_) c->prepare_conv(layer, d, filter, bias);
@@ -112,6 +118,10 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   }
   bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
                   bool relu) override {
+    // A conv with its own ReLU cannot be split into a candidate's conv and add (the ReLU would
+    // come before the add): declined, so the caller runs conv2d and add. The engine fuses only
+    // convs without one.
+    if (d.relu) return false;
     conv2d_add_on(runs(layer, true), layer, d, in, residual, out, relu);
     return true;
   }
@@ -127,8 +137,8 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
     }
     std::string alone, fused;
     for (size_t i = 0; i < candidates_.size(); ++i) {
-      alone += fmt::format("{}{} on {}", i ? ", " : "", plain[i], kCandidates[i]);
-      fused += fmt::format("{}{} on {}", i ? ", " : "", residual[i], kCandidates[i]);
+      alone += fmt::format("{}{} on {}", i ? ", " : "", plain[i], names_[i]);
+      fused += fmt::format("{}{} on {}", i ? ", " : "", residual[i], names_[i]);
     }
     return fmt::format("{} layers: {}; when a residual add follows: {}", choices_.size(), alone,
                        fused);
@@ -138,15 +148,15 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   int variants() const override { return 1 + int(candidates_.size()); }
   std::string variant_name(int variant) const override {
     if (variant < 0 || variant >= variants())
-      throw Error(fmt::format("auto: no variant {}", variant));
+      throw Error(fmt::format("{}: no variant {}", name_, variant));
     return variant == 0 ? "each layer on its fastest backend"
-                        : std::string(kCandidates[size_t(variant - 1)]) + " alone";
+                        : names_[size_t(variant - 1)] + " alone";
   }
   // Runs the variant until the next forward begins (the engine's set-up rounds); the forwards
   // after that are picked from their own times (begin_forward).
   void use_variant(int variant) override {
     if (variant < 0 || variant >= variants())
-      throw Error(fmt::format("auto: no variant {}", variant));
+      throw Error(fmt::format("{}: no variant {}", name_, variant));
     variant_ = variant;
     pinned_ = true;
   }
@@ -174,18 +184,18 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   std::string layer_choice(int layer) const override {
     const auto it = choices_.find(layer);
     if (it == choices_.end() || it->second.last < 0) return {};
-    return kCandidates[size_t(it->second.last)];
+    return names_[size_t(it->second.last)];
   }
 
  private:
-  // Which candidate (index into kCandidates) runs the layer: alone, and when its output feeds a
+  // Which candidate (index into names_) runs the layer: alone, and when its output feeds a
   // residual add (convs only); and which ran its last call (-1: none yet).
   struct Choice {
     int plain = 0, residual = 0, last = -1;
     bool last_residual = false, pending = false;  // the last call's kind; not yet recorded
     // By candidate, the layer's times in forwards of that candidate alone: [0] plain, [1] with
     // the residual add.
-    std::array<std::array<RecentTimes, 2>, kCandidates.size()> in_network;
+    std::array<std::array<RecentTimes, 2>, kMaxCandidates> in_network;
   };
 
   void begin_forward() {
@@ -267,7 +277,8 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   // The candidate that runs this call of the layer (with a residual add or not); records it.
   Backend& runs(int layer, bool with_residual) {
     const auto it = choices_.find(layer);
-    if (it == choices_.end()) throw Error(fmt::format("auto: layer {} was not prepared", layer));
+    if (it == choices_.end())
+      throw Error(fmt::format("{}: layer {} was not prepared", name_, layer));
     Choice& c = it->second;
     c.last = variant_ > 0 ? variant_ - 1 : with_residual ? c.residual : c.plain;
     c.last_residual = with_residual;
@@ -275,7 +286,9 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
     return *candidates_[size_t(c.last)];
   }
 
-  std::vector<std::unique_ptr<Backend>> candidates_;  // as kCandidates
+  std::string name_;
+  std::vector<std::string> names_;                    // the candidates' names
+  std::vector<std::unique_ptr<Backend>> candidates_;  // as names_
   std::map<int, Choice> choices_;
   int majority_ = 0;  // most_picked(), kept current by prepare and repick_from_network
   int variant_ = 0;
@@ -292,8 +305,12 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
 void register_auto_backend() {
   register_backend("auto",
                    "per layer the fastest of `ktune`, `onednn` and `onednn_winograd`, timed on "
-                   "the layer's shape at set-up; or one of them alone where that is faster",
-                   [] { return std::make_unique<AutoBackend>(); });
+                   "the layer's shape at set-up and in the network; or one of them alone where "
+                   "that is faster, picked per inference from the recent inferences",
+                   [] { return std::make_unique<AutoBackend>("auto", kFp32Candidates); });
+  register_backend("auto_bf16",
+                   "`auto` over `ktune_bf16` and `onednn_bf16` (AVX512_BF16 CPUs only)",
+                   [] { return std::make_unique<AutoBackend>("auto_bf16", kBf16Candidates); });
 }
 
 }  // namespace ktune::nn::cpu
