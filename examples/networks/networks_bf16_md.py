@@ -41,15 +41,19 @@ print(f"\nktune_bf16 / onednn_bf16 over the {len(ratios)} runs: geomean {geo:.3f
 
 # auto_bf16 (per layer and per inference the faster of the two bf16 backends) against the faster
 # of them alone, where the run had it.
-auto_rows = [(n, b, ms[(n, b, "auto_bf16")], min(ms[(n, b, "ktune_bf16")], ms[(n, b, "onednn_bf16")]))
-             for n, b in runs if all((n, b, x) in ms for x in ("auto_bf16", "ktune_bf16", "onednn_bf16"))]
+auto_rows = [(n, b, ms[(n, b, "auto_bf16")],
+              min(ms[(n, b, "ktune_bf16")], ms[(n, b, "onednn_bf16")]))
+             for n, b in runs
+             if all((n, b, x) in ms for x in ("auto_bf16", "ktune_bf16", "onednn_bf16"))]
 if auto_rows:
     print("`auto_bf16` against the faster of `ktune_bf16` and `onednn_bf16` alone (<= 1.0: never "
           "slower than its best single backend) and against `onednn_bf16`.\n")
-    print("| network | batch | auto_bf16 | best single | auto_bf16 / best single | auto_bf16 / onednn_bf16 |")
+    print("| network | batch | auto_bf16 | best single | auto_bf16 / best single | "
+          "auto_bf16 / onednn_bf16 |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for n, b, a, best in auto_rows:
-        print(f"| {n} | {b} | {a:.2f} | {best:.2f} | **{a / best:.3f}** | {a / ms[(n, b, 'onednn_bf16')]:.3f} |")
+        print(f"| {n} | {b} | {a:.2f} | {best:.2f} | **{a / best:.3f}** | "
+              f"{a / ms[(n, b, 'onednn_bf16')]:.3f} |")
     print()
 
 # Per layer: the conv / fc layers where ktune_bf16 spends the most time beyond onednn_bf16.
