@@ -27,7 +27,11 @@ namespace ktune::nn::cpu {
 // The last kWindow times of one thing, their median its score.
 class RecentTimes {
  public:
-  static constexpr int kWindow = 3;  // one odd time moves no median of three (median() knows 3)
+  // Two odd times move no median of five. Three made `auto` take turns between variants on
+  // VGG16 b16, whose inferences spread 1.4-1.7x within one process on the 2-core KVM guest
+  // (5 / 3 / 6 inferences on three variants in a steering run); five still leaves a variant
+  // that slowed for good after three of its inferences.
+  static constexpr int kWindow = 5;
 
   void record(double ms, int64_t stamp) {
     ms_[size_t(count_ % kWindow)] = ms;
@@ -38,10 +42,12 @@ class RecentTimes {
   int64_t last_stamp() const { return last_; }
   double median() const {
     if (count_ == 0) return std::numeric_limits<double>::infinity();
-    const double a = ms_[0], b = ms_[1], c = ms_[2];
-    if (count_ == 1) return a;
-    if (count_ == 2) return (a + b) / 2;
-    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+    const int n = int(std::min<int64_t>(count_, kWindow));
+    std::array<double, kWindow> v = ms_;
+    for (int i = 1; i < n; ++i)  // insertion sort of at most kWindow values
+      for (int j = i; j > 0 && v[size_t(j)] < v[size_t(j - 1)]; --j)
+        std::swap(v[size_t(j)], v[size_t(j - 1)]);
+    return n % 2 ? v[size_t(n / 2)] : (v[size_t(n / 2 - 1)] + v[size_t(n / 2)]) / 2;
   }
 
  private:

@@ -7,7 +7,8 @@
 namespace ktune::nn::cpu {
 namespace {
 
-TEST(RecentTimes, TheMedianOfTheLastThreeTimes) {
+TEST(RecentTimes, TheMedianOfTheLastFiveTimes) {
+  static_assert(RecentTimes::kWindow == 5);
   RecentTimes t;
   EXPECT_TRUE(t.empty());
   t.record(5, 0);
@@ -16,9 +17,13 @@ TEST(RecentTimes, TheMedianOfTheLastThreeTimes) {
   EXPECT_EQ(t.median(), 7);
   t.record(1, 2);
   EXPECT_EQ(t.median(), 5);
-  t.record(2, 3);  // the 5 leaves the window: 9, 1, 2
-  EXPECT_EQ(t.median(), 2);
-  EXPECT_EQ(t.last_stamp(), 3);
+  t.record(2, 3);
+  EXPECT_EQ(t.median(), 3.5);
+  t.record(8, 4);
+  EXPECT_EQ(t.median(), 5);
+  t.record(3, 5);  // the 5 leaves the window: 9, 1, 2, 8, 3
+  EXPECT_EQ(t.median(), 3);
+  EXPECT_EQ(t.last_stamp(), 5);
 }
 
 TEST(VariantPicker, UntimedKeepsTheFallback) {
@@ -28,8 +33,8 @@ TEST(VariantPicker, UntimedKeepsTheFallback) {
 }
 
 // Set-up timed variant 0 fastest; then it slows (a machine state that set-up did not see): one
-// slow time moves nothing, the second makes the runner-up the pick.
-TEST(VariantPicker, LeavesAVariantThatBecameSlowerAfterTwoSlowTimes) {
+// or two slow times move nothing, the third makes the runner-up the pick.
+TEST(VariantPicker, LeavesAVariantThatBecameSlowerAfterThreeSlowTimes) {
   VariantPicker p(3);
   for (int round = 0; round < 3; ++round) {
     p.record(0, 100);
@@ -38,9 +43,11 @@ TEST(VariantPicker, LeavesAVariantThatBecameSlowerAfterTwoSlowTimes) {
   }
   EXPECT_EQ(p.next(0), 0);
   p.record(0, 140);
-  EXPECT_EQ(p.next(0), 0);  // median of 100, 100, 140
+  EXPECT_EQ(p.next(0), 0);  // median of 100, 100, 100, 140
   p.record(0, 140);
-  EXPECT_EQ(p.next(0), 1);  // median of 100, 140, 140 > 115
+  EXPECT_EQ(p.next(0), 0);  // median of 100, 100, 100, 140, 140
+  p.record(0, 140);
+  EXPECT_EQ(p.next(0), 1);  // median of 100, 100, 140, 140, 140 > 115
 }
 
 // Near-equal variants: the one running stays until another is 3 % faster.
@@ -49,13 +56,13 @@ TEST(VariantPicker, StaysUnlessAnotherIsClearlyFaster) {
   p.record(0, 100);
   p.record(1, 101);
   EXPECT_EQ(p.next(0), 0);
-  p.record(1, 98);  // median 99.5: within 3 %
   p.record(1, 98);
+  p.record(1, 98);  // median 98: within 3 %
   EXPECT_EQ(p.next(0), 0);
-  p.record(1, 96);  // 98 < 97 is false: still within
+  p.record(1, 96);  // median 98 still
   EXPECT_EQ(p.next(0), 0);
   p.record(1, 90);
-  p.record(1, 90);  // median 90
+  p.record(1, 90);  // the last five 98, 98, 96, 90, 90: median 96, 3 % under 100 less a bit
   EXPECT_EQ(p.next(0), 1);
 }
 
@@ -91,7 +98,8 @@ TEST(VariantPicker, AContenderThatBecameFasterIsTakenOver) {
     p.record(v, v == 0 ? 100 : 80);  // variant 1 now takes 80
   }
   EXPECT_EQ(p.best(0), 1);
-  // Re-timed at the 8th pick (tied), the best from the 16th on but for the re-timings of 0.
+  // Re-timed at the 8th pick (median 100: tied), the best from the 16th on (80) but for the
+  // re-timings of 0.
   EXPECT_GE(on_one, 20);
 }
 
