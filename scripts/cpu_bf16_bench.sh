@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue #30's BF16 CPU check, for a quiet machine (nothing else running; needs AVX512_BF16):
 # builds ktune_infer in BUILD_DIR, then examples/networks/bench_cpu.sh runs ResNet-50 and VGG16
-# at batch 1 and 16 on the `ktune_bf16`, `onednn_bf16`, `ktune` and `onednn` backends taking
+# at batch 1 and 16 on the `ktune_bf16`, `onednn_bf16`, `auto_bf16` (per layer and per inference
+# the faster of the two), `ktune` and `onednn` backends taking
 # turns one inference each in one process (the bf16 pair beside the FP32 figures of the same
 # run), whole network and per layer, logits of each compared with the FP32 `onednn` backend's
 # -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's implementation per layer in `choice`),
@@ -9,8 +10,8 @@
 # bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
 # Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
-# Expected run time on the 2-core Zen 5 EPYC, quiet: about 5 minutes (VGG16 at batch 16 is the
-# longest part); the build adds its own time when not up to date.
+# Expected run time on the 2-core Zen 5 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
+# batch 16 is the longest part), about 2 more with it (its set-up timings; an estimate); the build adds its own time when not up to date.
 set -euo pipefail
 build=${1:?BUILD_DIR}; out=${2:?OUT_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,14 +19,14 @@ grep -qw avx512_bf16 /proc/cpuinfo || { echo "error: this CPU has no AVX512_BF16
 cmake --build "$build" -j"$(nproc)" --target ktune_infer
 mkdir -p "$out"
 start=$(date +%s)
-BACKENDS=ktune_bf16,onednn_bf16,ktune,onednn "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
+BACKENDS=${BACKENDS:-ktune_bf16,onednn_bf16,auto_bf16,ktune,onednn} "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
   "${BATCHES:-1 16}" 20 5
 /usr/bin/python3 "$here/examples/networks/networks_bf16_md.py" "$out" > "$out/networks-bf16.md"
 summary=$(tail -n 1 "$out/networks-bf16.md")
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
   "VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 accumulation; FP32 \
 activations between layers, rounded to bf16 inside each layer) on ktune_bf16 and onednn_bf16, \
-beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
+and auto_bf16 (per layer and per inference the faster of the two), beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
 ${BATCHES:-1 16} (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
 selector: nothing tuned on these shapes" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
 product (convolution_auto, formats any, the reorder of the FP32 NHWC input to bf16 and of the \

@@ -34,7 +34,7 @@ for batch in $batches; do
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$infer" --network "$network" --batch "$batch" \
       --backend "$backends" --seed 1 --input-seed 2 --reps "$r" --warmup "${WARMUP:-3}" --csv "$out/networks.csv" \
       --logits "$tmp/$network-$batch.csv" --per-layer "$tmp/layers.csv" |
-      grep -E "median|^auto: [0-9]+ layers|^note:" | tee -a "$out/networks-runs.txt"
+      grep -E "median|^auto(_bf16)?: [0-9]+ layers|^auto(_bf16)?: inferences|^note:" | tee -a "$out/networks-runs.txt"
     if [ -f "$out/networks-layers.csv" ]; then tail -n +2 "$tmp/layers.csv" >> "$out/networks-layers.csv"
     else cp "$tmp/layers.csv" "$out/networks-layers.csv"; fi
     for backend in ${backends//,/ }; do
@@ -65,7 +65,8 @@ json.dump({"command": command, "commit": commit,
            "device": device,
            "measures": f"VGG16 and ResNet-50 inference, the {backends} backends (auto: per layer "
                        f"the fastest of ktune, onednn and onednn_winograd, or the fastest of them "
-                       f"alone) taking turns in one process, whole network and per layer, batch "
+                       f"alone, picked per inference from the recent inferences' times) taking turns in one "
+                       f"process, whole network and per layer, batch "
                        f"{batches}, FP32",
            "files": files, "in_sample": None,
            "vendors": f"oneDNN {onednn} (convolution_auto, convolution_winograd where it has one, "

@@ -122,6 +122,7 @@ void report(const nn::InferOptions& o, const nn::Network& net, Run& r, bool seve
   // showed (cpu_task_workers.hpp); on a loaded one, other processes lower it too. The CPU time of
   // threads other than the caller is counted at scheduler ticks (milliseconds): the ratio of an
   // inference much shorter than that can exceed the CPU count.
+  if (const auto use = r.backend->variant_use(); !use.empty()) fmt::print("{}: {}\n", name, use);
   const auto& ratio = r.ratio;
   fmt::print(
       "{}: process CPU time median {:.3f} ms per inference, {:.2f}x its wall time (min {:.2f}x, "

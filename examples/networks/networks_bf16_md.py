@@ -17,7 +17,7 @@ ms = {(r["network"], int(r["batch"]), r["backend"]): float(r["median_ms"])
       for r in csv.DictReader(open(f"{out}/networks.csv"))}
 runs = sorted({(n, b) for n, b, _ in ms})
 print("# bf16 networks\n")
-print("Median ms of one inference of the whole batch, the four backends taking turns in one "
+print("Median ms of one inference of the whole batch, the backends taking turns in one "
       "process; ktune_bf16 / onednn_bf16 is the target (<= 1.0); bf16 / FP32 compares each "
       "engine with itself.\n")
 print("| network | batch | ktune_bf16 | onednn_bf16 | ktune_bf16 / onednn_bf16 | ktune (FP32) | "
@@ -38,6 +38,23 @@ for n, b in runs:
 geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
 print(f"\nktune_bf16 / onednn_bf16 over the {len(ratios)} runs: geomean {geo:.3f}, "
       f"time-weighted (sum of medians) {kt / ot if ot else float('nan'):.3f}.\n")
+
+# auto_bf16 (per layer and per inference the faster of the two bf16 backends) against the faster
+# of them alone, where the run had it.
+auto_rows = [(n, b, ms[(n, b, "auto_bf16")],
+              min(ms[(n, b, "ktune_bf16")], ms[(n, b, "onednn_bf16")]))
+             for n, b in runs
+             if all((n, b, x) in ms for x in ("auto_bf16", "ktune_bf16", "onednn_bf16"))]
+if auto_rows:
+    print("`auto_bf16` against the faster of `ktune_bf16` and `onednn_bf16` alone (<= 1.0: never "
+          "slower than its best single backend) and against `onednn_bf16`.\n")
+    print("| network | batch | auto_bf16 | best single | auto_bf16 / best single | "
+          "auto_bf16 / onednn_bf16 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for n, b, a, best in auto_rows:
+        print(f"| {n} | {b} | {a:.2f} | {best:.2f} | **{a / best:.3f}** | "
+              f"{a / ms[(n, b, 'onednn_bf16')]:.3f} |")
+    print()
 
 # Per layer: the conv / fc layers where ktune_bf16 spends the most time beyond onednn_bf16.
 layers = defaultdict(dict)
@@ -75,4 +92,6 @@ print("\nsummary: ktune_bf16 / onednn_bf16 whole-network medians "
       + ", ".join(f"{n} b{b} {ms[(n, b, 'ktune_bf16')] / ms[(n, b, 'onednn_bf16')]:.3f}"
                   for n, b in runs if (n, b, "onednn_bf16") in ms and (n, b, "ktune_bf16") in ms)
       + f"; geomean {geo:.3f}, time-weighted {kt / ot if ot else float('nan'):.3f}"
-      + (f"; most time lost on {worst[0]} b{worst[1]} {worst[3]} ({worst[4]})" if worst else ""))
+      + (f"; most time lost on {worst[0]} b{worst[1]} {worst[3]} ({worst[4]})" if worst else "")
+      + ("; auto_bf16 / its best single backend " + ", ".join(
+          f"{n} b{b} {a / best:.3f}" for n, b, a, best in auto_rows) if auto_rows else ""))

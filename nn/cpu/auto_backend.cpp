@@ -1,10 +1,18 @@
 // `auto`: each convolution and fully connected layer on whichever of its candidate backends
-// (kCandidates: `ktune`, `onednn`, `onednn_winograd`) runs it fastest on this machine, chosen
-// once per layer at prepare time by timing each on the layer's shape with the sweep's repetition
+// (kFp32Candidates: `ktune`, `onednn`, `onednn_winograd`; `auto_bf16`: `ktune_bf16`,
+// `onednn_bf16`, the same rule in bf16) runs it fastest on this machine, chosen
+// first per layer at prepare time by timing each on the layer's shape with the sweep's repetition
 // rule (ktune/timing_loop.hpp) and random data. Switching between the candidates costs what no
 // per-layer timing sees (caches; and, before the conv plans ran on OpenMP's team, each one's idle
 // threads spinning on the cores the others needed), so the engine then times the whole network per
-// layer and all on each candidate (Backend::variants) and keeps the fastest. A conv is timed twice:
+// layer and all on each candidate (Backend::variants) in interleaved rounds. While the network
+// runs on one candidate alone (those rounds, later re-timings) each layer's own time in the
+// network is recorded (the marks around it), and once every candidate has one, a layer's pick is
+// the candidate of smallest median there: the same context as the network run (the layers before
+// it on the same backend, the same buffers), where the prepare-time timing had a layer alone on
+// scratch data. The variant is then picked per inference by VariantPicker (variant_picker.hpp)
+// from the times of the inferences themselves: the set-up rounds' choice alone could not follow a
+// machine whose state changed after set-up (docs/networks.md). A conv is timed twice:
 // alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
 // epilogue, the oneDNN backends' convs are followed by their host add), because the engine calls
 // conv2d_add for the convs that end a residual block and the winner can differ. Pooling, adds and
@@ -14,7 +22,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -26,6 +33,7 @@
 #include "ktune/timing_loop.hpp"
 #include "nn/cpu/host_backend.hpp"
 #include "nn/cpu/reference.hpp"
+#include "nn/cpu/variant_picker.hpp"
 #include "nn/forward_between.hpp"
 
 namespace ktune::nn::cpu {
@@ -58,16 +66,17 @@ constexpr TimingPolicy kPolicy{
     .warmups = 1, .min_reps = 3, .max_reps = 15, .budget_ms = 15, .timeout_ms = 60000};
 
 // The candidate backends, in the order ties go (ktune first: its own kernels when no slower).
-constexpr std::array<const char*, 3> kCandidates{"ktune", "onednn", "onednn_winograd"};
+const std::vector<std::string> kFp32Candidates{"ktune", "onednn", "onednn_winograd"};
+const std::vector<std::string> kBf16Candidates{"ktune_bf16", "onednn_bf16"};
+constexpr size_t kMaxCandidates = 3;
 
 template <typename Call>
 double median_ms(Call&& call) {
   const auto runs = run_adaptive(
       [&] {
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = timing_clock_ms();
         call();
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-            .count();
+        return timing_clock_ms() - t0;
       },
       kPolicy);
   return median_of_samples(runs.samples_ms);
@@ -75,11 +84,15 @@ double median_ms(Call&& call) {
 
 class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
  public:
-  AutoBackend() {
-    for (const char* name : kCandidates) candidates_.push_back(make_backend(name));
+  AutoBackend(std::string name, const std::vector<std::string>& candidates)
+      : name_(std::move(name)), names_(candidates), picker_(1 + int(candidates.size())) {
+    if (names_.empty() || names_.size() > kMaxCandidates)
+      throw Error(fmt::format("{}: {} candidates (1 to {})", name_, names_.size(), kMaxCandidates));
+    for (const auto& c : names_) candidates_.push_back(make_backend(c));
+    inferences_.assign(size_t(variants()), 0);
   }
 
-  std::string name() const override { return "auto"; }
+  std::string name() const override { return name_; }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     for (auto& c : candidates_) c->prepare_conv(layer, d, filter, bias);
@@ -105,6 +118,10 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   }
   bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
                   bool relu) override {
+    // A conv with its own ReLU cannot be split into a candidate's conv and add (the ReLU would
+    // come before the add): declined, so the caller runs conv2d and add. The engine fuses only
+    // convs without one.
+    if (d.relu) return false;
     conv2d_add_on(runs(layer, true), layer, d, in, residual, out, relu);
     return true;
   }
@@ -120,8 +137,8 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
     }
     std::string alone, fused;
     for (size_t i = 0; i < candidates_.size(); ++i) {
-      alone += fmt::format("{}{} on {}", i ? ", " : "", plain[i], kCandidates[i]);
-      fused += fmt::format("{}{} on {}", i ? ", " : "", residual[i], kCandidates[i]);
+      alone += fmt::format("{}{} on {}", i ? ", " : "", plain[i], names_[i]);
+      fused += fmt::format("{}{} on {}", i ? ", " : "", residual[i], names_[i]);
     }
     return fmt::format("{} layers: {}; when a residual add follows: {}", choices_.size(), alone,
                        fused);
@@ -131,29 +148,97 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   int variants() const override { return 1 + int(candidates_.size()); }
   std::string variant_name(int variant) const override {
     if (variant < 0 || variant >= variants())
-      throw Error(fmt::format("auto: no variant {}", variant));
+      throw Error(fmt::format("{}: no variant {}", name_, variant));
     return variant == 0 ? "each layer on its fastest backend"
-                        : std::string(kCandidates[size_t(variant - 1)]) + " alone";
+                        : names_[size_t(variant - 1)] + " alone";
   }
+  // Runs the variant until the next forward begins (the engine's set-up rounds); the forwards
+  // after that are picked from their own times (begin_forward).
   void use_variant(int variant) override {
     if (variant < 0 || variant >= variants())
-      throw Error(fmt::format("auto: no variant {}", variant));
+      throw Error(fmt::format("{}: no variant {}", name_, variant));
     variant_ = variant;
+    pinned_ = true;
+  }
+  std::string variant_use() const override {
+    std::string use;
+    for (int v = 0; v < variants(); ++v)
+      use += fmt::format("{}{} {}", v ? ", " : "", inferences_[size_t(v)], variant_name(v));
+    return fmt::format("inferences since set-up, by variant: {}", use);
+  }
+
+  // The engine marks 0 before a forward's first layer, i + 1 after layer i and the last mark after
+  // the last layer: where a forward begins and ends, and each layer's time in the network.
+  void reserve_marks(int n) override {
+    HostBackend::reserve_marks(n);
+    last_mark_ = n - 1;
+  }
+  void mark(int i) override {
+    if (i == 0) begin_forward();
+    HostBackend::mark(i);
+    if (i > 0) record_layer(i - 1);
+    if (i == last_mark_) end_forward();
   }
 
   // What ran the layer's last call ("" before the first).
   std::string layer_choice(int layer) const override {
     const auto it = choices_.find(layer);
     if (it == choices_.end() || it->second.last < 0) return {};
-    return kCandidates[size_t(it->second.last)];
+    return names_[size_t(it->second.last)];
   }
 
  private:
-  // Which candidate (index into kCandidates) runs the layer: alone, and when its output feeds a
+  // Which candidate (index into names_) runs the layer: alone, and when its output feeds a
   // residual add (convs only); and which ran its last call (-1: none yet).
   struct Choice {
     int plain = 0, residual = 0, last = -1;
+    bool last_residual = false, pending = false;  // the last call's kind; not yet recorded
+    // By candidate, the layer's times in forwards of that candidate alone: [0] plain, [1] with
+    // the residual add.
+    std::array<std::array<RecentTimes, 2>, kMaxCandidates> in_network;
   };
+
+  void begin_forward() {
+    if (pinned_) {
+      pinned_ = false;
+    } else {
+      variant_ = picker_.next(variant_);
+      ++inferences_[size_t(variant_)];
+    }
+    timed_ = variant_;
+  }
+  // A layer's time in a forward of one candidate alone.
+  void record_layer(int layer) {
+    const auto it = choices_.find(layer);
+    if (timed_ == 0 || it == choices_.end() || !it->second.pending) return;
+    Choice& c = it->second;
+    c.pending = false;
+    c.in_network[size_t(timed_ - 1)][size_t(c.last_residual)].record(elapsed_ms(layer, layer + 1),
+                                                                     layer_stamp_++);
+  }
+  void end_forward() {
+    picker_.record(timed_, elapsed_ms(0, last_mark_));
+    if (timed_ > 0) repick_from_network();
+  }
+  // Each layer's pick: the candidate of smallest median time in the network, once every
+  // candidate has been timed there (ties to the earlier candidate).
+  void repick_from_network() {
+    for (auto& [layer, c] : choices_)
+      for (int kind = 0; kind < 2; ++kind) {
+        int best = -1;
+        for (size_t i = 0; i < candidates_.size(); ++i) {
+          const auto& times = c.in_network[i][size_t(kind)];
+          if (times.empty()) {
+            best = -1;
+            break;
+          }
+          if (best < 0 || times.median() < c.in_network[size_t(best)][size_t(kind)].median())
+            best = int(i);
+        }
+        if (best >= 0) (kind ? c.residual : c.plain) = best;
+      }
+    majority_ = most_picked();
+  }
 
   // The candidate whose call(backend) has the smallest median (ties to the earlier candidate).
   template <typename Call>
@@ -192,16 +277,27 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   // The candidate that runs this call of the layer (with a residual add or not); records it.
   Backend& runs(int layer, bool with_residual) {
     const auto it = choices_.find(layer);
-    if (it == choices_.end()) throw Error(fmt::format("auto: layer {} was not prepared", layer));
+    if (it == choices_.end())
+      throw Error(fmt::format("{}: layer {} was not prepared", name_, layer));
     Choice& c = it->second;
     c.last = variant_ > 0 ? variant_ - 1 : with_residual ? c.residual : c.plain;
+    c.last_residual = with_residual;
+    c.pending = true;
     return *candidates_[size_t(c.last)];
   }
 
-  std::vector<std::unique_ptr<Backend>> candidates_;  // as kCandidates
+  std::string name_;
+  std::vector<std::string> names_;                    // the candidates' names
+  std::vector<std::unique_ptr<Backend>> candidates_;  // as names_
   std::map<int, Choice> choices_;
-  int majority_ = 0;  // most_picked(), kept current by prepare
+  int majority_ = 0;  // most_picked(), kept current by prepare and repick_from_network
   int variant_ = 0;
+  VariantPicker picker_;
+  std::vector<int64_t> inferences_;  // by variant: forwards it ran after set-up
+  bool pinned_ = false;              // use_variant() named the next forward's variant
+  int timed_ = 0;                    // the variant of the forward in progress
+  int last_mark_ = -1;
+  int64_t layer_stamp_ = 0;
 };
 
 }  // namespace
@@ -209,8 +305,12 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
 void register_auto_backend() {
   register_backend("auto",
                    "per layer the fastest of `ktune`, `onednn` and `onednn_winograd`, timed on "
-                   "the layer's shape at set-up; or one of them alone where that is faster",
-                   [] { return std::make_unique<AutoBackend>(); });
+                   "the layer's shape at set-up and in the network; or one of them alone where "
+                   "that is faster, picked per inference from the recent inferences",
+                   [] { return std::make_unique<AutoBackend>("auto", kFp32Candidates); });
+  register_backend("auto_bf16",
+                   "`auto` over `ktune_bf16` and `onednn_bf16` (AVX512_BF16 CPUs only)",
+                   [] { return std::make_unique<AutoBackend>("auto_bf16", kBf16Candidates); });
 }
 
 }  // namespace ktune::nn::cpu

@@ -1,7 +1,6 @@
 #pragma once
-// The part every CPU backend shares: aligned host memory, copies, steady_clock marks and the
+// The part every CPU backend shares: aligned host memory, copies, timing marks and the
 // plain C++ (OpenMP) pooling, residual add and softmax. Backends derive and add conv2d / fc.
-#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -11,6 +10,13 @@
 #include "ktune/nn/backend.hpp"
 
 namespace ktune::nn::cpu {
+
+// The clock the CPU backends time with (the marks, `auto`'s prepare-time timings), in ms:
+// steady_clock, unless a test planted a virtual one (so that planted kernel times are exact,
+// whatever the machine's load); nullptr restores steady_clock.
+using TimingClock = double (*)();
+void set_timing_clock(TimingClock clock);
+double timing_clock_ms();
 
 class HostBackend : public Backend {
  public:
@@ -52,7 +58,7 @@ class HostBackend : public Backend {
     void operator()(float* p) const { std::free(p); }
   };
   std::vector<std::unique_ptr<float, Free>> buffers_;
-  std::vector<std::chrono::steady_clock::time_point> marks_;
+  std::vector<double> marks_;  // timing_clock_ms()
 };
 
 // A CPU backend that keeps plain copies of each layer's filter / weight and bias (reference,

@@ -1,7 +1,7 @@
-// The bf16 CPU backends (`ktune_bf16`, `onednn_bf16`): each conv / fc layer against the float64
-// reference under the bf16 error bound (nn/cpu/conv_bf16_plan.hpp derives it), a planted error
-// the check must catch, the fused residual add, the refusal on CPUs without AVX512_BF16, and
-// whole networks against the FP32 `onednn` backend (logits and top-5).
+// The bf16 CPU backends (`ktune_bf16`, `onednn_bf16`, `auto_bf16` over both): each conv / fc layer
+// against the float64 reference under the bf16 error bound (nn/cpu/conv_bf16_plan.hpp derives it),
+// a planted error the check must catch, the fused residual add, the refusal on CPUs without
+// AVX512_BF16, and whole networks against the FP32 `onednn` backend (logits and top-5).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,7 +35,7 @@ std::vector<std::string> bf16_backends() {
   register_cpu_backends();
   std::vector<std::string> names;
   for (const auto& [name, summary] : backend_list())
-    if (name == "ktune_bf16" || name == "onednn_bf16") names.push_back(name);
+    if (name == "ktune_bf16" || name == "onednn_bf16" || name == "auto_bf16") names.push_back(name);
   return names;
 }
 
@@ -184,8 +184,9 @@ TEST(NnBf16, FcWithinTheBound) {
 
 TEST(NnBf16, RefusedExactlyWithoutAvx512Bf16) {
   const auto names = bf16_backends();
+  // ktune_bf16; with oneDNN also onednn_bf16 and auto_bf16 (over both, refused with them).
   ASSERT_EQ(names.size(),
-            size_t(1 + (std::find(names.begin(), names.end(), "onednn_bf16") != names.end())));
+            size_t(1 + 2 * (std::find(names.begin(), names.end(), "onednn_bf16") != names.end())));
   const bool cpu_has = __builtin_cpu_supports("avx512bf16");
   EXPECT_EQ(cpu::bf16_missing().empty(), cpu_has) << cpu::bf16_missing();
   for (const auto& name : names) {

@@ -121,6 +121,9 @@ class Backend {
   virtual int variants() const { return 1; }
   virtual std::string variant_name(int /*variant*/) const { return {}; }
   virtual void use_variant(int /*variant*/) {}
+  // What ran the inferences after set-up, for a backend that picks the variant per inference
+  // from their times (`auto` on the CPU); "" otherwise.
+  virtual std::string variant_use() const { return {}; }
   // One whole forward pass at build time as the backend runs it in steady state, in ms from
   // mark 0 to mark `last_mark`; `forward` makes the pass's layer calls (with their marks). The
   // engine times variants with it. Default: run it, synchronize, read the marks. A CUDA backend
