@@ -253,14 +253,16 @@ def networks_precision(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks-cpu-s11/networks.csv"
+    rel = "amd-epyc-2c/networks-cpu-s12/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
     out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the four backends taking "
            f"turns in one process; the `ktune` backend's conv plans (Winograd F(4x4, 3x3) on 3x3 "
-           f"stride-1 layers) have fixed blocking, no selector; oneDNN at its best is the faster of "
-           f"`onednn` and `onednn_winograd`; `auto` keeps the fastest of per-layer picks among "
-           f"ktune, `onednn` and `onednn_winograd` and each of them alone; {d.link(rel)}):", "",
+           f"stride-1 layers, in fused 12-tile blocks where a call has 196+ tiles and k < 512) "
+           f"have fixed blocking, no selector; oneDNN at its best is the faster of `onednn` and "
+           f"`onednn_winograd`; `auto` runs each inference on the fastest by recent inference "
+           f"times of per-layer picks among ktune, `onednn` and `onednn_winograd` and each of "
+           f"them alone; {d.link(rel)}):", "",
            "| network | batch | threads | ktune | oneDNN | oneDNN Winograd | auto "
            "| ktune / oneDNN at its best | auto / best single |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]

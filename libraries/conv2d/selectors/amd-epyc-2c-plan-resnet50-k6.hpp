@@ -10,10 +10,10 @@ inline constexpr int kNumConfigs = 6;
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
     "kind=cpu_plan;m=0;cols=768;rows=512",
+    "kind=cpu_plan;m=0;cols=384;rows=512",
     "kind=cpu_plan;m=0;cols=192;rows=256",
-    "kind=cpu_plan;m=0;cols=768;rows=128",
     "kind=cpu_plan;m=4;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=384;rows=256",
+    "kind=cpu_plan_fused;m=4;tiles=12",
     "kind=cpu_plan;m=0;cols=768;rows=256",
 };
 
@@ -22,7 +22,7 @@ inline constexpr const char* kConfigs[kNumConfigs] = {
 inline constexpr int kBaseline = 0;
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {0, 5, 4, 2, 1, 3};
+inline constexpr int kSafeOrder[kNumConfigs] = {0, 1, 5, 2, 3, 4};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -90,39 +90,39 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.log2_flops <= 25.699672344836365) {
-      if (f.bytes <= 1317376.0) {
-        return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-      }
-      return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
-    }
-    if (f.log2_flops <= 29.114709844115207) {
-      if (f.bytes <= 6676480.0) {
-        if (f.k <= 768.0) {
-          if (f.s <= 2.0) {
-            return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
-          }
-          return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
+    if (f.bytes <= 8454144.0) {
+      if (f.c <= 768.0) {
+        if (f.log2_gemm_k <= 6.5) {
+          return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
         }
-        return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
+        if (f.bytes <= 1317376.0) {
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+        }
+        if (f.log2_gemm_m <= 8.6147098441152075) {
+          return 2;  // kind=cpu_plan;m=0;cols=192;rows=256
+        }
+        return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+      }
+      return 2;  // kind=cpu_plan;m=0;cols=192;rows=256
+    }
+    if (f.bytes <= 18710528.0) {
+      if (f.c <= 384.0) {
+        return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
+      }
+      return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
+    }
+    if (f.bytes <= 50055552.0) {
+      if (f.log2_gemm_n <= 8.0) {
+        return 2;  // kind=cpu_plan;m=0;cols=192;rows=256
       }
       return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
-    if (f.intensity <= 59.46620967066746) {
-      if (f.h <= 42.0) {
-        return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-      }
-      return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-    }
-    if (f.p <= 10.5) {
-      return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-    }
-    if (f.gemm_n <= 384.0) {
-      return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
-    }
-    return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+    return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
   }
-  return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
+  if (f.p <= 21.0) {
+    return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
+  }
+  return 4;  // kind=cpu_plan_fused;m=4;tiles=12
 }
 
 }  // namespace ktune_selector
