@@ -99,6 +99,28 @@ TEST(NnBackends, OnednnWinogradRunsOneDnnsWinogradWhereItHasOne) {
   }
 }
 
+TEST(NnBackends, KtuneWinogradOnBothSidesOfTheFusedRuleMatchesFloat64) {
+  // nn/cpu/ktune_backend.cpp runs Winograd in fused blocks where a call has 196+ F(4×4) tiles
+  // and k < 512: 56×56 (196 tiles) with k = 16 and 32 runs fused, the same map with k = 512 and a
+  // 52×52 map (169 tiles) run the phases-shared plan. Winograd's transforms lose more precision
+  // than a direct sum (conv2d's F(4×4) bound: 64×), so 1e-4 of the largest output.
+  const std::vector<ConvDesc> shapes = {{1, 56, 56, 16, 16, 3, 3, 1, 1, true},
+                                        {1, 56, 56, 32, 32, 3, 3, 1, 1, false},
+                                        {1, 56, 56, 16, 512, 3, 3, 1, 1, true},
+                                        {1, 52, 52, 16, 16, 3, 3, 1, 1, true}};
+  for (const auto& d : shapes) {
+    const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
+    const auto filter = random_floats(size_t(d.k * d.r * d.s * d.c), 2);
+    const auto bias = random_floats(size_t(d.k), 3);
+    std::vector<float> want(size_t(d.n * d.p() * d.q() * d.k));
+    cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+    auto backend = make_backend("ktune");
+    expect_close(
+        run_conv(*backend, d, in, filter, bias), want, 1e-4,
+        "ktune " + std::to_string(d.h) + "x" + std::to_string(d.w) + " k=" + std::to_string(d.k));
+  }
+}
+
 TEST(NnBackends, ConvAddMatchesConvThenAddWhereFused) {
   // relu(conv(in) + bias + residual) in one call; `ktune` must fuse, the others may decline.
   const ConvDesc d{2, 9, 9, 19, 70, 1, 1, 2, 0, false};
