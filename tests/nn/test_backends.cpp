@@ -37,6 +37,18 @@ std::vector<float> run_conv(Backend& b, const ConvDesc& d, const std::vector<flo
   return out;
 }
 
+// Random input, filter and bias of d (seeds 1, 2, 3) and their float64 reference output.
+struct ConvCase {
+  std::vector<float> in, filter, bias, want;
+};
+ConvCase conv_case(const ConvDesc& d) {
+  ConvCase c{random_floats(size_t(d.n * d.h * d.w * d.c), 1),
+             random_floats(size_t(d.k * d.r * d.s * d.c), 2), random_floats(size_t(d.k), 3),
+             std::vector<float>(size_t(d.n * d.p() * d.q() * d.k))};
+  cpu::reference_conv2d(d, c.in.data(), c.filter.data(), c.bias.data(), c.want.data());
+  return c;
+}
+
 void expect_close(const std::vector<float>& got, const std::vector<float>& want, double rel,
                   const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -61,11 +73,7 @@ TEST(NnBackends, ConvMatchesFloat64Reference) {
       {1, 9, 9, 32, 16, 1, 1, 1, 0, true}, {2, 10, 10, 8, 8, 3, 3, 2, 1, true}};
   for (const auto& name : cpu_backends()) {
     for (const auto& d : shapes) {
-      const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
-      const auto filter = random_floats(size_t(d.k * d.r * d.s * d.c), 2);
-      const auto bias = random_floats(size_t(d.k), 3);
-      std::vector<float> want(size_t(d.n * d.p() * d.q() * d.k));
-      cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+      const auto [in, filter, bias, want] = conv_case(d);
       auto backend = make_backend(name);
       expect_close(run_conv(*backend, d, in, filter, bias), want, 1e-5,
                    name + " conv c=" + std::to_string(d.c) + " r=" + std::to_string(d.r));
@@ -82,11 +90,7 @@ TEST(NnBackends, OnednnWinogradRunsOneDnnsWinogradWhereItHasOne) {
   const ConvDesc wino{2, 14, 14, 64, 64, 3, 3, 1, 1, true},
       plain{1, 9, 9, 32, 16, 1, 1, 1, 0, true};
   for (const ConvDesc& d : {wino, plain}) {
-    const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
-    const auto filter = random_floats(size_t(d.k * d.r * d.s * d.c), 2);
-    const auto bias = random_floats(size_t(d.k), 3);
-    std::vector<float> want(size_t(d.n * d.p() * d.q() * d.k));
-    cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+    const auto [in, filter, bias, want] = conv_case(d);
     auto backend = make_backend("onednn_winograd");
     // Winograd's transforms lose more precision than a direct sum (conv2d's F(4×4) bound: 64×).
     expect_close(run_conv(*backend, d, in, filter, bias), want, 1e-4,
@@ -108,12 +112,10 @@ TEST(NnBackends, KtuneWinogradOnBothSidesOfTheFusedRuleMatchesFloat64) {
                                         {1, 56, 56, 32, 32, 3, 3, 1, 1, false},
                                         {1, 56, 56, 16, 512, 3, 3, 1, 1, true},
                                         {1, 52, 52, 16, 16, 3, 3, 1, 1, true}};
+  const auto names = cpu_backends();  // registers the CPU backends
+  ASSERT_NE(std::find(names.begin(), names.end(), "ktune"), names.end());
   for (const auto& d : shapes) {
-    const auto in = random_floats(size_t(d.n * d.h * d.w * d.c), 1);
-    const auto filter = random_floats(size_t(d.k * d.r * d.s * d.c), 2);
-    const auto bias = random_floats(size_t(d.k), 3);
-    std::vector<float> want(size_t(d.n * d.p() * d.q() * d.k));
-    cpu::reference_conv2d(d, in.data(), filter.data(), bias.data(), want.data());
+    const auto [in, filter, bias, want] = conv_case(d);
     auto backend = make_backend("ktune");
     expect_close(
         run_conv(*backend, d, in, filter, bias), want, 1e-4,
