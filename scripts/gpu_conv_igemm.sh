@@ -50,11 +50,8 @@ PY
 cp "$W/layers.csv" "$OUT/layers.csv"
 
 if has tests; then
-  start=$(date +%s)
-  timeout "${TESTS_SECONDS:-200}" "$B/ktune_gpu_tests" --gtest_filter='Conv2dIgemmMma*' \
-    > "$OUT/gpu-tests.log" 2>&1
-  echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure" "$OUT/gpu-tests.log" | head -20
+  run_gpu_tests "${TESTS_SECONDS:-200}" "$OUT/gpu-tests.log" "$B/ktune_gpu_tests" \
+    --gtest_filter='Conv2dIgemmMma*'
 fi
 
 if has sweep; then

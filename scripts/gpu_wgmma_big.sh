@@ -29,8 +29,6 @@ PHASES=${PHASES:-build sass tests big large ncu}
 . scripts/device_common.sh
 gpu_info "$W/nvidia-smi.txt"
 pack
-
-pack
 if has build; then
   start=$(date +%s)
   scripts/gpu_build_remote.sh "$BUILD" ktune ktune_gpu_tests || exit 1
@@ -55,11 +53,8 @@ fi
 
 pack
 if has tests; then
-  start=$(date +%s)
-  timeout "${TESTS_SECONDS:-200}" "$B/ktune_gpu_tests" --gtest_filter="${TESTS_FILTER:-Wgmma*}" \
-    > "$W/gpu-tests-wgmma.log" 2>&1
-  echo "gpu tests exit $? ($(($(date +%s) - start)) s)"
-  grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure" "$W/gpu-tests-wgmma.log" | head -30
+  run_gpu_tests "${TESTS_SECONDS:-200}" "$W/gpu-tests-wgmma.log" "$B/ktune_gpu_tests" \
+    --gtest_filter="${TESTS_FILTER:-Wgmma*}"
 fi
 
 pack
