@@ -30,18 +30,16 @@ namespace {
 namespace kc = ktune::kernels::cpu_conv;
 
 // Winograd in fused blocks (each block of 12 tiles through all three phases on one thread, no
-// barriers between them) where a call has at least this many F(4×4) output tiles and fewer
-// than 512 output channels, the phases-shared plan elsewhere. From the quiet CPU conv sweep of
-// 2026-11-28 (results/amd-epyc-2c/conv-plan, AMD EPYC Zen 4, 2 cores), best phases-shared time
-// over best fused time per 3×3 stride-1 layer: 1.03-2.09 on every layer with 196+ tiles and
-// k < 512 (14 layers), 0.88-0.99 on the three with 196+ tiles and k = 512, 0.72-1.13 below 196.
-constexpr int64_t kFusedWinogradMinTiles = 196, kFusedWinogradMaxK = 511;
-
-kc::PlanBlocking blocking_for(const kc::Shape& s) {
+// barriers between them) where a call has at least 196 F(4×4) output tiles and fewer than 512
+// output channels, the phases-shared plan elsewhere. From the quiet CPU conv sweep of 2026-11-28
+// (results/amd-epyc-2c/conv-plan, AMD EPYC Zen 4, 2 cores), best phases-shared time over best
+// fused time per 3×3 stride-1 layer: 1.03-2.09 on every layer with 196+ tiles and k < 512 (14
+// layers), 0.88-0.99 on the three with 196+ tiles and k = 512, 0.72-1.13 below 196.
+kc::PlanBlocking fused_where_it_pays() {
   kc::PlanBlocking bl;
-  if (s.n * ((s.p() + 3) / 4) * ((s.q() + 3) / 4) >= kFusedWinogradMinTiles &&
-      s.k <= kFusedWinogradMaxK)
-    bl.winograd_fused_tiles = 12;
+  bl.winograd_fused_tiles = 12;
+  bl.winograd_fused_min_call_tiles = 196;
+  bl.winograd_fused_max_k = 511;
   return bl;
 }
 
@@ -59,7 +57,7 @@ class KtuneBackend final : public PlanBackend {
   };
 
   void add_layer(int layer, const kc::Shape& s, const float* filter, const float* bias) override {
-    layers_[layer] = {std::make_unique<kc::ConvPlan>(s, filter, 0, blocking_for(s)),
+    layers_[layer] = {std::make_unique<kc::ConvPlan>(s, filter, 0, fused_where_it_pays()),
                       std::vector<float>(bias, bias + s.k)};
   }
 

@@ -82,6 +82,11 @@ struct PlanBlocking {
   // register tile's 12), each block's three phases on one thread in its own V and M
   // (WinogradPlan's fused); 0: blocks of winograd_floats, each phase shared by the threads.
   int64_t winograd_fused_tiles = 0;
+  // With winograd_fused_tiles > 0: fused only where a call has at least this many F(m×m) tiles
+  // and at most this many output channels, the phases-shared blocks elsewhere (defaults: fused
+  // wherever winograd_fused_tiles asks).
+  int64_t winograd_fused_min_call_tiles = 0;
+  int64_t winograd_fused_max_k = INT64_MAX;
 };
 
 // Fewer input channels (the c = 3 stems) make each of Winograd's α² GEMMs a K = c sum: the
@@ -244,7 +249,9 @@ class ConvPlan {
     if ((m == 2 || m == 4) && s.c >= kWinogradMinChannels && WinogradPlan::applies(s) &&
         call_tiles(m) >= bl.winograd_min_call_tiles) {
       const int64_t a = m + 2;
-      const bool fused = bl.winograd_fused_tiles > 0;
+      const bool fused = bl.winograd_fused_tiles > 0 &&
+                         call_tiles(m) >= bl.winograd_fused_min_call_tiles &&
+                         s.k <= bl.winograd_fused_max_k;
       const int64_t tiles =
           fused ? bl.winograd_fused_tiles
                 : std::max(bl.winograd_floats / (a * a * (s.c + s.k)), bl.winograd_min_tiles);
