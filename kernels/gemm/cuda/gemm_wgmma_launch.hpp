@@ -10,6 +10,7 @@
 
 #include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/cuda/tma_encode.hpp"
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
@@ -91,27 +92,6 @@ inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std
               "): " + why};
 }
 
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-// cuTensorMapEncodeTiled of the driver in use (null when the driver has none).
-inline EncodeTiled encoder() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &status) != cudaSuccess ||
-        status != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return EncodeTiled(nullptr);
-    }
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
-  return fn;
-}
-
 // The tensor map of one operand stored with `inner` contiguous elements per line (ld apart) and
 // `outer` lines per matrix (batch_stride apart), boxes of 64 x box_outer, 128-byte swizzle;
 // out-of-range elements read as zeros. False when the driver refuses it. tf32 operands are FP32
@@ -119,7 +99,7 @@ inline EncodeTiled encoder() {
 inline bool encode(CUtensorMap& map, Precision precision, const void* base, long long inner,
                    long long outer, long long ld, long long batch, long long batch_stride,
                    int box_outer) {
-  const EncodeTiled fn = encoder();
+  const auto fn = ktune::kernels::tma::encoder();
   if (fn == nullptr) return false;
   const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer), cuuint64_t(batch)};
   // One matrix: any 16-byte multiple serves as the (unused) batch stride.
