@@ -1,10 +1,12 @@
 // `ktune_bf16`: every convolution and fully connected layer in bf16 through a Bf16ConvPlan
-// (nn/cpu/conv_bf16_plan.hpp): weights rounded to bf16 and packed once at prepare time, the FP32
-// activations rounded to bf16 as each call packs its patches, FP32 accumulation (vdpbf16ps),
-// bias / residual / ReLU fused in FP32 as each tile leaves the registers. Activations stay FP32
-// between layers (pooling and adds as the FP32 backends run them, on the plans' pool:
-// PlanBackend).
-// Needs AVX512_BF16 (cpuid at construction): refused with a one-line error elsewhere.
+// (nn/cpu/conv_bf16_plan.hpp), except the large 3×3 stride-1 layers (winograd_pays below), which
+// run Winograd F(4×4) in FP32 on the bf16-rounded operands (nn/cpu/winograd_bf16_plan.hpp: the
+// same bf16 contract, a quarter of the multiplies). The GEMM plans: weights rounded to bf16 and
+// packed once at prepare time, the FP32 activations rounded to bf16 as each call packs its patches,
+// FP32 accumulation (vdpbf16ps), bias / residual / ReLU fused in FP32 as each tile leaves the
+// registers. Activations stay FP32 between layers (pooling and adds as the FP32 backends run them,
+// on the plans' pool: PlanBackend). Needs AVX512_BF16 (cpuid at construction): refused with a
+// one-line error elsewhere.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "nn/cpu/plan_backend.hpp"
 #if defined(__AVX512F__)
 #include "nn/cpu/conv_bf16_plan.hpp"
+#include "nn/cpu/winograd_bf16_plan.hpp"
 #endif
 
 namespace ktune::nn::cpu {
@@ -38,6 +41,21 @@ std::string bf16_missing() {
 #if defined(__AVX512F__)
 namespace {
 
+// The 3×3 stride-1 layers that run Winograd in FP32 on bf16 operands (Bf16WinogradPlan) rather
+// than the bf16 implicit GEMM: c >= 128 input and k >= 256 output channels and at least 2^21
+// F(4×4)-tiles × c × k. From the quiet 2-thread run of 2026-11-28
+// (results/amd-epyc-2c/networks-bf16-s12, AMD EPYC Zen 4), the FP32 `ktune` backend's Winograd
+// time over ktune_bf16's bf16 GEMM time, per 3×3 stride-1 layer of ResNet-50 and VGG16 at batch
+// 1 and 16 (in-sample: the rule was drawn from these 50 layers): 0.60-0.96 on the 25 it picks
+// (VGG16 features.10-28 at both batches, ResNet-50 layer3-4 at batch 16), 0.88-1.57 on the
+// others (c = 64, c = k = 128, and the 16- and 4-tile maps of ResNet-50 layer3-4 at batch 1: too
+// little arithmetic per pass over the transformed filter, 4× the filter in FP32).
+bool winograd_pays(const Bf16ConvPlan::Shape& s) {
+  const int64_t tiles = s.n * ((s.p() + 3) / 4) * ((s.q() + 3) / 4);
+  return Bf16WinogradPlan::applies(s) && s.c >= 128 && s.k >= 256 &&
+         tiles * s.c * s.k >= (int64_t(1) << 21);
+}
+
 class KtuneBf16Backend final : public PlanBackend {
  public:
   // On OpenMP's team like `ktune` (the threads onednn_bf16 and the host layers use).
@@ -49,14 +67,20 @@ class KtuneBf16Backend final : public PlanBackend {
 
  private:
   struct Layer {
-    std::unique_ptr<Bf16ConvPlan> plan;
+    std::unique_ptr<Bf16ConvPlan> plan;          // the bf16 implicit GEMM, or
+    std::unique_ptr<Bf16WinogradPlan> winograd;  // FP32 Winograd on bf16 operands
     std::vector<float> bias;
   };
 
   void add_layer(int layer, const Bf16ConvPlan::Shape& s, const float* filter,
                  const float* bias) override {
-    layers_[layer] = {std::make_unique<Bf16ConvPlan>(s, filter, threads_),
-                      std::vector<float>(bias, bias + s.k)};
+    Layer l;
+    if (winograd_pays(s))
+      l.winograd = std::make_unique<Bf16WinogradPlan>(s, filter, threads_);
+    else
+      l.plan = std::make_unique<Bf16ConvPlan>(s, filter, threads_);
+    l.bias.assign(bias, bias + s.k);
+    layers_[layer] = std::move(l);
   }
 
   void run(int layer, const float* in, float* out, const float* residual, bool relu) override {
@@ -64,7 +88,11 @@ class KtuneBf16Backend final : public PlanBackend {
     if (it == layers_.end())
       throw Error(fmt::format("ktune_bf16: layer {} was not prepared", layer));
     const kernels::cpu_conv::ScopedTaskWorkers workers(workers_);
-    it->second.plan->run(in, out, {it->second.bias.data(), residual, relu});
+    const Layer& l = it->second;
+    if (l.winograd)
+      l.winograd->run(in, out, {l.bias.data(), residual, relu});
+    else
+      l.plan->run(in, out, {l.bias.data(), residual, relu});
   }
 
   std::map<int, Layer> layers_;
