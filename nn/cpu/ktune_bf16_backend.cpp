@@ -65,6 +65,17 @@ class KtuneBf16Backend final : public PlanBackend {
   }
   std::string name() const override { return "ktune_bf16"; }
 
+  // The layer's path, for the per-layer tables: "winograd_f4_fp32" (or f2; "_fused" where each
+  // block runs its phases on one thread) or "gemm_bf16".
+  std::string layer_choice(int layer) const override {
+    const auto it = layers_.find(layer);
+    if (it == layers_.end()) return {};
+    const Bf16WinogradPlan* w = it->second.winograd.get();
+    if (!w) return "gemm_bf16";
+    return std::string(w->m() == 4 ? "winograd_f4_fp32" : "winograd_f2_fp32") +
+           (w->fused() ? "_fused" : "");
+  }
+
  private:
   struct Layer {
     std::unique_ptr<Bf16ConvPlan> plan;          // the bf16 implicit GEMM, or

@@ -318,6 +318,11 @@ TEST(NnBf16Winograd, KtuneBf16RunsItOnTheRulesLayers) {
   const Bf16WinogradPlan plan(s, c.filter.data(), std::max(omp_get_max_threads(), 1));
   const auto want = c.run(plan);
   EXPECT_EQ(std::memcmp(got.data(), want.data(), out * sizeof(float)), 0);
+  EXPECT_EQ(backend->layer_choice(3), "winograd_f4_fp32");  // 64 tiles: the phases-shared plan
+  // A layer outside the rule (c = 64) stays on the bf16 GEMM.
+  const ConvDesc small{1, 32, 32, 64, 64, 3, 3, 1, 1, true};
+  backend->prepare_conv(4, small, c.filter.data(), c.bias.data());
+  EXPECT_EQ(backend->layer_choice(4), "gemm_bf16");
 }
 
 }  // namespace
