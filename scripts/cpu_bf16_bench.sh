@@ -30,9 +30,9 @@ summary=$(tail -n 1 "$out/networks-bf16.md")
 activations between layers, rounded to bf16 inside each layer) on ktune_bf16 and onednn_bf16, \
 and auto_bf16 (per layer and per inference the faster of the two), beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
 ${BATCHES:-1 16} (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
-selector; its one rule, which 3x3 stride-1 layers run FP32 Winograd on bf16 operands (c >= 128, \
-k >= 256, tiles*c*k >= 2^21; per layer in networks-layers.csv choice), was drawn from the s12 \
-run of these same layers: in-sample" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
+selector; its one rule, which 3x3 stride-1 layers run FP32 Winograd on bf16 operands (16+ \
+channels and 32+ F(4x4) tiles, or 16+ tiles and c*k >= 2^18; per layer in networks-layers.csv \
+choice), was drawn from steering runs of these same layers: in-sample" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
 product (convolution_auto, formats any, the reorder of the FP32 NHWC input to bf16 and of the \
 output back counted; implementation per layer in networks-layers.csv choice)"
 echo "cpu_bf16_bench: $(( $(date +%s) - start )) s"

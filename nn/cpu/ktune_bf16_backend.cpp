@@ -42,18 +42,20 @@ std::string bf16_missing() {
 namespace {
 
 // The 3×3 stride-1 layers that run Winograd in FP32 on bf16 operands (Bf16WinogradPlan) rather
-// than the bf16 implicit GEMM: c >= 128 input and k >= 256 output channels and at least 2^21
-// F(4×4)-tiles × c × k. From the quiet 2-thread run of 2026-11-28
-// (results/amd-epyc-2c/networks-bf16-s12, AMD EPYC Zen 4), the FP32 `ktune` backend's Winograd
-// time over ktune_bf16's bf16 GEMM time, per 3×3 stride-1 layer of ResNet-50 and VGG16 at batch
-// 1 and 16 (in-sample: the rule was drawn from these 50 layers): 0.60-0.96 on the 25 it picks
-// (VGG16 features.10-28 at both batches, ResNet-50 layer3-4 at batch 16), 0.88-1.57 on the
-// others (c = 64, c = k = 128, and the 16- and 4-tile maps of ResNet-50 layer3-4 at batch 1: too
-// little arithmetic per pass over the transformed filter, 4× the filter in FP32).
+// than the bf16 implicit GEMM: those over 16+ input channels with at least 32 F(4×4) tiles per
+// call, or 16 with c·k >= 2^18. Fewer tiles read the transformed filter (36·c·k FP32 values, 8×
+// the bf16 filter's bytes) for too little arithmetic. Steering run of 2026-11-28 (AMD EPYC Zen 4,
+// 2 threads, load average ~2.5: not quiet; ktune_infer, the variants taking turns in one
+// process), per-layer medians of FP32 Winograd on bf16 operands over the bf16 GEMM, ResNet-50
+// and VGG16 at batch 1 (in-sample: the rule was drawn from these layers): 0.57-0.89 on every
+// layer it picks (VGG16 features.24-28, 16 tiles of 512 × 512: 0.89), 1.11-1.16 on ResNet-50
+// layer3's 16-tile 256 × 256 maps, 0.96-0.98 on layer4's 7×7 maps (F(2×2): 4 F(4×4) tiles).
+// The quiet FP32 run results/amd-epyc-2c/networks-cpu-s12 agrees at batch 16: FP32 `ktune`
+// Winograd at 0.54-0.74× ktune_bf16's GEMM (networks-bf16-s12) on every 3×3 stride-1 layer.
 bool winograd_pays(const Bf16ConvPlan::Shape& s) {
   const int64_t tiles = s.n * ((s.p() + 3) / 4) * ((s.q() + 3) / 4);
-  return Bf16WinogradPlan::applies(s) && s.c >= 128 && s.k >= 256 &&
-         tiles * s.c * s.k >= (int64_t(1) << 21);
+  return Bf16WinogradPlan::applies(s) &&
+         (tiles >= 32 || (tiles >= 16 && s.c * s.k >= (int64_t(1) << 18)));
 }
 
 class KtuneBf16Backend final : public PlanBackend {

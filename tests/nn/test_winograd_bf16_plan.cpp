@@ -294,8 +294,8 @@ TEST(NnBf16Winograd, VectorRoundingIsRoundToNearestEven) {
             std::numeric_limits<float>::infinity());
 }
 
-// The backend runs a layer of the Winograd rule (c >= 128, k >= 256, 2^21+ tiles·c·k) through
-// this plan: the same outputs bit for bit.
+// The backend runs a layer of its Winograd rule (3×3 stride 1, 16+ channels, 32+ F(4×4) tiles, or
+// 16+ with c·k >= 2^18) through this plan: the same outputs bit for bit.
 TEST(NnBf16Winograd, KtuneBf16RunsItOnTheRulesLayers) {
   if (!cpu::bf16_missing().empty()) GTEST_SKIP() << cpu::bf16_missing();
   register_cpu_backends();
@@ -319,9 +319,12 @@ TEST(NnBf16Winograd, KtuneBf16RunsItOnTheRulesLayers) {
   const auto want = c.run(plan);
   EXPECT_EQ(std::memcmp(got.data(), want.data(), out * sizeof(float)), 0);
   EXPECT_EQ(backend->layer_choice(3), "winograd_f4_fp32");  // 64 tiles: the phases-shared plan
-  // A layer outside the rule (c = 64) stays on the bf16 GEMM.
-  const ConvDesc small{1, 32, 32, 64, 64, 3, 3, 1, 1, true};
-  backend->prepare_conv(4, small, c.filter.data(), c.bias.data());
+  // A layer outside the rule (16 tiles of 256 × 256: ResNet-50 layer3 at batch 1) stays on the
+  // bf16 GEMM.
+  const ConvDesc small{1, 14, 14, 256, 256, 3, 3, 1, 1, true};
+  const auto small_filter = random_floats(size_t(small.k * 9 * small.c), 5);
+  const auto small_bias = random_floats(size_t(small.k), 6);
+  backend->prepare_conv(4, small, small_filter.data(), small_bias.data());
   EXPECT_EQ(backend->layer_choice(4), "gemm_bf16");
 }
 
