@@ -64,7 +64,8 @@ template <int M>
 std::vector<double> winograd_magnitude(const Shape& s, const std::vector<float>& in,
                                        const std::vector<float>& filter) {
   constexpr int A = M + 2;
-  const auto &BT = kernels::winograd::Tables<M>::BT, &G = kernels::winograd::Tables<M>::G;
+  const auto& BT = kernels::winograd::Tables<M>::BT;
+  const auto& G = kernels::winograd::Tables<M>::G;
   const auto& AT = kernels::winograd::Tables<M>::AT;
   // |G||w_kc||G^T| per (k, c).
   std::vector<double> u(size_t(s.k * s.c * A * A));
@@ -279,7 +280,8 @@ TEST(NnBf16Winograd, VectorRoundingIsRoundToNearestEven) {
     std::memcpy(&x, &patterns[i], sizeof x);
     const float want = Bf16WinogradPlan::round_to_bf16(x);
     uint32_t got_bits, want_bits;
-    std::memcpy(&got_bits, &r[i], 4);
+    const float got = r[i];
+    std::memcpy(&got_bits, &got, 4);
     std::memcpy(&want_bits, &want, 4);
     EXPECT_EQ(got_bits, want_bits) << std::hex << patterns[i];
     if (std::isnan(x)) {
