@@ -49,9 +49,11 @@ namespace {
 // process), per-layer medians of FP32 Winograd on bf16 operands over the bf16 GEMM, ResNet-50
 // and VGG16 at batch 1 (in-sample: the rule was drawn from these layers): 0.57-0.89 on every
 // layer it picks (VGG16 features.24-28, 16 tiles of 512 × 512: 0.89), 1.11-1.16 on ResNet-50
-// layer3's 16-tile 256 × 256 maps, 0.96-0.98 on layer4's 7×7 maps (F(2×2): 4 F(4×4) tiles).
-// The quiet FP32 run results/amd-epyc-2c/networks-cpu-s12 agrees at batch 16: FP32 `ktune`
-// Winograd at 0.54-0.74× ktune_bf16's GEMM (networks-bf16-s12) on every 3×3 stride-1 layer.
+// layer3's 16-tile 256 × 256 maps. ResNet-50 layer4's 7×7 maps at batch 1 (4 F(4×4) tiles, so
+// F(2×2)) were not timed there; the quiet FP32 runs of session 12 had `ktune`'s F(2×2) at
+// 0.82-0.83 ms (networks-cpu-s12) against ktune_bf16's GEMM at 0.70-0.74 (networks-bf16-s12).
+// At batch 16 the quiet FP32 run agrees: FP32 `ktune` Winograd at 0.54-0.74× ktune_bf16's GEMM
+// on every 3×3 stride-1 layer.
 bool winograd_pays(const Bf16ConvPlan::Shape& s) {
   const int64_t tiles = s.n * ((s.p() + 3) / 4) * ((s.q() + 3) / 4);
   return Bf16WinogradPlan::applies(s) &&
