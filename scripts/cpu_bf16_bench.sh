@@ -10,8 +10,10 @@
 # bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
 # Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-s12)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
-# Expected run time on the 2-core Zen 5 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
+# Expected run time on the 2-core Zen 4 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
 # batch 16 is the longest part), about 2 more with it (its set-up timings; an estimate); the build adds its own time when not up to date.
+# networks-layers.csv's `choice` names ktune_bf16's path per layer too (gemm_bf16, or
+# winograd_f4_fp32[_fused]: FP32 Winograd on bf16 operands); networks-bf16.md sums those layers.
 set -euo pipefail
 build=${1:?BUILD_DIR}; out=${2:?OUT_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +30,9 @@ summary=$(tail -n 1 "$out/networks-bf16.md")
 activations between layers, rounded to bf16 inside each layer) on ktune_bf16 and onednn_bf16, \
 and auto_bf16 (per layer and per inference the faster of the two), beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
 ${BATCHES:-1 16} (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
-selector: nothing tuned on these shapes" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
+selector; its one rule, which 3x3 stride-1 layers run FP32 Winograd on bf16 operands (16+ \
+channels and 32+ F(4x4) tiles, or 16+ tiles and c*k >= 2^18; per layer in networks-layers.csv \
+choice), was drawn from steering runs of these same layers: in-sample" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
 product (convolution_auto, formats any, the reorder of the FP32 NHWC input to bf16 and of the \
 output back counted; implementation per layer in networks-layers.csv choice)"
 echo "cpu_bf16_bench: $(( $(date +%s) - start )) s"

@@ -69,7 +69,7 @@ for key, v in layers.items():
         k, o = v["ktune_bf16"][0], v["onednn_bf16"][0]
         sums[key[:2]][0] += k
         sums[key[:2]][1] += o
-        rows.append((k - o, key, k, o, v["onednn_bf16"][1]))
+        rows.append((k - o, key, k, o, v["onednn_bf16"][1], v["ktune_bf16"][1]))
 print("Conv + fc layer medians summed (per-layer marks; the whole-network medians above include "
       "pooling, adds and the gaps between layers):\n")
 print("| network | batch | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio |")
@@ -77,10 +77,26 @@ print("| --- | ---: | ---: | ---: | ---: |")
 for (n, b), (k, o) in sorted(sums.items()):
     print(f"| {n} | {b} | {k:.2f} | {o:.2f} | {k / o:.3f} |")
 print("\nThe 12 layers where ktune_bf16 loses the most time to onednn_bf16:\n")
-print("| network | batch | layer | shape | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio | oneDNN's implementation |")
-print("| --- | ---: | --- | --- | ---: | ---: | ---: | --- |")
-for _, (n, b, _i, name, shape), k, o, impl in sorted(rows, reverse=True)[:12]:
-    print(f"| {n} | {b} | {name} | {shape} | {k:.3f} | {o:.3f} | {k / o:.2f} | {impl} |")
+print("| network | batch | layer | shape | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio | ktune_bf16's path | oneDNN's implementation |")
+print("| --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- |")
+for _, (n, b, _i, name, shape), k, o, impl, path in sorted(rows, reverse=True)[:12]:
+    print(f"| {n} | {b} | {name} | {shape} | {k:.3f} | {o:.3f} | {k / o:.2f} | {path} | {impl} |")
+
+# The layers ktune_bf16 runs through FP32 Winograd on bf16 operands (its layer_choice), summed.
+wino = defaultdict(lambda: [0, 0.0, 0.0])
+for _, (n, b, *_rest), k, o, _impl, path in rows:
+    if path.startswith("winograd"):
+        w = wino[(n, b)]
+        w[0] += 1
+        w[1] += k
+        w[2] += o
+if wino:
+    print("\nThe layers ktune_bf16 runs as Winograd in FP32 on bf16 operands (`choice` "
+          "winograd_* in networks-layers.csv), their medians summed:\n")
+    print("| network | batch | layers | ktune_bf16 (ms) | onednn_bf16 (ms) | ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for (n, b), (c, k, o) in sorted(wino.items()):
+        print(f"| {n} | {b} | {c} | {k:.2f} | {o:.2f} | {k / o:.3f} |")
 
 print("\nLogits against FP32 onednn (same weights and input): max |difference| / max |logit|.\n")
 print("| network | batch | backend | relative |")
@@ -93,5 +109,7 @@ print("\nsummary: ktune_bf16 / onednn_bf16 whole-network medians "
                   for n, b in runs if (n, b, "onednn_bf16") in ms and (n, b, "ktune_bf16") in ms)
       + f"; geomean {geo:.3f}, time-weighted {kt / ot if ot else float('nan'):.3f}"
       + (f"; most time lost on {worst[0]} b{worst[1]} {worst[3]} ({worst[4]})" if worst else "")
+      + ("; ktune_bf16 Winograd layers " + ", ".join(
+          f"{n} b{b} {c}" for (n, b), (c, _k, _o) in sorted(wino.items())) if wino else "")
       + ("; auto_bf16 / its best single backend " + ", ".join(
           f"{n} b{b} {a / best:.3f}" for n, b, a, best in auto_rows) if auto_rows else ""))

@@ -13,7 +13,9 @@
 //   - the epilogue (bias, residual add, ReLU, in FP32) applied in the registers after the last
 //     K block;
 //   - the split of C into tasks (channel ranges × pixel ranges) on the packed GEMM's pool.
-// Winograd stays FP32-only (its transforms would round the transformed operands to bf16 again).
+// Winograd does not run in bf16 arithmetic (its transforms would round the transformed operands
+// to bf16 again): the backend's large 3×3 layers run it in FP32 on bf16 operands instead
+// (nn/cpu/winograd_bf16_plan.hpp).
 // Error bound of one output (tests/nn/test_bf16_backends.cpp checks it against float64):
 // rounding each operand to bf16 (unit roundoff u = 2^-8) gives |x̂ŷ − xy| <= (2u + u²)|x||y|;
 // the products of bf16 values are exact in FP32 and vdpbf16ps sums them into FP32 accumulators

@@ -57,6 +57,16 @@ inline void store(float* p, Vec v, int n) {
 }
 #endif
 
+// x rounded to the nearest bf16 value (ties to even; a NaN stays a NaN), as FP32: the bf16 input
+// of the nn engine's `ktune_bf16` Winograd layers, rounded as it is loaded.
+inline Vec round_to_bf16(Vec x) {
+  typedef uint32_t Bits __attribute__((vector_size(64)));
+  const Bits b = Bits(x);
+  const Bits rounded = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+  const Bits quiet_nan = (b | 0x400000u) & 0xffff0000u;
+  return Vec((b & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+}
+
 // Σ_a w[a]·x[a] for a constant row w once unrolled: zero weights skipped, ±1 an add or subtract,
 // the first term not added to a zero (which GCC may not drop: -0 + 0 is +0).
 template <int J>
@@ -119,10 +129,16 @@ class WinogradPlan {
   // filter: KRSC, read only here. m: 2 or 4. threads >= 1. tiles_per_block: T before rounding.
   // fused: each block runs its three phases on one thread, in that thread's own V and M (one
   // set per thread), the blocks claimed by the threads in turn; else the threads share each
-  // phase of one block at a time.
+  // phase of one block at a time. bf16_input: each input value rounded to bf16 as the input
+  // transform loads it (the `ktune_bf16` backend's bf16 layers: nn/cpu/winograd_bf16_plan.hpp).
   WinogradPlan(const Shape& s, const float* filter, int m, int threads, int64_t tiles_per_block,
-               bool fused = false)
-      : s_(s), m_(m), a_(m + 2), threads_(std::max(threads, 1)), fused_(fused) {
+               bool fused = false, bool bf16_input = false)
+      : s_(s),
+        m_(m),
+        a_(m + 2),
+        threads_(std::max(threads, 1)),
+        fused_(fused),
+        bf16_input_(bf16_input) {
     using plan_detail::kMR;
     using plan_detail::kNR;
     th_ = (s.p() + m - 1) / m;
@@ -212,10 +228,16 @@ class WinogradPlan {
       for (int64_t c0 = 0; c0 < s_.c; c0 += kL) {
         const int nc = int(std::min<int64_t>(kL, s_.c - c0));
         float* v = v_at + i * s_.c + c0;
-        if (inside)
-          transform_window<M, true>(image, y0, x0, c0, nc, v, plane);
-        else
-          transform_window<M, false>(image, y0, x0, c0, nc, v, plane);
+        if (bf16_input_) {
+          if (inside)
+            transform_window<M, true, true>(image, y0, x0, c0, nc, v, plane);
+          else
+            transform_window<M, false, true>(image, y0, x0, c0, nc, v, plane);
+        } else if (inside) {
+          transform_window<M, true, false>(image, y0, x0, c0, nc, v, plane);
+        } else {
+          transform_window<M, false, false>(image, y0, x0, c0, nc, v, plane);
+        }
       }
     }
   }
@@ -243,8 +265,8 @@ class WinogradPlan {
   // One tile's α×α window (top-left cell y0, x0; cells outside the image are zero unless Inside),
   // channels [c0, c0 + nc), as V = B^T d B into the planes at v: each window row is loaded and
   // multiplied by B at once, then the columns by B^T, so that about 2α vectors are live (the
-  // whole window and its transform, 3α², spilled to the stack).
-  template <int M, bool Inside>
+  // whole window and its transform, 3α², spilled to the stack). Bf16: each value rounded to bf16.
+  template <int M, bool Inside, bool Bf16>
   void transform_window(const float* image, int64_t y0, int64_t x0, int64_t c0, int nc, float* v,
                         int64_t plane) const {
     using winograd_detail::Vec;
@@ -260,6 +282,7 @@ class WinogradPlan {
             d[b] = row_in && (Inside || (x >= 0 && x < s_.w))
                        ? winograd_detail::load(image + (y * s_.w + x) * s_.c + c0, nc)
                        : Vec{};
+            if constexpr (Bf16) d[b] = winograd_detail::round_to_bf16(d[b]);
           }
         },
         [&](int i, int j, Vec value) {
@@ -392,7 +415,7 @@ class WinogradPlan {
 
   Shape s_;
   int m_, a_, threads_;
-  bool fused_ = false;
+  bool fused_ = false, bf16_input_ = false;
   int64_t th_ = 0, tw_ = 0, tiles_ = 0, block_ = 1, panels_ = 0;
   plan_detail::Floats u_, v_, mm_;  // fused: threads_ sets of V and M, one per running block
   std::unique_ptr<std::atomic<bool>[]> busy_;  // fused: which sets are taken
