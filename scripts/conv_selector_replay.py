@@ -60,7 +60,11 @@ def picks(header, problems, root):
     with tempfile.TemporaryDirectory() as work:
         src, exe = os.path.join(work, "d.cpp"), os.path.join(work, "d")
         open(src, "w").write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"'))
-        subprocess.run(["c++", "-std=c++20", "-O1", "-I", root, src, "-o", exe], check=True)
+        built = subprocess.run(["c++", "-std=c++20", "-O1", "-I", root, src, "-o", exe],
+                               capture_output=True, text=True)
+        if built.returncode != 0:
+            sys.exit(f"conv_selector_replay: {header} does not compile as a conv2d selector "
+                     f"header: {built.stderr.strip().splitlines()[0] if built.stderr else ''}")
         text = "\n".join(" ".join(dict(kv.split("=") for kv in p.split(";"))[k] for k in KEYS)
                          for p in problems)
         out = subprocess.run([exe], input=text, capture_output=True, text=True, check=True)
@@ -74,7 +78,12 @@ def main():
     ap.add_argument("--tags", default="", help="only these workload tags (comma-separated)")
     a = ap.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    for path in (a.header, a.data):
+        if not os.path.isfile(path):
+            sys.exit(f"conv_selector_replay: no such file: {path}")
     ms, tags = load(a.data)
+    if not ms:
+        sys.exit(f"conv_selector_replay: no ok rows in {a.data}")
     wanted = set(filter(None, a.tags.split(",")))
     problems = sorted(p for p in ms if not wanted or tags[p] in wanted)
     chosen = dict(zip(problems, picks(a.header, problems, root)))
