@@ -93,7 +93,7 @@ summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deploye
   "conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
 configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
-oneDNN at its best per layer, alternating, medians (conv-deployed*.csv/md, \
+oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
 conv-deployed-heldout*.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers at batch 1 and 16); \

@@ -3,8 +3,9 @@
 // measure_cuda.cpp): verify the deployed ktune::conv2d on NaN-poisoned output
 // against the float64 reference, then time it and the vendor library in the same run: each with
 // the sweep's protocol (warm-up, median of repeats, rotated input copies when they fit in
-// cache). The CPU part then times both again alternately (one run of each per round) so that
-// both see the same load of the shared machine, and reports the medians of those rounds; the
+// cache). The CPU part then times both again alternately (one run of each per round, each run
+// on the next rotated copy) so that both see the same load of the shared machine and neither
+// finds the other's tensors in cache, and reports the medians of those rounds; the
 // CUDA part reports the protocol's medians (CUDA events; the GPU is not shared).
 #include <memory>
 #include <string>

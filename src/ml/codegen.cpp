@@ -17,6 +17,7 @@
 #include "ktune/family.hpp"
 #include "ktune/ml/cart.hpp"
 #include "ktune/ml/selector.hpp"
+#include "ktune/vendor_candidates.hpp"
 #include "src/ml/argmax.hpp"
 #include "src/ml/leaf_box.hpp"
 
@@ -153,6 +154,9 @@ class TreeWriter {
         min_vote_share_(unsure.min_vote_share),
         leaf_margin_(unsure.leaf_margin),
         leaf_floor_(unsure.leaf_floor),
+        floor_reference_(std::any_of(configs.begin(), configs.end(), is_vendor_config)
+                             ? "the vendor"
+                             : "the best shipped config"),
         leaf_configs_(std::move(leaf_configs)),
         floor_configs_(std::move(floor_configs)),
         leaf_boxes_(std::move(leaf_boxes)) {}
@@ -190,8 +194,8 @@ class TreeWriter {
                                     : "the unsure config",
                           comment_text(configs_.at(k)));
         } else if (const int f = floor_config(step.node); f >= 0) {
-          out += fmt::format("{}return {};  // floor: {} runs below {:g}x the vendor here, {}\n",
-                             pad, f, comment_text(configs_.at(k)), leaf_floor_,
+          out += fmt::format("{}return {};  // floor: {} runs below {:g}x {} here, {}\n", pad, f,
+                             comment_text(configs_.at(k)), leaf_floor_, floor_reference_,
                              comment_text(configs_.at(f)));
         } else {
           out += fmt::format("{}return {};  // {}\n", pad, k, comment_text(configs_.at(k)));
@@ -245,6 +249,7 @@ class TreeWriter {
   }
 
   double min_vote_share_, leaf_margin_, leaf_floor_;
+  const char* floor_reference_;     // what the leaf floor held a leaf's answer to
   std::vector<int> leaf_configs_;   // per node; empty for models saved without them
   std::vector<int> floor_configs_;  // per node; empty without the leaf floor
   LeafBoxes leaf_boxes_;            // per node; empty without the leaf box
@@ -413,7 +418,9 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
              comment_text(fmt::format("{}", fmt::join(unsure.range_guard_skip, ", "))) + ".\n";
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
-  if (unsure.leaf_floor > 0)
+  const bool vendor_shipped = std::any_of(selector->config_names().begin(),
+                                          selector->config_names().end(), is_vendor_config);
+  if (unsure.leaf_floor > 0 && vendor_shipped)
     out += fmt::format(
         "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest shipped vendor call "
         "(with\n"
@@ -421,6 +428,16 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
         "// leaf; a leaf whose own answer did not serves the best geometric mean among the "
         "configs\n"
         "// that did, else the best worst case (the leaves marked \"floor\").\n\n",
+        unsure.leaf_floor);
+  else if (unsure.leaf_floor > 0)
+    out += fmt::format(
+        "// Leaf floor: every leaf's answer runs at >= {:g}x the best shipped config on each\n"
+        "// training problem reaching the leaf (a config the problem refuses counted as the "
+        "first of\n"
+        "// kSafeOrder that accepts it); a leaf whose own answer did not serves the best "
+        "geometric\n"
+        "// mean among the configs that did, else the best worst case (the leaves marked "
+        "\"floor\").\n\n",
         unsure.leaf_floor);
   out += "// Fallback order when a pick refuses a problem: most widely valid configs first.\n";
   out += "inline constexpr int kSafeOrder[kNumConfigs] = {";

@@ -281,18 +281,32 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   std::vector<Eigen::Index> vendors;
   for (Eigen::Index k = 0; k < K; ++k)
     if (is_vendor_config(config_names_[size_t(k)])) vendors.push_back(k);
-  if (vendors.empty()) vendors.push_back(unsure_config_);
+  // Without a shipped vendor the reference is the problem's best shipped config, and a config
+  // the problem refuses is scored as what the deployed library serves instead (the first config
+  // of the safe order that accepts it): a leaf's own kernels are then held to each training
+  // problem's best. Else a refused config of a 3×3 layer with too few channels for Winograd
+  // out-voted, in a leaf of three layers, the Winograd config of the one layer it serves at 2.6×
+  // (VGG16's conv1_2 at batch 1 ran the implicit GEMM at 0.5× oneDNN; docs/deploy.md).
+  const bool own = vendors.empty();
+  const auto served = [&](Eigen::Index i, Eigen::Index k) {
+    if (!own || d.valid(i, k)) return d.valid(i, k) ? d.perf(i, k) : 0.0;
+    for (int f : safe_order_)
+      if (d.valid(i, f)) return d.measured(i, f) ? d.perf(i, f) : 0.0;
+    return 0.0;
+  };
   // Per config, its worst ratio to the reference over the rows where both were measured.
   std::vector<double> worst(size_t(K), std::numeric_limits<double>::infinity());
   std::vector<int> judged(size_t(K), 0);
   for (Eigen::Index i : rows) {
     double reference = 0;
-    for (Eigen::Index v : vendors)
-      if (d.measured(i, v) && d.valid(i, v)) reference = std::max(reference, d.perf(i, v));
+    for (Eigen::Index v = 0; v < K; ++v)
+      if ((own || is_vendor_config(config_names_[size_t(v)])) && d.measured(i, v))
+        reference = std::max(reference, served(i, v));
     if (!(reference > 0)) continue;  // no vendor answer here: nothing to hold a pick to
     for (Eigen::Index k = 0; k < K; ++k) {
       if (!d.measured(i, k)) continue;
-      const double ratio = d.valid(i, k) && d.perf(i, k) > 0 ? d.perf(i, k) / reference : 0.0;
+      const double perf = served(i, k);
+      const double ratio = perf > 0 ? perf / reference : 0.0;
       worst[size_t(k)] = std::min(worst[size_t(k)], ratio);
       ++judged[size_t(k)];
     }

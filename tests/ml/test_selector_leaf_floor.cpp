@@ -97,10 +97,35 @@ TEST(SelectorLeafFloor, TheReferenceIsTheFasterVendorAndNoPassingConfigGivesTheB
   EXPECT_EQ(pick(*fit(d, floor_of(0.9)), 6), 1);  // none passes 0.9: the best worst case, a
   EXPECT_EQ(pick(*fit(d, floor_of(0.6)), 6), 2);  // a and b pass 0.6: the better geomean, b
   EXPECT_EQ(pick(*fit(d, floor_of(0.3)), 6), 0);  // all pass: the leaf's class stays
-  // Without a vendor shipped the reference is the unsure config, here the kernel itself.
+  // Without a vendor shipped the reference is the best shipped config, here the kernel itself.
   const auto kernels_only = make_selector("tree-c", {Fallback::baseline, 0, floor_of(0.9)});
   kernels_only->fit(vendor_wins_once(), {0}, Norm::scale);
   EXPECT_EQ(pick(*kernels_only, 8), 0);
+}
+
+TEST(SelectorLeafFloor, WithoutAVendorARefusedConfigCountsAsItsFallback) {
+  // Two kernels, no vendor: "kind=a" runs everywhere at 1; "kind=w" (a Winograd that refuses
+  // some layers) runs at 2 on x = 1..4, refuses x = 5..7 and runs at 2.6 on x = 8. tree-c splits
+  // at x <= 4.5 only: the right leaf's labels are a, a, a, w (a sure leaf of class a), whose
+  // class runs at 1 / 2.6 = 0.38x the best shipped config on x = 8. Scored as deployed (w refused
+  // on x = 5..7 is served by a, the first of the safe order), w passes every floor there.
+  Dataset d = vendor_wins_once();
+  d.config_names = {"kind=a", "kind=w"};
+  d.perf.col(0).setConstant(1.0);
+  d.perf.col(1) << 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 2.6;
+  d.valid = (d.perf.array() > 0).matrix();
+  const auto plain = fit(d, {});
+  EXPECT_EQ(pick(*plain, 2), 1);
+  EXPECT_EQ(pick(*plain, 8), 0);  // the leaf's class: a, 0.38x the best on x = 8
+  const auto floored = fit(d, floor_of(0.9));
+  EXPECT_EQ(pick(*floored, 2), 1);
+  EXPECT_EQ(pick(*floored, 8), 1);  // w, which the refusing problems of its leaf fall back from
+  EXPECT_EQ(pick(*floored, 6), 1);
+  EXPECT_EQ(floored->choose(Eigen::RowVectorXd::Constant(1, 6.0), {true, false}).served, 0);
+  // A floor a's worst case meets keeps the class.
+  EXPECT_EQ(pick(*fit(d, floor_of(0.38)), 8), 0);
+  // w as deployed is the best shipped on each of its leaf's problems: it meets any floor.
+  EXPECT_EQ(pick(*fit(d, floor_of(0.99)), 8), 1);
 }
 
 TEST(SelectorLeafFloor, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {

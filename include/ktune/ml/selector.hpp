@@ -69,7 +69,9 @@ std::string to_string(Fallback f);
 // at a fraction of the vendor on the shapes the model is unsure about, the vendor rarely.
 // leaf_floor F > 0 (trees): every leaf's answer, sure or unsure, must run at >= F x the
 // reference on each training problem reaching the leaf, the reference being the fastest shipped
-// vendor call on that problem (unsure_config() when no vendor is shipped); a refused cell fails.
+// vendor call on that problem; a refused cell fails. With no vendor shipped, the reference is the
+// problem's best shipped config and a refused cell counts as the config that serves the problem
+// instead (the first of the safe order that accepts it), as the deployed library falls back.
 // A leaf whose answer fails serves the shipped config with the best geometric mean among those
 // that pass there (the reference's own calls pass by construction unless two vendors trade
 // places), else the one with the best worst-case ratio: a geometric mean hides the one shape at
