@@ -56,6 +56,7 @@ json.dump({
                 f"{before} before, {after} after); the CLI built registers: {known}",
     "files": ["demo-sh.log", "steps.csv", "build-seconds-per-object.tsv"],
     "in_sample": None,
+    "load_average_before": before, "load_average_after": after,
     "vendors": "OpenBLAS and oneDNN as ktune demo times them (its log names their cores)",
     "note": "apt packages installed beforehand and npm's cache warm: a machine without them "
             "also downloads and installs them (not timed)",
