@@ -16,6 +16,10 @@
 #                         deploy files of ktune_add_tuned_library (ktune_family_deploy_files()).
 # Programs that run kernels link ktune_families (and ktune_families_cuda); ktune_core and
 # ktune_ml never do.
+#
+# KTUNE_FAMILIES (cache, default "all") lists the families the build compiles, links and
+# registers; ktune_add_family() of any other family only records its name, so a build that
+# runs one family (scripts/demo.sh: gemm) compiles none of the others.
 include_guard(GLOBAL)
 
 set(KTUNE_FAMILY_GENERATED "${CMAKE_BINARY_DIR}/generated/families")
@@ -69,9 +73,13 @@ function(ktune_add_family name)
   if(NOT name MATCHES "^[a-z][a-z0-9_]*$")
     message(FATAL_ERROR "ktune_add_family(${name}): a family name is a lower-case identifier")
   endif()
-  get_property(known GLOBAL PROPERTY KTUNE_FAMILIES)
+  get_property(known GLOBAL PROPERTY KTUNE_FAMILIES_AVAILABLE)
   if(name IN_LIST known)
     message(FATAL_ERROR "ktune_add_family(${name}): added twice")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KTUNE_FAMILIES_AVAILABLE ${name})
+  if(NOT KTUNE_FAMILIES STREQUAL "all" AND NOT name IN_LIST KTUNE_FAMILIES)
+    return()  # not selected: nothing built, linked or registered
   endif()
   if(NOT ARG_DIR)
     set(ARG_DIR kernels/${name})
@@ -136,6 +144,23 @@ function(ktune_add_family name)
     set(KTUNE_FAMILY_DIR ${dir})
     include(${dir}/family.cmake)
   endif()
+endfunction()
+
+# After every ktune_add_family(): fails on a name of KTUNE_FAMILIES that no call added.
+function(ktune_check_selected_families)
+  get_property(available GLOBAL PROPERTY KTUNE_FAMILIES_AVAILABLE)
+  if(KTUNE_FAMILIES STREQUAL "all")
+    return()
+  endif()
+  if(NOT KTUNE_FAMILIES)
+    message(FATAL_ERROR "KTUNE_FAMILIES is empty (\"all\" or a ;-list of: ${available})")
+  endif()
+  foreach(name IN LISTS KTUNE_FAMILIES)
+    if(NOT name IN_LIST available)
+      list(JOIN available ", " available)
+      message(FATAL_ERROR "KTUNE_FAMILIES: unknown family '${name}' (known: ${available})")
+    endif()
+  endforeach()
 endfunction()
 
 # Writes the family list once every ktune_add_family() has run (deferred to the end of the

@@ -3,7 +3,7 @@
 # PYTHONPATH (docs/python.md): installs what is missing (install_deps.sh: pybind11-dev,
 # python3-dev, python3-numpy, ...), builds only the package (target ktune_python: the module
 # `_ktune`, and `_ktune_cuda` where CUDA is found) and what it links in build/
-# with the options of demo.sh and test.sh (scripts/build.sh: neither reconfigures the other),
+# with the options of test.sh (scripts/build.sh; demo.sh builds in build-demo/),
 # installs the package with `cmake --install build --component python` into
 # /usr/local/lib/python3.X/dist-packages (on Debian's sys.path; sudo where not root), and
 # imports it from / as the check.

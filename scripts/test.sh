@@ -26,12 +26,13 @@ stage() {
 trap 'echo "test.sh: stage wall times (${SECONDS} s in all${current:+; stopped in $current}):${stage_table}"' EXIT
 
 release_tests() { (cd build && ctest --output-on-failure -j "$jobs"); }
-# Under the sanitizers, only the tests that run ktune's C++: the Python scripts' tests and the
-# boundary check run none, and the outside project builds its own unsanitized Release program
-# from the installed package (a packaging check: the Release stage runs all three).
+# Under the sanitizers, only the tests that run ktune's C++: the Python scripts' tests, the
+# boundary check and the main job's configure check run none, and the outside project builds its
+# own unsanitized Release program from the installed package (a packaging check: the Release
+# stage runs all four).
 asan_tests() {
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j "$jobs" -LE fuzz -E '^(Scripts|Architecture|OutsideProject)\.')
+    ctest --output-on-failure -j "$jobs" -LE fuzz -E '^(Scripts|Architecture|OutsideProject|Build)\.')
 }
 # clang at -O0 with line tables only: sanitizer reports keep file:line, and a source compiles in
 # about half the time g++ -O0 -g takes (src/ml/kmeans.cpp: 11 s vs 15 s of CPU with the fuzzer

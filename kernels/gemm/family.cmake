@@ -26,3 +26,7 @@ ktune_family_deploy_files(
           deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp deploy/vendors.cmake
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl deploy/tuned_cuda_tc.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)
+# The seed kernel's two instantiation tables, each a unit of its own that compiles beside the
+# other (cpu/gemm_cpu_seed_table.hpp).
+set_source_files_properties(${KTUNE_FAMILY_DIR}/cpu/gemm_cpu_seed_table_n.cpp
+  ${KTUNE_FAMILY_DIR}/cpu/gemm_cpu_seed_table_t.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
