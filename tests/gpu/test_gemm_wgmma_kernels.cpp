@@ -217,9 +217,11 @@ TEST(WgmmaDeepGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   // 64-byte rows: 9 stages in the bytes of wgmmamc's 4.5.
   EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 9 * 384 * 64 + 144 + 1024);
   EXPECT_EQ(gcuda::wgmma_k_tile(Precision::bf16, 64), 32);
-  // The kind's K tile is 32; 64-byte rows are not the ping-pong kernel's.
-  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmadeep;bm=256;bn=128;bk=64;st=4;gr=1;cl=2").valid);
+  // cl is a param of the kind (1 or 2); the K tile is 32 (wgmma_supported_params refuses 64,
+  // below); 64-byte rows are not the ping-pong kernel's.
   EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmadeep;bm=256;bn=128;bk=32;st=8;gr=1").valid);
+  EXPECT_EQ(gemm::parse_gemm_config("kind=wgmmadeep;bm=256;bn=128;bk=32;st=8;gr=1;cl=1").blocked.cl,
+            1);
   BlockedParams other = g.blocked;
   other.bk = 64;
   EXPECT_FALSE(gcuda::wgmma_supported_params(other));
