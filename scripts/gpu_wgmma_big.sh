@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Hopper GEMM kinds (wgmma, wgmmapp, wgmmamc, wgmmadeep) against cuBLAS / cuBLASLt on 8192^3 and on `large`, on
+# The Hopper GEMM kinds (wgmma, wgmmapp, wgmmamc) against cuBLAS / cuBLASLt on 8192^3 and on `large`, on
 # the lent GPU machine in one call, writing under $OUT as it goes (a timeout keeps what is done):
 #   build  scripts/gpu_build_remote.sh of ktune and ktune_gpu_tests into BUILD
 #   sass   nvcc -Xptxas -v report and SASS instruction mix of aot_check_wgmma.cu (sm_90a)

@@ -37,10 +37,6 @@
 //                                                              kernel in clusters of cl blocks
 //                                                              along N sharing A's tile by TMA
 //                                                              multicast, bf16/fp16 only
-//   wgmmadeep kind=wgmmadeep;bm=256;bn=128;bk=32;st=9;gr=8;cl=2  CUDA sm_90a: the cooperative
-//                                                              kernel (cl 1) or its clusters (cl
-//                                                              2) with K tiles of 32 (64-byte
-//                                                              rows): twice the stages, bf16/fp16
 #include <cstddef>
 #include <string_view>
 
@@ -59,8 +55,7 @@ enum class Kind {
   mmasplit,
   wgmmatf32,
   wgmmapp,
-  wgmmamc,
-  wgmmadeep
+  wgmmamc
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -94,11 +89,10 @@ constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == 
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
   return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp ||
-         kind == Kind::wgmmamc || kind == Kind::wgmmadeep;
+         kind == Kind::wgmmamc;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
-  if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc ||
-      kind == Kind::wgmmadeep)
+  if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc)
     return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
@@ -122,16 +116,12 @@ struct SeedParams {
 // wgmma params with pp = 1 (set from the kind, not a config param): bm x bn is one consumer
 // warpgroup's tile (the ping-pong kernel). Kind wgmmamc: the wgmma params and cl, the blocks of a
 // thread-block cluster (2: two blocks on adjacent N tiles of one M tile, each loading half of the
-// shared A tile and multicasting it to both); 1 for every other kind. Kind wgmmadeep: wgmmamc's
-// params with bk = 32 of 16-bit elements and cl 1 or 2; kb = 64 (set from the kind): the bytes of
-// a shared tile row along K (128 for every other wgmma kind), so a stage is half as large and the
-// ring twice as deep in the same shared memory.
+// shared A tile and multicasting it to both); 1 for every other kind.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
   int pp = 0;
   int cl = 1;
-  int kb = 128;
   constexpr int threads() const {
     if (tm == 0 || tn == 0) return wm > 0 && wn > 0 ? 32 * (bm / wm) * (bn / wn) : 0;
     return (bm / tm) * (bn / tn);
@@ -139,10 +129,10 @@ struct BlockedParams {
 };
 
 // Dynamic shared memory of a wgmma block (KtuneWgmmaSmem<bm, bn, st>::kBytes of gemm_wgmma.cuh):
-// st stages of tiles kb bytes of K wide (128: 64 16-bit or 32 tf32 elements; 64: 32 16-bit), 2 *
-// st 8-byte barriers, 1024 bytes of alignment slack.
+// st stages of tiles 128 bytes of K wide (64 16-bit or 32 tf32 elements), 2 * st 8-byte barriers,
+// 1024 bytes of alignment slack.
 constexpr long long wgmma_smem_bytes(const BlockedParams& p) {
-  return (long long)p.st * (p.bm + p.bn) * p.kb + 16LL * p.st + 1024;
+  return (long long)p.st * (p.bm + p.bn) * 128 + 16LL * p.st + 1024;
 }
 
 // CPU packed kernels: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
@@ -275,8 +265,6 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmmapp;
     else if (value == "wgmmamc")
       g.kind = Kind::wgmmamc;
-    else if (value == "wgmmadeep")
-      g.kind = Kind::wgmmadeep;
     else
       return false;
     return true;
@@ -336,7 +324,6 @@ constexpr int required_bits(Kind kind) {
     case Kind::mmasplit:  // mma's params, splits
       return 0xE0870;
     case Kind::wgmmamc:  // wgmma's params, cl
-    case Kind::wgmmadeep:
       return 0x980070;
   }
   return 0;
@@ -360,7 +347,6 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
   if (g.kind == Kind::wgmmamc && g.blocked.cl < 2) return GemmConfig{};  // that is wgmma
-  if (g.kind == Kind::wgmmadeep) g.blocked.kb = 64;
   g.valid = true;
   return g;
 }
@@ -393,8 +379,6 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmmapp";
     case Kind::wgmmamc:
       return "wgmmamc";
-    case Kind::wgmmadeep:
-      return "wgmmadeep";
   }
   return "?";
 }

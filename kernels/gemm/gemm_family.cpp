@@ -223,19 +223,6 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1", "8"}},
         {"cl", V{"2"}}},
        wgmma_violation},
-      // The cooperative kernel and its clusters with K tiles of 32 (ktune_gemm_wgmma_deep and
-      // _deep_mc: 64-byte rows, kb = 64), so that a stage is half as large and 6, 8 or 9 of them
-      // fit where wgmmamc holds 3 or 4 (more copies in flight against L2 and DRAM latency: wgmmamc
-      // ran 6-13 % faster with 4 stages than with 3 at 8192^3); cl 1 or 2; 36 configs. Appended
-      // after wgmmamc.
-      {"wgmmadeep",
-       {{"bm", V{"128", "256"}},
-        {"bn", V{"128", "256"}},
-        {"bk", V{"32"}},
-        {"st", V{"6", "8", "9"}},
-        {"gr", V{"1", "8"}},
-        {"cl", V{"1", "2"}}},
-       wgmma_violation},
   };
 }
 

@@ -7,10 +7,9 @@
 // copies of MN-major and misaligned operands (odd leading dimensions, bases off the 16-byte grid).
 // The `wgmmapp` kind (the ping-pong kernel) and the `wgmmamc` kind (the cooperative kernel in
 // clusters of 2 blocks sharing A by TMA multicast; its ragged shapes have odd N tile counts, so
-// that a cluster's second block falls past the N edge) like `wgmma`; the `wgmmadeep` kind (both
-// with K tiles of 32: 64-byte swizzled K-major rows, half-height MN-major boxes) likewise. The
-// bound itself is tested with planted errors in tests/core/test_gemm_precision.cpp. The compile
-// checks need NVRTC only; the rest an sm_90 device.
+// that a cluster's second block falls past the N edge) like `wgmma`. The bound itself is tested
+// with planted errors in tests/core/test_gemm_precision.cpp.
+// The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,9 +45,6 @@ std::vector<BlockedParams> wgmma_pp_space() {
 }
 std::vector<BlockedParams> wgmma_mc_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmamc");
-}
-std::vector<BlockedParams> wgmma_deep_space() {
-  return ktune::test::gemm_kind_configs("kind:wgmmadeep");
 }
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
@@ -201,43 +197,6 @@ TEST(WgmmaMcGemmHost, ConfigTextNameExpressionAndClusters) {
   expect_serves_16bit_only(gemm::Kind::wgmmamc);
 }
 
-TEST(WgmmaDeepGemmHost, ConfigTextNameExpressionAndSharedMemory) {
-  const std::string text = "kind=wgmmadeep;bm=256;bn=128;bk=32;st=9;gr=8;cl=2";
-  const gemm::GemmConfig g = gemm::parse_gemm_config(text);
-  ASSERT_TRUE(g.valid) << text;
-  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmadeep");
-  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
-  EXPECT_EQ(g.blocked.kb, 64);  // from the kind
-  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::fp16, true, false),
-            "ktune_gemm_wgmma_deep_mc<256,128,9,8,3,1,0>");
-  BlockedParams one = g.blocked;
-  one.cl = 1;
-  EXPECT_EQ(gcuda::wgmma_name_expression(one, Precision::bf16, false, true),
-            "ktune_gemm_wgmma_deep<256,128,9,8,2,0,1>");
-  // 64-byte rows: 9 stages in the bytes of wgmmamc's 4.5.
-  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 9 * 384 * 64 + 144 + 1024);
-  EXPECT_EQ(gcuda::wgmma_k_tile(Precision::bf16, 64), 32);
-  // cl is a param of the kind (1 or 2); the K tile is 32 (wgmma_supported_params refuses 64,
-  // below); 64-byte rows are not the ping-pong kernel's.
-  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmadeep;bm=256;bn=128;bk=32;st=8;gr=1").valid);
-  EXPECT_EQ(gemm::parse_gemm_config("kind=wgmmadeep;bm=256;bn=128;bk=32;st=8;gr=1;cl=1").blocked.cl,
-            1);
-  BlockedParams other = g.blocked;
-  other.bk = 64;
-  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
-  other = g.blocked;
-  other.pp = 1, other.bm = 128;
-  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
-  const auto space = wgmma_deep_space();
-  EXPECT_EQ(space.size(), 36u);
-  for (const BlockedParams& p : space) {
-    EXPECT_TRUE(gcuda::wgmma_supported_params(p));
-    EXPECT_EQ(p.kb, 64);
-    EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
-  }
-  expect_serves_16bit_only(gemm::Kind::wgmmadeep);
-}
-
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
 TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
@@ -254,7 +213,6 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   auto configs = wgmma_space();
   for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
   for (const BlockedParams& p : wgmma_mc_space()) configs.push_back(p);
-  for (const BlockedParams& p : wgmma_deep_space()) configs.push_back(p);
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     for (size_t q = 0; q < 2; ++q)
@@ -435,16 +393,10 @@ TEST_F(WgmmaGemmTest, ClusterEveryConfigTransposeAndPrecisionMatchesTheReference
   expect_every_config_matches(wgmma_mc_space());
 }
 
-// K tiles of 32 (kind wgmmadeep, with and without clusters): the same shapes (K of 192, 70 and
-// 264: 6, 3 and 9 K tiles, the last two partial), so the deeper rings wrap on the 24-batch one.
-TEST_F(WgmmaGemmTest, DeepEveryConfigTransposeAndPrecisionMatchesTheReference) {
-  expect_every_config_matches(wgmma_deep_space());
-}
-
-// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong, clusters
-// and deep rings too.
+// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong and
+// clusters too.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  for (const auto& space : {wgmma_space(), wgmma_pp_space(), wgmma_mc_space(), wgmma_deep_space()})
+  for (const auto& space : {wgmma_space(), wgmma_pp_space(), wgmma_mc_space()})
     for_three_configs(space, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
       const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
       const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
@@ -457,8 +409,8 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base
 // pointers off the 16-byte grid; and the precisions the kernel does not compute.
 TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
-  for (const BlockedParams& p : {wgmma_space().front(), wgmma_pp_space().back(),
-                                 wgmma_mc_space().front(), wgmma_deep_space().back()})
+  for (const BlockedParams& p :
+       {wgmma_space().front(), wgmma_pp_space().back(), wgmma_mc_space().front()})
     expect_refuses_misaligned_and_other_precisions(p);
 }
 

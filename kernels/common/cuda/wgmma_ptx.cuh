@@ -202,14 +202,6 @@ __device__ __forceinline__ void ktune_wgmma(float* d, unsigned long long da,
   }
 }
 
-// ktune_wg_desc with another swizzle mode in bits 62-63 (1: 128-byte, 2: 64-byte, 3: 32-byte
-// rows; the pattern repeats every 8 rows, so `stride` is 8 rows' bytes for a K-major operand).
-__device__ __forceinline__ unsigned long long ktune_wg_desc_mode(unsigned address, unsigned lead,
-                                                                 unsigned stride, unsigned mode) {
-  return (unsigned long long)((address & 0x3FFFF) >> 4) | ((unsigned long long)(lead >> 4) << 16) |
-         ((unsigned long long)(stride >> 4) << 32) | ((unsigned long long)mode << 62);
-}
-
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 #endif  // KTUNE_WGMMA_PTX_CUH

@@ -28,15 +28,6 @@ KTUNE_INSTANTIATE_WGMMA_MC(256, 128, 4, 1, 2, 0, 0)  // bf16, A MN-major
 KTUNE_INSTANTIATE_WGMMA_MC(128, 256, 4, 8, 2, 1, 0)  // bf16, both K-major
 KTUNE_INSTANTIATE_WGMMA_MC(128, 128, 6, 1, 3, 1, 1)  // fp16, B MN-major
 KTUNE_INSTANTIATE_WGMMA_MC(256, 128, 3, 8, 3, 0, 1)  // fp16, both MN-major
-// K tiles of 32 (kind wgmmadeep), with and without clusters: every tile shape, both precisions,
-// every transpose pair.
-#define KTUNE_INSTANTIATE_WGMMA_DEEP(...) KTUNE_INSTANTIATE(ktune_gemm_wgmma_deep, __VA_ARGS__)
-#define KTUNE_INSTANTIATE_WGMMA_DEEP_MC(...) \
-  KTUNE_INSTANTIATE(ktune_gemm_wgmma_deep_mc, __VA_ARGS__)
-KTUNE_INSTANTIATE_WGMMA_DEEP_MC(256, 128, 9, 1, 2, 0, 0)  // bf16, A MN-major
-KTUNE_INSTANTIATE_WGMMA_DEEP_MC(128, 256, 9, 8, 2, 1, 0)  // bf16, both K-major
-KTUNE_INSTANTIATE_WGMMA_DEEP(128, 128, 8, 1, 3, 1, 1)     // fp16, B MN-major
-KTUNE_INSTANTIATE_WGMMA_DEEP(256, 128, 6, 8, 3, 0, 1)     // fp16, both MN-major
 // tf32 (kind wgmmatf32): K-major only, every wgmma N; and the operand copies.
 KTUNE_INSTANTIATE_WGMMA(128, 256, 4, 8, 1, 1, 0)
 KTUNE_INSTANTIATE_WGMMA(256, 128, 3, 1, 1, 1, 0)

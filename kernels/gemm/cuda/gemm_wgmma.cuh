@@ -40,14 +40,6 @@
 // its own B tile. The two blocks walk the same units in lockstep (an odd N tile count leaves the
 // second block of the edge cluster past the edge: it copies and multiplies but stores nothing).
 //
-// Deep rings (kind wgmmadeep, ktune_gemm_wgmma_deep and _deep_mc: KB = 64): the same kernels with
-// K tiles of 32 16-bit elements, so a stage is half as large and the ring twice as deep in the
-// same shared memory (more copies in flight to cover L2 and DRAM latency: on the H100 4 stages of
-// 256 x 128 ran 6-13 % faster than 3, wgmma-mc-2). A K-major operand's rows are then 64 bytes,
-// 64-byte swizzled (descriptor mode 2, 512 bytes between 8-row groups, two 32-byte K steps); an
-// MN-major one keeps 128-byte rows of 64 M / N elements and 128-byte swizzling, in [32 k][64
-// rows] boxes 4 KiB apart (the descriptor's leading offset).
-//
 // Edges: the tensor maps' bounds (m, n, k, batch) make TMA fill out-of-range elements with zeros,
 // so partial M / N / K tiles multiply zeros; the epilogue stores only in-range elements.
 // Leading dimensions, batch strides and base pointers must be multiples of 16 bytes (TMA): the
@@ -64,9 +56,9 @@
 // Shared memory of one instantiation: ST stages of A (BM rows) and B (BN rows) tiles of 128 bytes
 // a row (64 16-bit or 32 tf32 K elements), the 2 * ST barriers, and slack to align the tiles to
 // 1024 bytes.
-template <int BM, int BN, int ST, int KB = 128>
+template <int BM, int BN, int ST>
 struct KtuneWgmmaSmem {
-  static constexpr int kA = BM * KB, kB = BN * KB;  // bytes of one stage's tiles (KB a row)
+  static constexpr int kA = BM * 128, kB = BN * 128;  // bytes of one stage's tiles
   static constexpr int kBytes = ST * (kA + kB) + 16 * ST + 1024;
 };
 
@@ -121,15 +113,14 @@ __device__ __forceinline__ void ktune_wg_unit_tile(long long u, long long tiles_
 // with CL = 1, A's; with clusters the block's 1/CL share of A's rows, multicast to every block of
 // the cluster (each block's `full` barrier then awaits the bytes of every share, and its `empty`
 // barrier the consumers of every block).
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL = 1, int KB = 128>
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL = 1>
 __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const KtuneTmaMap* map_b,
                                                  long long units, long long tiles_m,
                                                  long long tiles_n, int k_tiles, unsigned tiles_a,
                                                  unsigned tiles_b, unsigned full, unsigned empty) {
-  typedef KtuneWgmmaSmem<BM, BN, ST, KB> S;
-  constexpr int kKt = KB / (PREC == 1 ? 4 : 2);  // K elements of a tile
-  constexpr int kBox = KB * 64;                  // bytes of an MN-major [kKt][64 rows] box
-  constexpr int kShare = BM / CL;                // rows of A this block copies
+  typedef KtuneWgmmaSmem<BM, BN, ST> S;
+  constexpr int kKt = PREC == 1 ? 32 : 64;
+  constexpr int kShare = BM / CL;  // rows of A this block copies
   const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
   unsigned it = 0;
   for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL) {
@@ -145,11 +136,11 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
         const unsigned short all = (unsigned short)((1u << CL) - 1);
         const int row = tm * BM + int(rank) * kShare;
         if (TA) {
-          ktune_wg_tma_load_multicast(da + rank * kShare * KB, map_a, kt * kKt, row, b, bar, all);
+          ktune_wg_tma_load_multicast(da + rank * kShare * 128, map_a, kt * kKt, row, b, bar, all);
         } else {
 #pragma unroll
           for (int j = 0; j < kShare / 64; ++j)
-            ktune_wg_tma_load_multicast(da + (rank * (kShare / 64) + j) * kBox, map_a, row + j * 64,
+            ktune_wg_tma_load_multicast(da + (rank * (kShare / 64) + j) * 8192, map_a, row + j * 64,
                                         kt * kKt, b, bar, all);
         }
       } else if (TA) {
@@ -157,14 +148,14 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
       } else {
 #pragma unroll
         for (int j = 0; j < BM / 64; ++j)
-          ktune_wg_tma_load(da + j * kBox, map_a, tm * BM + j * 64, kt * kKt, b, bar);
+          ktune_wg_tma_load(da + j * 8192, map_a, tm * BM + j * 64, kt * kKt, b, bar);
       }
       if (!TB) {
         ktune_wg_tma_load(db, map_b, kt * kKt, tn * BN, b, bar);
       } else {
 #pragma unroll
         for (int j = 0; j < BN / 64; ++j)
-          ktune_wg_tma_load(db + j * kBox, map_b, tn * BN + j * 64, kt * kKt, b, bar);
+          ktune_wg_tma_load(db + j * 8192, map_b, tn * BN + j * 64, kt * kKt, b, bar);
       }
     }
   }
@@ -174,8 +165,7 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
 // 32-byte K step of the tile rows first_row .. first_row + 64 * MI - 1, one commit group in
 // flight (wait_group 1), each stage released (one arrival per warp) once the group after it is
 // issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first.
-template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB, int CL = 1,
-          int KB = 128>
+template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB, int CL = 1>
 __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int first_row,
                                                   int k_tiles, unsigned it, unsigned tiles_a,
                                                   unsigned tiles_b, unsigned full, unsigned empty,
@@ -189,19 +179,16 @@ __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int 
     ktune_wg_bar_wait(full + 8 * s, (it / ST) & 1);
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     const unsigned sa = tiles_a + s * SA, sb = tiles_b + s * SB;
-    // K-major rows of KB bytes (swizzle mode 1: 128 bytes, 2: 64), MN-major boxes of KB / 2
-    // 128-byte k rows.
-    constexpr unsigned kMode = KB == 128 ? 1u : 2u, kBox = KB * 64;
 #pragma unroll
-    for (int kk = 0; kk < KB / 32; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
-      const unsigned long long db = TB ? ktune_wg_desc(sb + kk * 2048, kBox, 1024)
-                                       : ktune_wg_desc_mode(sb + kk * 32, 16, 8 * KB, kMode);
+    for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
+      const unsigned long long db =
+          TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024) : ktune_wg_desc(sb + kk * 32, 16, 1024);
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
         const int row = first_row + i * 64;  // first row of this m64 MMA in the tile
         const unsigned long long da =
-            TA ? ktune_wg_desc_mode(sa + row * KB + kk * 32, 16, 8 * KB, kMode)
-               : ktune_wg_desc(sa + (row / 64) * kBox + kk * 2048, kBox, 1024);
+            TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
+               : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
         ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
       }
     }
@@ -264,7 +251,7 @@ __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], l
 // 8 consumer warps of every block of the cluster), then the producer and consumer warpgroups
 // over the block's units, then (clusters) a cluster barrier so that no block exits while a peer
 // may still arrive on its barriers or multicast into its shared memory.
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL, int KB = 128>
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL>
 __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
                                                      const KtuneTmaMap* map_b, long long m,
                                                      long long n, long long k, long long batch,
@@ -276,9 +263,8 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
   static_assert(BM * BN <= 128 * 256, "at most 128 accumulators a thread");
   static_assert(PREC != 1 || (TA == 1 && TB == 0), "tf32 wgmma reads K-major A and B only");
   static_assert(CL == 1 || (CL == 2 && BM / CL % 64 == 0), "A's shares of whole 64-row boxes");
-  static_assert(KB == 128 || (KB == 64 && PREC != 1), "64-byte rows: 16-bit only");
-  constexpr int kKt = KB / (PREC == 1 ? 4 : 2);  // K elements of a tile: one swizzled row
-  typedef KtuneWgmmaSmem<BM, BN, ST, KB> S;
+  constexpr int kKt = PREC == 1 ? 32 : 64;  // K elements of a tile: one 128-byte swizzle row
+  typedef KtuneWgmmaSmem<BM, BN, ST> S;
   constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
   extern __shared__ unsigned char ktune_wg_smem[];
   // Every block of a cluster has the same layout (its dynamic shared memory at the same offset),
@@ -299,8 +285,8 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
   if (tid < 128) {  // producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0)
-      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB, CL, KB>(
-          map_a, map_b, units, tiles_m, tiles_n, k_tiles, tiles_a, tiles_b, full, empty);
+      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB, CL>(map_a, map_b, units, tiles_m, tiles_n,
+                                                         k_tiles, tiles_a, tiles_b, full, empty);
   } else {  // consumer warpgroups 1 and 2: BM / 2 rows of every tile each
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
@@ -310,7 +296,7 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
     for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL, it += k_tiles) {
       int b, tm, tn;
       ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
-      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB, CL, KB>(
+      ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB, CL>(
           acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
       ktune_wg_drain<ST, CL>(k_tiles, it + k_tiles, empty, lane);
       // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
@@ -327,28 +313,22 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
 // - ktune_gemm_wgmma_mc (kind wgmmamc, 16-bit): launched in clusters of 2 blocks along N (the
 //   launcher sets the cluster dimension; gridDim.x even, at most the clusters that fit at once),
 //   which take adjacent N tiles of one M tile and share its A tile: each block copies BM / 2 of
-//   its rows and multicasts them to both;
-// - ktune_gemm_wgmma_deep, ktune_gemm_wgmma_deep_mc (kind wgmmadeep, 16-bit): the two above with
-//   K tiles of 32 (KB = 64).
+//   its rows and multicasts them to both.
 // Dynamic shared memory KtuneWgmmaSmem<...>::kBytes. map_a / map_b: 3-d tensor maps (innermost
 // dimension first: K then rows for a K-major operand, rows then K for an MN-major one; batch
-// last) with Kt x BM (Kt x BM / 2 in clusters) / Kt x BN boxes (K-major; Kt the K tile, 64 or 32)
-// or 64 x Kt (MN-major), 128-byte swizzling but 64-byte for K-major operands of 32-element K
-// tiles (built by gemm_wgmma_launch.hpp).
-#define KTUNE_WGMMA_COOPERATIVE_KERNEL(NAME, CL, KB)                                             \
-  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                            \
-  __global__ void __launch_bounds__(384, 1)                                                      \
-      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
-           long long m, long long n, long long k, long long batch, float alpha, float beta,      \
-           float* __restrict__ c, long long ldc, long long stride_c) {                           \
-    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, KB>(&map_a, &map_b, m, n, k, batch,   \
-                                                               alpha, beta, c, ldc, stride_c);   \
+// last) with 64 x BM (64 x BM / 2 in clusters) / 64 x BN boxes (K-major) or 64 x 64 (MN-major)
+// and 128-byte swizzling (built by gemm_wgmma_launch.hpp).
+#define KTUNE_WGMMA_COOPERATIVE_KERNEL(NAME, CL)                                                  \
+  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                             \
+  __global__ void __launch_bounds__(384, 1)                                                       \
+      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b,  \
+           long long m, long long n, long long k, long long batch, float alpha, float beta,       \
+           float* __restrict__ c, long long ldc, long long stride_c) {                            \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL>(&map_a, &map_b, m, n, k, batch, alpha, \
+                                                           beta, c, ldc, stride_c);               \
   }
-KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1, 128)
-KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2, 128)
-// Kind wgmmadeep: both with K tiles of 32 16-bit elements (64-byte rows, deeper rings).
-KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_deep, 1, 64)
-KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_deep_mc, 2, 64)
+KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1)
+KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
 
 // Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
 // whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles

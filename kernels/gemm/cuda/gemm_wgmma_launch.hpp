@@ -21,10 +21,9 @@ namespace ktune::kernels::gemm::cuda {
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  const bool deep = p.kb == 64;  // kind wgmmadeep
   std::string text = p.pp        ? "ktune_gemm_wgmma_pp<"
-                     : p.cl == 2 ? (deep ? "ktune_gemm_wgmma_deep_mc<" : "ktune_gemm_wgmma_mc<")
-                                 : (deep ? "ktune_gemm_wgmma_deep<" : "ktune_gemm_wgmma<");
+                     : p.cl == 2 ? "ktune_gemm_wgmma_mc<"
+                                 : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
@@ -39,21 +38,18 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
 // (ktune_gemm_wgmma) or one of 64 or 128 rows owning a tile (pp = 1, ktune_gemm_wgmma_pp), wgmma
 // N of 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
 // elements, kinds wgmma, wgmmapp and wgmmamc; bk 32 of tf32, kind wgmmatf32); clusters (cl = 2,
-// ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only; rows of 64 bytes (kb = 64,
-// kind wgmmadeep: bk 32 of 16-bit elements) in the cooperative kernel and its clusters only.
+// ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only.
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
-  if (p.kb != 128 && !(p.kb == 64 && p.bk == 32 && p.pp == 0)) return false;
   const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
                          : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
   return rows && (p.bn == 64 || p.bn == 128 || p.bn == 256) && (p.bk == 64 || p.bk == 32) &&
          p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
          p.splits == 1 && (p.pp == 0 || p.pp == 1) &&
-         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == p.kb / 2));
+         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64));
 }
-// The K tile (elements) of a precision: one swizzled row of kb bytes (128, or 64 in kind
-// wgmmadeep).
-inline constexpr int wgmma_k_tile(Precision precision, int kb = 128) {
-  return kb / input_bytes(precision);
+// The K tile (elements) of a precision: one 128-byte swizzle row.
+inline constexpr int wgmma_k_tile(Precision precision) {
+  return precision == Precision::tf32 ? 32 : 64;
 }
 
 // A tf32 operand the kernel cannot read in place: MN-major (A without transa, B with transb), or
@@ -97,13 +93,12 @@ inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std
 }
 
 // The tensor map of one operand stored with `inner` contiguous elements per line (ld apart) and
-// `outer` lines per matrix (batch_stride apart), boxes of box_inner x box_outer, swizzled in rows
-// of box_inner elements (128 or 64 bytes); out-of-range elements read as zeros. False when the
-// driver refuses it. tf32 operands are FP32 words (the tensor cores read their top 19 bits),
-// boxes 32 wide: 128 bytes as in 16-bit.
+// `outer` lines per matrix (batch_stride apart), boxes of 64 x box_outer, 128-byte swizzle;
+// out-of-range elements read as zeros. False when the driver refuses it. tf32 operands are FP32
+// words (the tensor cores read their top 19 bits), boxes 32 wide: 128 bytes as in 16-bit.
 inline bool encode(CUtensorMap& map, Precision precision, const void* base, long long inner,
                    long long outer, long long ld, long long batch, long long batch_stride,
-                   int box_inner, int box_outer) {
+                   int box_outer) {
   const auto fn = ktune::kernels::tma::encoder();
   if (fn == nullptr) return false;
   const cuuint64_t dims[3] = {cuuint64_t(inner), cuuint64_t(outer), cuuint64_t(batch)};
@@ -111,15 +106,14 @@ inline bool encode(CUtensorMap& map, Precision precision, const void* base, long
   const long long bstride = batch > 1 ? batch_stride : ld * outer;
   const long long bytes = input_bytes(precision);
   const cuuint64_t strides[2] = {cuuint64_t(ld * bytes), cuuint64_t(bstride * bytes)};
-  const cuuint32_t box[3] = {cuuint32_t(box_inner), cuuint32_t(box_outer), 1}, unit[3] = {1, 1, 1};
-  const CUtensorMapSwizzle swizzle =
-      box_inner * bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
+  const cuuint32_t box[3] = {cuuint32_t(wgmma_k_tile(precision)), cuuint32_t(box_outer), 1},
+                   unit[3] = {1, 1, 1};
   const CUtensorMapDataType type = precision == Precision::tf32   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                    : precision == Precision::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                                   : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   return fn(&map, type, 3, const_cast<void*>(base), dims, strides, box, unit,
-            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
@@ -216,11 +210,9 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (precision == Precision::fp32) return refuse("the wgmma kernel computes tf32, bf16 and fp16");
   if (p.cl > 1 && precision == Precision::tf32)
     return refuse("the cluster kernel computes bf16 and fp16");
-  if (p.kb != 128 && precision == Precision::tf32)
-    return refuse("64-byte K rows are for bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
-  if (p.bk != wgmma_k_tile(precision, p.kb))
-    return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision, p.kb)) + " in " +
+  if (p.bk != wgmma_k_tile(precision))
+    return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
                   precision_name(precision));
   if (auto stop =
           launch_checks::check_problem(refuse, transa, transb, m, n, k, batch, lda, ldb, ldc))
@@ -275,16 +267,14 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     if (pack_b) b = packed_b, ldb = line, stride_b = n * line;
     transa = true, transb = false;
   }
-  // A K-major operand (K contiguous) is one kt x rows box a stage (A in clusters: a block's share
-  // of the rows), an MN-major one 64 x kt boxes (kt: the K tile).
+  // A K-major operand (K contiguous) is one 64 x rows box a stage (A in clusters: a block's share
+  // of the rows), an MN-major one 64 x 64 boxes.
   CUtensorMap map_a, map_b;
-  const int kt = p.bk;
   const bool encoded =
-      (transa
-           ? wgmma_detail::encode(map_a, precision, a, k, m, lda, batch, stride_a, kt, p.bm / p.cl)
-           : wgmma_detail::encode(map_a, precision, a, m, k, lda, batch, stride_a, 64, kt)) &&
-      (transb ? wgmma_detail::encode(map_b, precision, b, n, k, ldb, batch, stride_b, 64, kt)
-              : wgmma_detail::encode(map_b, precision, b, k, n, ldb, batch, stride_b, kt, p.bn));
+      (transa ? wgmma_detail::encode(map_a, precision, a, k, m, lda, batch, stride_a, p.bm / p.cl)
+              : wgmma_detail::encode(map_a, precision, a, m, k, lda, batch, stride_a, 64)) &&
+      (transb ? wgmma_detail::encode(map_b, precision, b, n, k, ldb, batch, stride_b, 64)
+              : wgmma_detail::encode(map_b, precision, b, k, n, ldb, batch, stride_b, p.bn));
   if (!encoded) return refuse("the driver refused the TMA tensor maps");
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");

@@ -2,8 +2,8 @@
 // precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
 // ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
-// configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32`, `wgmmapp`, `wgmmamc` and `wgmmadeep`
-// kinds, instantiated by nvcc from the headers the NVRTC sweep compiles (and the vendor candidates,
+// configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32`, `wgmmapp` and `wgmmamc` kinds,
+// instantiated by nvcc from the headers the NVRTC sweep compiles (and the vendor candidates,
 // "vendor=cublas" / "vendor=cublaslt", a selector ships with `ktune deploy --vendors`:
 // deploy/vendor_cuda.hpp); wgmma kernels need the library built for sm_90a (their bodies are empty
 // elsewhere, and the launcher refuses devices other than compute capability 9.0).
@@ -127,19 +127,12 @@ Launch run_tc_kernel(const TcArgs& g) {
       workspace.release();
       return outcome;
     } else {
-      // pp: the ping-pong kernel (kind wgmmapp); kb 64: K tiles of 32 (kind wgmmadeep, with
-      // clusters or not); cl 2: the cluster kernel (kind wgmmamc); else the cooperative one
-      // (each instantiated only for the tiles of its template).
+      // pp: the ping-pong kernel (kind wgmmapp); cl 2: the cluster kernel (kind wgmmamc); else
+      // the cooperative one (each instantiated only for the tiles of its template).
       const void* kernel = nullptr;
       if constexpr (p.pp)
         kernel = reinterpret_cast<const void*>(
             &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.kb == 64 && p.cl == 2)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_deep_mc<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.kb == 64)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_deep<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
       else if constexpr (p.cl == 2)
         kernel = reinterpret_cast<const void*>(
             &ktune_gemm_wgmma_mc<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
