@@ -87,10 +87,12 @@ ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
                         const ktune::TimingPolicy& policy, const CpuProtocol& protocol);
 // Device 0; also says whether a CUDA device exists. lt_top: the tensor-core precisions also
 // time the fastest of cuBLASLt's first lt_top algorithms (the sweep's cublaslt-top8 row, beside
-// the vendors, never the `vendor` column); 0 skips that search.
+// the vendors, never the `vendor` column); 0 skips that search. lt_ab_rounds > 0: they also time
+// the library's cuBLASLt call against the benchmark's in turns (examples/tuned-gemm/
+// timed_in_turns.hpp) and print one "lt-call-ab" line (scripts/gemm_lt_call_ab.py reads it).
 bool cuda_available();
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
-                         const ktune::TimingPolicy& policy, int lt_top);
+                         const ktune::TimingPolicy& policy, int lt_top, int lt_ab_rounds = 0);
 // Prints what the CUDA library's first selector call costs (a multi-device library identifies
 // the GPU then) against the later ones, and the device choices made (ktune/tuned_device.hpp).
 void print_first_call_cost();

@@ -92,6 +92,12 @@ int main(int argc, char** argv) {
                  "(logged, never the vendor column; 0: skip)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  int lt_ab_rounds = 0;
+  app.add_option("--lt-call-ab", lt_ab_rounds,
+                 "CUDA tf32/bf16/fp16: also time the library's cuBLASLt call against the "
+                 "benchmark's, N rounds in turns (an lt-call-ab line per shape; 0: skip)")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
@@ -127,8 +133,9 @@ int main(int argc, char** argv) {
       ++measured;
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
-      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy, lt_top)
-                                      : tuned_gemm::measure_cpu(shape, seed, policy, protocol);
+      const auto r = device == "cuda"
+                         ? tuned_gemm::measure_cuda(shape, seed, policy, lt_top, lt_ab_rounds)
+                         : tuned_gemm::measure_cpu(shape, seed, policy, protocol);
       if (rounds_out.is_open()) {
         for (const auto& t : r.rounds)
           rounds_out << fmt::format("{},{},{},{},{}\n", key, t.round, t.position, t.library,
