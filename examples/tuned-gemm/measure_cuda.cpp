@@ -199,8 +199,8 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
 }
 
 // The deployed library, cuBLAS and cuBLASLt's heuristic #0 (32 MiB of workspace, the sweep's)
-// timed in turns: the deployed library is no longer always the first timed after the inputs'
-// upload and the float64 reference (tuned_gemm_bench --rounds).
+// timed in turns, run by run (timed_in_turns.hpp): the deployed library is no longer always the
+// first timed after the inputs' upload and the float64 reference (tuned_gemm_bench --rounds).
 template <class L, class V, class A, class B, class C>
 std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Shape& s,
                                                          const ktune::cuda::DeviceRun& run,

@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", protocol.rounds,
                  "CPU, and CUDA tf32/bf16/fp16: rounds over the deployed library and the vendors "
                  "per shape, each round starting with the next library; each side's time is the "
-                 "median of its rounds")
+                 "median of its rounds (CUDA: the calls alternate run by run, rounds times a "
+                 "round's runs)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   std::string rounds_path;
