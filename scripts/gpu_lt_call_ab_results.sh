@@ -81,7 +81,7 @@ for q in ("bf16", "tf32"):
             measures.append(f"{q} {cells[0]} ({cells[1]} shapes): {cells[2]} geomean / {cells[3]} "
                             f"time-weighted, {cells[4]} below 0.8x, worst {cells[5]}")
 ab = first_rows(os.path.join(dest, "lt-call-ab.md"))
-measures.append("the library's cuBLASLt call vs the benchmark's, timed in turns "
+measures.append("the library's cuBLASLt call vs the benchmark's, timed in turns run by run "
                 "(tuned_gemm_bench --lt-call-ab, lt-call-ab.md; tolerance: geomean and "
                 f"time-weighted >= 0.98, every shape >= 0.9, same algorithm): {verdict}")
 for row in ab:
