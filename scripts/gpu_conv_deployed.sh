@@ -11,6 +11,8 @@
 #   CARRY=.carry/tcconv scripts/gpu_conv_deployed.sh   # src.tar.gz, stateless.csv.gz
 #   SYSROOT=.carry/tc/sysroot.tar.gz
 set -uo pipefail
+# shellcheck source=scripts/device_common.sh
+. "$(dirname "$0")/device_common.sh"
 C=${CARRY:-.carry/conv-deploy}
 export SYSROOT=${SYSROOT:-$C/sysroot.tar.gz}
 mkdir -p "$OUT"
@@ -27,8 +29,8 @@ echo "build exit $? after ${SECONDS}s"; tail -3 $OUT/build.log
 wait $torch_pid; tail -2 $OUT/cudnn-precisions.log
 . /tmp/b.env
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
-timeout 90 /tmp/b/bin/ktune_gpu_tests --gtest_filter='Conv2dCudnn*:Conv2dCudaBackend.Cudnn*:TunedConv2d*' > $OUT/gpu-tests.log 2>&1
-echo "gpu tests exit $?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|tests ran" $OUT/gpu-tests.log | tail -12
+run_gpu_tests 90 $OUT/gpu-tests.log /tmp/b/bin/ktune_gpu_tests \
+  --gtest_filter='Conv2dCudnn*:Conv2dCudaBackend.Cudnn*:TunedConv2d*'
 B="--device cuda --device-slug h100-80gb-hbm3 --peak-gflops 66900 --bandwidth-gbs 3350"
 timeout 130 /tmp/b/bin/tuned_conv_bench $B --workload dnn --dataset $C/stateless.csv.gz \
   --csv $OUT/conv-deployed-vs-cudnn.csv --md $OUT/conv-deployed-vs-cudnn.md > $OUT/bench.log 2>&1

@@ -2,6 +2,8 @@
 # conv-deploy's follow-up call: VGG16 through nn/cuda's ktune backend with the conv2d selector
 # trained on the ResNet-50 layers only (held out), beside PyTorch in the same run.
 set -uo pipefail
+# shellcheck source=scripts/device_common.sh
+. "$(dirname "$0")/device_common.sh"
 C=${CARRY:-.carry/conv-deploy2} S=/tmp/kt-src/scripts/networks
 ROOT=/tmp/kt-sysroot BUILD=/tmp/kt-build W=/tmp/nets
 mkdir -p "$ROOT" /tmp/kt-src "$OUT" $W/weights $W/inputs $W/ref $W/logits
@@ -44,7 +46,6 @@ left=$((280 - SECONDS))
 if [ $left -gt 50 ]; then
   timeout $((left - 15)) ninja -C $BUILD -j "$(nproc)" ktune_gpu_tests > $OUT/ninja-tests.log 2>&1
   echo "tests build exit $? at ${SECONDS}s"
-  timeout 12 $BUILD/bin/ktune_gpu_tests --gtest_filter='TunedConv2d*' > $OUT/gpu-tests.log 2>&1
-  echo "gpu tests exit $?"; grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure" $OUT/gpu-tests.log | head
+  run_gpu_tests 12 $OUT/gpu-tests.log $BUILD/bin/ktune_gpu_tests --gtest_filter='TunedConv2d*'
 fi
 echo "all done at ${SECONDS}s"

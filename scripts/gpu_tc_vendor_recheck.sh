@@ -5,7 +5,7 @@
 #      (libraries/gemm/selectors.txt) and evaluate the recipe with and without the leaf margin
 #      (ktune eval, leave one workload out: workload:llm is the held-out one);
 #   2. build the tuned library with those headers, the GPU tests TunedGemmVendorTc* (the
-#      cuBLASLt plan / timing tests among them) and tuned_gemm_bench;
+#      cuBLASLt plan and same-bits tests among them) and tuned_gemm_bench;
 #   3. tuned_gemm_bench over WORKLOADS (default: the bf16 dnn shapes below 0.9x of the last run,
 #      then fp16 dnn) with --lt-top 0 --rep-budget-ms 10, each cut to what DEADLINE_S leaves.
 # Everything lands in $OUT/tc-recheck.tar.gz (re-packed after each step).
@@ -16,6 +16,8 @@ left() { echo $((${DEADLINE_S:-500} - ($(date +%s) - T0))); }
 W=/tmp/tc-recheck
 K=/tmp/kt-src
 mkdir -p "$W"
+# shellcheck source=scripts/device_common.sh
+. "$(dirname "$0")/device_common.sh"
 pack() { tar czf "$OUT/tc-recheck.tar.gz" -C "$W" .; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
   > "$W/nvidia-smi.txt"
@@ -59,11 +61,8 @@ wait $deps
 (cd /tmp/b && ninja ktune_gpu_vendor_tc_tests tuned_gemm_bench > "$W/build-2.log" 2>&1) ||
   { grep -E "error|FAILED" "$W/build-2.log" | head -30; pack; exit 1; }
 echo "build 2: $(($(date +%s) - T0)) s"
-timeout 60 "$B/ktune_gpu_vendor_tc_tests" --gtest_filter='TunedGemmVendorTc*' \
-  > "$W/gpu-tests-vendor-tc.log" 2>&1
-echo "gpu tests exit $?"
-grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|Expected|Which is|library|bf16 " \
-  "$W/gpu-tests-vendor-tc.log" | head -60
+run_gpu_tests 60 "$W/gpu-tests-vendor-tc.log" "$B/ktune_gpu_vendor_tc_tests" \
+  --gtest_filter='TunedGemmVendorTc*'
 pack
 cp "${BELOW:?}" /tmp/below.csv
 for w in ${WORKLOADS:-/tmp/below.csv@bf16 dnn@fp16}; do

@@ -85,12 +85,23 @@ struct CpuProtocol {
 
 ShapeResult measure_cpu(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
                         const ktune::TimingPolicy& policy, const CpuProtocol& protocol);
-// Device 0; also says whether a CUDA device exists. lt_top: the tensor-core precisions also
-// time the fastest of cuBLASLt's first lt_top algorithms (the sweep's cublaslt-top8 row, beside
-// the vendors, never the `vendor` column); 0 skips that search.
+// What the CUDA side times beside the deployed library, in the tensor-core precisions.
+struct CudaProtocol {
+  // Also the fastest of cuBLASLt's first lt_top algorithms (the sweep's cublaslt-top8 row,
+  // beside the vendors, never the `vendor` column); 0 skips that search.
+  int lt_top = 8;
+  // > 1: the deployed library, cuBLAS and cuBLASLt #0 timed in turns (timed_in_turns.hpp), each
+  // the median of its rounds; 1: one after another, the deployed library first.
+  int rounds = 1;
+  // > 0: the library's cuBLASLt call against the benchmark's, in turns over that many rounds, one
+  // "lt-call-ab" line per shape (scripts/gemm_lt_call_ab.py reads it).
+  int lt_ab_rounds = 0;
+};
+
+// Device 0; also says whether a CUDA device exists.
 bool cuda_available();
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape& shape, uint64_t seed,
-                         const ktune::TimingPolicy& policy, int lt_top);
+                         const ktune::TimingPolicy& policy, const CudaProtocol& protocol);
 // Prints what the CUDA library's first selector call costs (a multi-device library identifies
 // the GPU then) against the later ones, and the device choices made (ktune/tuned_device.hpp).
 void print_first_call_cost();

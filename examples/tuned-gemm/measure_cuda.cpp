@@ -12,13 +12,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "examples/tuned-gemm/timed_in_turns.hpp"
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
+#include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
@@ -128,11 +131,104 @@ ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRu
   return best;
 }
 
+// The library's cuBLASLt call against the benchmark's, timed in turns (timed_in_turns.hpp) on the
+// same rotated copies: "library" is the library's vendor=cublaslt config (ktune::gemm_ex_config:
+// argument checks, its plan, its kept workspace), "plan" the library's plan called bare
+// (deploy/vendor_cuda.hpp, the benchmark's workspace buffer), "benchmark" the benchmark's
+// heuristic #0. library / benchmark is the library's vendor call's cost; plan / benchmark its
+// algorithm's, library / plan its wrapper's. One line per shape:
+// "lt-call-ab KEY library MS plan MS benchmark MS same-algorithm yes|no (CONFIG)".
+template <class A, class B, class C>
+void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun& run,
+                      const ktune::TimingPolicy& policy, int rounds, A a, B b, C c) {
+  namespace kg = ktune::kernels::gemm;
+  namespace kd = ktune::kernels::gemm::deploy;
+  const std::string key =
+      fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
+                  int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
+  const auto precision = ktune::GemmPrecision(int(s.precision));
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision);
+  int lt = -1;
+  for (int i = 0; i < info.num_configs; ++i)
+    if (std::string(info.configs[i]) == "vendor=cublaslt") lt = i;
+  if (lt < 0) {
+    fmt::print("lt-call-ab {} none: the library ships no vendor=cublaslt here\n", key);
+    return;
+  }
+  const cudaStream_t stream = ctx.device.stream();
+  DeviceBuffer<char> workspace(kd::kLtWorkspaceBytes, "cuBLASLt workspace");
+  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kd::kLtWorkspaceBytes, 1);
+  const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,    s.m,          s.n,
+                              s.k,          s.batch,  s.lda,       s.stride_a(), s.ldb,
+                              s.stride_b(), s.ldc,    s.stride_c()};
+  const int device = kd::current_device("lt-call-ab");
+  const kd::LtPlan& plan0 = kd::lt_plan_for(device, p, a(0), b(0), c(0));
+  if (bench.algos() < 1 || !plan0.found) {
+    fmt::print("lt-call-ab {} none: no cuBLASLt algorithm (library {}, benchmark {})\n", key,
+               plan0.found ? 1 : 0, bench.algos());
+    return;
+  }
+  const bool same =
+      std::memcmp(&plan0.first.algo, &bench.result(0).algo, sizeof plan0.first.algo) == 0;
+  const auto ta = trans(s.transa), tb = trans(s.transb);
+  std::vector<TurnCall> calls;
+  calls.push_back({"library", [&](int i) {
+                     if (!ktune::gemm_ex_config(lt, precision, ta, tb, s.m, s.n, s.k, 1.0f, a(i),
+                                                s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(),
+                                                0.0f, c(i), s.ldc, s.stride_c(), s.batch, stream))
+                       throw ktune::cuda::RunAbort{ktune::Status::refused, "refused"};
+                   }});
+  calls.push_back({"plan", [&](int i) {
+                     const kd::LtPlan& plan = kd::lt_plan_for(device, p, a(i), b(i), c(i));
+                     if (kd::run_cublaslt(plan, 1.0f, a(i), b(i), 0.0f, c(i), workspace.data(),
+                                          kd::kLtWorkspaceBytes, stream) != kd::VendorOutcome::ok)
+                       throw ktune::cuda::RunAbort{ktune::Status::refused, "refused"};
+                   }});
+  calls.push_back({"benchmark", [&](int i) {
+                     check_cublas(bench.run(0, a(i), b(i), c(i), workspace.data(), stream),
+                                  "cublasLtMatmul");
+                   }});
+  const std::vector<ktune::Outcome> t = time_in_turns(ctx.device, run, policy, calls, rounds);
+  std::string line = "lt-call-ab " + key;
+  for (size_t i = 0; i < calls.size(); ++i)
+    line += " " + calls[i].name + " " +
+            (t[i].status == ktune::Status::ok ? fmt::format("{:.6f}", t[i].timing.median_ms)
+                                              : std::string(ktune::to_string(t[i].status)));
+  fmt::print("{} same-algorithm {} ({})\n", line, same ? "yes" : "no",
+             kg::cuda::lt_algo_config(plan0.first));
+}
+
+// The deployed library, cuBLAS and cuBLASLt's heuristic #0 (32 MiB of workspace, the sweep's)
+// timed in turns, run by run (timed_in_turns.hpp): the deployed library is no longer always the
+// first timed after the inputs' upload and the float64 reference (tuned_gemm_bench --rounds).
+template <class L, class V, class A, class B, class C>
+std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Shape& s,
+                                                         const ktune::cuda::DeviceRun& run,
+                                                         const ktune::TimingPolicy& policy,
+                                                         int rounds, L library, V cublas, A a, B b,
+                                                         C c) {
+  constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+  const cudaStream_t stream = ctx.device.stream();
+  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
+  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
+  cublas(0);  // cuBLAS and cuBLASLt load their kernels lazily inside the first call
+  if (lt.algos() > 0) (void)lt.run(0, a(0), b(0), c(0), workspace.data(), stream);
+  check(cudaStreamSynchronize(stream), "vendor warm-up");
+  auto lt_call = [&](int i) {
+    if (lt.algos() == 0)
+      throw ktune::cuda::RunAbort{ktune::Status::failed, "the heuristic proposes no algorithm"};
+    check_cublas(lt.run(0, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
+  };
+  return time_in_turns(ctx.device, run, policy,
+                       {{"ktune::gemm_ex", library}, {"cublas", cublas}, {"cublaslt", lt_call}},
+                       rounds);
+}
+
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
 // (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
 // the device holds them with the precision's bound.
 ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
-                            int lt_top) {
+                            const CudaProtocol& protocol) {
   namespace kg = ktune::kernels::gemm;
   const auto precision = ktune::GemmPrecision(int(s.precision));
   const int config = ktune::tuned_gemm_ex_choice_cuda(precision, trans(s.transa), trans(s.transb),
@@ -172,12 +268,11 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
 
     ktune::cuda::DeviceRun run =
         checked_run(stream, c(0), size_c, s, ref, kg::error_bound(s.k, s.precision), copies);
-    run.launch = [&](int i) {
+    auto library = [&](int i) {
       ktune::gemm_ex(precision, trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i), s.lda,
                      s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc, s.stride_c(),
                      s.batch, stream);
     };
-    deployed = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "ktune::gemm_ex");
     const cudaDataType_t in = kg::cuda::cublas_input_type(s.precision);
     const cublasComputeType_t compute = kg::cuda::cublas_compute_type(s.precision);
     auto cublas = [&](int i) {
@@ -188,22 +283,34 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
                        s.stride_c(), s.batch, compute, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmStridedBatchedEx_64");
     };
-    cublas(0);  // cuBLAS loads its kernels lazily inside the first call
-    check(cudaStreamSynchronize(stream), "cuBLAS warm-up");
-    run.launch = cublas;
-    cublas_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
-    // The sweep's cuBLASLt rows: the heuristic's first algorithm, and the fastest of its first
-    // lt_top (the sweep's cublaslt-top8 row when lt_top is 8; 0 skips that search).
-    lt_outcome = cublaslt_best(ctx, s, run, policy, 1, a, b, c);
-    if (lt_top > 0) lt_top_outcome = cublaslt_best(ctx, s, run, policy, lt_top, a, b, c);
+    if (protocol.rounds > 1) {
+      const auto t = library_and_vendors_in_turns(ctx, s, run, policy, protocol.rounds, library,
+                                                  cublas, a, b, c);
+      deployed = t[0], cublas_outcome = t[1], lt_outcome = t[2];
+    } else {
+      run.launch = library;
+      deployed = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "ktune::gemm_ex");
+      cublas(0);  // cuBLAS loads its kernels lazily inside the first call
+      check(cudaStreamSynchronize(stream), "cuBLAS warm-up");
+      run.launch = cublas;
+      cublas_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
+      // The sweep's cuBLASLt row: the heuristic's first algorithm.
+      lt_outcome = cublaslt_best(ctx, s, run, policy, 1, a, b, c);
+    }
+    // The fastest of cuBLASLt's first lt_top (the sweep's cublaslt-top8 row when lt_top is 8).
+    if (protocol.lt_top > 0)
+      lt_top_outcome = cublaslt_best(ctx, s, run, policy, protocol.lt_top, a, b, c);
+    if (protocol.lt_ab_rounds > 0)
+      print_lt_call_ab(ctx, s, run, policy, protocol.lt_ab_rounds, a, b, c);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
   }
   std::vector<VendorResult> vendors{vendor_result("cublas", cublas_outcome),
                                     vendor_result("cublaslt", lt_outcome)};
-  if (lt_top > 0) {
-    vendors.push_back(vendor_result(fmt::format("cublaslt-top{}", lt_top), lt_top_outcome));
+  if (protocol.lt_top > 0) {
+    vendors.push_back(
+        vendor_result(fmt::format("cublaslt-top{}", protocol.lt_top), lt_top_outcome));
     vendors.back().in_fastest = false;
   }
   return shape_result(config_name, deployed, std::move(vendors));
@@ -235,9 +342,9 @@ void print_first_call_cost() {
 }
 
 ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
-                         int lt_top) {
+                         const CudaProtocol& protocol) {
   if (s.precision != ktune::kernels::gemm::Precision::fp32)
-    return measure_cuda_tc(s, seed, policy, lt_top);
+    return measure_cuda_tc(s, seed, policy, protocol);
   const int config =
       ktune::tuned_gemm_choice_cuda(trans(s.transa), trans(s.transb), s.m, s.n, s.k, s.batch);
   const std::string config_name = ktune::tuned_gemm_info_cuda().configs[config];

@@ -10,7 +10,7 @@ bool cuda_available() { return false; }
 void print_first_call_cost() {}
 
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape&, uint64_t, const ktune::TimingPolicy&,
-                         int) {
+                         const CudaProtocol&) {
   throw std::logic_error("this build has no CUDA tuned library");
 }
 

@@ -78,24 +78,32 @@ int main(int argc, char** argv) {
                  "threads sleep first")
       ->check(CLI::Range(0.0, 10000.0))
       ->capture_default_str();
+  tuned_gemm::CudaProtocol cuda_protocol;
   app.add_option("--rounds", protocol.rounds,
-                 "CPU: rounds over the deployed library and the vendors per shape, each round "
-                 "starting with the next library; each side's time is the median of its rounds")
+                 "CPU, and CUDA tf32/bf16/fp16: rounds over the deployed library and the vendors "
+                 "per shape, each round starting with the next library; each side's time is the "
+                 "median of its rounds (CUDA: the calls alternate run by run, rounds times a "
+                 "round's runs)")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
   std::string rounds_path;
   app.add_option("--rounds-out", rounds_path,
                  "CPU: CSV to append every round's times to (problem,round,position,library,ms)");
-  int lt_top = 8;
-  app.add_option("--lt-top", lt_top,
+  app.add_option("--lt-top", cuda_protocol.lt_top,
                  "CUDA tf32/bf16/fp16: also time the fastest of cuBLASLt's first N algorithms "
                  "(logged, never the vendor column; 0: skip)")
       ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  app.add_option("--lt-call-ab", cuda_protocol.lt_ab_rounds,
+                 "CUDA tf32/bf16/fp16: also time the library's cuBLASLt call against the "
+                 "benchmark's, N rounds in turns (an lt-call-ab line per shape; 0: skip)")
+      ->check(CLI::Range(0, 20))
       ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  cuda_protocol.rounds = protocol.rounds;
   try {
     ktune::register_builtin();
     const ktune::Family& family = ktune::find_family("gemm");
@@ -127,7 +135,7 @@ int main(int argc, char** argv) {
       ++measured;
       const auto shape = ktune::kernels::gemm::shape_of(problem);
       const uint64_t seed = ktune::kernels::gemm::seed_of(key);
-      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy, lt_top)
+      const auto r = device == "cuda" ? tuned_gemm::measure_cuda(shape, seed, policy, cuda_protocol)
                                       : tuned_gemm::measure_cpu(shape, seed, policy, protocol);
       if (rounds_out.is_open()) {
         for (const auto& t : r.rounds)

@@ -22,6 +22,20 @@ inline void check_workspace_call(cudaError_t error, const char* what) {
                              ": " + cudaGetErrorString(error));
 }
 
+// Where a workspace's memory comes from: the given pool, or pool_of(device), asked only when the
+// call allocates (a kept workspace's call then costs no pool lookup).
+struct WorkspacePool {
+  cudaMemPool_t pool = nullptr;
+  cudaMemPool_t (*pool_of)(int device) = nullptr;
+  cudaMemPool_t for_device(int device) const { return pool ? pool : pool_of(device); }
+};
+
+inline int workspace_device() {
+  int device = 0;
+  check_workspace_call(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
 // This thread's kept workspaces, one per (device, stream id); a stream's id is never reused, unlike
 // a destroyed stream's handle. At most kMaxKept: past that the oldest goes (after a device
 // synchronization, since its stream may still use it).
@@ -35,10 +49,8 @@ class KeptWorkspaces {
     for (const Entry& e : kept_) (void)cudaFreeAsync(e.data, nullptr);
   }
 
-  // At least `bytes` for work on `stream` of the current device.
-  void* get(size_t bytes, cudaStream_t stream, cudaMemPool_t pool) {
-    int device = 0;
-    check_workspace_call(cudaGetDevice(&device), "cudaGetDevice");
+  // At least `bytes` for work on `stream` of `device` (the current one).
+  void* get(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool) {
     unsigned long long id = 0;
     check_workspace_call(cudaStreamGetId(stream, &id), "cudaStreamGetId");
     Entry* entry = nullptr;
@@ -53,8 +65,9 @@ class KeptWorkspaces {
       if (entry->data) check_workspace_call(cudaFreeAsync(entry->data, stream), "cudaFreeAsync");
       entry->data = nullptr;
       entry->bytes = 0;
-      check_workspace_call(cudaMallocFromPoolAsync(&entry->data, bytes, pool, stream),
-                           "cudaMallocFromPoolAsync(workspace)");
+      check_workspace_call(
+          cudaMallocFromPoolAsync(&entry->data, bytes, pool.for_device(device), stream),
+          "cudaMallocFromPoolAsync(workspace)");
       entry->bytes = bytes;
     }
     return entry->data;
@@ -96,15 +109,21 @@ inline KeptWorkspaces& kept_workspaces() {
 // per-call workspace is freed there, stream-ordered; errors thrown, unlike the destructor's).
 class CallWorkspace {
  public:
-  CallWorkspace(size_t bytes, cudaStream_t stream, cudaMemPool_t pool) : stream_(stream) {
+  CallWorkspace(size_t bytes, cudaStream_t stream, cudaMemPool_t pool)
+      : CallWorkspace(bytes, stream, WorkspacePool{pool, nullptr}) {}
+  CallWorkspace(size_t bytes, cudaStream_t stream, const WorkspacePool& pool)
+      : CallWorkspace(bytes, stream, bytes ? workspace_device() : 0, pool) {}
+  // On `device`, the current one (a caller that knows it saves the query).
+  CallWorkspace(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool)
+      : stream_(stream) {
     if (bytes == 0) return;
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     check_workspace_call(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
     if (capture == cudaStreamCaptureStatusNone) {
-      data_ = kept_workspaces().get(bytes, stream, pool);
+      data_ = kept_workspaces().get(bytes, stream, device, pool);
       return;
     }
-    check_workspace_call(cudaMallocFromPoolAsync(&data_, bytes, pool, stream),
+    check_workspace_call(cudaMallocFromPoolAsync(&data_, bytes, pool.for_device(device), stream),
                          "cudaMallocFromPoolAsync(workspace)");
     per_call_ = true;
   }

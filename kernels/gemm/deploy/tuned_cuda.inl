@@ -14,15 +14,15 @@
 #include <string>
 #include <utility>
 
-#include "kernels/gemm/cuda/gemm_seed.cuh"
-#include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/common/cuda/gemm_tiled.cuh"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "kernels/gemm/cuda/gemm_seed.cuh"
+#include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
-#include "kernels/common/gemm_config.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
@@ -70,10 +70,7 @@ Launch classify(cudaError_t error, const char* what) {
 // default pool would return memory at every synchronization and make each split-K call pay a
 // fresh allocation (~0.1 ms, measured), and changing its threshold would change the caller's
 // process.
-cudaMemPool_t workspace_pool() {
-  int device = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
+cudaMemPool_t workspace_pool_of(int device) {
   static std::mutex mutex;
   static std::map<int, cudaMemPool_t> pools;
   std::lock_guard lock(mutex);
@@ -84,7 +81,7 @@ cudaMemPool_t workspace_pool() {
   props.location.type = cudaMemLocationTypeDevice;
   props.location.id = device;
   cudaMemPool_t pool = nullptr;
-  error = cudaMemPoolCreate(&pool, &props);
+  cudaError_t error = cudaMemPoolCreate(&pool, &props);
   if (error != cudaSuccess) cuda_failure("cudaMemPoolCreate(split-K workspace)", error);
   uint64_t keep_everything = UINT64_MAX;
   error = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything);
@@ -142,8 +139,9 @@ Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const Args& g
     const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
     // Kept per stream between calls (deploy/call_workspace.hpp): safe with concurrent calls on
     // other streams.
-    ktune::kernels::gemm::deploy::CallWorkspace workspace(floats * sizeof(float), g.stream,
-                                                          workspace_pool());
+    ktune::kernels::gemm::deploy::CallWorkspace workspace(
+        floats * sizeof(float), g.stream,
+        ktune::kernels::gemm::deploy::WorkspacePool{nullptr, &workspace_pool_of});
     const ktune::kernels::gemm::cuda::TiledLaunch launch =
         launch_chunk(count, first, static_cast<float*>(workspace.data()));
     workspace.release();

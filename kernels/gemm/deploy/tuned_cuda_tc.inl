@@ -116,7 +116,7 @@ Launch run_tc_kernel(const TcArgs& g) {
           TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
       if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
       kg::deploy::CallWorkspace workspace(size_t(floats) * sizeof(float), g.stream,
-                                          workspace_pool());
+                                          kg::deploy::WorkspacePool{nullptr, &workspace_pool_of});
       const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
                                          reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
                                          static_cast<float*>(workspace.data()), floats};
@@ -162,10 +162,16 @@ Launch run_tc_vendor(const TcArgs& g) {
                : Launch::refused;
   } else {
     if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
-    const kd::LtPlan& plan = kd::lt_plan_for(p, g.a, g.b, g.c);
+    // One device query for the plan and the workspace: the call's host cost is inside the time a
+    // caller measures with events around it, and was 0.5-1 us above the cuBLAS path's on small
+    // shapes (results/h100-80gb-hbm3/tc-leafbox-deployed, tc-tf32-deployed).
+    const int device = kd::current_device("ktune::gemm_ex");
+    const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c);
     if (!plan.found) return Launch::refused;
-    // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once).
-    kd::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, workspace_pool());
+    // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once;
+    // the pool is looked up only then).
+    kd::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, device,
+                                kd::WorkspacePool{nullptr, &workspace_pool_of});
     const kd::VendorOutcome outcome = kd::run_cublaslt(
         plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), kd::kLtWorkspaceBytes, g.stream);
     workspace.release();

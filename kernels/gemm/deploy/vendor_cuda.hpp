@@ -28,12 +28,18 @@ inline void check_cublas_call(cublasStatus_t status, const char* what) {
                              std::to_string(int(status)) + ")");
 }
 
-// This thread's handle of the current device (cuBLAS's or cuBLASLt's), made on first use.
-template <typename Handle, cublasStatus_t (*Create)(Handle*), cublasStatus_t (*Destroy)(Handle)>
-Handle handle_for_this_thread(const char* create_name) {
+// The calling thread's current device (one query per library call: the cuBLASLt call's host
+// cost is inside the time a caller measures, events around the call).
+inline int current_device(const char* who) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess)
-    throw std::runtime_error("ktune::gemm: cudaGetDevice failed");
+    throw std::runtime_error(std::string(who) + ": cudaGetDevice failed");
+  return device;
+}
+
+// This thread's handle of `device` (cuBLAS's or cuBLASLt's), made on first use.
+template <typename Handle, cublasStatus_t (*Create)(Handle*), cublasStatus_t (*Destroy)(Handle)>
+Handle handle_for_this_thread(int device, const char* create_name) {
   struct Handles {
     std::map<int, Handle> by_device;
     ~Handles() {
@@ -47,12 +53,13 @@ Handle handle_for_this_thread(const char* create_name) {
 }
 
 inline cublasHandle_t cublas_handle_for_this_thread() {
-  return handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>("cublasCreate");
+  return handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>(
+      current_device("ktune::gemm"), "cublasCreate");
 }
 
-inline cublasLtHandle_t cublaslt_handle_for_this_thread() {
+inline cublasLtHandle_t cublaslt_handle_for_this_thread(int device) {
   return handle_for_this_thread<cublasLtHandle_t, &cublasLtCreate, &cublasLtDestroy>(
-      "cublasLtCreate");
+      device, "cublasLtCreate");
 }
 
 // C = alpha op(A) op(B) + beta C over the strided batch, column-major, device pointers.
@@ -100,8 +107,10 @@ inline VendorOutcome run_cublas_ex(const cuda::LtProblem& p, float alpha, const 
 // The sweep's cuBLASLt workspace limit: the heuristic answers for the same budget.
 inline constexpr uint64_t kLtWorkspaceBytes = uint64_t(32) << 20;
 
-// One problem's cuBLASLt plan: descriptors and the heuristic's first algorithm (none: refused).
+// One problem's cuBLASLt plan: this thread's handle of the device, the descriptors and the
+// heuristic's first algorithm (none: refused).
 struct LtPlan {
+  cublasLtHandle_t handle = nullptr;
   cuda::LtDescriptors descriptors;
   cublasLtMatmulHeuristicResult_t first{};
   bool found = false;
@@ -116,12 +125,10 @@ inline uint32_t pointer_alignment(const void* p) {
   return alignment;
 }
 
-// This thread's cuBLASLt plan for the problem on the current device, made on first use.
-inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const void* b,
+// This thread's cuBLASLt plan for the problem on `device` (the current one), made on first use:
+// a call after the first costs one lookup, no cuBLASLt or CUDA call.
+inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const void* a, const void* b,
                                  const float* c) {
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess)
-    throw std::runtime_error("ktune::gemm_ex: cudaGetDevice failed");
   const uint32_t align_a = pointer_alignment(a), align_b = pointer_alignment(b),
                  align_c = pointer_alignment(c);
   using Key = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -138,8 +145,9 @@ inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const 
                 p.ldc,  p.stride_c,       align_a,  align_b,    align_c};
   auto it = cache.plans.find(key);
   if (it != cache.plans.end()) return it->second;
-  const cublasLtHandle_t h = cublaslt_handle_for_this_thread();
+  const cublasLtHandle_t h = cublaslt_handle_for_this_thread(device);
   LtPlan plan;
+  plan.handle = h;
   cublasStatus_t status = plan.descriptors.make(p);
   cublasLtMatmulPreference_t pref = nullptr;
   if (status == CUBLAS_STATUS_SUCCESS) status = cublasLtMatmulPreferenceCreate(&pref);
@@ -167,6 +175,11 @@ inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const 
   return cache.plans.emplace(key, plan).first->second;
 }
 
+inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const void* b,
+                                 const float* c) {
+  return lt_plan_for(current_device("ktune::gemm_ex"), p, a, b, c);
+}
+
 // cuBLASLt's matmul with the plan's algorithm; workspace holds workspace_bytes, at least
 // plan.first.workspaceSize. The library passes the sweep's budget (kLtWorkspaceBytes), as the
 // sweep's and the benchmark's calls do: the call is then theirs argument for argument. Given
@@ -179,10 +192,9 @@ inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a
   if (!plan.found) return VendorOutcome::refused;
   if (workspace_bytes < plan.first.workspaceSize)
     throw std::runtime_error("ktune::gemm_ex: cuBLASLt workspace below the algorithm's need");
-  const cublasLtHandle_t h = cublaslt_handle_for_this_thread();
   const cuda::LtDescriptors& d = plan.descriptors;
-  return vendor_outcome(cublasLtMatmul(h, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c, d.c,
-                                       &plan.first.algo, workspace, workspace_bytes, stream),
+  return vendor_outcome(cublasLtMatmul(plan.handle, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c,
+                                       d.c, &plan.first.algo, workspace, workspace_bytes, stream),
                         "cublasLtMatmul");
 }
 
