@@ -8,7 +8,7 @@
 # -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's implementation per layer in `choice`),
 # networks-agree.csv, networks.md, networks-bf16.md (examples/networks/networks_bf16_md.py: the
 # bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
-# Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-s12)
+# Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-s13)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
 # Expected run time on the 2-core Zen 4 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
 # batch 16 is the longest part), about 2 more with it (its set-up timings; an estimate); the build adds its own time when not up to date.
