@@ -18,15 +18,15 @@ B=$CARRY/wgmma_conv_check
 (command -v cuobjdump && cuobjdump -sass "$B" > /tmp/sass.txt &&
   echo "HGMMA $(grep -c HGMMA /tmp/sass.txt) LDL/STL $(grep -cE 'LDL|STL' /tmp/sass.txt)" \
   > "$F/sass-summary.txt") > /dev/null 2>&1
-timeout 120 "$B" test > "$F/test.log" 2>&1
+timeout 80 "$B" test > "$F/test.log" 2>&1
 echo "test exit $? [$SECONDS s]" | tee -a "$F/phases.log"
 tail -1 "$F/test.log"; grep -c ^PASS "$F/test.log"; grep ^FAIL "$F/test.log" | head -5
 pack
-timeout 150 "$B" bench "$CARRY/layers.csv" > "$F/bench.csv" 2> "$F/bench.err"
+timeout 130 "$B" bench "$CARRY/layers.csv" > "$F/bench.csv" 2> "$F/bench.err"
 echo "bench exit $? [$SECONDS s]" | tee -a "$F/phases.log"
 tail -3 "$F/bench.err"
 pack
-timeout 150 python3 kernels/conv2d/cudnn_precisions.py --precisions bf16 --budget-ms 40 \
+timeout 120 python3 kernels/conv2d/cudnn_precisions.py --precisions bf16 --budget-ms 40 \
   --csv "$F/cudnn-torch.csv" --md "$F/cudnn-torch.md" > "$F/cudnn-torch.log" 2>&1
 echo "torch exit $? [$SECONDS s]" | tee -a "$F/phases.log"
 tail -2 "$F/cudnn-torch.log"

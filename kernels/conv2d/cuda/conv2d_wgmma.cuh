@@ -11,7 +11,7 @@
 // the box at (64·cb, q0·stride + s − pad, p0·stride + r − pad, img0): coordinates outside the
 // tensor (the padding, negative ones included, and past the image) land as zeros. The box lands
 // as [128 rows (nb, ht, wt)][64 channels], 128 bytes a row, 128-byte swizzled: exactly a K-major
-// A tile. B's map is 2-d over the filter [k][r·s·c], box {64, BN}.
+// A tile. B's map is over the filter [k][r·s·c] (3-d, unit last dimension), box {64, BN, 1}.
 //
 // Block: 3 warpgroups (384 threads), one producer thread (TMA into an ST-stage ring with full /
 // empty mbarriers) and two consumer warpgroups of 64 rows each issuing wgmma m64nBNk16, one commit
