@@ -39,6 +39,7 @@ def main():
                 "igemm_mma_oracle_ms_committed", "ktune_cudnn_ms_committed",
                 "ktune_cudnn_algo_committed"])
     ratios, tw_ours, tw_vendor, rows, old_ratios = [], 0.0, 0.0, [], []
+    groups = {}  # (network, n) -> [ours, torch cudnn, ktune cudnn committed, igemm committed]
     for k in old:
         igemm_ms, kc_ms, kc_algo, count = old[k]
         if k not in cudnn:
@@ -55,6 +56,9 @@ def main():
         old_ratios.append(min(kc_ms, v_ms) / ms)
         tw_ours += count * ms
         tw_vendor += count * v_ms
+        g = groups.setdefault((k[0], k[2]), [[], [], [], []])
+        for lst, t in zip(g, (ms, v_ms, kc_ms, igemm_ms)):
+            lst.append((count, t))
         rows.append((ratio, k, cfg, ms, v_ms, layout))
         w.writerow([k[0], k[1], k[2], count, r["h"], r["w"], r["c"], r["k"], r["r"], r["s"],
                     r["stride"], r["pad"], cfg, ms, v_ms, layout, kern, f"{ratio:.4f}", igemm_ms,
@@ -66,7 +70,22 @@ def main():
              f"time-weighted (sum count*cudnn / sum count*wgmma): {tw_vendor / tw_ours:.3f}",
              f"geomean vs min(this run's torch cuDNN, committed ktune cuDNN row): "
              f"{geomean(old_ratios):.3f}",
-             "worst 8 layers (ratio, layer, config, wgmma ms, cudnn ms, layout):"]
+             "per network and batch (sum of count x ms; geomean of per-layer cuDNN / wgmma):",
+             "  net n | wgmma ms | torch cuDNN (this run) ms, geomean, time-weighted | "
+             "ktune cuDNN row (committed run) ms, geomean, time-weighted | igemm_mma oracle "
+             "(committed) ms"]
+    for (net, n), g in sorted(groups.items()):
+        tot = [sum(c * t for c, t in lst) for lst in g]
+        gm = [geomean([v[1] / o[1] for o, v in zip(g[0], g[j])]) for j in (1, 2)]
+        lines.append(f"  {net} {n} | {tot[0]:.3f} | {tot[1]:.3f} {gm[0]:.2f} {tot[1] / tot[0]:.2f}"
+                     f" | {tot[2]:.3f} {gm[1]:.2f} {tot[2] / tot[0]:.2f} | {tot[3]:.3f}")
+    allg = [sum((g[j] for g in groups.values()), []) for j in range(4)]
+    tot = [sum(c * t for c, t in lst) for lst in allg]
+    lines.append(f"  all 62 | {tot[0]:.3f} | {tot[1]:.3f} {geomean([v[1] / o[1] for o, v in zip(allg[0], allg[1])]):.2f} "
+                 f"{tot[1] / tot[0]:.2f} | {tot[2]:.3f} "
+                 f"{geomean([v[1] / o[1] for o, v in zip(allg[0], allg[2])]):.2f} {tot[2] / tot[0]:.2f}"
+                 f" | {tot[3]:.3f}")
+    lines += ["worst 8 layers (ratio, layer, config, wgmma ms, cudnn ms, layout):"]
     lines += [f"  {r:.3f} {k[0]} {k[1]} n={k[2]} {c} {m:.4f} {v:.4f} {lay}"
               for r, k, c, m, v, lay in rows[:8]]
     lines += ["best 5:"] + [f"  {r:.3f} {k[0]} {k[1]} n={k[2]} {c} {m:.4f} {v:.4f} {lay}"
