@@ -5,6 +5,7 @@ cuda_igemm_mma oracle and ktune's own cuDNN row (results/h100-80gb-hbm3/conv-pre
 an earlier run on the same card model) for reference. Usage: summarize.py RUN_DIR PER_LAYER_CSV"""
 import csv
 import math
+import os
 import sys
 
 
@@ -13,7 +14,12 @@ def geomean(xs):
 
 
 def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: summarize.py RUN_DIR PER_LAYER_CSV")
     run, committed = sys.argv[1], sys.argv[2]
+    for path in (f"{run}/bench.csv", f"{run}/cudnn-torch.csv", committed):
+        if not os.path.isfile(path):
+            sys.exit(f"summarize.py: cannot read {path}")
     key = lambda r: (r["network"], r["layer"], int(r["n"]))
     best = {}
     for r in csv.DictReader(open(f"{run}/bench.csv")):
@@ -46,7 +52,6 @@ def main():
             continue
         v_ms, layout, kern = cudnn[k]
         if k not in best:
-            r = None
             w.writerow([k[0], k[1], k[2], count, "", "", "", "", "", "", "", "", "refused (c % 64)",
                         "", v_ms, layout, kern, "", igemm_ms, kc_ms, kc_algo])
             continue
