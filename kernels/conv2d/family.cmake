@@ -23,6 +23,7 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   endif()
   message(STATUS "ktune: cuDNN ${KTUNE_CUDNN_LIBRARY}")
   ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
+  ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
 endif()
 # What ktune_add_tuned_library(FAMILY conv2d) compiles: the CPU kernels as templates
 # instantiated for the shipped configs only, the CUDA kernels (with the shared tiled GEMM files,

@@ -202,6 +202,17 @@ __device__ __forceinline__ void ktune_wgmma(float* d, unsigned long long da,
   }
 }
 
+// One box of a 4-d tensor map (coordinates innermost first; negative or past-the-end coordinates
+// read zeros: the conv kinds' padding) into shared memory at dst.
+__device__ __forceinline__ void ktune_wg_tma_load_4d(unsigned dst, const KtuneTmaMap* map, int c0,
+                                                     int c1, int c2, int c3, unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+}
+
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 #endif  // KTUNE_WGMMA_PTX_CUH

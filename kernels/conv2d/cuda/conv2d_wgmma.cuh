@@ -1,0 +1,129 @@
+// Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; not yet a kind of the
+// family: driven by wgmma_conv_check.cu): bf16 / fp16 input NHWC and filter KRSC (PREC 2 bf16,
+// PREC 3 fp16), FP32 accumulation, FP32 output NHWC, dilation 1, symmetric zero padding, c % 64 ==
+// 0 (a K tile is 64 channels of one filter tap).
+//
+// GEMM view as kind cuda_igemm_mma: M = output pixels, N = k, K = r·s·c in KRSC order. A block
+// computes an output tile of NB images x HT rows x WT columns (HT·WT·NB = 128 GEMM rows) by BN
+// channels. The im2col is done by the copy engine: A's tensor map is 4-d over the NHWC input
+// {c, w, h, n} with box {64, WT·stride, HT·stride, NB} and traversal strides {1, stride, stride, 1}
+// (TMA loads ceil(box / stride) elements a dimension), so K tile (tap r, s; channel block cb) is
+// the box at (64·cb, q0·stride + s − pad, p0·stride + r − pad, img0): coordinates outside the
+// tensor (the padding, negative ones included, and past the image) land as zeros. The box lands
+// as [128 rows (nb, ht, wt)][64 channels], 128 bytes a row, 128-byte swizzled: exactly a K-major
+// A tile. B's map is over the filter [k][r·s·c] (3-d, unit last dimension), box {64, BN, 1}.
+//
+// Block: 3 warpgroups (384 threads), one producer thread (TMA into an ST-stage ring with full /
+// empty mbarriers) and two consumer warpgroups of 64 rows each issuing wgmma m64nBNk16, one commit
+// group in flight. Grid: (output tiles, ceil(k / BN)), not persistent. Epilogue: rows whose pixel
+// is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored.
+#ifndef KTUNE_CONV2D_WGMMA_CUH
+#define KTUNE_CONV2D_WGMMA_CUH
+
+#include "../../common/cuda/wgmma_ptx.cuh"  // TMA, mbarriers, wgmma
+
+template <int BN, int ST>
+struct KtuneConvWgSmem {
+  static constexpr int kA = 128 * 128, kB = BN * 128;  // bytes of one stage's tiles
+  static constexpr int kBytes = ST * (kA + kB) + 16 * ST + 1024;
+};
+
+// The problem as the kernel sees it.
+struct KtuneConvWgShape {
+  int n, h, w, c, k, r, s, stride, pad, p, q;
+  int tiles_p, tiles_q, tiles_n;  // output tiles along p, q and images
+};
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC>
+__global__ void __launch_bounds__(384, 1)
+    ktune_conv2d_wgmma(const __grid_constant__ KtuneTmaMap map_x,
+                       const __grid_constant__ KtuneTmaMap map_w, KtuneConvWgShape sh,
+                       float* __restrict__ y) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  static_assert(HT * WT * NB == 128, "128 GEMM rows a block: two consumer warpgroups of 64");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
+  typedef KtuneConvWgSmem<BN, ST> S;
+  extern __shared__ unsigned char ktune_cwg_smem[];
+  const unsigned base = (ktune_wg_smem_address(ktune_cwg_smem) + 1023u) & ~1023u;
+  const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
+  const unsigned empty = full + 8 * ST;
+  const int tid = threadIdx.x;
+  if (tid == 0) {
+    for (int st = 0; st < ST; ++st) {
+      ktune_wg_bar_init(full + 8 * st, 1);
+      ktune_wg_bar_init(empty + 8 * st, 8);  // 8 consumer warps
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  // This block's output tile.
+  int t = blockIdx.x;
+  const int tq = t % sh.tiles_q;
+  t /= sh.tiles_q;
+  const int tp = t % sh.tiles_p;
+  const int img0 = (t / sh.tiles_p) * NB;
+  const int p0 = tp * HT, q0 = tq * WT, k0 = blockIdx.y * BN;
+  const int c_blocks = sh.c / 64;
+  const int k_tiles = sh.r * sh.s * c_blocks;
+
+  if (tid < 128) {  // producer warpgroup
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0) {
+      int it = 0;
+      for (int tr = 0; tr < sh.r; ++tr)
+        for (int ts = 0; ts < sh.s; ++ts)
+          for (int cb = 0; cb < c_blocks; ++cb, ++it) {
+            const unsigned st = it % ST, bar = full + 8 * st;
+            ktune_wg_bar_wait(empty + 8 * st, ((it / ST) & 1) ^ 1);
+            ktune_wg_bar_expect(bar, S::kA + S::kB);
+            ktune_wg_tma_load_4d(tiles_a + st * S::kA, &map_x, cb * 64,
+                                 q0 * sh.stride + ts - sh.pad, p0 * sh.stride + tr - sh.pad, img0,
+                                 bar);
+            ktune_wg_tma_load(tiles_b + st * S::kB, &map_w, (tr * sh.s + ts) * sh.c + cb * 64, k0,
+                              0, bar);
+          }
+    }
+  } else {  // consumer warpgroups: 64 rows each
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
+    float acc[BN / 2];
+#pragma unroll
+    for (int j = 0; j < BN / 2; ++j) acc[j] = 0.0f;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const unsigned st = kt % ST;
+      ktune_wg_bar_wait(full + 8 * st, (kt / ST) & 1);
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+      const unsigned sa = tiles_a + st * S::kA + cw * 64 * 128, sb = tiles_b + st * S::kB;
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)  // k16 steps of 32 bytes inside the swizzle atom
+        ktune_wgmma<BN, PREC, 0, 0>(acc, ktune_wg_desc(sa + kk * 32, 16, 1024),
+                                    ktune_wg_desc(sb + kk * 32, 16, 1024));
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((kt + ST - 1) % ST));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    // Accumulator (row, col): row = 16·warp + lane/4 (+8), col = 8·j + 2·(lane%4) (+1).
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;  // (nb, ht, wt), wt fastest
+      const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
+      const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
+      if (op >= sh.p || oq >= sh.q || img >= sh.n) continue;
+      float* const out = y + (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = k0 + j * 8 + (lane & 3) * 2;
+        if (col + 1 < sh.k) {
+          *reinterpret_cast<float2*>(out + col) =
+              make_float2(acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
+        } else if (col < sh.k) {
+          out[col] = acc[j * 4 + half * 2];
+        }
+      }
+    }
+  }
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+#endif  // KTUNE_CONV2D_WGMMA_CUH

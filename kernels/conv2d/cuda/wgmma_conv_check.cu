@@ -1,0 +1,386 @@
+// Device check and bench of conv2d_wgmma.cuh (standalone, nvcc -gencode=arch=compute_90a,
+// code=sm_90a; not yet a kind of the family). `test`: every config x bf16 / fp16 x edge shapes
+// (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch 1 and 3, k not a multiple of BN) against
+// a float64 reference of the same rounded inputs, output poisoned with NaN, every element checked,
+// then a planted error that the check must catch. `bench LAYERS.csv`: every config per layer
+// (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
+// that together exceed twice the L2), 1024 sampled outputs of each config's
+// result checked against float64; one CSV row a layer and config on stdout.
+//
+// Error bound per element (the inputs are exact in both 16-bit formats, products are exact in
+// FP32, so the only error is FP32 accumulation over K = r·s·c terms): |y − ref| <= K · 2^-22 ·
+// sum |x·w|, i.e. 4x the textbook gamma_K = K · u (u = 2^-24) for the tensor cores' unspecified
+// summation order.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../common/cuda/tma_encode.hpp"
+#include "conv2d_wgmma.cuh"
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+namespace {
+
+struct Problem {
+  int n, h, w, c, k, r, s, stride, pad;
+  int p() const { return (h + 2 * pad - r) / stride + 1; }
+  int q() const { return (w + 2 * pad - s) / stride + 1; }
+};
+
+struct Config {
+  int ht, wt, nb, bn, st;
+};
+
+// Launches `reps` times, input copy i % copies on launch i (tensor maps encoded up front); with
+// events, records `start` after the host work and before the first launch, `stop` after the last.
+using Launch = cudaError_t (*)(const Problem&, void* const* x, void* const* w, int copies, float* y,
+                               int reps, cudaEvent_t start, cudaEvent_t stop);
+
+// The tensor maps of one call: 4-d over the NHWC input (box {64, WT·stride, HT·stride, NB},
+// traversal strides {1, stride, stride, 1}), 3-d over the KRSC filter {r·s·c, k, 1} (box {64, BN,
+// 1}).
+bool encode_maps(const Problem& pb, const Config& cf, int prec, const void* x, const void* w,
+                 CUtensorMap* mx, CUtensorMap* mw) {
+  auto enc = ktune::kernels::tma::encoder();
+  if (!enc) return false;
+  const CUtensorMapDataType dt =
+      prec == 2 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const cuuint64_t dx[4] = {cuuint64_t(pb.c), cuuint64_t(pb.w), cuuint64_t(pb.h), cuuint64_t(pb.n)};
+  const cuuint64_t sx[3] = {cuuint64_t(pb.c) * 2, cuuint64_t(pb.w) * pb.c * 2,
+                            cuuint64_t(pb.h) * pb.w * pb.c * 2};
+  const cuuint32_t bx[4] = {64, cuuint32_t(cf.wt * pb.stride), cuuint32_t(cf.ht * pb.stride),
+                            cuuint32_t(cf.nb)};
+  const cuuint32_t ex[4] = {1, cuuint32_t(pb.stride), cuuint32_t(pb.stride), 1};
+  if (enc(mx, dt, 4, const_cast<void*>(x), dx, sx, bx, ex, CU_TENSOR_MAP_INTERLEAVE_NONE,
+          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  // 3-d (a unit batch dimension): the 3-d copy wrapper of wgmma_ptx.cuh loads it.
+  const long long kd = (long long)pb.r * pb.s * pb.c;
+  const cuuint64_t dw[3] = {cuuint64_t(kd), cuuint64_t(pb.k), 1};
+  const cuuint64_t sw[2] = {cuuint64_t(kd) * 2, cuuint64_t(kd) * 2 * pb.k};
+  const cuuint32_t bw[3] = {64, cuuint32_t(cf.bn), 1};
+  const cuuint32_t ew[3] = {1, 1, 1};
+  return enc(mw, dt, 3, const_cast<void*>(w), dw, sw, bw, ew, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Why a problem is refused ("" when it runs).
+std::string refusal(const Problem& pb, const Config& cf) {
+  if (pb.c % 64 != 0) return "c % 64 != 0";
+  if (pb.k % 2 != 0) return "k odd";
+  if (cf.wt * pb.stride > 256 || cf.ht * pb.stride > 256) return "box past 256";
+  if (pb.p() <= 0 || pb.q() <= 0) return "empty output";
+  return "";
+}
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC>
+cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies, float* y,
+                   int reps, cudaEvent_t start, cudaEvent_t stop) {
+  const Config cf{HT, WT, NB, BN, ST};
+  std::vector<KtuneTmaMap> kx(copies), kw(copies);
+  for (int i = 0; i < copies; ++i) {
+    CUtensorMap mx, mw;
+    if (!encode_maps(pb, cf, PREC, x[i], w[i], &mx, &mw)) return cudaErrorInvalidValue;
+    std::memcpy(&kx[i], &mx, sizeof mx);
+    std::memcpy(&kw[i], &mw, sizeof mw);
+  }
+  KtuneConvWgShape sh{pb.n,      pb.h,   pb.w,   pb.c,   pb.k, pb.r, pb.s,
+                      pb.stride, pb.pad, pb.p(), pb.q(), 0,    0,    0};
+  sh.tiles_p = (sh.p + HT - 1) / HT;
+  sh.tiles_q = (sh.q + WT - 1) / WT;
+  sh.tiles_n = (pb.n + NB - 1) / NB;
+  auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC>;
+  const int smem = KtuneConvWgSmem<BN, ST>::kBytes;
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (e != cudaSuccess) return e;
+  const dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (pb.k + BN - 1) / BN);
+  if (start && (e = cudaEventRecord(start)) != cudaSuccess) return e;
+  for (int i = 0; i < reps; ++i) {
+    kernel<<<grid, 384, smem>>>(kx[i % copies], kw[i % copies], sh, y);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  return stop ? cudaEventRecord(stop) : cudaSuccess;
+}
+
+struct Variant {
+  Config cf;
+  int prec;
+  Launch fn;
+};
+
+#define KTUNE_CWG_VARIANTS(P)                                              \
+  Variant{{8, 16, 1, 128, 4}, P, launch<8, 16, 1, 128, 4, P>},             \
+      Variant{{16, 8, 1, 128, 4}, P, launch<16, 8, 1, 128, 4, P>},         \
+      Variant{{8, 8, 2, 128, 4}, P, launch<8, 8, 2, 128, 4, P>},           \
+      Variant{{4, 8, 4, 128, 4}, P, launch<4, 8, 4, 128, 4, P>},           \
+      Variant{{8, 16, 1, 256, 3}, P, launch<8, 16, 1, 256, 3, P>},         \
+      Variant{{8, 8, 2, 256, 3}, P, launch<8, 8, 2, 256, 3, P>},           \
+      Variant{{4, 8, 4, 256, 3}, P, launch<4, 8, 4, 256, 3, P>}, Variant { \
+    {8, 16, 1, 64, 6}, P, launch<8, 16, 1, 64, 6, P>                       \
+  }
+
+const Variant kVariants[] = {KTUNE_CWG_VARIANTS(2), KTUNE_CWG_VARIANTS(3)};
+
+float to_float(unsigned short bits, int prec) {
+  if (prec == 2) {
+    unsigned u = unsigned(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  __half_raw raw;
+  raw.x = bits;
+  return __half2float(__half(raw));
+}
+
+unsigned short from_float(float f, int prec) {
+  if (prec == 2) {
+    __nv_bfloat16 b = __float2bfloat16(f);
+    __nv_bfloat16_raw raw = b;
+    return raw.x;
+  }
+  __half_raw raw = __half(__float2half(f));
+  return raw.x;
+}
+
+struct Data {
+  std::vector<unsigned short> x, w;  // bits
+  std::vector<float> xf, wf;         // their values
+};
+
+Data random_data(const Problem& pb, int prec, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  Data d;
+  const size_t nx = size_t(pb.n) * pb.h * pb.w * pb.c, nw = size_t(pb.k) * pb.r * pb.s * pb.c;
+  d.x.resize(nx), d.xf.resize(nx), d.w.resize(nw), d.wf.resize(nw);
+  for (size_t i = 0; i < nx; ++i)
+    d.x[i] = from_float(u(rng), prec), d.xf[i] = to_float(d.x[i], prec);
+  for (size_t i = 0; i < nw; ++i)
+    d.w[i] = from_float(u(rng), prec), d.wf[i] = to_float(d.w[i], prec);
+  return d;
+}
+
+// float64 reference of output (img, op, oq, j) and sum |x·w| (for the bound).
+void reference(const Problem& pb, const Data& d, int img, int op, int oq, int j, double& ref,
+               double& mag) {
+  ref = 0, mag = 0;
+  for (int tr = 0; tr < pb.r; ++tr) {
+    const int ih = op * pb.stride - pb.pad + tr;
+    if (ih < 0 || ih >= pb.h) continue;
+    for (int ts = 0; ts < pb.s; ++ts) {
+      const int iw = oq * pb.stride - pb.pad + ts;
+      if (iw < 0 || iw >= pb.w) continue;
+      const float* xp = &d.xf[((size_t(img) * pb.h + ih) * pb.w + iw) * pb.c];
+      const float* wp = &d.wf[((size_t(j) * pb.r + tr) * pb.s + ts) * pb.c];
+      for (int ch = 0; ch < pb.c; ++ch) {
+        const double v = double(xp[ch]) * wp[ch];
+        ref += v, mag += std::fabs(v);
+      }
+    }
+  }
+}
+
+// Checks `samples` outputs (all when samples <= 0); returns the number failing, worst ratio of
+// error to bound in `worst`.
+long long check(const Problem& pb, const Data& d, const std::vector<float>& y, long long samples,
+                std::mt19937& rng, double& worst) {
+  const long long total = (long long)pb.n * pb.p() * pb.q() * pb.k;
+  const double gamma = double(pb.r) * pb.s * pb.c * std::ldexp(1.0, -22);
+  long long bad = 0;
+  worst = 0;
+  const long long count = samples <= 0 ? total : std::min(samples, total);
+  std::uniform_int_distribution<long long> pick(0, total - 1);
+  for (long long t = 0; t < count; ++t) {
+    const long long e = samples <= 0 ? t : pick(rng);
+    const int j = int(e % pb.k);
+    long long rest = e / pb.k;
+    const int oq = int(rest % pb.q());
+    rest /= pb.q();
+    const int op = int(rest % pb.p()), img = int(rest / pb.p());
+    double ref, mag;
+    reference(pb, d, img, op, oq, j, ref, mag);
+    const double err = std::fabs(double(y[e]) - ref), bound = gamma * mag + 1e-30;
+    if (!(err <= bound)) ++bad;  // NaN fails
+    if (std::isfinite(err))
+      worst = std::max(worst, err / bound);
+    else
+      worst = INFINITY;
+  }
+  return bad;
+}
+
+// Device buffers: `copies` copies of x and w (the bench rotates among them so that, as in
+// cudnn_precisions.py, the inputs of consecutive launches do not all sit in L2), one y.
+struct Device {
+  std::vector<void*> x, w;
+  float* y = nullptr;
+  size_t ny = 0;
+  Device(const Problem& pb, const Data& d, int copies) : x(copies), w(copies) {
+    ny = size_t(pb.n) * pb.p() * pb.q() * pb.k;
+    for (int i = 0; i < copies; ++i) {
+      CK(cudaMalloc(&x[i], d.x.size() * 2));
+      CK(cudaMalloc(&w[i], d.w.size() * 2));
+      CK(cudaMemcpy(x[i], d.x.data(), d.x.size() * 2, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(w[i], d.w.data(), d.w.size() * 2, cudaMemcpyHostToDevice));
+    }
+    CK(cudaMalloc(&y, ny * 4));
+  }
+  ~Device() {
+    for (void* p : x) cudaFree(p);
+    for (void* p : w) cudaFree(p);
+    cudaFree(y);
+  }
+  void poison() { CK(cudaMemset(y, 0xFF, ny * 4)); }  // all-ones bits: NaN
+  std::vector<float> fetch() {
+    std::vector<float> h(ny);
+    CK(cudaMemcpy(h.data(), y, ny * 4, cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+std::string name(const Variant& v) {
+  char b[96];
+  std::snprintf(b, sizeof b, "%s:ht=%d;wt=%d;nb=%d;bn=%d;st=%d", v.prec == 2 ? "bf16" : "fp16",
+                v.cf.ht, v.cf.wt, v.cf.nb, v.cf.bn, v.cf.st);
+  return b;
+}
+
+int run_tests() {
+  const Problem shapes[] = {
+      {1, 13, 17, 64, 64, 3, 3, 1, 1},  {3, 9, 11, 128, 96, 3, 3, 1, 1},
+      {1, 15, 15, 64, 128, 3, 3, 2, 1}, {3, 14, 14, 64, 200, 1, 1, 1, 0},
+      {3, 15, 13, 128, 64, 1, 1, 2, 0}, {1, 21, 19, 64, 64, 7, 7, 2, 3},
+      {3, 7, 7, 192, 66, 3, 3, 1, 1},   {1, 5, 6, 64, 256, 3, 3, 1, 2},
+      {3, 28, 28, 64, 320, 3, 3, 2, 1}, {2, 33, 31, 64, 64, 1, 1, 1, 0},
+  };
+  std::mt19937 rng(12345);
+  int failures = 0;
+  for (const Problem& pb : shapes) {
+    for (int prec : {2, 3}) {
+      const Data d = random_data(pb, prec, rng);
+      Device dev(pb, d, 1);
+      for (const Variant& v : kVariants) {
+        if (v.prec != prec) continue;
+        const std::string why = refusal(pb, v.cf);
+        if (!why.empty()) {
+          std::printf("refused %s n=%d h=%d w=%d c=%d: %s\n", name(v).c_str(), pb.n, pb.h, pb.w,
+                      pb.c, why.c_str());
+          continue;
+        }
+        dev.poison();
+        CK(v.fn(pb, dev.x.data(), dev.w.data(), 1, dev.y, 1, nullptr, nullptr));
+        CK(cudaDeviceSynchronize());
+        std::vector<float> y = dev.fetch();
+        double worst;
+        const long long bad = check(pb, d, y, 0, rng, worst);
+        // A planted error (one output off by 0.1·sqrt(K), far past the bound) must be caught.
+        std::vector<float> planted = y;
+        planted[planted.size() / 2] += 0.1f * std::sqrt(float(pb.r * pb.s * pb.c));
+        double worst_planted;
+        const long long caught = check(pb, d, planted, 0, rng, worst_planted);
+        const bool ok = bad == 0 && caught == 1;
+        failures += !ok;
+        std::printf(
+            "%s %s n=%d h=%d w=%d c=%d k=%d r=%d s=%d stride=%d pad=%d bad=%lld "
+            "worst_err/bound=%.3g planted_caught=%lld\n",
+            ok ? "PASS" : "FAIL", name(v).c_str(), pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s,
+            pb.stride, pb.pad, bad, worst, caught);
+      }
+    }
+  }
+  std::printf("tests: %d failures\n", failures);
+  return failures == 0 ? 0 : 1;
+}
+
+int run_bench(const char* path) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) {
+    std::fprintf(stderr, "cannot read layers file %s\n", path);
+    return 2;
+  }
+  char line[512];
+  if (!std::fgets(line, sizeof line, f)) return 2;  // header
+  std::mt19937 rng(777);
+  std::printf(
+      "network,layer,count,n,h,w,c,k,r,s,stride,pad,config,status,median_ms,tflops,"
+      "sample_bad,worst_err_over_bound\n");
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  while (std::fgets(line, sizeof line, f)) {
+    char net[64], layer[64];
+    int count;
+    Problem pb;
+    if (std::sscanf(line, "%63[^,],%63[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", net, layer, &count,
+                    &pb.n, &pb.h, &pb.w, &pb.c, &pb.k, &pb.r, &pb.s, &pb.stride, &pb.pad) != 12) {
+      std::fprintf(stderr, "bad layers line: %s", line);
+      return 2;
+    }
+    const double flops = 2.0 * pb.n * pb.p() * pb.q() * pb.k * pb.r * pb.s * pb.c;
+    const Data d = random_data(pb, 2, rng);
+    const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;  // H100: 50 MB L2
+    const int copies = int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
+    Device dev(pb, d, copies);
+    for (const Variant& v : kVariants) {
+      if (v.prec != 2) continue;
+      const std::string why = refusal(pb, v.cf);
+      std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",", net, layer, count, pb.n, pb.h,
+                  pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, name(v).c_str());
+      if (!why.empty()) {
+        std::printf("refused: %s,,,,\n", why.c_str());
+        continue;
+      }
+      dev.poison();
+      CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 3, nullptr, nullptr));  // warm-up
+      CK(cudaDeviceSynchronize());
+      // 7 batches of 20 back-to-back launches (the host work of a launch overlaps the kernel
+      // before it), median per-launch time.
+      std::vector<float> ms;
+      for (int i = 0; i < 7; ++i) {
+        CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 20, a, b));
+        CK(cudaEventSynchronize(b));
+        float t;
+        CK(cudaEventElapsedTime(&t, a, b));
+        ms.push_back(t / 20);
+      }
+      std::sort(ms.begin(), ms.end());
+      const double med = ms[ms.size() / 2];
+      double worst;
+      const long long bad = check(pb, d, dev.fetch(), 1024, rng, worst);
+      std::printf("%s,%.6f,%.1f,%lld,%.3g\n", bad ? "wrong" : "ok", med, flops / med * 1e-9, bad,
+                  worst);
+      std::fflush(stdout);
+    }
+  }
+  std::fclose(f);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "test") == 0) return run_tests();
+  if (argc >= 3 && std::strcmp(argv[1], "bench") == 0) return run_bench(argv[2]);
+  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv\n", argv[0]);
+  return 2;
+}
