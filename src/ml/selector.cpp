@@ -284,9 +284,8 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   // Without a shipped vendor the reference is the problem's best shipped config, and a config
   // the problem refuses is scored as what the deployed library serves instead (the first config
   // of the safe order that accepts it): a leaf's own kernels are then held to each training
-  // problem's best. Else a refused config of a 3×3 layer with too few channels for Winograd
-  // out-voted, in a leaf of three layers, the Winograd config of the one layer it serves at 2.6×
-  // (VGG16's conv1_2 at batch 1 ran the implicit GEMM at 0.5× oneDNN; docs/deploy.md).
+  // problem's best. Else a config that two of a leaf's three problems refuse out-voted the config
+  // that served the third at 2.6× its fallback (a CPU conv selector; docs/deploy.md).
   const bool own = vendors.empty();
   const auto served = [&](Eigen::Index i, Eigen::Index k) {
     if (!own || d.valid(i, k)) return d.valid(i, k) ? d.perf(i, k) : 0.0;
