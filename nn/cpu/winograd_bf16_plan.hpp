@@ -30,6 +30,7 @@
 
 #include "kernels/common/cpu/conv_cpu_plan.hpp"
 #include "kernels/common/cpu/conv_cpu_winograd.hpp"
+#include "nn/cpu/conv_bf16_plan.hpp"
 
 namespace ktune::nn::cpu {
 
@@ -72,14 +73,10 @@ class Bf16WinogradPlan {
   // out = epilogue(conv(bf16(in), bf16(filter))); in, out (and e.residual) NHWC FP32.
   void run(const float* in, float* out, const Epilogue& e) const { plan_->run(in, out, e); }
 
-  // x to the nearest bf16 value (ties to even), as FP32; a NaN stays a NaN.
+  // x to the nearest bf16 value (ties to even), as FP32; a NaN stays a NaN: the bf16 GEMM
+  // plan's rounding (bf16_plan_detail::to_bf16), so both paths of `ktune_bf16` round alike.
   static float round_to_bf16(float x) {
-    uint32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    if ((bits & 0x7fffffffu) > 0x7f800000u)
-      bits = (bits | 0x400000u) & 0xffff0000u;
-    else
-      bits = (bits + 0x7fffu + ((bits >> 16) & 1u)) & 0xffff0000u;
+    const uint32_t bits = uint32_t(bf16_plan_detail::to_bf16(x)) << 16;
     std::memcpy(&x, &bits, sizeof bits);
     return x;
   }
