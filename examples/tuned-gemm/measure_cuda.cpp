@@ -36,6 +36,11 @@ using ktune::cuda::check_cublas;
 using ktune::cuda::DeviceBuffer;
 using ktune::kernels::gemm::Shape;
 
+// The benchmark's cuBLASLt workspace: the sweep's 32 MiB (gemm_cuda_session.cpp), which the
+// library's cuBLASLt calls pass too, so that the heuristic answers both for the same budget.
+constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
+static_assert(kLtWorkspaceBytes == ktune::kernels::gemm::deploy::kLtWorkspaceBytes);
+
 ktune::Trans trans(bool t) { return t ? ktune::Trans::yes : ktune::Trans::no; }
 cublasOperation_t op(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
@@ -108,7 +113,6 @@ ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c
 template <class A, class B, class C>
 ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRun run,
                              const ktune::TimingPolicy& policy, int algos, A a, B b, C c) {
-  constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
   const cudaStream_t stream = ctx.device.stream();
   DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
   ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, algos);
@@ -156,8 +160,8 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
     return;
   }
   const cudaStream_t stream = ctx.device.stream();
-  DeviceBuffer<char> workspace(kd::kLtWorkspaceBytes, "cuBLASLt workspace");
-  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kd::kLtWorkspaceBytes, 1);
+  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
+  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
   const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,    s.m,          s.n,
                               s.k,          s.batch,  s.lda,       s.stride_a(), s.ldb,
                               s.stride_b(), s.ldc,    s.stride_c()};
@@ -207,7 +211,6 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
                                                          const ktune::TimingPolicy& policy,
                                                          int rounds, L library, V cublas, A a, B b,
                                                          C c) {
-  constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
   const cudaStream_t stream = ctx.device.stream();
   DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
   const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
