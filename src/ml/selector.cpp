@@ -278,19 +278,23 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   const double floor = options_.unsure.leaf_floor;
   if (floor <= 0 || rows.empty()) return pick;
   const Eigen::Index K = d.perf.cols();
-  std::vector<Eigen::Index> vendors;
+  // The reference of a training problem is the fastest of the shipped vendor calls. Without a
+  // shipped vendor it is the problem's best shipped config, and a config the problem refuses is
+  // scored as what the deployed library serves instead (the first config of the safe order that
+  // accepts it): a leaf's own kernels are then held to each training problem's best. Else a
+  // config that two of a leaf's three problems refuse out-voted the config that served the third
+  // at 2.6× its fallback (a CPU conv selector; docs/deploy.md).
+  std::vector<Eigen::Index> references;
   for (Eigen::Index k = 0; k < K; ++k)
-    if (is_vendor_config(config_names_[size_t(k)])) vendors.push_back(k);
-  // Without a shipped vendor the reference is the problem's best shipped config, and a config
-  // the problem refuses is scored as what the deployed library serves instead (the first config
-  // of the safe order that accepts it): a leaf's own kernels are then held to each training
-  // problem's best. Else a config that two of a leaf's three problems refuse out-voted the config
-  // that served the third at 2.6× its fallback (a CPU conv selector; docs/deploy.md).
-  const bool own = vendors.empty();
+    if (is_vendor_config(config_names_[size_t(k)])) references.push_back(k);
+  const bool own = references.empty();
+  if (own)
+    for (Eigen::Index k = 0; k < K; ++k) references.push_back(k);
   const auto served = [&](Eigen::Index i, Eigen::Index k) {
-    if (!own || d.valid(i, k)) return d.valid(i, k) ? d.perf(i, k) : 0.0;
-    for (int f : safe_order_)
-      if (d.valid(i, f)) return d.measured(i, f) ? d.perf(i, f) : 0.0;
+    if (d.valid(i, k)) return d.perf(i, k);
+    if (own)
+      for (int f : safe_order_)
+        if (d.valid(i, f)) return d.measured(i, f) ? d.perf(i, f) : 0.0;
     return 0.0;
   };
   // Per config, its worst ratio to the reference over the rows where both were measured.
@@ -298,10 +302,9 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   std::vector<int> judged(size_t(K), 0);
   for (Eigen::Index i : rows) {
     double reference = 0;
-    for (Eigen::Index v = 0; v < K; ++v)
-      if ((own || is_vendor_config(config_names_[size_t(v)])) && d.measured(i, v))
-        reference = std::max(reference, served(i, v));
-    if (!(reference > 0)) continue;  // no vendor answer here: nothing to hold a pick to
+    for (Eigen::Index v : references)
+      if (d.measured(i, v)) reference = std::max(reference, served(i, v));
+    if (!(reference > 0)) continue;  // no reference answer here: nothing to hold a pick to
     for (Eigen::Index k = 0; k < K; ++k) {
       if (!d.measured(i, k)) continue;
       const double perf = served(i, k);
