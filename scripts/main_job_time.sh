@@ -57,7 +57,7 @@ json.dump({
     "files": ["demo-sh.log", "steps.csv", "build-seconds-per-object.tsv"],
     "in_sample": None,
     "load_average_before": before, "load_average_after": after,
-    "vendors": "OpenBLAS and oneDNN as ktune demo times them (its log names their cores)",
+    "vendors": "OpenBLAS (its own core detection: demo.sh unsets OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE) and oneDNN matmul, as ktune demo times them; the demo log does not name the kernel either ran (this run measures the main job's time)",
     "note": "apt packages installed beforehand and npm's cache warm: a machine without them "
             "also downloads and installs them (not timed)",
 }, open(os.path.join(out, "run.json"), "w", encoding="utf-8"), indent=2)
