@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The results directory of a scripts/gpu_tc_safe.sh run whose bench had --lt-call-ab (the
+# The results directory of a scripts/gpu_tc_safe.sh run (with or without --lt-call-ab: the
 # library's cuBLASLt call against the benchmark's, in turns), from the tarball it left in $OUT
 # (tc-deployed.tar.gz): the tarball's files, then with the existing scripts the deployed tables
 # per precision (gemm_deployed_tables.py, the sweep's oracle from tc-split-1 / tc-tf32-1),
 # vendors-by-set.md (gemm_deployed_vendor_ratios.py), lt-call-ab.md (gemm_lt_call_ab.py, its
 # tolerance verdict) and run.json (command, commit, date, device from nvidia-smi.txt, measures
-# from those tables; `llm` is held out, `large` in-sample). Then results_index.py.
+# from those tables; `llm` is held out, `large` and `dnn` in-sample). Then results_index.py.
 #   scripts/gpu_lt_call_ab_results.sh TARBALL results/h100-80gb-hbm3/NAME COMMIT "COMMAND"
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +18,9 @@ mkdir -p "$dest"
 tar xzf "$tarball" -C "$dest"
 data_dir=$PWD/results/h100-80gb-hbm3
 tables=()
-for q in bf16 tf32; do
+for q in bf16 tf32 fp16; do
   runs=()
-  for w in llm large; do
+  for w in llm large dnn; do
     f=$dest/deployed-$w-$q.csv
     [ -s "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || continue
     set_name=in-sample-$w
@@ -74,7 +74,7 @@ card = smi[1].split(", ") if len(smi) > 1 else ["unknown GPU", "?"]
 measures = ["ktune::gemm_ex (shipped vendors headers) against the faster of cuBLAS and cuBLASLt's "
             "heuristic #0, same precision, same run, each verified against float64 "
             "(deployed-tables-*.md: set, shapes, geomean, time-weighted, below 0.8x, worst, ...)"]
-for q in ("bf16", "tf32"):
+for q in ("bf16", "tf32", "fp16"):
     for row in first_rows(os.path.join(dest, f"deployed-tables-{q}.md")):
         cells = [c.strip() for c in row.strip("|").split("|")]
         if len(cells) > 5:
@@ -100,8 +100,8 @@ run = {
     "in_sample": None,
     "vendors": ["cublas (cublasGemmStridedBatchedEx_64, the precision's compute type)",
                 "cublaslt (heuristic #0, 32 MiB workspace; the library's call passes the same)"],
-    "note": "in_sample is mixed: llm is held out (no selector was trained on it), large is "
-            "in-sample. A workload the deadline cut has fewer shapes (see the tables).",
+    "note": "in_sample is mixed: llm is held out (no selector was trained on it), large and "
+            "dnn are in-sample. A workload the deadline cut has fewer shapes (see the tables).",
 }
 json.dump(run, open(os.path.join(dest, "run.json"), "w"), indent=2)
 open(os.path.join(dest, "run.json"), "a").write("\n")
