@@ -17,23 +17,26 @@
 // kDecay times the next: with three or more, one new time alone never moves it past the others,
 // and the two newest agreeing always decide, so no one-off measurement (set-up's included) holds
 // a pick for long. The next inference runs the variant of smallest estimate once it has at least
-// kMinEvidence relative times and both its estimate and its newest relative time are kSwitch
-// below the current (1 %: measured against the current, not against stale times, so a small
-// lead is real and worth taking; the newest too, so that a time paired across a step of the
-// machine, as the first inference after set-up is, cannot switch back by itself).
+// kMinEvidence relative times and both its estimate and its newest relative time are a lead
+// below the current: kSwitch (1 %: measured against the current, not against stale times, so a
+// small lead is real and worth taking), or the current's jitter between consecutive inferences
+// where that is larger (under heavy load an equal variant would otherwise win by chance); the
+// newest too, so that a time paired across a step of the machine, as the first inference after
+// set-up is, cannot switch back by itself.
 //
 // Re-timings (never two in a row, so each is bracketed by the current): fresh evidence first —
 // from the first pick, and again whenever the current's level (median of its last 3 times) moves
-// by more than kShift, every variant whose estimate, rescaled by that move, is within kDoubt of
-// the current is re-timed once, the most promising first; a newest time kSwitch below the
-// current that does not decide yet is confirmed by the next re-timing, whenever it shows; then
-// every kExploreEvery-th pick the contender (within kContender) timed longest ago, and every
-// kRetimeEvery-th the variant timed longest ago whatever its estimate. Steady-state cost: one
-// inference in kExploreEvery at <= kContender x the current's time, one in kRetimeEvery at any.
+// by more than kShift (or twice its jitter, below), every variant whose estimate, rescaled by that
+// move, is within kDoubt of the current is re-timed once, the most promising first; a newest time
+// that lead below the current that does not decide yet is confirmed by the next re-timing, whenever
+// it shows; then every kExploreEvery-th pick the contender (within kContender) timed longest ago,
+// and every kRetimeEvery-th the variant timed longest ago whatever its estimate. Steady-state cost:
+// one inference in kExploreEvery at <= kContender x the current's time, one in kRetimeEvery at any.
 // Deterministic: the same recorded times give the same picks (ties to the lower index). Nothing
 // is allocated after construction (the engine's forward allocates nothing).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -111,11 +114,12 @@ class VariantPicker {
   int best(int fallback) const {
     const int c = current_ >= 0 ? current_ : fallback;
     int top = c;
-    double top_estimate = 1 - kSwitch;
+    const double bar = 1 - lead(c);
+    double top_estimate = bar;
     for (int v = 0; v < variants_; ++v) {
       if (v == c) continue;
       const auto e = evidence(v, c);
-      if (e.count >= kMinEvidence && e.newest < 1 - kSwitch && e.estimate < top_estimate)
+      if (e.count >= kMinEvidence && e.newest < bar && e.estimate < top_estimate)
         top = v, top_estimate = e.estimate;
     }
     return top;
@@ -127,9 +131,8 @@ class VariantPicker {
     if (top != current_ && current_ >= 0) epoch_level_ = level(top);
     current_ = top;
     ++picks_;
-    const double now = level(top);
-    if (epoch_level_ > 0 && now > 0 &&
-        (now > (1 + kShift) * epoch_level_ || now * (1 + kShift) < epoch_level_))
+    const double now = level(top), shift = 1 + std::max(kShift, 2 * lead(top));
+    if (epoch_level_ > 0 && now > 0 && (now > shift * epoch_level_ || now * shift < epoch_level_))
       start_epoch(top, now / epoch_level_);
     else if (epoch_level_ <= 0)
       epoch_level_ = now;
@@ -202,6 +205,26 @@ class VariantPicker {
     return n == 2 ? (t[0] + t[1]) / 2 : t[size_t(n / 2)];
   }
 
+  // The lead a variant needs over c: kSwitch, or c's jitter where that is larger — the median
+  // of |t / t' - 1| over c's last kWindow pairs of consecutive times. Noise that large makes
+  // two agreeing relative times below 1 - kSwitch common for an equal variant; a step of the
+  // machine is one pair and moves no median.
+  double lead(int c) const {
+    std::array<double, kWindow> jumps{};
+    int n = 0;
+    double later = -1;
+    for (int64_t s = stamp_ - 1; remembered(s) && n < kWindow; --s) {
+      if (variant_at(s) != c) continue;
+      if (later > 0) jumps[size_t(n++)] = std::abs(later / ms_at(s) - 1);
+      later = ms_at(s);
+    }
+    if (n == 0) return kSwitch;
+    std::sort(jumps.begin(), jumps.begin() + n);
+    const double jitter =
+        n % 2 ? jumps[size_t(n / 2)] : (jumps[size_t(n / 2 - 1)] + jumps[size_t(n / 2)]) / 2;
+    return std::max(kSwitch, jitter);
+  }
+
   // From now, each variant needs fresh relative times by how promising it is, its estimate
   // divided by how much the current's level moved (a current that became slow makes the
   // others relatively faster).
@@ -217,6 +240,7 @@ class VariantPicker {
 
   // The variant to re-time instead of the current c, or -1.
   int retiming(int c) {
+    const double bar = 1 - lead(c);
     int pick = -1;
     double pick_key = 0;
     // Fresh evidence: a promising first time confirmed first, then the most promising.
@@ -225,8 +249,7 @@ class VariantPicker {
       const auto e = evidence(v, c);
       // A newest time that would win but does not decide yet (one alone never does): confirmed
       // by the next re-timing, so a real lead is taken two re-timings after it shows.
-      const bool confirm =
-          e.newest < 1 - kSwitch && (e.estimate >= 1 - kSwitch || e.count < kMinEvidence);
+      const bool confirm = e.newest < bar && (e.estimate >= bar || e.count < kMinEvidence);
       if (!confirm && e.fresh >= needs_[size_t(v)]) continue;
       const double key = (confirm ? -1e9 : 0) + (e.fresh >= 1 ? e.newest : prior_[size_t(v)]);
       if (pick < 0 || key < pick_key) pick = v, pick_key = key;
