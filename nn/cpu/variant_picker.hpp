@@ -78,9 +78,10 @@ class RecentTimes {
 
 class VariantPicker {
  public:
-  static constexpr int kHistory = 256;  // inferences remembered (> kRetimeEvery x kWindow / 2)
-  static constexpr int kWindow = 8;     // relative times per variant in its estimate
-  static constexpr int kPairSpan = 3;   // how far a reference time of the current may lie
+  // Inferences remembered: the last 4 times of a variant re-timed only every kRetimeEvery-th.
+  static constexpr int kHistory = 4 * 64;
+  static constexpr int kWindow = 8;    // relative times per variant in its estimate
+  static constexpr int kPairSpan = 3;  // how far a reference time of the current may lie
   static constexpr double kDecay = 0.7;
   static constexpr int kMinEvidence = 3;
   static constexpr double kSwitch = 0.01;
@@ -91,6 +92,7 @@ class VariantPicker {
   static constexpr double kContender = 1.15;
   static constexpr double kDoubt = 1.3;
   static constexpr int kRetimeEvery = 64;
+  static_assert(kHistory == 4 * kRetimeEvery);
   static constexpr double kShift = 0.2;
 
   explicit VariantPicker(int variants)
