@@ -88,9 +88,9 @@ double noise(int64_t stamp, double amplitude) {
   return amplitude * (double(x % 2001) / 1000.0 - 1.0);
 }
 
-// Variant 0 at 100 ms throughout; variant 1 at `before` until inference `at`, then `after`.
-PlantedMs one_changes(double before, double after, int64_t at) {
-  return [=](int v, int64_t stamp) { return v == 0 ? 100 : stamp < at ? before : after; };
+// Each variant at before[v] ms until inference `at`, then at after[v].
+PlantedMs phases(std::vector<double> before, std::vector<double> after, int64_t at) {
+  return [=](int v, int64_t stamp) { return (stamp < at ? before : after)[size_t(v)]; };
 }
 
 TEST(VariantPicker, UntimedKeepsTheFallback) {
@@ -106,14 +106,7 @@ TEST(VariantPicker, UntimedKeepsTheFallback) {
 // on it runs 1 but for re-timings.
 TEST(VariantPicker, ASetUpLeadThatDoesNotLastIsLeftWithinFourPicks) {
   VariantPicker p(3);
-  const auto ran = run(
-      p, 3,
-      [](int v, int64_t stamp) {
-        const bool setup = stamp < 12;
-        const double setup_ms[] = {864, 882, 1107}, after_ms[] = {778, 755, 1115};
-        return setup ? setup_ms[v] : after_ms[v];
-      },
-      0, 17);
+  const auto ran = run(p, 3, phases({864, 882, 1107}, {778, 755, 1115}, 12), 0, 17);
   EXPECT_EQ(ran[0], 1);  // the first fresh re-timing
   EXPECT_EQ(p.best(0), 1);
   for (size_t i = 3; i < ran.size(); ++i)
@@ -126,7 +119,7 @@ TEST(VariantPicker, ASetUpLeadThatDoesNotLastIsLeftWithinFourPicks) {
 // estimate is outside kContender, inside kDoubt: one fresh re-timing, then a confirming one.
 TEST(VariantPicker, ACandidateSlowOnlyInSetUpIsFound) {
   VariantPicker p(2);
-  const auto ran = run(p, 2, one_changes(125, 90, 8), 0, 12);
+  const auto ran = run(p, 2, phases({100, 125}, {100, 90}, 8), 0, 12);
   EXPECT_EQ(p.best(0), 1);
   EXPECT_GE(count(ran, 1), 9);
 }
@@ -201,13 +194,7 @@ TEST(VariantPicker, OneOddTimeNeverSwitches) {
 // so the others are re-timed against its new times and the fastest is taken within a few picks.
 TEST(VariantPicker, ACurrentThatBecameSlowIsLeft) {
   VariantPicker p(3);
-  const auto ran = run(
-      p, 3,
-      [](int v, int64_t stamp) {
-        if (v == 0) return stamp < 20 ? 100.0 : 160.0;
-        return v == 1 ? 115.0 : 130.0;
-      },
-      0, 40);
+  const auto ran = run(p, 3, phases({100, 115, 130}, {160, 115, 130}, 20), 0, 40);
   // Picks 1-7 ran up to stamp 19; from the first slow time of 0 (pick 8) on, within 10 picks.
   for (size_t i = 17; i < ran.size(); ++i)
     EXPECT_TRUE(ran[i] == 1 || ran[i - 1] == 1) << "pick " << i + 1 << " ran " << ran[i];
@@ -218,7 +205,7 @@ TEST(VariantPicker, ACurrentThatBecameSlowIsLeft) {
 // contenders and confirmed at once.
 TEST(VariantPicker, AContenderThatBecameFasterIsTakenOver) {
   VariantPicker p(2);
-  const auto ran = run(p, 2, one_changes(110, 80, 30), 0, 60);
+  const auto ran = run(p, 2, phases({100, 110}, {100, 80}, 30), 0, 60);
   EXPECT_EQ(p.best(0), 1);
   // Pick 1 re-timed 1 at 110 (fresh), the 16th too (stamp 24); the 32nd finds 80, the 34th
   // confirms it; from the 35th on 1 runs (0, 1.25x, is no contender any more).
