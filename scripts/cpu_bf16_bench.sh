@@ -9,7 +9,8 @@
 # networks-agree.csv, networks.md, networks-bf16.md (examples/networks/networks_bf16_md.py: the
 # bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
 # Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-s13)
-# (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
+# (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer; REPS
+# and REPS_BIG, default 20 and 5, the timed inferences at batch 1 and above; BACKENDS the list.)
 # Expected run time on the 2-core Zen 4 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
 # batch 16 is the longest part), about 2 more with it (its set-up timings; an estimate); the build adds its own time when not up to date.
 # networks-layers.csv's `choice` names ktune_bf16's path per layer too (gemm_bf16, or
@@ -21,15 +22,17 @@ grep -qw avx512_bf16 /proc/cpuinfo || { echo "error: this CPU has no AVX512_BF16
 cmake --build "$build" -j"$(nproc)" --target ktune_infer
 mkdir -p "$out"
 start=$(date +%s)
-BACKENDS=${BACKENDS:-ktune_bf16,onednn_bf16,auto_bf16,ktune,onednn} "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
-  "${BATCHES:-1 16}" 20 5
+backends=${BACKENDS:-ktune_bf16,onednn_bf16,auto_bf16,ktune,onednn}
+BACKENDS=$backends "$here/examples/networks/bench_cpu.sh" "$build" "$out" \
+  "${BATCHES:-1 16}" "${REPS:-20}" "${REPS_BIG:-5}"
 /usr/bin/python3 "$here/examples/networks/networks_bf16_md.py" "$out" > "$out/networks-bf16.md"
 summary=$(tail -n 1 "$out/networks-bf16.md")
-/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command \
+  "BATCHES=\"${BATCHES:-1 16}\" REPS=${REPS:-20} REPS_BIG=${REPS_BIG:-5} BACKENDS=$backends $0 $*" --measures \
   "VGG16 and ResNet-50 inference in bf16 (bf16 weights and activations, FP32 accumulation; FP32 \
 activations between layers, rounded to bf16 inside each layer) on ktune_bf16 and onednn_bf16, \
-and auto_bf16 (per layer and per inference the faster of the two), beside FP32 ktune and onednn, taking turns in one process, whole network and per layer, batch \
-${BATCHES:-1 16} (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
+and auto_bf16 (per layer and per inference the faster of the two); backends $backends taking turns in one process, whole network and per layer, batch \
+${BATCHES:-1 16}, ${REPS:-20} timed inferences at batch 1 and ${REPS_BIG:-5} above (networks-bf16.md). ${summary#summary: }. ktune_bf16 has fixed blocking, no \
 selector; its one rule, which 3x3 stride-1 layers run FP32 Winograd on bf16 operands (16+ \
 channels and 32+ F(4x4) tiles, or 16+ tiles and c*k >= 2^18; per layer in networks-layers.csv \
 choice), was drawn from steering runs of these same layers: in-sample" --vendors "oneDNN 2.6.3 bf16 convolution / inner \

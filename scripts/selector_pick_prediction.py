@@ -2,14 +2,17 @@
 """What a GEMM selector header would score on a workload an earlier deployed run measured.
 
 Compiles the header into a small driver, asks select() for each shape of an earlier
-tuned_gemm_bench log (lines `[i/n] PROBLEM CONFIG ktune X cublas Y cublaslt Z`), and scores each
-pick from that run's own timings against the faster of its cuBLAS and cuBLASLt columns: a vendor
-pick by the benchmark's call of that vendor, an own-kernel pick only where it is the config the
-run served (its measured time); other own-kernel picks are counted as unknown, not scored. A
-prediction from a measurement of another header, not a measurement of this one.
-  scripts/selector_pick_prediction.py HEADER PRECISION BENCH.log
-PRECISION: fp32 (six-argument selectors), tf32, bf16 or fp16.
+tuned_gemm_bench run, and scores each pick from that run's own timings against the faster of its
+vendor columns: a vendor pick by the benchmark's call of that vendor, an own-kernel pick only
+where it is the config the run served (its measured time); other own-kernel picks are counted as
+unknown, not scored. The run is a GPU bench log (lines `[i/n] PROBLEM CONFIG ktune X cublas Y
+cublaslt Z`) or a CPU deployed CSV (tuned_gemm_bench --out: deployed, openblas and onednn
+GFLOP/s per row). A prediction from a measurement of another header, not a measurement of this
+one.
+  scripts/selector_pick_prediction.py HEADER PRECISION BENCH.log|DEPLOYED.csv
+PRECISION: fp32 (six-argument selectors; the CPU's), tf32, bf16 or fp16.
 """
+import csv
 import math
 import os
 import re
@@ -27,13 +30,20 @@ def fail(message):
 
 
 def measured(log):
-    """problem -> (served config, ktune, cublas, cublaslt) perf of a bench log."""
+    """problem -> (served config, ktune perf, {vendor: perf}) of a bench log or deployed CSV."""
     out = {}
+    if log.endswith(".csv"):
+        for row in csv.DictReader(open(log)):
+            if row.get("status") == "ok":
+                vendors = {v: float(row[f"{v}_gflops"]) for v in ("openblas", "onednn")}
+                out[row["problem"]] = (row["config"], float(row["deployed_gflops"]), vendors)
+        return out
     for line in open(log):
         m = LINE.match(line)
         if m:
             p, config, *perf = m.groups()
-            out[p] = (config, *map(float, perf))
+            ktune, cublas, cublaslt = map(float, perf)
+            out[p] = (config, ktune, {"cublas": cublas, "cublaslt": cublaslt})
     return out
 
 
@@ -59,23 +69,33 @@ def picks(header, problems, precision):
     return out[:len(problems)]
 
 
-def score(runs, chosen):
-    """(ratios of the scored picks, vendor picks, same own picks, unknown own picks)."""
+def flops(problem):
+    kv = dict(x.split("=") for x in problem.split(";"))
+    return 2.0 * int(kv["m"]) * int(kv["n"]) * int(kv["k"]) * int(kv.get("batch", 1))
+
+
+def score(runs, chosen, work=None):
+    """(ratios of the scored picks, vendor picks, same own picks, unknown own picks, the scored
+    picks' time-weighted ratio: sum of the faster vendor's times / sum of the picks' times, a
+    time being work / perf; work per run, default 1)."""
     ratios, vendor, same, unknown = [], 0, 0, 0
-    for (served, ktune, cublas, cublaslt), config in zip(runs, chosen):
-        faster = max(cublas, cublaslt)
-        if config == "vendor=cublas":
-            ratios.append(cublas / faster)
-            vendor += 1
-        elif config == "vendor=cublaslt":
-            ratios.append(cublaslt / faster)
+    vendor_time = picked_time = 0.0
+    for i, ((served, ktune, vendors), config) in enumerate(zip(runs, chosen)):
+        faster = max(vendors.values())
+        if config.startswith("vendor=") and config[len("vendor="):] in vendors:
+            perf = vendors[config[len("vendor="):]]
             vendor += 1
         elif config == served:
-            ratios.append(ktune / faster)
+            perf = ktune
             same += 1
         else:
             unknown += 1
-    return ratios, vendor, same, unknown
+            continue
+        ratios.append(perf / faster)
+        w = work[i] if work else 1.0
+        vendor_time += w / faster
+        picked_time += w / perf
+    return ratios, vendor, same, unknown, vendor_time / picked_time if picked_time else float("nan")
 
 
 def main(argv):
@@ -91,12 +111,16 @@ def main(argv):
     if not runs:
         fail(f"{log}: no bench line")
     problems = sorted(runs)
-    ratios, vendor, same, unknown = score([runs[p] for p in problems],
-                                          picks(header, problems, precision))
+    ratios, vendor, same, unknown, weighted = score([runs[p] for p in problems],
+                                                    picks(header, problems, precision),
+                                                    [flops(p) for p in problems])
     geo = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else float("nan")
+    # columns: header | precision | shapes | vendor picks | same own picks | unknown | geomean |
+    # below 0.8x | below 0.9x | worst | time-weighted (all over the scored picks)
     print(f"| {os.path.basename(header)} | {precision} | {len(problems)} | {vendor} | {same} | "
           f"{unknown} | {geo:.3f} | {sum(r < 0.8 for r in ratios)} | "
-          f"{sum(r < 0.9 for r in ratios)} | {min(ratios) if ratios else float('nan'):.3f} |")
+          f"{sum(r < 0.9 for r in ratios)} | {min(ratios) if ratios else float('nan'):.3f} | "
+          f"{weighted:.3f} |")
 
 
 if __name__ == "__main__":

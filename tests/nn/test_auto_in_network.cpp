@@ -133,7 +133,7 @@ TEST_F(AutoInNetworkTest, AMachineThatSlowsAfterSetUpIsFollowed) {
   medians({&a}, 3);
   EXPECT_EQ(automatic->layer_choice(0), "ktune");  // before the change
   g_ktune_slowed = true;
-  medians({&a}, 10);  // the inferences that find it out (three slow ones per variant)
+  medians({&a}, 10);  // the inferences that find it out (a level move, then re-timings)
   const auto ms = medians({&a, &k, &w}, 8);
   EXPECT_EQ(automatic->layer_choice(0), "onednn_winograd");
   EXPECT_LT(ms[0], ms[1]) << "auto " << ms[0] << " ms against ktune alone " << ms[1];
