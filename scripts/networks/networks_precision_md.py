@@ -90,12 +90,12 @@ def latency(directory):
               f"{cell['auto']} | {cell['pytorch']} | {ratio} | {auto_single} | {auto_torch} |")
 
 
-PICK = re.compile(r"pick=(cudnn|gemm_ex)")
+PICK = re.compile(r"pick=(cudnn|gemm_ex|wgmma)")
 
 
 def bf16_picks(directory):
-    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex or cuDNN), counted per network, batch
-    and precision."""
+    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex, cuDNN or, bf16 only, the wgmma conv),
+    counted per network, batch and precision."""
     g = defaultdict(lambda: defaultdict(int))
     for r in load(directory, "layers.csv"):
         m = PICK.search(r["choice"])
@@ -104,13 +104,14 @@ def bf16_picks(directory):
     if not g:
         return
     print("\n## ktune-tf32 / ktune-bf16's per-layer pick at load\n")
-    print("Each conv on the faster of im2col + gemm_ex and cuDNN's conv of the same precision, "
-          "timed at load (CUDA graphs of each, interleaved rounds, fastest replay kept; "
-          "layers.csv gives both times per layer).\n")
-    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN |")
-    print("| --- | ---: | --- | ---: | ---: |")
+    print("Each conv on the fastest of im2col + gemm_ex, cuDNN's conv of the same precision and "
+          "(bf16, builds with sm_90a code, c % 64 == 0) the wgmma implicit-GEMM conv in each of "
+          "its configs, timed at load (CUDA graphs of each, interleaved rounds, fastest replay "
+          "kept; layers.csv gives every candidate's time per layer).\n")
+    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN | convs on wgmma |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
     for (net, batch, p), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
-        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} |")
+        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} | {c['wgmma']} |")
 
 
 def agreement(directory):

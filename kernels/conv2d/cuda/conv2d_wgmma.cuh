@@ -1,7 +1,9 @@
-// Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; not yet a kind of the
-// family: driven by wgmma_conv_check.cu): bf16 / fp16 input NHWC and filter KRSC (PREC 2 bf16,
-// PREC 3 fp16), FP32 accumulation, FP32 output NHWC, dilation 1, symmetric zero padding, c % 64 ==
-// 0 (a K tile is 64 channels of one filter tap).
+// Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; driven by
+// wgmma_conv_check.cu and by the network engine's ktune-cuda-bf16, nn/cuda/wgmma_conv.cu): bf16 /
+// fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC by
+// the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
+// KtuneConvWgOutBf16: bf16 of act(acc + bias + residual)), dilation 1, symmetric zero padding,
+// c % 64 == 0 (a K tile is 64 channels of one filter tap).
 //
 // GEMM view as kind cuda_igemm_mma: M = output pixels, N = k, K = r·s·c in KRSC order. A block
 // computes an output tile of NB images x HT rows x WT columns (HT·WT·NB = 128 GEMM rows) by BN
@@ -16,7 +18,9 @@
 // Block: 3 warpgroups (384 threads), one producer thread (TMA into an ST-stage ring with full /
 // empty mbarriers) and two consumer warpgroups of 64 rows each issuing wgmma m64nBNk16, one commit
 // group in flight. Grid: (output tiles, ceil(k / BN)), not persistent. Epilogue: rows whose pixel
-// is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored.
+// is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored; EPI::store
+// gets each thread's pairs of adjacent columns straight from the accumulator registers (no shared
+// memory staging: the network's layers are small enough that the stores hide behind other blocks).
 #ifndef KTUNE_CONV2D_WGMMA_CUH
 #define KTUNE_CONV2D_WGMMA_CUH
 
@@ -34,11 +38,59 @@ struct KtuneConvWgShape {
   int tiles_p, tiles_q, tiles_n;  // output tiles along p, q and images
 };
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC>
+// Epilogues: `Params` is the kernel's last argument; store() writes output columns col and col + 1
+// (col even, k even: the launchers refuse odd k) of the NHWC element offset `at` (pixel · k).
+// FP32, no bias: the accumulator as it is (the kernel's first output, kept bit for bit).
+struct KtuneConvWgOutF32 {
+  typedef float* Params;
+  static __device__ __forceinline__ void store(Params y, long long at, int col, int k, float v0,
+                                               float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<float2*>(y + at + col) = make_float2(v0, v1);
+    else if (col < k)
+      y[at + col] = v0;
+  }
+};
+
+// bf16 (as raw bits: NVRTC has no cuda_bf16.h) of act(acc + bias[col] + residual[at + col]),
+// act = ReLU when relu != 0; bias and residual may be null. FP32 sums, one rounding to nearest
+// even (as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers store.
+struct KtuneConvWgOutBf16 {
+  struct Params {
+    unsigned short* y;
+    const float* bias;
+    const unsigned short* residual;  // bf16 bits, NHWC like y
+    int relu;
+  };
+  static __device__ __forceinline__ float widen(unsigned short b) {
+    return __uint_as_float(unsigned(b) << 16);
+  }
+  static __device__ __forceinline__ unsigned round_bf16(float f) {
+    const unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN stays NaN
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  }
+  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+    if (o.bias) v += o.bias[col];
+    if (o.residual) v += widen(o.residual[at + col]);
+    return o.relu ? fmaxf(v, 0.0f) : v;
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k) {
+      const unsigned lo = round_bf16(act(o, at, col, v0)), hi = round_bf16(act(o, at, col + 1, v1));
+      *reinterpret_cast<unsigned*>(o.y + at + col) = lo | (hi << 16);
+    } else if (col < k) {
+      o.y[at + col] = (unsigned short)round_bf16(act(o, at, col, v0));
+    }
+  }
+};
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI = KtuneConvWgOutF32>
 __global__ void __launch_bounds__(384, 1)
     ktune_conv2d_wgmma(const __grid_constant__ KtuneTmaMap map_x,
                        const __grid_constant__ KtuneTmaMap map_w, KtuneConvWgShape sh,
-                       float* __restrict__ y) {
+                       const typename EPI::Params y) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(HT * WT * NB == 128, "128 GEMM rows a block: two consumer warpgroups of 64");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
@@ -110,17 +162,11 @@ __global__ void __launch_bounds__(384, 1)
       const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
       const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
       if (op >= sh.p || oq >= sh.q || img >= sh.n) continue;
-      float* const out = y + (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
+      const long long at = (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = k0 + j * 8 + (lane & 3) * 2;
-        if (col + 1 < sh.k) {
-          *reinterpret_cast<float2*>(out + col) =
-              make_float2(acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
-        } else if (col < sh.k) {
-          out[col] = acc[j * 4 + half * 2];
-        }
-      }
+      for (int j = 0; j < BN / 8; ++j)
+        EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
+                   acc[j * 4 + half * 2 + 1]);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
