@@ -1,8 +1,10 @@
 // Device check and bench of conv2d_wgmma.cuh (standalone, nvcc -gencode=arch=compute_90a,
-// code=sm_90a; not yet a kind of the family). `test`: every config x bf16 / fp16 x edge shapes
-// (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch 1 and 3, k not a multiple of BN) against
-// a float64 reference of the same rounded inputs, output poisoned with NaN, every element checked,
-// then a planted error that the check must catch. `bench LAYERS.csv`: every config per layer
+// code=sm_90a). `test`: every config, one block a work item and persistent (3 blocks walking all
+// work items), x bf16 / fp16 x edge shapes (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch
+// 1 and 3, k not a multiple of BN) against a float64 reference of the same rounded inputs, output
+// poisoned with NaN, every element checked, then a planted error that the check must catch.
+// `bench LAYERS.csv [CONFIG...]`: every config (or those whose name contains a CONFIG; persistent
+// ones on one block an SM) per layer
 // (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
 // that together exceed twice the L2), 1024 sampled outputs of each config's
 // result checked against float64; one CSV row a layer and config on stdout.
@@ -104,7 +106,11 @@ std::string refusal(const Problem& pb, const Config& cf) {
   return "";
 }
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI>
+// The persistent variants' grid: this many blocks, 0 for one an SM (the tests set a few, so that
+// every block walks several work items and the ring runs on across them).
+int g_persistent_blocks = 0;
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI, int PERSIST>
 cudaError_t launch_epi(const Problem& pb, void* const* x, void* const* w, int copies,
                        const typename EPI::Params& y, int reps, cudaEvent_t start,
                        cudaEvent_t stop) {
@@ -121,11 +127,19 @@ cudaError_t launch_epi(const Problem& pb, void* const* x, void* const* w, int co
   sh.tiles_p = (sh.p + HT - 1) / HT;
   sh.tiles_q = (sh.q + WT - 1) / WT;
   sh.tiles_n = (pb.n + NB - 1) / NB;
-  auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI>;
+  auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI, PERSIST>;
   const int smem = KtuneConvWgSmem<BN, ST>::kBytes;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return e;
-  const dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (pb.k + BN - 1) / BN);
+  dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (pb.k + BN - 1) / BN);
+  if (PERSIST) {
+    int sms = g_persistent_blocks, device;
+    if (sms <= 0 &&
+        ((e = cudaGetDevice(&device)) != cudaSuccess ||
+         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess))
+      return e;
+    grid = dim3(std::min(unsigned(sms), grid.x * grid.y), 1);
+  }
   if (start && (e = cudaEventRecord(start)) != cudaSuccess) return e;
   for (int i = 0; i < reps; ++i) {
     kernel<<<grid, 384, smem>>>(kx[i % copies], kw[i % copies], sh, y);
@@ -134,37 +148,40 @@ cudaError_t launch_epi(const Problem& pb, void* const* x, void* const* w, int co
   return stop ? cudaEventRecord(stop) : cudaSuccess;
 }
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC>
+template <int HT, int WT, int NB, int BN, int ST, int PREC, int PERSIST>
 cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies, float* y,
                    int reps, cudaEvent_t start, cudaEvent_t stop) {
-  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutF32>(pb, x, w, copies, y, reps, start,
-                                                                 stop);
+  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutF32, PERSIST>(pb, x, w, copies, y, reps,
+                                                                          start, stop);
 }
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC>
+template <int HT, int WT, int NB, int BN, int ST, int PREC, int PERSIST>
 cudaError_t launch_bf16(const Problem& pb, void* x, void* w, const KtuneConvWgOutBf16::Params& y) {
-  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutBf16>(pb, &x, &w, 1, y, 1, nullptr,
-                                                                  nullptr);
+  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutBf16, PERSIST>(pb, &x, &w, 1, y, 1,
+                                                                           nullptr, nullptr);
 }
 
 struct Variant {
   Config cf;
-  int prec;
+  int prec, persist;
   Launch fn;
   LaunchBf16 bf16_fn;
 };
 
-#define KTUNE_CWG_VARIANT(HT, WT, NB, BN, ST, P)                                               \
-  Variant {                                                                                    \
-    {HT, WT, NB, BN, ST}, P, launch<HT, WT, NB, BN, ST, P>, launch_bf16<HT, WT, NB, BN, ST, P> \
+#define KTUNE_CWG_VARIANT(HT, WT, NB, BN, ST, P, PS)                \
+  Variant {                                                         \
+    {HT, WT, NB, BN, ST}, P, PS, launch<HT, WT, NB, BN, ST, P, PS>, \
+        launch_bf16<HT, WT, NB, BN, ST, P, PS>                      \
   }
-#define KTUNE_CWG_VARIANTS(P)                                                        \
-  KTUNE_CWG_VARIANT(8, 16, 1, 128, 4, P), KTUNE_CWG_VARIANT(16, 8, 1, 128, 4, P),    \
-      KTUNE_CWG_VARIANT(8, 8, 2, 128, 4, P), KTUNE_CWG_VARIANT(4, 8, 4, 128, 4, P),  \
-      KTUNE_CWG_VARIANT(8, 16, 1, 256, 3, P), KTUNE_CWG_VARIANT(8, 8, 2, 256, 3, P), \
-      KTUNE_CWG_VARIANT(4, 8, 4, 256, 3, P), KTUNE_CWG_VARIANT(8, 16, 1, 64, 6, P)
+#define KTUNE_CWG_VARIANTS(P, PS)                                                            \
+  KTUNE_CWG_VARIANT(8, 16, 1, 128, 4, P, PS), KTUNE_CWG_VARIANT(16, 8, 1, 128, 4, P, PS),    \
+      KTUNE_CWG_VARIANT(8, 8, 2, 128, 4, P, PS), KTUNE_CWG_VARIANT(4, 8, 4, 128, 4, P, PS),  \
+      KTUNE_CWG_VARIANT(8, 16, 1, 256, 3, P, PS), KTUNE_CWG_VARIANT(8, 8, 2, 256, 3, P, PS), \
+      KTUNE_CWG_VARIANT(4, 8, 4, 256, 3, P, PS), KTUNE_CWG_VARIANT(8, 16, 1, 64, 6, P, PS)
 
-const Variant kVariants[] = {KTUNE_CWG_VARIANTS(2), KTUNE_CWG_VARIANTS(3)};
+// Each config one block a work item and persistent (PERSIST 1), in both input precisions.
+const Variant kVariants[] = {KTUNE_CWG_VARIANTS(2, 0), KTUNE_CWG_VARIANTS(3, 0),
+                             KTUNE_CWG_VARIANTS(2, 1), KTUNE_CWG_VARIANTS(3, 1)};
 
 float to_float(unsigned short bits, int prec) {
   if (prec == 2) {
@@ -256,8 +273,8 @@ long long check(const Problem& pb, const Data& d, const std::vector<float>& y, l
 
 std::string name(const Variant& v) {
   char b[96];
-  std::snprintf(b, sizeof b, "%s:ht=%d;wt=%d;nb=%d;bn=%d;st=%d", v.prec == 2 ? "bf16" : "fp16",
-                v.cf.ht, v.cf.wt, v.cf.nb, v.cf.bn, v.cf.st);
+  std::snprintf(b, sizeof b, "%s:ht=%d;wt=%d;nb=%d;bn=%d;st=%d%s", v.prec == 2 ? "bf16" : "fp16",
+                v.cf.ht, v.cf.wt, v.cf.nb, v.cf.bn, v.cf.st, v.persist ? ";persist=1" : "");
   return b;
 }
 
@@ -271,6 +288,21 @@ void reference_all(const Problem& pb, const Data& d, std::vector<double>& ref,
     reference(pb, d, int(px / ((long long)pb.p() * pb.q())), int(px / pb.q() % pb.p()),
               int(px % pb.q()), int(e % pb.k), ref[e], mag[e]);
   }
+}
+
+// Every FP32 output against the precomputed float64 reference (the bound above); returns the
+// number failing, worst ratio of error to bound in `worst`.
+long long check_all(const Problem& pb, const std::vector<double>& ref,
+                    const std::vector<double>& mag, const std::vector<float>& y, double& worst) {
+  const double gamma = double(pb.r) * pb.s * pb.c * std::ldexp(1.0, -22);
+  long long bad = 0;
+  worst = 0;
+  for (size_t e = 0; e < y.size(); ++e) {
+    const double err = std::fabs(double(y[e]) - ref[e]), bound = gamma * mag[e] + 1e-30;
+    if (!(err <= bound)) ++bad;  // NaN fails
+    worst = std::isfinite(err) ? std::max(worst, err / bound) : INFINITY;
+  }
+  return bad;
 }
 
 // The bf16 epilogue's outputs y (widened) against t = act(ref + bias + residual) with the bound
@@ -370,6 +402,7 @@ struct Device {
 };
 
 int run_tests() {
+  g_persistent_blocks = 3;  // several work items a block wherever a shape has more than 3
   const Problem shapes[] = {
       {1, 13, 17, 64, 64, 3, 3, 1, 1},  {3, 9, 11, 128, 96, 3, 3, 1, 1},
       {1, 15, 15, 64, 128, 3, 3, 2, 1}, {3, 14, 14, 64, 200, 1, 1, 1, 0},
@@ -400,12 +433,12 @@ int run_tests() {
         CK(cudaDeviceSynchronize());
         std::vector<float> y = dev.fetch();
         double worst;
-        const long long bad = check(pb, d, y, 0, rng, worst);
+        const long long bad = check_all(pb, ref, mag, y, worst);
         // A planted error (one output off by 0.1·sqrt(K), far past the bound) must be caught.
         std::vector<float> planted = y;
         planted[planted.size() / 2] += 0.1f * std::sqrt(float(pb.r * pb.s * pb.c));
         double worst_planted;
-        const long long caught = check(pb, d, planted, 0, rng, worst_planted);
+        const long long caught = check_all(pb, ref, mag, planted, worst_planted);
         const bool ok = bad == 0 && caught == 1;
         failures += !ok;
         std::printf(
@@ -423,7 +456,8 @@ int run_tests() {
   return failures == 0 ? 0 : 1;
 }
 
-int run_bench(const char* path) {
+// `only`: configs whose name contains one of these (all when empty).
+int run_bench(const char* path, const std::vector<std::string>& only) {
   FILE* f = std::fopen(path, "r");
   if (!f) {
     std::fprintf(stderr, "cannot read layers file %s\n", path);
@@ -454,6 +488,10 @@ int run_bench(const char* path) {
     Device dev(pb, d, copies);
     for (const Variant& v : kVariants) {
       if (v.prec != 2) continue;
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
+            return name(v).find(o) != std::string::npos;
+          }))
+        continue;
       const std::string why = refusal(pb, v.cf);
       std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",", net, layer, count, pb.n, pb.h,
                   pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, name(v).c_str());
@@ -491,7 +529,8 @@ int run_bench(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "test") == 0) return run_tests();
-  if (argc >= 3 && std::strcmp(argv[1], "bench") == 0) return run_bench(argv[2]);
-  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv\n", argv[0]);
+  if (argc >= 3 && std::strcmp(argv[1], "bench") == 0)
+    return run_bench(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv [CONFIG...]\n", argv[0]);
   return 2;
 }
