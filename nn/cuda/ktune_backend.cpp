@@ -192,6 +192,13 @@ class KtuneBackend final : public CudaBackend {
   // Times this layer's candidates (gemm_ex; cuDNN's conv, found first; each wgmma config that
   // serves the layer) and keeps the fastest.
   void choose(int layer, const ConvDesc& d) {
+#ifdef KTUNE_NN_WGMMA_CONV
+    wgmma_layers_.erase(layer);  // a layer prepared again: its earlier pick no longer holds
+#endif
+#ifdef KTUNE_NN_CUDNN
+    cudnn_convs_.erase(layer);
+#endif
+    picks_.erase(layer);
     const ConvScratch scratch = conv_scratch(d, name() + " choice");
     float* x = scratch.x.data();
     float* y = scratch.y.data();
