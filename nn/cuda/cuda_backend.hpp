@@ -83,6 +83,8 @@ class CudaBackend : public Backend {
   // FP32 in the bf16 engine); skipped with the epilogue switched off.
   void epilogue_from(const float* acc, float* y, const float* bias, int64_t rows, int64_t channels,
                      bool relu);
+  // Whether the bias + ReLU epilogue runs (set_epilogue): for backends that fuse it.
+  bool epilogue_on() const { return epilogue_; }
   // Floats of device memory holding `count` activations (half as many, rounded up, in bf16).
   size_t storage_floats(size_t count) const { return is_bf16() ? (count + 1) / 2 : count; }
   // A conv layer's input (zeroed) and output activations in scratch memory: what the load-time

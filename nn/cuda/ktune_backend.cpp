@@ -6,35 +6,38 @@
 // (ktune::gemm_ex, its shipped bf16 selector): a 1×1 stride-1 unpadded convolution is one GEMM
 // on the NHWC input itself, every other one im2col (bf16) + that GEMM, fully connected layers
 // that GEMM too; gemm_ex writes FP32, and the bias + ReLU kernel rounds its result to bf16.
-// Where the build has cuDNN, each bf16 conv runs the faster of that path and cuDNN's bf16
-// convolution (nn/cuda/cudnn_layer_conv.hpp: legacy Find and backend-API engines, NHWC), both timed
-// with their epilogues at load on the layer's filter and zero activations; layer_note() names the
-// pick. The timing: each candidate recorded once as a CUDA graph of 3 runs (as the network's graph
-// runs it), the graphs replayed by the rule of nn/cuda/layer_pick.hpp (interleaved rounds, fastest
-// replay kept). `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate, not registered): every conv
-// on gemm_ex.
-// `ktune-cuda-tf32`: the same engine in tf32 (FP32 activations and weights, ktune::gemm_ex's
-// shipped tf32 selector, im2col in FP32): gemm_ex writes the FP32 result straight into the
-// layer's output and the bias + ReLU kernel runs in place; each conv the faster of that path and
-// cuDNN's tf32 convolution, picked at load as in bf16. `ktune-cuda-tf32-gemm_ex` (auto-cuda-tf32's
-// candidate, not registered): every conv on gemm_ex.
+// Each bf16 conv runs the fastest of that path, cuDNN's bf16 convolution where the build has cuDNN
+// (nn/cuda/cudnn_layer_conv.hpp: legacy Find and backend-API engines, NHWC) and, where the build
+// has sm_90a code and the layer c % 64 == 0, the wgmma implicit-GEMM conv in each of its configs
+// (nn/cuda/wgmma_conv.hpp: bias, ReLU and the residual add of conv2d_add fused into its bf16
+// store), all timed with their epilogues at load on the layer's filter and zero activations;
+// layer_note() names the pick. The timing: each candidate recorded once as a CUDA graph of 3 runs
+// (as the network's graph runs it), the graphs replayed by the rule of nn/cuda/layer_pick.hpp
+// (interleaved rounds, fastest replay kept). `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate,
+// not registered): every conv on gemm_ex. `ktune-cuda-tf32`: the same engine in tf32 (FP32
+// activations and weights, ktune::gemm_ex's shipped tf32 selector, im2col in FP32): gemm_ex writes
+// the FP32 result straight into the layer's output and the bias + ReLU kernel runs in place; each
+// conv the faster of that path and cuDNN's tf32 convolution, picked at load as in bf16.
+// `ktune-cuda-tf32-gemm_ex` (auto-cuda-tf32's candidate, not registered): every conv on gemm_ex.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <memory>
 
 #include "ktune/conv2d.hpp"
 #include "ktune/gemm.hpp"
 #include "nn/cuda/cuda_backend.hpp"
 #ifdef KTUNE_NN_CUDNN
-#include <fmt/format.h>
-
-#include <functional>
-#include <memory>
-
 #include "nn/cuda/cudnn_layer_conv.hpp"
 #endif
 #include "nn/cuda/layer_kernels.hpp"
 #include "nn/cuda/layer_pick.hpp"
 #include "nn/cuda/register.hpp"
+#ifdef KTUNE_NN_WGMMA_CONV
+#include "nn/cuda/wgmma_conv.hpp"
+#endif
 
 namespace ktune::nn::cuda {
 
@@ -71,9 +74,7 @@ class KtuneBackend final : public CudaBackend {
     const int64_t rows = d.n * d.p() * d.q();
     grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
     if (is_bf16()) grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
-#ifdef KTUNE_NN_CUDNN
     if (cudnn_layers_) choose(layer, d);
-#endif
   }
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
     keep_operand(layer, 0, weight, size_t(d.out * d.in));
@@ -84,6 +85,12 @@ class KtuneBackend final : public CudaBackend {
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
     const int64_t rows = d.n * d.p() * d.q();
     if (on_gemm_ex()) {
+#ifdef KTUNE_NN_WGMMA_CONV
+      if (const auto it = wgmma_layers_.find(layer); it != wgmma_layers_.end()) {
+        wgmma_run(layer, d, it->second, in, nullptr, epilogue_on() && d.relu, out);
+        return;
+      }
+#endif
 #ifdef KTUNE_NN_CUDNN
       if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
         check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
@@ -98,6 +105,18 @@ class KtuneBackend final : public CudaBackend {
                   stream());
     epilogue(out, kept(layer, 1), rows, d.k, d.relu);
   }
+  // The residual add fused into the conv where the layer runs on the wgmma conv.
+  bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
+                  bool relu) override {
+#ifdef KTUNE_NN_WGMMA_CONV
+    if (const auto it = wgmma_layers_.find(layer); it != wgmma_layers_.end()) {
+      wgmma_run(layer, d, it->second, in, residual, relu, out);  // the add's ReLU
+      return true;
+    }
+#endif
+    (void)layer, (void)d, (void)in, (void)residual, (void)out, (void)relu;
+    return false;
+  }
   // The config the tuned library's selector picks for the layer (by conv shape).
   std::string layer_note(int layer) const override {
     const auto it = shapes_.find(layer);
@@ -105,8 +124,13 @@ class KtuneBackend final : public CudaBackend {
     const ConvDesc& d = it->second;
     if (on_gemm_ex()) {
       std::string pick;
-#ifdef KTUNE_NN_CUDNN
       if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
+#ifdef KTUNE_NN_WGMMA_CONV
+      if (const auto w = wgmma_layers_.find(layer); w != wgmma_layers_.end())
+        return pick + "wgmma implicit GEMM bf16 " + wgmma_conv_config_name(w->second) +
+               " (bias + ReLU + residual fused)";
+#endif
+#ifdef KTUNE_NN_CUDNN
       if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
         return pick + c->second->description();
 #endif
@@ -165,45 +189,85 @@ class KtuneBackend final : public CudaBackend {
     else
       epilogue(y, bias, rows, channels, relu);
   }
-#ifdef KTUNE_NN_CUDNN
-  // Times this layer's gemm_ex path and cuDNN's conv (found first) and keeps the faster.
+  // Times this layer's candidates (gemm_ex; cuDNN's conv, found first; each wgmma config that
+  // serves the layer) and keeps the fastest.
   void choose(int layer, const ConvDesc& d) {
-    if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
-    auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
+#ifdef KTUNE_NN_WGMMA_CONV
+    wgmma_layers_.erase(layer);  // a layer prepared again: its earlier pick no longer holds
+#endif
+#ifdef KTUNE_NN_CUDNN
+    cudnn_convs_.erase(layer);
+#endif
+    picks_.erase(layer);
     const ConvScratch scratch = conv_scratch(d, name() + " choice");
     float* x = scratch.x.data();
     float* y = scratch.y.data();
+    std::vector<std::string> names{"gemm_ex"};
+    std::vector<std::function<void()>> run{[&] { gemm_conv(layer, d, x, y); }};
+#ifdef KTUNE_NN_CUDNN
+    if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
+    auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
     conv->find(x, kept(layer, 0), y);
     const int64_t rows = d.n * d.p() * d.q();
-    const std::function<void()> run[] = {[&] { gemm_conv(layer, d, x, y); },
-                                         [&] {
-                                           check_cudnn(conv->run(x, kept(layer, 0), y),
-                                                       "cudnnConvolutionForward");
-                                           epilogue(y, kept(layer, 1), rows, d.k, d.relu);
-                                         }};
-    constexpr int kRuns = 3;  // per graph: a layer at batch 1 takes microseconds
-    StreamGraph graphs[2];
-    for (int c = 0; c < 2; ++c) {
+    names.push_back("cudnn");
+    run.push_back([&] {
+      check_cudnn(conv->run(x, kept(layer, 0), y), "cudnnConvolutionForward");
+      epilogue(y, kept(layer, 1), rows, d.k, d.relu);
+    });
+#endif
+    std::vector<int> wgmma_configs(run.size(), -1);  // candidate -> wgmma config
+#ifdef KTUNE_NN_WGMMA_CONV
+    for (int c = 0; is_bf16() && c < wgmma_conv_configs(); ++c) {
+      if (!wgmma_conv_refusal(d, c).empty()) continue;
+      names.push_back("wgmma " + wgmma_conv_config_name(c));
+      run.push_back([&, c] { wgmma_run(layer, d, c, x, nullptr, epilogue_on() && d.relu, y); });
+      wgmma_configs.push_back(c);
+    }
+#endif
+    const int candidates = int(run.size());
+    if (candidates == 1) return;  // gemm_ex alone: nothing to time
+    constexpr int kRuns = 3;      // per graph: a layer at batch 1 takes microseconds
+    std::vector<std::unique_ptr<StreamGraph>> graphs;
+    for (int c = 0; c < candidates; ++c) {
       run[c]();  // eager first: libraries set up lazily, outside the recording
-      graphs[c].capture(stream(), [&] {
+      graphs.push_back(std::make_unique<StreamGraph>());
+      graphs.back()->capture(stream(), [&] {
         for (int i = 0; i < kRuns; ++i) run[c]();
       });
     }
     std::vector<std::vector<double>> samples;
     const int pick = pick_layer_candidate(
-        2, [&](int c) { return graphs[c].launch_timed_ms(stream()) / kRuns; }, samples);
-    const auto fastest = [&](int c) {
-      return *std::min_element(samples[c].begin(), samples[c].end());
-    };
-    picks_[layer] = fmt::format(
-        "pick={} (gemm_ex {:.4f} ms, cudnn {:.4f} ms at load: fastest of {} interleaved rounds)",
-        pick == 1 ? "cudnn" : "gemm_ex", fastest(0), fastest(1), samples[0].size());
-    if (pick == 1) cudnn_convs_[layer] = std::move(conv);
+        candidates, [&](int c) { return graphs[c]->launch_timed_ms(stream()) / kRuns; }, samples);
+    std::string times;
+    for (int c = 0; c < candidates; ++c)
+      times += fmt::format("{}{} {:.4f} ms", c ? ", " : "", names[c],
+                           *std::min_element(samples[c].begin(), samples[c].end()));
+    picks_[layer] =
+        fmt::format("pick={} ({} at load: fastest of {} interleaved rounds)",
+                    names[pick].substr(0, names[pick].find(' ')), times, samples[0].size());
+    if (wgmma_configs[pick] >= 0) wgmma_layers_[layer] = wgmma_configs[pick];
+#ifdef KTUNE_NN_CUDNN
+    if (names[pick] == "cudnn") cudnn_convs_[layer] = std::move(conv);
+#endif
   }
+#ifdef KTUNE_NN_WGMMA_CONV
+  // The layer on the wgmma conv, config `config`: out = bf16(act(conv + bias + residual)) in one
+  // kernel, act = ReLU when relu (the bias left out with the epilogue switched off, as the other
+  // paths do).
+  void wgmma_run(int layer, const ConvDesc& d, int config, const float* in, const float* residual,
+                 bool relu, float* out) {
+    wgmma_conv(config, d, reinterpret_cast<const bf16*>(in),
+               reinterpret_cast<const bf16*>(kept(layer, 0)),
+               epilogue_on() ? kept(layer, 1) : nullptr, reinterpret_cast<const bf16*>(residual),
+               relu, reinterpret_cast<bf16*>(out), stream());
+  }
+  std::map<int, int> wgmma_layers_;  // the layers the wgmma conv serves -> its config
+#endif
+#ifdef KTUNE_NN_CUDNN
   CudnnHandle cudnn_;
   std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
-  std::map<int, std::string> picks_;
 #endif
+  std::map<int, std::string> picks_;
   // (m × n, FP32, column-major) = Wᵀ · B with W (k × m) and B (k × n) in the activations' type:
   // into acc_ in bf16 (the epilogue rounds it into y), into y itself in tf32.
   void ex_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b, float* y) {

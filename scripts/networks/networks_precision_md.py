@@ -3,12 +3,14 @@
 networks.csv, layers.csv, agreement.csv in DIR): per network, batch and precision, ktune's
 fastest backend (eager or CUDA graph) against PyTorch's fastest variant of the same precision;
 the logits check per precision; cuDNN's algorithm per layer in NHWC (what the `cudnn` backends
-run) against its best in NCHW (Find's own times, recorded at load).
+run) against its best in NCHW (Find's own times, recorded at load); ktune-bf16's wgmma conv
+candidate against cuDNN per layer (its load-time pick notes).
 
     networks_precision_md.py DIR > DIR/networks-precision.md
     networks_precision_md.py --layers DIR > DIR/networks-layers.md   (every conv / FC layer)
 """
 import csv
+import math
 import os
 import re
 import sys
@@ -90,12 +92,12 @@ def latency(directory):
               f"{cell['auto']} | {cell['pytorch']} | {ratio} | {auto_single} | {auto_torch} |")
 
 
-PICK = re.compile(r"pick=(cudnn|gemm_ex)")
+PICK = re.compile(r"pick=(cudnn|gemm_ex|wgmma)")
 
 
 def bf16_picks(directory):
-    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex or cuDNN), counted per network, batch
-    and precision."""
+    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex, cuDNN or, bf16 only, the wgmma conv),
+    counted per network, batch and precision."""
     g = defaultdict(lambda: defaultdict(int))
     for r in load(directory, "layers.csv"):
         m = PICK.search(r["choice"])
@@ -104,13 +106,60 @@ def bf16_picks(directory):
     if not g:
         return
     print("\n## ktune-tf32 / ktune-bf16's per-layer pick at load\n")
-    print("Each conv on the faster of im2col + gemm_ex and cuDNN's conv of the same precision, "
-          "timed at load (CUDA graphs of each, interleaved rounds, fastest replay kept; "
-          "layers.csv gives both times per layer).\n")
-    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN |")
-    print("| --- | ---: | --- | ---: | ---: |")
+    print("Each conv on the fastest of im2col + gemm_ex, cuDNN's conv of the same precision and "
+          "(bf16, builds with sm_90a code, c % 64 == 0) the wgmma implicit-GEMM conv in each of "
+          "its configs, timed at load (CUDA graphs of each, interleaved rounds, fastest replay "
+          "kept; layers.csv gives every candidate's time per layer).\n")
+    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN | convs on wgmma |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
     for (net, batch, p), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
-        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} |")
+        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} | {c['wgmma']} |")
+
+
+# ktune-cuda-bf16's load-time pick note: every candidate's fastest replay, "gemm_ex 0.1 ms, cudnn
+# 0.2 ms, wgmma ht=16;wt=8;nb=1;bn=128;st=4 0.3 ms, ..." before " at load".
+CANDIDATE = re.compile(r"(gemm_ex|cudnn|wgmma \S+) ([0-9.]+) ms")
+
+
+def candidate_times(choice):
+    """{candidate: ms} of a pick note (empty when the note has none)."""
+    if not choice.startswith("pick="):
+        return {}
+    return {m.group(1): float(m.group(2))
+            for m in CANDIDATE.finditer(choice.split(" at load")[0])}
+
+
+def wgmma_candidate(directory):
+    """The wgmma conv candidate against cuDNN's conv on the layers it serves, from ktune-bf16's
+    load-time times (each with its epilogue: fused in wgmma's, a kernel after cuDNN's)."""
+    g = defaultdict(list)  # (net, batch) -> (cudnn / wgmma, name, wgmma ms, cudnn ms, picked)
+    for r in load(directory, "layers.csv"):
+        if r["backend"] != "ktune-bf16" or r["kind"] != "conv":
+            continue
+        t = candidate_times(r["choice"])
+        wg = {k: v for k, v in t.items() if k.startswith("wgmma")}
+        if not wg or "cudnn" not in t:
+            continue
+        w = min(wg.values())
+        g[(r["network"], int(r["batch"]))].append(
+            (t["cudnn"] / w, r["name"], w, t["cudnn"], r["choice"].startswith("pick=wgmma")))
+    if not g:
+        return
+    print("\n## ktune-bf16's wgmma conv candidate against cuDNN's conv\n")
+    print("Per layer the wgmma implicit-GEMM conv serves (c % 64 == 0), its fastest config's "
+          "load-time time (bias, ReLU fused into its bf16 store) against cuDNN's conv + the bias "
+          "+ ReLU kernel (the same load-time protocol: CUDA graphs of 3 runs, interleaved "
+          "rounds, fastest replay). Ratio = cuDNN ms / wgmma ms (above 1: wgmma faster); "
+          "time-weighted = Σ cuDNN / Σ wgmma; in-sample (the run that picked).\n")
+    print("| network | batch | layers | picked wgmma | geomean | time-weighted | Σ wgmma ms | "
+          "Σ cuDNN ms | worst layers |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for (net, batch), rows in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
+        geo = math.exp(sum(math.log(x[0]) for x in rows) / len(rows))
+        sw, sc = sum(x[2] for x in rows), sum(x[3] for x in rows)
+        worst = ", ".join(f"{x[1]} {x[0]:.2f}" for x in sorted(rows)[:3])
+        print(f"| {net} | {batch} | {len(rows)} | {sum(x[4] for x in rows)} | {geo:.3f} | "
+              f"{sc / sw:.3f} | {ms(sw)} | {ms(sc)} | {worst} |")
 
 
 def agreement(directory):
@@ -209,13 +258,15 @@ def every_layer(directory):
             cells = []
             for fam in ("ktune", "cudnn", "cublas"):
                 t = float(by[fam]["median_ms"]) if fam in by else None
-                total[fam] += t or 0.0
+                if t is not None:
+                    total[fam] += t
                 cells.append(ms(t) if t is not None else "—")
             note = by.get("ktune", {}).get("choice", "")
             m = PICK.search(note)
             ran = m.group(1) if m else note.split(";")[0][:60]
             print(f"| {name} | {kind} | {' | '.join(cells)} | {ran} |")
-        print(f"| Σ | | {ms(total['ktune'])} | {ms(total['cudnn'])} | {ms(total['cublas'])} | |")
+        sums = [ms(total[f]) if f in total else "—" for f in ("ktune", "cudnn", "cublas")]
+        print(f"| Σ | | {' | '.join(sums)} | |")
 
 
 def main():
@@ -227,6 +278,7 @@ def main():
     if os.path.exists(f"{directory}/agreement.csv"):  # absent from a QUICK run (timing only)
         agreement(directory)
     bf16_picks(directory)
+    wgmma_candidate(directory)
     cudnn_layouts(directory)
 
 

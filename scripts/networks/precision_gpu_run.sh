@@ -29,14 +29,7 @@ QUICK=${QUICK:-0}
 # Weights, inputs and PyTorch's reference logits in every precision while the tests run.
 (
   [ $QUICK = 1 ] && exit 0
-  for net in vgg16 resnet50; do
-    python3 $S/make_weights.py --network $net --seed 0 --out $W/weights/$net.safetensors
-  done
-  python3 $S/make_weights.py --inputs 1 2 --batch 2 --out-dir $W/inputs
-  for net in vgg16 resnet50; do
-    python3 $S/torch_run.py logits --network $net --weights $W/weights/$net.safetensors \
-      --inputs $W/inputs/input-{1,2}.safetensors --out-dir $W/ref --precision $P
-  done
+  bash $S/torch_reference.sh $W "$P"
 ) > $L/torch-prep.log 2>&1 &
 PREP=$!
 B=$W/bin

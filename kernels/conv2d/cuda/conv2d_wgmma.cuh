@@ -1,7 +1,9 @@
-// Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; not yet a kind of the
-// family: driven by wgmma_conv_check.cu): bf16 / fp16 input NHWC and filter KRSC (PREC 2 bf16,
-// PREC 3 fp16), FP32 accumulation, FP32 output NHWC, dilation 1, symmetric zero padding, c % 64 ==
-// 0 (a K tile is 64 channels of one filter tap).
+// Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; driven by
+// wgmma_conv_check.cu and by the network engine's ktune-cuda-bf16, nn/cuda/wgmma_conv.cu): bf16 /
+// fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC by
+// the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
+// KtuneConvWgOutBf16: bf16 of act(acc + bias + residual)), dilation 1, symmetric zero padding,
+// c % 64 == 0 (a K tile is 64 channels of one filter tap).
 //
 // GEMM view as kind cuda_igemm_mma: M = output pixels, N = k, K = r·s·c in KRSC order. A block
 // computes an output tile of NB images x HT rows x WT columns (HT·WT·NB = 128 GEMM rows) by BN
@@ -15,8 +17,11 @@
 //
 // Block: 3 warpgroups (384 threads), one producer thread (TMA into an ST-stage ring with full /
 // empty mbarriers) and two consumer warpgroups of 64 rows each issuing wgmma m64nBNk16, one commit
-// group in flight. Grid: (output tiles, ceil(k / BN)), not persistent. Epilogue: rows whose pixel
-// is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored.
+// group in flight. Grid: (output tiles, ceil(k / BN)), or with PERSIST = 1 a persistent 1-d grid
+// walking the same work items (below). Epilogue: rows whose pixel
+// is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored; EPI::store
+// gets each thread's pairs of adjacent columns straight from the accumulator registers (no shared
+// memory staging: the network's layers are small enough that the stores hide behind other blocks).
 #ifndef KTUNE_CONV2D_WGMMA_CUH
 #define KTUNE_CONV2D_WGMMA_CUH
 
@@ -34,11 +39,78 @@ struct KtuneConvWgShape {
   int tiles_p, tiles_q, tiles_n;  // output tiles along p, q and images
 };
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC>
+// Epilogues: `Params` is the kernel's last argument; store() writes output columns col and col + 1
+// (col even, k even: the launchers refuse odd k) of the NHWC element offset `at` (pixel · k).
+// FP32, no bias: the accumulator as it is (the kernel's first output, kept bit for bit).
+struct KtuneConvWgOutF32 {
+  typedef float* Params;
+  static __device__ __forceinline__ void store(Params y, long long at, int col, int k, float v0,
+                                               float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<float2*>(y + at + col) = make_float2(v0, v1);
+    else if (col < k)
+      y[at + col] = v0;
+  }
+};
+
+// bf16 (as raw bits: NVRTC has no cuda_bf16.h) of act(acc + bias[col] + residual[at + col]),
+// act = ReLU when relu != 0; bias and residual may be null. FP32 sums, one rounding to nearest
+// even (as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers store.
+struct KtuneConvWgOutBf16 {
+  struct Params {
+    unsigned short* y;
+    const float* bias;
+    const unsigned short* residual;  // bf16 bits, NHWC like y
+    int relu;
+  };
+  static __device__ __forceinline__ float widen(unsigned short b) {
+    return __uint_as_float(unsigned(b) << 16);
+  }
+  static __device__ __forceinline__ unsigned round_bf16(float f) {
+    const unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN stays NaN
+    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  }
+  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+    if (o.bias) v += o.bias[col];
+    if (o.residual) v += widen(o.residual[at + col]);
+    return o.relu ? fmaxf(v, 0.0f) : v;
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k) {
+      const unsigned lo = round_bf16(act(o, at, col, v0)), hi = round_bf16(act(o, at, col + 1, v1));
+      *reinterpret_cast<unsigned*>(o.y + at + col) = lo | (hi << 16);
+    } else if (col < k) {
+      o.y[at + col] = (unsigned short)round_bf16(act(o, at, col, v0));
+    }
+  }
+};
+
+// A block's share of the work: output tile (p0, q0, img0) by channel block k0 of work item w
+// (output tiles fastest, as the 2-d grid (output tiles, channel blocks) numbers them).
+template <int HT, int WT, int NB, int BN>
+__device__ __forceinline__ void ktune_conv_wg_work(const KtuneConvWgShape& sh, int w, int& p0,
+                                                   int& q0, int& img0, int& k0) {
+  const int tiles = sh.tiles_p * sh.tiles_q * sh.tiles_n;
+  int t = w % tiles;
+  k0 = (w / tiles) * BN;
+  q0 = (t % sh.tiles_q) * WT;
+  t /= sh.tiles_q;
+  p0 = (t % sh.tiles_p) * HT;
+  img0 = (t / sh.tiles_p) * NB;
+}
+
+// PERSIST 0: one work item a block, grid (output tiles, ceil(k / BN)). PERSIST 1: a 1-d grid of
+// any size (the launcher's: one block an SM) walks the work items w = blockIdx.x, + gridDim.x, ...;
+// the producer runs on into the next item's K tiles while the consumers store the last one (the
+// ring's last stage is released before the epilogue), so the epilogue overlaps the next loads.
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI = KtuneConvWgOutF32,
+          int PERSIST = 0>
 __global__ void __launch_bounds__(384, 1)
     ktune_conv2d_wgmma(const __grid_constant__ KtuneTmaMap map_x,
                        const __grid_constant__ KtuneTmaMap map_w, KtuneConvWgShape sh,
-                       float* __restrict__ y) {
+                       const typename EPI::Params y) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(HT * WT * NB == 128, "128 GEMM rows a block: two consumer warpgroups of 64");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
@@ -56,70 +128,71 @@ __global__ void __launch_bounds__(384, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  // This block's output tile.
-  int t = blockIdx.x;
-  const int tq = t % sh.tiles_q;
-  t /= sh.tiles_q;
-  const int tp = t % sh.tiles_p;
-  const int img0 = (t / sh.tiles_p) * NB;
-  const int p0 = tp * HT, q0 = tq * WT, k0 = blockIdx.y * BN;
+  const int items = PERSIST ? sh.tiles_p * sh.tiles_q * sh.tiles_n * ((sh.k + BN - 1) / BN) : 0;
+  const int first = PERSIST ? blockIdx.x : blockIdx.y * gridDim.x + blockIdx.x;
+  const int step = PERSIST ? gridDim.x : 1, last = PERSIST ? items : first + 1;
   const int c_blocks = sh.c / 64;
   const int k_tiles = sh.r * sh.s * c_blocks;
 
   if (tid < 128) {  // producer warpgroup
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
-      int it = 0;
-      for (int tr = 0; tr < sh.r; ++tr)
-        for (int ts = 0; ts < sh.s; ++ts)
-          for (int cb = 0; cb < c_blocks; ++cb, ++it) {
-            const unsigned st = it % ST, bar = full + 8 * st;
-            ktune_wg_bar_wait(empty + 8 * st, ((it / ST) & 1) ^ 1);
-            ktune_wg_bar_expect(bar, S::kA + S::kB);
-            ktune_wg_tma_load_4d(tiles_a + st * S::kA, &map_x, cb * 64,
-                                 q0 * sh.stride + ts - sh.pad, p0 * sh.stride + tr - sh.pad, img0,
-                                 bar);
-            ktune_wg_tma_load(tiles_b + st * S::kB, &map_w, (tr * sh.s + ts) * sh.c + cb * 64, k0,
-                              0, bar);
-          }
+      int it = 0;  // K tiles loaded by this block: the ring position
+      for (int w = first; w < last; w += step) {
+        int p0, q0, img0, k0;
+        ktune_conv_wg_work<HT, WT, NB, BN>(sh, w, p0, q0, img0, k0);
+        for (int tr = 0; tr < sh.r; ++tr)
+          for (int ts = 0; ts < sh.s; ++ts)
+            for (int cb = 0; cb < c_blocks; ++cb, ++it) {
+              const unsigned st = it % ST, bar = full + 8 * st;
+              ktune_wg_bar_wait(empty + 8 * st, ((it / ST) & 1) ^ 1);
+              ktune_wg_bar_expect(bar, S::kA + S::kB);
+              ktune_wg_tma_load_4d(tiles_a + st * S::kA, &map_x, cb * 64,
+                                   q0 * sh.stride + ts - sh.pad, p0 * sh.stride + tr - sh.pad, img0,
+                                   bar);
+              ktune_wg_tma_load(tiles_b + st * S::kB, &map_w, (tr * sh.s + ts) * sh.c + cb * 64, k0,
+                                0, bar);
+            }
+      }
     }
   } else {  // consumer warpgroups: 64 rows each
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
-    float acc[BN / 2];
+    int g = 0;  // K tiles consumed by this block: the ring position
+    for (int w = first; w < last; w += step) {
+      int p0, q0, img0, k0;
+      ktune_conv_wg_work<HT, WT, NB, BN>(sh, w, p0, q0, img0, k0);
+      float acc[BN / 2];
 #pragma unroll
-    for (int j = 0; j < BN / 2; ++j) acc[j] = 0.0f;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const unsigned st = kt % ST;
-      ktune_wg_bar_wait(full + 8 * st, (kt / ST) & 1);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-      const unsigned sa = tiles_a + st * S::kA + cw * 64 * 128, sb = tiles_b + st * S::kB;
+      for (int j = 0; j < BN / 2; ++j) acc[j] = 0.0f;
+      for (int kt = 0; kt < k_tiles; ++kt, ++g) {
+        const unsigned st = g % ST;
+        ktune_wg_bar_wait(full + 8 * st, (g / ST) & 1);
+        asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+        const unsigned sa = tiles_a + st * S::kA + cw * 64 * 128, sb = tiles_b + st * S::kB;
 #pragma unroll
-      for (int kk = 0; kk < 4; ++kk)  // k16 steps of 32 bytes inside the swizzle atom
-        ktune_wgmma<BN, PREC, 0, 0>(acc, ktune_wg_desc(sa + kk * 32, 16, 1024),
-                                    ktune_wg_desc(sb + kk * 32, 16, 1024));
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((kt + ST - 1) % ST));
-    }
-    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    // Accumulator (row, col): row = 16·warp + lane/4 (+8), col = 8·j + 2·(lane%4) (+1).
+        for (int kk = 0; kk < 4; ++kk)  // k16 steps of 32 bytes inside the swizzle atom
+          ktune_wgmma<BN, PREC, 0, 0>(acc, ktune_wg_desc(sa + kk * 32, 16, 1024),
+                                      ktune_wg_desc(sb + kk * 32, 16, 1024));
+        asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((g + ST - 1) % ST));
+      }
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      // The last stage is free once its MMAs are done: the producer refills it while we store.
+      if (PERSIST && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((g + ST - 1) % ST));
+        // Accumulator (row, col): row = 16·warp + lane/4 (+8), col = 8·j + 2·(lane%4) (+1).
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;  // (nb, ht, wt), wt fastest
-      const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
-      const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
-      if (op >= sh.p || oq >= sh.q || img >= sh.n) continue;
-      float* const out = y + (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
+      for (int half = 0; half < 2; ++half) {
+        const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;  // (nb, ht, wt), wt fastest
+        const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
+        const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
+        if (op >= sh.p || oq >= sh.q || img >= sh.n) continue;
+        const long long at = (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
 #pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = k0 + j * 8 + (lane & 3) * 2;
-        if (col + 1 < sh.k) {
-          *reinterpret_cast<float2*>(out + col) =
-              make_float2(acc[j * 4 + half * 2], acc[j * 4 + half * 2 + 1]);
-        } else if (col < sh.k) {
-          out[col] = acc[j * 4 + half * 2];
-        }
+        for (int j = 0; j < BN / 8; ++j)
+          EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
+                     acc[j * 4 + half * 2 + 1]);
       }
     }
   }

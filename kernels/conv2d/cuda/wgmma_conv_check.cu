@@ -1,8 +1,10 @@
 // Device check and bench of conv2d_wgmma.cuh (standalone, nvcc -gencode=arch=compute_90a,
-// code=sm_90a; not yet a kind of the family). `test`: every config x bf16 / fp16 x edge shapes
-// (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch 1 and 3, k not a multiple of BN) against
-// a float64 reference of the same rounded inputs, output poisoned with NaN, every element checked,
-// then a planted error that the check must catch. `bench LAYERS.csv`: every config per layer
+// code=sm_90a). `test`: every config, one block a work item and persistent (3 blocks walking all
+// work items), x bf16 / fp16 x edge shapes (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch
+// 1 and 3, k not a multiple of BN) against a float64 reference of the same rounded inputs, output
+// poisoned with NaN, every element checked, then a planted error that the check must catch.
+// `bench LAYERS.csv [CONFIG...]`: every config (or those whose name contains a CONFIG; persistent
+// ones on one block an SM) per layer
 // (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
 // that together exceed twice the L2), 1024 sampled outputs of each config's
 // result checked against float64; one CSV row a layer and config on stdout.
@@ -11,6 +13,14 @@
 // FP32, so the only error is FP32 accumulation over K = r·s·c terms): |y − ref| <= K · 2^-22 ·
 // sum |x·w|, i.e. 4x the textbook gamma_K = K · u (u = 2^-24) for the tensor cores' unspecified
 // summation order.
+//
+// `test` also runs every config with the bf16 epilogue (KtuneConvWgOutBf16: y = bf16(act(acc +
+// bias + residual))), ReLU and the residual each on for half the configs, random bias and
+// residual, output poisoned with bf16 NaN, every element checked against t = act(ref + bias +
+// residual) in float64 with |y − t| <= 2^-8 · |t| + 1.01 · (K · 2^-22 · sum |x·w| + 2^-23 · (|ref|
+// + |bias| + |residual|)): one bf16 rounding (unit 2^-8) of an FP32 value that carries the
+// accumulation bound above plus two FP32 additions (ReLU does not enlarge an error), then a
+// planted error that the check must catch.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -53,6 +63,9 @@ struct Config {
 // events, records `start` after the host work and before the first launch, `stop` after the last.
 using Launch = cudaError_t (*)(const Problem&, void* const* x, void* const* w, int copies, float* y,
                                int reps, cudaEvent_t start, cudaEvent_t stop);
+// One launch with the bf16 epilogue.
+using LaunchBf16 = cudaError_t (*)(const Problem&, void* x, void* w,
+                                   const KtuneConvWgOutBf16::Params& y);
 
 // The tensor maps of one call: 4-d over the NHWC input (box {64, WT·stride, HT·stride, NB},
 // traversal strides {1, stride, stride, 1}), 3-d over the KRSC filter {r·s·c, k, 1} (box {64, BN,
@@ -93,9 +106,14 @@ std::string refusal(const Problem& pb, const Config& cf) {
   return "";
 }
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC>
-cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies, float* y,
-                   int reps, cudaEvent_t start, cudaEvent_t stop) {
+// The persistent variants' grid: this many blocks, 0 for one an SM (the tests set a few, so that
+// every block walks several work items and the ring runs on across them).
+int g_persistent_blocks = 0;
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI, int PERSIST>
+cudaError_t launch_epi(const Problem& pb, void* const* x, void* const* w, int copies,
+                       const typename EPI::Params& y, int reps, cudaEvent_t start,
+                       cudaEvent_t stop) {
   const Config cf{HT, WT, NB, BN, ST};
   std::vector<KtuneTmaMap> kx(copies), kw(copies);
   for (int i = 0; i < copies; ++i) {
@@ -109,11 +127,19 @@ cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies
   sh.tiles_p = (sh.p + HT - 1) / HT;
   sh.tiles_q = (sh.q + WT - 1) / WT;
   sh.tiles_n = (pb.n + NB - 1) / NB;
-  auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC>;
+  auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI, PERSIST>;
   const int smem = KtuneConvWgSmem<BN, ST>::kBytes;
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return e;
-  const dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (pb.k + BN - 1) / BN);
+  dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (pb.k + BN - 1) / BN);
+  if (PERSIST) {
+    int sms = g_persistent_blocks, device;
+    if (sms <= 0 &&
+        ((e = cudaGetDevice(&device)) != cudaSuccess ||
+         (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess))
+      return e;
+    grid = dim3(std::min(unsigned(sms), grid.x * grid.y), 1);
+  }
   if (start && (e = cudaEventRecord(start)) != cudaSuccess) return e;
   for (int i = 0; i < reps; ++i) {
     kernel<<<grid, 384, smem>>>(kx[i % copies], kw[i % copies], sh, y);
@@ -122,24 +148,40 @@ cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies
   return stop ? cudaEventRecord(stop) : cudaSuccess;
 }
 
+template <int HT, int WT, int NB, int BN, int ST, int PREC, int PERSIST>
+cudaError_t launch(const Problem& pb, void* const* x, void* const* w, int copies, float* y,
+                   int reps, cudaEvent_t start, cudaEvent_t stop) {
+  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutF32, PERSIST>(pb, x, w, copies, y, reps,
+                                                                          start, stop);
+}
+
+template <int HT, int WT, int NB, int BN, int ST, int PREC, int PERSIST>
+cudaError_t launch_bf16(const Problem& pb, void* x, void* w, const KtuneConvWgOutBf16::Params& y) {
+  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOutBf16, PERSIST>(pb, &x, &w, 1, y, 1,
+                                                                           nullptr, nullptr);
+}
+
 struct Variant {
   Config cf;
-  int prec;
+  int prec, persist;
   Launch fn;
+  LaunchBf16 bf16_fn;
 };
 
-#define KTUNE_CWG_VARIANTS(P)                                              \
-  Variant{{8, 16, 1, 128, 4}, P, launch<8, 16, 1, 128, 4, P>},             \
-      Variant{{16, 8, 1, 128, 4}, P, launch<16, 8, 1, 128, 4, P>},         \
-      Variant{{8, 8, 2, 128, 4}, P, launch<8, 8, 2, 128, 4, P>},           \
-      Variant{{4, 8, 4, 128, 4}, P, launch<4, 8, 4, 128, 4, P>},           \
-      Variant{{8, 16, 1, 256, 3}, P, launch<8, 16, 1, 256, 3, P>},         \
-      Variant{{8, 8, 2, 256, 3}, P, launch<8, 8, 2, 256, 3, P>},           \
-      Variant{{4, 8, 4, 256, 3}, P, launch<4, 8, 4, 256, 3, P>}, Variant { \
-    {8, 16, 1, 64, 6}, P, launch<8, 16, 1, 64, 6, P>                       \
+#define KTUNE_CWG_VARIANT(HT, WT, NB, BN, ST, P, PS)                \
+  Variant {                                                         \
+    {HT, WT, NB, BN, ST}, P, PS, launch<HT, WT, NB, BN, ST, P, PS>, \
+        launch_bf16<HT, WT, NB, BN, ST, P, PS>                      \
   }
+#define KTUNE_CWG_VARIANTS(P, PS)                                                            \
+  KTUNE_CWG_VARIANT(8, 16, 1, 128, 4, P, PS), KTUNE_CWG_VARIANT(16, 8, 1, 128, 4, P, PS),    \
+      KTUNE_CWG_VARIANT(8, 8, 2, 128, 4, P, PS), KTUNE_CWG_VARIANT(4, 8, 4, 128, 4, P, PS),  \
+      KTUNE_CWG_VARIANT(8, 16, 1, 256, 3, P, PS), KTUNE_CWG_VARIANT(8, 8, 2, 256, 3, P, PS), \
+      KTUNE_CWG_VARIANT(4, 8, 4, 256, 3, P, PS), KTUNE_CWG_VARIANT(8, 16, 1, 64, 6, P, PS)
 
-const Variant kVariants[] = {KTUNE_CWG_VARIANTS(2), KTUNE_CWG_VARIANTS(3)};
+// Each config one block a work item and persistent (PERSIST 1), in both input precisions.
+const Variant kVariants[] = {KTUNE_CWG_VARIANTS(2, 0), KTUNE_CWG_VARIANTS(3, 0),
+                             KTUNE_CWG_VARIANTS(2, 1), KTUNE_CWG_VARIANTS(3, 1)};
 
 float to_float(unsigned short bits, int prec) {
   if (prec == 2) {
@@ -229,6 +271,107 @@ long long check(const Problem& pb, const Data& d, const std::vector<float>& y, l
   return bad;
 }
 
+std::string name(const Variant& v) {
+  char b[96];
+  std::snprintf(b, sizeof b, "%s:ht=%d;wt=%d;nb=%d;bn=%d;st=%d%s", v.prec == 2 ? "bf16" : "fp16",
+                v.cf.ht, v.cf.wt, v.cf.nb, v.cf.bn, v.cf.st, v.persist ? ";persist=1" : "");
+  return b;
+}
+
+// float64 reference and sum |x·w| of every output, NHWC.
+void reference_all(const Problem& pb, const Data& d, std::vector<double>& ref,
+                   std::vector<double>& mag) {
+  const long long total = (long long)pb.n * pb.p() * pb.q() * pb.k;
+  ref.resize(total), mag.resize(total);
+  for (long long e = 0; e < total; ++e) {
+    const long long px = e / pb.k;
+    reference(pb, d, int(px / ((long long)pb.p() * pb.q())), int(px / pb.q() % pb.p()),
+              int(px % pb.q()), int(e % pb.k), ref[e], mag[e]);
+  }
+}
+
+// Every FP32 output against the precomputed float64 reference (the bound above); returns the
+// number failing, worst ratio of error to bound in `worst`.
+long long check_all(const Problem& pb, const std::vector<double>& ref,
+                    const std::vector<double>& mag, const std::vector<float>& y, double& worst) {
+  const double gamma = double(pb.r) * pb.s * pb.c * std::ldexp(1.0, -22);
+  long long bad = 0;
+  worst = 0;
+  for (size_t e = 0; e < y.size(); ++e) {
+    const double err = std::fabs(double(y[e]) - ref[e]), bound = gamma * mag[e] + 1e-30;
+    if (!(err <= bound)) ++bad;  // NaN fails
+    worst = std::isfinite(err) ? std::max(worst, err / bound) : INFINITY;
+  }
+  return bad;
+}
+
+// The bf16 epilogue's outputs y (widened) against t = act(ref + bias + residual) with the bound
+// of the header comment; `residual` empty: none. Returns the number failing, worst err / bound.
+long long check_bf16(const Problem& pb, const std::vector<double>& ref,
+                     const std::vector<double>& mag, const std::vector<float>& bias,
+                     const std::vector<float>& residual, bool relu, const std::vector<float>& y,
+                     double& worst) {
+  const double gamma = double(pb.r) * pb.s * pb.c * std::ldexp(1.0, -22);
+  long long bad = 0;
+  worst = 0;
+  for (size_t e = 0; e < y.size(); ++e) {
+    const double b = bias[e % pb.k], res = residual.empty() ? 0.0 : residual[e];
+    const double sum = ref[e] + b + res, t = relu ? std::max(sum, 0.0) : sum;
+    const double fp32 =
+        gamma * mag[e] + std::ldexp(1.0, -23) * (std::fabs(ref[e]) + std::fabs(b) + std::fabs(res));
+    const double err = std::fabs(double(y[e]) - t),
+                 bound = std::ldexp(1.0, -8) * std::fabs(t) + 1.01 * fp32 + 1e-30;
+    if (!(err <= bound)) ++bad;  // NaN fails
+    worst = std::isfinite(err) ? std::max(worst, err / bound) : INFINITY;
+  }
+  return bad;
+}
+
+// Runs variant v with the bf16 epilogue (ReLU and residual as given) on poisoned output and checks
+// every element, then a planted error; prints one line, returns whether both held.
+bool test_bf16_epilogue(const Problem& pb, const Data& d, const Variant& v, void* x, void* w,
+                        const std::vector<double>& ref, const std::vector<double>& mag,
+                        std::mt19937& rng, bool relu, bool with_residual) {
+  const size_t ny = ref.size();
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> bias(pb.k), residual;
+  for (float& b : bias) b = u(rng);
+  std::vector<unsigned short> res_bits;
+  if (with_residual) {
+    res_bits.resize(ny), residual.resize(ny);
+    for (size_t i = 0; i < ny; ++i)
+      res_bits[i] = from_float(u(rng), 2), residual[i] = to_float(res_bits[i], 2);
+  }
+  float* dbias;
+  unsigned short *dy, *dres = nullptr;
+  CK(cudaMalloc(&dbias, pb.k * 4));
+  CK(cudaMalloc(&dy, ny * 2));
+  CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
+  if (with_residual) {
+    CK(cudaMalloc(&dres, ny * 2));
+    CK(cudaMemcpy(dres, res_bits.data(), ny * 2, cudaMemcpyHostToDevice));
+  }
+  CK(cudaMemset(dy, 0xFF, ny * 2));  // bf16 NaN
+  CK(v.bf16_fn(pb, x, w, KtuneConvWgOutBf16::Params{dy, dbias, dres, relu ? 1 : 0}));
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned short> bits(ny);
+  CK(cudaMemcpy(bits.data(), dy, ny * 2, cudaMemcpyDeviceToHost));
+  cudaFree(dbias), cudaFree(dy), cudaFree(dres);
+  std::vector<float> y(ny);
+  for (size_t i = 0; i < ny; ++i) y[i] = to_float(bits[i], 2);
+  double worst, worst_planted;
+  const long long bad = check_bf16(pb, ref, mag, bias, residual, relu, y, worst);
+  y[ny / 2] += 1.0f + 0.1f * std::sqrt(float(pb.r * pb.s * pb.c));
+  const long long caught = check_bf16(pb, ref, mag, bias, residual, relu, y, worst_planted);
+  const bool ok = bad == 0 && caught == 1;
+  std::printf(
+      "%s %s bf16-out relu=%d residual=%d n=%d h=%d w=%d c=%d k=%d r=%d s=%d stride=%d pad=%d "
+      "bad=%lld worst_err/bound=%.3g planted_caught=%lld\n",
+      ok ? "PASS" : "FAIL", name(v).c_str(), relu, with_residual, pb.n, pb.h, pb.w, pb.c, pb.k,
+      pb.r, pb.s, pb.stride, pb.pad, bad, worst, caught);
+  return ok;
+}
+
 // Device buffers: `copies` copies of x and w (the bench rotates among them so that, as in
 // cudnn_precisions.py, the inputs of consecutive launches do not all sit in L2), one y.
 struct Device {
@@ -258,14 +401,8 @@ struct Device {
   }
 };
 
-std::string name(const Variant& v) {
-  char b[96];
-  std::snprintf(b, sizeof b, "%s:ht=%d;wt=%d;nb=%d;bn=%d;st=%d", v.prec == 2 ? "bf16" : "fp16",
-                v.cf.ht, v.cf.wt, v.cf.nb, v.cf.bn, v.cf.st);
-  return b;
-}
-
 int run_tests() {
+  g_persistent_blocks = 3;  // several work items a block wherever a shape has more than 3
   const Problem shapes[] = {
       {1, 13, 17, 64, 64, 3, 3, 1, 1},  {3, 9, 11, 128, 96, 3, 3, 1, 1},
       {1, 15, 15, 64, 128, 3, 3, 2, 1}, {3, 14, 14, 64, 200, 1, 1, 1, 0},
@@ -279,8 +416,12 @@ int run_tests() {
     for (int prec : {2, 3}) {
       const Data d = random_data(pb, prec, rng);
       Device dev(pb, d, 1);
+      std::vector<double> ref, mag;
+      reference_all(pb, d, ref, mag);
+      int index = 0;
       for (const Variant& v : kVariants) {
         if (v.prec != prec) continue;
+        ++index;
         const std::string why = refusal(pb, v.cf);
         if (!why.empty()) {
           std::printf("refused %s n=%d h=%d w=%d c=%d: %s\n", name(v).c_str(), pb.n, pb.h, pb.w,
@@ -292,12 +433,12 @@ int run_tests() {
         CK(cudaDeviceSynchronize());
         std::vector<float> y = dev.fetch();
         double worst;
-        const long long bad = check(pb, d, y, 0, rng, worst);
+        const long long bad = check_all(pb, ref, mag, y, worst);
         // A planted error (one output off by 0.1·sqrt(K), far past the bound) must be caught.
         std::vector<float> planted = y;
         planted[planted.size() / 2] += 0.1f * std::sqrt(float(pb.r * pb.s * pb.c));
         double worst_planted;
-        const long long caught = check(pb, d, planted, 0, rng, worst_planted);
+        const long long caught = check_all(pb, ref, mag, planted, worst_planted);
         const bool ok = bad == 0 && caught == 1;
         failures += !ok;
         std::printf(
@@ -305,6 +446,9 @@ int run_tests() {
             "worst_err/bound=%.3g planted_caught=%lld\n",
             ok ? "PASS" : "FAIL", name(v).c_str(), pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s,
             pb.stride, pb.pad, bad, worst, caught);
+        // The bf16 epilogue: ReLU on every other config, the residual on every other pair.
+        failures += !test_bf16_epilogue(pb, d, v, dev.x[0], dev.w[0], ref, mag, rng, index & 1,
+                                        (index >> 1) & 1);
       }
     }
   }
@@ -312,7 +456,8 @@ int run_tests() {
   return failures == 0 ? 0 : 1;
 }
 
-int run_bench(const char* path) {
+// `only`: configs whose name contains one of these (all when empty).
+int run_bench(const char* path, const std::vector<std::string>& only) {
   FILE* f = std::fopen(path, "r");
   if (!f) {
     std::fprintf(stderr, "cannot read layers file %s\n", path);
@@ -343,6 +488,10 @@ int run_bench(const char* path) {
     Device dev(pb, d, copies);
     for (const Variant& v : kVariants) {
       if (v.prec != 2) continue;
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
+            return name(v).find(o) != std::string::npos;
+          }))
+        continue;
       const std::string why = refusal(pb, v.cf);
       std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",", net, layer, count, pb.n, pb.h,
                   pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, name(v).c_str());
@@ -380,7 +529,8 @@ int run_bench(const char* path) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "test") == 0) return run_tests();
-  if (argc >= 3 && std::strcmp(argv[1], "bench") == 0) return run_bench(argv[2]);
-  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv\n", argv[0]);
+  if (argc >= 3 && std::strcmp(argv[1], "bench") == 0)
+    return run_bench(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv [CONFIG...]\n", argv[0]);
   return 2;
 }

@@ -1,0 +1,27 @@
+#pragma once
+// The Hopper wgmma implicit-GEMM convolution (kernels/conv2d/cuda/conv2d_wgmma.cuh) as a layer
+// candidate of ktune-cuda-bf16: bf16 NHWC input, bf16 KRSC filter, bf16 NHWC output through the
+// kernel's fused epilogue act(conv + bias + residual), one rounding. Compiled for sm_90a only
+// (nn/cuda/CMakeLists.txt): on any other device every config is refused. A few fixed tile
+// configs; the backend times them at load beside its other candidates (nn/cuda/layer_pick.hpp).
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "ktune/nn/backend.hpp"
+#include "nn/cuda/layer_kernels.hpp"
+
+namespace ktune::nn::cuda {
+
+// The configs, "ht=8;wt=16;nb=1;bn=64;st=6" style names.
+int wgmma_conv_configs();
+std::string wgmma_conv_config_name(int config);
+// Why `config` cannot run layer d here ("" when it can): c % 64, odd k, a TMA box past 256
+// elements, a device other than sm_90, no tensor-map encoder in the driver.
+std::string wgmma_conv_refusal(const ConvDesc& d, int config);
+// out = bf16(act(conv(in, filter) + bias + residual)), act = ReLU when relu; bias and residual
+// may be null. Asynchronous on `stream`; a launch error throws ktune::cuda::CudaError.
+void wgmma_conv(int config, const ConvDesc& d, const bf16* in, const bf16* filter,
+                const float* bias, const bf16* residual, bool relu, bf16* out, cudaStream_t stream);
+
+}  // namespace ktune::nn::cuda
