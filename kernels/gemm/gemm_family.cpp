@@ -223,6 +223,20 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1", "8"}},
         {"cl", V{"2"}}},
        wgmma_violation},
+      // The cooperative kernel, one block (cl 1) or clusters of 2 (cl 2), storing C through
+      // shared memory by TMA (ktune_gemm_wgmma_ts / _mcts): the consumer warps write their
+      // accumulators to two 8 KiB buffers each and go on to the next tile's K loop while the copy
+      // engine stores them, instead of 64 to 128 scattered 4-byte stores a thread; the tiles of
+      // N >= 128 with 4 stages (the buffers' 32 KiB still fit 227 KiB), both rasterizations;
+      // 12 configs. Appended after wgmmamc.
+      {"wgmmats",
+       {{"bm", V{"128", "256"}},
+        {"bn", V{"128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"4"}},
+        {"gr", V{"1", "8"}},
+        {"cl", V{"1", "2"}}},
+       wgmma_violation},
   };
 }
 
