@@ -41,6 +41,9 @@
 //                                                              kernel (cl 1) or its clusters
 //                                                              (cl 2) storing C by TMA from
 //                                                              shared memory, bf16/fp16 only
+//   wgmmacs kind=wgmmacs;bm=256;bn=128;bk=64;st=4;gr=1;cl=1      CUDA sm_90a: wgmmats's staging,
+//                                                              stored by the consumer threads in
+//                                                              16-byte pieces, bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
@@ -60,7 +63,8 @@ enum class Kind {
   wgmmatf32,
   wgmmapp,
   wgmmamc,
-  wgmmats
+  wgmmats,
+  wgmmacs
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -94,11 +98,11 @@ constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == 
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
   return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp ||
-         kind == Kind::wgmmamc || kind == Kind::wgmmats;
+         kind == Kind::wgmmamc || kind == Kind::wgmmats || kind == Kind::wgmmacs;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc ||
-      kind == Kind::wgmmats)
+      kind == Kind::wgmmats || kind == Kind::wgmmacs)
     return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
@@ -123,7 +127,8 @@ struct SeedParams {
 // warpgroup's tile (the ping-pong kernel). Kind wgmmamc: the wgmma params and cl, the blocks of a
 // thread-block cluster (2: two blocks on adjacent N tiles of one M tile, each loading half of the
 // shared A tile and multicasting it to both); 1 for every other kind. Kind wgmmats: the wgmmamc
-// params with cl 1 or 2 and ts = 1 (set from the kind): C stored by TMA from shared memory.
+// params with cl 1 or 2 and ts = 1 (set from the kind): C stored by TMA from shared memory; kind
+// wgmmacs likewise with ts = 2: the same staging stored by the consumer threads.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
@@ -276,6 +281,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmmamc;
     else if (value == "wgmmats")
       g.kind = Kind::wgmmats;
+    else if (value == "wgmmacs")
+      g.kind = Kind::wgmmacs;
     else
       return false;
     return true;
@@ -336,6 +343,7 @@ constexpr int required_bits(Kind kind) {
       return 0xE0870;
     case Kind::wgmmamc:  // wgmma's params, cl
     case Kind::wgmmats:
+    case Kind::wgmmacs:
       return 0x980070;
   }
   return 0;
@@ -360,6 +368,7 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
   if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
   if (g.kind == Kind::wgmmamc && g.blocked.cl < 2) return GemmConfig{};  // that is wgmma
   if (g.kind == Kind::wgmmats) g.blocked.ts = 1;
+  if (g.kind == Kind::wgmmacs) g.blocked.ts = 2;
   g.valid = true;
   return g;
 }
@@ -394,6 +403,8 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmmamc";
     case Kind::wgmmats:
       return "wgmmats";
+    case Kind::wgmmacs:
+      return "wgmmacs";
   }
   return "?";
 }

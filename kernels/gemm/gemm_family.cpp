@@ -237,6 +237,17 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1", "8"}},
         {"cl", V{"1", "2"}}},
        wgmma_violation},
+      // wgmmats's staging stored by the consumer threads themselves (ktune_gemm_wgmma_cs /
+      // _mccs): 16-byte stores, a warp's covering 4 whole 128-byte column pieces, and the copy
+      // engine left to the loads; the same 12 configs. Appended after wgmmats.
+      {"wgmmacs",
+       {{"bm", V{"128", "256"}},
+        {"bn", V{"128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"4"}},
+        {"gr", V{"1", "8"}},
+        {"cl", V{"1", "2"}}},
+       wgmma_violation},
   };
 }
 

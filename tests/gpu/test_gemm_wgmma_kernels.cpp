@@ -10,7 +10,8 @@
 // that a cluster's second block falls past the N edge) like `wgmma`. The `wgmmats` kind (C stored
 // by TMA from shared memory, one block or clusters) likewise with C on TMA's 16-byte grid (ldc a
 // multiple of 4: the TMA store, clipped at the M and N edges) and off it (the plain epilogue it
-// falls back to), and with beta != 0 (likewise). The bound itself is tested
+// falls back to), and with beta != 0 (likewise); the `wgmmacs` kind (the same staging stored by
+// the consumer threads in 16-byte pieces) likewise. The bound itself is tested
 // with planted errors in tests/core/test_gemm_precision.cpp.
 // The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
@@ -51,6 +52,9 @@ std::vector<BlockedParams> wgmma_mc_space() {
 }
 std::vector<BlockedParams> wgmma_ts_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmats");
+}
+std::vector<BlockedParams> wgmma_cs_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmacs");
 }
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
@@ -242,6 +246,36 @@ TEST(WgmmaTsGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   expect_serves_16bit_only(gemm::Kind::wgmmats);
 }
 
+TEST(WgmmaCsGemmHost, ConfigTextNameExpressionAndSharedMemory) {
+  const gemm::GemmConfig g =
+      gemm::parse_gemm_config("kind=wgmmacs;bm=256;bn=128;bk=64;st=4;gr=8;cl=2");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmacs");
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.ts, 2);
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, false, false),
+            "ktune_gemm_wgmma_mccs<256,128,4,8,2,0,0>");
+  BlockedParams one = g.blocked;
+  one.cl = 1;
+  EXPECT_EQ(gcuda::wgmma_name_expression(one, Precision::fp16, true, false),
+            "ktune_gemm_wgmma_cs<256,128,4,8,3,1,0>");
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 384 * 128 + 32768 + 64 + 1024);
+  const auto space = wgmma_cs_space(), ts = wgmma_ts_space();
+  ASSERT_EQ(space.size(), ts.size());
+  for (size_t i = 0; i < space.size(); ++i) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(space[i]));
+    EXPECT_EQ(space[i].ts, 2);
+    EXPECT_EQ(space[i].bm, ts[i].bm);  // wgmmats's configs, in its order
+    EXPECT_EQ(space[i].bn, ts[i].bn);
+    EXPECT_EQ(space[i].gr, ts[i].gr);
+    EXPECT_EQ(space[i].cl, ts[i].cl);
+  }
+  BlockedParams other = g.blocked;
+  other.ts = 3;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  expect_serves_16bit_only(gemm::Kind::wgmmacs);
+}
+
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
 TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
@@ -259,6 +293,7 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
   for (const BlockedParams& p : wgmma_mc_space()) configs.push_back(p);
   for (const BlockedParams& p : wgmma_ts_space()) configs.push_back(p);
+  for (const BlockedParams& p : wgmma_cs_space()) configs.push_back(p);
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     for (size_t q = 0; q < 2; ++q)
@@ -466,18 +501,28 @@ TEST_F(WgmmaGemmTest, TmaStoreEveryConfigTransposeAndPrecisionMatchesTheReferenc
 TEST_F(WgmmaGemmTest, TmaStoreKindOffTheGridFallsBackAndMatches) {
   expect_every_config_matches(wgmma_ts_space());
 }
+// The staging stored by the threads: the same shapes (16-byte stores inside, element stores at
+// the M edge, none past N), then off the grid (the plain epilogue).
+TEST_F(WgmmaGemmTest, ThreadStoreEveryConfigTransposeAndPrecisionMatchesTheReference) {
+  expect_every_config_matches(wgmma_cs_space(), /*ldc_on_grid=*/true);
+}
+TEST_F(WgmmaGemmTest, ThreadStoreKindOffTheGridFallsBackAndMatches) {
+  expect_every_config_matches(wgmma_cs_space());
+}
 
 // alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong, clusters
 // and the TMA-store kind (beta != 0: its plain epilogue; alpha alone: its TMA store) too.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  for_three_configs(wgmma_ts_space(), kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
-    const Shape s = c_aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
-    const Result r = run(p, q, s, 0.75f, 0.0f, 7u);
-    ASSERT_GE(r.error, 0) << r.message;
-    EXPECT_LE(r.error, gemm::error_bound(s.k, q))
-        << wgmma_request(p, q, t & 1, t & 2).name_expression << " alpha only";
-  });
-  for (const auto& space : {wgmma_space(), wgmma_pp_space(), wgmma_mc_space(), wgmma_ts_space()})
+  for (const auto& staged : {wgmma_ts_space(), wgmma_cs_space()})
+    for_three_configs(staged, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
+      const Shape s = c_aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
+      const Result r = run(p, q, s, 0.75f, 0.0f, 7u);
+      ASSERT_GE(r.error, 0) << r.message;
+      EXPECT_LE(r.error, gemm::error_bound(s.k, q))
+          << wgmma_request(p, q, t & 1, t & 2).name_expression << " alpha only";
+    });
+  for (const auto& space :
+       {wgmma_space(), wgmma_pp_space(), wgmma_mc_space(), wgmma_ts_space(), wgmma_cs_space()})
     for_three_configs(space, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
       const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
       const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
@@ -490,8 +535,9 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base
 // pointers off the 16-byte grid; and the precisions the kernel does not compute.
 TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
-  for (const BlockedParams& p : {wgmma_space().front(), wgmma_pp_space().back(),
-                                 wgmma_mc_space().front(), wgmma_ts_space().back()})
+  for (const BlockedParams& p :
+       {wgmma_space().front(), wgmma_pp_space().back(), wgmma_mc_space().front(),
+        wgmma_ts_space().back(), wgmma_cs_space().back()})
     expect_refuses_misaligned_and_other_precisions(p);
 }
 

@@ -39,6 +39,11 @@ KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 256, 128, 4, 1, 2, 0, 0)    // b
 KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 128, 256, 4, 8, 3, 1, 1)    // fp16, B MN-major
 KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mcts, 256, 128, 4, 8, 2, 1, 0)  // bf16, K-major
 KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mcts, 128, 128, 4, 1, 3, 0, 1)  // fp16, MN-major
+// The staged epilogue stored by the consumer threads (kind wgmmacs), likewise.
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_cs, 256, 128, 4, 1, 2, 0, 0)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_cs, 128, 256, 4, 8, 3, 1, 1)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mccs, 256, 128, 4, 8, 2, 1, 0)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mccs, 128, 128, 4, 1, 3, 0, 1)
 // tf32 (kind wgmmatf32): K-major only, every wgmma N; and the operand copies.
 KTUNE_INSTANTIATE_WGMMA(128, 256, 4, 8, 1, 1, 0)
 KTUNE_INSTANTIATE_WGMMA(256, 128, 3, 1, 1, 1, 0)

@@ -256,18 +256,25 @@ __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], l
 // the two bulk tensor stores (TMA clips what lies past m, n) and commits them as one group. A
 // buffer is rewritten once the group that read it two phases before is done reading (wait_group
 // .read 1), so the last stores of a tile run on while the next tile's K loop starts.
-template <int MI, int BN>
-__device__ __forceinline__ void ktune_wg_store_tma(const float (&acc)[MI][BN / 2],
-                                                   const KtuneTmaMap* map_c, int row_base,
-                                                   int col_base, int batch, float alpha,
-                                                   unsigned stage, int bar_id, int warp, int lane,
-                                                   bool leader) {
+//
+// TS = 2 (kind wgmmacs): the same buffers, but after the barrier the warpgroup's own threads
+// store them: each 16-byte chunk (4 rows of a column) by one thread, a warp's 32 chunks the 4
+// whole 128-byte columns of 4 lines (coalesced), so that the copy engine only loads; c_batch
+// is C's batch matrix (ldc and it on the 16-byte grid). Partial chunks at the M edge go element
+// by element.
+template <int MI, int BN, int TS>
+__device__ __forceinline__ void ktune_wg_store_staged(const float (&acc)[MI][BN / 2],
+                                                      const KtuneTmaMap* map_c, int row_base,
+                                                      int col_base, int batch, float alpha,
+                                                      unsigned stage, int bar_id, int warp,
+                                                      int lane, bool leader, float* c_batch,
+                                                      long long ldc, long long m, long long n) {
 #pragma unroll
   for (int i = 0; i < MI; ++i) {
 #pragma unroll
     for (int h = 0; h < BN / 32; ++h) {
       const unsigned buf = stage + unsigned((i * (BN / 32) + h) & 1) * 8192u;
-      if (leader) ktune_wg_bulk_wait_read<1>();
+      if (TS == 1 && leader) ktune_wg_bulk_wait_read<1>();
       ktune_wg_warpgroup_sync(bar_id);
       const unsigned box = buf + unsigned(warp >> 1) * 4096u;
 #pragma unroll
@@ -280,12 +287,37 @@ __device__ __forceinline__ void ktune_wg_store_tma(const float (&acc)[MI][BN / 2
           ktune_wg_st_shared(box + off, alpha * acc[i][(4 * h + jj) * 4 + e]);
         }
       }
-      ktune_wg_fence_async_smem();
+      if (TS == 1) ktune_wg_fence_async_smem();
       ktune_wg_warpgroup_sync(bar_id);
-      if (leader) {
-        ktune_wg_tma_store(map_c, buf, row_base + i * 64, col_base + 32 * h, batch);
-        ktune_wg_tma_store(map_c, buf + 4096, row_base + i * 64 + 32, col_base + 32 * h, batch);
-        ktune_wg_bulk_commit();
+      if (TS == 1) {
+        if (leader) {
+          ktune_wg_tma_store(map_c, buf, row_base + i * 64, col_base + 32 * h, batch);
+          ktune_wg_tma_store(map_c, buf + 4096, row_base + i * 64 + 32, col_base + 32 * h, batch);
+          ktune_wg_bulk_commit();
+        }
+      } else {
+        const int t = warp * 32 + lane;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {  // chunk id: box (256 chunks), column (8), chunk (row / 4)
+          const int id = t + 128 * q, bx = id >> 8, col = (id >> 3) & 31, lc = id & 7;
+          float4 v;
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                       : "r"(buf + unsigned(bx * 4096 + col * 128 + ((lc ^ (col & 7)) << 4)))
+                       : "memory");
+          const long long row = row_base + i * 64 + bx * 32 + lc * 4;
+          const long long cc = col_base + 32 * h + col;
+          if (cc < n) {
+            float* p = c_batch + cc * ldc + row;
+            if (row + 3 < m) {
+              *reinterpret_cast<float4*>(p) = v;
+            } else {
+              if (row < m) p[0] = v.x;
+              if (row + 1 < m) p[1] = v.y;
+              if (row + 2 < m) p[2] = v.z;
+            }
+          }
+        }
       }
     }
   }
@@ -350,16 +382,16 @@ __device__ __forceinline__ void ktune_wg_cooperative(
       // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
       if (TS && tma_c) {
         if (tn < tiles_n)
-          ktune_wg_store_tma<kMi, BN>(acc, map_c, tm * BM + cw * (BM / 2), tn * BN, b, alpha,
-                                      stage + unsigned(cw) * 16384u, 1 + cw, warp, lane,
-                                      (tid & 127) == 0);
+          ktune_wg_store_staged<kMi, BN, TS>(
+              acc, map_c, tm * BM + cw * (BM / 2), tn * BN, b, alpha, stage + unsigned(cw) * 16384u,
+              1 + cw, warp, lane, (tid & 127) == 0, c + (long long)b * stride_c, ldc, m, n);
       } else {
         ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
                                 alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
       }
     }
     // The shared memory the stores read must outlive them: wait before the block exits.
-    if (TS && tma_c && (tid & 127) == 0) ktune_wg_bulk_wait_all();
+    if (TS == 1 && tma_c && (tid & 127) == 0) ktune_wg_bulk_wait_all();
   }
   if (CL > 1) ktune_wg_cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -391,18 +423,22 @@ KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
 // block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters, then
 // map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte swizzle),
 // and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue).
-#define KTUNE_WGMMA_TS_KERNEL(NAME, CL)                                                          \
+#define KTUNE_WGMMA_TS_KERNEL(NAME, CL, TS)                                                      \
   template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                            \
   __global__ void __launch_bounds__(384, 1)                                                      \
       NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
            long long m, long long n, long long k, long long batch, float alpha, float beta,      \
            float* __restrict__ c, long long ldc, long long stride_c,                             \
            const __grid_constant__ KtuneTmaMap map_c, int tma_c) {                               \
-    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, 1>(                                   \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, TS>(                                  \
         &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, &map_c, tma_c);           \
   }
-KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_ts, 1)
-KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2)
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_ts, 1, 1)
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2, 1)
+// Kind wgmmacs: the same staging, stored by the consumer threads (TS = 2; map_c unused, tma_c:
+// beta == 0 and C on the 16-byte grid).
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_cs, 1, 2)
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mccs, 2, 2)
 
 // Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
 // whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles

@@ -21,11 +21,13 @@ namespace ktune::kernels::gemm::cuda {
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  std::string text = p.pp                ? "ktune_gemm_wgmma_pp<"
-                     : p.ts && p.cl == 2 ? "ktune_gemm_wgmma_mcts<"
-                     : p.ts              ? "ktune_gemm_wgmma_ts<"
-                     : p.cl == 2         ? "ktune_gemm_wgmma_mc<"
-                                         : "ktune_gemm_wgmma<";
+  std::string text = p.pp                     ? "ktune_gemm_wgmma_pp<"
+                     : p.ts == 2 && p.cl == 2 ? "ktune_gemm_wgmma_mccs<"
+                     : p.ts == 2              ? "ktune_gemm_wgmma_cs<"
+                     : p.ts && p.cl == 2      ? "ktune_gemm_wgmma_mcts<"
+                     : p.ts                   ? "ktune_gemm_wgmma_ts<"
+                     : p.cl == 2              ? "ktune_gemm_wgmma_mc<"
+                                              : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
@@ -41,7 +43,8 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
 // N of 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
 // elements, kinds wgmma, wgmmapp and wgmmamc; bk 32 of tf32, kind wgmmatf32); clusters (cl = 2,
 // ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only; the TMA-store epilogue (ts = 1,
-// ktune_gemm_wgmma_ts / _mcts) likewise.
+// ktune_gemm_wgmma_ts / _mcts) and the staged one stored by the threads (ts = 2, _cs / _mccs)
+// likewise.
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
   const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
                          : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
@@ -49,7 +52,7 @@ inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
          p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
          p.splits == 1 && (p.pp == 0 || p.pp == 1) &&
          (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64)) &&
-         (p.ts == 0 || (p.ts == 1 && p.pp == 0 && p.bk == 64));
+         (p.ts == 0 || ((p.ts == 1 || p.ts == 2) && p.pp == 0 && p.bk == 64));
 }
 // The K tile (elements) of a precision: one 128-byte swizzle row.
 inline constexpr int wgmma_k_tile(Precision precision) {
@@ -233,7 +236,7 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (p.cl > 1 && precision == Precision::tf32)
     return refuse("the cluster kernel computes bf16 and fp16");
   if (p.ts && precision == Precision::tf32)
-    return refuse("the TMA-store kernel computes bf16 and fp16");
+    return refuse("the staged-epilogue kernels compute bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
   if (p.bk != wgmma_k_tile(precision))
     return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
@@ -303,7 +306,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
   long long mm = m, nn = n, kk = k, bb = batch, ldc_ = ldc, sc = stride_c;
-  // ts: C's map when beta == 0 and C is on TMA's grid (tma_c = 1), else the plain epilogue.
+  // ts: C's map when beta == 0 and C is on TMA's grid (tma_c = 1), else the plain epilogue (ts 2
+  // needs the grid only: its 16-byte stores; the map goes unused).
   CUtensorMap map_c{};
   int tma_c = p.ts && beta == 0.0f && wgmma_detail::encode_c(map_c, c, m, n, ldc, batch, stride_c);
   void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,    &bb,   &alpha,
