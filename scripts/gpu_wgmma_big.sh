@@ -11,6 +11,10 @@
 #   ncu    Nsight Compute of the fastest config of kind NCU_KIND (default wgmmapp) of 8192^3 NN
 #          bf16 and of cuBLAS there (the regex names bf16 kernels: the float64 reference the bench
 #          verifies with is an xmma kernel too)
+#   ncumem Nsight Compute metrics (NCU_METRICS: duration, DRAM bytes read and written, L2 hit rate,
+#          SM and issue throughput, clock) of 8192^3 NN bf16 for each config of NCU_CONFIGS
+#          (default: the big phase's fastest NN bf16 config of kind wgmmats and of the other
+#          kinds) and of cuBLAS's kernel, one CSV each (ncumem-<kind-params>.csv, ncumem-cublas.csv)
 # Every file goes to W; after each phase W is packed into $OUT/wgmma-big.tar.gz (the device tool
 # brings back few files, none with '@' in its name).
 # Run from a checkout:  SYSROOT=.carry/sys/sysroot.tar.gz SRC=... OUT=... scripts/gpu_wgmma_big.sh
@@ -115,6 +119,39 @@ print(max(rows, key=lambda r: float(r["perf"]))["config"] if rows else "")')
       --configs "$best" --store /tmp/ncu2.sqlite $S1 > "$W/ncu-cublas.csv" 2> "$W/ncu-cublas.err"
     echo "ncu cublas exit $?"
   fi
+fi
+pack
+if has ncumem && command -v ncu > /dev/null; then
+  printf 'TransposeLHS,TransposeRHS,M,N,K,lda,ldb,ldc,batch\n%s\n' \
+    false,false,8192,8192,8192,8192,8192,8192,1 > /tmp/nn8192.csv
+  metrics=${NCU_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_elapsed,sm__cycles_elapsed.avg.per_second}
+  S1="--warmups 0 --min-reps 1 --max-reps 1 --timeout-ms 5000"
+  # Default: the fastest NN bf16 config of the big phase of kind wgmmats and of the other kinds.
+  configs=${NCU_CONFIGS:-$(zcat "$W/gemm-wgmma-big.csv.gz" | python3 -c '
+import csv, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok" and r["config"].startswith("kind=wgmma")
+        and r["problem"].startswith("transa=0;transb=0;m=8192;n=8192;k=8192;batch=1;precision=2")]
+best = {}
+for r in rows:
+    ts = r["config"].startswith("kind=wgmmats;")
+    if ts not in best or float(r["perf"]) > float(best[ts]["perf"]):
+        best[ts] = r
+print(" ".join(best[t]["config"] for t in (True, False) if t in best))')}
+  configs=${configs:-2994}
+  echo "ncumem of $configs"
+  for cfg in $configs cublas; do
+    name=$(echo "$cfg" | sed 's/kind=//; s/;[a-z]*=/-/g')  # wgmmats-256-128-64-4-1-1
+    if [ "$cfg" = cublas ]; then
+      regex='nvjet|bf16bf16|cutlass' what="--configs ${configs%% *} --store /tmp/ncum-v.sqlite"
+    else
+      regex=ktune_gemm_wgmma what="--configs $cfg --no-vendors --store /tmp/ncum-$RANDOM.sqlite"
+    fi
+    # shellcheck disable=SC2086
+    timeout "${NCU_SECONDS:-60}" ncu --kernel-name regex:"$regex" --launch-count 1 --metrics "$metrics" \
+      --csv --page raw "$B/ktune" bench --family gemm --device cuda:0 --workload /tmp/nn8192.csv@bf16 \
+      $what $S1 > "$W/ncumem-$name.csv" 2> "$W/ncumem-$name.err"
+    echo "ncumem $cfg exit $? -> ncumem-$name.csv"
+  done
 fi
 pack
 ls -la "$W"

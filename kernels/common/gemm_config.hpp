@@ -37,6 +37,13 @@
 //                                                              kernel in clusters of cl blocks
 //                                                              along N sharing A's tile by TMA
 //                                                              multicast, bf16/fp16 only
+//   wgmmats kind=wgmmats;bm=256;bn=128;bk=64;st=4;gr=1;cl=1      CUDA sm_90a: the cooperative wgmma
+//                                                              kernel (cl 1) or its clusters
+//                                                              (cl 2) storing C by TMA from
+//                                                              shared memory, bf16/fp16 only
+//   wgmmacs kind=wgmmacs;bm=256;bn=128;bk=64;st=4;gr=1;cl=1      CUDA sm_90a: wgmmats's staging,
+//                                                              stored by the consumer threads in
+//                                                              16-byte pieces, bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
@@ -55,7 +62,9 @@ enum class Kind {
   mmasplit,
   wgmmatf32,
   wgmmapp,
-  wgmmamc
+  wgmmamc,
+  wgmmats,
+  wgmmacs
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -83,16 +92,17 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only (mmasplit likewise), wgmma the 16-bit ones, wgmmatf32 tf32, packedz FP32 and
-// bf16 (its AVX512_BF16 kernels), every other kind FP32 only.
+// precisions only (mmasplit likewise), wgmma (wgmmapp, wgmmamc, wgmmats) the 16-bit ones, wgmmatf32
+// tf32, packedz FP32 and bf16 (its AVX512_BF16 kernels), every other kind FP32 only.
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
   return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp ||
-         kind == Kind::wgmmamc;
+         kind == Kind::wgmmamc || kind == Kind::wgmmats || kind == Kind::wgmmacs;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
-  if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc)
+  if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc ||
+      kind == Kind::wgmmats || kind == Kind::wgmmacs)
     return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
@@ -116,12 +126,15 @@ struct SeedParams {
 // wgmma params with pp = 1 (set from the kind, not a config param): bm x bn is one consumer
 // warpgroup's tile (the ping-pong kernel). Kind wgmmamc: the wgmma params and cl, the blocks of a
 // thread-block cluster (2: two blocks on adjacent N tiles of one M tile, each loading half of the
-// shared A tile and multicasting it to both); 1 for every other kind.
+// shared A tile and multicasting it to both); 1 for every other kind. Kind wgmmats: the wgmmamc
+// params with cl 1 or 2 and ts = 1 (set from the kind): C stored by TMA from shared memory; kind
+// wgmmacs likewise with ts = 2: the same staging stored by the consumer threads.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
   int pp = 0;
   int cl = 1;
+  int ts = 0;
   constexpr int threads() const {
     if (tm == 0 || tn == 0) return wm > 0 && wn > 0 ? 32 * (bm / wm) * (bn / wn) : 0;
     return (bm / tm) * (bn / tn);
@@ -129,10 +142,11 @@ struct BlockedParams {
 };
 
 // Dynamic shared memory of a wgmma block (KtuneWgmmaSmem<bm, bn, st>::kBytes of gemm_wgmma.cuh):
-// st stages of tiles 128 bytes of K wide (64 16-bit or 32 tf32 elements), 2 * st 8-byte barriers,
-// 1024 bytes of alignment slack.
+// st stages of tiles 128 bytes of K wide (64 16-bit or 32 tf32 elements), with ts two 8 KiB
+// staging buffers of C per consumer warpgroup, 2 * st 8-byte barriers, 1024 bytes of alignment
+// slack.
 constexpr long long wgmma_smem_bytes(const BlockedParams& p) {
-  return (long long)p.st * (p.bm + p.bn) * 128 + 16LL * p.st + 1024;
+  return (long long)p.st * (p.bm + p.bn) * 128 + (p.ts ? 32768LL : 0) + 16LL * p.st + 1024;
 }
 
 // CPU packed kernels: micro-tile mr×nr held in SIMD registers, cache blocks mc×kc of A and
@@ -265,6 +279,10 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmmapp;
     else if (value == "wgmmamc")
       g.kind = Kind::wgmmamc;
+    else if (value == "wgmmats")
+      g.kind = Kind::wgmmats;
+    else if (value == "wgmmacs")
+      g.kind = Kind::wgmmacs;
     else
       return false;
     return true;
@@ -324,6 +342,8 @@ constexpr int required_bits(Kind kind) {
     case Kind::mmasplit:  // mma's params, splits
       return 0xE0870;
     case Kind::wgmmamc:  // wgmma's params, cl
+    case Kind::wgmmats:
+    case Kind::wgmmacs:
       return 0x980070;
   }
   return 0;
@@ -347,6 +367,8 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
   if (g.kind == Kind::wgmmamc && g.blocked.cl < 2) return GemmConfig{};  // that is wgmma
+  if (g.kind == Kind::wgmmats) g.blocked.ts = 1;
+  if (g.kind == Kind::wgmmacs) g.blocked.ts = 2;
   g.valid = true;
   return g;
 }
@@ -379,6 +401,10 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmmapp";
     case Kind::wgmmamc:
       return "wgmmamc";
+    case Kind::wgmmats:
+      return "wgmmats";
+    case Kind::wgmmacs:
+      return "wgmmacs";
   }
   return "?";
 }

@@ -93,6 +93,15 @@ std::vector<Param> wgmma_params(const char* bk) {
           {"gr", V{"1", "8"}}};
 }
 
+// The params of the staged-epilogue kinds (wgmmats, wgmmacs): the cooperative kernel's tiles of
+// N >= 128 with 4 stages (their 32 KiB of staging still fit), both rasterizations, one block or
+// clusters of 2.
+std::vector<Param> wgmma_staged_params() {
+  using V = std::vector<std::string>;
+  return {{"bm", V{"128", "256"}}, {"bn", V{"128", "256"}}, {"bk", V{"64"}},
+          {"st", V{"4"}},          {"gr", V{"1", "8"}},     {"cl", V{"1", "2"}}};
+}
+
 std::vector<SpaceKind> gemm_kinds() {
   using V = std::vector<std::string>;
   return {
@@ -223,6 +232,17 @@ std::vector<SpaceKind> gemm_kinds() {
         {"gr", V{"1", "8"}},
         {"cl", V{"2"}}},
        wgmma_violation},
+      // The cooperative kernel, one block (cl 1) or clusters of 2 (cl 2), storing C through
+      // shared memory by TMA (ktune_gemm_wgmma_ts / _mcts): the consumer warps write their
+      // accumulators to two 8 KiB buffers each and go on to the next tile's K loop while the copy
+      // engine stores them, instead of 64 to 128 scattered 4-byte stores a thread; the tiles of
+      // N >= 128 with 4 stages (the buffers' 32 KiB still fit 227 KiB), both rasterizations;
+      // 12 configs. Appended after wgmmamc.
+      {"wgmmats", wgmma_staged_params(), wgmma_violation},
+      // wgmmats's staging stored by the consumer threads themselves (ktune_gemm_wgmma_cs /
+      // _mccs): 16-byte stores, a warp's covering 4 whole 128-byte column pieces, and the copy
+      // engine left to the loads; the same 12 configs. Appended after wgmmats.
+      {"wgmmacs", wgmma_staged_params(), wgmma_violation},
   };
 }
 

@@ -36,6 +36,8 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["wgmmatf32"], 24u);  // the wgmma kind's tiles, stages and rasterizations
   EXPECT_EQ(per_kind["wgmmapp"], 16u);    // 3 warpgroup tiles x stages within 227 KiB x 2 gr
   EXPECT_EQ(per_kind["wgmmamc"], 14u);    // 3 block tiles of N >= 128 x stages x 2 gr, cl 2
+  EXPECT_EQ(per_kind["wgmmats"], 12u);    // 3 block tiles of N >= 128, 4 stages x 2 gr x cl 1, 2
+  EXPECT_EQ(per_kind["wgmmacs"], 12u);    // wgmmats's configs
   EXPECT_EQ(names.size(), configs.size());
 }
 
@@ -63,7 +65,11 @@ TEST(Space, GemmKindOffsetsNeverMove) {
             2344 + 288 + 192 + 144 + 36 + 56 + 36);
   EXPECT_EQ(s.parse("kind=wgmmamc;bm=128;bn=128;bk=64;st=3;gr=1;cl=2").id,
             2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24);
-  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24);
+  EXPECT_EQ(s.parse("kind=wgmmats;bm=128;bn=128;bk=64;st=4;gr=1;cl=1").id,
+            2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24);
+  EXPECT_EQ(s.parse("kind=wgmmacs;bm=128;bn=128;bk=64;st=4;gr=1;cl=1").id,
+            2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16);
+  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16 + 16);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

@@ -7,7 +7,11 @@
 // copies of MN-major and misaligned operands (odd leading dimensions, bases off the 16-byte grid).
 // The `wgmmapp` kind (the ping-pong kernel) and the `wgmmamc` kind (the cooperative kernel in
 // clusters of 2 blocks sharing A by TMA multicast; its ragged shapes have odd N tile counts, so
-// that a cluster's second block falls past the N edge) like `wgmma`. The bound itself is tested
+// that a cluster's second block falls past the N edge) like `wgmma`. The `wgmmats` kind (C stored
+// by TMA from shared memory, one block or clusters) likewise with C on TMA's 16-byte grid (ldc a
+// multiple of 4: the TMA store, clipped at the M and N edges) and off it (the plain epilogue it
+// falls back to), and with beta != 0 (likewise); the `wgmmacs` kind (the same staging stored by
+// the consumer threads in 16-byte pieces) likewise. The bound itself is tested
 // with planted errors in tests/core/test_gemm_precision.cpp.
 // The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
@@ -45,6 +49,12 @@ std::vector<BlockedParams> wgmma_pp_space() {
 }
 std::vector<BlockedParams> wgmma_mc_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmamc");
+}
+std::vector<BlockedParams> wgmma_ts_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmats");
+}
+std::vector<BlockedParams> wgmma_cs_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmacs");
 }
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
@@ -197,6 +207,75 @@ TEST(WgmmaMcGemmHost, ConfigTextNameExpressionAndClusters) {
   expect_serves_16bit_only(gemm::Kind::wgmmamc);
 }
 
+TEST(WgmmaTsGemmHost, ConfigTextNameExpressionAndSharedMemory) {
+  const gemm::GemmConfig g =
+      gemm::parse_gemm_config("kind=wgmmats;bm=256;bn=128;bk=64;st=4;gr=1;cl=1");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmats");
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.ts, 1);
+  EXPECT_EQ(g.blocked.pp, 0);
+  EXPECT_EQ(gemm::parse_gemm_config("kind=wgmmamc;bm=256;bn=128;bk=64;st=4;gr=1;cl=2").blocked.ts,
+            0);
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, false, false),
+            "ktune_gemm_wgmma_ts<256,128,4,1,2,0,0>");
+  BlockedParams cluster = g.blocked;
+  cluster.cl = 2;
+  EXPECT_EQ(gcuda::wgmma_name_expression(cluster, Precision::fp16, true, true),
+            "ktune_gemm_wgmma_mcts<256,128,4,1,3,1,1>");
+  // The cooperative kernel's stages plus two 8 KiB buffers per consumer warpgroup.
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 384 * 128 + 32768 + 64 + 1024);
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmats;bm=256;bn=128;bk=64;st=4;gr=1").valid);
+  const auto space = wgmma_ts_space();
+  EXPECT_EQ(space.size(), 12u);
+  int clusters = 0;
+  for (const BlockedParams& p : space) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(p));
+    EXPECT_EQ(p.ts, 1);
+    EXPECT_GE(p.bn, 128);
+    clusters += p.cl == 2;
+    EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
+  }
+  EXPECT_EQ(clusters, 6);
+  BlockedParams other = g.blocked;
+  other.pp = 1, other.bm = 128;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));  // no ping-pong form
+  other = g.blocked;
+  other.bk = 32;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));  // no tf32 form
+  expect_serves_16bit_only(gemm::Kind::wgmmats);
+}
+
+TEST(WgmmaCsGemmHost, ConfigTextNameExpressionAndSharedMemory) {
+  const gemm::GemmConfig g =
+      gemm::parse_gemm_config("kind=wgmmacs;bm=256;bn=128;bk=64;st=4;gr=8;cl=2");
+  ASSERT_TRUE(g.valid);
+  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmacs");
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.ts, 2);
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, false, false),
+            "ktune_gemm_wgmma_mccs<256,128,4,8,2,0,0>");
+  BlockedParams one = g.blocked;
+  one.cl = 1;
+  EXPECT_EQ(gcuda::wgmma_name_expression(one, Precision::fp16, true, false),
+            "ktune_gemm_wgmma_cs<256,128,4,8,3,1,0>");
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 384 * 128 + 32768 + 64 + 1024);
+  const auto space = wgmma_cs_space(), ts = wgmma_ts_space();
+  ASSERT_EQ(space.size(), ts.size());
+  for (size_t i = 0; i < space.size(); ++i) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(space[i]));
+    EXPECT_EQ(space[i].ts, 2);
+    EXPECT_EQ(space[i].bm, ts[i].bm);  // wgmmats's configs, in its order
+    EXPECT_EQ(space[i].bn, ts[i].bn);
+    EXPECT_EQ(space[i].gr, ts[i].gr);
+    EXPECT_EQ(space[i].cl, ts[i].cl);
+  }
+  BlockedParams other = g.blocked;
+  other.ts = 3;
+  EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  expect_serves_16bit_only(gemm::Kind::wgmmacs);
+}
+
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
 TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
@@ -213,6 +292,8 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   auto configs = wgmma_space();
   for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
   for (const BlockedParams& p : wgmma_mc_space()) configs.push_back(p);
+  for (const BlockedParams& p : wgmma_ts_space()) configs.push_back(p);
+  for (const BlockedParams& p : wgmma_cs_space()) configs.push_back(p);
   std::vector<NvrtcRequest> requests;
   for (size_t i = 0; i < configs.size(); ++i)
     for (size_t q = 0; q < 2; ++q)
@@ -321,7 +402,8 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     precompile(requests);
   }
 
-  void expect_every_config_matches(const std::vector<BlockedParams>& configs);
+  void expect_every_config_matches(const std::vector<BlockedParams>& configs,
+                                   bool ldc_on_grid = false);
   void expect_refuses_misaligned_and_other_precisions(const BlockedParams& p);
 
   static ktune::cuda::DeviceBuffer<uint16_t> upload_bits(const std::vector<uint16_t>& host,
@@ -346,22 +428,30 @@ Shape aligned_shape(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t b
   s.lda = up8(s.lda), s.ldb = up8(s.ldb), s.ldc = s.ldc + 1;
   return s;
 }
+// aligned_shape with ldc padded to a multiple of 4 floats instead (C on TMA's 16-byte grid).
+Shape c_aligned_shape(bool ta, bool tb, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  Shape s = aligned_shape(ta, tb, m, n, k, batch);
+  s.ldc = (s.ldc + 3) / 4 * 4;
+  return s;
+}
 
 // Every config x transposes x precision: whole tiles with exact leading dimensions; a ragged
 // batched shape (partial M, N and K tiles, padded leading dimensions, odd ldc); and one of 24
 // batches with more tiles than an H100 has SMs (132) for every tile shape and 5 K tiles, so that
 // blocks take several tiles and the stage ring wraps (the persistent loop and the barriers'
 // phases; in ping-pong both consumer warpgroups take tiles, some blocks an odd number).
-void WgmmaGemmTest::expect_every_config_matches(const std::vector<BlockedParams>& configs) {
+// ldc_on_grid: the ragged shapes' ldc a multiple of 4 (C's TMA store in kind wgmmats).
+void WgmmaGemmTest::expect_every_config_matches(const std::vector<BlockedParams>& configs,
+                                                bool ldc_on_grid) {
+  const auto ragged = ldc_on_grid ? c_aligned_shape : aligned_shape;
   prepare(configs, kPrecisions);
   int ran = 0;
   for (const BlockedParams& p : configs) {
     for (Precision q : kPrecisions) {
       for (int t = 0; t < 4; ++t) {
         const bool ta = t & 1, tb = t & 2;
-        for (const Shape& s :
-             {make_shape(ta, tb, 256, 256, 192, 1), aligned_shape(ta, tb, 77, 45, 70, 2),
-              aligned_shape(ta, tb, 300, 260, 264, 24)}) {
+        for (const Shape& s : {make_shape(ta, tb, 256, 256, 192, 1), ragged(ta, tb, 77, 45, 70, 2),
+                               ragged(ta, tb, 300, 260, 264, 24)}) {
           const Result r = run(p, q, s, 1.0f, 0.0f, 11u + unsigned(t));
           const std::string what = wgmma_request(p, q, ta, tb).name_expression +
                                    " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
@@ -393,10 +483,46 @@ TEST_F(WgmmaGemmTest, ClusterEveryConfigTransposeAndPrecisionMatchesTheReference
   expect_every_config_matches(wgmma_mc_space());
 }
 
-// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong and
-// clusters too.
+// The TMA-store epilogue: whole tiles (ldc = m, on the grid), the ragged shapes with ldc padded
+// to 4 floats (partial boxes clipped at M and N; the 24-batch shape's 3 x 2 or 3 x 3 tiles a
+// batch with 256-column tiles past the N edge in clusters), then the ragged shapes with odd ldc
+// (C off the grid: the plain epilogue).
+TEST_F(WgmmaGemmTest, TmaStoreEveryConfigTransposeAndPrecisionMatchesTheReference) {
+  // The driver maps C on the grid (so these shapes take the TMA store), and the launcher never
+  // asks it to off the grid.
+  ktune::cuda::DeviceBuffer<float> c(4096, "C");
+  CUtensorMap map;
+  EXPECT_TRUE(gcuda::wgmma_detail::encode_c(map, c.data(), 77, 45, 80, 2, 80 * 45));
+  EXPECT_TRUE(gcuda::wgmma_detail::encode_c(map, c.data(), 256, 256, 256, 1, 0));
+  EXPECT_FALSE(gcuda::wgmma_detail::encode_c(map, c.data(), 77, 45, 78, 2, 78 * 45));
+  EXPECT_FALSE(gcuda::wgmma_detail::encode_c(map, c.data() + 1, 256, 256, 256, 1, 0));
+  expect_every_config_matches(wgmma_ts_space(), /*ldc_on_grid=*/true);
+}
+TEST_F(WgmmaGemmTest, TmaStoreKindOffTheGridFallsBackAndMatches) {
+  expect_every_config_matches(wgmma_ts_space());
+}
+// The staging stored by the threads: the same shapes (16-byte stores inside, element stores at
+// the M edge, none past N), then off the grid (the plain epilogue).
+TEST_F(WgmmaGemmTest, ThreadStoreEveryConfigTransposeAndPrecisionMatchesTheReference) {
+  expect_every_config_matches(wgmma_cs_space(), /*ldc_on_grid=*/true);
+}
+TEST_F(WgmmaGemmTest, ThreadStoreKindOffTheGridFallsBackAndMatches) {
+  expect_every_config_matches(wgmma_cs_space());
+}
+
+// alpha and beta (C read and scaled), k shorter than one K tile, one batch; ping-pong, clusters
+// and the TMA-store kind (beta != 0: its plain epilogue; alpha alone: its TMA store) too.
 TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
-  for (const auto& space : {wgmma_space(), wgmma_pp_space(), wgmma_mc_space()})
+  for (const auto& staged : {wgmma_ts_space(), wgmma_cs_space()})
+    for_three_configs(staged, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
+      const Shape s = c_aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
+      const Result r = run(p, q, s, 0.75f, 0.0f, 7u);
+      ASSERT_GE(r.error, 0) << r.message;
+      EXPECT_LE(r.error, gemm::error_bound(s.k, q))
+          << wgmma_request(p, q, t & 1, t & 2).name_expression << " alpha only";
+    });
+  for (const auto& space :
+       {wgmma_space(), wgmma_pp_space(), wgmma_mc_space(), wgmma_ts_space(), wgmma_cs_space()})
     for_three_configs(space, kPrecisions, [&](const BlockedParams& p, Precision q, int t) {
       const Shape s = aligned_shape(t & 1, t & 2, 130, 67, 24, 1);
       const Result r = run(p, q, s, 0.75f, -0.5f, 5u);
@@ -410,7 +536,8 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
 // pointers off the 16-byte grid; and the precisions the kernel does not compute.
 TEST_F(WgmmaGemmTest, RefusesMisalignedOperandsAndOtherPrecisions) {
   for (const BlockedParams& p :
-       {wgmma_space().front(), wgmma_pp_space().back(), wgmma_mc_space().front()})
+       {wgmma_space().front(), wgmma_pp_space().back(), wgmma_mc_space().front(),
+        wgmma_ts_space().back(), wgmma_cs_space().back()})
     expect_refuses_misaligned_and_other_precisions(p);
 }
 

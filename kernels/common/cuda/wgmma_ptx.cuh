@@ -202,6 +202,47 @@ __device__ __forceinline__ void ktune_wgmma(float* d, unsigned long long da,
   }
 }
 
+// The TMA-store epilogue (kind wgmmats). Orders this thread's ordinary shared-memory writes
+// before the copy engine's reads of them (each writing thread, then a barrier).
+__device__ __forceinline__ void ktune_wg_fence_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void ktune_wg_st_shared(unsigned address, float v) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(address), "f"(v) : "memory");
+}
+
+// One box of a 3-d tensor map (coordinates innermost first) from shared memory at src to global
+// memory; elements past the tensor's bounds are not written. Tracked by bulk async groups.
+__device__ __forceinline__ void ktune_wg_tma_store(const KtuneTmaMap* map, unsigned src, int c0,
+                                                   int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          map),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+__device__ __forceinline__ void ktune_wg_bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most N of this thread's committed store groups still read shared memory.
+template <int N>
+__device__ __forceinline__ void ktune_wg_bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+// Waits until every store group of this thread has completed (its writes done).
+__device__ __forceinline__ void ktune_wg_bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+
+// Named barrier `id` (1..15) of one warpgroup's 128 threads.
+__device__ __forceinline__ void ktune_wg_warpgroup_sync(int id) {
+  asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+
 // One box of a 4-d tensor map (coordinates innermost first; negative or past-the-end coordinates
 // read zeros: the conv kinds' padding) into shared memory at dst.
 __device__ __forceinline__ void ktune_wg_tma_load_4d(unsigned dst, const KtuneTmaMap* map, int c0,

@@ -28,6 +28,22 @@ KTUNE_INSTANTIATE_WGMMA_MC(256, 128, 4, 1, 2, 0, 0)  // bf16, A MN-major
 KTUNE_INSTANTIATE_WGMMA_MC(128, 256, 4, 8, 2, 1, 0)  // bf16, both K-major
 KTUNE_INSTANTIATE_WGMMA_MC(128, 128, 6, 1, 3, 1, 1)  // fp16, B MN-major
 KTUNE_INSTANTIATE_WGMMA_MC(256, 128, 3, 8, 3, 0, 1)  // fp16, both MN-major
+// The TMA-store epilogue (kind wgmmats): every tile shape, one block and clusters, both
+// precisions, every transpose pair.
+#define KTUNE_INSTANTIATE_WGMMA_TS(KERNEL, BM, BN, ST, GR, PREC, TA, TB)                   \
+  template __global__ void KERNEL<BM, BN, ST, GR, PREC, TA, TB>(                           \
+      const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, long long, \
+      long long, long long, long long, float, float, float*, long long, long long,         \
+      const __grid_constant__ KtuneTmaMap, int);
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 256, 128, 4, 1, 2, 0, 0)    // bf16, A MN-major
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 128, 256, 4, 8, 3, 1, 1)    // fp16, B MN-major
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mcts, 256, 128, 4, 8, 2, 1, 0)  // bf16, K-major
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mcts, 128, 128, 4, 1, 3, 0, 1)  // fp16, MN-major
+// The staged epilogue stored by the consumer threads (kind wgmmacs), likewise.
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_cs, 256, 128, 4, 1, 2, 0, 0)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_cs, 128, 256, 4, 8, 3, 1, 1)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mccs, 256, 128, 4, 8, 2, 1, 0)
+KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_mccs, 128, 128, 4, 1, 3, 0, 1)
 // tf32 (kind wgmmatf32): K-major only, every wgmma N; and the operand copies.
 KTUNE_INSTANTIATE_WGMMA(128, 256, 4, 8, 1, 1, 0)
 KTUNE_INSTANTIATE_WGMMA(256, 128, 3, 1, 1, 1, 0)

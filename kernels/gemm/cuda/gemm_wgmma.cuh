@@ -54,12 +54,14 @@
 #include "../../common/cuda/wgmma_ptx.cuh"  // TMA, mbarriers, clusters, wgmma
 
 // Shared memory of one instantiation: ST stages of A (BM rows) and B (BN rows) tiles of 128 bytes
-// a row (64 16-bit or 32 tf32 K elements), the 2 * ST barriers, and slack to align the tiles to
-// 1024 bytes.
-template <int BM, int BN, int ST>
+// a row (64 16-bit or 32 tf32 K elements), with TS (the TMA-store epilogue, kind wgmmats) two
+// 8 KiB staging buffers per consumer warpgroup, the 2 * ST barriers, and slack to align the
+// tiles to 1024 bytes.
+template <int BM, int BN, int ST, int TS = 0>
 struct KtuneWgmmaSmem {
   static constexpr int kA = BM * 128, kB = BN * 128;  // bytes of one stage's tiles
-  static constexpr int kBytes = ST * (kA + kB) + 16 * ST + 1024;
+  static constexpr int kStage = TS ? 2 * 2 * 8192 : 0;
+  static constexpr int kBytes = ST * (kA + kB) + kStage + 16 * ST + 1024;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -244,19 +246,97 @@ __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], l
   }
 }
 
+// The TMA-store epilogue of one consumer warpgroup (kind wgmmats, beta == 0): its MI x 64 rows
+// of the tile in phases of 64 rows x 32 columns, alternating between the warpgroup's two 8 KiB
+// buffers at `stage`. A phase's buffer holds two boxes of the C tensor map (32 rows x 32 columns,
+// column-major: a column of 32 floats is one 128-byte line, 128-byte swizzled: the 16-byte chunk
+// r / 4 of line c sits at chunk (r / 4) ^ (c % 8)), warps 0-1 writing the first and 2-3 the
+// second; with that swizzle a warp's 32 scalar writes land in 32 distinct banks. Then each thread
+// fences (the copy engine reads what it wrote), the warpgroup syncs, and its first thread issues
+// the two bulk tensor stores (TMA clips what lies past m, n) and commits them as one group. A
+// buffer is rewritten once the group that read it two phases before is done reading (wait_group
+// .read 1), so the last stores of a tile run on while the next tile's K loop starts.
+//
+// TS = 2 (kind wgmmacs): the same buffers, but after the barrier the warpgroup's own threads
+// store them: each 16-byte chunk (4 rows of a column) by one thread, a warp's 32 chunks the 4
+// whole 128-byte columns of 4 lines (coalesced), so that the copy engine only loads; c_batch
+// is C's batch matrix (ldc and it on the 16-byte grid). Partial chunks at the M edge go element
+// by element.
+template <int MI, int BN, int TS>
+__device__ __forceinline__ void ktune_wg_store_staged(const float (&acc)[MI][BN / 2],
+                                                      const KtuneTmaMap* map_c, int row_base,
+                                                      int col_base, int batch, float alpha,
+                                                      unsigned stage, int bar_id, int warp,
+                                                      int lane, bool leader, float* c_batch,
+                                                      long long ldc, long long m, long long n) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i) {
+#pragma unroll
+    for (int h = 0; h < BN / 32; ++h) {
+      const unsigned buf = stage + unsigned((i * (BN / 32) + h) & 1) * 8192u;
+      if (TS == 1 && leader) ktune_wg_bulk_wait_read<1>();
+      ktune_wg_warpgroup_sync(bar_id);
+      const unsigned box = buf + unsigned(warp >> 1) * 4096u;
+#pragma unroll
+      for (int jj = 0; jj < 4; ++jj) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = 16 * (warp & 1) + lane / 4 + 8 * (e >> 1);  // row in the box
+          const int col = jj * 8 + (lane & 3) * 2 + (e & 1);        // column in the box
+          const unsigned off = unsigned(col * 128 + (((r >> 2) ^ (col & 7)) << 4) + (r & 3) * 4);
+          ktune_wg_st_shared(box + off, alpha * acc[i][(4 * h + jj) * 4 + e]);
+        }
+      }
+      if (TS == 1) ktune_wg_fence_async_smem();
+      ktune_wg_warpgroup_sync(bar_id);
+      if (TS == 1) {
+        if (leader) {
+          ktune_wg_tma_store(map_c, buf, row_base + i * 64, col_base + 32 * h, batch);
+          ktune_wg_tma_store(map_c, buf + 4096, row_base + i * 64 + 32, col_base + 32 * h, batch);
+          ktune_wg_bulk_commit();
+        }
+      } else {
+        const int t = warp * 32 + lane;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {  // chunk id: box (256 chunks), column (8), chunk (row / 4)
+          const int id = t + 128 * q, bx = id >> 8, col = (id >> 3) & 31, lc = id & 7;
+          float4 v;
+          asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                       : "r"(buf + unsigned(bx * 4096 + col * 128 + ((lc ^ (col & 7)) << 4)))
+                       : "memory");
+          const long long row = row_base + i * 64 + bx * 32 + lc * 4;
+          const long long cc = col_base + 32 * h + col;
+          if (cc < n) {
+            float* p = c_batch + cc * ldc + row;
+            if (row + 3 < m) {
+              *reinterpret_cast<float4*>(p) = v;
+            } else {
+              if (row < m) p[0] = v.x;
+              if (row + 1 < m) p[1] = v.y;
+              if (row + 2 < m) p[2] = v.z;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // The cooperative kernel's body (kinds wgmma, wgmmatf32: CL = 1; wgmmamc: clusters of CL blocks
 // sharing A's tile, see ktune_wg_produce): the ring's barriers (a stage's `empty` one counts the
 // 8 consumer warps of every block of the cluster), then the producer and consumer warpgroups
 // over the block's units, then (clusters) a cluster barrier so that no block exits while a peer
-// may still arrive on its barriers or multicast into its shared memory.
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL>
-__device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
-                                                     const KtuneTmaMap* map_b, long long m,
-                                                     long long n, long long k, long long batch,
-                                                     float alpha, float beta, float* c,
-                                                     long long ldc, long long stride_c) {
+// may still arrive on its barriers or multicast into its shared memory. TS (kind wgmmats): the
+// tiles are stored by ktune_wg_store_tma through map_c when tma_c is set (the launcher sets it
+// for beta == 0 and C on TMA's 16-byte grid), else by ktune_wg_store.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL, int TS = 0>
+__device__ __forceinline__ void ktune_wg_cooperative(
+    const KtuneTmaMap* map_a, const KtuneTmaMap* map_b, long long m, long long n, long long k,
+    long long batch, float alpha, float beta, float* c, long long ldc, long long stride_c,
+    const KtuneTmaMap* map_c = nullptr, int tma_c = 0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
@@ -264,14 +344,14 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
   static_assert(PREC != 1 || (TA == 1 && TB == 0), "tf32 wgmma reads K-major A and B only");
   static_assert(CL == 1 || (CL == 2 && BM / CL % 64 == 0), "A's shares of whole 64-row boxes");
   constexpr int kKt = PREC == 1 ? 32 : 64;  // K elements of a tile: one 128-byte swizzle row
-  typedef KtuneWgmmaSmem<BM, BN, ST> S;
+  typedef KtuneWgmmaSmem<BM, BN, ST, TS> S;
   constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
   extern __shared__ unsigned char ktune_wg_smem[];
   // Every block of a cluster has the same layout (its dynamic shared memory at the same offset),
   // so a multicast box lands at the same address in each.
   const unsigned base = (ktune_wg_smem_address(ktune_wg_smem) + 1023u) & ~1023u;
-  const unsigned tiles_a = base, tiles_b = base + ST * S::kA, full = tiles_b + ST * S::kB;
-  const unsigned empty = full + 8 * ST;
+  const unsigned tiles_a = base, tiles_b = base + ST * S::kA, stage = tiles_b + ST * S::kB;
+  const unsigned full = stage + S::kStage, empty = full + 8 * ST;
   const int tid = threadIdx.x;
   if (tid == 0) ktune_wg_init_ring(full, empty, ST, 8 * CL);  // 8 consumer warps a block
   if (CL == 1)
@@ -300,9 +380,18 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
           acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
       ktune_wg_drain<ST, CL>(k_tiles, it + k_tiles, empty, lane);
       // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
-      ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
-                              alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
+      if (TS && tma_c) {
+        if (tn < tiles_n)
+          ktune_wg_store_staged<kMi, BN, TS>(
+              acc, map_c, tm * BM + cw * (BM / 2), tn * BN, b, alpha, stage + unsigned(cw) * 16384u,
+              1 + cw, warp, lane, (tid & 127) == 0, c + (long long)b * stride_c, ldc, m, n);
+      } else {
+        ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
+                                alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
+      }
     }
+    // The shared memory the stores read must outlive them: wait before the block exits.
+    if (TS == 1 && tma_c && (tid & 127) == 0) ktune_wg_bulk_wait_all();
   }
   if (CL > 1) ktune_wg_cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -329,6 +418,27 @@ __device__ __forceinline__ void ktune_wg_cooperative(const KtuneTmaMap* map_a,
   }
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1)
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
+
+// The cooperative kernels with the TMA-store epilogue (kind wgmmats: ktune_gemm_wgmma_ts one
+// block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters, then
+// map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte swizzle),
+// and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue).
+#define KTUNE_WGMMA_TS_KERNEL(NAME, CL, TS)                                                      \
+  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                            \
+  __global__ void __launch_bounds__(384, 1)                                                      \
+      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
+           long long m, long long n, long long k, long long batch, float alpha, float beta,      \
+           float* __restrict__ c, long long ldc, long long stride_c,                             \
+           const __grid_constant__ KtuneTmaMap map_c, int tma_c) {                               \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, TS>(                                  \
+        &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, &map_c, tma_c);           \
+  }
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_ts, 1, 1)
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2, 1)
+// Kind wgmmacs: the same staging, stored by the consumer threads (TS = 2; map_c unused, tma_c:
+// beta == 0 and C on the 16-byte grid).
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_cs, 1, 2)
+KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mccs, 2, 2)
 
 // Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
 // whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles

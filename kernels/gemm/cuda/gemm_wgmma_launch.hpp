@@ -21,9 +21,13 @@ namespace ktune::kernels::gemm::cuda {
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  std::string text = p.pp        ? "ktune_gemm_wgmma_pp<"
-                     : p.cl == 2 ? "ktune_gemm_wgmma_mc<"
-                                 : "ktune_gemm_wgmma<";
+  std::string text = p.pp                     ? "ktune_gemm_wgmma_pp<"
+                     : p.ts == 2 && p.cl == 2 ? "ktune_gemm_wgmma_mccs<"
+                     : p.ts == 2              ? "ktune_gemm_wgmma_cs<"
+                     : p.ts && p.cl == 2      ? "ktune_gemm_wgmma_mcts<"
+                     : p.ts                   ? "ktune_gemm_wgmma_ts<"
+                     : p.cl == 2              ? "ktune_gemm_wgmma_mc<"
+                                              : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
   return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
 }
@@ -38,14 +42,17 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
 // (ktune_gemm_wgmma) or one of 64 or 128 rows owning a tile (pp = 1, ktune_gemm_wgmma_pp), wgmma
 // N of 64 / 128 / 256, at most 128 accumulators a thread, K tiles of 128 bytes (bk 64 of 16-bit
 // elements, kinds wgmma, wgmmapp and wgmmamc; bk 32 of tf32, kind wgmmatf32); clusters (cl = 2,
-// ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only.
+// ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only; the TMA-store epilogue (ts = 1,
+// ktune_gemm_wgmma_ts / _mcts) and the staged one stored by the threads (ts = 2, _cs / _mccs)
+// likewise.
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
   const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
                          : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
   return rows && (p.bn == 64 || p.bn == 128 || p.bn == 256) && (p.bk == 64 || p.bk == 32) &&
          p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
          p.splits == 1 && (p.pp == 0 || p.pp == 1) &&
-         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64));
+         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64)) &&
+         (p.ts == 0 || ((p.ts == 1 || p.ts == 2) && p.pp == 0 && p.bk == 64));
 }
 // The K tile (elements) of a precision: one 128-byte swizzle row.
 inline constexpr int wgmma_k_tile(Precision precision) {
@@ -117,6 +124,24 @@ inline bool encode(CUtensorMap& map, Precision precision, const void* base, long
 }
 
 inline bool aligned16(const void* p) { return reinterpret_cast<unsigned long long>(p) % 16 == 0; }
+
+// C's tensor map for the TMA-store epilogue (ts): FP32, rows (m) innermost, then columns (n),
+// then batch; 32 x 32 boxes, 128-byte swizzle (a box column is one 128-byte line, as the kernel's
+// ktune_wg_store_tma writes it). False when C is off TMA's 16-byte grid (base, ldc, batch stride)
+// or the driver refuses: the kernel then stores as the cooperative one does.
+inline bool encode_c(CUtensorMap& map, float* c, long long m, long long n, long long ldc,
+                     long long batch, long long stride_c) {
+  if (!aligned16(c) || ldc % 4 != 0 || (batch > 1 && stride_c % 4 != 0)) return false;
+  const auto fn = ktune::kernels::tma::encoder();
+  if (fn == nullptr) return false;
+  const cuuint64_t dims[3] = {cuuint64_t(m), cuuint64_t(n), cuuint64_t(batch)};
+  const long long bstride = batch > 1 ? stride_c : ldc * n;
+  const cuuint64_t strides[2] = {cuuint64_t(ldc * 4), cuuint64_t(bstride * 4)};
+  const cuuint32_t box[3] = {32, 32, 1}, unit[3] = {1, 1, 1};
+  return fn(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, c, dims, strides, box, unit,
+            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 
 // Copies one tf32 operand (rows lines of k, element (r, kk) at r * ld + kk when k_major, else at
 // kk * ld + r) K-major into dst with ldw = wgmma_tf32_packed_ld(k).
@@ -210,6 +235,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (precision == Precision::fp32) return refuse("the wgmma kernel computes tf32, bf16 and fp16");
   if (p.cl > 1 && precision == Precision::tf32)
     return refuse("the cluster kernel computes bf16 and fp16");
+  if (p.ts && precision == Precision::tf32)
+    return refuse("the staged-epilogue kernels compute bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
   if (p.bk != wgmma_k_tile(precision))
     return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
@@ -279,7 +306,12 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
   long long mm = m, nn = n, kk = k, bb = batch, ldc_ = ldc, sc = stride_c;
-  void* args[] = {&map_a, &map_b, &mm, &nn, &kk, &bb, &alpha, &beta, &c, &ldc_, &sc};
+  // ts: C's map when beta == 0 and C is on TMA's grid (tma_c = 1), else the plain epilogue (ts 2
+  // needs the grid only: its 16-byte stores; the map goes unused).
+  CUtensorMap map_c{};
+  int tma_c = p.ts && beta == 0.0f && wgmma_detail::encode_c(map_c, c, m, n, ldc, batch, stride_c);
+  void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,    &bb,   &alpha,
+                  &beta,  &c,     &ldc_, &sc, &map_c, &tma_c};
   if (p.cl == 1) {
     const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
     const unsigned blocks = unsigned(tiles < sms ? tiles : sms);

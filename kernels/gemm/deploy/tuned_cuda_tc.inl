@@ -127,12 +127,25 @@ Launch run_tc_kernel(const TcArgs& g) {
       workspace.release();
       return outcome;
     } else {
-      // pp: the ping-pong kernel (kind wgmmapp); cl 2: the cluster kernel (kind wgmmamc); else
-      // the cooperative one (each instantiated only for the tiles of its template).
+      // pp: the ping-pong kernel (kind wgmmapp); ts: the staged-epilogue ones (kinds wgmmats,
+      // wgmmacs; one block or clusters); cl 2: the cluster kernel (kind wgmmamc); else the
+      // cooperative one (each instantiated only for the tiles of its template).
       const void* kernel = nullptr;
       if constexpr (p.pp)
         kernel = reinterpret_cast<const void*>(
             &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      else if constexpr (p.ts == 2 && p.cl == 2)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_wgmma_mccs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      else if constexpr (p.ts == 2)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_wgmma_cs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      else if constexpr (p.ts && p.cl == 2)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_wgmma_mcts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
+      else if constexpr (p.ts)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_wgmma_ts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
       else if constexpr (p.cl == 2)
         kernel = reinterpret_cast<const void*>(
             &ktune_gemm_wgmma_mc<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
