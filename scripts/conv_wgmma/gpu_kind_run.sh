@@ -21,7 +21,7 @@ export SYSROOT SRC
 cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
 PHASES=${PHASES:-build tests bf16}
-DEADLINE_S=${DEADLINE_S:-420}
+DEADLINE_S=${DEADLINE_S:-380}
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 mkdir -p "$OUT" "$FILES"
 . scripts/device_common.sh
@@ -50,7 +50,7 @@ fi
 . "$BUILD.env"
 B=$BUILD/bin
 if has tests && [ -x "$B/ktune_gpu_tests" ]; then
-  t=$(cap 120)
+  t=$(cap 100)
   run_gpu_tests "$t" "$FILES/gpu-tests.log" "$B/ktune_gpu_tests" \
     --gtest_filter='Conv2dIgemmWgmma.*:Conv2dIgemmMma.*'
   note "tests exit $? (cap $t s)"
