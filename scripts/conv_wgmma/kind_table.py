@@ -61,6 +61,13 @@ def summary_lines(rows, worst):
         below = sum(r["ratio"] < 1 for r in rs)
         out.append(f"| {label} | {len(rs)} | {geomean([r['ratio'] for r in rs]):.3f} | "
                    f"{cudnn / kind:.3f} | {below} | {kind:.3f} | {cudnn:.3f} |")
+    engines = {}
+    for r in timed:
+        words = dict(w.split("=", 1) for w in r["cudnn_algo"].split() if "=" in w)
+        label = f"engine {words.get('engine', '?')} {words.get('layout', '?')}"
+        engines[label] = engines.get(label, 0) + 1
+    out += ["", "cuDNN's fastest (engine, layout) per layer: " + ", ".join(
+        f"{k} x{v}" for k, v in sorted(engines.items(), key=lambda kv: -kv[1]))]
     out += ["", f"Worst {worst} layers:", "",
             "| ratio | layer | kind config | kind ms | cuDNN ms | cuDNN engine, layout |",
             "|---:|---|---|---:|---:|---|"]
