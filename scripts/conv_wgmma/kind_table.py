@@ -11,6 +11,7 @@ layers below 1; the worst layers with cuDNN's engine and layout (the vendor row'
 Layers the kind refuses (c % 64 != 0: the c = 3 stems) are listed, never timed.
 
   scripts/conv_wgmma/kind_table.py SWEEP.csv.gz --csv per-layer.csv --markdown summary.md
+      [--worst 8] [--workloads workloads/conv2d]
 """
 import argparse
 import csv
@@ -28,9 +29,9 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
 
 
-def per_layer(sweep, precision):
+def per_layer(sweep, precision, workloads):
     rows = []
-    for net, name, count, f in layers(os.path.join(ROOT, "workloads", "conv2d")):
+    for net, name, count, f in layers(workloads):
         got = sweep.get(key_of(f, precision), {})
         ok = sorted((ms, c) for c, (st, ms, _) in got.items() if st == "ok" and c.startswith(KIND))
         refused = [m for c, (st, _, m) in got.items() if st == "refused" and c.startswith(KIND)]
@@ -90,10 +91,12 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--markdown", required=True)
     ap.add_argument("--worst", type=int, default=8)
+    ap.add_argument("--workloads", default=os.path.join(ROOT, "workloads", "conv2d"),
+                    help="directory of conv2d-vgg16.csv and conv2d-resnet50.csv")
     args = ap.parse_args()
     if not os.path.exists(args.sweep):
         sys.exit(f"kind_table: no sweep file {args.sweep}")
-    rows = per_layer(read_sweep(args.sweep), args.precision)
+    rows = per_layer(read_sweep(args.sweep), args.precision, args.workloads)
     if not any(r["ratio"] is not None for r in rows):
         sys.exit(f"kind_table: no layer of {args.sweep} has both a verified kind row and cudnn")
     with open(args.csv, "w", newline="") as f:

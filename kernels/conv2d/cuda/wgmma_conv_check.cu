@@ -1,5 +1,6 @@
 // Device check and bench of conv2d_wgmma.cuh (standalone, nvcc -gencode=arch=compute_90a,
-// code=sm_90a; not yet a kind of the family). `test`: every config x bf16 / fp16 x edge shapes
+// code=sm_90a; the kernel's older bench: the family kind cuda_igemm_wgmma is checked by
+// tests/gpu/test_conv2d_igemm_wgmma.cpp). `test`: every config x bf16 / fp16 x edge shapes
 // (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch 1 and 3, k not a multiple of BN) against
 // a float64 reference of the same rounded inputs, output poisoned with NaN, every element checked,
 // then a planted error that the check must catch. `bench LAYERS.csv`: every config per layer
