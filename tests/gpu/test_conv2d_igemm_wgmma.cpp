@@ -5,11 +5,13 @@
 // bn widths, in bf16 and fp16, through the backend's sessions: random data (never zeros), output
 // poisoned with NaN before the verified run, checked against the family's float64 reference
 // within the precision's bound (the cuda_igemm_mma kind's). A planted error and an unwritten
-// output must fail the same check; the kind refuses (recorded, not fatal) what it cannot serve.
+// output must fail the same check; the nvcc sm_90a instantiations (aot_check_wgmma.cu) verify too
+// and match NVRTC's output; the kind refuses (recorded, not fatal) what it cannot serve.
 // Needs an sm_90 device (H100, H200); skipped elsewhere.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -18,6 +20,7 @@
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
+#include "kernels/conv2d/cuda/conv2d_wgmma_aot.hpp"
 #include "kernels/conv2d/cuda/conv2d_wgmma_launch.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/device_buffer.hpp"
@@ -102,6 +105,39 @@ TEST(Conv2dIgemmWgmma, EveryConfigVerifiesEveryLayerInBf16AndFp16) {
   EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
 }
 
+// One launch on seeded random data of s (rounded to its 16-bit precision), output poisoned with
+// NaN: launch(d, maps, y) runs the kernel; returns its output and the float64 reference of the
+// FP32 data.
+struct Checked {
+  std::vector<float> y;
+  std::vector<double> ref;
+};
+template <typename Launch>
+Checked run_once(const Shape& s, const CudaConvConfig& g, Launch launch) {
+  const std::vector<float> x = gemm::random_matrix(size_t(s.input_elements()), 5);
+  const std::vector<float> w = gemm::random_matrix(size_t(s.filter_elements()), 6);
+  const std::vector<uint16_t> xb = gemm::to_input_bits(x, s.precision);
+  const std::vector<uint16_t> wb = gemm::to_input_bits(w, s.precision);
+  ktune::cuda::DeviceBuffer<uint16_t> dx(xb.size(), "x"), dw(wb.size(), "w");
+  ktune::cuda::DeviceBuffer<float> dy(size_t(s.output_elements()), "y");
+  Checked out;
+  EXPECT_EQ(cudaMemcpy(dx.data(), xb.data(), dx.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dw.data(), wb.data(), dw.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(dy.data(), 0xFF, dy.bytes()), cudaSuccess);  // NaN poison
+  const ConvDims d{s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, s.precision};
+  EXPECT_EQ(igemm_wgmma_refusal(g, d, dx.data(), dw.data()), "");
+  WgmmaConvMaps maps;
+  EXPECT_TRUE(encode_igemm_wgmma_maps(g, d, dx.data(), dw.data(), maps));
+  const ConvLaunch l = launch(d, maps, dy.data());
+  EXPECT_FALSE(l.refused) << l.message;
+  EXPECT_EQ(l.error, cudaSuccess) << l.message;
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  out.y.resize(dy.size());
+  EXPECT_EQ(cudaMemcpy(out.y.data(), dy.data(), dy.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+  out.ref = reference_conv2d(s, x.data(), w.data());
+  return out;
+}
+
 // The check the sessions apply (relative Frobenius error against the float64 reference of the
 // FP32 data, within error_bound) passes the kernel's output and fails it with one planted error
 // or with one output the kernel did not write (left at the NaN poison).
@@ -111,40 +147,55 @@ TEST(Conv2dIgemmWgmma, APlantedErrorOrAnUnwrittenOutputFailsTheBound) {
   const Shape s = in_precision({2, 11, 9, 64, 96, 3, 3, 1, 1}, Precision::bf16);
   const CudaConvConfig g = parse_cuda_conv_config("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=4");
   ASSERT_TRUE(g.valid);
-  const std::vector<float> x = gemm::random_matrix(size_t(s.input_elements()), 5);
-  const std::vector<float> w = gemm::random_matrix(size_t(s.filter_elements()), 6);
-  const std::vector<uint16_t> xb = gemm::to_input_bits(x, s.precision);
-  const std::vector<uint16_t> wb = gemm::to_input_bits(w, s.precision);
-  ktune::cuda::DeviceBuffer<uint16_t> dx(xb.size(), "x"), dw(wb.size(), "w");
-  ktune::cuda::DeviceBuffer<float> dy(size_t(s.output_elements()), "y");
-  ASSERT_EQ(cudaMemcpy(dx.data(), xb.data(), dx.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(dw.data(), wb.data(), dw.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(dy.data(), 0xFF, dy.bytes()), cudaSuccess);  // NaN poison
-  const ConvDims d{s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, s.precision};
-  ASSERT_EQ(igemm_wgmma_refusal(g, d, dx.data(), dw.data()), "");
-  WgmmaConvMaps maps;
-  ASSERT_TRUE(encode_igemm_wgmma_maps(g, d, dx.data(), dw.data(), maps));
   ConvKernelSet kernels("sm_90");
   const void* kernel = kernels.igemm_wgmma(g, s.precision).function();
   ASSERT_FALSE(igemm_wgmma_opt_in(g, kernel).refused);
-  const ConvLaunch l = launch_igemm_wgmma(g, kernel, d, maps, dy.data(), nullptr);
-  ASSERT_FALSE(l.refused) << l.message;
-  ASSERT_EQ(l.error, cudaSuccess) << l.message;
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<float> y(dy.size());
-  ASSERT_EQ(cudaMemcpy(y.data(), dy.data(), dy.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
-  const std::vector<double> ref = reference_conv2d(s, x.data(), w.data());
-  const double bound = error_bound(s), error = relative_error(s, y.data(), ref);
+  const Checked c = run_once(s, g, [&](const ConvDims& d, const WgmmaConvMaps& maps, float* y) {
+    return launch_igemm_wgmma(g, kernel, d, maps, y, nullptr);
+  });
+  const double bound = error_bound(s), error = relative_error(s, c.y.data(), c.ref);
   EXPECT_LE(error, bound);
   EXPECT_GT(error, 0.0);
   double norm = 0;
-  for (double v : ref) norm += v * v;
-  std::vector<float> planted = y;
+  for (double v : c.ref) norm += v * v;
+  std::vector<float> planted = c.y;
   planted[planted.size() / 3] += float(3 * bound * std::sqrt(norm));  // 3x the bound alone
-  EXPECT_GT(relative_error(s, planted.data(), ref), bound);
-  std::vector<float> unwritten = y;
+  EXPECT_GT(relative_error(s, planted.data(), c.ref), bound);
+  std::vector<float> unwritten = c.y;
   unwritten.back() = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_GT(relative_error(s, unwritten.data(), ref), bound);
+  EXPECT_GT(relative_error(s, unwritten.data(), c.ref), bound);
+}
+
+// The nvcc sm_90a instantiations (aot_check_wgmma.cu, the deployed path) through the same
+// launcher, on a strided, padded, odd-sized batch-3 layer: within the bound, and equal to the
+// NVRTC kernel of the same config to the bit (one header, one target, one compiler version).
+TEST(Conv2dIgemmWgmma, TheNvccInstantiationsVerifyAndMatchNvrtc) {
+  KTUNE_REQUIRE_SM90();
+#if KTUNE_HAVE_CONV_WGMMA_AOT
+  register_builtin();
+  ConvKernelSet kernels("sm_90");
+  ASSERT_GE(kWgmmaAotInstanceCount, 5);
+  for (int i = 0; i < kWgmmaAotInstanceCount; ++i) {
+    const WgmmaAotInstance& aot = kWgmmaAotInstances[i];
+    const CudaConvConfig g = parse_cuda_conv_config(aot.config);
+    ASSERT_TRUE(g.valid) << aot.config;
+    const Shape s = in_precision({3, 15, 13, 128, 96, 3, 3, 2, 1}, aot.precision);
+    ASSERT_FALSE(aot.opt_in().refused) << aot.config;
+    const Checked nvcc = run_once(s, g, [&](const ConvDims& d, const WgmmaConvMaps& m, float* y) {
+      return aot.launch(d, m, y, nullptr);
+    });
+    EXPECT_LE(relative_error(s, nvcc.y.data(), nvcc.ref), error_bound(s)) << aot.config;
+    const void* kernel = kernels.igemm_wgmma(g, s.precision).function();
+    ASSERT_FALSE(igemm_wgmma_opt_in(g, kernel).refused);
+    const Checked nvrtc = run_once(s, g, [&](const ConvDims& d, const WgmmaConvMaps& m, float* y) {
+      return launch_igemm_wgmma(g, kernel, d, m, y, nullptr);
+    });
+    EXPECT_EQ(0, std::memcmp(nvcc.y.data(), nvrtc.y.data(), nvcc.y.size() * sizeof(float)))
+        << aot.config;
+  }
+#else
+  GTEST_SKIP() << "built without a CUDA compiler: no nvcc instantiations";
+#endif
 }
 
 TEST(Conv2dIgemmWgmma, RefusesWhatTheKernelCannotServe) {
