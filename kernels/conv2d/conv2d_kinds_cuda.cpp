@@ -3,10 +3,12 @@
 // append new kinds at the end only (see kernels/conv2d/conv2d_kinds.hpp).
 // Sizes: cuda_direct 184, cuda_im2col 37, cuda_gemm1x1 37, cuda_winograd 296: 554 configs, so an
 // H100 sweep of both networks at batch 1 and 16 fits in two 9-minute device calls. cuda_igemm_mma
-// (bf16 / fp16 problems only; the FP32 kinds refuse those) adds 40.
+// (bf16 / fp16 problems only; the FP32 kinds refuse those) adds 40. cuda_igemm_wgmma (bf16 / fp16,
+// sm_90 only) adds 40 after the CPU plan kinds (add_cuda_wgmma_kinds: ids never move).
 #include <fmt/format.h>
 
 #include "kernels/conv2d/conv2d_kinds.hpp"
+#include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
 
 namespace ktune::kernels::conv2d {
 
@@ -39,6 +41,19 @@ std::optional<std::string> igemm_mma_violation(const Space& space, const Config&
   const int warps = (space.int_value(c, "bm") / space.int_value(c, "wm")) *
                     (space.int_value(c, "bn") / space.int_value(c, "wn"));
   if (warps < 4 || warps > 8) return fmt::format("{} warps per block (4..8)", warps);
+  return std::nullopt;
+}
+
+// 128 GEMM rows a block made of whole tp x tq image tiles, and the stage ring within a Hopper
+// block's shared memory (bn 256 with 6 stages is 295 KB).
+std::optional<std::string> igemm_wgmma_violation(const Space& space, const Config& c) {
+  const int pixels = space.int_value(c, "tp") * space.int_value(c, "tq");
+  if (pixels > 128 || 128 % pixels != 0)
+    return fmt::format("tp x tq = {} pixels does not divide the 128 rows of a block", pixels);
+  const long long bytes = cuda::cuda_config_detail::wgmma_smem_bytes(space.int_value(c, "bn"),
+                                                                     space.int_value(c, "st"));
+  if (bytes > cuda::cuda_config_detail::kHopperMaxSharedBytes)
+    return fmt::format("{} bytes of shared memory exceed a Hopper block's 227 KiB", bytes);
   return std::nullopt;
 }
 
@@ -82,6 +97,20 @@ void add_cuda_kinds(std::vector<SpaceKind>& kinds) {
                     {"wn", V{"32", "64"}},
                     {"st", V{"3", "4"}}},
                    igemm_mma_violation});
+}
+
+void add_cuda_wgmma_kinds(std::vector<SpaceKind>& kinds) {
+  // Implicit GEMM on the Hopper warpgroup MMAs (conv2d_wgmma.cuh): tp output rows x tq output
+  // columns of 128 / (tp·tq) images a block (tp·tq = 128: one image; 64: two; 32: four), bn
+  // output channels, st TMA stages. The tiles and widths cover the best configs of the kernel's
+  // standalone bench (results/h100-80gb-hbm3/conv-wgmma-1): 8x16, 16x8, 8x8 (x2), 4x8 (x4) with
+  // bn 64 / 128 / 256, plus 4x16 (x2).
+  kinds.push_back({"cuda_igemm_wgmma",
+                   {{"tp", V{"4", "8", "16"}},
+                    {"tq", V{"8", "16"}},
+                    {"bn", V{"64", "128", "256"}},
+                    {"st", V{"3", "4", "6"}}},
+                   igemm_wgmma_violation});
 }
 
 }  // namespace ktune::kernels::conv2d

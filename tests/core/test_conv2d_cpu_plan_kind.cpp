@@ -49,16 +49,18 @@ std::unique_ptr<Backend> cpu_backend() {
   return open_backend(find_family("conv2d"), "cpu");
 }
 
-TEST(Conv2dCpuPlanKind, SeventeenConfigsAppendedAfterEveryOtherKind) {
+TEST(Conv2dCpuPlanKind, SeventeenConfigsAppendedAfterTheFirstCudaKinds) {
   register_builtin();
   const Space& space = find_family("conv2d").space();
   EXPECT_EQ(plan_configs().size(), 11u + 6u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
-  // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6.
-  EXPECT_EQ(space.product_size(), 1069 + 27 + 6);
+  // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6,
+  // then cuda_igemm_wgmma's 54 (40 valid), appended later.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
-  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 3].name);
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6)), "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=64;st=3");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 4].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 

@@ -24,6 +24,11 @@ TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
     ++per_kind[kind];
     if (g.kind == CudaKind::direct) {
       EXPECT_LE(g.tp * g.tq * g.vk, 32) << text;
+    } else if (g.kind == CudaKind::igemm_wgmma) {
+      EXPECT_EQ(g.tp * g.tq * g.wg_images(), 128) << text;
+      EXPECT_LE(cuda_config_detail::wgmma_smem_bytes(g.bn, g.st),
+                cuda_config_detail::kHopperMaxSharedBytes)
+          << text;
     } else if (g.kind == CudaKind::igemm_mma) {
       EXPECT_GE(g.mma_threads(), 128) << text;
       EXPECT_LE(g.mma_threads(), 256) << text;
@@ -37,6 +42,7 @@ TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
   EXPECT_EQ(per_kind["cuda_gemm1x1"], 37);
   EXPECT_EQ(per_kind["cuda_winograd"], 296);
   EXPECT_EQ(per_kind["cuda_igemm_mma"], 40);
+  EXPECT_EQ(per_kind["cuda_igemm_wgmma"], 40);
 }
 
 TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
@@ -72,6 +78,25 @@ TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
                           "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=1",
                           "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32",
                           "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=64;wn=32;st=4;tm=8"})
+    EXPECT_FALSE(parse_cuda_conv_config(bad).valid) << bad;
+}
+
+TEST(Conv2dCudaConfig, DecodesTheWgmmaKindAndItsTemplateRules) {
+  constexpr CudaConvConfig g =
+      parse_cuda_conv_config("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=3");
+  static_assert(g.valid && g.kind == CudaKind::igemm_wgmma && g.wg_images() == 4 && g.bn == 256);
+  // KtuneConvWgSmem<256, 3>::kBytes: 3 stages of a 16 KiB A and a 32 KiB B tile, 3 barrier pairs,
+  // the 1 KiB alignment slack.
+  static_assert(cuda_config_detail::wgmma_smem_bytes(256, 3) == 3 * (16384 + 32768) + 48 + 1024);
+  // Rows not dividing 128, wgmma N not 64 / 128 / 256, one stage, shared memory past 227 KiB,
+  // params of another kind, a param missing.
+  for (const char* bad : {"kind=cuda_igemm_wgmma;tp=16;tq=16;bn=128;st=4",
+                          "kind=cuda_igemm_wgmma;tp=3;tq=8;bn=128;st=4",
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=96;st=4",
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=1",
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=256;st=6",
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4;bm=128",
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128"})
     EXPECT_FALSE(parse_cuda_conv_config(bad).valid) << bad;
 }
 

@@ -1,15 +1,55 @@
-// Ahead-of-time nvcc check of the Hopper wgmma conv kernel (conv2d_wgmma.cuh) for sm_90a, the only
-// target with wgmma and setmaxnreg (cmake/cuda_aot.cmake builds it with architecture 90a). The
-// device check and bench of the kernel is wgmma_conv_check.cu (scripts/conv_wgmma/gpu_run.sh).
+// Ahead-of-time nvcc check of the Hopper wgmma conv kernel (conv2d_wgmma.cuh, kind
+// cuda_igemm_wgmma) for sm_90a, the only target with wgmma and setmaxnreg (cmake/cuda_aot.cmake
+// builds it with architecture 90a, i.e. -gencode=arch=compute_90a,code=sm_90a): the path a
+// deployed build takes. Configs are decoded from their config strings by the parser the sweep
+// uses (conv2d_cuda_config.hpp), instantiated from the header NVRTC compiles in the sweep, and
+// launched through the sweep's launcher (conv2d_wgmma_launch.hpp); ktune_gpu_tests links these
+// objects and runs them (tests/gpu/test_conv2d_igemm_wgmma.cpp, which also tests the kind's NVRTC
+// path). wgmma_conv_check.cu is the kernel's older standalone bench.
 #include "kernels/conv2d/cuda/conv2d_wgmma.cuh"
+#include "kernels/conv2d/cuda/conv2d_wgmma_aot.hpp"
 
-#define KTUNE_INSTANTIATE_CONV_WGMMA(HT, WT, NB, BN, ST, PREC)                                    \
-  template __global__ void ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC>(                          \
-      const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, KtuneConvWgShape, \
-      float*);
+namespace kc = ktune::kernels::conv2d::cuda;
 
-// Every tile shape and BN once, both precisions.
-KTUNE_INSTANTIATE_CONV_WGMMA(8, 16, 1, 128, 4, 2)
-KTUNE_INSTANTIATE_CONV_WGMMA(16, 8, 1, 256, 3, 3)
-KTUNE_INSTANTIATE_CONV_WGMMA(8, 8, 2, 64, 6, 2)
-KTUNE_INSTANTIATE_CONV_WGMMA(4, 8, 4, 128, 4, 3)
+static_assert(sizeof(KtuneConvWgShape) == sizeof(kc::WgmmaConvShape),
+              "the launcher's shape is the kernel's");
+
+namespace {
+
+template <int TP, int TQ, int BN, int ST, int PREC>
+const void* kernel_of() {
+  return reinterpret_cast<const void*>(&ktune_conv2d_wgmma<TP, TQ, 128 / (TP * TQ), BN, ST, PREC>);
+}
+
+#define KTUNE_CONV_WGMMA_AOT(TEXT, PREC)                                                          \
+  []() {                                                                                          \
+    constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TEXT);                            \
+    static_assert(g.valid && g.kind == kc::CudaKind::igemm_wgmma, TEXT);                          \
+    return kc::WgmmaAotInstance{                                                                  \
+        TEXT, ktune::kernels::gemm::Precision(PREC),                                              \
+        [](const kc::ConvDims& d, const kc::WgmmaConvMaps& maps, float* y, cudaStream_t stream) { \
+          constexpr kc::CudaConvConfig c = kc::parse_cuda_conv_config(TEXT);                      \
+          return kc::launch_igemm_wgmma(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC>(), d, maps, y, \
+                                        stream);                                                  \
+        },                                                                                        \
+        []() {                                                                                    \
+          constexpr kc::CudaConvConfig c = kc::parse_cuda_conv_config(TEXT);                      \
+          return kc::igemm_wgmma_opt_in(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC>());            \
+        }};                                                                                       \
+  }()
+
+}  // namespace
+
+namespace ktune::kernels::conv2d::cuda {
+
+// Every tile shape and width once, both precisions.
+const WgmmaAotInstance kWgmmaAotInstances[] = {
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4", 2),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=256;st=3", 3),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=6", 2),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=4", 3),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=16;bn=256;st=4", 2),
+};
+const int kWgmmaAotInstanceCount = int(sizeof(kWgmmaAotInstances) / sizeof(kWgmmaAotInstances[0]));
+
+}  // namespace ktune::kernels::conv2d::cuda

@@ -9,6 +9,7 @@
 
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_kernels.hpp"
+#include "kernels/conv2d/cuda/conv2d_wgmma_launch.hpp"
 #if KTUNE_HAVE_CUDNN
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
 #endif
@@ -83,6 +84,7 @@ class Session final : public ProblemSession {
     if (!why.empty()) return failed(what + ": " + why, Status::refused);
     try {
       if (g.kind == CudaKind::igemm_mma) return run_igemm_mma(g, d, what, policy);
+      if (g.kind == CudaKind::igemm_wgmma) return run_igemm_wgmma(g, d, what, policy);
       const ConvKernels kernels = context_.kernels.kernels(g, shape_.c % 4 == 0);
       float* ws = workspace(workspace_floats(g, d));
       bool filter_ready = false;
@@ -175,6 +177,38 @@ class Session final : public ProblemSession {
         [&](int copy) -> std::optional<Outcome> {
           const ConvLaunch l = launch_igemm_mma(g, kernel.function(), max_threads, d, x(copy),
                                                 w(copy), y(copy), context_.device.stream());
+          if (l.refused) return failed(what + ": " + l.message, Status::refused);
+          if (l.error != cudaSuccess)
+            return failed(ktune::cuda::describe_failure(l.error, what + ": " + l.message));
+          return std::nullopt;
+        },
+        policy, what, error_bound(shape_));
+  }
+
+  // The Hopper kind: sm_90 devices only (the kernel is sm_90a code), its refusals checked on copy
+  // 0 (every copy has the same alignment), one pair of TMA maps per input copy encoded before the
+  // verified and timed runs.
+  Outcome run_igemm_wgmma(const CudaConvConfig& g, const ConvDims& d, const std::string& what,
+                          const TimingPolicy& policy) {
+    if (!context_.kernels.hopper())
+      return failed(what + ": cuda_igemm_wgmma needs an sm_90 device (wgmma), this one is " +
+                        context_.device.arch(),
+                    Status::refused);
+    const std::string why = igemm_wgmma_refusal(g, d, x(0), w(0));
+    if (!why.empty()) return failed(what + ": " + why, Status::refused);
+    std::vector<WgmmaConvMaps> maps(static_cast<size_t>(copies_));
+    for (int copy = 0; copy < copies_; ++copy)
+      if (!encode_igemm_wgmma_maps(g, d, x(copy), w(copy), maps[size_t(copy)]))
+        return failed(what + ": the driver refused the TMA tensor maps", Status::refused);
+    const void* kernel = context_.kernels.igemm_wgmma(g, d.precision).function();
+    const ConvLaunch opt_in = igemm_wgmma_opt_in(g, kernel);
+    if (opt_in.refused) return failed(what + ": " + opt_in.message, Status::refused);
+    if (opt_in.error != cudaSuccess)
+      return failed(ktune::cuda::describe_failure(opt_in.error, what + ": " + opt_in.message));
+    return measure(
+        [&](int copy) -> std::optional<Outcome> {
+          const ConvLaunch l = launch_igemm_wgmma(g, kernel, d, maps[size_t(copy)], y(copy),
+                                                  context_.device.stream());
           if (l.refused) return failed(what + ": " + l.message, Status::refused);
           if (l.error != cudaSuccess)
             return failed(ktune::cuda::describe_failure(l.error, what + ": " + l.message));

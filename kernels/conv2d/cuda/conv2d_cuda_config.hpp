@@ -20,6 +20,11 @@
 //                 bf16 / fp16 problems only: implicit GEMM on the tensor cores (mma.sync), block
 //                 tile bm x bn (pixels x output channels), K tile bk, warp tile wm x wn, st
 //                 cp.async stages (conv2d_igemm_mma.cuh)
+//   cuda_igemm_wgmma kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4
+//                 bf16 / fp16, c % 64 == 0, sm_90a only: implicit GEMM on the Hopper warpgroup
+//                 MMAs fed by TMA im2col (conv2d_wgmma.cuh): a block computes tp output rows x
+//                 tq output columns of 128 / (tp·tq) images (128 GEMM rows) x bn output channels
+//                 through an st-stage ring (launch: conv2d_wgmma_launch.hpp)
 // The GEMM params are part of the conv config (the sweep measures the pair, the deployed
 // library instantiates exactly the measured pair); the GEMM always loads float4 (vec=4, falling
 // back to scalar loads where the layout does not allow them) and double-buffers (db=1).
@@ -29,7 +34,7 @@
 
 namespace ktune::kernels::conv2d::cuda {
 
-enum class CudaKind { direct, im2col, gemm1x1, winograd, igemm_mma };
+enum class CudaKind { direct, im2col, gemm1x1, winograd, igemm_mma, igemm_wgmma };
 
 struct CudaConvConfig {
   CudaKind kind = CudaKind::direct;
@@ -39,18 +44,28 @@ struct CudaConvConfig {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0;
   // winograd
   int m = 0, tv = 0;
-  // igemm_mma (with bm, bn, bk)
+  // igemm_mma (with bm, bn, bk); igemm_wgmma: tp x tq pixels of wg_images() images, bn, st
   int wm = 0, wn = 0, st = 0;
   bool filter_each_run = false;  // ft=each
   bool valid = false;
   constexpr int gemm_threads() const { return tm && tn ? (bm / tm) * (bn / tn) : 0; }
   constexpr int mma_threads() const { return wm && wn ? 32 * (bm / wm) * (bn / wn) : 0; }
+  // igemm_wgmma: the images of a block tile (its 128 GEMM rows are tp x tq pixels of each).
+  constexpr int wg_images() const { return tp > 0 && tq > 0 ? 128 / (tp * tq) : 0; }
 };
 
 namespace cuda_config_detail {
 
 constexpr int kDirectBits = 0x3F, kGemmBits = 0x7C0, kWinoBits = 0x3800;
-constexpr int kIgemmBits = 0x1C0 | 0x1C000;  // bm, bn, bk; wm, wn, st
+constexpr int kIgemmBits = 0x1C0 | 0x1C000;       // bm, bn, bk; wm, wn, st
+constexpr int kWgmmaBits = 0x3 | 0x80 | 0x10000;  // tp, tq; bn; st
+// Dynamic shared memory of a cuda_igemm_wgmma block (KtuneConvWgSmem<BN, ST>::kBytes of
+// conv2d_wgmma.cuh: a 128 x 64 A tile and a bn x 64 B tile of 16-bit values a stage, the stages'
+// mbarriers and the 1024-byte alignment slack) and the opt-in limit of an H100 / H200 block.
+constexpr long long wgmma_smem_bytes(int bn, int st) {
+  return (long long)st * (128 * 128 + bn * 128) + 16 * st + 1024;
+}
+constexpr long long kHopperMaxSharedBytes = 232448;
 
 constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
@@ -64,6 +79,8 @@ constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view
       g.kind = CudaKind::winograd;
     else if (value == "cuda_igemm_mma")
       g.kind = CudaKind::igemm_mma;
+    else if (value == "cuda_igemm_wgmma")
+      g.kind = CudaKind::igemm_wgmma;
     else
       return false;
     return true;
@@ -92,6 +109,8 @@ constexpr int required_bits(CudaKind kind) {
       return kGemmBits | kWinoBits;
     case CudaKind::igemm_mma:
       return kIgemmBits;
+    case CudaKind::igemm_wgmma:
+      return kWgmmaBits;
   }
   return 0;
 }
@@ -118,6 +137,15 @@ constexpr CudaConvConfig parse_cuda_conv_config(std::string_view text) {
       (g.bm <= 0 || g.bn <= 0 || g.wm <= 0 || g.wn <= 0 || g.st < 2 || g.bk <= 0 ||
        g.bk % 16 != 0 || g.wm % 16 != 0 || g.wn % 16 != 0 || g.bm % g.wm != 0 || g.bn % g.wn != 0 ||
        (g.bm * (g.bk / 8)) % g.mma_threads() != 0 || (g.bn * (g.bk / 8)) % g.mma_threads() != 0))
+    return CudaConvConfig{};
+  // The wgmma template's rules: 128 GEMM rows a block (two consumer warpgroups of 64) made of
+  // whole tp x tq image tiles, wgmma N of 64 / 128 / 256, at least two stages, and the ring
+  // within a Hopper block's shared memory.
+  if (g.kind == CudaKind::igemm_wgmma &&
+      (g.tp <= 0 || g.tq <= 0 || g.tp * g.tq > 128 || 128 % (g.tp * g.tq) != 0 ||
+       (g.bn != 64 && g.bn != 128 && g.bn != 256) || g.st < 2 ||
+       cuda_config_detail::wgmma_smem_bytes(g.bn, g.st) >
+           cuda_config_detail::kHopperMaxSharedBytes))
     return CudaConvConfig{};
   g.valid = true;
   return g;

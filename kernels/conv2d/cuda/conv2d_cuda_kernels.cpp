@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "kernels/conv2d/cuda/conv2d_wgmma_launch.hpp"
 #include "ktune/family.hpp"  // embedded_file
 
 namespace ktune::kernels::conv2d::cuda {
@@ -56,30 +57,42 @@ std::vector<KernelName> kernel_names(const CudaConvConfig& g) {
         for (int vec : {8, 1}) names.push_back({"conv2d_igemm_mma.cuh", igemm_mma_name(g, p, vec)});
       return names;
     }
+    case CudaKind::igemm_wgmma: {
+      std::vector<KernelName> names;
+      for (gemm::Precision p : kMmaPrecisions)
+        names.push_back({"conv2d_wgmma.cuh", igemm_wgmma_name(g, p)});
+      return names;
+    }
   }
   return {};
 }
 
 ConvKernelSet::ConvKernelSet(std::string arch)
-    : direct_(arch, ktune::embedded_file("conv2d_direct.cuh"), "conv2d_direct.cu"),
+    : hopper_(arch == "sm_90"),
+      direct_(arch, ktune::embedded_file("conv2d_direct.cuh"), "conv2d_direct.cu"),
       im2col_(arch, ktune::embedded_file("conv2d_im2col.cuh"), "conv2d_im2col.cu"),
       winograd_(arch, ktune::embedded_file("conv2d_winograd.cuh"), "conv2d_winograd.cu"),
       tiled_(arch, ktune::embedded_file("gemm_tiled.cuh"), "gemm_tiled.cu"),
-      igemm_mma_(arch, ktune::embedded_file("conv2d_igemm_mma.cuh"), "conv2d_igemm_mma.cu") {}
+      igemm_mma_(arch, ktune::embedded_file("conv2d_igemm_mma.cuh"), "conv2d_igemm_mma.cu"),
+      wgmma_(arch == "sm_90" ? "sm_90a" : arch, ktune::embedded_file("conv2d_wgmma.cuh"),
+             "conv2d_wgmma.cu") {}
 
 gemm::cuda::KernelCache& ConvKernelSet::cache(const std::string& file) {
   if (file == "conv2d_direct.cuh") return direct_;
   if (file == "conv2d_im2col.cuh") return im2col_;
   if (file == "conv2d_winograd.cuh") return winograd_;
   if (file == "conv2d_igemm_mma.cuh") return igemm_mma_;
+  if (file == "conv2d_wgmma.cuh") return wgmma_;
   return tiled_;
 }
 
 void ConvKernelSet::prepare(const std::vector<CudaConvConfig>& configs, unsigned threads) {
   std::map<std::string, std::vector<std::string>> by_file;
   by_file["conv2d_im2col.cuh"].push_back(kReferenceName);
-  for (const CudaConvConfig& g : configs)
+  for (const CudaConvConfig& g : configs) {
+    if (g.kind == CudaKind::igemm_wgmma && !hopper_) continue;  // refused at run time
     for (const KernelName& name : kernel_names(g)) by_file[name.file].push_back(name.expression);
+  }
   // One file after the other, each compiled in parallel (the caches dedupe names).
   for (const auto& [file, names] : by_file) cache(file).prepare(names, threads);
 }
@@ -95,6 +108,11 @@ const ktune::cuda::LoadedKernel& ConvKernelSet::widen16() { return im2col_.get(k
 const ktune::cuda::LoadedKernel& ConvKernelSet::igemm_mma(const CudaConvConfig& g,
                                                           gemm::Precision precision, bool vec8) {
   return igemm_mma_.get(igemm_mma_name(g, precision, vec8 ? 8 : 1));
+}
+
+const ktune::cuda::LoadedKernel& ConvKernelSet::igemm_wgmma(const CudaConvConfig& g,
+                                                            gemm::Precision precision) {
+  return wgmma_.get(igemm_wgmma_name(g, precision));
 }
 
 ConvKernels ConvKernelSet::kernels(const CudaConvConfig& g, bool c4) {
@@ -127,7 +145,8 @@ ConvKernels ConvKernelSet::kernels(const CudaConvConfig& g, bool c4) {
       k.output = get({"conv2d_winograd.cuh", wino_name("output", g)}).function();
       set_gemm(false, false);
       break;
-    case CudaKind::igemm_mma:  // one kernel per precision and loader: igemm_mma()
+    case CudaKind::igemm_mma:    // one kernel per precision and loader: igemm_mma()
+    case CudaKind::igemm_wgmma:  // one kernel per precision: igemm_wgmma()
       break;
   }
   return k;

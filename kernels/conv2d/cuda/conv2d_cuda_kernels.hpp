@@ -1,8 +1,10 @@
 #pragma once
 // Run-time compiled conv2d kernels for one CUDA device: the instantiations each config needs
-// (conv2d_direct.cuh, conv2d_im2col.cuh, conv2d_winograd.cuh, conv2d_igemm_mma.cuh and the
-// shared gemm_tiled.cuh), compiled by NVRTC on demand or all at once in parallel, plus the float64
-// reference kernel.
+// (conv2d_direct.cuh, conv2d_im2col.cuh, conv2d_winograd.cuh, conv2d_igemm_mma.cuh,
+// conv2d_wgmma.cuh and the shared gemm_tiled.cuh), compiled by NVRTC on demand or all at once in
+// parallel, plus the float64 reference kernel. conv2d_wgmma.cuh compiles for sm_90a (wgmma and
+// setmaxnreg exist in that target only) and only on sm_90 devices: other devices refuse the kind
+// without compiling.
 #include <string>
 #include <vector>
 
@@ -39,13 +41,18 @@ class ConvKernelSet {
   // The cuda_igemm_mma kernel of g for a bf16 / fp16 problem, 16-byte loader (vec8) or not.
   const ktune::cuda::LoadedKernel& igemm_mma(const CudaConvConfig& g, gemm::Precision precision,
                                              bool vec8);
+  // The cuda_igemm_wgmma kernel of g for a bf16 / fp16 problem (sm_90 devices only).
+  const ktune::cuda::LoadedKernel& igemm_wgmma(const CudaConvConfig& g, gemm::Precision precision);
+  // Whether this set's device runs the sm_90a kernels (cuda_igemm_wgmma).
+  bool hopper() const { return hopper_; }
   const ktune::cuda::LoadedKernel& reference();
   const ktune::cuda::LoadedKernel& widen16();
 
  private:
   gemm::cuda::KernelCache& cache(const std::string& file);
   const ktune::cuda::LoadedKernel& get(const KernelName& name);
-  gemm::cuda::KernelCache direct_, im2col_, winograd_, tiled_, igemm_mma_;
+  bool hopper_ = false;
+  gemm::cuda::KernelCache direct_, im2col_, winograd_, tiled_, igemm_mma_, wgmma_;
 };
 
 }  // namespace ktune::kernels::conv2d::cuda

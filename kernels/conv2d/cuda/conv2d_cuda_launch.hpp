@@ -1,6 +1,7 @@
 #pragma once
 // Host launch geometry of the CUDA conv2d kinds (conv2d_*.cuh kernels + gemm_tiled.cuh; the
-// tensor-core kind conv2d_igemm_mma.cuh through launch_igemm_mma).
+// tensor-core kind conv2d_igemm_mma.cuh through launch_igemm_mma; the Hopper kind
+// conv2d_wgmma.cuh through conv2d_wgmma_launch.hpp).
 // Header-only and free of ktune libraries (CUDA runtime API, <string>, the config and GEMM
 // launch headers), so the sweep backend (NVRTC kernels: LoadedKernel::function()) and the
 // deployed library (nvcc kernels: (const void*)&ktune_conv2d_direct<...>) share it.
@@ -141,9 +142,11 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
     return "empty or invalid problem";
   if (d.n > 65535) return "n over 65535";
   const bool fp32 = d.precision == gemm::Precision::fp32;
-  if (g.kind == CudaKind::igemm_mma && fp32)
-    return "cuda_igemm_mma runs bf16 / fp16 problems only (fp32 problem)";
-  if (g.kind != CudaKind::igemm_mma && !fp32)
+  const bool tensor_core = g.kind == CudaKind::igemm_mma || g.kind == CudaKind::igemm_wgmma;
+  if (tensor_core && d.precision != gemm::Precision::bf16 && d.precision != gemm::Precision::fp16)
+    return std::string(g.kind == CudaKind::igemm_mma ? "cuda_igemm_mma" : "cuda_igemm_wgmma") +
+           " runs bf16 / fp16 problems only (" + gemm::precision_name(d.precision) + " problem)";
+  if (!tensor_core && !fp32)
     return std::string("the FP32 CUDA kinds do not run ") + gemm::precision_name(d.precision) +
            " problems";
   switch (g.kind) {
@@ -168,6 +171,8 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
     case CudaKind::igemm_mma:
       if ((d.n * d.p() * d.q() + g.bm - 1) / g.bm > 2147483647LL || (d.k + g.bn - 1) / g.bn > 65535)
         return "grid exceeds the CUDA limits";
+      return "";
+    case CudaKind::igemm_wgmma:  // the kernel's own limits: igemm_wgmma_refusal
       return "";
   }
   return "unknown kind";
@@ -287,6 +292,10 @@ inline ConvLaunch launch_conv(const CudaConvConfig& g, const ConvKernels& kernel
     }
     case CudaKind::igemm_mma:
       return launch_detail::refuse("cuda_igemm_mma: 16-bit data, launched by launch_igemm_mma");
+    case CudaKind::igemm_wgmma:
+      return launch_detail::refuse(
+          "cuda_igemm_wgmma: 16-bit data, launched by launch_igemm_wgmma "
+          "(conv2d_wgmma_launch.hpp)");
   }
   return launch_detail::refuse("unknown kind");
 }

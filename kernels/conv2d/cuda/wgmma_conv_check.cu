@@ -1,10 +1,11 @@
 // Device check and bench of conv2d_wgmma.cuh (standalone, nvcc -gencode=arch=compute_90a,
-// code=sm_90a). `test`: every config, one block a work item and persistent (3 blocks walking all
-// work items), x bf16 / fp16 x edge shapes (odd h / w, stride 1 / 2, pad 0..3, r 1 / 3 / 7, batch
-// 1 and 3, k not a multiple of BN) against a float64 reference of the same rounded inputs, output
-// poisoned with NaN, every element checked, then a planted error that the check must catch.
-// `bench LAYERS.csv [CONFIG...]`: every config (or those whose name contains a CONFIG; persistent
-// ones on one block an SM) per layer
+// code=sm_90a; the kernel's older bench: the family kind cuda_igemm_wgmma is checked by
+// tests/gpu/test_conv2d_igemm_wgmma.cpp). `test`: every config, one block a work item and
+// persistent (3 blocks walking all work items), x bf16 / fp16 x edge shapes (odd h / w, stride
+// 1 / 2, pad 0..3, r 1 / 3 / 7, batch 1 and 3, k not a multiple of BN) against a float64
+// reference of the same rounded inputs, output poisoned with NaN, every element checked, then a
+// planted error that the check must catch. `bench LAYERS.csv [CONFIG...]`: every config (or
+// those whose name contains a CONFIG; persistent ones on one block an SM) per layer
 // (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
 // that together exceed twice the L2), 1024 sampled outputs of each config's
 // result checked against float64; one CSV row a layer and config on stdout.

@@ -79,8 +79,10 @@ template <size_t I>
 kc::ConvKernels kernels_of(const kc::ConvDims& d) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
   static_assert(g.valid, "a config of the selector header is not a CUDA conv2d config");
-  // The library is FP32 (float x, w): the 16-bit tensor-core kind is swept, not shipped yet.
+  // The library is FP32 (float x, w): the 16-bit tensor-core kinds are swept, not shipped yet.
   static_assert(g.kind != kc::CudaKind::igemm_mma, "cuda_igemm_mma is not in the tuned library");
+  static_assert(g.kind != kc::CudaKind::igemm_wgmma,
+                "cuda_igemm_wgmma is not in the tuned library");
   kc::ConvKernels k;
   // Block sizes never exceed the kernels' __launch_bounds__, so their limit is never the binding
   // one: 1024 lets launch_conv's own checks decide.
