@@ -24,6 +24,15 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   message(STATUS "ktune: cuDNN ${KTUNE_CUDNN_LIBRARY}")
   ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check.cu)
   ktune_add_cuda_aot_check(conv2d ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
+  # ktune::conv2d_wgmma_bf16 (include/ktune/conv2d_wgmma.hpp): the wgmma kind's fixed configs
+  # with the bf16 epilogue, for engines that pick per layer (nn/cuda); sm_90a code.
+  add_library(ktune_conv2d_wgmma_call STATIC ${KTUNE_FAMILY_DIR}/cuda/conv2d_wgmma_call.cu)
+  target_include_directories(ktune_conv2d_wgmma_call PRIVATE ${PROJECT_SOURCE_DIR}
+    PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(ktune_conv2d_wgmma_call PUBLIC ktune_cuda)
+  set_target_properties(ktune_conv2d_wgmma_call PROPERTIES CUDA_ARCHITECTURES 90a-real)
+  set_property(TARGET ktune_conv2d_wgmma_call PROPERTY COMPILE_OPTIONS
+    -Xcompiler=-Wall,-Wextra --Werror=all-warnings)
 endif()
 # What ktune_add_tuned_library(FAMILY conv2d) compiles: the CPU kernels as templates
 # instantiated for the shipped configs only, the CUDA kernels (with the shared tiled GEMM files,

@@ -1,9 +1,10 @@
 #pragma once
-// The Hopper wgmma implicit-GEMM convolution (kernels/conv2d/cuda/conv2d_wgmma.cuh) as a layer
-// candidate of ktune-cuda-bf16: bf16 NHWC input, bf16 KRSC filter, bf16 NHWC output through the
-// kernel's fused epilogue act(conv + bias + residual), one rounding. Compiled for sm_90a only
-// (nn/cuda/CMakeLists.txt): on any other device every config is refused. A few fixed tile
-// configs; the backend times them at load beside its other candidates (nn/cuda/layer_pick.hpp).
+// The Hopper wgmma implicit-GEMM convolution as a layer candidate of ktune-cuda-bf16, through the
+// conv2d family's public call (include/ktune/conv2d_wgmma.hpp, library ktune_conv2d_wgmma_call):
+// bf16 NHWC input, bf16 KRSC filter, bf16 NHWC output through the kernel's fused epilogue
+// act(conv + bias + residual), one rounding. sm_90a code only: on any other device every config
+// is refused. A few fixed tile configs; the backend times them at load beside its other
+// candidates (nn/cuda/layer_pick.hpp).
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace ktune::nn::cuda {
 
-// The configs, "ht=8;wt=16;nb=1;bn=64;st=6" style names.
+// The configs, named as the kind's config strings without the kind ("tp=8;tq=16;bn=64;st=6").
 int wgmma_conv_configs();
 std::string wgmma_conv_config_name(int config);
 // Why `config` cannot run layer d here ("" when it can): c % 64, odd k, a TMA box past 256

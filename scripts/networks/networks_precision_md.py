@@ -117,7 +117,8 @@ def bf16_picks(directory):
 
 
 # ktune-cuda-bf16's load-time pick note: every candidate's fastest replay, "gemm_ex 0.1 ms, cudnn
-# 0.2 ms, wgmma ht=16;wt=8;nb=1;bn=128;st=4 0.3 ms, ..." before " at load".
+# 0.2 ms, wgmma tp=16;tq=8;bn=128;st=4 0.3 ms, ..." before " at load" (runs before the configs
+# were named as the conv2d kind's: "wgmma ht=16;wt=8;nb=1;bn=128;st=4").
 CANDIDATE = re.compile(r"(gemm_ex|cudnn|wgmma \S+) ([0-9.]+) ms")
 
 

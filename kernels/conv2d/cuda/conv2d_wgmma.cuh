@@ -1,6 +1,6 @@
 // Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; the conv2d kind
 // cuda_igemm_wgmma through conv2d_wgmma_launch.hpp, the network engine's ktune-cuda-bf16 through
-// nn/cuda/wgmma_conv.cu, and the standalone wgmma_conv_check.cu): bf16 /
+// conv2d_wgmma_call.cu (ktune::conv2d_wgmma_bf16), and the standalone wgmma_conv_check.cu): bf16 /
 // fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
 // KtuneConvWgOutBf16: bf16 of act(acc + bias + residual)), dilation 1, symmetric zero padding,
