@@ -186,7 +186,7 @@ TEST(Conv2dCpuPlan, WinogradMatchesFloat64WithEpilogue) {
           bl.winograd_m = m;
           bl.winograd_floats = 1;
           bl.winograd_min_tiles = min_tiles;
-          bl.winograd_min_call_tiles = 1;  // the small maps too
+          bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;  // the small maps too
           ConvPlan plan(s, c.filter.data(), threads, bl);
           ASSERT_EQ(plan.winograd_m(), m) << name(s);
           for (int mask = 0; mask < 8; ++mask)
@@ -212,7 +212,7 @@ TEST(Conv2dCpuPlan, FusedWinogradMatchesFloat64WithEpilogue) {
             const cpu_conv::ScopedTaskWorkers on(workers);
             PlanBlocking bl;
             bl.winograd_m = m;
-            bl.winograd_min_call_tiles = 1;
+            bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;
             bl.winograd_fused_tiles = tiles;
             ConvPlan plan(s, c.filter.data(), threads, bl);
             ASSERT_EQ(plan.winograd_m(), m) << name(s);
@@ -253,7 +253,7 @@ TEST(Conv2dCpuPlan, WinogradBoundCatchesAPlantedError) {
     for (int64_t fused_tiles : {int64_t(0), int64_t(12)}) {
       PlanBlocking bl;
       bl.winograd_m = m;
-      bl.winograd_min_call_tiles = 1;
+      bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;
       bl.winograd_fused_tiles = fused_tiles;
       std::vector<float> planted = c.filter;
       planted[planted.size() / 2] += 1.f;

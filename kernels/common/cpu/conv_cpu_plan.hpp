@@ -77,7 +77,13 @@ struct PlanBlocking {
   // With winograd_m = 4, a layer with too few F(4×4) tiles but enough F(2×2) ones (those 7×7
   // maps: 16) runs F(2×2): 0.64 ms median against 0.74 direct on the quiet EPYC
   // (results/amd-epyc-2c/networks-cpuconv, variants wino2 and plan, layer4.1.conv2 at batch 1).
+  // winograd4_min_call_tiles: F(4×4) on fewer tiles per call runs F(2×2) (the cpu_plan kind keeps
+  // this step while it forces the rest, winograd_min_call_tiles 0: on those 7×7 maps F(4×4)'s
+  // 37.7 MB transformed filter comes from memory in every call, and tuned_conv_bench, one call
+  // per round taking turns with oneDNN, put it at 0.76× oneDNN against 0.92-0.98× for F(2×2), two
+  // runs each on the loaded 2-core EPYC; the sweep's back-to-back calls had timed it the faster).
   int64_t winograd_min_call_tiles = 12;
+  int64_t winograd4_min_call_tiles = 12;
   // winograd_fused_tiles > 0: Winograd runs fused blocks of this many tiles (rounded up to the
   // register tile's 12), each block's three phases on one thread in its own V and M
   // (WinogradPlan's fused); 0: blocks of winograd_floats, each phase shared by the threads.
@@ -257,8 +263,8 @@ class ConvPlan {
       return s.n * ((s.p() + m - 1) / m) * ((s.q() + m - 1) / m);
     };
     int m = bl.winograd_m;
-    // Too few F(4×4) tiles, enough F(2×2) ones: F(2×2) (below, winograd_min_call_tiles).
-    if (m == 4 && call_tiles(4) < bl.winograd_min_call_tiles) m = 2;
+    // Too few F(4×4) tiles: F(2×2), if it has enough (below, winograd_min_call_tiles).
+    if (m == 4 && call_tiles(4) < bl.winograd4_min_call_tiles) m = 2;
     if ((m == 2 || m == 4) && s.c >= kWinogradMinChannels && WinogradPlan::applies(s) &&
         call_tiles(m) >= bl.winograd_min_call_tiles) {
       const int64_t a = m + 2;
