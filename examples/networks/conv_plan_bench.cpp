@@ -58,6 +58,11 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
     with("cols768", [](kc::PlanBlocking& b) { b.max_cols = 768; });
     with("rows128", [](kc::PlanBlocking& b) { b.max_rows = 128; });
     with("rows512", [](kc::PlanBlocking& b) { b.max_rows = 512; });
+    with("piecesouter", [](kc::PlanBlocking& b) {  // the order before rows_outer
+      b.rows_outer = false;
+      b.prefetch_panels = false;
+    });
+    with("noprefetch", [](kc::PlanBlocking& b) { b.prefetch_panels = false; });
     return m;
   }();
   return p;

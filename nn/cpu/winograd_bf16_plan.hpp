@@ -54,7 +54,7 @@ class Bf16WinogradPlan {
     const auto call_tiles = [&](int64_t m) {
       return s.n * ((s.p() + m - 1) / m) * ((s.q() + m - 1) / m);
     };
-    const int m = call_tiles(4) >= defaults.winograd_min_call_tiles ? 4 : 2;
+    const int m = call_tiles(4) >= defaults.winograd4_min_call_tiles ? 4 : 2;
     const int64_t a = m + 2;
     const bool fused = m == 4 && call_tiles(4) >= 196 && s.k < 512;
     const int64_t tiles = fused ? 12

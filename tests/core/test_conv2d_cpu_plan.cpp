@@ -75,7 +75,9 @@ Shape shape(int64_t n, int64_t h, int64_t c, int64_t k, int64_t r, int64_t strid
 // 3 channels, 3×3/1 and /2 pad 1, 1×1/1 and /2, 3×3 on 3 channels) with odd channel counts, a
 // fully connected layer as a 1×1 convolution over 1×1 images, and maps wide enough (30 and 31
 // output columns) for 12-pixel panels inside the image (packed a K step at a time), and an 11×11
-// filter (more filter rows than one tile call joins).
+// filter (more filter rows than one tile call joins); strided and 3×3 layers with more output
+// channels than pixels per task (run channel panel by channel panel, PlanBlocking::rows_outer,
+// the last panel partial).
 std::vector<Shape> shapes() {
   std::vector<Shape> out;
   for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
@@ -83,7 +85,8 @@ std::vector<Shape> shapes() {
        {shape(1, 23, 3, 37, 7, 2, 3), shape(2, 9, 19, 70, 3, 1, 1), shape(1, 11, 33, 64, 3, 2, 1),
         shape(2, 7, 45, 100, 1, 1, 0), shape(1, 13, 40, 33, 1, 2, 0), shape(1, 15, 3, 64, 3, 1, 1),
         shape(3, 1, 300, 1000, 1, 1, 0), shape(1, 1, 129, 17, 1, 1, 0),
-        shape(1, 30, 5, 40, 3, 1, 1), shape(1, 61, 3, 20, 7, 2, 3), shape(1, 15, 2, 20, 11, 1, 5)})
+        shape(1, 30, 5, 40, 3, 1, 1), shape(1, 61, 3, 20, 7, 2, 3), shape(1, 15, 2, 20, 11, 1, 5),
+        shape(1, 7, 40, 200, 3, 2, 1), shape(1, 6, 5, 100, 3, 1, 1)})
     out.push_back(s);
   return out;
 }
@@ -98,10 +101,16 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
   const PlanBlocking small{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12},
       small_packing{16, 24, 32, false, true, 0, 0, 1 << 20, 48, 12},
       row_calls{256, 384, 256, true, false, 0, 0, 1 << 20, 48, 12};
+  // Pieces outermost (PlanBlocking::rows_outer off, no panel prefetch), with and without the
+  // padded copy and K blocks.
+  PlanBlocking pieces_outer, small_pieces_outer = small_packing;
+  pieces_outer.rows_outer = small_pieces_outer.rows_outer = false;
+  pieces_outer.prefetch_panels = small_pieces_outer.prefetch_panels = false;
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2})
-      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing, row_calls}) {
+      for (const PlanBlocking& bl :
+           {PlanBlocking{}, small, small_packing, row_calls, pieces_outer, small_pieces_outer}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s, plan.winograd_m()))
             << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
@@ -177,7 +186,7 @@ TEST(Conv2dCpuPlan, WinogradMatchesFloat64WithEpilogue) {
           bl.winograd_m = m;
           bl.winograd_floats = 1;
           bl.winograd_min_tiles = min_tiles;
-          bl.winograd_min_call_tiles = 1;  // the small maps too
+          bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;  // the small maps too
           ConvPlan plan(s, c.filter.data(), threads, bl);
           ASSERT_EQ(plan.winograd_m(), m) << name(s);
           for (int mask = 0; mask < 8; ++mask)
@@ -203,7 +212,7 @@ TEST(Conv2dCpuPlan, FusedWinogradMatchesFloat64WithEpilogue) {
             const cpu_conv::ScopedTaskWorkers on(workers);
             PlanBlocking bl;
             bl.winograd_m = m;
-            bl.winograd_min_call_tiles = 1;
+            bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;
             bl.winograd_fused_tiles = tiles;
             ConvPlan plan(s, c.filter.data(), threads, bl);
             ASSERT_EQ(plan.winograd_m(), m) << name(s);
@@ -244,7 +253,7 @@ TEST(Conv2dCpuPlan, WinogradBoundCatchesAPlantedError) {
     for (int64_t fused_tiles : {int64_t(0), int64_t(12)}) {
       PlanBlocking bl;
       bl.winograd_m = m;
-      bl.winograd_min_call_tiles = 1;
+      bl.winograd_min_call_tiles = bl.winograd4_min_call_tiles = 1;
       bl.winograd_fused_tiles = fused_tiles;
       std::vector<float> planted = c.filter;
       planted[planted.size() / 2] += 1.f;

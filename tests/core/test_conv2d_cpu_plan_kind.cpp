@@ -64,6 +64,29 @@ TEST(Conv2dCpuPlanKind, SeventeenConfigsAppendedAfterTheFirstCudaKinds) {
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 
+TEST(Conv2dCpuPlanKind, F4x4OnFewerThan12TilesRunsF2x2AsInTheEngine) {
+  // m = 4 on a 7×7 map at batch 1 (4 F(4×4) tiles, ResNet-50's layer4) runs F(2×2), within
+  // F(2×2)'s bound on poisoned output; 12 tiles (13×9) and the same map at batch 3 run F(4×4).
+  const Shape few{1, 7, 7, 64, 70, 3, 3, 1, 1}, twelve{1, 13, 9, 21, 50, 3, 3, 1, 1},
+      batch3{3, 7, 7, 64, 70, 3, 3, 1, 1};
+  EXPECT_EQ(cpu::plan_winograd_m(few, 4), 2);
+  EXPECT_EQ(cpu::plan_winograd_m(few, 2), 2);
+  EXPECT_EQ(cpu::plan_winograd_m(few, 0), 0);
+  EXPECT_EQ(cpu::plan_winograd_m(twelve, 4), 4);
+  EXPECT_EQ(cpu::plan_winograd_m(batch3, 4), 4);
+  for (const Shape& s : {few, twelve, batch3}) {
+    const auto input = gemm::random_matrix(size_t(s.input_elements()), 21);
+    const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 22);
+    const auto reference = reference_conv2d(s, input.data(), filter.data());
+    std::vector<float> output(size_t(s.output_elements()), std::numeric_limits<float>::quiet_NaN());
+    cpu::PreparedPlan plan(s, filter.data(), 4, 384, 256);
+    EXPECT_EQ(plan.winograd_m(), cpu::plan_winograd_m(s, 4)) << problem_of(s).key();
+    plan.run(input.data(), output.data());
+    EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, plan.winograd_m()))
+        << problem_of(s).key();
+  }
+}
+
 TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
   for (const std::string& text : plan_configs()) {
     const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
@@ -102,12 +125,13 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
       const bool fused = g.kind == cpu::CpuKind::plan_fused;
       cpu::PreparedPlan plan(s, filter.data(), g.m, fused ? 384 : g.cols, fused ? 256 : g.rows,
                              fused ? g.tiles : 0);
-      EXPECT_EQ(plan.winograd_m(), g.m) << text;  // the config's algorithm, not a fallback
+      // The config's algorithm, not a fallback (F(2×2) for m = 4 on fewer than 12 F(4×4) tiles).
+      EXPECT_EQ(plan.winograd_m(), cpu::plan_winograd_m(s, g.m)) << text;
       EXPECT_EQ(plan.winograd_fused(), fused) << text;
       for (int call = 0; call < 2; ++call) {  // a prepared plan runs again with the same result
         std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
         plan.run(input.data(), output.data());
-        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, g.m))
+        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, plan.winograd_m()))
             << problem_of(s).key() << " " << text << " call " << call;
       }
       winograd_ran += g.m != 0;

@@ -77,7 +77,13 @@ struct PlanBlocking {
   // With winograd_m = 4, a layer with too few F(4×4) tiles but enough F(2×2) ones (those 7×7
   // maps: 16) runs F(2×2): 0.64 ms median against 0.74 direct on the quiet EPYC
   // (results/amd-epyc-2c/networks-cpuconv, variants wino2 and plan, layer4.1.conv2 at batch 1).
+  // winograd4_min_call_tiles: F(4×4) on fewer tiles per call runs F(2×2) (the cpu_plan kind keeps
+  // this step while it forces the rest, winograd_min_call_tiles 0: on those 7×7 maps F(4×4)'s
+  // 37.7 MB transformed filter comes from memory in every call, and tuned_conv_bench, one call
+  // per round taking turns with oneDNN, put it at 0.76× oneDNN against 0.92-0.98× for F(2×2), two
+  // runs each on the loaded 2-core EPYC; the sweep's back-to-back calls had timed it the faster).
   int64_t winograd_min_call_tiles = 12;
+  int64_t winograd4_min_call_tiles = 12;
   // winograd_fused_tiles > 0: Winograd runs fused blocks of this many tiles (rounded up to the
   // register tile's 12), each block's three phases on one thread in its own V and M
   // (WinogradPlan's fused); 0: blocks of winograd_floats, each phase shared by the threads.
@@ -87,7 +93,20 @@ struct PlanBlocking {
   // wherever winograd_fused_tiles asks).
   int64_t winograd_fused_min_call_tiles = 0;
   int64_t winograd_fused_max_k = INT64_MAX;
+  // rows_outer: a task with more output channels than pixels runs its channel panels outermost
+  // on every path (1×1 stride 1 always did), so that a panel's filter K block is read from memory
+  // once and from L2 for the task's further pieces (pixels outermost, ResNet-50's layer4 3×3
+  // stride 2 at batch 1, 49 pixels × K = 4608, streamed a task's 2.4 MB filter block once per
+  // piece). prefetch_panels: in that order, the next panel's filter K block is asked for into L2
+  // while the current one computes, a share per piece (at batch 1 the filter, read once per call,
+  // comes from memory and is the larger operand).
+  bool rows_outer = true;
+  bool prefetch_panels = true;
 };
+
+// The largest filter K block (K steps × kMR floats: 256 KB, a quarter of a Zen 4 core's L2)
+// that PlanBlocking::prefetch_panels asks for while the previous one computes.
+constexpr int64_t kPrefetchPanelFloats = 64 * 1024;
 
 // Fewer input channels (the c = 3 stems) make each of Winograd's α² GEMMs a K = c sum: the
 // direct path's filter rows of 9·c steps use the register tile better.
@@ -244,8 +263,8 @@ class ConvPlan {
       return s.n * ((s.p() + m - 1) / m) * ((s.q() + m - 1) / m);
     };
     int m = bl.winograd_m;
-    // Too few F(4×4) tiles, enough F(2×2) ones: F(2×2) (below, winograd_min_call_tiles).
-    if (m == 4 && call_tiles(4) < bl.winograd_min_call_tiles) m = 2;
+    // Too few F(4×4) tiles: F(2×2), if it has enough (below, winograd_min_call_tiles).
+    if (m == 4 && call_tiles(4) < bl.winograd4_min_call_tiles) m = 2;
     if ((m == 2 || m == 4) && s.c >= kWinogradMinChannels && WinogradPlan::applies(s) &&
         call_tiles(m) >= bl.winograd_min_call_tiles) {
       const int64_t a = m + 2;
@@ -412,6 +431,22 @@ class ConvPlan {
     }
   }
 
+  // Share `part` of `parts` of the filter K block [pc, pc + kb) of task t's channel panel after
+  // the one at `row`, asked for into L2 (PlanBlocking::prefetch_panels; nothing after the task's
+  // last panel, nor for a K block larger than kPrefetchPanelFloats: the fc layers' panels, up to
+  // 3 MB, would evict the panel being read).
+  void prefetch_next_panel(const plan_detail::Task& t, int64_t row, int64_t pc, int kb,
+                           int64_t part, int64_t parts) const {
+    constexpr int kMR = plan_detail::kMR;
+    const int64_t floats = int64_t(kb) * kMR;
+    if (!bl_.prefetch_panels || row + kMR >= t.row0 + t.rows || floats > kPrefetchPanelFloats)
+      return;
+    const float* a = filter_.get() + ((row / kMR + 1) * s_.gemm_k() + pc) * kMR;
+    for (int64_t f = floats * part / parts / 16 * 16, end = floats * (part + 1) / parts; f < end;
+         f += 16)
+      __builtin_prefetch(a + f, 0, 2);
+  }
+
   // The output tile of channels [row, row + kMR) × pixels from col, for K block [pc, pc + kb).
   plan_detail::TileOut tile_out(float* output, const Epilogue& e, int64_t col, int64_t row,
                                 int64_t pc, int kb) const {
@@ -443,8 +478,15 @@ class ConvPlan {
       // (16 pixels, 4096 × 4096 weights) read its filter panels once per piece with the pixels
       // outside.
       if (t.rows > t.cols) {
+        int64_t pieces = 0;
+        auto count = [&](int64_t, int) { ++pieces; };
+        pieces_of_run(t.col0, t.cols, count);
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
-          auto piece = [&](int64_t col, int cols) { tile(col, cols, row); };
+          int64_t i = 0;
+          auto piece = [&](int64_t col, int cols) {
+            prefetch_next_panel(t, row, pc, kb, i++, pieces);
+            tile(col, cols, row);
+          };
           pieces_of_run(t.col0, t.cols, piece);
         }
       } else {
@@ -478,25 +520,36 @@ class ConvPlan {
     const int64_t ck = s_.gemm_k();
     for (int64_t pc = 0; pc < ck; pc += kc_) {
       const int kb = int(std::min<int64_t>(kc_, ck - pc));
-      int64_t i = 0;         // piece index: its packed panel, if any, at bpack + i·kb·kNR
-      if (slot_floats_ > 0)  // else every window is inside the (padded) image: nothing to pack
-        for_each_piece(t, [&](int64_t col, int cols) {
-          if (!window_row(col, cols).ok)
-            pack_patches(g_, input, pc, kb, col, cols, bpack + i * kb * kNR);
-          ++i;
-        });
-      i = 0;
+      int64_t i = 0;  // piece index: its packed panel, if any, at bpack + i·kb·kNR
       for_each_piece(t, [&](int64_t col, int cols) {
-        const WindowRow w = window_row(col, cols);
-        if (w.ok) {
-          run_window_row(w, input, pc, kb, col, cols, t.row0, t.rows, e, output);
-        } else {
-          for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR)
-            any_tile<true>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
-                           bpack + i * kb * kNR, kNR, tile_out(output, e, col, row, pc, kb));
-        }
+        // else every window is inside the (padded) image: nothing to pack
+        if (slot_floats_ > 0 && !window_row(col, cols).ok)
+          pack_patches(g_, input, pc, kb, col, cols, bpack + i * kb * kNR);
         ++i;
       });
+      const int64_t pieces = i;
+      // Channels [row0, row0 + rows) of every piece, piece by piece.
+      auto panels = [&](int64_t row0, int64_t rows) {
+        i = 0;
+        for_each_piece(t, [&](int64_t col, int cols) {
+          if (rows == kMR) prefetch_next_panel(t, row0, pc, kb, i, pieces);
+          const WindowRow w = window_row(col, cols);
+          if (w.ok) {
+            run_window_row(w, input, pc, kb, col, cols, row0, rows, e, output);
+          } else {
+            for (int64_t row = row0; row < row0 + rows; row += kMR)
+              any_tile<true>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
+                             bpack + i * kb * kNR, kNR, tile_out(output, e, col, row, pc, kb));
+          }
+          ++i;
+        });
+      };
+      if (bl_.rows_outer && t.rows > t.cols) {
+        for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR)
+          panels(row, std::min<int64_t>(kMR, t.row0 + t.rows - row));
+      } else {
+        panels(t.row0, t.rows);
+      }
     }
     busy_[size_t(slot)].store(false, std::memory_order_release);
   }

@@ -38,7 +38,7 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
   if (kind == "cpu_plan" || kind == "cpu_plan_fused") {
     const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
     if (const char* why = plan_refusal(shape, g.m)) k.refusal = why;
-    k.winograd_m = g.m;
+    k.winograd_m = plan_winograd_m(shape, g.m);  // the algorithm run, whose bound applies
     const int fused_tiles = g.kind == CpuKind::plan_fused ? g.tiles : 0;
     const int cols = fused_tiles ? 384 : g.cols, rows = fused_tiles ? 256 : g.rows;
     // One plan per filter buffer (the sweep rotates copies of the tensors).

@@ -5,7 +5,9 @@
 //   m     0 (the implicit GEMM on the 32 × 12 AVX-512 tile), 2 or 4 (Winograd F(2×2, 3×3) /
 //         F(4×4, 3×3)): forced, not the plan's default rule of thumb (F(4×4) on
 //         3×3 stride-1 layers over >= 16 channels, F(2×2) or the GEMM where F(4×4) has too few
-//         tiles), so that the sweep measures each where it applies;
+//         tiles), so that the sweep measures each where it applies; but m = 4 on a call with
+//         fewer than 12 F(4×4) tiles (ResNet-50's 7×7 maps at batch 1: 4) runs F(2×2), as in the
+//         engine (PlanBlocking::winograd4_min_call_tiles; plan_winograd_m says which);
 //   cols, rows  the largest task of the GEMM path, pixels × output channels (PlanBlocking
 //         max_cols, max_rows): how C is cut among the threads and blocked for L2.
 // cpu_plan_fused: the same plan's Winograd (m 2 or 4) in fused blocks of `tiles` tiles
@@ -30,7 +32,8 @@ inline cpu_conv::Shape plan_shape(const Shape& s) {
 inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0) {
   cpu_conv::PlanBlocking b;
   b.winograd_m = m;
-  b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles
+  b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles, but
+  // winograd4_min_call_tiles kept: F(4×4) on fewer tiles runs F(2×2)
   b.max_cols = cols;
   b.max_rows = rows;
   b.winograd_fused_tiles = fused_tiles;
@@ -45,6 +48,13 @@ inline const char* plan_refusal(const Shape& s, int m) {
   if (s.c < cpu_conv::kWinogradMinChannels)
     return "cpu_plan Winograd: at least 16 input channels (the plan's GEMM path runs fewer)";
   return nullptr;
+}
+
+// The Winograd m config m runs on s (0: the implicit GEMM): m, but F(2×2) for m = 4 on a call
+// with fewer F(4×4) tiles than PlanBlocking::winograd4_min_call_tiles (its bound is F(2×2)'s).
+inline int plan_winograd_m(const Shape& s, int m) {
+  const int64_t tiles4 = s.n * ((s.p() + 3) / 4) * ((s.q() + 3) / 4);
+  return m == 4 && tiles4 < cpu_conv::PlanBlocking{}.winograd4_min_call_tiles ? 2 : m;
 }
 
 // One layer prepared: the filter read only here. One run at a time.
