@@ -1,10 +1,18 @@
 # shellcheck shell=bash
 # What the scripts run on the lent GPU machine share (scripts/gpu_*.sh source it from the
-# repository root): their phases, the GPU's description and slug, and the loader path for a
-# binary built elsewhere.
+# repository root): their phases and per-phase time caps, the GPU's description and slug, and
+# the loader path for a binary built elsewhere.
 
 # has PHASE: whether PHASE is one of the space-separated $PHASES.
 has() { [[ " $PHASES " == *" $1 "* ]]; }
+
+# cap PHASE_MAX: the seconds a phase may take: PHASE_MAX, or what is left before DEADLINE_S
+# (counted by $SECONDS) less 5 s for the export after it (0: skip the phase).
+cap() {
+  local left=$((DEADLINE_S - SECONDS - 5))
+  ((left < 10)) && { echo 0; return; }
+  echo $(($1 < left ? $1 : left))
+}
 
 # gpu_info FILE: the GPU's name, driver, memory and clocks (CSV) into FILE and on stdout.
 gpu_info() {

@@ -43,13 +43,6 @@ mkdir -p "$OUT" "$FILES"
 . scripts/device_common.sh
 SECONDS=0
 
-# cap PHASE_MAX: the seconds a phase may take: PHASE_MAX, or what is left before the deadline
-# less 5 s for the export after it (0: skip the phase).
-cap() {
-  local left=$((DEADLINE_S - SECONDS - 5))
-  ((left < 10)) && { echo 0; return; }
-  echo $(($1 < left ? $1 : left))
-}
 pack() { tar czf "$OUT/conv-precision.tar.gz" -C "$FILES" .; }
 note() {
   echo "[$SECONDS s] $*" | tee -a "$FILES/phases.log"

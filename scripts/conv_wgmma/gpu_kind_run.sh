@@ -27,11 +27,6 @@ mkdir -p "$OUT" "$FILES"
 . scripts/device_common.sh
 SECONDS=0
 
-cap() {
-  local left=$((DEADLINE_S - SECONDS - 5))
-  ((left < 10)) && { echo 0; return; }
-  echo $(($1 < left ? $1 : left))
-}
 pack() { tar czf "$OUT/conv-wgmma-kind.tar.gz" -C "$FILES" .; }
 note() {
   echo "[$SECONDS s] $*" | tee -a "$FILES/phases.log"
