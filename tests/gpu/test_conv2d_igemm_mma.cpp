@@ -14,6 +14,7 @@
 #include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/family.hpp"
+#include "tests/gpu/conv2d_tc_checks.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
@@ -21,11 +22,9 @@ namespace {
 
 using gemm::Precision;
 
-const Family& family() {
-  register_builtin();
-  register_cuda_backends();
-  return find_family("conv2d");
-}
+using test::conv2d_family;
+using test::in_precision;
+using test::kind_configs;
 
 // n, h, w, c, k, r, s, stride, pad.
 std::vector<Shape> layers() {
@@ -41,45 +40,23 @@ std::vector<Shape> layers() {
   };
 }
 
-Shape in_precision(Shape s, Precision p) {
-  s.precision = p;
-  return s;
-}
-
 TEST(Conv2dIgemmMma, EveryConfigVerifiesEveryLayerInBf16AndFp16) {
   KTUNE_REQUIRE_GPU();
-  const Family& fam = family();
+  const Family& fam = conv2d_family();
   auto backend = open_backend(fam, "cuda:0");
-  std::vector<Config> configs;
-  for (const Config& c : fam.space().enumerate())
-    if (fam.space().kind_name(c) == "cuda_igemm_mma") configs.push_back(c);
+  const std::vector<Config> configs = kind_configs(fam, "cuda_igemm_mma");
   ASSERT_EQ(configs.size(), 40u);
   backend->prepare(configs);
-  TimingPolicy once;
-  once.warmups = 0, once.min_reps = 1, once.max_reps = 1, once.budget_ms = 0;
   std::map<Precision, double> worst;
-  for (Precision precision : {Precision::bf16, Precision::fp16}) {
-    for (const Shape& layer : layers()) {
-      const Shape s = in_precision(layer, precision);
-      const Problem problem = problem_of(s);
-      auto session = backend->open(problem);
-      for (const Config& c : configs) {
-        const Outcome o = session->run(c, once);
-        const std::string where = fam.space().to_string(c) + " on " + problem.key();
-        ASSERT_EQ(o.status, Status::ok) << where << ": " << o.message;
-        EXPECT_LE(o.rel_error, error_bound(s)) << where;
-        EXPECT_GT(o.rel_error, 0.0) << where << ": 16-bit inputs cannot be exact";
-        worst[precision] = std::max(worst[precision], o.rel_error);
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      test::verify_every_config_in_16_bit(fam, *backend, configs, layers(), worst));
   // fp16 keeps 3 more mantissa bits than bf16: its errors are several times smaller.
   EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
 }
 
 TEST(Conv2dIgemmMma, PrecisionsAndKindsRefuseEachOther) {
   KTUNE_REQUIRE_GPU();
-  const Family& fam = family();
+  const Family& fam = conv2d_family();
   const Space& space = fam.space();
   auto backend = open_backend(fam, "cuda:0");
   const Config mma = space.parse("kind=cuda_igemm_mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3");

@@ -25,6 +25,7 @@
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/device_buffer.hpp"
 #include "ktune/family.hpp"
+#include "tests/gpu/conv2d_tc_checks.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
@@ -40,17 +41,11 @@ using gemm::Precision;
     if (!hopper) GTEST_SKIP() << "not an sm_90 device: wgmma conv test skipped"; \
   }
 
-const Family& family() {
-  register_builtin();
-  register_cuda_backends();
-  return find_family("conv2d");
-}
+using test::conv2d_family;
+using test::in_precision;
 
 std::vector<Config> kind_configs(const Family& fam) {
-  std::vector<Config> configs;
-  for (const Config& c : fam.space().enumerate())
-    if (fam.space().kind_name(c) == "cuda_igemm_wgmma") configs.push_back(c);
-  return configs;
+  return test::kind_configs(fam, "cuda_igemm_wgmma");
 }
 
 // n, h, w, c, k, r, s, stride, pad: c % 64 == 0 and k even, as the kernel needs.
@@ -67,11 +62,6 @@ std::vector<Shape> layers() {
   };
 }
 
-Shape in_precision(Shape s, Precision p) {
-  s.precision = p;
-  return s;
-}
-
 TimingPolicy once() {
   TimingPolicy p;
   p.warmups = 0, p.min_reps = 1, p.max_reps = 1, p.budget_ms = 0;
@@ -80,27 +70,14 @@ TimingPolicy once() {
 
 TEST(Conv2dIgemmWgmma, EveryConfigVerifiesEveryLayerInBf16AndFp16) {
   KTUNE_REQUIRE_SM90();
-  const Family& fam = family();
+  const Family& fam = conv2d_family();
   auto backend = open_backend(fam, "cuda:0");
   const std::vector<Config> configs = kind_configs(fam);
   ASSERT_EQ(configs.size(), 40u);
   backend->prepare(configs);
   std::map<Precision, double> worst;
-  for (Precision precision : {Precision::bf16, Precision::fp16}) {
-    for (const Shape& layer : layers()) {
-      const Shape s = in_precision(layer, precision);
-      const Problem problem = problem_of(s);
-      auto session = backend->open(problem);
-      for (const Config& c : configs) {
-        const Outcome o = session->run(c, once());
-        const std::string where = fam.space().to_string(c) + " on " + problem.key();
-        ASSERT_EQ(o.status, Status::ok) << where << ": " << o.message;
-        EXPECT_LE(o.rel_error, error_bound(s)) << where;
-        EXPECT_GT(o.rel_error, 0.0) << where << ": 16-bit inputs cannot be exact";
-        worst[precision] = std::max(worst[precision], o.rel_error);
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      test::verify_every_config_in_16_bit(fam, *backend, configs, layers(), worst));
   // fp16 keeps 3 more mantissa bits than bf16: its errors are several times smaller.
   EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
 }
@@ -200,7 +177,7 @@ TEST(Conv2dIgemmWgmma, TheNvccInstantiationsVerifyAndMatchNvrtc) {
 
 TEST(Conv2dIgemmWgmma, RefusesWhatTheKernelCannotServe) {
   KTUNE_REQUIRE_SM90();
-  const Family& fam = family();
+  const Family& fam = conv2d_family();
   const Space& space = fam.space();
   auto backend = open_backend(fam, "cuda:0");
   const Config wg = space.parse("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4");

@@ -1,0 +1,63 @@
+#pragma once
+// What the tests of the conv2d family's tensor-core kinds (cuda_igemm_mma, cuda_igemm_wgmma)
+// share: the family with its CUDA backends, a kind's configs read from the space, and the check
+// that every config of the kind verifies on every layer in bf16 and fp16 through the sweep's
+// sessions (float64 reference, the family's per-precision bound).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "ktune/cuda.hpp"
+#include "ktune/family.hpp"
+
+namespace ktune::kernels::conv2d::cuda::test {
+
+inline const Family& conv2d_family() {
+  register_builtin();
+  register_cuda_backends();
+  return find_family("conv2d");
+}
+
+inline std::vector<Config> kind_configs(const Family& fam, const std::string& kind) {
+  std::vector<Config> configs;
+  for (const Config& c : fam.space().enumerate())
+    if (fam.space().kind_name(c) == kind) configs.push_back(c);
+  return configs;
+}
+
+inline Shape in_precision(Shape s, gemm::Precision p) {
+  s.precision = p;
+  return s;
+}
+
+// Runs every config once on every layer in bf16 and fp16 (a fatal failure ends the check): each
+// must run, stay within error_bound and not be exact (16-bit inputs cannot be); the worst
+// relative error per precision goes to `worst`.
+inline void verify_every_config_in_16_bit(const Family& fam, Backend& backend,
+                                          const std::vector<Config>& configs,
+                                          const std::vector<Shape>& layers,
+                                          std::map<gemm::Precision, double>& worst) {
+  TimingPolicy once;
+  once.warmups = 0, once.min_reps = 1, once.max_reps = 1, once.budget_ms = 0;
+  for (gemm::Precision precision : {gemm::Precision::bf16, gemm::Precision::fp16}) {
+    for (const Shape& layer : layers) {
+      const Shape s = in_precision(layer, precision);
+      const Problem problem = problem_of(s);
+      auto session = backend.open(problem);
+      for (const Config& c : configs) {
+        const Outcome o = session->run(c, once);
+        const std::string where = fam.space().to_string(c) + " on " + problem.key();
+        ASSERT_EQ(o.status, Status::ok) << where << ": " << o.message;
+        EXPECT_LE(o.rel_error, error_bound(s)) << where;
+        EXPECT_GT(o.rel_error, 0.0) << where << ": 16-bit inputs cannot be exact";
+        worst[precision] = std::max(worst[precision], o.rel_error);
+      }
+    }
+  }
+}
+
+}  // namespace ktune::kernels::conv2d::cuda::test
