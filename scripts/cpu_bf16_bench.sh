@@ -37,5 +37,6 @@ selector; its one rule, which 3x3 stride-1 layers run FP32 Winograd on bf16 oper
 channels and 32+ F(4x4) tiles, or 16+ tiles and c*k >= 2^18; per layer in networks-layers.csv \
 choice), was drawn from steering runs of these same layers: in-sample" --vendors "oneDNN 2.6.3 bf16 convolution / inner \
 product (convolution_auto, formats any, the reorder of the FP32 NHWC input to bf16 and of the \
-output back counted; implementation per layer in networks-layers.csv choice)"
+output back counted; implementation per layer in networks-layers.csv choice); no OpenBLAS call \
+(ktune_infer runs with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset)"
 echo "cpu_bf16_bench: $(( $(date +%s) - start )) s"

@@ -70,6 +70,8 @@ json.dump({"command": command, "commit": commit,
                        f"{batches}, FP32",
            "files": files, "in_sample": None,
            "vendors": f"oneDNN {onednn} (convolution_auto, convolution_winograd where it has one, "
-                      f"inner product), as the onednn, onednn_winograd and auto backends ran it"}, open(os.path.join(out, "run.json"), "w"), indent=2)
+                      f"inner product), as the onednn, onednn_winograd and auto backends ran it; no "
+                      f"OpenBLAS call (ktune_infer runs with OPENBLAS_CORETYPE and "
+                      f"OPENBLAS_L2_SIZE unset)"}, open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
 cat "$out/networks.md"
