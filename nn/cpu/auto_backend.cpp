@@ -5,15 +5,19 @@
 // rule (ktune/timing_loop.hpp) and random data. Switching between the candidates costs what no
 // per-layer timing sees (caches; and, before the conv plans ran on OpenMP's team, each one's idle
 // threads spinning on the cores the others needed), so the engine then times the whole network per
-// layer and all on each candidate (Backend::variants) in interleaved rounds. While the network
-// runs on one candidate alone (those rounds, later re-timings) each layer's own time in the
-// network is recorded (the marks around it), and once every candidate has one, a layer's pick is
-// the candidate of smallest median there: the same context as the network run (the layers before
-// it on the same backend, the same buffers), where the prepare-time timing had a layer alone on
-// scratch data. The variant is then picked per inference by VariantPicker (variant_picker.hpp)
-// from the times of the inferences themselves: the set-up rounds' choice alone could not follow a
-// machine whose state changed after set-up (docs/networks.md). A conv is timed twice:
-// alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
+// layer and all on each candidate (Backend::variants) in interleaved rounds. Each layer's time
+// in every forward (the marks around it) goes to that layer's own VariantPicker
+// (variant_picker.hpp) over its candidates, which names the candidate each forward of the
+// per-layer variant runs it on: its current, or now and then a re-timing of a contender. So a
+// layer's pick follows its times in the network (the context the network runs it in, where the
+// prepare-time timing had it alone on scratch data) and stays fresh. Picked once from the set-up
+// rounds' few times (each candidate's median in forwards of that candidate alone), a wrong pick
+// stayed: VGG16 b16 bf16 ran features.2 on `onednn_bf16` (145 ms in the benchmark, against
+// `ktune_bf16`'s 119) and `auto_bf16` was 1.019x `ktune_bf16` alone
+// (results/amd-epyc-2c/networks-bf16-auto-s14). The variant is picked per inference by a
+// VariantPicker too, from the times of the inferences themselves: the set-up rounds' choice alone
+// could not follow a machine whose state changed after set-up (docs/networks.md). A conv is timed
+// twice: alone, and followed by the residual add it may carry (ktune fuses the add into the conv's
 // epilogue, the oneDNN backends' convs are followed by their host add), because the engine calls
 // conv2d_add for the convs that end a residual block and the winner can differ. Pooling, adds and
 // softmax run on the candidate whose threads the variant uses. All backends here work on plain host
@@ -99,17 +103,20 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
     const size_t in_floats = size_t(d.n * d.h * d.w * d.c);
     const size_t out_floats = size_t(d.n * d.p() * d.q() * d.k);
     const Scratch in(in_floats, 1), out(out_floats, 2), residual(out_floats, 3);
-    Choice& choice = choices_[layer];
-    choice.plain = fastest([&](Backend& c) { c.conv2d(layer, d, in.get(), out.get()); });
-    choice.residual = fastest(
+    Choice& choice = choice_of(layer);
+    choice.prepared[0] = fastest([&](Backend& c) { c.conv2d(layer, d, in.get(), out.get()); });
+    choice.prepared[1] = fastest(
         [&](Backend& c) { conv2d_add_on(c, layer, d, in.get(), residual.get(), out.get(), true); });
+    choice.picked = choice.prepared;
     majority_ = most_picked();
   }
 
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
     for (auto& c : candidates_) c->prepare_fc(layer, d, weight, bias);
     const Scratch x(size_t(d.batch * d.in), 1), y(size_t(d.batch * d.out), 2);
-    choices_[layer].plain = fastest([&](Backend& c) { c.fc(layer, d, x.get(), y.get()); });
+    Choice& choice = choice_of(layer);
+    choice.prepared[0] = choice.picked[0] =
+        fastest([&](Backend& c) { c.fc(layer, d, x.get(), y.get()); });
     majority_ = most_picked();
   }
 
@@ -132,8 +139,8 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   std::string choices() const override {
     std::vector<int> plain(candidates_.size()), residual(candidates_.size());
     for (const auto& [layer, c] : choices_) {
-      ++plain[size_t(c.plain)];
-      ++residual[size_t(c.residual)];
+      ++plain[size_t(c.picked[0])];
+      ++residual[size_t(c.picked[1])];
     }
     std::string alone, fused;
     for (size_t i = 0; i < candidates_.size(); ++i) {
@@ -188,17 +195,27 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   }
 
  private:
-  // Which candidate (index into names_) runs the layer: alone, and when its output feeds a
-  // residual add (convs only); and which ran its last call (-1: none yet).
+  // Which candidate (index into names_) runs the layer, by kind of call ([0] alone, [1] when its
+  // output feeds a residual add: convs only); and which ran its last call (-1: none yet).
   struct Choice {
-    int plain = 0, residual = 0, last = -1;
+    explicit Choice(int candidates)
+        : pickers{VariantPicker(candidates), VariantPicker(candidates)} {}
+    std::array<int, 2> prepared{}, picked{};  // set-up's layer-alone pick; the pickers' current
+    std::array<int, 2> planned{-1, -1};       // this forward's candidate (-1: picked[kind])
+    int last = -1;
     bool last_residual = false, pending = false;  // the last call's kind; not yet recorded
-    // By candidate, the layer's times in forwards of that candidate alone: [0] plain, [1] with
-    // the residual add.
-    std::array<std::array<RecentTimes, 2>, kMaxCandidates> in_network;
+    bool ran[2] = {false, false};                 // by kind: called in some forward
+    // By kind, the layer's times in the network on each candidate (every forward's) and the
+    // rule that picks its candidate from them, with its re-timings.
+    std::array<VariantPicker, 2> pickers;
   };
+  Choice& choice_of(int layer) {
+    return choices_.try_emplace(layer, int(candidates_.size())).first->second;
+  }
 
+  // Here, before the forward's first mark, so that the pickers' work lands in no layer's time.
   void begin_forward() {
+    const bool picked = !pinned_;
     if (pinned_) {
       pinned_ = false;
     } else {
@@ -206,37 +223,28 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
       ++inferences_[size_t(variant_)];
     }
     timed_ = variant_;
+    // Each layer of a picked per-layer forward runs the candidate its own picker names: its
+    // current, or a re-timing of another (set-up's pinned forwards run the current).
+    for (auto& [layer, c] : choices_)
+      for (int kind = 0; kind < 2; ++kind)
+        c.planned[size_t(kind)] = variant_ == 0 && picked && c.ran[kind]
+                                      ? c.pickers[size_t(kind)].next(c.prepared[size_t(kind)])
+                                      : -1;
   }
-  // A layer's time in a forward of one candidate alone.
+  // A layer's time in the network, whatever the variant: on the candidate that ran it.
   void record_layer(int layer) {
     const auto it = choices_.find(layer);
-    if (timed_ == 0 || it == choices_.end() || !it->second.pending) return;
+    if (it == choices_.end() || !it->second.pending) return;
     Choice& c = it->second;
     c.pending = false;
-    c.in_network[size_t(timed_ - 1)][size_t(c.last_residual)].record(elapsed_ms(layer, layer + 1),
-                                                                     layer_stamp_++);
+    c.pickers[size_t(c.last_residual)].record(c.last, elapsed_ms(layer, layer + 1));
   }
+  // Each layer's pick as its picker now has it (after the last mark: in no layer's time).
   void end_forward() {
     picker_.record(timed_, elapsed_ms(0, last_mark_));
-    if (timed_ > 0) repick_from_network();
-  }
-  // Each layer's pick: the candidate of smallest median time in the network, once every
-  // candidate has been timed there (ties to the earlier candidate).
-  void repick_from_network() {
     for (auto& [layer, c] : choices_)
-      for (int kind = 0; kind < 2; ++kind) {
-        int best = -1;
-        for (size_t i = 0; i < candidates_.size(); ++i) {
-          const auto& times = c.in_network[i][size_t(kind)];
-          if (times.empty()) {
-            best = -1;
-            break;
-          }
-          if (best < 0 || times.median() < c.in_network[size_t(best)][size_t(kind)].median())
-            best = int(i);
-        }
-        if (best >= 0) (kind ? c.residual : c.plain) = best;
-      }
+      for (int kind = 0; kind < 2; ++kind)
+        c.picked[size_t(kind)] = c.pickers[size_t(kind)].best(c.prepared[size_t(kind)]);
     majority_ = most_picked();
   }
 
@@ -270,7 +278,7 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   // The candidate picked for most layers (alone; ties to the earlier one).
   int most_picked() const {
     std::vector<int> count(candidates_.size());
-    for (const auto& [layer, c] : choices_) ++count[size_t(c.plain)];
+    for (const auto& [layer, c] : choices_) ++count[size_t(c.picked[0])];
     return int(std::max_element(count.begin(), count.end()) - count.begin());
   }
 
@@ -280,9 +288,10 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
     if (it == choices_.end())
       throw Error(fmt::format("{}: layer {} was not prepared", name_, layer));
     Choice& c = it->second;
-    c.last = variant_ > 0 ? variant_ - 1 : with_residual ? c.residual : c.plain;
+    const size_t kind = with_residual;
+    c.last = variant_ > 0 ? variant_ - 1 : c.planned[kind] >= 0 ? c.planned[kind] : c.picked[kind];
     c.last_residual = with_residual;
-    c.pending = true;
+    c.ran[kind] = c.pending = true;
     return *candidates_[size_t(c.last)];
   }
 
@@ -297,7 +306,6 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
   bool pinned_ = false;              // use_variant() named the next forward's variant
   int timed_ = 0;                    // the variant of the forward in progress
   int last_mark_ = -1;
-  int64_t layer_stamp_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // The rule by which `auto` (nn/cpu/auto_backend.cpp) picks the whole-network variant of each
-// inference from the times of the inferences themselves. The set-up rounds' choice alone was not
+// inference from the times of the inferences themselves, and, with one picker per layer over its
+// candidate backends (a layer's times in the network as the "inferences"), each layer's candidate
+// in the per-layer variant. The set-up rounds' choice alone was not
 // enough on this project's 2-core KVM guest: a process could enter a state in which ktune's conv
 // plans took ~1.4x their CPU time (docs/networks.md, "slow states") after set-up had timed them;
 // and the whole machine ran ~10 % faster after set-up than during it (VGG16 b16 bf16: set-up
@@ -44,38 +46,6 @@
 
 namespace ktune::nn::cpu {
 
-// The last kWindow times of one thing, their median its score (auto_backend.cpp: a layer's times
-// in the network, per candidate).
-class RecentTimes {
- public:
-  // Two odd times move no median of five. Three made `auto` take turns between variants on
-  // VGG16 b16, whose inferences spread 1.4-1.7x within one process on the 2-core KVM guest
-  // (5 / 3 / 6 inferences on three variants in a steering run); five still leaves a variant
-  // that slowed for good after three of its inferences.
-  static constexpr int kWindow = 5;
-
-  void record(double ms, int64_t stamp) {
-    ms_[size_t(count_ % kWindow)] = ms;
-    ++count_;
-    last_ = stamp;
-  }
-  bool empty() const { return count_ == 0; }
-  int64_t last_stamp() const { return last_; }
-  double median() const {
-    if (count_ == 0) return std::numeric_limits<double>::infinity();
-    const int n = int(std::min<int64_t>(count_, kWindow));
-    std::array<double, kWindow> v = ms_;
-    for (int i = 1; i < n; ++i)  // insertion sort of at most kWindow values
-      for (int j = i; j > 0 && v[size_t(j)] < v[size_t(j - 1)]; --j)
-        std::swap(v[size_t(j)], v[size_t(j - 1)]);
-    return n % 2 ? v[size_t(n / 2)] : (v[size_t(n / 2 - 1)] + v[size_t(n / 2)]) / 2;
-  }
-
- private:
-  std::array<double, kWindow> ms_{};
-  int64_t count_ = 0, last_ = -1;
-};
-
 class VariantPicker {
  public:
   // Inferences remembered: the last 4 times of a variant re-timed only every kRetimeEvery-th.
@@ -112,6 +82,8 @@ class VariantPicker {
     const int c = current_ >= 0 ? current_ : fallback;
     return variant == c ? 1.0 : evidence(variant, c).estimate;
   }
+  // The variant picked last, re-timings aside; `fallback` before the first pick.
+  int current(int fallback) const { return current_ >= 0 ? current_ : fallback; }
   // The variant the rule runs now, re-timings aside; `fallback` while there is no current.
   int best(int fallback) const {
     const int c = current_ >= 0 ? current_ : fallback;

@@ -11,25 +11,6 @@
 namespace ktune::nn::cpu {
 namespace {
 
-TEST(RecentTimes, TheMedianOfTheLastFiveTimes) {
-  static_assert(RecentTimes::kWindow == 5);
-  RecentTimes t;
-  EXPECT_TRUE(t.empty());
-  t.record(5, 0);
-  EXPECT_EQ(t.median(), 5);
-  t.record(9, 1);
-  EXPECT_EQ(t.median(), 7);
-  t.record(1, 2);
-  EXPECT_EQ(t.median(), 5);
-  t.record(2, 3);
-  EXPECT_EQ(t.median(), 3.5);
-  t.record(8, 4);
-  EXPECT_EQ(t.median(), 5);
-  t.record(3, 5);  // the 5 leaves the window: 9, 1, 2, 8, 3
-  EXPECT_EQ(t.median(), 3);
-  EXPECT_EQ(t.last_stamp(), 5);
-}
-
 // ms of variant v at inference `stamp` (set-up rounds included).
 using PlantedMs = std::function<double(int v, int64_t stamp)>;
 
