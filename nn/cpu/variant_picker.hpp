@@ -66,7 +66,10 @@ class VariantPicker {
   static constexpr double kShift = 0.2;
 
   explicit VariantPicker(int variants)
-      : variants_(std::max(variants, 1)), needs_(size_t(variants_)), prior_(size_t(variants_)) {}
+      : variants_(std::max(variants, 1)),
+        needs_(size_t(variants_)),
+        prior_(size_t(variants_)),
+        memo_(size_t(variants_)) {}
 
   // A whole forward of `variant` took ms.
   void record(int variant, double ms) {
@@ -127,7 +130,18 @@ class VariantPicker {
   double ms_at(int64_t s) const { return ms_[size_t(s % kHistory)]; }
 
   // v's last kWindow relative times against c and their weighted median.
+  // Memoised until the next record or epoch: next() asks the same twice (best, then retiming),
+  // and `auto` runs one picker per layer every inference, so the scans add up.
   Evidence evidence(int v, int c) const {
+    if (memo_stamp_ != stamp_ || memo_epoch_ != epoch_stamp_ || memo_c_ != c) {
+      for (auto& m : memo_) m.valid = false;
+      memo_stamp_ = stamp_, memo_epoch_ = epoch_stamp_, memo_c_ = c;
+    }
+    Memo& m = memo_[size_t(v)];
+    if (!m.valid) m = {scan(v, c), true};
+    return m.evidence;
+  }
+  Evidence scan(int v, int c) const {
     Evidence e;
     std::array<double, kWindow> ratio{}, weight{};
     double w = 1, total = 0;
@@ -254,6 +268,13 @@ class VariantPicker {
   std::vector<int> needs_;     // by variant: fresh relative times wanted this epoch
   std::vector<double> prior_;  // by variant: its estimate when the epoch began, rescaled
   int current_ = -1;           // the last pick that was not a re-timing
+  struct Memo {
+    Evidence evidence;
+    bool valid = false;
+  };
+  mutable std::vector<Memo> memo_;  // by variant: evidence(v, memo_c_) at memo_stamp_
+  mutable int64_t memo_stamp_ = -1, memo_epoch_ = -1;
+  mutable int memo_c_ = -1;
 };
 
 }  // namespace ktune::nn::cpu
