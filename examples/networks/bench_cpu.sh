@@ -64,8 +64,9 @@ json.dump({"command": command, "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device,
            "measures": f"VGG16 and ResNet-50 inference, the {backends} backends (auto: per layer "
-                       f"the fastest of ktune, onednn and onednn_winograd, or the fastest of them "
-                       f"alone, picked per inference from the recent inferences' times) taking turns in one "
+                       f"the fastest of ktune, onednn and onednn_winograd by the layer's recent times "
+                       f"in the network, or the fastest of them alone, picked per inference from the "
+                       f"recent inferences' times) taking turns in one "
                        f"process, whole network and per layer, batch "
                        f"{batches}, FP32",
            "files": files, "in_sample": None,
