@@ -223,11 +223,14 @@ class AutoBackend final : public ForwardsBetweenLayers<HostBackend> {
       ++inferences_[size_t(variant_)];
     }
     timed_ = variant_;
-    // Each layer of a picked per-layer forward runs the candidate its own picker names: its
-    // current, or a re-timing of another (set-up's pinned forwards run the current).
+    // Each layer of a per-layer forward that the variant's picker runs as its current runs the
+    // candidate its own picker names: its current, or a re-timing of another. Set-up's pinned
+    // forwards and the variant picker's re-timings of the per-layer variant run each layer's
+    // current: a re-timing whose layers were re-timed too would time the variant slower than it is.
+    const bool layers_pick = picked && variant_ == 0 && picker_.current(0) == 0;
     for (auto& [layer, c] : choices_)
       for (int kind = 0; kind < 2; ++kind)
-        c.planned[size_t(kind)] = variant_ == 0 && picked && c.ran[kind]
+        c.planned[size_t(kind)] = layers_pick && c.ran[kind]
                                       ? c.pickers[size_t(kind)].next(c.prepared[size_t(kind)])
                                       : -1;
   }
