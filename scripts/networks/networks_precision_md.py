@@ -255,8 +255,9 @@ def every_layer(directory):
             rows[key].setdefault((int(r["layer"]), r["name"], r["kind"]), {})[fam] = r
     print("# Every conv and FC layer: ktune vs cudnn vs cublas per precision\n")
     print("Eager median ms per layer (the bench's per-layer pass, CUDA events), each backend of "
-          "the same precision; ktune ran: gemm_ex or cuDNN (tf32 / bf16, picked at load) or "
-          "the fp32 library's config. Σ: the conv and FC layers only.\n")
+          "the same precision; ktune ran: its load-time pick (conv2d: the fp32 library's conv, "
+          "gemm_ex, gemm: ktune::gemm, cublas, cudnn or wgmma) or, where a run made none, the "
+          "library's config. Σ: the conv and FC layers only.\n")
     for key in sorted(rows, key=lambda k: (k[0] != "vgg16", k[0], k[1], PRECISIONS.index(k[2]))):
         net, batch, p = key
         print(f"\n## {net}, batch {batch}, {p}\n")
