@@ -105,7 +105,8 @@ def bf16_picks(directory):
     for r in load(directory, "layers.csv"):
         m = PICK.search(r["choice"])
         if family_of(r["backend"]) == "ktune" and m:
-            g[(r["network"], int(r["batch"]), precision_of(r["backend"]), r["kind"])][m.group(1)] += 1
+            key = (r["network"], int(r["batch"]), precision_of(r["backend"]), r["kind"])
+            g[key][m.group(1)] += 1
     if not g:
         return
     print("\n## ktune-cuda's per-layer pick at load\n")
