@@ -1,7 +1,10 @@
 // `ktune-cuda`: convolutions by ktune::conv2d (the tuned CUDA conv2d library of
 // examples/tuned-conv), fully connected layers by ktune::gemm (the tuned CUDA GEMM library of
 // examples/tuned-gemm), both asynchronous on the backend's stream; bias + ReLU by one kernel
-// after each (neither library has an epilogue hook).
+// after each (neither library has an epilogue hook); each conv the fastest at load of that
+// library's conv, im2col + cuBLAS (the `cublas` backend's path) and cuDNN's fp32 conv (FMA math),
+// each FC layer the faster of ktune::gemm and cuBLAS (the `cudnn` / `cublas` backends' FC), by the
+// rule below: ktune-cuda is then no slower per layer than its own cublas and cudnn backends.
 // `ktune-cuda-bf16`: the bf16 engine on the tuned GEMM library's tensor-core path
 // (ktune::gemm_ex, its shipped bf16 selector): a 1×1 stride-1 unpadded convolution is one GEMM
 // on the NHWC input itself, every other one im2col (bf16) + that GEMM, fully connected layers
@@ -18,6 +21,8 @@
 // activations and weights, ktune::gemm_ex's shipped tf32 selector, im2col in FP32): gemm_ex writes
 // the FP32 result straight into the layer's output and the bias + ReLU kernel runs in place; each
 // conv the faster of that path and cuDNN's tf32 convolution, picked at load as in bf16.
+// In tf32 and bf16 too, im2col + cuBLAS is one more conv candidate and each FC layer runs the
+// faster of gemm_ex and cuBLAS (the cuBLAS call of the cudnn / cublas backends), timed alike.
 // `ktune-cuda-tf32-gemm_ex` (auto-cuda-tf32's candidate, not registered): every conv on gemm_ex.
 #include <fmt/format.h>
 
@@ -25,10 +30,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "ktune/conv2d.hpp"
 #include "ktune/gemm.hpp"
-#include "nn/cuda/cuda_backend.hpp"
+#include "nn/cuda/cublas_backend_base.hpp"
 #ifdef KTUNE_NN_CUDNN
 #include "nn/cuda/cudnn_layer_conv.hpp"
 #endif
@@ -50,10 +56,10 @@ GemmPrecision gemm_ex_precision(Precision precision) {
 
 bool is_gemm(const ConvDesc& d) { return d.r == 1 && d.s == 1 && d.stride == 1 && d.pad == 0; }
 
-class KtuneBackend final : public CudaBackend {
+class KtuneBackend final : public CublasBackendBase {
  public:
-  KtuneBackend(Precision precision, bool cudnn_layers)
-      : CudaBackend(precision), cudnn_layers_(cudnn_layers) {
+  KtuneBackend(Precision precision, bool pick_layers)
+      : CublasBackendBase(precision), pick_layers_(pick_layers) {
     if (!ktune_backend_serves(precision))
       throw Error(std::string("ktune-cuda: no ") + precision_name(precision) +
                   " path (the tuned GEMM library ships no " + precision_name(precision) +
@@ -62,48 +68,46 @@ class KtuneBackend final : public CudaBackend {
   std::string name() const override {
     if (!on_gemm_ex()) return "ktune-cuda";
     return std::string("ktune-cuda-") + precision_name(precision()) +
-           (cudnn_layers_ ? "" : "-gemm_ex");
+           (pick_layers_ ? "" : "-gemm_ex");
   }
 
   void prepare_conv(int layer, const ConvDesc& d, const float* filter, const float* bias) override {
     keep_operand(layer, 0, filter, size_t(d.k * d.r * d.s * d.c));
     keep(layer, 1, bias, size_t(d.k));
     shapes_[layer] = d;
-    if (!on_gemm_ex()) return;
-    // The patch matrix and (bf16) the FP32 result, sized for the largest layer, allocated here.
+    // The patch matrix (gemm_ex's and cuBLAS's) and (bf16) the FP32 result, sized for the
+    // largest layer, allocated here.
     const int64_t rows = d.n * d.p() * d.q();
-    grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
+    if (on_gemm_ex() || pick_layers_)
+      grow(col_, is_gemm(d) ? 0 : storage_floats(size_t(rows * d.r * d.s * d.c)), "im2col matrix");
     if (is_bf16()) grow(acc_, size_t(rows * d.k), "FP32 GEMM result");
-    if (cudnn_layers_) choose(layer, d);
+    if (pick_layers_) choose(layer, d);
   }
   void prepare_fc(int layer, const FcDesc& d, const float* weight, const float* bias) override {
     keep_operand(layer, 0, weight, size_t(d.out * d.in));
     keep(layer, 1, bias, size_t(d.out));
     if (is_bf16()) grow(acc_, size_t(d.batch * d.out), "FP32 GEMM result");
+    if (pick_layers_) choose_fc(layer, d);
   }
 
   void conv2d(int layer, const ConvDesc& d, const float* in, float* out) override {
-    const int64_t rows = d.n * d.p() * d.q();
-    if (on_gemm_ex()) {
 #ifdef KTUNE_NN_WGMMA_CONV
-      if (const auto it = wgmma_layers_.find(layer); it != wgmma_layers_.end()) {
-        wgmma_run(layer, d, it->second, in, nullptr, epilogue_on() && d.relu, out);
-        return;
-      }
-#endif
-#ifdef KTUNE_NN_CUDNN
-      if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
-        check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
-        epilogue(out, kept(layer, 1), rows, d.k, d.relu);
-        return;
-      }
-#endif
-      gemm_conv(layer, d, in, out);
+    if (const auto it = wgmma_layers_.find(layer); it != wgmma_layers_.end()) {
+      wgmma_run(layer, d, it->second, in, nullptr, epilogue_on() && d.relu, out);
       return;
     }
-    ktune::conv2d(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, in, kept(layer, 0), out,
-                  stream());
-    epilogue(out, kept(layer, 1), rows, d.k, d.relu);
+#endif
+#ifdef KTUNE_NN_CUDNN
+    if (const auto it = cudnn_convs_.find(layer); it != cudnn_convs_.end()) {
+      check_cudnn(it->second->run(in, kept(layer, 0), out), "cudnnConvolutionForward");
+      epilogue(out, kept(layer, 1), d.n * d.p() * d.q(), d.k, d.relu);
+      return;
+    }
+#endif
+    if (cublas_layers_.contains(layer))
+      cublas_conv(layer, d, in, out);
+    else
+      library_conv(layer, d, in, out);
   }
   // The residual add fused into the conv where the layer runs on the wgmma conv.
   bool conv2d_add(int layer, const ConvDesc& d, const float* in, const float* residual, float* out,
@@ -119,27 +123,37 @@ class KtuneBackend final : public CudaBackend {
   }
   // The config the tuned library's selector picks for the layer (by conv shape).
   std::string layer_note(int layer) const override {
+    std::string pick;
+    if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
+    const std::string in_precision = precision_name(precision());
     const auto it = shapes_.find(layer);
-    if (it == shapes_.end()) return "";
+    if (it == shapes_.end()) {  // an FC layer (picked) or none
+      if (pick.empty()) return "";
+      return pick +
+             (cublas_layers_.contains(layer) ? "cuBLAS "
+              : on_gemm_ex()                 ? "gemm_ex "
+                                             : "ktune::gemm ") +
+             in_precision;
+    }
     const ConvDesc& d = it->second;
-    if (on_gemm_ex()) {
-      std::string pick;
-      if (const auto p = picks_.find(layer); p != picks_.end()) pick = p->second + "; ";
+    if (cublas_layers_.contains(layer))
+      return pick + (is_gemm(d) ? "cuBLAS " : "im2col + cuBLAS ") + in_precision;
 #ifdef KTUNE_NN_WGMMA_CONV
-      if (const auto w = wgmma_layers_.find(layer); w != wgmma_layers_.end())
-        return pick + "wgmma implicit GEMM bf16 " + wgmma_conv_config_name(w->second) +
-               " (bias + ReLU + residual fused)";
+    if (const auto w = wgmma_layers_.find(layer); w != wgmma_layers_.end())
+      return pick + "wgmma implicit GEMM bf16 " + wgmma_conv_config_name(w->second) +
+             " (bias + ReLU + residual fused)";
 #endif
 #ifdef KTUNE_NN_CUDNN
-      if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
-        return pick + c->second->description();
+    if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
+      return pick + c->second->description();
 #endif
+    if (on_gemm_ex()) {
       const auto& info = ktune::tuned_gemm_ex_info_cuda(gemm_precision());
       const int64_t rows = d.n * d.p() * d.q();
       const int choice = ktune::tuned_gemm_ex_choice_cuda(gemm_precision(), Trans::yes, Trans::no,
                                                           d.k, rows, d.r * d.s * d.c, 1);
-      const std::string how = std::string(is_gemm(d) ? "gemm_ex " : "im2col + gemm_ex ") +
-                              precision_name(precision()) + " ";
+      const std::string how =
+          std::string(is_gemm(d) ? "gemm_ex " : "im2col + gemm_ex ") + in_precision + " ";
       return choice >= 0 && choice < info.num_configs
                  ? pick + how + std::string(info.configs[choice])
                  : pick;
@@ -147,10 +161,19 @@ class KtuneBackend final : public CudaBackend {
     const auto& info = ktune::tuned_conv2d_info_cuda();
     const int choice =
         ktune::tuned_conv2d_choice_cuda(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad);
-    return choice >= 0 && choice < info.num_configs ? info.configs[choice] : "";
+    return choice >= 0 && choice < info.num_configs ? pick + info.configs[choice] : pick;
   }
 
   void fc(int layer, const FcDesc& d, const float* x, float* y) override {
+    if (cublas_layers_.contains(layer))
+      CublasBackendBase::fc(layer, d, x, y);
+    else
+      library_fc(layer, d, x, y);
+  }
+
+ private:
+  // The FC layer on the tuned GEMM library (gemm_ex in tf32 / bf16).
+  void library_fc(int layer, const FcDesc& d, const float* x, float* y) {
     // Column-major: Y (out × batch) = Wᵀ · X, with W [out][in] = an (in × out) column-major matrix.
     if (on_gemm_ex()) {
       ex_gemm(d.out, d.batch, d.in, kept(layer, 0), x, y);
@@ -161,25 +184,40 @@ class KtuneBackend final : public CudaBackend {
                 0.0f, y, d.out, stream());
     epilogue(y, kept(layer, 1), d.batch, d.out, d.relu);
   }
-
- private:
+  // The conv on the tuned library's path: (im2col +) gemm_ex in tf32 / bf16, ktune::conv2d in
+  // fp32.
+  void library_conv(int layer, const ConvDesc& d, const float* in, float* out) {
+    if (on_gemm_ex()) {
+      gemm_conv(layer, d, in, out);
+      return;
+    }
+    ktune::conv2d(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, in, kept(layer, 0), out,
+                  stream());
+    epilogue(out, kept(layer, 1), d.n * d.p() * d.q(), d.k, d.relu);
+  }
+  // The conv as the `cublas` backend runs it: (im2col +) cuBLAS in the precision, then bias + ReLU.
+  void cublas_conv(int layer, const ConvDesc& d, const float* in, float* out) {
+    const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
+    gemm(true, d.k, rows, patch, kept(layer, 0), patch, patches(d, in), patch, out, d.k);
+    epilogue(out, kept(layer, 1), rows, d.k, d.relu);
+  }
+  // The GEMM's right operand of a conv: the input itself (1×1 stride 1) or its im2col in col_.
+  const float* patches(const ConvDesc& d, const float* in) {
+    if (is_gemm(d)) return in;
+    if (is_bf16())
+      im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()), stream());
+    else
+      im2col(d, in, col_.data(), stream());
+    return col_.data();
+  }
   // tf32 / bf16: convs and FC layers on gemm_ex.
   bool on_gemm_ex() const { return precision() != Precision::fp32; }
   GemmPrecision gemm_precision() const { return gemm_ex_precision(precision()); }
   // The conv by (im2col +) gemm_ex (bf16: into acc_), then bias + ReLU (bf16: rounding into out).
   void gemm_conv(int layer, const ConvDesc& d, const float* in, float* out) {
     const int64_t rows = d.n * d.p() * d.q(), patch = d.r * d.s * d.c;
-    const float* b = in;
-    if (!is_gemm(d)) {
-      if (is_bf16())
-        im2col(d, reinterpret_cast<const bf16*>(in), reinterpret_cast<bf16*>(col_.data()),
-               stream());
-      else
-        im2col(d, in, col_.data(), stream());
-      b = col_.data();
-    }
     // Column-major: out (k × rows) = Wᵀ · col, W [k][patch] = (patch × k), col (patch × rows).
-    ex_gemm(d.k, rows, patch, kept(layer, 0), b, out);
+    ex_gemm(d.k, rows, patch, kept(layer, 0), patches(d, in), out);
     gemm_epilogue(out, kept(layer, 1), rows, d.k, d.relu);
   }
   // y = relu?(result + bias) after ex_gemm(..., y): from acc_ in bf16, in place in tf32.
@@ -189,8 +227,8 @@ class KtuneBackend final : public CudaBackend {
     else
       epilogue(y, bias, rows, channels, relu);
   }
-  // Times this layer's candidates (gemm_ex; cuDNN's conv, found first; each wgmma config that
-  // serves the layer) and keeps the fastest.
+  // Times this conv's candidates (the library's path; im2col + cuBLAS; cuDNN's conv, found
+  // first; each wgmma config that serves the layer) and keeps the fastest.
   void choose(int layer, const ConvDesc& d) {
 #ifdef KTUNE_NN_WGMMA_CONV
     wgmma_layers_.erase(layer);  // a layer prepared again: its earlier pick no longer holds
@@ -198,12 +236,13 @@ class KtuneBackend final : public CudaBackend {
 #ifdef KTUNE_NN_CUDNN
     cudnn_convs_.erase(layer);
 #endif
-    picks_.erase(layer);
+    cublas_layers_.erase(layer);
     const ConvScratch scratch = conv_scratch(d, name() + " choice");
     float* x = scratch.x.data();
     float* y = scratch.y.data();
-    std::vector<std::string> names{"gemm_ex"};
-    std::vector<std::function<void()>> run{[&] { gemm_conv(layer, d, x, y); }};
+    std::vector<std::string> names{on_gemm_ex() ? "gemm_ex" : "conv2d", "cublas"};
+    std::vector<std::function<void()>> run{[&] { library_conv(layer, d, x, y); },
+                                           [&] { cublas_conv(layer, d, x, y); }};
 #ifdef KTUNE_NN_CUDNN
     if (!cudnn_) cudnn_ = make_cudnn_handle(stream());
     auto conv = std::make_unique<CudnnLayerConv>(cudnn_.get(), d, precision());
@@ -224,31 +263,44 @@ class KtuneBackend final : public CudaBackend {
       wgmma_configs.push_back(c);
     }
 #endif
-    const int candidates = int(run.size());
-    if (candidates == 1) return;  // gemm_ex alone: nothing to time
-    constexpr int kRuns = 3;      // per graph: a layer at batch 1 takes microseconds
-    std::vector<std::unique_ptr<StreamGraph>> graphs;
-    for (int c = 0; c < candidates; ++c) {
-      run[c]();  // eager first: libraries set up lazily, outside the recording
-      graphs.push_back(std::make_unique<StreamGraph>());
-      graphs.back()->capture(stream(), [&] {
-        for (int i = 0; i < kRuns; ++i) run[c]();
-      });
-    }
-    std::vector<std::vector<double>> samples;
-    const int pick = pick_layer_candidate(
-        candidates, [&](int c) { return graphs[c]->launch_timed_ms(stream()) / kRuns; }, samples);
-    std::string times;
-    for (int c = 0; c < candidates; ++c)
-      times += fmt::format("{}{} {:.4f} ms", c ? ", " : "", names[c],
-                           *std::min_element(samples[c].begin(), samples[c].end()));
-    picks_[layer] =
-        fmt::format("pick={} ({} at load: fastest of {} interleaved rounds)",
-                    names[pick].substr(0, names[pick].find(' ')), times, samples[0].size());
+    const int pick = time_and_pick(layer, names, run);
+    if (names[pick] == "cublas") cublas_layers_.insert(layer);
     if (wgmma_configs[pick] >= 0) wgmma_layers_[layer] = wgmma_configs[pick];
 #ifdef KTUNE_NN_CUDNN
     if (names[pick] == "cudnn") cudnn_convs_[layer] = std::move(conv);
 #endif
+  }
+  // Times this FC layer on the tuned GEMM library and on cuBLAS (zero activations) and keeps
+  // the faster.
+  void choose_fc(int layer, const FcDesc& d) {
+    cublas_layers_.erase(layer);
+    ktune::cuda::DeviceBuffer<float> x(storage_floats(size_t(d.batch * d.in)), name() + " fc x");
+    ktune::cuda::DeviceBuffer<float> y(storage_floats(size_t(d.batch * d.out)), name() + " fc y");
+    ktune::cuda::check(cudaMemsetAsync(x.data(), 0, x.bytes(), stream()), "cudaMemsetAsync");
+    const std::vector<std::string> names{on_gemm_ex() ? "gemm_ex" : "gemm", "cublas"};
+    const std::vector<std::function<void()>> run{
+        [&] { library_fc(layer, d, x.data(), y.data()); },
+        [&] { CublasBackendBase::fc(layer, d, x.data(), y.data()); }};
+    if (time_and_pick(layer, names, run) == 1) cublas_layers_.insert(layer);
+  }
+  // Each candidate recorded once as a CUDA graph of 3 runs (as the network's graph runs it), the
+  // graphs replayed by the rule of nn/cuda/layer_pick.hpp; the pick's note kept for layer_note().
+  int time_and_pick(int layer, const std::vector<std::string>& names,
+                    const std::vector<std::function<void()>>& run) {
+    constexpr int kRuns = 3;  // per graph: a layer at batch 1 takes microseconds
+    std::vector<std::unique_ptr<StreamGraph>> graphs;
+    for (const auto& candidate : run) {
+      candidate();  // eager first: libraries set up lazily, outside the recording
+      graphs.push_back(std::make_unique<StreamGraph>());
+      graphs.back()->capture(stream(), [&] {
+        for (int i = 0; i < kRuns; ++i) candidate();
+      });
+    }
+    const LayerPick pick =
+        pick_layer(names, [&](int c) { return graphs[c]->launch_timed_ms(stream()) / kRuns; });
+    synchronize();  // the scratch activations are freed on return
+    picks_[layer] = pick.note;
+    return pick.index;
   }
 #ifdef KTUNE_NN_WGMMA_CONV
   // The layer on the wgmma conv, config `config`: out = bf16(act(conv + bias + residual)) in one
@@ -267,7 +319,8 @@ class KtuneBackend final : public CudaBackend {
   CudnnHandle cudnn_;
   std::map<int, std::unique_ptr<CudnnLayerConv>> cudnn_convs_;  // the layers cuDNN serves
 #endif
-  std::map<int, std::string> picks_;
+  std::map<int, std::string> picks_;  // layer -> its load-time pick note
+  std::set<int> cublas_layers_;       // the convs and FC layers cuBLAS serves
   // (m × n, FP32, column-major) = Wᵀ · B with W (k × m) and B (k × n) in the activations' type:
   // into acc_ in bf16 (the epilogue rounds it into y), into y itself in tf32.
   void ex_gemm(int64_t m, int64_t n, int64_t k, const float* w, const float* b, float* y) {
@@ -278,7 +331,8 @@ class KtuneBackend final : public CudaBackend {
     if (floats > buffer.size())
       buffer = ktune::cuda::DeviceBuffer<float>(floats, name() + " " + what);
   }
-  bool cudnn_layers_;  // tf32 / bf16: cuDNN's conv where it is faster (else gemm_ex on every conv)
+  bool
+      pick_layers_;  // each layer on its fastest candidate at load (else the library's path on all)
   std::map<int, ConvDesc> shapes_;
   ktune::cuda::DeviceBuffer<float> col_, acc_;
 };
@@ -290,8 +344,8 @@ bool ktune_backend_serves(Precision precision) {
   return ktune::tuned_gemm_ex_info_cuda(gemm_ex_precision(precision)).num_configs > 0;
 }
 
-std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers) {
-  return std::make_unique<KtuneBackend>(precision, cudnn_layers);
+std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool pick_layers) {
+  return std::make_unique<KtuneBackend>(precision, pick_layers);
 }
 
 }  // namespace ktune::nn::cuda

@@ -19,9 +19,11 @@ void register_cuda_backends();
 namespace cuda {
 std::unique_ptr<Backend> make_cublas_backend(Precision precision);
 std::unique_ptr<Backend> make_cudnn_backend(Precision precision);  // nn/cuda/cudnn_backend.cpp
-// cudnn_layers: in tf32 / bf16, each conv on cuDNN where that timed faster at load (else gemm_ex
-// on all). Throws ktune::Error for a precision ktune_backend_serves() denies.
-std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool cudnn_layers = true);
+// pick_layers: each conv on the fastest at load of the tuned library's path, im2col + cuBLAS,
+// cuDNN and (bf16) the wgmma conv, each FC layer on the faster of the tuned GEMM and cuBLAS (else
+// the tuned library's path on all). Throws ktune::Error for a precision ktune_backend_serves()
+// denies.
+std::unique_ptr<Backend> make_ktune_backend(Precision precision, bool pick_layers = true);
 // fp32 always; tf32 / bf16 when the tuned GEMM library ships gemm_ex's selector for it.
 bool ktune_backend_serves(Precision precision);
 // `auto-cuda` (nn/cuda/auto_backend.cpp): the fastest whole network among `candidates` (CUDA

@@ -92,34 +92,43 @@ def latency(directory):
               f"{cell['auto']} | {cell['pytorch']} | {ratio} | {auto_single} | {auto_torch} |")
 
 
-PICK = re.compile(r"pick=(cudnn|gemm_ex|wgmma)")
+PICK = re.compile(r"pick=(\w+)")
+KINDS = ("conv2d", "gemm_ex", "gemm", "cublas", "cudnn", "wgmma")
 
 
 def bf16_picks(directory):
-    """ktune-cuda-tf32 / -bf16's per-layer pick (gemm_ex, cuDNN or, bf16 only, the wgmma conv),
-    counted per network, batch and precision."""
+    """ktune-cuda's per-layer pick at load in every precision (convs: the tuned library's path
+    -- ktune::conv2d in fp32, (im2col +) gemm_ex in tf32 / bf16 --, im2col + cuBLAS, cuDNN or,
+    bf16 only, the wgmma conv; FC layers: ktune::gemm / gemm_ex or cuBLAS), counted per network,
+    batch, precision and layer kind."""
     g = defaultdict(lambda: defaultdict(int))
     for r in load(directory, "layers.csv"):
         m = PICK.search(r["choice"])
         if family_of(r["backend"]) == "ktune" and m:
-            g[(r["network"], int(r["batch"]), precision_of(r["backend"]))][m.group(1)] += 1
+            key = (r["network"], int(r["batch"]), precision_of(r["backend"]), r["kind"])
+            g[key][m.group(1)] += 1
     if not g:
         return
-    print("\n## ktune-tf32 / ktune-bf16's per-layer pick at load\n")
-    print("Each conv on the fastest of im2col + gemm_ex, cuDNN's conv of the same precision and "
-          "(bf16, builds with sm_90a code, c % 64 == 0) the wgmma implicit-GEMM conv in each of "
-          "its configs, timed at load (CUDA graphs of each, interleaved rounds, fastest replay "
-          "kept; layers.csv gives every candidate's time per layer).\n")
-    print("| network | batch | precision | convs on gemm_ex | convs on cuDNN | convs on wgmma |")
-    print("| --- | ---: | --- | ---: | ---: | ---: |")
-    for (net, batch, p), c in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
-        print(f"| {net} | {batch} | {p} | {c['gemm_ex']} | {c['cudnn']} | {c['wgmma']} |")
+    print("\n## ktune-cuda's per-layer pick at load\n")
+    print("Each conv on the fastest of the tuned library's path (fp32: ktune::conv2d; tf32 / bf16: "
+          "(im2col +) gemm_ex), im2col + cuBLAS, cuDNN's conv of the same precision and (bf16, "
+          "builds with sm_90a code, c % 64 == 0) the wgmma implicit-GEMM conv in each of its "
+          "configs; each FC layer on the faster of the tuned GEMM (ktune::gemm / gemm_ex) and "
+          "cuBLAS; timed at load (CUDA graphs of each, interleaved rounds, fastest replay kept; "
+          "layers.csv gives every candidate's time per layer). Runs before session 15 offered "
+          "no cuBLAS candidate and picked no FC layer (and none in fp32).\n")
+    print("| network | batch | precision | layers | " + " | ".join(KINDS) + " |")
+    print("| --- | ---: | --- | --- | " + " | ".join("---:" for _ in KINDS) + " |")
+    order = {"fp32": 0, "tf32": 1, "bf16": 2}
+    for (net, batch, p, kind), c in sorted(
+            g.items(), key=lambda kv: (kv[0][0] != "vgg16", kv[0][1], order[kv[0][2]], kv[0][3])):
+        print(f"| {net} | {batch} | {p} | {kind} | " + " | ".join(str(c[k]) for k in KINDS) + " |")
 
 
 # ktune-cuda-bf16's load-time pick note: every candidate's fastest replay, "gemm_ex 0.1 ms, cudnn
 # 0.2 ms, wgmma tp=16;tq=8;bn=128;st=4 0.3 ms, ..." before " at load" (runs before the configs
 # were named as the conv2d kind's: "wgmma ht=16;wt=8;nb=1;bn=128;st=4").
-CANDIDATE = re.compile(r"(gemm_ex|cudnn|wgmma \S+) ([0-9.]+) ms")
+CANDIDATE = re.compile(r"(conv2d|gemm_ex|gemm|cublas|cudnn|wgmma \S+) ([0-9.]+) ms")
 
 
 def candidate_times(choice):
@@ -247,8 +256,9 @@ def every_layer(directory):
             rows[key].setdefault((int(r["layer"]), r["name"], r["kind"]), {})[fam] = r
     print("# Every conv and FC layer: ktune vs cudnn vs cublas per precision\n")
     print("Eager median ms per layer (the bench's per-layer pass, CUDA events), each backend of "
-          "the same precision; ktune ran: gemm_ex or cuDNN (tf32 / bf16, picked at load) or "
-          "the fp32 library's config. Σ: the conv and FC layers only.\n")
+          "the same precision; ktune ran: its load-time pick (conv2d: the fp32 library's conv, "
+          "gemm_ex, gemm: ktune::gemm, cublas, cudnn or wgmma) or, where a run made none, the "
+          "library's config. Σ: the conv and FC layers only.\n")
     for key in sorted(rows, key=lambda k: (k[0] != "vgg16", k[0], k[1], PRECISIONS.index(k[2]))):
         net, batch, p = key
         print(f"\n## {net}, batch {batch}, {p}\n")

@@ -14,7 +14,8 @@
 # Knobs: PRECISIONS, BACKENDS, VARIANTS (PyTorch's), NETWORKS narrow the run; QUICK=1 times on
 # seeded random weights (the bench's own, torchvision's init) and skips the logits check;
 # TESTS=0 skips the network tests, GPU_TESTS='Conv2dCudnn.*' also runs that filter of
-# bin/ktune_gpu_tests (when packed); TESTS_S limits each test binary (default 45 s).
+# bin/ktune_gpu_tests (when packed); TESTS_S limits each test binary (default 45 s); a carried
+# $CARRY/wgmma_conv_check runs its `test` beside them.
 set -uo pipefail
 C=${CARRY:-.carry/tcnet} S=/tmp/kt-src/scripts/networks W=/tmp/prec
 L=$W/logs
@@ -33,6 +34,13 @@ QUICK=${QUICK:-0}
 ) > $L/torch-prep.log 2>&1 &
 PREP=$!
 B=$W/bin
+# The conv2d family's standalone wgmma conv check (prebuilt: nvcc -O3 -std=c++17
+# -gencode=arch=compute_90a,code=sm_90a kernels/conv2d/cuda/wgmma_conv_check.cu) when carried,
+# beside the tests (correctness only: no timing runs meanwhile).
+if [ -x $C/wgmma_conv_check ]; then
+  timeout 90 $C/wgmma_conv_check test > $L/wgmma-check-test.log 2>&1 &
+  CHECK=$!
+fi
 if [ -n "${GPU_TESTS:-}" ] && [ -x $B/ktune_gpu_tests ]; then
   timeout ${TESTS_S:-45} $B/ktune_gpu_tests --gtest_filter="$GPU_TESTS" > $L/gpu-tests.log 2>&1
   echo "gpu tests ($GPU_TESTS) exit $? at ${SECONDS}s"
@@ -43,6 +51,10 @@ if [ "${TESTS:-1}" != 0 ]; then
   echo "nn cuda tests exit $? at ${SECONDS}s"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|Failure|error|bound" $L/nn-cuda-tests.log |
     head -30
+fi
+if [ -n "${CHECK:-}" ]; then
+  wait $CHECK
+  echo "wgmma check test exit $? at ${SECONDS}s: $(grep -c ^PASS $L/wgmma-check-test.log) PASS, $(grep -c ^FAIL $L/wgmma-check-test.log) FAIL"
 fi
 wait $PREP; echo "torch prep exit $? at ${SECONDS}s"; grep "vs float64" $L/torch-prep.log
 # One process per network, each with its own time limit, so that a cut run still leaves both

@@ -110,10 +110,14 @@ TEST(NnCudaPrecision, ConvAndFcWithinThePrecisionBound) {
       const auto got = run_on(*backend, in, out_count,
                               [&](float* x, float*, float* y) { backend->conv2d(3, d, x, y); });
       const auto note = dynamic_cast<cuda::CudaBackend&>(*backend).layer_note(3);
-      // With cuDNN in the build, ktune-cuda-tf32 / -bf16 time their path against cuDNN's and say
-      // which.
-      if (name.starts_with("ktune-cuda-") && cuda_has("cudnn-" + std::string(name.substr(11)))) {
+      // ktune-cuda-tf32 / -bf16 time their path against im2col + cuBLAS (and cuDNN's conv where
+      // the build has cuDNN) and say which.
+      if (name.starts_with("ktune-cuda-")) {
         EXPECT_NE(note.find("pick="), std::string::npos) << note;
+        EXPECT_NE(note.find("cublas "), std::string::npos) << note;
+        if (cuda_has("cudnn-" + std::string(name.substr(11)))) {
+          EXPECT_NE(note.find("cudnn "), std::string::npos) << note;
+        }
       }
       if (note.find("WINOGRAD") != std::string::npos || note.find("FFT") != std::string::npos) {
         // A transform method's error is not a dot product's: an allowance, not a derived bound.
@@ -137,6 +141,10 @@ TEST(NnCudaPrecision, ConvAndFcWithinThePrecisionBound) {
     const auto got = run_on(*backend, x, want.size(),
                             [&](float* a, float*, float* y) { backend->fc(5, fc, a, y); });
     expect_within(got, want, dot, fc.in, p);
+    if (name.starts_with("ktune-cuda-")) {  // the FC layer picked too: gemm_ex or cuBLAS
+      const auto fc_note = dynamic_cast<cuda::CudaBackend&>(*backend).layer_note(5);
+      EXPECT_NE(fc_note.find("pick="), std::string::npos) << fc_note;
+    }
     largest = std::max(largest, relative_error(got, want));
     // FP32 work would stay near 1e-7: the bf16 engine really rounds to bf16.
     if (p == Precision::bf16) {
