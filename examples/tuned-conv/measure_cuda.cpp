@@ -57,9 +57,12 @@ class CudaMeasure final : public DeviceMeasure {
     const auto& info = ktune::tuned_conv2d_ex_info_cuda(precision);
     r.config = info.configs[ktune::tuned_conv2d_ex_choice_cuda(precision, s.n, s.h, s.w, s.c, s.k,
                                                                s.r, s.s, s.stride, s.pad)];
-    // The family's bound of the data's precision (bf16: FP32 term + 4u).
+    // The family's bound of the data's precision (bf16: FP32 term + 4u), with its transform
+    // factor where the pick may be a Winograd transform: FP32 configs F(4x4); a bf16 pick of
+    // cuDNN (its algorithm is cuDNN's choice) the 16-bit F(2x2) factor; bf16 kernels none.
     conv::Shape judged = s;
     if (bf16_) judged.precision = ktune::kernels::gemm::Precision::bf16;
+    const int deployed_m = !bf16_ ? 4 : r.config.rfind("vendor=", 0) == 0 ? 2 : 0;
     try {
       Buffers b(device_, s, seed, kernels_.reference(), bf16_);
       cudaStream_t stream = device_.stream();
@@ -73,7 +76,7 @@ class CudaMeasure final : public DeviceMeasure {
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
           b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",
-                    conv::error_bound(judged, 4));
+                    conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;

@@ -117,10 +117,14 @@ TEST(TunedConv2dExCuda, EveryShippedBf16ConfigMatchesTheReferenceOnEveryLayerItR
       if (!applies) continue;
       ++ran;
       const double error = l.error(l.result());
-      EXPECT_LE(error, conv::error_bound(l.shape)) << info.configs[i] << " on " << name(s);
+      // cuDNN's pick may be a Winograd / FFT algorithm: the family's 16-bit transform factor
+      // (F(2x2)'s 8, as the sweep's cudnn row is judged); ktune's bf16 kernels get none.
+      const bool vendor = std::string(info.configs[i]).rfind("vendor=", 0) == 0;
+      const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
+      EXPECT_LE(error, bound) << info.configs[i] << " on " << name(s);
       EXPECT_GT(error, 0.0) << info.configs[i] << " on " << name(s) << ": bf16 is not exact";
       std::printf("conv2d_ex bf16 config %d %s on %s: relative error %.3g (bound %.3g)\n", i,
-                  info.configs[i], name(s).c_str(), error, conv::error_bound(l.shape));
+                  info.configs[i], name(s).c_str(), error, bound);
     }
     EXPECT_GT(ran, 0) << info.configs[i] << " ran on none of the test layers";
   }
@@ -142,7 +146,8 @@ TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails)
                      l.w.data(), l.output(), reinterpret_cast<ktune::cudaStream_t>(stream));
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << name(s);
     std::vector<float> out = l.result();
-    const double bound = conv::error_bound(l.shape);
+    const bool vendor = std::string(info.configs[pick]).rfind("vendor=", 0) == 0;
+    const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
     EXPECT_LE(l.error(out), bound) << info.configs[pick] << " on " << name(s);
     // Planted: one output moved by twice the bound's share of the reference's norm.
     double norm = 0;
