@@ -27,6 +27,7 @@
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
+#include "ktune/error.hpp"
 
 namespace tuned_conv {
 
@@ -55,6 +56,8 @@ class CudaMeasure final : public DeviceMeasure {
     LayerResult r;
     const auto precision = bf16_ ? ktune::Conv2dPrecision::bf16 : ktune::Conv2dPrecision::fp32;
     const auto& info = ktune::tuned_conv2d_ex_info_cuda(precision);
+    if (info.num_configs == 0)
+      throw ktune::Error("the linked CUDA tuned conv2d library ships no bf16 selector");
     r.config = info.configs[ktune::tuned_conv2d_ex_choice_cuda(precision, s.n, s.h, s.w, s.c, s.k,
                                                                s.r, s.s, s.stride, s.pad)];
     // The family's bound of the data's precision (bf16: FP32 term + 4u), with its transform

@@ -53,14 +53,16 @@ double geomean(const std::vector<double>& v) {
 }
 
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
-                     const std::string& vendor, double peak, double bandwidth) {
+                     const std::string& vendor, const std::string& precision, double peak,
+                     double bandwidth) {
   std::string md = fmt::format(
-      "Device `{}`: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
-      "prepared once per layer; CUDA: ktune::conv2d) and {} measured side by side "
+      "Device `{}`, {}: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
+      "prepared once per layer; CUDA: ktune::conv2d, in bf16 ktune::conv2d_ex) and {} measured "
+      "side by side "
       "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
       "(geometric mean) and total-time ratios weighted by each layer's count in its network "
       "(time-weighted: Σ vendor ms / Σ deployed ms).\n\n",
-      device, vendor);
+      device, precision, vendor);
   md +=
       "| network | batch | layers | deployed / vendor (geomean) | deployed / vendor "
       "(time-weighted) | worst layer (deployed / vendor) | oracle / vendor (geomean) | deployed % "
@@ -179,7 +181,10 @@ int main(int argc, char** argv) {
     size_t bad = 0;
     for (const conv::Layer& layer : layers) {
       const auto& s = layer.shape;
-      const std::string key = conv::problem_of(s).key();
+      // The sweep's key of the layer in the measured precision (the oracle's rows).
+      conv::Shape keyed = s;
+      if (precision == "bf16") keyed.precision = ktune::kernels::gemm::Precision::bf16;
+      const std::string key = conv::problem_of(keyed).key();
       Row row{layer, measure->measure(s, ktune::kernels::gemm::seed_of(key), policy)};
       const double gflop = s.flops() * 1e-9;
       if (row.result.status == "ok") row.deployed = gflop / (row.result.deployed_ms * 1e-3);
@@ -198,7 +203,8 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
     ktune::write_text_file(csv_path, csv);
-    ktune::write_text_file(md_path, markdown(rows, slug, measure->vendor(), peak, bandwidth));
+    ktune::write_text_file(md_path,
+                           markdown(rows, slug, measure->vendor(), precision, peak, bandwidth));
     if (bad) {
       fmt::print(stderr, "tuned_conv_bench: {} layers were not ok (see {})\n", bad, csv_path);
       return 1;
