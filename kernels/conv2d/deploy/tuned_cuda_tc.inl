@@ -101,7 +101,7 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* 
   return ran ? Launch::ok : Launch::refused;
 #else
   (void)d, (void)x, (void)w, (void)y, (void)stream;
-  return Launch::refused;  // built without cuDNN: unreachable, vendors.cmake requires it
+  return Launch::refused;  // built without cuDNN (vendors.cmake): the fallback order serves
 #endif
 }
 
