@@ -34,6 +34,7 @@ class DeviceMeasure {
 };
 
 std::unique_ptr<DeviceMeasure> cpu_measure();
-std::unique_ptr<DeviceMeasure> cuda_measure();  // measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds)
+// measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds); bf16: ktune::conv2d_ex and cuDNN in bf16.
+std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16 = false);
 
 }  // namespace tuned_conv

@@ -1,14 +1,19 @@
 // tuned_conv_bench's CUDA part: the deployed ktune::conv2d (CUDA tuned library, device pointers,
 // one stream) beside cuDNN at its fastest FP32 FMA algorithm, API and layout (legacy Find or
 // backend engines, NHWC or NCHW; TF32 off), found and run exactly as the sweep's `cudnn` vendor
-// (kernels/conv2d/cuda/conv2d_cudnn.hpp). Both are verified against the float64 reference kernel
-// on NaN-poisoned output, then timed with the sweep's device protocol
-// (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of adaptive repeats,
-// inputs rotated so that reruns do not find them in L2).
+// (kernels/conv2d/cuda/conv2d_cudnn.hpp). In bf16 (--precision bf16): ktune::conv2d_ex on bf16
+// copies of the data (FP32 output) beside cuDNN at its fastest bf16 tensor-core algorithm, API
+// and layout (bf16 output, widened exactly before it is judged), both judged by the family's
+// bf16 bound against the float64 reference of the FP32 data the bf16 copies were rounded from. Both
+// are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
+// sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
+// adaptive repeats, inputs rotated so that reruns do not find them in L2).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -22,6 +27,7 @@
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
+#include "ktune/error.hpp"
 
 namespace tuned_conv {
 
@@ -31,48 +37,76 @@ namespace conv = ktune::kernels::conv2d;
 using ktune::cuda::check;
 using ktune::cuda::DeviceBuffer;
 
+// bf16 bits of x, rounded to nearest even (the data are finite).
+uint16_t to_bf16(float x) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &x, 4);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
 class CudaMeasure final : public DeviceMeasure {
  public:
-  CudaMeasure() : device_(0), kernels_(device_.arch()), cudnn_(device_.stream()) {}
+  explicit CudaMeasure(bool bf16)
+      : bf16_(bf16), device_(0), kernels_(device_.arch()), cudnn_(device_.stream()) {}
   std::string vendor() const override { return "cudnn"; }
 
   LayerResult measure(const conv::Shape& s, uint64_t seed,
                       const ktune::TimingPolicy& policy) override {
     LayerResult r;
-    const auto& info = ktune::tuned_conv2d_info_cuda();
-    r.config = info.configs[ktune::tuned_conv2d_choice_cuda(s.n, s.h, s.w, s.c, s.k, s.r, s.s,
-                                                            s.stride, s.pad)];
+    const auto precision = bf16_ ? ktune::Conv2dPrecision::bf16 : ktune::Conv2dPrecision::fp32;
+    const auto& info = ktune::tuned_conv2d_ex_info_cuda(precision);
+    if (info.num_configs == 0)
+      throw ktune::Error("the linked CUDA tuned conv2d library ships no bf16 selector");
+    r.config = info.configs[ktune::tuned_conv2d_ex_choice_cuda(precision, s.n, s.h, s.w, s.c, s.k,
+                                                               s.r, s.s, s.stride, s.pad)];
+    // The family's bound of the data's precision (bf16: FP32 term + 4u), with its transform
+    // factor where the pick may be a Winograd transform: FP32 configs F(4x4); a bf16 pick of
+    // cuDNN (its algorithm is cuDNN's choice) the 16-bit F(2x2) factor; bf16 kernels none.
+    conv::Shape judged = s;
+    if (bf16_) judged.precision = ktune::kernels::gemm::Precision::bf16;
+    const int deployed_m = !bf16_ ? 4 : r.config.rfind("vendor=", 0) == 0 ? 2 : 0;
     try {
-      Buffers b(device_, s, seed, kernels_.reference());
+      Buffers b(device_, s, seed, kernels_.reference(), bf16_);
       cudaStream_t stream = device_.stream();
       auto deployed = [&](int copy) {
-        ktune::conv2d(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.x(copy), b.w(copy),
-                      b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
+        ktune::conv2d_ex(precision, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.in(copy),
+                         b.filter(copy), b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
       };
-      // One call outside the protocol: the library's workspace pool takes its memory here.
+      // One call outside the protocol: the library's workspace pool takes its memory here (and
+      // a cuDNN pick runs its Find).
       deployed(0);
-      check(cudaStreamSynchronize(stream), "ktune::conv2d warm-up");
+      check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
-          b.measure(deployed, policy, "ktune::conv2d", conv::error_bound(s, 4));
+          b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",
+                    conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;
       if (out.status != ktune::Status::ok) return r;
       r.deployed_ms = out.timing.median_ms;
 
-      conv::cuda::CudnnConv cudnn(cudnn_.get(), s, conv::cuda::CudnnLayouts::nhwc_or_nchw,
-                                  conv::cuda::CudnnApis::legacy_and_engines);
-      cudnn.find(b.x(0), b.w(0), b.y(0));  // also loads cuDNN's kernels before any timing
+      conv::cuda::CudnnConv cudnn(
+          cudnn_.get(), judged, conv::cuda::CudnnLayouts::nhwc_or_nchw,
+          conv::cuda::CudnnApis::legacy_and_engines,
+          bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
+      cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before any timing
       for (int copy = 1; copy < b.copies(); ++copy)
-        cudnn.stage(copy, b.x(copy), b.w(copy), b.y(copy));
+        cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
       check(cudaStreamSynchronize(stream), "cudnn find");
+      // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
+      const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
       const ktune::Outcome vendor = b.measure(
           [&](int copy) {
-            conv::cuda::check_cudnn(cudnn.run(b.x(copy), b.w(copy), b.y(copy), copy),
+            conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
                                     "cudnnConvolutionForward");
           },
-          policy, cudnn.description(), conv::error_bound(s, cudnn.transform_algorithm() ? 4 : 0),
-          [&] { cudnn.poison(); }, [&] { cudnn.deliver(b.y(0)); });
+          policy, cudnn.description(), conv::error_bound(judged, transform_m),
+          [&] { cudnn.poison(); },
+          [&] {
+            cudnn.deliver(b.y(0));
+            if (bf16_) b.widen_output();
+          });
       if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
       r.vendor_what = cudnn.description();
       r.message += fmt::format(" [{}{}]", cudnn.description(),
@@ -89,7 +123,7 @@ class CudaMeasure final : public DeviceMeasure {
   class Buffers {
    public:
     Buffers(ktune::cuda::DeviceContext& device, const conv::Shape& s, uint64_t seed,
-            const ktune::cuda::LoadedKernel& reference)
+            const ktune::cuda::LoadedKernel& reference, bool bf16)
         : device_(device), shape_(s) {
       nx_ = size_t(s.input_elements());
       nw_ = size_t(s.filter_elements());
@@ -102,6 +136,19 @@ class CudaMeasure final : public DeviceMeasure {
       for (int i = 0; i < copies_; ++i) {
         check(cudaMemcpy(x(i), hx.data(), nx_ * 4, cudaMemcpyHostToDevice), "upload input");
         check(cudaMemcpy(w(i), hw.data(), nw_ * 4, cudaMemcpyHostToDevice), "upload filter");
+      }
+      if (bf16) {
+        // Each copy's bf16 input and filter in the front half of its FP32 input and filter
+        // (the FP32 copy 0 stays whole for the reference below: copy 0's bf16 data live apart).
+        std::vector<uint16_t> h16(nx_ + nw_);
+        for (size_t i = 0; i < nx_; ++i) h16[i] = to_bf16(hx[i]);
+        for (size_t i = 0; i < nw_; ++i) h16[nx_ + i] = to_bf16(hw[i]);
+        bf16_ = DeviceBuffer<uint16_t>((nx_ + nw_) * size_t(copies_), "bf16 inputs");
+        for (int i = 0; i < copies_; ++i)
+          check(cudaMemcpy(bf16_.data() + size_t(i) * (nx_ + nw_), h16.data(), h16.size() * 2,
+                           cudaMemcpyHostToDevice),
+                "upload bf16 input and filter");
+        widened_ = DeviceBuffer<float>(ny_, "widened cudnn output");
       }
       reference_ = DeviceBuffer<double>(ny_, "float64 reference");
       const float* xp = x(0);
@@ -118,6 +165,28 @@ class CudaMeasure final : public DeviceMeasure {
       ref_host_.resize(ny_);
       check(cudaMemcpy(ref_host_.data(), reference_.data(), ny_ * 8, cudaMemcpyDeviceToHost),
             "download reference");
+    }
+    // The data a convolution reads: bf16 copies when there are, else the FP32 ones.
+    const void* in(int i) const {
+      return bf16_.data() ? static_cast<const void*>(bf16_.data() + size_t(i) * (nx_ + nw_))
+                          : static_cast<const void*>(x(i));
+    }
+    const void* filter(int i) const {
+      return bf16_.data() ? static_cast<const void*>(bf16_.data() + size_t(i) * (nx_ + nw_) + nx_)
+                          : static_cast<const void*>(w(i));
+    }
+    // y(0)'s bf16 values (a 16-bit cuDNN output) widened exactly into the buffer verify reads.
+    void widen_output() {
+      std::vector<uint16_t> h16(ny_);
+      check(cudaMemcpy(h16.data(), y(0), ny_ * 2, cudaMemcpyDeviceToHost), "download bf16 output");
+      std::vector<float> wide(ny_);
+      for (size_t i = 0; i < ny_; ++i) {
+        const uint32_t bits = uint32_t(h16[i]) << 16;
+        std::memcpy(&wide[i], &bits, 4);
+      }
+      check(cudaMemcpy(widened_.data(), wide.data(), ny_ * 4, cudaMemcpyHostToDevice),
+            "upload widened output");
+      verify_from_ = widened_.data();
     }
     float* x(int i) const { return pool_.data() + size_t(i) * copy_; }
     float* w(int i) const { return x(i) + nx_; }
@@ -139,9 +208,11 @@ class CudaMeasure final : public DeviceMeasure {
       };
       run.launch = launch;
       run.verify = [&] {
+        verify_from_ = y(0);
         if (deliver) deliver();
         std::vector<float> out(ny_);
-        check(cudaMemcpyAsync(out.data(), y(0), ny_ * 4, cudaMemcpyDeviceToHost, device_.stream()),
+        check(cudaMemcpyAsync(out.data(), verify_from_, ny_ * 4, cudaMemcpyDeviceToHost,
+                              device_.stream()),
               "download output");
         check(cudaStreamSynchronize(device_.stream()), "download output");
         ktune::RunVerdict v;
@@ -159,10 +230,14 @@ class CudaMeasure final : public DeviceMeasure {
     size_t nx_ = 0, nw_ = 0, ny_ = 0, copy_ = 0;
     int copies_ = 1;
     DeviceBuffer<float> pool_;
+    DeviceBuffer<uint16_t> bf16_;  // bf16 runs: each copy's input then filter
+    DeviceBuffer<float> widened_;  // bf16 runs: the vendor's output widened
+    const float* verify_from_ = nullptr;
     DeviceBuffer<double> reference_;
     std::vector<double> ref_host_;
   };
 
+  bool bf16_ = false;
   ktune::cuda::DeviceContext device_;
   conv::cuda::ConvKernelSet kernels_;
   conv::cuda::CudnnHandle cudnn_;
@@ -170,6 +245,8 @@ class CudaMeasure final : public DeviceMeasure {
 
 }  // namespace
 
-std::unique_ptr<DeviceMeasure> cuda_measure() { return std::make_unique<CudaMeasure>(); }
+std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16) {
+  return std::make_unique<CudaMeasure>(bf16);
+}
 
 }  // namespace tuned_conv

@@ -3,11 +3,14 @@
 // run; the oracle is the best swept config per layer from the sweep's dataset. Writes
 //   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
 //          (then layer, config, status, vendor_algo: the vendor's algorithm where it says)
-//   --md:  geometric means and time-weighted ratios per network and batch, and each layer's
+//   --md:  geometric means and time-weighted ratios per network and batch and over all layers,
+//          the layers (and time share) served by ktune's own kernels rather than a shipped vendor
+//          call, and each layer's
 //          roofline position (FLOP per byte of compulsory traffic against --peak-gflops and
 //          --bandwidth-gbs).
 //   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
 //                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
+// --precision bf16 (CUDA): ktune::conv2d_ex and cuDNN on bf16 data (measure_cuda.cpp).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -50,21 +53,26 @@ double geomean(const std::vector<double>& v) {
 }
 
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
-                     const std::string& vendor, double peak, double bandwidth) {
+                     const std::string& vendor, const std::string& precision, double peak,
+                     double bandwidth) {
   std::string md = fmt::format(
-      "Device `{}`: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
-      "prepared once per layer; CUDA: ktune::conv2d) and {} measured side by side "
+      "Device `{}`, {}: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
+      "prepared once per layer; CUDA: ktune::conv2d, in bf16 ktune::conv2d_ex) and {} measured "
+      "side by side "
       "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
       "(geometric mean) and total-time ratios weighted by each layer's count in its network "
       "(time-weighted: Σ vendor ms / Σ deployed ms).\n\n",
-      device, vendor);
+      device, precision, vendor);
   md +=
       "| network | batch | layers | deployed / vendor (geomean) | deployed / vendor "
       "(time-weighted) | worst layer (deployed / vendor) | oracle / vendor (geomean) | deployed % "
       "of oracle (geomean) |\n";
   md += "|---|---:|---:|---:|---:|---|---:|---:|\n";
   std::map<std::pair<std::string, int64_t>, std::vector<const Row*>> groups;
-  for (const Row& r : rows) groups[{r.layer.network, r.layer.shape.n}].push_back(&r);
+  for (const Row& r : rows) {
+    groups[{r.layer.network, r.layer.shape.n}].push_back(&r);
+    groups[{"all", 0}].push_back(&r);  // batch 0: every network and batch
+  }
   for (const auto& [key, members] : groups) {
     std::vector<double> dv, ov, dor;
     double vendor_ms = 0, deployed_ms = 0;
@@ -86,6 +94,18 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
         ov.empty() ? "–" : fmt::format("{:.3f}", geomean(ov)),
         dor.empty() ? "–" : fmt::format("{:.1f} %", 100 * geomean(dor)));
   }
+  // A pick that is a vendor call ("vendor=<name>", shipped with ktune deploy --vendors).
+  size_t own = 0;
+  double own_ms = 0, all_ms = 0;
+  for (const Row& r : rows) {
+    const double ms = r.layer.count * r.result.deployed_ms;
+    all_ms += ms;
+    if (r.result.config.rfind("vendor=", 0) != 0) ++own, own_ms += ms;
+  }
+  md += fmt::format(
+      "\nServed by ktune's own kernels (the selector's pick is not a vendor call): {} of {} "
+      "layers, {:.1f} % of the deployed time (each layer times its count).\n",
+      own, rows.size(), all_ms > 0 ? 100 * own_ms / all_ms : 0.0);
   md += fmt::format(
       "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "
       "once); bound = min({:.0f} GFLOP/s, {:.0f} GB/s × FLOP/byte) (nominal figures given on the "
@@ -113,6 +133,7 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
 int main(int argc, char** argv) {
   CLI::App app{"Deployed tuned conv2d library vs the vendor library, per layer"};
   std::string device = "cpu", workload = "conv-small", dataset, csv_path, md_path, slug;
+  std::string precision = "fp32";
   double peak = 0, bandwidth = 0;
   ktune::TimingPolicy policy;
   policy.min_reps = 5;
@@ -121,6 +142,9 @@ int main(int argc, char** argv) {
   policy.timeout_ms = 20000;
 #if KTUNE_TUNED_CONV_CUDA
   app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--precision", precision, "fp32, or bf16 (cuda: ktune::conv2d_ex)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
 #else
   app.add_option("--device", device, "cpu")->check(CLI::IsMember({"cpu"}));
 #endif
@@ -143,7 +167,10 @@ int main(int argc, char** argv) {
     if (layers.empty()) throw ktune::Error(fmt::format("unknown conv2d workload '{}'", workload));
     const auto oracle = oracle_of(dataset);
 #if KTUNE_TUNED_CONV_CUDA
-    auto measure = device == "cuda" ? tuned_conv::cuda_measure() : tuned_conv::cpu_measure();
+    if (precision == "bf16" && device != "cuda")
+      throw ktune::Error("--precision bf16 needs --device cuda");
+    auto measure = device == "cuda" ? tuned_conv::cuda_measure(precision == "bf16")
+                                    : tuned_conv::cpu_measure();
 #else
     auto measure = tuned_conv::cpu_measure();
 #endif
@@ -154,7 +181,10 @@ int main(int argc, char** argv) {
     size_t bad = 0;
     for (const conv::Layer& layer : layers) {
       const auto& s = layer.shape;
-      const std::string key = conv::problem_of(s).key();
+      // The sweep's key of the layer in the measured precision (the oracle's rows).
+      conv::Shape keyed = s;
+      if (precision == "bf16") keyed.precision = ktune::kernels::gemm::Precision::bf16;
+      const std::string key = conv::problem_of(keyed).key();
       Row row{layer, measure->measure(s, ktune::kernels::gemm::seed_of(key), policy)};
       const double gflop = s.flops() * 1e-9;
       if (row.result.status == "ok") row.deployed = gflop / (row.result.deployed_ms * 1e-3);
@@ -173,7 +203,8 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
     ktune::write_text_file(csv_path, csv);
-    ktune::write_text_file(md_path, markdown(rows, slug, measure->vendor(), peak, bandwidth));
+    ktune::write_text_file(md_path,
+                           markdown(rows, slug, measure->vendor(), precision, peak, bandwidth));
     if (bad) {
       fmt::print(stderr, "tuned_conv_bench: {} layers were not ok (see {})\n", bad, csv_path);
       return 1;

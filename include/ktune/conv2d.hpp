@@ -34,6 +34,20 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
             int64_t stride, int64_t pad, const float* input, const float* filter, float* output,
             cudaStream_t stream);
 
+// The tensor-core precisions of conv2d_ex (codes as the conv2d sweep's precision=; fp32 serves
+// conv2d above).
+enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2 };
+
+// Device pointers, asynchronous on `stream` (BACKENDS cuda): input and filter in `precision`
+// (bf16: the 16 bits of each value, NHWC and KRSC as above), FP32 accumulation, FP32 NHWC output.
+// Each precision is served by its own selector (NAMED_SELECTORS bf16 of the tuned library) among
+// the tensor-core kinds cuda_igemm_mma / cuda_igemm_wgmma and, when the selector ships it, cuDNN
+// ("vendor=cudnn": its 16-bit output widened into `output`); a library without the precision's
+// selector throws ktune::Conv2dError, as do the argument checks of conv2d(). fp32 calls conv2d().
+void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+               int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
+               const void* filter, float* output, cudaStream_t stream);
+
 // A convolution prepared once per layer for inference (BACKENDS cuda): the selector picks the
 // config once, and the plan keeps its own device copy of the filter, transformed once when the
 // pick is a Winograd config, so that run() does only the per-input work (input transform,
@@ -106,6 +120,16 @@ int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t
 // same argument checks (ktune::Conv2dError; an index out of range too); false, with nothing
 // written, when that config does not apply to the problem (Winograd off 3x3 stride 1, ...).
 // For tests and reports that must reach every shipped config.
+// conv2d_ex's counterparts: the precision's shipped configs (num_configs 0 without its
+// selector), the selector's pick, and one shipped config run (false when it refuses the problem).
+const TunedConv2dInfo& tuned_conv2d_ex_info_cuda(Conv2dPrecision precision);
+int tuned_conv2d_ex_choice_cuda(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w,
+                                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride,
+                                int64_t pad);
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64_t n, int64_t h,
+                                     int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                                     int64_t stride, int64_t pad, const void* input,
+                                     const void* filter, float* output, cudaStream_t stream);
 bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
                                  const float* input, const float* filter, float* output);

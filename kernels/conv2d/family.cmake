@@ -42,5 +42,7 @@ ktune_family_deploy_files(
           cpu/conv2d_cpu_vec.hpp cpu/conv2d_cpu_direct.hpp cpu/conv2d_cpu_gemm.hpp
           cpu/conv2d_cpu_winograd.hpp cpu/conv2d_cpu_plan.hpp cuda/conv2d_cuda_config.hpp cuda/conv2d_cuda_launch.hpp cuda/conv2d_direct.cuh
           cuda/conv2d_im2col.cuh cuda/conv2d_winograd.cuh deploy/conv2d_validate.hpp
-          deploy/tuned_cpu.inl deploy/tuned_cuda.inl
+          cuda/conv2d_igemm_mma.cuh cuda/conv2d_wgmma.cuh cuda/conv2d_wgmma_launch.hpp
+          deploy/tuned_cpu.inl deploy/tuned_cuda.inl deploy/tuned_cuda_tc.inl deploy/vendor_cudnn.hpp
+          deploy/vendors.cmake
   PUBLIC_HEADERS include/ktune/conv2d.hpp)

@@ -16,10 +16,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 // Only the shipped kernels: not the sweep's float64 reference kernel of conv2d_im2col.cuh.
 #define KTUNE_CONV2D_NO_REFERENCE
+#include "kernels/common/cuda/gemm_tiled.cuh"
 #include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
@@ -27,7 +29,6 @@
 #include "kernels/conv2d/cuda/conv2d_im2col.cuh"
 #include "kernels/conv2d/cuda/conv2d_winograd.cuh"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
-#include "kernels/common/cuda/gemm_tiled.cuh"
 #include "ktune/conv2d.hpp"
 
 namespace {
@@ -321,3 +322,6 @@ void Conv2dPlan::run(const float* input, float* output, cudaStream_t stream) con
 int Conv2dPlan::config() const { return state_ && state_->index >= 0 ? state_->index : -1; }
 
 }  // namespace ktune
+
+// ktune::conv2d_ex (bf16 on the tensor cores, with its own selector).
+#include "kernels/conv2d/deploy/tuned_cuda_tc.inl"

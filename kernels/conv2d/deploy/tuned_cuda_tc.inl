@@ -1,0 +1,277 @@
+// Tensor-core half of the CUDA tuned conv2d library: ktune::conv2d_ex in bf16, served by its own
+// selector (NAMED_SELECTORS bf16 of ktune_add_tuned_library; without one bf16 is refused), the
+// shape of the GEMM family's deploy/tuned_cuda_tc.inl. Included by tuned_cuda.inl after its helpers
+// (Launch, cuda_failure, acquire, release). The shipped configs are the kinds cuda_igemm_mma and
+// cuda_igemm_wgmma, instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor
+// candidate "vendor=cudnn" (`ktune deploy --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need
+// the library built for sm_90a (their bodies are empty elsewhere; the launcher refuses devices
+// other than compute capability 9.0, and the fallback order then serves the layer).
+#include <vector>
+
+#include "kernels/conv2d/cuda/conv2d_igemm_mma.cuh"
+#include "kernels/conv2d/cuda/conv2d_wgmma.cuh"
+#include "kernels/conv2d/cuda/conv2d_wgmma_launch.hpp"
+#ifdef KTUNE_TUNED_HAVE_CUDNN
+#include "kernels/conv2d/deploy/vendor_cudnn.hpp"
+#endif
+
+namespace {
+
+namespace kgm = ktune::kernels::gemm;
+
+// The selector of precision PREC (2 bf16, as the sweep's precision=), or none.
+template <int PREC>
+struct TcSelector {
+  static constexpr int kNumConfigs = 0;
+  static constexpr const char* const* kConfigs = nullptr;
+  static constexpr int kBaseline = -1;
+  static constexpr const int* kSafeOrder = nullptr;
+  struct Features {
+    double slots[ktune::kernels::conv2d::kProblemFeatures + 1 +
+                 ktune::kernels::conv2d::kDerivedFeatures];
+  };
+  static int select(const Features&) { return -1; }
+};
+#ifdef KTUNE_TUNED_SELECTOR_BF16
+template <>
+struct TcSelector<2> {
+  using Features = ktune_tuned_selector_bf16::Features;
+  static constexpr int kNumConfigs = ktune_tuned_selector_bf16::kNumConfigs;
+  static constexpr const char* const* kConfigs = ktune_tuned_selector_bf16::kConfigs;
+  static constexpr int kBaseline = ktune_tuned_selector_bf16::kBaseline;
+  static constexpr const int* kSafeOrder = ktune_tuned_selector_bf16::kSafeOrder;
+  static int select(const Features& f) { return ktune_tuned_selector_bf16::select(f); }
+};
+#endif
+
+constexpr bool is_cudnn(const char* config) { return std::string_view(config) == "vendor=cudnn"; }
+
+// y (FP32) = the bf16 values of y16, count of them.
+__global__ void ktune_conv2d_ex_widen(const unsigned short* y16, float* y, long long count) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = __uint_as_float(unsigned(y16[i]) << 16);
+}
+
+// Stream-ordered scratch of one call, released after the work enqueued before release().
+class CallScratch {
+ public:
+  explicit CallScratch(cudaStream_t stream) : stream_(stream) {}
+  CallScratch(const CallScratch&) = delete;
+  CallScratch& operator=(const CallScratch&) = delete;
+  ~CallScratch() {
+    for (float* p : held_) cudaFreeAsync(p, stream_);  // not thrown from a destructor
+  }
+  void* get(size_t bytes) {
+    held_.push_back(acquire((bytes + 3) / 4, stream_));
+    return held_.back();
+  }
+  void release_all() {
+    for (float* p : held_) release(p, stream_);
+    held_.clear();
+  }
+
+ private:
+  cudaStream_t stream_;
+  std::vector<float*> held_;
+};
+
+template <int PREC>
+Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* y,
+                    cudaStream_t stream) {
+#ifdef KTUNE_TUNED_HAVE_CUDNN
+  static_assert(PREC == 2, "the cudnn candidate is bf16 only");
+  int device = 0;
+  const cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
+  CallScratch scratch(stream);
+  const long long count = d.n * d.p() * d.q() * d.k;
+  void* y16 = scratch.get(size_t(count) * 2);
+  const bool ran = ktune::kernels::conv2d::deploy::run_cudnn(
+      device, CUDNN_DATA_BFLOAT16, d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, x, w, y16,
+      stream, [&](size_t bytes) { return scratch.get(bytes); });
+  if (ran) {
+    const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
+    ktune_conv2d_ex_widen<<<unsigned(blocks), 256, 0, stream>>>(
+        static_cast<const unsigned short*>(y16), y, count);
+    const cudaError_t launch = cudaGetLastError();
+    if (launch != cudaSuccess) cuda_failure("launch of the bf16 widening kernel", launch);
+  }
+  scratch.release_all();
+  return ran ? Launch::ok : Launch::refused;
+#else
+  (void)d, (void)x, (void)w, (void)y, (void)stream;
+  return Launch::refused;  // built without cuDNN (vendors.cmake): the fallback order serves
+#endif
+}
+
+// One of ktune's tensor-core kernels of a precision's selector.
+template <int PREC, size_t I>
+Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, float* y,
+                     cudaStream_t stream) {
+  constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
+  static_assert(g.valid, "a config of the bf16 selector is not a CUDA conv2d config");
+  static_assert(g.kind == kc::CudaKind::igemm_mma || g.kind == kc::CudaKind::igemm_wgmma,
+                "a tensor-core conv selector ships a config of another kind than the 16-bit ones");
+  if constexpr (g.kind == kc::CudaKind::igemm_mma) {
+    const bool vec8 = kc::igemm_mma_vectorized(d, x, w);
+    const void* kernel =
+        vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8>)
+             : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1>);
+    // The block never exceeds the kernel's __launch_bounds__ (its own thread count).
+    return outcome(kc::launch_igemm_mma(g, kernel, g.mma_threads(), d, x, w, y, stream));
+  } else {
+    bool sm90 = false;
+    const cudaError_t error = kc::igemm_wgmma_device_ok(sm90);
+    if (error != cudaSuccess) cuda_failure("cudaDeviceGetAttribute", error);
+    if (!sm90 || !kc::igemm_wgmma_refusal(g, d, x, w).empty()) return Launch::refused;
+    kc::WgmmaConvMaps maps;
+    if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
+    const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC>);
+    static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
+    if (outcome(opt_in) == Launch::refused) return Launch::refused;
+    return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, y, stream));
+  }
+}
+
+template <int PREC, size_t I>
+Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, float* y,
+                     cudaStream_t stream) {
+  if constexpr (is_cudnn(TcSelector<PREC>::kConfigs[I])) {
+    return run_tc_cudnn<PREC>(d, x, w, y, stream);
+  } else {
+    return run_tc_kernel<PREC, I>(d, x, w, y, stream);
+  }
+}
+
+using TcLaunchFn = Launch (*)(const kc::ConvDims&, const void*, const void*, float*, cudaStream_t);
+
+template <int PREC, size_t... I>
+constexpr std::array<TcLaunchFn, sizeof...(I)> make_tc_launchers(std::index_sequence<I...>) {
+  return {{&run_tc_config<PREC, I>...}};
+}
+template <int PREC>
+constexpr auto kTcLaunchers =
+    make_tc_launchers<PREC>(std::make_index_sequence<size_t(TcSelector<PREC>::kNumConfigs)>{});
+
+// The selector's features: the family's, with the precision after the problem's nine (the
+// order `ktune deploy` wrote for a dataset whose problems carry precision=).
+template <int PREC>
+int tc_choose(const kc::ConvDims& d) {
+  if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
+    (void)d;
+    return -1;
+  } else {
+    const auto v =
+        ktune::kernels::conv2d::feature_values(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad);
+    typename TcSelector<PREC>::Features f{};
+    static_assert(sizeof(f) == sizeof(v) + sizeof(double),
+                  "the bf16 selector's features are not the conv2d family's with precision");
+    double* slots = reinterpret_cast<double*>(&f);
+    constexpr size_t kProblem = size_t(ktune::kernels::conv2d::kProblemFeatures);
+    for (size_t i = 0; i < kProblem; ++i) slots[i] = v[i];
+    slots[kProblem] = double(PREC);
+    for (size_t i = kProblem; i < v.size(); ++i) slots[i + 1] = v[i];
+    const int pick = TcSelector<PREC>::select(f);
+    return pick >= 0 && pick < TcSelector<PREC>::kNumConfigs ? pick : TcSelector<PREC>::kBaseline;
+  }
+}
+
+template <int PREC>
+Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w, float* y,
+                 cudaStream_t stream) {
+  if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
+    (void)config, (void)d, (void)x, (void)w, (void)y, (void)stream;
+    return Launch::refused;
+  } else {
+    return kTcLaunchers<PREC>[size_t(config)](d, x, w, y, stream);
+  }
+}
+
+// Checks the precision, its selector and the arguments (Conv2dError); false when there is
+// nothing to do (n == 0).
+bool tc_prepare(const char* function, ktune::Conv2dPrecision precision, int64_t n, int64_t h,
+                int64_t w, int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+                const void* input, const void* filter, const float* output) {
+  namespace dp = ktune::kernels::conv2d::deploy;
+  if (precision != ktune::Conv2dPrecision::bf16)
+    dp::argument_error(function, "precision " + std::to_string(int(precision)) +
+                                     " is not bf16 (2; fp32: ktune::conv2d)");
+  if (TcSelector<2>::kNumConfigs == 0)
+    dp::argument_error(function, "this library ships no bf16 selector (NAMED_SELECTORS bf16)");
+  return dp::check_conv2d_arguments(function, n, h, w, c, k, r, s, stride, pad,
+                                    static_cast<const float*>(input),
+                                    static_cast<const float*>(filter), output);
+}
+
+kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                     int64_t stride, int64_t pad) {
+  kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
+  d.precision = kgm::Precision::bf16;
+  return d;
+}
+
+}  // namespace
+
+namespace ktune {
+
+void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+               int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
+               const void* filter, float* output, cudaStream_t stream) {
+  if (precision == Conv2dPrecision::fp32) {
+    conv2d(n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+           static_cast<const float*>(filter), output, stream);
+    return;
+  }
+  if (!tc_prepare("ktune::conv2d_ex", precision, n, h, w, c, k, r, s, stride, pad, input, filter,
+                  output))
+    return;
+  const kc::ConvDims d = tc_dims(n, h, w, c, k, r, s, stride, pad);
+  auto* st = reinterpret_cast<::cudaStream_t>(stream);
+  // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
+  // shipped configs in the order of how widely they ran in the sweep.
+  const int pick = tc_choose<2>(d);
+  if (tc_launch<2>(pick, d, input, filter, output, st) == Launch::ok) return;
+  for (int i = 0; i < TcSelector<2>::kNumConfigs; ++i) {
+    const int index = TcSelector<2>::kSafeOrder[i];
+    if (index == pick) continue;
+    if (tc_launch<2>(index, d, input, filter, output, st) == Launch::ok) return;
+  }
+  throw std::runtime_error("ktune::conv2d_ex: every shipped bf16 config refused the layer (c = " +
+                           std::to_string(c) + ", k = " + std::to_string(k) + ")");
+}
+
+const TunedConv2dInfo& tuned_conv2d_ex_info_cuda(Conv2dPrecision precision) {
+  static const TunedConv2dInfo none{"cuda", 0, nullptr, -1};
+  static const TunedConv2dInfo bf16{"cuda", TcSelector<2>::kNumConfigs, TcSelector<2>::kConfigs,
+                                    TcSelector<2>::kBaseline};
+  if (precision == Conv2dPrecision::fp32) return tuned_conv2d_info_cuda();
+  return precision == Conv2dPrecision::bf16 ? bf16 : none;
+}
+
+int tuned_conv2d_ex_choice_cuda(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w,
+                                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride,
+                                int64_t pad) {
+  if (precision == Conv2dPrecision::fp32)
+    return tuned_conv2d_choice_cuda(n, h, w, c, k, r, s, stride, pad);
+  if (precision != Conv2dPrecision::bf16) return -1;
+  return tc_choose<2>(tc_dims(n, h, w, c, k, r, s, stride, pad));
+}
+
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64_t n, int64_t h,
+                                     int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                                     int64_t stride, int64_t pad, const void* input,
+                                     const void* filter, float* output, cudaStream_t stream) {
+  if (!tc_prepare("ktune::tuned_conv2d_ex_run_config_cuda", precision, n, h, w, c, k, r, s, stride,
+                  pad, input, filter, output))
+    return true;
+  if (index < 0 || index >= TcSelector<2>::kNumConfigs)
+    kernels::conv2d::deploy::argument_error(
+        "ktune::tuned_conv2d_ex_run_config_cuda",
+        "index = " + std::to_string(index) + " is not a shipped bf16 config (0.." +
+            std::to_string(TcSelector<2>::kNumConfigs - 1) + ")");
+  return tc_launch<2>(index, tc_dims(n, h, w, c, k, r, s, stride, pad), input, filter, output,
+                      reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
+}
+
+}  // namespace ktune

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The deployed bf16 conv2d library (ktune::conv2d_ex: the tensor-core kinds and cuDNN as a
+# candidate) against cuDNN at its best in bf16, on the lent H100 (one device call): builds
+# (scripts/gpu_build_remote.sh, examples on) the GPU tests and the conv benchmarks from the carried
+# source tarball, runs the tuned conv2d libraries' GPU tests (every shipped bf16 config against the
+# float64 reference with the bf16 bound), then tuned_conv_bench --precision bf16 on dnn (VGG16 +
+# ResNet-50 at batch 1 and 16, selector trained on both: in sample) and the two held-out programs
+# (selector trained on one network, run on the other). The vendor column is cuDNN at its fastest
+# bf16 algorithm of the legacy Find and the backend engines, NHWC or NCHW (the sweep's `cudnn`).
+# Logs and results to $OUT; each phase capped so that the call ends by DEADLINE_S.
+#   CARRY=.carry/convdeploy SYSROOT=.carry/sys/sysroot.tar.gz DEADLINE_S=400 \
+#     scripts/conv_deploy/gpu_bf16_deployed.sh   # CARRY: src.tar.gz, bf16-rows.csv.gz
+set -uo pipefail
+# shellcheck source=scripts/device_common.sh
+. "$(dirname "$0")/../device_common.sh"
+C=${CARRY:-.carry/convdeploy}
+export SYSROOT=${SYSROOT:-.carry/sys/sysroot.tar.gz}
+DEADLINE_S=${DEADLINE_S:-400}
+mkdir -p "$OUT"
+gpu_info "$OUT/nvidia-smi.txt"
+SECONDS=0
+SRC=$C/src.tar.gz EXAMPLES=ON timeout "$(cap 300)" scripts/gpu_build_remote.sh /tmp/b \
+  ktune_gpu_tests tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50 \
+  > "$OUT/build.log" 2>&1
+echo "[$SECONDS s] build exit $?" | tee -a "$OUT/phases.log"; tail -3 "$OUT/build.log"
+. /tmp/b.env
+export KTUNE_CACHE_DIR=/tmp/ktune-cache
+run_gpu_tests "$(cap 90)" "$OUT/gpu-tests.log" /tmp/b/bin/ktune_gpu_tests \
+  --gtest_filter='TunedConv2dExCuda*:TunedConv2dCuda*'
+echo "[$SECONDS s] gpu tests exit $?" | tee -a "$OUT/phases.log"
+B="--device cuda --precision bf16 --device-slug h100-80gb-hbm3 --peak-gflops 989400 --bandwidth-gbs 3350 --dataset $C/bf16-rows.csv.gz"
+# shellcheck disable=SC2086  # B: several options
+timeout "$(cap 120)" /tmp/b/bin/tuned_conv_bench $B --workload dnn \
+  --csv "$OUT/conv-deployed-bf16-vs-cudnn.csv" --md "$OUT/conv-deployed-bf16-vs-cudnn.md" \
+  > "$OUT/bench.log" 2>&1
+echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$OUT/phases.log"; tail -2 "$OUT/bench.log"
+for pair in vgg16:resnet50 resnet50:vgg16; do
+  trained=${pair%%:*} run=${pair##*:}
+  # shellcheck disable=SC2086
+  timeout "$(cap 60)" /tmp/b/bin/tuned_conv_bench_bf16_$trained $B --workload $run-conv \
+    --csv "$OUT/heldout-trained-$trained.csv" --md "$OUT/heldout-trained-$trained.md" \
+    > "$OUT/bench-heldout-trained-$trained.log" 2>&1
+  echo "[$SECONDS s] bench (trained on $trained, run on $run) exit $?" | tee -a "$OUT/phases.log"
+  tail -2 "$OUT/bench-heldout-trained-$trained.log"
+done
+gzip -f /tmp/b/ninja.log && cp /tmp/b/ninja.log.gz "$OUT/" 2>/dev/null
+echo "[$SECONDS s] done" | tee -a "$OUT/phases.log"

@@ -1,0 +1,191 @@
+// ktune::conv2d_ex in bf16 (the CUDA tuned conv2d library's bf16 selector: the tensor-core kinds
+// cuda_igemm_mma / cuda_igemm_wgmma and the vendor candidate cuDNN) through the public API: every
+// shipped config, and the selector's picks, on small layers that reach each kind (c % 64 == 0 for
+// wgmma, the 3-channel stem, strides, 1x1), against the float64 host reference of the FP32 data
+// the bf16 inputs were rounded from, judged by the family's bf16 bound (conv2d_family.hpp: FP32
+// term + 4u) on NaN-poisoned output between guards; a planted error must fail that check; argument
+// errors (checked before any CUDA call).
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/common/gemm_reference.hpp"
+#include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/conv2d_reference.hpp"
+#include "ktune/conv2d.hpp"
+#include "ktune/cuda.hpp"
+#include "tests/gpu/gpu_test_util.hpp"
+
+namespace {
+
+namespace conv = ktune::kernels::conv2d;
+constexpr size_t kGuard = 64;
+constexpr float kGuardValue = -12345.0f;
+constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
+
+// bf16 bits of x, rounded to nearest even (the data are finite).
+uint16_t to_bf16(float x) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &x, 4);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
+  std::vector<uint16_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = to_bf16(v[i]);
+  return out;
+}
+
+ktune::cuda::DeviceBuffer<uint16_t> upload16(const std::vector<uint16_t>& host,
+                                             const std::string& what) {
+  ktune::cuda::DeviceBuffer<uint16_t> buffer(host.size(), what);
+  ktune::cuda::check(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice),
+                     "cudaMemcpy(" + what + ")");
+  return buffer;
+}
+
+// A layer on the device: random FP32 data, its bf16 copy uploaded, output NaN between guards.
+struct DeviceLayer {
+  explicit DeviceLayer(const conv::Shape& s)
+      : shape(s),
+        input(ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 5)),
+        filter(ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 6)),
+        x(upload16(to_bf16(input), "bf16 input")),
+        w(upload16(to_bf16(filter), "bf16 filter")),
+        reference(conv::reference_conv2d(s, input.data(), filter.data())) {
+    shape.precision = ktune::kernels::gemm::Precision::bf16;
+    std::vector<float> out(size_t(s.output_elements()) + 2 * kGuard, kGuardValue);
+    std::fill(out.begin() + kGuard, out.end() - kGuard, std::numeric_limits<float>::quiet_NaN());
+    y = ktune::test::upload(out, "output");
+  }
+  float* output() const { return y.data() + kGuard; }
+  std::vector<float> result() const {
+    const std::vector<float> out = ktune::test::download(y);
+    for (size_t i = 0; i < kGuard; ++i) {
+      EXPECT_EQ(out[i], kGuardValue) << "guard before the output, " << i;
+      EXPECT_EQ(out[out.size() - 1 - i], kGuardValue) << "guard after the output, " << i;
+    }
+    return {out.begin() + kGuard, out.end() - kGuard};
+  }
+  double error(const std::vector<float>& out) const {
+    return conv::relative_error(shape, out.data(), reference);
+  }
+  conv::Shape shape;
+  std::vector<float> input, filter;
+  ktune::cuda::DeviceBuffer<uint16_t> x, w;
+  std::vector<double> reference;
+  ktune::cuda::DeviceBuffer<float> y;
+};
+
+std::string name(const conv::Shape& s) {
+  return "n=" + std::to_string(s.n) + " " + std::to_string(s.h) + "x" + std::to_string(s.w) +
+         " c=" + std::to_string(s.c) + " k=" + std::to_string(s.k) + " " + std::to_string(s.r) +
+         "x" + std::to_string(s.s) + "/" + std::to_string(s.stride) +
+         " pad=" + std::to_string(s.pad);
+}
+
+// Small layers of the networks' kinds: the 3-channel stem (mma's element loader, cuDNN), 3x3
+// stride 1 and 2, 1x1 and 7x7, c % 64 == 0 (wgmma) and c % 8 == 0 only (mma's 16-byte loader),
+// odd sizes past the tiles, batch 1 and 3.
+std::vector<conv::Shape> test_layers() {
+  return {{1, 15, 13, 3, 64, 3, 3, 1, 1},   {1, 23, 21, 3, 64, 7, 7, 2, 3},
+          {1, 14, 14, 64, 64, 3, 3, 1, 1},  {3, 9, 11, 64, 128, 3, 3, 1, 1},
+          {2, 12, 12, 128, 64, 1, 1, 1, 0}, {1, 13, 13, 64, 256, 3, 3, 2, 1},
+          {2, 7, 7, 256, 128, 1, 1, 2, 0},  {1, 10, 9, 24, 40, 3, 3, 1, 1}};
+}
+
+TEST(TunedConv2dExCuda, EveryShippedBf16ConfigMatchesTheReferenceOnEveryLayerItRuns) {
+  KTUNE_REQUIRE_GPU();
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
+  ASSERT_GT(info.num_configs, 0) << "the library ships no bf16 selector";
+  EXPECT_STREQ(info.backend, "cuda");
+  for (int i = 0; i < info.num_configs; ++i) {
+    int ran = 0;
+    for (const conv::Shape& s : test_layers()) {
+      DeviceLayer l(s);
+      const bool applies = ktune::tuned_conv2d_ex_run_config_cuda(
+          kBf16, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
+          l.output(), nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " on " << name(s);
+      if (!applies) continue;
+      ++ran;
+      const double error = l.error(l.result());
+      // cuDNN's pick may be a Winograd / FFT algorithm: the family's 16-bit transform factor
+      // (F(2x2)'s 8, as the sweep's cudnn row is judged); ktune's bf16 kernels get none.
+      const bool vendor = std::string(info.configs[i]).rfind("vendor=", 0) == 0;
+      const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
+      EXPECT_LE(error, bound) << info.configs[i] << " on " << name(s);
+      EXPECT_GT(error, 0.0) << info.configs[i] << " on " << name(s) << ": bf16 is not exact";
+      std::printf("conv2d_ex bf16 config %d %s on %s: relative error %.3g (bound %.3g)\n", i,
+                  info.configs[i], name(s).c_str(), error, bound);
+    }
+    EXPECT_GT(ran, 0) << info.configs[i] << " ran on none of the test layers";
+  }
+}
+
+TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
+  ASSERT_GT(info.num_configs, 0);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (const conv::Shape& s : test_layers()) {
+    const int pick = ktune::tuned_conv2d_ex_choice_cuda(kBf16, s.n, s.h, s.w, s.c, s.k, s.r, s.s,
+                                                        s.stride, s.pad);
+    ASSERT_GE(pick, 0);
+    ASSERT_LT(pick, info.num_configs);
+    DeviceLayer l(s);
+    ktune::conv2d_ex(kBf16, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
+                     l.w.data(), l.output(), reinterpret_cast<ktune::cudaStream_t>(stream));
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << name(s);
+    std::vector<float> out = l.result();
+    const bool vendor = std::string(info.configs[pick]).rfind("vendor=", 0) == 0;
+    const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
+    EXPECT_LE(l.error(out), bound) << info.configs[pick] << " on " << name(s);
+    // Planted: one output moved by twice the bound's share of the reference's norm.
+    double norm = 0;
+    for (double v : l.reference) norm += v * v;
+    out[out.size() / 2] += float(2 * bound * std::sqrt(norm));
+    EXPECT_GT(l.error(out), bound) << "a planted error passed the bf16 check on " << name(s);
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
+  void* fake = reinterpret_cast<void*>(uintptr_t(256));  // never dereferenced
+  float* out = static_cast<float*>(fake);
+  auto message = [](auto&& call) { return ktune::test::thrown_message<ktune::Conv2dError>(call); };
+  EXPECT_NE(message([&] {
+              ktune::conv2d_ex(ktune::Conv2dPrecision(3), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake,
+                               out, nullptr);
+            }).find("ktune::conv2d_ex: precision 3 is not bf16"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::conv2d_ex(kBf16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, nullptr, out, nullptr);
+            }).find("ktune::conv2d_ex: filter is a null pointer"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::conv2d_ex(kBf16, 1, 8, 8, 64, 4, 3, 3, 0, 1, fake, fake, out, nullptr);
+            }).find("stride = 0"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::tuned_conv2d_ex_run_config_cuda(kBf16, 999, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake,
+                                                     fake, out, nullptr);
+            }).find("index = 999"),
+            std::string::npos);
+  EXPECT_EQ(message([&] {
+              ktune::conv2d_ex(kBf16, 0, 8, 8, 64, 4, 3, 3, 1, 1, nullptr, nullptr, nullptr,
+                               nullptr);
+            }),
+            "no error");
+  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(ktune::Conv2dPrecision(3)).num_configs, 0);
+}
+
+}  // namespace
