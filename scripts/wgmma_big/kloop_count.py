@@ -4,12 +4,13 @@
 
 The K loop of a function is the smallest span between a backward branch and its target that
 holds a tensor-core MMA (SASS HGMMA, PTX wgmma.mma_async). The compiler may unroll it, so the
-counts are also given per K tile: divided by the wgmma.wait_group (SASS WARPGROUP.DEPBAR) in the
-span, one per K tile. A wait's retry path that the compiler moved out of the span is not counted
+counts are also given per K tile: divided by the barrier waits in the span (PTX mbarrier.try_wait,
+SASS SYNCS.PHASECHK), one per K tile (not by wgmma.wait_group: a compiler that serializes the MMAs
+adds one after each). A wait's retry path that the compiler moved out of the span is not counted
 (it runs only while a stage is not ready). Prints a Markdown table, or one CSV row per kernel
-with --csv.
+with --csv; --dump prints the K loop's instructions instead.
 
-  python3 scripts/wgmma_big/kloop_count.py LISTING [--label NAME] [--csv] [--filter REGEX]
+  python3 scripts/wgmma_big/kloop_count.py LISTING [--label NAME] [--csv | --dump] [--filter REGEX]
 """
 import argparse
 import collections
@@ -106,7 +107,7 @@ def k_loop(insns, ptx):
 def count(funcs, ptx, pattern):
     rows = []
     mma = "wgmma.mma_async" if ptx else "HGMMA"
-    wait = "wgmma.wait_group" if ptx else "WARPGROUP.DEPBAR"
+    wait = "mbarrier.try_wait" if ptx else "SYNCS.PHASECHK"
     for name, insns in funcs.items():
         short = demangle_short(name)
         if not re.search(pattern, short) or not any(mma in t for t, _ in insns):
@@ -127,6 +128,7 @@ def count(funcs, ptx, pattern):
                 "per_k_tile": len(body) / tiles,
                 "non_mma_per_k_tile": (len(body) - n_mma) / tiles,
                 "mix": " ".join("%s:%d" % kv for kv in mix.most_common()),
+                "body": [t for t, _ in insns[span[0] : span[1] + 1]],
             }
         )
     return rows
@@ -137,6 +139,7 @@ def main():
     ap.add_argument("listing")
     ap.add_argument("--label", default="")
     ap.add_argument("--csv", action="store_true")
+    ap.add_argument("--dump", action="store_true")
     ap.add_argument("--filter", default="ktune_gemm_wgmma")
     a = ap.parse_args()
     try:
@@ -152,6 +155,11 @@ def main():
     if not rows:
         sys.exit("kloop_count: no K loop with an MMA in %s" % a.listing)
     keys = ["kernel", "loop", "k_tiles_in_loop", "mma", "per_k_tile", "non_mma_per_k_tile", "mix"]
+    if a.dump:
+        for r in rows:
+            print("## %s: %d instructions" % (r["kernel"], r["loop"]))
+            print("\n".join(r["body"]))
+        return
     if a.csv:
         out = csv.writer(sys.stdout, lineterminator="\n")
         out.writerow(["label"] + keys)

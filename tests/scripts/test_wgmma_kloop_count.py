@@ -28,14 +28,16 @@ def sass(lines):
     return "\n".join(out) + "\n"
 
 
-# An outer tile loop (.L_x_0) around a K loop (.L_x_1, unrolled twice: 2 waits) whose wait
-# retries out of line (.L_x_9 after EXIT). K loop: 11 instructions, 4 HGMMA, 2 K tiles.
+# An outer tile loop (.L_x_0) around a K loop (.L_x_1, unrolled twice: 2 barrier waits) whose
+# waits retry out of line (.L_x_9 after EXIT). K loop: 13 instructions, 4 HGMMA, 2 K tiles, and a
+# third WARPGROUP.DEPBAR (as a compiler that serializes the MMAs adds) that is not a K tile.
 SASS_LINES = [
     "MOV R1, c[0x0][0x28]", ".L_x_0:", "IADD3 R2, R2, 0x1, RZ", ".L_x_1:",
     "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R3], R4", "@!P0 BRA `(.L_x_9)",
     "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24", "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24",
-    "WARPGROUP.DEPBAR.LE gsb0, 0x1", "IADD3 R5, R5, 0x1, RZ",
-    "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24", "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24",
+    "WARPGROUP.DEPBAR.LE gsb0, 0x1", "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R3], R4",
+    "@!P0 BRA `(.L_x_9)", "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR4], R24",
+    "WARPGROUP.DEPBAR.LE gsb0, 0x0", "HGMMA.64x128x16.F32.BF16 R24, gdesc[UR8], R24",
     "WARPGROUP.DEPBAR.LE gsb0, 0x1", "ISETP.NE.AND P1, PT, R5, R6, PT", "@P1 BRA `(.L_x_1)",
     "@P2 BRA `(.L_x_0)", "EXIT", ".L_x_9:", "SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [R3], R4",
     "@!P0 BRA `(.L_x_9)", "BRA `(.L_x_1)",
@@ -77,15 +79,15 @@ class KLoopCount(unittest.TestCase):
         out = self.run_script(sass(SASS_LINES), "--csv", "--label", "x")
         self.assertEqual(out.returncode, 0, out.stderr)
         row = out.stdout.splitlines()[1]
-        # 11 instructions from .L_x_1 to its branch; 2 waits: 5.5 a tile, 3.5 besides the 4 HGMMA.
-        self.assertTrue(row.startswith('x,"ktune_gemm_wgmma<256,128,4,1,2,0,0>",11,2,4,5.5,3.5,'), row)
+        # 13 instructions from .L_x_1 to its branch; 2 waits: 6.5 a tile, 4.5 besides the 4 HGMMA.
+        self.assertTrue(row.startswith('x,"ktune_gemm_wgmma<256,128,4,1,2,0,0>",13,2,4,6.5,4.5,'), row)
         self.assertIn("HGMMA:4", row)
 
     def test_sass_with_addresses_as_targets(self):
         text = sass(SASS_LINES).replace("`(.L_x_1)", "0x20")  # .L_x_1 is the instruction at 0x20
         out = self.run_script(text, "--csv")
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertIn(",11,2,4,5.5,3.5,", out.stdout)
+        self.assertIn(",13,2,4,6.5,4.5,", out.stdout)
 
     def test_ptx_loop_holds_the_scoped_wait(self):
         out = self.run_script(PTX, "--csv")

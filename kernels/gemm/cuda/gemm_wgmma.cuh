@@ -196,11 +196,11 @@ __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int 
   const unsigned a0 = ktune_wg_desc_lo(tiles_a + unsigned(first_row) * 128u, TA ? 16 : 8192);
   const unsigned b0 = ktune_wg_desc_lo(tiles_b, TB ? 8192 : 16);
   unsigned s = it % ST, phase = (it / ST) & 1, prev = 0;
-  // One fence after the zeroing: between the MMAs of the loop nothing else touches acc (the PTX
-  // rules ask for wgmma.fence only before the first MMA and after other accesses to its registers).
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
   for (int kt = 0; kt < k_tiles; ++kt) {
     ktune_wg_bar_wait(full + 8 * s, phase);
+    // A fence every K tile: with one fence before the loop only (what the PTX rules allow), ptxas
+    // injected fences itself (C7519) and serialized the ping-pong kernel's MMAs (wgmma-lean).
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
     const unsigned la = a0 + s * unsigned(SA >> 4), lb = b0 + s * unsigned(SB >> 4);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
