@@ -24,17 +24,18 @@ __device__ __forceinline__ void ktune_wg_bar_init(unsigned bar, unsigned count) 
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
 
-// Spins until the barrier's phase of this parity has completed.
+// Waits until the barrier's phase of this parity has completed. The retry loop is in the PTX
+// (a predicated branch back to try_wait, no flag to test in C), and try_wait carries a suspend-time
+// hint (10 ms, as CUTLASS's barriers): a waiting thread sleeps until the phase completes or the
+// hint runs out instead of retrying at the system's default limit, so that waits cost fewer issue
+// slots (results/h100-80gb-hbm3/wgmma-lean). A label inside braces is local to that block.
 __device__ __forceinline__ void ktune_wg_bar_wait(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-  } while (!done);
+  asm volatile(
+      "{\n.reg .pred p;\nKTUNE_WG_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1, %2;\n"
+      "@!p bra KTUNE_WG_WAIT;\n}\n" ::"r"(bar),
+      "r"(parity), "n"(10000000)
+      : "memory");
 }
 
 __device__ __forceinline__ void ktune_wg_bar_arrive(unsigned bar) {
@@ -112,11 +113,22 @@ __device__ __forceinline__ void ktune_wg_release(unsigned bar) {
 }
 
 // A shared-memory matrix descriptor with 128-byte swizzling: start address, leading and stride
-// byte offsets (each stored >> 4), swizzle mode 1 in bits 62-63.
+// byte offsets (each stored >> 4), swizzle mode 1 in bits 62-63. Its low word is the start
+// address >> 4 (14 bits: shared addresses are below 256 KiB) plus the leading offset, so that a
+// K loop adds a byte offset >> 4 to a low word computed once (ktune_wg_desc_lo) and pairs it with
+// the constant high word (ktune_wg_desc_hi): the same bits as ktune_wg_desc of the sum.
+__device__ __forceinline__ unsigned ktune_wg_desc_lo(unsigned address, unsigned lead) {
+  return ((address & 0x3FFFF) >> 4) | ((lead >> 4) << 16);
+}
+__device__ __forceinline__ constexpr unsigned ktune_wg_desc_hi(unsigned stride) {
+  return (stride >> 4) | (1u << 30);
+}
+__device__ __forceinline__ unsigned long long ktune_wg_desc_pair(unsigned lo, unsigned hi) {
+  return ((unsigned long long)hi << 32) | lo;
+}
 __device__ __forceinline__ unsigned long long ktune_wg_desc(unsigned address, unsigned lead,
                                                             unsigned stride) {
-  return (unsigned long long)((address & 0x3FFFF) >> 4) | ((unsigned long long)(lead >> 4) << 16) |
-         ((unsigned long long)(stride >> 4) << 32) | (1ull << 62);
+  return ktune_wg_desc_pair(ktune_wg_desc_lo(address, lead), ktune_wg_desc_hi(stride));
 }
 
 // wgmma.mma_async m64nNk16 (16-bit) or m64nNk8 (tf32), FP32 accumulators d[N/2] (+=), A and B

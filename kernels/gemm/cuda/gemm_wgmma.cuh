@@ -110,6 +110,16 @@ __device__ __forceinline__ void ktune_wg_unit_tile(long long u, long long tiles_
   tn = group * CL + int(rank);
 }
 
+// The next ring item's stage and phase parity (no division in the K loops: ST need not be a
+// power of two).
+template <int ST>
+__device__ __forceinline__ void ktune_wg_next(unsigned& stage, unsigned& phase) {
+  if (++stage == ST) {
+    stage = 0;
+    phase ^= 1;
+  }
+}
+
 // The producer thread: for each unit of this block (see ktune_wg_units) in order, every K tile
 // into the ring (item `it` in stage it % ST, phase it / ST) once its stage is empty: B's tile and,
 // with CL = 1, A's; with clusters the block's 1/CL share of A's rows, multicast to every block of
@@ -124,14 +134,14 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
   constexpr int kKt = PREC == 1 ? 32 : 64;
   constexpr int kShare = BM / CL;  // rows of A this block copies
   const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
-  unsigned it = 0;
+  unsigned s = 0, phase = 0;  // the ring position of item it: stage it % ST, parity it / ST
   for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL) {
     int b, tm, tn;
     ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
     if (tn >= tiles_n) tn = int(tiles_n) - 1;  // past the N edge: any tile's bytes serve
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-      const unsigned s = it % ST, bar = full + 8 * s;
-      ktune_wg_bar_wait(empty + 8 * s, ((it / ST) & 1) ^ 1);
+    for (int kt = 0; kt < k_tiles; ++kt, ktune_wg_next<ST>(s, phase)) {
+      const unsigned bar = full + 8 * s;
+      ktune_wg_bar_wait(empty + 8 * s, phase ^ 1);
       ktune_wg_bar_expect(bar, S::kA + S::kB);
       const unsigned da = tiles_a + s * S::kA, db = tiles_b + s * S::kB;
       if (CL > 1) {
@@ -166,7 +176,10 @@ __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const
 // One consumer warpgroup's K loop over the ring items it .. it + k_tiles - 1: MI m64 MMAs per
 // 32-byte K step of the tile rows first_row .. first_row + 64 * MI - 1, one commit group in
 // flight (wait_group 1), each stage released (one arrival per warp) once the group after it is
-// issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first.
+// issued; the last group is left in flight (ktune_wg_drain). acc is zeroed first. The
+// descriptors' low words of stage 0 are computed once: a stage, a K step and an m64 block add
+// constants (ktune_wg_desc_lo), and the ring position advances by ktune_wg_next, so the loop
+// holds the waits, the MMAs, the release and a few adds.
 template <int MI, int BN, int ST, int SA, int SB, int PREC, int TA, int TB, int CL = 1>
 __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int first_row,
                                                   int k_tiles, unsigned it, unsigned tiles_a,
@@ -176,28 +189,35 @@ __device__ __forceinline__ void ktune_wg_mainloop(float (&acc)[MI][BN / 2], int 
   for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int j = 0; j < BN / 2; ++j) acc[i][j] = 0.0f;
-  for (int kt = 0; kt < k_tiles; ++kt, ++it) {
-    const unsigned s = it % ST;
-    ktune_wg_bar_wait(full + 8 * s, (it / ST) & 1);
+  // Rows are 128 bytes apart in either layout (K-major: one row a line; MN-major: 64-row boxes
+  // of 8 KiB), so an m64 block is 8 KiB on. K-major: 16-byte leading offset, K steps of 32 bytes;
+  // MN-major: 8 KiB leading offset (the next 64-row box), K steps of 2048 bytes (16 k of 128).
+  constexpr unsigned kHi = ktune_wg_desc_hi(1024);
+  const unsigned a0 = ktune_wg_desc_lo(tiles_a + unsigned(first_row) * 128u, TA ? 16 : 8192);
+  const unsigned b0 = ktune_wg_desc_lo(tiles_b, TB ? 8192 : 16);
+  unsigned s = it % ST, phase = (it / ST) & 1, prev = 0;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    ktune_wg_bar_wait(full + 8 * s, phase);
+    // A fence every K tile: with one fence before the loop only (what the PTX rules allow), ptxas
+    // injected fences itself (C7519) and serialized the ping-pong kernel's MMAs (wgmma-lean).
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-    const unsigned sa = tiles_a + s * SA, sb = tiles_b + s * SB;
+    const unsigned la = a0 + s * unsigned(SA >> 4), lb = b0 + s * unsigned(SB >> 4);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {  // 32-byte K steps: k16 of 16-bit, k8 of tf32
-      const unsigned long long db =
-          TB ? ktune_wg_desc(sb + kk * 2048, 8192, 1024) : ktune_wg_desc(sb + kk * 32, 16, 1024);
+      const unsigned long long db = ktune_wg_desc_pair(lb + (TB ? kk * 2048 : kk * 32) / 16, kHi);
 #pragma unroll
       for (int i = 0; i < MI; ++i) {
-        const int row = first_row + i * 64;  // first row of this m64 MMA in the tile
         const unsigned long long da =
-            TA ? ktune_wg_desc(sa + row * 128 + kk * 32, 16, 1024)
-               : ktune_wg_desc(sa + (row / 64) * 8192 + kk * 2048, 8192, 1024);
+            ktune_wg_desc_pair(la + (i * 8192 + (TA ? kk * 32 : kk * 2048)) / 16, kHi);
         ktune_wgmma<BN, PREC, 1 - TA, TB>(acc[i], da, db);  // transpose bit: MN-major
       }
     }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     // The group before this one has finished reading its stage: release that stage.
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-    if (kt > 0 && lane == 0) ktune_wg_release<CL>(empty + 8 * ((it + ST - 1) % ST));
+    if (kt > 0 && lane == 0) ktune_wg_release<CL>(empty + 8 * prev);
+    prev = s;
+    ktune_wg_next<ST>(s, phase);
   }
 }
 
