@@ -12,9 +12,13 @@ import sys
 
 def ratios(path):
     try:
-        rows = list(csv.DictReader(open(path)))
+        reader = csv.DictReader(open(path))
+        rows = list(reader)
     except OSError as e:
         sys.exit(f"gemm_deployed_pick_compare.py: {e}")
+    needed = {"problem", "config", "status", "deployed_gflops", "vendor_gflops"}
+    if not reader.fieldnames or not needed <= set(reader.fieldnames):
+        sys.exit(f"gemm_deployed_pick_compare.py: {path}: not a tuned_gemm_bench CSV")
     out = {}
     for r in rows:
         if r.get("status") != "ok":
