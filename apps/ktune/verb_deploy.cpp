@@ -28,7 +28,7 @@ struct DeployArgs {
   std::vector<std::string> families, data, labels, models, backends{"cpu"}, device_info;
   uint64_t seed = 0;
   ml::UnsureRule unsure;
-  bool vendors = false, ship_vendors = false;
+  bool vendors = false, ship_vendors = false, refuse_untimed_vendors = false;
   std::vector<std::string> vendor_names;
   const CLI::Option* backends_option = nullptr;
 };
@@ -55,6 +55,7 @@ ml::DeployRecipe recipe_of(const DeployArgs& a) {
   r.vendors = a.vendors;
   r.vendor_names = a.vendor_names;
   r.ship_vendors = a.ship_vendors;
+  r.refuse_untimed_vendors = a.refuse_untimed_vendors;
   return r;
 }
 
@@ -214,6 +215,10 @@ void deploy_options(CLI::App& sub, DeployArgs& a) {
   DatasetSource::add_vendors_option(sub, a.vendors, a.vendor_names);
   sub.add_flag("--ship-vendors", a.ship_vendors,
                "With --vendors: ship every vendor call besides the K pruned configs")
+      ->needs("--vendors");
+  sub.add_flag("--refuse-untimed-vendors", a.refuse_untimed_vendors,
+               "With --vendors: a vendor call is refused where the data has no timing of it (not "
+               "imputed), e.g. cuBLASLt's heuristic answers timed only where they won")
       ->needs("--vendors");
   a.backends_option =
       sub.add_option("--backends", a.backends,

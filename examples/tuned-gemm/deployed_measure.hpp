@@ -105,5 +105,8 @@ ShapeResult measure_cuda(const ktune::kernels::gemm::Shape& shape, uint64_t seed
 // Prints what the CUDA library's first selector call costs (a multi-device library identifies
 // the GPU then) against the later ones, and the device choices made (ktune/tuned_device.hpp).
 void print_first_call_cost();
+// The host cost per ktune::gemm_ex call on its cuBLASLt path against the bare calls it wraps
+// (host_call_cost_cuda.cpp).
+void print_host_call_cost();
 
 }  // namespace tuned_gemm

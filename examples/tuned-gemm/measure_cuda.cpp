@@ -173,7 +173,7 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
     return;
   }
   const bool same =
-      std::memcmp(&plan0.first.algo, &bench.result(0).algo, sizeof plan0.first.algo) == 0;
+      std::memcmp(&plan0.chosen.algo, &bench.result(0).algo, sizeof plan0.chosen.algo) == 0;
   const auto ta = trans(s.transa), tb = trans(s.transb);
   std::vector<TurnCall> calls;
   calls.push_back({"library", [&](int i) {
@@ -199,7 +199,7 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
             (t[i].status == ktune::Status::ok ? fmt::format("{:.6f}", t[i].timing.median_ms)
                                               : std::string(ktune::to_string(t[i].status)));
   fmt::print("{} same-algorithm {} ({})\n", line, same ? "yes" : "no",
-             kg::cuda::lt_algo_config(plan0.first));
+             kg::cuda::lt_algo_config(plan0.chosen));
 }
 
 // The deployed library, cuBLAS and cuBLASLt's heuristic #0 (32 MiB of workspace, the sweep's)

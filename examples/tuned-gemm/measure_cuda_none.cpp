@@ -8,6 +8,7 @@ namespace tuned_gemm {
 bool cuda_available() { return false; }
 
 void print_first_call_cost() {}
+void print_host_call_cost() {}
 
 ShapeResult measure_cuda(const ktune::kernels::gemm::Shape&, uint64_t, const ktune::TimingPolicy&,
                          const CudaProtocol&) {

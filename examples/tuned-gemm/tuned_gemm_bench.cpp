@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
                  "(logged, never the vendor column; 0: skip)")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
+  bool host_call_cost = false;
+  app.add_flag("--host-call-cost", host_call_cost,
+               "CUDA: first print the host cost per ktune::gemm_ex call on its cuBLASLt path "
+               "against the bare calls it wraps (host_call_cost_cuda.cpp)");
   app.add_option("--lt-call-ab", cuda_protocol.lt_ab_rounds,
                  "CUDA tf32/bf16/fp16: also time the library's cuBLASLt call against the "
                  "benchmark's, N rounds in turns (an lt-call-ab line per shape; 0: skip)")
@@ -111,6 +115,7 @@ int main(int argc, char** argv) {
     if (device == "cuda" && !tuned_gemm::cuda_available())
       throw ktune::Error("tuned_gemm_bench: no CUDA device (or this build has no CUDA backend)");
     if (device == "cuda") tuned_gemm::print_first_call_cost();
+    if (device == "cuda" && host_call_cost) tuned_gemm::print_host_call_cost();
     if (device == "cpu")  // what the vendors run here, for the run's log
       for (const auto& [name, what] : ktune::kernels::gemm::cpu::vendor_descriptions())
         fmt::print("vendor {}: {}\n", name, what);

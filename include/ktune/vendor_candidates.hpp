@@ -25,6 +25,12 @@ bool is_vendor_config(const std::string& config);
 // dataset's vendors throws Error naming it.
 Dataset with_vendor_candidates(const Dataset& d, const std::vector<std::string>& only = {});
 
+// The dataset with every unmeasured cell of a vendor column made refused (invalid), so no
+// selector serves a vendor call where it was not timed. For sparse candidates, timed only where
+// they won a search (cuBLASLt's heuristic answer #i, scripts/gemm_lt_heuristic_rows.py), whose
+// imputed mean (normalize.cpp) would be the mean of their wins.
+Dataset refuse_unmeasured_vendor_cells(const Dataset& d);
+
 // Per row: whether the served column is one of ktune's own configs, not a vendor's, and the
 // share of rows (or of time, weight = served time) served by ktune's own kernels.
 struct OwnShare {

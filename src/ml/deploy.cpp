@@ -33,12 +33,19 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (r.vendors && !r.vendor_names.empty())
     args += fmt::format(" --vendor-names {}", fmt::join(r.vendor_names, ","));
   if (r.vendors && r.ship_vendors) args += " --ship-vendors";
+  if (r.vendors && r.refuse_untimed_vendors) args += " --refuse-untimed-vendors";
   return args;
 }
 
 nlohmann::json train_recipe(const Dataset& given, const DeployRecipe& recipe,
                             const std::string& dataset_label) {
-  const Dataset data = recipe.vendors ? with_vendor_candidates(given, recipe.vendor_names) : given;
+  if (recipe.refuse_untimed_vendors && !recipe.vendors)
+    throw Error(dataset_label + ": --refuse-untimed-vendors needs --vendors");
+  const Dataset data =
+      !recipe.vendors ? given
+      : recipe.refuse_untimed_vendors
+          ? refuse_unmeasured_vendor_cells(with_vendor_candidates(given, recipe.vendor_names))
+          : with_vendor_candidates(given, recipe.vendor_names);
   PruneOptions prune_options;
   prune_options.method = recipe.pruner;
   prune_options.norm = recipe.norm;

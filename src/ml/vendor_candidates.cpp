@@ -55,6 +55,20 @@ Dataset with_vendor_candidates(const Dataset& d, const std::vector<std::string>&
   return out;
 }
 
+Dataset refuse_unmeasured_vendor_cells(const Dataset& d) {
+  Dataset out = d;
+  if (out.measured.size() == 0) return out;  // every cell measured
+  for (Eigen::Index c = 0; c < out.cols(); ++c)
+    if (is_vendor_config(out.config_names[size_t(c)]))
+      for (Eigen::Index r = 0; r < out.rows(); ++r)
+        if (!out.measured(r, c)) {
+          out.measured(r, c) = true;
+          out.valid(r, c) = false;
+          out.perf(r, c) = 0;
+        }
+  return out;
+}
+
 OwnShare own_kernel_share(const Dataset& d, const std::vector<Eigen::Index>& served,
                           const std::vector<Eigen::Index>& rows) {
   double own = 0, own_time = 0, all_time = 0;

@@ -109,17 +109,53 @@ TEST(TunedGemmVendorTcLt, LibraryPlanIsTheBenchmarksHeuristicFirst) {
       const kg::cuda::CublasLtGemm bench(handle.get(), s, kBenchWorkspace, 1);
       ASSERT_TRUE(plan.found) << name(d, q);
       ASSERT_EQ(bench.algos(), 1) << name(d, q);
-      const std::string library = kg::cuda::lt_algo_config(plan.first);
+      const std::string library = kg::cuda::lt_algo_config(plan.chosen);
       const std::string benchmark = kg::cuda::lt_algo_config(bench.result(0));
       std::cout << name(d, q) << "\n  library:   " << library << "\n  benchmark: " << benchmark
                 << "\n";
       // The attributes are read (an unreadable one prints -1: the comparison would be empty).
       EXPECT_EQ(library.rfind("algo -1,", 0), std::string::npos) << name(d, q);
       EXPECT_EQ(library, benchmark) << name(d, q);
-      EXPECT_EQ(std::memcmp(&plan.first.algo, &bench.result(0).algo, sizeof plan.first.algo), 0)
+      EXPECT_EQ(std::memcmp(&plan.chosen.algo, &bench.result(0).algo, sizeof plan.chosen.algo), 0)
           << name(d, q) << ": the opaque algorithms differ";
     }
   }
+}
+
+// "vendor=cublaslt;heuristic=<i>": the library's plan holds the benchmark's top-8 search's i-th
+// answer (the algorithm a sweep's cublaslt-top8 row names), and is refused where the heuristic
+// gives fewer than i + 1; each index is a plan of its own (#0 stays the first answer).
+TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  const kg::cuda::CublasLtHandle handle;
+  int compared = 0, refused = 0;
+  for (kg::Precision q : {kg::Precision::bf16, kg::Precision::tf32}) {
+    for (const LtShape& d : kShapes) {
+      const kg::Shape s = shape_of(d, q);
+      const Operands o(s, false);
+      const kg::cuda::CublasLtGemm bench(handle.get(), s, kBenchWorkspace, kg::kLtHeuristicLimit);
+      for (int i = 0; i < kg::kLtHeuristicLimit; ++i) {
+        const kd::LtPlan& plan = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c, i);
+        if (i >= bench.algos()) {
+          EXPECT_FALSE(plan.found) << name(d, q) << " heuristic " << i;
+          ++refused;
+          continue;
+        }
+        ASSERT_TRUE(plan.found) << name(d, q) << " heuristic " << i;
+        EXPECT_EQ(std::memcmp(&plan.chosen.algo, &bench.result(i).algo, sizeof plan.chosen.algo), 0)
+            << name(d, q) << " heuristic " << i << ": the opaque algorithms differ";
+        ++compared;
+      }
+      const kd::LtPlan& first = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c);
+      EXPECT_EQ(std::memcmp(&first.chosen.algo, &bench.result(0).algo, sizeof first.chosen.algo), 0)
+          << name(d, q) << ": the one-entry cache served another index's plan";
+    }
+  }
+  std::cout << compared << " plans compared, " << refused << " refused\n";
+  EXPECT_GE(compared, 2 * int(std::size(kShapes)) * 2);  // at least two answers per problem
+  EXPECT_THROW((void)kd::lt_plan_for(lt_problem_of(shape_of(kShapes[0], kg::Precision::bf16)),
+                                     nullptr, nullptr, nullptr, kg::kLtHeuristicLimit),
+               std::invalid_argument);
 }
 
 // The library's cuBLASLt config (ktune::gemm_ex_config, the selector's call path after the pick)

@@ -75,6 +75,25 @@ TEST(VendorCandidates, AnUnmeasuredVendorCellIsUnmeasured) {
   EXPECT_EQ(v.state(0, 0), CellState::ok);
 }
 
+// --refuse-untimed-vendors: the vendor's untimed cell is refused; timed cells and the kernels'
+// cells keep their state.
+TEST(VendorCandidates, UntimedVendorCellsCanBeRefused) {
+  Dataset d = planted(false);
+  d.vendor_perf(0, 1) = std::numeric_limits<double>::quiet_NaN();
+  const Dataset v = refuse_unmeasured_vendor_cells(with_vendor_candidates(d));
+  EXPECT_EQ(v.state(0, 3), CellState::invalid);
+  EXPECT_EQ(v.state(1, 3), CellState::ok);
+  EXPECT_EQ(v.state(0, 2), CellState::ok);
+  EXPECT_EQ(v.state(0, 0), CellState::ok);
+  EXPECT_EQ(v.perf(1, 3), d.vendor_perf(1, 1));
+  ml::DeployRecipe r;
+  r.vendors = true;
+  r.refuse_untimed_vendors = true;
+  EXPECT_NE(ml::recipe_arguments(r).find("--refuse-untimed-vendors"), std::string::npos);
+  r.vendors = false;
+  EXPECT_THROW(ml::train_recipe(planted(false), r, "planted"), Error);
+}
+
 TEST(VendorCandidates, PlantedVendorWinsShipsTheVendor) {
   ml::DeployRecipe r;
   r.pruner = ml::PruneMethod::topn;

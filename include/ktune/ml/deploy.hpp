@@ -37,6 +37,9 @@ struct DeployRecipe {
   // With vendors: every vendor call shipped besides the K pruned configs (none pruned away), so
   // the selector and the unsure rule (--unsure-vendor) can pick the faster vendor per shape.
   bool ship_vendors = false;
+  // With vendors: a vendor cell with no timing is refused, not imputed
+  // (refuse_unmeasured_vendor_cells).
+  bool refuse_untimed_vendors = false;
 };
 
 // The recipe as `ktune deploy` options ("--pruner pca-kmeans --k 16 ..."), defaults included.

@@ -160,9 +160,10 @@ Launch run_tc_kernel(const TcArgs& g) {
   }
 }
 
-// A vendor candidate of a precision's selector ("vendor=cublas", "vendor=cublaslt"): the vendor's
-// call in that precision, as the sweep timed it (deploy/vendor_cuda.hpp).
-template <int PREC, kg::VendorCall V>
+// A vendor candidate of a precision's selector ("vendor=cublas", "vendor=cublaslt",
+// "vendor=cublaslt;heuristic=<H>"): the vendor's call in that precision, as the sweep timed it
+// (deploy/vendor_cuda.hpp).
+template <int PREC, kg::VendorCall V, int H>
 Launch run_tc_vendor(const TcArgs& g) {
   static_assert(kg::vendor_on_cuda(V), "a tensor-core selector ships a CPU vendor");
   namespace kd = kg::deploy;
@@ -177,9 +178,13 @@ Launch run_tc_vendor(const TcArgs& g) {
     if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
     // One device query for the plan and the workspace: the call's host cost is inside the time a
     // caller measures with events around it, and was 0.5-1 us above the cuBLAS path's on small
-    // shapes (results/h100-80gb-hbm3/tc-leafbox-deployed, tc-tf32-deployed).
+    // shapes (results/h100-80gb-hbm3/tc-leafbox-deployed, tc-tf32-deployed). With the plan cached
+    // it is still 0.6-0.9 us above the bare cublasLtMatmul while the plan's call costs what the
+    // bare one does (tc-deployed-s15/host-call-cost.txt): the rest is, by elimination (not timed
+    // one by one), this query, the kept workspace's two (cudaStreamIsCapturing, cudaStreamGetId)
+    // and the argument checks.
     const int device = kd::current_device("ktune::gemm_ex");
-    const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c);
+    const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c, H);
     if (!plan.found) return Launch::refused;
     // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once;
     // the pool is looked up only then).
@@ -196,7 +201,9 @@ template <int PREC, size_t I, bool TA, bool TB>
 Launch run_tc_config(const TcArgs& g) {
   constexpr kg::VendorCall vendor = kg::parse_vendor_call(TcSelector<PREC>::kConfigs[I]);
   if constexpr (vendor != kg::VendorCall::none) {
-    return run_tc_vendor<PREC, vendor>(g);
+    constexpr int heuristic =
+        vendor == kg::VendorCall::cublaslt ? kg::lt_heuristic_of(TcSelector<PREC>::kConfigs[I]) : 0;
+    return run_tc_vendor<PREC, vendor, heuristic>(g);
   } else {
     return run_tc_kernel<PREC, I, TA, TB>(g);
   }

@@ -1,11 +1,15 @@
 #pragma once
 // The vendor calls of a tuned CUDA GEMM library whose selectors ship "vendor=cublas" or
-// "vendor=cublaslt", on the caller's stream, as the sweep measured them (deploy/vendors.cmake
-// links the vendor): FP32 cuBLAS's strided-batched SGEMM; in tf32 / bf16 / fp16 (ktune::gemm_ex)
-// cuBLAS's GemmStridedBatchedEx or cuBLASLt's matmul with its heuristic's first algorithm, in the
-// compute types of kernels/gemm/cuda/cublas_precision.hpp. Each thread keeps one handle per
-// device, so concurrent callers never share a handle's stream, and its cuBLASLt plans (the
-// descriptors and the heuristic's answer) per problem, so the heuristic runs once per shape.
+// "vendor=cublaslt" (or "vendor=cublaslt;heuristic=<i>"), on the caller's stream, as the sweep
+// measured them (deploy/vendors.cmake links the vendor): FP32 cuBLAS's strided-batched SGEMM; in
+// tf32 / bf16 / fp16 (ktune::gemm_ex) cuBLAS's GemmStridedBatchedEx or cuBLASLt's matmul with its
+// heuristic's first (or i-th) algorithm, in the compute types of
+// kernels/gemm/cuda/cublas_precision.hpp. Each thread keeps one handle per device, so concurrent
+// callers never share a handle's stream, and its cuBLASLt plans (the descriptors and the
+// heuristic's answer) per problem, so the heuristic runs once per shape. A call's host cost is
+// inside the time a caller measures with events around it (~20 us shapes): a repeated call
+// reaches its plan through a one-entry cache and sets a cuBLAS handle's stream only when it
+// changes.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "kernels/gemm/cuda/cublas_precision.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
@@ -37,29 +42,49 @@ inline int current_device(const char* who) {
   return device;
 }
 
+// A handle of this thread and the stream last set on it (cuBLAS's; cuBLASLt takes the stream per
+// call).
+template <typename Handle>
+struct ThreadHandle {
+  Handle handle = nullptr;
+  cudaStream_t stream = nullptr;
+  bool stream_set = false;
+};
+
 // This thread's handle of `device` (cuBLAS's or cuBLASLt's), made on first use.
 template <typename Handle, cublasStatus_t (*Create)(Handle*), cublasStatus_t (*Destroy)(Handle)>
-Handle handle_for_this_thread(int device, const char* create_name) {
+ThreadHandle<Handle>& handle_for_this_thread(int device, const char* create_name) {
   struct Handles {
-    std::map<int, Handle> by_device;
+    std::map<int, ThreadHandle<Handle>> by_device;
     ~Handles() {
-      for (auto& [d, h] : by_device) Destroy(h);
+      for (auto& [d, h] : by_device) Destroy(h.handle);
     }
   };
   thread_local Handles handles;
-  Handle& h = handles.by_device[device];
-  if (!h) check_cublas_call(Create(&h), create_name);
+  ThreadHandle<Handle>& h = handles.by_device[device];
+  if (!h.handle) check_cublas_call(Create(&h.handle), create_name);
   return h;
 }
 
-inline cublasHandle_t cublas_handle_for_this_thread() {
-  return handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>(
-      current_device("ktune::gemm"), "cublasCreate");
+// This thread's cuBLAS handle of the current device, on `stream` (cublasSetStream only when the
+// handle's stream changes: a destroyed stream's handle reused by a new stream is the same value,
+// which cuBLAS itself would not tell apart either).
+inline cublasHandle_t cublas_handle_on(cudaStream_t stream) {
+  ThreadHandle<cublasHandle_t>& h =
+      handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>(
+          current_device("ktune::gemm"), "cublasCreate");
+  if (!h.stream_set || h.stream != stream) {
+    check_cublas_call(cublasSetStream(h.handle, stream), "cublasSetStream");
+    h.stream = stream;
+    h.stream_set = true;
+  }
+  return h.handle;
 }
 
 inline cublasLtHandle_t cublaslt_handle_for_this_thread(int device) {
   return handle_for_this_thread<cublasLtHandle_t, &cublasLtCreate, &cublasLtDestroy>(
-      device, "cublasLtCreate");
+             device, "cublasLtCreate")
+      .handle;
 }
 
 // C = alpha op(A) op(B) + beta C over the strided batch, column-major, device pointers.
@@ -71,8 +96,7 @@ void run_vendor_cuda(bool transa, bool transb, long long m, long long n, long lo
   static_assert(V == VendorCall::cublas,
                 "the FP32 tuned CUDA library ships vendor=cublas only (cuBLASLt rows are of the "
                 "tensor-core precisions)");
-  const cublasHandle_t h = cublas_handle_for_this_thread();
-  check_cublas_call(cublasSetStream(h, stream), "cublasSetStream");
+  const cublasHandle_t h = cublas_handle_on(stream);
   check_cublas_call(
       cublasSgemmStridedBatched_64(h, transa ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    transb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, a, lda,
@@ -93,8 +117,7 @@ inline VendorOutcome vendor_outcome(cublasStatus_t status, const char* what) {
 // cuBLAS's GemmStridedBatchedEx in the problem's precision: the sweep's "cublas" row.
 inline VendorOutcome run_cublas_ex(const cuda::LtProblem& p, float alpha, const void* a,
                                    const void* b, float beta, float* c, cudaStream_t stream) {
-  const cublasHandle_t h = cublas_handle_for_this_thread();
-  check_cublas_call(cublasSetStream(h, stream), "cublasSetStream");
+  const cublasHandle_t h = cublas_handle_on(stream);
   const cudaDataType_t in = cuda::cublas_input_type(p.precision);
   return vendor_outcome(
       cublasGemmStridedBatchedEx_64(
@@ -108,11 +131,11 @@ inline VendorOutcome run_cublas_ex(const cuda::LtProblem& p, float alpha, const 
 inline constexpr uint64_t kLtWorkspaceBytes = uint64_t(32) << 20;
 
 // One problem's cuBLASLt plan: this thread's handle of the device, the descriptors and the
-// heuristic's first algorithm (none: refused).
+// heuristic's answer the candidate names (#0, or #i of "heuristic=<i>"; none: refused).
 struct LtPlan {
   cublasLtHandle_t handle = nullptr;
   cuda::LtDescriptors descriptors;
-  cublasLtMatmulHeuristicResult_t first{};
+  cublasLtMatmulHeuristicResult_t chosen{};
   bool found = false;
 };
 
@@ -125,27 +148,27 @@ inline uint32_t pointer_alignment(const void* p) {
   return alignment;
 }
 
-// This thread's cuBLASLt plan for the problem on `device` (the current one), made on first use:
-// a call after the first costs one lookup, no cuBLASLt or CUDA call.
-inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const void* a, const void* b,
-                                 const float* c) {
-  const uint32_t align_a = pointer_alignment(a), align_b = pointer_alignment(b),
-                 align_c = pointer_alignment(c);
-  using Key = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int64_t, uint32_t, uint32_t, uint32_t>;
-  struct Plans {
-    std::map<Key, LtPlan> plans;
-    ~Plans() {
-      for (auto& [key, plan] : plans) plan.descriptors.release();
-    }
-  };
-  thread_local Plans cache;
-  const Key key{device, int(p.precision), p.transa, p.transb,   p.m,    p.n,
-                p.k,    p.batch,          p.lda,    p.stride_a, p.ldb,  p.stride_b,
-                p.ldc,  p.stride_c,       align_a,  align_b,    align_c};
-  auto it = cache.plans.find(key);
-  if (it != cache.plans.end()) return it->second;
-  const cublasLtHandle_t h = cublaslt_handle_for_this_thread(device);
+// What a plan depends on: the device, the problem, the operands' alignment and the heuristic's
+// index.
+struct LtPlanKey {
+  int device, precision;
+  bool transa, transb;
+  int64_t m, n, k, batch, lda, stride_a, ldb, stride_b, ldc, stride_c;
+  uint32_t align_a, align_b, align_c;
+  int heuristic;
+  // (C++17: nvcc compiles this header in the CUDA library.)
+  auto fields() const {
+    return std::tie(device, precision, transa, transb, m, n, k, batch, lda, stride_a, ldb, stride_b,
+                    ldc, stride_c, align_a, align_b, align_c, heuristic);
+  }
+  bool operator==(const LtPlanKey& o) const { return fields() == o.fields(); }
+  bool operator<(const LtPlanKey& o) const { return fields() < o.fields(); }
+};
+
+// A new plan: the descriptors and the heuristic's first heuristic + 1 answers, of which it keeps
+// the last (fewer answers: refused).
+inline LtPlan make_lt_plan(const LtPlanKey& key, const cuda::LtProblem& p) {
+  const cublasLtHandle_t h = cublaslt_handle_for_this_thread(key.device);
   LtPlan plan;
   plan.handle = h;
   cublasStatus_t status = plan.descriptors.make(p);
@@ -156,32 +179,78 @@ inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const voi
       status = cublasLtMatmulPreferenceSetAttribute(pref, what, &value, sizeof value);
   };
   set(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, kLtWorkspaceBytes);
-  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a);
-  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b);
-  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c);
-  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align_a);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align_b);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align_c);
+  set(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align_c);
+  cublasLtMatmulHeuristicResult_t answers[kLtHeuristicLimit] = {};
+  const int wanted = key.heuristic + 1;
   int returned = 0;
   if (status == CUBLAS_STATUS_SUCCESS)
     status = cublasLtMatmulAlgoGetHeuristic(h, plan.descriptors.op, plan.descriptors.a,
                                             plan.descriptors.b, plan.descriptors.c,
-                                            plan.descriptors.c, pref, 1, &plan.first, &returned);
+                                            plan.descriptors.c, pref, wanted, answers, &returned);
   if (pref) cublasLtMatmulPreferenceDestroy(pref);
   // NOT_SUPPORTED: no algorithm for this problem; the plan says so (refused, and remembered).
   if (status != CUBLAS_STATUS_SUCCESS && status != CUBLAS_STATUS_NOT_SUPPORTED) {
     plan.descriptors.release();
     check_cublas_call(status, "cuBLASLt plan (descriptors, cublasLtMatmulAlgoGetHeuristic)");
   }
-  plan.found = status == CUBLAS_STATUS_SUCCESS && returned > 0;
-  return cache.plans.emplace(key, plan).first->second;
+  plan.found = status == CUBLAS_STATUS_SUCCESS && returned >= wanted;
+  if (plan.found) plan.chosen = answers[key.heuristic];
+  return plan;
+}
+
+// This thread's cuBLASLt plan for the problem on `device` (the current one) with the heuristic's
+// answer #heuristic (0 <= heuristic < kLtHeuristicLimit), made on first use: a call after the
+// first costs one key comparison when it repeats the thread's last problem, else one map lookup;
+// no cuBLASLt or CUDA call either way.
+inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const void* a, const void* b,
+                                 const float* c, int heuristic = 0) {
+  if (heuristic < 0 || heuristic >= kLtHeuristicLimit)
+    throw std::invalid_argument("ktune::gemm_ex: cuBLASLt heuristic index " +
+                                std::to_string(heuristic) + " outside 0.." +
+                                std::to_string(kLtHeuristicLimit - 1));
+  const LtPlanKey key{device,
+                      int(p.precision),
+                      p.transa,
+                      p.transb,
+                      p.m,
+                      p.n,
+                      p.k,
+                      p.batch,
+                      p.lda,
+                      p.stride_a,
+                      p.ldb,
+                      p.stride_b,
+                      p.ldc,
+                      p.stride_c,
+                      pointer_alignment(a),
+                      pointer_alignment(b),
+                      pointer_alignment(c),
+                      heuristic};
+  struct Plans {
+    std::map<LtPlanKey, LtPlan> plans;  // nodes never move: `last` stays valid
+    const std::pair<const LtPlanKey, LtPlan>* last = nullptr;
+    ~Plans() {
+      for (auto& [k, plan] : plans) plan.descriptors.release();
+    }
+  };
+  thread_local Plans cache;
+  if (cache.last && cache.last->first == key) return cache.last->second;
+  auto it = cache.plans.find(key);
+  if (it == cache.plans.end()) it = cache.plans.emplace(key, make_lt_plan(key, p)).first;
+  cache.last = &*it;
+  return it->second;
 }
 
 inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const void* b,
-                                 const float* c) {
-  return lt_plan_for(current_device("ktune::gemm_ex"), p, a, b, c);
+                                 const float* c, int heuristic = 0) {
+  return lt_plan_for(current_device("ktune::gemm_ex"), p, a, b, c, heuristic);
 }
 
 // cuBLASLt's matmul with the plan's algorithm; workspace holds workspace_bytes, at least
-// plan.first.workspaceSize. The library passes the sweep's budget (kLtWorkspaceBytes), as the
+// plan.chosen.workspaceSize. The library passes the sweep's budget (kLtWorkspaceBytes), as the
 // sweep's and the benchmark's calls do: the call is then theirs argument for argument. Given
 // only the heuristic's minimum, the same algorithm had run at 0.76-0.97x the benchmark's call on
 // some shapes (results/h100-80gb-hbm3/tc-tf32-deployed/); whether the workspace was the cause is
@@ -190,11 +259,11 @@ inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a
                                   float beta, float* c, void* workspace, size_t workspace_bytes,
                                   cudaStream_t stream) {
   if (!plan.found) return VendorOutcome::refused;
-  if (workspace_bytes < plan.first.workspaceSize)
+  if (workspace_bytes < plan.chosen.workspaceSize)
     throw std::runtime_error("ktune::gemm_ex: cuBLASLt workspace below the algorithm's need");
   const cuda::LtDescriptors& d = plan.descriptors;
   return vendor_outcome(cublasLtMatmul(plan.handle, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c,
-                                       d.c, &plan.first.algo, workspace, workspace_bytes, stream),
+                                       d.c, &plan.chosen.algo, workspace, workspace_bytes, stream),
                         "cublasLtMatmul");
 }
 

@@ -1,5 +1,6 @@
 # The vendor libraries a tuned GEMM library links: those its selectors ship as candidates
-# ("vendor=openblas", "vendor=onednn", "vendor=cublas", "vendor=cublaslt": ktune/dataset.hpp).
+# ("vendor=openblas", "vendor=onednn", "vendor=cublas", "vendor=cublaslt" and its
+# "vendor=cublaslt;heuristic=<i>": ktune/dataset.hpp, gemm_vendor_config.hpp).
 # Included by ktune_add_tuned_library with KTUNE_TUNED_TARGET, KTUNE_TUNED_BACKENDS and
 # KTUNE_TUNED_SCAN (the selector headers, named ones included, or the model the selector is
 # generated from: all spell the config strings).
@@ -26,6 +27,6 @@ endif()
 if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cublas\"")
   target_link_libraries(${KTUNE_TUNED_TARGET} PUBLIC CUDA::cublas)
 endif()
-if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cublaslt\"")
+if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cublaslt[\";]")
   target_link_libraries(${KTUNE_TUNED_TARGET} PUBLIC CUDA::cublasLt)
 endif()
