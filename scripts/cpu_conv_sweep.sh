@@ -38,19 +38,27 @@ start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 cmake --build "$build" -j"$(nproc)" --target ktune
 mkdir -p "$out"
-rm -f "$out"/conv2d-cpu-plan.csv.gz "$out"/conv-deployed*
+# BENCH_ONLY=1: steps 3-4 alone, on the committed dataset and selector headers (a re-run of the
+# deployed-vs-oneDNN timing after a change to the bench's protocol, picks unchanged).
+bench_only=${BENCH_ONLY:-0}
+if [ "$bench_only" = 1 ]; then rm -f "$out"/conv-deployed*; else rm -f "$out"/conv2d-cpu-plan.csv.gz "$out"/conv-deployed*; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 # --timeout-ms 10000: the slowest configs of VGG16's layers at batch 16 (the implicit GEMM on
 # conv1_2, about 0.3 s a run quiet) passed the default 2 s under load.
 for w in $workloads; do
+  [ "$bench_only" = 1 ] && break
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
     --configs kind:cpu_plan,kind:cpu_plan_fused --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
-"$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
-sweep_s=$(( $(date +%s) - start ))
-"$here/scripts/deploy_selectors.sh" "$here/libraries/conv2d/selectors.txt" "" "$build/bin/ktune" '^amd-epyc-2c-plan'
+if [ "$bench_only" != 1 ]; then
+  "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
+  sweep_s=$(( $(date +%s) - start ))
+  "$here/scripts/deploy_selectors.sh" "$here/libraries/conv2d/selectors.txt" "" "$build/bin/ktune" '^amd-epyc-2c-plan'
+else
+  sweep_s=0
+fi
 cmake --build "$build" -j"$(nproc)" --target tuned_conv_bench tuned_conv_bench_cpu_resnet50
 bench=(--device-slug amd-epyc-2c --dataset "$out/conv2d-cpu-plan.csv.gz" --peak-gflops 192
   --bandwidth-gbs 40)
@@ -88,9 +96,13 @@ json.dump({"command": "", "commit": commit,
                       f"OPENBLAS_L2_SIZE unset all the same)"},
           open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
+bench_note=""
+[ "$bench_only" = 1 ] && bench_note="BENCH_ONLY=1, the deployed benches alone: the sweep and \
+the selector headers are the committed ones (conv2d-cpu-plan.csv.gz of commit \
+$(git -C "$here" log -1 --format=%h -- results/amd-epyc-2c/conv-plan/conv2d-cpu-plan.csv.gz)), not re-run; "
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
-/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "$0 $*" --measures \
-  "conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${bench_only:+BENCH_ONLY=$bench_only }$0 $*" --measures \
+  "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
 configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \

@@ -20,7 +20,7 @@ namespace tuned_conv {
 namespace {
 
 namespace conv = ktune::kernels::conv2d;
-constexpr int kRounds = 15;  // alternating deployed / vendor timing rounds
+constexpr int kRounds = 15;  // deployed / vendor timing rounds, the order rotating by round
 
 struct Buffers {
   std::vector<float> input, filter, output;
@@ -122,14 +122,22 @@ class CpuMeasure final : public DeviceMeasure {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
           .count();
     };
-    for (int round = 0; round < kRounds; ++round) {
-      deployed_ms.push_back(timed([&] { deployed(next_copy()); }));
-      for (Vendor& v : vendors) {
+    // The order rotates by round: with the deployed run always first it always ran right after
+    // the last vendor run, whose OpenMP threads may still spin on the 2 cores (conv4_6 at batch 1
+    // took 0.80 ms here against 0.52 ms in the sweep, where oneDNN's time moved 12 %).
+    const int turns = 1 + int(vendors.size());
+    for (int round = 0; round < kRounds; ++round)
+      for (int t = 0; t < turns; ++t) {
+        const int who = (round + t) % turns;  // 0: deployed, i > 0: vendors[i - 1]
         const size_t c = next_copy();
+        if (who == 0) {
+          deployed_ms.push_back(timed([&] { deployed(c); }));
+          continue;
+        }
+        Vendor& v = vendors[size_t(who - 1)];
         v.ms.push_back(timed(
             [&] { v.conv->run(copies[c].input.data(), v.weights[c], copies[c].output.data()); }));
       }
-    }
     r.deployed_ms = ktune::summarize(deployed_ms).median_ms;
     for (const Vendor& v : vendors) {
       const double ms = ktune::summarize(v.ms).median_ms;
