@@ -10,6 +10,8 @@
 # Logs and results to $OUT; each phase capped so that the call ends by DEADLINE_S.
 #   CARRY=.carry/convdeploy SYSROOT=.carry/sys/sysroot.tar.gz DEADLINE_S=400 \
 #     scripts/conv_deploy/gpu_bf16_deployed.sh   # CARRY: src.tar.gz, bf16-rows.csv.gz
+# EXTRA_TESTS=1 also runs the wgmma kernel tests (Wgmma*:Conv2dIgemmWgmma.*) last, only if budget
+# remains (the phase is capped by DEADLINE_S like the others).
 set -uo pipefail
 # shellcheck source=scripts/device_common.sh
 . "$(dirname "$0")/../device_common.sh"
@@ -43,5 +45,11 @@ for pair in vgg16:resnet50 resnet50:vgg16; do
   echo "[$SECONDS s] bench (trained on $trained, run on $run) exit $?" | tee -a "$OUT/phases.log"
   tail -2 "$OUT/bench-heldout-trained-$trained.log"
 done
+# cap answers 0 (timeout 0 = no limit) when time is short: run only with >= 30 s left.
+if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 120) >= 30)); then
+  run_gpu_tests "$(cap 120)" "$OUT/gpu-tests-wgmma.log" /tmp/b/bin/ktune_gpu_tests \
+    --gtest_filter='Wgmma*:Conv2dIgemmWgmma.*'
+  echo "[$SECONDS s] wgmma tests (EXTRA_TESTS) exit $?" | tee -a "$OUT/phases.log"
+fi
 gzip -f /tmp/b/ninja.log && cp /tmp/b/ninja.log.gz "$OUT/" 2>/dev/null
 echo "[$SECONDS s] done" | tee -a "$OUT/phases.log"
