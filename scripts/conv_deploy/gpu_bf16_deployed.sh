@@ -10,8 +10,8 @@
 # Logs and results to $OUT; each phase capped so that the call ends by DEADLINE_S.
 #   CARRY=.carry/convdeploy SYSROOT=.carry/sys/sysroot.tar.gz DEADLINE_S=400 \
 #     scripts/conv_deploy/gpu_bf16_deployed.sh   # CARRY: src.tar.gz, bf16-rows.csv.gz
-# EXTRA_TESTS=1 also runs the wgmma kernel tests (Wgmma*:Conv2dIgemmWgmma.*) last, only if budget
-# remains (the phase is capped by DEADLINE_S like the others).
+# EXTRA_TESTS=1 also runs other GPU tests right after the conv library's (EXTRA_FILTER, default
+# the wgmma kernels' Wgmma*:Conv2dIgemmWgmma.*), only if budget remains (capped like the others).
 set -uo pipefail
 # shellcheck source=scripts/device_common.sh
 . "$(dirname "$0")/../device_common.sh"
@@ -30,12 +30,13 @@ export KTUNE_CACHE_DIR=/tmp/ktune-cache
 run_gpu_tests "$(cap 90)" "$OUT/gpu-tests.log" /tmp/b/bin/ktune_gpu_tests \
   --gtest_filter='TunedConv2dExCuda*:TunedConv2dCuda*'
 echo "[$SECONDS s] gpu tests exit $?" | tee -a "$OUT/phases.log"
+# cap answers 0 (timeout 0 = no limit) when time is short: run only with >= 30 s left.
+if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 150) >= 30)); then
+  run_gpu_tests "$(cap 150)" "$OUT/gpu-tests-wgmma.log" /tmp/b/bin/ktune_gpu_tests \
+    --gtest_filter="${EXTRA_FILTER:-Wgmma*:Conv2dIgemmWgmma.*}"
+  echo "[$SECONDS s] wgmma tests (EXTRA_TESTS) exit $?" | tee -a "$OUT/phases.log"
+fi
 B="--device cuda --precision bf16 --device-slug h100-80gb-hbm3 --peak-gflops 989400 --bandwidth-gbs 3350 --dataset $C/bf16-rows.csv.gz"
-# shellcheck disable=SC2086  # B: several options
-timeout "$(cap 120)" /tmp/b/bin/tuned_conv_bench $B --workload dnn \
-  --csv "$OUT/conv-deployed-bf16-vs-cudnn.csv" --md "$OUT/conv-deployed-bf16-vs-cudnn.md" \
-  > "$OUT/bench.log" 2>&1
-echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$OUT/phases.log"; tail -2 "$OUT/bench.log"
 for pair in vgg16:resnet50 resnet50:vgg16; do
   trained=${pair%%:*} run=${pair##*:}
   # shellcheck disable=SC2086
@@ -45,11 +46,10 @@ for pair in vgg16:resnet50 resnet50:vgg16; do
   echo "[$SECONDS s] bench (trained on $trained, run on $run) exit $?" | tee -a "$OUT/phases.log"
   tail -2 "$OUT/bench-heldout-trained-$trained.log"
 done
-# cap answers 0 (timeout 0 = no limit) when time is short: run only with >= 30 s left.
-if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 120) >= 30)); then
-  run_gpu_tests "$(cap 120)" "$OUT/gpu-tests-wgmma.log" /tmp/b/bin/ktune_gpu_tests \
-    --gtest_filter='Wgmma*:Conv2dIgemmWgmma.*'
-  echo "[$SECONDS s] wgmma tests (EXTRA_TESTS) exit $?" | tee -a "$OUT/phases.log"
-fi
+# shellcheck disable=SC2086  # B: several options (the in-sample run after the held-out ones)
+timeout "$(cap 120)" /tmp/b/bin/tuned_conv_bench $B --workload dnn \
+  --csv "$OUT/conv-deployed-bf16-vs-cudnn.csv" --md "$OUT/conv-deployed-bf16-vs-cudnn.md" \
+  > "$OUT/bench.log" 2>&1
+echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$OUT/phases.log"; tail -2 "$OUT/bench.log"
 gzip -f /tmp/b/ninja.log && cp /tmp/b/ninja.log.gz "$OUT/" 2>/dev/null
 echo "[$SECONDS s] done" | tee -a "$OUT/phases.log"
