@@ -120,6 +120,13 @@ int tuned_conv2d_choice_cuda(int64_t n, int64_t h, int64_t w, int64_t c, int64_t
 // same argument checks (ktune::Conv2dError; an index out of range too); false, with nothing
 // written, when that config does not apply to the problem (Winograd off 3x3 stride 1, ...).
 // For tests and reports that must reach every shipped config.
+bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                 int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                 const float* input, const float* filter, float* output);
+bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                  const float* input, const float* filter, float* output,
+                                  cudaStream_t stream);
 // conv2d_ex's counterparts: the precision's shipped configs (num_configs 0 without its
 // selector), the selector's pick, and one shipped config run (false when it refuses the problem).
 const TunedConv2dInfo& tuned_conv2d_ex_info_cuda(Conv2dPrecision precision);
@@ -130,12 +137,5 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64
                                      int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
                                      int64_t stride, int64_t pad, const void* input,
                                      const void* filter, float* output, cudaStream_t stream);
-bool tuned_conv2d_run_config_cpu(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
-                                 int64_t r, int64_t s, int64_t stride, int64_t pad,
-                                 const float* input, const float* filter, float* output);
-bool tuned_conv2d_run_config_cuda(int index, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
-                                  int64_t r, int64_t s, int64_t stride, int64_t pad,
-                                  const float* input, const float* filter, float* output,
-                                  cudaStream_t stream);
 
 }  // namespace ktune
