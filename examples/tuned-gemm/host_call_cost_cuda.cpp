@@ -21,6 +21,8 @@
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 #include "ktune/gemm.hpp"
 
 namespace tuned_gemm {
@@ -28,12 +30,10 @@ namespace {
 
 namespace kg = ktune::kernels::gemm;
 namespace kd = ktune::kernels::gemm::deploy;
+using ktune::cuda::check;
+using ktune::cuda::DeviceBuffer;
 
 constexpr int kBlocks = 21, kCallsPerBlock = 100;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 // Median over blocks of the host time per call, in microseconds.
 double host_us_per_call(const std::function<void()>& call, cudaStream_t stream) {
@@ -67,15 +67,15 @@ void print_for(kg::Precision q, int64_t size, cudaStream_t stream, cublasLtHandl
   s.m = s.n = s.k = size, s.batch = 1, s.precision = q;
   s.lda = s.ldb = s.ldc = size;
   const size_t elem = q == kg::Precision::tf32 ? 4 : 2;
-  void *a = nullptr, *b = nullptr, *workspace = nullptr;
-  float* c = nullptr;
-  check(cudaMalloc(&a, size_t(size * size) * elem), "cudaMalloc(A)");
-  check(cudaMalloc(&b, size_t(size * size) * elem), "cudaMalloc(B)");
-  check(cudaMalloc(reinterpret_cast<void**>(&c), size_t(size * size) * 4), "cudaMalloc(C)");
-  check(cudaMalloc(&workspace, kd::kLtWorkspaceBytes), "cudaMalloc(workspace)");
+  const DeviceBuffer<char> a_buffer(size_t(size * size) * elem, "A"),
+      b_buffer(size_t(size * size) * elem, "B"),
+      workspace_buffer(kd::kLtWorkspaceBytes, "workspace");
+  const DeviceBuffer<float> c_buffer(size_t(size * size), "C");
+  void *a = a_buffer.data(), *b = b_buffer.data(), *workspace = workspace_buffer.data();
+  float* c = c_buffer.data();
   // Finite inputs (the values do not matter for the host's cost).
-  check(cudaMemset(a, 0, size_t(size * size) * elem), "cudaMemset(A)");
-  check(cudaMemset(b, 0, size_t(size * size) * elem), "cudaMemset(B)");
+  check(cudaMemset(a, 0, a_buffer.bytes()), "cudaMemset(A)");
+  check(cudaMemset(b, 0, b_buffer.bytes()), "cudaMemset(B)");
   const auto no = ktune::Trans::no;
   const kg::cuda::CublasLtGemm bench(lt_handle, s, kd::kLtWorkspaceBytes, 1);
   const kg::cuda::LtProblem p{q,    false,       false, size,        size, size,       1,
@@ -114,10 +114,6 @@ void print_for(kg::Precision q, int64_t size, cudaStream_t stream, cublasLtHandl
                   size, size, kBlocks, kCallsPerBlock);
   for (const auto& [what, us] : costs) line += fmt::format(" {} {:.3f};", what, us);
   fmt::print("{}\n", line);
-  cudaFree(a);
-  cudaFree(b);
-  cudaFree(c);
-  cudaFree(workspace);
 }
 
 }  // namespace

@@ -331,8 +331,8 @@ class KtuneBackend final : public CublasBackendBase {
     if (floats > buffer.size())
       buffer = ktune::cuda::DeviceBuffer<float>(floats, name() + " " + what);
   }
-  bool
-      pick_layers_;  // each layer on its fastest candidate at load (else the library's path on all)
+  // Each layer on its fastest candidate at load (else the library's path on all).
+  bool pick_layers_;
   std::map<int, ConvDesc> shapes_;
   ktune::cuda::DeviceBuffer<float> col_, acc_;
 };

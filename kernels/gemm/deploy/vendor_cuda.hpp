@@ -43,12 +43,11 @@ inline int current_device(const char* who) {
 }
 
 // A handle of this thread and the stream last set on it (cuBLAS's; cuBLASLt takes the stream per
-// call).
+// call). A new cuBLAS handle is on the default stream, nullptr.
 template <typename Handle>
 struct ThreadHandle {
   Handle handle = nullptr;
   cudaStream_t stream = nullptr;
-  bool stream_set = false;
 };
 
 // This thread's handle of `device` (cuBLAS's or cuBLASLt's), made on first use.
@@ -73,10 +72,9 @@ inline cublasHandle_t cublas_handle_on(cudaStream_t stream) {
   ThreadHandle<cublasHandle_t>& h =
       handle_for_this_thread<cublasHandle_t, &cublasCreate, &cublasDestroy>(
           current_device("ktune::gemm"), "cublasCreate");
-  if (!h.stream_set || h.stream != stream) {
+  if (h.stream != stream) {
     check_cublas_call(cublasSetStream(h.handle, stream), "cublasSetStream");
     h.stream = stream;
-    h.stream_set = true;
   }
   return h.handle;
 }
