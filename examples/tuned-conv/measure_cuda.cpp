@@ -37,14 +37,6 @@ namespace conv = ktune::kernels::conv2d;
 using ktune::cuda::check;
 using ktune::cuda::DeviceBuffer;
 
-// bf16 bits of x, rounded to nearest even (the data are finite).
-uint16_t to_bf16(float x) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &x, 4);
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
-
 class CudaMeasure final : public DeviceMeasure {
  public:
   explicit CudaMeasure(bool bf16)
@@ -140,9 +132,11 @@ class CudaMeasure final : public DeviceMeasure {
       if (bf16) {
         // Each copy's bf16 input and filter in the front half of its FP32 input and filter
         // (the FP32 copy 0 stays whole for the reference below: copy 0's bf16 data live apart).
-        std::vector<uint16_t> h16(nx_ + nw_);
-        for (size_t i = 0; i < nx_; ++i) h16[i] = to_bf16(hx[i]);
-        for (size_t i = 0; i < nw_; ++i) h16[nx_ + i] = to_bf16(hw[i]);
+        // (Rounded to nearest even as the sweep's conv2d backend rounds them.)
+        namespace kg = ktune::kernels::gemm;
+        std::vector<uint16_t> h16 = kg::to_input_bits(hx, kg::Precision::bf16);
+        const std::vector<uint16_t> w16 = kg::to_input_bits(hw, kg::Precision::bf16);
+        h16.insert(h16.end(), w16.begin(), w16.end());
         bf16_ = DeviceBuffer<uint16_t>((nx_ + nw_) * size_t(copies_), "bf16 inputs");
         for (int i = 0; i < copies_; ++i)
           check(cudaMemcpy(bf16_.data() + size_t(i) * (nx_ + nw_), h16.data(), h16.size() * 2,
