@@ -46,6 +46,16 @@ class LtHeuristicRows(unittest.TestCase):
         self.assertEqual(added[0]["median_ms"], "0.5")
         self.assertIn("1 cuBLASLt heuristic rows added", out.stderr)
 
+    def test_a_sweep_with_each_answers_row_gains_nothing(self):
+        text = (HEADER + row(P1, "cublaslt", -1, "ok", 1.0, "heuristic #0: algo 1") +
+                row(P1, "cublaslt;heuristic=3", -1, "ok", 0.5, "heuristic #3: algo 1") +
+                row(P1, "cublaslt-top8", -1, "ok", 0.5, "heuristic #3: algo 1 (fastest of 8 tried)"))
+        out = run(text)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(list(csv.DictReader(io.StringIO(out.stdout))),
+                         list(csv.DictReader(io.StringIO(text))))
+        self.assertIn("0 cuBLASLt heuristic rows added", out.stderr)
+
     def test_bad_input_is_a_one_line_error(self):
         for text, expected in [
                 (HEADER + row(P1, "cublaslt-top8", -1, "ok", 1.0, "fastest of 8"), "names no heuristic index"),

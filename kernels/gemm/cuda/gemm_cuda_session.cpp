@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -13,6 +14,7 @@
 #include "kernels/gemm/cuda/gemm_cuda_context.hpp"
 #include "kernels/gemm/cuda/gemm_mma_launch.hpp"
 #include "kernels/gemm/cuda/gemm_wgmma_launch.hpp"
+#include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/cuda/cuda_device.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
@@ -100,12 +102,17 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt: its
-  // heuristic's first answer, and the fastest of its first kLtTopAlgos (the algorithm recorded
-  // in the row's message).
+  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt: each of its
+  // heuristic's first kLtHeuristicLimit answers as its own row ("cublaslt" is #0,
+  // "cublaslt;heuristic=<i>" #i: each a call a library can ship, gemm_vendor_config.hpp), and
+  // the fastest of them ("cublaslt-top8", the answer named in the row's message).
   std::vector<std::string> vendors() const override {
     if (shape_.precision == Precision::fp32) return {"cublas"};
-    return {"cublas", "cublaslt", "cublaslt-top8"};
+    std::vector<std::string> names{"cublas", "cublaslt"};
+    for (int i = 1; i < kLtHeuristicLimit; ++i)
+      names.push_back(fmt::format("cublaslt;heuristic={}", i));
+    names.push_back("cublaslt-top8");
+    return names;
   }
 
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
@@ -115,7 +122,14 @@ class CudaGemmSession final : public ProblemSession {
                   precision_name(shape_.precision) + " problems");
     }
     context_.device.make_current();
-    if (vendor != "cublas") return run_cublaslt(vendor == "cublaslt" ? 1 : kLtTopAlgos, policy);
+    if (vendor == "cublaslt-top8") return lt_answers(policy).fastest;
+    if (vendor != "cublas") {
+      const int i = lt_heuristic_of("vendor=" + vendor);
+      const LtAnswers& lt = lt_answers(policy);
+      if (i < int(lt.each.size())) return lt.each[size_t(i)];
+      return refused_outcome(
+          fmt::format("cublaslt: the heuristic offers {} algorithms, not #{}", lt.each.size(), i));
+    }
     // cuBLAS loads its kernels lazily on the host inside the first call, which would land in
     // the timed interval of the verification run: do one untimed call first.
     const LaunchResult warm = launch_cublas(0);
@@ -252,18 +266,31 @@ class CudaGemmSession final : public ProblemSession {
         "cublasGemmStridedBatchedEx_64");
   }
 
-  static constexpr int kLtTopAlgos = 8;
   static constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
 
-  // cuBLASLt with the heuristic's first `algos` algorithms, each verified and timed (after an
-  // untimed warm-up call); the fastest ok one is the row, its descriptor the row's message.
-  Outcome run_cublaslt(int algos, const TimingPolicy& policy) {
+  // cuBLASLt's heuristic answers for this problem, each verified and timed once (after an untimed
+  // warm-up call) on the first cuBLASLt row the sweep asks for: every answer's row and the
+  // fastest's come from these same measurements.
+  struct LtAnswers {
+    std::vector<Outcome> each;  // answer #i's outcome, message = its descriptor
+    Outcome fastest;            // the fastest ok one (or why none ran)
+  };
+
+  const LtAnswers& lt_answers(const TimingPolicy& policy) {
+    if (!lt_answers_) lt_answers_ = time_lt_answers(policy);
+    return *lt_answers_;
+  }
+
+  LtAnswers time_lt_answers(const TimingPolicy& policy) {
+    LtAnswers answers;
     try {
       if (!lt_workspace_.data())
         lt_workspace_ = DeviceBuffer<char>(kLtWorkspaceBytes, "cuBLASLt workspace");
-      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, algos);
-      if (lt.algos() == 0) return refused_outcome("cublaslt: the heuristic offers no algorithm");
-      Outcome best;
+      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, kLtHeuristicLimit);
+      if (lt.algos() == 0) {
+        answers.fastest = refused_outcome("cublaslt: the heuristic offers no algorithm");
+        return answers;
+      }
       for (int i = 0; i < lt.algos(); ++i) {
         auto launch = [&](int copy) -> LaunchResult {
           const cublasStatus_t status =
@@ -272,21 +299,32 @@ class CudaGemmSession final : public ProblemSession {
           return {Status::failed,
                   "cublasLtMatmul(" + lt.describe(i) + "): status " + std::to_string(int(status))};
         };
-        if (launch(0).status != Status::ok) continue;  // warm-up, untimed
+        const LaunchResult warm = launch(0);  // untimed
+        if (warm.status != Status::ok) {
+          answers.each.push_back(failed(warm.message));
+          continue;
+        }
         check(cudaStreamSynchronize(context_.device.stream()),
               "cudaStreamSynchronize(cublaslt warm-up)");
         Outcome o = measure(launch, policy, "cublaslt " + lt.describe(i));
+        if (o.status == Status::ok) o.message = lt.describe(i);
+        answers.each.push_back(o);
         if (o.status != Status::ok) continue;
-        if (best.status != Status::ok || o.timing.median_ms < best.timing.median_ms) {
-          best = std::move(o);
-          best.message = lt.describe(i) + fmt::format(" (fastest of {} tried)", lt.algos());
+        if (answers.fastest.status != Status::ok ||
+            o.timing.median_ms < answers.fastest.timing.median_ms) {
+          answers.fastest = std::move(o);
+          answers.fastest.message =
+              lt.describe(i) + fmt::format(" (fastest of {} tried)", lt.algos());
         }
       }
-      if (best.status != Status::ok) return failed("cublaslt: no algorithm ran and verified");
-      return best;
+      if (answers.fastest.status != Status::ok)
+        answers.fastest = failed("cublaslt: no algorithm ran and verified");
     } catch (const CudaError& e) {
-      return failed(std::string("cublaslt: ") + e.what());
+      // The answers timed before the error keep their rows; the others (and top-8) say why.
+      answers.fastest = failed(std::string("cublaslt: ") + e.what());
+      answers.each.resize(kLtHeuristicLimit, answers.fastest);
     }
+    return answers;
   }
 
   // The mma and mmasplit kinds: compiled for this problem's precision and transposes (all the
@@ -404,6 +442,7 @@ class CudaGemmSession final : public ProblemSession {
   bool mma_prepared_ = false;
   bool wgmma_prepared_ = false;
   DeviceBuffer<char> lt_workspace_;
+  std::optional<LtAnswers> lt_answers_;  // timed on the first cuBLASLt row
 };
 
 }  // namespace
