@@ -32,6 +32,10 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                       "shipped vendor call (with none, the unsure config) on each training problem "
                       "reaching it, else the leaf serves the best config that does (0.9 = 90 %); "
                       "0 = off");
+  sub.add_option("--floor-vendors", rule.floor_vendors,
+                 "With --leaf-floor: the vendor calls (names as --vendor-names) whose fastest is "
+                 "the floor's reference, comma-separated; default every shipped vendor call")
+      ->delimiter(',');
   sub.add_option("--range-guard-skip", rule.range_guard_skip,
                  "With --range-guard: features it leaves out, comma-separated (e.g. residues "
                  "such as n_mod8, whose training values are a few classes)")

@@ -27,6 +27,8 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (!s.unsure.range_guard_skip.empty())
     args += fmt::format(" --range-guard-skip {}", fmt::join(s.unsure.range_guard_skip, ","));
   if (s.unsure.leaf_floor > 0) args += fmt::format(" --leaf-floor {}", s.unsure.leaf_floor);
+  if (!s.unsure.floor_vendors.empty())
+    args += fmt::format(" --floor-vendors {}", fmt::join(s.unsure.floor_vendors, ","));
   if (s.unsure.leaf_box) args += " --leaf-box";
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";

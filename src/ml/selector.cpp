@@ -285,8 +285,17 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   // config that two of a leaf's three problems refuse out-voted the config that served the third
   // at 2.6× its fallback (a CPU conv selector; docs/deploy.md).
   std::vector<Eigen::Index> references;
-  for (Eigen::Index k = 0; k < K; ++k)
-    if (is_vendor_config(config_names_[size_t(k)])) references.push_back(k);
+  const std::vector<std::string>& named = options_.unsure.floor_vendors;
+  for (Eigen::Index k = 0; k < K; ++k) {
+    const std::string& name = config_names_[size_t(k)];
+    if (is_vendor_config(name) &&
+        (named.empty() || std::find(named.begin(), named.end(),
+                                    name.substr(std::strlen(kVendorConfigPrefix))) != named.end()))
+      references.push_back(k);
+  }
+  if (references.empty())  // none of the named calls shipped: every shipped vendor call
+    for (Eigen::Index k = 0; k < K; ++k)
+      if (is_vendor_config(config_names_[size_t(k)])) references.push_back(k);
   const bool own = references.empty();
   if (own)
     for (Eigen::Index k = 0; k < K; ++k) references.push_back(k);
@@ -410,6 +419,8 @@ nlohmann::json Selector::to_json() const {
         {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
       {"model", model_json()}};
   if (options_.unsure.leaf_box) j["unsure"]["leaf_box"] = true;  // older readers never see it
+  if (!options_.unsure.floor_vendors.empty())
+    j["unsure"]["floor_vendors"] = options_.unsure.floor_vendors;
   return j;
 }
 
@@ -441,6 +452,8 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error(fmt::format("selector {}: leaf_floor {} is not in [0, 1)", kind_, floor));
   if (floor > 0 && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
+  if (!options_.unsure.floor_vendors.empty() && !(floor > 0))
+    throw Error("selector " + kind_ + ": floor_vendors needs leaf_floor");
   if (options_.unsure.leaf_box && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_box needs a selector with leaves (tree-*)");
   for (const auto& name : options_.unsure.range_guard_skip) {
@@ -485,6 +498,17 @@ void Selector::load_unsure(const nlohmann::json& j) {
   // Absent in models saved before the leaf floor: off.
   rule.leaf_floor =
       j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
+  rule.floor_vendors.clear();  // absent in models saved without it: every vendor call
+  if (j.contains("floor_vendors")) {
+    if (!j.at("floor_vendors").is_array())
+      throw Error("field 'selector.unsure.floor_vendors': expected a list of vendor names");
+    for (const auto& name : j.at("floor_vendors")) {
+      if (!name.is_string())
+        throw Error("field 'selector.unsure.floor_vendors': expected vendor names, got " +
+                    jf::shown(name));
+      rule.floor_vendors.push_back(name.get<std::string>());
+    }
+  }
   rule.leaf_box = false;  // absent in models saved without the leaf box: off
   if (j.contains("leaf_box")) {
     if (!j.at("leaf_box").is_boolean())

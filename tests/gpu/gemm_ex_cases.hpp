@@ -109,8 +109,10 @@ struct ShippedCase {
 // Runs the shipped configs of precision q (when `configs`) and its selector (config -1, when
 // `selector`) on c in the four transpose pairs against the float64 reference: each within the
 // precision's bound, nothing written outside C, none refused where c is aligned (on odd leading
-// dimensions a config may refuse, the selector's fallback serves them). Returns the name of
-// every config that ran ("the selector" for it), once a run.
+// dimensions a config may refuse, the selector's fallback serves them) except cuBLASLt's answers
+// past the first ("vendor=cublaslt;heuristic=<i>"): the heuristic offers #i for some problems
+// only, and the library refuses it elsewhere. Returns the name of every config that ran ("the
+// selector" for it), once a run.
 inline std::vector<std::string> check_shipped(ktune::GemmPrecision q, const ShippedCase& c,
                                               bool configs, bool selector) {
   const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
@@ -123,7 +125,8 @@ inline std::vector<std::string> check_shipped(ktune::GemmPrecision q, const Ship
       std::string guard;
       const double error = run_case(d, q, config, c.alpha, c.beta, guard);
       const std::string what = name + " t=" + std::to_string(t) + " m=" + std::to_string(c.m);
-      if (c.aligned || config < 0) {
+      const bool may_be_unoffered = name.rfind("vendor=cublaslt;heuristic=", 0) == 0;
+      if ((c.aligned && !may_be_unoffered) || config < 0) {
         EXPECT_GE(error, 0) << what << ": refused";
       }
       EXPECT_LE(error, kg::error_bound(c.k, kq)) << what;

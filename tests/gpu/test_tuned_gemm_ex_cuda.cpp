@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -109,15 +110,25 @@ TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice
 // Every shipped config x the four transpose pairs on a ragged batched shape (partial tiles,
 // leading dimensions padded to the 16-byte grid) and a multi-tile one with alpha and beta; the
 // selector's own pick on an unaligned shape (odd leading dimensions: wgmma refuses, the
-// fallback order must serve it).
+// fallback order must serve it). A 512^3 shape too, where cuBLASLt offers its later answers
+// ("vendor=cublaslt;heuristic=<i>", which it may not offer for the small ones): every shipped
+// config must run and match on at least one shape.
 TEST(TunedGemmEx, EveryShippedConfigMatchesTheReference) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   size_t ran = 0;
   for (GemmPrecision q : kTensorPrecisions) {
+    std::set<std::string> ran_once;
     for (const ShippedCase& c :
-         {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true}})
-      ran += check_shipped(q, c, true, false).size();
-    if (ktune::tuned_gemm_ex_info_cuda(q).num_configs > 0)
+         {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true},
+          ShippedCase{512, 512, 512, 1, 1, 0, true}}) {
+      const std::vector<std::string> names = check_shipped(q, c, true, false);
+      ran += names.size();
+      ran_once.insert(names.begin(), names.end());
+    }
+    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+    for (int config = 0; config < info.num_configs; ++config)
+      EXPECT_TRUE(ran_once.count(info.configs[config])) << info.configs[config] << " never ran";
+    if (info.num_configs > 0)
       check_shipped(q, ShippedCase{33, 17, 41, 1, 1, 0, false}, false, true);
   }
   EXPECT_GT(ran, 0u);

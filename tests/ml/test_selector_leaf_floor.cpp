@@ -128,6 +128,42 @@ TEST(SelectorLeafFloor, WithoutAVendorARefusedConfigCountsAsItsFallback) {
   EXPECT_EQ(pick(*fit(d, floor_of(0.99)), 8), 1);
 }
 
+TEST(SelectorLeafFloor, FloorVendorsHoldsVariantsToTheNamedCallsOnly) {
+  // "vendor=a;variant=1" (another algorithm of a's, shipped as a candidate) runs at 2x a on
+  // x = 1..7 and at 0.7x a on x = 8; the right leaf (x = 5..8) is a sure leaf of the variant.
+  // With every vendor call as the reference (the faster of the two per problem) a's worst case
+  // there is 1 / 2 = 0.5 and the variant's 0.7: none passes 0.9, and the best worst case keeps
+  // the variant, 0.7x a on x = 8. Held to a alone, the variant fails and a passes.
+  Dataset d = vendor_wins_once();
+  d.config_names = {"vendor=a;variant=1", "vendor=a"};
+  d.perf.col(0) << 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.7;
+  d.valid = (d.perf.array() > 0).matrix();
+  EXPECT_EQ(pick(*fit(d, floor_of(0.9)), 8), 0);
+  UnsureRule named = floor_of(0.9);
+  named.floor_vendors = {"a"};
+  const auto held = fit(d, named);
+  EXPECT_EQ(pick(*held, 2), 0);  // the variant never lost to a there
+  EXPECT_EQ(pick(*held, 6), 1);
+  EXPECT_EQ(pick(*held, 8), 1);
+  // Naming a call that is not shipped falls back to every shipped vendor call.
+  named.floor_vendors = {"b"};
+  EXPECT_EQ(pick(*fit(d, named), 8), 0);
+  // Saved and loaded with the model; older models (no field) hold every call.
+  const nlohmann::json j = held->to_json();
+  EXPECT_EQ(j["unsure"]["floor_vendors"], nlohmann::json::array({"a"}));
+  const auto loaded = Selector::from_json(j);
+  EXPECT_EQ(loaded->options().unsure.floor_vendors, std::vector<std::string>{"a"});
+  for (double x : {1.0, 6.0, 8.0}) EXPECT_EQ(pick(*loaded, x), pick(*held, x)) << x;
+  nlohmann::json bad = j;
+  bad["unsure"]["floor_vendors"] = "a";
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  bad["unsure"]["floor_vendors"] = {1};
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  UnsureRule without_floor;
+  without_floor.floor_vendors = {"a"};
+  EXPECT_THROW(fit(d, without_floor), Error);
+}
+
 TEST(SelectorLeafFloor, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {
   const auto floored = fit(vendor_wins_once(), floor_of(0.8));
   const nlohmann::json j = floored->to_json();

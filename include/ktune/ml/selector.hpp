@@ -76,6 +76,12 @@ std::string to_string(Fallback f);
 // that pass there (the reference's own calls pass by construction unless two vendors trade
 // places), else the one with the best worst-case ratio: a geometric mean hides the one shape at
 // 0.4x that a user meets (docs/deploy.md).
+// floor_vendors (with leaf_floor): the vendor calls whose fastest is the reference, by name
+// ("vendor=<name>" configs; empty: every shipped vendor call, as when none of them is shipped).
+// A vendor call's variants shipped as candidates (another of its algorithms, say) are then held to
+// the calls a user would make instead, rather than raising the reference to the best variant per
+// problem: there no config may pass, and the best worst case can be a variant at 0.76x the
+// vendor's default call (docs/deploy.md).
 // leaf_box (trees): per leaf, each feature its path splits on is bounded on the side the split
 // bounds (x <= t: by the largest value over the training problems reaching the leaf; x > t: by
 // the smallest), features in range_guard_skip left out; a problem outside is served
@@ -95,6 +101,7 @@ struct UnsureRule {
   // values are a handful of classes: an unseen class is no larger or smaller problem.
   std::vector<std::string> range_guard_skip{};
   bool leaf_box = false;
+  std::vector<std::string> floor_vendors{};
   bool on() const { return min_vote_share > 0 || range_guard || leaf_box; }
 };
 
