@@ -88,8 +88,8 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* 
   const long long count = d.n * d.p() * d.q() * d.k;
   void* y16 = scratch.get(size_t(count) * 2);
   const bool ran = ktune::kernels::conv2d::deploy::run_cudnn(
-      device, CUDNN_DATA_BFLOAT16, d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, x, w, y16,
-      stream, [&](size_t bytes) { return scratch.get(bytes); });
+      device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, d.n, d.h, d.w, d.c, d.k, d.r, d.s,
+      d.stride, d.pad, x, w, y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
   if (ran) {
     const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
     ktune_conv2d_ex_widen<<<unsigned(blocks), 256, 0, stream>>>(
