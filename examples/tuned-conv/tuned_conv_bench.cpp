@@ -127,8 +127,9 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
   }
   if (precision == "bf16")
     md +=
-        "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: cuDNN's bf16 "
-        "output widened to FP32 by a kernel inside the timed call); the vendor column writes bf16 "
+        "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
+        "writing FP32 itself, or cuDNN's bf16 output widened by a kernel inside the timed call; "
+        "KTUNE_CONV2D_CUDNN_LOG=1 prints which per layer); the vendor column writes bf16 "
         "(widened only after timing, for the check).\n";
   md += fmt::format(
       "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "

@@ -5,7 +5,7 @@
 # an already-built tree. The selector was trained on H100 rows: on another card this measures the
 # H100-trained library there. Runs in order, each phase capped so the script ends by DEADLINE_S:
 # the conv2d tuned libraries' GPU tests (the deployed cuDNN call against float64 with the bf16
-# bound, a planted error), tuned_conv_bench --precision bf16 on dnn (VGG16 + ResNet-50 at batch 1
+# bound, a planted error) and the family's cuDNN tests (the shared engine search), tuned_conv_bench --precision bf16 on dnn (VGG16 + ResNet-50 at batch 1
 # and 16: in sample), then the two held-out programs if time remains. No --dataset: the committed
 # sweeps are another card's, so the oracle column stays empty. Writes everything under
 # OUT_DIR/callmatch and one OUT_DIR/conv-deployed-bf16-callmatch.tar.gz.
@@ -15,7 +15,7 @@
 # (its BUILD.env is sourced). PEAK_GFLOPS / BANDWIDTH_GBS: the roofline's nominal figures (H200
 # SXM defaults: 989.4 dense bf16 TFLOP/s, 4.8 TB/s).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=scripts/device_common.sh
 . scripts/device_common.sh
 BUILD=${BUILD:?BUILD: a build dir of scripts/gpu_build_remote.sh}
@@ -23,22 +23,23 @@ OUT_DIR=${OUT_DIR:?OUT_DIR: where the results go}
 DEADLINE_S=${DEADLINE_S:-200}
 D=$OUT_DIR/callmatch
 mkdir -p "$D"
-# shellcheck disable=SC1091
+# shellcheck disable=SC1090,SC1091  # the build's env file (gpu_build_remote.sh)
 . "$BUILD.env"
 SECONDS=0
 gpu_info "$D/nvidia-smi.txt"
 slug=$(gpu_slug)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
-run_gpu_tests "$(cap 45)" "$D/gpu-tests.log" "$BUILD/bin/ktune_gpu_tests" \
-  --gtest_filter='TunedConv2dExCuda*:TunedConv2dCuda*'
+# The deployed calls' tests and the family's cuDNN tests (their engine search is the shared one).
+run_gpu_tests "$(cap 50)" "$D/gpu-tests.log" "$BUILD/bin/ktune_gpu_tests" \
+  --gtest_filter='TunedConv2dExCuda*:TunedConv2dCuda*:Conv2dCudnn.*:Conv2dCudaBackend.Cudnn*'
 echo "[$SECONDS s] gpu tests exit $?" | tee -a "$D/phases.log"
 # Each deployed cuDNN search's result (legacy vs engines, kept) goes to the bench's stderr.
 export KTUNE_CONV2D_CUDNN_LOG=1
 B="--device cuda --precision bf16 --device-slug $slug --peak-gflops ${PEAK_GFLOPS:-989400}
   --bandwidth-gbs ${BANDWIDTH_GBS:-4800}"
 # shellcheck disable=SC2086  # B: several options
-timeout "$(cap 110)" "$BUILD/bin/tuned_conv_bench" $B --workload dnn \
+timeout "$(cap 120)" "$BUILD/bin/tuned_conv_bench" $B --workload dnn \
   --csv "$D/conv-deployed-bf16-vs-cudnn.csv" --md "$D/conv-deployed-bf16-vs-cudnn.md" \
   > "$D/bench.log" 2>&1
 echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$D/phases.log"

@@ -60,13 +60,16 @@ class CudnnDescriptor {
 class CudnnEngineSearch {
  public:
   // alignment: the byte alignment every bound pointer keeps (16 lets vectorized kernels in).
+  // fp32_output: y in FP32 whatever the precision of x and w (the deployed bf16 call's FP32
+  // output without a widening pass; cuDNN offers it on some engines only).
   CudnnEngineSearch(cudnnHandle_t handle, const Shape& s, bool nchw, CudnnPrecision precision,
-                    int64_t alignment, CudnnSearchChecks checks)
+                    int64_t alignment, CudnnSearchChecks checks, bool fp32_output = false)
       : handle_(handle), precision_(precision), checks_(checks) {
     try {
       auto tensor = [&](int64_t uid, std::array<int64_t, 4> dims) {
         cudnnBackendDescriptor_t t = make(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-        const cudnnDataType_t type = cudnn_data_type(precision);
+        const cudnnDataType_t type =
+            uid == kY && fp32_output ? CUDNN_DATA_FLOAT : cudnn_data_type(precision);
         const std::array<int64_t, 4> strides = strides_of(dims, nchw);
         set(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type, "tensor type");
         set(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims.data(), "tensor dims");

@@ -1,14 +1,15 @@
 #pragma once
 // The vendor candidate "vendor=cudnn" of a tensor-core conv2d selector (tuned_cuda_tc.inl): cuDNN
 // on the caller's 16-bit NHWC input and KRSC filter (cuDNN's NHWC filter format), tensor-core math,
-// FP32 accumulation, 16-bit NHWC output. The first call per device, layer and pointer alignment
-// searches, on that call's tensors and synchronously, what the sweep's `cudnn` row searched in
-// NHWC: cuDNN's legacy Find (cudnnFindConvolutionForwardAlgorithmEx) and the backend API's engine
-// configs (kernels/conv2d/cuda/conv2d_cudnn_engine_search.hpp, the family's own search), each
-// with workspaces up to kCudnnMaxWorkspace, and keeps the faster of the two bests with the
-// layer's descriptors; later calls only run it. The row also tried NCHW; the deployed call keeps
-// the caller's NHWC (a layout change would cost two transposes per call).
-// KTUNE_CONV2D_CUDNN_LOG=1 in the environment prints each layer's search result to stderr.
+// FP32 accumulation. The first call per device, layer and pointer alignment searches, on that
+// call's tensors and synchronously, what the sweep's `cudnn` row searched in NHWC with 16-bit
+// output: cuDNN's legacy Find (cudnnFindConvolutionForwardAlgorithmEx) and the backend API's
+// engine configs (kernels/conv2d/cuda/conv2d_cudnn_engine_search.hpp, the family's own search),
+// and keeps the faster; then the backend engines that write the FP32 output directly, kept when
+// no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top). Each
+// search with workspaces up to kCudnnMaxWorkspace; later calls only run the kept choice. The row
+// also tried NCHW; the deployed call keeps the caller's NHWC (a layout change would cost two
+// transposes per call). KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search to stderr.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -55,8 +56,9 @@ struct CudnnLayer {
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace = 0;
   bool found = false;  // false: no algorithm ran the layer
-  // The engine search's plan when it beat the legacy Find's best (else null), and its packs.
+  // The engine plan when one beat the legacy Find's best (else null), and its packs.
   std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnEngineSearch> engines;
+  bool fp32_output = false;  // the kept engine writes the FP32 output itself
   struct Pack {
     const void *x, *w;
     void *y, *workspace;
@@ -138,14 +140,38 @@ float cudnn_legacy_find(cudnnHandle_t handle, CudnnLayer& layer, const void* x, 
   return -1;
 }
 
-// The layer's descriptors, then both searches; the engine plan is kept when it beat the legacy
-// best. A failed engine search leaves the legacy choice (a search skips what does not run).
+// What a cuDNN call wrote: nothing (no algorithm ran the layer), the 16-bit output the caller
+// widens, or the FP32 output itself.
+enum class CudnnWrote { nothing, narrow, fp32 };
+
+// An engine search of the layer (FP32 output or the precision's); null when none ran or cuDNN
+// failed (a search skips what does not run; `failure` says why). ms: the kept plan's time.
+inline std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnEngineSearch> cudnn_engine_search(
+    cudnnHandle_t handle, ktune::kernels::conv2d::cuda::CudnnPrecision precision,
+    const ktune::kernels::conv2d::Shape& shape, int64_t alignment, bool fp32_output, const void* x,
+    const void* filter, void* y, float& ms, std::string& failure) {
+  namespace kcu = ktune::kernels::conv2d::cuda;
+  ms = -1;
+  try {
+    const kcu::CudnnSearchChecks checks{&cudnn_check, &cudnn_cuda_check};
+    auto engines = std::make_unique<kcu::CudnnEngineSearch>(handle, shape, false, precision,
+                                                            alignment, checks, fp32_output);
+    ms = engines->find(x, filter, y, kCudnnMaxWorkspace);
+    if (ms >= 0) return engines;
+    failure = "none ran";
+  } catch (const std::runtime_error& e) {
+    failure = e.what();
+  }
+  return nullptr;
+}
+
+// The layer's descriptors, then the searches (the file's comment says which is kept).
 template <typename Workspace>
 std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
                                          ktune::kernels::conv2d::cuda::CudnnPrecision precision,
                                          const ktune::kernels::conv2d::Shape& shape,
                                          int64_t alignment, const void* x, const void* filter,
-                                         void* y16, Workspace&& workspace_of) {
+                                         void* y16, float* y32, Workspace&& workspace_of) {
   namespace kcu = ktune::kernels::conv2d::cuda;
   const cudnnDataType_t type = kcu::cudnn_data_type(precision);
   const int n = int(shape.n), c = int(shape.c), k = int(shape.k);
@@ -170,81 +196,85 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
                                          int(shape.q())),
               "cudnnSetTensor4dDescriptor(y)");
   const float legacy_ms = cudnn_legacy_find(handle, *layer, x, filter, y16, workspace_of);
-  float engine_ms = -1;
-  std::string engine_failure;
-  try {
-    const kcu::CudnnSearchChecks checks{&cudnn_check, &cudnn_cuda_check};
-    auto engines = std::make_unique<kcu::CudnnEngineSearch>(handle, shape, false, precision,
-                                                            alignment, checks);
-    engine_ms = engines->find(x, filter, y16, kCudnnMaxWorkspace);
-    if (engine_ms >= 0 && (!layer->found || engine_ms < legacy_ms)) {
-      layer->engines = std::move(engines);
-      layer->workspace = layer->engines->workspace_bytes();
-      layer->found = true;
-    }
-  } catch (const std::runtime_error& e) {
-    engine_failure = e.what();
-  }
+  float best = layer->found ? legacy_ms : -1, narrow_ms = -1, wide_ms = -1;
+  std::string narrow_failure, wide_failure;
+  auto keep = [&](std::unique_ptr<kcu::CudnnEngineSearch> engines, bool fp32, float ms) {
+    layer->engines = std::move(engines);
+    layer->workspace = layer->engines->workspace_bytes();
+    layer->fp32_output = fp32;
+    layer->found = true;
+    best = ms;
+  };
+  auto narrow = cudnn_engine_search(handle, precision, shape, alignment, false, x, filter, y16,
+                                    narrow_ms, narrow_failure);
+  if (narrow && (best < 0 || narrow_ms < best)) keep(std::move(narrow), false, narrow_ms);
+  auto wide = cudnn_engine_search(handle, precision, shape, alignment, true, x, filter, y32,
+                                  wide_ms, wide_failure);
+  if (wide && (best < 0 || wide_ms <= best)) keep(std::move(wide), true, wide_ms);
   if (const char* log = std::getenv("KTUNE_CONV2D_CUDNN_LOG"); log && *log && *log != '0') {
-    const std::string engine = engine_ms >= 0           ? ""
-                               : engine_failure.empty() ? "(none ran)"
-                                                        : "(failed: " + engine_failure + ")";
-    std::fprintf(stderr,
-                 "ktune::conv2d_ex cudnn n=%d %lldx%lld c=%d k=%d %lldx%lld/%lld pad=%lld "
-                 "align=%lld: legacy %s%d %.4f ms; engines %.4f ms %s; kept %s (workspace %zu B)\n",
-                 n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r,
-                 (long long)shape.s, (long long)shape.stride, (long long)shape.pad,
-                 (long long)alignment, "algo=", int(layer->algo), legacy_ms, engine_ms,
-                 engine.c_str(),
-                 layer->engines ? ("engine=" + std::to_string(layer->engines->engine()) +
-                                   " config=" + layer->engines->config())
-                                      .c_str()
-                 : layer->found ? "legacy"
-                                : "none",
-                 layer->workspace);
+    const std::string kept =
+        layer->engines ? std::string(layer->fp32_output ? "fp32-output " : "16-bit-output ") +
+                             "engine=" + std::to_string(layer->engines->engine()) +
+                             " config=" + layer->engines->config()
+        : layer->found ? "legacy algo=" + std::to_string(int(layer->algo))
+                       : std::string("none");
+    std::fprintf(
+        stderr,
+        "ktune::conv2d_ex cudnn n=%d %lldx%lld c=%d k=%d %lldx%lld/%lld pad=%lld "
+        "align=%lld: legacy %.4f ms; engines %.4f ms%s%s; fp32-output engines %.4f ms%s%s; "
+        "kept %s (workspace %zu B)\n",
+        n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r, (long long)shape.s,
+        (long long)shape.stride, (long long)shape.pad, (long long)alignment, legacy_ms, narrow_ms,
+        narrow_failure.empty() ? "" : " ", narrow_failure.c_str(), wide_ms,
+        wide_failure.empty() ? "" : " ", wide_failure.c_str(), kept.c_str(), layer->workspace);
   }
   return layer;
 }
 
-// Runs y16 = conv(x, w) with cuDNN on `stream`; `workspace_of(bytes)` gives stream-ordered
-// scratch memory (the caller releases it after the call). False when cuDNN found no algorithm.
-// The first call of a layer searches on these tensors (synchronously; y16 is then overwritten
-// by the call).
+// Runs conv(x, w) with cuDNN on `stream` into y32 (FP32) or into 16-bit scratch it sets *y16 to
+// (y16_bytes, from workspace_of) for the caller to widen; `workspace_of(bytes)` gives
+// stream-ordered scratch memory, 256-byte aligned (the caller releases it after the call). The
+// first call of a layer searches on these tensors (synchronously; the output is then
+// overwritten by the call).
 template <typename Workspace>
-bool run_cudnn(int device, ktune::kernels::conv2d::cuda::CudnnPrecision precision, int64_t n,
-               int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride,
-               int64_t pad, const void* x, const void* filter, void* y16, cudaStream_t stream,
-               Workspace&& workspace_of) {
+CudnnWrote run_cudnn(int device, ktune::kernels::conv2d::cuda::CudnnPrecision precision,
+                     const ktune::kernels::conv2d::Shape& shape, const void* x, const void* filter,
+                     float* y32, size_t y16_bytes, void** y16, cudaStream_t stream,
+                     Workspace&& workspace_of) {
   static std::mutex mutex;
   static std::map<CudnnKey, std::unique_ptr<CudnnLayer>> layers;
   std::lock_guard lock(mutex);  // one handle per device: its stream is set per call
   const cudnnHandle_t handle = cudnn_handle(device);
   cudnn_check(cudnnSetStream(handle, stream), "cudnnSetStream");
-  const int64_t alignment = cudnn_alignment(x, filter, y16);
-  const CudnnKey key{device, int(precision), n, h, w, c, k, r, s, stride, pad, alignment};
+  const int64_t alignment = cudnn_alignment(x, filter, y32);  // scratch: 256-byte aligned
+  const CudnnKey key{device,  int(precision), shape.n, shape.h,      shape.w,   shape.c,
+                     shape.k, shape.r,        shape.s, shape.stride, shape.pad, alignment};
   auto it = layers.find(key);
   if (it == layers.end()) {
-    ktune::kernels::conv2d::Shape shape;
-    shape.n = n, shape.h = h, shape.w = w, shape.c = c, shape.k = k, shape.r = r, shape.s = s;
-    shape.stride = stride, shape.pad = pad;
+    *y16 = workspace_of(y16_bytes);
     it = layers
-             .emplace(key, cudnn_search(handle, precision, shape, alignment, x, filter, y16,
+             .emplace(key, cudnn_search(handle, precision, shape, alignment, x, filter, *y16, y32,
                                         workspace_of))
              .first;
   }
   CudnnLayer& layer = *it->second;
-  if (!layer.found) return false;
+  if (!layer.found) return CudnnWrote::nothing;
   void* scratch = layer.workspace ? workspace_of(layer.workspace) : nullptr;
-  if (layer.engines) {
-    cudnn_check(layer.engines->execute(cudnn_pack(layer, x, filter, y16, scratch)),
-                "cudnnBackendExecute");
-    return true;
+  void* y = y32;
+  if (!layer.fp32_output) {
+    if (!*y16) *y16 = workspace_of(y16_bytes);
+    y = *y16;
   }
-  const float one = 1.0f, zero = 0.0f;
-  cudnn_check(cudnnConvolutionForward(handle, &one, layer.x, x, layer.w, filter, layer.conv,
-                                      layer.algo, scratch, layer.workspace, &zero, layer.y, y16),
-              "cudnnConvolutionForward");
-  return true;
+  if (layer.engines) {
+    cudnn_check(layer.engines->execute(cudnn_pack(layer, x, filter, y, scratch)),
+                "cudnnBackendExecute");
+  } else {
+    const float one = 1.0f, zero = 0.0f;
+    cudnn_check(cudnnConvolutionForward(handle, &one, layer.x, x, layer.w, filter, layer.conv,
+                                        layer.algo, scratch, layer.workspace, &zero, layer.y, y),
+                "cudnnConvolutionForward");
+  }
+  return layer.fp32_output ? CudnnWrote::fp32 : CudnnWrote::narrow;
 }
 
 }  // namespace ktune::kernels::conv2d::deploy
