@@ -28,6 +28,7 @@ mkdir -p "$D"
 SECONDS=0
 gpu_info "$D/nvidia-smi.txt"
 slug=$(gpu_slug)
+slug=${slug:-unknown-gpu}
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 # The deployed calls' tests and the family's cuDNN tests (their engine search is the shared one).

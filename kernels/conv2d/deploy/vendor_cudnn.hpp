@@ -6,10 +6,11 @@
 // output: cuDNN's legacy Find (cudnnFindConvolutionForwardAlgorithmEx) and the backend API's
 // engine configs (kernels/conv2d/cuda/conv2d_cudnn_engine_search.hpp, the family's own search),
 // and keeps the faster; then the backend engines that write the FP32 output directly, kept when
-// no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top). Each
-// search with workspaces up to kCudnnMaxWorkspace; later calls only run the kept choice. The row
-// also tried NCHW; the deployed call keeps the caller's NHWC (a layout change would cost two
-// transposes per call). KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search to stderr.
+// no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top; a
+// limited search, kCudnnFp32OutputConfigsPerMode). Each search with workspaces up to
+// kCudnnMaxWorkspace; later calls only run the kept choice. The row also tried NCHW; the
+// deployed call keeps the caller's NHWC (a layout change would cost two transposes per call).
+// KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search to stderr.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
@@ -35,6 +36,10 @@ inline constexpr size_t kCudnnMaxWorkspace = size_t(64) << 20;
 // Variant packs kept per layer for the engine plan (one per buffer set met, oldest replaced):
 // rotating callers reuse them, and a pack is host work better kept out of steady-state calls.
 inline constexpr size_t kCudnnPacksPerLayer = 8;
+// The FP32-output search times at most this many engine configs per heuristic mode and none
+// compiled at run time (the first call of a layer stays short: the rows it was trained on have no
+// such engine to match, so this one is ktune's extra and kept cheap).
+inline constexpr int kCudnnFp32OutputConfigsPerMode = 8;
 
 [[noreturn]] inline void cudnn_failure(const std::string& call, cudnnStatus_t status) {
   throw std::runtime_error("ktune::conv2d_ex: " + call + ": " + cudnnGetErrorString(status));
@@ -149,14 +154,14 @@ enum class CudnnWrote { nothing, narrow, fp32 };
 inline std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnEngineSearch> cudnn_engine_search(
     cudnnHandle_t handle, ktune::kernels::conv2d::cuda::CudnnPrecision precision,
     const ktune::kernels::conv2d::Shape& shape, int64_t alignment, bool fp32_output, const void* x,
-    const void* filter, void* y, float& ms, std::string& failure) {
+    const void* filter, void* y, int configs_per_mode, float& ms, std::string& failure) {
   namespace kcu = ktune::kernels::conv2d::cuda;
   ms = -1;
   try {
     const kcu::CudnnSearchChecks checks{&cudnn_check, &cudnn_cuda_check};
     auto engines = std::make_unique<kcu::CudnnEngineSearch>(handle, shape, false, precision,
                                                             alignment, checks, fp32_output);
-    ms = engines->find(x, filter, y, kCudnnMaxWorkspace);
+    ms = engines->find(x, filter, y, kCudnnMaxWorkspace, configs_per_mode);
     if (ms >= 0) return engines;
     failure = "none ran";
   } catch (const std::runtime_error& e) {
@@ -205,11 +210,11 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
     layer->found = true;
     best = ms;
   };
-  auto narrow = cudnn_engine_search(handle, precision, shape, alignment, false, x, filter, y16,
+  auto narrow = cudnn_engine_search(handle, precision, shape, alignment, false, x, filter, y16, 0,
                                     narrow_ms, narrow_failure);
   if (narrow && (best < 0 || narrow_ms < best)) keep(std::move(narrow), false, narrow_ms);
   auto wide = cudnn_engine_search(handle, precision, shape, alignment, true, x, filter, y32,
-                                  wide_ms, wide_failure);
+                                  kCudnnFp32OutputConfigsPerMode, wide_ms, wide_failure);
   if (wide && (best < 0 || wide_ms <= best)) keep(std::move(wide), true, wide_ms);
   if (const char* log = std::getenv("KTUNE_CONV2D_CUDNN_LOG"); log && *log && *log != '0') {
     const std::string kept =
