@@ -5,11 +5,13 @@
 # an already-built tree. The selector was trained on H100 rows: on another card this measures the
 # H100-trained library there. Runs in order, each phase capped so the script ends by DEADLINE_S:
 # the conv2d tuned libraries' GPU tests (the deployed cuDNN call against float64 with the bf16
-# bound, a planted error) and the family's cuDNN tests (the shared engine search), tuned_conv_bench --precision bf16 on dnn (VGG16 + ResNet-50 at batch 1
-# and 16: in sample), then the two held-out programs if time remains. No --dataset: the committed
+# bound, a planted error) and the family's cuDNN tests (the shared engine search), then
+# tuned_conv_bench --precision bf16 on dnn (VGG16 + ResNet-50 at batch 1 and 16: in sample), then
+# the two held-out programs if time remains. No --dataset: the committed
 # sweeps are another card's, so the oracle column stays empty. Writes everything under
 # OUT_DIR/callmatch and one OUT_DIR/conv-deployed-bf16-callmatch.tar.gz.
-#   BUILD=/tmp/b OUT_DIR=$OUT [DEADLINE_S=200] bash scripts/conv_deploy/gpu_bf16_callmatch.sh
+#   BUILD=/tmp/b OUT_DIR=$OUT [DEADLINE_S=200] [COMMIT=sha] \
+#     bash scripts/conv_deploy/gpu_bf16_callmatch.sh
 # BUILD: built by scripts/gpu_build_remote.sh with EXAMPLES=ON and the targets
 #   ktune_gpu_tests tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50
 # (its BUILD.env is sourced). PEAK_GFLOPS / BANDWIDTH_GBS: the roofline's nominal figures (H200
@@ -29,7 +31,7 @@ SECONDS=0
 gpu_info "$D/nvidia-smi.txt"
 slug=$(gpu_slug)
 slug=${slug:-unknown-gpu}
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${COMMIT:-unknown}")
+commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}  # COMMIT: the source's
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 # The deployed calls' tests and the family's cuDNN tests (their engine search is the shared one).
 run_gpu_tests "$(cap 50)" "$D/gpu-tests.log" "$BUILD/bin/ktune_gpu_tests" \
