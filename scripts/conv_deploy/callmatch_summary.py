@@ -65,10 +65,12 @@ def log_summary(text):
 
 
 def search_summary(text):
-    kept = re.findall(r"; kept (engine=\S+ config=\S+|legacy|none)", text)
-    engines = sum(k.startswith("engine=") for k in kept)
-    return (f"{len(kept)} deployed cuDNN searches: backend engine kept on {engines}, legacy Find "
-            f"on {kept.count('legacy')}, none on {kept.count('none')}")
+    """The deployed call's search lines (vendor_cudnn.hpp, KTUNE_CONV2D_CUDNN_LOG): what was kept."""
+    kept = re.findall(r"; kept (16-bit-output engine|fp32-output engine|legacy|none)", text)
+    return (f"{len(kept)} deployed cuDNN searches: backend engine kept on "
+            f"{kept.count('16-bit-output engine') + kept.count('fp32-output engine')} (FP32 output "
+            f"on {kept.count('fp32-output engine')}), legacy Find on {kept.count('legacy')}, "
+            f"none on {kept.count('none')}")
 
 
 def tests_summary(text):
