@@ -200,9 +200,16 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
   cudnn_check(cudnnSetTensor4dDescriptor(layer->y, CUDNN_TENSOR_NHWC, type, n, k, int(shape.p()),
                                          int(shape.q())),
               "cudnnSetTensor4dDescriptor(y)");
-  const float legacy_ms = cudnn_legacy_find(handle, *layer, x, filter, y16, workspace_of);
+  // Each search skips what cuDNN refuses (a pointer's alignment, say): the layer then falls to
+  // the selector's fallback order when none ran.
+  float legacy_ms = -1;
+  std::string legacy_failure, narrow_failure, wide_failure;
+  try {
+    legacy_ms = cudnn_legacy_find(handle, *layer, x, filter, y16, workspace_of);
+  } catch (const std::runtime_error& e) {
+    legacy_failure = e.what();
+  }
   float best = layer->found ? legacy_ms : -1, narrow_ms = -1, wide_ms = -1;
-  std::string narrow_failure, wide_failure;
   auto keep = [&](std::unique_ptr<kcu::CudnnEngineSearch> engines, bool fp32, float ms) {
     layer->engines = std::move(engines);
     layer->workspace = layer->engines->workspace_bytes();
@@ -226,10 +233,11 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
     std::fprintf(
         stderr,
         "ktune::conv2d_ex cudnn n=%d %lldx%lld c=%d k=%d %lldx%lld/%lld pad=%lld "
-        "align=%lld: legacy %.4f ms; engines %.4f ms%s%s; fp32-output engines %.4f ms%s%s; "
+        "align=%lld: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines %.4f ms%s%s; "
         "kept %s (workspace %zu B)\n",
         n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r, (long long)shape.s,
-        (long long)shape.stride, (long long)shape.pad, (long long)alignment, legacy_ms, narrow_ms,
+        (long long)shape.stride, (long long)shape.pad, (long long)alignment, legacy_ms,
+        legacy_failure.empty() ? "" : " ", legacy_failure.c_str(), narrow_ms,
         narrow_failure.empty() ? "" : " ", narrow_failure.c_str(), wide_ms,
         wide_failure.empty() ? "" : " ", wide_failure.c_str(), kept.c_str(), layer->workspace);
   }
