@@ -8,8 +8,10 @@
 # bound, a planted error) and the family's cuDNN tests (the shared engine search), then
 # tuned_conv_bench --precision bf16 on dnn (VGG16 + ResNet-50 at batch 1 and 16: in sample), then
 # the two held-out programs if time remains. No --dataset: the committed
-# sweeps are another card's, so the oracle column stays empty. Writes everything under
-# OUT_DIR/callmatch and one OUT_DIR/conv-deployed-bf16-callmatch.tar.gz.
+# sweeps are another card's, so the oracle column stays empty. Works in WORK_DIR (default
+# /tmp/callmatch) and leaves two files in OUT_DIR (the device tool brings back few files):
+# conv-deployed-bf16-callmatch.tar.gz (logs, CSVs, tables, summary.md, run.json draft) and
+# callmatch-summary.md (a copy of the summary).
 #   BUILD=/tmp/b OUT_DIR=$OUT [DEADLINE_S=200] [COMMIT=sha] \
 #     bash scripts/conv_deploy/gpu_bf16_callmatch.sh
 # BUILD: built by scripts/gpu_build_remote.sh with EXAMPLES=ON and the targets
@@ -23,8 +25,9 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:?BUILD: a build dir of scripts/gpu_build_remote.sh}
 OUT_DIR=${OUT_DIR:?OUT_DIR: where the results go}
 DEADLINE_S=${DEADLINE_S:-200}
-D=$OUT_DIR/callmatch
-mkdir -p "$D"
+D=${WORK_DIR:-/tmp/callmatch}
+rm -rf "$D"
+mkdir -p "$D" "$OUT_DIR"
 # shellcheck disable=SC1090,SC1091  # the build's env file (gpu_build_remote.sh)
 . "$BUILD.env"
 SECONDS=0
@@ -60,4 +63,5 @@ grep -h "^ktune::conv2d_ex cudnn" "$D"/bench*.log > "$D/cudnn-search.log" 2>/dev
 python3 scripts/conv_deploy/callmatch_summary.py --dir "$D" --commit "$commit" \
   --seconds "$SECONDS" > "$D/summary.md" 2> "$D/summary.err"
 echo "[$SECONDS s] done" | tee -a "$D/phases.log"
-tar czf "$OUT_DIR/conv-deployed-bf16-callmatch.tar.gz" -C "$OUT_DIR" callmatch
+tar czf "$OUT_DIR/conv-deployed-bf16-callmatch.tar.gz" -C "$(dirname "$D")" "$(basename "$D")"
+cp "$D/summary.md" "$OUT_DIR/callmatch-summary.md"
