@@ -65,9 +65,10 @@ class CudaMeasure final : public DeviceMeasure {
         ktune::conv2d_ex(precision, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.in(copy),
                          b.filter(copy), b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
       };
-      // One call outside the protocol: the library's workspace pool takes its memory here (and
-      // a cuDNN pick runs its Find).
-      deployed(0);
+      // One call per rotation copy outside the protocol: the library's workspace pool takes its
+      // memory here, and a cuDNN pick runs its search (once per layer and pointer alignment: the
+      // copies' offsets may differ in alignment).
+      for (int copy = 0; copy < b.copies(); ++copy) deployed(copy);
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
           b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",

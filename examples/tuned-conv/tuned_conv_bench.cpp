@@ -106,6 +106,31 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
       "\nServed by ktune's own kernels (the selector's pick is not a vendor call): {} of {} "
       "layers, {:.1f} % of the deployed time (each layer times its count).\n",
       own, rows.size(), all_ms > 0 ? 100 * own_ms / all_ms : 0.0);
+  // The two halves apart: a vendor pick's ratio is the deployed vendor call against the vendor
+  // column (near 1 when the call is the vendor at its best), an own pick's is ktune's kernels.
+  for (const bool vendor_pick : {false, true}) {
+    std::vector<double> dv;
+    double vendor_ms = 0, deployed_ms = 0;
+    for (const Row& r : rows) {
+      if ((r.result.config.rfind("vendor=", 0) == 0) != vendor_pick) continue;
+      if (r.deployed <= 0 || r.vendor <= 0) continue;
+      dv.push_back(r.deployed / r.vendor);
+      vendor_ms += r.layer.count * r.result.vendor_ms;
+      deployed_ms += r.layer.count * r.result.deployed_ms;
+    }
+    md += fmt::format(
+        "{} layers{} (measured on both sides): {}, deployed / vendor {:.3f} (geomean), {:.3f} "
+        "(time-weighted).\n",
+        vendor_pick ? "Vendor-served" : "Own-kernel",
+        vendor_pick ? " (the deployed vendor call)" : "", dv.size(), geomean(dv),
+        deployed_ms > 0 ? vendor_ms / deployed_ms : 0.0);
+  }
+  if (precision == "bf16")
+    md +=
+        "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
+        "writing FP32 itself, or cuDNN's bf16 output widened by a kernel inside the timed call; "
+        "KTUNE_CONV2D_CUDNN_LOG=1 prints which per layer); the vendor column writes bf16 "
+        "(widened only after timing, for the check).\n";
   md += fmt::format(
       "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "
       "once); bound = min({:.0f} GFLOP/s, {:.0f} GB/s × FLOP/byte) (nominal figures given on the "

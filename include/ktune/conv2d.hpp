@@ -42,7 +42,9 @@ enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2 };
 // (bf16: the 16 bits of each value, NHWC and KRSC as above), FP32 accumulation, FP32 NHWC output.
 // Each precision is served by its own selector (NAMED_SELECTORS bf16 of the tuned library) among
 // the tensor-core kinds cuda_igemm_mma / cuda_igemm_wgmma and, when the selector ships it, cuDNN
-// ("vendor=cudnn": its 16-bit output widened into `output`); a library without the precision's
+// ("vendor=cudnn": the first call per layer and pointer alignment searches cuDNN's legacy Find
+// and backend engines synchronously, as the training rows' cuDNN did; the kept choice writes
+// `output` in FP32 directly or 16 bits widened into it); a library without the precision's
 // selector throws ktune::Conv2dError, as do the argument checks of conv2d(). fp32 calls conv2d().
 void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "tests/gpu/gpu_test_util.hpp"
 #if KTUNE_HAVE_CUDNN
 #include "kernels/conv2d/cuda/conv2d_cudnn.hpp"
+#include "kernels/conv2d/cuda/conv2d_cudnn_engine_search.hpp"
 #endif
 
 namespace ktune::kernels::conv2d::cuda {
@@ -242,6 +244,68 @@ TEST(Conv2dCudnn, EngineNchwStagedCopiesMatchTheReference) {
 TEST(Conv2dCudnn, EngineNhwcCopiesMatchTheReference) {
   KTUNE_REQUIRE_GPU();
   check_copies(CudnnLayouts::nhwc, CudnnApis::engines, "engine=");
+}
+
+// The shared engine search (conv2d_cudnn_engine_search.hpp) with bf16 inputs and FP32 output, the
+// deployed bf16 call's candidate without a widening pass: the kept plan's output (NaN-poisoned
+// before the run) is within the bound with FP32 output rounding (u_out 2^-24; Winograd / FFT:
+// the transform allowance), and one output moved by three times its bound fails it. cuDNN offers
+// such engines on some layers only; a layer without one is reported, and no layer with one skips.
+TEST(Conv2dCudnn, Bf16EnginesWithFp32OutputMatchTheReference) {
+  KTUNE_REQUIRE_GPU();
+  const CudnnPrecision p = CudnnPrecision::bf16;
+  const CudnnSearchChecks checks{
+      [](cudnnStatus_t status, const char* call) { check_cudnn(status, call); },
+      [](cudaError_t error, const char* call) { ktune::cuda::check(error, call); }};
+  CudnnHandle handle(nullptr);
+  int offered = 0;
+  std::vector<Shape> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.push_back({1, 28, 28, 64, 64, 3, 3, 1, 1});  // a ResNet-50 kind of layer
+  for (const Shape& s : shapes) {
+    const Operand x = in_precision(gemm::random_matrix(size_t(s.input_elements()), 41), p);
+    const Operand w = in_precision(gemm::random_matrix(size_t(s.filter_elements()), 42), p);
+    auto dx = upload_bytes(x.bytes, "x"), dw = upload_bytes(w.bytes, "w");
+    const size_t count = size_t(s.output_elements());
+    ktune::cuda::DeviceBuffer<float> y(count, "fp32 y");
+    CudnnEngineSearch search(handle.get(), s, false, p, 16, checks, true);
+    const float ms = search.find(dx.data(), dw.data(), y.data(), CudnnConv::kMaxFindWorkspace);
+    const std::string where = problem_of(s).key();
+    if (ms < 0) {
+      std::printf("bf16 -> FP32 engines: none on %s\n", where.c_str());
+      continue;
+    }
+    ++offered;
+    ktune::cuda::DeviceBuffer<char> workspace(search.workspace_bytes(), "workspace");
+    ASSERT_EQ(cudaMemset(y.data(), 0xFF, count * 4), cudaSuccess);  // NaN
+    const CudnnDescriptor pack = search.make_pack(dx.data(), dw.data(), y.data(), workspace.data());
+    ASSERT_EQ(search.execute(pack.get()), CUDNN_STATUS_SUCCESS) << where;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << where;
+    std::vector<float> host(count);
+    ASSERT_EQ(cudaMemcpy(host.data(), y.data(), count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    const Expected e = expected(s, x, w);
+    std::printf("bf16 -> FP32 engines on %s: engine=%lld config=%s %.4f ms\n", where.c_str(),
+                (long long)search.engine(), search.config().c_str(), ms);
+    if (search.transform_algorithm()) {
+      const double allowed = std::max(error_bound(s, 4), 64 * std::ldexp(1.0, -24));
+      EXPECT_LE(relative_error(s, host.data(), e.want), allowed) << where;
+      double norm = 0;  // the reference's: the planted error is 3 x allowed of it
+      for (double v : e.want) norm += v * v;
+      host[count / 2] += float(3 * allowed * std::sqrt(norm));
+      EXPECT_GT(relative_error(s, host.data(), e.want), allowed) << where << ": planted";
+      continue;
+    }
+    std::vector<double> got(host.begin(), host.end());
+    // FP32 data rules (u_in 0, u_out 2^-24): the inputs are bf16 values, exact in FP32.
+    EXPECT_EQ(outside_bound(got, e.want, e.dot, s.gemm_k(), CudnnPrecision::fp32), 0) << where;
+    const size_t i = count / 2;
+    const double factor = 2.0 * double(s.gemm_k() + 1) * std::ldexp(1.0, -24);
+    const double bound =
+        factor * e.dot[i] + std::ldexp(1.0, -24) * (std::fabs(e.want[i]) + factor * e.dot[i]);
+    got[i] = e.want[i] + 3 * bound;
+    EXPECT_EQ(outside_bound(got, e.want, e.dot, s.gemm_k(), CudnnPrecision::fp32), 1)
+        << where << ": a planted error passed";
+  }
+  if (offered == 0) GTEST_SKIP() << "cuDNN offers no bf16 engine with FP32 output here";
 }
 
 TEST(Conv2dCudnn, SweepVendorNamesTheLayoutItChose) {

@@ -158,6 +158,93 @@ TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails)
   cudaStreamDestroy(stream);
 }
 
+// The shipped "vendor=cudnn" config's index (-1: none).
+int cudnn_index() {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
+  for (int i = 0; i < info.num_configs; ++i)
+    if (std::string(info.configs[i]) == "vendor=cudnn") return i;
+  return -1;
+}
+
+// Runs the cuDNN candidate on l's data into `out` (NaN first) and returns its relative error;
+// NaN when cuDNN refused the call (a failure unless `may_refuse`: the fallback order serves then).
+double cudnn_error(int index, const DeviceLayer& l, const void* x, float* out,
+                   std::vector<float>* result = nullptr, bool may_refuse = false) {
+  const conv::Shape& s = l.shape;
+  const size_t count = size_t(s.output_elements());
+  EXPECT_EQ(cudaMemset(out, 0xFF, count * 4), cudaSuccess);  // all-ones bytes are NaN floats
+  const bool ran =
+      ktune::tuned_conv2d_ex_run_config_cuda(kBf16, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s,
+                                             s.stride, s.pad, x, l.w.data(), out, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name(s);
+  if (!ran) {
+    EXPECT_TRUE(may_refuse) << "cuDNN refused " << name(s);
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  std::vector<float> host(count);
+  EXPECT_EQ(cudaMemcpy(host.data(), out, count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  const double error = l.error(host);
+  if (result) *result = std::move(host);
+  return error;
+}
+
+// The deployed cuDNN call (deploy/vendor_cudnn.hpp): its first call per layer and alignment
+// searches the legacy Find and the backend engines and keeps the faster; later calls run the kept
+// choice, an engine plan through variant packs kept per buffer set (a ring of 8). Every call is
+// judged against the float64 reference with the bf16 bound (cuDNN's pick may be Winograd: the
+// 16-bit transform factor, as the sweep's cudnn row): the search's call, a steady-state call,
+// input only 2-byte aligned (a search of its own), more output buffers than the ring keeps; and
+// a planted error must fail the same check. Network-sized layers, where the backend engines beat
+// the legacy Find in the sweeps, beside small ones.
+TEST(TunedConv2dExCuda, TheCudnnCandidateMatchesTheReferenceOnEveryCallAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  const int index = cudnn_index();
+  ASSERT_GE(index, 0) << "the bf16 selector ships no vendor=cudnn candidate";
+  const std::vector<conv::Shape> layers = {
+      {1, 56, 56, 64, 64, 3, 3, 1, 1},   {2, 28, 28, 128, 128, 3, 3, 1, 1},
+      {2, 14, 14, 256, 512, 1, 1, 1, 0}, {1, 23, 21, 3, 64, 7, 7, 2, 3},
+      {1, 13, 13, 64, 256, 3, 3, 2, 1},  {1, 10, 9, 24, 40, 3, 3, 1, 1}};
+  for (const conv::Shape& s : layers) {
+    DeviceLayer l(s);
+    const double bound = conv::error_bound(l.shape, 2);
+    std::vector<float> out;
+    const double search = cudnn_error(index, l, l.x.data(), l.output(), &out);
+    EXPECT_LE(search, bound) << "the search's call on " << name(s);
+    EXPECT_GT(search, 0.0) << name(s) << ": bf16 is not exact";
+    const double steady = cudnn_error(index, l, l.x.data(), l.output());
+    EXPECT_LE(steady, bound) << "a steady-state call on " << name(s);
+    // The input one bf16 element past a 16-byte boundary: a plan of its own alignment.
+    ktune::cuda::DeviceBuffer<uint16_t> shifted(l.x.size() + 8, "shifted bf16 input");
+    ASSERT_EQ(cudaMemcpy(shifted.data() + 1, l.x.data(), l.x.bytes(), cudaMemcpyDeviceToDevice),
+              cudaSuccess);
+    // cuDNN may refuse such a pointer (the selector's fallback order then serves the layer).
+    const double shifted_error =
+        cudnn_error(index, l, shifted.data() + 1, l.output(), nullptr, true);
+    if (std::isnan(shifted_error))
+      std::printf("conv2d_ex bf16 cuDNN refused 2-byte aligned input on %s\n", name(s).c_str());
+    else
+      EXPECT_LE(shifted_error, bound) << "2-byte aligned input on " << name(s);
+    // Planted: one output moved by twice the bound's share of the reference's norm.
+    double norm = 0;
+    for (double v : l.reference) norm += v * v;
+    out[out.size() / 2] += float(2 * bound * std::sqrt(norm));
+    EXPECT_GT(l.error(out), bound) << "a planted error passed the bf16 check on " << name(s);
+    std::printf(
+        "conv2d_ex bf16 cuDNN on %s: relative error %.3g (search), %.3g (later; bound %.3g)\n",
+        name(s).c_str(), search, steady, bound);
+  }
+  // More output buffers than the packs a layer keeps: each call right, old packs replaced.
+  const conv::Shape s{1, 14, 14, 64, 64, 3, 3, 1, 1};
+  DeviceLayer l(s);
+  const double bound = conv::error_bound(l.shape, 2);
+  std::vector<ktune::cuda::DeviceBuffer<float>> outputs;
+  for (int i = 0; i < 11; ++i) outputs.emplace_back(size_t(s.output_elements()), "rotated output");
+  for (int round = 0; round < 2; ++round)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      EXPECT_LE(cudnn_error(index, l, l.x.data(), outputs[i].data()), bound)
+          << "output buffer " << i << ", round " << round;
+}
+
 TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   void* fake = reinterpret_cast<void*>(uintptr_t(256));  // never dereferenced
   float* out = static_cast<float*>(fake);

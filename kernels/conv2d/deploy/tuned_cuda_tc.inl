@@ -86,11 +86,15 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* 
   if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
   CallScratch scratch(stream);
   const long long count = d.n * d.p() * d.q() * d.k;
-  void* y16 = scratch.get(size_t(count) * 2);
-  const bool ran = ktune::kernels::conv2d::deploy::run_cudnn(
-      device, CUDNN_DATA_BFLOAT16, d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad, x, w, y16,
-      stream, [&](size_t bytes) { return scratch.get(bytes); });
-  if (ran) {
+  ktune::kernels::conv2d::Shape shape;
+  shape.n = d.n, shape.h = d.h, shape.w = d.w, shape.c = d.c, shape.k = d.k, shape.r = d.r;
+  shape.s = d.s, shape.stride = d.stride, shape.pad = d.pad;
+  void* y16 = nullptr;
+  namespace dp = ktune::kernels::conv2d::deploy;
+  const dp::CudnnWrote wrote = dp::run_cudnn(
+      device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, shape, x, w, y, size_t(count) * 2,
+      &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
+  if (wrote == dp::CudnnWrote::narrow) {
     const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
     ktune_conv2d_ex_widen<<<unsigned(blocks), 256, 0, stream>>>(
         static_cast<const unsigned short*>(y16), y, count);
@@ -98,7 +102,7 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* 
     if (launch != cudaSuccess) cuda_failure("launch of the bf16 widening kernel", launch);
   }
   scratch.release_all();
-  return ran ? Launch::ok : Launch::refused;
+  return wrote == dp::CudnnWrote::nothing ? Launch::refused : Launch::ok;
 #else
   (void)d, (void)x, (void)w, (void)y, (void)stream;
   return Launch::refused;  // built without cuDNN (vendors.cmake): the fallback order serves
