@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <utility>
 
 #include "apps/ktune/progress.hpp"
 #include "apps/ktune/verb.hpp"
@@ -49,16 +48,15 @@ int run_retime(RetimeArgs a) {
       a.retime.problems.push_back(p.key());
   auto backend = open_backend(family, a.device);
   Store store(a.store);
+  a.retime.on_start = [&](size_t problems) {  // after the checks: an error stays the only line
+    fmt::print(stderr,
+               "ktune retime: {} on {} ({}), store {}, {} problems: configs within {:g} of the "
+               "best (at most {}) and the vendors, {} rounds at least of {} timed runs a turn\n",
+               family.name(), backend->device().slug, backend->device().name, a.store, problems,
+               a.retime.within, a.retime.max_configs, a.retime.rounds, a.reps);
+  };
   Progress progress("retime");
-  // The header once the store's rows are found (a bad input's error stays the only line).
-  a.retime.on_problem = [&, header = true](size_t done, size_t total,
-                                           const std::string& problem) mutable {
-    if (std::exchange(header, false))
-      fmt::print(stderr,
-                 "ktune retime: {} on {} ({}), store {}: configs within {:g} of the best (at "
-                 "most {}) and the vendors, {} rounds at least of {} timed runs a turn\n",
-                 family.name(), backend->device().slug, backend->device().name, a.store,
-                 a.retime.within, a.retime.max_configs, a.retime.rounds, a.reps);
+  a.retime.on_problem = [&](size_t done, size_t total, const std::string& problem) {
     progress.update(done, total, problem);
   };
   const RetimeSummary s = retime_store(family, *backend, store, a.retime);

@@ -28,6 +28,8 @@ struct RetimeOptions {
   // up, then exactly min_reps timed runs.
   TimingPolicy turn = {.warmups = 0, .min_reps = 3, .max_reps = 3, .budget_ms = 0};
   std::vector<std::string> problems;  // problem keys to re-time, in order; empty = every stored
+  // Called once the store's problems are found, before the first is timed (the caller's header).
+  std::function<void(size_t problems)> on_start;
   // Called after each problem, done or skipped (the caller's progress line).
   std::function<void(size_t done, size_t total, const std::string& problem)> on_problem;
 };

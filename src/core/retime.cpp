@@ -153,6 +153,7 @@ RetimeSummary retime_store(const Family& family, Backend& backend, Store& store,
 
   RetimeSummary summary;
   summary.problems = grouped.size();
+  if (options.on_start) options.on_start(grouped.size());
   for (size_t p = 0; p < grouped.size(); ++p) {
     const auto& [key, rows] = grouped[p];
     const std::vector<Measurement> candidates =
