@@ -58,6 +58,15 @@ class Store {
   std::vector<Measurement> query(const std::string& device = "",
                                  const std::string& family = "") const;
   size_t count() const;
+  // Re-timed rows (ktune retime, retime.hpp), in one transaction: each replaces the stored row
+  // of its key after that row was copied to the superseded table, where a key's first
+  // measurement stays (a later retime of the key keeps it). A key not stored is an Error naming
+  // it (nothing written). Returns the rows replaced.
+  size_t supersede(const std::vector<Measurement>& retimed);
+  // The original measurements of the rows supersede replaced (device / family empty = any),
+  // ordered by insertion; tags are left empty.
+  std::vector<Measurement> superseded(const std::string& device = "",
+                                      const std::string& family = "") const;
   // Devices with measurements (of family, or of any when empty), sorted: imported stores name
   // their devices only there, not in devices().
   std::vector<std::string> measured_devices(const std::string& family = "") const;

@@ -36,12 +36,18 @@ CREATE TABLE IF NOT EXISTS measurements(
   UNIQUE (device, family, problem, config));
 CREATE TABLE IF NOT EXISTS sources(
   measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id), json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS superseded(
+  measurement_id INTEGER PRIMARY KEY REFERENCES measurements(id),
+  status TEXT NOT NULL, median_ms REAL NOT NULL, min_ms REAL NOT NULL, max_ms REAL NOT NULL,
+  mad_ms REAL NOT NULL, reps INTEGER NOT NULL, perf REAL NOT NULL, rel_error REAL NOT NULL,
+  message TEXT NOT NULL, created_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS problem_tags(
   family TEXT NOT NULL, problem TEXT NOT NULL, tag TEXT NOT NULL,
   PRIMARY KEY (family, problem, tag));
 )sql";
-// problem_tags came after the first stores: opening an older store read-write adds the table
-// (CREATE TABLE IF NOT EXISTS above); read-only, a store without it simply has no tags.
+// problem_tags and superseded came after the first stores: opening an older store read-write
+// adds them (CREATE TABLE IF NOT EXISTS above); read-only, a store without them simply has no
+// tags and no superseded rows.
 
 // What a statement throws when another connection holds the lock it needs (retried by the
 // store's setup; during a sweep the busy timeout waits instead).
@@ -263,24 +269,30 @@ void insert_tags(Statement& st, const std::string& family, const std::string& pr
   }
 }
 
-bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m) {
+// The result columns of a measurement (status, median_ms, min_ms, max_ms, mad_ms, reps, perf,
+// rel_error, message, created_at) bound from parameter `first` on.
+void bind_result(Statement& st, int first, const Measurement& m) {
   const Outcome& o = m.outcome;
+  st.bind(first, std::string(to_string(o.status)));
+  st.bind(first + 1, o.timing.median_ms);
+  st.bind(first + 2, o.timing.min_ms);
+  st.bind(first + 3, o.timing.max_ms);
+  st.bind(first + 4, o.timing.mad_ms);
+  st.bind(first + 5, static_cast<int64_t>(o.timing.reps));
+  st.bind(first + 6, m.perf);
+  st.bind(first + 7, o.rel_error);
+  st.bind(first + 8, o.message);
+  st.bind(first + 9, m.created_at.empty() ? utc_now() : m.created_at);
+}
+
+bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m) {
   st.reset();
   st.bind(1, m.device);
   st.bind(2, m.family);
   st.bind(3, m.problem);
   st.bind(4, m.config);
   st.bind(5, stored_config_id(m));
-  st.bind(6, std::string(to_string(o.status)));
-  st.bind(7, o.timing.median_ms);
-  st.bind(8, o.timing.min_ms);
-  st.bind(9, o.timing.max_ms);
-  st.bind(10, o.timing.mad_ms);
-  st.bind(11, static_cast<int64_t>(o.timing.reps));
-  st.bind(12, m.perf);
-  st.bind(13, o.rel_error);
-  st.bind(14, o.message);
-  st.bind(15, m.created_at.empty() ? utc_now() : m.created_at);
+  bind_result(st, 6, m);
   st.step();
   if (sqlite3_changes(db) == 0) return false;
   if (!m.source.empty()) {  // imported rows keep their foreign record (measurement.hpp)
@@ -290,6 +302,28 @@ bool insert(sqlite3* db, Statement& st, Statement& source, const Measurement& m)
     source.step();
   }
   return true;
+}
+
+// A measurement from a row whose first columns are device, family, problem, config, config_id,
+// status, median_ms, min_ms, max_ms, mad_ms, reps, perf, rel_error, message, created_at.
+Measurement measurement_of(const Statement& st) {
+  Measurement m;
+  m.device = st.text(0);
+  m.family = st.text(1);
+  m.problem = st.text(2);
+  m.config = st.text(3);
+  set_stored_config_id(m, st.integer(4));
+  m.outcome.status = parse_status(st.text(5));
+  m.outcome.timing.median_ms = st.real(6);
+  m.outcome.timing.min_ms = st.real(7);
+  m.outcome.timing.max_ms = st.real(8);
+  m.outcome.timing.mad_ms = st.real(9);
+  m.outcome.timing.reps = static_cast<int>(st.integer(10));
+  m.perf = st.real(11);
+  m.outcome.rel_error = st.real(12);
+  m.outcome.message = st.text(13);
+  m.created_at = st.text(14);
+  return m;
 }
 
 }  // namespace
@@ -453,22 +487,7 @@ std::vector<Measurement> Store::query(const std::string& device, const std::stri
   const auto tags = problem_tags(family);
   std::vector<Measurement> out;
   while (st.step()) {
-    Measurement m;
-    m.device = st.text(0);
-    m.family = st.text(1);
-    m.problem = st.text(2);
-    m.config = st.text(3);
-    set_stored_config_id(m, st.integer(4));
-    m.outcome.status = parse_status(st.text(5));
-    m.outcome.timing.median_ms = st.real(6);
-    m.outcome.timing.min_ms = st.real(7);
-    m.outcome.timing.max_ms = st.real(8);
-    m.outcome.timing.mad_ms = st.real(9);
-    m.outcome.timing.reps = static_cast<int>(st.integer(10));
-    m.perf = st.real(11);
-    m.outcome.rel_error = st.real(12);
-    m.outcome.message = st.text(13);
-    m.created_at = st.text(14);
+    Measurement m = measurement_of(st);
     m.source = st.text(15);
     const auto it = tags.find({m.family, m.problem});
     if (it != tags.end()) m.tags = it->second;
@@ -518,6 +537,67 @@ void Store::put_record(const std::string& key, const std::string& value) {
   st.bind(1, key);
   st.bind(2, value);
   st.step();
+}
+
+size_t Store::supersede(const std::vector<Measurement>& retimed) {
+  exec(db_, "BEGIN IMMEDIATE", path_);
+  try {
+    // The row as it stands, unless an earlier retime of the key already kept the original.
+    Statement keep(db_,
+                   "INSERT OR IGNORE INTO superseded(measurement_id, status, median_ms, min_ms, "
+                   "max_ms, mad_ms, reps, perf, rel_error, message, created_at) SELECT id, "
+                   "status, median_ms, min_ms, max_ms, mad_ms, reps, perf, rel_error, message, "
+                   "created_at FROM measurements WHERE device = ? AND family = ? AND problem = ? "
+                   "AND config = ?",
+                   path_);
+    Statement update(db_,
+                     "UPDATE measurements SET status = ?, median_ms = ?, min_ms = ?, max_ms = ?, "
+                     "mad_ms = ?, reps = ?, perf = ?, rel_error = ?, message = ?, created_at = ? "
+                     "WHERE device = ? AND family = ? AND problem = ? AND config = ?",
+                     path_);
+    for (const Measurement& m : retimed) {
+      keep.reset();
+      const std::string* key[] = {&m.device, &m.family, &m.problem, &m.config};
+      for (int i = 0; i < 4; ++i) keep.bind(i + 1, *key[i]);
+      keep.step();
+      update.reset();
+      bind_result(update, 1, m);
+      for (int i = 0; i < 4; ++i) update.bind(i + 11, *key[i]);
+      update.step();
+      if (sqlite3_changes(db_) != 1)
+        throw Error(
+            fmt::format("store '{}': no stored row of device '{}', {} problem '{}', "
+                        "config '{}' to replace",
+                        path_, m.device, m.family, m.problem, m.config));
+    }
+    exec(db_, "COMMIT", path_);
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+  return retimed.size();
+}
+
+std::vector<Measurement> Store::superseded(const std::string& device,
+                                           const std::string& family) const {
+  Statement has(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'superseded'",
+                path_);
+  if (!has.step()) return {};  // an older store opened read-only
+  Statement st(db_,
+               "SELECT m.device, m.family, m.problem, m.config, m.config_id, s.status, "
+               "s.median_ms, s.min_ms, s.max_ms, s.mad_ms, s.reps, s.perf, s.rel_error, "
+               "s.message, s.created_at FROM superseded s JOIN measurements m ON m.id = "
+               "s.measurement_id WHERE (?1 = '' OR m.device = ?1) AND (?2 = '' OR m.family = "
+               "?2) ORDER BY m.id",
+               path_);
+  st.bind(1, device);
+  st.bind(2, family);
+  std::vector<Measurement> out;
+  while (st.step()) {
+    Measurement m = measurement_of(st);
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 size_t Store::count() const {
