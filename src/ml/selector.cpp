@@ -468,6 +468,25 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
                 ": the vendor unsure config needs min_vote_share, range_guard or leaf_box");
 }
 
+namespace {
+
+// The unsure rule's optional list of names (`what`: "feature", "vendor"), empty when absent.
+std::vector<std::string> optional_names(const nlohmann::json& j, const std::string& field,
+                                        const std::string& what) {
+  std::vector<std::string> names;
+  if (!j.contains(field)) return names;
+  const std::string where = "field 'selector.unsure." + field + "': ";
+  if (!j.at(field).is_array()) throw Error(where + "expected a list of " + what + " names");
+  for (const auto& name : j.at(field)) {
+    if (!name.is_string())
+      throw Error(where + "expected " + what + " names, got " + json_fields::shown(name));
+    names.push_back(name.get<std::string>());
+  }
+  return names;
+}
+
+}  // namespace
+
 void Selector::load_unsure(const nlohmann::json& j) {
   namespace jf = json_fields;
   const auto K = static_cast<int64_t>(config_names_.size());
@@ -484,31 +503,13 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_margin = j.contains("leaf_margin")
                          ? jf::number(j.at("leaf_margin"), "selector.unsure.leaf_margin")
                          : 0.0;
-  rule.range_guard_skip.clear();  // absent in models saved before it: every feature checked
-  if (j.contains("range_guard_skip")) {
-    if (!j.at("range_guard_skip").is_array())
-      throw Error("field 'selector.unsure.range_guard_skip': expected a list of feature names");
-    for (const auto& name : j.at("range_guard_skip")) {
-      if (!name.is_string())
-        throw Error("field 'selector.unsure.range_guard_skip': expected feature names, got " +
-                    jf::shown(name));
-      rule.range_guard_skip.push_back(name.get<std::string>());
-    }
-  }
+  // Absent in models saved before it: every feature checked.
+  rule.range_guard_skip = optional_names(j, "range_guard_skip", "feature");
   // Absent in models saved before the leaf floor: off.
   rule.leaf_floor =
       j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
-  rule.floor_vendors.clear();  // absent in models saved without it: every vendor call
-  if (j.contains("floor_vendors")) {
-    if (!j.at("floor_vendors").is_array())
-      throw Error("field 'selector.unsure.floor_vendors': expected a list of vendor names");
-    for (const auto& name : j.at("floor_vendors")) {
-      if (!name.is_string())
-        throw Error("field 'selector.unsure.floor_vendors': expected vendor names, got " +
-                    jf::shown(name));
-      rule.floor_vendors.push_back(name.get<std::string>());
-    }
-  }
+  // Absent in models saved without it: every vendor call.
+  rule.floor_vendors = optional_names(j, "floor_vendors", "vendor");
   rule.leaf_box = false;  // absent in models saved without the leaf box: off
   if (j.contains("leaf_box")) {
     if (!j.at("leaf_box").is_boolean())
