@@ -422,12 +422,12 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
                                           selector->config_names().end(), is_vendor_config);
   if (unsure.leaf_floor > 0 && vendor_shipped && !unsure.floor_vendors.empty())
     out += fmt::format(
-        "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest of the shipped vendor "
-        "calls\n"
-        "// {} (with none of them shipped, of every shipped vendor call) on each training problem\n"
-        "// reaching the leaf; a leaf whose own answer did not serves the best geometric mean "
-        "among\n"
-        "// the configs that did, else the best worst case (the leaves marked \"floor\").\n\n",
+        "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest shipped vendor call of\n"
+        "// {}\n"
+        "// (none of them shipped: of every shipped vendor call) on each training problem "
+        "reaching\n"
+        "// the leaf; a leaf whose own answer did not serves the best geometric mean among the\n"
+        "// configs that did, else the best worst case (the leaves marked \"floor\").\n\n",
         unsure.leaf_floor, comment_text(fmt::format("{}", fmt::join(unsure.floor_vendors, ", "))));
   else if (unsure.leaf_floor > 0 && vendor_shipped)
     out += fmt::format(

@@ -38,10 +38,11 @@ inline constexpr int kBaseline = 3;
 // The range guard leaves out m_mod2, m_mod4, m_mod8, n_mod2, n_mod4, n_mod8, k_mod2, k_mod4, k_mod8.
 inline constexpr int kUnsure = 3;
 
-// Leaf floor: every leaf's answer runs at >= 0.9x the fastest of the shipped vendor calls
-// cublas, cublaslt (with none of them shipped, of every shipped vendor call) on each training problem
-// reaching the leaf; a leaf whose own answer did not serves the best geometric mean among
-// the configs that did, else the best worst case (the leaves marked "floor").
+// Leaf floor: every leaf's answer runs at >= 0.9x the fastest shipped vendor call of
+// cublas, cublaslt
+// (none of them shipped: of every shipped vendor call) on each training problem reaching
+// the leaf; a leaf whose own answer did not serves the best geometric mean among the
+// configs that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
 inline constexpr int kSafeOrder[kNumConfigs] = {3, 1, 9, 13, 2, 8, 14, 15, 4, 12, 5, 11, 6, 0, 7, 10};
