@@ -124,9 +124,9 @@ def gemm_tc_deployed(d):
             ("h200/tc-deployed-lt8/deployed-tables.csv", "bf16")]
     for rel, precision in runs:
         rows = d.rows(rel)
-        sets = [("458 `dnn + large`", "in-sample",
+        sets = [("`dnn + large`", "in-sample",
                  [r for r in rows if r["set"] in ("in-sample-dnn", "in-sample-large")]),
-                ("61 `llm`", "**held out** (selector trained on `dnn + large`)",
+                ("`llm`", "**held out** (selector trained on `dnn + large`)",
                  [r for r in rows if r["set"] == "held-out-llm"])]
         for what, label, rs in sets:
             if not rs:
@@ -134,9 +134,8 @@ def gemm_tc_deployed(d):
             g, tw, below = ratios(rs, gemm_flop)
             worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
             own = sum(not r["config"].startswith("vendor=") for r in rs)
-            out.append(f"| {d.device(rel)} | {precision} | {len(rs)} | {label} | **{g:.3f}** | "
-                       f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |"
-                       .replace(f"| {len(rs)} | {label}", f"| {what} | {label}"))
+            out.append(f"| {d.device(rel)} | {precision} | {len(rs)} {what} | {label} | **{g:.3f}** | "
+                       f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |")
     return out
 
 

@@ -284,18 +284,21 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   // accepts it): a leaf's own kernels are then held to each training problem's best. Else a
   // config that two of a leaf's three problems refuse out-voted the config that served the third
   // at 2.6× its fallback (a CPU conv selector; docs/deploy.md).
-  std::vector<Eigen::Index> references;
+  // The shipped vendor calls, those floor_vendors names only when `named_only`.
   const std::vector<std::string>& named = options_.unsure.floor_vendors;
-  for (Eigen::Index k = 0; k < K; ++k) {
-    const std::string& name = config_names_[size_t(k)];
-    if (is_vendor_config(name) &&
-        (named.empty() || std::find(named.begin(), named.end(),
+  const auto vendor_calls = [&](bool named_only) {
+    std::vector<Eigen::Index> calls;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const std::string& name = config_names_[size_t(k)];
+      if (is_vendor_config(name) &&
+          (!named_only || std::find(named.begin(), named.end(),
                                     name.substr(std::strlen(kVendorConfigPrefix))) != named.end()))
-      references.push_back(k);
-  }
-  if (references.empty())  // none of the named calls shipped: every shipped vendor call
-    for (Eigen::Index k = 0; k < K; ++k)
-      if (is_vendor_config(config_names_[size_t(k)])) references.push_back(k);
+        calls.push_back(k);
+    }
+    return calls;
+  };
+  std::vector<Eigen::Index> references = vendor_calls(!named.empty());
+  if (references.empty()) references = vendor_calls(false);  // none of the named ones shipped
   const bool own = references.empty();
   if (own)
     for (Eigen::Index k = 0; k < K; ++k) references.push_back(k);
