@@ -208,6 +208,19 @@ void print_steps(cudaStream_t stream) {
   volatile unsigned long long sink = 0;  // keeps each answer live
   std::vector<Timed> steps;
   steps.push_back({"cudaGetDevice", [&] { sink = sink + kd::current_device("steps"); }});
+#if CUDART_VERSION >= 12050
+  // The driver's answer for the current context, as a per-call device query could be asked.
+  CUresult (*ctx_get_device)(CUdevice*) = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetDevice", reinterpret_cast<void**>(&ctx_get_device),
+                                       12000, cudaEnableDefault, &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess)
+    steps.push_back({"cuCtxGetDevice (entry point)", [&] {
+                       CUdevice d = 0;
+                       (void)ctx_get_device(&d);
+                       sink = sink + d;
+                     }});
+#endif
   steps.push_back({"cudaStreamIsCapturing", [&] {
                      cudaStreamCaptureStatus status{};
                      check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing");
