@@ -24,14 +24,15 @@ TEST(StreamQueries, DefaultStreamsAreNamedByTheirHandles) {
   EXPECT_TRUE(kd::stream_is_a_default_stream(cudaStreamLegacy));
   EXPECT_TRUE(kd::stream_is_a_default_stream(cudaStreamPerThread));
   EXPECT_FALSE(kd::stream_is_a_default_stream(reinterpret_cast<cudaStream_t>(uintptr_t(0x1000))));
+  // This unit is compiled for the legacy default stream: the null stream is cudaStreamLegacy.
   const kd::StreamKey null_key = kd::stream_key(nullptr);
   EXPECT_TRUE(null_key.is_handle);
-  EXPECT_EQ(null_key.value, 0u);
+  EXPECT_TRUE(null_key == kd::stream_key(cudaStreamLegacy));
   const kd::StreamKey per_thread = kd::stream_key(cudaStreamPerThread);
   EXPECT_TRUE(per_thread.is_handle);
   EXPECT_FALSE(per_thread == null_key);
   // A stream id equal to a handle's value is another stream.
-  EXPECT_FALSE((kd::StreamKey{0, false} == null_key));
+  EXPECT_FALSE((kd::StreamKey{null_key.value, false} == null_key));
 }
 
 TEST(StreamQueries, AnswerWhatTheRuntimeAnswers) {
@@ -94,7 +95,8 @@ TEST(StreamQueries, DefaultStreamsKeepWorkspacesAndCaptureStaysPerCall) {
   ASSERT_EQ(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking), cudaSuccess);
   void* null_stream = once(4096, nullptr, pool);
   ASSERT_NE(null_stream, nullptr);
-  EXPECT_EQ(once(1024, nullptr, pool), null_stream);  // kept
+  EXPECT_EQ(once(1024, nullptr, pool), null_stream);           // kept
+  EXPECT_EQ(once(1024, cudaStreamLegacy, pool), null_stream);  // the same stream, named so
   void* per_thread = once(4096, cudaStreamPerThread, pool);
   ASSERT_NE(per_thread, nullptr);
   EXPECT_EQ(once(4096, cudaStreamPerThread, pool), per_thread);

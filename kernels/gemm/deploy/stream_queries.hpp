@@ -82,8 +82,16 @@ struct StreamKey {
 };
 
 inline StreamKey stream_key(cudaStream_t stream) {
-  if (stream_is_a_default_stream(stream))
-    return {static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream)), true};
+  if (stream_is_a_default_stream(stream)) {
+    // The null stream is the legacy one, or the per-thread one where this unit is compiled for
+    // per-thread default streams: named as that one, so the two names share one kept state.
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    const cudaStream_t named = stream ? stream : cudaStreamPerThread;
+#else
+    const cudaStream_t named = stream ? stream : cudaStreamLegacy;
+#endif
+    return {static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(named)), true};
+  }
   const DriverStreamQueries& q = driver_stream_queries();
   unsigned long long id = 0;
   if (!q.get_id || q.get_id(stream, &id) != CUDA_SUCCESS)
