@@ -5,8 +5,8 @@
 # 128x128x128 NN on a created stream and on the null stream, the library's call beside its steps
 # composed with session 15's runtime stream queries and with the library's own, the bare plan and
 # cublasLtMatmul; then each step alone) on a one-shape bf16 workload (128x128x128, verified as
-# every bench shape is), summarized by scripts/host_call_cost_summary.py, and a run.json draft.
-# ~20-40 s on an H200.
+# every bench shape is), summarized by scripts/host_call_cost_summary.py, and a run.json draft:
+# 8 files in OUT_DIR with RUNS=3 (the device tool's limit on files back). ~20-40 s on an H200.
 #   BUILD=/tmp/b OUT_DIR=... [COMMIT=abc1234] scripts/gpu_host_call_cost.sh
 # BUILD: scripts/gpu_build_remote.sh's build dir, EXAMPLES=ON, targets tuned_gemm_bench and
 # ktune_gpu_vendor_tc_tests (its BUILD.env is sourced).
@@ -21,16 +21,19 @@ nvidia-smi > "$OUT_DIR/nvidia-smi.txt" 2>&1
 timeout 120 "$B/ktune_gpu_vendor_tc_tests" --gtest_filter='StreamQueries.*:TunedGemmVendorTcLt.*' \
   > "$OUT_DIR/gpu-tests-hostcost.log" 2>&1
 echo "gpu tests rc $? ($(grep -E '^\[  (PASSED|FAILED) ' "$OUT_DIR/gpu-tests-hostcost.log" | tr '\n' ' '))"
-printf 'transa,transb,m,n,k,batch\n0,0,128,128,128,1\n' > "$OUT_DIR/one-128.csv"
+work=$(mktemp -d)
+printf 'transa,transb,m,n,k,batch\n0,0,128,128,128,1\n' > "$work/one-128.csv"
 logs=()
 for r in $(seq 1 "${RUNS:-3}"); do
   log=$OUT_DIR/host-call-cost-$r.log
   timeout 60 "$B/tuned_gemm_bench" --device cuda --host-call-cost \
-    --workload "$OUT_DIR/one-128.csv@bf16" --out "$OUT_DIR/bench-$r.csv" > "$log" 2>&1
+    --workload "$work/one-128.csv@bf16" --out "$work/bench-$r.csv" > "$log" 2>&1
   echo "bench run $r rc $?"
   logs+=("$log")
 done
-grep -h "host call cost\|host step cost" "${logs[@]}" > "$OUT_DIR/host-call-cost.txt"
+# The first run's deployed-vs-vendor row of its one shape (each run measures it again).
+cp "$work/bench-1.csv" "$OUT_DIR/deployed-128-bf16.csv" 2>/dev/null
+rm -rf "$work"
 python3 scripts/host_call_cost_summary.py "${logs[@]}" > "$OUT_DIR/host-call-cost.md" || exit 1
 cat "$OUT_DIR/host-call-cost.md"
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1 |
