@@ -24,6 +24,7 @@
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
+#include "tests/gpu_vendor_tc/captured_call.hpp"
 
 namespace {
 
@@ -240,16 +241,9 @@ TEST(TunedGemmVendorTcLt, CallWorkspaceIsKeptPerStreamAndPerCallInCapture) {
   for (auto s : streams) once(256, s);
   EXPECT_LE(kd::kept_workspaces().kept(), kd::KeptWorkspaces::kMaxKept);
   // Captured: the allocation and the free are the graph's own nodes, not the kept buffer.
-  cudaStream_t capture = streams[0];
-  ASSERT_EQ(cudaStreamBeginCapture(capture, cudaStreamCaptureModeRelaxed), cudaSuccess);
-  void* captured = once(1024, capture);
-  cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamEndCapture(capture, &graph), cudaSuccess);
+  const auto [captured, nodes] = captured_call(streams[0], [&] { return once(1024, streams[0]); });
   EXPECT_NE(captured, grown);
-  size_t nodes = 0;
-  ASSERT_EQ(cudaGraphGetNodes(graph, nullptr, &nodes), cudaSuccess);
   EXPECT_EQ(nodes, 2u);  // a memory allocation node and a free node
-  cudaGraphDestroy(graph);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   for (auto s : streams) cudaStreamDestroy(s);
   cudaMemPoolDestroy(pool);

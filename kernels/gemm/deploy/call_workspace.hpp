@@ -6,21 +6,17 @@
 // cudaFreeAsync pair per call cost the deployed library 1.5-2.5 us per call on an H100 (its
 // mmasplit kernels ran at 0.90x and its cuBLASLt split-K calls at 0.93x their sweep speed,
 // results/h100-80gb-hbm3/tc-deployed-vendors/). A stream being captured into a CUDA graph gets a
-// per-call allocation and free, which become the graph's own nodes, as before.
+// per-call allocation and free, which become the graph's own nodes, as before. The stream's two
+// queries (captured? which stream?) go through deploy/stream_queries.hpp: the driver's entry
+// points, and no id query for a default stream.
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
-namespace ktune::kernels::gemm::deploy {
+#include "kernels/gemm/deploy/stream_queries.hpp"
 
-inline void check_workspace_call(cudaError_t error, const char* what) {
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string("ktune::gemm: ") + what + ": " + cudaGetErrorName(error) +
-                             ": " + cudaGetErrorString(error));
-}
+namespace ktune::kernels::gemm::deploy {
 
 // Where a workspace's memory comes from: the given pool, or pool_of(device), asked only when the
 // call allocates (a kept workspace's call then costs no pool lookup).
@@ -32,13 +28,14 @@ struct WorkspacePool {
 
 inline int workspace_device() {
   int device = 0;
-  check_workspace_call(cudaGetDevice(&device), "cudaGetDevice");
+  check_runtime_call(cudaGetDevice(&device), "cudaGetDevice");
   return device;
 }
 
-// This thread's kept workspaces, one per (device, stream id); a stream's id is never reused, unlike
-// a destroyed stream's handle. At most kMaxKept: past that the oldest goes (after a device
-// synchronization, since its stream may still use it).
+// This thread's kept workspaces, one per (device, stream key): a stream's id, never reused unlike
+// a destroyed stream's handle, or a default stream's handle (deploy/stream_queries.hpp). At most
+// kMaxKept: past that the oldest goes (after a device synchronization, since its stream may
+// still use it).
 class KeptWorkspaces {
  public:
   static constexpr size_t kMaxKept = 8;
@@ -51,21 +48,24 @@ class KeptWorkspaces {
 
   // At least `bytes` for work on `stream` of `device` (the current one).
   void* get(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool) {
-    unsigned long long id = 0;
-    check_workspace_call(cudaStreamGetId(stream, &id), "cudaStreamGetId");
+    return get(bytes, stream, stream_key(stream), device, pool);
+  }
+  // The same, for the stream `key` names (stream_key(stream), asked by the caller).
+  void* get(size_t bytes, cudaStream_t stream, const StreamKey& key, int device,
+            const WorkspacePool& pool) {
     Entry* entry = nullptr;
     for (Entry& e : kept_)
-      if (e.device == device && e.stream_id == id) entry = &e;
+      if (e.device == device && e.stream == key) entry = &e;
     if (!entry) {
       if (kept_.size() == kMaxKept) evict_oldest();
-      kept_.push_back({device, id, nullptr, 0});
+      kept_.push_back({device, key, nullptr, 0});
       entry = &kept_.back();
     }
     if (entry->bytes < bytes) {  // grow, stream-ordered: earlier work on the stream keeps the old
-      if (entry->data) check_workspace_call(cudaFreeAsync(entry->data, stream), "cudaFreeAsync");
+      if (entry->data) check_runtime_call(cudaFreeAsync(entry->data, stream), "cudaFreeAsync");
       entry->data = nullptr;
       entry->bytes = 0;
-      check_workspace_call(
+      check_runtime_call(
           cudaMallocFromPoolAsync(&entry->data, bytes, pool.for_device(device), stream),
           "cudaMallocFromPoolAsync(workspace)");
       entry->bytes = bytes;
@@ -78,7 +78,7 @@ class KeptWorkspaces {
  private:
   struct Entry {
     int device;
-    unsigned long long stream_id;
+    StreamKey stream;
     void* data;
     size_t bytes;
   };
@@ -88,13 +88,13 @@ class KeptWorkspaces {
     kept_.erase(kept_.begin());
     if (!oldest.data) return;
     int current = 0;
-    check_workspace_call(cudaGetDevice(&current), "cudaGetDevice");
-    check_workspace_call(cudaSetDevice(oldest.device), "cudaSetDevice(workspace eviction)");
+    check_runtime_call(cudaGetDevice(&current), "cudaGetDevice");
+    check_runtime_call(cudaSetDevice(oldest.device), "cudaSetDevice(workspace eviction)");
     cudaError_t error = cudaDeviceSynchronize();
     if (error == cudaSuccess) error = cudaFreeAsync(oldest.data, nullptr);
     const cudaError_t back = cudaSetDevice(current);
-    check_workspace_call(error, "cudaFreeAsync(workspace eviction)");
-    check_workspace_call(back, "cudaSetDevice");
+    check_runtime_call(error, "cudaFreeAsync(workspace eviction)");
+    check_runtime_call(back, "cudaSetDevice");
   }
 
   std::vector<Entry> kept_;
@@ -117,14 +117,12 @@ class CallWorkspace {
   CallWorkspace(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool)
       : stream_(stream) {
     if (bytes == 0) return;
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    check_workspace_call(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
-    if (capture == cudaStreamCaptureStatusNone) {
+    if (!stream_is_capturing(stream)) {
       data_ = kept_workspaces().get(bytes, stream, device, pool);
       return;
     }
-    check_workspace_call(cudaMallocFromPoolAsync(&data_, bytes, pool.for_device(device), stream),
-                         "cudaMallocFromPoolAsync(workspace)");
+    check_runtime_call(cudaMallocFromPoolAsync(&data_, bytes, pool.for_device(device), stream),
+                       "cudaMallocFromPoolAsync(workspace)");
     per_call_ = true;
   }
   CallWorkspace(const CallWorkspace&) = delete;
@@ -139,7 +137,7 @@ class CallWorkspace {
     if (!per_call_ || !data_) return;
     void* p = data_;
     data_ = nullptr;
-    check_workspace_call(cudaFreeAsync(p, stream_), "cudaFreeAsync(workspace)");
+    check_runtime_call(cudaFreeAsync(p, stream_), "cudaFreeAsync(workspace)");
   }
 
  private:

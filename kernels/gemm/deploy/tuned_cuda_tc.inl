@@ -179,10 +179,11 @@ Launch run_tc_vendor(const TcArgs& g) {
     // One device query for the plan and the workspace: the call's host cost is inside the time a
     // caller measures with events around it, and was 0.5-1 us above the cuBLAS path's on small
     // shapes (results/h100-80gb-hbm3/tc-leafbox-deployed, tc-tf32-deployed). With the plan cached
-    // it is still 0.6-0.9 us above the bare cublasLtMatmul while the plan's call costs what the
-    // bare one does (tc-deployed-s15/host-call-cost.txt): the rest is, by elimination (not timed
-    // one by one), this query, the kept workspace's two (cudaStreamIsCapturing, cudaStreamGetId)
-    // and the argument checks.
+    // it was still 0.6-0.9 us above the bare cublasLtMatmul while the plan's call cost what the
+    // bare one does (tc-deployed-s15/host-call-cost.txt): the rest was this query, the kept
+    // workspace's two stream queries (now the driver's, and none for a default stream's id:
+    // deploy/stream_queries.hpp) and the argument checks; tuned_gemm_bench --host-call-cost times
+    // each alone.
     const int device = kd::current_device("ktune::gemm_ex");
     const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c, H);
     if (!plan.found) return Launch::refused;
