@@ -123,9 +123,10 @@ TEST(TunedGemmVendorTcLt, LibraryPlanIsTheBenchmarksHeuristicFirst) {
   }
 }
 
-// "vendor=cublaslt;heuristic=<i>": the library's plan holds the benchmark's top-8 search's i-th
-// answer (the algorithm a sweep's cublaslt-top8 row names), and is refused where the heuristic
-// gives fewer than i + 1; each index is a plan of its own (#0 stays the first answer).
+// "vendor=cublaslt;heuristic=<i>", i >= 1: the library's plan holds the benchmark's top-8
+// search's i-th answer (the algorithm a sweep's row names), and is refused where the heuristic
+// gives fewer than i + 1; each index is a plan of its own (#0 stays the one-answer query's first:
+// on the H200 the 8-answer query orders tf32 k = 3136 differently, even its first answer).
 TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const kg::cuda::CublasLtHandle handle;
@@ -135,7 +136,8 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
       const kg::Shape s = shape_of(d, q);
       const Operands o(s, false);
       const kg::cuda::CublasLtGemm bench(handle.get(), s, kBenchWorkspace, kg::kLtHeuristicLimit);
-      for (int i = 0; i < kg::kLtHeuristicLimit; ++i) {
+      const kg::cuda::CublasLtGemm bench_first(handle.get(), s, kBenchWorkspace, 1);
+      for (int i = 1; i < kg::kLtHeuristicLimit; ++i) {
         const kd::LtPlan& plan = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c, i);
         if (i >= bench.algos()) {
           EXPECT_FALSE(plan.found) << name(d, q) << " heuristic " << i;
@@ -148,12 +150,14 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
         ++compared;
       }
       const kd::LtPlan& first = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c);
-      EXPECT_EQ(std::memcmp(&first.chosen.algo, &bench.result(0).algo, sizeof first.chosen.algo), 0)
+      ASSERT_EQ(bench_first.algos(), 1) << name(d, q);
+      EXPECT_EQ(
+          std::memcmp(&first.chosen.algo, &bench_first.result(0).algo, sizeof first.chosen.algo), 0)
           << name(d, q) << ": the one-entry cache served another index's plan";
     }
   }
   std::cout << compared << " plans compared, " << refused << " refused\n";
-  EXPECT_GE(compared, 2 * int(std::size(kShapes)) * 2);  // at least two answers per problem
+  EXPECT_GE(compared, 2 * int(std::size(kShapes)));  // at least one later answer per problem
   EXPECT_THROW((void)kd::lt_plan_for(lt_problem_of(shape_of(kShapes[0], kg::Precision::bf16)),
                                      nullptr, nullptr, nullptr, kg::kLtHeuristicLimit),
                std::invalid_argument);
