@@ -241,9 +241,8 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
     std::fprintf(
         stderr,
         "ktune::conv2d_ex cudnn n=%d %lldx%lld c=%d k=%d %lldx%lld/%lld pad=%lld "
-        "align=%lld output=%s: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines %.4f "
-        "ms%s%s; "
-        "kept %s (workspace %zu B)\n",
+        "align=%lld output=%s: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines "
+        "%.4f ms%s%s; kept %s (workspace %zu B)\n",
         n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r, (long long)shape.s,
         (long long)shape.stride, (long long)shape.pad, (long long)alignment, y32 ? "fp32" : "bf16",
         legacy_ms, legacy_failure.empty() ? "" : " ", legacy_failure.c_str(), narrow_ms,
