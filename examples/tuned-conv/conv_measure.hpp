@@ -23,7 +23,10 @@ struct LayerResult {
   double deployed_ms = 0;     // median
   double vendor_ms = 0;       // median of the vendor library, 0 when it failed
   double fp32_output_ms = 0;  // --output bf16: the deployed call with FP32 output, 0 when not run
-  std::string vendor_what;    // the vendor's algorithm, layout and math, where it says
+  // --output bf16, a vendor pick: cuDNN in the call's search space (NHWC) run bare, 0 when not run
+  double engine_alone_ms = 0;
+  std::string engine_alone_what;
+  std::string vendor_what;  // the vendor's algorithm, layout and math, where it says
 };
 
 class DeviceMeasure {

@@ -10,7 +10,8 @@
 // adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16: the
 // deployed call writes bf16 (Conv2dOutput::bf16), like the vendor column, both judged by the
 // family's bf16-output bound (error_bound_bf16_output); the same call with FP32 output is timed
-// beside them (fp32_output_ms: the output type before this one, verified by the FP32 bound).
+// beside them (fp32_output_ms: the output type before this one, verified by the FP32 bound), and
+// on a cuDNN pick cuDNN in NHWC alone (engine_alone_ms: the call's search space without the call).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -104,33 +105,41 @@ class CudaMeasure final : public DeviceMeasure {
           r.message += " [FP32 output: " + wide.message + "]";
       }
 
-      conv::cuda::CudnnConv cudnn(
-          cudnn_.get(), judged, conv::cuda::CudnnLayouts::nhwc_or_nchw,
-          conv::cuda::CudnnApis::legacy_and_engines,
-          bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
-      cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before any timing
-      for (int copy = 1; copy < b.copies(); ++copy)
-        cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
-      check(cudaStreamSynchronize(stream), "cudnn find");
-      // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
-      const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
-      // cuDNN's bf16 output: the store's rounding in its bound.
-      const double vendor_bound = bf16_ ? conv::error_bound_bf16_output(judged, transform_m)
-                                        : conv::error_bound(judged, transform_m);
-      const ktune::Outcome vendor = b.measure(
-          [&](int copy) {
-            conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
-                                    "cudnnConvolutionForward");
-          },
-          policy, cudnn.description(), vendor_bound, [&] { cudnn.poison(); },
-          [&] {
-            cudnn.deliver(b.y(0));
-            if (bf16_) b.widen_output();
-          });
-      if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
-      r.vendor_what = cudnn.description();
-      r.message += fmt::format(" [{}{}]", cudnn.description(),
-                               vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
+      // cuDNN found and timed by the bench in `layouts`: its median (0 when it failed) and
+      // what it ran.
+      auto time_cudnn = [&](conv::cuda::CudnnLayouts layouts, std::string& what) {
+        conv::cuda::CudnnConv cudnn(
+            cudnn_.get(), judged, layouts, conv::cuda::CudnnApis::legacy_and_engines,
+            bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
+        cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before timing
+        for (int copy = 1; copy < b.copies(); ++copy)
+          cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
+        check(cudaStreamSynchronize(stream), "cudnn find");
+        // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
+        const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
+        // cuDNN's bf16 output: the store's rounding in its bound.
+        const double bound = bf16_ ? conv::error_bound_bf16_output(judged, transform_m)
+                                   : conv::error_bound(judged, transform_m);
+        const ktune::Outcome vendor = b.measure(
+            [&](int copy) {
+              conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
+                                      "cudnnConvolutionForward");
+            },
+            policy, cudnn.description(), bound, [&] { cudnn.poison(); },
+            [&] {
+              cudnn.deliver(b.y(0));
+              if (bf16_) b.widen_output();
+            });
+        what = cudnn.description();
+        r.message += fmt::format(" [{}{}]", what,
+                                 vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
+        return vendor.status == ktune::Status::ok ? vendor.timing.median_ms : 0.0;
+      };
+      r.vendor_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc_or_nchw, r.vendor_what);
+      // A cuDNN pick with bf16 output: cuDNN in the call's own search space (NHWC, legacy Find +
+      // engines, bf16 output) run bare by the bench, so call - engine is the call's own cost.
+      if (out16_ && r.config.rfind("vendor=", 0) == 0)
+        r.engine_alone_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc, r.engine_alone_what);
     } catch (const std::exception& e) {
       r.status = "failed";
       r.message = e.what();

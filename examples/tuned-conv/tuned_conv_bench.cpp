@@ -4,7 +4,8 @@
 //   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
 //          (then layer, config, status, vendor_algo: the vendor's algorithm where it says;
 //          output: the deployed call's output type, fp32_output_gflops: with --output bf16, the
-//          same call with FP32 output)
+//          same call with FP32 output, engine_alone_gflops: on its cuDNN picks, cuDNN in the
+//          call's search space (NHWC) run bare)
 //   --md:  geometric means and time-weighted ratios per network and batch and over all layers,
 //          the layers (and time share) served by ktune's own kernels rather than a shipped vendor
 //          call, and each layer's
@@ -80,6 +81,28 @@ std::string before_after(const std::vector<Row>& rows) {
         wide_ms > 0 ? vendor_ms / wide_ms : 0.0, narrow_ms > 0 ? vendor_ms / narrow_ms : 0.0);
   }
   return md;
+}
+
+// With --output bf16: the vendor-served layers' deployed call against cuDNN in its search space
+// run bare by the bench (same protocol): what the call itself adds.
+std::string call_vs_engine(const std::vector<Row>& rows) {
+  std::vector<double> ratio, extra_us;
+  double call_ms = 0, engine_ms = 0;
+  for (const Row& r : rows) {
+    if (r.deployed <= 0 || r.result.engine_alone_ms <= 0) continue;
+    ratio.push_back(r.result.engine_alone_ms / r.result.deployed_ms);
+    extra_us.push_back(1e3 * (r.result.deployed_ms - r.result.engine_alone_ms));
+    call_ms += r.layer.count * r.result.deployed_ms;
+    engine_ms += r.layer.count * r.result.engine_alone_ms;
+  }
+  std::sort(extra_us.begin(), extra_us.end());
+  const size_t m = extra_us.size();
+  const double median = m == 0 ? 0 : (extra_us[(m - 1) / 2] + extra_us[m / 2]) / 2;
+  return fmt::format(
+      "Vendor-served layers, the deployed call against cuDNN NHWC alone (its search space, bf16 "
+      "output, found and run bare by the bench; {} layers): call / engine speed {:.3f} (geomean), "
+      "{:.3f} (time-weighted); the call takes a median {:.1f} us more.\n",
+      m, geomean(ratio), call_ms > 0 ? engine_ms / call_ms : 0.0, median);
 }
 
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
@@ -161,7 +184,7 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
         "Conv2dOutput::bf16 (every config writes its bf16 output itself; no widening pass) and the "
         "vendor column (both widened only after timing, for the check, judged by the bf16-output "
         "bound).\n" +
-        before_after(rows);
+        before_after(rows) + call_vs_engine(rows);
   else if (precision == "bf16")
     md +=
         "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
@@ -246,7 +269,7 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::string csv =
         "network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"
-        "config,status,vendor_algo,output,fp32_output_gflops\n";
+        "config,status,vendor_algo,output,fp32_output_gflops,engine_alone_gflops\n";
     size_t bad = 0;
     for (const conv::Layer& layer : layers) {
       const auto& s = layer.shape;
@@ -260,14 +283,16 @@ int main(int argc, char** argv) {
       if (row.result.vendor_ms > 0) row.vendor = gflop / (row.result.vendor_ms * 1e-3);
       if (row.result.fp32_output_ms > 0)
         row.fp32_output = gflop / (row.result.fp32_output_ms * 1e-3);
+      const double engine_alone =
+          row.result.engine_alone_ms > 0 ? gflop / (row.result.engine_alone_ms * 1e-3) : 0;
       if (oracle.count(key)) row.oracle = oracle.at(key);
       bad += row.result.status == "ok" ? 0 : 1;
       auto num = [](double v) { return v > 0 ? fmt::format("{:.3f}", v) : std::string(); };
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                          layer.network, s.n, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
                          num(row.oracle), num(row.deployed), num(row.vendor), layer.layer,
                          row.result.config, row.result.status, row.result.vendor_what, output,
-                         num(row.fp32_output));
+                         num(row.fp32_output), num(engine_alone));
       fmt::print("{} {} n={}: deployed {:.1f} ({}) vendor {:.1f} oracle {:.1f} GFLOP/s {}\n",
                  layer.network, layer.layer, s.n, row.deployed, row.result.config, row.vendor,
                  row.oracle, row.result.message);

@@ -15,8 +15,10 @@
 # OUTPUT=bf16: the deployed call writes bf16 (ktune::conv2d_ex(..., Conv2dOutput::bf16, ...):
 # every config writes its bf16 output itself, cuDNN's engine included, no widening pass) like the
 # vendor column, its FP32-output call timed beside it in the same run (the tables' "FP32 output ->
-# bf16 output" lines); the tests of both output types and of the conv kernels run first; the
-# summary adds call-vs-engine.md (each vendor-served call against its kept engine's search time);
+# bf16 output" lines), and on each cuDNN pick cuDNN in the call's search space (NHWC) run bare
+# (the "against cuDNN NHWC alone" line: the call's own cost); the tests of both output types and of
+# the conv kernels run first; the summary adds call-vs-engine.md (each vendor-served call, cuDNN
+# NHWC alone and the search's own time of the kept engine);
 # the files are conv-deployed-bf16-output.tar.gz and bf16-output-summary.md, WORK_DIR
 # /tmp/bf16out.
 #   BUILD=/tmp/b OUT_DIR=$OUT [OUTPUT=bf16] [DEADLINE_S=200] [COMMIT=sha] \
