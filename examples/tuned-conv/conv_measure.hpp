@@ -16,12 +16,16 @@
 namespace tuned_conv {
 
 struct LayerResult {
-  std::string config;       // the config the selector picked
-  std::string status;       // ok, wrong (verification failed) or failed (an exception)
-  std::string message;      // why, when not ok
-  double rel_error = 0;     // of the deployed library
-  double deployed_ms = 0;   // median
-  double vendor_ms = 0;     // median of the vendor library, 0 when it failed
+  std::string config;         // the config the selector picked
+  std::string status;         // ok, wrong (verification failed) or failed (an exception)
+  std::string message;        // why, when not ok
+  double rel_error = 0;       // of the deployed library
+  double deployed_ms = 0;     // median
+  double vendor_ms = 0;       // median of the vendor library, 0 when it failed
+  double fp32_output_ms = 0;  // --output bf16: the deployed call with FP32 output, 0 when not run
+  // --output bf16, a vendor pick: cuDNN in the call's search space (NHWC) run bare, 0 when not run
+  double engine_alone_ms = 0;
+  std::string engine_alone_what;
   std::string vendor_what;  // the vendor's algorithm, layout and math, where it says
 };
 
@@ -34,7 +38,8 @@ class DeviceMeasure {
 };
 
 std::unique_ptr<DeviceMeasure> cpu_measure();
-// measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds); bf16: ktune::conv2d_ex and cuDNN in bf16.
-std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16 = false);
+// measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds); bf16: ktune::conv2d_ex and cuDNN in bf16;
+// out16: ktune::conv2d_ex writes bf16 (its FP32-output call timed beside it).
+std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16 = false, bool out16 = false);
 
 }  // namespace tuned_conv

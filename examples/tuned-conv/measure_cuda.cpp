@@ -7,7 +7,11 @@
 // bf16 bound against the float64 reference of the FP32 data the bf16 copies were rounded from. Both
 // are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
 // sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
-// adaptive repeats, inputs rotated so that reruns do not find them in L2).
+// adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16: the
+// deployed call writes bf16 (Conv2dOutput::bf16), like the vendor column, both judged by the
+// family's bf16-output bound (error_bound_bf16_output); the same call with FP32 output is timed
+// beside them (fp32_output_ms: the output type before this one, verified by the FP32 bound), and
+// on a cuDNN pick cuDNN in NHWC alone (engine_alone_ms: the call's search space without the call).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,8 +43,12 @@ using ktune::cuda::DeviceBuffer;
 
 class CudaMeasure final : public DeviceMeasure {
  public:
-  explicit CudaMeasure(bool bf16)
-      : bf16_(bf16), device_(0), kernels_(device_.arch()), cudnn_(device_.stream()) {}
+  CudaMeasure(bool bf16, bool out16)
+      : bf16_(bf16),
+        out16_(out16),
+        device_(0),
+        kernels_(device_.arch()),
+        cudnn_(device_.stream()) {}
   std::string vendor() const override { return "cudnn"; }
 
   LayerResult measure(const conv::Shape& s, uint64_t seed,
@@ -61,49 +69,77 @@ class CudaMeasure final : public DeviceMeasure {
     try {
       Buffers b(device_, s, seed, kernels_.reference(), bf16_);
       cudaStream_t stream = device_.stream();
-      auto deployed = [&](int copy) {
-        ktune::conv2d_ex(precision, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.in(copy),
+      // out16: y(copy) holds the bf16 output in its front half.
+      auto call = [&](int copy, bool out16) {
+        ktune::conv2d_ex(precision, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32,
+                         s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.in(copy),
                          b.filter(copy), b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
       };
-      // One call per rotation copy outside the protocol: the library's workspace pool takes its
-      // memory here, and a cuDNN pick runs its search (once per layer and pointer alignment: the
-      // copies' offsets may differ in alignment).
-      for (int copy = 0; copy < b.copies(); ++copy) deployed(copy);
+      auto deployed = [&](int copy) { call(copy, out16_); };
+      // One call per rotation copy and output type outside the protocol: the library's
+      // workspace pool takes its memory here, and a cuDNN pick runs its search (once per layer,
+      // pointer alignment and output type: the copies' offsets may differ in alignment).
+      for (int copy = 0; copy < b.copies(); ++copy) {
+        deployed(copy);
+        if (out16_) call(copy, false);
+      }
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
-          b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",
-                    conv::error_bound(judged, deployed_m));
+          out16_ ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
+                             conv::error_bound_bf16_output(judged, deployed_m), {},
+                             [&] { b.widen_output(); })
+                 : b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",
+                             conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;
       if (out.status != ktune::Status::ok) return r;
       r.deployed_ms = out.timing.median_ms;
+      if (out16_) {  // the same call with FP32 output (cuDNN: an FP32 engine or a widening pass)
+        const ktune::Outcome wide =
+            b.measure([&](int copy) { call(copy, false); }, policy,
+                      "ktune::conv2d_ex bf16 (FP32 output)", conv::error_bound(judged, deployed_m));
+        if (wide.status == ktune::Status::ok)
+          r.fp32_output_ms = wide.timing.median_ms;
+        else
+          r.message += " [FP32 output: " + wide.message + "]";
+      }
 
-      conv::cuda::CudnnConv cudnn(
-          cudnn_.get(), judged, conv::cuda::CudnnLayouts::nhwc_or_nchw,
-          conv::cuda::CudnnApis::legacy_and_engines,
-          bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
-      cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before any timing
-      for (int copy = 1; copy < b.copies(); ++copy)
-        cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
-      check(cudaStreamSynchronize(stream), "cudnn find");
-      // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
-      const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
-      const ktune::Outcome vendor = b.measure(
-          [&](int copy) {
-            conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
-                                    "cudnnConvolutionForward");
-          },
-          policy, cudnn.description(), conv::error_bound(judged, transform_m),
-          [&] { cudnn.poison(); },
-          [&] {
-            cudnn.deliver(b.y(0));
-            if (bf16_) b.widen_output();
-          });
-      if (vendor.status == ktune::Status::ok) r.vendor_ms = vendor.timing.median_ms;
-      r.vendor_what = cudnn.description();
-      r.message += fmt::format(" [{}{}]", cudnn.description(),
-                               vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
+      // cuDNN found and timed by the bench in `layouts`: its median (0 when it failed) and
+      // what it ran.
+      auto time_cudnn = [&](conv::cuda::CudnnLayouts layouts, std::string& what) {
+        conv::cuda::CudnnConv cudnn(
+            cudnn_.get(), judged, layouts, conv::cuda::CudnnApis::legacy_and_engines,
+            bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
+        cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before timing
+        for (int copy = 1; copy < b.copies(); ++copy)
+          cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
+        check(cudaStreamSynchronize(stream), "cudnn find");
+        // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
+        const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
+        // cuDNN's bf16 output: the store's rounding in its bound.
+        const double bound = bf16_ ? conv::error_bound_bf16_output(judged, transform_m)
+                                   : conv::error_bound(judged, transform_m);
+        const ktune::Outcome vendor = b.measure(
+            [&](int copy) {
+              conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
+                                      "cudnnConvolutionForward");
+            },
+            policy, cudnn.description(), bound, [&] { cudnn.poison(); },
+            [&] {
+              cudnn.deliver(b.y(0));
+              if (bf16_) b.widen_output();
+            });
+        what = cudnn.description();
+        r.message += fmt::format(" [{}{}]", what,
+                                 vendor.status == ktune::Status::ok ? "" : ": " + vendor.message);
+        return vendor.status == ktune::Status::ok ? vendor.timing.median_ms : 0.0;
+      };
+      r.vendor_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc_or_nchw, r.vendor_what);
+      // A cuDNN pick with bf16 output: cuDNN in the call's own search space (NHWC, legacy Find +
+      // engines, bf16 output) run bare by the bench, so call - engine is the call's own cost.
+      if (out16_ && r.config.rfind("vendor=", 0) == 0)
+        r.engine_alone_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc, r.engine_alone_what);
     } catch (const std::exception& e) {
       r.status = "failed";
       r.message = e.what();
@@ -233,6 +269,7 @@ class CudaMeasure final : public DeviceMeasure {
   };
 
   bool bf16_ = false;
+  bool out16_ = false;  // the deployed call writes bf16
   ktune::cuda::DeviceContext device_;
   conv::cuda::ConvKernelSet kernels_;
   conv::cuda::CudnnHandle cudnn_;
@@ -240,8 +277,8 @@ class CudaMeasure final : public DeviceMeasure {
 
 }  // namespace
 
-std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16) {
-  return std::make_unique<CudaMeasure>(bf16);
+std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16, bool out16) {
+  return std::make_unique<CudaMeasure>(bf16, out16);
 }
 
 }  // namespace tuned_conv

@@ -2,7 +2,10 @@
 // checks each result, and times it beside the vendor library (oneDNN on the CPU) in the same
 // run; the oracle is the best swept config per layer from the sweep's dataset. Writes
 //   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
-//          (then layer, config, status, vendor_algo: the vendor's algorithm where it says)
+//          (then layer, config, status, vendor_algo: the vendor's algorithm where it says;
+//          output: the deployed call's output type, fp32_output_gflops: with --output bf16, the
+//          same call with FP32 output, engine_alone_gflops: on its cuDNN picks, cuDNN in the
+//          call's search space (NHWC) run bare)
 //   --md:  geometric means and time-weighted ratios per network and batch and over all layers,
 //          the layers (and time share) served by ktune's own kernels rather than a shipped vendor
 //          call, and each layer's
@@ -10,7 +13,9 @@
 //          --bandwidth-gbs).
 //   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
 //                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
-// --precision bf16 (CUDA): ktune::conv2d_ex and cuDNN on bf16 data (measure_cuda.cpp).
+// --precision bf16 (CUDA): ktune::conv2d_ex and cuDNN on bf16 data (measure_cuda.cpp); --output
+// bf16: the deployed call writes bf16 as the vendor column does (like with like), its FP32-output
+// call timed beside it (the table's before / after lines).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -34,6 +39,7 @@ struct Row {
   conv::Layer layer;
   tuned_conv::LayerResult result;
   double oracle = 0, deployed = 0, vendor = 0;  // GFLOP/s, 0 when missing
+  double fp32_output = 0;                       // --output bf16: the FP32-output call's GFLOP/s
 };
 
 // Best ok GFLOP/s per problem over the swept configs (vendor rows left out).
@@ -52,9 +58,56 @@ double geomean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::exp(sum / double(v.size()));
 }
 
+// With --output bf16: per half (own kernels, vendor-served), Σ count · ms of the FP32-output call
+// against the bf16-output call and the vendor column (layers where all three ran).
+std::string before_after(const std::vector<Row>& rows) {
+  std::string md;
+  for (const bool vendor_pick : {false, true}) {
+    double wide_ms = 0, narrow_ms = 0, vendor_ms = 0;
+    size_t layers = 0;
+    for (const Row& r : rows) {
+      if ((r.result.config.rfind("vendor=", 0) == 0) != vendor_pick) continue;
+      if (r.deployed <= 0 || r.vendor <= 0 || r.fp32_output <= 0) continue;
+      ++layers;
+      wide_ms += r.layer.count * r.result.fp32_output_ms;
+      narrow_ms += r.layer.count * r.result.deployed_ms;
+      vendor_ms += r.layer.count * r.result.vendor_ms;
+    }
+    md += fmt::format(
+        "{} layers, FP32 output -> bf16 output (the same call, same run; {} layers, each times "
+        "its count): {:.3f} ms -> {:.3f} ms; vendor / deployed (time-weighted) {:.3f} -> "
+        "{:.3f}.\n",
+        vendor_pick ? "Vendor-served" : "Own-kernel", layers, wide_ms, narrow_ms,
+        wide_ms > 0 ? vendor_ms / wide_ms : 0.0, narrow_ms > 0 ? vendor_ms / narrow_ms : 0.0);
+  }
+  return md;
+}
+
+// With --output bf16: the vendor-served layers' deployed call against cuDNN in its search space
+// run bare by the bench (same protocol): what the call itself adds.
+std::string call_vs_engine(const std::vector<Row>& rows) {
+  std::vector<double> ratio, extra_us;
+  double call_ms = 0, engine_ms = 0;
+  for (const Row& r : rows) {
+    if (r.deployed <= 0 || r.result.engine_alone_ms <= 0) continue;
+    ratio.push_back(r.result.engine_alone_ms / r.result.deployed_ms);
+    extra_us.push_back(1e3 * (r.result.deployed_ms - r.result.engine_alone_ms));
+    call_ms += r.layer.count * r.result.deployed_ms;
+    engine_ms += r.layer.count * r.result.engine_alone_ms;
+  }
+  std::sort(extra_us.begin(), extra_us.end());
+  const size_t m = extra_us.size();
+  const double median = m == 0 ? 0 : (extra_us[(m - 1) / 2] + extra_us[m / 2]) / 2;
+  return fmt::format(
+      "Vendor-served layers, the deployed call against cuDNN NHWC alone (its search space, bf16 "
+      "output, found and run bare by the bench; {} layers): call / engine speed {:.3f} (geomean), "
+      "{:.3f} (time-weighted); the call takes a median {:.1f} us more.\n",
+      m, geomean(ratio), call_ms > 0 ? engine_ms / call_ms : 0.0, median);
+}
+
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
-                     const std::string& vendor, const std::string& precision, double peak,
-                     double bandwidth) {
+                     const std::string& vendor, const std::string& precision,
+                     const std::string& output, double peak, double bandwidth) {
   std::string md = fmt::format(
       "Device `{}`, {}: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
       "prepared once per layer; CUDA: ktune::conv2d, in bf16 ktune::conv2d_ex) and {} measured "
@@ -125,7 +178,14 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
         vendor_pick ? " (the deployed vendor call)" : "", dv.size(), geomean(dv),
         deployed_ms > 0 ? vendor_ms / deployed_ms : 0.0);
   }
-  if (precision == "bf16")
+  if (precision == "bf16" && output == "bf16")
+    md +=
+        "\nOutput types: both write bf16 (like with like): the deployed ktune::conv2d_ex with "
+        "Conv2dOutput::bf16 (every config writes its bf16 output itself; no widening pass) and the "
+        "vendor column (both widened only after timing, for the check, judged by the bf16-output "
+        "bound).\n" +
+        before_after(rows) + call_vs_engine(rows);
+  else if (precision == "bf16")
     md +=
         "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
         "writing FP32 itself, or cuDNN's bf16 output widened by a kernel inside the timed call; "
@@ -158,7 +218,7 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
 int main(int argc, char** argv) {
   CLI::App app{"Deployed tuned conv2d library vs the vendor library, per layer"};
   std::string device = "cpu", workload = "conv-small", dataset, csv_path, md_path, slug;
-  std::string precision = "fp32";
+  std::string precision = "fp32", output = "fp32";
   double peak = 0, bandwidth = 0;
   ktune::TimingPolicy policy;
   policy.min_reps = 5;
@@ -168,6 +228,10 @@ int main(int argc, char** argv) {
 #if KTUNE_TUNED_CONV_CUDA
   app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--precision", precision, "fp32, or bf16 (cuda: ktune::conv2d_ex)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+  app.add_option("--output", output,
+                 "the deployed call's output type: fp32, or bf16 (with --precision bf16)")
       ->check(CLI::IsMember({"fp32", "bf16"}))
       ->capture_default_str();
 #else
@@ -194,15 +258,18 @@ int main(int argc, char** argv) {
 #if KTUNE_TUNED_CONV_CUDA
     if (precision == "bf16" && device != "cuda")
       throw ktune::Error("--precision bf16 needs --device cuda");
-    auto measure = device == "cuda" ? tuned_conv::cuda_measure(precision == "bf16")
-                                    : tuned_conv::cpu_measure();
+    if (output == "bf16" && precision != "bf16")
+      throw ktune::Error("--output bf16 needs --precision bf16");
+    auto measure = device == "cuda"
+                       ? tuned_conv::cuda_measure(precision == "bf16", output == "bf16")
+                       : tuned_conv::cpu_measure();
 #else
     auto measure = tuned_conv::cpu_measure();
 #endif
     std::vector<Row> rows;
     std::string csv =
         "network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"
-        "config,status,vendor_algo\n";
+        "config,status,vendor_algo,output,fp32_output_gflops,engine_alone_gflops\n";
     size_t bad = 0;
     for (const conv::Layer& layer : layers) {
       const auto& s = layer.shape;
@@ -214,13 +281,18 @@ int main(int argc, char** argv) {
       const double gflop = s.flops() * 1e-9;
       if (row.result.status == "ok") row.deployed = gflop / (row.result.deployed_ms * 1e-3);
       if (row.result.vendor_ms > 0) row.vendor = gflop / (row.result.vendor_ms * 1e-3);
+      if (row.result.fp32_output_ms > 0)
+        row.fp32_output = gflop / (row.result.fp32_output_ms * 1e-3);
+      const double engine_alone =
+          row.result.engine_alone_ms > 0 ? gflop / (row.result.engine_alone_ms * 1e-3) : 0;
       if (oracle.count(key)) row.oracle = oracle.at(key);
       bad += row.result.status == "ok" ? 0 : 1;
       auto num = [](double v) { return v > 0 ? fmt::format("{:.3f}", v) : std::string(); };
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", layer.network,
-                         s.n, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, num(row.oracle),
-                         num(row.deployed), num(row.vendor), layer.layer, row.result.config,
-                         row.result.status, row.result.vendor_what);
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                         layer.network, s.n, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
+                         num(row.oracle), num(row.deployed), num(row.vendor), layer.layer,
+                         row.result.config, row.result.status, row.result.vendor_what, output,
+                         num(row.fp32_output), num(engine_alone));
       fmt::print("{} {} n={}: deployed {:.1f} ({}) vendor {:.1f} oracle {:.1f} GFLOP/s {}\n",
                  layer.network, layer.layer, s.n, row.deployed, row.result.config, row.vendor,
                  row.oracle, row.result.message);
@@ -228,8 +300,8 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
     ktune::write_text_file(csv_path, csv);
-    ktune::write_text_file(md_path,
-                           markdown(rows, slug, measure->vendor(), precision, peak, bandwidth));
+    ktune::write_text_file(
+        md_path, markdown(rows, slug, measure->vendor(), precision, output, peak, bandwidth));
     if (bad) {
       fmt::print(stderr, "tuned_conv_bench: {} layers were not ok (see {})\n", bad, csv_path);
       return 1;

@@ -37,6 +37,9 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
 // The tensor-core precisions of conv2d_ex (codes as the conv2d sweep's precision=; fp32 serves
 // conv2d above).
 enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2 };
+// conv2d_ex's output type: FP32, or bf16 (the 16 bits of each value, NHWC): the FP32 sum rounded
+// once to nearest even at the store, which the next bf16 layer reads without a conversion pass.
+enum class Conv2dOutput : int { fp32 = 0, bf16 = 2 };
 
 // Device pointers, asynchronous on `stream` (BACKENDS cuda): input and filter in `precision`
 // (bf16: the 16 bits of each value, NHWC and KRSC as above), FP32 accumulation, FP32 NHWC output.
@@ -49,6 +52,15 @@ enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2 };
 void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
                const void* filter, float* output, cudaStream_t stream);
+// The same with the output type: Conv2dOutput::fp32 is the call above; Conv2dOutput::bf16 (bf16
+// precision only: fp32 precision throws ktune::Conv2dError) writes `output` as bf16, every config
+// itself (ktune's kernels round their FP32 accumulators once at the store; cuDNN's engines write a
+// bf16 output tensor: no widening pass, no scratch output). A bf16 output needs 2-byte alignment
+// (4 bytes keep the wgmma configs and cuDNN's vectorized engines in the running); the first call
+// per layer, pointer alignment and output type searches cuDNN as above.
+void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
+               int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+               const void* input, const void* filter, void* output, cudaStream_t stream);
 
 // A convolution prepared once per layer for inference (BACKENDS cuda): the selector picks the
 // config once, and the plan keeps its own device copy of the filter, transformed once when the
@@ -139,5 +151,10 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64
                                      int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
                                      int64_t stride, int64_t pad, const void* input,
                                      const void* filter, float* output, cudaStream_t stream);
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput output_type, int index,
+                                     int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                     int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                     const void* input, const void* filter, void* output,
+                                     cudaStream_t stream);
 
 }  // namespace ktune

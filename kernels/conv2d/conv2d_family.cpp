@@ -113,6 +113,12 @@ double error_bound(const Shape& s, int winograd_m) {
   return direct;
 }
 
+double error_bound_bf16_output(const Shape& s, int winograd_m) {
+  const double e = error_bound(s, winograd_m);
+  const double u = std::ldexp(1.0, -8);  // half an ulp of bf16, relative
+  return e + u * (1.0 + e);
+}
+
 Conv2dFamily::Conv2dFamily() : space_("conv2d", conv2d_kinds()) {}
 
 std::vector<std::string> Conv2dFamily::feature_names() const { return kFeatureNames; }

@@ -51,6 +51,14 @@ Problem with_precision(const Problem& problem, gemm::Precision p);
 // whose constants grow with the tile: the bound is multiplied by 8 for F(2×2,3×3) and by 64
 // for F(4×4,3×3) (measured errors stay well below, see tests/core/test_conv2d_cpu.cpp).
 double error_bound(const Shape& s, int winograd_m = 0);
+// The same computation with its output stored in bf16 (ktune::conv2d_ex's Conv2dOutput::bf16, a
+// cuDNN bf16 output tensor): each FP32 result ŷ is rounded once to nearest even, which moves it by
+// at most half an ulp of bf16 at |ŷ|, at most u·|ŷ| with u = 2^-8; norm-wise
+// ||fl(ŷ) − ŷ|| ≤ u·||ŷ|| ≤ u·(1 + e)·||ref|| where e = error_bound(s, winograd_m) bounds
+// ||ŷ − ref|| / ||ref||, so the stored output's relative error is at most e + u·(1 + e).
+// Tested: the reference rounded to bf16 meets the u term, rounded to 4 mantissa bits it fails
+// (tests/core/test_conv2d_family.cpp); GPU: tests/gpu/test_tuned_conv2d_ex_cuda.cpp.
+double error_bound_bf16_output(const Shape& s, int winograd_m = 0);
 
 class Conv2dFamily final : public Family {
  public:

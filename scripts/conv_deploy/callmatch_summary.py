@@ -3,9 +3,14 @@
 directory: each bench table's all-layers row (geomean, time-weighted, worst layer), the share
 served by ktune's own kernels, the own-kernel and vendor-served layers' ratios, the deployed
 cuDNN call's searches (engine or legacy kept), the GPU tests' outcome. Figures are copied from the
-files the run wrote; a missing file is said, never filled in.
-  scripts/conv_deploy/callmatch_summary.py --dir DIR --commit SHA --seconds S > DIR/summary.md"""
+files the run wrote; a missing file is said, never filled in. --output bf16 (gpu_bf16_output.sh:
+the deployed call writes bf16 like the vendor column; the tables' FP32 -> bf16 output lines) also
+writes DIR/call-vs-engine.md: each vendor-served layer's deployed call (the bench's median, CSV)
+beside the engine its search kept (the search's time of that engine, KTUNE_CONV2D_CUDNN_LOG).
+  scripts/conv_deploy/callmatch_summary.py --dir DIR --commit SHA --seconds S [--output bf16]
+    > DIR/summary.md"""
 import argparse
+import csv
 import datetime
 import json
 import math
@@ -73,6 +78,65 @@ def search_summary(text):
             f"none on {kept.count('none')}")
 
 
+SEARCH_LINE = re.compile(
+    r"^ktune::conv2d_ex cudnn n=(\d+) (\d+)x(\d+) c=(\d+) k=(\d+) (\d+)x(\d+)/(\d+) pad=(\d+) "
+    r"align=(\d+) output=(\w+): legacy (-?[\d.]+) ms.*?; engines (-?[\d.]+) ms.*?; kept "
+    r"(16-bit-output engine|fp32-output engine|legacy|none)")
+
+
+def kept_engines(text, output):
+    """(n, h, w, c, k, r, s, stride, pad) -> the fastest kept search time (ms) over the layer's
+    alignments, of the searches for `output`."""
+    kept = {}
+    for line in text.splitlines():
+        m = SEARCH_LINE.match(line)
+        if not m or m.group(11) != output or m.group(14) == "none":
+            continue
+        ms = float(m.group(12) if m.group(14) == "legacy" else m.group(13))
+        if ms <= 0:
+            continue
+        key = tuple(int(g) for g in m.group(1, 2, 3, 4, 5, 6, 7, 8, 9))
+        kept[key] = min(kept.get(key, ms), ms)
+    return kept
+
+
+def call_vs_engine(csv_text, search_text):
+    """Markdown of the vendor-served layers' deployed call against its kept engine's search
+    time, and its one-line summary (None when no layer matched)."""
+    kept = kept_engines(search_text, "bf16")
+    rows, extra = [], []
+    for r in csv.DictReader(csv_text.splitlines()):
+        if not r.get("config", "").startswith("vendor=") or not r.get("deployed_gflops"):
+            continue
+        key = tuple(int(r[x]) for x in ("n", "h", "w", "c", "k", "r", "s", "stride", "pad"))
+        if key not in kept:
+            continue
+        n, h, w, c, k, fr, fs, st, pad = key
+        p, q = (h + 2 * pad - fr) // st + 1, (w + 2 * pad - fs) // st + 1
+        flop = 2.0 * n * p * q * k * c * fr * fs
+        call_ms = flop / (float(r["deployed_gflops"]) * 1e6)
+        alone = (f"{1e-3 * flop / float(r['engine_alone_gflops']):.1f}"
+                 if r.get("engine_alone_gflops") else "–")
+        extra.append(1e3 * (call_ms - kept[key]))
+        rows.append(f"| {r['network']} | {r['layer']} | {n} | {1e3 * call_ms:.1f} | {alone} | "
+                    f"{1e3 * kept[key]:.1f} | {1e3 * (call_ms - kept[key]):.1f} |")
+    if not rows:
+        return None, None
+    extra.sort()
+    median = extra[len(extra) // 2] if len(extra) % 2 else (
+        extra[len(extra) // 2 - 1] + extra[len(extra) // 2]) / 2
+    line = (f"{len(rows)} vendor-served layers: the deployed bf16-output call's median took "
+            f"{median:.1f} us more than its kept engine's search time (median; not the same "
+            f"protocol: the search's fastest of 3 back to back on one tensor set, the bench's "
+            f"median over rotated copies)")
+    md = ("# The deployed cuDNN call (bf16 output) against the engine its search kept\n\n" +
+          line + ". cuDNN NHWC alone: the bench's own find in the call's search space, timed like "
+          "the call (the table's same-protocol line).\n\n| network | layer | batch | call us "
+          "(bench median) | cuDNN NHWC alone us (bench median) | kept engine us (search) | call − "
+          "kept engine us |\n|---|---|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n")
+    return line, md
+
+
 def tests_summary(text):
     passed = re.search(r"\[  PASSED  \] (\d+) test", text)
     failed = re.findall(r"^\[  FAILED  \] (\S+)", text, re.M)
@@ -85,16 +149,23 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--commit", required=True)
     parser.add_argument("--seconds", required=True)
+    parser.add_argument("--output", choices=("fp32", "bf16"), default="fp32",
+                        help="the deployed call's output type in the run (gpu_bf16_output.sh: bf16)")
     args = parser.parse_args()
+    out16 = args.output == "bf16"
     smi = (read(os.path.join(args.dir, "nvidia-smi.txt")) or "").strip().splitlines()
     card = smi[1].split(", ") if len(smi) > 1 else []
     device = (f"{card[0]} (lent, driver {card[1]}, {card[2]})" if len(card) >= 3
               else "unknown: nvidia-smi.txt missing")
     measures = []
-    print(f"# Deployed bf16 conv2d (cuDNN call matched to the rows) on {device}\n")
+    title = "bf16 output" if out16 else "cuDNN call matched to the rows"
+    print(f"# Deployed bf16 conv2d ({title}) on {device}\n")
     print("The H100-trained library (bf16 selector K = 16 of the H100 sweeps) run on this card; "
           "cuDNN at its best in bf16 (legacy Find + backend engines, NHWC or NCHW, bf16 output) "
-          "in the same run. Deployed output FP32, vendor column bf16.\n")
+          "in the same run. " + ("Deployed output bf16 (Conv2dOutput::bf16), vendor column bf16: "
+                                 "like with like; the FP32-output call timed beside it (the "
+                                 "FP32 -> bf16 output lines).\n" if out16 else
+                                 "Deployed output FP32, vendor column bf16.\n"))
     for name, log, what in TABLES:
         text = read(os.path.join(args.dir, name))
         if text is None:
@@ -111,20 +182,32 @@ def main():
     if search is not None:
         print(f"- {search_summary(search)}")
         measures.append(search_summary(search))
+    table_csv = read(os.path.join(args.dir, "conv-deployed-bf16-vs-cudnn.csv"))
+    if out16 and search is not None and table_csv is not None:
+        line, md = call_vs_engine(table_csv, search)
+        if md:
+            with open(os.path.join(args.dir, "call-vs-engine.md"), "w", encoding="utf-8") as f:
+                f.write(md)
+        print(f"- {line or 'call vs engine: no vendor-served layer matched a search line'}")
+        if line:
+            measures.append(line)
     tests = read(os.path.join(args.dir, "gpu-tests.log"))
     print(f"- {tests_summary(tests) if tests is not None else 'GPU tests: no log'}")
     if tests is not None:
         measures.append(tests_summary(tests))
     files = sorted(f for f in os.listdir(args.dir) if f not in ("run.json",))
+    script = "gpu_bf16_output.sh" if out16 else "gpu_bf16_callmatch.sh"
+    what = ("ktune::conv2d_ex bf16 with bf16 output (Conv2dOutput::bf16; its FP32-output call "
+            "timed beside it" if out16 else "ktune::conv2d_ex bf16 (FP32 output")
     run = {
-        "command": ("BUILD=/tmp/b OUT_DIR=$OUT bash scripts/conv_deploy/gpu_bf16_callmatch.sh "
+        "command": (f"BUILD=/tmp/b OUT_DIR=$OUT bash scripts/conv_deploy/{script} "
                     "(BUILD by scripts/gpu_build_remote.sh, EXAMPLES=ON, targets ktune_gpu_tests "
                     "tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50; "
                     f"{args.seconds} s)"),
         "commit": args.commit,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
         "device": device,
-        "measures": ("ktune::conv2d_ex bf16 (FP32 output; its vendor=cudnn call keeps the faster "
+        "measures": (what + "; its vendor=cudnn call keeps the faster "
                      "of cuDNN's legacy Find and backend engines, NHWC) against cuDNN at its best "
                      "in bf16 (bf16 output), same run; the selector was trained on H100 rows (the "
                      "H100-trained library on this card). " + " | ".join(measures)),

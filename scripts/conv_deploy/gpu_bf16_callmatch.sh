@@ -12,7 +12,16 @@
 # /tmp/callmatch) and leaves two files in OUT_DIR (the device tool brings back few files):
 # conv-deployed-bf16-callmatch.tar.gz (logs, CSVs, tables, summary.md, run.json draft) and
 # callmatch-summary.md (a copy of the summary).
-#   BUILD=/tmp/b OUT_DIR=$OUT [DEADLINE_S=200] [COMMIT=sha] \
+# OUTPUT=bf16: the deployed call writes bf16 (ktune::conv2d_ex(..., Conv2dOutput::bf16, ...):
+# every config writes its bf16 output itself, cuDNN's engine included, no widening pass) like the
+# vendor column, its FP32-output call timed beside it in the same run (the tables' "FP32 output ->
+# bf16 output" lines), and on each cuDNN pick cuDNN in the call's search space (NHWC) run bare
+# (the "against cuDNN NHWC alone" line: the call's own cost); the tests of both output types and of
+# the conv kernels run first; the summary adds call-vs-engine.md (each vendor-served call, cuDNN
+# NHWC alone and the search's own time of the kept engine);
+# the files are conv-deployed-bf16-output.tar.gz and bf16-output-summary.md, WORK_DIR
+# /tmp/bf16out.
+#   BUILD=/tmp/b OUT_DIR=$OUT [OUTPUT=bf16] [DEADLINE_S=200] [COMMIT=sha] \
 #     bash scripts/conv_deploy/gpu_bf16_callmatch.sh
 # BUILD: built by scripts/gpu_build_remote.sh with EXAMPLES=ON and the targets
 #   ktune_gpu_tests tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50
@@ -25,7 +34,15 @@ cd "$(dirname "$0")/../.." || exit 1
 BUILD=${BUILD:?BUILD: a build dir of scripts/gpu_build_remote.sh}
 OUT_DIR=${OUT_DIR:?OUT_DIR: where the results go}
 DEADLINE_S=${DEADLINE_S:-200}
-D=${WORK_DIR:-/tmp/callmatch}
+OUTPUT=${OUTPUT:-fp32}
+[[ $OUTPUT == fp32 || $OUTPUT == bf16 ]] || { echo "OUTPUT=$OUTPUT: fp32 or bf16" >&2; exit 2; }
+name=conv-deployed-bf16-callmatch summary=callmatch-summary.md work=/tmp/callmatch
+tests='TunedConv2dExCuda*:TunedConv2dCuda*:Conv2dCudnn.*:Conv2dCudaBackend.Cudnn*'
+if [[ $OUTPUT == bf16 ]]; then
+  name=conv-deployed-bf16-output summary=bf16-output-summary.md work=/tmp/bf16out
+  tests='TunedConv2dExCuda*:Conv2dIgemmMma.*:Conv2dIgemmWgmma.*:Conv2dCudnn.*'
+fi
+D=${WORK_DIR:-$work}
 rm -rf "$D"
 mkdir -p "$D" "$OUT_DIR"
 # shellcheck disable=SC1090,SC1091  # the build's env file (gpu_build_remote.sh)
@@ -37,15 +54,15 @@ slug=${slug:-unknown-gpu}
 commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}  # COMMIT: the source's
 export KTUNE_CACHE_DIR=/tmp/ktune-cache
 # The deployed calls' tests and the family's cuDNN tests (their engine search is the shared one).
-run_gpu_tests "$(cap 50)" "$D/gpu-tests.log" "$BUILD/bin/ktune_gpu_tests" \
-  --gtest_filter='TunedConv2dExCuda*:TunedConv2dCuda*:Conv2dCudnn.*:Conv2dCudaBackend.Cudnn*'
+run_gpu_tests "$(cap 55)" "$D/gpu-tests.log" "$BUILD/bin/ktune_gpu_tests" \
+  --gtest_filter="$tests"
 echo "[$SECONDS s] gpu tests exit $?" | tee -a "$D/phases.log"
 # Each deployed cuDNN search's result (legacy vs engines, kept) goes to the bench's stderr.
 export KTUNE_CONV2D_CUDNN_LOG=1
-B="--device cuda --precision bf16 --device-slug $slug --peak-gflops ${PEAK_GFLOPS:-989400}
-  --bandwidth-gbs ${BANDWIDTH_GBS:-4800}"
+B="--device cuda --precision bf16 --output $OUTPUT --device-slug $slug
+  --peak-gflops ${PEAK_GFLOPS:-989400} --bandwidth-gbs ${BANDWIDTH_GBS:-4800}"
 # shellcheck disable=SC2086  # B: several options
-timeout "$(cap 120)" "$BUILD/bin/tuned_conv_bench" $B --workload dnn \
+timeout "$(cap 105)" "$BUILD/bin/tuned_conv_bench" $B --workload dnn \
   --csv "$D/conv-deployed-bf16-vs-cudnn.csv" --md "$D/conv-deployed-bf16-vs-cudnn.md" \
   > "$D/bench.log" 2>&1
 echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$D/phases.log"
@@ -61,7 +78,8 @@ for pair in vgg16:resnet50 resnet50:vgg16; do
 done
 grep -h "^ktune::conv2d_ex cudnn" "$D"/bench*.log > "$D/cudnn-search.log" 2>/dev/null
 python3 scripts/conv_deploy/callmatch_summary.py --dir "$D" --commit "$commit" \
-  --seconds "$SECONDS" > "$D/summary.md" 2> "$D/summary.err"
+  --output "$OUTPUT" --seconds "$SECONDS" > "$D/summary.md" 2> "$D/summary.err"
+[[ -s "$D/summary.err" ]] || rm -f "$D/summary.err"
 echo "[$SECONDS s] done" | tee -a "$D/phases.log"
-tar czf "$OUT_DIR/conv-deployed-bf16-callmatch.tar.gz" -C "$(dirname "$D")" "$(basename "$D")"
-cp "$D/summary.md" "$OUT_DIR/callmatch-summary.md"
+tar czf "$OUT_DIR/$name.tar.gz" -C "$(dirname "$D")" "$(basename "$D")"
+cp "$D/summary.md" "$OUT_DIR/$summary"

@@ -196,6 +196,39 @@ TEST(Conv2dFamily, ErrorBoundsGrowWithReductionAndWinogradTile) {
   EXPECT_GT(error_bound(s), error_bound(Shape{1, 14, 14, 16, 256, 3, 3, 1, 1}));
 }
 
+// value rounded to nearest even with `bits` mantissa bits kept (bf16: 7 stored + the implicit one).
+double round_mantissa(double value, int bits) {
+  if (value == 0) return 0;
+  int exponent = 0;
+  std::frexp(value, &exponent);  // |value| in [2^(exponent-1), 2^exponent)
+  const double ulp = std::ldexp(1.0, exponent - 1 - bits);
+  return std::nearbyint(value / ulp) * ulp;
+}
+
+// The bf16-output bound adds the store's rounding, u·(1 + e) with u = 2^-8: the float64 reference
+// of random data rounded to bf16 moves by at most that u norm-wise (and by something), while
+// rounded to 4 mantissa bits it moves past it (the rounding term can fail).
+TEST(Conv2dFamily, TheBf16OutputBoundAddsHalfAnUlpOfBf16) {
+  Shape s{2, 9, 11, 24, 40, 3, 3, 1, 1};
+  s.precision = gemm::Precision::bf16;
+  const double u = std::ldexp(1.0, -8);
+  for (int m : {0, 2}) {
+    const double e = error_bound(s, m);
+    EXPECT_DOUBLE_EQ(error_bound_bf16_output(s, m), e + u * (1 + e));
+  }
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 3);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 4);
+  const std::vector<double> ref = reference_conv2d(s, input.data(), filter.data());
+  auto rounded_error = [&](int bits) {
+    std::vector<float> out(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) out[i] = float(round_mantissa(ref[i], bits));
+    return relative_error(s, out.data(), ref);
+  };
+  EXPECT_GT(rounded_error(7), 0.0);
+  EXPECT_LE(rounded_error(7), u);
+  EXPECT_GT(rounded_error(4), u);
+}
+
 TEST(Conv2dWorkloads, NetworksAtTwoBatchesKeepLayerNames) {
   const auto vgg = workload_layers("vgg16-conv");
   ASSERT_EQ(vgg.size(), 18u);

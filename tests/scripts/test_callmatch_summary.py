@@ -78,5 +78,46 @@ class CallmatchSummary(unittest.TestCase):
         self.assertIsNone(run["in_sample"])
 
 
+# --output bf16: one vendor-served layer (1x56x56x64 -> 64, 3x3, 231.2 MFLOP) at 1000 GFLOP/s
+# (231.2 us) whose bf16-output search kept an engine at 0.2 ms (200 us): 31.2 us more; the
+# bench's cuDNN NHWC alone at 2000 GFLOP/s (115.6 us); its FP32 search line and an own-kernel layer
+# are left out.
+CSV = ("network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops,layer,"
+       "config,status,vendor_algo,output,fp32_output_gflops,engine_alone_gflops\n"
+       "vgg16,1,1,56,56,64,64,3,3,1,1,,1000.000,1100.000,conv3_1,vendor=cudnn,ok,x,bf16,900.000,"
+       "2000.000\n"
+       "vgg16,1,1,28,28,64,64,3,3,1,1,,500.000,400.000,conv4_1,kind=cuda_igemm_mma,ok,x,bf16,"
+       "450.000,\n")
+SEARCH16 = ("ktune::conv2d_ex cudnn n=1 56x56 c=64 k=64 3x3/1 pad=1 align=16 output=bf16: legacy "
+            "0.3 ms; engines 0.2000 ms; fp32-output engines -1.0000 ms (16-bit output: not "
+            "searched); kept 16-bit-output engine=58 config=B#1 (workspace 0 B)\n"
+            "ktune::conv2d_ex cudnn n=1 56x56 c=64 k=64 3x3/1 pad=1 align=16 output=fp32: legacy "
+            "0.3 ms; engines 0.1000 ms; fp32-output engines -1.0000 ms none ran; kept "
+            "16-bit-output engine=58 config=B#1 (workspace 0 B)\n")
+
+
+class CallmatchSummaryBf16Output(unittest.TestCase):
+    def test_call_against_its_kept_engine(self):
+        directory = tempfile.mkdtemp()
+        try:
+            files = {"conv-deployed-bf16-vs-cudnn.csv": CSV, "cudnn-search.log": SEARCH16,
+                     "nvidia-smi.txt": SMI}
+            for name, text in files.items():
+                with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            out = subprocess.run([sys.executable, SCRIPT, "--dir", directory, "--commit", "abc",
+                                  "--seconds", "9", "--output", "bf16"], capture_output=True,
+                                 text=True, check=True).stdout
+            self.assertIn("Deployed output bf16", out)
+            self.assertIn("1 vendor-served layers: the deployed bf16-output call's median took "
+                          "31.2 us more", out)
+            with open(os.path.join(directory, "call-vs-engine.md"), encoding="utf-8") as f:
+                self.assertIn("| vgg16 | conv3_1 | 1 | 231.2 | 115.6 | 200.0 | 31.2 |", f.read())
+            with open(os.path.join(directory, "run.json"), encoding="utf-8") as f:
+                self.assertIn("gpu_bf16_output.sh", json.load(f)["command"])
+        finally:
+            shutil.rmtree(directory)
+
+
 if __name__ == "__main__":
     unittest.main()

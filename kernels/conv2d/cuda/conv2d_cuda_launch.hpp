@@ -315,10 +315,11 @@ inline bool igemm_mma_vectorized(const ConvDims& d, const void* x, const void* w
 
 // One asynchronous tensor-core convolution y = conv(x, w): x and w hold 16-bit values of
 // d.precision; kernel: the ktune_conv2d_igemm_mma instantiation of (g, d.precision,
-// igemm_mma_vectorized(d, x, w) ? 8 : 1), kernel_max_threads its limit. Never synchronizes.
+// igemm_mma_vectorized(d, x, w) ? 8 : 1, the output type y points to: float, or unsigned short
+// for bf16 output), kernel_max_threads its limit. Never synchronizes.
 inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
                                    int kernel_max_threads, const ConvDims& d, const void* x,
-                                   const void* w, float* y, cudaStream_t stream) {
+                                   const void* w, void* y, cudaStream_t stream) {
   using launch_detail::num;
   if (g.kind != CudaKind::igemm_mma) return launch_detail::refuse("not a cuda_igemm_mma config");
   const std::string why = refusal(g, d);

@@ -1,6 +1,8 @@
 // Implicit-GEMM convolution on the tensor cores (kind cuda_igemm_mma, sm_80+): bf16 / fp16 input
-// NHWC and filter KRSC (raw 16-bit bits: PREC 2 bf16, PREC 3 fp16), FP32 accumulation, FP32 output
-// NHWC, dilation 1, symmetric zero padding (the conv2d family's problem).
+// NHWC and filter KRSC (raw 16-bit bits: PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC
+// of type Y: float (the sweep's and the default) or unsigned short, the bf16 bits of each FP32 sum
+// rounded once to nearest even at the store (ktune::conv2d_ex's bf16 output); dilation 1,
+// symmetric zero padding (the conv2d family's problem).
 //
 // The GEMM it computes without forming it: M = n·p·q output pixels (rows), N = k output channels,
 // K = r·s·c, with kk = (r·S + s)·C + c (the KRSC filter order, so a filter row is contiguous):
@@ -45,12 +47,40 @@ struct KtuneIgemmPixel {
   bool valid;  // m < M
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int VEC>
+// bf16 bits of an FP32 value, rounded to nearest even (NaN stays NaN): one rounding per output.
+__device__ __forceinline__ unsigned ktune_igemm_round_bf16(float f) {
+  const unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+
+// Output columns col and col + 1 (the second only when col + 1 < k) of one row: pairs as one
+// 8-byte (float) or 4-byte (bf16) store where k is even (the pair is then aligned; a bf16 output
+// only 2-byte aligned stores one by one), else one by one.
+__device__ __forceinline__ void ktune_igemm_store(float* out, int col, int k, float v0, float v1) {
+  if ((k & 1) == 0) {
+    *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
+  } else {
+    out[0] = v0;
+    if (col + 1 < k) out[1] = v1;
+  }
+}
+__device__ __forceinline__ void ktune_igemm_store(unsigned short* out, int col, int k, float v0,
+                                                  float v1) {
+  const unsigned lo = ktune_igemm_round_bf16(v0), hi = ktune_igemm_round_bf16(v1);
+  if ((k & 1) == 0 && (reinterpret_cast<unsigned long long>(out) & 3u) == 0) {
+    *reinterpret_cast<unsigned*>(out) = lo | (hi << 16);
+  } else {
+    out[0] = (unsigned short)lo;
+    if (col + 1 < k) out[1] = (unsigned short)hi;
+  }
+}
+
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int VEC, class Y = float>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     ktune_conv2d_igemm_mma(const unsigned short* __restrict__ x,
-                           const unsigned short* __restrict__ w, float* __restrict__ y, int n,
-                           int h, int wd, int c, int k, int r, int s, int stride, int pad, int p,
-                           int q) {
+                           const unsigned short* __restrict__ w, Y* __restrict__ y, int n, int h,
+                           int wd, int c, int k, int r, int s, int stride, int pad, int p, int q) {
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
   constexpr int LINE = BK + 8;      // shared elements per tile line
   constexpr int PER_LINE = BK / 8;  // 16-byte chunks per line
@@ -208,8 +238,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   }
   ktune_cp_async_wait<0>();
 
-  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of an mma tile, c2, c3 eight rows below; pairs are
-  // stored as float2 where k is even (8-byte aligned), else one by one.
+  // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of an mma tile, c2, c3 eight rows below, stored in
+  // pairs (ktune_igemm_store).
 #pragma unroll
   for (int i = 0; i < MI; ++i)
 #pragma unroll
@@ -219,14 +249,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const long long row = row0 + wr + i * 16 + g + half * 8;
         const int col = col0 + wc + j * 8 + 2 * t;
         if (row >= rows || col >= k) continue;
-        float* out = y + row * k + col;
-        const float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
-        if ((k & 1) == 0) {
-          *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
-        } else {
-          out[0] = v0;
-          if (col + 1 < k) out[1] = v1;
-        }
+        ktune_igemm_store(y + row * k + col, col, k, acc[i][j][2 * half], acc[i][j][2 * half + 1]);
       }
 }
 

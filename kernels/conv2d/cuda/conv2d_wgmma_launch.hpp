@@ -128,13 +128,16 @@ inline ConvLaunch igemm_wgmma_opt_in(const CudaConvConfig& g, const void* kernel
 
 // One asynchronous launch of the kernel of (g, d.precision) with maps encoded over x and w
 // (encode_igemm_wgmma_maps; the problem passed igemm_wgmma_refusal, the device is compute
-// capability 9.0 and igemm_wgmma_opt_in ran): y = conv(x, w) in FP32 NHWC. Never synchronizes.
-inline ConvLaunch launch_igemm_wgmma(const CudaConvConfig& g, const void* kernel, const ConvDims& d,
-                                     const WgmmaConvMaps& maps, float* y, cudaStream_t stream) {
+// capability 9.0 and igemm_wgmma_opt_in ran), its epilogue's parameters `out` passed by value as
+// the kernel's last argument: float* y for the default KtuneConvWgOutF32 (y = conv(x, w) in FP32
+// NHWC), KtuneConvWgOutBf16::Params for the bf16 output. Never synchronizes.
+template <class EpilogueParams>
+ConvLaunch launch_igemm_wgmma(const CudaConvConfig& g, const void* kernel, const ConvDims& d,
+                              const WgmmaConvMaps& maps, EpilogueParams out, cudaStream_t stream) {
   if (kernel == nullptr) return launch_detail::refuse("ktune_conv2d_wgmma: no kernel");
   WgmmaConvShape sh = wgmma_conv_shape(g, d);
   CUtensorMap mx = maps.x, mw = maps.w;  // by value: the kernel's __grid_constant__ parameters
-  void* args[] = {&mx, &mw, &sh, &y};
+  void* args[] = {&mx, &mw, &sh, &out};
   const dim3 grid(unsigned((long long)sh.tiles_p * sh.tiles_q * sh.tiles_n),
                   unsigned((d.k + g.bn - 1) / g.bn));
   return launch_detail::launch(kernel, grid, dim3(kWgmmaConvThreads),

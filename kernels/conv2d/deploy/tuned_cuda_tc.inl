@@ -5,7 +5,13 @@
 // cuda_igemm_wgmma, instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor
 // candidate "vendor=cudnn" (`ktune deploy --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need
 // the library built for sm_90a (their bodies are empty elsewhere; the launcher refuses devices
-// other than compute capability 9.0, and the fallback order then serves the layer).
+// other than compute capability 9.0, and the fallback order then serves the layer). Output FP32 or
+// bf16 (Conv2dOutput): every config writes either itself, FP32 accumulation with one rounding at
+// the store for bf16 (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16
+// epilogue, cuDNN's engines with a bf16 output tensor): no widening or narrowing pass, except
+// cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp: widened here).
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/conv2d/cuda/conv2d_igemm_mma.cuh"
@@ -77,7 +83,7 @@ class CallScratch {
 };
 
 template <int PREC>
-Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* y,
+Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                     cudaStream_t stream) {
 #ifdef KTUNE_TUNED_HAVE_CUDNN
   static_assert(PREC == 2, "the cudnn candidate is bf16 only");
@@ -92,36 +98,38 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, float* 
   void* y16 = nullptr;
   namespace dp = ktune::kernels::conv2d::deploy;
   const dp::CudnnWrote wrote = dp::run_cudnn(
-      device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, shape, x, w, y, size_t(count) * 2,
-      &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
+      device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, shape, x, w, y, out16,
+      size_t(count) * 2, &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
   if (wrote == dp::CudnnWrote::narrow) {
     const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
     ktune_conv2d_ex_widen<<<unsigned(blocks), 256, 0, stream>>>(
-        static_cast<const unsigned short*>(y16), y, count);
+        static_cast<const unsigned short*>(y16), static_cast<float*>(y), count);
     const cudaError_t launch = cudaGetLastError();
     if (launch != cudaSuccess) cuda_failure("launch of the bf16 widening kernel", launch);
   }
   scratch.release_all();
   return wrote == dp::CudnnWrote::nothing ? Launch::refused : Launch::ok;
 #else
-  (void)d, (void)x, (void)w, (void)y, (void)stream;
+  (void)d, (void)x, (void)w, (void)y, (void)out16, (void)stream;
   return Launch::refused;  // built without cuDNN (vendors.cmake): the fallback order serves
 #endif
 }
 
-// One of ktune's tensor-core kernels of a precision's selector.
-template <int PREC, size_t I>
-Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, float* y,
+// One of ktune's tensor-core kernels of a precision's selector, writing Y: float, or unsigned
+// short (bf16 bits, rounded once at the store).
+template <int PREC, size_t I, class Y>
+Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
                      cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
   static_assert(g.valid, "a config of the bf16 selector is not a CUDA conv2d config");
   static_assert(g.kind == kc::CudaKind::igemm_mma || g.kind == kc::CudaKind::igemm_wgmma,
                 "a tensor-core conv selector ships a config of another kind than the 16-bit ones");
+  constexpr bool out16 = std::is_same_v<Y, unsigned short>;
   if constexpr (g.kind == kc::CudaKind::igemm_mma) {
     const bool vec8 = kc::igemm_mma_vectorized(d, x, w);
     const void* kernel =
-        vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8>)
-             : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1>);
+        vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8, Y>)
+             : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1, Y>);
     // The block never exceeds the kernel's __launch_bounds__ (its own thread count).
     return outcome(kc::launch_igemm_mma(g, kernel, g.mma_threads(), d, x, w, y, stream));
   } else {
@@ -129,26 +137,39 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, float*
     const cudaError_t error = kc::igemm_wgmma_device_ok(sm90);
     if (error != cudaSuccess) cuda_failure("cudaDeviceGetAttribute", error);
     if (!sm90 || !kc::igemm_wgmma_refusal(g, d, x, w).empty()) return Launch::refused;
+    // The bf16 epilogue stores column pairs as 4 bytes: a 2-byte aligned output goes to mma.
+    if (out16 && reinterpret_cast<uintptr_t>(y) % 4 != 0) return Launch::refused;
     kc::WgmmaConvMaps maps;
     if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
-    const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC>);
+    using Epilogue = std::conditional_t<out16, KtuneConvWgOutBf16, KtuneConvWgOutF32>;
+    const void* kernel =
+        fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC, Epilogue>);
     static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
     if (outcome(opt_in) == Launch::refused) return Launch::refused;
-    return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, y, stream));
+    if constexpr (out16) {
+      const KtuneConvWgOutBf16::Params params{y, nullptr, nullptr, 0};  // no bias, residual, ReLU
+      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
+    } else {
+      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, y, stream));
+    }
   }
 }
 
+// y: FP32, or bf16 bits when out16.
 template <int PREC, size_t I>
-Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, float* y,
+Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                      cudaStream_t stream) {
   if constexpr (is_cudnn(TcSelector<PREC>::kConfigs[I])) {
-    return run_tc_cudnn<PREC>(d, x, w, y, stream);
+    return run_tc_cudnn<PREC>(d, x, w, y, out16, stream);
+  } else if (out16) {
+    return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), stream);
   } else {
-    return run_tc_kernel<PREC, I>(d, x, w, y, stream);
+    return run_tc_kernel<PREC, I>(d, x, w, static_cast<float*>(y), stream);
   }
 }
 
-using TcLaunchFn = Launch (*)(const kc::ConvDims&, const void*, const void*, float*, cudaStream_t);
+using TcLaunchFn = Launch (*)(const kc::ConvDims&, const void*, const void*, void*, bool,
+                              cudaStream_t);
 
 template <int PREC, size_t... I>
 constexpr std::array<TcLaunchFn, sizeof...(I)> make_tc_launchers(std::index_sequence<I...>) {
@@ -182,30 +203,34 @@ int tc_choose(const kc::ConvDims& d) {
 }
 
 template <int PREC>
-Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w, float* y,
-                 cudaStream_t stream) {
+Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w, void* y,
+                 bool out16, cudaStream_t stream) {
   if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
-    (void)config, (void)d, (void)x, (void)w, (void)y, (void)stream;
+    (void)config, (void)d, (void)x, (void)w, (void)y, (void)out16, (void)stream;
     return Launch::refused;
   } else {
-    return kTcLaunchers<PREC>[size_t(config)](d, x, w, y, stream);
+    return kTcLaunchers<PREC>[size_t(config)](d, x, w, y, out16, stream);
   }
 }
 
-// Checks the precision, its selector and the arguments (Conv2dError); false when there is
-// nothing to do (n == 0).
-bool tc_prepare(const char* function, ktune::Conv2dPrecision precision, int64_t n, int64_t h,
-                int64_t w, int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
-                const void* input, const void* filter, const float* output) {
+// Checks the precision, the output type, the precision's selector and the arguments
+// (Conv2dError); false when there is nothing to do (n == 0).
+bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
+                ktune::Conv2dOutput output_type, int64_t n, int64_t h, int64_t w, int64_t c,
+                int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
+                const void* filter, const void* output) {
   namespace dp = ktune::kernels::conv2d::deploy;
   if (precision != ktune::Conv2dPrecision::bf16)
     dp::argument_error(function, "precision " + std::to_string(int(precision)) +
                                      " is not bf16 (2; fp32: ktune::conv2d)");
+  if (output_type != ktune::Conv2dOutput::fp32 && output_type != ktune::Conv2dOutput::bf16)
+    dp::argument_error(function, "output type " + std::to_string(int(output_type)) +
+                                     " is neither fp32 (0) nor bf16 (2)");
   if (TcSelector<2>::kNumConfigs == 0)
     dp::argument_error(function, "this library ships no bf16 selector (NAMED_SELECTORS bf16)");
-  return dp::check_conv2d_arguments(function, n, h, w, c, k, r, s, stride, pad,
-                                    static_cast<const float*>(input),
-                                    static_cast<const float*>(filter), output);
+  return dp::check_conv2d_arguments(
+      function, n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+      static_cast<const float*>(filter), static_cast<const float*>(output));
 }
 
 kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
@@ -227,19 +252,32 @@ void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64
            static_cast<const float*>(filter), output, stream);
     return;
   }
-  if (!tc_prepare("ktune::conv2d_ex", precision, n, h, w, c, k, r, s, stride, pad, input, filter,
-                  output))
+  conv2d_ex(precision, Conv2dOutput::fp32, n, h, w, c, k, r, s, stride, pad, input, filter, output,
+            stream);
+}
+
+void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
+               int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+               const void* input, const void* filter, void* output, cudaStream_t stream) {
+  if (precision == Conv2dPrecision::fp32 && output_type == Conv2dOutput::fp32) {
+    conv2d(n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+           static_cast<const float*>(filter), static_cast<float*>(output), stream);
+    return;
+  }
+  if (!tc_prepare("ktune::conv2d_ex", precision, output_type, n, h, w, c, k, r, s, stride, pad,
+                  input, filter, output))
     return;
   const kc::ConvDims d = tc_dims(n, h, w, c, k, r, s, stride, pad);
+  const bool out16 = output_type == Conv2dOutput::bf16;
   auto* st = reinterpret_cast<::cudaStream_t>(stream);
   // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
   // shipped configs in the order of how widely they ran in the sweep.
   const int pick = tc_choose<2>(d);
-  if (tc_launch<2>(pick, d, input, filter, output, st) == Launch::ok) return;
+  if (tc_launch<2>(pick, d, input, filter, output, out16, st) == Launch::ok) return;
   for (int i = 0; i < TcSelector<2>::kNumConfigs; ++i) {
     const int index = TcSelector<2>::kSafeOrder[i];
     if (index == pick) continue;
-    if (tc_launch<2>(index, d, input, filter, output, st) == Launch::ok) return;
+    if (tc_launch<2>(index, d, input, filter, output, out16, st) == Launch::ok) return;
   }
   throw std::runtime_error("ktune::conv2d_ex: every shipped bf16 config refused the layer (c = " +
                            std::to_string(c) + ", k = " + std::to_string(k) + ")");
@@ -266,8 +304,17 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64
                                      int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
                                      int64_t stride, int64_t pad, const void* input,
                                      const void* filter, float* output, cudaStream_t stream) {
-  if (!tc_prepare("ktune::tuned_conv2d_ex_run_config_cuda", precision, n, h, w, c, k, r, s, stride,
-                  pad, input, filter, output))
+  return tuned_conv2d_ex_run_config_cuda(precision, Conv2dOutput::fp32, index, n, h, w, c, k, r, s,
+                                         stride, pad, input, filter, output, stream);
+}
+
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput output_type, int index,
+                                     int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                     int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                     const void* input, const void* filter, void* output,
+                                     cudaStream_t stream) {
+  if (!tc_prepare("ktune::tuned_conv2d_ex_run_config_cuda", precision, output_type, n, h, w, c, k,
+                  r, s, stride, pad, input, filter, output))
     return true;
   if (index < 0 || index >= TcSelector<2>::kNumConfigs)
     kernels::conv2d::deploy::argument_error(
@@ -275,6 +322,7 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64
         "index = " + std::to_string(index) + " is not a shipped bf16 config (0.." +
             std::to_string(TcSelector<2>::kNumConfigs - 1) + ")");
   return tc_launch<2>(index, tc_dims(n, h, w, c, k, r, s, stride, pad), input, filter, output,
+                      output_type == Conv2dOutput::bf16,
                       reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
 }
 

@@ -5,9 +5,11 @@
 // call's tensors and synchronously, what the sweep's `cudnn` row searched in NHWC with 16-bit
 // output: cuDNN's legacy Find (cudnnFindConvolutionForwardAlgorithmEx) and the backend API's
 // engine configs (kernels/conv2d/cuda/conv2d_cudnn_engine_search.hpp, the family's own search),
-// and keeps the faster; then the backend engines that write the FP32 output directly, kept when
-// no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top; a
-// limited search, kCudnnFp32OutputConfigsPerMode). Each search with workspaces up to
+// and keeps the faster; for an FP32 output then the backend engines that write it directly, kept
+// when no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top; a
+// limited search, kCudnnFp32OutputConfigsPerMode). A 16-bit output (conv2d_ex's
+// Conv2dOutput::bf16) is the engines' own: the kept choice writes the caller's output, no scratch,
+// no widening. Each search with workspaces up to
 // kCudnnMaxWorkspace; later calls only run the kept choice. The row also tried NCHW; the
 // deployed call keeps the caller's NHWC (a layout change would cost two transposes per call).
 // KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search to stderr.
@@ -82,9 +84,10 @@ struct CudnnLayer {
   }
 };
 
-// device, precision, n h w c k r s stride pad, pointer alignment (an engine plan assumes it)
+// device, precision, n h w c k r s stride pad, pointer alignment (an engine plan assumes it),
+// 16-bit output (1) or FP32 (0)
 using CudnnKey = std::tuple<int, int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                            int64_t, int64_t, int64_t>;
+                            int64_t, int64_t, int64_t, int>;
 
 // The largest power of two up to 16 bytes that every pointer keeps (at least an element's 2).
 inline int64_t cudnn_alignment(const void* x, const void* w, const void* y) {
@@ -145,9 +148,9 @@ float cudnn_legacy_find(cudnnHandle_t handle, CudnnLayer& layer, const void* x, 
   return -1;
 }
 
-// What a cuDNN call wrote: nothing (no algorithm ran the layer), the 16-bit output the caller
-// widens, or the FP32 output itself.
-enum class CudnnWrote { nothing, narrow, fp32 };
+// What a cuDNN call wrote: nothing (no algorithm ran the layer), the 16-bit scratch output the
+// caller widens, the FP32 output itself, or the caller's 16-bit output itself.
+enum class CudnnWrote { nothing, narrow, fp32, output16 };
 
 // An engine search of the layer (FP32 output or the precision's); null when none ran or cuDNN
 // failed (a search skips what does not run; `failure` says why). ms: the kept plan's time.
@@ -170,7 +173,8 @@ inline std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnEngineSearch> cudnn_en
   return nullptr;
 }
 
-// The layer's descriptors, then the searches (the file's comment says which is kept).
+// The layer's descriptors, then the searches (the file's comment says which is kept); y32 null:
+// the output is y16's 16 bits (no FP32-output search).
 template <typename Workspace>
 std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
                                          ktune::kernels::conv2d::cuda::CudnnPrecision precision,
@@ -220,9 +224,13 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
   auto narrow = cudnn_engine_search(handle, precision, shape, alignment, false, x, filter, y16, 0,
                                     narrow_ms, narrow_failure);
   if (narrow && (best < 0 || narrow_ms < best)) keep(std::move(narrow), false, narrow_ms);
-  auto wide = cudnn_engine_search(handle, precision, shape, alignment, true, x, filter, y32,
-                                  kCudnnFp32OutputConfigsPerMode, wide_ms, wide_failure);
-  if (wide && (best < 0 || wide_ms <= best)) keep(std::move(wide), true, wide_ms);
+  if (y32) {
+    auto wide = cudnn_engine_search(handle, precision, shape, alignment, true, x, filter, y32,
+                                    kCudnnFp32OutputConfigsPerMode, wide_ms, wide_failure);
+    if (wide && (best < 0 || wide_ms <= best)) keep(std::move(wide), true, wide_ms);
+  } else {
+    wide_failure = "(16-bit output: not searched)";
+  }
   if (const char* log = std::getenv("KTUNE_CONV2D_CUDNN_LOG"); log && *log && *log != '0') {
     const std::string kept =
         layer->engines ? std::string(layer->fp32_output ? "fp32-output " : "16-bit-output ") +
@@ -233,61 +241,72 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
     std::fprintf(
         stderr,
         "ktune::conv2d_ex cudnn n=%d %lldx%lld c=%d k=%d %lldx%lld/%lld pad=%lld "
-        "align=%lld: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines %.4f ms%s%s; "
-        "kept %s (workspace %zu B)\n",
+        "align=%lld output=%s: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines "
+        "%.4f ms%s%s; kept %s (workspace %zu B)\n",
         n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r, (long long)shape.s,
-        (long long)shape.stride, (long long)shape.pad, (long long)alignment, legacy_ms,
-        legacy_failure.empty() ? "" : " ", legacy_failure.c_str(), narrow_ms,
+        (long long)shape.stride, (long long)shape.pad, (long long)alignment, y32 ? "fp32" : "bf16",
+        legacy_ms, legacy_failure.empty() ? "" : " ", legacy_failure.c_str(), narrow_ms,
         narrow_failure.empty() ? "" : " ", narrow_failure.c_str(), wide_ms,
         wide_failure.empty() ? "" : " ", wide_failure.c_str(), kept.c_str(), layer->workspace);
   }
   return layer;
 }
 
-// Runs conv(x, w) with cuDNN on `stream` into y32 (FP32) or into 16-bit scratch it sets *y16 to
-// (y16_bytes, from workspace_of) for the caller to widen; `workspace_of(bytes)` gives
-// stream-ordered scratch memory, 256-byte aligned (the caller releases it after the call). The
-// first call of a layer searches on these tensors (synchronously; the output is then
-// overwritten by the call).
+// Runs conv(x, w) with cuDNN on `stream` into y: with output16, y is the caller's 16-bit output
+// and the engine writes it (CudnnWrote::output16); else y is FP32, written directly or through
+// 16-bit scratch it sets *y16 to (y16_bytes, from workspace_of) for the caller to widen.
+// `workspace_of(bytes)` gives stream-ordered scratch memory, 256-byte aligned (the caller
+// releases it after the call). The first call of a layer searches on these tensors
+// (synchronously; the output is then overwritten by the call).
 template <typename Workspace>
 CudnnWrote run_cudnn(int device, ktune::kernels::conv2d::cuda::CudnnPrecision precision,
                      const ktune::kernels::conv2d::Shape& shape, const void* x, const void* filter,
-                     float* y32, size_t y16_bytes, void** y16, cudaStream_t stream,
+                     void* y, bool output16, size_t y16_bytes, void** y16, cudaStream_t stream,
                      Workspace&& workspace_of) {
   static std::mutex mutex;
   static std::map<CudnnKey, std::unique_ptr<CudnnLayer>> layers;
   std::lock_guard lock(mutex);  // one handle per device: its stream is set per call
   const cudnnHandle_t handle = cudnn_handle(device);
   cudnn_check(cudnnSetStream(handle, stream), "cudnnSetStream");
-  const int64_t alignment = cudnn_alignment(x, filter, y32);  // scratch: 256-byte aligned
-  const CudnnKey key{device,  int(precision), shape.n, shape.h,      shape.w,   shape.c,
-                     shape.k, shape.r,        shape.s, shape.stride, shape.pad, alignment};
+  const int64_t alignment = cudnn_alignment(x, filter, y);  // scratch: 256-byte aligned
+  const CudnnKey key{device,    int(precision), shape.n,         shape.h, shape.w,
+                     shape.c,   shape.k,        shape.r,         shape.s, shape.stride,
+                     shape.pad, alignment,      output16 ? 1 : 0};
   auto it = layers.find(key);
   if (it == layers.end()) {
-    *y16 = workspace_of(y16_bytes);
+    void* search_out = y;  // a 16-bit output: the search writes it (the call overwrites it)
+    float* y32 = nullptr;
+    if (!output16) {
+      *y16 = workspace_of(y16_bytes);
+      search_out = *y16;
+      y32 = static_cast<float*>(y);
+    }
     it = layers
-             .emplace(key, cudnn_search(handle, precision, shape, alignment, x, filter, *y16, y32,
-                                        workspace_of))
+             .emplace(key, cudnn_search(handle, precision, shape, alignment, x, filter, search_out,
+                                        y32, workspace_of))
              .first;
   }
   CudnnLayer& layer = *it->second;
   if (!layer.found) return CudnnWrote::nothing;
   void* scratch = layer.workspace ? workspace_of(layer.workspace) : nullptr;
-  void* y = y32;
-  if (!layer.fp32_output) {
+  void* target = y;
+  if (!output16 && !layer.fp32_output) {
     if (!*y16) *y16 = workspace_of(y16_bytes);
-    y = *y16;
+    target = *y16;
   }
   if (layer.engines) {
-    cudnn_check(layer.engines->execute(cudnn_pack(layer, x, filter, y, scratch)),
+    cudnn_check(layer.engines->execute(cudnn_pack(layer, x, filter, target, scratch)),
                 "cudnnBackendExecute");
   } else {
     const float one = 1.0f, zero = 0.0f;
-    cudnn_check(cudnnConvolutionForward(handle, &one, layer.x, x, layer.w, filter, layer.conv,
-                                        layer.algo, scratch, layer.workspace, &zero, layer.y, y),
-                "cudnnConvolutionForward");
+    cudnn_check(
+        cudnnConvolutionForward(handle, &one, layer.x, x, layer.w, filter, layer.conv, layer.algo,
+                                scratch, layer.workspace, &zero, layer.y, target),
+        "cudnnConvolutionForward");
   }
-  return layer.fp32_output ? CudnnWrote::fp32 : CudnnWrote::narrow;
+  return output16            ? CudnnWrote::output16
+         : layer.fp32_output ? CudnnWrote::fp32
+                             : CudnnWrote::narrow;
 }
 
 }  // namespace ktune::kernels::conv2d::deploy
