@@ -121,6 +121,7 @@ def gemm_tc_deployed(d):
            "| below 0.8× | worst | own kernels | source |",
            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     runs = [("h100-80gb-hbm3/tc-deployed-s15/deployed-tables-tf32.csv", "tf32"),
+            ("h200/tc-tf32-deployed/deployed-tables.csv", "tf32"),
             ("h200/tc-deployed-lt8/deployed-tables.csv", "bf16")]
     for rel, precision in runs:
         rows = d.rows(rel)
