@@ -29,7 +29,8 @@ def row(problem, deployed_ms, vendor_ms):
 def log_line(i, problem, ktune_ms, cublas_ms, lt_ms):
     gflop = 1.0 if problem == P1 else 3.0 if problem == P2 else 2e-6
     g = lambda ms: f"{gflop / (ms * 1e-3):.3f}"
-    return f"[{i}/3] {problem} vendor=cublas ktune {g(ktune_ms)} cublas {g(cublas_ms)} cublaslt {g(lt_ms)}\n"
+    return (f"[{i}/3] {problem} vendor=cublas ktune {g(ktune_ms)} cublas {g(cublas_ms)} "
+            f"cublaslt {g(lt_ms)}\n")
 
 
 class Compare(unittest.TestCase):
