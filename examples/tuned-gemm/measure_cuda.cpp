@@ -3,9 +3,10 @@
 // verified against cuBLAS DGEMM in float64 and timed with the sweep's device protocol
 // (include/ktune/cuda/device_measure.hpp). Problems in a tensor-core precision (large@bf16, ...)
 // run ktune::gemm_ex against cuBLAS (cublasGemmEx with the sweep's compute type) and cuBLASLt's
-// heuristic #0, in that precision, FP32 C; beside them, the fastest of cuBLASLt's top 8 algorithms
-// (the sweep's cublaslt-top8 row: timed in the same run, but not a call a user makes, so left out
-// of the CSV's `vendor`).
+// heuristic #0, in that precision, FP32 C (or, tuned_gemm_bench --output input, C in the 16-bit
+// input type for all three: ktune::GemmOutput, cuBLAS's and cuBLASLt's C / D of CUDA_R_16BF /
+// CUDA_R_16F); beside them, the fastest of cuBLASLt's top 8 algorithms (the sweep's cublaslt-top8
+// row: timed in the same run, but not a call a user makes, so left out of the CSV's `vendor`).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -84,20 +85,26 @@ std::vector<double> float64_reference(Context& ctx, const Shape& s, const std::v
   return ref;
 }
 
-// A verify-then-time run on C at c0: poisoned (all-ones bytes are NaN floats), then checked
-// against ref with the relative error bound `bound`; the caller sets launch.
-ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c, const Shape& s,
-                                   const std::vector<double>& ref, double bound, int copies) {
+// A verify-then-time run on C at c0: poisoned (all-ones bytes are NaN floats, and NaN bf16 /
+// fp16 too), then checked against ref with the relative error bound `bound`; C holds floats, or
+// with c16 the 16-bit type of s.precision. The caller sets launch.
+ktune::cuda::DeviceRun checked_run(cudaStream_t stream, void* c0, size_t size_c, const Shape& s,
+                                   const std::vector<double>& ref, double bound, int copies,
+                                   bool c16 = false) {
   ktune::cuda::DeviceRun run;
   run.copies = copies;
+  const size_t c_bytes = size_c * (c16 ? 2 : 4);
   run.poison = [=] {
-    check(cudaMemsetAsync(c0, 0xFF, size_c * 4, stream), "cudaMemsetAsync(poison C)");
+    check(cudaMemsetAsync(c0, 0xFF, c_bytes, stream), "cudaMemsetAsync(poison C)");
   };
   run.verify = [=, &ref] {
     std::vector<float> host_c(size_c);
-    check(cudaMemcpyAsync(host_c.data(), c0, size_c * 4, cudaMemcpyDeviceToHost, stream),
+    std::vector<uint16_t> bits(c16 ? size_c : 0);
+    check(cudaMemcpyAsync(c16 ? static_cast<void*>(bits.data()) : host_c.data(), c0, c_bytes,
+                          cudaMemcpyDeviceToHost, stream),
           "download C");
     check(cudaStreamSynchronize(stream), "download C");
+    if (c16) host_c = ktune::kernels::gemm::from_input_bits(bits, s.precision);
     ktune::RunVerdict v;
     v.rel_error = ktune::kernels::gemm::relative_error(s, host_c.data(), ref);
     v.ok = v.rel_error <= bound;
@@ -112,10 +119,11 @@ ktune::cuda::DeviceRun checked_run(cudaStream_t stream, float* c0, size_t size_c
 // sweep's rows; algos = 1 is the heuristic's own pick (#0), the call a user makes.
 template <class A, class B, class C>
 ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRun run,
-                             const ktune::TimingPolicy& policy, int algos, A a, B b, C c) {
+                             const ktune::TimingPolicy& policy, int algos, A a, B b, C c,
+                             bool c16 = false) {
   const cudaStream_t stream = ctx.device.stream();
   DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, algos);
+  ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, algos, c16);
   ktune::Outcome best;
   best.status = ktune::Status::failed;
   best.message = "the cuBLASLt heuristic proposes no algorithm that runs and verifies";
@@ -144,7 +152,7 @@ ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRu
 // "lt-call-ab KEY library MS plan MS benchmark MS same-algorithm yes|no (CONFIG)".
 template <class A, class B, class C>
 void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun& run,
-                      const ktune::TimingPolicy& policy, int rounds, A a, B b, C c) {
+                      const ktune::TimingPolicy& policy, int rounds, A a, B b, C c, bool c16) {
   namespace kg = ktune::kernels::gemm;
   namespace kd = ktune::kernels::gemm::deploy;
   const std::string key =
@@ -161,10 +169,13 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
   }
   const cudaStream_t stream = ctx.device.stream();
   DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
-  const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,    s.m,          s.n,
-                              s.k,          s.batch,  s.lda,       s.stride_a(), s.ldb,
-                              s.stride_b(), s.ldc,    s.stride_c()};
+  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
+  const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,     s.m,          s.n,
+                              s.k,          s.batch,  s.lda,        s.stride_a(), s.ldb,
+                              s.stride_b(), s.ldc,    s.stride_c(), c16};
+  const auto output = !c16                                 ? ktune::GemmOutput::fp32
+                      : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
+                                                           : ktune::GemmOutput::fp16;
   const int device = kd::current_device("lt-call-ab");
   const kd::LtPlan& plan0 = kd::lt_plan_for(device, p, a(0), b(0), c(0));
   if (bench.algos() < 1 || !plan0.found) {
@@ -177,9 +188,10 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
   const auto ta = trans(s.transa), tb = trans(s.transb);
   std::vector<TurnCall> calls;
   calls.push_back({"library", [&](int i) {
-                     if (!ktune::gemm_ex_config(lt, precision, ta, tb, s.m, s.n, s.k, 1.0f, a(i),
-                                                s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(),
-                                                0.0f, c(i), s.ldc, s.stride_c(), s.batch, stream))
+                     if (!ktune::gemm_ex_config(lt, precision, output, ta, tb, s.m, s.n, s.k, 1.0f,
+                                                a(i), s.lda, s.stride_a(), b(i), s.ldb,
+                                                s.stride_b(), 0.0f, c(i), s.ldc, s.stride_c(),
+                                                s.batch, stream))
                        throw ktune::cuda::RunAbort{ktune::Status::refused, "refused"};
                    }});
   calls.push_back({"plan", [&](int i) {
@@ -210,10 +222,10 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
                                                          const ktune::cuda::DeviceRun& run,
                                                          const ktune::TimingPolicy& policy,
                                                          int rounds, L library, V cublas, A a, B b,
-                                                         C c) {
+                                                         C c, bool c16) {
   const cudaStream_t stream = ctx.device.stream();
   DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1);
+  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
   cublas(0);  // cuBLAS and cuBLASLt load their kernels lazily inside the first call
   if (lt.algos() > 0) (void)lt.run(0, a(0), b(0), c(0), workspace.data(), stream);
   check(cudaStreamSynchronize(stream), "vendor warm-up");
@@ -229,7 +241,8 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
 
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
 // (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
-// the device holds them with the precision's bound.
+// the device holds them with the precision's bound (plus the output rounding with protocol.c16:
+// C in the 16-bit input type; tf32 keeps FP32 C).
 ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPolicy& policy,
                             const CudaProtocol& protocol) {
   namespace kg = ktune::kernels::gemm;
@@ -243,16 +256,20 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
     Context& ctx = context();
     cudaStream_t stream = ctx.device.stream();
     const size_t elem = s.precision == kg::Precision::tf32 ? 4 : 2;
+    const bool c16 = protocol.c16 && elem == 2;
+    const auto output = !c16                                 ? ktune::GemmOutput::fp32
+                        : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
+                                                             : ktune::GemmOutput::fp16;
     const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
     const size_t size_c = size_t(s.stride_c() * s.batch);
     // One copy: A and B (16-byte aligned), then C.
     const size_t bytes_ab = (size_a * elem + 15) / 16 * 16 + (size_b * elem + 15) / 16 * 16;
-    const size_t copy_bytes = bytes_ab + size_c * 4;
+    const size_t copy_bytes = bytes_ab + size_c * (c16 ? 2 : 4);
     const int copies = ktune::cuda::rotation_copies(ctx.device, double(copy_bytes));
     DeviceBuffer<unsigned char> pool(copy_bytes * size_t(copies), "deployed GEMM inputs");
     auto a = [&](int i) { return pool.data() + size_t(i) * copy_bytes; };
     auto b = [&](int i) { return a(i) + (size_a * elem + 15) / 16 * 16; };
-    auto c = [&](int i) { return reinterpret_cast<float*>(a(i) + bytes_ab); };
+    auto c = [&](int i) { return static_cast<void*>(a(i) + bytes_ab); };
     auto host_a = kg::random_matrix(size_a, seed);
     auto host_b = kg::random_matrix(size_b, seed + 1);
     const auto bits_a = kg::to_input_bits(host_a, s.precision);
@@ -269,26 +286,28 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
     }
     const std::vector<double> ref = float64_reference(ctx, s, host_a, host_b);
 
-    ktune::cuda::DeviceRun run =
-        checked_run(stream, c(0), size_c, s, ref, kg::error_bound(s.k, s.precision), copies);
+    const double bound =
+        c16 ? kg::error_bound_16bit_output(s.k, s.precision) : kg::error_bound(s.k, s.precision);
+    ktune::cuda::DeviceRun run = checked_run(stream, c(0), size_c, s, ref, bound, copies, c16);
     auto library = [&](int i) {
-      ktune::gemm_ex(precision, trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i), s.lda,
-                     s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc, s.stride_c(),
-                     s.batch, stream);
+      ktune::gemm_ex(precision, output, trans(s.transa), trans(s.transb), s.m, s.n, s.k, 1.0f, a(i),
+                     s.lda, s.stride_a(), b(i), s.ldb, s.stride_b(), 0.0f, c(i), s.ldc,
+                     s.stride_c(), s.batch, stream);
     };
+    const cudaDataType_t out_type = c16 ? kg::cuda::cublas_input_type(s.precision) : CUDA_R_32F;
     const cudaDataType_t in = kg::cuda::cublas_input_type(s.precision);
     const cublasComputeType_t compute = kg::cuda::cublas_compute_type(s.precision);
     auto cublas = [&](int i) {
       const float one = 1.0f, zero = 0.0f;
       check_cublas(cublasGemmStridedBatchedEx_64(
                        ctx.cublas, op(s.transa), op(s.transb), s.m, s.n, s.k, &one, a(i), in, s.lda,
-                       s.stride_a(), b(i), in, s.ldb, s.stride_b(), &zero, c(i), CUDA_R_32F, s.ldc,
+                       s.stride_a(), b(i), in, s.ldb, s.stride_b(), &zero, c(i), out_type, s.ldc,
                        s.stride_c(), s.batch, compute, CUBLAS_GEMM_DEFAULT),
                    "cublasGemmStridedBatchedEx_64");
     };
     if (protocol.rounds > 1) {
       const auto t = library_and_vendors_in_turns(ctx, s, run, policy, protocol.rounds, library,
-                                                  cublas, a, b, c);
+                                                  cublas, a, b, c, c16);
       deployed = t[0], cublas_outcome = t[1], lt_outcome = t[2];
     } else {
       run.launch = library;
@@ -298,13 +317,13 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
       run.launch = cublas;
       cublas_outcome = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
       // The sweep's cuBLASLt row: the heuristic's first algorithm.
-      lt_outcome = cublaslt_best(ctx, s, run, policy, 1, a, b, c);
+      lt_outcome = cublaslt_best(ctx, s, run, policy, 1, a, b, c, c16);
     }
     // The fastest of cuBLASLt's first lt_top (the sweep's cublaslt-top8 row when lt_top is 8).
     if (protocol.lt_top > 0)
-      lt_top_outcome = cublaslt_best(ctx, s, run, policy, protocol.lt_top, a, b, c);
+      lt_top_outcome = cublaslt_best(ctx, s, run, policy, protocol.lt_top, a, b, c, c16);
     if (protocol.lt_ab_rounds > 0)
-      print_lt_call_ab(ctx, s, run, policy, protocol.lt_ab_rounds, a, b, c);
+      print_lt_call_ab(ctx, s, run, policy, protocol.lt_ab_rounds, a, b, c, c16);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();

@@ -103,11 +103,19 @@ int main(int argc, char** argv) {
                  "benchmark's, N rounds in turns (an lt-call-ab line per shape; 0: skip)")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
+  std::string output = "fp32";
+  app.add_option(
+         "--output", output,
+         "CUDA bf16/fp16: C's type, fp32 or input (the 16-bit input type, for ktune::gemm_ex "
+         "and both vendors; tf32 keeps FP32 C)")
+      ->check(CLI::IsMember({"fp32", "input"}))
+      ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();
   app.add_option("--max-reps", policy.max_reps)->capture_default_str();
   app.add_option("--rep-budget-ms", policy.budget_ms)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   cuda_protocol.rounds = protocol.rounds;
+  cuda_protocol.c16 = output == "input";
   try {
     ktune::register_builtin();
     const ktune::Family& family = ktune::find_family("gemm");

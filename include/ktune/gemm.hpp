@@ -57,13 +57,25 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
 // one per precision, each trained on that precision's sweep); a precision the library ships no
 // selector for throws GemmError before anything runs, as do the argument errors of gemm above
 // (spans and aliasing counted in the input type's bytes). Accuracy: FP32 accumulation of products
-// of the rounded inputs (the bound per precision: docs/tensor-cores.md). C in the input type is
-// not served yet (the kernels write FP32 C).
+// of the rounded inputs (the bound per precision: docs/tensor-cores.md).
 enum class GemmPrecision : unsigned char { fp32, tf32, bf16, fp16 };
 void gemm_ex(GemmPrecision precision, Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
              float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb,
              int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
              cudaStream_t stream);
+// C's element type in gemm_ex: FP32, or the inputs' own 16-bit type (bf16 with bf16 inputs, fp16
+// with fp16; any other pairing throws GemmError). alpha and beta apply in FP32 (beta reads the old
+// C in its type) and the FP32 result is rounded once, to nearest even, at the store: the bound
+// adds half a unit in the last place of the output type at |C| (docs/tensor-cores.md). Served by
+// the same selector as FP32 C, whose training rows timed FP32 C (the 16-bit store moves half the
+// bytes of C; the wgmmats / wgmmacs kinds fall back to their plain epilogue for it); the vendor
+// candidates call cuBLAS / cuBLASLt with C and D in the same 16-bit type. ldc and stride_c count
+// elements of the output type; spans and aliasing are checked in its bytes.
+enum class GemmOutput : unsigned char { fp32, bf16, fp16 };
+void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans transb, int64_t m,
+             int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
+             const void* b, int64_t ldb, int64_t stride_b, float beta, void* c, int64_t ldc,
+             int64_t stride_c, int64_t batch, cudaStream_t stream);
 // The same call with shipped config `config` (an index into tuned_gemm_ex_info_cuda(precision))
 // instead of the selector's pick, no fallback: for tests of every shipped config and for reports.
 // Returns false when the device refuses that config for the problem (nothing written then).
@@ -71,6 +83,11 @@ bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans tra
                     int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
                     const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
                     int64_t stride_c, int64_t batch, cudaStream_t stream);
+bool gemm_ex_config(int config, GemmPrecision precision, GemmOutput output, Trans transa,
+                    Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
+                    int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+                    float beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch,
+                    cudaStream_t stream);
 
 // What a tuned library ships, for reports and tests.
 struct TunedGemmInfo {

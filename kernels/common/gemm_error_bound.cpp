@@ -20,6 +20,17 @@
 // instead of near u as unbiased errors would; 4u = 2^-8 holds it with a 4x margin, and remains
 // twice the worst case of one product. 0 for fp32, whose inputs are the reference's. A NaN or Inf
 // fails any bound.
+//
+// C in the inputs' 16-bit type (ktune::gemm_ex with GemmOutput bf16 / fp16): the FP32 result is
+// rounded once more, to nearest even, at the store. Each element then moves by at most half an
+// ulp of the output format at |C|, i.e. |dC| <= u_out |C| with u_out = 2^-8 (bf16) or 2^-11
+// (fp16), the inputs' unit roundoffs; summed in the Frobenius norm, sqrt(sum (u_out C)^2) <=
+// u_out ||C||_F: a worst case, not a statistical estimate, so the output term adds u_out itself
+// (no margin needed) to the bound of the computation. It holds while |C| is in the format's
+// normal range (fp16 subnormals below 2^-14 round with a fixed absolute error of 2^-25, which the
+// FP32 term's 1e-6 covers for data of |C| ~ 1; overflow past 65504 gives Inf and fails). The
+// reference of a beta != 0 run must read the old C as the device holds it (rounded to the output
+// type), as it reads the inputs.
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +59,10 @@ double error_bound(int64_t k) {
 
 double error_bound(int64_t k, Precision precision) {
   return error_bound(k) + 4.0 * input_unit_roundoff(precision);
+}
+
+double error_bound_16bit_output(int64_t k, Precision precision) {
+  return error_bound(k, precision) + input_unit_roundoff(precision);
 }
 
 }  // namespace ktune::kernels::gemm

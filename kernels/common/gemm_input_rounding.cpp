@@ -56,6 +56,14 @@ std::vector<uint16_t> to_input_bits(const std::vector<float>& values, Precision 
   return out;
 }
 
+std::vector<float> from_input_bits(const std::vector<uint16_t>& bits, Precision precision) {
+  std::vector<float> out(bits.size());
+  const bool bf16 = precision == Precision::bf16;
+  for (size_t i = 0; i < bits.size(); ++i)
+    out[i] = bf16 ? float_of(uint32_t(bits[i]) << 16) : fp16_value(bits[i]);
+  return out;
+}
+
 float round_input(float x, Precision precision) {
   switch (precision) {
     case Precision::fp32:

@@ -22,6 +22,8 @@ double relative_error(const Shape& s, const float* c, const std::vector<double>&
 // The 16-bit bits of each value rounded to nearest even (bf16 / fp16); empty for the 4-byte
 // precisions (fp32, tf32), whose inputs are the float values themselves.
 std::vector<uint16_t> to_input_bits(const std::vector<float>& values, Precision precision);
+// The values of bf16 / fp16 bits (exact), e.g. a 16-bit C read back; precision bf16 or fp16.
+std::vector<float> from_input_bits(const std::vector<uint16_t>& bits, Precision precision);
 // x as the precision's arithmetic sees it: rounded to bf16 / fp16 (nearest even) or to tf32
 // (nearest, ties away: cvt.rna), unchanged for fp32. For host emulation in tests.
 float round_input(float x, Precision precision);

@@ -29,5 +29,8 @@ double error_bound(int64_t k);
 double error_bound(int64_t k, Precision precision);
 // The unit roundoff of the rounding A and B go through: 2^-24 fp32, 2^-11 tf32 and fp16, 2^-8 bf16.
 double input_unit_roundoff(Precision precision);
+// error_bound(k, precision) with C stored in the 16-bit input type (bf16 / fp16): plus that
+// type's unit roundoff, the worst case of the one rounding at the store (gemm_error_bound.cpp).
+double error_bound_16bit_output(int64_t k, Precision precision);
 
 }  // namespace ktune::kernels::gemm

@@ -21,7 +21,7 @@ endif()
 ktune_family_deploy_files(
   SOURCES cpu/gemm_cpu_packedz.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
-          cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp
+          cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp cuda/gemm_out16.cuh
           deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
           deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp deploy/call_workspace.hpp
           deploy/stream_queries.hpp deploy/vendors.cmake

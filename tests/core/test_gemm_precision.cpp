@@ -158,6 +158,34 @@ TEST(GemmPrecision, ErrorBoundAdmitsInputRoundingAndCatchesAPlantedError) {
   }
 }
 
+// C in the 16-bit input type (gemm_ex's GemmOutput bf16 / fp16): the emulated product rounded once
+// more at the store. The output term (u_out, a worst case) must admit it on top of the input
+// rounding, the rounding alone must stay within u_out (and be real: above u_out / 8), and a lost K
+// tile must still fail the bound.
+TEST(GemmPrecision, OutputRoundingBoundAdmitsA16BitStoreAndCatchesAPlantedError) {
+  for (Precision q : {Precision::bf16, Precision::fp16}) {
+    const double u = gemm::input_unit_roundoff(q);
+    EXPECT_EQ(gemm::error_bound_16bit_output(64, q), gemm::error_bound(64, q) + u);
+    for (int64_t k : {16, 256, 4096}) {
+      const auto [s, a, b, ref] = random_product(k, 27);
+      auto stored = [&, q = q](std::vector<double> x) {
+        for (double& v : x) v = gemm::round_input(float(v), q);
+        return x;
+      };
+      const std::vector<double> exact = emulated(s, a, b, q, false);
+      const double store_only = rel_error(stored(exact), exact);
+      EXPECT_LE(store_only, u) << gemm::precision_name(q) << " k=" << k;
+      EXPECT_GT(store_only, u / 8) << gemm::precision_name(q) << " k=" << k;
+      const double right = rel_error(stored(exact), ref);
+      EXPECT_LE(right, gemm::error_bound_16bit_output(k, q))
+          << gemm::precision_name(q) << " k=" << k;
+      const double wrong = rel_error(stored(emulated(s, a, b, q, true)), ref);
+      EXPECT_GT(wrong, gemm::error_bound_16bit_output(k, q))
+          << gemm::precision_name(q) << " k=" << k;
+    }
+  }
+}
+
 // What the wgmma tf32 kind computes: FP32 words whose low 13 mantissa bits the tensor cores
 // ignore (truncation toward zero), accumulated exactly. Biased, unlike rounding to nearest (its
 // error of C stays near 2^-10 whatever k): the tf32 bound (u = 2^-10) must admit it, and a lost

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "kernels/common/gemm_config.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -112,6 +113,18 @@ TEST(MmaGemmNvrtc, EveryConfigCompilesForSm90InACyclingPrecision) {
   ktune::test::expect_all_compile(requests);
 }
 
+// NVRTC only: the split-K reductions into 16-bit C (gemm_out16.cuh, compiled with gemm_mma.cuh).
+TEST(MmaGemmNvrtc, SixteenBitCReductionsCompileForSm90) {
+  ktune::test::ScopedCacheDir cache("mma-reduce16");
+  EXPECT_EQ(gcuda::splitk_reduce16_name_expression(Precision::bf16),
+            "ktune_gemm_splitk_reduce16<2,256>");
+  ktune::test::expect_all_compile(
+      {ktune::test::kernel_request(
+           "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(Precision::bf16), "sm_90"),
+       ktune::test::kernel_request(
+           "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(Precision::fp16), "sm_90")});
+}
+
 class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
  protected:
   NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb) const override {
@@ -131,10 +144,13 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
   // C = alpha*op(A)*op(B) + beta*C0; the relative error against the float64 reference of the
   // FP32 values (C0 NaN-poisoned when beta == 0), or -1 when refused. a_offset shifts A's base
   // by that many elements. Split-K configs get a NaN-poisoned workspace (every partial sum the
-  // reduction reads must have been written) and the reduction kernel.
+  // reduction reads must have been written) and the reduction kernel. c16 (bf16 / fp16): C in
+  // q's 16-bit type (C0 rounded to it, as the reference reads it; the 16-bit reduction).
   double run(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
-             uint64_t seed, int a_offset = 0) {
-    const ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
+             uint64_t seed, int a_offset = 0, bool c16 = false) {
+    ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, a_offset);
+    if (c16)
+      for (float& x : in.c) x = gemm::round_input(x, q);
     const auto ref =
         gemm::reference_gemm(s, in.a.data() + a_offset, in.b.data(), alpha, beta, in.c.data());
     const auto bytes_a = input_bytes(in.a, q), bytes_b = input_bytes(in.b, q);
@@ -143,27 +159,42 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
                        "cudaMemcpy(A)");
     ktune::cuda::check(cudaMemcpy(b.data(), bytes_b.data(), b.bytes(), cudaMemcpyHostToDevice),
                        "cudaMemcpy(B)");
-    auto c = ktune::test::upload(in.c, "C");
+    const auto bytes_c = c16 ? input_bytes(in.c, q) : std::vector<char>();
+    ktune::cuda::DeviceBuffer<char> c(c16 ? bytes_c.size() : in.c.size() * 4, "C");
+    ktune::cuda::check(cudaMemcpy(c.data(), c16 ? bytes_c.data() : (const void*)in.c.data(),
+                                  c.bytes(), cudaMemcpyHostToDevice),
+                       "cudaMemcpy(C)");
     const size_t partials = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
     auto ws = ktune::test::upload(std::vector<float>(partials, std::nanf("")), "workspace");
     const auto& k = kernel(p, q, s.transa, s.transb);
-    const auto result = gcuda::launch_mma(
-        k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
-        p.splits > 1 ? reduce().function() : nullptr, p, q, s.transa, s.transb, s.m, s.n, s.k,
-        s.batch, alpha, a.data() + size_t(a_offset) * size_t(gemm::input_bytes(q)), s.lda,
-        s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc, s.stride_c(),
-        partials ? ws.data() : nullptr, nullptr);
+    const auto result =
+        gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
+                          p.splits > 1 ? (c16 ? reduce16(q) : reduce()).function() : nullptr, p, q,
+                          s.transa, s.transb, s.m, s.n, s.k, s.batch, alpha,
+                          a.data() + size_t(a_offset) * size_t(gemm::input_bytes(q)), s.lda,
+                          s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc,
+                          s.stride_c(), partials ? ws.data() : nullptr, nullptr, c16);
     EXPECT_EQ(result.error, cudaSuccess) << result.message;
     if (result.refused) return -1;
     ktune::cuda::check(
         cudaDeviceSynchronize(),
         "cudaDeviceSynchronize(" + request(p, q, s.transa, s.transb).name_expression + ")");
-    const auto out = ktune::test::download(c);
+    std::vector<float> out(in.c.size());
+    std::vector<uint16_t> bits(c16 ? in.c.size() : 0);
+    ktune::cuda::check(cudaMemcpy(c16 ? (void*)bits.data() : (void*)out.data(), c.data(), c.bytes(),
+                                  cudaMemcpyDeviceToHost),
+                       "cudaMemcpy(C back)");
+    if (c16) out = gemm::from_input_bits(bits, q);
     return gemm::relative_error(s, out.data(), ref);
   }
 
   const ktune::cuda::LoadedKernel& reduce() {
     return reduce_.get(ktune::test::splitk_reduce_request(arch_));
+  }
+  // The split-K reduction into q's 16-bit C (gemm_out16.cuh, compiled with gemm_mma.cuh).
+  const ktune::cuda::LoadedKernel& reduce16(Precision q) {
+    return reduce_.get(ktune::test::kernel_request(
+        "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(q), arch_));
   }
 
  private:
@@ -264,6 +295,45 @@ TEST_F(MmaGemmTest, SplitKMatchesTheReference) {
     }
   }
   EXPECT_EQ(ran, 6 * 3 * 4 * 3 * 2);
+}
+
+// C in the inputs' 16-bit type (bf16 / fp16): three configs of mma and of mmasplit (at 3 and 16
+// slices: the 16-bit reduction) x transposes, a ragged batched shape with padded leading
+// dimensions (beta == 0: the NaN-poisoned 16-bit C is not read) and alpha / beta with A off the
+// 16-byte grid (the old 16-bit C read), within the bound plus the output rounding. tf32 refuses
+// 16-bit C.
+TEST_F(MmaGemmTest, SixteenBitCMatchesTheReference) {
+  const std::vector<Precision> sixteen = {Precision::bf16, Precision::fp16};
+  int ran = 0;
+  auto check = [&](const BlockedParams& p, Precision q, int t) {
+    const bool ta = t & 1, tb = t & 2;
+    const std::string what = mma_request(p, q, ta, tb, arch_).name_expression +
+                             " splits=" + std::to_string(p.splits) + " c16";
+    for (const auto& [s, alpha, beta, offset] :
+         {std::tuple{make_shape(ta, tb, 77, 45, 200, 2, /*pad=*/1), 1.0f, 0.0f, 0},
+          std::tuple{make_shape(ta, tb, 130, 67, 33, 3), 0.75f, -0.5f, 1}}) {
+      const double err = run(p, q, s, alpha, beta, 29u + unsigned(t), offset, /*c16=*/true);
+      ASSERT_GE(err, 0) << what << " refused";
+      EXPECT_LE(err, gemm::error_bound_16bit_output(s.k, q)) << what << " m=" << s.m;
+      ++ran;
+    }
+  };
+  for_three_configs(mma_space(), sixteen, check);
+  std::vector<BlockedParams> split = {mmasplit_space().front(), mmasplit_space().back()};
+  for (BlockedParams& p : split) p.splits = 3;
+  split.push_back(mmasplit_space()[mmasplit_space().size() / 2]);
+  split.back().splits = 16;
+  prepare(split, sixteen);
+  for (const BlockedParams& p : split)
+    for (Precision q : sixteen)
+      for (int t = 0; t < 4; ++t) check(p, q, t);
+  EXPECT_EQ(ran, 2 * (3 + 3) * 2 * 4);
+  const auto r = gcuda::launch_mma(
+      kernel(mma_space().front(), Precision::tf32, false, false).function(), 1024, max_shared_,
+      nullptr, mma_space().front(), Precision::tf32, false, false, 64, 64, 64, 1, 1.0f, nullptr, 64,
+      0, nullptr, 64, 0, 0.0f, nullptr, 64, 0, nullptr, nullptr, /*c16=*/true);
+  EXPECT_TRUE(r.refused);
+  EXPECT_NE(r.message.find("16-bit C"), std::string::npos) << r.message;
 }
 
 TEST_F(MmaGemmTest, SplitKRefusesAMissingOrOversizedWorkspace) {

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 
 #include "kernels/common/gemm_config.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -394,6 +396,33 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     return {gemm::relative_error(s, out.data(), ref), ""};
   }
 
+  // C in q's 16-bit type (bf16 / fp16): C0 rounded to it (the reference reads it so; NaN bits
+  // when beta == 0), the launcher's c16, C read back as 16-bit values.
+  Result run16(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
+               uint64_t seed) {
+    ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, 0);
+    for (float& x : in.c) x = gemm::round_input(x, q);
+    const auto ref = gemm::reference_gemm(s, in.a.data(), in.b.data(), alpha, beta, in.c.data());
+    auto a = upload_bits(gemm::to_input_bits(in.a, q), "A");
+    auto b = upload_bits(gemm::to_input_bits(in.b, q), "B");
+    auto c = upload_bits(gemm::to_input_bits(in.c, q), "C");
+    const auto& k = kernel(p, q, s.transa, s.transb);
+    const auto launch = gcuda::launch_wgmma(
+        k.function(), max_shared_, p, q, s.transa, s.transb, s.m, s.n, s.k, s.batch, alpha,
+        a.data(), s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc,
+        s.stride_c(), nullptr, {}, /*c16=*/true);
+    EXPECT_EQ(launch.error, cudaSuccess) << launch.message;
+    if (launch.refused) return {-1, launch.message};
+    ktune::cuda::check(cudaDeviceSynchronize(),
+                       "cudaDeviceSynchronize(" +
+                           wgmma_request(p, q, s.transa, s.transb).name_expression + " c16)");
+    std::vector<uint16_t> bits(in.c.size());
+    ktune::cuda::check(cudaMemcpy(bits.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost),
+                       "cudaMemcpy(C back)");
+    const std::vector<float> out = gemm::from_input_bits(bits, q);
+    return {gemm::relative_error(s, out.data(), ref), ""};
+  }
+
   // Compiles the tf32 instantiations of configs and the copy kernels (distinct requests only).
   void prepare_tf32(const std::vector<BlockedParams>& configs) {
     std::vector<NvrtcRequest> requests = {pack_request(false), pack_request(true)};
@@ -530,6 +559,41 @@ TEST_F(WgmmaGemmTest, AlphaBetaAndShortK) {
       EXPECT_LE(r.error, gemm::error_bound(s.k, q))
           << wgmma_request(p, q, t & 1, t & 2).name_expression;
     });
+}
+
+// C in the inputs' 16-bit type, every kind (cooperative, ping-pong, clusters, and the staged ones,
+// which fall back to the plain epilogue: C on the 16-byte grid would take their staging in FP32)
+// x one config each x transposes x bf16 / fp16: a ragged batched shape (beta == 0, NaN-poisoned
+// 16-bit C not read; ldc on the grid) and alpha / beta (the old 16-bit C read), within the bound
+// plus the output rounding. tf32 refuses 16-bit C.
+TEST_F(WgmmaGemmTest, SixteenBitCEveryKindMatchesTheReference) {
+  const std::vector<BlockedParams> configs = {wgmma_space().front(), wgmma_pp_space().back(),
+                                              wgmma_mc_space().front(), wgmma_ts_space().back(),
+                                              wgmma_cs_space().front()};
+  prepare(configs, kPrecisions);
+  int ran = 0;
+  for (const BlockedParams& p : configs)
+    for (Precision q : kPrecisions)
+      for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        for (const auto& [s, alpha, beta] :
+             {std::tuple{c_aligned_shape(ta, tb, 77, 45, 70, 2), 1.0f, 0.0f},
+              std::tuple{aligned_shape(ta, tb, 130, 67, 24, 1), 0.75f, -0.5f}}) {
+          const Result r = run16(p, q, s, alpha, beta, 13u + unsigned(t));
+          const std::string what =
+              wgmma_request(p, q, ta, tb).name_expression + " c16 m=" + std::to_string(s.m);
+          ASSERT_GE(r.error, 0) << what << ": refused: " << r.message;
+          EXPECT_LE(r.error, gemm::error_bound_16bit_output(s.k, q)) << what;
+          ++ran;
+        }
+      }
+  EXPECT_EQ(ran, 5 * 2 * 4 * 2);
+  const BlockedParams p = wgmma_tf32_space().front();
+  const auto r = gcuda::launch_wgmma(nullptr, max_shared_, p, Precision::tf32, true, false, 64, 64,
+                                     64, 1, 1.0f, nullptr, 64, 0, nullptr, 64, 0, 0.0f, nullptr, 64,
+                                     0, nullptr, {}, /*c16=*/true);
+  EXPECT_TRUE(r.refused);
+  EXPECT_NE(r.message.find("16-bit C"), std::string::npos) << r.message;
 }
 
 // What TMA cannot address is refused, never computed wrongly: leading dimensions and base

@@ -57,6 +57,24 @@ TEST(TunedGemmVendorTc, EveryShippedConfigMatchesTheReference) {
   EXPECT_GE(vendor_runs, 2 * 4 * 2 * 2);  // both vendors, every transpose pair, aligned shapes
 }
 
+// The same with C in the inputs' 16-bit type: cuBLAS's GemmStridedBatchedEx and cuBLASLt's matmul
+// with C and D of CUDA_R_16BF / CUDA_R_16F (and the mma config) within the bound plus the output
+// rounding; beta != 0 reads the old 16-bit C.
+TEST(TunedGemmVendorTc, EveryShippedConfigMatchesTheReferenceWith16BitC) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  using ktune::test::ShippedCase;
+  int vendor_runs = 0;
+  for (GemmPrecision q : kShipped) {
+    const auto out = q == GemmPrecision::bf16 ? ktune::GemmOutput::bf16 : ktune::GemmOutput::fp16;
+    for (const ShippedCase& c :
+         {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true},
+          ShippedCase{33, 17, 41, 2, 1, 0, false}})
+      for (const std::string& name : ktune::test::check_shipped(q, c, true, true, out))
+        vendor_runs += name.rfind("vendor=", 0) == 0;
+  }
+  EXPECT_GE(vendor_runs, 2 * 4 * 2 * 2);
+}
+
 // The selector routes a large shape to cuBLASLt; the second call reuses this thread's plan.
 TEST(TunedGemmVendorTc, SelectorServesCublasLtTwiceOnOnePlan) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";

@@ -302,17 +302,17 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN))
   }
 }
 
-// C = alpha * (sum over splits of the partial sums) + beta * C, summing the splits in index
-// order (deterministic). partial holds batch * splits packed m x n slices, slice
-// batch_index * splits + split. Blocks of THREADS threads, any grid: blocks stride over the
-// batch * m * n elements. A template (instantiated with KTUNE_SPLITK_REDUCE_THREADS, name
-// expression "ktune_gemm_splitk_reduce<256>") so that this header can be included by several
-// translation units of one program without duplicate definitions.
-template <int THREADS>
-__global__ void __launch_bounds__(THREADS)
-    ktune_gemm_splitk_reduce(long long m, long long n, long long batch, int splits,
-                             const float* __restrict__ partial, float alpha, float beta,
-                             float* __restrict__ c, long long ldc, long long stride_c) {
+// The split-K reduction's loop: for each of the batch * m * n elements, the sum over splits of its
+// partial sums in index order (deterministic), handed to store(offset in C, sum) with offset
+// batch_index * stride_c + j * ldc + i. partial holds batch * splits packed m x n slices, slice
+// batch_index * splits + split. Any grid: blocks stride over the elements. (Also the loop of the
+// 16-bit C reduction, kernels/gemm/cuda/gemm_out16.cuh.)
+template <typename Store>
+__device__ __forceinline__ void ktune_gemm_splitk_sums(long long m, long long n, long long batch,
+                                                       int splits,
+                                                       const float* __restrict__ partial,
+                                                       long long ldc, long long stride_c,
+                                                       Store store) {
   const long long mn = m * n;
   const long long total = mn * batch;
   const long long step = (long long)gridDim.x * blockDim.x;
@@ -325,9 +325,24 @@ __global__ void __launch_bounds__(THREADS)
     float sum = 0.0f;
 #pragma unroll 4
     for (int s = 0; s < splits; ++s) sum += slices[s * mn];
-    float* at = c + batch_index * stride_c + j * ldc + i;
-    *at = beta == 0.0f ? alpha * sum : fmaf(beta, *at, alpha * sum);
+    store(batch_index * stride_c + j * ldc + i, sum);
   }
+}
+
+// C = alpha * (sum over splits of the partial sums) + beta * C (ktune_gemm_splitk_sums). Blocks
+// of THREADS threads, any grid. A template (instantiated with KTUNE_SPLITK_REDUCE_THREADS, name
+// expression "ktune_gemm_splitk_reduce<256>") so that this header can be included by several
+// translation units of one program without duplicate definitions.
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+    ktune_gemm_splitk_reduce(long long m, long long n, long long batch, int splits,
+                             const float* __restrict__ partial, float alpha, float beta,
+                             float* __restrict__ c, long long ldc, long long stride_c) {
+  ktune_gemm_splitk_sums(m, n, batch, splits, partial, ldc, stride_c,
+                         [&](long long offset, float sum) {
+                           float* at = c + offset;
+                           *at = beta == 0.0f ? alpha * sum : fmaf(beta, *at, alpha * sum);
+                         });
 }
 
 #endif  // KTUNE_GEMM_TILED_CUH

@@ -80,9 +80,14 @@ KTUNE_INSTANTIATE_WARP(256, 64, 16, 64, 32, 8, 8, 4, 8, 0, 1)
 #define KTUNE_INSTANTIATE_MMA(BM, BN, BK, WM, WN, ST, PREC, TA, TB)                             \
   template __global__ void ktune_gemm_mma<BM, BN, BK, WM, WN, ST, PREC, TA, TB>(                \
       long long, long long, long long, float, const KtuneMmaElem<PREC>::type*, long long,        \
-      long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, float*, long long, \
-      long long, int, long long, float*);
+      long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, void*, long long,  \
+      long long, int, long long, float*, int);
 
 KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0)  // bf16
 KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1)   // fp16
 KTUNE_INSTANTIATE_MMA(64, 128, 32, 32, 64, 3, 1, 0, 1)   // tf32
+// The split-K reduction into 16-bit C (gemm_out16.cuh) of both 16-bit precisions.
+template __global__ void ktune_gemm_splitk_reduce16<2, KTUNE_SPLITK_REDUCE_THREADS>(
+    long long, long long, long long, int, const float*, float, float, void*, long long, long long);
+template __global__ void ktune_gemm_splitk_reduce16<3, KTUNE_SPLITK_REDUCE_THREADS>(
+    long long, long long, long long, int, const float*, float, float, void*, long long, long long);

@@ -7,7 +7,7 @@
 #define KTUNE_INSTANTIATE(KERNEL, BM, BN, ST, GR, PREC, TA, TB)                            \
   template __global__ void KERNEL<BM, BN, ST, GR, PREC, TA, TB>(                           \
       const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, long long, \
-      long long, long long, long long, float, float, float*, long long, long long);
+      long long, long long, long long, float, float, void*, long long, long long, int);
 #define KTUNE_INSTANTIATE_WGMMA(...) KTUNE_INSTANTIATE(ktune_gemm_wgmma, __VA_ARGS__)
 #define KTUNE_INSTANTIATE_WGMMA_PP(...) KTUNE_INSTANTIATE(ktune_gemm_wgmma_pp, __VA_ARGS__)
 #define KTUNE_INSTANTIATE_WGMMA_MC(...) KTUNE_INSTANTIATE(ktune_gemm_wgmma_mc, __VA_ARGS__)
@@ -33,7 +33,7 @@ KTUNE_INSTANTIATE_WGMMA_MC(256, 128, 3, 8, 3, 0, 1)  // fp16, both MN-major
 #define KTUNE_INSTANTIATE_WGMMA_TS(KERNEL, BM, BN, ST, GR, PREC, TA, TB)                   \
   template __global__ void KERNEL<BM, BN, ST, GR, PREC, TA, TB>(                           \
       const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, long long, \
-      long long, long long, long long, float, float, float*, long long, long long,         \
+      long long, long long, long long, float, float, void*, long long, long long, int,     \
       const __grid_constant__ KtuneTmaMap, int);
 KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 256, 128, 4, 1, 2, 0, 0)    // bf16, A MN-major
 KTUNE_INSTANTIATE_WGMMA_TS(ktune_gemm_wgmma_ts, 128, 256, 4, 8, 3, 1, 1)    // fp16, B MN-major

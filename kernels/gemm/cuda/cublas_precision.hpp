@@ -3,8 +3,9 @@
 // (gemm_cuda_session.cpp, gemm_cublaslt.cpp) and the deployed library's vendor calls
 // (deploy/vendor_cuda.hpp), so a shipped "vendor=cublas" / "vendor=cublaslt" is the call the
 // sweep timed: TF32 tensor-core math on FP32 inputs (CUBLAS_COMPUTE_32F_FAST_TF32), or BF16 /
-// FP16 inputs with FP32 compute; C is FP32 in every precision. Header-only: the deployed
-// library compiles it with nvcc and links no ktune code.
+// FP16 inputs with FP32 compute; C is FP32, or (LtProblem::c16, the deployed gemm_ex's 16-bit
+// output) C and D in the inputs' 16-bit type. Header-only: the deployed library compiles it with
+// nvcc and links no ktune code.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -22,13 +23,20 @@ constexpr cublasComputeType_t cublas_compute_type(Precision p) {
   return p == Precision::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 }
 
-// A strided-batched problem as cuBLASLt's descriptors of it (column-major, C FP32).
+// A strided-batched problem as cuBLASLt's descriptors of it (column-major, C FP32 unless c16:
+// then C holds the 16-bit input type).
 struct LtProblem {
   Precision precision;
   bool transa, transb;
   int64_t m, n, k, batch;
   int64_t lda, stride_a, ldb, stride_b, ldc, stride_c;
+  bool c16 = false;
 };
+
+// C's (and D's) type of a problem.
+constexpr cudaDataType_t cublas_output_type(const LtProblem& p) {
+  return p.c16 ? cublas_input_type(p.precision) : CUDA_R_32F;
+}
 
 // The matmul descriptor and the A, B, C layouts of one problem; release() frees what was made.
 struct LtDescriptors {
@@ -49,7 +57,8 @@ struct LtDescriptors {
       s = layout(a, in, p.transa ? p.k : p.m, p.transa ? p.m : p.k, p.lda, p.batch, p.stride_a);
     if (s == CUBLAS_STATUS_SUCCESS)
       s = layout(b, in, p.transb ? p.n : p.k, p.transb ? p.k : p.n, p.ldb, p.batch, p.stride_b);
-    if (s == CUBLAS_STATUS_SUCCESS) s = layout(c, CUDA_R_32F, p.m, p.n, p.ldc, p.batch, p.stride_c);
+    if (s == CUBLAS_STATUS_SUCCESS)
+      s = layout(c, cublas_output_type(p), p.m, p.n, p.ldc, p.batch, p.stride_c);
     return s;
   }
 

@@ -20,12 +20,12 @@ CublasLtHandle::CublasLtHandle() {
 }
 
 CublasLtGemm::CublasLtGemm(cublasLtHandle_t handle, const Shape& s, size_t workspace_bytes,
-                           int max_algos)
+                           int max_algos, bool c16)
     : handle_(handle), workspace_bytes_(workspace_bytes) {
   try {
-    const LtProblem problem{s.precision,  s.transa, s.transb,    s.m,          s.n,
-                            s.k,          s.batch,  s.lda,       s.stride_a(), s.ldb,
-                            s.stride_b(), s.ldc,    s.stride_c()};
+    const LtProblem problem{s.precision,  s.transa, s.transb,     s.m,          s.n,
+                            s.k,          s.batch,  s.lda,        s.stride_a(), s.ldb,
+                            s.stride_b(), s.ldc,    s.stride_c(), c16};
     check_cublas(descriptors_.make(problem),
                  "cuBLASLt descriptors (cublasLtMatmulDescCreate, "
                  "cublasLtMatrixLayoutCreate)");
@@ -103,7 +103,7 @@ std::string CublasLtGemm::describe(int i) const {
                      r.wavesCount);
 }
 
-cublasStatus_t CublasLtGemm::run(int i, const void* a, const void* b, float* c, void* workspace,
+cublasStatus_t CublasLtGemm::run(int i, const void* a, const void* b, void* c, void* workspace,
                                  cudaStream_t stream) const {
   const float one = 1.0f, zero = 0.0f;
   const LtDescriptors& d = descriptors_;

@@ -30,8 +30,10 @@ std::string lt_algo_config(const cublasLtMatmulHeuristicResult_t& r);
 class CublasLtGemm {
  public:
   // Asks the heuristic for up to max_algos algorithms within workspace_bytes; throws CudaError
-  // when the descriptors cannot be made. algos() may be 0 (no algorithm for the problem).
-  CublasLtGemm(cublasLtHandle_t handle, const Shape& shape, size_t workspace_bytes, int max_algos);
+  // when the descriptors cannot be made. algos() may be 0 (no algorithm for the problem). c16:
+  // C (and D) in the 16-bit input type instead of FP32 (tuned_gemm_bench's 16-bit output).
+  CublasLtGemm(cublasLtHandle_t handle, const Shape& shape, size_t workspace_bytes, int max_algos,
+               bool c16 = false);
   ~CublasLtGemm();
   CublasLtGemm(const CublasLtGemm&) = delete;
   CublasLtGemm& operator=(const CublasLtGemm&) = delete;
@@ -40,8 +42,8 @@ class CublasLtGemm {
   // "heuristic #i: algo 21, tile 18, stages 9, split-K 1, waves 0.98" (cublasLt's enum ids).
   std::string describe(int i) const;
   const cublasLtMatmulHeuristicResult_t& result(int i) const { return results_.at(size_t(i)); }
-  // C = op(A) op(B) with algorithm i, asynchronous on stream.
-  cublasStatus_t run(int i, const void* a, const void* b, float* c, void* workspace,
+  // C = op(A) op(B) with algorithm i, asynchronous on stream (C floats, or 16-bit with c16).
+  cublasStatus_t run(int i, const void* a, const void* b, void* c, void* workspace,
                      cudaStream_t stream) const;
 
  private:

@@ -1,6 +1,7 @@
 // Tensor-core GEMM (kind `mma` of the GEMM family, sm_80+): column-major BLAS semantics
-//   C = alpha * op(A) * op(B) + beta * C  with strided batches, FP32 accumulation and FP32 C;
-// C is not read when beta == 0 (it may hold NaN). The operands are
+//   C = alpha * op(A) * op(B) + beta * C  with strided batches, FP32 accumulation and FP32 C, or
+// (c16, bf16 / fp16 only) C in the input's 16-bit type (gemm_out16.cuh: one rounding at the
+// store); C is not read when beta == 0 (it may hold NaN). The operands are
 //   PREC 1 (tf32): float A and B, rounded to TF32 (cvt.rna) in the kernel, mma.m16n8k8;
 //   PREC 2 (bf16) / PREC 3 (fp16): 16-bit A and B (raw bits: the kernel never converts them),
 //   mma.m16n8k16 fed by ldmatrix.
@@ -25,8 +26,8 @@
 // Split-K (splits > 1, kind mmasplit): as the SIMT split-K kernels (gemm_tiled.cuh) — split s
 // sums the K range [s*k_chunk, min(k, (s+1)*k_chunk)) (k_chunk a multiple of BK, so every slice
 // starts on a 16-byte chunk), writes its raw FP32 sums to partial[z*m*n + j*m + i], and
-// ktune_gemm_splitk_reduce forms C = alpha * sum + beta * C. FP32 partials keep the accumulation
-// error of one FP32 sum over k.
+// ktune_gemm_splitk_reduce forms C = alpha * sum + beta * C (ktune_gemm_splitk_reduce16 for
+// 16-bit C). FP32 partials keep the accumulation error of one FP32 sum over k.
 //
 // Launch (gemm_mma_launch.hpp): blockDim.x = 32 * (BM/WM) * (BN/WN); gridDim = (ceil(m/BM),
 // ceil(n/BN), batch * splits), blockIdx.z = batch_index * splits + split; dynamic shared memory
@@ -38,6 +39,7 @@
 #define KTUNE_GEMM_MMA_CUH
 
 #include "../../common/cuda/mma_ptx.cuh"  // cp.async, ldmatrix, mma.m16n8k16
+#include "gemm_out16.cuh"                 // C in the input's 16-bit type
 
 template <int PREC>
 struct KtuneMmaElem {
@@ -135,9 +137,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     ktune_gemm_mma(long long m, long long n, long long k, float alpha,
                    const typename KtuneMmaElem<PREC>::type* __restrict__ a, long long lda,
                    long long stride_a, const typename KtuneMmaElem<PREC>::type* __restrict__ b,
-                   long long ldb, long long stride_b, float beta, float* __restrict__ c,
+                   long long ldb, long long stride_b, float beta, void* __restrict__ c,
                    long long ldc, long long stride_c, int splits, long long k_chunk,
-                   float* __restrict__ partial) {
+                   float* __restrict__ partial, int c16) {
   typedef typename KtuneMmaElem<PREC>::type T;
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
   constexpr int MK = PREC == 1 ? 8 : 16;  // k of one mma
@@ -285,10 +287,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   asm volatile("cp.async.wait_group 0;\n" ::);
 
   // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below. Split-K
-  // writes the raw sums (an empty slice its zeros) to its packed m x n slice of the workspace.
+  // writes the raw sums (an empty slice its zeros) to its packed m x n slice of the workspace;
+  // without it C is float or (c16) the input's 16-bit type.
   const bool split_k = splits > 1;
-  float* const cz = split_k ? partial + z * m * n : c + batch_index * stride_c;
-  const long long ldo = split_k ? m : ldc;
+  float* const pz = split_k ? partial + z * m * n : partial;
+  const long long cz = batch_index * stride_c;
 #pragma unroll
   for (int i = 0; i < MI; ++i) {
 #pragma unroll
@@ -298,13 +301,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const long long row = row0 + wr + i * 16 + g + (e >> 1) * 8;
         const long long col = col0 + wc + j * 8 + 2 * t + (e & 1);
         if (row >= m || col >= n) continue;
-        float* at = cz + row + col * ldo;
         if (split_k) {
-          *at = acc[i][j][e];
+          pz[row + col * m] = acc[i][j][e];
           continue;
         }
-        const float v = alpha * acc[i][j][e];
-        *at = beta == 0.0f ? v : fmaf(beta, *at, v);
+        ktune_out_store<PREC>(c, cz + row + col * ldc, c16, beta, alpha * acc[i][j][e]);
       }
     }
   }

@@ -57,20 +57,49 @@ inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std
 }
 }  // namespace mma_detail
 
+// The name expression of the split-K reduction that writes C in precision's 16-bit type
+// (gemm_out16.cuh, compiled with gemm_mma.cuh): "ktune_gemm_splitk_reduce16<2,256>".
+inline std::string splitk_reduce16_name_expression(Precision precision) {
+  return "ktune_gemm_splitk_reduce16<" + std::to_string(mma_prec(precision)) + "," +
+         std::to_string(kSplitkReduceThreads) + ">";
+}
+
+// The split-K reduction into 16-bit C (reduce16_kernel: ktune_gemm_splitk_reduce16 of the
+// precision), launched as launch_splitk_reduce launches the FP32 one.
+inline TiledLaunch launch_splitk_reduce16(const void* reduce16_kernel, const BlockedParams& p,
+                                          long long m, long long n, long long batch, float alpha,
+                                          float beta, void* c, long long ldc, long long stride_c,
+                                          const float* workspace, cudaStream_t stream) {
+  long long mm = m, nn = n, ldc_ = ldc, sc = stride_c, batch_ = batch;
+  int splits = p.splits;
+  const float* partial_in = workspace;
+  void* args[] = {&mm, &nn, &batch_, &splits, &partial_in, &alpha, &beta, &c, &ldc_, &sc};
+  const long long blocks = (m * n * batch + kSplitkReduceThreads - 1) / kSplitkReduceThreads;
+  cudaError_t error =
+      cudaLaunchKernel(reduce16_kernel, dim3(unsigned(blocks < 65535 ? blocks : 65535)),
+                       dim3(kSplitkReduceThreads), args, 0, stream);
+  if (error == cudaSuccess) error = cudaGetLastError();
+  return tiled_detail::classify(error, p, "launch of ktune_gemm_splitk_reduce16");
+}
+
 // One asynchronous launch of C = alpha*op(A)*op(B) + beta*C with the mma kernel of (p, precision,
 // transa, transb), followed when p.splits > 1 (kind mmasplit) by the split-K reduction kernel of
 // gemm_tiled.cuh (workspace: tiled_workspace_floats(p, m, n, batch) floats); a and b hold
-// input_bytes(precision)-byte elements. kernel_max_threads and max_shared_bytes are the kernel's
-// and the device's limits. Never synchronizes.
+// input_bytes(precision)-byte elements. c holds floats, or with c16 (bf16 / fp16 only) the
+// input's 16-bit type; reduce_kernel is then ktune_gemm_splitk_reduce16 of the precision.
+// kernel_max_threads and max_shared_bytes are the kernel's and the device's limits. Never
+// synchronizes.
 inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int max_shared_bytes,
                               const void* reduce_kernel, const BlockedParams& p,
                               Precision precision, bool transa, bool transb, long long m,
                               long long n, long long k, long long batch, float alpha, const void* a,
                               long long lda, long long stride_a, const void* b, long long ldb,
-                              long long stride_b, float beta, float* c, long long ldc,
-                              long long stride_c, float* workspace, cudaStream_t stream) {
+                              long long stride_b, float beta, void* c, long long ldc,
+                              long long stride_c, float* workspace, cudaStream_t stream,
+                              bool c16 = false) {
   const auto refuse = [&](const std::string& why) { return mma_detail::refuse(p, precision, why); };
   if (precision == Precision::fp32) return refuse("fp32 has no tensor-core kernel");
+  if (c16 && precision == Precision::tf32) return refuse("16-bit C needs 16-bit inputs");
   if (!mma_supported_params(p)) return refuse("parameters outside the template");
   if (auto stop =
           launch_checks::check_problem(refuse, transa, transb, m, n, k, batch, lda, ldb, ldc))
@@ -103,8 +132,9 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   int splits = p.splits;
   long long k_chunk = tiled_k_chunk(p, k);
   float* partial = split ? workspace : nullptr;
-  void* args[] = {&mm, &nn,   &kk, &alpha, &a,  &lda_,   &sa,      &b,      &ldb_,
-                  &sb, &beta, &c,  &ldc_,  &sc, &splits, &k_chunk, &partial};
+  int c16_ = c16 ? 1 : 0;
+  void* args[] = {&mm, &nn,   &kk, &alpha, &a,  &lda_,   &sa,      &b,       &ldb_,
+                  &sb, &beta, &c,  &ldc_,  &sc, &splits, &k_chunk, &partial, &c16_};
   const dim3 grid{unsigned(blocks_m), unsigned(blocks_n), unsigned(batch * p.splits)};
   cudaError_t error =
       cudaLaunchKernel(kernel, grid, dim3(unsigned(threads)), args, size_t(shared), stream);
@@ -112,8 +142,11 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   const TiledLaunch result = launch_checks::classify(
       error, "launch", refuse, [&] { return mma_name_expression(p, precision, transa, transb); });
   if (!split || result.refused || result.error != cudaSuccess) return result;
-  return launch_splitk_reduce(reduce_kernel, p, m, n, batch, alpha, beta, c, ldc, stride_c,
-                              workspace, stream);
+  if (c16)
+    return launch_splitk_reduce16(reduce_kernel, p, m, n, batch, alpha, beta, c, ldc, stride_c,
+                                  workspace, stream);
+  return launch_splitk_reduce(reduce_kernel, p, m, n, batch, alpha, beta, static_cast<float*>(c),
+                              ldc, stride_c, workspace, stream);
 }
 
 }  // namespace ktune::kernels::gemm::cuda

@@ -2,7 +2,9 @@
 // semantics C = alpha * op(A) * op(B) + beta * C with strided batches, 16-bit A and B (PREC 2
 // bf16, 3 fp16: raw bits, never converted) or FP32 A and B read as tf32 (PREC 1: the tensor
 // cores ignore the low 13 mantissa bits, i.e. truncate; kind wgmmatf32), FP32 accumulation and
-// FP32 C; C is not read when beta == 0 (it may hold NaN).
+// FP32 C, or (c16, 16-bit inputs only) C in the input's type (gemm_out16.cuh: one rounding at the
+// store, by the plain epilogue: the staged ones of kinds wgmmats / wgmmacs stage FP32 boxes, so
+// the launcher sets tma_c = 0 for 16-bit C); C is not read when beta == 0 (it may hold NaN).
 //
 // Block: 3 warpgroups (384 threads). Warpgroup 0 is the producer: after setmaxnreg.dec one thread
 // issues the bulk tensor copies (TMA, cp.async.bulk.tensor) of the K tiles (128 bytes wide: 64
@@ -52,6 +54,7 @@
 #define KTUNE_GEMM_WGMMA_CUH
 
 #include "../../common/cuda/wgmma_ptx.cuh"  // TMA, mbarriers, clusters, wgmma
+#include "gemm_out16.cuh"                   // C in the input's 16-bit type
 
 // Shared memory of one instantiation: ST stages of A (BM rows) and B (BN rows) tiles of 128 bytes
 // a row (64 16-bit or 32 tf32 K elements), with TS (the TMA-store epilogue, kind wgmmats) two
@@ -241,12 +244,13 @@ __device__ __forceinline__ void ktune_wg_turn_wait(int id) {
 
 // A warpgroup's epilogue: accumulator element (r, col) of an m64nN MMA is r = 16 * warp + lane /
 // 4 (+ 8 for the upper half of each quad), col = 8 * j + 2 * (lane % 4) (+ 1); rows from row_base,
-// columns from col_base; only in-range elements are stored.
-template <int MI, int BN>
+// columns from col_base; only in-range elements are stored, into C at c + c_offset elements
+// (floats, or with c16 PREC's 16-bit type).
+template <int MI, int BN, int PREC>
 __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], long long row_base,
                                                long long col_base, long long m, long long n,
-                                               float alpha, float beta, float* cb, long long ldc,
-                                               int warp, int lane) {
+                                               float alpha, float beta, void* c, long long c_offset,
+                                               long long ldc, int c16, int warp, int lane) {
 #pragma unroll
   for (int i = 0; i < MI; ++i) {
     const long long row0 = row_base + i * 64 + warp * 16 + lane / 4;
@@ -256,11 +260,9 @@ __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], l
       for (int e = 0; e < 4; ++e) {
         const long long row = row0 + (e >> 1) * 8;
         const long long col = col_base + j * 8 + (lane & 3) * 2 + (e & 1);
-        if (row < m && col < n) {
-          float* p = cb + col * ldc + row;
-          const float v = alpha * acc[i][j * 4 + e];
-          *p = beta == 0.0f ? v : v + beta * *p;
-        }
+        if (row < m && col < n)
+          ktune_out_store<PREC>(c, c_offset + col * ldc + row, c16, beta,
+                                alpha * acc[i][j * 4 + e]);
       }
     }
   }
@@ -355,7 +357,7 @@ __device__ __forceinline__ void ktune_wg_store_staged(const float (&acc)[MI][BN 
 template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL, int TS = 0>
 __device__ __forceinline__ void ktune_wg_cooperative(
     const KtuneTmaMap* map_a, const KtuneTmaMap* map_b, long long m, long long n, long long k,
-    long long batch, float alpha, float beta, float* c, long long ldc, long long stride_c,
+    long long batch, float alpha, float beta, void* c, long long ldc, long long stride_c, int c16,
     const KtuneTmaMap* map_c = nullptr, int tma_c = 0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
@@ -404,10 +406,12 @@ __device__ __forceinline__ void ktune_wg_cooperative(
         if (tn < tiles_n)
           ktune_wg_store_staged<kMi, BN, TS>(
               acc, map_c, tm * BM + cw * (BM / 2), tn * BN, b, alpha, stage + unsigned(cw) * 16384u,
-              1 + cw, warp, lane, (tid & 127) == 0, c + (long long)b * stride_c, ldc, m, n);
+              1 + cw, warp, lane, (tid & 127) == 0,
+              static_cast<float*>(c) + (long long)b * stride_c, ldc, m, n);
       } else {
-        ktune_wg_store<kMi, BN>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN, m, n,
-                                alpha, beta, c + (long long)b * stride_c, ldc, warp, lane);
+        ktune_wg_store<kMi, BN, PREC>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN,
+                                      m, n, alpha, beta, c, (long long)b * stride_c, ldc, c16, warp,
+                                      lane);
       }
     }
     // The shared memory the stores read must outlive them: wait before the block exits.
@@ -432,26 +436,26 @@ __device__ __forceinline__ void ktune_wg_cooperative(
   __global__ void __launch_bounds__(384, 1)                                                       \
       NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b,  \
            long long m, long long n, long long k, long long batch, float alpha, float beta,       \
-           float* __restrict__ c, long long ldc, long long stride_c) {                            \
+           void* __restrict__ c, long long ldc, long long stride_c, int c16) {                    \
     ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL>(&map_a, &map_b, m, n, k, batch, alpha, \
-                                                           beta, c, ldc, stride_c);               \
+                                                           beta, c, ldc, stride_c, c16);          \
   }
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1)
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
 
 // The cooperative kernels with the TMA-store epilogue (kind wgmmats: ktune_gemm_wgmma_ts one
-// block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters, then
-// map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte swizzle),
-// and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue).
+// block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters (c16
+// last), then map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte
+// swizzle), and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue).
 #define KTUNE_WGMMA_TS_KERNEL(NAME, CL, TS)                                                      \
   template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                            \
   __global__ void __launch_bounds__(384, 1)                                                      \
       NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
            long long m, long long n, long long k, long long batch, float alpha, float beta,      \
-           float* __restrict__ c, long long ldc, long long stride_c,                             \
+           void* __restrict__ c, long long ldc, long long stride_c, int c16,                     \
            const __grid_constant__ KtuneTmaMap map_c, int tma_c) {                               \
     ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, TS>(                                  \
-        &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, &map_c, tma_c);           \
+        &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, c16, &map_c, tma_c);      \
   }
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_ts, 1, 1)
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2, 1)
@@ -474,8 +478,8 @@ template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
 __global__ void __launch_bounds__(384, 1)
     ktune_gemm_wgmma_pp(const __grid_constant__ KtuneTmaMap map_a,
                         const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
-                        long long k, long long batch, float alpha, float beta,
-                        float* __restrict__ c, long long ldc, long long stride_c) {
+                        long long k, long long batch, float alpha, float beta, void* __restrict__ c,
+                        long long ldc, long long stride_c, int c16) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 64 || BM == 128, "one consumer warpgroup of 64 or 128 rows a tile");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
@@ -519,8 +523,8 @@ __global__ void __launch_bounds__(384, 1)
                                                                  tiles_b, full, empty, lane);
       if (t + gridDim.x < tiles) ktune_wg_turn_arrive(1 + cw);  // the block's next tile's turn
       ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
-      ktune_wg_store<kMi, BN>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha, beta,
-                              c + (long long)b * stride_c, ldc, warp, lane);
+      ktune_wg_store<kMi, BN, PREC>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha, beta,
+                                    c, (long long)b * stride_c, ldc, c16, warp, lane);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

@@ -220,19 +220,22 @@ inline cudaError_t launch_clusters(const void* kernel, const BlockedParams& p, l
 // other than compute capability 9.0, and in 16-bit leading dimensions, batch strides or base
 // pointers that are not 16-byte multiples (TMA). tf32 (kernel: the K-major instantiation) first
 // copies MN-major or misaligned operands K-major into pack.workspace with pack's kernels (refused
-// when the workspace is missing or short). max_shared_bytes: the device's opt-in limit. Never
-// synchronizes.
+// when the workspace is missing or short). c holds floats, or with c16 (bf16 / fp16 only) the
+// input's 16-bit type, stored by the plain epilogue (the staged ones of ts stage FP32 boxes: with
+// 16-bit C they fall back to it, as they do for beta != 0). max_shared_bytes: the device's opt-in
+// limit. Never synchronizes.
 inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const BlockedParams& p,
                                 Precision precision, bool transa, bool transb, long long m,
                                 long long n, long long k, long long batch, float alpha,
                                 const void* a, long long lda, long long stride_a, const void* b,
-                                long long ldb, long long stride_b, float beta, float* c,
+                                long long ldb, long long stride_b, float beta, void* c,
                                 long long ldc, long long stride_c, cudaStream_t stream,
-                                const WgmmaTf32Pack& pack = {}) {
+                                const WgmmaTf32Pack& pack = {}, bool c16 = false) {
   const auto refuse = [&](const std::string& why) {
     return wgmma_detail::refuse(p, precision, why);
   };
   if (precision == Precision::fp32) return refuse("the wgmma kernel computes tf32, bf16 and fp16");
+  if (c16 && precision == Precision::tf32) return refuse("16-bit C needs 16-bit inputs");
   if (p.cl > 1 && precision == Precision::tf32)
     return refuse("the cluster kernel computes bf16 and fp16");
   if (p.ts && precision == Precision::tf32)
@@ -306,12 +309,14 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
   long long mm = m, nn = n, kk = k, bb = batch, ldc_ = ldc, sc = stride_c;
-  // ts: C's map when beta == 0 and C is on TMA's grid (tma_c = 1), else the plain epilogue (ts 2
-  // needs the grid only: its 16-byte stores; the map goes unused).
+  // ts: C's map when beta == 0, C is FP32 and on TMA's grid (tma_c = 1), else the plain epilogue
+  // (ts 2 needs the grid only: its 16-byte stores; the map goes unused).
   CUtensorMap map_c{};
-  int tma_c = p.ts && beta == 0.0f && wgmma_detail::encode_c(map_c, c, m, n, ldc, batch, stride_c);
-  void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,    &bb,   &alpha,
-                  &beta,  &c,     &ldc_, &sc, &map_c, &tma_c};
+  int tma_c = p.ts && beta == 0.0f && !c16 &&
+              wgmma_detail::encode_c(map_c, static_cast<float*>(c), m, n, ldc, batch, stride_c);
+  int c16_ = c16 ? 1 : 0;
+  void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,   &bb,    &alpha,
+                  &beta,  &c,     &ldc_, &sc, &c16_, &map_c, &tma_c};
   if (p.cl == 1) {
     const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
     const unsigned blocks = unsigned(tiles < sms ? tiles : sms);

@@ -33,12 +33,14 @@ inline int64_t span_elements(int64_t rows, int64_t cols, int64_t ld, int64_t str
 
 // Throws GemmError naming the first bad argument; returns normally when the call is valid
 // (including the empty cases that do nothing). A and B hold elements of input_bytes bytes (the
-// tensor-core precisions' 16-bit inputs), C floats.
+// tensor-core precisions' 16-bit inputs), C elements of output_bytes (floats, or gemm_ex's 16-bit
+// C).
 inline void check_gemm_arguments(const char* function, Trans transa, Trans transb, int64_t m,
                                  int64_t n, int64_t k, const void* a, int64_t lda, int64_t stride_a,
-                                 const void* b, int64_t ldb, int64_t stride_b, const float* c,
+                                 const void* b, int64_t ldb, int64_t stride_b, const void* c,
                                  int64_t ldc, int64_t stride_c, int64_t batch,
-                                 size_t input_bytes = sizeof(float)) {
+                                 size_t input_bytes = sizeof(float),
+                                 size_t output_bytes = sizeof(float)) {
   auto text = [](int64_t v) { return std::to_string(v); };
   if (transa != Trans::no && transa != Trans::yes)
     argument_error(function, "transa is neither Trans::no nor Trans::yes");
@@ -88,7 +90,7 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
                                    : "B (ldb*(k-1)+n, stride_b*(batch-1))",
                rows_b, transb == Trans::no ? n : k, ldb, stride_b, input_bytes);
   }
-  check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c, sizeof(float));
+  check_span("C (ldc*(n-1)+m, stride_c*(batch-1))", m, n, ldc, stride_c, output_bytes);
   if (batch > 1) {
     // Entries of C must not overlap: every write then lands in the caller's C. Cannot
     // overflow: the span check above bounded it. Checked before aliasing, so a
@@ -101,12 +103,12 @@ inline void check_gemm_arguments(const char* function, Trans transa, Trans trans
   if (k > 0) {
     // C written while A or B is still read gives garbage (the kernels pack and block their
     // operands): the address ranges the operands span must be disjoint.
-    const int64_t span_c = span_elements(m, n, ldc, stride_c, batch);
+    const int64_t span_c = span_elements(m, n, ldc, stride_c, batch, output_bytes);
     auto check_disjoint = [&](const char* name, const void* x, int64_t rows, int64_t cols,
                               int64_t ld, int64_t stride) {
       const int64_t span = span_elements(rows, cols, ld, stride, batch, input_bytes);
       const auto xb = reinterpret_cast<uintptr_t>(x), cb = reinterpret_cast<uintptr_t>(c);
-      if (xb < cb + uintptr_t(span_c) * sizeof(float) && cb < xb + uintptr_t(span) * input_bytes)
+      if (xb < cb + uintptr_t(span_c) * output_bytes && cb < xb + uintptr_t(span) * input_bytes)
         argument_error(function, std::string("C overlaps ") + name +
                                      ": C must not alias A or B (the result would be garbage)");
     };

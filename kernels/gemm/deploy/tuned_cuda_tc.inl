@@ -1,6 +1,8 @@
 // Tensor-core half of the CUDA tuned GEMM library: ktune::gemm_ex in tf32 / bf16 / fp16, each
 // precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
-// ktune_add_tuned_library; a precision without one is refused). Included by tuned_cuda.inl after
+// ktune_add_tuned_library; a precision without one is refused), with C in FP32 or in the inputs'
+// 16-bit type (GemmOutput: the same selector, trained on FP32-C rows, serves both; the kernels
+// store 16-bit C themselves, gemm_out16.cuh). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
 // configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32`, `wgmmapp` and `wgmmamc` kinds,
 // instantiated by nvcc from the headers the NVRTC sweep compiles (and the vendor candidates,
@@ -58,13 +60,15 @@ struct TcArgs {
   long long lda, stride_a;
   const void* b;
   long long ldb, stride_b;
-  float* c;
+  void* c;  // floats, or with c16 the input's 16-bit type
   long long ldc, stride_c;
   cudaStream_t stream;
+  bool c16;
 };
 using TcLaunchFn = Launch (*)(const TcArgs&);
 
 constexpr size_t input_bytes(int prec) { return prec == 1 ? 4 : 2; }
+size_t output_bytes(const TcArgs& g) { return g.c16 ? 2 : 4; }
 
 Launch tc_outcome(const ktune::kernels::gemm::cuda::TiledLaunch& launch) {
   if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
@@ -91,6 +95,13 @@ Launch run_tc_kernel(const TcArgs& g) {
     // each with its split-K workspace from the pool (mmasplit).
     const auto* a = static_cast<const unsigned char*>(g.a);
     const auto* b = static_cast<const unsigned char*>(g.b);
+    auto* c = static_cast<unsigned char*>(g.c);
+    // 16-bit C: the split-K reduction that rounds into the input type (gemm_out16.cuh).
+    const void* reduce = reduce_kernel();
+    if constexpr (PREC != 1)
+      if (g.c16)
+        reduce = reinterpret_cast<const void*>(
+            &ktune_gemm_splitk_reduce16<PREC, KTUNE_SPLITK_REDUCE_THREADS>);
     // Refused before the pool allocates a workspace over the launcher's limit (the fallback
     // order serves the shape).
     const long long chunk = 65535 / p.splits;
@@ -99,10 +110,11 @@ Launch run_tc_kernel(const TcArgs& g) {
       return Launch::refused;
     return launch_chunks(p, g, [&](long long count, long long first, float* workspace) {
       return kg::cuda::launch_mma(
-          kernel, p.threads(), max_shared_bytes(), reduce_kernel(), p, kg::Precision(PREC), TA, TB,
-          g.m, g.n, g.k, count, g.alpha, a + first * g.stride_a * long(input_bytes(PREC)), g.lda,
-          g.stride_a, b + first * g.stride_b * long(input_bytes(PREC)), g.ldb, g.stride_b, g.beta,
-          g.c + first * g.stride_c, g.ldc, g.stride_c, workspace, g.stream);
+          kernel, p.threads(), max_shared_bytes(), reduce, p, kg::Precision(PREC), TA, TB, g.m, g.n,
+          g.k, count, g.alpha, a + first * g.stride_a * long(input_bytes(PREC)), g.lda, g.stride_a,
+          b + first * g.stride_b * long(input_bytes(PREC)), g.ldb, g.stride_b, g.beta,
+          c + first * g.stride_c * long(output_bytes(g)), g.ldc, g.stride_c, workspace, g.stream,
+          g.c16);
     });
   } else {
     static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
@@ -155,7 +167,7 @@ Launch run_tc_kernel(const TcArgs& g) {
       return tc_outcome(kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC),
                                                TA, TB, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
                                                g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c,
-                                               g.ldc, g.stride_c, g.stream));
+                                               g.ldc, g.stride_c, g.stream, {}, g.c16));
     }
   }
 }
@@ -168,8 +180,8 @@ Launch run_tc_vendor(const TcArgs& g) {
   static_assert(kg::vendor_on_cuda(V), "a tensor-core selector ships a CPU vendor");
   namespace kd = kg::deploy;
   const kg::cuda::LtProblem p{
-      kg::Precision(PREC), g.transa, g.transb,   g.m,   g.n,       g.k, g.batch, g.lda,
-      g.stride_a,          g.ldb,    g.stride_b, g.ldc, g.stride_c};
+      kg::Precision(PREC), g.transa, g.transb,   g.m,   g.n,        g.k,  g.batch, g.lda,
+      g.stride_a,          g.ldb,    g.stride_b, g.ldc, g.stride_c, g.c16};
   if constexpr (V == kg::VendorCall::cublas) {
     return kd::run_cublas_ex(p, g.alpha, g.a, g.b, g.beta, g.c, g.stream) == kd::VendorOutcome::ok
                ? Launch::ok
@@ -234,11 +246,18 @@ __global__ void ktune_gemm_ex_scale(long long m, long long n, long long batch, f
   }
 }
 
-void scale_c(const TcArgs& g) {
+void scale_c(int prec, const TcArgs& g) {
   const long long total = g.m * g.n * g.batch;
   const long long blocks = (total + 255) / 256 < 65535 ? (total + 255) / 256 : 65535;
-  ktune_gemm_ex_scale<<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc,
-                                                              g.stride_c);
+  if (!g.c16)
+    ktune_gemm_ex_scale<<<unsigned(blocks), 256, 0, g.stream>>>(
+        g.m, g.n, g.batch, g.beta, static_cast<float*>(g.c), g.ldc, g.stride_c);
+  else if (prec == 2)
+    ktune_gemm_scale16<2>
+        <<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c);
+  else
+    ktune_gemm_scale16<3>
+        <<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c);
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess) cuda_failure("launch of the C = beta * C kernel", error);
 }
@@ -286,19 +305,43 @@ const int* tc_safe_order() {
   return TcSelector<PREC>::kSafeOrder;
 }
 
+const char* output_text(ktune::GemmOutput output) {
+  return output == ktune::GemmOutput::fp32   ? "fp32"
+         : output == ktune::GemmOutput::bf16 ? "bf16"
+         : output == ktune::GemmOutput::fp16 ? "fp16"
+                                             : "?";
+}
+
+// Whether C is in the inputs' 16-bit type; GemmError for an output type the precision does not
+// produce (FP32 always; bf16 from bf16 inputs, fp16 from fp16).
+bool c_is_16bit(const char* function, int prec, ktune::GemmOutput output) {
+  if (output == ktune::GemmOutput::fp32) return false;
+  const int out = int(output);
+  if (out < 0 || out > 2)
+    kg::deploy::argument_error(function,
+                               "output " + std::to_string(out) + " is not one of fp32, bf16, fp16");
+  if (out != prec - 1)
+    kg::deploy::argument_error(function, std::string("output ") + output_text(output) +
+                                             " is neither fp32 nor the " + precision_text(prec) +
+                                             " inputs' type");
+  return true;
+}
+
 // Checks the arguments (GemmError), then the precision's selector; returns the arguments, or
 // nothing to do (empty problem, or C = beta * C done).
-bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::Trans transa,
-                ktune::Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
-                int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
-                float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
-                ktune::cudaStream_t stream, TcArgs& args) {
+bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::GemmOutput output,
+                ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64_t k,
+                float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b,
+                int64_t ldb, int64_t stride_b, float beta, void* c, int64_t ldc, int64_t stride_c,
+                int64_t batch, ktune::cudaStream_t stream, TcArgs& args) {
   const int prec = int(precision);
   if (prec < 1 || prec > 3)
     kg::deploy::argument_error(function, "precision " + std::to_string(prec) +
                                              " is not one of tf32, bf16, fp16 (fp32: gemm)");
+  const bool c16 = c_is_16bit(function, prec, output);
   kg::deploy::check_gemm_arguments(function, transa, transb, m, n, k, a, lda, stride_a, b, ldb,
-                                   stride_b, c, ldc, stride_c, batch, input_bytes(prec));
+                                   stride_b, c, ldc, stride_c, batch, input_bytes(prec),
+                                   c16 ? 2 : 4);
   if (tc_num_configs(prec) == 0)
     kg::deploy::argument_error(function, std::string("this library ships no ") +
                                              precision_text(prec) +
@@ -320,10 +363,11 @@ bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::Tra
                 c,
                 ldc,
                 stride_c,
-                reinterpret_cast<::cudaStream_t>(stream)};
+                reinterpret_cast<::cudaStream_t>(stream),
+                c16};
   if (m == 0 || n == 0 || batch == 0) return false;
   if (k == 0 || alpha == 0.0f) {
-    scale_c(args);
+    scale_c(prec, args);
     return false;
   }
   return true;
@@ -337,15 +381,23 @@ void gemm_ex(GemmPrecision precision, Trans transa, Trans transb, int64_t m, int
              float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b, int64_t ldb,
              int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t batch,
              cudaStream_t stream) {
-  if (precision == GemmPrecision::fp32) {
+  gemm_ex(precision, GemmOutput::fp32, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb,
+          stride_b, beta, c, ldc, stride_c, batch, stream);
+}
+
+void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans transb, int64_t m,
+             int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
+             const void* b, int64_t ldb, int64_t stride_b, float beta, void* c, int64_t ldc,
+             int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  if (precision == GemmPrecision::fp32 && output == GemmOutput::fp32) {
     gemm_strided_batched(transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda,
-                         stride_a, static_cast<const float*>(b), ldb, stride_b, beta, c, ldc,
-                         stride_c, batch, stream);
+                         stride_a, static_cast<const float*>(b), ldb, stride_b, beta,
+                         static_cast<float*>(c), ldc, stride_c, batch, stream);
     return;
   }
   TcArgs args{};
-  if (!tc_prepare("ktune::gemm_ex", precision, transa, transb, m, n, k, alpha, a, lda, stride_a, b,
-                  ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+  if (!tc_prepare("ktune::gemm_ex", precision, output, transa, transb, m, n, k, alpha, a, lda,
+                  stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
     return;
   const int prec = int(precision);
   // The selector's pick first; if the device refuses it (wgmma: operands off TMA's 16-byte grid,
@@ -368,9 +420,18 @@ bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans tra
                     int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
                     const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
                     int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  return gemm_ex_config(config, precision, GemmOutput::fp32, transa, transb, m, n, k, alpha, a, lda,
+                        stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream);
+}
+
+bool gemm_ex_config(int config, GemmPrecision precision, GemmOutput output, Trans transa,
+                    Trans transb, int64_t m, int64_t n, int64_t k, float alpha, const void* a,
+                    int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
+                    float beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch,
+                    cudaStream_t stream) {
   TcArgs args{};
-  if (!tc_prepare("ktune::gemm_ex_config", precision, transa, transb, m, n, k, alpha, a, lda,
-                  stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+  if (!tc_prepare("ktune::gemm_ex_config", precision, output, transa, transb, m, n, k, alpha, a,
+                  lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
     return true;
   const int prec = int(precision);
   if (config < 0 || config >= tc_num_configs(prec))

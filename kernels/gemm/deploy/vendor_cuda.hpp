@@ -113,15 +113,17 @@ inline VendorOutcome vendor_outcome(cublasStatus_t status, const char* what) {
 }
 
 // cuBLAS's GemmStridedBatchedEx in the problem's precision: the sweep's "cublas" row.
+// C holds floats, or with p.c16 the input type.
 inline VendorOutcome run_cublas_ex(const cuda::LtProblem& p, float alpha, const void* a,
-                                   const void* b, float beta, float* c, cudaStream_t stream) {
+                                   const void* b, float beta, void* c, cudaStream_t stream) {
   const cublasHandle_t h = cublas_handle_on(stream);
   const cudaDataType_t in = cuda::cublas_input_type(p.precision);
   return vendor_outcome(
-      cublasGemmStridedBatchedEx_64(
-          h, p.transa ? CUBLAS_OP_T : CUBLAS_OP_N, p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n,
-          p.k, &alpha, a, in, p.lda, p.stride_a, b, in, p.ldb, p.stride_b, &beta, c, CUDA_R_32F,
-          p.ldc, p.stride_c, p.batch, cuda::cublas_compute_type(p.precision), CUBLAS_GEMM_DEFAULT),
+      cublasGemmStridedBatchedEx_64(h, p.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    p.transb ? CUBLAS_OP_T : CUBLAS_OP_N, p.m, p.n, p.k, &alpha, a,
+                                    in, p.lda, p.stride_a, b, in, p.ldb, p.stride_b, &beta, c,
+                                    cuda::cublas_output_type(p), p.ldc, p.stride_c, p.batch,
+                                    cuda::cublas_compute_type(p.precision), CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx_64");
 }
 
@@ -154,10 +156,11 @@ struct LtPlanKey {
   int64_t m, n, k, batch, lda, stride_a, ldb, stride_b, ldc, stride_c;
   uint32_t align_a, align_b, align_c;
   int heuristic;
+  bool c16 = false;  // C in the input type
   // (C++17: nvcc compiles this header in the CUDA library.)
   auto fields() const {
     return std::tie(device, precision, transa, transb, m, n, k, batch, lda, stride_a, ldb, stride_b,
-                    ldc, stride_c, align_a, align_b, align_c, heuristic);
+                    ldc, stride_c, align_a, align_b, align_c, heuristic, c16);
   }
   bool operator==(const LtPlanKey& o) const { return fields() == o.fields(); }
   bool operator<(const LtPlanKey& o) const { return fields() < o.fields(); }
@@ -206,7 +209,7 @@ inline LtPlan make_lt_plan(const LtPlanKey& key, const cuda::LtProblem& p) {
 // first costs one key comparison when it repeats the thread's last problem, else one map lookup;
 // no cuBLASLt or CUDA call either way.
 inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const void* a, const void* b,
-                                 const float* c, int heuristic = 0) {
+                                 const void* c, int heuristic = 0) {
   if (heuristic < 0 || heuristic >= kLtHeuristicLimit)
     throw std::invalid_argument("ktune::gemm_ex: cuBLASLt heuristic index " +
                                 std::to_string(heuristic) + " outside 0.." +
@@ -228,7 +231,8 @@ inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const voi
                       pointer_alignment(a),
                       pointer_alignment(b),
                       pointer_alignment(c),
-                      heuristic};
+                      heuristic,
+                      p.c16};
   struct Plans {
     std::map<LtPlanKey, LtPlan> plans;  // nodes never move: `last` stays valid
     const std::pair<const LtPlanKey, LtPlan>* last = nullptr;
@@ -245,7 +249,7 @@ inline const LtPlan& lt_plan_for(int device, const cuda::LtProblem& p, const voi
 }
 
 inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const void* b,
-                                 const float* c, int heuristic = 0) {
+                                 const void* c, int heuristic = 0) {
   return lt_plan_for(current_device("ktune::gemm_ex"), p, a, b, c, heuristic);
 }
 
@@ -256,7 +260,7 @@ inline const LtPlan& lt_plan_for(const cuda::LtProblem& p, const void* a, const 
 // some shapes (results/h100-80gb-hbm3/tc-tf32-deployed/); whether the workspace was the cause is
 // not measured yet.
 inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a, const void* b,
-                                  float beta, float* c, void* workspace, size_t workspace_bytes,
+                                  float beta, void* c, void* workspace, size_t workspace_bytes,
                                   cudaStream_t stream) {
   if (!plan.found) return VendorOutcome::refused;
   if (workspace_bytes < plan.chosen.workspaceSize)
