@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 
 namespace ktune::test {
 
