@@ -187,7 +187,7 @@ int run(const std::string& md_path, const std::string& csv_path) {
                     "| %s | %s | %s | %s | %.1f | %.1f | %.1f | %.2fx | %.2g |\n", l.net,
                     layer.c_str(), bf16 ? "bf16" : "fp32", info.configs[pick], plain_us, pass_us,
                     fused_us, pass_us / fused_us, rel);
-      md << line;
+      md << line << std::flush;  // a run cut by its time limit keeps the rows it has
       std::printf("%s", line);
       csv << l.net << ',' << l.n << ',' << l.h << ',' << l.w << ',' << l.c << ',' << l.k << ','
           << l.r << ',' << l.s << ',' << l.stride << ',' << l.pad << ',' << (bf16 ? "bf16" : "fp32")
