@@ -156,6 +156,13 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   else if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
     launch_epilogue(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y), epi,
                     count, d.k, stream);
+  if (wrote == dp::CudnnWrote::nothing && epi.residual != epilogue.residual) {
+    // The first call's search wrote the output, which held the in-place residual: put it back
+    // for the config the fallback order tries next.
+    const cudaError_t error = cudaMemcpyAsync(y, epi.residual, size_t(count) * (out16 ? 2 : 4),
+                                              cudaMemcpyDeviceToDevice, stream);
+    if (error != cudaSuccess) cuda_failure("cudaMemcpyAsync (the in-place residual back)", error);
+  }
   scratch.release_all();
   return wrote == dp::CudnnWrote::nothing ? Launch::refused : Launch::ok;
 #else
