@@ -62,6 +62,27 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, cudaStream_t stream);
 
+// conv2d_ex's fused epilogue (device pointers): y = act(conv(x, w) + bias[k] + residual), act =
+// ReLU when relu, in FP32 and stored once in the output's type; each part optional (default:
+// none, the plain call). bias: FP32 [k]; residual: NHWC [n][p][q][k] in the output's type (FP32 or
+// bf16 bits), which may be the output itself (in place, y += conv) but no other overlap with the
+// output: then, or where bias overlaps the output, or a pointer is not aligned to its element,
+// ktune::Conv2dError. Who fuses it: ktune's kernels (cuda_igemm_mma, cuda_igemm_wgmma) in their
+// stores (no extra pass); the cuDNN candidate and precision fp32 (ktune::conv2d's kinds) with one
+// small elementwise pass on `stream` after the convolution (part of the call; a bf16 output is
+// then rounded twice: the conv's store and the pass's). The selectors were trained on plain
+// convolutions: they pick the same config with or without an epilogue.
+struct Conv2dEpilogue {
+  const float* bias = nullptr;
+  const void* residual = nullptr;
+  bool relu = false;
+};
+// conv2d_ex with a fused epilogue: precision fp32 (output fp32 only) or bf16 (output fp32 or bf16).
+void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
+               int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+               const void* input, const void* filter, void* output, const Conv2dEpilogue& epilogue,
+               cudaStream_t stream);
+
 // A convolution prepared once per layer for inference (BACKENDS cuda): the selector picks the
 // config once, and the plan keeps its own device copy of the filter, transformed once when the
 // pick is a Winograd config, so that run() does only the per-input work (input transform,
@@ -156,5 +177,11 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
                                      int64_t r, int64_t s, int64_t stride, int64_t pad,
                                      const void* input, const void* filter, void* output,
                                      cudaStream_t stream);
+// The same with conv2d_ex's fused epilogue (bf16 precision's shipped configs).
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput output_type, int index,
+                                     int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                     int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                     const void* input, const void* filter, void* output,
+                                     const Conv2dEpilogue& epilogue, cudaStream_t stream);
 
 }  // namespace ktune

@@ -47,6 +47,41 @@ TEST(Conv2dValidate, EachBadArgumentIsNamedInOneLine) {
   EXPECT_FALSE(check_conv2d_arguments("f", 0, 8, 8, 3, 4, 3, 3, 1, 1, nullptr, nullptr, nullptr));
 }
 
+// conv2d_ex's epilogue checks on addresses only (never dereferenced): an output of 256 FP32
+// elements (1 KiB) at `out`, k = 4 channels.
+std::string epilogue_error(const void* bias, const void* residual, int64_t element_bytes) {
+  const auto* out = reinterpret_cast<const char*>(uintptr_t(1) << 20);
+  Conv2dEpilogue e;
+  e.bias = static_cast<const float*>(bias);
+  e.residual = residual;
+  try {
+    check_conv2d_epilogue("ktune::conv2d_ex", e, out, 256, element_bytes, 4);
+  } catch (const Conv2dError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Conv2dValidate, EpilogueOverlapsAndMisalignmentAreNamed) {
+  const auto* out = reinterpret_cast<const char*>(uintptr_t(1) << 20);
+  EXPECT_EQ(epilogue_error(nullptr, nullptr, 4), "");
+  EXPECT_EQ(epilogue_error(out + 1024, out + 2048, 4), "");  // just past the output: clear
+  EXPECT_EQ(epilogue_error(out - 16, out, 4), "");           // in place; bias just before
+  EXPECT_EQ(epilogue_error(nullptr, out + 1022, 2), "");     // a bf16 output is 512 bytes
+  EXPECT_EQ(epilogue_error(out - 12, nullptr, 4),
+            "ktune::conv2d_ex: epilogue bias overlaps the output");
+  EXPECT_EQ(epilogue_error(out + 1022 + 4096, nullptr, 4),
+            "ktune::conv2d_ex: epilogue bias is not aligned to 4 bytes (an FP32 element)");
+  EXPECT_EQ(epilogue_error(nullptr, out + 4, 4),
+            "ktune::conv2d_ex: epilogue residual overlaps the output without being it");
+  EXPECT_EQ(epilogue_error(nullptr, out - 4, 4),
+            "ktune::conv2d_ex: epilogue residual overlaps the output without being it");
+  EXPECT_EQ(epilogue_error(nullptr, out + 4098, 4),
+            "ktune::conv2d_ex: epilogue residual is not aligned to 4 bytes (an output element)");
+  EXPECT_EQ(epilogue_error(nullptr, out + 4097, 2),
+            "ktune::conv2d_ex: epilogue residual is not aligned to 2 bytes (an output element)");
+}
+
 TEST(Conv2dValidate, DeployedFeaturesEqualTheFamilysFeatures) {
   register_builtin();
   const Family& family = find_family("conv2d");

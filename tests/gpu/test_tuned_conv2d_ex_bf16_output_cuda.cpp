@@ -23,6 +23,7 @@
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
+#include "tests/gpu/bf16_device_util.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
@@ -34,35 +35,10 @@ constexpr uint16_t kPoison16 = 0xFFFF;  // a bf16 NaN
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kOut16 = ktune::Conv2dOutput::bf16;
 
-// bf16 bits of x, rounded to nearest even (NaN stays NaN).
-uint16_t to_bf16(float x) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &x, 4);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
-float widen(uint16_t b) {
-  const uint32_t bits = uint32_t(b) << 16;
-  float f = 0;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-template <typename T>
-ktune::cuda::DeviceBuffer<T> upload(const std::vector<T>& host, const std::string& what) {
-  ktune::cuda::DeviceBuffer<T> buffer(host.size(), what);
-  ktune::cuda::check(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice),
-                     "cudaMemcpy(" + what + ")");
-  return buffer;
-}
-template <typename T>
-std::vector<T> download(const ktune::cuda::DeviceBuffer<T>& buffer) {
-  std::vector<T> host(buffer.size());
-  ktune::cuda::check(cudaMemcpy(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost),
-                     "cudaMemcpy(download)");
-  return host;
-}
+using ktune::test::download;
+using ktune::test::to_bf16;
+using ktune::test::upload;
+using ktune::test::widen;
 
 // A layer on the device: random FP32 data, their bf16 copies, a bf16 output (offset `shift`
 // elements into its buffer, guards around it) and an FP32 output for the own kernels' check.
@@ -71,11 +47,8 @@ struct Layer {
     const auto in = ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 7);
     const auto fl = ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 8);
     reference = conv::reference_conv2d(s, in.data(), fl.data());
-    std::vector<uint16_t> in16(in.size()), fl16(fl.size());
-    for (size_t i = 0; i < in.size(); ++i) in16[i] = to_bf16(in[i]);
-    for (size_t i = 0; i < fl.size(); ++i) fl16[i] = to_bf16(fl[i]);
-    x = upload(in16, "bf16 input");
-    w = upload(fl16, "bf16 filter");
+    x = upload(to_bf16(in), "bf16 input");
+    w = upload(to_bf16(fl), "bf16 filter");
     shape.precision = ktune::kernels::gemm::Precision::bf16;
     const size_t count = size_t(s.output_elements());
     y16 = ktune::cuda::DeviceBuffer<uint16_t>(count + 2 * kGuard + shift, "bf16 output");

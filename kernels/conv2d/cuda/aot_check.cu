@@ -37,7 +37,7 @@ KTUNE_INSTANTIATE_WINO(4, 4)
 #define KTUNE_INSTANTIATE_IGEMM(BM, BN, BK, WM, WN, ST, PREC, VEC)                             \
   template __global__ void ktune_conv2d_igemm_mma<BM, BN, BK, WM, WN, ST, PREC, VEC>(          \
       const unsigned short*, const unsigned short*, float*, int, int, int, int, int, int, int, \
-      int, int, int, int);
+      int, int, int, int, const float*, const float*, int);
 
 KTUNE_INSTANTIATE_IGEMM(128, 128, 64, 64, 64, 4, 2, 8)
 KTUNE_INSTANTIATE_IGEMM(128, 128, 32, 32, 64, 3, 3, 8)

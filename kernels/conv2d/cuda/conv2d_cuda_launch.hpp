@@ -316,10 +316,18 @@ inline bool igemm_mma_vectorized(const ConvDims& d, const void* x, const void* w
 // One asynchronous tensor-core convolution y = conv(x, w): x and w hold 16-bit values of
 // d.precision; kernel: the ktune_conv2d_igemm_mma instantiation of (g, d.precision,
 // igemm_mma_vectorized(d, x, w) ? 8 : 1, the output type y points to: float, or unsigned short
-// for bf16 output), kernel_max_threads its limit. Never synchronizes.
+// for bf16 output), kernel_max_threads its limit. Never synchronizes. `epilogue` fills the
+// kernel's last three arguments: all null / 0 for the sweep's EPI = 0 kernels (which ignore
+// them); ktune::conv2d_ex's fused epilogue passes them to the EPI = 1 instantiation.
+struct IgemmEpilogue {
+  const float* bias = nullptr;
+  const void* residual = nullptr;  // in the output's type
+  int relu = 0;
+};
 inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
                                    int kernel_max_threads, const ConvDims& d, const void* x,
-                                   const void* w, void* y, cudaStream_t stream) {
+                                   const void* w, void* y, cudaStream_t stream,
+                                   IgemmEpilogue epilogue = {}) {
   using launch_detail::num;
   if (g.kind != CudaKind::igemm_mma) return launch_detail::refuse("not a cuda_igemm_mma config");
   const std::string why = refusal(g, d);
@@ -336,7 +344,23 @@ inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
   }
   int n = int(d.n), h = int(d.h), wd = int(d.w), c = int(d.c), k = int(d.k), r = int(d.r),
       s = int(d.s), stride = int(d.stride), pad = int(d.pad), p = int(d.p()), q = int(d.q());
-  void* args[] = {&x, &w, &y, &n, &h, &wd, &c, &k, &r, &s, &stride, &pad, &p, &q};
+  void* args[] = {&x,
+                  &w,
+                  &y,
+                  &n,
+                  &h,
+                  &wd,
+                  &c,
+                  &k,
+                  &r,
+                  &s,
+                  &stride,
+                  &pad,
+                  &p,
+                  &q,
+                  &epilogue.bias,
+                  &epilogue.residual,
+                  &epilogue.relu};
   const dim3 grid(unsigned((d.n * d.p() * d.q() + g.bm - 1) / g.bm),
                   unsigned((d.k + g.bn - 1) / g.bn));
   return launch_detail::launch(kernel, grid, dim3(unsigned(g.mma_threads())), size_t(shared), args,

@@ -76,11 +76,32 @@ __device__ __forceinline__ void ktune_igemm_store(unsigned short* out, int col, 
   }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int VEC, class Y = float>
+// The fused epilogue's value of output column col at element `at` (row · k + col): act(v +
+// bias[col] + residual[at]), act = ReLU when relu != 0; bias (FP32) and residual (NHWC in the
+// output's type Y) may be null. FP32 sums, before the store's one rounding.
+__device__ __forceinline__ float ktune_igemm_widen(float v) { return v; }
+__device__ __forceinline__ float ktune_igemm_widen(unsigned short b) {
+  return __uint_as_float(unsigned(b) << 16);
+}
+template <class Y>
+__device__ __forceinline__ float ktune_igemm_epilogue(float v, const float* bias, const Y* residual,
+                                                      int relu, long long at, int col) {
+  if (bias) v += bias[col];
+  if (residual) v += ktune_igemm_widen(residual[at]);
+  return relu ? fmaxf(v, 0.0f) : v;
+}
+
+// EPI = 0 (the sweep's kernel): y = conv(x, w), the last three arguments unused (the launcher
+// passes nulls and 0). EPI = 1 (ktune::conv2d_ex's fused epilogue): y = act(conv + bias +
+// residual) as ktune_igemm_epilogue, residual of the same type and layout as y (read by the
+// thread that writes the same element, so it may be y itself).
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int VEC, class Y = float,
+          int EPI = 0>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     ktune_conv2d_igemm_mma(const unsigned short* __restrict__ x,
                            const unsigned short* __restrict__ w, Y* __restrict__ y, int n, int h,
-                           int wd, int c, int k, int r, int s, int stride, int pad, int p, int q) {
+                           int wd, int c, int k, int r, int s, int stride, int pad, int p, int q,
+                           const float* bias, const Y* residual, int relu) {
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
   constexpr int LINE = BK + 8;      // shared elements per tile line
   constexpr int PER_LINE = BK / 8;  // 16-byte chunks per line
@@ -249,7 +270,13 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const long long row = row0 + wr + i * 16 + g + half * 8;
         const int col = col0 + wc + j * 8 + 2 * t;
         if (row >= rows || col >= k) continue;
-        ktune_igemm_store(y + row * k + col, col, k, acc[i][j][2 * half], acc[i][j][2 * half + 1]);
+        float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+        if constexpr (EPI != 0) {
+          v0 = ktune_igemm_epilogue(v0, bias, residual, relu, row * k + col, col);
+          if (col + 1 < k)
+            v1 = ktune_igemm_epilogue(v1, bias, residual, relu, row * k + col + 1, col + 1);
+        }
+        ktune_igemm_store(y + row * k + col, col, k, v0, v1);
       }
 }
 

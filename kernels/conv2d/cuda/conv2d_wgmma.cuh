@@ -3,8 +3,8 @@
 // conv2d_wgmma_call.cu (ktune::conv2d_wgmma_bf16), and the standalone wgmma_conv_check.cu): bf16 /
 // fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
-// KtuneConvWgOutBf16: bf16 of act(acc + bias + residual)), dilation 1, symmetric zero padding,
-// c % 64 == 0 (a K tile is 64 channels of one filter tap).
+// KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutBf16: bf16 of the same),
+// dilation 1, symmetric zero padding, c % 64 == 0 (a K tile is 64 channels of one filter tap).
 //
 // GEMM view as kind cuda_igemm_mma: M = output pixels, N = k, K = r·s·c in KRSC order. A block
 // computes an output tile of NB images x HT rows x WT columns (HT·WT·NB = 128 GEMM rows) by BN
@@ -51,6 +51,32 @@ struct KtuneConvWgOutF32 {
       *reinterpret_cast<float2*>(y + at + col) = make_float2(v0, v1);
     else if (col < k)
       y[at + col] = v0;
+  }
+};
+
+// FP32 of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and residual
+// (FP32 NHWC like y, read by the thread that writes the same element) may be null:
+// ktune::conv2d_ex's fused epilogue in FP32 output (KtuneConvWgOutF32 stays the sweep's plain
+// store).
+struct KtuneConvWgOutF32Epi {
+  struct Params {
+    float* y;
+    const float* bias;
+    const float* residual;
+    int relu;
+  };
+  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+    if (o.bias) v += o.bias[col];
+    if (o.residual) v += o.residual[at + col];
+    return o.relu ? fmaxf(v, 0.0f) : v;
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<float2*>(o.y + at + col) =
+          make_float2(act(o, at, col, v0), act(o, at, col + 1, v1));
+    else if (col < k)
+      o.y[at + col] = act(o, at, col, v0);
   }
 };
 

@@ -2,6 +2,7 @@
 // Argument checks of the public ktune::conv2d API (include/ktune/conv2d.hpp), shared by the CPU
 // and CUDA tuned libraries. Header-only and inline; overflow-safe (products are formed only
 // after each factor is known to be at most 2^31 - 1, in a type that holds them).
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -60,6 +61,35 @@ inline bool check_conv2d_arguments(const char* function, int64_t n, int64_t h, i
   if (filter == nullptr) argument_error(function, "filter is a null pointer");
   if (output == nullptr) argument_error(function, "output is a null pointer");
   return true;
+}
+
+// conv2d_ex's epilogue (Conv2dEpilogue) against an output of `count` elements of `element_bytes`
+// (4 FP32, 2 bf16) and k output channels: each pointer aligned to its element; the bias
+// (k FP32) never overlapping the output; the residual either the output itself (in place: each
+// element is read before its own store by whoever stores it) or clear of it, since a kernel may
+// store one output tile before another block reads the residual there (and cuDNN's pass writes the
+// whole output before the epilogue reads the residual). Conv2dError names the bad one.
+inline void check_conv2d_epilogue(const char* function, const Conv2dEpilogue& epilogue,
+                                  const void* output, int64_t count, int64_t element_bytes,
+                                  int64_t k) {
+  const auto at = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+  const uintptr_t out_begin = at(output), out_end = out_begin + uintptr_t(count * element_bytes);
+  const auto overlaps = [&](const void* p, int64_t bytes) {
+    return at(p) < out_end && out_begin < at(p) + uintptr_t(bytes);
+  };
+  if (epilogue.bias) {
+    if (at(epilogue.bias) % 4 != 0)
+      argument_error(function, "epilogue bias is not aligned to 4 bytes (an FP32 element)");
+    if (overlaps(epilogue.bias, k * 4))
+      argument_error(function, "epilogue bias overlaps the output");
+  }
+  if (epilogue.residual) {
+    if (at(epilogue.residual) % uintptr_t(element_bytes) != 0)
+      argument_error(function, "epilogue residual is not aligned to " +
+                                   std::to_string(element_bytes) + " bytes (an output element)");
+    if (epilogue.residual != output && overlaps(epilogue.residual, count * element_bytes))
+      argument_error(function, "epilogue residual overlaps the output without being it");
+  }
 }
 
 }  // namespace ktune::kernels::conv2d::deploy

@@ -10,6 +10,11 @@
 // the store for bf16 (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16
 // epilogue, cuDNN's engines with a bf16 output tensor): no widening or narrowing pass, except
 // cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp: widened here).
+// Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's kernels apply it in their stores
+// (the mma kernel's EPI = 1 instantiation, the wgmma kernel's KtuneConvWgOutF32Epi /
+// KtuneConvWgOutBf16 parameters; the plain call keeps the sweep's kernels); cuDNN's output gets
+// one elementwise pass after the engine (fused into the widening pass where there is one), as does
+// precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -52,11 +57,51 @@ struct TcSelector<2> {
 
 constexpr bool is_cudnn(const char* config) { return std::string_view(config) == "vendor=cudnn"; }
 
-// y (FP32) = the bf16 values of y16, count of them.
-__global__ void ktune_conv2d_ex_widen(const unsigned short* y16, float* y, long long count) {
+bool has_epilogue(const ktune::Conv2dEpilogue& e) { return e.bias || e.residual || e.relu; }
+
+// out[i] = act(in[i] + bias[i % k] + residual[i]) for count elements (NHWC, k channels), FP32
+// sums stored once in Out (float, or unsigned short: bf16 bits rounded to nearest even); In,
+// Out: float / unsigned short. Widens cuDNN's 16-bit output (bias, residual null, relu 0: the
+// values as they are) and is the epilogue pass of the configs that have no fused one; in place
+// when in == out (each thread reads its element before it writes it).
+template <class In, class Out>
+__global__ void ktune_conv2d_ex_epilogue(const In* in, Out* out, const float* bias,
+                                         const Out* residual, int relu, long long count, int k) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
-       i += (long long)gridDim.x * blockDim.x)
-    y[i] = __uint_as_float(unsigned(y16[i]) << 16);
+       i += (long long)gridDim.x * blockDim.x) {
+    float v = ktune_igemm_widen(in[i]);
+    if (bias) v += bias[i % k];
+    if (residual) v += ktune_igemm_widen(residual[i]);
+    if (relu) v = fmaxf(v, 0.0f);
+    if constexpr (std::is_same_v<Out, float>)
+      out[i] = v;
+    else
+      out[i] = (unsigned short)ktune_igemm_round_bf16(v);
+  }
+}
+
+template <class In, class Out>
+void launch_epilogue(const In* in, Out* out, const ktune::Conv2dEpilogue& e, long long count,
+                     long long k, cudaStream_t stream) {
+  const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
+  ktune_conv2d_ex_epilogue<In, Out><<<unsigned(blocks), 256, 0, stream>>>(
+      in, out, e.bias, static_cast<const Out*>(e.residual), e.relu ? 1 : 0, count, int(k));
+  const cudaError_t launch = cudaGetLastError();
+  if (launch != cudaSuccess) cuda_failure("launch of conv2d_ex's epilogue pass", launch);
+}
+
+// An epilogue whose residual is the output itself, for the configs that write the output before
+// their epilogue pass: the residual copied to stream-ordered scratch first (else as it is).
+template <class Scratch>
+ktune::Conv2dEpilogue keep_residual(const ktune::Conv2dEpilogue& e, const void* y, size_t bytes,
+                                    Scratch&& scratch_of, cudaStream_t stream) {
+  if (e.residual == nullptr || e.residual != y) return e;
+  ktune::Conv2dEpilogue kept = e;
+  void* copy = scratch_of(bytes);
+  const cudaError_t error = cudaMemcpyAsync(copy, y, bytes, cudaMemcpyDeviceToDevice, stream);
+  if (error != cudaSuccess) cuda_failure("cudaMemcpyAsync (the in-place residual)", error);
+  kept.residual = copy;
+  return kept;
 }
 
 // Stream-ordered scratch of one call, released after the work enqueued before release().
@@ -84,7 +129,7 @@ class CallScratch {
 
 template <int PREC>
 Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
-                    cudaStream_t stream) {
+                    const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
 #ifdef KTUNE_TUNED_HAVE_CUDNN
   static_assert(PREC == 2, "the cudnn candidate is bf16 only");
   int device = 0;
@@ -92,6 +137,9 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
   CallScratch scratch(stream);
   const long long count = d.n * d.p() * d.q() * d.k;
+  const ktune::Conv2dEpilogue epi = keep_residual(
+      epilogue, y, size_t(count) * (out16 ? 2 : 4), [&](size_t b) { return scratch.get(b); },
+      stream);
   ktune::kernels::conv2d::Shape shape;
   shape.n = d.n, shape.h = d.h, shape.w = d.w, shape.c = d.c, shape.k = d.k, shape.r = d.r;
   shape.s = d.s, shape.stride = d.stride, shape.pad = d.pad;
@@ -100,17 +148,25 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   const dp::CudnnWrote wrote = dp::run_cudnn(
       device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, shape, x, w, y, out16,
       size_t(count) * 2, &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
-  if (wrote == dp::CudnnWrote::narrow) {
-    const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
-    ktune_conv2d_ex_widen<<<unsigned(blocks), 256, 0, stream>>>(
-        static_cast<const unsigned short*>(y16), static_cast<float*>(y), count);
-    const cudaError_t launch = cudaGetLastError();
-    if (launch != cudaSuccess) cuda_failure("launch of the bf16 widening kernel", launch);
+  if (wrote == dp::CudnnWrote::narrow)  // widened with the epilogue in one pass
+    launch_epilogue(static_cast<const unsigned short*>(y16), static_cast<float*>(y), epi, count,
+                    d.k, stream);
+  else if (wrote == dp::CudnnWrote::fp32 && has_epilogue(epi))
+    launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k, stream);
+  else if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
+    launch_epilogue(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y), epi,
+                    count, d.k, stream);
+  if (wrote == dp::CudnnWrote::nothing && epi.residual != epilogue.residual) {
+    // The first call's search wrote the output, which held the in-place residual: put it back
+    // for the config the fallback order tries next.
+    const cudaError_t error = cudaMemcpyAsync(y, epi.residual, size_t(count) * (out16 ? 2 : 4),
+                                              cudaMemcpyDeviceToDevice, stream);
+    if (error != cudaSuccess) cuda_failure("cudaMemcpyAsync (the in-place residual back)", error);
   }
   scratch.release_all();
   return wrote == dp::CudnnWrote::nothing ? Launch::refused : Launch::ok;
 #else
-  (void)d, (void)x, (void)w, (void)y, (void)out16, (void)stream;
+  (void)d, (void)x, (void)w, (void)y, (void)out16, (void)epilogue, (void)stream;
   return Launch::refused;  // built without cuDNN (vendors.cmake): the fallback order serves
 #endif
 }
@@ -119,7 +175,7 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
 // short (bf16 bits, rounded once at the store).
 template <int PREC, size_t I, class Y>
 Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
-                     cudaStream_t stream) {
+                     const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
   static_assert(g.valid, "a config of the bf16 selector is not a CUDA conv2d config");
   static_assert(g.kind == kc::CudaKind::igemm_mma || g.kind == kc::CudaKind::igemm_wgmma,
@@ -128,10 +184,15 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
   if constexpr (g.kind == kc::CudaKind::igemm_mma) {
     const bool vec8 = kc::igemm_mma_vectorized(d, x, w);
     const void* kernel =
-        vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8, Y>)
-             : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1, Y>);
+        !has_epilogue(epilogue)
+            ? (vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8, Y>)
+                    : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1, Y>))
+            : (vec8 ? fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 8, Y, 1>)
+                    : fn(&ktune_conv2d_igemm_mma<g.bm, g.bn, g.bk, g.wm, g.wn, g.st, PREC, 1, Y,
+                                                 1>));
+    const kc::IgemmEpilogue epi{epilogue.bias, epilogue.residual, epilogue.relu ? 1 : 0};
     // The block never exceeds the kernel's __launch_bounds__ (its own thread count).
-    return outcome(kc::launch_igemm_mma(g, kernel, g.mma_threads(), d, x, w, y, stream));
+    return outcome(kc::launch_igemm_mma(g, kernel, g.mma_threads(), d, x, w, y, stream, epi));
   } else {
     bool sm90 = false;
     const cudaError_t error = kc::igemm_wgmma_device_ok(sm90);
@@ -141,15 +202,28 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
     if (out16 && reinterpret_cast<uintptr_t>(y) % 4 != 0) return Launch::refused;
     kc::WgmmaConvMaps maps;
     if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
-    using Epilogue = std::conditional_t<out16, KtuneConvWgOutBf16, KtuneConvWgOutF32>;
-    const void* kernel =
-        fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC, Epilogue>);
-    static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
-    if (outcome(opt_in) == Launch::refused) return Launch::refused;
+    const int relu = epilogue.relu ? 1 : 0;
     if constexpr (out16) {
-      const KtuneConvWgOutBf16::Params params{y, nullptr, nullptr, 0};  // no bias, residual, ReLU
+      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
+                                                  KtuneConvWgOutBf16>);
+      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
+      if (outcome(opt_in) == Launch::refused) return Launch::refused;
+      const KtuneConvWgOutBf16::Params params{
+          y, epilogue.bias, static_cast<const unsigned short*>(epilogue.residual), relu};
       return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
-    } else {
+    } else if (has_epilogue(epilogue)) {
+      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
+                                                  KtuneConvWgOutF32Epi>);
+      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
+      if (outcome(opt_in) == Launch::refused) return Launch::refused;
+      const KtuneConvWgOutF32Epi::Params params{y, epilogue.bias,
+                                                static_cast<const float*>(epilogue.residual), relu};
+      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
+    } else {  // the sweep's kernel, bit for bit
+      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
+                                                  KtuneConvWgOutF32>);
+      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
+      if (outcome(opt_in) == Launch::refused) return Launch::refused;
       return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, y, stream));
     }
   }
@@ -158,18 +232,18 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
 // y: FP32, or bf16 bits when out16.
 template <int PREC, size_t I>
 Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
-                     cudaStream_t stream) {
+                     const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   if constexpr (is_cudnn(TcSelector<PREC>::kConfigs[I])) {
-    return run_tc_cudnn<PREC>(d, x, w, y, out16, stream);
+    return run_tc_cudnn<PREC>(d, x, w, y, out16, epilogue, stream);
   } else if (out16) {
-    return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), stream);
+    return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), epilogue, stream);
   } else {
-    return run_tc_kernel<PREC, I>(d, x, w, static_cast<float*>(y), stream);
+    return run_tc_kernel<PREC, I>(d, x, w, static_cast<float*>(y), epilogue, stream);
   }
 }
 
 using TcLaunchFn = Launch (*)(const kc::ConvDims&, const void*, const void*, void*, bool,
-                              cudaStream_t);
+                              const ktune::Conv2dEpilogue&, cudaStream_t);
 
 template <int PREC, size_t... I>
 constexpr std::array<TcLaunchFn, sizeof...(I)> make_tc_launchers(std::index_sequence<I...>) {
@@ -204,12 +278,12 @@ int tc_choose(const kc::ConvDims& d) {
 
 template <int PREC>
 Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w, void* y,
-                 bool out16, cudaStream_t stream) {
+                 bool out16, const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
-    (void)config, (void)d, (void)x, (void)w, (void)y, (void)out16, (void)stream;
+    (void)config, (void)d, (void)x, (void)w, (void)y, (void)out16, (void)epilogue, (void)stream;
     return Launch::refused;
   } else {
-    return kTcLaunchers<PREC>[size_t(config)](d, x, w, y, out16, stream);
+    return kTcLaunchers<PREC>[size_t(config)](d, x, w, y, out16, epilogue, stream);
   }
 }
 
@@ -218,7 +292,7 @@ Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w
 bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
                 ktune::Conv2dOutput output_type, int64_t n, int64_t h, int64_t w, int64_t c,
                 int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
-                const void* filter, const void* output) {
+                const void* filter, const void* output, const ktune::Conv2dEpilogue& epilogue) {
   namespace dp = ktune::kernels::conv2d::deploy;
   if (precision != ktune::Conv2dPrecision::bf16)
     dp::argument_error(function, "precision " + std::to_string(int(precision)) +
@@ -228,9 +302,14 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
                                      " is neither fp32 (0) nor bf16 (2)");
   if (TcSelector<2>::kNumConfigs == 0)
     dp::argument_error(function, "this library ships no bf16 selector (NAMED_SELECTORS bf16)");
-  return dp::check_conv2d_arguments(
-      function, n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
-      static_cast<const float*>(filter), static_cast<const float*>(output));
+  if (!dp::check_conv2d_arguments(
+          function, n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+          static_cast<const float*>(filter), static_cast<const float*>(output)))
+    return false;
+  const int64_t p = (h + 2 * pad - r) / stride + 1, q = (w + 2 * pad - s) / stride + 1;
+  dp::check_conv2d_epilogue(function, epilogue, output, n * p * q * k,
+                            output_type == ktune::Conv2dOutput::bf16 ? 2 : 4, k);
+  return true;
 }
 
 kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
@@ -259,13 +338,42 @@ void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, cudaStream_t stream) {
+  conv2d_ex(precision, output_type, n, h, w, c, k, r, s, stride, pad, input, filter, output,
+            Conv2dEpilogue{}, stream);
+}
+
+void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
+               int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
+               const void* input, const void* filter, void* output, const Conv2dEpilogue& epilogue,
+               cudaStream_t stream) {
   if (precision == Conv2dPrecision::fp32 && output_type == Conv2dOutput::fp32) {
+    namespace dp = kernels::conv2d::deploy;
+    if (!has_epilogue(epilogue)) {
+      conv2d(n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+             static_cast<const float*>(filter), static_cast<float*>(output), stream);
+      return;
+    }
+    // ktune::conv2d's kinds have no fused epilogue: the convolution, then one pass.
+    if (!dp::check_conv2d_arguments(
+            "ktune::conv2d_ex", n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
+            static_cast<const float*>(filter), static_cast<const float*>(output)))
+      return;
+    const long long count =
+        n * ((h + 2 * pad - r) / stride + 1) * ((w + 2 * pad - s) / stride + 1) * k;
+    dp::check_conv2d_epilogue("ktune::conv2d_ex", epilogue, output, count, 4, k);
+    auto* st = reinterpret_cast<::cudaStream_t>(stream);
+    CallScratch scratch(st);
+    const Conv2dEpilogue epi = keep_residual(
+        epilogue, output, size_t(count) * 4, [&](size_t b) { return scratch.get(b); }, st);
     conv2d(n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
            static_cast<const float*>(filter), static_cast<float*>(output), stream);
+    launch_epilogue(static_cast<const float*>(output), static_cast<float*>(output), epi, count, k,
+                    st);
+    scratch.release_all();
     return;
   }
   if (!tc_prepare("ktune::conv2d_ex", precision, output_type, n, h, w, c, k, r, s, stride, pad,
-                  input, filter, output))
+                  input, filter, output, epilogue))
     return;
   const kc::ConvDims d = tc_dims(n, h, w, c, k, r, s, stride, pad);
   const bool out16 = output_type == Conv2dOutput::bf16;
@@ -273,11 +381,11 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
   // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
   // shipped configs in the order of how widely they ran in the sweep.
   const int pick = tc_choose<2>(d);
-  if (tc_launch<2>(pick, d, input, filter, output, out16, st) == Launch::ok) return;
+  if (tc_launch<2>(pick, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
   for (int i = 0; i < TcSelector<2>::kNumConfigs; ++i) {
     const int index = TcSelector<2>::kSafeOrder[i];
     if (index == pick) continue;
-    if (tc_launch<2>(index, d, input, filter, output, out16, st) == Launch::ok) return;
+    if (tc_launch<2>(index, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
   }
   throw std::runtime_error("ktune::conv2d_ex: every shipped bf16 config refused the layer (c = " +
                            std::to_string(c) + ", k = " + std::to_string(k) + ")");
@@ -313,8 +421,17 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
                                      int64_t r, int64_t s, int64_t stride, int64_t pad,
                                      const void* input, const void* filter, void* output,
                                      cudaStream_t stream) {
+  return tuned_conv2d_ex_run_config_cuda(precision, output_type, index, n, h, w, c, k, r, s, stride,
+                                         pad, input, filter, output, Conv2dEpilogue{}, stream);
+}
+
+bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput output_type, int index,
+                                     int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
+                                     int64_t r, int64_t s, int64_t stride, int64_t pad,
+                                     const void* input, const void* filter, void* output,
+                                     const Conv2dEpilogue& epilogue, cudaStream_t stream) {
   if (!tc_prepare("ktune::tuned_conv2d_ex_run_config_cuda", precision, output_type, n, h, w, c, k,
-                  r, s, stride, pad, input, filter, output))
+                  r, s, stride, pad, input, filter, output, epilogue))
     return true;
   if (index < 0 || index >= TcSelector<2>::kNumConfigs)
     kernels::conv2d::deploy::argument_error(
@@ -322,7 +439,7 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
         "index = " + std::to_string(index) + " is not a shipped bf16 config (0.." +
             std::to_string(TcSelector<2>::kNumConfigs - 1) + ")");
   return tc_launch<2>(index, tc_dims(n, h, w, c, k, r, s, stride, pad), input, filter, output,
-                      output_type == Conv2dOutput::bf16,
+                      output_type == Conv2dOutput::bf16, epilogue,
                       reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
 }
 
