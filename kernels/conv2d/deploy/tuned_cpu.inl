@@ -79,14 +79,13 @@ bool applies(const conv::Shape& s) {
   }
 }
 
-// A plan's oneDNN call (a vendor candidate's pick), or nothing: an empty type without oneDNN,
-// where applies() has refused to compile a shipped vendor.
+// A plan's oneDNN call (a vendor candidate's pick). Without oneDNN, where applies() refuses to
+// compile a shipped vendor, a stand-in type that is never made (one outside this file's anonymous
+// namespace, as CpuConv2dPlan::State holds it).
 #ifdef KTUNE_HAVE_ONEDNN
 using PreparedVendor = vendor::OnednnPrepared;
 #else
-struct PreparedVendor {
-  void run(const float*, float*) {}
-};
+using PreparedVendor = cpu::PreparedPlan;
 #endif
 
 // Shipped config I's prepared plan of a layer (cpu_plan, cpu_plan_fused), or null (the other
