@@ -4,8 +4,10 @@
 Compiles the header (c++) with kernels/conv2d/conv2d_features.hpp into a small driver that prints
 select()'s pick per layer, then per network tag and batch prints the picks' geometric mean and
 time-weighted ratio against oneDNN at its best in the sweep (the faster of the onednn and
-onednn_winograd rows), the layers predicted below 0.8x, and the worst layers; a pick the sweep has
-no ok row for (refused) falls back along kSafeOrder as the deployed library does. A prediction from the sweep's own timings, not a
+onednn_winograd rows), the layers predicted below 0.8x, the worst layers, and the share of layers
+and of (predicted) time served by ktune's own kernels; a pick the sweep has no ok row for
+(refused) falls back along kSafeOrder as the deployed library does. A vendor candidate's pick
+("vendor=onednn", "vendor=onednn_winograd": ktune deploy --vendors) is scored by its vendor row. A prediction from the sweep's own timings, not a
 measurement of the library: scripts/cpu_conv_sweep.sh's deployed benchmark is that.
   scripts/conv_selector_replay.py HEADER DATA.csv[.gz] [--tags vgg16,resnet50]
 """
@@ -71,6 +73,11 @@ def picks(header, problems, root):
     return [line.split("|") for line in out.stdout.split("\n")[: len(problems)]]
 
 
+def row_name(config):
+    """The sweep's row of a shipped config: a vendor candidate's is the vendor's row."""
+    return config[len("vendor="):] if config.startswith("vendor=") else config
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("header")
@@ -93,23 +100,26 @@ def main():
         if vendor is None:
             continue
         # A pick the sweep refused (no ok row) falls back as the deployed library does.
-        pick = next((c for c in chosen[p] if c in ms[p]), None)
+        pick = next((c for c in chosen[p] if row_name(c) in ms[p]), None)
         if pick is None:
             print(f"missing: {p}: no ok row for any shipped config", file=sys.stderr)
             continue
-        mine = ms[p][pick]
+        mine = ms[p][row_name(pick)]
         batch = dict(kv.split("=") for kv in p.split(";"))["n"]
         for g in ((tags[p], batch), ("all", "")):
             groups[g].append((vendor / mine, vendor, mine, p, pick))
-    print("| set | batch | layers | geomean | time-weighted | below 0.8x | worst |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("| set | batch | layers | geomean | time-weighted | below 0.8x | own layers | own time | worst |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for (tag, batch), v in sorted(groups.items(), key=lambda kv: (kv[0][0] == "all", kv[0])):
         geo = math.exp(sum(math.log(r) for r, *_ in v) / len(v))
         tw = sum(x[1] for x in v) / sum(x[2] for x in v)
         worst = ", ".join(f"{p.split(';k=')[0][:24]}.. {r:.2f} {c}"
                           for r, _, _, p, c in sorted(v)[:3])
         low = sum(r < 0.8 for r, *_ in v)
-        print(f"| {tag} | {batch} | {len(v)} | {geo:.3f} | {tw:.3f} | {low} | {worst} |")
+        own = [x for x in v if not x[4].startswith("vendor=")]
+        own_time = sum(x[2] for x in own) / sum(x[2] for x in v)
+        print(f"| {tag} | {batch} | {len(v)} | {geo:.3f} | {tw:.3f} | {low} | "
+              f"{len(own)}/{len(v)} | {own_time:.0%} | {worst} |")
 
 
 if __name__ == "__main__":

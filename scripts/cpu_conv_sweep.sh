@@ -21,6 +21,11 @@
 #      layers (held out) -> conv-deployed-heldout.* (batch 1), conv-deployed-heldout-b16.*;
 #   4. the tables (scripts/cpu_conv_tables.py, with a row over conv-small's 12 layers of the
 #      batch-1 ones) -> conv-deployed-tables.md, and run.json.
+# VENDORS=1 (issue #26; implies BENCH_ONLY=1, below): steps 3-4 for the libraries that ship oneDNN's
+# calls as candidates (ktune_tuned_conv2d_cpu_vendors and its ResNet-50-trained twin:
+# tuned_conv_bench_cpu_vendors*), on the committed dataset and headers, into
+# results/amd-epyc-2c/conv-vendor (OUT_DIR overrides it), the tables with the share of layers and
+# of time on ktune's own kernels. About 4 minutes quiet: the four benches of BENCH_ONLY=1.
 # Usage: scripts/cpu_conv_sweep.sh BUILD_DIR   (OUT is results/amd-epyc-2c/conv-plan: the dataset
 # path that selectors.txt names; the build dir must be configured, with the examples). Commit
 # OUT, the two regenerated headers, README.md (scripts/readme_figures.py) and results/INDEX.md
@@ -39,11 +44,21 @@
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
+data=$here/results/amd-epyc-2c/conv-plan/conv2d-cpu-plan.csv.gz
 out=$here/results/amd-epyc-2c/conv-plan
+vendors=${VENDORS:-0}
+# The benchmark programs: in sample (every layer) and trained on ResNet-50 only (held out).
+bench_in=tuned_conv_bench bench_held=tuned_conv_bench_cpu_resnet50 own_share=() library="K = 6 library"
+if [ "$vendors" = 1 ]; then
+  BENCH_ONLY=1 out=${OUT_DIR:-$here/results/amd-epyc-2c/conv-vendor} own_share=(--own-share)
+  bench_in=tuned_conv_bench_cpu_vendors bench_held=tuned_conv_bench_cpu_vendors_resnet50
+  library="library shipping K = 6 configs and oneDNN's two calls (vendor=onednn, vendor=onednn_winograd; \
+ktune_tuned_conv2d_cpu_vendors, selector amd-epyc-2c-plan-vendors-k6.hpp)"
+fi
 workloads=${WORKLOADS:-dnn-b1 dnn-b16}
 start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-cmake --build "$build" -j"$(nproc)" --target ktune
+[ "$vendors" = 1 ] || cmake --build "$build" -j"$(nproc)" --target ktune
 mkdir -p "$out"
 # BENCH_ONLY=1: steps 3-4 alone, on the committed dataset and selector headers (a re-run of the
 # deployed-vs-oneDNN timing after a change to the bench's protocol, picks unchanged).
@@ -73,31 +88,41 @@ for w in $workloads; do
   retime_s=$(( retime_s + $(date +%s) - retime_start ))
 done
 if [ "$bench_only" != 1 ]; then
-  "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$out/conv2d-cpu-plan.csv.gz"
+  "$build/bin/ktune" export --store "$work/conv.sqlite" --format csv -o "$data"
   sweep_s=$(( $(date +%s) - start ))
   "$here/scripts/deploy_selectors.sh" "$here/libraries/conv2d/selectors.txt" "" "$build/bin/ktune" '^amd-epyc-2c-plan'
 else
   sweep_s=0
 fi
-cmake --build "$build" -j"$(nproc)" --target tuned_conv_bench tuned_conv_bench_cpu_resnet50
-bench=(--device-slug amd-epyc-2c --dataset "$out/conv2d-cpu-plan.csv.gz" --peak-gflops 192
+cmake --build "$build" -j"$(nproc)" --target "$bench_in" "$bench_held"
+bench=(--device-slug amd-epyc-2c --dataset "$data" --peak-gflops 192
   --bandwidth-gbs 40)
-run "$build/bin/tuned_conv_bench" --workload dnn-b1 "${bench[@]}" \
+run "$build/bin/$bench_in" --workload dnn-b1 "${bench[@]}" \
   --csv "$out/conv-deployed.csv" --md "$out/conv-deployed.md" > "$work/bench.log"
-run "$build/bin/tuned_conv_bench" --workload dnn-b16 "${bench[@]}" \
+run "$build/bin/$bench_in" --workload dnn-b16 "${bench[@]}" \
   --csv "$out/conv-deployed-b16.csv" --md "$out/conv-deployed-b16.md" > "$work/bench-b16.log"
-run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b1 "${bench[@]}" \
+run "$build/bin/$bench_held" --workload vgg16-conv-b1 "${bench[@]}" \
   --csv "$out/conv-deployed-heldout.csv" --md "$out/conv-deployed-heldout.md" > "$work/bench-heldout.log"
-run "$build/bin/tuned_conv_bench_cpu_resnet50" --workload vgg16-conv-b16 "${bench[@]}" \
+run "$build/bin/$bench_held" --workload vgg16-conv-b16 "${bench[@]}" \
   --csv "$out/conv-deployed-heldout-b16.csv" --md "$out/conv-deployed-heldout-b16.md" \
   > "$work/bench-heldout-b16.log"
+if [ "$vendors" = 1 ]; then  # the picks scored on the sweep's own timings: a prediction
+  selectors=$here/libraries/conv2d/selectors
+  { echo "Replay (scripts/conv_selector_replay.py, a prediction from the sweep's timings, not a measurement):"
+    echo "in sample, amd-epyc-2c-plan-vendors-k6.hpp on every layer of the sweep:"; echo
+    /usr/bin/python3 "$here/scripts/conv_selector_replay.py" "$selectors/amd-epyc-2c-plan-vendors-k6.hpp" "$data"
+    echo; echo "held out, amd-epyc-2c-plan-vendors-resnet50-k6.hpp on the VGG16 layers:"; echo
+    /usr/bin/python3 "$here/scripts/conv_selector_replay.py" \
+      "$selectors/amd-epyc-2c-plan-vendors-resnet50-k6.hpp" "$data" --tags vgg16
+  } > "$out/conv-replay.md"
+fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 device="$(/usr/bin/python3 "$here/scripts/cpu_model.py")"
 device="$device, load average $load_before before, $load_after after"
 /usr/bin/python3 "$here/scripts/cpu_conv_tables.py" "$device" --in-sample "$out/conv-deployed.csv" \
   "$out/conv-deployed-b16.csv" --held-out "$out/conv-deployed-heldout.csv" \
   "$out/conv-deployed-heldout-b16.csv" --conv-small "$here/workloads/conv2d/conv2d-small.csv" \
-  > "$out/conv-deployed-tables.md"
+  "${own_share[@]}" > "$out/conv-deployed-tables.md"
 onednn=$(dpkg-query -W -f '${Version}' libdnnl-dev 2>/dev/null || echo "version unknown")
 /usr/bin/python3 - "$out" "$(git -C "$here" rev-parse HEAD)" "$device" "$onednn" "$workloads" <<'PY'
 import csv, datetime, glob, json, os, sys
@@ -120,16 +145,18 @@ bench_note=""
 [ "$bench_only" = 1 ] && bench_note="BENCH_ONLY=1, the deployed benches alone: the sweep and \
 the selector headers are the committed ones (conv2d-cpu-plan.csv.gz of commit \
 $(git -C "$here" log -1 --format=%h -- results/amd-epyc-2c/conv-plan/conv2d-cpu-plan.csv.gz)), not re-run; "
+[ "$vendors" = 1 ] && bench_note="${bench_note}own kernels = the layers (and their share of the deployed time) \
+whose pick is one of ktune's configs, not a oneDNN call (conv-deployed-tables.md); "
 retime_note=", not re-timed (RETIME=0)"
 [ "${RETIME:-1}" != 0 ] && retime_note=", then re-timed (ktune retime --within 0.15 --max-configs 4 \
 --rounds 4, --reps 3 at batch 1 and 1 at batch 16: the close configs and oneDNN's rows in rotating interleaved \
 rounds, each turn verified again, pooled medians; ${retime_s} s)"
 [ "$bench_only" = 1 ] && retime_note=""
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
-/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
+/usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${VENDORS:+VENDORS=$VENDORS }${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
 configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
-onednn_winograd), verified against float64${retime_note}; the deployed K = 6 library (ktune::CpuConv2dPlan) vs \
+onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \

@@ -8,6 +8,8 @@ ktune is faster), time-weighted ratio (sum of vendor ms / sum of deployed ms ove
 layers), layers below 0.8x and the three worst layers; with --conv-small (the conv-small workload,
 workloads/conv2d/conv2d-small.csv: 12 of the networks' layers at batch 1) also a row over those
 of the in-sample layers; then every layer with the shipped config it ran and oneDNN's algorithm.
+With --own-share (a library shipping oneDNN's calls as candidates, config "vendor=..."): two more
+columns, the share of the layers and of the deployed time served by ktune's own kernels.
 A bad or empty file: a one-line error and exit status 1."""
 import argparse
 import csv
@@ -56,12 +58,17 @@ def read(path):
     return out
 
 
-def summary(rows):
+def summary(rows, own_share=False):
     g = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
     tw = sum(r["vendor_ms"] for r in rows) / sum(r["deployed_ms"] for r in rows)
     below = sum(r["ratio"] < 0.8 for r in rows)
     worst = sorted(rows, key=lambda r: r["ratio"])[:3]
-    return g, tw, below, ", ".join(f"{r['layer']} {r['ratio']:.2f}" for r in worst)
+    worst = ", ".join(f"{r['layer']} {r['ratio']:.2f}" for r in worst)
+    if own_share:  # ktune's own kernels: not a vendor candidate's config
+        own = [r for r in rows if not r["config"].startswith("vendor=")]
+        share = sum(r["deployed_ms"] for r in own) / sum(r["deployed_ms"] for r in rows)
+        worst = f"{len(own)}/{len(rows)} | {share:.0%} | {worst}"
+    return g, tw, below, worst
 
 
 def conv_small_layers(path):
@@ -76,21 +83,23 @@ def conv_small_layers(path):
     return {(r["network"], r["layer"]) for r in rows}
 
 
-def tables(label, rows, subsets=()):
+def tables(label, rows, subsets=(), own_share=False):
+    own = "own kernels: layers | own kernels: time | " if own_share else ""
     out = [f"| {label} | network | batch | layers | geomean | time-weighted | below 0.8× | "
-           "worst layers (deployed / vendor) |", "|---|---|---:|---:|---:|---:|---:|---|"]
+           f"{own}worst layers (deployed / vendor) |",
+           "|---|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if own_share else "") + "---|"]
     groups = {}
     for r in rows:
         groups.setdefault((r["network"], r["batch"]), []).append(r)
     for (net, batch), rs in sorted(groups.items()):
-        g, tw, below, worst = summary(rs)
+        g, tw, below, worst = summary(rs, own_share)
         out.append(f"| | {net} | {batch} | {len(rs)} | **{g:.3f}** | {tw:.3f} | {below} | {worst} |")
     for name, batch, rs in subsets:
         if rs:
-            g, tw, below, worst = summary(rs)
+            g, tw, below, worst = summary(rs, own_share)
             out.append(f"| | {name} | {batch} | {len(rs)} | **{g:.3f}** | {tw:.3f} | {below} | "
                        f"{worst} |")
-    g, tw, below, worst = summary(rows)
+    g, tw, below, worst = summary(rows, own_share)
     out.append(f"| | all | | {len(rows)} | **{g:.3f}** | {tw:.3f} | {below} | {worst} |")
     return out
 
@@ -111,6 +120,8 @@ def main(argv):
     parser.add_argument("--in-sample", nargs="+", required=True)
     parser.add_argument("--held-out", nargs="+", required=True)
     parser.add_argument("--conv-small")
+    parser.add_argument("--own-share", action="store_true",
+                        help="columns: the share of layers and of time on ktune's own kernels")
     args = parser.parse_args(argv)
     inside = [r for path in args.in_sample for r in read(path)]
     subsets = []
@@ -128,7 +139,8 @@ def main(argv):
              "time-weighted = Σ vendor ms / Σ deployed ms over the distinct layers.", "",
              "In-sample: the selector was trained on these layers' sweep rows. Held out: a "
              "selector trained on the ResNet-50 layers only, run on the VGG16 layers.", ""]
-    lines += tables("in-sample", inside, subsets) + [""] + tables("**held out**", held)
+    own = args.own_share
+    lines += tables("in-sample", inside, subsets, own) + [""] + tables("**held out**", held, (), own)
     lines += ["", "In-sample, per layer:", ""] + per_layer(inside)
     lines += ["", "Held out (VGG16 layers, ResNet-50-trained selector), per layer:", ""]
     lines += per_layer(held)

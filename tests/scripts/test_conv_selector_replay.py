@@ -74,6 +74,18 @@ class ConvSelectorReplay(unittest.TestCase):
         self.assertIn("kind=a", result.stdout)  # the worst layer names what served it
 
     @unittest.skipUnless(shutil.which("c++"), "no c++ compiler on PATH")
+    def test_a_vendor_pick_is_scored_by_its_row_and_not_counted_as_own(self):
+        header = HEADER.replace('"kind=w"', '"vendor=onednn_winograd"')
+        result = replay(header, ROWS, "--tags", "vgg16")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        line = next(x for x in result.stdout.splitlines() if x.startswith("| vgg16 "))
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        # c=3: no onednn_winograd row, served kind=a (own): 1 / 2; c=64: oneDNN's Winograd 1.5
+        # against its own best 1.5. Geomean sqrt(0.5) = 0.707, time (1 + 1.5) / (2 + 1.5) = 0.714;
+        # own kernels 1 of 2 layers, 2 of the 3.5 ms served: 57 %.
+        self.assertEqual(cells[2:8], ["2", "0.707", "0.714", "1", "1/2", "57%"])
+
+    @unittest.skipUnless(shutil.which("c++"), "no c++ compiler on PATH")
     def test_bad_input_is_one_line(self):
         for result, what in ((replay("not a header", ROWS), "does not compile"),
                              (replay(HEADER, []), "no ok rows")):

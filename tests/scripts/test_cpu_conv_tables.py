@@ -17,9 +17,9 @@ HEADER = ("network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,
           "layer,config,status,vendor_algo\n")
 
 
-def row(net, layer, c, deployed, vendor, status="ok"):
+def row(net, layer, c, deployed, vendor, status="ok", config="kind=cpu_plan"):
     # 1x1 on an 8x8 map, k = 8: 2·64·8·c FLOP
-    return f"{net},1,1,8,8,{c},8,1,1,1,0,,{deployed},{vendor},{layer},kind=cpu_plan,{status},auto:x\n"
+    return f"{net},1,1,8,8,{c},8,1,1,1,0,,{deployed},{vendor},{layer},{config},{status},auto:x\n"
 
 
 def run(*args):
@@ -55,6 +55,20 @@ class Tables(unittest.TestCase):
         self.assertEqual(cells[7], "2")
         self.assertEqual(cells[8], "b 0.50, c 0.70, a 2.00")
         self.assertIn("| | vgg16 | 1 | 1 | **0.900** | 0.900 | 0 | d 0.90 |", r.stdout)
+
+    def test_own_share_columns(self):
+        # a (c = 1, own, 20 GFLOP/s) and b (c = 3, oneDNN's call, 10 GFLOP/s): own kernels 1 of 2
+        # layers, deployed time 1/20 of 1/20 + 3/10 = 14 %.
+        inside = self.write("in.csv", HEADER + row("resnet50", "a", 1, 20, 10)
+                            + row("resnet50", "b", 3, 10, 10, config="vendor=onednn"))
+        held = self.write("out.csv", HEADER + row("vgg16", "d", 1, 9, 10))
+        r = run("dev", "--in-sample", inside, "--held-out", held, "--own-share")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = next(x for x in r.stdout.splitlines() if x.startswith("| | resnet50 | 1 |"))
+        self.assertEqual([x.strip() for x in line.split("|")][8:10], ["1/2", "14%"])
+        self.assertIn("own kernels: layers | own kernels: time", r.stdout)
+        plain = run("dev", "--in-sample", inside, "--held-out", held)
+        self.assertNotIn("own kernels", plain.stdout)
 
     def test_conv_small_row(self):
         # conv-small names resnet50 a and c (ratios 2.0 and 0.7), not b; vgg16 d is held out.

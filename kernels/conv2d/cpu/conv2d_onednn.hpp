@@ -7,17 +7,17 @@
 // OnednnAlgo::winograd (vendor row "onednn_winograd"): convolution_winograd, which oneDNN 2.6 has
 // for 3×3 stride-1 layers in its blocked layouts only: the input is reordered from NHWC and the
 // output back inside each run (counted in its time, as the nn engine's onednn_winograd does);
-// the constructor throws Error where oneDNN has no Winograd for the problem.
+// the constructor throws Error where oneDNN has no Winograd for the problem. The call itself is
+// conv2d_onednn_call.hpp's, which a tuned library shipping "vendor=onednn" makes too.
 #include <memory>
 #include <string>
 
 #include "kernels/conv2d/conv2d_family.hpp"
+#include "kernels/conv2d/cpu/conv2d_onednn_call.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
 bool onednn_available();
-
-enum class OnednnAlgo { automatic, winograd };
 
 class OnednnConv {
  public:

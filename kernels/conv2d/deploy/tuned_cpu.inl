@@ -13,6 +13,10 @@
 // packed or transformed each time: stateless); ktune::CpuConv2dPlan builds it once per layer,
 // which is what the sweep measured for that kind (the other kinds were measured stateless, and
 // a plan of theirs keeps a copy of the filter and runs them as conv2d does).
+// A oneDNN candidate ("vendor=onednn", "vendor=onednn_winograd": deploy/vendor_onednn_cpu.hpp,
+// linked by deploy/vendors.cmake) is the sweep's vendor call: a plan makes its primitive and
+// reorders the filter once; conv2d keeps a primitive per thread and shape and reorders the
+// filter in every call. Where oneDNN refuses a shape the safe order serves it.
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -29,6 +33,7 @@
 #include "kernels/conv2d/cpu/conv2d_cpu_plan.hpp"
 #include "kernels/conv2d/cpu/conv2d_cpu_winograd.hpp"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
+#include "kernels/conv2d/deploy/vendor_onednn_cpu.hpp"
 #include "ktune/conv2d.hpp"
 
 namespace {
@@ -36,6 +41,7 @@ namespace {
 namespace sel = ktune_tuned_selector;
 namespace conv = ktune::kernels::conv2d;
 namespace cpu = ktune::kernels::conv2d::cpu;
+namespace vendor = ktune::kernels::conv2d::deploy;
 using RunFn = bool (*)(const cpu::Args&);
 
 static_assert(sizeof(sel::Features) ==
@@ -53,34 +59,72 @@ void shipped_gemm(const ktune::kernels::gemm::cpu::Args& ga) {
 // Whether shipped config I's kind applies to the shape.
 template <size_t I>
 bool applies(const conv::Shape& s) {
-  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
-  static_assert(g.valid, "a config of the selector header is not a CPU conv2d config");
-  if constexpr (g.kind == cpu::CpuKind::gemm1x1)
-    return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
-  if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
-  if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused)
-    return cpu::plan_refusal(s, g.m) == nullptr;
-  return true;
+  constexpr auto v = vendor::parse_cpu_conv_vendor(sel::kConfigs[I]);
+  if constexpr (v != vendor::CpuConvVendor::none) {
+#ifndef KTUNE_HAVE_ONEDNN
+    static_assert(v == vendor::CpuConvVendor::none,
+                  "the selector ships a oneDNN call (vendor=onednn*) but oneDNN was not found "
+                  "(Debian libdnnl-dev)");
+#endif
+    return vendor::vendor_may_apply(v, s);
+  } else {
+    constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+    static_assert(g.valid, "a config of the selector header is not a CPU conv2d config");
+    if constexpr (g.kind == cpu::CpuKind::gemm1x1)
+      return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+    if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
+    if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused)
+      return cpu::plan_refusal(s, g.m) == nullptr;
+    return true;
+  }
 }
+
+// A plan's oneDNN call (a vendor candidate's pick). Without oneDNN, where applies() refuses to
+// compile a shipped vendor, a stand-in type that is never made (one outside this file's anonymous
+// namespace, as CpuConv2dPlan::State holds it).
+#ifdef KTUNE_HAVE_ONEDNN
+using PreparedVendor = vendor::OnednnPrepared;
+#else
+using PreparedVendor = cpu::PreparedPlan;
+#endif
 
 // Shipped config I's prepared plan of a layer (cpu_plan, cpu_plan_fused), or null (the other
 // kinds).
 template <size_t I>
 std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
-  constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
-  if constexpr (g.kind == cpu::CpuKind::plan)
-    return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
-  if constexpr (g.kind == cpu::CpuKind::plan_fused)
-    return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, 384, 256, g.tiles);
+  if constexpr (vendor::parse_cpu_conv_vendor(sel::kConfigs[I]) == vendor::CpuConvVendor::none) {
+    constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
+    if constexpr (g.kind == cpu::CpuKind::plan)
+      return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
+    if constexpr (g.kind == cpu::CpuKind::plan_fused)
+      return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, 384, 256, g.tiles);
+  }
   return nullptr;
 }
 
-// Runs shipped config I; false (nothing written) when its kind does not apply to the shape.
+// Shipped config I's prepared oneDNN call (a vendor candidate), or null (a kernel config, or
+// oneDNN refused the shape).
 template <size_t I>
-bool run_config(const cpu::Args& a) {
+std::unique_ptr<PreparedVendor> prepare_vendor(const conv::Shape& s, const float* filter) {
+  constexpr auto v = vendor::parse_cpu_conv_vendor(sel::kConfigs[I]);
+#ifdef KTUNE_HAVE_ONEDNN
+  if constexpr (v != vendor::CpuConvVendor::none) {
+    try {
+      return std::make_unique<PreparedVendor>(s, vendor::onednn_algo(v), filter);
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
+  }
+#endif
+  (void)s, (void)filter, (void)v;
+  return nullptr;
+}
+
+// Runs kernel config I (not a vendor candidate) on a shape its kind applies to.
+template <size_t I>
+bool run_kernel_config(const cpu::Args& a) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   const conv::Shape& s = a.shape;
-  if (!applies<I>(s)) return false;
   if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused) {
     prepare_config<I>(s, a.filter)->run(a.input, a.output);
   } else if constexpr (g.kind == cpu::CpuKind::direct) {
@@ -95,6 +139,23 @@ bool run_config(const cpu::Args& a) {
   return true;
 }
 
+// Runs shipped config I; false (nothing written) when it does not apply to the shape.
+template <size_t I>
+bool run_config(const cpu::Args& a) {
+  const conv::Shape& s = a.shape;
+  if (!applies<I>(s)) return false;
+  constexpr auto v = vendor::parse_cpu_conv_vendor(sel::kConfigs[I]);
+  if constexpr (v != vendor::CpuConvVendor::none) {
+#ifdef KTUNE_HAVE_ONEDNN
+    return vendor::onednn_conv_stateless(s, vendor::onednn_algo(v), a.input, a.filter, a.output);
+#else
+    return false;  // not reached: applies() refuses to compile a shipped vendor without oneDNN
+#endif
+  } else {
+    return run_kernel_config<I>(a);
+  }
+}
+
 template <size_t... I>
 constexpr std::array<RunFn, sizeof...(I)> make_runners(std::index_sequence<I...>) {
   return {{&run_config<I>...}};
@@ -105,19 +166,23 @@ constexpr auto kRunners = make_runners(std::make_index_sequence<size_t(sel::kNum
 struct PlanFns {
   bool (*applies)(const conv::Shape&);
   std::unique_ptr<cpu::PreparedPlan> (*prepare)(const conv::Shape&, const float*);
+  std::unique_ptr<PreparedVendor> (*prepare_vendor)(const conv::Shape&, const float*);
+  bool is_vendor;
 };
 template <size_t... I>
 constexpr std::array<PlanFns, sizeof...(I)> make_plan_fns(std::index_sequence<I...>) {
-  return {{PlanFns{&applies<I>, &prepare_config<I>}...}};
+  return {
+      {PlanFns{&applies<I>, &prepare_config<I>, &prepare_vendor<I>,
+               vendor::parse_cpu_conv_vendor(sel::kConfigs[I]) != vendor::CpuConvVendor::none}...}};
 }
 constexpr auto kPlanFns = make_plan_fns(std::make_index_sequence<size_t(sel::kNumConfigs)>{});
 
-// Direct, im2col and cpu_plan GEMM configs run every shape.
+// Direct, im2col and cpu_plan GEMM configs run every shape (a oneDNN call may refuse one).
 constexpr bool ships_a_universal_config() {
   for (const char* text : sel::kConfigs) {
     const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
-    if (g.kind == cpu::CpuKind::direct || g.kind == cpu::CpuKind::im2col ||
-        (g.kind == cpu::CpuKind::plan && g.m == 0))
+    if (g.valid && (g.kind == cpu::CpuKind::direct || g.kind == cpu::CpuKind::im2col ||
+                    (g.kind == cpu::CpuKind::plan && g.m == 0)))
       return true;
   }
   return false;
@@ -167,6 +232,7 @@ struct CpuConv2dPlan::State {
   conv::Shape shape;
   int index = -1;                           // -1: n == 0 or no shipped config applies
   std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan or cpu_plan_fused pick
+  std::unique_ptr<PreparedVendor> vendor;   // a oneDNN pick
   std::vector<float> filter;                // otherwise: the plan's copy of the filter
 };
 
@@ -181,14 +247,21 @@ CpuConv2dPlan::CpuConv2dPlan(int64_t n, int64_t h, int64_t w, int64_t c, int64_t
                                               pad, &placeholder, filter, &placeholder))
       return;
     const conv::Shape& shape = state_->shape;
-    int index = choose(n, h, w, c, k, r, s, stride, pad);
-    for (int i = 0; !kPlanFns[size_t(index)].applies(shape) && i < sel::kNumConfigs; ++i)
-      index = sel::kSafeOrder[i];
-    if (kPlanFns[size_t(index)].applies(shape)) {
+    // The pick, else the first of the safe order that takes the shape (oneDNN may refuse it).
+    const auto take = [&](int index) {
+      const PlanFns& fns = kPlanFns[size_t(index)];
+      if (!fns.applies(shape)) return false;
+      if (fns.is_vendor && !(state_->vendor = fns.prepare_vendor(shape, filter))) return false;
+      if (!fns.is_vendor) state_->plan = fns.prepare(shape, filter);
       state_->index = index;
-      state_->plan = kPlanFns[size_t(index)].prepare(shape, filter);
-    }
-    if (!state_->plan) state_->filter.assign(filter, filter + shape.filter_elements());
+      return true;
+    };
+    const int pick = choose(n, h, w, c, k, r, s, stride, pad);
+    if (!take(pick))
+      for (int index : sel::kSafeOrder)
+        if (index != pick && take(index)) break;
+    if (!state_->plan && !state_->vendor)
+      state_->filter.assign(filter, filter + shape.filter_elements());
   } catch (...) {
     delete state_;
     throw;
@@ -218,6 +291,7 @@ void CpuConv2dPlan::run(const float* input, float* output) {
     conv::deploy::argument_error("ktune::CpuConv2dPlan::run", "output is null");
   if (s.n == 0) return;
   if (state_->plan) return state_->plan->run(input, output);
+  if (state_->vendor) return state_->vendor->run(input, output);
   if (state_->index < 0)  // no shipped config applies: conv2d's last resort
     return conv2d(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, input, state_->filter.data(),
                   output);

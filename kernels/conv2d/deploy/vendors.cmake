@@ -29,3 +29,8 @@ if("cuda" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=cudnn\"
     message(STATUS "${KTUNE_TUNED_TARGET}: no cuDNN: its vendor=cudnn candidate always refuses")
   endif()
 endif()
+# oneDNN where a CPU selector ships one of its calls ("vendor=onednn", "vendor=onednn_winograd":
+# deploy/vendor_onednn_cpu.hpp); a selector shipping one where oneDNN is missing fails to configure.
+if("cpu" IN_LIST KTUNE_TUNED_BACKENDS AND _ktune_scan MATCHES "\"vendor=onednn")
+  include("${CMAKE_CURRENT_LIST_DIR}/../../common/cpu/onednn_link.cmake")
+endif()
