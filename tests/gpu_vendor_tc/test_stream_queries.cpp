@@ -113,6 +113,7 @@ TEST(StreamQueries, DefaultStreamsKeepWorkspacesAndCaptureStaysPerCall) {
   EXPECT_EQ(once(4096, cudaStreamPerThread, pool), per_thread);  // still kept after the capture
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaStreamDestroy(created);
+  kd::kept_workspaces().clear();  // its buffers came from the pool destroyed next
   cudaMemPoolDestroy(handle);
 }
 
@@ -138,6 +139,7 @@ TEST(StreamQueries, ANewStreamOnADestroyedOnesHandleGetsItsOwnWorkspace) {
   std::cout << reused << " of 4 new streams came back on the destroyed stream's handle\n";
   EXPECT_LE(kd::kept_workspaces().kept(), kd::KeptWorkspaces::kMaxKept);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  kd::kept_workspaces().clear();  // its buffers came from the pool destroyed next
   cudaMemPoolDestroy(handle);
 }
 

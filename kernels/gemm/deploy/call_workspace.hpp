@@ -75,6 +75,13 @@ class KeptWorkspaces {
 
   size_t kept() const { return kept_.size(); }
 
+  // Frees every kept workspace, each after its device's synchronization: for a caller about to
+  // destroy the pool they came from (the tests' own pools; the library's pools live as long as
+  // the process).
+  void clear() {
+    while (!kept_.empty()) evict_oldest();
+  }
+
  private:
   struct Entry {
     int device;
