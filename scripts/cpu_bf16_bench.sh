@@ -8,15 +8,13 @@
 # -> OUT_DIR/networks.csv, networks-layers.csv (oneDNN's implementation per layer in `choice`),
 # networks-agree.csv, networks.md, networks-bf16.md (examples/networks/networks_bf16_md.py: the
 # bf16 tables, geomean and time-weighted ratios, worst layers), cpu.txt, run.json.
-# Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-s13)
+# Usage: scripts/cpu_bf16_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-bf16-auto-s17)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer; REPS
 # and REPS_BIG, default 20 and 5, the timed inferences at batch 1 and above; BACKENDS the list.)
 # Expected run time on the 2-core Zen 4 EPYC, quiet: about 5 minutes without `auto_bf16` (VGG16 at
 # batch 16 is the longest part), about 2 more with it (its set-up timings; an estimate); the build adds its own time when not up to date.
-# Measured loaded (2026-11-28, load average 2.4-5.8, other builds running), BACKENDS=ktune_bf16,onednn_bf16,
-# auto_bf16,onednn: BATCHES="1" 86 s; ResNet-50 at batch 16 with REPS_BIG=15 about 175 s (VGG16 at batch 16 not
-# timed: stopped). BATCHES="1 16" REPS_BIG=15 quiet: about 8 minutes (an estimate from those and the quiet
-# batch-16 medians of results/amd-epyc-2c/networks-bf16-auto-s15).
+# Measured quiet (2026-11-28, results/amd-epyc-2c/networks-bf16-auto-s17): BATCHES="1 16" REPS_BIG=15 with
+# BACKENDS=ktune_bf16,onednn_bf16,auto_bf16,onednn: 266 s.
 # networks-layers.csv's `choice` names ktune_bf16's path per layer too (gemm_bf16, or
 # winograd_f4_fp32[_fused]: FP32 Winograd on bf16 operands); networks-bf16.md sums those layers.
 set -euo pipefail
