@@ -47,20 +47,24 @@ float fp16_value(uint16_t h) {
 
 }  // namespace
 
+uint16_t input_bits(float x, Precision precision) {
+  return precision == Precision::bf16 ? bf16_bits(x) : fp16_bits(x);
+}
+
+float input_value(uint16_t bits, Precision precision) {
+  return precision == Precision::bf16 ? float_of(uint32_t(bits) << 16) : fp16_value(bits);
+}
+
 std::vector<uint16_t> to_input_bits(const std::vector<float>& values, Precision precision) {
   if (input_bytes(precision) != 2) return {};
   std::vector<uint16_t> out(values.size());
-  const bool bf16 = precision == Precision::bf16;
-  for (size_t i = 0; i < values.size(); ++i)
-    out[i] = bf16 ? bf16_bits(values[i]) : fp16_bits(values[i]);
+  for (size_t i = 0; i < values.size(); ++i) out[i] = input_bits(values[i], precision);
   return out;
 }
 
 std::vector<float> from_input_bits(const std::vector<uint16_t>& bits, Precision precision) {
   std::vector<float> out(bits.size());
-  const bool bf16 = precision == Precision::bf16;
-  for (size_t i = 0; i < bits.size(); ++i)
-    out[i] = bf16 ? float_of(uint32_t(bits[i]) << 16) : fp16_value(bits[i]);
+  for (size_t i = 0; i < bits.size(); ++i) out[i] = input_value(bits[i], precision);
   return out;
 }
 

@@ -19,6 +19,10 @@ std::vector<double> reference_gemm(const Shape& s, const float* a, const float* 
 // ||C - ref||_F / ||ref||_F over the m×n×batch logical elements; NaN/Inf anywhere gives +inf.
 double relative_error(const Shape& s, const float* c, const std::vector<double>& ref);
 
+// x's 16 bits rounded to nearest even (bf16 / fp16), and the value of such bits (exact); precision
+// bf16 or fp16.
+uint16_t input_bits(float x, Precision precision);
+float input_value(uint16_t bits, Precision precision);
 // The 16-bit bits of each value rounded to nearest even (bf16 / fp16); empty for the 4-byte
 // precisions (fp32, tf32), whose inputs are the float values themselves.
 std::vector<uint16_t> to_input_bits(const std::vector<float>& values, Precision precision);

@@ -4,33 +4,25 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_buffer.hpp"
 
 namespace ktune::test {
 
-// bf16 bits of x, rounded to nearest even (NaN stays NaN).
+// bf16 bits of x rounded to nearest even, and their value: the shared input rounding
+// (kernels/common/gemm_reference.hpp), as the kernels' stores round.
 inline uint16_t to_bf16(float x) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &x, 4);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
+  return ktune::kernels::gemm::input_bits(x, ktune::kernels::gemm::Precision::bf16);
 }
 inline std::vector<uint16_t> to_bf16(const std::vector<float>& values) {
-  std::vector<uint16_t> bits(values.size());
-  for (size_t i = 0; i < values.size(); ++i) bits[i] = to_bf16(values[i]);
-  return bits;
+  return ktune::kernels::gemm::to_input_bits(values, ktune::kernels::gemm::Precision::bf16);
 }
 inline float widen(uint16_t b) {
-  const uint32_t bits = uint32_t(b) << 16;
-  float f = 0;
-  std::memcpy(&f, &bits, 4);
-  return f;
+  return ktune::kernels::gemm::input_value(b, ktune::kernels::gemm::Precision::bf16);
 }
 
 template <typename T>
