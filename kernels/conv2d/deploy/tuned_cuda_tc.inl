@@ -171,6 +171,20 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
 #endif
 }
 
+// The wgmma kernel of a precision's config I with output epilogue Out: its shared-memory opt-in
+// once per kernel, then one launch with Out's parameters (a float* for the plain
+// KtuneConvWgOutF32).
+template <int PREC, size_t I, class Out, class Params>
+Launch run_tc_wgmma(const kc::ConvDims& d, const kc::WgmmaConvMaps& maps, const Params& params,
+                    cudaStream_t stream) {
+  constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
+  const void* kernel =
+      fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC, Out>);
+  static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);
+  if (outcome(opt_in) == Launch::refused) return Launch::refused;
+  return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
+}
+
 // One of ktune's tensor-core kernels of a precision's selector, writing Y: float, or unsigned
 // short (bf16 bits, rounded once at the store).
 template <int PREC, size_t I, class Y>
@@ -204,27 +218,19 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
     if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
     const int relu = epilogue.relu ? 1 : 0;
     if constexpr (out16) {
-      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
-                                                  KtuneConvWgOutBf16>);
-      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
-      if (outcome(opt_in) == Launch::refused) return Launch::refused;
-      const KtuneConvWgOutBf16::Params params{
-          y, epilogue.bias, static_cast<const unsigned short*>(epilogue.residual), relu};
-      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
+      return run_tc_wgmma<PREC, I, KtuneConvWgOutBf16>(
+          d, maps,
+          KtuneConvWgOutBf16::Params{y, epilogue.bias,
+                                     static_cast<const unsigned short*>(epilogue.residual), relu},
+          stream);
     } else if (has_epilogue(epilogue)) {
-      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
-                                                  KtuneConvWgOutF32Epi>);
-      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
-      if (outcome(opt_in) == Launch::refused) return Launch::refused;
-      const KtuneConvWgOutF32Epi::Params params{y, epilogue.bias,
-                                                static_cast<const float*>(epilogue.residual), relu};
-      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
+      return run_tc_wgmma<PREC, I, KtuneConvWgOutF32Epi>(
+          d, maps,
+          KtuneConvWgOutF32Epi::Params{y, epilogue.bias,
+                                       static_cast<const float*>(epilogue.residual), relu},
+          stream);
     } else {  // the sweep's kernel, bit for bit
-      const void* kernel = fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC,
-                                                  KtuneConvWgOutF32>);
-      static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);  // once per kernel
-      if (outcome(opt_in) == Launch::refused) return Launch::refused;
-      return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, y, stream));
+      return run_tc_wgmma<PREC, I, KtuneConvWgOutF32>(d, maps, y, stream);
     }
   }
 }
