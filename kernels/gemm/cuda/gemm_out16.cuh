@@ -60,17 +60,4 @@ __global__ void __launch_bounds__(THREADS)
       [&](long long offset, float sum) { ktune_out_store<PREC>(c, offset, 1, beta, alpha * sum); });
 }
 
-// C = beta * C in PREC's 16-bit type (gemm_ex's k == 0 or alpha == 0: neither A nor B is read;
-// beta == 0 writes zeros without reading C). Any grid.
-template <int PREC>
-__global__ void ktune_gemm_scale16(long long m, long long n, long long batch, float beta, void* c,
-                                   long long ldc, long long stride_c) {
-  const long long total = m * n * batch;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
-       i += (long long)gridDim.x * blockDim.x) {
-    const long long row = i % m, col = (i / m) % n, entry = i / (m * n);
-    ktune_out_store<PREC>(c, entry * stride_c + col * ldc + row, 1, beta, 0.0f);
-  }
-}
-
 #endif  // KTUNE_GEMM_OUT16_CUH

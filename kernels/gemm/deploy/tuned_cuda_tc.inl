@@ -234,30 +234,38 @@ constexpr auto kTcLaunchers =
     make_tc_launchers<PREC>(std::make_index_sequence<size_t(TcSelector<PREC>::kNumConfigs)>{});
 
 // C = beta * C (k == 0 or alpha == 0: BLAS reads neither A nor B, so a NaN in them must not reach
-// C; beta == 0 writes zeros without reading C). The tensor-core kernels would read both.
-__global__ void ktune_gemm_ex_scale(long long m, long long n, long long batch, float beta, float* c,
-                                    long long ldc, long long stride_c) {
+// C; beta == 0 writes zeros without reading C). The tensor-core kernels would read both. C of
+// floats, or with c16 of PREC's 16-bit type (gemm_out16.cuh's store, one rounding).
+template <int PREC>
+__global__ void ktune_gemm_ex_scale(long long m, long long n, long long batch, float beta, void* c,
+                                    long long ldc, long long stride_c, int c16) {
   const long long total = m * n * batch;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
        i += (long long)gridDim.x * blockDim.x) {
     const long long row = i % m, col = (i / m) % n, entry = i / (m * n);
-    float* x = c + entry * stride_c + col * ldc + row;
-    *x = beta == 0.0f ? 0.0f : beta * *x;
+    const long long at = entry * stride_c + col * ldc + row;
+    if (c16) {
+      ktune_out_store<PREC>(c, at, 1, beta, 0.0f);
+    } else {
+      float* x = static_cast<float*>(c) + at;
+      *x = beta == 0.0f ? 0.0f : beta * *x;
+    }
   }
 }
 
 void scale_c(int prec, const TcArgs& g) {
   const long long total = g.m * g.n * g.batch;
-  const long long blocks = (total + 255) / 256 < 65535 ? (total + 255) / 256 : 65535;
-  if (!g.c16)
-    ktune_gemm_ex_scale<<<unsigned(blocks), 256, 0, g.stream>>>(
-        g.m, g.n, g.batch, g.beta, static_cast<float*>(g.c), g.ldc, g.stride_c);
-  else if (prec == 2)
-    ktune_gemm_scale16<2>
-        <<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c);
-  else
-    ktune_gemm_scale16<3>
-        <<<unsigned(blocks), 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c);
+  const unsigned blocks = unsigned((total + 255) / 256 < 65535 ? (total + 255) / 256 : 65535);
+  const int c16 = g.c16 ? 1 : 0;
+  if (prec == 2)
+    ktune_gemm_ex_scale<2>
+        <<<blocks, 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c, c16);
+  else if (prec == 3)
+    ktune_gemm_ex_scale<3>
+        <<<blocks, 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c, c16);
+  else  // tf32: FP32 C only
+    ktune_gemm_ex_scale<1>
+        <<<blocks, 256, 0, g.stream>>>(g.m, g.n, g.batch, g.beta, g.c, g.ldc, g.stride_c, 0);
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess) cuda_failure("launch of the C = beta * C kernel", error);
 }
