@@ -59,6 +59,9 @@ constexpr bool is_cudnn(const char* config) { return std::string_view(config) ==
 
 bool has_epilogue(const ktune::Conv2dEpilogue& e) { return e.bias || e.residual || e.relu; }
 
+// NHWC output elements of a layer.
+long long output_count(const kc::ConvDims& d) { return d.n * d.p() * d.q() * d.k; }
+
 // out[i] = act(in[i] + bias[i % k] + residual[i]) for count elements (NHWC, k channels), FP32
 // sums stored once in Out (float, or unsigned short: bf16 bits rounded to nearest even); In,
 // Out: float / unsigned short. Widens cuDNN's 16-bit output (bias, residual null, relu 0: the
@@ -136,7 +139,7 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   const cudaError_t error = cudaGetDevice(&device);
   if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
   CallScratch scratch(stream);
-  const long long count = d.n * d.p() * d.q() * d.k;
+  const long long count = output_count(d);
   const ktune::Conv2dEpilogue epi = keep_residual(
       epilogue, y, size_t(count) * (out16 ? 2 : 4), [&](size_t b) { return scratch.get(b); },
       stream);
@@ -293,6 +296,13 @@ Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w
   }
 }
 
+kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                     int64_t stride, int64_t pad) {
+  kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
+  d.precision = kgm::Precision::bf16;
+  return d;
+}
+
 // Checks the precision, the output type, the precision's selector and the arguments
 // (Conv2dError); false when there is nothing to do (n == 0).
 bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
@@ -312,17 +322,10 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
           function, n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
           static_cast<const float*>(filter), static_cast<const float*>(output)))
     return false;
-  const int64_t p = (h + 2 * pad - r) / stride + 1, q = (w + 2 * pad - s) / stride + 1;
-  dp::check_conv2d_epilogue(function, epilogue, output, n * p * q * k,
+  dp::check_conv2d_epilogue(function, epilogue, output,
+                            output_count(tc_dims(n, h, w, c, k, r, s, stride, pad)),
                             output_type == ktune::Conv2dOutput::bf16 ? 2 : 4, k);
   return true;
-}
-
-kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
-                     int64_t stride, int64_t pad) {
-  kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
-  d.precision = kgm::Precision::bf16;
-  return d;
 }
 
 }  // namespace
@@ -364,8 +367,7 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
             "ktune::conv2d_ex", n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
             static_cast<const float*>(filter), static_cast<const float*>(output)))
       return;
-    const long long count =
-        n * ((h + 2 * pad - r) / stride + 1) * ((w + 2 * pad - s) / stride + 1) * k;
+    const long long count = output_count(tc_dims(n, h, w, c, k, r, s, stride, pad));
     dp::check_conv2d_epilogue("ktune::conv2d_ex", epilogue, output, count, 4, k);
     auto* st = reinterpret_cast<::cudaStream_t>(stream);
     CallScratch scratch(st);
