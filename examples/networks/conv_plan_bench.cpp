@@ -63,6 +63,7 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
       b.prefetch_panels = false;
     });
     with("noprefetch", [](kc::PlanBlocking& b) { b.prefetch_panels = false; });
+    with("nocopy", [](kc::PlanBlocking& b) { b.pack_aliased = false; });  // aliased rows in place
     return m;
   }();
   return p;

@@ -333,6 +333,33 @@ TEST(Conv2dCpuPlan, PatchWorkspaceOnlyWhereWindowsLeaveTheImage) {
   EXPECT_EQ(floats(shape(1, 23, 3, 37, 7, 2, 0), false), 0);
 }
 
+TEST(Conv2dCpuPlan, AliasedOneByOneRowsCopiedMatchFloat64) {
+  // 1×1 stride-1 layers whose pixel rows are a multiple of 4 KB apart (1024 and 2048 channels)
+  // copy each piece's rows apart first (PlanBlocking::pack_aliased): channel panels outermost
+  // (more channels than pixels per task, all pieces copied first) and pieces outermost (one
+  // copied at a time), channel and pixel edges, K in one block and in blocks of 256, one and two
+  // threads; the same with the copy off, and 1008 channels never copy.
+  PlanBlocking blocked, off;
+  blocked.whole_k_floats = 0;  // K in blocks of kc = 256: a copy per K block
+  blocked.max_cols = 24;
+  off.pack_aliased = false;
+  for (const Shape& s : {shape(1, 5, 1024, 70, 1, 1, 0), shape(2, 7, 1024, 20, 1, 1, 0),
+                         shape(2, 3, 2048, 45, 1, 1, 0)}) {
+    Case c(s);
+    for (int threads : {1, 2})
+      for (const PlanBlocking& bl : {PlanBlocking{}, blocked, off}) {
+        ConvPlan plan(s, c.filter.data(), threads, bl);
+        EXPECT_EQ(plan.packs_pixels(), bl.pack_aliased) << name(s);
+        for (int mask = 0; mask < 8; mask += 7)
+          EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s))
+              << name(s) << " threads=" << threads << " kc=" << plan.k_block()
+              << " copy=" << plan.packs_pixels() << " epilogue=" << mask;
+      }
+  }
+  const Shape unaliased = shape(1, 5, 1008, 70, 1, 1, 0);
+  EXPECT_FALSE(ConvPlan(unaliased, std::vector<float>(1008 * 70).data(), 2).packs_pixels());
+}
+
 TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {
   // Batch 1, 7×7 × 2048 channels (ResNet-50's last 1×1 layers): few pixels, so the channels are
   // cut; 112×112 × 64 channels: the pixels are.

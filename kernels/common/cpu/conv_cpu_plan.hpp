@@ -102,7 +102,18 @@ struct PlanBlocking {
   // comes from memory and is the larger operand).
   bool rows_outer = true;
   bool prefetch_panels = true;
+  // pack_aliased: a 1×1 stride-1 layer whose pixel rows (c floats) are a multiple of 4 KB apart
+  // (kAliasFloats) packs each piece's 12 rows into the workspace (kNR floats per K step) before
+  // its tiles read them: read in place, the 12 lines a K step touches fall in one 8-way L1 set
+  // and evict each other (c = 1024 ran at 212 GFLOP/s against 227-230 for c = 1008 and 1040 on
+  // 14×14 -> 512 and 7×7 -> 2048, minima of 150 alternating calls, 2 threads, EPYC; c = 512,
+  // 2 KB apart, two sets, ran at full speed).
+  bool pack_aliased = true;
 };
+
+// Pixel rows this many floats apart (4 KB, the L1's way size: 64 sets of 64 bytes) map to one
+// L1 set (PlanBlocking::pack_aliased).
+constexpr int64_t kAliasFloats = 1024;
 
 // The largest filter K block (K steps × kMR floats: 256 KB, a quarter of a Zen 4 core's L2)
 // that PlanBlocking::prefetch_panels asks for while the previous one computes.
@@ -207,6 +218,15 @@ inline void pack_patches(const Shape& s, const float* input, int64_t p0, int kb,
   }
 }
 
+// cols pixel rows of the patch matrix (ld floats apart, the K steps of each contiguous), kb K
+// steps of each, copied to dst kb + kAliasPad floats apart (PlanBlocking::pack_aliased): whole
+// runs, at copy speed (a transposing copy to kNR floats per step, a float at a time, cost more
+// than the conflicts: 7×7 × 1024 -> 2048 at 193 GFLOP/s against 213 in place).
+constexpr int64_t kAliasPad = 16;  // one cache line: the copied rows fall in different L1 sets
+inline void copy_pixel_rows(const float* b, int64_t ld, int cols, int kb, float* dst) {
+  for (int j = 0; j < cols; ++j) std::copy_n(b + j * ld, kb, dst + j * (kb + kAliasPad));
+}
+
 struct Task {
   int64_t row0, rows, col0, cols;  // channels [row0, row0 + rows), pixels [col0, col0 + cols)
 };
@@ -286,6 +306,7 @@ class ConvPlan {
         }
     tasks_ = split(s.k, s.gemm_m(), threads_, bl_);
     in_place_ = s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
+    pack_pixels_ = in_place_ && bl.pack_aliased && ck % kAliasFloats == 0;
     g_ = s;
     if (bl.pad_input && !in_place_ && s.pad > 0) {
       g_.h += 2 * s.pad;
@@ -308,7 +329,12 @@ class ConvPlan {
     kc_ = widest * ck <= bl_.whole_k_floats ? ck : std::max(bl_.kc, 1);
     // Only windows that leave the image are packed: none once the padded copy removed the
     // padding (with all of K in one block a slot of VGG16-sized layers took several MB).
-    slot_floats_ = g_.pad > 0 ? int64_t(std::min<int64_t>(kc_, ck)) * kNR * pieces : 0;
+    // pack_pixels_: a 1×1 task's pieces copied (copy_pixel_rows), one at a time or, channel
+    // panels outermost, all of them first.
+    const int64_t kb = std::min<int64_t>(kc_, ck);
+    slot_floats_ = pack_pixels_ ? (kb + kAliasPad) * kNR * pieces
+                   : g_.pad > 0 ? kb * kNR * pieces
+                                : 0;
     workspace_ = aligned_floats(size_t(slot_floats_ * threads_));
     busy_ = std::make_unique<std::atomic<bool>[]>(size_t(threads_));
     for (int i = 0; i < threads_; ++i) busy_[size_t(i)] = false;
@@ -317,7 +343,8 @@ class ConvPlan {
   const Shape& shape() const { return s_; }
   size_t tasks() const { return tasks_.size(); }
   int64_t workspace_floats() const { return slot_floats_ * threads_; }  // packed patches
-  int64_t k_block() const { return kc_; }  // K steps per block (direct path)
+  int64_t k_block() const { return kc_; }             // K steps per block (direct path)
+  bool packs_pixels() const { return pack_pixels_; }  // PlanBlocking::pack_aliased applies
   int winograd_m() const { return winograd_ ? winograd_->m() : 0; }  // 0: the direct path
   int64_t winograd_block() const { return winograd_ ? winograd_->tiles_per_block() : 0; }
   bool winograd_fused() const { return winograd_ && winograd_->fused(); }
@@ -461,16 +488,24 @@ class ConvPlan {
             e.relu};
   }
 
-  // A task of a 1×1 stride-1 layer: the input is the patch matrix (pixel j's K steps contiguous).
+  // A task of a 1×1 stride-1 layer: the input is the patch matrix (pixel j's K steps contiguous),
+  // read in place, or its pieces packed first where their rows alias in L1 (pack_pixels_).
   void run_1x1_task(const plan_detail::Task& t, const float* input, float* output,
                     const Epilogue& e) const {
     using namespace plan_detail;
     const int64_t ck = s_.gemm_k();
+    const int slot = pack_pixels_ ? claim_slot() : -1;
+    float* bpack = pack_pixels_ ? workspace_.get() + slot * slot_floats_ : nullptr;
     for (int64_t pc = 0; pc < ck; pc += kc_) {
       const int kb = int(std::min<int64_t>(kc_, ck - pc));
-      auto tile = [&](int64_t col, int cols, int64_t row) {
-        any_tile<false>(cols, kb, filter_.get() + (row / kMR * ck + pc) * kMR,
-                        input + col * ck + pc, ck, tile_out(output, e, col, row, pc, kb));
+      // Piece i (pixels [col, col + cols)), channels [row, row + kMR).
+      auto tile = [&](int64_t col, int cols, int64_t row, int64_t i) {
+        const float* a = filter_.get() + (row / kMR * ck + pc) * kMR;
+        const TileOut o = tile_out(output, e, col, row, pc, kb);
+        if (bpack)
+          any_tile<false>(cols, kb, a, bpack + i * kNR * (kb + kAliasPad), kb + kAliasPad, o);
+        else
+          any_tile<false>(cols, kb, a, input + col * ck + pc, ck, o);
       };
       // Pixels in pieces of kNR, the last two evened out (49: 12, 12, 12, 7, 6, not a last tile
       // of one pixel, whose two FMA chains wait on each other's latency). The task's larger
@@ -479,43 +514,58 @@ class ConvPlan {
       // outside.
       if (t.rows > t.cols) {
         int64_t pieces = 0;
-        auto count = [&](int64_t, int) { ++pieces; };
+        auto count = [&](int64_t col, int cols) {
+          if (bpack)
+            copy_pixel_rows(input + col * ck + pc, ck, cols, kb,
+                            bpack + pieces * kNR * (kb + kAliasPad));
+          ++pieces;
+        };
         pieces_of_run(t.col0, t.cols, count);
         for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) {
           int64_t i = 0;
           auto piece = [&](int64_t col, int cols) {
-            prefetch_next_panel(t, row, pc, kb, i++, pieces);
-            tile(col, cols, row);
+            prefetch_next_panel(t, row, pc, kb, i, pieces);
+            tile(col, cols, row, i++);
           };
           pieces_of_run(t.col0, t.cols, piece);
         }
       } else {
         const int64_t task_end = (t.col0 + t.cols) * ck;
         auto piece = [&](int64_t col, int cols) {
-          // The task's next kNR pixels (contiguous: their rows of ck floats) asked for into L2
-          // while this piece computes: the tile reads its 12 pixel rows a float at a time each,
-          // too scattered for the hardware prefetchers, and at batch 16 the input comes from
-          // memory (56×56 × 64 -> 64: minima 2.62-3.03 ms -> 2.26-2.46, 28×28 × 128 -> 512:
-          // 10.3-10.9 -> 8.8-10.3; six interleaved runs, 2 threads, loaded EPYC; batch 1 within
-          // the noise).
-          for (int64_t i = (col + cols) * ck, end = std::min(task_end, i + int64_t(kNR) * ck);
-               i < end; i += 16)
-            __builtin_prefetch(input + i, 0, 2);
-          for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) tile(col, cols, row);
+          if (bpack) {  // one piece at a time, used by every channel panel while in L1 / L2
+            copy_pixel_rows(input + col * ck + pc, ck, cols, kb, bpack);
+          } else {
+            // The task's next kNR pixels (contiguous: their rows of ck floats) asked for into L2
+            // while this piece computes: the tile reads its 12 pixel rows a float at a time
+            // each, too scattered for the hardware prefetchers, and at batch 16 the input comes
+            // from memory (56×56 × 64 -> 64: minima 2.62-3.03 ms -> 2.26-2.46, 28×28 × 128 ->
+            // 512: 10.3-10.9 -> 8.8-10.3; six interleaved runs, 2 threads, loaded EPYC; batch 1
+            // within the noise).
+            for (int64_t i = (col + cols) * ck, end = std::min(task_end, i + int64_t(kNR) * ck);
+                 i < end; i += 16)
+              __builtin_prefetch(input + i, 0, 2);
+          }
+          for (int64_t row = t.row0; row < t.row0 + t.rows; row += kMR) tile(col, cols, row, 0);
         };
         pieces_of_run(t.col0, t.cols, piece);
       }
     }
+    if (bpack) release_slot(slot);
   }
+
+  // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
+  int claim_slot() const {
+    int slot = 0;
+    for (bool expected = false;; slot = (slot + 1) % threads_, expected = false)
+      if (busy_[size_t(slot)].compare_exchange_weak(expected, true, std::memory_order_acquire))
+        return slot;
+  }
+  void release_slot(int slot) const { busy_[size_t(slot)].store(false, std::memory_order_release); }
 
   void run_task(const plan_detail::Task& t, const float* input, float* output, const Epilogue& e) {
     using namespace plan_detail;
     if (in_place_) return run_1x1_task(t, input, output, e);
-    // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
-    int slot = 0;
-    for (bool expected = false;; slot = (slot + 1) % threads_, expected = false)
-      if (busy_[size_t(slot)].compare_exchange_weak(expected, true, std::memory_order_acquire))
-        break;
+    const int slot = claim_slot();
     float* bpack = workspace_.get() + slot * slot_floats_;
     const int64_t ck = s_.gemm_k();
     for (int64_t pc = 0; pc < ck; pc += kc_) {
@@ -551,7 +601,7 @@ class ConvPlan {
         panels(t.row0, t.rows);
       }
     }
-    busy_[size_t(slot)].store(false, std::memory_order_release);
+    release_slot(slot);
   }
 
   Shape s_;
@@ -559,7 +609,8 @@ class ConvPlan {
   int threads_ = 1;
   int64_t kc_ = 1;         // K steps per block: bl_.kc, or all of K (PlanBlocking::whole_k_floats)
   bool in_place_ = false;  // 1×1 stride 1: the NHWC input is the patch matrix (ldb = c)
-  Shape g_;                // the input as the kernels read it: s_, or its padded copy (pad 0)
+  bool pack_pixels_ = false;  // in_place_, its pieces packed first (PlanBlocking::pack_aliased)
+  Shape g_;                   // the input as the kernels read it: s_, or its padded copy (pad 0)
   plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding
   plan_detail::Floats padded_;                      // the padded copy of the input, or null
   int64_t slot_floats_ = 0;
