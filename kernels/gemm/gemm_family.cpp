@@ -329,7 +329,9 @@ Variant parse_variant(const std::string& text) {
   if (c == "fp32") return v;
   if (c != input || input_bytes(v.precision) != 2)
     throw Error(fmt::format("gemm workload variant '{}': C is fp32{}", text,
-                            input_bytes(v.precision) == 2 ? " or " + input : " for " + input));
+                            input_bytes(v.precision) == 2
+                                ? " or " + input
+                                : " for " + input + " (16-bit C needs bf16 or fp16 inputs)"));
   v.c16 = true;
   return v;
 }
