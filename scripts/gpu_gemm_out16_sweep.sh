@@ -3,7 +3,8 @@
 # `large@bf16:c=bf16`) on the lent GPU, from an already built tree, within DEADLINE_S seconds
 # (default 200):
 #   1. the GPU test of the sweep's 16-bit C path (MmaGemmBackend.SixteenBitC*: every own kind
-#      and vendor row of a small bf16 shape with bf16 C verified, the staged kinds refused), 30 s;
+#      and vendor row of a small bf16 shape with bf16 C verified, the staged kinds refused) and
+#      GemmOut16Verify.* (the 16-bit verification kernel, a planted error), 40 s;
 #   2. `ktune bench` of WORKLOADS (default large@bf16:c=bf16 llm@bf16:c=bf16) over CONFIGS
 #      (default the kinds that store 16-bit C, mma, mmasplit, wgmma, wgmmapp, wgmmamc, and
 #      wgmmats, whose rows must come back refused) with cuBLAS and cuBLASLt's 8 answers in bf16
@@ -15,7 +16,7 @@
 #      shapes: ratios.md), the rows per kind and status (status.txt) and run.json.draft.
 # BUILD: a tree built by scripts/gpu_build_remote.sh with the targets ktune ktune_gpu_tests (no
 # EXAMPLES, no CMAKE_ARGS needed). OUT_DIR: where everything lands. COMMIT: the source's commit,
-# for run.json.draft.
+# for run.json.draft. DEVICE: the device spec (default cuda:0; `cpu` tries the flow without a GPU).
 #   BUILD=/tmp/b OUT_DIR=$OUT/out16sweep COMMIT=abc1234 scripts/gpu_gemm_out16_sweep.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -25,8 +26,8 @@ STORE=/tmp/gemm-out16-sweep.sqlite
 rm -f "$STORE"*
 left() { echo $((DEADLINE_S - SECONDS - 20)); } # 20 s for the export and tables
 
-run_gpu_tests 30 "$OUT_DIR/gpu-tests-out16-sweep.log" "$B/ktune_gpu_tests" \
-  --gtest_filter='MmaGemmBackend.SixteenBitC*'
+run_gpu_tests 40 "$OUT_DIR/gpu-tests-out16-sweep.log" "$B/ktune_gpu_tests" \
+  --gtest_filter='MmaGemmBackend.SixteenBitC*:GemmOut16Verify.*'
 
 CONFIGS=${CONFIGS:-kind:mma,kind:mmasplit,kind:wgmma,kind:wgmmapp,kind:wgmmamc,kind:wgmmats}
 S="--warmups 0 --min-reps 3 --max-reps 10 --rep-budget-ms 1 --timeout-ms 1000"
@@ -38,7 +39,7 @@ for w in ${WORKLOADS:-large@bf16:c=bf16 llm@bf16:c=bf16}; do
   name=${w//[@:=]/-}
   start=$SECONDS
   # shellcheck disable=SC2086  # S: several options
-  timeout "$t" "$B/ktune" bench --family gemm --device cuda:0 --workload "$w" \
+  timeout "$t" "$B/ktune" bench --family gemm --device "${DEVICE:-cuda:0}" --workload "$w" \
     --configs "$CONFIGS" --store "$STORE" $S > "$OUT_DIR/bench-$name.log" 2>&1
   echo "bench $w exit $? ($((SECONDS - start)) s, limit $t s)"
   tail -2 "$OUT_DIR/bench-$name.log"
