@@ -80,8 +80,8 @@ TEST(GemmOut16, VariantsNamePrecisionAndCType) {
   EXPECT_EQ(v("fp16:c=fp16").precision, Precision::fp16);
   EXPECT_FALSE(v("bf16:c=fp32").c16);
   EXPECT_FALSE(v("tf32:c=fp32").c16);
-  for (const std::string& bad : {"bf16:c=fp16", "tf32:c=tf32", "fp32:c=fp32x", "bf16:x=bf16",
-                                 "bf16:", "bf16:c=", "fp8:c=fp8", ":c=bf16"}) {
+  for (const std::string bad : {"bf16:c=fp16", "tf32:c=tf32", "fp32:c=fp32x", "bf16:x=bf16",
+                                "bf16:", "bf16:c=", "fp8:c=fp8", ":c=bf16"}) {
     const std::string what = error_of([&] { v(bad); });
     ASSERT_FALSE(what.empty()) << bad << " was accepted";
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
