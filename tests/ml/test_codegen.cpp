@@ -226,6 +226,7 @@ INSTANTIATE_TEST_SUITE_P(
                       CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
                       CodegenCase{"tree-b", "BRangeGuard", {0, true}},
                       CodegenCase{"tree-b", "BLeafBox", {0, false, 0, false, 0, {}, true}},
+                      CodegenCase{"tree-b", "BLeafBoxAll", {0, false, 0, false, 0, {}, true, true}},
                       CodegenCase{
                           "tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
                       CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
