@@ -95,6 +95,12 @@ def flops(problem):
     return 2.0 * int(kv["m"]) * int(kv["n"]) * int(kv["k"]) * int(kv["batch"])
 
 
+def tagged(perf, tags, tag, groups):
+    """The problems holding `tag` that no earlier group took (a shape of two networks, tagged
+    `mobilenet;resnet`, counts in the first listed)."""
+    return {p for p in perf if tag in tags[p]} - set().union(*groups.values())
+
+
 def deploy_header(ktune, header, rows, train, options, work):
     data = os.path.join(work, "train.csv.gz")
     with gzip.open(data, "wt", newline="") as f:
@@ -192,8 +198,7 @@ def main():
         if a.workloads:
             keys = workload_keys(path, a.precision) & set(perf)
         else:
-            taken = set().union(*groups.values())  # a shape of two networks: the first listed
-            keys = {p for p in perf if path in tags[p]} - taken
+            keys = tagged(perf, tags, path, groups)
         if not keys:
             fail(f"{path}: none of its shapes is in {a.data}")
         for other, seen in groups.items():
