@@ -10,7 +10,7 @@
 # then tuned_gemm_bench per WORKLOADS (default: the ViT shapes, in no H200 tf32 sweep, then llm,
 # the training's held-out workload, then large, in sample), each in the time left, against cuBLAS
 # and cuBLASLt's #0 in the same run (LT_TOP default 0: no top-8 search), and writes the tables
-# (scripts/gemm_deployed_tables.py) beside the CSVs and logs in OUT_DIR.
+# (scripts/gemm_deployed_tables.py) and a run.json draft beside the CSVs and logs in OUT_DIR.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 start=$(date +%s)
@@ -32,12 +32,46 @@ for w in ${WORKLOADS:-workloads/gemm/vit.csv@tf32 llm@tf32 large@tf32}; do
   left=$((limit - ($(date +%s) - start) - 15))
   [ "$left" -gt 20 ] || { echo "no time left for $w"; break; }
   PHASES=bench WORKLOADS=$w BENCH_SECONDS=$left scripts/gpu_tc_deployed.sh
-  name=$(basename "${w%%@*}" .csv)-${w#*@}
-  runs+=(--run "$name=$W/deployed-$name.csv")
+  base=$(basename "${w%%@*}" .csv)
+  case $base in  # the header's training workloads: dnn and large
+    dnn | large) set=in-sample-$base ;;
+    *) set=held-out-$base ;;
+  esac
+  [ -f "$W/deployed-$base-${w#*@}.csv" ] && runs+=(--run "$set=$W/deployed-$base-${w#*@}.csv")
 done
 cp "$W"/* "$OUT_DIR"/
 data=results/h200/tc-tf32-lt8/gemm-tc-tf32.csv.xz  # the oracle column, where the sweep is here
 [ -f "$data" ] && runs+=(--data "$data")
 python3 scripts/gemm_deployed_tables.py "${runs[@]}" --csv "$OUT_DIR/deployed-tables.csv" \
   --markdown "$OUT_DIR/deployed-tables.md"
+# A draft run.json: the figures are the tables' rows (the coordinator adds the commit).
+python3 - "$OUT_DIR" "$(($(date +%s) - start))" <<'PY'
+import json, os, sys
+out, seconds = sys.argv[1], sys.argv[2]
+rows = []  # the summary table: the file's first, up to its first blank line
+for line in open(os.path.join(out, "deployed-tables.md")):
+    if not line.strip():
+        break
+    if line.startswith("| ") and not line.startswith("| set"):
+        rows.append(line)
+smi = open(os.path.join(out, "nvidia-smi.txt")).read().splitlines()
+json.dump({
+    "command": "BUILD=/tmp/b OUT_DIR=<dir> scripts/gpu_tc_tf32_boxall.sh (" + seconds + " s; BUILD: "
+               "EXAMPLES=ON scripts/gpu_build_remote.sh /tmp/b ktune_gpu_tests tuned_gemm_bench, "
+               "the tf32 selector h200-tf32-vendors-lt8-boxall-k16.hpp, bf16 h200-bf16-vendors-lt8-k16.hpp)",
+    "commit": "<commit of the source archive>",
+    "date": "<date>",
+    "device": smi[1] if len(smi) > 1 else "<GPU>",
+    "measures": "ktune::gemm_ex tf32 with h200-tf32-vendors-lt8-boxall-k16.hpp vs the faster of cuBLAS "
+                "and cuBLASLt #0, same run, verified (set | shapes | geomean | time-weighted | below "
+                "0.8x | worst | % of oracle | below 0.9x | own shapes | own time): "
+                + " ; ".join(r.strip() for r in rows),
+    "files": sorted(f for f in os.listdir(out) if f != "tc-deployed.tar.gz"),
+    "in_sample": None,
+    "note": "held-out-vit: in no H200 tf32 sweep; held-out-llm: the training's held-out workload "
+            "(the rule's form was chosen after seeing its loser); in-sample-large: training rows",
+    "vendors": ["cublas (cublasGemmStridedBatchedEx_64, CUBLAS_COMPUTE_32F_FAST_TF32)",
+                "cublaslt (heuristic #0, 32 MiB workspace)"],
+}, open(os.path.join(out, "run.json"), "w"), indent=1)
+PY
 echo "total $(($(date +%s) - start)) s"
