@@ -16,7 +16,8 @@ is that: scripts/cpu_gemm_heldout_bench.sh, scripts/gpu_selector_benches.sh).
 --picks writes every scored pick (recipe, held-out split, problem, config, ratio to the faster
 vendor) to see which shapes a figure comes from.
 --workload-tags T1,T2,... in place of --workloads: a workload is the problems whose `tags` column
-holds that tag (the GPU sweeps tag each row with its workload). Problems of DATA in none of the
+holds that tag (the GPU sweeps tag each row with its workload; a problem holding several of the
+listed tags, e.g. `mobilenet;resnet`, counts in the first listed). Problems of DATA in none of the
 workloads form one more workload, `rest`. --precision P
 keeps the problems whose key ends in `;precision=P` (the tensor-core sweeps; the selectors then
 take seven arguments).
@@ -92,6 +93,12 @@ def load(path, precision=None):
 def flops(problem):
     kv = dict(x.split("=") for x in problem.split(";"))
     return 2.0 * int(kv["m"]) * int(kv["n"]) * int(kv["k"]) * int(kv["batch"])
+
+
+def tagged(perf, tags, tag, groups):
+    """The problems holding `tag` that no earlier group took (a shape of two networks, tagged
+    `mobilenet;resnet`, counts in the first listed)."""
+    return {p for p in perf if tag in tags[p]} - set().union(*groups.values())
 
 
 def deploy_header(ktune, header, rows, train, options, work):
@@ -191,7 +198,7 @@ def main():
         if a.workloads:
             keys = workload_keys(path, a.precision) & set(perf)
         else:
-            keys = {p for p in perf if path in tags[p]}
+            keys = tagged(perf, tags, path, groups)
         if not keys:
             fail(f"{path}: none of its shapes is in {a.data}")
         for other, seen in groups.items():

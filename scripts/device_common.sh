@@ -21,6 +21,22 @@ gpu_info() {
   cat "$1"
 }
 
+# built_tree_setup: the start of a script that runs a tree built by gpu_build_remote.sh: BUILD
+# and OUT_DIR required, DEADLINE_S 200 unless set, the kernel cache, the GPU's description in
+# OUT_DIR/nvidia-smi.txt, the build's env file sourced and B its bin folder.
+built_tree_setup() {
+  BUILD=${BUILD:?BUILD: a tree built by scripts/gpu_build_remote.sh}
+  OUT_DIR=${OUT_DIR:?OUT_DIR: where the results go}
+  DEADLINE_S=${DEADLINE_S:-200}
+  mkdir -p "$OUT_DIR"
+  export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
+  gpu_info "$OUT_DIR/nvidia-smi.txt"
+  # shellcheck disable=SC1090
+  [ -f "$BUILD.env" ] && . "$BUILD.env"
+  # shellcheck disable=SC2034  # B: for the script that called this
+  B=$BUILD/bin
+}
+
 # The device slug a store records: "NVIDIA H100 80GB HBM3" -> h100-80gb-hbm3.
 gpu_slug() {
   nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed 's/^NVIDIA //' |

@@ -2,7 +2,8 @@
 """Best config of the swept space per shape against each vendor row and against the fastest vendor
 row, per precision, from an exported store (ktune export --format csv): geometric mean, time-
 weighted ratio (sum of vendor times / sum of ktune times), shapes below 0.8x, worst shapes. One
-Markdown section per (workload tag, precision).
+Markdown section per (workload tag, precision, C type: "bf16, C bf16" for 16-bit C). Vendor rows
+are the named vendors and every row of config_id -1 (cuBLASLt's "cublaslt;heuristic=<i>").
 --kind KIND: the space is that kind's configs only (e.g. wgmma), not every swept config.
 --refuse-tf32-copies: drop the wgmmatf32 rows of shapes whose operands that kind copies K-major
   first (A without transa, B with transb, or k not a multiple of 4 with the workloads' tight
@@ -39,7 +40,10 @@ opener = OPEN.get(args.csv[-3:])
 for r in csv.DictReader(opener(args.csv, "rt") if opener else open(args.csv)):
     if r["status"] != "ok":
         continue
-    key = "config" if r["config"] not in VENDORS else r["config"]
+    # Vendor rows: the named ones, and every row without a config id (cuBLASLt's answers
+    # "cublaslt;heuristic=<i>": vendor calls, part of the fastest vendor, never of the space).
+    vendor = r["config"] in VENDORS or r.get("config_id") == "-1"
+    key = r["config"] if vendor else "config"
     if key == "config" and args.kind and not r["config"].startswith(f"kind={args.kind};"):
         continue
     if (args.refuse_tf32_copies and r["config"].startswith("kind=wgmmatf32;")
@@ -63,7 +67,11 @@ groups = collections.defaultdict(list)
 for problem, times in best.items():
     # A shape of several workloads counts for the first that names it: large, llm, else dnn.
     workload = next((w for w in ("large", "llm") if w in tags[problem].split(";")), "dnn")
-    groups[(workload, PRECISION[features(problem).get("precision", "0")])].append(problem)
+    f = features(problem)
+    precision = PRECISION[f.get("precision", "0")]
+    if f.get("c16") == "1":  # C in the 16-bit input type: its own group
+        precision += f", C {precision}"
+    groups[(workload, precision)].append(problem)
 
 for (workload, precision), problems in sorted(groups.items()):
     print(f"### {workload}, {precision}\n")
@@ -73,7 +81,7 @@ for (workload, precision), problems in sorted(groups.items()):
         pairs = []
         for p in problems:
             t = best[p]
-            v = min((t[x] for x in VENDORS if x in t), default=None) if against == "fastest vendor" else t.get(against)
+            v = min((x for c, x in t.items() if c != "config"), default=None) if against == "fastest vendor" else t.get(against)
             if v is not None and "config" in t:
                 pairs.append((v / t["config"], p, v, t["config"]))
         if not pairs:

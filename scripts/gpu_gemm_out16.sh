@@ -17,16 +17,8 @@
 #   BUILD=/tmp/b OUT_DIR=$OUT/out16 scripts/gpu_gemm_out16.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-BUILD=${BUILD:?BUILD: a tree built by scripts/gpu_build_remote.sh}
-OUT_DIR=${OUT_DIR:?OUT_DIR: where the results go}
-DEADLINE_S=${DEADLINE_S:-200}
-mkdir -p "$OUT_DIR"
-export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 . scripts/device_common.sh
-gpu_info "$OUT_DIR/nvidia-smi.txt"
-# shellcheck disable=SC1090
-[ -f "$BUILD.env" ] && . "$BUILD.env"
-B=$BUILD/bin
+built_tree_setup
 left() { echo $((DEADLINE_S - SECONDS - 15)); }
 
 # 1. Tests (at most 70 s + 20 s; the NVRTC kernels compile into KTUNE_CACHE_DIR on first use):

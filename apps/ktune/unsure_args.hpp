@@ -44,6 +44,11 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                "Trees: serve that config too when a feature the leaf's path splits on lies "
                "outside its range over the training problems reaching the leaf (the gap between "
                "a threshold and the nearest training problem was never measured)");
+  sub.add_flag("--leaf-box-all", rule.leaf_box_all,
+               "With --leaf-box: every feature (less --range-guard-skip's), not only the path's, "
+               "bounded on both sides by the leaf's training problems (e.g. a k 16x deeper than "
+               "any the leaf saw when no split of its path is on k)")
+      ->needs("--leaf-box");
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

@@ -108,6 +108,14 @@ constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
   return runs_mma_kernel(kind) == (p != Precision::fp32);
 }
+// Whether kernels of `kind` store C in the 16-bit input type (Shape::c16): mma, mmasplit and the
+// wgmma kernels whose epilogue stores it (wgmma, wgmmapp, wgmmamc). wgmmats / wgmmacs stage FP32
+// boxes: with 16-bit C they fall back to wgmma's or wgmmamc's plain store, so a sweep refuses them
+// rather than timing those kernels twice under other names. The CPU kinds store FP32 only.
+constexpr bool kind_serves_c16(Kind kind) {
+  return runs_mma_kernel(kind) || kind == Kind::wgmma || kind == Kind::wgmmapp ||
+         kind == Kind::wgmmamc;
+}
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
 // (wg_x along M, wg_y along N).

@@ -13,7 +13,10 @@ struct Shape {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int64_t lda = 0, ldb = 0, ldc = 0;      // minimal leading dimensions unless set otherwise
   Precision precision = Precision::fp32;  // the problem's optional `precision` feature
-  int64_t stride_a() const;               // elements between batch entries (packed)
+  // C (and beta's old C) in the 16-bit input type instead of FP32: bf16 / fp16 only; the
+  // problem's optional `c16` feature (1), absent for FP32 C so older keys stay as they were.
+  bool c16 = false;
+  int64_t stride_a() const;  // elements between batch entries (packed)
   int64_t stride_b() const;
   int64_t stride_c() const;
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * double(batch); }

@@ -288,6 +288,18 @@ Shape shape_of(const Problem& p) {
                       p.key()));
     s.precision = Precision(int(v));
   }
+  if (std::find(p.names.begin(), p.names.end(), "c16") != p.names.end()) {
+    const double v = get("c16");
+    if (v != 0 && v != 1)
+      throw Error(
+          fmt::format("gemm problem '{}': c16 must be 0 (C in FP32) or 1 (C in the "
+                      "16-bit input type)",
+                      p.key()));
+    if (v == 1 && input_bytes(s.precision) != 2)
+      throw Error(fmt::format("gemm problem '{}': c16=1 needs bf16 or fp16 inputs, not {}", p.key(),
+                              precision_name(s.precision)));
+    s.c16 = v == 1;
+  }
   return s;
 }
 
@@ -300,7 +312,28 @@ Precision parse_precision(const std::string& text) {
 Problem with_precision(const Problem& problem, Precision precision) {
   Shape s = shape_of(problem);
   s.precision = precision;
+  s.c16 = s.c16 && input_bytes(precision) == 2;  // 16-bit C stays 16-bit C where it can
   return problem_of(s, problem.tags);
+}
+
+Variant parse_variant(const std::string& text) {
+  const size_t colon = text.find(':');
+  Variant v{parse_precision(text.substr(0, colon)), false};
+  if (colon == std::string::npos) return v;
+  const std::string rest = text.substr(colon + 1);
+  const std::string input = precision_name(v.precision);
+  if (rest.rfind("c=", 0) != 0)
+    throw Error(fmt::format("gemm workload variant '{}': after ':' only c=fp32 or c={} (C's type)",
+                            text, input));
+  const std::string c = rest.substr(2);
+  if (c == "fp32") return v;
+  if (c != input || input_bytes(v.precision) != 2)
+    throw Error(fmt::format("gemm workload variant '{}': C is fp32{}", text,
+                            input_bytes(v.precision) == 2
+                                ? " or " + input
+                                : " for " + input + " (16-bit C needs bf16 or fp16 inputs)"));
+  v.c16 = true;
+  return v;
 }
 
 Problem problem_of(const Shape& s, std::vector<std::string> tags) {
@@ -311,6 +344,10 @@ Problem problem_of(const Shape& s, std::vector<std::string> tags) {
   if (s.precision != Precision::fp32) {
     p.names.push_back("precision");
     p.values.push_back(double(int(s.precision)));
+  }
+  if (s.c16) {
+    p.names.push_back("c16");
+    p.values.push_back(1.0);
   }
   p.tags = std::move(tags);
   return p;

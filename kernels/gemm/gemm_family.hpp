@@ -20,13 +20,22 @@ struct Tile {
 };
 
 Shape shape_of(const Problem& p);  // minimal leading dimensions; throws Error if invalid
-// The features of s; `precision` is appended only when it is not fp32, so FP32 problems keep the
-// keys they had before precisions existed.
+// The features of s; `precision` is appended only when it is not fp32 and `c16` only when C is
+// 16-bit, so FP32 problems (and FP32 C) keep the keys they had before either existed.
 Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
 // "fp32" -> Precision::fp32, ...; throws Error naming the text for anything else.
 Precision parse_precision(const std::string& text);
-// The problem with its precision set to p (the feature added, replaced or, for fp32, dropped).
+// The problem with its precision set to p (the feature added, replaced or, for fp32, dropped);
+// 16-bit C (c16) is kept when p is bf16 or fp16 and dropped otherwise.
 Problem with_precision(const Problem& problem, Precision p);
+// A workload variant ("large@VARIANT"): a precision, optionally with C's type, "bf16:c=bf16"
+// (C in the 16-bit input type; c=fp32 is the default, FP32 C). Throws Error naming the text for
+// anything else (an unknown precision, another key, c= a type other than fp32 or the input's).
+struct Variant {
+  Precision precision = Precision::fp32;
+  bool c16 = false;
+};
+Variant parse_variant(const std::string& text);
 Tile tile_of(const Space& space, const Config& c);  // seed kind only; throws Error otherwise
 GemmConfig gemm_config_of(const Space& space, const Config& c);
 std::string tile_config_string(const Tile& t);  // "r=2;a=4;c=8;wg=16x16"
@@ -43,7 +52,7 @@ class GemmFamily final : public Family {
   void validate(const Problem& p) const override;
   std::vector<std::string> builtin_workloads() const override;  // gemm_workloads.cpp
   Workload builtin_workload(const std::string& name) const override;
-  std::vector<Problem> workload_variant(std::vector<Problem> problems,  // "@bf16": a precision
+  std::vector<Problem> workload_variant(std::vector<Problem> problems,  // parse_variant
                                         const std::string& variant) const override;
   std::vector<std::pair<std::string, std::string>> feature_aliases() const override;
   std::string feature_text(const std::string& name, double value) const override;

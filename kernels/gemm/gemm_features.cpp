@@ -142,7 +142,8 @@ std::optional<CodegenSignature> GemmFamily::codegen_signature() const {
   sig.args = feature_names();
   // A dataset of one tensor-core precision carries it as a (constant) feature: its selector then
   // takes it as a seventh argument, which the deployed library passes.
-  sig.optional_args = {"precision"};
+  // Likewise a dataset of 16-bit C (`c16`, constant 1): an eighth argument after precision.
+  sig.optional_args = {"precision", "c16"};
   for (const auto& d : derived_table()) sig.derived.push_back(d.code);
   sig.guard = "k == 0";
   sig.guard_why = "the ratio features are not finite";

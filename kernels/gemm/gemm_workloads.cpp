@@ -100,7 +100,8 @@ std::vector<Problem> tiny() {
 
 namespace {
 const char* const kBaseWorkloads[] = {"dnn", "dnn-small", "dnn-sample", "large", "llm", "tiny"};
-// A workload runs per precision: "large@bf16" is `large` with every problem in bf16.
+// A workload runs per precision: "large@bf16" is `large` with every problem in bf16 (and
+// "large@bf16:c=bf16" with C in bf16 too: parse_variant).
 const Precision kTensorPrecisions[] = {Precision::tf32, Precision::bf16, Precision::fp16};
 }  // namespace
 
@@ -109,6 +110,10 @@ std::vector<std::string> GemmFamily::builtin_workloads() const {
   for (const char* base : kBaseWorkloads)
     for (Precision p : kTensorPrecisions)
       names.push_back(std::string(base) + "@" + precision_name(p));
+  // With C in the 16-bit input type ("large@bf16:c=bf16"), after the names above.
+  for (const char* base : kBaseWorkloads)
+    for (Precision p : {Precision::bf16, Precision::fp16})
+      names.push_back(std::string(base) + "@" + precision_name(p) + ":c=" + precision_name(p));
   return names;
 }
 
@@ -133,8 +138,13 @@ Workload GemmFamily::builtin_workload(const std::string& name) const {
 
 std::vector<Problem> GemmFamily::workload_variant(std::vector<Problem> problems,
                                                   const std::string& variant) const {
-  const Precision precision = parse_precision(variant);
-  for (Problem& p : problems) p = with_precision(p, precision);
+  const Variant v = parse_variant(variant);
+  for (Problem& p : problems) {
+    Shape s = shape_of(p);
+    s.precision = v.precision;
+    s.c16 = v.c16;
+    p = problem_of(s, std::move(p.tags));
+  }
   return problems;
 }
 

@@ -111,16 +111,25 @@ Workload load_workload(const Family& family, const std::string& name_or_path) {
     w.name = name_or_path;
     return w;
   }
-  // "FILE@VARIANT": the file's problems in one of the family's variants (e.g. a precision).
-  if (const size_t at = name_or_path.rfind('@');
-      at != std::string::npos && !std::filesystem::is_regular_file(name_or_path) &&
-      std::filesystem::is_regular_file(name_or_path.substr(0, at))) {
+  // "BASE@VARIANT": BASE's problems in one of the family's variants (e.g. a precision), BASE a
+  // built-in the list does not name with that variant (a variant spelled another way, or a bad
+  // one: the family's error names it) or a workload file.
+  const auto in_variant = [&](size_t at) {
     Workload w = load_workload(family, name_or_path.substr(0, at));
     w.problems = family.workload_variant(std::move(w.problems), name_or_path.substr(at + 1));
     w.name += name_or_path.substr(at);
     return w;
-  }
-  if (!std::filesystem::is_regular_file(name_or_path)) {
+  };
+  const bool is_file = std::filesystem::is_regular_file(name_or_path);
+  if (const size_t at = name_or_path.find('@');
+      at != std::string::npos && !is_file &&
+      std::find(builtin.begin(), builtin.end(), name_or_path.substr(0, at)) != builtin.end())
+    return in_variant(at);
+  if (const size_t at = name_or_path.rfind('@');
+      at != std::string::npos && !is_file &&
+      std::filesystem::is_regular_file(name_or_path.substr(0, at)))
+    return in_variant(at);
+  if (!is_file) {
     std::string known;
     for (const auto& n : builtin) known += (known.empty() ? "" : ", ") + n;
     throw Error(

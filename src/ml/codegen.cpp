@@ -216,11 +216,14 @@ class TreeWriter {
     }
   }
 
+  // The splits' features and the leaf boxes' (leaf_box_all bounds features no split reads).
   std::set<int> used_features() const {
     std::set<int> used;
     for (const auto& n : nodes_) {
       if (n.feature >= 0) used.insert(n.feature);
     }
+    for (const auto& box : leaf_boxes_)
+      for (const auto& b : box) used.insert(b.feature);
     return used;
   }
 
@@ -402,8 +405,10 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     out += unsure.min_vote_share > 0 && unsure.range_guard ? ", or " : "";
     out += unsure.range_guard ? "a feature outside its training range" : "";
     out += unsure.leaf_box && (unsure.min_vote_share > 0 || unsure.range_guard) ? ", or " : "";
-    out +=
-        unsure.leaf_box ? "a path feature outside the range of the leaf's training problems" : "";
+    out += !unsure.leaf_box ? ""
+           : unsure.leaf_box_all
+               ? "a feature outside the range of the leaf's training problems"
+               : "a path feature outside the range of the leaf's training problems";
     out += unsure.vendor ? "): the shipped vendor call\n// (or, with none shipped, config) "
                          : "): the shipped config\n// ";
     out += "with the best geometric mean over the training problems ";

@@ -13,7 +13,7 @@
 namespace ktune::ml {
 
 LeafBoxes fit_leaf_boxes(const DecisionTree& tree, const Eigen::MatrixXd& X,
-                         const std::function<bool(int)>& skips) {
+                         const std::function<bool(int)>& skips, bool all_features) {
   const auto& nodes = tree.nodes();
   // Per node, the features its path splits on and the sides they bound (kAbove: some x <= t on
   // the path, kBelow: some x > t), walked from the root.
@@ -31,6 +31,10 @@ LeafBoxes fit_leaf_boxes(const DecisionTree& tree, const Eigen::MatrixXd& X,
       todo.push_back(child);
     }
   }
+  if (all_features)
+    for (auto& sides : path)
+      for (int f = 0; f < int(X.cols()); ++f)
+        if (!skips(f)) sides[f] = kAbove | kBelow;
   LeafBoxes boxes(nodes.size());
   std::vector<bool> reached(nodes.size(), false);
   for (Eigen::Index r = 0; r < X.rows(); ++r) {

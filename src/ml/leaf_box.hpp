@@ -21,9 +21,10 @@ struct LeafBound {
 // Per tree node: a leaf's bounds (empty for a split, or a leaf no training problem reaches).
 using LeafBoxes = std::vector<std::vector<LeafBound>>;
 
-// skips(f): features left out of every box (the range guard's skip list).
+// skips(f): features left out of every box (the range guard's skip list). all_features: every
+// other feature bounded on both sides, whether or not the path splits on it.
 LeafBoxes fit_leaf_boxes(const DecisionTree& tree, const Eigen::MatrixXd& X,
-                         const std::function<bool(int)>& skips);
+                         const std::function<bool(int)>& skips, bool all_features = false);
 bool outside_box(const std::vector<LeafBound>& box, const Eigen::Ref<const Eigen::RowVectorXd>& x);
 
 // [[feature, lo, hi], ...] per node, null for an absent side.

@@ -422,6 +422,7 @@ nlohmann::json Selector::to_json() const {
         {"feature_max", std::vector<double>(feature_max_.begin(), feature_max_.end())}}},
       {"model", model_json()}};
   if (options_.unsure.leaf_box) j["unsure"]["leaf_box"] = true;  // older readers never see it
+  if (options_.unsure.leaf_box_all) j["unsure"]["leaf_box_all"] = true;
   if (!options_.unsure.floor_vendors.empty())
     j["unsure"]["floor_vendors"] = options_.unsure.floor_vendors;
   return j;
@@ -459,6 +460,8 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error("selector " + kind_ + ": floor_vendors needs leaf_floor");
   if (options_.unsure.leaf_box && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_box needs a selector with leaves (tree-*)");
+  if (options_.unsure.leaf_box_all && !options_.unsure.leaf_box)
+    throw Error("selector " + kind_ + ": leaf_box_all needs leaf_box");
   for (const auto& name : options_.unsure.range_guard_skip) {
     if (!options_.unsure.range_guard)
       throw Error("selector " + kind_ + ": range_guard_skip needs range_guard");
@@ -519,6 +522,13 @@ void Selector::load_unsure(const nlohmann::json& j) {
       throw Error("field 'selector.unsure.leaf_box': expected true or false, got " +
                   jf::shown(j.at("leaf_box")));
     rule.leaf_box = j.at("leaf_box").get<bool>();
+  }
+  rule.leaf_box_all = false;  // absent in models saved without it: the path's features only
+  if (j.contains("leaf_box_all")) {
+    if (!j.at("leaf_box_all").is_boolean())
+      throw Error("field 'selector.unsure.leaf_box_all': expected true or false, got " +
+                  jf::shown(j.at("leaf_box_all")));
+    rule.leaf_box_all = j.at("leaf_box_all").get<bool>();
   }
   if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
     if (!j.at("vendor").is_boolean())

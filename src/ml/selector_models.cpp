@@ -139,7 +139,8 @@ class TreeSelector : public ClassifierSelector {
     }
     leaf_boxes_.clear();
     if (options().unsure.leaf_box)
-      leaf_boxes_ = fit_leaf_boxes(tree_, d.X, [&](int f) { return guard_skips(size_t(f)); });
+      leaf_boxes_ = fit_leaf_boxes(
+          tree_, d.X, [&](int f) { return guard_skips(size_t(f)); }, options().unsure.leaf_box_all);
   }
   bool outside_leaf(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     return !leaf_boxes_.empty() && outside_box(leaf_boxes_[size_t(tree_.leaf_index(x))], x);

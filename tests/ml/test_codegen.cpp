@@ -226,22 +226,22 @@ INSTANTIATE_TEST_SUITE_P(
                       CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
                       CodegenCase{"tree-b", "BRangeGuard", {0, true}},
                       CodegenCase{"tree-b", "BLeafBox", {0, false, 0, false, 0, {}, true}},
+                      CodegenCase{"tree-b", "BLeafBoxAll", {0, false, 0, false, 0, {}, true, true}},
                       CodegenCase{
                           "tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
                       CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
     [](const auto& info) { return info.param.name; });
 
-// A dataset of one tensor-core precision carries the GEMM's optional `precision` feature: the
-// header keeps the BLAS-like signature with the precision as a seventh argument (the deployed
-// library passes it), and picks what the selector picks.
-TEST(Codegen, GemmPrecisionFeatureBecomesASeventhArgument) {
-  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+// A dataset of one GEMM variant carries its optional features, each constant (`suffix` appended
+// to every key: ";precision=2" bf16, ";precision=2;c16=1" bf16 with 16-bit C): the header keeps
+// the BLAS-like signature with them as further arguments after batch (`params`; the deployed
+// library passes them, here `values`), and picks what the selector picks.
+void expect_optional_arguments(const std::string& suffix, const std::string& params,
+                               const std::string& values, const std::string& dir_name) {
   std::vector<Shape> shapes;
   std::vector<Measurement> ms = gemm_measurements(shapes);
-  for (auto& x : ms) x.problem += ";precision=2";
+  for (auto& x : ms) x.problem += suffix;
   const Dataset d = dataset_from_measurements(ms, "", "gemm");
-  ASSERT_NE(std::find(d.feature_names.begin(), d.feature_names.end(), "precision"),
-            d.feature_names.end());
   std::vector<Eigen::Index> shipped(d.config_names.size());
   for (size_t c = 0; c < shipped.size(); ++c) shipped[c] = static_cast<Eigen::Index>(c);
   auto trained = make_selector("tree-b", {Fallback::baseline, 0, UnsureRule{}});
@@ -251,22 +251,53 @@ TEST(Codegen, GemmPrecisionFeatureBecomesASeventhArgument) {
   CodegenOptions o;
   const std::string header = generate_selector_header(model, o);
   ASSERT_NE(header.find("inline int select(long long transa, long long transb, long long m, "
-                        "long long n, long long k, long long batch, long long precision)"),
+                        "long long n, long long k, long long batch, " +
+                        params + ")"),
             std::string::npos)
       << header;
   std::string driver = gemm_driver(shapes);
   const std::string call = "select(s[0], s[1], s[2], s[3], s[4], s[5])";
   ASSERT_NE(driver.find(call), std::string::npos);
-  driver.replace(driver.find(call), call.size(), "select(s[0], s[1], s[2], s[3], s[4], s[5], 2)");
-  test::TempDir dir("ktune-codegen-precision");
+  driver.replace(driver.find(call), call.size(),
+                 "select(s[0], s[1], s[2], s[3], s[4], s[5], " + values + ")");
+  test::TempDir dir(dir_name);
   const std::vector<int> picks = compile_and_run(dir, header, driver);
   ASSERT_EQ(picks.size(), shapes.size());
   for (Eigen::Index i = 0; i < d.rows(); ++i) {
     const Problem p = Problem::parse(d.problem_keys[size_t(i)]);
     size_t at = 0;
-    while (at < shapes.size() && shapes[at].key() + ";precision=2" != p.key()) ++at;
+    while (at < shapes.size() && shapes[at].key() + suffix != p.key()) ++at;
     ASSERT_LT(at, shapes.size()) << p.key();
     EXPECT_EQ(picks[at], trained->select(Eigen::RowVectorXd(d.features.row(i)))) << p.key();
+  }
+}
+
+TEST(Codegen, GemmPrecisionFeatureBecomesASeventhArgument) {
+  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+  expect_optional_arguments(";precision=2", "long long precision", "2", "ktune-codegen-precision");
+}
+
+// 16-bit C (`c16`): one selector per precision and C type, c16 an eighth argument.
+TEST(Codegen, GemmSixteenBitCFeatureBecomesAnEighthArgument) {
+  if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
+  expect_optional_arguments(";precision=2;c16=1", "long long precision, long long c16", "2, 1",
+                            "ktune-codegen-c16");
+}
+
+// A dataset mixes no C types: its rows' features must agree (one selector per C type); the
+// error names the features that differ.
+TEST(Codegen, DatasetOfMixedCTypesIsAOneLineError) {
+  std::vector<Shape> shapes;
+  std::vector<Measurement> ms = gemm_measurements(shapes);
+  for (auto& x : ms) x.problem += ";precision=2";
+  ms.back().problem += ";c16=1";
+  try {
+    dataset_from_measurements(ms, "", "gemm");
+    FAIL() << "a dataset of FP32 and 16-bit C was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_NE(what.find("c16"), std::string::npos) << what;  // the features that differ
   }
 }
 

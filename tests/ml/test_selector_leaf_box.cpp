@@ -76,6 +76,32 @@ TEST(SelectorLeafBox, OnlyThePathsFeaturesAreBoxedAndTheRangeGuardsSkipsAreLeftO
   EXPECT_EQ(pick(*skipped, 12, 100), 1);  // y: the range guard's, not the box's
 }
 
+// leaf_box_all: y, on no split, is bounded too (the kernel leaf saw y in [5, 6]), and x on both
+// sides (its largest training x is 13): a problem the leaf's kernel was never shown to win on.
+TEST(SelectorLeafBox, AllFeaturesBoxesTheFeaturesNoSplitReadsOnBothSides) {
+  UnsureRule all = boxed();
+  all.leaf_box_all = true;
+  const auto box = fit(tiles_gap(), all);
+  EXPECT_EQ(pick(*box, 12, 5), 0);
+  EXPECT_EQ(pick(*box, 12, 6), 0);
+  EXPECT_EQ(pick(*box, 12, 100), 1);  // y outside the leaf's training y: the vendor
+  EXPECT_EQ(pick(*box, 12, 4), 1);
+  EXPECT_EQ(pick(*box, 20), 1);  // beyond the leaf's largest training x
+  EXPECT_EQ(pick(*box, 8), 1);
+  const auto loaded = Selector::from_json(box->to_json());
+  EXPECT_TRUE(loaded->options().unsure.leaf_box_all);
+  for (double y : {4.0, 5.0, 6.0, 100.0}) EXPECT_EQ(pick(*loaded, 12, y), pick(*box, 12, y)) << y;
+  all.range_guard = true;
+  all.range_guard_skip = {"y"};
+  EXPECT_EQ(pick(*fit(tiles_gap(), all), 12, 100), 0);  // a skipped feature stays out of the box
+  nlohmann::json bad = box->to_json();
+  bad["unsure"]["leaf_box_all"] = "yes";
+  EXPECT_THROW(Selector::from_json(bad), Error);
+  UnsureRule alone;
+  alone.leaf_box_all = true;  // without the leaf box it means nothing: refused
+  EXPECT_THROW(fit(tiles_gap(), alone), Error);
+}
+
 TEST(SelectorLeafBox, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {
   const auto box = fit(tiles_gap(), boxed());
   const nlohmann::json j = box->to_json();
@@ -91,6 +117,7 @@ TEST(SelectorLeafBox, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {
   older["model"].erase("leaf_boxes");
   EXPECT_EQ(pick(*Selector::from_json(older), 8), 0);
   EXPECT_FALSE(fit(tiles_gap(), {})->to_json()["unsure"].contains("leaf_box"));
+  EXPECT_FALSE(j["unsure"].contains("leaf_box_all"));
   nlohmann::json bad = j;
   bad["model"]["leaf_boxes"] = {nlohmann::json::array()};  // one entry for three nodes
   EXPECT_THROW(Selector::from_json(bad), Error);

@@ -63,6 +63,11 @@ class Replay(unittest.TestCase):
         self.assertEqual(sorted(perf), [f"{key(1)};precision=2", f"{key(2)};precision=2"])
         self.assertEqual(perf[f"{key(2)};precision=2"], {"cublaslt": 3.0})  # not fp16's 9.0
         self.assertEqual(tags[f"{key(2)};precision=2"], {"resnet", "vgg"})
+        # A shape of two networks counts in the first listed; the next takes none of it.
+        groups = {"vgg": replay.tagged(perf, tags, "vgg", {})}
+        self.assertEqual(groups["vgg"], {f"{key(2)};precision=2"})
+        self.assertEqual(replay.tagged(perf, tags, "resnet", groups), set())
+        self.assertEqual(replay.tagged(perf, tags, "resnet", {}), {f"{key(2)};precision=2"})
         # The GPU vendors: a cublaslt pick against the faster of cublas and cublaslt.
         scored, _ = replay.served(perf, [f"{key(1)};precision=2"], ["vendor=cublas"],
                                   ("cublas", "cublaslt"))

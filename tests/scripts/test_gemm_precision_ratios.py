@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/gemm_precision_ratios.py on a hand-made export whose figures are worked out by hand:
 the best config of the space per shape against the fastest vendor row, and --refuse-tf32-copies
-(the wgmmatf32 rows of shapes whose operands that kind copies K-major are left out).
+(the wgmmatf32 rows of shapes whose operands that kind copies K-major are left out); cuBLASLt's
+answer rows count as vendor rows; 16-bit C is a group of its own.
   test_gemm_precision_ratios.py SCRIPT"""
 import os
 import subprocess
@@ -22,15 +23,20 @@ ROWS = [  # problem, config, median ms
 ]
 
 
-def run(*options):
+def script_output(rows, *options):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "store.csv")
         with open(path, "w") as f:
             f.write(HEADER)
-            for problem, config, ms in ROWS:
-                f.write(f"d,gemm,{problem},{config},0,ok,{ms},large\n")
-        out = subprocess.run([sys.executable, SCRIPT, path, *options], capture_output=True,
-                             text=True, check=True).stdout
+            for problem, config, ms in rows:
+                config_id = -1 if ";heuristic=" in config else 0  # as ktune export writes them
+                f.write(f"d,gemm,{problem},{config},{config_id},ok,{ms},large\n")
+        return subprocess.run([sys.executable, SCRIPT, path, *options], capture_output=True,
+                              text=True, check=True).stdout
+
+
+def run(*options, rows=ROWS):
+    out = script_output(rows, *options)
     return {line.split(" | ")[0][2:]: line.split(" | ")[1:] for line in out.splitlines()
             if line.startswith("| ") and not line.startswith("| against") and "---" not in line
             and "×" not in line}
@@ -48,6 +54,19 @@ class PrecisionRatios(unittest.TestCase):
         # TN keeps wgmmatf32 (1 ms, ratio 2); NN's best is then mma at 4 ms against cuBLAS's 2:
         # 0.5. Geomean 1; time-weighted (2 + 2) / (1 + 4) = 0.8; one below 0.8x.
         self.assertEqual(rows["fastest vendor"], ["2", "1.000", "0.800", "1 |"])
+
+
+    def test_cublaslt_answers_are_vendor_rows_not_configs(self):
+        # cuBLASLt's answer #1 (0.5 ms, config_id -1) on TN is the fastest vendor there, not the
+        # space's best: TN 0.5 / 1 = 0.5, NN 2 / 1 = 2; geomean 1, time-weighted 2.5 / 2.
+        rows = run(rows=ROWS + [(TN, "cublaslt;heuristic=1", 0.5)])
+        self.assertEqual(rows["fastest vendor"], ["2", "1.000", "1.250", "1 |"])
+
+    def test_sixteen_bit_c_is_its_own_group(self):
+        c16 = [(p + ";c16=1", c, ms / 2) for p, c, ms in ROWS if "wgmmatf32" not in c]
+        out = script_output(ROWS + c16)
+        self.assertIn("### large, tf32\n", out)
+        self.assertIn("### large, tf32, C tf32\n", out)
 
 
 if __name__ == "__main__":

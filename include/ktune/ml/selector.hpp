@@ -89,6 +89,9 @@ std::string to_string(Fallback f);
 // between two training values, so a leaf's answer was never checked in the gap between the
 // threshold and its nearest training problem: a held-out shape with a few tiles less than any
 // the leaf saw (a wave left half empty) is not a shape the leaf's kernel was shown to win on.
+// leaf_box_all (with leaf_box): every feature (range_guard_skip left out) bounded on both sides
+// by the leaf's training problems, not only the path's: a leaf's kernel shown to win at shallow k
+// is not shown to win at 16x the depth when k is on no split of its path (docs/deploy.md).
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
@@ -101,6 +104,7 @@ struct UnsureRule {
   // values are a handful of classes: an unseen class is no larger or smaller problem.
   std::vector<std::string> range_guard_skip{};
   bool leaf_box = false;
+  bool leaf_box_all = false;
   std::vector<std::string> floor_vendors{};
   bool on() const { return min_vote_share > 0 || range_guard || leaf_box; }
 };

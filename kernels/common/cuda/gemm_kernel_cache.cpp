@@ -100,7 +100,7 @@ RelErrorKernel::RelErrorKernel(const std::string& arch) : partials_(2 * kMaxBloc
                                            "ktune_gemm_rel_error_partials");
 }
 
-double RelErrorKernel::operator()(const float* c, const double* ref, const Shape& shape,
+double RelErrorKernel::operator()(const void* c, int c_type, const double* ref, const Shape& shape,
                                   cudaStream_t stream) {
   const int64_t total = shape.m * shape.n * shape.batch;
   if (total <= 0) return 0;
@@ -108,7 +108,7 @@ double RelErrorKernel::operator()(const float* c, const double* ref, const Shape
   long long ldc = shape.ldc, stride_c = shape.stride_c();
   long long m = shape.m, n = shape.n, batch = shape.batch;
   double* partials = partials_.data();
-  void* args[] = {&c, &ldc, &stride_c, &ref, &m, &n, &batch, &partials};
+  void* args[] = {&c, &c_type, &ldc, &stride_c, &ref, &m, &n, &batch, &partials};
   ktune::cuda::check(cudaLaunchKernel(kernel_->function(), dim3(unsigned(blocks)),
                                       dim3(unsigned(kThreads)), args, 0, stream),
                      "cudaLaunchKernel(ktune_gemm_rel_error_partials)");

@@ -59,7 +59,12 @@ class RelErrorKernel {
  public:
   explicit RelErrorKernel(const std::string& arch);
   // Synchronizes `stream`; NaN/Inf in c give NaN/Inf. Throws CudaError on CUDA failures.
-  double operator()(const float* c, const double* ref, const Shape& shape, cudaStream_t stream);
+  double operator()(const float* c, const double* ref, const Shape& shape, cudaStream_t stream) {
+    return (*this)(c, 0, ref, shape, stream);
+  }
+  // The same for c of c_type: 0 floats, or GEMM's 16-bit C, 2 bf16 / 3 fp16 (Precision's values).
+  double operator()(const void* c, int c_type, const double* ref, const Shape& shape,
+                    cudaStream_t stream);
 
  private:
   static constexpr int kThreads = 256;  // KTUNE_VERIFY_THREADS in gemm_verify.cuh

@@ -55,6 +55,7 @@ class CpuSession final : public ProblemSession {
   Outcome run(const Config& config, const TimingPolicy& policy) override {
     const GemmConfig g = gemm_config_of(family_.space(), config);
     if (!kind_serves(g.kind, shape_.precision)) return refused_precision(kind_name(g.kind));
+    if (shape_.c16 && !kind_serves_c16(g.kind)) return refused_c16(kind_name(g.kind));
     if (shape_.precision == Precision::bf16) {  // kind_serves: packedz alone
       if (const std::string why = cpu::packedz_bf16_missing(); !why.empty())
         return refused_outcome(why);
@@ -82,7 +83,18 @@ class CpuSession final : public ProblemSession {
                            " kernel on the CPU");
   }
 
+  // 16-bit C (the problem's c16): no CPU kernel or vendor call here stores it (recorded, not
+  // fatal, like a precision).
+  Outcome refused_c16(const std::string& what) const {
+    return refused_outcome(what + " has no " + precision_name(shape_.precision) +
+                           " output (16-bit C) on the CPU");
+  }
+
   Outcome run_vendor(const std::string& vendor, const TimingPolicy& policy) override {
+    if (shape_.c16) {
+      (void)cpu::vendor_description(vendor);  // throws for vendors this build does not have
+      return refused_c16(vendor);
+    }
     if (const std::string why = cpu::vendor_refuses(vendor, shape_.precision); !why.empty()) {
       (void)cpu::vendor_description(vendor);  // throws for vendors this build does not have
       return refused_outcome(vendor + ": " + why);

@@ -64,6 +64,9 @@ class CudaGemmSession final : public ProblemSession {
     if (!kind_serves(g.kind, shape_.precision))
       return refused_outcome(fmt::format("{}: kind {} does not compute {} problems", what,
                                          kind_name(g.kind), precision_name(shape_.precision)));
+    if (shape_.c16 && !kind_serves_c16(g.kind))
+      return refused_outcome(fmt::format("{}: kind {} does not store {} C (c16)", what,
+                                         kind_name(g.kind), precision_name(shape_.precision)));
     try {
       if (runs_mma_kernel(g.kind)) return run_mma(g.blocked, policy, what);
       if (runs_wgmma_kernel(g.kind)) return run_wgmma(g.blocked, policy, what);
@@ -102,7 +105,8 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt: each of its
+  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt (with the
+  // problem's C type: FP32, or 16-bit with c16, as the own kernels store it): each of its
   // heuristic's first kLtHeuristicLimit answers as its own row ("cublaslt" is #0,
   // "cublaslt;heuristic=<i>" #i: each a call a library can ship, gemm_vendor_config.hpp), and
   // the fastest of them ("cublaslt-top8", the answer named in the row's message).
@@ -159,6 +163,7 @@ class CudaGemmSession final : public ProblemSession {
   float* b(int copy) const {
     return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_b_);
   }
+  // C: floats, or with c16 the input's 16-bit type (the launches take it as void*).
   float* c(int copy) const {
     return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_c_);
   }
@@ -177,7 +182,7 @@ class CudaGemmSession final : public ProblemSession {
     const size_t in_bytes = size_t(input_bytes(shape_.precision));
     offset_b_ = align_up(elems_a * in_bytes);
     offset_c_ = offset_b_ + align_up(elems_b * in_bytes);
-    copy_bytes_ = align_up(offset_c_ + elems_c_ * sizeof(float));
+    copy_bytes_ = align_up(offset_c_ + c_bytes());
     // Inputs that fit twice in L2 would be timed hot: rotate among copies (the host's rule).
     copies_ = ktune::cuda::rotation_copies(context_.device, double(copy_bytes_));
     pool_ = DeviceBuffer<char>(size_t(copies_) * copy_bytes_, "gemm inputs for " + key_);
@@ -200,7 +205,7 @@ class CudaGemmSession final : public ProblemSession {
           "cudaMemcpyAsync(B of " + key_ + ")");
     // The 16-bit copies are freed on return: wait until they are consumed.
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize(inputs of " + key_ + ")");
-    check(cudaMemsetAsync(c(0), 0, elems_c_ * sizeof(float), stream), "cudaMemsetAsync(C)");
+    check(cudaMemsetAsync(c(0), 0, c_bytes(), stream), "cudaMemsetAsync(C)");
     // Replicate copy 0 by doubling: log2(copies) device-to-device copies.
     for (size_t have = 1; have < size_t(copies_); have *= 2) {
       const size_t count = std::min(have, size_t(copies_) - have);
@@ -241,7 +246,7 @@ class CudaGemmSession final : public ProblemSession {
 
   // cuBLAS in the problem's precision: FP32 SGEMM, or GemmEx with TF32 tensor-core math
   // (CUBLAS_COMPUTE_32F_FAST_TF32) on FP32 inputs, or BF16 / FP16 inputs with FP32 compute and
-  // FP32 C (CUBLAS_COMPUTE_32F).
+  // FP32 C, or with c16 C in the inputs' type (CUBLAS_COMPUTE_32F: cublas_output_type).
   LaunchResult launch_cublas(int copy) {
     if (shape_.precision != Precision::fp32) return launch_cublas_ex(copy);
     const float one = 1.0f, zero = 0.0f;
@@ -258,11 +263,11 @@ class CudaGemmSession final : public ProblemSession {
     const cudaDataType_t in = cublas_input_type(shape_.precision);
     const cublasComputeType_t compute = cublas_compute_type(shape_.precision);
     return cublas_launch(
-        cublasGemmStridedBatchedEx_64(context_.cublas.get(), op(shape_.transa), op(shape_.transb),
-                                      shape_.m, shape_.n, shape_.k, &one, a(copy), in, shape_.lda,
-                                      shape_.stride_a(), b(copy), in, shape_.ldb, shape_.stride_b(),
-                                      &zero, c(copy), CUDA_R_32F, shape_.ldc, shape_.stride_c(),
-                                      shape_.batch, compute, CUBLAS_GEMM_DEFAULT),
+        cublasGemmStridedBatchedEx_64(
+            context_.cublas.get(), op(shape_.transa), op(shape_.transb), shape_.m, shape_.n,
+            shape_.k, &one, a(copy), in, shape_.lda, shape_.stride_a(), b(copy), in, shape_.ldb,
+            shape_.stride_b(), &zero, c(copy), shape_.c16 ? in : CUDA_R_32F, shape_.ldc,
+            shape_.stride_c(), shape_.batch, compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx_64");
   }
 
@@ -286,7 +291,8 @@ class CudaGemmSession final : public ProblemSession {
     try {
       if (!lt_workspace_.data())
         lt_workspace_ = DeviceBuffer<char>(kLtWorkspaceBytes, "cuBLASLt workspace");
-      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, kLtHeuristicLimit);
+      const CublasLtGemm lt(context_.cublaslt.get(), shape_, kLtWorkspaceBytes, kLtHeuristicLimit,
+                            shape_.c16);
       if (lt.algos() == 0) {
         answers.fastest = refused_outcome("cublaslt: the heuristic offers no algorithm");
         return answers;
@@ -329,18 +335,24 @@ class CudaGemmSession final : public ProblemSession {
 
   // The mma and mmasplit kinds: compiled for this problem's precision and transposes (all the
   // sweep's mma configs at once, in parallel, when the first one runs), then verified and timed;
-  // split-K adds the workspace and the tiled module's reduction kernel.
+  // split-K adds the workspace and the tiled module's reduction kernel (with c16 gemm_out16.cuh's
+  // 16-bit one, compiled with the mma kernels).
   Outcome run_mma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
     if (!mma_prepared_) {
       std::vector<std::string> names;
       for (const BlockedParams& q : context_.mma_configs)
         names.push_back(mma_name_expression(q, shape_.precision, shape_.transa, shape_.transb));
+      if (shape_.c16) names.push_back(splitk_reduce16_name_expression(shape_.precision));
       context_.mma.prepare(names);
       mma_prepared_ = true;
     }
     const LoadedKernel& kernel =
         context_.mma.get(mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb));
-    const void* reduce = p.splits > 1 ? context_.tiled.reduce().function() : nullptr;
+    const void* reduce =
+        p.splits <= 1 ? nullptr
+        : shape_.c16
+            ? context_.mma.get(splitk_reduce16_name_expression(shape_.precision)).function()
+            : context_.tiled.reduce().function();
     // Over the launcher's limit: no workspace, and the launch says why it refuses.
     const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
     float* workspace = floats <= size_t(kMmaMaxWorkspaceFloats) ? this->workspace(floats) : nullptr;
@@ -351,7 +363,7 @@ class CudaGemmSession final : public ProblemSession {
               context_.tiled.max_shared_bytes(), reduce, p, shape_.precision, shape_.transa,
               shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f, a(copy), shape_.lda,
               shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f, c(copy), shape_.ldc,
-              shape_.stride_c(), workspace, context_.device.stream());
+              shape_.stride_c(), workspace, context_.device.stream(), shape_.c16);
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
@@ -399,7 +411,7 @@ class CudaGemmSession final : public ProblemSession {
               kernel.function(), context_.tiled.max_shared_bytes(), p, shape_.precision,
               shape_.transa, shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f,
               a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f,
-              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream(), pack);
+              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream(), pack, shape_.c16);
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
@@ -412,23 +424,29 @@ class CudaGemmSession final : public ProblemSession {
     ktune::cuda::DeviceRun run;
     // Verify on NaN-poisoned output (beta = 0, so C must not be read).
     run.poison = [&] {
-      check(cudaMemsetAsync(c(0), 0xFF, elems_c_ * sizeof(float), context_.device.stream()),
-            "cudaMemsetAsync(poison C)");
+      check(cudaMemsetAsync(c(0), 0xFF, c_bytes(), context_.device.stream()),
+            "cudaMemsetAsync(poison C)");  // all ones: NaN in FP32, bf16 and fp16 alike
     };
     run.launch = [&](int copy) {
       const LaunchResult result = launch(copy);
       if (result.status != Status::ok) throw RunAbort{result.status, result.message};
     };
     run.verify = [&] {
+      // 16-bit C: widened exactly, against the bound with its one rounding at the store.
+      const int c_type = shape_.c16 ? int(shape_.precision) : 0;
       const double error =
-          context_.rel_error(c(0), reference_.data(), shape_, context_.device.stream());
-      RunVerdict verdict = judge_error(error, error_bound(shape_.k, shape_.precision));
+          context_.rel_error(c(0), c_type, reference_.data(), shape_, context_.device.stream());
+      const double bound = shape_.c16 ? error_bound_16bit_output(shape_.k, shape_.precision)
+                                      : error_bound(shape_.k, shape_.precision);
+      RunVerdict verdict = judge_error(error, bound);
       if (!verdict.ok && std::isfinite(error)) verdict.message += fmt::format(" (k={})", shape_.k);
       return verdict;
     };
     run.copies = copies_;
     return ktune::cuda::verify_then_time_on_device(context_.device, run, policy, what);
   }
+
+  size_t c_bytes() const { return elems_c_ * (shape_.c16 ? 2 : sizeof(float)); }
 
   GemmContext& context_;
   Shape shape_;
