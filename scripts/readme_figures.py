@@ -122,13 +122,16 @@ def gemm_tc_deployed(d):
            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     runs = [("h100-80gb-hbm3/tc-deployed-s15/deployed-tables-tf32.csv", "tf32"),
             ("h200/tc-tf32-deployed/deployed-tables.csv", "tf32"),
-            ("h200/tc-deployed-lt8/deployed-tables.csv", "bf16")]
+            ("h200/tc-deployed-lt8/deployed-tables.csv", "bf16"),
+            ("h200/tc-tf32-boxall-deployed/deployed-tables.csv", "tf32 (`--leaf-box-all` header)")]
     for rel, precision in runs:
         rows = d.rows(rel)
         sets = [("`dnn + large`", "in-sample",
                  [r for r in rows if r["set"] in ("in-sample-dnn", "in-sample-large")]),
                 ("`llm`", "**held out** (selector trained on `dnn + large`)",
-                 [r for r in rows if r["set"] == "held-out-llm"])]
+                 [r for r in rows if r["set"] == "held-out-llm"]),
+                ("`vit`", "**held out** (in no sweep of this card)",
+                 [r for r in rows if r["set"] == "held-out-vit"])]
         for what, label, rs in sets:
             if not rs:
                 continue
