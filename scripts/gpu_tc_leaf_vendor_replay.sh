@@ -5,7 +5,7 @@
 # against the faster of cuBLAS and cuBLASLt's #0. First on the training workloads alone (llm
 # dropped, each network held out in turn: the figures the option is chosen by), then with llm
 # held out (the shipped headers' split). Writes OUT_DIR (default
-# results/h200/tc-leaf-vendor-replay): <precision>-<split>.md / .csv / -picks.csv.gz. ~3 min.
+# results/h200/tc-leaf-vendor-replay): <precision>-<split>.md / .csv / -picks.csv.gz. 3-5 min.
 #   scripts/gpu_tc_leaf_vendor_replay.sh [OUT_DIR] [KTUNE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
