@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # $out, $ktune: set by the sourcing script, which reads the rest
 # Shared by the H200 tensor-core replays (scripts/gpu_tc_safety_replay.sh,
 # scripts/gpu_tc_leaf_vendor_replay.sh): sourced with $out and $ktune set. Makes $out and a
 # scratch $work (removed on exit), sets $V (the
