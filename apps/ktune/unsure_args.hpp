@@ -49,6 +49,11 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                "bounded on both sides by the leaf's training problems (e.g. a k 16x deeper than "
                "any the leaf saw when no split of its path is on k)")
       ->needs("--leaf-box");
+  sub.add_flag("--unsure-leaf-vendor", rule.leaf_vendor,
+               "Trees: an unsure problem is served by the shipped vendor call (of --floor-vendors "
+               "when named) with the best geomean over the training problems of the leaf it "
+               "reaches, not by one vendor call for all; needs --min-vote-share, --range-guard "
+               "or --leaf-box");
   sub.add_flag("--range-guard", rule.range_guard,
                "Serve that config too when a feature lies outside its training range");
 }

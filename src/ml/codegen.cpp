@@ -121,16 +121,21 @@ std::string bound_literal(const FeatureCode& f, double v) {
   return literal;
 }
 
-// The range guard: kUnsure when any feature is outside its training range.
+// The range guard: kUnsure when any feature is outside its training range; under leaf_vendor a
+// flag the leaves read (each serves its own vendor call).
 std::string range_guard_code(const std::vector<FeatureCode>& features, const Selector& s) {
-  std::string code = "  // Outside the training range of a feature: the unsure config.\n";
+  const bool per_leaf = s.options().unsure.leaf_vendor;
+  std::string code = per_leaf
+                         ? "  // Outside the training range of a feature: unsure, served "
+                           "by the leaf's vendor call.\n  bool out_of_range = false;\n"
+                         : "  // Outside the training range of a feature: the unsure config.\n";
   for (size_t i = 0; i < features.size(); ++i) {
     if (s.guard_skips(i)) continue;  // left out by the recipe (range_guard_skip)
     const auto& f = features[i];
     const auto at = static_cast<Eigen::Index>(i);
-    code +=
-        fmt::format("  if ({0} < {1} || {0} > {2}) return kUnsure;\n", f.name,
-                    bound_literal(f, s.feature_min()[at]), bound_literal(f, s.feature_max()[at]));
+    code += fmt::format(
+        "  if ({0} < {1} || {0} > {2}) {3};\n", f.name, bound_literal(f, s.feature_min()[at]),
+        bound_literal(f, s.feature_max()[at]), per_leaf ? "out_of_range = true" : "return kUnsure");
   }
   return code;
 }
@@ -147,7 +152,8 @@ class TreeWriter {
   // doubles as Selector::unsure) return their leaf_configs entry, or kUnsure without one.
   TreeWriter(const DecisionTree& tree, const std::vector<FeatureCode>& features,
              const std::vector<std::string>& configs, const UnsureRule& unsure,
-             std::vector<int> leaf_configs, std::vector<int> floor_configs, LeafBoxes leaf_boxes)
+             std::vector<int> leaf_configs, std::vector<int> floor_configs, LeafBoxes leaf_boxes,
+             std::vector<int> leaf_vendors)
       : nodes_(tree.nodes()),
         features_(features),
         configs_(configs),
@@ -159,7 +165,9 @@ class TreeWriter {
                              : "the best shipped config"),
         leaf_configs_(std::move(leaf_configs)),
         floor_configs_(std::move(floor_configs)),
-        leaf_boxes_(std::move(leaf_boxes)) {}
+        leaf_boxes_(std::move(leaf_boxes)),
+        leaf_vendors_(std::move(leaf_vendors)),
+        range_guard_(unsure.range_guard) {}
 
   // Every path ends in a return: a split is `if (x <= t) { left } right`, so only left
   // children nest. Written with an explicit stack (a degenerate tree may be 50,000 levels deep),
@@ -232,19 +240,27 @@ class TreeWriter {
   const std::vector<FeatureCode>& features_;
   const std::vector<std::string>& configs_;
   // The leaf box's test (Selector::outside_leaf): kUnsure in the gap between a path threshold
-  // and the leaf's nearest training problem.
+  // and the leaf's nearest training problem. Under leaf_vendor the leaf's own vendor call, there
+  // and outside the range guard (Selector::unsure_fallback).
   void write_box(int node, const std::string& pad, std::string& out) const {
-    if (leaf_boxes_.empty() || leaf_boxes_.at(size_t(node)).empty()) return;
-    std::string test;
-    for (const auto& b : leaf_boxes_[size_t(node)]) {
-      const auto& f = features_.at(size_t(b.feature));
-      const char* sep = test.empty() ? "" : " || ";
-      if (b.lo) test += fmt::format("{}{} < {}", sep, f.name, bound_literal(f, *b.lo));
-      if (b.lo && b.hi) sep = " || ";
-      if (b.hi) test += fmt::format("{}{} > {}", sep, f.name, bound_literal(f, *b.hi));
-    }
-    out += fmt::format("{}if ({}) return kUnsure;  // outside this leaf's training problems\n", pad,
-                       test);
+    const int vendor = leaf_vendors_.empty() ? -1 : leaf_vendors_.at(size_t(node));
+    std::string test = !leaf_vendors_.empty() && range_guard_ ? "out_of_range" : "";
+    if (!leaf_boxes_.empty())
+      for (const auto& b : leaf_boxes_[size_t(node)]) {
+        const auto& f = features_.at(size_t(b.feature));
+        const char* sep = test.empty() ? "" : " || ";
+        if (b.lo) test += fmt::format("{}{} < {}", sep, f.name, bound_literal(f, *b.lo));
+        if (b.lo && b.hi) sep = " || ";
+        if (b.hi) test += fmt::format("{}{} > {}", sep, f.name, bound_literal(f, *b.hi));
+      }
+    if (test.empty()) return;
+    if (!leaf_vendors_.empty())  // -1: a leaf no training problem reached
+      out += fmt::format("{}if ({}) return {};  // unsure here: the leaf's vendor call {}\n", pad,
+                         test, vendor >= 0 ? std::to_string(vendor) : "kUnsure",
+                         vendor >= 0 ? comment_text(configs_.at(size_t(vendor))) : "");
+    else
+      out += fmt::format("{}if ({}) return kUnsure;  // outside this leaf's training problems\n",
+                         pad, test);
   }
   // A sure leaf's answer under the leaf floor, or -1 where the floor keeps its class.
   int floor_config(int node) const {
@@ -256,6 +272,8 @@ class TreeWriter {
   std::vector<int> leaf_configs_;   // per node; empty for models saved without them
   std::vector<int> floor_configs_;  // per node; empty without the leaf floor
   LeafBoxes leaf_boxes_;            // per node; empty without the leaf box
+  std::vector<int> leaf_vendors_;   // per node; empty without leaf_vendor
+  bool range_guard_;
 };
 
 // The family's integer-argument signature when the model's features are exactly the family's
@@ -363,7 +381,8 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
                           m.contains("leaf_boxes")
                               ? leaf_boxes_from_json(m.at("leaf_boxes"), tree.nodes().size(),
                                                      static_cast<int>(names.size()))
-                              : LeafBoxes{});
+                              : LeafBoxes{},
+                          node_configs(model, "leaf_vendors"));
   std::set<int> used = writer.used_features();
   if (unsure.range_guard) {  // the guard reads every feature it does not skip
     for (int f = 0; f < static_cast<int>(features.size()); ++f)
@@ -421,6 +440,10 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
     if (unsure.range_guard && !unsure.range_guard_skip.empty())
       out += "// The range guard leaves out " +
              comment_text(fmt::format("{}", fmt::join(unsure.range_guard_skip, ", "))) + ".\n";
+    if (unsure.leaf_vendor)
+      out +=
+          "// Except where a leaf names its own: the shipped vendor call with the best geometric\n"
+          "// mean over the training problems reaching that leaf (\"the leaf's vendor call\").\n";
     out += fmt::format("inline constexpr int kUnsure = {};\n\n", selector->unsure_config());
   }
   const bool vendor_shipped = std::any_of(selector->config_names().begin(),

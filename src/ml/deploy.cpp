@@ -31,6 +31,7 @@ std::string recipe_arguments(const DeployRecipe& r) {
     args += fmt::format(" --floor-vendors {}", fmt::join(s.unsure.floor_vendors, ","));
   if (s.unsure.leaf_box) args += " --leaf-box";
   if (s.unsure.leaf_box_all) args += " --leaf-box-all";
+  if (s.unsure.leaf_vendor) args += " --unsure-leaf-vendor";
   if (r.seed != 0 || s.seed != 0) args += fmt::format(" --seed {}", r.seed);
   if (r.vendors) args += " --vendors";
   if (r.vendors && !r.vendor_names.empty())

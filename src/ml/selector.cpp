@@ -219,7 +219,7 @@ int Selector::select(const Eigen::Ref<const Eigen::RowVectorXd>& features) const
   if (s.size() != static_cast<Eigen::Index>(config_names_.size()))  // never an index past the end
     throw Error("selector " + kind_ + ": the model scores " + std::to_string(s.size()) +
                 " configs, the selector ships " + std::to_string(config_names_.size()));
-  if (outside_range(features) || outside_leaf(features)) return unsure_config_;
+  if (outside_range(features) || outside_leaf(features)) return unsure_fallback(features);
   if (low_share(s)) return unsure_pick(features);
   return floor_pick(features, first_argmax(s));
 }
@@ -258,19 +258,44 @@ int Selector::unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
   return unsure_config_;
 }
 
+int Selector::unsure_fallback(const Eigen::Ref<const Eigen::RowVectorXd>&) const {
+  return unsure_config_;
+}
+
 int Selector::best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) {
   return best_mean_log(config_log_sums(d, rows));
 }
 
-int Selector::leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const {
+int Selector::leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                        int safe_config) const {
   const ConfigLogSums sums = config_log_sums(d, rows);
   const int best = best_mean_log(sums);
   const double margin = options_.unsure.leaf_margin;
-  const auto safe = size_t(unsure_config_);
-  if (margin <= 0 || best == unsure_config_ || sums.measured[safe] == 0) return best;
+  if (safe_config < 0) safe_config = unsure_config_;
+  const auto safe = size_t(safe_config);
+  if (margin <= 0 || best == safe_config || sums.measured[safe] == 0) return best;
   const double gain = sums.log_sum[size_t(best)] / sums.measured[size_t(best)] -
                       sums.log_sum[safe] / sums.measured[safe];
-  return gain > std::log1p(margin) ? best : unsure_config_;
+  return gain > std::log1p(margin) ? best : safe_config;
+}
+
+int Selector::best_vendor(const SelectorTrainingSet& d,
+                          const std::vector<Eigen::Index>& rows) const {
+  ConfigLogSums sums = config_log_sums(d, rows);
+  const std::vector<std::string>& named = options_.unsure.floor_vendors;
+  bool any = false;
+  for (size_t k = 0; k < config_names_.size(); ++k) {
+    const std::string& name = config_names_[k];
+    const bool callable =
+        is_vendor_config(name) &&
+        (named.empty() || std::find(named.begin(), named.end(),
+                                    name.substr(std::strlen(kVendorConfigPrefix))) != named.end());
+    if (callable && sums.measured[k] > 0)
+      any = true;
+    else
+      sums.measured[k] = 0;  // best_mean_log skips it
+  }
+  return any ? best_mean_log(sums) : unsure_config_;
 }
 
 int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
@@ -425,6 +450,7 @@ nlohmann::json Selector::to_json() const {
   if (options_.unsure.leaf_box_all) j["unsure"]["leaf_box_all"] = true;
   if (!options_.unsure.floor_vendors.empty())
     j["unsure"]["floor_vendors"] = options_.unsure.floor_vendors;
+  if (options_.unsure.leaf_vendor) j["unsure"]["leaf_vendor"] = true;
   return j;
 }
 
@@ -458,6 +484,11 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
   if (!options_.unsure.floor_vendors.empty() && !(floor > 0))
     throw Error("selector " + kind_ + ": floor_vendors needs leaf_floor");
+  if (options_.unsure.leaf_vendor && !has_leaves())
+    throw Error("selector " + kind_ + ": leaf_vendor needs a selector with leaves (tree-*)");
+  if (options_.unsure.leaf_vendor && !options_.unsure.on())
+    throw Error("selector " + kind_ +
+                ": leaf_vendor needs min_vote_share, range_guard or leaf_box");
   if (options_.unsure.leaf_box && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_box needs a selector with leaves (tree-*)");
   if (options_.unsure.leaf_box_all && !options_.unsure.leaf_box)
@@ -522,6 +553,13 @@ void Selector::load_unsure(const nlohmann::json& j) {
       throw Error("field 'selector.unsure.leaf_box': expected true or false, got " +
                   jf::shown(j.at("leaf_box")));
     rule.leaf_box = j.at("leaf_box").get<bool>();
+  }
+  rule.leaf_vendor = false;  // absent in models saved without it: the one unsure config
+  if (j.contains("leaf_vendor")) {
+    if (!j.at("leaf_vendor").is_boolean())
+      throw Error("field 'selector.unsure.leaf_vendor': expected true or false, got " +
+                  jf::shown(j.at("leaf_vendor")));
+    rule.leaf_vendor = j.at("leaf_vendor").get<bool>();
   }
   rule.leaf_box_all = false;  // absent in models saved without it: the path's features only
   if (j.contains("leaf_box_all")) {

@@ -131,8 +131,12 @@ class TreeSelector : public ClassifierSelector {
     leaf_configs_.assign(tree_.nodes().size(), -1);
     floor_configs_.clear();
     if (options().unsure.leaf_floor > 0) floor_configs_.assign(tree_.nodes().size(), -1);
+    leaf_vendors_.clear();
+    if (options().unsure.leaf_vendor) leaf_vendors_.assign(tree_.nodes().size(), -1);
     for (const auto& [leaf, rows] : reaching) {
-      leaf_configs_[size_t(leaf)] = floored_pick(d, rows, leaf_pick(d, rows));
+      int safe = -1;  // leaf_pick's: unsure_config()
+      if (!leaf_vendors_.empty()) safe = leaf_vendors_[size_t(leaf)] = best_vendor(d, rows);
+      leaf_configs_[size_t(leaf)] = floored_pick(d, rows, leaf_pick(d, rows, safe));
       if (floor_configs_.empty()) continue;
       const int k = tree_class(leaf), floored = floored_pick(d, rows, k);
       if (floored != k) floor_configs_[size_t(leaf)] = floored;
@@ -144,6 +148,11 @@ class TreeSelector : public ClassifierSelector {
   }
   bool outside_leaf(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     return !leaf_boxes_.empty() && outside_box(leaf_boxes_[size_t(tree_.leaf_index(x))], x);
+  }
+  int unsure_fallback(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
+    if (leaf_vendors_.empty()) return Selector::unsure_fallback(x);
+    const int k = leaf_vendors_[size_t(tree_.leaf_index(x))];
+    return k >= 0 ? k : Selector::unsure_fallback(x);
   }
   int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& x) const override {
     if (leaf_configs_.empty()) return Selector::unsure_pick(x);  // a model saved before them
@@ -159,6 +168,7 @@ class TreeSelector : public ClassifierSelector {
     nlohmann::json j = {{"tree", tree_.to_json()}, {"leaf_configs", leaf_configs_}};
     if (!floor_configs_.empty()) j["floor_configs"] = floor_configs_;
     if (!leaf_boxes_.empty()) j["leaf_boxes"] = leaf_boxes_json(leaf_boxes_);
+    if (!leaf_vendors_.empty()) j["leaf_vendors"] = leaf_vendors_;
     return j;
   }
   void load_classes(const nlohmann::json& j) override {
@@ -168,6 +178,8 @@ class TreeSelector : public ClassifierSelector {
     if (j.contains("leaf_boxes"))
       leaf_boxes_ = leaf_boxes_from_json(j.at("leaf_boxes"), tree_.nodes().size(),
                                          static_cast<int>(tree_.n_features()));
+    leaf_vendors_.clear();  // absent when saved without leaf_vendor
+    if (j.contains("leaf_vendors")) leaf_vendors_ = node_configs(j, "leaf_vendors");
     leaf_configs_.clear();
     if (!j.contains("leaf_configs")) return;
     // Bounded by the tree's classes: load_model then checks them against the configs.
@@ -198,6 +210,19 @@ class TreeSelector : public ClassifierSelector {
   std::vector<int> leaf_configs_;   // per node: a leaf's unsure pick, -1 for a split
   std::vector<int> floor_configs_;  // per node: the leaf floor's answer for a sure leaf, or -1
   LeafBoxes leaf_boxes_;            // per node: a leaf's box (leaf_box), empty when off
+  std::vector<int> leaf_vendors_;   // per node: a leaf's vendor call (leaf_vendor), empty when off
+
+  // A per-node list of configs of a saved model: each in [-1, classes), one per tree node.
+  std::vector<int> node_configs(const nlohmann::json& j, const char* field) const {
+    const auto classes = static_cast<int64_t>(tree_.n_outputs());
+    std::vector<int> configs;
+    for (int64_t k : json_fields::integers(j, field, "model", -1, classes - 1))
+      configs.push_back(static_cast<int>(k));
+    if (configs.size() != tree_.nodes().size())
+      throw Error(fmt::format("field 'model.{}': {} entries for {} tree nodes", field,
+                              configs.size(), tree_.nodes().size()));
+    return configs;
+  }
 };
 
 class KnnSelector : public ClassifierSelector {

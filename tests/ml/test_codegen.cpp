@@ -14,6 +14,7 @@
 #include "ktune/ml/codegen.hpp"
 #include "ktune/ml/selector.hpp"
 #include "ktune/problem.hpp"
+#include "ktune/vendor_candidates.hpp"
 #include "ml_test_util.hpp"
 
 namespace ktune::ml {
@@ -132,6 +133,7 @@ std::string gemm_driver(const std::vector<Shape>& shapes) {
 struct CodegenCase {
   std::string selector, name;
   UnsureRule unsure;
+  bool vendors = false;  // configs 3 and 4 renamed vendor calls ("vendor=a", "vendor=b")
 };
 
 class CodegenTest : public ::testing::TestWithParam<CodegenCase> {};
@@ -139,8 +141,12 @@ class CodegenTest : public ::testing::TestWithParam<CodegenCase> {};
 TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   if (!have_compiler()) GTEST_SKIP() << "no c++ compiler on PATH";
   std::vector<Shape> shapes;
-  const Dataset d = dataset_from_measurements(gemm_measurements(shapes), "", "gemm");
+  Dataset d = dataset_from_measurements(gemm_measurements(shapes), "", "gemm");
   ASSERT_EQ(d.rows(), static_cast<Eigen::Index>(shapes.size()));
+  if (GetParam().vendors) {
+    d.config_names.at(3) = "vendor=a";  // faster where transa = 1
+    d.config_names.at(4) = "vendor=b";  // faster where batch > 1
+  }
   std::vector<Eigen::Index> shipped(d.config_names.size());
   for (size_t c = 0; c < shipped.size(); ++c) shipped[c] = static_cast<Eigen::Index>(c);
   const UnsureRule& rule = GetParam().unsure;
@@ -178,13 +184,13 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
             std::string::npos)
       << "a GEMM model should get the BLAS-like signature:\n"
       << header;
-  for (const auto& c : kConfigs) EXPECT_NE(header.find("\"" + c + "\""), std::string::npos);
+  for (const auto& c : d.config_names) EXPECT_NE(header.find("\"" + c + "\""), std::string::npos);
   EXPECT_EQ(header.find("#include"), std::string::npos);
 
   test::TempDir dir("ktune-codegen");
   const std::vector<int> picks = compile_and_run(dir, header, gemm_driver(all));
   ASSERT_EQ(picks.size(), all.size());
-  std::set<int> distinct;
+  std::set<int> distinct, unsure_vendors;
   size_t unsure = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const Eigen::RowVectorXd row =
@@ -194,8 +200,16 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
     EXPECT_EQ(picks[i], expected) << (i < n_train ? "training" : "unseen") << " problem "
                                   << all[i].key();
     distinct.insert(expected);
-    unsure += trained->unsure(row, trained->scores(row));
+    const bool is_unsure = trained->unsure(row, trained->scores(row));
+    unsure += is_unsure;
+    if (is_unsure && is_vendor_config(d.config_names.at(size_t(expected))))
+      unsure_vendors.insert(expected);
   }
+  // The leaf's vendor call: unsure problems of different leaves served different vendor calls.
+  if (rule.leaf_vendor) {
+    EXPECT_EQ(unsure_vendors.size(), 2u);
+  }
+  EXPECT_EQ(header.find("the leaf's vendor call") != std::string::npos, rule.leaf_vendor);
   EXPECT_GE(distinct.size(), 3u) << "the selector should pick several configs";
   if (rule.on()) {
     // The rule must fire on some problems and not on all, or agreement proves nothing.
@@ -215,21 +229,23 @@ TEST_P(CodegenTest, HeaderPicksWhatTheSelectorPicks) {
   EXPECT_EQ(header.find("// floor:") != std::string::npos, rule.leaf_floor > 0);
   // The leaf box writes its test at the leaves (the agreement above covers problems outside it).
   EXPECT_EQ(header.find("outside this leaf's training problems") != std::string::npos,
-            rule.leaf_box);
+            rule.leaf_box && !rule.leaf_vendor);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Trees, CodegenTest,
-    ::testing::Values(CodegenCase{"tree-a", "A", {}}, CodegenCase{"tree-b", "B", {}},
-                      CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
-                      CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
-                      CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
-                      CodegenCase{"tree-b", "BRangeGuard", {0, true}},
-                      CodegenCase{"tree-b", "BLeafBox", {0, false, 0, false, 0, {}, true}},
-                      CodegenCase{"tree-b", "BLeafBoxAll", {0, false, 0, false, 0, {}, true, true}},
-                      CodegenCase{
-                          "tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
-                      CodegenCase{"tree-c", "CShareAndRange", {0.6, true}}),
+    ::testing::Values(
+        CodegenCase{"tree-a", "A", {}}, CodegenCase{"tree-b", "B", {}},
+        CodegenCase{"tree-b", "BLeafShare", {0.7, false}},
+        CodegenCase{"tree-b", "BLeafMargin", {0.7, false, 0.1}},
+        CodegenCase{"tree-b", "BLeafFloor", {0, false, 0, false, 0.95}},
+        CodegenCase{"tree-b", "BRangeGuard", {0, true}},
+        CodegenCase{"tree-b", "BLeafBox", {0, false, 0, false, 0, {}, true}},
+        CodegenCase{"tree-b", "BLeafBoxAll", {0, false, 0, false, 0, {}, true, true}},
+        CodegenCase{"tree-b", "BRangeGuardSkip", {0, true, 0, false, 0, {"n_mod8", "m"}}},
+        CodegenCase{"tree-c", "CShareAndRange", {0.6, true}},
+        CodegenCase{
+            "tree-b", "BLeafVendor", {0.7, true, 0.1, true, 0, {}, true, true, {}, true}, true}),
     [](const auto& info) { return info.param.name; });
 
 // A dataset of one GEMM variant carries its optional features, each constant (`suffix` appended

@@ -92,6 +92,12 @@ std::string to_string(Fallback f);
 // leaf_box_all (with leaf_box): every feature (range_guard_skip left out) bounded on both sides
 // by the leaf's training problems, not only the path's: a leaf's kernel shown to win at shallow k
 // is not shown to win at 16x the depth when k is on no split of its path (docs/deploy.md).
+// leaf_vendor (trees): an unsure problem (outside the range guard or its leaf's box, or a leaf
+// under min_vote_share: leaf_margin's safe choice) is served, in place of unsure_config(), by the
+// shipped vendor call with the best geometric mean over the training problems reaching the leaf
+// it falls in (among floor_vendors' calls when named; unsure_config() where the leaf measured
+// none): one global vendor call can run at 0.4x the other vendor on the shapes of one leaf
+// (docs/deploy.md).
 // Geometric means as the safe order's: invalid = kInvalidRatio, unmeasured cells left out. All
 // off by default. A tree's rules are written by ktune codegen.
 struct UnsureRule {
@@ -106,6 +112,7 @@ struct UnsureRule {
   bool leaf_box = false;
   bool leaf_box_all = false;
   std::vector<std::string> floor_vendors{};
+  bool leaf_vendor = false;
   bool on() const { return min_vote_share > 0 || range_guard || leaf_box; }
 };
 
@@ -151,6 +158,9 @@ class Selector {
               const Eigen::VectorXd& scores) const;
   // What a pick with too small a vote share gives way to (see UnsureRule).
   virtual int unsure_pick(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
+  // What a problem outside the range guard or its leaf's box is served: unsure_config(), or
+  // under leaf_vendor the vendor call of the leaf it reaches.
+  virtual int unsure_fallback(const Eigen::Ref<const Eigen::RowVectorXd>& features) const;
   // Whether the features lie outside the training box of the leaf they reach (UnsureRule's
   // leaf_box); false for selectors without leaves.
   virtual bool outside_leaf(const Eigen::Ref<const Eigen::RowVectorXd>&) const { return false; }
@@ -200,9 +210,14 @@ class Selector {
   // rows (invalid = kInvalidRatio; unmeasured cells left out, a config measured on none of them
   // last; the first on ties): the geometric-mean choice among the shipped configs.
   static int best_geomean(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows);
-  // An unsure leaf's pick over the rows reaching it: best_geomean, or unsure_config() where
-  // that is not better by more than the rule's leaf_margin (set unsure_config() first).
-  int leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const;
+  // An unsure leaf's pick over the rows reaching it: best_geomean, or `safe` (-1:
+  // unsure_config()) where that is not better by more than the rule's leaf_margin (set
+  // unsure_config() first).
+  int leaf_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
+                int safe = -1) const;
+  // The shipped vendor call (floor_vendors' when named) with the best geometric mean over the
+  // rows, or unsure_config() when the rows measured none (leaf_vendor).
+  int best_vendor(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows) const;
   // The leaf floor's answer for a leaf whose answer is `pick` over the rows reaching it: pick when
   // it passes (or the floor is off), else the best passing config, else the best worst case.
   int floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen::Index>& rows,
