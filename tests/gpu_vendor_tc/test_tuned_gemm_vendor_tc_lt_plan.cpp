@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iostream>
@@ -161,6 +162,71 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
   EXPECT_THROW((void)kd::lt_plan_for(lt_problem_of(shape_of(kShapes[0], kg::Precision::bf16)),
                                      nullptr, nullptr, nullptr, kg::kLtHeuristicLimit),
                std::invalid_argument);
+}
+
+// The heuristic's answers (each as its readable configuration) for up to `wanted`, the operands'
+// 256-byte alignment stated (the library's query for cudaMalloc'd operands) or left to the
+// default (the sweep's).
+std::vector<std::string> heuristic_answers(cublasLtHandle_t h, const kg::cuda::LtProblem& p,
+                                           int wanted, bool state_alignment) {
+  kg::cuda::LtDescriptors d;
+  EXPECT_EQ(d.make(p), CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulPreference_t pref = nullptr;
+  EXPECT_EQ(cublasLtMatmulPreferenceCreate(&pref), CUBLAS_STATUS_SUCCESS);
+  const uint64_t workspace = kd::kLtWorkspaceBytes;
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                       sizeof workspace);
+  if (state_alignment) {
+    const uint32_t bytes = 256;
+    for (auto what :
+         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      cublasLtMatmulPreferenceSetAttribute(pref, what, &bytes, sizeof bytes);
+  }
+  std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(wanted));
+  int returned = 0;
+  EXPECT_EQ(cublasLtMatmulAlgoGetHeuristic(h, d.op, d.a, d.b, d.c, d.c, pref, wanted,
+                                           results.data(), &returned),
+            CUBLAS_STATUS_SUCCESS);
+  cublasLtMatmulPreferenceDestroy(pref);
+  d.release();
+  std::vector<std::string> configs;
+  for (int i = 0; i < returned; ++i)
+    configs.push_back(kg::cuda::lt_algo_config(results[size_t(i)]));
+  return configs;
+}
+
+// A heuristic index ("vendor=cublaslt;heuristic=<i>", the sweep's per-answer rows) must name one
+// algorithm wherever it is asked: the same query twice, on another handle, on the library's
+// handle with the alignment stated, and for fewer answers (a prefix). Session 17 saw tf32
+// k = 3136 answers ordered differently on one H200 machine; on two later ones (session 18) every
+// query agreed (results/h200/gpu-suite-s18). A failure here means a shipped index may run another
+// algorithm than the sweep timed.
+TEST(TunedGemmVendorTcLt, AHeuristicIndexNamesOneAlgorithmWhereverItIsAsked) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  const kg::cuda::CublasLtHandle first, second;
+  for (kg::Precision q : {kg::Precision::bf16, kg::Precision::tf32}) {
+    for (const LtShape& d : kShapes) {
+      const auto p = lt_problem_of(shape_of(d, q));
+      const auto all = heuristic_answers(first.get(), p, kg::kLtHeuristicLimit, false);
+      ASSERT_GE(all.size(), 1u) << name(d, q);
+      const auto one = heuristic_answers(first.get(), p, 1, false);
+      ASSERT_EQ(one.size(), 1u) << name(d, q);
+      EXPECT_EQ(one[0], all[0]) << name(d, q) << ": a one-answer query's #0";
+      const auto two = heuristic_answers(first.get(), p, 2, false);
+      EXPECT_EQ(
+          two, std::vector<std::string>(all.begin(), all.begin() + std::min<size_t>(2, all.size())))
+          << name(d, q) << ": a prefix";
+      EXPECT_EQ(heuristic_answers(first.get(), p, kg::kLtHeuristicLimit, false), all)
+          << name(d, q) << ": asked again";
+      EXPECT_EQ(heuristic_answers(second.get(), p, kg::kLtHeuristicLimit, false), all)
+          << name(d, q) << ": another handle";
+      EXPECT_EQ(
+          heuristic_answers(kd::cublaslt_handle_for_this_thread(0), p, kg::kLtHeuristicLimit, true),
+          all)
+          << name(d, q) << ": the library's handle, alignment stated";
+    }
+  }
 }
 
 // The library's cuBLASLt config (ktune::gemm_ex_config, the selector's call path after the pick)
