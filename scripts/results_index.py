@@ -13,8 +13,9 @@ A run is described by a manifest: `run.json` in a run directory (results/<device
 
 Checks: every manifest parses and has the keys above; every listed file exists; every file
 under results/ is listed by exactly one manifest (besides README.md, INDEX.md, LOG.md at the top
-and a notes.md beside a run.json); every commit exists (`git cat-file --batch-check`; skipped in a shallow
-clone, which may lack old commits). Exit 1 with one line per violation.
+and a notes.md beside a run.json); every commit is in HEAD's history, not merely somewhere in this
+clone (`git cat-file --batch-check`, `git rev-list HEAD`; skipped in a shallow clone, which may
+lack old commits). Exit 1 with one line per violation.
 """
 import argparse
 import json
@@ -97,11 +98,15 @@ def shallow(root):
 
 
 def missing_commits(root, shas):
-    """The shas that name no commit of the repository (one `git cat-file --batch-check`)."""
+    """The shas that name no commit in HEAD's history. A commit only on a side branch or left
+    behind by a temporary merge exists here but not in a clean clone of main, so it counts as
+    missing (one `git cat-file --batch-check` to expand the shas, one `git rev-list HEAD`)."""
     shas = sorted(set(shas))
     out = subprocess.run(["git", "-C", root, "cat-file", "--batch-check"], capture_output=True,
                          text=True, input="".join(s + "^{commit}\n" for s in shas)).stdout
-    return {s for s, line in zip(shas, out.splitlines()) if line.endswith(" missing")}
+    history = set(subprocess.run(["git", "-C", root, "rev-list", "HEAD"], capture_output=True,
+                                 text=True).stdout.split())
+    return {s for s, line in zip(shas, out.splitlines()) if line.split()[0] not in history}
 
 
 def load(root):
@@ -138,7 +143,8 @@ def load(root):
         missing = missing_commits(root, [m["commit"] for _, _, m in runs])
         for _, rel, m in runs:
             if m["commit"] in missing:
-                errors.append(f"results/{rel}: commit {m['commit']} is not in this repository")
+                errors.append(f"results/{rel}: commit {m['commit']} is not in this "
+                              "repository's history (HEAD)")
     return runs, errors
 
 

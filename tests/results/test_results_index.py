@@ -82,6 +82,18 @@ with tempfile.TemporaryDirectory() as tmp:
     planted("unknown-commit", lambda r: manifest(os.path.join(r, "results/dev/run1/run.json"),
                                                  "99264c3", ["a.csv"]),
             "commit 99264c3 is not in this repository")
+
+    def side_branch_commit(r):
+        # A commit that exists in the clone but only on another branch: a clean clone of the
+        # main branch would not have it.
+        git(r, "checkout", "-q", "-b", "side")
+        write(os.path.join(r, "side.txt"), "s\n")
+        git(r, "add", "side.txt")
+        git(r, "commit", "-q", "-m", "side")
+        side = git(r, "rev-parse", "--short", "HEAD")
+        git(r, "checkout", "-q", "-")
+        manifest(os.path.join(r, "results/dev/run1/run.json"), side, ["a.csv"])
+    planted("side-branch-commit", side_branch_commit, "is not in this repository's history")
     planted("bad-date", lambda r: manifest(os.path.join(r, "results/dev/run1/run.json"), sha,
                                            ["a.csv"], date="26/11/2026"),
             "'date' must be YYYY-MM-DD")
