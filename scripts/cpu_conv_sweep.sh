@@ -16,7 +16,8 @@
 #      (amd-epyc-2c-plan-k6.hpp: every row, the shipped ktune_tuned_conv2d_cpu;
 #      amd-epyc-2c-plan-resnet50-k6.hpp: the ResNet-50 rows only) regenerated in place;
 #   3. the deployed library (ktune::CpuConv2dPlan) against oneDNN at its best per layer, timed
-#      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
+#      by the sweep's own host protocol in rotating rounds (tuned_conv_bench;
+#      ktune::time_interleaved_on_host): in-sample on every layer of the sweep -> conv-deployed.*
 #      (batch 1), conv-deployed-b16.* (batch 16), and the ResNet-50-trained library on the VGG16
 #      layers (held out) -> conv-deployed-heldout.* (batch 1), conv-deployed-heldout-b16.*;
 #   4. the tables (scripts/cpu_conv_tables.py, with a row over conv-small's 12 layers of the
@@ -41,6 +42,10 @@
 # (2026-11-28, load average 1-3): about 25-50 s at batch 1 (50 s loaded for dnn-b1) and about
 # a third of the batch-16 sweep's time (5 s against 15 s on three ResNet-50 batch-16 layers), so
 # roughly 100 s on top of the 476 s of the last quiet run; run.json's measures give the figure.
+# Since session 19 every timed CPU run starts cold (host_rotation: 2x LLC read after each
+# verification, and before each run of a layer whose 8 copies do not cover 2x LLC, ~7 MB for a
+# 1 MB batch-1 layer), estimated (not measured quiet) at a few ms a measurement and 0.3-1 ms a
+# small layer's run: some 30-60 s more over both workloads and the benches.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -157,7 +162,7 @@ summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deploye
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
 configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
-oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \
+oneDNN at its best per layer, each timed by the sweep's host protocol (cold caches before every run) in 3 rotating rounds, pooled medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
 conv-deployed-heldout*.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers at batch 1 and 16); \
