@@ -44,8 +44,9 @@
 # roughly 100 s on top of the 476 s of the last quiet run; run.json's measures give the figure.
 # Since session 19 every timed CPU run starts cold (host_rotation: 2x LLC read after each
 # verification, and before each run of a layer whose 8 copies do not cover 2x LLC, ~7 MB for a
-# 1 MB batch-1 layer), estimated (not measured quiet) at a few ms a measurement and 0.3-1 ms a
-# small layer's run: some 30-60 s more over both workloads and the benches.
+# 1 MB batch-1 layer): a few ms a measurement and 0.3-1 ms a small layer's run, not measured
+# quiet; loaded (load average 6-10, 2026-11-28) WORKLOADS=dnn-b1 took 467 s with it, of which the
+# sweep 95 s and the re-timing 100 s, within the spread of the loaded runs above.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
