@@ -32,6 +32,9 @@ int rotation_copies(double bytes, double llc_bytes);
 // After the verification run (and whatever a session did before it: packing filters, building
 // copies) cold_bytes = 2x LLC are read once, and the first run is on copy 1, never the copy
 // just verified.
+// Problems under kHostColdMinBytes a copy (tiny test and sample problems, far below any DNN
+// layer's 0.3 MB and up) keep the rotation alone: no cold read, no eviction.
+inline constexpr double kHostColdMinBytes = 256.0 * 1024;
 struct HostRotation {
   size_t copies = 1;
   double cold_bytes = 0;   // read once after the verification run

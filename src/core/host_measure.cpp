@@ -42,6 +42,9 @@ int rotation_copies(double bytes, double llc_bytes) {
 HostRotation host_rotation(double bytes, double llc_bytes) {
   HostRotation r;
   r.copies = size_t(rotation_copies(bytes, llc_bytes));
+  // A problem this small runs in microseconds: reading megabytes before each run would multiply
+  // a sweep's time (and the test suite's) a hundredfold for problems no layer list holds.
+  if (bytes < kHostColdMinBytes) return r;
   r.cold_bytes = 2 * llc_bytes;
   // Each run's copy and what is read before it: copies x (bytes + evict) = 2x LLC.
   r.evict_bytes = std::max(0.0, r.cold_bytes / double(r.copies) - bytes);

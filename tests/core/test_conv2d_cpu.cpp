@@ -157,7 +157,8 @@ TEST(Conv2dCpu, SessionRunsStartFromCacheStateOfTheHostProtocol) {
   register_builtin();
   const Family& family = find_family("conv2d");
   auto backend = open_backend(family, "cpu");
-  const Shape s{1, 14, 14, 16, 16, 3, 3, 2, 1};  // a small batch-1 layer: 8 copies, evicted
+  const Shape s{1, 28, 28, 64, 64,
+                3, 3,  2,  1};  // 0.4 MB, a batch-1 layer's size: 8 copies, evicted
   const double llc = last_level_cache_bytes(backend->device());
   const HostRotation rotation = host_rotation(
       4.0 * double(s.input_elements() + s.filter_elements() + s.output_elements()), llc);

@@ -26,6 +26,10 @@ TEST(HostRotation, EvictsOnlyWhereTheCopiesDoNotCoverTwiceTheCache) {
   EXPECT_EQ(covered.evict_bytes, 0);
   EXPECT_EQ(host_rotation(100 * kMiB, llc).copies, 1u);
   EXPECT_EQ(host_rotation(100 * kMiB, llc).evict_bytes, 0);
+  const HostRotation tiny = host_rotation(kHostColdMinBytes / 2, llc);  // rotation alone
+  EXPECT_EQ(tiny.copies, 8u);
+  EXPECT_EQ(tiny.cold_bytes, 0);
+  EXPECT_EQ(tiny.evict_bytes, 0);
 }
 
 // Each run's copy and the bytes evicted before it (the verification's run included).

@@ -13,7 +13,7 @@ namespace {
 namespace conv = ktune::kernels::conv2d;
 
 TEST(TunedConvBenchCpu, TimesEachLibraryByTheHostProtocolInRounds) {
-  const conv::Shape s{1, 14, 14, 16, 16, 3, 3, 2, 1};  // stride 2: oneDNN has no Winograd
+  const conv::Shape s{1, 28, 28, 64, 64, 3, 3, 2, 1};  // stride 2: oneDNN has no Winograd
   const ktune::HostRotation rotation = ktune::host_rotation(
       4.0 * double(s.input_elements() + s.filter_elements() + s.output_elements()),
       ktune::last_level_cache_bytes(ktune::query_cpu_device()));
