@@ -3,6 +3,8 @@
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
 #      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
+#      and cpu_plan_tpad's 9 (the implicit GEMM with each thread's own padded input copy; refused
+#      but on padded non-1×1 layers of at most 256K padded input floats: the batch-1 ones)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -41,6 +43,10 @@
 # (2026-11-28, load average 1-3): about 25-50 s at batch 1 (50 s loaded for dnn-b1) and about
 # a third of the batch-16 sweep's time (5 s against 15 s on three ResNet-50 batch-16 layers), so
 # roughly 100 s on top of the 476 s of the last quiet run; run.json's measures give the figure.
+# cpu_plan_tpad's 9 configs run only on the padded non-1×1 layers with at most 256K padded input
+# floats (about 12 of the 33 batch-1 layers, none at batch 16; refusals cost nothing): estimated
+# 20-40 s more quiet (sub-millisecond layers but the 7×7 and VGG16 stems), the re-timing's cap of
+# 4 configs per layer unchanged.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +78,7 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 for w in $workloads; do
   [ "$bench_only" = 1 ] && break
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan,kind:cpu_plan_fused --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
+    --configs kind:cpu_plan,kind:cpu_plan_fused,kind:cpu_plan_tpad --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 # The re-timing: 3 timed runs a turn at batch 1 (runs of 0.1-4 ms), 1 at batch 16 (the verification
 # run of each turn already takes as long as the timed one); at least 4 rounds, whole rotations.
@@ -155,7 +161,7 @@ rounds, each turn verified again, pooled medians; ${retime_s} s)"
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${VENDORS:+VENDORS=$VENDORS }${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs, cpu_plan_fused's 6 and cpu_plan_tpad's 9 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
