@@ -4,7 +4,8 @@
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
 #      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
 #      and cpu_plan_tpad's 9 (the implicit GEMM with each thread's own padded input copy; refused
-#      but on padded non-1×1 layers of at most 256K padded input floats: the batch-1 ones)
+#      but on padded non-1×1 layers of at most 4M padded input floats: not VGG16's large ones at
+#      batch 16)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -43,10 +44,11 @@
 # (2026-11-28, load average 1-3): about 25-50 s at batch 1 (50 s loaded for dnn-b1) and about
 # a third of the batch-16 sweep's time (5 s against 15 s on three ResNet-50 batch-16 layers), so
 # roughly 100 s on top of the 476 s of the last quiet run; run.json's measures give the figure.
-# cpu_plan_tpad's 9 configs run only on the padded non-1×1 layers with at most 256K padded input
-# floats (about 12 of the 33 batch-1 layers, none at batch 16; refusals cost nothing): estimated
-# 20-40 s more quiet (sub-millisecond layers but the 7×7 and VGG16 stems), the re-timing's cap of
-# 4 configs per layer unchanged.
+# cpu_plan_tpad's 9 configs run only on the padded non-1×1 layers with at most 4M padded input
+# floats (18 of the 33 batch-1 layers, 13 at batch 16: ResNet-50's eight padded ones, VGG16's
+# conv1_1, conv4_1 and conv5_x; refusals cost nothing): estimated 1-2 minutes more quiet (batch 1
+# about 30 s; batch 16 mostly VGG16's conv4_1 and conv5_x on the implicit GEMM, 30-130 ms a run),
+# the re-timing's cap of 4 configs per layer unchanged.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -178,13 +178,14 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
   EXPECT_GE(tpad_ran, 9 * 6);
 }
 
-TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesTheBatch1PaddedLayers) {
-  // The padded batch-1 ResNet-50 layers (58 × 58 × 64 the largest padded input) run; at batch 16
-  // or on VGG16's 224 × 224 × 64 each thread's copy would not fit a core's L2.
+TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesResNet50sPaddedLayers) {
+  // ResNet-50's padded layers run at batch 1 and 16 (16 × 58 × 58 × 64 the largest padded
+  // input); VGG16's 224 × 224 × 64 at batch 16 would take 52M floats per thread.
   EXPECT_EQ(cpu::plan_tpad_refusal(Shape{1, 56, 56, 64, 64, 3, 3, 2, 1}), nullptr);
-  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{1, 224, 224, 3, 64, 7, 7, 2, 3}), nullptr);
-  EXPECT_NE(cpu::plan_tpad_refusal(Shape{16, 14, 14, 256, 256, 3, 3, 2, 1}), nullptr);
-  EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 224, 224, 64, 64, 3, 3, 1, 1}), nullptr);
+  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{16, 56, 56, 64, 64, 3, 3, 1, 1}), nullptr);
+  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{16, 224, 224, 3, 64, 7, 7, 2, 3}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{16, 224, 224, 64, 64, 3, 3, 1, 1}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{16, 56, 56, 256, 256, 3, 3, 1, 1}), nullptr);
   EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 14, 14, 256, 256, 1, 1, 1, 0}), nullptr);
   EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 14, 14, 256, 256, 1, 1, 2, 0}), nullptr);
 }

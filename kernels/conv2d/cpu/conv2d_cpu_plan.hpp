@@ -15,12 +15,12 @@
 // transform on one thread, in that thread's V and M, the blocks claimed by the threads in turn
 // (cpu_plan's Winograd shares each phase of a block among the threads, three barriers per
 // block, and passes V and M between the cores).
-// cpu_plan_tpad: cpu_plan's implicit GEMM (m = 0, the same cols and rows) where each thread pads
-// its own copy of the input as its first task of a call starts (PlanBlocking::pad_per_thread),
-// not the shared copy that a parallel region of its own writes first: one fork and join per call
-// less, and each core reads the copy from its own L2. Only where that differs from cpu_plan and
-// can pay: padded layers that are not 1×1 (those read their input in place), whose padded input
-// has at most kTpadMaxFloats floats (every thread copies all of it; the batch-1 layers).
+// cpu_plan_tpad: cpu_plan's implicit GEMM (m = 0, the same cols and rows) where each task copies
+// the input rows it reads into its thread's own padded buffer (PlanBlocking::pad_per_thread), not
+// the shared copy that a parallel region of its own writes first: one fork and join per call
+// less, and each core reads the copy from its own L2. Only where that differs from cpu_plan:
+// padded layers that are not 1×1 (those read their input in place), whose padded input has at
+// most kTpadMaxFloats floats (a buffer per thread).
 // The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
 // a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
 // nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
@@ -58,16 +58,16 @@ inline const char* plan_refusal(const Shape& s, int m) {
   return nullptr;
 }
 
-// The largest padded input (floats) cpu_plan_tpad takes: a core's L2 (1 MB on Zen 4), since every
-// thread copies all of it. ResNet-50's padded layers at batch 1 have at most 58 × 58 × 64.
-constexpr int64_t kTpadMaxFloats = 256 * 1024;
+// The largest padded input (floats) cpu_plan_tpad takes (16 MB per thread): ResNet-50's padded
+// layers at batch 16 (at most 16 × 58 × 58 × 64, 3.4M), not VGG16's larger ones at batch 16.
+constexpr int64_t kTpadMaxFloats = 4 * 1024 * 1024;
 
 // Why cpu_plan_tpad does not apply to s (its plan would be cpu_plan's), or null.
 inline const char* plan_tpad_refusal(const Shape& s) {
   if (s.pad == 0 || (s.r == 1 && s.s == 1 && s.stride == 1))
     return "cpu_plan_tpad: padded layers that are not 1x1 stride 1 only (no padded copy otherwise)";
   if (s.n * (s.h + 2 * s.pad) * (s.w + 2 * s.pad) * s.c > kTpadMaxFloats)
-    return "cpu_plan_tpad: padded input over 256K floats (each thread copies all of it)";
+    return "cpu_plan_tpad: padded input over 4M floats (a buffer per thread)";
   return nullptr;
 }
 
