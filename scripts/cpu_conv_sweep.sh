@@ -3,6 +3,9 @@
 #   1. the CPU sweep: the cpu_plan kind's 11 configs (the nn engine's prepared conv plan:
 #      implicit GEMM task blockings, Winograd F(2×2) / F(4×4) where they apply, the rest refused)
 #      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
+#      and cpu_plan_tpad's 9 (the implicit GEMM with each thread's own padded input copy; refused
+#      but on padded non-1×1 layers of at most 4M padded input floats: not VGG16's large ones at
+#      batch 16)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -16,7 +19,8 @@
 #      (amd-epyc-2c-plan-k6.hpp: every row, the shipped ktune_tuned_conv2d_cpu;
 #      amd-epyc-2c-plan-resnet50-k6.hpp: the ResNet-50 rows only) regenerated in place;
 #   3. the deployed library (ktune::CpuConv2dPlan) against oneDNN at its best per layer, timed
-#      alternately (tuned_conv_bench): in-sample on every layer of the sweep -> conv-deployed.*
+#      by the sweep's own host protocol in rotating rounds (tuned_conv_bench;
+#      ktune::time_interleaved_on_host): in-sample on every layer of the sweep -> conv-deployed.*
 #      (batch 1), conv-deployed-b16.* (batch 16), and the ResNet-50-trained library on the VGG16
 #      layers (held out) -> conv-deployed-heldout.* (batch 1), conv-deployed-heldout-b16.*;
 #   4. the tables (scripts/cpu_conv_tables.py, with a row over conv-small's 12 layers of the
@@ -41,6 +45,16 @@
 # (2026-11-28, load average 1-3): about 25-50 s at batch 1 (50 s loaded for dnn-b1) and about
 # a third of the batch-16 sweep's time (5 s against 15 s on three ResNet-50 batch-16 layers), so
 # roughly 100 s on top of the 476 s of the last quiet run; run.json's measures give the figure.
+# Since session 19 every timed CPU run starts cold (host_rotation, layers of 256 KiB and up: 2x LLC read after each
+# verification, and before each run of a layer whose 8 copies do not cover 2x LLC, ~7 MB for a
+# 1 MB batch-1 layer): a few ms a measurement and 0.3-1 ms a small layer's run, not measured
+# quiet; loaded (load average 6-10, 2026-11-28) WORKLOADS=dnn-b1 took 467 s with it, of which the
+# sweep 95 s and the re-timing 100 s, within the spread of the loaded runs above.
+# cpu_plan_tpad's 9 configs run only on the padded non-1×1 layers with at most 4M padded input
+# floats (18 of the 33 batch-1 layers, 13 at batch 16: ResNet-50's eight padded ones, VGG16's
+# conv1_1, conv4_1 and conv5_x; refusals cost nothing): estimated 1-2 minutes more quiet (batch 1
+# about 30 s; batch 16 mostly VGG16's conv4_1 and conv5_x on the implicit GEMM, 30-130 ms a run),
+# the re-timing's cap of 4 configs per layer unchanged.
 set -euo pipefail
 build=${1:?BUILD_DIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +86,7 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 for w in $workloads; do
   [ "$bench_only" = 1 ] && break
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan,kind:cpu_plan_fused --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
+    --configs kind:cpu_plan,kind:cpu_plan_fused,kind:cpu_plan_tpad --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 # The re-timing: 3 timed runs a turn at batch 1 (runs of 0.1-4 ms), 1 at batch 16 (the verification
 # run of each turn already takes as long as the timed one); at least 4 rounds, whole rotations.
@@ -155,9 +169,9 @@ rounds, each turn verified again, pooled medians; ${retime_s} s)"
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${VENDORS:+VENDORS=$VENDORS }${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs and cpu_plan_fused's 6 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs, cpu_plan_fused's 6 and cpu_plan_tpad's 9 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
-oneDNN at its best per layer, alternating, each run on the next rotated copy of the tensors, medians (conv-deployed*.csv/md, \
+oneDNN at its best per layer, each timed by the sweep's host protocol (cold caches before every run) in 3 rotating rounds, pooled medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \
 in-sample: conv-deployed.* (the selector was trained on these layers' rows); held out: \
 conv-deployed-heldout*.* (a selector trained on the ResNet-50 rows, run on the VGG16 layers at batch 1 and 16); \

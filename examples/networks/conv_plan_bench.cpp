@@ -49,6 +49,16 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
     with("kc128", [](kc::PlanBlocking& b) { b.kc = 128; });
     with("kc512", [](kc::PlanBlocking& b) { b.kc = 512; });
     with("kcfixed", [](kc::PlanBlocking& b) { b.whole_k_floats = 0; });
+    // K blocks of 64 / 128 on every layer (kc128 above changes nothing while whole_k_floats
+    // keeps all of K in one block).
+    with("kc64all", [](kc::PlanBlocking& b) {
+      b.kc = 64;
+      b.whole_k_floats = 0;
+    });
+    with("kc128all", [](kc::PlanBlocking& b) {
+      b.kc = 128;
+      b.whole_k_floats = 0;
+    });
     with("kc256k", [](kc::PlanBlocking& b) { b.whole_k_floats = 256 * 1024; });
     with("direct", [](kc::PlanBlocking& b) { b.winograd_m = 0; });  // no Winograd
     with("wino2", [](kc::PlanBlocking& b) { b.winograd_m = 2; });
@@ -63,6 +73,12 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
       b.prefetch_panels = false;
     });
     with("noprefetch", [](kc::PlanBlocking& b) { b.prefetch_panels = false; });
+    // Each thread's own padded copy (cpu_plan_tpad), at cpu_plan's default and 192-pixel tasks.
+    with("padthread", [](kc::PlanBlocking& b) { b.pad_per_thread = true; });
+    with("cols192padthread", [](kc::PlanBlocking& b) {
+      b.max_cols = 192;
+      b.pad_per_thread = true;
+    });
     with("nocopy", [](kc::PlanBlocking& b) { b.pack_aliased = false; });  // aliased rows in place
     return m;
   }();
@@ -91,10 +107,39 @@ double time_ms(F&& f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A network of unconnected conv layers (each its own input and output tensor, ReLU), one per
+// "n,h,w,c,k,r,s,stride,pad" of the ';'-separated list: the conv2d workloads' shapes, which are
+// not all a network's layers as such (ResNet-50's strided projections appear at stride 1).
+nn::Network conv_layers(const std::string& list) {
+  nn::Network net;
+  net.name = "shapes";
+  for (size_t at = 0; at < list.size();) {
+    const size_t end = std::min(list.find(';', at), list.size());
+    std::vector<int64_t> v;
+    for (size_t i = at; i < end;) {
+      const size_t comma = std::min(list.find(',', i), end);
+      v.push_back(std::stoll(list.substr(i, comma - i)));
+      i = comma + 1;
+    }
+    if (v.size() != 9) throw std::runtime_error("--shapes: want n,h,w,c,k,r,s,stride,pad");
+    nn::Layer l;
+    l.name = fmt::format("conv{}", net.layers.size());
+    l.conv = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], true};
+    l.in = int(net.tensors.size());
+    net.tensors.push_back({v[0], v[1], v[2], v[3]});
+    l.out = int(net.tensors.size());
+    net.tensors.push_back({v[0], l.conv.p(), l.conv.q(), v[4]});
+    net.batch = v[0];
+    net.layers.push_back(l);
+    at = end + 1;
+  }
+  return net;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string network = "resnet50", csv, variants = "plan", only, workers = "openmp";
+  std::string network = "resnet50", csv, variants = "plan", only, workers = "openmp", shapes;
   int64_t batch = 1;
   int reps = 20, burst = 2, pause_ms = 5, threads = 0;
   CLI::App app{"conv_plan_bench: the ktune CPU conv plan (blocking variants) vs oneDNN per layer"};
@@ -112,6 +157,11 @@ int main(int argc, char** argv) {
                  "packed GEMM's helper pool, as ktune_pool)")
       ->check(CLI::IsMember({"openmp", "pool"}));
   app.add_option("--csv", csv, "append the rows to this CSV");
+  app.add_option(
+      "--shapes", shapes,
+      "instead of --network: conv layers n,h,w,c,k,r,s,stride,pad separated by ';' "
+      "(the conv2d workloads' shapes, e.g. ResNet-50 b1 conv5_2 1,7,7,1024,2048,1,1,1,0), "
+      "each with ReLU");
   CLI11_PARSE(app, argc, argv);
   try {
     std::vector<std::pair<std::string, kc::PlanBlocking>> plans;
@@ -128,7 +178,7 @@ int main(int argc, char** argv) {
     const kc::ScopedTaskWorkers on(workers == "pool" ? kc::TaskWorkers::pool
                                                      : kc::TaskWorkers::openmp);
     nn::register_cpu_backends();
-    const nn::Network net = nn::make_network(network, batch);
+    const nn::Network net = shapes.empty() ? nn::make_network(network, batch) : conv_layers(shapes);
     std::ofstream out;
     if (!csv.empty()) {
       out.open(csv, std::ios::app);

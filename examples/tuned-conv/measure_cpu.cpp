@@ -2,7 +2,7 @@
 // oneDNN at its best.
 #include <fmt/format.h>
 
-#include <chrono>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -20,7 +20,9 @@ namespace tuned_conv {
 namespace {
 
 namespace conv = ktune::kernels::conv2d;
-constexpr int kRounds = 15;  // deployed / vendor timing rounds, the order rotating by round
+// Rounds of the comparison: every library measured once a round by the sweep's protocol, the
+// order rotating (ktune::time_interleaved_on_host; rounded up to whole rotations).
+constexpr int kRounds = 3;
 
 struct Buffers {
   std::vector<float> input, filter, output;
@@ -35,6 +37,12 @@ class CpuMeasure final : public DeviceMeasure {
   // per rotated copy of the tensors), built before anything is timed, as oneDNN's weights are
   // reordered once per layer. oneDNN at its best: convolution_auto and, where oneDNN has one for
   // the layer, its Winograd (reorders from / to NHWC counted), the faster by median kept.
+  // All are timed by the sweep's own protocol (ktune::verify_then_time_on_host: verified, then
+  // back-to-back runs on rotated copies, each from the sweep's cache state), in rotating rounds
+  // (ktune::time_interleaved_on_host), so that the bench and the sweep it was trained on time a
+  // config alike. Until session 19 the bench timed single runs of the libraries in turn, each
+  // right after another library's run, while the sweep timed each back to back; on the quiet
+  // 2-core EPYC the two disagreed on ResNet-50's small batch-1 layers (docs/networks.md).
   LayerResult measure(const conv::Shape& s, uint64_t seed,
                       const ktune::TimingPolicy& policy) override {
     LayerResult r;
@@ -47,46 +55,39 @@ class CpuMeasure final : public DeviceMeasure {
         conv::reference_conv2d(s, copies[0].input.data(), copies[0].filter.data());
     const double bytes =
         4.0 * double(s.input_elements() + s.filter_elements() + s.output_elements());
-    for (int i = 1; i < ktune::rotation_copies(bytes, llc_); ++i) copies.push_back(copies[0]);
+    const ktune::HostRotation rotation = ktune::host_rotation(bytes, llc_);
+    for (size_t i = 1; i < rotation.copies; ++i) copies.push_back(copies[0]);
     std::vector<ktune::CpuConv2dPlan> plans;
     for (const Buffers& b : copies)
       plans.emplace_back(s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.filter.data());
     r.config = plans[0].config() >= 0 ? info.configs[plans[0].config()] : "last resort";
-    // Runs `run(copy)` on poisoned output, checks it, then times it with the sweep's protocol.
-    auto verified = [&](auto&& run, double bound) {
-      return ktune::verify_then_time_on_host(
-          [&] {
-            std::fill(copies[0].output.begin(), copies[0].output.end(),
-                      std::numeric_limits<float>::quiet_NaN());
-            run(size_t(0));
-            ktune::RunVerdict v;
-            v.rel_error = conv::relative_error(s, copies[0].output.data(), reference);
-            v.ok = v.rel_error <= bound;
-            if (!v.ok)
-              v.message = fmt::format("relative error {:.3g} over {:.3g}", v.rel_error, bound);
-            return v;
-          },
-          run, copies.size(), policy);
-    };
-    auto deployed = [&](size_t copy) {
-      plans[copy].run(copies[copy].input.data(), copies[copy].output.data());
+    // `run(copy)` on poisoned output (copy 0), judged against the float64 reference.
+    auto candidate = [&](std::function<void(size_t)> run, double bound) {
+      ktune::HostCandidate c;
+      c.verify = [&, run, bound] {
+        std::fill(copies[0].output.begin(), copies[0].output.end(),
+                  std::numeric_limits<float>::quiet_NaN());
+        run(size_t(0));
+        return ktune::judge_error(conv::relative_error(s, copies[0].output.data(), reference),
+                                  bound);
+      };
+      c.run = std::move(run);
+      return c;
     };
     // Winograd configs may be picked: judge with the larger of the bounds.
-    const ktune::Outcome out = verified(deployed, conv::error_bound(s, 4));
-    r.status = std::string(ktune::to_string(out.status));
-    r.message = out.message;
-    r.rel_error = out.rel_error;
-    if (out.status != ktune::Status::ok) return r;
-    r.deployed_ms = out.timing.median_ms;
-    if (!conv::cpu::onednn_available()) return r;
+    std::vector<ktune::HostCandidate> all{candidate(
+        [&](size_t copy) {
+          plans[copy].run(copies[copy].input.data(), copies[copy].output.data());
+        },
+        conv::error_bound(s, 4))};
     struct Vendor {
       std::unique_ptr<conv::cpu::OnednnConv> conv;
       std::vector<int> weights;
       std::string what;
-      std::vector<double> ms;
     };
     std::vector<Vendor> vendors;
     for (auto algo : {conv::cpu::OnednnAlgo::automatic, conv::cpu::OnednnAlgo::winograd}) {
+      if (!conv::cpu::onednn_available()) break;
       Vendor v;
       try {
         v.conv = std::make_unique<conv::cpu::OnednnConv>(s, algo);
@@ -96,54 +97,30 @@ class CpuMeasure final : public DeviceMeasure {
       for (const Buffers& b : copies) v.weights.push_back(v.conv->add_weights(b.filter.data()));
       const bool wino = algo == conv::cpu::OnednnAlgo::winograd;
       v.what = fmt::format("{}:{}", wino ? "winograd" : "auto", v.conv->implementation());
+      vendors.push_back(std::move(v));
+    }
+    for (Vendor& v : vendors) {
       Vendor* p = &v;
-      const ktune::Outcome o = verified(
+      const bool wino = v.what.rfind("winograd", 0) == 0;
+      all.push_back(candidate(
           [&, p](size_t copy) {
             p->conv->run(copies[copy].input.data(), p->weights[copy], copies[copy].output.data());
           },
-          conv::error_bound(s, wino ? 4 : 0));
-      if (o.status == ktune::Status::ok) vendors.push_back(std::move(v));
+          conv::error_bound(s, wino ? 4 : 0)));
     }
-    if (vendors.empty()) return r;
-    // All verified: time them again alternately, one run each per round, so that on a shared,
-    // loaded machine all see the same load; the medians of these rounds are reported. Every run
-    // takes the next rotated copy: when a round's runs shared one, the vendors found the tensors
-    // the deployed run had just brought into the caches, the deployed run never. On ResNet-50's
-    // small layers at batch 1 a plan's rerun on the copy it had just used took 0.88-0.94x the time
-    // of a run on a rotated one (1×1 and 3×3 stride-2 layers, medians of 400-1500 run pairs, the
-    // loaded 2-core EPYC); the committed run had them at 0.70-0.85x oneDNN, the sweep (rotated
-    // copies for every config) at 0.91-1.05x.
-    std::vector<double> deployed_ms;
-    size_t copy = 0;
-    auto next_copy = [&] { return copy = (copy + 1) % copies.size(); };
-    auto timed = [](auto&& run) {
-      const auto start = std::chrono::steady_clock::now();
-      run();
-      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-          .count();
-    };
-    // The order rotates by round: with the deployed run always first it always ran right after
-    // the last vendor run, whose OpenMP threads may still spin on the 2 cores (conv4_6 at batch 1
-    // took 0.80 ms here against 0.52 ms in the sweep, where oneDNN's time moved 12 %).
-    const int turns = 1 + int(vendors.size());
-    for (int round = 0; round < kRounds; ++round)
-      for (int t = 0; t < turns; ++t) {
-        const int who = (round + t) % turns;  // 0: deployed, i > 0: vendors[i - 1]
-        const size_t c = next_copy();
-        if (who == 0) {
-          deployed_ms.push_back(timed([&] { deployed(c); }));
-          continue;
-        }
-        Vendor& v = vendors[size_t(who - 1)];
-        v.ms.push_back(timed(
-            [&] { v.conv->run(copies[c].input.data(), v.weights[c], copies[c].output.data()); }));
-      }
-    r.deployed_ms = ktune::summarize(deployed_ms).median_ms;
-    for (const Vendor& v : vendors) {
-      const double ms = ktune::summarize(v.ms).median_ms;
-      if (r.vendor_ms == 0 || ms < r.vendor_ms) {
-        r.vendor_ms = ms;
-        r.vendor_what = v.what;
+    const auto outcomes = ktune::time_interleaved_on_host(all, rotation, policy, kRounds);
+    const ktune::Outcome& out = outcomes[0];
+    r.status = std::string(ktune::to_string(out.status));
+    r.message = out.message;
+    r.rel_error = out.rel_error;
+    if (out.status != ktune::Status::ok) return r;
+    r.deployed_ms = out.timing.median_ms;
+    for (size_t i = 0; i < vendors.size(); ++i) {
+      const ktune::Outcome& o = outcomes[i + 1];
+      if (o.status != ktune::Status::ok) continue;  // not verified: not a comparison
+      if (r.vendor_ms == 0 || o.timing.median_ms < r.vendor_ms) {
+        r.vendor_ms = o.timing.median_ms;
+        r.vendor_what = vendors[i].what;
       }
     }
     return r;

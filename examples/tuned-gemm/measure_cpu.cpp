@@ -62,9 +62,9 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
   const double bytes = 4.0 * double(size_a + size_b + size_c);
   // The sweep's rotation rule, so deployed and swept timings see the cache alike.
   static const double llc_bytes = ktune::last_level_cache_bytes(ktune::query_cpu_device());
-  const int copies = ktune::rotation_copies(bytes, llc_bytes);
+  const ktune::HostRotation rotation = ktune::host_rotation(bytes, llc_bytes);
   Buffers buf;
-  for (int i = 0; i < copies; ++i) {
+  for (size_t i = 0; i < rotation.copies; ++i) {
     buf.a.push_back(ktune::kernels::gemm::random_matrix(size_a, seed));
     buf.b.push_back(ktune::kernels::gemm::random_matrix(size_b, seed + 1));
     buf.c.emplace_back(size_c, std::numeric_limits<float>::quiet_NaN());
@@ -117,13 +117,13 @@ ShapeResult measure_cpu(const Shape& s, uint64_t seed, const ktune::TimingPolicy
           return ktune::judge_error(ktune::kernels::gemm::relative_error(s, buf.c[0].data(), ref),
                                     ktune::kernels::gemm::error_bound(s.k));
         };
-        o = c.first = ktune::verify_then_time_on_host(verify, c.run, size_t(copies), policy);
+        o = c.first = ktune::verify_then_time_on_host(verify, c.run, rotation, policy);
       } else {  // verified in round 0: timed only
         o = ktune::verify_then_time_on_host(
             [] {
               return ktune::RunVerdict{true, 0, ""};
             },
-            c.run, size_t(copies), policy);
+            c.run, rotation, policy);
         if (o.status != ktune::Status::ok) c.first = o;  // a later timeout or failure counts
       }
       if (o.status == ktune::Status::ok) c.round_ms.push_back(o.timing.median_ms);

@@ -1,12 +1,14 @@
 #pragma once
-// The verify-then-time protocol of the CPU backends, shared by every family: one run on
-// poisoned output judged against the reference, then adaptive timing with steady_clock over
-// buffer copies rotated so that reruns do not find their data in the last-level cache. The CUDA
-// backends follow the same protocol with the same rotation rule and verdicts (src/cuda/
-// device_measure.hpp), timed by CUDA events.
+// The verify-then-time protocol of the CPU backends, shared by every family and by the benches
+// of the deployed libraries (ONE protocol per device API): one run on poisoned output judged
+// against the reference, then adaptive timing with steady_clock, every timed run on a copy of
+// the problem's buffers whose data is not hot from its own previous use (HostRotation below), as
+// for a layer an inference engine runs among others. The CUDA backends follow the same protocol
+// with the same rotation rule and verdicts (src/cuda/device_measure.hpp), timed by CUDA events.
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ktune/device.hpp"
 #include "ktune/measurement.hpp"
@@ -22,6 +24,31 @@ double last_level_cache_bytes(const DeviceInfo& cpu);
 // the last-level cache (a GPU's L2): between 1 and 8.
 int rotation_copies(double bytes, double llc_bytes);
 
+// The cache state every timed host run starts from: at least twice the LLC of other data was read
+// since its copy of the buffers was last used. Rotation gives that where rotation_copies' copies
+// cover 2x LLC; where they do not (the cap of 8: a 1 MB batch-1 layer's 8 copies are 8 MB of a
+// 32 MiB L3, so each rerun found its weights and input in L3), evict_bytes of an unrelated
+// buffer are read before each timed run, so that copies x (bytes + evict_bytes) >= 2x LLC.
+// After the verification run (and whatever a session did before it: packing filters, building
+// copies) cold_bytes = 2x LLC are read once, and the first run is on copy 1, never the copy
+// just verified.
+// Problems under kHostColdMinBytes a copy (tiny test and sample problems, far below any DNN
+// layer's 0.3 MB and up) keep the rotation alone: no cold read, no eviction.
+inline constexpr double kHostColdMinBytes = 256.0 * 1024;
+struct HostRotation {
+  size_t copies = 1;
+  double cold_bytes = 0;   // read once after the verification run
+  double evict_bytes = 0;  // read before each run; 0 where the copies cover 2x LLC
+};
+HostRotation host_rotation(double bytes, double llc_bytes);
+
+// Reads `bytes` of a buffer kept for this, on every thread of the OpenMP team (each core's L2 as
+// well as the shared L3), cyclically, so that what it reads is what it read longest ago (re-reading
+// cached lines would evict nothing). Outside any timed interval; a lock serializes callers.
+void evict_host_caches(double bytes);
+// The bytes evict_host_caches read so far in this process (tests: the protocol evicted).
+double host_cache_bytes_evicted();
+
 struct RunVerdict {
   bool ok = false;
   double rel_error = 0;
@@ -33,11 +60,30 @@ struct RunVerdict {
 // infinite error. Shared by the host and CUDA backends so their messages agree.
 RunVerdict judge_error(double error, double bound);
 
-// verify() runs once on poisoned output and judges it; when right, run(copy) is timed by
-// time_adaptive with copy = 0, 1, 2, ... modulo copies. Exceptions give `failed`, a run over
-// the policy's timeout gives `timeout` (time_adaptive); an unusable policy throws Error.
+// verify() runs once on poisoned output (copy 0) and judges it; when right, rotation.cold_bytes
+// are evicted and run(copy) is timed by time_adaptive (warm-ups included) with copy = 1, 2, ...
+// modulo rotation.copies, rotation.evict_bytes evicted before each run. Exceptions give
+// `failed`, a run over the policy's timeout gives `timeout` (time_adaptive); an unusable policy
+// throws Error.
 Outcome verify_then_time_on_host(const std::function<RunVerdict()>& verify,
-                                 const std::function<void(size_t copy)>& run, size_t copies,
-                                 const TimingPolicy& policy);
+                                 const std::function<void(size_t copy)>& run,
+                                 const HostRotation& rotation, const TimingPolicy& policy);
+
+// One contender of a host comparison (a deployed library and the vendor calls it is compared
+// with): its verification and its run on a copy, as verify_then_time_on_host takes them.
+struct HostCandidate {
+  std::function<RunVerdict()> verify;
+  std::function<void(size_t copy)> run;
+};
+
+// The comparison's alternation on a shared machine: rounds in which every candidate is measured
+// once by verify_then_time_on_host (verified again, then timed from the same cache state as a
+// sweep's measurement), the order rotated by one each round (run_interleaved), at least `rounds`
+// rounds rounded up to whole rotations so each candidate takes every place equally often.
+// Returns each candidate's outcome: the samples of all its rounds pooled (as ktune retime pools
+// its turns), or its first round that was not ok, after which it is not run again.
+std::vector<Outcome> time_interleaved_on_host(const std::vector<HostCandidate>& candidates,
+                                              const HostRotation& rotation,
+                                              const TimingPolicy& policy, int rounds);
 
 }  // namespace ktune

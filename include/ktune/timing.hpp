@@ -3,6 +3,7 @@
 // are met (or the maximum count is hit), and summarize with the median.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ktune/measurement.hpp"
 
@@ -28,5 +29,9 @@ std::string timing_policy_problem(const TimingPolicy& policy);
 Outcome time_adaptive(const std::function<double()>& run_once, const TimingPolicy& policy);
 
 TimingStats summarize(std::vector<double> samples_ms);
+
+// Several timings of one candidate (all ok: turns of a re-timing, rounds of a comparison) as one
+// ok outcome: their samples pooled and summarized, the worst rel_error kept.
+Outcome pool_outcomes(const std::vector<Outcome>& turns);
 
 }  // namespace ktune

@@ -1,7 +1,7 @@
 // The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
 // (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
 // cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 and cpu_plan_fused's 6 after
-// the CUDA kinds.
+// the CUDA kinds, cpu_plan_tpad's 9 after cuda_igemm_wgmma.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -79,6 +79,15 @@ void add_cpu_plan_kinds(std::vector<SpaceKind>& kinds) {
   // params, so the space's numeric columns do not change. 2 × 3 = 6 configs.
   kinds.push_back(
       {"cpu_plan_fused", {{"m", V{"2", "4"}}, {"tiles", V{"12", "24", "48"}}}, nullptr});
+}
+
+void add_cpu_plan_tpad_kinds(std::vector<SpaceKind>& kinds) {
+  // cpu_plan's implicit GEMM (m = 0) with each thread's own padded copy of the input
+  // (conv2d_cpu_plan.hpp; refused on unpadded and 1×1 layers and on large inputs): the same task
+  // blockings, so the sweep compares the two copies config for config. 9 configs.
+  kinds.push_back({"cpu_plan_tpad",
+                   {{"cols", V{"192", "384", "768"}}, {"rows", V{"128", "256", "512"}}},
+                   nullptr});
 }
 
 bool is_cpu_kind(const std::string& name) { return name.rfind("cpu_", 0) == 0; }

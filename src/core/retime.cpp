@@ -103,8 +103,6 @@ Measurement pooled_measurement(const Measurement& original, const std::vector<Ou
   m.created_at.clear();  // the store stamps the time of the re-timing
   m.source.clear();
   m.perf = 0;
-  std::vector<double> samples;
-  double worst_error = -1;
   for (size_t round = 0; round < turns.size(); ++round) {
     const Outcome& o = turns[round];
     if (o.status != Status::ok) {
@@ -112,14 +110,10 @@ Measurement pooled_measurement(const Measurement& original, const std::vector<Ou
       m.outcome.message = fmt::format("re-timing round {}: {}", round + 1, o.message);
       return m;
     }
-    samples.insert(samples.end(), o.timing.samples_ms.begin(), o.timing.samples_ms.end());
-    worst_error = std::max(worst_error, o.rel_error);
   }
-  if (samples.empty()) throw Error(fmt::format("re-timing of '{}' took no samples", m.config));
-  m.outcome = Outcome{};
-  m.outcome.status = Status::ok;
-  m.outcome.timing = summarize_samples(std::move(samples));
-  m.outcome.rel_error = worst_error;
+  m.outcome = pool_outcomes(turns);
+  if (m.outcome.timing.reps == 0)
+    throw Error(fmt::format("re-timing of '{}' took no samples", m.config));
   if (m.outcome.timing.median_ms > 0) m.perf = flops / m.outcome.timing.median_ms / 1e6;
   return m;
 }

@@ -14,6 +14,18 @@ TimingStats summarize(std::vector<double> samples_ms) {
   return summarize_samples(std::move(samples_ms));
 }
 
+Outcome pool_outcomes(const std::vector<Outcome>& turns) {
+  Outcome out;
+  out.status = Status::ok;
+  std::vector<double> samples;
+  for (const Outcome& o : turns) {
+    samples.insert(samples.end(), o.timing.samples_ms.begin(), o.timing.samples_ms.end());
+    out.rel_error = std::max(out.rel_error, o.rel_error);
+  }
+  out.timing = summarize_samples(std::move(samples));
+  return out;
+}
+
 std::string timing_policy_problem(const TimingPolicy& policy) {
   if (policy.warmups < 0) return fmt::format("warmups: {} is negative", policy.warmups);
   if (policy.min_reps < 1) return fmt::format("min_reps: {} is not at least 1", policy.min_reps);

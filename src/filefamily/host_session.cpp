@@ -19,11 +19,11 @@ class HostSession final : public ProblemSession {
  public:
   HostSession(const FileFamily& family, const Problem& problem, double llc_bytes)
       : family_(family), problem_(problem), data_(family, problem) {
-    copies_ = size_t(rotation_copies(data_.vector_bytes(), llc_bytes));
+    rotation_ = host_rotation(data_.vector_bytes(), llc_bytes);
     const size_t args = family.spec().arguments.size();
-    buffers_.resize(copies_);
-    pointers_.resize(copies_);
-    for (size_t c = 0; c < copies_; ++c) {
+    buffers_.resize(rotation_.copies);
+    pointers_.resize(rotation_.copies);
+    for (size_t c = 0; c < rotation_.copies; ++c) {
       for (size_t i = 0; i < args; ++i) {
         buffers_[c].emplace_back(data_.initial(i).bytes);
         std::memcpy(buffers_[c][i].data.get(), data_.initial(i).data.get(), data_.initial(i).bytes);
@@ -44,7 +44,7 @@ class HostSession final : public ProblemSession {
       return data_.judge([&](size_t arg) { return buffers_[0][arg].data.get(); });
     };
     auto run_copy = [&](size_t c) { entry(pointers_[c].data()); };
-    return verify_then_time_on_host(verify, run_copy, copies_, policy);
+    return verify_then_time_on_host(verify, run_copy, rotation_, policy);
   }
 
   std::vector<std::string> vendors() const override { return {}; }
@@ -68,7 +68,7 @@ class HostSession final : public ProblemSession {
   const FileFamily& family_;
   Problem problem_;
   ProblemData data_;
-  size_t copies_ = 1;
+  HostRotation rotation_;
   std::vector<std::vector<Buffer>> buffers_;
   std::vector<std::vector<void*>> pointers_;
 };

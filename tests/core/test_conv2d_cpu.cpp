@@ -15,6 +15,7 @@
 #include "kernels/conv2d/cpu/conv2d_onednn.hpp"
 #include "ktune/error.hpp"
 #include "ktune/family.hpp"
+#include "ktune/host_measure.hpp"
 
 namespace ktune::kernels::conv2d {
 namespace {
@@ -147,6 +148,36 @@ TEST(Conv2dCpu, BackendVerifiesTimesAndRefusesWhatDoesNotApply) {
   ASSERT_EQ(session->vendors(), (std::vector<std::string>{"onednn", "onednn_winograd"}));
   const Outcome vendor = session->run_vendor("onednn", policy);
   EXPECT_EQ(vendor.status, Status::ok) << vendor.message;
+}
+
+// The sweep's measurement and a ktune retime turn (both ProblemSession::run) and the oneDNN row
+// go through the host protocol's cache rule: 2x LLC read after the verification, and before each
+// run the eviction host_rotation asks for a layer whose copies do not cover 2x LLC.
+TEST(Conv2dCpu, SessionRunsStartFromCacheStateOfTheHostProtocol) {
+  register_builtin();
+  const Family& family = find_family("conv2d");
+  auto backend = open_backend(family, "cpu");
+  const Shape s{1, 28, 28, 64, 64,
+                3, 3,  2,  1};  // 0.4 MB, a batch-1 layer's size: 8 copies, evicted
+  const double llc = last_level_cache_bytes(backend->device());
+  const HostRotation rotation = host_rotation(
+      4.0 * double(s.input_elements() + s.filter_elements() + s.output_elements()), llc);
+  ASSERT_GT(rotation.evict_bytes, 0);
+  auto session = backend->open(problem_of(s));
+  const TimingPolicy turn{.warmups = 0, .min_reps = 3, .max_reps = 3, .budget_ms = 0};
+  auto evicted_by = [&](auto&& measure) {
+    const double before = host_cache_bytes_evicted();
+    const Outcome o = measure();
+    EXPECT_EQ(o.status, Status::ok) << o.message;
+    return host_cache_bytes_evicted() - before;
+  };
+  const double expected = rotation.cold_bytes + 3 * double(size_t(rotation.evict_bytes) / 64 * 64);
+  EXPECT_DOUBLE_EQ(evicted_by([&] {
+                     return session->run(family.space().parse("rows=4;cols=3;vk=2;vc=8"), turn);
+                   }),
+                   expected);
+  if (!cpu::onednn_available()) GTEST_SKIP() << "built without oneDNN";
+  EXPECT_DOUBLE_EQ(evicted_by([&] { return session->run_vendor("onednn", turn); }), expected);
 }
 
 TEST(Conv2dCpu, OnednnMatchesTheReferenceOnTinyShapes) {

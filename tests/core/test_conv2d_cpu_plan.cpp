@@ -106,15 +106,20 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
   PlanBlocking pieces_outer, small_pieces_outer = small_packing;
   pieces_outer.rows_outer = small_pieces_outer.rows_outer = false;
   pieces_outer.prefetch_panels = small_pieces_outer.prefetch_panels = false;
+  // Each thread's own padded copy (PlanBlocking::pad_per_thread), default and small blocks, the
+  // direct path; with 3 threads on 2 cores too (more slots than cores, a slot held by turns).
+  PlanBlocking own, small_own = small;
+  own.winograd_m = 0;
+  own.pad_per_thread = small_own.pad_per_thread = true;
   for (const Shape& s : shapes()) {
     Case c(s);
-    for (int threads : {1, 2})
-      for (const PlanBlocking& bl :
-           {PlanBlocking{}, small, small_packing, row_calls, pieces_outer, small_pieces_outer}) {
+    for (int threads : {1, 2, 3})
+      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing, row_calls, pieces_outer,
+                                     small_pieces_outer, own, small_own}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s, plan.winograd_m()))
             << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
-            << " join_rows=" << bl.join_rows;
+            << " join_rows=" << bl.join_rows << " pad_per_thread=" << bl.pad_per_thread;
       }
   }
 }
@@ -141,10 +146,12 @@ TEST(Conv2dCpuPlan, EpilogueBiasResidualReluMatchesFloat64) {
 // as on the helper pool, direct and Winograd paths, small blocks (many tasks), every epilogue.
 TEST(Conv2dCpuPlan, OnOpenMPsTeamMatchesFloat64) {
   const cpu_conv::ScopedTaskWorkers on(cpu_conv::TaskWorkers::openmp);
+  PlanBlocking own{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12};  // and own padded copies
+  own.pad_per_thread = true;
   for (const Shape& s : shapes()) {
     Case c(s);
     for (const PlanBlocking& bl :
-         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}}) {
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}, own}) {
       ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask : {0, 7})
         EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))

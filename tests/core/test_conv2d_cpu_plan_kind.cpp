@@ -1,10 +1,11 @@
-// The cpu_plan and cpu_plan_fused kinds (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) and the oneDNN
-// Winograd vendor row: every config against the float64 reference on random data with
-// NaN-poisoned output, directly and through the family's CPU backend (which verifies before it
+// The cpu_plan, cpu_plan_fused and cpu_plan_tpad kinds (kernels/conv2d/cpu/conv2d_cpu_plan.hpp)
+// and the oneDNN Winograd vendor row: every config against the float64 reference on random data
+// with NaN-poisoned output, directly and through the family's CPU backend (which verifies before it
 // times), on the tiny workload's odd shapes and small copies of every filter / stride / padding
 // of the VGG16 and ResNet-50 layers with channel counts off the tiles (kMR 32, kNR 12); Winograd
-// refused exactly where it does not apply; each algorithm's bound rejects a planted weight; the
-// config ids of the older kinds unchanged.
+// refused exactly where it does not apply (cpu_plan_tpad: off padded non-1×1 layers and large
+// inputs); each algorithm's bound rejects a planted weight; the config ids of the older kinds
+// unchanged.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -25,11 +26,19 @@ namespace {
 // The workloads' (r, stride, pad) combinations at small sizes: 7×7/2 p3 stem, 1×1/1, 1×1/2
 // (ResNet-50's projections), 3×3/1 p1, 3×3/2 p1, the fc layers as 1×1 on a 1×1 map; odd c, k.
 std::vector<Shape> plan_shapes() {
-  std::vector<Shape> out = {{1, 15, 13, 3, 37, 7, 7, 2, 3}, {2, 9, 11, 19, 45, 1, 1, 1, 0},
-                            {1, 9, 9, 33, 20, 1, 1, 2, 0},  {1, 11, 10, 17, 35, 3, 3, 1, 1},
-                            {2, 9, 7, 24, 33, 3, 3, 2, 1},  {1, 13, 9, 21, 50, 3, 3, 1, 1},
-                            {1, 7, 7, 64, 70, 3, 3, 1, 1},  {3, 1, 1, 100, 70, 1, 1, 1, 0},
-                            {1, 6, 5, 16, 13, 3, 3, 1, 0},  {1, 12, 12, 3, 64, 3, 3, 1, 1}};
+  std::vector<Shape> out = {{1, 15, 13, 3, 37, 7, 7, 2, 3},
+                            {2, 9, 11, 19, 45, 1, 1, 1, 0},
+                            {1, 9, 9, 33, 20, 1, 1, 2, 0},
+                            {1, 11, 10, 17, 35, 3, 3, 1, 1},
+                            {2, 9, 7, 24, 33, 3, 3, 2, 1},
+                            {1, 13, 9, 21, 50, 3, 3, 1, 1},
+                            {1, 7, 7, 64, 70, 3, 3, 1, 1},
+                            {3, 1, 1, 100, 70, 1, 1, 1, 0},
+                            {1, 6, 5, 16, 13, 3, 3, 1, 0},
+                            {1, 12, 12, 3, 64, 3, 3, 1, 1},
+                            // batch 1 3×3 stride 2 on small maps, rows of 7 and odd (cpu_plan_tpad)
+                            {1, 14, 14, 40, 37, 3, 3, 2, 1},
+                            {1, 13, 13, 19, 33, 3, 3, 2, 1}};
   for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
   return out;
 }
@@ -39,9 +48,22 @@ std::vector<std::string> plan_configs() {
   const Space& space = find_family("conv2d").space();
   std::vector<std::string> out;
   for (const Config& c : space.enumerate())
-    if (space.kind_name(c) == "cpu_plan" || space.kind_name(c) == "cpu_plan_fused")
-      out.push_back(space.to_string(c));
+    if (space.kind_name(c).rfind("cpu_plan", 0) == 0) out.push_back(space.to_string(c));
   return out;
+}
+
+// A config's plan on s (cpu_plan_fused: its Winograd; cpu_plan_tpad: the GEMM, its own copies).
+std::unique_ptr<cpu::PreparedPlan> prepared(const cpu::CpuConvConfig& g, const Shape& s,
+                                            const float* filter) {
+  const bool fused = g.kind == cpu::CpuKind::plan_fused;
+  return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, fused ? 384 : g.cols,
+                                             fused ? 256 : g.rows, fused ? g.tiles : 0,
+                                             g.kind == cpu::CpuKind::plan_tpad);
+}
+
+// Why config g does not run s, or null.
+const char* refusal(const cpu::CpuConvConfig& g, const Shape& s) {
+  return g.kind == cpu::CpuKind::plan_tpad ? cpu::plan_tpad_refusal(s) : cpu::plan_refusal(s, g.m);
 }
 
 std::unique_ptr<Backend> cpu_backend() {
@@ -49,18 +71,19 @@ std::unique_ptr<Backend> cpu_backend() {
   return open_backend(find_family("conv2d"), "cpu");
 }
 
-TEST(Conv2dCpuPlanKind, SeventeenConfigsAppendedAfterTheFirstCudaKinds) {
+TEST(Conv2dCpuPlanKind, TwentySixConfigsAppendedAfterTheFirstCudaKinds) {
   register_builtin();
   const Space& space = find_family("conv2d").space();
-  EXPECT_EQ(plan_configs().size(), 11u + 6u);
+  EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
   // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6,
-  // then cuda_igemm_wgmma's 54 (40 valid), appended later.
-  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54);
+  // then cuda_igemm_wgmma's 54 (40 valid), then cpu_plan_tpad's 9, appended later.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6)), "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=64;st=3");
-  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 4].name);
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54)), "kind=cpu_plan_tpad;cols=192;rows=128");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 5].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 
@@ -91,10 +114,16 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
   for (const std::string& text : plan_configs()) {
     const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
     EXPECT_TRUE(g.valid) << text;
-    EXPECT_EQ(g.kind, text.find("fused") == std::string::npos ? cpu::CpuKind::plan
-                                                              : cpu::CpuKind::plan_fused)
+    EXPECT_EQ(g.kind, text.find("fused") != std::string::npos  ? cpu::CpuKind::plan_fused
+                      : text.find("tpad") != std::string::npos ? cpu::CpuKind::plan_tpad
+                                                               : cpu::CpuKind::plan)
         << text;
   }
+  constexpr cpu::CpuConvConfig t =
+      cpu::parse_cpu_conv_config("kind=cpu_plan_tpad;cols=192;rows=512");
+  static_assert(t.valid && t.kind == cpu::CpuKind::plan_tpad && t.cols == 192 && t.rows == 512);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_tpad;m=0;cols=192;rows=512").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_tpad;cols=192").valid);
   constexpr cpu::CpuConvConfig f = cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=4;tiles=24");
   static_assert(f.valid && f.kind == cpu::CpuKind::plan_fused && f.m == 4 && f.tiles == 24);
   EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_fused;m=0;tiles=24").valid);
@@ -110,34 +139,55 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
 }
 
 TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDoesNotApply) {
-  int winograd_ran = 0;
+  int winograd_ran = 0, tpad_ran = 0;
   for (const Shape& s : plan_shapes()) {
     const auto input = gemm::random_matrix(size_t(s.input_elements()), 11);
+    const auto input2 = gemm::random_matrix(size_t(s.input_elements()), 13);
     const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 12);
     const auto reference = reference_conv2d(s, input.data(), filter.data());
+    const auto reference2 = reference_conv2d(s, input2.data(), filter.data());
     std::vector<float> output(size_t(s.output_elements()));
     for (const std::string& text : plan_configs()) {
       const cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(text);
       const bool winograd_fits = s.winograd_applies() && s.pad <= 2 && s.c >= 16;
-      const char* why = cpu::plan_refusal(s, g.m);
-      EXPECT_EQ(why == nullptr, g.m == 0 || winograd_fits) << problem_of(s).key() << " " << text;
+      const bool tpad = g.kind == cpu::CpuKind::plan_tpad;
+      const bool tpad_fits = s.pad > 0 && !(s.r == 1 && s.s == 1 && s.stride == 1);
+      const char* why = refusal(g, s);
+      EXPECT_EQ(why == nullptr, tpad ? tpad_fits : g.m == 0 || winograd_fits)
+          << problem_of(s).key() << " " << text;
       if (why) continue;
-      const bool fused = g.kind == cpu::CpuKind::plan_fused;
-      cpu::PreparedPlan plan(s, filter.data(), g.m, fused ? 384 : g.cols, fused ? 256 : g.rows,
-                             fused ? g.tiles : 0);
+      const auto plan = prepared(g, s, filter.data());
       // The config's algorithm, not a fallback (F(2×2) for m = 4 on fewer than 12 F(4×4) tiles).
-      EXPECT_EQ(plan.winograd_m(), cpu::plan_winograd_m(s, g.m)) << text;
-      EXPECT_EQ(plan.winograd_fused(), fused) << text;
-      for (int call = 0; call < 2; ++call) {  // a prepared plan runs again with the same result
+      EXPECT_EQ(plan->winograd_m(), cpu::plan_winograd_m(s, g.m)) << text;
+      EXPECT_EQ(plan->winograd_fused(), g.kind == cpu::CpuKind::plan_fused) << text;
+      // A prepared plan runs again with the same result; the second input differs, so that a
+      // thread's padded copy of the first call (cpu_plan_tpad) would show.
+      for (int call = 0; call < 2; ++call) {
+        const auto& x = call == 0 ? input : input2;
         std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
-        plan.run(input.data(), output.data());
-        EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, plan.winograd_m()))
+        plan->run(x.data(), output.data());
+        EXPECT_LE(relative_error(s, output.data(), call == 0 ? reference : reference2),
+                  error_bound(s, plan->winograd_m()))
             << problem_of(s).key() << " " << text << " call " << call;
       }
       winograd_ran += g.m != 0;
+      tpad_ran += tpad;
     }
   }
   EXPECT_GE(winograd_ran, 10);
+  EXPECT_GE(tpad_ran, 9 * 6);
+}
+
+TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesResNet50sPaddedLayers) {
+  // ResNet-50's padded layers run at batch 1 and 16 (16 × 58 × 58 × 64 the largest padded
+  // input); VGG16's 224 × 224 × 64 at batch 16 would take 52M floats per thread.
+  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{1, 56, 56, 64, 64, 3, 3, 2, 1}), nullptr);
+  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{16, 56, 56, 64, 64, 3, 3, 1, 1}), nullptr);
+  EXPECT_EQ(cpu::plan_tpad_refusal(Shape{16, 224, 224, 3, 64, 7, 7, 2, 3}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{16, 224, 224, 64, 64, 3, 3, 1, 1}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{16, 56, 56, 256, 256, 3, 3, 1, 1}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 14, 14, 256, 256, 1, 1, 1, 0}), nullptr);
+  EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 14, 14, 256, 256, 1, 1, 2, 0}), nullptr);
 }
 
 TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
@@ -158,6 +208,12 @@ TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
     bad.run(input.data(), output.data());
     EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
   }
+  cpu::PreparedPlan good(s, filter.data(), 0, 384, 256, 0, true),  // cpu_plan_tpad
+      bad(s, planted.data(), 0, 384, 256, 0, true);
+  good.run(input.data(), output.data());
+  EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, 0));
+  bad.run(input.data(), output.data());
+  EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, 0));
 }
 
 TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {
@@ -171,7 +227,7 @@ TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {
       const Config c = space.parse(text);
       EXPECT_TRUE(backend->implements(c));
       const Outcome out = session->run(c, policy);
-      const bool refused = cpu::plan_refusal(s, cpu::parse_cpu_conv_config(text).m) != nullptr;
+      const bool refused = refusal(cpu::parse_cpu_conv_config(text), s) != nullptr;
       EXPECT_EQ(out.status, refused ? Status::refused : Status::ok)
           << problem_of(s).key() << " " << text << ": " << out.message;
       if (!refused) {

@@ -72,7 +72,7 @@ TEST(TimeAdaptive, UnusablePoliciesAreErrorsNotTimeouts) {
                      [] {
                        return RunVerdict{true, 0, ""};
                      },
-                     [](size_t) {}, 1, p),
+                     [](size_t) {}, HostRotation{}, p),
                  Error);
   }
   EXPECT_EQ(timing_policy_problem(policy()), "");
@@ -88,7 +88,7 @@ TEST(HostMeasure, VerdictsFailuresAndTimeoutsBecomeStatuses) {
   const auto ok = [] { return RunVerdict{true, 1e-7, ""}; };
   size_t runs = 0;
   const Outcome good = verify_then_time_on_host(
-      ok, [&](size_t) { ++runs; }, 2, policy());
+      ok, [&](size_t) { ++runs; }, HostRotation{.copies = 2}, policy());
   EXPECT_EQ(good.status, Status::ok);
   EXPECT_EQ(good.rel_error, 1e-7);
   EXPECT_GE(good.timing.reps, 3);
@@ -97,12 +97,12 @@ TEST(HostMeasure, VerdictsFailuresAndTimeoutsBecomeStatuses) {
       [] {
         return RunVerdict{false, 0.5, "too far"};
       },
-      [](size_t) { FAIL() << "a wrong result is never timed"; }, 1, policy());
+      [](size_t) { FAIL() << "a wrong result is never timed"; }, HostRotation{}, policy());
   EXPECT_EQ(wrong.status, Status::wrong);
   EXPECT_EQ(wrong.message, "too far");
 
   const Outcome failed = verify_then_time_on_host(
-      ok, [](size_t) { throw std::runtime_error("boom"); }, 1, policy());
+      ok, [](size_t) { throw std::runtime_error("boom"); }, HostRotation{}, policy());
   EXPECT_EQ(failed.status, Status::failed);
   EXPECT_EQ(failed.message, "boom");
 
@@ -114,7 +114,7 @@ TEST(HostMeasure, VerdictsFailuresAndTimeoutsBecomeStatuses) {
         volatile double x = 0;
         for (int i = 0; i < 100000; ++i) x = x + 1;
       },
-      1, tight);
+      HostRotation{}, tight);
   EXPECT_EQ(slow.status, Status::timeout);
   EXPECT_EQ(slow.rel_error, 1e-7);
   EXPECT_NE(slow.message.find("> timeout"), std::string::npos);

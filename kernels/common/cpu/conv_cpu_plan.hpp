@@ -109,6 +109,15 @@ struct PlanBlocking {
   // 14×14 -> 512 and 7×7 -> 2048, minima of 150 alternating calls, 2 threads, EPYC; c = 512,
   // 2 KB apart, two sets, ran at full speed).
   bool pack_aliased = true;
+  // pad_per_thread (with pad_input): each thread's workspace slot has its own zero-bordered
+  // buffer, into which a task copies the image rows its windows read that the slot does not hold
+  // yet in this call, instead of the shared copy that a parallel region of its own writes before
+  // the tasks (a fork and join more per call, and half of the copy in the other core's L2).
+  // Channel-split tasks (batch-1 deep layers) copy the whole input once per thread, pixel-split
+  // ones (stems, batch 16) about their own rows. The batch-1 3×3 stride-2 layers lose most to the
+  // shared copy: 14×14 × 256 took 0.265 ms, minima, where the same layer without padding on a
+  // 16×16 map took 0.249 (loaded 2-core EPYC). A choice of the cpu_plan_tpad kind, not a default.
+  bool pad_per_thread = false;
 };
 
 // Pixel rows this many floats apart (4 KB, the L1's way size: 64 sets of 64 bytes) map to one
@@ -312,9 +321,11 @@ class ConvPlan {
       g_.h += 2 * s.pad;
       g_.w += 2 * s.pad;
       g_.pad = 0;
-      const int64_t count = g_.n * g_.h * g_.w * g_.c;
+      padded_floats_ = g_.n * g_.h * g_.w * g_.c;
+      const int64_t count = padded_floats_ * (bl.pad_per_thread ? threads_ : 1);
       padded_ = aligned_floats(size_t(count));
       std::fill_n(padded_.get(), count, 0.f);  // the border stays zero
+      if (bl.pad_per_thread) copied_.assign(size_t(threads_), CopiedRows{});
     }
     zeros_ = aligned_floats(size_t(s.s * s.c));
     std::fill_n(zeros_.get(), s.s * s.c, 0.f);
@@ -352,14 +363,11 @@ class ConvPlan {
   // output = epilogue(conv(input)); input and output NHWC, not overlapping. One call at a time.
   void run(const float* input, float* output, const Epilogue& e = {}) {
     if (winograd_) return winograd_->run(input, output, e);
-    if (padded_) {  // the interior of the padded copy, image rows split among the threads
+    ++call_;
+    if (padded_ && copied_.empty()) {  // the shared padded copy, image rows split among threads
       const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);
       auto copy = [&](int64_t part) {
-        for (int64_t i = rows * part / parts; i < rows * (part + 1) / parts; ++i) {
-          const int64_t b = i / s_.h, y = i % s_.h;
-          std::copy_n(input + i * s_.w * s_.c, s_.w * s_.c,
-                      padded_.get() + ((b * g_.h + y + s_.pad) * g_.w + s_.pad) * s_.c);
-        }
+        copy_interior(input, rows * part / parts, rows * (part + 1) / parts, padded_.get());
       };
       run_tasks(parts, threads_, copy);
       input = padded_.get();
@@ -553,6 +561,43 @@ class ConvPlan {
     if (bpack) release_slot(slot);
   }
 
+  // Image rows [i0, i1) of the input (n·h of them) into the interior of the padded buffer.
+  void copy_interior(const float* input, int64_t i0, int64_t i1, float* padded) const {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t b = i / s_.h, y = i % s_.h;
+      std::copy_n(input + i * s_.w * s_.c, s_.w * s_.c,
+                  padded + ((b * g_.h + y + s_.pad) * g_.w + s_.pad) * s_.c);
+    }
+  }
+
+  // PlanBlocking::pad_per_thread: slot's padded copy of this call's input, holding at least the
+  // image rows task t's windows read: a task copies those it needs that the slot's earlier tasks
+  // of this call did not (the rows of n·h, a range per slot; a slot is held by one task at a time,
+  // claim_slot's acquire orders a later holder after the copy). Channel-split tasks (batch 1, deep
+  // layers) need every row: one whole copy per slot; pixel-split ones (the stems) their own rows.
+  const float* slot_input(int slot, const float* input, const plan_detail::Task& t) {
+    if (copied_.empty()) return input;  // unpadded, or already the shared padded copy
+    float* padded = padded_.get() + slot * padded_floats_;
+    const int64_t P = s_.p(), first = t.col0 / s_.q(), last = (t.col0 + t.cols - 1) / s_.q();
+    const auto input_row = [&](int64_t out_row, int64_t r) {  // image row, clamped to its image
+      const int64_t b = out_row / P, y = out_row % P * s_.stride - s_.pad + r;
+      return b * s_.h + std::clamp<int64_t>(y, 0, s_.h);
+    };
+    const int64_t lo = input_row(first, 0), hi = input_row(last, s_.r);
+    CopiedRows& c = copied_[size_t(slot)];
+    if (c.call != call_) c = {call_, lo, lo};
+    if (lo < c.lo) copy_interior(input, lo, c.lo, padded);
+    if (hi > c.hi) copy_interior(input, std::max(lo, c.hi), hi, padded);
+    if (lo > c.hi || hi < c.lo) {  // not adjacent: the slot keeps this task's range only
+      c.lo = lo;
+      c.hi = hi;
+    } else {
+      c.lo = std::min(c.lo, lo);
+      c.hi = std::max(c.hi, hi);
+    }
+    return padded;
+  }
+
   // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
   int claim_slot() const {
     int slot = 0;
@@ -567,6 +612,7 @@ class ConvPlan {
     if (in_place_) return run_1x1_task(t, input, output, e);
     const int slot = claim_slot();
     float* bpack = workspace_.get() + slot * slot_floats_;
+    input = slot_input(slot, input, t);
     const int64_t ck = s_.gemm_k();
     for (int64_t pc = 0; pc < ck; pc += kc_) {
       const int kb = int(std::min<int64_t>(kc_, ck - pc));
@@ -612,7 +658,13 @@ class ConvPlan {
   bool pack_pixels_ = false;  // in_place_, its pieces packed first (PlanBlocking::pack_aliased)
   Shape g_;                   // the input as the kernels read it: s_, or its padded copy (pad 0)
   plan_detail::Floats filter_, workspace_, zeros_;  // zeros_: one filter row of padding
-  plan_detail::Floats padded_;                      // the padded copy of the input, or null
+  plan_detail::Floats padded_;  // the padded copy of the input (one per slot), or null
+  int64_t padded_floats_ = 0;   // one padded copy
+  int64_t call_ = 0;            // calls of run(), for copied_
+  struct CopiedRows {
+    int64_t call = -1, lo = 0, hi = 0;  // image rows [lo, hi) of n·h hold call's input
+  };
+  std::vector<CopiedRows> copied_;  // pad_per_thread: what each slot's copy holds
   int64_t slot_floats_ = 0;
   std::vector<plan_detail::Task> tasks_;
   std::unique_ptr<std::atomic<bool>[]> busy_;

@@ -21,7 +21,7 @@ namespace ktune::kernels::conv2d {
 namespace {
 
 // One set of tensors; several are rotated while timing when a problem fits in the last-level
-// cache, so timings do not measure a cache-resident rerun.
+// cache, so timings do not measure a cache-resident rerun (host_rotation).
 struct Buffers {
   std::vector<float> input, filter, output;
 };
@@ -37,9 +37,9 @@ class CpuSession final : public ProblemSession {
     reference_ = reference_conv2d(shape_, first.input.data(), first.filter.data());
     const double bytes =
         4.0 * double(first.input.size() + first.filter.size() + first.output.size());
-    const int copies = rotation_copies(bytes, llc_bytes);
+    rotation_ = host_rotation(bytes, llc_bytes);
     buffers_.push_back(std::move(first));
-    for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
+    for (size_t i = 1; i < rotation_.copies; ++i) buffers_.push_back(buffers_.front());
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
@@ -108,13 +108,14 @@ class CpuSession final : public ProblemSession {
           kernel(args_for(first));
           return judge_error(relative_error(shape_, first.output.data(), reference_), bound);
         },
-        [&](size_t copy) { kernel(args_for(buffers_[copy])); }, buffers_.size(), policy);
+        [&](size_t copy) { kernel(args_for(buffers_[copy])); }, rotation_, policy);
   }
 
   const Family& family_;
   Shape shape_;
   std::vector<double> reference_;
   std::vector<Buffers> buffers_;
+  HostRotation rotation_;
 };
 
 }  // namespace

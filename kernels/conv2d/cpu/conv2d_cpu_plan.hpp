@@ -15,6 +15,12 @@
 // transform on one thread, in that thread's V and M, the blocks claimed by the threads in turn
 // (cpu_plan's Winograd shares each phase of a block among the threads, three barriers per
 // block, and passes V and M between the cores).
+// cpu_plan_tpad: cpu_plan's implicit GEMM (m = 0, the same cols and rows) where each task copies
+// the input rows it reads into its thread's own padded buffer (PlanBlocking::pad_per_thread), not
+// the shared copy that a parallel region of its own writes first: one fork and join per call
+// less, and each core reads the copy from its own L2. Only where that differs from cpu_plan:
+// padded layers that are not 1×1 (those read their input in place), whose padded input has at
+// most kTpadMaxFloats floats (a buffer per thread).
 // The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
 // a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
 // nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
@@ -28,9 +34,11 @@ inline cpu_conv::Shape plan_shape(const Shape& s) {
 }
 
 // m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)). fused_tiles: 0, or the fused
-// Winograd blocks' tiles (cpu_plan_fused).
-inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0) {
+// Winograd blocks' tiles (cpu_plan_fused). pad_per_thread: cpu_plan_tpad.
+inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0,
+                                            bool pad_per_thread = false) {
   cpu_conv::PlanBlocking b;
+  b.pad_per_thread = pad_per_thread;
   b.winograd_m = m;
   b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles, but
   // winograd4_min_call_tiles kept: F(4×4) on fewer tiles runs F(2×2)
@@ -50,6 +58,19 @@ inline const char* plan_refusal(const Shape& s, int m) {
   return nullptr;
 }
 
+// The largest padded input (floats) cpu_plan_tpad takes (16 MB per thread): ResNet-50's padded
+// layers at batch 16 (at most 16 × 58 × 58 × 64, 3.4M), not VGG16's larger ones at batch 16.
+constexpr int64_t kTpadMaxFloats = 4 * 1024 * 1024;
+
+// Why cpu_plan_tpad does not apply to s (its plan would be cpu_plan's), or null.
+inline const char* plan_tpad_refusal(const Shape& s) {
+  if (s.pad == 0 || (s.r == 1 && s.s == 1 && s.stride == 1))
+    return "cpu_plan_tpad: padded layers that are not 1x1 stride 1 only (no padded copy otherwise)";
+  if (s.n * (s.h + 2 * s.pad) * (s.w + 2 * s.pad) * s.c > kTpadMaxFloats)
+    return "cpu_plan_tpad: padded input over 4M floats (a buffer per thread)";
+  return nullptr;
+}
+
 // The Winograd m config m runs on s (0: the implicit GEMM): m, but F(2×2) for m = 4 on a call
 // with fewer F(4×4) tiles than PlanBlocking::winograd4_min_call_tiles (its bound is F(2×2)'s).
 inline int plan_winograd_m(const Shape& s, int m) {
@@ -60,8 +81,10 @@ inline int plan_winograd_m(const Shape& s, int m) {
 // One layer prepared: the filter read only here. One run at a time.
 class PreparedPlan {
  public:
-  PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows, int fused_tiles = 0)
-      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows, fused_tiles)) {}
+  PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows, int fused_tiles = 0,
+               bool pad_per_thread = false)
+      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows, fused_tiles, pad_per_thread)) {
+  }
   void run(const float* input, float* output) {
     const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);
     plan_.run(input, output);

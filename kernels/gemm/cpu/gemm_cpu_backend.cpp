@@ -47,9 +47,9 @@ class CpuSession final : public ProblemSession {
     first.b16 = to_input_bits(first.b, shape_.precision);
     const double bytes = input_bytes(shape_.precision) * double(first.a.size() + first.b.size()) +
                          4.0 * double(first.c.size());
-    const int copies = rotation_copies(bytes, llc_bytes);
+    rotation_ = host_rotation(bytes, llc_bytes);
     buffers_.push_back(std::move(first));
-    for (int i = 1; i < copies; ++i) buffers_.push_back(buffers_.front());
+    for (size_t i = 1; i < rotation_.copies; ++i) buffers_.push_back(buffers_.front());
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
@@ -134,13 +134,14 @@ class CpuSession final : public ProblemSession {
           return judge_error(relative_error(shape_, first.c.data(), reference_),
                              error_bound(shape_.k, shape_.precision));
         },
-        [&](size_t copy) { kernel(buffers_[copy]); }, buffers_.size(), policy);
+        [&](size_t copy) { kernel(buffers_[copy]); }, rotation_, policy);
   }
 
   const Family& family_;
   Shape shape_;
   std::vector<double> reference_;
   std::vector<Buffers> buffers_;
+  HostRotation rotation_;
 };
 
 }  // namespace

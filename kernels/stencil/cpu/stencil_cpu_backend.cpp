@@ -66,8 +66,8 @@ class CpuSession final : public ProblemSession {
     // Rotate copies when a problem fits in the last-level cache, so timings are not of a
     // cache-resident rerun (as the GEMM backend does).
     const double bytes = 2.0 * double(inputs_.front().bytes.size());
-    const int copies = rotation_copies(bytes, llc_bytes);
-    for (int i = 1; i < copies; ++i) {
+    rotation_ = host_rotation(bytes, llc_bytes);
+    for (size_t i = 1; i < rotation_.copies; ++i) {
       inputs_.push_back(inputs_.front());
       outputs_.push_back(outputs_.front());
     }
@@ -88,7 +88,7 @@ class CpuSession final : public ProblemSession {
           const Verdict verdict = verify(scenario_, outputs_.front(), reference_);
           return RunVerdict{verdict.ok, verdict.rel_error, verdict.message};
         },
-        [&](size_t copy) { run_cpu(scenario_, wg, inputs_[copy], outputs_[copy]); }, inputs_.size(),
+        [&](size_t copy) { run_cpu(scenario_, wg, inputs_[copy], outputs_[copy]); }, rotation_,
         policy);
   }
 
@@ -101,6 +101,7 @@ class CpuSession final : public ProblemSession {
   const Family& family_;
   Scenario scenario_;
   std::vector<HostMatrix> inputs_, outputs_;
+  HostRotation rotation_;
   HostMatrix reference_;
 };
 

@@ -51,9 +51,9 @@ class Session final : public ProblemSession {
     const auto x = random_values(size_t(shape_.n), seed);
     reference_ = reference(shape_, x, w_);
     const double bytes = 4.0 * double(shape_.n + shape_.outputs());
-    copies_ = size_t(rotation_copies(bytes, llc_bytes));
-    x_.assign(copies_, x);
-    y_.assign(copies_, std::vector<float>(size_t(shape_.outputs())));
+    rotation_ = host_rotation(bytes, llc_bytes);
+    x_.assign(rotation_.copies, x);
+    y_.assign(rotation_.copies, std::vector<float>(size_t(shape_.outputs())));
   }
 
   Outcome run(const Config& config, const TimingPolicy& policy) override {
@@ -71,7 +71,7 @@ class Session final : public ProblemSession {
       }
       return judge_error(std::sqrt(diff / std::max(norm, 1e-300)), error_bound(shape_.taps));
     };
-    return verify_then_time_on_host(verify, run_copy, copies_, policy);
+    return verify_then_time_on_host(verify, run_copy, rotation_, policy);
   }
 
   std::vector<std::string> vendors() const override { return {}; }
@@ -84,7 +84,7 @@ class Session final : public ProblemSession {
   Shape shape_;
   std::vector<float> w_;
   std::vector<double> reference_;
-  size_t copies_ = 1;
+  HostRotation rotation_;
   std::vector<std::vector<float>> x_, y_;
 };
 
