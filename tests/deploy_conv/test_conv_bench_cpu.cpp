@@ -28,7 +28,9 @@ TEST(TunedConvBenchCpu, TimesEachLibraryByTheHostProtocolInRounds) {
   const double block =
       rotation.cold_bytes + 3 * double(size_t(rotation.evict_bytes) / 64 * 64);  // 1 + 2 runs
   EXPECT_DOUBLE_EQ(ktune::host_cache_bytes_evicted() - before, rounds * libraries * block);
-  if (libraries == 2) EXPECT_GT(r.vendor_ms, 0);
+  if (libraries == 2) {
+    EXPECT_GT(r.vendor_ms, 0);
+  }
 }
 
 }  // namespace
