@@ -10,16 +10,16 @@ inline constexpr int kNumConfigs = 6;
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
     "kind=cpu_plan_fused;m=4;tiles=12",
-    "kind=cpu_plan;m=0;cols=192;rows=256",
-    "kind=cpu_plan;m=0;cols=768;rows=512",
-    "kind=cpu_plan;m=0;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=384;rows=512",
+    "kind=cpu_plan;m=0;cols=768;rows=256",
     "kind=cpu_plan;m=4;cols=384;rows=256",
+    "kind=cpu_plan;m=0;cols=768;rows=128",
+    "kind=cpu_plan;m=0;cols=192;rows=512",
+    "kind=cpu_plan_tpad;cols=384;rows=512",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
 // finite, and the first config to try when the pick refuses a problem.
-inline constexpr int kBaseline = 3;
+inline constexpr int kBaseline = 1;
 
 // Leaf floor: every leaf's answer runs at >= 0.9x the best shipped config on each
 // training problem reaching the leaf (a config the problem refuses counted as the first of
@@ -27,7 +27,7 @@ inline constexpr int kBaseline = 3;
 // mean among the configs that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {3, 2, 4, 1, 0, 5};
+inline constexpr int kSafeOrder[kNumConfigs] = {1, 4, 3, 5, 0, 2};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -95,42 +95,42 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.log2_gemm_k <= 7.0998361724181827) {
-      if (f.flops <= 64225280.0) {
-        return 2;  // kind=cpu_plan;m=0;cols=768;rows=512
-      }
-      if (f.k <= 384.0) {
-        return 4;  // kind=cpu_plan;m=0;cols=384;rows=512
-      }
-      return 4;  // kind=cpu_plan;m=0;cols=384;rows=512
-    }
-    if (f.gemm_k <= 544.0) {
-      if (f.k <= 192.0) {
-        if (f.h <= 42.0) {
-          return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
+    if (f.log2_gemm_k <= 10.084962500721156) {
+      if (f.intensity <= 47.597786561264826) {
+        if (f.w <= 10.5) {
+          return 4;  // kind=cpu_plan;m=0;cols=192;rows=512
         }
-        return 3;  // kind=cpu_plan;m=0;cols=384;rows=256
+        if (f.log2_flops <= 27.614709844115207) {
+          if (f.log2_gemm_m <= 10.614709844115207) {
+            return 3;  // kind=cpu_plan;m=0;cols=768;rows=128
+          }
+          return 4;  // floor: kind=cpu_plan;m=0;cols=768;rows=128 runs below 0.9x the best shipped config here, kind=cpu_plan;m=0;cols=192;rows=512
+        }
+        return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
-      if (f.intensity <= 81.059985384695693) {
-        return 3;  // kind=cpu_plan;m=0;cols=384;rows=256
+      if (f.gemm_n <= 768.0) {
+        if (f.log2_gemm_n <= 7.5) {
+          return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
+        }
+        return 1;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
-      return 2;  // floor: kind=cpu_plan;m=0;cols=384;rows=256 runs below 0.9x the best shipped config here, kind=cpu_plan;m=0;cols=768;rows=512
+      if (f.c <= 384.0) {
+        return 4;  // kind=cpu_plan;m=0;cols=192;rows=512
+      }
+      return 4;  // kind=cpu_plan;m=0;cols=192;rows=512
     }
-    if (f.bytes <= 7766016.0) {
-      if (f.gemm_k <= 1088.0) {
-        return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-      }
-      return 1;  // kind=cpu_plan;m=0;cols=192;rows=256
-    }
-    return 1;  // floor: kind=cpu_plan;m=0;cols=768;rows=512 runs below 0.9x the best shipped config here, kind=cpu_plan;m=0;cols=192;rows=256
+    return 5;  // kind=cpu_plan_tpad;cols=384;rows=512
   }
   if (f.gemm_n <= 384.0) {
     if (f.intensity <= 107.81929615352617) {
-      return 5;  // floor: kind=cpu_plan;m=0;cols=768;rows=512 runs below 0.9x the best shipped config here, kind=cpu_plan;m=4;cols=384;rows=256
+      return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
     }
     return 0;  // kind=cpu_plan_fused;m=4;tiles=12
   }
-  return 5;  // kind=cpu_plan;m=4;cols=384;rows=256
+  if (f.p <= 21.0) {
+    return 2;  // kind=cpu_plan;m=4;cols=384;rows=256
+  }
+  return 0;  // kind=cpu_plan_fused;m=4;tiles=12
 }
 
 }  // namespace ktune_selector

@@ -9,17 +9,17 @@ inline constexpr int kNumConfigs = 6;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
-    "kind=cpu_plan;m=0;cols=768;rows=512",
+    "kind=cpu_plan;m=0;cols=768;rows=256",
+    "kind=cpu_plan;m=0;cols=384;rows=512",
     "kind=cpu_plan;m=0;cols=192;rows=512",
-    "kind=cpu_plan;m=0;cols=768;rows=128",
+    "kind=cpu_plan_tpad;cols=192;rows=512",
     "kind=cpu_plan_fused;m=4;tiles=12",
-    "kind=cpu_plan;m=0;cols=192;rows=128",
-    "kind=cpu_plan;m=4;cols=384;rows=256",
+    "kind=cpu_plan_tpad;cols=384;rows=512",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
 // finite, and the first config to try when the pick refuses a problem.
-inline constexpr int kBaseline = 0;
+inline constexpr int kBaseline = 1;
 
 // Leaf floor: every leaf's answer runs at >= 0.9x the best shipped config on each
 // training problem reaching the leaf (a config the problem refuses counted as the first of
@@ -27,7 +27,7 @@ inline constexpr int kBaseline = 0;
 // mean among the configs that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {0, 2, 1, 4, 3, 5};
+inline constexpr int kSafeOrder[kNumConfigs] = {1, 0, 2, 3, 5, 4};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -95,33 +95,33 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.bytes <= 3965312.0) {
-      if (f.intensity <= 23.087903151863326) {
-        return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+    if (f.log2_gemm_k <= 10.084962500721156) {
+      if (f.bytes <= 20381696.0) {
+        if (f.log2_gemm_k <= 9.5849625007211561) {
+          if (f.intensity <= 24.609703180538247) {
+            return 2;  // kind=cpu_plan;m=0;cols=192;rows=512
+          }
+          if (f.gemm_k <= 201.5) {
+            return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
+          }
+          return 3;  // floor: kind=cpu_plan;m=0;cols=192;rows=512 runs below 0.9x the best shipped config here, kind=cpu_plan_tpad;cols=192;rows=512
+        }
+        if (f.bytes <= 7952384.0) {
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
+        }
+        return 2;  // floor: kind=cpu_plan;m=0;cols=768;rows=256 runs below 0.9x the best shipped config here, kind=cpu_plan;m=0;cols=192;rows=512
       }
-      if (f.log2_gemm_n <= 7.5) {
-        return 1;  // kind=cpu_plan;m=0;cols=192;rows=512
+      if (f.log2_gemm_k <= 7.5998361724181827) {
+        return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
       }
-      if (f.log2_gemm_m <= 8.6147098441152075) {
-        return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
-      }
-      return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=256
     }
-    if (f.k <= 192.0) {
-      if (f.bytes <= 22552576.0) {
-        return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
-      }
-      return 1;  // kind=cpu_plan;m=0;cols=192;rows=512
-    }
-    if (f.bytes <= 8640512.0) {
-      return 2;  // floor: kind=cpu_plan;m=0;cols=768;rows=512 runs below 0.9x the best shipped config here, kind=cpu_plan;m=0;cols=768;rows=128
-    }
-    return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+    return 5;  // kind=cpu_plan_tpad;cols=384;rows=512
   }
-  if (f.h <= 21.0) {
-    return 5;  // kind=cpu_plan;m=4;cols=384;rows=256
+  if (f.intensity <= 137.53301844860999) {
+    return 4;  // kind=cpu_plan_fused;m=4;tiles=12
   }
-  return 3;  // kind=cpu_plan_fused;m=4;tiles=12
+  return 4;  // kind=cpu_plan_fused;m=4;tiles=12
 }
 
 }  // namespace ktune_selector
