@@ -84,6 +84,7 @@ class CpuMeasure final : public DeviceMeasure {
       std::unique_ptr<conv::cpu::OnednnConv> conv;
       std::vector<int> weights;
       std::string what;
+      bool winograd = false;
     };
     std::vector<Vendor> vendors;
     for (auto algo : {conv::cpu::OnednnAlgo::automatic, conv::cpu::OnednnAlgo::winograd}) {
@@ -95,18 +96,17 @@ class CpuMeasure final : public DeviceMeasure {
         continue;  // no Winograd for this layer
       }
       for (const Buffers& b : copies) v.weights.push_back(v.conv->add_weights(b.filter.data()));
-      const bool wino = algo == conv::cpu::OnednnAlgo::winograd;
-      v.what = fmt::format("{}:{}", wino ? "winograd" : "auto", v.conv->implementation());
+      v.winograd = algo == conv::cpu::OnednnAlgo::winograd;
+      v.what = fmt::format("{}:{}", v.winograd ? "winograd" : "auto", v.conv->implementation());
       vendors.push_back(std::move(v));
     }
     for (Vendor& v : vendors) {
       Vendor* p = &v;
-      const bool wino = v.what.rfind("winograd", 0) == 0;
       all.push_back(candidate(
           [&, p](size_t copy) {
             p->conv->run(copies[copy].input.data(), p->weights[copy], copies[copy].output.data());
           },
-          conv::error_bound(s, wino ? 4 : 0)));
+          conv::error_bound(s, v.winograd ? 4 : 0)));
     }
     const auto outcomes = ktune::time_interleaved_on_host(all, rotation, policy, kRounds);
     const ktune::Outcome& out = outcomes[0];
