@@ -13,6 +13,10 @@
 #            legacy Find + backend engines, NHWC and NCHW, fastest kept, its algorithm and layout
 #            in the row's message), all verified against float64 -> sweep-bf16.csv.gz
 #   fp16     the same in fp16 -> sweep-fp16.csv.gz
+#            (CONFIGS: the sweep's --configs, default kind:cuda_igemm_mma; e.g.
+#            kind:cuda_igemm_mma,kind:cuda_igemm_wgmma for a training set of both tensor-core kinds)
+#   lt       the GPU tests of the tuned GEMM library's vendor calls (ktune_gpu_vendor_tc_tests:
+#            cuBLAS / cuBLASLt candidates in tf32 / bf16 / fp16) -> gpu-vendor-tc-tests.log
 #   heldout  the deployed FP32 library (ktune::conv2d) with the selector trained on ResNet-50
 #            only, run on VGG16, vs the cudnn vendor in FP32 (FMA) per layer
 #            (tuned_conv_bench_resnet50 --workload vgg16-conv) -> fp32-heldout.csv
@@ -59,8 +63,10 @@ if has torch; then
   torch_pid=$!
 fi
 if has build; then
-  EXAMPLES=ON timeout "$(cap 300)" nice -n 19 scripts/gpu_build_remote.sh "$BUILD" ktune \
-    tuned_conv_bench tuned_conv_bench_resnet50 > "$FILES/build.log" 2>&1
+  targets=(ktune tuned_conv_bench tuned_conv_bench_resnet50)
+  has lt && targets+=(ktune_gpu_vendor_tc_tests)
+  EXAMPLES=ON timeout "$(cap 300)" nice -n 19 scripts/gpu_build_remote.sh "$BUILD" \
+    "${targets[@]}" > "$FILES/build.log" 2>&1
   note "build exit $?"
   tail -3 "$FILES/build.log"
 fi
@@ -76,7 +82,7 @@ sweep() {
   t=$(cap "$2")
   ((t > 0)) || { note "$precision: no time left"; return; }
   timeout "$t" "$B/ktune" bench --family conv2d --device cuda:0 --workload "dnn@$precision" \
-    --configs kind:cuda_igemm_mma --store "/tmp/sweep-$precision.sqlite" --warmups 1 \
+    --configs "${CONFIGS:-kind:cuda_igemm_mma}" --store "/tmp/sweep-$precision.sqlite" --warmups 1 \
     --min-reps 3 --max-reps 10 --rep-budget-ms 2 --timeout-ms 1000 \
     > "$FILES/sweep-$precision.log" 2>&1
   note "$precision sweep exit $? (cap $t s)"
@@ -84,8 +90,14 @@ sweep() {
   "$B/ktune" export --store "/tmp/sweep-$precision.sqlite" --format csv \
     -o "$FILES/sweep-$precision.csv.gz"
 }
-has bf16 && sweep bf16 130
-has fp16 && sweep fp16 130
+has bf16 && sweep bf16 "${SWEEP_S:-130}"
+has fp16 && sweep fp16 "${SWEEP_S:-130}"
+if has lt; then
+  t=$(cap 150)
+  timeout "$t" "$B/ktune_gpu_vendor_tc_tests" > "$FILES/gpu-vendor-tc-tests.log" 2>&1
+  note "vendor-tc tests exit $? (cap $t s): $(grep -E '^\[  (PASSED|FAILED) ' \
+    "$FILES/gpu-vendor-tc-tests.log" | tr '\n' ' ')"
+fi
 
 # The FP32 deployed library (held out, then in-sample) against the cudnn vendor, same run.
 deployed() {
