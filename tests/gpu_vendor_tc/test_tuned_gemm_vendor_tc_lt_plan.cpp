@@ -124,6 +124,16 @@ TEST(TunedGemmVendorTcLt, LibraryPlanIsTheBenchmarksHeuristicFirst) {
   }
 }
 
+// Which 8-byte words of two opaque cuBLASLt algorithms differ, with both values (diagnosis).
+std::string differing_words(const cublasLtMatmulAlgo_t& x, const cublasLtMatmulAlgo_t& y) {
+  std::string out;
+  for (size_t w = 0; w < std::size(x.data); ++w)
+    if (x.data[w] != y.data[w])
+      out += " [" + std::to_string(w) + "] " + std::to_string(x.data[w]) + " vs " +
+             std::to_string(y.data[w]);
+  return out;
+}
+
 // "vendor=cublaslt;heuristic=<i>", i >= 1: the library's plan holds the benchmark's top-8
 // search's i-th answer (the algorithm a sweep's row names), and is refused where the heuristic
 // gives fewer than i + 1; each index is a plan of its own (#0 stays the one-answer query's first:
@@ -146,8 +156,11 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
           continue;
         }
         ASSERT_TRUE(plan.found) << name(d, q) << " heuristic " << i;
+        EXPECT_EQ(kg::cuda::lt_algo_config(plan.chosen), kg::cuda::lt_algo_config(bench.result(i)))
+            << name(d, q) << " heuristic " << i;
         EXPECT_EQ(std::memcmp(&plan.chosen.algo, &bench.result(i).algo, sizeof plan.chosen.algo), 0)
-            << name(d, q) << " heuristic " << i << ": the opaque algorithms differ";
+            << name(d, q) << " heuristic " << i << ": the opaque algorithms differ in words"
+            << differing_words(plan.chosen.algo, bench.result(i).algo);
         ++compared;
       }
       const kd::LtPlan& first = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c);
