@@ -134,6 +134,32 @@ std::string differing_words(const cublasLtMatmulAlgo_t& x, const cublasLtMatmulA
   return out;
 }
 
+// The outputs of answer #i of the benchmark's query and of the library's plan on the same random
+// operands (NaN-poisoned C before each): how many of them differ in their bits (0: the two
+// algorithms compute alike, whatever their opaque bytes say).
+size_t outputs_differing(const kd::LtPlan& plan, const kg::cuda::CublasLtGemm& bench, int i,
+                         const kg::Shape& s) {
+  const Operands o(s, true);
+  void* workspace = nullptr;
+  EXPECT_EQ(cudaMalloc(&workspace, kBenchWorkspace), cudaSuccess);
+  const size_t count = size_t(s.stride_c());
+  std::vector<uint32_t> want(count), got(count);
+  EXPECT_EQ(cudaMemset(o.c, 0xFF, count * 4), cudaSuccess);
+  EXPECT_EQ(bench.run(i, o.a, o.b, o.c, workspace, nullptr), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cudaMemcpy(want.data(), o.c, count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(cudaMemset(o.c, 0xFF, count * 4), cudaSuccess);
+  const float one = 1.0f, zero = 0.0f;
+  const auto& d = plan.descriptors;
+  EXPECT_EQ(cublasLtMatmul(plan.handle, d.op, &one, o.a, d.a, o.b, d.b, &zero, o.c, d.c, o.c, d.c,
+                           &plan.chosen.algo, workspace, kd::kLtWorkspaceBytes, nullptr),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(cudaMemcpy(got.data(), o.c, count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(workspace);
+  size_t differ = 0;
+  for (size_t e = 0; e < count; ++e) differ += want[e] != got[e];
+  return differ;
+}
+
 // "vendor=cublaslt;heuristic=<i>", i >= 1: the library's plan holds the benchmark's top-8
 // search's i-th answer (the algorithm a sweep's row names), and is refused where the heuristic
 // gives fewer than i + 1; each index is a plan of its own (#0 stays the one-answer query's first:
@@ -160,7 +186,8 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
             << name(d, q) << " heuristic " << i;
         EXPECT_EQ(std::memcmp(&plan.chosen.algo, &bench.result(i).algo, sizeof plan.chosen.algo), 0)
             << name(d, q) << " heuristic " << i << ": the opaque algorithms differ in words"
-            << differing_words(plan.chosen.algo, bench.result(i).algo);
+            << differing_words(plan.chosen.algo, bench.result(i).algo)
+            << "; outputs differing: " << outputs_differing(plan, bench, i, s);
         ++compared;
       }
       const kd::LtPlan& first = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c);
