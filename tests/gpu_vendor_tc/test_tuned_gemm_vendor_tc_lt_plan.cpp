@@ -161,13 +161,14 @@ size_t outputs_differing(const kd::LtPlan& plan, const kg::cuda::CublasLtGemm& b
 }
 
 // "vendor=cublaslt;heuristic=<i>", i >= 1: the library's plan holds the benchmark's top-8
-// search's i-th answer (the algorithm a sweep's row names), and is refused where the heuristic
+// search's i-th answer (the algorithm a sweep's row names: the same configuration attributes and
+// opaque words, word 4 aside where both compute the same bits), and is refused where the heuristic
 // gives fewer than i + 1; each index is a plan of its own (#0 stays the one-answer query's first:
 // on the H200 the 8-answer query orders tf32 k = 3136 differently, even its first answer).
 TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const kg::cuda::CublasLtHandle handle;
-  int compared = 0, refused = 0;
+  int compared = 0, refused = 0, word4_only = 0;
   for (kg::Precision q : {kg::Precision::bf16, kg::Precision::tf32}) {
     for (const LtShape& d : kShapes) {
       const kg::Shape s = shape_of(d, q);
@@ -184,10 +185,21 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
         ASSERT_TRUE(plan.found) << name(d, q) << " heuristic " << i;
         EXPECT_EQ(kg::cuda::lt_algo_config(plan.chosen), kg::cuda::lt_algo_config(bench.result(i)))
             << name(d, q) << " heuristic " << i;
-        EXPECT_EQ(std::memcmp(&plan.chosen.algo, &bench.result(i).algo, sizeof plan.chosen.algo), 0)
-            << name(d, q) << " heuristic " << i << ": the opaque algorithms differ in words"
-            << differing_words(plan.chosen.algo, bench.result(i).algo)
-            << "; outputs differing: " << outputs_differing(plan, bench, i, s);
+        // Word 4 of the opaque algorithm is not the algorithm's identity: on the H200 (CUDA 13)
+        // tf32 answers #1-#7 of the library's query carry 0 in its bits 16-35 where the
+        // benchmark's carry a per-problem value, with every configuration attribute and every
+        // output bit the same (results/h200/gemm-vendor-tc-tests). Every other word must agree,
+        // and where word 4 differs both must compute the same bits.
+        const std::string words = differing_words(plan.chosen.algo, bench.result(i).algo);
+        if (!words.empty()) {
+          EXPECT_EQ(words.rfind(" [4] ", 0), 0u)
+              << name(d, q) << " heuristic " << i << ": the opaque algorithms differ in" << words;
+          EXPECT_EQ(words.find(" [", 1), std::string::npos)
+              << name(d, q) << " heuristic " << i << ": more than word 4 differs:" << words;
+          EXPECT_EQ(outputs_differing(plan, bench, i, s), 0u)
+              << name(d, q) << " heuristic " << i << " (words differing:" << words << ")";
+          ++word4_only;
+        }
         ++compared;
       }
       const kd::LtPlan& first = kd::lt_plan_for(lt_problem_of(s), o.a, o.b, o.c);
@@ -197,7 +209,8 @@ TEST(TunedGemmVendorTcLt, LibraryPlanOfHeuristicIIsTheBenchmarksIth) {
           << name(d, q) << ": the one-entry cache served another index's plan";
     }
   }
-  std::cout << compared << " plans compared, " << refused << " refused\n";
+  std::cout << compared << " plans compared (" << word4_only
+            << " alike but for word 4 of the opaque algorithm), " << refused << " refused\n";
   EXPECT_GE(compared, 2 * int(std::size(kShapes)));  // at least one later answer per problem
   EXPECT_THROW((void)kd::lt_plan_for(lt_problem_of(shape_of(kShapes[0], kg::Precision::bf16)),
                                      nullptr, nullptr, nullptr, kg::kLtHeuristicLimit),
