@@ -50,9 +50,6 @@ struct RetimeSummary {
 std::vector<Measurement> retime_candidates(const std::vector<Measurement>& problem_rows,
                                            double within, int max_configs);
 
-// The rounds a retime runs for `candidates` (at least `rounds`, whole rotations).
-int retime_rounds(int rounds, int candidates);
-
 // One candidate's re-timed row: `original` with its outcome replaced by the pooled samples of
 // the turns (all ok), or by the first turn that was not ok (its message naming the round).
 Measurement pooled_measurement(const Measurement& original, const std::vector<Outcome>& turns,

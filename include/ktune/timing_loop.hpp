@@ -44,6 +44,14 @@ AdaptiveRuns run_adaptive(RunOnce&& run_once, const TimingPolicy& policy) {
   return out;
 }
 
+// The rounds of run_interleaved that give every one of `candidates` at least `rounds` turns and
+// end on a whole rotation, so that each candidate goes first equally often (ktune retime and the
+// host benches' interleaved timing).
+inline int whole_rotation_rounds(int rounds, int candidates) {
+  if (candidates <= 0) return 0;
+  return (std::max(rounds, 1) + candidates - 1) / candidates * candidates;
+}
+
 // Interleaved rounds over `candidates` alternatives (the timing a choice among them rests on):
 // each round runs every candidate once, in an order rotated by one every round, so that a drift
 // of the machine while they are timed (GPU clocks ramping up, load coming and going) reaches all

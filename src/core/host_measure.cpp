@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "ktune/error.hpp"
-#include "ktune/retime.hpp"
 #include "ktune/timing_loop.hpp"
 
 namespace ktune {
@@ -150,7 +149,7 @@ std::vector<Outcome> time_interleaved_on_host(const std::vector<HostCandidate>& 
   if (n == 0) return out;
   TimingPolicy order;  // run_interleaved's rotation: whole rotations, nothing untimed
   order.warmups = 0;
-  order.min_reps = order.max_reps = retime_rounds(rounds, n);  // whole rotations, as retime
+  order.min_reps = order.max_reps = whole_rotation_rounds(rounds, n);
   order.budget_ms = 0;
   std::vector<bool> dropped(candidates.size(), false);
   run_interleaved(

@@ -55,7 +55,7 @@ std::vector<std::vector<Outcome>> run_rounds(const Space& space, ProblemSession&
   std::vector<bool> dropped(candidates.size(), false);  // a turn that was not ok ends its turns
   TimingPolicy rounds;  // run_interleaved's rotation: whole rounds, nothing untimed
   rounds.warmups = 0;
-  rounds.min_reps = rounds.max_reps = retime_rounds(options.rounds, n);
+  rounds.min_reps = rounds.max_reps = whole_rotation_rounds(options.rounds, n);
   rounds.budget_ms = 0;
   run_interleaved(
       n,
@@ -90,11 +90,6 @@ std::vector<Measurement> retime_candidates(const std::vector<Measurement>& probl
   for (const Measurement& m : problem_rows)
     if (m.vendor && verified(m)) configs.push_back(m);
   return configs;
-}
-
-int retime_rounds(int rounds, int candidates) {
-  if (candidates <= 0) return 0;
-  return (std::max(rounds, 1) + candidates - 1) / candidates * candidates;
 }
 
 Measurement pooled_measurement(const Measurement& original, const std::vector<Outcome>& turns,

@@ -175,7 +175,7 @@ TEST_F(RetimeTest, LinearDriftReachesEqualConfigsAlike) {
   planted.drift = 0.01;  // 1 % of the time per run
   RetimeOptions options;
   options.rounds = 3;  // rounded up to 4: two whole rotations of the two
-  EXPECT_EQ(retime_rounds(3, 2), 4);
+  EXPECT_EQ(whole_rotation_rounds(3, 2), 4);
   retime_store(family, backend, store, options);
   auto after = rows(store, "n=8");
   EXPECT_EQ(planted.turns.size(), 8u);
