@@ -7,6 +7,11 @@
 #   big    8192^3 NN, NT and TN in bf16 and fp16 (BIG_PRECISIONS): every config of CONFIGS
 #          (default kind:wgmma,kind:wgmmapp; BIG_CONFIGS for fewer) + cuBLAS, cuBLASLt heuristic and best of its top 8,
 #          same precision, same run, 2 warm-ups and 10-20 timed runs each
+#   retime ktune retime of the big phase's store: per shape the configs within 15 % of the best
+#          (at most 4) and the vendor rows timed again in RETIME_ROUNDS (default 12) rotating
+#          interleaved rounds of 3 runs (after 1 warm-up), each turn verified: a gap measured as
+#          one config after another, then the vendors, is not an order or clock effect
+#          (big8192-<precision>-retimed-vs-vendor.md, the store exported again)
 #   large  LARGE_WORKLOADS (default large@bf16) x CONFIGS + the vendors, the sweep's timing flags
 #   ncu    Nsight Compute of the fastest config of kind NCU_KIND (default wgmmapp) of 8192^3 NN
 #          bf16 and of cuBLAS there (the regex names bf16 kernels: the float64 reference the bench
@@ -76,6 +81,20 @@ if has big; then
       --markdown "$W/big8192-$p-vs-vendor.md" > /dev/null 2>&1 || echo "report $p failed"
   done
   "$B/ktune" export --store $STORE --format csv -o "$W/gemm-wgmma-big.csv.gz"
+fi
+
+pack
+if has retime; then
+  start=$(date +%s)
+  timeout "${RETIME_SECONDS:-150}" "$B/ktune" retime --family gemm --device cuda:0 --store $STORE \
+    --within 0.15 --max-configs 4 --rounds "${RETIME_ROUNDS:-12}" --reps 3 --warmups 1 \
+    --timeout-ms 5000 > "$W/retime-big.log" 2>&1
+  echo "retime exit $? ($(($(date +%s) - start)) s)"
+  for p in ${BIG_PRECISIONS:-bf16 fp16}; do
+    "$B/ktune" report --store $STORE --device "$(gpu_slug)" --workload "/tmp/big8192.csv@$p" \
+      --markdown "$W/big8192-$p-retimed-vs-vendor.md" > /dev/null 2>&1 || echo "report $p failed"
+  done
+  "$B/ktune" export --store $STORE --format csv -o "$W/gemm-wgmma-big-retimed.csv.gz"
 fi
 
 pack
