@@ -66,8 +66,8 @@ Shape shape_of(const Problem& p) {
   Shape out;
   if (std::find(p.names.begin(), p.names.end(), "precision") != p.names.end()) {
     const double code = p.get("precision");
-    if (code != 0 && code != 2 && code != 3)
-      fail("precision must be 0 (fp32), 2 (bf16) or 3 (fp16)");
+    if (code != 0 && code != 1 && code != 2 && code != 3)
+      fail("precision must be 0 (fp32), 1 (tf32), 2 (bf16) or 3 (fp16)");
     out.precision = gemm::Precision(int(code));
   }
   out.n = int64_t(n);
@@ -96,9 +96,10 @@ Problem problem_of(const Shape& s, std::vector<std::string> tags) {
 }
 
 gemm::Precision parse_precision(const std::string& text) {
-  for (gemm::Precision p : {gemm::Precision::fp32, gemm::Precision::bf16, gemm::Precision::fp16})
+  for (gemm::Precision p :
+       {gemm::Precision::fp32, gemm::Precision::tf32, gemm::Precision::bf16, gemm::Precision::fp16})
     if (text == gemm::precision_name(p)) return p;
-  throw Error(fmt::format("unknown conv2d precision '{}' (fp32, bf16, fp16)", text));
+  throw Error(fmt::format("unknown conv2d precision '{}' (fp32, tf32, bf16, fp16)", text));
 }
 
 Problem with_precision(const Problem& problem, gemm::Precision precision) {

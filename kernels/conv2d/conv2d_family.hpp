@@ -11,15 +11,18 @@
 //   out[n][p][q][k] = Σ_{r,s,c} in[n][p·stride − pad + r][q·stride − pad + s][c] · f[k][r][s][c]
 //
 // Problem features, in order: n, h, w, c, k, r, s, stride, pad; then optionally `precision`
-// (gemm::Precision codes: 0 fp32, 2 bf16, 3 fp16; absent means fp32, so FP32 problems keep their
-// keys and data). bf16 / fp16: input and filter in that 16-bit format, FP32 accumulation and FP32
-// output. Workload variants "vgg16-conv@bf16" give a workload's problems in a precision.
+// (gemm::Precision codes: 0 fp32, 1 tf32, 2 bf16, 3 fp16; absent means fp32, so FP32 problems keep
+// their keys and data). tf32: FP32 input and filter, TF32 tensor-core math (each operand rounded to
+// TF32 by the kernel), FP32 accumulation and output. bf16 / fp16: input and filter in that 16-bit
+// format, FP32 accumulation and FP32 output. Workload variants "vgg16-conv@bf16" give a
+// workload's problems in a precision.
 //
 // Space: the union of kinds (kernels/conv2d/conv2d_kinds.hpp). The CPU kinds come first, then
 // the CUDA kinds; config ids are the kinds' offsets plus mixed-radix indices, so the order of
 // the kinds is fixed forever (append only). Kinds that do not apply to a problem (Winograd on a
-// 1×1 layer), or not to its precision (the FP32 kinds to bf16 / fp16 problems, the tensor-core
-// cuda_igemm_mma to FP32 ones), refuse it at run time: status `refused`, never an error.
+// 1×1 layer), or not to its precision (the FP32 kinds to tf32 / bf16 / fp16 problems, the
+// tensor-core cuda_igemm_mma to FP32 ones, cuda_igemm_wgmma to FP32 and tf32 ones), refuse it at
+// run time: status `refused`, never an error.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,7 +35,8 @@ namespace ktune::kernels::conv2d {
 // Validates every feature; throws Error "conv2d problem '<key>': <what>" (one line).
 Shape shape_of(const Problem& p);
 Problem problem_of(const Shape& s, std::vector<std::string> tags = {});
-// "fp32" -> Precision::fp32, "bf16", "fp16"; throws Error naming the text for anything else.
+// "fp32" -> Precision::fp32, "tf32", "bf16", "fp16"; throws Error naming the text for anything
+// else.
 gemm::Precision parse_precision(const std::string& text);
 // The problem in precision p (the feature added, replaced or, for fp32, dropped).
 Problem with_precision(const Problem& problem, gemm::Precision p);
@@ -45,7 +49,9 @@ Problem with_precision(const Problem& problem, gemm::Precision p);
 // kernels/common/gemm_error_bound.cpp: each product carries a relative rounding error of at most
 // 2u, independent of the data's signs, so the relative error of the sum stays near u whatever
 // c·r·s; an implicit-GEMM convolution is that GEMM with K = c·r·s, zero padding adding exact
-// zeros). Tested with bf16 data judged by the fp16 bound, which must fail
+// zeros). A tf32 problem's kernel rounds the FP32 input and filter to TF32 itself: the GEMM's tf32
+// bound (u = 2^-10, which covers truncation as well as the mma kind's rounding to nearest).
+// Tested with bf16 data judged by the fp16 bound, which must fail
 // (tests/core/test_conv2d_family.cpp). Winograd
 // F(m×m, 3×3) (winograd_m = 2 or 4; 0 for the other kernels) loses precision in its transforms,
 // whose constants grow with the tile: the bound is multiplied by 8 for F(2×2,3×3) and by 64

@@ -10,10 +10,11 @@ namespace ktune::kernels::conv2d {
 void register_cpu_backend();  // kernels/conv2d/cpu/conv2d_cpu_backend.cpp
 
 namespace {
-// The networks and the test shapes run per 16-bit precision too: "vgg16-conv@bf16" is
+// The networks and the test shapes run per tensor-core precision too: "vgg16-conv@bf16" is
 // vgg16-conv with every problem in bf16 (conv-small stays FP32: the CPU kernels are FP32 only).
 const char* const kPrecisionWorkloads[] = {"vgg16-conv", "resnet50-conv", "dnn", "tiny"};
-const gemm::Precision kTensorPrecisions[] = {gemm::Precision::bf16, gemm::Precision::fp16};
+const gemm::Precision kTensorPrecisions[] = {gemm::Precision::tf32, gemm::Precision::bf16,
+                                             gemm::Precision::fp16};
 }  // namespace
 
 std::vector<std::string> Conv2dFamily::builtin_workloads() const {

@@ -1,10 +1,21 @@
 // Inline-PTX building blocks of the mma.sync main loops (sm_80+): shared addresses, 16-byte
-// cp.async, ldmatrix and the 16-bit m16n8k16 tensor-core instruction. Used by the GEMM family's
-// mma kind (kernels/gemm/cuda/gemm_mma.cuh) and conv2d's implicit-GEMM kind
+// cp.async, ldmatrix, the 16-bit m16n8k16 and the tf32 m16n8k8 tensor-core instructions. Used by
+// the GEMM family's mma kind (kernels/gemm/cuda/gemm_mma.cuh) and conv2d's implicit-GEMM kind
 // (kernels/conv2d/cuda/conv2d_igemm_mma.cuh). Compiled at run time by NVRTC (no standard
 // headers) and ahead of time by nvcc.
 #ifndef KTUNE_MMA_PTX_CUH
 #define KTUNE_MMA_PTX_CUH
+
+// The element type of A and B in memory for a precision code (gemm::Precision): FP32 words for
+// tf32 (1, rounded to TF32 in the kernel), the raw bits of bf16 (2) and fp16 (3).
+template <int PREC>
+struct KtuneMmaElem {
+  typedef unsigned short type;  // bf16 / fp16 bits
+};
+template <>
+struct KtuneMmaElem<1> {
+  typedef float type;
+};
 
 // The 32-bit shared-state-space address of a generic pointer into shared memory.
 __device__ __forceinline__ unsigned ktune_smem_address(const void* p) {
@@ -58,6 +69,27 @@ __device__ __forceinline__ void ktune_mma_16816(float (&d)[4], const unsigned (&
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// An FP32 value rounded to TF32 (nearest, ties away from zero), as the tf32 mma reads it.
+__device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// One mma tile: d += a * b (fp32 accumulators d[0..3]).
+template <int PREC>
+__device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
+                                          const unsigned* b) {
+  if (PREC == 1)
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    ktune_mma_16816<PREC>(d, a, b);
 }
 
 #endif  // KTUNE_MMA_PTX_CUH

@@ -32,14 +32,15 @@ KTUNE_INSTANTIATE_WINO(2, 4)
 KTUNE_INSTANTIATE_WINO(4, 1)
 KTUNE_INSTANTIATE_WINO(4, 4)
 
-// The tensor-core kind (sweep only so far: no deployed library instantiates it yet): the largest
-// and smallest tiles, both precisions and both loaders.
+// The tensor-core kind: the largest and smallest tiles, the three precisions and both loaders.
 #define KTUNE_INSTANTIATE_IGEMM(BM, BN, BK, WM, WN, ST, PREC, VEC)                             \
   template __global__ void ktune_conv2d_igemm_mma<BM, BN, BK, WM, WN, ST, PREC, VEC>(          \
-      const unsigned short*, const unsigned short*, float*, int, int, int, int, int, int, int, \
-      int, int, int, int, const float*, const float*, int);
+      const KtuneMmaElem<PREC>::type*, const KtuneMmaElem<PREC>::type*, float*, int, int, int, \
+      int, int, int, int, int, int, int, int, const float*, const float*, int);
 
 KTUNE_INSTANTIATE_IGEMM(128, 128, 64, 64, 64, 4, 2, 8)
 KTUNE_INSTANTIATE_IGEMM(128, 128, 32, 32, 64, 3, 3, 8)
 KTUNE_INSTANTIATE_IGEMM(64, 64, 32, 32, 32, 3, 2, 1)
 KTUNE_INSTANTIATE_IGEMM(64, 128, 64, 64, 32, 4, 3, 1)
+KTUNE_INSTANTIATE_IGEMM(128, 128, 32, 64, 64, 3, 1, 8)
+KTUNE_INSTANTIATE_IGEMM(64, 64, 64, 32, 32, 4, 1, 1)

@@ -128,8 +128,9 @@ class Session final : public ProblemSession {
     }
 #if KTUNE_HAVE_CUDNN
     // The problem's own precision: a bf16 / fp16 problem runs cuDNN on the same 16-bit data with
-    // tensor-core math; its 16-bit output is widened to FP32 (exactly) before it is judged.
-    const bool narrow = shape_.precision != gemm::Precision::fp32;
+    // tensor-core math; its 16-bit output is widened to FP32 (exactly) before it is judged. A
+    // tf32 problem runs it on the FP32 data with TF32 tensor-core math permitted.
+    const bool narrow = gemm::input_bytes(shape_.precision) == 2;
     context_.device.make_current();
     try {
       if (!cudnn_) {
@@ -167,7 +168,7 @@ class Session final : public ProblemSession {
   }
 
  private:
-  // The tensor-core kind: 16-bit x and w, its own kernel per precision and loader.
+  // The tensor-core kind: 16-bit x and w (FP32 for tf32), its own kernel per precision and loader.
   Outcome run_igemm_mma(const CudaConvConfig& g, const ConvDims& d, const std::string& what,
                         const TimingPolicy& policy) {
     const bool vec8 = igemm_mma_vectorized(d, x(0), w(0));  // every copy has the same alignment
@@ -224,6 +225,8 @@ class Session final : public ProblemSession {
         return CudnnPrecision::bf16;
       case gemm::Precision::fp16:
         return CudnnPrecision::fp16;
+      case gemm::Precision::tf32:
+        return CudnnPrecision::tf32;
       default:
         return CudnnPrecision::fp32;
     }
@@ -249,7 +252,7 @@ class Session final : public ProblemSession {
   }
 #endif
 
-  // x and w: FP32 for fp32 problems, 16-bit bits for bf16 / fp16 ones (element_bytes_ each).
+  // x and w: FP32 for fp32 / tf32 problems, 16-bit bits for bf16 / fp16 ones (element_bytes_ each).
   float* x(int copy) const { return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_); }
   float* w(int copy) const {
     return reinterpret_cast<float*>(pool_.data() + copy * copy_bytes_ + offset_w_);
@@ -287,7 +290,8 @@ class Session final : public ProblemSession {
     cudaStream_t stream = context_.device.stream();
     // 16-bit problems: the kernels get the data rounded to nearest even; the reference keeps
     // the FP32 values (error_bound counts the rounding), read from buffers freed after it ran.
-    const bool narrow = shape_.precision != gemm::Precision::fp32;
+    // fp32 and tf32 problems: FP32 data (a tf32 kernel rounds it itself).
+    const bool narrow = gemm::input_bytes(shape_.precision) == 2;
     const std::vector<uint16_t> bits_x = gemm::to_input_bits(host_x, shape_.precision);
     const std::vector<uint16_t> bits_w = gemm::to_input_bits(host_w, shape_.precision);
     const void* src_x = narrow ? static_cast<const void*>(bits_x.data()) : host_x.data();

@@ -31,7 +31,10 @@ std::string igemm_mma_name(const CudaConvConfig& g, gemm::Precision precision, i
 }
 
 namespace {
-constexpr gemm::Precision kMmaPrecisions[] = {gemm::Precision::bf16, gemm::Precision::fp16};
+// The precisions each tensor-core kind has kernels for (tf32: igemm_mma only).
+constexpr gemm::Precision kMmaPrecisions[] = {gemm::Precision::tf32, gemm::Precision::bf16,
+                                              gemm::Precision::fp16};
+constexpr gemm::Precision kWgmmaPrecisions[] = {gemm::Precision::bf16, gemm::Precision::fp16};
 
 }  // namespace
 
@@ -59,7 +62,7 @@ std::vector<KernelName> kernel_names(const CudaConvConfig& g) {
     }
     case CudaKind::igemm_wgmma: {
       std::vector<KernelName> names;
-      for (gemm::Precision p : kMmaPrecisions)
+      for (gemm::Precision p : kWgmmaPrecisions)
         names.push_back({"conv2d_wgmma.cuh", igemm_wgmma_name(g, p)});
       return names;
     }

@@ -15,7 +15,8 @@
 namespace ktune::kernels::conv2d::cuda {
 
 // One convolution: x NHWC [n][h][w][c], filter KRSC [k][r][s][c], y NHWC [n][p][q][k] (FP32).
-// precision: x and w FP32 (fp32) or 16-bit (bf16, fp16).
+// precision: x and w FP32 (fp32, and tf32: FP32 data, TF32 tensor-core math) or 16-bit (bf16,
+// fp16).
 struct ConvDims {
   long long n = 0, h = 0, w = 0, c = 0, k = 0, r = 0, s = 0, stride = 1, pad = 0;
   gemm::Precision precision = gemm::Precision::fp32;
@@ -143,9 +144,13 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
   if (d.n > 65535) return "n over 65535";
   const bool fp32 = d.precision == gemm::Precision::fp32;
   const bool tensor_core = g.kind == CudaKind::igemm_mma || g.kind == CudaKind::igemm_wgmma;
-  if (tensor_core && d.precision != gemm::Precision::bf16 && d.precision != gemm::Precision::fp16)
-    return std::string(g.kind == CudaKind::igemm_mma ? "cuda_igemm_mma" : "cuda_igemm_wgmma") +
-           " runs bf16 / fp16 problems only (" + gemm::precision_name(d.precision) + " problem)";
+  const bool sixteen_bit = gemm::input_bytes(d.precision) == 2;
+  if (g.kind == CudaKind::igemm_mma && !sixteen_bit && d.precision != gemm::Precision::tf32)
+    return "cuda_igemm_mma runs tf32 / bf16 / fp16 problems only (" +
+           std::string(gemm::precision_name(d.precision)) + " problem)";
+  if (g.kind == CudaKind::igemm_wgmma && !sixteen_bit)  // no tf32 wgmma with a transposed B tile
+    return "cuda_igemm_wgmma runs bf16 / fp16 problems only (" +
+           std::string(gemm::precision_name(d.precision)) + " problem)";
   if (!tensor_core && !fp32)
     return std::string("the FP32 CUDA kinds do not run ") + gemm::precision_name(d.precision) +
            " problems";
@@ -300,25 +305,26 @@ inline ConvLaunch launch_conv(const CudaConvConfig& g, const ConvKernels& kernel
   return launch_detail::refuse("unknown kind");
 }
 
-// Dynamic shared memory of a cuda_igemm_mma launch: ktune_igemm_smem_bytes<...>() of
-// conv2d_igemm_mma.cuh.
-inline constexpr long long igemm_mma_smem_bytes(const CudaConvConfig& g) {
-  return (long long)g.st * (g.bm + g.bn) * (g.bk + 8) * 2;
+// Dynamic shared memory of a cuda_igemm_mma launch in precision p: ktune_igemm_smem_bytes<...>()
+// of conv2d_igemm_mma.cuh.
+inline constexpr long long igemm_mma_smem_bytes(const CudaConvConfig& g, gemm::Precision p) {
+  return (long long)g.st * (g.bm + g.bn) * (g.bk * gemm::input_bytes(p) + 16);
 }
 
-// Whether the 16-byte loader (VEC = 8) serves this problem: whole 8-channel chunks and 16-byte
-// aligned tensors; otherwise the element-wise loader (VEC = 1) does.
+// Whether the 16-byte loader (VEC = 8) serves this problem: whole chunks of 16 bytes of channels
+// (8 16-bit or 4 FP32 ones) and 16-byte aligned tensors; otherwise the element-wise loader
+// (VEC = 1) does.
 inline bool igemm_mma_vectorized(const ConvDims& d, const void* x, const void* w) {
   const auto aligned = [](const void* ptr) { return (reinterpret_cast<size_t>(ptr) & 15u) == 0; };
-  return d.c % 8 == 0 && aligned(x) && aligned(w);
+  return d.c % (16 / gemm::input_bytes(d.precision)) == 0 && aligned(x) && aligned(w);
 }
 
-// One asynchronous tensor-core convolution y = conv(x, w): x and w hold 16-bit values of
-// d.precision; kernel: the ktune_conv2d_igemm_mma instantiation of (g, d.precision,
-// igemm_mma_vectorized(d, x, w) ? 8 : 1, the output type y points to: float, or unsigned short
-// for bf16 output), kernel_max_threads its limit. Never synchronizes. `epilogue` fills the
-// kernel's last three arguments: all null / 0 for the sweep's EPI = 0 kernels (which ignore
-// them); ktune::conv2d_ex's fused epilogue passes them to the EPI = 1 instantiation.
+// One asynchronous tensor-core convolution y = conv(x, w): x and w hold the values of d.precision
+// (16-bit bits, or FP32 for tf32); kernel: the ktune_conv2d_igemm_mma instantiation of (g,
+// d.precision, igemm_mma_vectorized(d, x, w) ? 8 : 1, the output type y points to: float, or
+// unsigned short for bf16 output), kernel_max_threads its limit. Never synchronizes. `epilogue`
+// fills the kernel's last three arguments: all null / 0 for the sweep's EPI = 0 kernels (which
+// ignore them); ktune::conv2d_ex's fused epilogue passes them to the EPI = 1 instantiation.
 struct IgemmEpilogue {
   const float* bias = nullptr;
   const void* residual = nullptr;  // in the output's type
@@ -335,10 +341,15 @@ inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
   if (g.mma_threads() > kernel_max_threads)
     return launch_detail::refuse(num(g.mma_threads()) + " threads exceed the kernel's limit of " +
                                  num(kernel_max_threads));
-  const long long shared = igemm_mma_smem_bytes(g);
+  const long long shared = igemm_mma_smem_bytes(g, d.precision);
   if (shared > 48 * 1024) {
     const cudaError_t error =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+    if (error == cudaErrorInvalidValue) {  // more than the device's opt-in limit (tf32 tiles)
+      (void)cudaGetLastError();
+      return launch_detail::refuse(num(shared) +
+                                   " bytes of shared memory exceed the device's block limit");
+    }
     if (error != cudaSuccess)
       return launch_detail::classify(error, "ktune_conv2d_igemm_mma shared memory opt-in");
   }

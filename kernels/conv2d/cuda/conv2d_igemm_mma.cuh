@@ -1,5 +1,7 @@
-// Implicit-GEMM convolution on the tensor cores (kind cuda_igemm_mma, sm_80+): bf16 / fp16 input
-// NHWC and filter KRSC (raw 16-bit bits: PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC
+// Implicit-GEMM convolution on the tensor cores (kind cuda_igemm_mma, sm_80+): input NHWC and
+// filter KRSC in bf16 / fp16 (raw 16-bit bits: PREC 2 bf16, PREC 3 fp16, mma.m16n8k16) or FP32
+// (PREC 1 tf32: each FP32 word rounded to TF32, nearest with ties away, just before its
+// mma.m16n8k8, as the GEMM family's mma kind does), FP32 accumulation, output NHWC
 // of type Y: float (the sweep's and the default) or unsigned short, the bf16 bits of each FP32 sum
 // rounded once to nearest even at the store (ktune::conv2d_ex's bf16 output); dilation 1,
 // symmetric zero padding (the conv2d family's problem).
@@ -15,28 +17,32 @@
 // Hierarchy and main loop as the GEMM family's mma kind (kernels/gemm/cuda/gemm_mma.cuh): a block
 // computes BM x BN of y with (BM/WM) x (BN/WN) warps, a warp WM x WN as (WM/16) x (WN/8)
 // mma.m16n8k16 tiles; an ST-stage cp.async pipeline with one barrier per K tile; shared lines
-// [rows][BK + 8] (16 bytes of padding put the 8 lines an ldmatrix reads in distinct banks);
-// fragments of the next K step are loaded before the mma of this one issue.
+// [rows][BK + CH] with CH the elements of one 16-byte chunk (8 halves or 4 floats: 16 bytes of
+// padding put the 8 lines an ldmatrix reads in distinct banks); fragments of the next K step are
+// loaded before the mma of this one issue. tf32 fragments are 32-bit words: an ldmatrix of 8 lines
+// of 16 bytes gives lane (g, t) word t of line g, which is the m16n8k8 tf32 A / B fragment for
+// these K-contiguous tiles, so both precisions load fragments alike.
 //
 // The im2col is in the loader: each thread copies fixed 16-byte chunks of the A tile (a fixed
 // output pixel, decoded once) and, per K tile, maps the chunk's kk to (r, s, c) and the input
-// pixel it reads. VEC = 8: c % 8 == 0 (and 16-byte aligned tensors), so a chunk of 8 channels
-// never straddles a filter tap: one cp.async of 16 bytes, zero-filled without a read where the
-// tap falls in the padding or past K. VEC = 1 (c = 3 stems, odd c): element by element with plain
+// pixel it reads. VEC = 8: c a multiple of the chunk (8 16-bit or 4 FP32 channels) and 16-byte
+// aligned tensors, so a chunk never straddles a filter tap: one cp.async of 16 bytes, zero-filled
+// without a read where the tap falls in the padding or past K. VEC = 1 (c = 3 stems, odd c):
+// element by element with plain
 // loads and shared stores, ordered by the same barriers. Rows past M and columns past N read
 // zeros and are not stored.
 //
 // Launch (conv2d_cuda_launch.hpp, launch_igemm_mma): blockDim.x = 32 · (BM/WM) · (BN/WN); gridDim
-// = (ceil(M/BM), ceil(N/BN)); dynamic shared memory ST · (BM + BN) · (BK + 8) · 2 bytes (opted in
-// above 48 KiB). Compiled at run time by NVRTC (no standard headers).
+// = (ceil(M/BM), ceil(N/BN)); dynamic shared memory ST · (BM + BN) · (BK · E + 16) bytes, E the
+// element's bytes (opted in above 48 KiB). Compiled at run time by NVRTC (no standard headers).
 #ifndef KTUNE_CONV2D_IGEMM_MMA_CUH
 #define KTUNE_CONV2D_IGEMM_MMA_CUH
 
-#include "../../common/cuda/mma_ptx.cuh"  // cp.async, ldmatrix, mma.m16n8k16
+#include "../../common/cuda/mma_ptx.cuh"  // cp.async, ldmatrix, mma, KtuneMmaElem
 
-template <int BM, int BN, int BK, int ST>
+template <int BM, int BN, int BK, int ST, int PREC>
 __host__ __device__ constexpr int ktune_igemm_smem_bytes() {
-  return ST * (BM + BN) * (BK + 8) * 2;
+  return ST * (BM + BN) * (BK * int(sizeof(typename KtuneMmaElem<PREC>::type)) + 16);
 }
 
 // The output pixel of GEMM row m, decoded once per thread: its image's first input element and
@@ -98,23 +104,27 @@ __device__ __forceinline__ float ktune_igemm_epilogue(float v, const float* bias
 template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int VEC, class Y = float,
           int EPI = 0>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
-    ktune_conv2d_igemm_mma(const unsigned short* __restrict__ x,
-                           const unsigned short* __restrict__ w, Y* __restrict__ y, int n, int h,
-                           int wd, int c, int k, int r, int s, int stride, int pad, int p, int q,
-                           const float* bias, const Y* residual, int relu) {
+    ktune_conv2d_igemm_mma(const typename KtuneMmaElem<PREC>::type* __restrict__ x,
+                           const typename KtuneMmaElem<PREC>::type* __restrict__ w,
+                           Y* __restrict__ y, int n, int h, int wd, int c, int k, int r, int s,
+                           int stride, int pad, int p, int q, const float* bias, const Y* residual,
+                           int relu) {
+  typedef typename KtuneMmaElem<PREC>::type T;
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
-  constexpr int LINE = BK + 8;      // shared elements per tile line
-  constexpr int PER_LINE = BK / 8;  // 16-byte chunks per line
+  constexpr int CH = 16 / int(sizeof(T));  // elements per 16-byte chunk
+  constexpr int MK = PREC == 1 ? 8 : 16;   // k of one mma
+  constexpr int LINE = BK + CH;            // shared elements per tile line
+  constexpr int PER_LINE = BK / CH;        // 16-byte chunks per line
   constexpr int A_COPIES = BM * PER_LINE / THREADS, B_COPIES = BN * PER_LINE / THREADS;
   constexpr int MI = WM / 16, NI = WN / 8;
   static_assert(WM % 16 == 0 && WN % 16 == 0 && BM % WM == 0 && BN % WN == 0, "warp tiles");
-  static_assert(BK % 16 == 0 && ST >= 2, "K tile and stages");
+  static_assert(BK % 16 == 0 && BK % MK == 0 && ST >= 2, "K tile and stages");
   static_assert((BM * PER_LINE) % THREADS == 0 && (BN * PER_LINE) % THREADS == 0,
                 "whole chunks per thread");
 
   extern __shared__ __align__(16) unsigned char ktune_igemm_shared[];
-  unsigned short* const smem_a = reinterpret_cast<unsigned short*>(ktune_igemm_shared);
-  unsigned short* const smem_b = smem_a + ST * BM * LINE;
+  T* const smem_a = reinterpret_cast<T*>(ktune_igemm_shared);
+  T* const smem_b = smem_a + ST * BM * LINE;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp % (BM / WM), warp_n = warp / (BM / WM);
@@ -139,33 +149,33 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   }
 
   // A[m][kk] for this pixel, or zero (padding, past K).
-  auto a_value = [&](const KtuneIgemmPixel& px, int kk) -> unsigned short {
-    if (!px.valid || kk >= kdim) return 0;
+  auto a_value = [&](const KtuneIgemmPixel& px, int kk) -> T {
+    if (!px.valid || kk >= kdim) return T(0);
     const int tap = kk / c, ch = kk - tap * c, tr = tap / s, ts = tap - tr * s;
     const int ih = px.ih0 + tr, iw = px.iw0 + ts;
-    if (ih < 0 || ih >= h || iw < 0 || iw >= wd) return 0;
+    if (ih < 0 || ih >= h || iw < 0 || iw >= wd) return T(0);
     return x[px.image + ((long long)ih * wd + iw) * c + ch];
   };
 
   // VEC = 8: every A chunk of this thread sits at the same K offset (THREADS is a multiple of
   // PER_LINE), whose filter tap (tr, ts) and channel ch advance by BK per stage without divisions
   // (stages are loaded in K order).
-  int tap_k = (tid % PER_LINE) * 8;
+  int tap_k = (tid % PER_LINE) * CH;
   int tap_r = tap_k / sc, tap_s = (tap_k - tap_r * sc) / c, tap_c = tap_k - tap_r * sc - tap_s * c;
 
   auto load_stage = [&](int stage, int kt) {
     const int k0 = kt * BK;
-    unsigned short* const sa = smem_a + stage * BM * LINE;
-    unsigned short* const sb = smem_b + stage * BN * LINE;
+    T* const sa = smem_a + stage * BM * LINE;
+    T* const sb = smem_b + stage * BN * LINE;
 #pragma unroll
     for (int l = 0; l < A_COPIES; ++l) {
-      const int copy = tid + l * THREADS, line = copy / PER_LINE, e0 = (copy % PER_LINE) * 8;
-      unsigned short* dst = sa + line * LINE + e0;
+      const int copy = tid + l * THREADS, line = copy / PER_LINE, e0 = (copy % PER_LINE) * CH;
+      T* dst = sa + line * LINE + e0;
       const int kk = k0 + e0;
       if (VEC == 8) {
-        // c % 8 == 0: the chunk's 8 channels share one filter tap.
+        // c % CH == 0: the chunk's CH channels share one filter tap.
         const KtuneIgemmPixel& px = pix[l];
-        const unsigned short* src = x;
+        const T* src = x;
         int bytes = 0;
         if (px.valid && tap_k < kdim) {
           const int ih = px.ih0 + tap_r, iw = px.iw0 + tap_s;
@@ -177,21 +187,21 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         ktune_cp_async16(ktune_smem_address(dst), src, bytes);
       } else {
 #pragma unroll
-        for (int e = 0; e < 8; ++e) dst[e] = a_value(pix[l], kk + e);
+        for (int e = 0; e < CH; ++e) dst[e] = a_value(pix[l], kk + e);
       }
     }
 #pragma unroll
     for (int l = 0; l < B_COPIES; ++l) {
-      const int copy = tid + l * THREADS, line = copy / PER_LINE, e0 = (copy % PER_LINE) * 8;
-      unsigned short* dst = sb + line * LINE + e0;
+      const int copy = tid + l * THREADS, line = copy / PER_LINE, e0 = (copy % PER_LINE) * CH;
+      T* dst = sb + line * LINE + e0;
       const int j = col0 + line, kk = k0 + e0;
-      const unsigned short* src = w + (long long)j * kdim + kk;
-      if (VEC == 8) {  // kdim % 8 == 0: a chunk is all inside K or all past it
+      const T* src = w + (long long)j * kdim + kk;
+      if (VEC == 8) {  // kdim % CH == 0: a chunk is all inside K or all past it
         const bool inside = j < k && kk < kdim;
         ktune_cp_async16(ktune_smem_address(dst), inside ? src : w, inside ? 16 : 0);
       } else {
 #pragma unroll
-        for (int e = 0; e < 8; ++e) dst[e] = j < k && kk + e < kdim ? src[e] : (unsigned short)0;
+        for (int e = 0; e < CH; ++e) dst[e] = j < k && kk + e < kdim ? src[e] : T(0);
       }
     }
     if (VEC == 8) {  // the next stage's tap
@@ -214,21 +224,21 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int mq = lane >> 3, r8 = lane & 7;  // ldmatrix: the matrix and line this lane addresses
   const int wr = warp_m * WM, wc = warp_n * WN;
 
-  // A: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15)
-  // -> a0..a3; B: (cols 0-7, k 0-7), (cols 0-7, k 8-15), (cols 8-15, k 0-7), (cols 8-15, k 8-15)
-  // -> b0, b1 of two n tiles.
-  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], const unsigned short* sa,
-                            const unsigned short* sb, int kk) {
+  // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
+  // -> a0..a3, h = one 16-byte chunk of k (CH elements); B: (cols 0-7, k 0-h), (cols 0-7,
+  // k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h) -> b0, b1 of two n tiles.
+  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], const T* sa, const T* sb,
+                            int kk) {
 #pragma unroll
     for (int i = 0; i < MI; ++i) {
       const int row = wr + i * 16 + (mq & 1) * 8 + r8;
-      ktune_ldmatrix_x4<0>(af[i], ktune_smem_address(sa + row * LINE + kk + (mq >> 1) * 8));
+      ktune_ldmatrix_x4<0>(af[i], ktune_smem_address(sa + row * LINE + kk + (mq >> 1) * CH));
     }
 #pragma unroll
     for (int j = 0; j < NI; j += 2) {
       const int col = wc + j * 8 + (mq >> 1) * 8 + r8;
       unsigned v[4];
-      ktune_ldmatrix_x4<0>(v, ktune_smem_address(sb + col * LINE + kk + (mq & 1) * 8));
+      ktune_ldmatrix_x4<0>(v, ktune_smem_address(sb + col * LINE + kk + (mq & 1) * CH));
       bf[j][0] = v[0], bf[j][1] = v[1], bf[j + 1][0] = v[2], bf[j + 1][1] = v[3];
     }
   };
@@ -241,20 +251,31 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     write_stage = write_stage == ST - 1 ? 0 : write_stage + 1;
     ktune_cp_async_commit();
 
-    const unsigned short* const sa = smem_a + read_stage * BM * LINE;
-    const unsigned short* const sb = smem_b + read_stage * BN * LINE;
+    const T* const sa = smem_a + read_stage * BM * LINE;
+    const T* const sb = smem_b + read_stage * BN * LINE;
     read_stage = read_stage == ST - 1 ? 0 : read_stage + 1;
     unsigned af[2][MI][4], bf[2][NI][2];
     load_fragments(af[0], bf[0], sa, sb, 0);
 #pragma unroll
-    for (int step = 0; step < BK / 16; ++step) {
-      if (step + 1 < BK / 16)
-        load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * 16);
+    for (int step = 0; step < BK / MK; ++step) {
+      if (step + 1 < BK / MK)
+        load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * MK);
+      if (PREC == 1) {  // tf32: the words rounded just before their mma
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            af[step & 1][i][e] = ktune_mma_tf32(__uint_as_float(af[step & 1][i][e]));
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            bf[step & 1][j][e] = ktune_mma_tf32(__uint_as_float(bf[step & 1][j][e]));
+      }
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NI; ++j)
-          ktune_mma_16816<PREC>(acc[i][j], af[step & 1][i], bf[step & 1][j]);
+        for (int j = 0; j < NI; ++j) ktune_mma<PREC>(acc[i][j], af[step & 1][i], bf[step & 1][j]);
     }
   }
   ktune_cp_async_wait<0>();

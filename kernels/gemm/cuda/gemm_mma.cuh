@@ -41,15 +41,6 @@
 #include "../../common/cuda/mma_ptx.cuh"  // cp.async, ldmatrix, mma.m16n8k16
 #include "gemm_out16.cuh"                 // C in the input's 16-bit type
 
-template <int PREC>
-struct KtuneMmaElem {
-  typedef unsigned short type;  // bf16 / fp16 bits
-};
-template <>
-struct KtuneMmaElem<1> {
-  typedef float type;
-};
-
 // Shared-memory layout of one operand tile: ROWS (the M or N side) x BK elements of T; K_CONTIG:
 // [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad].
 template <typename T, int ROWS, int BK, int K_CONTIG>
@@ -110,26 +101,6 @@ __host__ __device__ constexpr int ktune_mma_smem_bytes() {
   typedef typename KtuneMmaElem<PREC>::type T;
   return ST * int(sizeof(T)) *
          (KtuneMmaTile<T, BM, BK, TA>::kElems + KtuneMmaTile < T, BN, BK, TB ? 0 : 1 > ::kElems);
-}
-
-__device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-
-// One mma tile: d += a * b (fp32 accumulators d[0..3]).
-template <int PREC>
-__device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],
-                                          const unsigned* b) {
-  if (PREC == 1)
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  else
-    ktune_mma_16816<PREC>(d, a, b);
 }
 
 template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB>
