@@ -1,11 +1,12 @@
 #pragma once
 // What the tests of the conv2d family's tensor-core kinds (cuda_igemm_mma, cuda_igemm_wgmma)
 // share: the family with its CUDA backends, a kind's configs read from the space, and the check
-// that every config of the kind verifies on every layer in bf16 and fp16 through the sweep's
-// sessions (float64 reference, the family's per-precision bound).
+// that every config of the kind verifies on every layer in its precisions (tf32, bf16, fp16)
+// through the sweep's sessions (float64 reference, the family's per-precision bound).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,16 +35,20 @@ inline Shape in_precision(Shape s, gemm::Precision p) {
   return s;
 }
 
-// Runs every config once on every layer in bf16 and fp16 (a fatal failure ends the check): each
-// must run, stay within error_bound and not be exact (16-bit inputs cannot be); the worst
-// relative error per precision goes to `worst`.
-inline void verify_every_config_in_16_bit(const Family& fam, Backend& backend,
-                                          const std::vector<Config>& configs,
-                                          const std::vector<Shape>& layers,
-                                          std::map<gemm::Precision, double>& worst) {
+// Runs every config once on every layer in each of `precisions` (a fatal failure ends the check):
+// each must run (or be refused where `may_refuse(config, shape)` says so, and then never run),
+// stay within error_bound and not be exact (rounded inputs cannot be); the worst relative error
+// per precision goes to `worst`.
+using MayRefuse = std::function<bool(const Config&, const Shape&)>;
+inline void verify_every_config(const Family& fam, Backend& backend,
+                                const std::vector<Config>& configs,
+                                const std::vector<Shape>& layers,
+                                const std::vector<gemm::Precision>& precisions,
+                                std::map<gemm::Precision, double>& worst,
+                                const MayRefuse& may_refuse = {}) {
   TimingPolicy once;
   once.warmups = 0, once.min_reps = 1, once.max_reps = 1, once.budget_ms = 0;
-  for (gemm::Precision precision : {gemm::Precision::bf16, gemm::Precision::fp16}) {
+  for (gemm::Precision precision : precisions) {
     for (const Shape& layer : layers) {
       const Shape s = in_precision(layer, precision);
       const Problem problem = problem_of(s);
@@ -51,13 +56,25 @@ inline void verify_every_config_in_16_bit(const Family& fam, Backend& backend,
       for (const Config& c : configs) {
         const Outcome o = session->run(c, once);
         const std::string where = fam.space().to_string(c) + " on " + problem.key();
+        if (may_refuse && may_refuse(c, s)) {
+          EXPECT_EQ(o.status, Status::refused) << where << ": " << o.message;
+          continue;
+        }
         ASSERT_EQ(o.status, Status::ok) << where << ": " << o.message;
         EXPECT_LE(o.rel_error, error_bound(s)) << where;
-        EXPECT_GT(o.rel_error, 0.0) << where << ": 16-bit inputs cannot be exact";
+        EXPECT_GT(o.rel_error, 0.0) << where << ": rounded inputs cannot be exact";
         worst[precision] = std::max(worst[precision], o.rel_error);
       }
     }
   }
+}
+
+inline void verify_every_config_in_16_bit(const Family& fam, Backend& backend,
+                                          const std::vector<Config>& configs,
+                                          const std::vector<Shape>& layers,
+                                          std::map<gemm::Precision, double>& worst) {
+  verify_every_config(fam, backend, configs, layers, {gemm::Precision::bf16, gemm::Precision::fp16},
+                      worst);
 }
 
 }  // namespace ktune::kernels::conv2d::cuda::test

@@ -1,10 +1,11 @@
 // The tensor-core conv2d kind (cuda_igemm_mma) on the GPU: every config of the kind runs every
 // layer of a set covering 1x1 (stride 1 and 2), 3x3 stride 1 and 2, the 7x7 stride-2 stem with
 // c = 3, odd sizes, c off the 8-channel vector width (the element-wise loader), k off the block
-// and the float2 store widths, and batch > 1, in bf16 and fp16, through the backend's sessions:
-// random data (never zeros), output poisoned with NaN before the verified run, checked against
-// the float64 reference of the FP32 data within the precision's bound. The FP32 kinds refuse
-// these problems, and the tensor-core kind refuses FP32 ones.
+// and the float2 store widths, and batch > 1, in bf16 and fp16, and in tf32 (FP32 data rounded to
+// TF32 in the kernel; tiles whose FP32 stages exceed the device's shared memory refused), through
+// the backend's sessions: random data (never zeros), output poisoned with NaN before the verified
+// run, checked against the float64 reference of the FP32 data within the precision's bound. The
+// FP32 kinds refuse these problems, and the tensor-core kind refuses FP32 ones.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -54,6 +55,30 @@ TEST(Conv2dIgemmMma, EveryConfigVerifiesEveryLayerInBf16AndFp16) {
   EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
 }
 
+TEST(Conv2dIgemmMma, EveryConfigVerifiesEveryLayerInTf32) {
+  KTUNE_REQUIRE_GPU();
+  const Family& fam = conv2d_family();
+  auto backend = open_backend(fam, "cuda:0");
+  const std::vector<Config> configs = kind_configs(fam, "cuda_igemm_mma");
+  backend->prepare(configs);
+  int device = 0, max_shared = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+            cudaSuccess);
+  int too_big = 0;
+  const auto over_shared = [&](const Config& c, const Shape&) {
+    const CudaConvConfig g = parse_cuda_conv_config(fam.space().to_string(c));
+    return igemm_mma_smem_bytes(g, Precision::tf32) > max_shared;
+  };
+  for (const Config& c : configs) too_big += over_shared(c, Shape{});
+  EXPECT_LT(too_big, int(configs.size()) / 4) << "most tiles must fit in FP32";
+  std::map<Precision, double> worst;
+  ASSERT_NO_FATAL_FAILURE(test::verify_every_config(
+      fam, *backend, configs, layers(), {Precision::tf32, Precision::bf16}, worst, over_shared));
+  // TF32 keeps 10 mantissa bits, bf16 7: its errors are several times smaller.
+  EXPECT_LT(worst[Precision::tf32] * 3, worst[Precision::bf16]);
+}
+
 TEST(Conv2dIgemmMma, PrecisionsAndKindsRefuseEachOther) {
   KTUNE_REQUIRE_GPU();
   const Family& fam = conv2d_family();
@@ -73,6 +98,11 @@ TEST(Conv2dIgemmMma, PrecisionsAndKindsRefuseEachOther) {
   EXPECT_EQ(o.status, Status::refused) << o.message;
   EXPECT_NE(o.message.find("bf16"), std::string::npos) << o.message;
   EXPECT_EQ(bf16->run(mma, once).status, Status::ok);
+  auto tf32 = backend->open(problem_of(in_precision(layer, Precision::tf32)));
+  const Outcome t = tf32->run(fp32_kind, once);
+  EXPECT_EQ(t.status, Status::refused) << t.message;
+  EXPECT_NE(t.message.find("tf32"), std::string::npos) << t.message;
+  EXPECT_EQ(tf32->run(mma, once).status, Status::ok);
 }
 
 }  // namespace
