@@ -148,7 +148,7 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
   if (g.kind == CudaKind::igemm_mma && !sixteen_bit && d.precision != gemm::Precision::tf32)
     return "cuda_igemm_mma runs tf32 / bf16 / fp16 problems only (" +
            std::string(gemm::precision_name(d.precision)) + " problem)";
-  if (g.kind == CudaKind::igemm_wgmma && !sixteen_bit)  // no tf32 wgmma with a transposed B tile
+  if (g.kind == CudaKind::igemm_wgmma && !sixteen_bit)  // its K tiles are 64 16-bit channels
     return "cuda_igemm_wgmma runs bf16 / fp16 problems only (" +
            std::string(gemm::precision_name(d.precision)) + " problem)";
   if (!tensor_core && !fp32)
