@@ -13,6 +13,8 @@
 #            legacy Find + backend engines, NHWC and NCHW, fastest kept, its algorithm and layout
 #            in the row's message), all verified against float64 -> sweep-bf16.csv.gz
 #   fp16     the same in fp16 -> sweep-fp16.csv.gz
+#   tf32     the same in tf32 (FP32 data, TF32 tensor-core math; cuda_igemm_mma only: the wgmma
+#            kind refuses tf32) -> sweep-tf32.csv.gz
 #            (CONFIGS: the sweep's --configs, default kind:cuda_igemm_mma; e.g.
 #            kind:cuda_igemm_mma,kind:cuda_igemm_wgmma for a training set of both tensor-core kinds)
 #   lt       the GPU tests of the tuned GEMM library's vendor calls (ktune_gpu_vendor_tc_tests:
@@ -40,7 +42,7 @@ FILES=/tmp/conv-precision-files
 export SYSROOT
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-/tmp/kt-build}
-PHASES=${PHASES:-torch build bf16 fp16 heldout fp32}
+PHASES=${PHASES:-torch build bf16 fp16 tf32 heldout fp32}
 DEADLINE_S=${DEADLINE_S:-440}
 export KTUNE_CACHE_DIR=${KTUNE_CACHE_DIR:-/tmp/ktune-cache}
 mkdir -p "$OUT" "$FILES"
@@ -92,6 +94,7 @@ sweep() {
 }
 has bf16 && sweep bf16 "${SWEEP_S:-130}"
 has fp16 && sweep fp16 "${SWEEP_S:-130}"
+has tf32 && sweep tf32 "${SWEEP_S:-130}"
 if has lt; then
   t=$(cap 150)
   timeout "$t" "$B/ktune_gpu_vendor_tc_tests" > "$FILES/gpu-vendor-tc-tests.log" 2>&1
