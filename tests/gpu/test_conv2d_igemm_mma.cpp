@@ -66,11 +66,11 @@ TEST(Conv2dIgemmMma, EveryConfigVerifiesEveryLayerInTf32) {
   ASSERT_EQ(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
             cudaSuccess);
   int too_big = 0;
-  const auto over_shared = [&](const Config& c, const Shape&) {
+  const auto over_shared = [&](const Config& c, const Shape& s) {
     const CudaConvConfig g = parse_cuda_conv_config(fam.space().to_string(c));
-    return igemm_mma_smem_bytes(g, Precision::tf32) > max_shared;
+    return igemm_mma_smem_bytes(g, s.precision) > max_shared;
   };
-  for (const Config& c : configs) too_big += over_shared(c, Shape{});
+  for (const Config& c : configs) too_big += over_shared(c, in_precision(Shape{}, Precision::tf32));
   EXPECT_LT(too_big, int(configs.size()) / 4) << "most tiles must fit in FP32";
   std::map<Precision, double> worst;
   ASSERT_NO_FATAL_FAILURE(test::verify_every_config(

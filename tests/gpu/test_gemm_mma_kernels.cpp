@@ -361,6 +361,31 @@ namespace {
 
 // Through the CUDA backend's sweep path: a bf16 problem runs the mma kind and the vendors in bf16
 // (cuBLAS and cuBLASLt verified), and refuses an FP32 kind; an fp32 problem refuses mma.
+// A cuBLASLt row asked for again in the same session (ktune retime's next turn) is timed again,
+// not served the first turn's samples: the first ask's rows share one measurement (each once),
+// a second ask of any of them measures every answer anew.
+TEST(MmaGemmBackend, CublasLtRowsAskedAgainAreTimedAgain) {
+  KTUNE_REQUIRE_GPU();
+  ktune::register_builtin();
+  ktune::register_cuda_backends();
+  const ktune::Family& family = ktune::find_family("gemm");
+  auto backend = ktune::open_backend(family, "cuda:0");
+  ktune::TimingPolicy policy;
+  policy.warmups = 0;
+  policy.min_reps = policy.max_reps = 5;
+  const ktune::Problem p = ktune::load_workload(family, "tiny@bf16").problems.back();
+  auto session = backend->open(p);
+  const ktune::Outcome first = session->run_vendor("cublaslt", policy);
+  const ktune::Outcome top8 = session->run_vendor("cublaslt-top8", policy);
+  const ktune::Outcome again = session->run_vendor("cublaslt", policy);
+  ASSERT_EQ(first.status, ktune::Status::ok) << first.message;
+  ASSERT_EQ(again.status, ktune::Status::ok) << again.message;
+  ASSERT_EQ(first.timing.samples_ms.size(), 5u);
+  // Five event timings of a new measurement repeating the first's exactly: not a new measurement.
+  EXPECT_NE(again.timing.samples_ms, first.timing.samples_ms) << p.key();
+  EXPECT_LE(top8.timing.median_ms, first.timing.median_ms);  // the same measurements' fastest
+}
+
 TEST(MmaGemmBackend, PrecisionsPickTheirKindsAndVendors) {
   KTUNE_REQUIRE_GPU();
   ktune::register_builtin();

@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_reference.hpp"
@@ -126,10 +128,10 @@ class CudaGemmSession final : public ProblemSession {
                   precision_name(shape_.precision) + " problems");
     }
     context_.device.make_current();
-    if (vendor == "cublaslt-top8") return lt_answers(policy).fastest;
+    if (vendor == "cublaslt-top8") return lt_answers(vendor, policy).fastest;
     if (vendor != "cublas") {
       const int i = lt_heuristic_of("vendor=" + vendor);
-      const LtAnswers& lt = lt_answers(policy);
+      const LtAnswers& lt = lt_answers(vendor, policy);
       if (i < int(lt.each.size())) return lt.each[size_t(i)];
       return refused_outcome(
           fmt::format("cublaslt: the heuristic offers {} algorithms, not #{}", lt.each.size(), i));
@@ -273,16 +275,22 @@ class CudaGemmSession final : public ProblemSession {
 
   static constexpr size_t kLtWorkspaceBytes = size_t(32) << 20;
 
-  // cuBLASLt's heuristic answers for this problem, each verified and timed once (after an untimed
-  // warm-up call) on the first cuBLASLt row the sweep asks for: every answer's row and the
-  // fastest's come from these same measurements.
+  // cuBLASLt's heuristic answers for this problem, each verified and timed (after an untimed
+  // warm-up call) on the first cuBLASLt row asked for: every answer's row and the fastest's come
+  // from these same measurements, each row once. A row asked again (ktune retime's next turn)
+  // gets all of them timed again, so that a re-timed turn measures cuBLASLt at that moment
+  // instead of repeating the first turn's samples (which it did until session 20).
   struct LtAnswers {
     std::vector<Outcome> each;  // answer #i's outcome, message = its descriptor
     Outcome fastest;            // the fastest ok one (or why none ran)
   };
 
-  const LtAnswers& lt_answers(const TimingPolicy& policy) {
-    if (!lt_answers_) lt_answers_ = time_lt_answers(policy);
+  const LtAnswers& lt_answers(const std::string& row, const TimingPolicy& policy) {
+    if (!lt_answers_ || lt_rows_served_.count(row) != 0) {
+      lt_answers_ = time_lt_answers(policy);
+      lt_rows_served_.clear();
+    }
+    lt_rows_served_.insert(row);
     return *lt_answers_;
   }
 
@@ -460,7 +468,8 @@ class CudaGemmSession final : public ProblemSession {
   bool mma_prepared_ = false;
   bool wgmma_prepared_ = false;
   DeviceBuffer<char> lt_workspace_;
-  std::optional<LtAnswers> lt_answers_;  // timed on the first cuBLASLt row
+  std::optional<LtAnswers> lt_answers_;   // timed on the first cuBLASLt row asked for
+  std::set<std::string> lt_rows_served_;  // the rows lt_answers_ has served
 };
 
 }  // namespace
