@@ -18,7 +18,9 @@
 # (copies in the build tree, on its include path), for packages that install them.
 # NAMED_SELECTORS adds selectors beside SELECTOR that the family's deploy code picks between by
 # name: GEMM's ktune::gemm_ex takes one per tensor-core precision (tf32, bf16, fp16), each
-# written by `ktune deploy` from that precision's dataset; a precision without one is refused.
+# written by `ktune deploy` from that precision's dataset; a precision without one is refused;
+# and bf16_c16 / fp16_c16, trained on rows with C in the 16-bit input type, for gemm_ex with that
+# C (without one, 16-bit C is served by the precision's selector).
 include_guard(GLOBAL)
 
 # Where the kernel headers and include/ktune live: the source tree when included from ktune's
@@ -161,7 +163,8 @@ function(ktune_add_tuned_library target)
   endif()
 
   # NAMED_SELECTORS <name> <header> ...: further selectors beside SELECTOR that the family's deploy
-  # code picks between (GEMM: one per tensor-core precision, tf32 / bf16 / fp16), each included in
+  # code picks between (GEMM: one per tensor-core precision, tf32 / bf16 / fp16, and per 16-bit C
+  # type, bf16_c16 / fp16_c16), each included in
   # its own namespace, aliased as ktune_tuned_selector_<name>, announced by the macro
   # KTUNE_TUNED_SELECTOR_<NAME>.
   set(named_prelude "")

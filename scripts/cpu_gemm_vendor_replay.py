@@ -20,7 +20,8 @@ holds that tag (the GPU sweeps tag each row with its workload; a problem holding
 listed tags, e.g. `mobilenet;resnet`, counts in the first listed). Problems of DATA in none of the
 workloads form one more workload, `rest`. --precision P
 keeps the problems whose key ends in `;precision=P` (the tensor-core sweeps; the selectors then
-take seven arguments).
+take seven arguments); with --c16 those ending in `;precision=P;c16=1` (C in the 16-bit input
+type: eight arguments).
 """
 import argparse
 import collections
@@ -40,9 +41,9 @@ DRIVER = r"""
 #include <cstdio>
 #include HEADER
 int main() {
-  long long s[7];
-  while (std::scanf("%lld %lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4, s + 5,
-                    s + 6) == 7)
+  long long s[8];
+  while (std::scanf("%lld %lld %lld %lld %lld %lld %lld %lld", s, s + 1, s + 2, s + 3, s + 4,
+                    s + 5, s + 6, s + 7) == 8)
     std::printf("%s\n", ktune_selector::kConfigs[ktune_selector::select(ARGS)]);
 }
 """
@@ -58,15 +59,19 @@ def open_text(path):
     return gzip.open(path, "rt") if path.endswith(".gz") else open(path)
 
 
-def workload_keys(path, precision=None):
+def workload_keys(path, precision=None, c16=False):
     if not os.path.exists(path):
         fail(f"no such workload file: {path}")
     lines = [line for line in open(path) if line.strip() and not line.startswith("#")]
-    tail = f";precision={precision}" if precision else ""
+    tail = key_tail(precision, c16)
     return {";".join(f"{f}={r[f]}" for f in FIELDS) + tail for r in csv.DictReader(lines)}
 
 
-def load(path, precision=None):
+def key_tail(precision, c16=False):
+    return (f";precision={precision}" + (";c16=1" if c16 else "")) if precision else ""
+
+
+def load(path, precision=None, c16=False):
     """(header, rows by problem, perf[problem][config]) of a long CSV of ok/other rows; with a
     precision, only the problems of that precision."""
     rows, perf = collections.defaultdict(list), collections.defaultdict(dict)
@@ -80,7 +85,7 @@ def load(path, precision=None):
                 fail(f"{path}: no column '{name}'")
         for r in reader:
             problem = r[col["problem"]]
-            if precision and not problem.endswith(f";precision={precision}"):
+            if precision and not problem.endswith(key_tail(precision, c16)):
                 continue
             rows[problem].append(r)
             if "tags" in col:
@@ -120,14 +125,16 @@ def deploy_header(ktune, header, rows, train, options, work):
     return found[0]
 
 
-def picks(header, problems, work, precision=None):
+def picks(header, problems, work, precision=None, c16=False):
     src, exe = os.path.join(work, "driver.cpp"), os.path.join(work, "driver")
-    args = ", ".join(f"s[{i}]" for i in range(7 if precision else 6))
+    # A header trained on FP32-C rows takes no c16 argument (--header: the status quo's picks).
+    c16 = c16 and "long long c16)" in open(header).read()
+    args = ", ".join(f"s[{i}]" for i in range((8 if c16 else 7) if precision else 6))
     with open(src, "w") as f:
         f.write(DRIVER.replace("HEADER", '"' + os.path.abspath(header) + '"')
                 .replace("ARGS", args))
     subprocess.run(["c++", "-std=c++17", "-O1", src, "-o", exe], check=True)
-    fields = FIELDS + ("precision",)
+    fields = FIELDS + ("precision", "c16")
     lines = [" ".join(dict(x.split("=") for x in p.split(";")).get(f, "0") for f in fields)
              for p in problems]
     out = subprocess.run([exe], input="\n".join(lines) + "\n", capture_output=True, text=True,
@@ -175,11 +182,16 @@ def main():
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--workloads", help="comma-separated workload CSV files")
     where.add_argument("--workload-tags", help="comma-separated tags of the data's tags column")
-    ap.add_argument("--recipe", action="append", required=True, help="NAME='deploy options'")
+    ap.add_argument("--recipe", action="append", default=[], help="NAME='deploy options'")
+    ap.add_argument("--header", action="append", default=[],
+                    help="NAME=HEADER: a committed selector scored as is on every split (no "
+                         "training: e.g. today's selector on rows it was not trained for)")
     ap.add_argument("--ktune", default="build/bin/ktune")
     ap.add_argument("--vendors", default=",".join(VENDORS),
                     help="the vendor rows the picks are compared with (the faster of them)")
     ap.add_argument("--precision", help="keep the problems of this precision number only")
+    ap.add_argument("--c16", action="store_true",
+                    help="with --precision: the problems of 16-bit C (keys ending ;c16=1)")
     ap.add_argument("--held-out", action="append", default=[],
                     help="a workload (file name without .csv) the in-sample recipe never sees")
     ap.add_argument("--markdown")
@@ -190,13 +202,15 @@ def main():
         if not os.path.exists(path):
             fail(f"no such file: {path}")
     vendors = tuple(a.vendors.split(","))
-    header, rows, perf, tags = load(a.data, a.precision)
+    if a.c16 and not a.precision:
+        fail("--c16 needs --precision")
+    header, rows, perf, tags = load(a.data, a.precision, a.c16)
     if not perf:
         fail(f"{a.data}: no problem of precision {a.precision}")
     groups = {}
     for path in (a.workloads or a.workload_tags).split(","):
         if a.workloads:
-            keys = workload_keys(path, a.precision) & set(perf)
+            keys = workload_keys(path, a.precision, a.c16) & set(perf)
         else:
             keys = tagged(perf, tags, path, groups)
         if not keys:
@@ -212,7 +226,14 @@ def main():
         if w not in groups:
             fail(f"--held-out {w}: not one of the workloads ({', '.join(groups)})")
     seen = set(perf) - set().union(*(groups[w] for w in a.held_out))
+    if not a.recipe and not a.header:
+        fail("no --recipe and no --header")
     recipes = []
+    for r in a.header:
+        name, sep, path = r.partition("=")
+        if not sep or not os.path.exists(path):
+            fail(f"--header '{r}': expected NAME=HEADER of an existing file")
+        recipes.append((name, "header:" + os.path.abspath(path)))
     for r in a.recipe:
         name, sep, options = r.partition("=")
         if not sep or not name:
@@ -231,9 +252,11 @@ def main():
                                 **score(pooled, len(perf), pooled_unmeasured)})
                     last = out[-1]
                 problems = sorted(test)
-                hpp = deploy_header(a.ktune, header, rows, train, options, work)
+                hpp = (options[len("header:"):] if options.startswith("header:") else
+                       deploy_header(a.ktune, header, rows, train, options, work))
                 scored, unmeasured = served(perf, problems,
-                                            picks(hpp, problems, work, a.precision), vendors)
+                                            picks(hpp, problems, work, a.precision, a.c16),
+                                            vendors)
                 out.append({"recipe": name, "options": options, "held_out": w,
                             **score(scored, len(problems), unmeasured)})
                 pick_rows += [(name, w, p, c, f"{x:.4f}") for x, p, c, _, _ in scored]

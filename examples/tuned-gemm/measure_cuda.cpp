@@ -159,7 +159,11 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
       fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
                   int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
   const auto precision = ktune::GemmPrecision(int(s.precision));
-  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision);
+  const auto output = !c16                                 ? ktune::GemmOutput::fp32
+                      : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
+                                                           : ktune::GemmOutput::fp16;
+  // gemm_ex_config's index counts in the selector serving (precision, output).
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision, output);
   int lt = -1;
   for (int i = 0; i < info.num_configs; ++i)
     if (std::string(info.configs[i]) == "vendor=cublaslt") lt = i;
@@ -173,9 +177,6 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
   const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,     s.m,          s.n,
                               s.k,          s.batch,  s.lda,        s.stride_a(), s.ldb,
                               s.stride_b(), s.ldc,    s.stride_c(), c16};
-  const auto output = !c16                                 ? ktune::GemmOutput::fp32
-                      : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
-                                                           : ktune::GemmOutput::fp16;
   const int device = kd::current_device("lt-call-ab");
   const kd::LtPlan& plan0 = kd::lt_plan_for(device, p, a(0), b(0), c(0));
   if (bench.algos() < 1 || !plan0.found) {
@@ -247,19 +248,22 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
                             const CudaProtocol& protocol) {
   namespace kg = ktune::kernels::gemm;
   const auto precision = ktune::GemmPrecision(int(s.precision));
-  const int config = ktune::tuned_gemm_ex_choice_cuda(precision, trans(s.transa), trans(s.transb),
-                                                      s.m, s.n, s.k, s.batch);
-  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision);
+  const size_t elem = s.precision == kg::Precision::tf32 ? 4 : 2;
+  // 16-bit C: --output input, or a workload whose problems carry it (`large@bf16:c=bf16`).
+  const bool c16 = (protocol.c16 || s.c16) && elem == 2;
+  const auto output = !c16                                 ? ktune::GemmOutput::fp32
+                      : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
+                                                           : ktune::GemmOutput::fp16;
+  // The pick of the selector gemm_ex uses for this C type (its 16-bit-C selector where the
+  // library ships one).
+  const int config = ktune::tuned_gemm_ex_choice_cuda(precision, output, trans(s.transa),
+                                                      trans(s.transb), s.m, s.n, s.k, s.batch);
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(precision, output);
   const std::string config_name = config >= 0 ? info.configs[config] : "";
   ktune::Outcome deployed, cublas_outcome, lt_outcome, lt_top_outcome;
   try {
     Context& ctx = context();
     cudaStream_t stream = ctx.device.stream();
-    const size_t elem = s.precision == kg::Precision::tf32 ? 4 : 2;
-    const bool c16 = protocol.c16 && elem == 2;
-    const auto output = !c16                                 ? ktune::GemmOutput::fp32
-                        : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
-                                                             : ktune::GemmOutput::fp16;
     const size_t size_a = size_t(s.stride_a() * s.batch), size_b = size_t(s.stride_b() * s.batch);
     const size_t size_c = size_t(s.stride_c() * s.batch);
     // One copy: A and B (16-byte aligned), then C.

@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
   app.add_option(
          "--output", output,
          "CUDA bf16/fp16: C's type, fp32 or input (the 16-bit input type, for ktune::gemm_ex "
-         "and both vendors; tf32 keeps FP32 C)")
+         "and both vendors; tf32 keeps FP32 C). A workload variant with 16-bit C "
+         "(large@bf16:c=bf16) is timed with it whatever this says")
       ->check(CLI::IsMember({"fp32", "input"}))
       ->capture_default_str();
   app.add_option("--min-reps", policy.min_reps)->capture_default_str();

@@ -66,19 +66,23 @@ void gemm_ex(GemmPrecision precision, Trans transa, Trans transb, int64_t m, int
 // C's element type in gemm_ex: FP32, or the inputs' own 16-bit type (bf16 with bf16 inputs, fp16
 // with fp16; any other pairing throws GemmError). alpha and beta apply in FP32 (beta reads the old
 // C in its type) and the FP32 result is rounded once, to nearest even, at the store: the bound
-// adds half a unit in the last place of the output type at |C| (docs/tensor-cores.md). Served by
-// the same selector as FP32 C, whose training rows timed FP32 C (the 16-bit store moves half the
-// bytes of C; the wgmmats / wgmmacs kinds fall back to their plain epilogue for it); the vendor
-// candidates call cuBLAS / cuBLASLt with C and D in the same 16-bit type. ldc and stride_c count
-// elements of the output type; spans and aliasing are checked in its bytes.
+// adds half a unit in the last place of the output type at |C| (docs/tensor-cores.md). Which
+// selector serves it: the library's 16-bit-C selector of the precision (NAMED_SELECTORS bf16_c16 /
+// fp16_c16, trained on rows that timed 16-bit C) where it ships one, else the precision's own
+// selector (trained on FP32-C rows; the wgmmats / wgmmacs kinds fall back to their plain epilogue
+// for 16-bit C). FP32 C is always served by the precision's own selector. The vendor candidates
+// call cuBLAS / cuBLASLt with C and D in the same 16-bit type. ldc and stride_c count elements of
+// the output type; spans and aliasing are checked in its bytes.
 enum class GemmOutput : unsigned char { fp32, bf16, fp16 };
 void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans transb, int64_t m,
              int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
              const void* b, int64_t ldb, int64_t stride_b, float beta, void* c, int64_t ldc,
              int64_t stride_c, int64_t batch, cudaStream_t stream);
-// The same call with shipped config `config` (an index into tuned_gemm_ex_info_cuda(precision))
-// instead of the selector's pick, no fallback: for tests of every shipped config and for reports.
-// Returns false when the device refuses that config for the problem (nothing written then).
+// The same call with shipped config `config` instead of the selector's pick, no fallback: for tests
+// of every shipped config and for reports. `config` is an index into the configs of the selector
+// that serves (precision, output): tuned_gemm_ex_info_cuda(precision, output) (the FP32-C form:
+// tuned_gemm_ex_info_cuda(precision)). Returns false when the device refuses that config for the
+// problem (nothing written then).
 bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans transb, int64_t m,
                     int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
                     const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
@@ -103,10 +107,17 @@ int tuned_gemm_choice_cpu(Trans transa, Trans transb, int64_t m, int64_t n, int6
                           int64_t batch);
 int tuned_gemm_choice_cuda(Trans transa, Trans transb, int64_t m, int64_t n, int64_t k,
                            int64_t batch);
-// The shipped configs of gemm_ex for a precision (num_configs 0 when the library has no selector
-// for it; fp32: those of tuned_gemm_info_cuda) and the selector's pick.
+// The shipped configs of gemm_ex for a precision with FP32 C (num_configs 0 when the library has
+// no selector for it; fp32: those of tuned_gemm_info_cuda) and the selector's pick.
 const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision);
 int tuned_gemm_ex_choice_cuda(GemmPrecision precision, Trans transa, Trans transb, int64_t m,
                               int64_t n, int64_t k, int64_t batch);
+// The same for C of type `output`: the selector gemm_ex uses for (precision, output) (the rule
+// above). Where 16-bit C falls back to the precision's own selector this is the very object
+// tuned_gemm_ex_info_cuda(precision) returns, so &info(q, out) != &info(q) says the library ships
+// a 16-bit-C selector; a pairing gemm_ex refuses has num_configs 0 (and the choice -1).
+const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision, GemmOutput output);
+int tuned_gemm_ex_choice_cuda(GemmPrecision precision, GemmOutput output, Trans transa,
+                              Trans transb, int64_t m, int64_t n, int64_t k, int64_t batch);
 
 }  // namespace ktune

@@ -9,7 +9,10 @@ With --tc: bf16 and fp16 GEMMs (the same perf in both) on a GPU's tensor cores: 
 768, cuBLASLt's heuristic #0 from 1024, and cuBLASLt's best of its top 8 (a per-shape search, not
 a call a library can ship) beats both there, so `--vendors --vendor-names cublas,cublaslt` at
 K = 3 ships the kernel and both callable vendors, and `--vendors` alone ships the search row.
-Usage: planted_vendor_wins.py [--cuda | --tc] OUT.csv"""
+With --tc-c16: bf16 problems with C in bf16 (c16=1) whose winners differ from --tc's, so that a
+library's 16-bit-C selector answers otherwise than its FP32-C one: another mma config (4 stages)
+below 384, cuBLASLt's #0 from 384 to 768 and cuBLAS from 1024.
+Usage: planted_vendor_wins.py [--cuda | --tc | --tc-c16] OUT.csv"""
 import sys
 
 HEADER = ("device,family,problem,config,config_id,status,median_ms,min_ms,max_ms,mad_ms,reps,"
@@ -17,6 +20,7 @@ HEADER = ("device,family,problem,config,config_id,status,median_ms,min_ms,max_ms
 KERNELS = [("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=960", 976),
            ("kind=packed;mr=8;nr=4;kc=128;mc=48;nc=3840", 977)]
 TC_KERNEL = ("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3", 2824)
+TC_C16_KERNEL = ("kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=4", 2825)
 CUDA_KERNELS = [("kind=tiled;bm=32;bn=32;bk=8;tm=4;tn=4;vec=1;db=0", 640), ("r=1;a=1;c=1;wg=1x64", 0)]
 
 
@@ -48,6 +52,20 @@ def tc_rows():
                    f"{perf},1e-03,,2026-11-27T00:00:00Z,planted")
 
 
+def tc_c16_rows():
+    for size in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072):
+        problem = f'"transa=0;transb=0;m={size};n={size};k={size};batch=1;precision=2;c16=1"'
+        small, big = size < 384, size >= 1024
+        cublas = 800.0 if small else 8000.0 if not big else 30000.0
+        cublaslt = 900.0 if small else 9000.0 if not big else 20000.0
+        perfs = [(TC_C16_KERNEL, 1000.0 if small else 4000.0), (("cublas", -1), cublas),
+                 (("cublaslt", -1), cublaslt)]
+        for (config, config_id), perf in perfs:
+            ms = 2.0 * size ** 3 / perf / 1e6
+            yield (f'planted-gpu,gemm,{problem},"{config}",{config_id},ok,{ms},{ms},{ms},0,10,'
+                   f"{perf},1e-03,,2026-11-28T00:00:00Z,planted")
+
+
 def rows():
     for size in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072):
         problem = f'"transa=0;transb=0;m={size};n={size};k={size};batch=1"'
@@ -63,11 +81,11 @@ def rows():
 
 def main():
     args = sys.argv[1:]
-    mode = args[0] if args[:1] in (["--cuda"], ["--tc"]) else ""
+    mode = args[0] if args[:1] in (["--cuda"], ["--tc"], ["--tc-c16"]) else ""
     args = args[1:] if mode else args
     if len(args) != 1:
         sys.exit(__doc__)
-    generate = {"--cuda": cuda_rows, "--tc": tc_rows}.get(mode, rows)
+    generate = {"--cuda": cuda_rows, "--tc": tc_rows, "--tc-c16": tc_c16_rows}.get(mode, rows)
     with open(args[0], "w", encoding="utf-8") as out:
         out.write(HEADER + "\n")
         for row in generate():

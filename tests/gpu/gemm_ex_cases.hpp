@@ -153,7 +153,9 @@ struct ShippedCase {
   bool aligned;
 };
 
-// Runs the shipped configs of precision q (when `configs`) and its selector (config -1, when
+// Runs the shipped configs of the selector serving (q, output) (when `configs`: those of
+// tuned_gemm_ex_info_cuda(q, output), the 16-bit-C selector's where the library ships one) and the
+// selector (config -1, when
 // `selector`) on c in the four transpose pairs against the float64 reference: each within the
 // precision's bound, nothing written outside C, none refused where c is aligned (on odd leading
 // dimensions a config may refuse, the selector's fallback serves them) except cuBLASLt's answers
@@ -165,7 +167,7 @@ inline std::vector<std::string> check_shipped(ktune::GemmPrecision q, const Ship
                                               bool configs, bool selector,
                                               ktune::GemmOutput output = ktune::GemmOutput::fp32) {
   const bool c16 = output != ktune::GemmOutput::fp32;
-  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q, output);
   const auto kq = kg::Precision(int(q));
   std::vector<std::string> ran;
   for (int t = 0; t < 4; ++t) {

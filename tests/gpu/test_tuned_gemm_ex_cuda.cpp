@@ -73,6 +73,31 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
             ktune::tuned_gemm_info_cuda().num_configs);
 }
 
+// The selectors of 16-bit C (NAMED_SELECTORS bf16_c16 / fp16_c16) where the library ships them:
+// K <= 16 configs of the kinds that store 16-bit C (mma, mmasplit, wgmma, wgmmapp, wgmmamc) or
+// vendor calls, and a pick in range; where it ships none, 16-bit C gets the precision's selector
+// (the same object).
+TEST(TunedGemmEx, SixteenBitCSelectorsShipKindsThatStoreIt) {
+  for (GemmPrecision q : {GemmPrecision::bf16, GemmPrecision::fp16}) {
+    const auto out = q == GemmPrecision::bf16 ? ktune::GemmOutput::bf16 : ktune::GemmOutput::fp16;
+    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q, out);
+    if (&info == &ktune::tuned_gemm_ex_info_cuda(q)) continue;  // falls back: checked above
+    EXPECT_GT(info.num_configs, 0);
+    EXPECT_LE(info.num_configs, 16);
+    for (int i = 0; i < info.num_configs; ++i) {
+      const std::string config = info.configs[i];
+      bool stores = config.rfind("vendor=cublas", 0) == 0;
+      for (const char* kind : {"mma", "mmasplit", "wgmma", "wgmmapp", "wgmmamc"})
+        stores = stores || config.rfind(std::string("kind=") + kind + ";", 0) == 0;
+      EXPECT_TRUE(stores) << config;
+    }
+    const int pick =
+        ktune::tuned_gemm_ex_choice_cuda(q, out, Trans::yes, Trans::no, 4096, 2048, 4096, 1);
+    EXPECT_GE(pick, 0);
+    EXPECT_LT(pick, info.num_configs);
+  }
+}
+
 TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice) {
   const void* fake = reinterpret_cast<const void*>(uintptr_t(256));  // never dereferenced
   float* fake_c = reinterpret_cast<float*>(uintptr_t(1 << 20));
@@ -219,13 +244,19 @@ ktune::GemmOutput own_output(GemmPrecision q) {
 }
 
 // Every shipped bf16 / fp16 config with C in the inputs' 16-bit type, as with FP32 C above: the
-// four transpose pairs, ragged / multi-tile (beta != 0 reads the old 16-bit C) / 512^3 shapes,
-// the selector on odd leading dimensions; within the precision's bound plus the output rounding.
+// configs of the selector serving 16-bit C (the library's bf16_c16 / fp16_c16 selector where it
+// ships one, else the precision's), the four transpose pairs, ragged / multi-tile (beta != 0 reads
+// the old 16-bit C) / 512^3 shapes, the selector on odd leading dimensions; within the
+// precision's bound plus the output rounding.
 TEST(TunedGemmEx, EveryShippedConfigMatchesTheReferenceWith16BitC) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   size_t ran = 0;
   for (GemmPrecision q : {GemmPrecision::bf16, GemmPrecision::fp16}) {
-    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q);
+    const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(q, own_output(q));
+    std::printf(
+        "%s with %s C: %d configs of %s selector\n", q == GemmPrecision::bf16 ? "bf16" : "fp16",
+        q == GemmPrecision::bf16 ? "bf16" : "fp16", info.num_configs,
+        &info == &ktune::tuned_gemm_ex_info_cuda(q) ? "the precision's" : "its own 16-bit-C");
     if (info.num_configs == 0) continue;
     std::set<std::string> ran_once;
     for (const ShippedCase& c :

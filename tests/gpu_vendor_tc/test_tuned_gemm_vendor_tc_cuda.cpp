@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/common/gemm_reference.hpp"
@@ -42,6 +44,64 @@ TEST(TunedGemmVendorTc, ShipsAndPicksTheCallableVendors) {
     EXPECT_EQ(picked(q, 2048), "vendor=cublaslt");
   }
   EXPECT_EQ(ktune::tuned_gemm_ex_info_cuda(GemmPrecision::tf32).num_configs, 0);
+}
+
+// C in bf16: the library's bf16_c16 selector (vendor-wins-tc-c16-k3.hpp, planted to answer
+// otherwise than the bf16 one) serves it, in what it ships and in every pick; FP32 C keeps the bf16
+// selector. gemm_ex and gemm_ex_config route through the same rule as these queries.
+std::string picked(GemmPrecision q, ktune::GemmOutput out, int64_t size) {
+  const auto& info = ktune::tuned_gemm_ex_info_cuda(q, out);
+  const int pick =
+      ktune::tuned_gemm_ex_choice_cuda(q, out, Trans::no, Trans::no, size, size, size, 1);
+  return pick >= 0 && pick < info.num_configs ? info.configs[pick] : "none";
+}
+
+TEST(TunedGemmVendorTc, SixteenBitCIsServedByItsOwnSelector) {
+  using Out = ktune::GemmOutput;
+  const auto& c16 = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16, Out::bf16);
+  const auto& c32 = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16);
+  EXPECT_NE(&c16, &c32);
+  EXPECT_EQ(&ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16, Out::fp32), &c32);
+  ASSERT_EQ(c16.num_configs, 3);
+  EXPECT_STREQ(c16.configs[0], "kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=4");
+  // Planted to differ at every size class: the 16-bit-C answer, then the FP32-C one.
+  for (const auto& [size, with_c16, with_c32] :
+       {std::tuple<int64_t, const char*, const char*>{
+            128, "kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=4",
+            "kind=mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3"},
+        {512, "vendor=cublaslt", "vendor=cublas"},
+        {2048, "vendor=cublas", "vendor=cublaslt"}}) {
+    EXPECT_EQ(picked(GemmPrecision::bf16, Out::bf16, size), with_c16) << size;
+    EXPECT_EQ(picked(GemmPrecision::bf16, Out::fp32, size), with_c32) << size;
+    EXPECT_EQ(picked(GemmPrecision::bf16, size), with_c32) << size;
+  }
+  // A config index counts in the serving selector's list: gemm_ex_config's range error names it.
+  const void* fake = reinterpret_cast<const void*>(uintptr_t(256));  // never dereferenced
+  void* fake_c = reinterpret_cast<void*>(uintptr_t(1 << 20));
+  std::string message;
+  try {
+    ktune::gemm_ex_config(3, GemmPrecision::bf16, Out::bf16, Trans::no, Trans::no, 8, 8, 8, 1, fake,
+                          8, 64, fake, 8, 64, 0, fake_c, 8, 64, 1, nullptr);
+  } catch (const ktune::GemmError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("not one of the 3 shipped bf16 16-bit-C configs"), std::string::npos)
+      << message;
+}
+
+// fp16 ships no fp16_c16 selector: C in fp16 is served by the fp16 selector (the same object, the
+// same picks). Pairings gemm_ex refuses have no selector.
+TEST(TunedGemmVendorTc, SixteenBitCWithoutItsOwnSelectorFallsBackToThePrecisions) {
+  using Out = ktune::GemmOutput;
+  EXPECT_EQ(&ktune::tuned_gemm_ex_info_cuda(GemmPrecision::fp16, Out::fp16),
+            &ktune::tuned_gemm_ex_info_cuda(GemmPrecision::fp16));
+  for (int64_t size : {128, 512, 2048})
+    EXPECT_EQ(picked(GemmPrecision::fp16, Out::fp16, size), picked(GemmPrecision::fp16, size));
+  EXPECT_EQ(ktune::tuned_gemm_ex_info_cuda(GemmPrecision::bf16, Out::fp16).num_configs, 0);
+  EXPECT_EQ(ktune::tuned_gemm_ex_info_cuda(GemmPrecision::tf32, Out::bf16).num_configs, 0);
+  EXPECT_EQ(ktune::tuned_gemm_ex_choice_cuda(GemmPrecision::bf16, Out::fp16, Trans::no, Trans::no,
+                                             64, 64, 64, 1),
+            -1);
 }
 
 TEST(TunedGemmVendorTc, EveryShippedConfigMatchesTheReference) {

@@ -73,6 +73,36 @@ class Replay(unittest.TestCase):
                                   ("cublas", "cublaslt"))
         self.assertEqual(scored[0][0], 1.0)
 
+    def test_c16_keeps_the_16_bit_c_rows_and_passes_c16_to_a_selector_that_takes_it(self):
+        import gzip
+        import shutil
+        import tempfile
+        header = "device,family,problem,config,config_id,status,median_ms,perf,tags"
+        lines = [header,
+                 f"d,gemm,{key(1)};precision=2,cublas,-1,ok,1,2.0,large",
+                 f"d,gemm,{key(1)};precision=2;c16=1,cublas,-1,ok,1,5.0,large"]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = f"{tmp}/data.csv.gz"
+            with gzip.open(path, "wt") as f:
+                f.write("\n".join(lines) + "\n")
+            _, _, perf16, _ = replay.load(path, "2", True)
+            _, _, perf32, _ = replay.load(path, "2")
+            self.assertEqual(perf16, {f"{key(1)};precision=2;c16=1": {"cublas": 5.0}})
+            self.assertEqual(perf32, {f"{key(1)};precision=2": {"cublas": 2.0}})
+            if not shutil.which("c++"):
+                return
+            # A c16 header answers by its eighth argument; an FP32-C header (seven) still runs.
+            for args, pick in (("long long p, long long c16", "c16 ? 1 : 0"),
+                               ("long long p", "p == 2 ? 0 : 1")):
+                hpp = f"{tmp}/h.hpp"
+                with open(hpp, "w") as f:
+                    f.write("namespace ktune_selector {\n"
+                            'inline constexpr const char* kConfigs[2] = {"a", "b"};\n'
+                            "inline int select(long long, long long, long long, long long, "
+                            f"long long, long long, {args}) {{ return {pick}; }}\n}}\n")
+                got = replay.picks(hpp, [f"{key(1)};precision=2;c16=1"], tmp, "2", True)
+                self.assertEqual(got, ["b" if "c16" in args else "a"])
+
     def test_nothing_scored_is_nan_not_an_error(self):
         s = replay.score([], 1, 1)
         self.assertNotEqual(s["geomean"], s["geomean"])

@@ -1,8 +1,9 @@
 // Tensor-core half of the CUDA tuned GEMM library: ktune::gemm_ex in tf32 / bf16 / fp16, each
-// precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
-// ktune_add_tuned_library; a precision without one is refused), with C in FP32 or in the inputs'
-// 16-bit type (GemmOutput: the same selector, trained on FP32-C rows, serves both; the kernels
-// store 16-bit C themselves, gemm_out16.cuh). Included by tuned_cuda.inl after
+// (precision, C type) served by its own selector: NAMED_SELECTORS tf32 / bf16 / fp16 of
+// ktune_add_tuned_library for FP32 C (a precision without one is refused), bf16_c16 / fp16_c16
+// for C in the inputs' 16-bit type (GemmOutput), trained on rows that timed 16-bit C; a library
+// without the c16 selector of a precision serves 16-bit C with that precision's selector (the
+// kernels store 16-bit C themselves, gemm_out16.cuh). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
 // configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32`, `wgmmapp` and `wgmmamc` kinds,
 // instantiated by nvcc from the headers the NVRTC sweep compiles (and the vendor candidates,
@@ -18,8 +19,13 @@ namespace {
 
 namespace kg = ktune::kernels::gemm;
 
-// The selector of precision PREC (1 tf32, 2 bf16, 3 fp16, as kg::Precision), or none.
-template <int PREC>
+// A selector slot: 1 tf32, 2 bf16, 3 fp16 (as kg::Precision) with FP32 C; 4 bf16, 5 fp16 with C
+// in the inputs' 16-bit type (the c16 selectors).
+constexpr int slot_precision(int slot) { return slot <= 3 ? slot : slot - 2; }
+constexpr bool slot_c16(int slot) { return slot >= 4; }
+
+// The selector of slot SLOT, or none.
+template <int SLOT>
 struct TcSelector {
   static constexpr int kNumConfigs = 0;
   static constexpr const char* const* kConfigs = nullptr;
@@ -28,27 +34,35 @@ struct TcSelector {
   static int select(long long, long long, long long, long long, long long, long long) { return -1; }
 };
 
-// A selector trained on one precision's dataset takes the precision as its seventh argument.
-#define KTUNE_TC_SELECTOR(PREC, NS)                                                      \
+// A selector trained on one precision's dataset takes the precision as its seventh argument
+// (the variadic tail); one trained on 16-bit-C rows (a constant c16 column) also c16 = 1 as its
+// eighth.
+#define KTUNE_TC_SELECTOR(SLOT, NS, ...)                                                 \
   template <>                                                                            \
-  struct TcSelector<PREC> {                                                              \
+  struct TcSelector<SLOT> {                                                              \
     static constexpr int kNumConfigs = NS::kNumConfigs;                                  \
     static constexpr const char* const* kConfigs = NS::kConfigs;                         \
     static constexpr int kBaseline = NS::kBaseline;                                      \
     static constexpr const int* kSafeOrder = NS::kSafeOrder;                             \
     static int select(long long ta, long long tb, long long m, long long n, long long k, \
                       long long batch) {                                                 \
-      return NS::select(ta, tb, m, n, k, batch, PREC);                                   \
+      return NS::select(ta, tb, m, n, k, batch, __VA_ARGS__);                            \
     }                                                                                    \
   };
 #ifdef KTUNE_TUNED_SELECTOR_TF32
-KTUNE_TC_SELECTOR(1, ktune_tuned_selector_tf32)
+KTUNE_TC_SELECTOR(1, ktune_tuned_selector_tf32, 1)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_BF16
-KTUNE_TC_SELECTOR(2, ktune_tuned_selector_bf16)
+KTUNE_TC_SELECTOR(2, ktune_tuned_selector_bf16, 2)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_FP16
-KTUNE_TC_SELECTOR(3, ktune_tuned_selector_fp16)
+KTUNE_TC_SELECTOR(3, ktune_tuned_selector_fp16, 3)
+#endif
+#ifdef KTUNE_TUNED_SELECTOR_BF16_C16
+KTUNE_TC_SELECTOR(4, ktune_tuned_selector_bf16_c16, 2, 1)
+#endif
+#ifdef KTUNE_TUNED_SELECTOR_FP16_C16
+KTUNE_TC_SELECTOR(5, ktune_tuned_selector_fp16_c16, 3, 1)
 #endif
 #undef KTUNE_TC_SELECTOR
 
@@ -75,16 +89,19 @@ Launch tc_outcome(const ktune::kernels::gemm::cuda::TiledLaunch& launch) {
   return launch.refused ? Launch::refused : Launch::ok;
 }
 
-// One of ktune's tensor-core kernels (mma, mmasplit, wgmma) of a precision's selector.
-template <int PREC, size_t I, bool TA, bool TB>
+// One of ktune's tensor-core kernels (mma, mmasplit, wgmma) of a selector slot's configs.
+template <int SLOT, size_t I, bool TA, bool TB>
 Launch run_tc_kernel(const TcArgs& g) {
-  constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<PREC>::kConfigs[I]);
+  constexpr int PREC = slot_precision(SLOT);
+  constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<SLOT>::kConfigs[I]);
   static_assert(c.valid, "a config of a tensor-core selector does not parse as a GEMM config");
   static_assert(kg::runs_mma_kernel(c.kind) || kg::runs_wgmma_kernel(c.kind),
                 "a tensor-core selector ships a config of another kind than mma(split) or "
                 "wgmma(tf32)");
   static_assert(kg::kind_serves(c.kind, kg::Precision(PREC)),
                 "a selector ships a config whose kind does not serve its precision");
+  static_assert(!slot_c16(SLOT) || kg::kind_serves_c16(c.kind),
+                "a 16-bit-C selector ships a kind that does not store 16-bit C (wgmmats, wgmmacs)");
   constexpr kg::BlockedParams p = c.blocked;
   constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
   if constexpr (kg::runs_mma_kernel(c.kind)) {
@@ -210,28 +227,28 @@ Launch run_tc_vendor(const TcArgs& g) {
   }
 }
 
-template <int PREC, size_t I, bool TA, bool TB>
+template <int SLOT, size_t I, bool TA, bool TB>
 Launch run_tc_config(const TcArgs& g) {
-  constexpr kg::VendorCall vendor = kg::parse_vendor_call(TcSelector<PREC>::kConfigs[I]);
+  constexpr const char* config = TcSelector<SLOT>::kConfigs[I];
+  constexpr kg::VendorCall vendor = kg::parse_vendor_call(config);
   if constexpr (vendor != kg::VendorCall::none) {
-    constexpr int heuristic =
-        vendor == kg::VendorCall::cublaslt ? kg::lt_heuristic_of(TcSelector<PREC>::kConfigs[I]) : 0;
-    return run_tc_vendor<PREC, vendor, heuristic>(g);
+    constexpr int heuristic = vendor == kg::VendorCall::cublaslt ? kg::lt_heuristic_of(config) : 0;
+    return run_tc_vendor<slot_precision(SLOT), vendor, heuristic>(g);
   } else {
-    return run_tc_kernel<PREC, I, TA, TB>(g);
+    return run_tc_kernel<SLOT, I, TA, TB>(g);
   }
 }
 
-// kTcLaunchers<PREC>[config][transa * 2 + transb]
-template <int PREC, size_t... I>
+// kTcLaunchers<SLOT>[config][transa * 2 + transb]
+template <int SLOT, size_t... I>
 constexpr std::array<std::array<TcLaunchFn, 4>, sizeof...(I)> make_tc_launchers(
     std::index_sequence<I...>) {
-  return {{{&run_tc_config<PREC, I, false, false>, &run_tc_config<PREC, I, false, true>,
-            &run_tc_config<PREC, I, true, false>, &run_tc_config<PREC, I, true, true>}...}};
+  return {{{&run_tc_config<SLOT, I, false, false>, &run_tc_config<SLOT, I, false, true>,
+            &run_tc_config<SLOT, I, true, false>, &run_tc_config<SLOT, I, true, true>}...}};
 }
-template <int PREC>
+template <int SLOT>
 constexpr auto kTcLaunchers =
-    make_tc_launchers<PREC>(std::make_index_sequence<size_t(TcSelector<PREC>::kNumConfigs)>{});
+    make_tc_launchers<SLOT>(std::make_index_sequence<size_t(TcSelector<SLOT>::kNumConfigs)>{});
 
 // C = beta * C (k == 0 or alpha == 0: BLAS reads neither A nor B, so a NaN in them must not reach
 // C; beta == 0 writes zeros without reading C). The tensor-core kernels would read both. C of
@@ -274,43 +291,70 @@ const char* precision_text(int prec) {
   return prec == 1 ? "tf32" : prec == 2 ? "bf16" : prec == 3 ? "fp16" : "fp32";
 }
 
-int tc_choose(int prec, const TcArgs& g) {
-  auto pick_of = [&](auto selector) {
+// Calls f(TcSelector<SLOT>{}) for slot 1..5.
+template <class F>
+auto with_slot(int slot, F f) {
+  switch (slot) {
+    case 1:
+      return f(TcSelector<1>{});
+    case 2:
+      return f(TcSelector<2>{});
+    case 3:
+      return f(TcSelector<3>{});
+    case 4:
+      return f(TcSelector<4>{});
+    default:
+      return f(TcSelector<5>{});
+  }
+}
+
+int tc_num_configs(int slot) {
+  return with_slot(slot, [](auto s) { return decltype(s)::kNumConfigs; });
+}
+
+// The rule of gemm_ex: C in FP32 is served by the precision's selector; C in the inputs' 16-bit
+// type by the precision's c16 selector (slot + 2) where the library ships one, else by the
+// precision's selector as well.
+int tc_slot(int prec, bool c16) {
+  return c16 && prec != 1 && tc_num_configs(prec + 2) > 0 ? prec + 2 : prec;
+}
+
+int tc_choose(int slot, const TcArgs& g) {
+  return with_slot(slot, [&](auto selector) {
     using S = decltype(selector);
     const int pick = S::select(g.transa, g.transb, g.m, g.n, g.k, g.batch);
     return pick >= 0 && pick < S::kNumConfigs ? pick : S::kBaseline;
-  };
-  if (prec == 1) return pick_of(TcSelector<1>{});
-  if (prec == 2) return pick_of(TcSelector<2>{});
-  return pick_of(TcSelector<3>{});
+  });
 }
 
-int tc_num_configs(int prec) {
-  return prec == 1   ? TcSelector<1>::kNumConfigs
-         : prec == 2 ? TcSelector<2>::kNumConfigs
-                     : TcSelector<3>::kNumConfigs;
-}
-
-template <int PREC>
+template <int SLOT>
 Launch tc_launch_of(int config, const TcArgs& g) {
-  if constexpr (TcSelector<PREC>::kNumConfigs == 0) {
+  if constexpr (TcSelector<SLOT>::kNumConfigs == 0) {
     (void)config, (void)g;
     return Launch::refused;
   } else {
     const size_t transposes = size_t((g.transa ? 2 : 0) + (g.transb ? 1 : 0));
-    return kTcLaunchers<PREC>[size_t(config)][transposes](g);
+    return kTcLaunchers<SLOT>[size_t(config)][transposes](g);
   }
 }
 
-Launch tc_launch(int prec, int config, const TcArgs& g) {
-  if (prec == 1) return tc_launch_of<1>(config, g);
-  if (prec == 2) return tc_launch_of<2>(config, g);
-  return tc_launch_of<3>(config, g);
+Launch tc_launch(int slot, int config, const TcArgs& g) {
+  switch (slot) {
+    case 1:
+      return tc_launch_of<1>(config, g);
+    case 2:
+      return tc_launch_of<2>(config, g);
+    case 3:
+      return tc_launch_of<3>(config, g);
+    case 4:
+      return tc_launch_of<4>(config, g);
+    default:
+      return tc_launch_of<5>(config, g);
+  }
 }
 
-template <int PREC>
-const int* tc_safe_order() {
-  return TcSelector<PREC>::kSafeOrder;
+const int* tc_safe_order(int slot) {
+  return with_slot(slot, [](auto s) { return decltype(s)::kSafeOrder; });
 }
 
 const char* output_text(ktune::GemmOutput output) {
@@ -335,13 +379,13 @@ bool c_is_16bit(const char* function, int prec, ktune::GemmOutput output) {
   return true;
 }
 
-// Checks the arguments (GemmError), then the precision's selector; returns the arguments, or
-// nothing to do (empty problem, or C = beta * C done).
+// Checks the arguments (GemmError), then the selector slot serving (precision, output) (slot);
+// returns the arguments, or nothing to do (empty problem, or C = beta * C done).
 bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::GemmOutput output,
                 ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64_t k,
                 float alpha, const void* a, int64_t lda, int64_t stride_a, const void* b,
                 int64_t ldb, int64_t stride_b, float beta, void* c, int64_t ldc, int64_t stride_c,
-                int64_t batch, ktune::cudaStream_t stream, TcArgs& args) {
+                int64_t batch, ktune::cudaStream_t stream, TcArgs& args, int& slot) {
   const int prec = int(precision);
   if (prec < 1 || prec > 3)
     kg::deploy::argument_error(function, "precision " + std::to_string(prec) +
@@ -350,7 +394,8 @@ bool tc_prepare(const char* function, ktune::GemmPrecision precision, ktune::Gem
   kg::deploy::check_gemm_arguments(function, transa, transb, m, n, k, a, lda, stride_a, b, ldb,
                                    stride_b, c, ldc, stride_c, batch, input_bytes(prec),
                                    c16 ? 2 : 4);
-  if (tc_num_configs(prec) == 0)
+  slot = tc_slot(prec, c16);
+  if (tc_num_configs(slot) == 0)
     kg::deploy::argument_error(function, std::string("this library ships no ") +
                                              precision_text(prec) +
                                              " selector (NAMED_SELECTORS of the library)");
@@ -404,20 +449,19 @@ void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans tra
     return;
   }
   TcArgs args{};
+  int slot = 0;
   if (!tc_prepare("ktune::gemm_ex", precision, output, transa, transb, m, n, k, alpha, a, lda,
-                  stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+                  stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args, slot))
     return;
   const int prec = int(precision);
   // The selector's pick first; if the device refuses it (wgmma: operands off TMA's 16-byte grid,
   // another device), the shipped configs in the order of how widely they ran in the sweep.
-  const int pick = tc_choose(prec, args);
-  if (tc_launch(prec, pick, args) == Launch::ok) return;
-  const int* order = prec == 1   ? tc_safe_order<1>()
-                     : prec == 2 ? tc_safe_order<2>()
-                                 : tc_safe_order<3>();
-  for (int i = 0; i < tc_num_configs(prec); ++i) {
+  const int pick = tc_choose(slot, args);
+  if (tc_launch(slot, pick, args) == Launch::ok) return;
+  const int* order = tc_safe_order(slot);
+  for (int i = 0; i < tc_num_configs(slot); ++i) {
     if (order[i] == pick) continue;
-    if (tc_launch(prec, order[i], args) == Launch::ok) return;
+    if (tc_launch(slot, order[i], args) == Launch::ok) return;
   }
   throw std::runtime_error(std::string("ktune::gemm_ex: the device refused every shipped ") +
                            precision_text(prec) + " config for m = " + std::to_string(m) +
@@ -438,34 +482,59 @@ bool gemm_ex_config(int config, GemmPrecision precision, GemmOutput output, Tran
                     float beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch,
                     cudaStream_t stream) {
   TcArgs args{};
+  int slot = 0;
   if (!tc_prepare("ktune::gemm_ex_config", precision, output, transa, transb, m, n, k, alpha, a,
-                  lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args))
+                  lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args,
+                  slot))
     return true;
-  const int prec = int(precision);
-  if (config < 0 || config >= tc_num_configs(prec))
+  if (config < 0 || config >= tc_num_configs(slot))
     kg::deploy::argument_error("ktune::gemm_ex_config",
                                "config " + std::to_string(config) + " is not one of the " +
-                                   std::to_string(tc_num_configs(prec)) + " shipped " +
-                                   precision_text(prec) + " configs");
-  return tc_launch(prec, config, args) == Launch::ok;
+                                   std::to_string(tc_num_configs(slot)) + " shipped " +
+                                   precision_text(int(precision)) +
+                                   (slot_c16(slot) ? " 16-bit-C" : "") + " configs");
+  return tc_launch(slot, config, args) == Launch::ok;
 }
 
 const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision) {
+  return tuned_gemm_ex_info_cuda(precision, GemmOutput::fp32);
+}
+
+// The slot serving (precision, output), 0 for fp32 (the FP32 library), -1 for none (an unknown
+// precision or output, or a pairing gemm_ex refuses).
+namespace {
+int info_slot(GemmPrecision precision, GemmOutput output) {
+  const int prec = int(precision), out = int(output);
+  if (prec == 0) return output == GemmOutput::fp32 ? 0 : -1;
+  if (prec < 1 || prec > 3 || out < 0 || out > 2) return -1;
+  if (out == 0) return prec;
+  return out == prec - 1 ? tc_slot(prec, true) : -1;
+}
+}  // namespace
+
+const TunedGemmInfo& tuned_gemm_ex_info_cuda(GemmPrecision precision, GemmOutput output) {
   static const TunedGemmInfo none{"cuda", 0, nullptr, -1};
-  static const TunedGemmInfo infos[3] = {
+  static const TunedGemmInfo infos[5] = {
       {"cuda", TcSelector<1>::kNumConfigs, TcSelector<1>::kConfigs, TcSelector<1>::kBaseline},
       {"cuda", TcSelector<2>::kNumConfigs, TcSelector<2>::kConfigs, TcSelector<2>::kBaseline},
-      {"cuda", TcSelector<3>::kNumConfigs, TcSelector<3>::kConfigs, TcSelector<3>::kBaseline}};
-  const int prec = int(precision);
-  if (prec == 0) return tuned_gemm_info_cuda();
-  return prec >= 1 && prec <= 3 ? infos[prec - 1] : none;
+      {"cuda", TcSelector<3>::kNumConfigs, TcSelector<3>::kConfigs, TcSelector<3>::kBaseline},
+      {"cuda", TcSelector<4>::kNumConfigs, TcSelector<4>::kConfigs, TcSelector<4>::kBaseline},
+      {"cuda", TcSelector<5>::kNumConfigs, TcSelector<5>::kConfigs, TcSelector<5>::kBaseline}};
+  const int slot = info_slot(precision, output);
+  if (slot == 0) return tuned_gemm_info_cuda();
+  return slot > 0 ? infos[slot - 1] : none;
 }
 
 int tuned_gemm_ex_choice_cuda(GemmPrecision precision, Trans transa, Trans transb, int64_t m,
                               int64_t n, int64_t k, int64_t batch) {
-  const int prec = int(precision);
-  if (prec == 0) return tuned_gemm_choice_cuda(transa, transb, m, n, k, batch);
-  if (prec < 1 || prec > 3 || tc_num_configs(prec) == 0) return -1;
+  return tuned_gemm_ex_choice_cuda(precision, GemmOutput::fp32, transa, transb, m, n, k, batch);
+}
+
+int tuned_gemm_ex_choice_cuda(GemmPrecision precision, GemmOutput output, Trans transa,
+                              Trans transb, int64_t m, int64_t n, int64_t k, int64_t batch) {
+  const int slot = info_slot(precision, output);
+  if (slot == 0) return tuned_gemm_choice_cuda(transa, transb, m, n, k, batch);
+  if (slot < 0 || tc_num_configs(slot) == 0) return -1;
   TcArgs args{};
   args.transa = transa == Trans::yes;
   args.transb = transb == Trans::yes;
@@ -473,7 +542,7 @@ int tuned_gemm_ex_choice_cuda(GemmPrecision precision, Trans transa, Trans trans
   args.n = n;
   args.k = k;
   args.batch = batch;
-  return tc_choose(prec, args);
+  return tc_choose(slot, args);
 }
 
 }  // namespace ktune
