@@ -12,6 +12,10 @@
 #     scripts/conv_deploy/gpu_bf16_deployed.sh   # CARRY: src.tar.gz, bf16-rows.csv.gz
 # EXTRA_TESTS=1 also runs other GPU tests right after the conv library's (EXTRA_FILTER, default
 # the wgmma kernels' Wgmma*:Conv2dIgemmWgmma.*), only if budget remains (capped like the others).
+# Another card: DEVICE_SLUG, PEAK_GFLOPS, BANDWIDTH_GBS, DATASET (the oracle column's sweep; default
+# $CARRY/bf16-rows.csv.gz), CMAKE_ARGS (e.g. the H200 headers:
+# -DKTUNE_CONV_CUDA_BF16_SELECTOR=<src>/libraries/conv2d/selectors/h200-bf16-vendors-k16.hpp
+# -DKTUNE_CONV_CUDA_BF16_HELDOUT_DEVICE=h200), and without $CARRY/src.tar.gz the checkout is built.
 set -uo pipefail
 # shellcheck source=scripts/device_common.sh
 . "$(dirname "$0")/../device_common.sh"
@@ -21,7 +25,9 @@ DEADLINE_S=${DEADLINE_S:-400}
 mkdir -p "$OUT"
 gpu_info "$OUT/nvidia-smi.txt"
 SECONDS=0
-SRC=$C/src.tar.gz EXAMPLES=ON timeout "$(cap 300)" scripts/gpu_build_remote.sh /tmp/b \
+src_tar=$C/src.tar.gz
+[ -f "$src_tar" ] || src_tar=
+SRC=$src_tar EXAMPLES=ON timeout "$(cap 300)" scripts/gpu_build_remote.sh /tmp/b \
   ktune_gpu_tests tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50 \
   > "$OUT/build.log" 2>&1
 echo "[$SECONDS s] build exit $?" | tee -a "$OUT/phases.log"; tail -3 "$OUT/build.log"
@@ -36,7 +42,9 @@ if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 150) >= 30)); then
     --gtest_filter="${EXTRA_FILTER:-Wgmma*:Conv2dIgemmWgmma.*}"
   echo "[$SECONDS s] wgmma tests (EXTRA_TESTS) exit $?" | tee -a "$OUT/phases.log"
 fi
-B="--device cuda --precision bf16 --device-slug h100-80gb-hbm3 --peak-gflops 989400 --bandwidth-gbs 3350 --dataset $C/bf16-rows.csv.gz"
+B="--device cuda --precision bf16 --device-slug ${DEVICE_SLUG:-h100-80gb-hbm3}"
+B+=" --peak-gflops ${PEAK_GFLOPS:-989400} --bandwidth-gbs ${BANDWIDTH_GBS:-3350}"
+B+=" --dataset ${DATASET:-$C/bf16-rows.csv.gz}${OUTPUT:+ --output $OUTPUT}"  # OUTPUT=bf16: bf16 output
 for pair in vgg16:resnet50 resnet50:vgg16; do
   trained=${pair%%:*} run=${pair##*:}
   # shellcheck disable=SC2086

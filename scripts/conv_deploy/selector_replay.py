@@ -7,8 +7,11 @@ row: what the selector assumed, not what the deployed cuDNN call costs). Prints 
 layer set: layers, geomean and time-weighted cuDNN ms / pick ms (layers times their counts), the
 worst layer and how many picks are ktune's own kernels.
   scripts/conv_deploy/selector_replay.py HEADER[:vgg16|resnet50] ...   (from the repository root)
-HEADER:net replays on that network's layers only (a held-out header on the other network)."""
+HEADER:net replays on that network's layers only (a held-out header on the other network).
+--sweep PATH (CSV[.gz], first) replays on that sweep instead of the H100 bf16 rows (e.g.
+results/h200/conv-tc-sweep/sweep-bf16.csv.gz)."""
 import csv
+import gzip
 import io
 import math
 import os
@@ -45,10 +48,18 @@ SHAPE = ["h", "w", "c", "k", "r", "s", "stride", "pad"]
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    sweep = None
+    if len(args) >= 2 and args[0] == "--sweep":
+        sweep, args = args[1], args[2:]
+    if not args:
         sys.exit(__doc__)
-    text = subprocess.run([sys.executable, "scripts/conv_deploy/bf16_rows.py"], check=True,
-                          capture_output=True, text=True).stdout
+    if sweep:
+        with (gzip.open(sweep, "rt") if sweep.endswith(".gz") else open(sweep)) as f:
+            text = f.read()
+    else:
+        text = subprocess.run([sys.executable, "scripts/conv_deploy/bf16_rows.py"], check=True,
+                              capture_output=True, text=True).stdout
     rows = list(csv.DictReader(io.StringIO(text)))
     times, vendor, tag = {}, {}, {}
     for r in rows:
@@ -68,7 +79,7 @@ def main():
     fields = [dict(kv.split("=") for kv in p.split(";")) for p in problems]
     stdin = "".join(" ".join(d[k] for k in KEYS) + "\n" for d in fields)
     with tempfile.TemporaryDirectory() as work:
-        for arg in sys.argv[1:]:
+        for arg in args:
             header, _, only = arg.partition(":")
             source = os.path.join(work, "replay.cpp")
             with open(source, "w") as f:
