@@ -78,6 +78,20 @@ __device__ __forceinline__ unsigned ktune_mma_tf32(float x) {
   return r;
 }
 
+// A warp's tf32 fragments of one K step (MI A tiles, NI B tiles of FP32 words) rounded to TF32,
+// just before their mma, so that the conversion does not wait for the next step's loads.
+template <int MI, int NI>
+__device__ __forceinline__ void ktune_mma_round_tf32(unsigned (&af)[MI][4], unsigned (&bf)[NI][2]) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
+#pragma unroll
+  for (int j = 0; j < NI; ++j)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
+}
+
 // One mma tile: d += a * b (fp32 accumulators d[0..3]).
 template <int PREC>
 __device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],

@@ -260,18 +260,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     for (int step = 0; step < BK / MK; ++step) {
       if (step + 1 < BK / MK)
         load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * MK);
-      if (PREC == 1) {  // tf32: the words rounded just before their mma
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            af[step & 1][i][e] = ktune_mma_tf32(__uint_as_float(af[step & 1][i][e]));
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            bf[step & 1][j][e] = ktune_mma_tf32(__uint_as_float(bf[step & 1][j][e]));
-      }
+      if (PREC == 1) ktune_mma_round_tf32(af[step & 1], bf[step & 1]);  // tf32
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll

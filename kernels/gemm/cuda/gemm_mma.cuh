@@ -216,18 +216,6 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
       bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
     }
   };
-  // tf32: the FP32 words rounded (nearest, ties away), just before their mma, so that the
-  // conversion does not wait for the loads of the next step.
-  auto round_tf32 = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2]) {
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) af[i][e] = ktune_mma_tf32(__uint_as_float(af[i][e]));
-#pragma unroll
-    for (int j = 0; j < NI; ++j)
-#pragma unroll
-      for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
-  };
 
   int read_stage = 0, write_stage = ST - 1;  // stage indices wrap without divisions
   for (int kt = 0; kt < k_tiles; ++kt) {
@@ -248,7 +236,7 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     for (int step = 0; step < BK / MK; ++step) {
       if (step + 1 < BK / MK)
         load_fragments(af[(step + 1) & 1], bf[(step + 1) & 1], sa, sb, (step + 1) * MK);
-      if (PREC == 1) round_tf32(af[step & 1], bf[step & 1]);
+      if (PREC == 1) ktune_mma_round_tf32(af[step & 1], bf[step & 1]);
 #pragma unroll
       for (int i = 0; i < MI; ++i)
 #pragma unroll
