@@ -13,8 +13,7 @@
 #            legacy Find + backend engines, NHWC and NCHW, fastest kept, its algorithm and layout
 #            in the row's message), all verified against float64 -> sweep-bf16.csv.gz
 #   fp16     the same in fp16 -> sweep-fp16.csv.gz
-#   tf32     the same in tf32 (FP32 data, TF32 tensor-core math; cuda_igemm_mma only: the wgmma
-#            kind refuses tf32) -> sweep-tf32.csv.gz
+#   tf32     the same in tf32 (FP32 data, TF32 tensor-core math) -> sweep-tf32.csv.gz
 #            (CONFIGS: the sweep's --configs, default kind:cuda_igemm_mma; e.g.
 #            kind:cuda_igemm_mma,kind:cuda_igemm_wgmma for a training set of both tensor-core kinds)
 #   lt       the GPU tests of the tuned GEMM library's vendor calls (ktune_gpu_vendor_tc_tests:
@@ -26,7 +25,7 @@
 #            (tuned_conv_bench --workload dnn) -> fp32-deployed.csv
 # No 16-bit or tf32 conv library ships (ktune::conv2d is FP32): the 16-bit "deployed" figures are
 # a selector header's picks among these measured configs (scripts/conv_precision/tables.py,
-# here, after the call), and tf32 has no ktune conv kind to measure.
+# here, after the call).
 #   CARRY=.carry/convtab SYSROOT=.carry/sys/sysroot.tar.gz OUT=... \
 #     bash scripts/gpu_conv_precision_tables.sh
 # CARRY holds stateless.csv.gz (conv2d-dnn.csv.gz without its ft=pre rows: the FP32 benches'

@@ -21,7 +21,7 @@
 // the CUDA kinds; config ids are the kinds' offsets plus mixed-radix indices, so the order of
 // the kinds is fixed forever (append only). Kinds that do not apply to a problem (Winograd on a
 // 1×1 layer), or not to its precision (the FP32 kinds to tf32 / bf16 / fp16 problems, the
-// tensor-core cuda_igemm_mma to FP32 ones, cuda_igemm_wgmma to FP32 and tf32 ones), refuse it at
+// tensor-core cuda_igemm_mma and cuda_igemm_wgmma to FP32 ones), refuse it at
 // run time: status `refused`, never an error.
 #include <cstdint>
 #include <string>
@@ -49,8 +49,9 @@ Problem with_precision(const Problem& problem, gemm::Precision p);
 // kernels/common/gemm_error_bound.cpp: each product carries a relative rounding error of at most
 // 2u, independent of the data's signs, so the relative error of the sum stays near u whatever
 // c·r·s; an implicit-GEMM convolution is that GEMM with K = c·r·s, zero padding adding exact
-// zeros). A tf32 problem's kernel rounds the FP32 input and filter to TF32 itself: the GEMM's tf32
-// bound (u = 2^-10, which covers truncation as well as the mma kind's rounding to nearest).
+// zeros). A tf32 problem's kernel reads the FP32 input and filter as TF32 itself: the GEMM's tf32
+// bound (u = 2^-10, which covers the wgmma kind's truncation as well as the mma kind's rounding
+// to nearest).
 // Tested with bf16 data judged by the fp16 bound, which must fail
 // (tests/core/test_conv2d_family.cpp). Winograd
 // F(m×m, 3×3) (winograd_m = 2 or 4; 0 for the other kernels) loses precision in its transforms,

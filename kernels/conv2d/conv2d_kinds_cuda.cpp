@@ -3,8 +3,9 @@
 // append new kinds at the end only (see kernels/conv2d/conv2d_kinds.hpp).
 // Sizes: cuda_direct 184, cuda_im2col 37, cuda_gemm1x1 37, cuda_winograd 296: 554 configs, so an
 // H100 sweep of both networks at batch 1 and 16 fits in two 9-minute device calls. cuda_igemm_mma
-// (tf32 / bf16 / fp16 problems only; the FP32 kinds refuse those) adds 40. cuda_igemm_wgmma (bf16 /
-// fp16, sm_90 only) adds 40 after the CPU plan kinds (add_cuda_wgmma_kinds: ids never move).
+// (tf32 / bf16 / fp16 problems only; the FP32 kinds refuse those) adds 40. cuda_igemm_wgmma (tf32 /
+// bf16 / fp16, sm_90 only) adds 40 after the CPU plan kinds (add_cuda_wgmma_kinds: ids never
+// move).
 #include <fmt/format.h>
 
 #include "kernels/conv2d/conv2d_kinds.hpp"

@@ -2,7 +2,8 @@
 // sm_90a) on the GPU: every config of the kind runs every layer of a set covering 1x1 stride 1
 // and 2, 3x3 stride 1 and 2, the 7x7 stride-2 pad-3 shape, pad 0 / 1 / 2 / 3, odd heights and
 // widths, batch 1 and > 1 (batches that are not a multiple of a block's 2 or 4 images), k off the
-// bn widths, in bf16 and fp16, through the backend's sessions: random data (never zeros), output
+// bn widths, in bf16, fp16 and tf32 (c % 32 layers too), through the backend's sessions: random
+// data (never zeros), output
 // poisoned with NaN before the verified run, checked against the family's float64 reference
 // within the precision's bound (the cuda_igemm_mma kind's). A planted error and an unwritten
 // output must fail the same check; the nvcc sm_90a instantiations (aot_check_wgmma.cu) verify too
@@ -82,9 +83,28 @@ TEST(Conv2dIgemmWgmma, EveryConfigVerifiesEveryLayerInBf16AndFp16) {
   EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
 }
 
-// One launch on seeded random data of s (rounded to its 16-bit precision), output poisoned with
-// NaN: launch(d, maps, y) runs the kernel; returns its output and the float64 reference of the
-// FP32 data.
+// tf32: FP32 data read as TF32 (truncated by the tensor cores), 32 channels a K tile, so layers
+// with c % 32 == 0 but not % 64 run too.
+TEST(Conv2dIgemmWgmma, EveryConfigVerifiesEveryLayerInTf32) {
+  KTUNE_REQUIRE_SM90();
+  const Family& fam = conv2d_family();
+  auto backend = open_backend(fam, "cuda:0");
+  const std::vector<Config> configs = kind_configs(fam);
+  backend->prepare(configs);
+  std::vector<Shape> tf32_layers = layers();
+  tf32_layers.push_back({2, 9, 10, 32, 64, 3, 3, 1, 1});   // one K tile a tap
+  tf32_layers.push_back({1, 12, 12, 96, 40, 3, 3, 2, 1});  // three, stride 2
+  std::map<Precision, double> worst;
+  ASSERT_NO_FATAL_FAILURE(
+      test::verify_every_config(fam, *backend, configs, tf32_layers, {Precision::tf32}, worst));
+  // The tensor cores drop 13 of FP32's mantissa bits: errors far above an FP32 kernel's bound
+  // (would the kernel compute in FP32, the tf32 bound would pass it unnoticed).
+  EXPECT_GT(worst[Precision::tf32], error_bound(tf32_layers[2]));
+}
+
+// One launch on seeded random data of s (rounded to its 16-bit precision, FP32 for tf32), output
+// poisoned with NaN: launch(d, maps, y) runs the kernel; returns its output and the float64
+// reference of the FP32 data.
 struct Checked {
   std::vector<float> y;
   std::vector<double> ref;
@@ -93,13 +113,19 @@ template <typename Launch>
 Checked run_once(const Shape& s, const CudaConvConfig& g, Launch launch) {
   const std::vector<float> x = gemm::random_matrix(size_t(s.input_elements()), 5);
   const std::vector<float> w = gemm::random_matrix(size_t(s.filter_elements()), 6);
-  const std::vector<uint16_t> xb = gemm::to_input_bits(x, s.precision);
-  const std::vector<uint16_t> wb = gemm::to_input_bits(w, s.precision);
-  ktune::cuda::DeviceBuffer<uint16_t> dx(xb.size(), "x"), dw(wb.size(), "w");
+  const bool fp32_data = gemm::input_bytes(s.precision) == 4;  // tf32
+  const std::vector<uint16_t> xb =
+      fp32_data ? std::vector<uint16_t>{} : gemm::to_input_bits(x, s.precision);
+  const std::vector<uint16_t> wb =
+      fp32_data ? std::vector<uint16_t>{} : gemm::to_input_bits(w, s.precision);
+  const size_t bytes = size_t(gemm::input_bytes(s.precision));
+  ktune::cuda::DeviceBuffer<unsigned char> dx(x.size() * bytes, "x"), dw(w.size() * bytes, "w");
   ktune::cuda::DeviceBuffer<float> dy(size_t(s.output_elements()), "y");
   Checked out;
-  EXPECT_EQ(cudaMemcpy(dx.data(), xb.data(), dx.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(dw.data(), wb.data(), dw.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  const void* hx = fp32_data ? static_cast<const void*>(x.data()) : xb.data();
+  const void* hw = fp32_data ? static_cast<const void*>(w.data()) : wb.data();
+  EXPECT_EQ(cudaMemcpy(dx.data(), hx, dx.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dw.data(), hw, dw.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(dy.data(), 0xFF, dy.bytes()), cudaSuccess);  // NaN poison
   const ConvDims d{s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, s.precision};
   EXPECT_EQ(igemm_wgmma_refusal(g, d, dx.data(), dw.data()), "");
@@ -151,7 +177,7 @@ TEST(Conv2dIgemmWgmma, TheNvccInstantiationsVerifyAndMatchNvrtc) {
 #if KTUNE_HAVE_CONV_WGMMA_AOT
   register_builtin();
   ConvKernelSet kernels("sm_90");
-  ASSERT_GE(kWgmmaAotInstanceCount, 5);
+  ASSERT_GE(kWgmmaAotInstanceCount, 7);
   for (int i = 0; i < kWgmmaAotInstanceCount; ++i) {
     const WgmmaAotInstance& aot = kWgmmaAotInstances[i];
     const CudaConvConfig g = parse_cuda_conv_config(aot.config);
@@ -188,15 +214,19 @@ TEST(Conv2dIgemmWgmma, RefusesWhatTheKernelCannotServe) {
     EXPECT_EQ(o.status, Status::refused) << problem_of(s).key() << ": " << o.message;
     EXPECT_NE(o.message.find(says), std::string::npos) << o.message;
   };
-  refused({1, 10, 10, 64, 64, 3, 3, 1, 1}, "bf16 / fp16 problems only");  // FP32
+  refused({1, 10, 10, 64, 64, 3, 3, 1, 1}, "tf32 / bf16 / fp16 problems only");  // FP32
   refused(in_precision({1, 10, 10, 32, 64, 3, 3, 1, 1}, Precision::bf16), "c % 64");
   refused(in_precision({1, 10, 10, 96, 64, 3, 3, 1, 1}, Precision::fp16), "c % 64");
+  refused(in_precision({1, 10, 10, 48, 64, 3, 3, 1, 1}, Precision::tf32), "c % 32");
   refused(in_precision({1, 10, 10, 64, 63, 3, 3, 1, 1}, Precision::bf16), "even k");
   refused(in_precision({1, 40, 40, 64, 64, 1, 1, 9, 0}, Precision::bf16), "stride");
   // The same session runs the kind where it can.
   auto ok =
       backend->open(problem_of(in_precision({1, 10, 10, 64, 64, 3, 3, 1, 1}, Precision::bf16)));
   EXPECT_EQ(ok->run(wg, once()).status, Status::ok);
+  auto ok_tf32 =
+      backend->open(problem_of(in_precision({1, 10, 10, 32, 64, 3, 3, 1, 1}, Precision::tf32)));
+  EXPECT_EQ(ok_tf32->run(wg, once()).status, Status::ok);
   // Misaligned tensors (TMA needs 16-byte bases) and another device's architecture.
   const CudaConvConfig g = parse_cuda_conv_config(space.to_string(wg));
   const ConvDims d{1, 10, 10, 64, 64, 3, 3, 1, 1, Precision::bf16};

@@ -42,13 +42,15 @@ const void* kernel_of() {
 
 namespace ktune::kernels::conv2d::cuda {
 
-// Every tile shape and width once, both precisions.
+// Every tile shape and width once, the three precisions.
 const WgmmaAotInstance kWgmmaAotInstances[] = {
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4", 2),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=256;st=3", 3),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=6", 2),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=4", 3),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=16;bn=256;st=4", 2),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4", 1),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=3", 1),
 };
 const int kWgmmaAotInstanceCount = int(sizeof(kWgmmaAotInstances) / sizeof(kWgmmaAotInstances[0]));
 

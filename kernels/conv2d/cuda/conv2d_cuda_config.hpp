@@ -17,14 +17,14 @@
 //                 tiled GEMMs; ft=pre: the filter transform is done once outside the timed
 //                 run (inference precomputes it per layer), ft=each: every run transforms it
 //   cuda_igemm_mma kind=cuda_igemm_mma;bm=128;bn=128;bk=32;wm=64;wn=64;st=4
-//                 bf16 / fp16 problems only: implicit GEMM on the tensor cores (mma.sync), block
-//                 tile bm x bn (pixels x output channels), K tile bk, warp tile wm x wn, st
+//                 tf32 / bf16 / fp16 problems only: implicit GEMM on the tensor cores (mma.sync),
+//                 block tile bm x bn (pixels x output channels), K tile bk, warp tile wm x wn, st
 //                 cp.async stages (conv2d_igemm_mma.cuh)
 //   cuda_igemm_wgmma kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4
-//                 bf16 / fp16, c % 64 == 0, sm_90a only: implicit GEMM on the Hopper warpgroup
-//                 MMAs fed by TMA im2col (conv2d_wgmma.cuh): a block computes tp output rows x
-//                 tq output columns of 128 / (tp·tq) images (128 GEMM rows) x bn output channels
-//                 through an st-stage ring (launch: conv2d_wgmma_launch.hpp)
+//                 tf32 / bf16 / fp16, c % 64 (tf32: 32) == 0, sm_90a only: implicit GEMM on the
+//                 Hopper warpgroup MMAs fed by TMA im2col (conv2d_wgmma.cuh): a block computes tp
+//                 output rows x tq output columns of 128 / (tp·tq) images (128 GEMM rows) x bn
+//                 output channels through an st-stage ring (launch: conv2d_wgmma_launch.hpp)
 // The GEMM params are part of the conv config (the sweep measures the pair, the deployed
 // library instantiates exactly the measured pair); the GEMM always loads float4 (vec=4, falling
 // back to scalar loads where the layout does not allow them) and double-buffers (db=1).

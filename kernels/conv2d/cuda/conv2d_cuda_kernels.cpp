@@ -31,10 +31,9 @@ std::string igemm_mma_name(const CudaConvConfig& g, gemm::Precision precision, i
 }
 
 namespace {
-// The precisions each tensor-core kind has kernels for (tf32: igemm_mma only).
-constexpr gemm::Precision kMmaPrecisions[] = {gemm::Precision::tf32, gemm::Precision::bf16,
-                                              gemm::Precision::fp16};
-constexpr gemm::Precision kWgmmaPrecisions[] = {gemm::Precision::bf16, gemm::Precision::fp16};
+// The precisions each tensor-core kind has kernels for.
+constexpr gemm::Precision kTensorCorePrecisions[] = {gemm::Precision::tf32, gemm::Precision::bf16,
+                                                     gemm::Precision::fp16};
 
 }  // namespace
 
@@ -56,13 +55,13 @@ std::vector<KernelName> kernel_names(const CudaConvConfig& g) {
               {"gemm_tiled.cuh", gemm_name(g, false, false)}};
     case CudaKind::igemm_mma: {
       std::vector<KernelName> names;
-      for (gemm::Precision p : kMmaPrecisions)
+      for (gemm::Precision p : kTensorCorePrecisions)
         for (int vec : {8, 1}) names.push_back({"conv2d_igemm_mma.cuh", igemm_mma_name(g, p, vec)});
       return names;
     }
     case CudaKind::igemm_wgmma: {
       std::vector<KernelName> names;
-      for (gemm::Precision p : kWgmmaPrecisions)
+      for (gemm::Precision p : kTensorCorePrecisions)
         names.push_back({"conv2d_wgmma.cuh", igemm_wgmma_name(g, p)});
       return names;
     }

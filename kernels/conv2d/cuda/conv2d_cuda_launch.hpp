@@ -144,12 +144,9 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
   if (d.n > 65535) return "n over 65535";
   const bool fp32 = d.precision == gemm::Precision::fp32;
   const bool tensor_core = g.kind == CudaKind::igemm_mma || g.kind == CudaKind::igemm_wgmma;
-  const bool sixteen_bit = gemm::input_bytes(d.precision) == 2;
-  if (g.kind == CudaKind::igemm_mma && !sixteen_bit && d.precision != gemm::Precision::tf32)
-    return "cuda_igemm_mma runs tf32 / bf16 / fp16 problems only (" +
-           std::string(gemm::precision_name(d.precision)) + " problem)";
-  if (g.kind == CudaKind::igemm_wgmma && !sixteen_bit)  // its K tiles are 64 16-bit channels
-    return "cuda_igemm_wgmma runs bf16 / fp16 problems only (" +
+  if (tensor_core && fp32)  // the tensor cores have no FP32 (IEEE FMA) math
+    return std::string(g.kind == CudaKind::igemm_mma ? "cuda_igemm_mma" : "cuda_igemm_wgmma") +
+           " runs tf32 / bf16 / fp16 problems only (" +
            std::string(gemm::precision_name(d.precision)) + " problem)";
   if (!tensor_core && !fp32)
     return std::string("the FP32 CUDA kinds do not run ") + gemm::precision_name(d.precision) +

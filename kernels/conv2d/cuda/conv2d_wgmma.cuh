@@ -1,20 +1,26 @@
 // Implicit-GEMM convolution on the Hopper warpgroup MMAs (sm_90a only; the conv2d kind
 // cuda_igemm_wgmma through conv2d_wgmma_launch.hpp, the network engine's ktune-cuda-bf16 through
 // conv2d_wgmma_call.cu (ktune::conv2d_wgmma_bf16), and the standalone wgmma_conv_check.cu): bf16 /
-// fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), FP32 accumulation, output NHWC by
+// fp16 input NHWC and filter KRSC (PREC 2 bf16, PREC 3 fp16), or FP32 ones read as tf32 (PREC 1:
+// the tensor cores ignore the low 13 mantissa bits, i.e. truncate, as the GEMM's wgmma tf32 kind;
+// the family's tf32 bound covers it), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
 // KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutBf16: bf16 of the same),
-// dilation 1, symmetric zero padding, c % 64 == 0 (a K tile is 64 channels of one filter tap).
+// dilation 1, symmetric zero padding. A K tile is one filter tap's 128 bytes of channels: 64
+// 16-bit ones (c % 64 == 0) or 32 tf32 ones (c % 32 == 0); a 128-byte row is a 128-byte row, so
+// the swizzle, the boxes' bytes, the descriptors and the four 32-byte K steps (k16, or k8 in tf32)
+// are the same in every precision.
 //
 // GEMM view as kind cuda_igemm_mma: M = output pixels, N = k, K = r·s·c in KRSC order. A block
 // computes an output tile of NB images x HT rows x WT columns (HT·WT·NB = 128 GEMM rows) by BN
 // channels. The im2col is done by the copy engine: A's tensor map is 4-d over the NHWC input
-// {c, w, h, n} with box {64, WT·stride, HT·stride, NB} and traversal strides {1, stride, stride, 1}
-// (TMA loads ceil(box / stride) elements a dimension), so K tile (tap r, s; channel block cb) is
-// the box at (64·cb, q0·stride + s − pad, p0·stride + r − pad, img0): coordinates outside the
-// tensor (the padding, negative ones included, and past the image) land as zeros. The box lands
-// as [128 rows (nb, ht, wt)][64 channels], 128 bytes a row, 128-byte swizzled: exactly a K-major
-// A tile. B's map is over the filter [k][r·s·c] (3-d, unit last dimension), box {64, BN, 1}.
+// {c, w, h, n} with box {CB, WT·stride, HT·stride, NB} (CB = 64, or 32 in tf32) and traversal
+// strides {1, stride, stride, 1} (TMA loads ceil(box / stride) elements a dimension), so K tile
+// (tap r, s; channel block cb) is the box at (CB·cb, q0·stride + s − pad, p0·stride + r − pad,
+// img0): coordinates outside the tensor (the padding, negative ones included, and past the image)
+// land as zeros. The box lands as [128 rows (nb, ht, wt)][CB channels], 128 bytes a row, 128-byte
+// swizzled: exactly a K-major A tile. B's map is over the filter [k][r·s·c] (3-d, unit last
+// dimension), box {CB, BN, 1}.
 //
 // Block: 3 warpgroups (384 threads), one producer thread (TMA into an ST-stage ring with full /
 // empty mbarriers) and two consumer warpgroups of 64 rows each issuing wgmma m64nBNk16, one commit
@@ -158,7 +164,8 @@ __global__ void __launch_bounds__(384, 1)
   const int items = PERSIST ? sh.tiles_p * sh.tiles_q * sh.tiles_n * ((sh.k + BN - 1) / BN) : 0;
   const int first = PERSIST ? blockIdx.x : blockIdx.y * gridDim.x + blockIdx.x;
   const int step = PERSIST ? gridDim.x : 1, last = PERSIST ? items : first + 1;
-  const int c_blocks = sh.c / 64;
+  constexpr int CB = PREC == 1 ? 32 : 64;  // channels in a K tile's 128-byte rows
+  const int c_blocks = sh.c / CB;
   const int k_tiles = sh.r * sh.s * c_blocks;
 
   if (tid < 128) {  // producer warpgroup
@@ -174,10 +181,10 @@ __global__ void __launch_bounds__(384, 1)
               const unsigned st = it % ST, bar = full + 8 * st;
               ktune_wg_bar_wait(empty + 8 * st, ((it / ST) & 1) ^ 1);
               ktune_wg_bar_expect(bar, S::kA + S::kB);
-              ktune_wg_tma_load_4d(tiles_a + st * S::kA, &map_x, cb * 64,
+              ktune_wg_tma_load_4d(tiles_a + st * S::kA, &map_x, cb * CB,
                                    q0 * sh.stride + ts - sh.pad, p0 * sh.stride + tr - sh.pad, img0,
                                    bar);
-              ktune_wg_tma_load(tiles_b + st * S::kB, &map_w, (tr * sh.s + ts) * sh.c + cb * 64, k0,
+              ktune_wg_tma_load(tiles_b + st * S::kB, &map_w, (tr * sh.s + ts) * sh.c + cb * CB, k0,
                                 0, bar);
             }
       }
@@ -198,7 +205,7 @@ __global__ void __launch_bounds__(384, 1)
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
         const unsigned sa = tiles_a + st * S::kA + cw * 64 * 128, sb = tiles_b + st * S::kB;
 #pragma unroll
-        for (int kk = 0; kk < 4; ++kk)  // k16 steps of 32 bytes inside the swizzle atom
+        for (int kk = 0; kk < 4; ++kk)  // k16 (tf32: k8) steps of 32 bytes inside the swizzle atom
           ktune_wgmma<BN, PREC, 0, 0>(acc, ktune_wg_desc(sa + kk * 32, 16, 1024),
                                       ktune_wg_desc(sb + kk * 32, 16, 1024));
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");

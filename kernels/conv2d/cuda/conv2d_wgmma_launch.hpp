@@ -45,8 +45,14 @@ inline WgmmaConvShape wgmma_conv_shape(const CudaConvConfig& g, const ConvDims& 
   return sh;
 }
 
+// Channels in one K tile of the kernel: one filter tap's 128 bytes (64 16-bit, 32 tf32 channels).
+inline int igemm_wgmma_tile_channels(gemm::Precision precision) {
+  return 128 / gemm::input_bytes(precision);
+}
+
 // Why g cannot run this problem on these tensors ("" when it can), beyond refusal(g, d): the
-// kernel's K tile is 64 channels of one filter tap (c % 64), its epilogue stores float2 pairs
+// kernel's K tile is 128 bytes of channels of one filter tap (c % 64, tf32 c % 32), its epilogue
+// stores float2 pairs
 // (k even keeps them 8-byte aligned), TMA boxes are at most 256 elements a side, traversal
 // strides at most 8 and base addresses 16-byte aligned, the grid's y is at most 65535 blocks.
 inline std::string igemm_wgmma_refusal(const CudaConvConfig& g, const ConvDims& d, const void* x,
@@ -55,7 +61,9 @@ inline std::string igemm_wgmma_refusal(const CudaConvConfig& g, const ConvDims& 
   if (g.kind != CudaKind::igemm_wgmma) return "not a cuda_igemm_wgmma config";
   const std::string why = refusal(g, d);
   if (!why.empty()) return why;
-  if (d.c % 64 != 0) return "cuda_igemm_wgmma needs c % 64 == 0 (c=" + num(d.c) + ")";
+  const int tile_channels = igemm_wgmma_tile_channels(d.precision);
+  if (d.c % tile_channels != 0)
+    return "cuda_igemm_wgmma needs c % " + num(tile_channels) + " == 0 (c=" + num(d.c) + ")";
   if (d.k % 2 != 0) return "cuda_igemm_wgmma needs an even k (k=" + num(d.k) + ")";
   if (d.stride > 8) return "TMA traversal strides stop at 8 (stride=" + num(d.stride) + ")";
   if (g.tp * d.stride > 256 || g.tq * d.stride > 256)
@@ -76,21 +84,25 @@ struct WgmmaConvMaps {
   CUtensorMap x, w;
 };
 
-// Encodes the maps of g over x (NHWC) and w (KRSC) of d.precision: x 4-d {c, w, h, n}, box {64,
-// tq·stride, tp·stride, images}, traversal strides {1, stride, stride, 1} (the copy engine does
-// the im2col: out-of-image coordinates, negative ones too, land as zeros); w 3-d {r·s·c, k, 1},
-// box {64, bn, 1}; both 128-byte swizzled. False when the driver refuses them.
+// Encodes the maps of g over x (NHWC) and w (KRSC) of d.precision (16-bit, or FP32 for tf32): x
+// 4-d {c, w, h, n}, box {cb, tq·stride, tp·stride, images} with cb = igemm_wgmma_tile_channels,
+// traversal strides {1, stride, stride, 1} (the copy engine does the im2col: out-of-image
+// coordinates, negative ones too, land as zeros); w 3-d {r·s·c, k, 1}, box {cb, bn, 1}; both
+// 128-byte swizzled. False when the driver refuses them.
 inline bool encode_igemm_wgmma_maps(const CudaConvConfig& g, const ConvDims& d, const void* x,
                                     const void* w, WgmmaConvMaps& maps) {
   const auto encode = ktune::kernels::tma::encoder();
   if (encode == nullptr) return false;
-  const CUtensorMapDataType type = d.precision == gemm::Precision::bf16
-                                       ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                       : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType type =
+      d.precision == gemm::Precision::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+      : d.precision == gemm::Precision::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const cuuint64_t bytes = cuuint64_t(gemm::input_bytes(d.precision));
+  const cuuint32_t cb = cuuint32_t(igemm_wgmma_tile_channels(d.precision));
   const cuuint64_t dx[4] = {cuuint64_t(d.c), cuuint64_t(d.w), cuuint64_t(d.h), cuuint64_t(d.n)};
-  const cuuint64_t sx[3] = {cuuint64_t(d.c) * 2, cuuint64_t(d.w * d.c) * 2,
-                            cuuint64_t(d.h * d.w * d.c) * 2};
-  const cuuint32_t bx[4] = {64, cuuint32_t(g.tq * d.stride), cuuint32_t(g.tp * d.stride),
+  const cuuint64_t sx[3] = {cuuint64_t(d.c) * bytes, cuuint64_t(d.w * d.c) * bytes,
+                            cuuint64_t(d.h * d.w * d.c) * bytes};
+  const cuuint32_t bx[4] = {cb, cuuint32_t(g.tq * d.stride), cuuint32_t(g.tp * d.stride),
                             cuuint32_t(g.wg_images())};
   const cuuint32_t ex[4] = {1, cuuint32_t(d.stride), cuuint32_t(d.stride), 1};
   if (encode(&maps.x, type, 4, const_cast<void*>(x), dx, sx, bx, ex, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -99,8 +111,8 @@ inline bool encode_igemm_wgmma_maps(const CudaConvConfig& g, const ConvDims& d, 
     return false;
   const long long taps = d.r * d.s * d.c;  // one output channel's filter, contiguous
   const cuuint64_t dw[3] = {cuuint64_t(taps), cuuint64_t(d.k), 1};
-  const cuuint64_t sw[2] = {cuuint64_t(taps) * 2, cuuint64_t(taps * d.k) * 2};
-  const cuuint32_t bw[3] = {64, cuuint32_t(g.bn), 1}, ew[3] = {1, 1, 1};
+  const cuuint64_t sw[2] = {cuuint64_t(taps) * bytes, cuuint64_t(taps * d.k) * bytes};
+  const cuuint32_t bw[3] = {cb, cuuint32_t(g.bn), 1}, ew[3] = {1, 1, 1};
   return encode(&maps.w, type, 3, const_cast<void*>(w), dw, sw, bw, ew,
                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
