@@ -5,7 +5,7 @@ VGG16 and ResNet-50 at batch 1 and 16.
 
   fp32       the deployed library (ktune::conv2d) from tuned_conv_bench's CSVs: fp32-deployed.csv
              (in-sample selector) and fp32-heldout.csv (trained on ResNet-50, run on VGG16)
-  bf16/fp16  sweep-<p>.csv.gz (every cuda_igemm_mma config and the cudnn vendor row, verified):
+  tf32/bf16/fp16  sweep-<p>.csv.gz (every tensor-core config swept and the cudnn vendor row, verified):
              each --selector header's pick (then its fallback order where the pick refused),
              timed in the sweep: no 16-bit conv library ships, so this stands in for one; and
              the oracle (fastest verified config per layer, in-sample by construction)
@@ -34,7 +34,7 @@ from header_picks import header_picks  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 FEATURES = ("n", "h", "w", "c", "k", "r", "s", "stride", "pad")
-PRECISION_CODES = {"bf16": 2, "fp16": 3}
+PRECISION_CODES = {"tf32": 1, "bf16": 2, "fp16": 3}
 NETWORKS = (("vgg16", "conv2d-vgg16.csv"), ("resnet50", "conv2d-resnet50.csv"))
 
 
@@ -200,9 +200,10 @@ def markdown(rows, worst_count, selectors):
            "NHWC and NCHW, fastest kept). Ratio = cuDNN ms / ktune ms (above 1: ktune faster); "
            "time-weighted = Σ count·cuDNN ms / Σ count·ktune ms (count: repeats in the "
            "network). "
-           "fp32: the deployed library; bf16/fp16: a selector header's pick among the measured "
-           "cuda_igemm_mma configs (no 16-bit conv library ships), and the oracle (fastest "
-           "config per layer). In bf16/fp16 cuDNN writes 16-bit output, ktune FP32.", "",
+           "fp32: the deployed library; tf32/bf16/fp16: the oracle (fastest measured "
+           "tensor-core config per layer) and, where a selector header is given, its pick "
+           "among the measured configs. In tf32 both write FP32; in bf16/fp16 cuDNN writes "
+           "16-bit output, ktune FP32.", "",
            "| precision | ktune | sample | set | layers | geomean | time-weighted | below 0.8x "
            "| ktune ms | cuDNN ms | worst layer |",
            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
