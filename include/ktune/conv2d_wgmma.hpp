@@ -1,10 +1,14 @@
 #pragma once
 // The conv2d family's Hopper implicit-GEMM kernel (kind cuda_igemm_wgmma,
-// kernels/conv2d/cuda/conv2d_wgmma.cuh) in a few fixed configs with its fused bf16 epilogue, for
-// an engine that picks per layer among several convolutions (the network engine's
-// ktune-cuda-bf16): bf16 NHWC input, bf16 KRSC filter, FP32 accumulation, bf16 NHWC output of
-// act(conv + bias + residual), one rounding to nearest even. Compiled for sm_90a only (library
-// ktune_conv2d_wgmma_call): on any other device every config is refused.
+// kernels/conv2d/cuda/conv2d_wgmma.cuh) in a few fixed configs per precision with its fused
+// epilogue, for an engine that picks per layer among several convolutions (the network engine's
+// ktune-cuda-bf16 and ktune-cuda-tf32):
+// - bf16: bf16 NHWC input, bf16 KRSC filter, FP32 accumulation, bf16 NHWC output of
+//   act(conv + bias + residual), one rounding to nearest even;
+// - tf32: FP32 NHWC input and KRSC filter read as TF32 by the tensor cores (the low 13 mantissa
+//   bits ignored), FP32 accumulation, FP32 NHWC output of act(conv + bias + residual).
+// Compiled for sm_90a only (library ktune_conv2d_wgmma_call): on any other device every config
+// is refused.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -20,11 +24,14 @@ struct Conv2dWgmmaLayer {
 // The configs, each named as the kind's config string without the kind ("tp=8;tq=16;bn=64;st=6").
 int conv2d_wgmma_bf16_configs();
 std::string conv2d_wgmma_bf16_config_name(int config);
+int conv2d_wgmma_tf32_configs();
+std::string conv2d_wgmma_tf32_config_name(int config);
 
 // Why `config` cannot run the layer on this device ("" when it can): not an sm_90 device, no
-// tensor-map encoder in the driver, or the kind's refusals (c % 64, odd k, TMA box limits, ...).
-// The tensors are taken to be 16-byte aligned (CUDA allocations are).
+// tensor-map encoder in the driver, or the kind's refusals (c % 64 in bf16, c % 32 in tf32, odd
+// k, TMA box limits, ...). The tensors are taken to be 16-byte aligned (CUDA allocations are).
 std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& layer, int config);
+std::string conv2d_wgmma_tf32_refusal(const Conv2dWgmmaLayer& layer, int config);
 
 // out = bf16(act(conv(in, filter) + bias + residual)), act = ReLU when relu; bias (FP32, k
 // values) and residual (bf16, the output's shape) may be null; bf16 values as their 16 bits.
@@ -33,5 +40,11 @@ std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& layer, int config)
 void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& layer, const uint16_t* in,
                        const uint16_t* filter, const float* bias, const uint16_t* residual,
                        bool relu, uint16_t* out, cudaStream_t stream);
+
+// out = act(conv(in, filter) + bias + residual) in FP32, the products in TF32; bias (k values)
+// and residual (the output's shape) may be null. Asynchronous, errors as conv2d_wgmma_bf16.
+void conv2d_wgmma_tf32(int config, const Conv2dWgmmaLayer& layer, const float* in,
+                       const float* filter, const float* bias, const float* residual, bool relu,
+                       float* out, cudaStream_t stream);
 
 }  // namespace ktune

@@ -20,7 +20,9 @@
 // not registered): every conv on gemm_ex. `ktune-cuda-tf32`: the same engine in tf32 (FP32
 // activations and weights, ktune::gemm_ex's shipped tf32 selector, im2col in FP32): gemm_ex writes
 // the FP32 result straight into the layer's output and the bias + ReLU kernel runs in place; each
-// conv the faster of that path and cuDNN's tf32 convolution, picked at load as in bf16.
+// conv the fastest of that path, cuDNN's tf32 convolution and (sm_90a builds, c % 32 == 0) the
+// wgmma implicit-GEMM conv in tf32 (FP32 output, bias, ReLU and the residual add fused), picked at
+// load as in bf16.
 // In tf32 and bf16 too, im2col + cuBLAS is one more conv candidate and each FC layer runs the
 // faster of gemm_ex and cuBLAS (the cuBLAS call of the cudnn / cublas backends), timed alike.
 // `ktune-cuda-tf32-gemm_ex` (auto-cuda-tf32's candidate, not registered): every conv on gemm_ex.
@@ -140,8 +142,8 @@ class KtuneBackend final : public CublasBackendBase {
       return pick + (is_gemm(d) ? "cuBLAS " : "im2col + cuBLAS ") + in_precision;
 #ifdef KTUNE_NN_WGMMA_CONV
     if (const auto w = wgmma_layers_.find(layer); w != wgmma_layers_.end())
-      return pick + "wgmma implicit GEMM bf16 " + wgmma_conv_config_name(w->second) +
-             " (bias + ReLU + residual fused)";
+      return pick + "wgmma implicit GEMM " + in_precision + " " +
+             wgmma_conv_config_name(precision(), w->second) + " (bias + ReLU + residual fused)";
 #endif
 #ifdef KTUNE_NN_CUDNN
     if (const auto c = cudnn_convs_.find(layer); c != cudnn_convs_.end())
@@ -256,9 +258,9 @@ class KtuneBackend final : public CublasBackendBase {
 #endif
     std::vector<int> wgmma_configs(run.size(), -1);  // candidate -> wgmma config
 #ifdef KTUNE_NN_WGMMA_CONV
-    for (int c = 0; is_bf16() && c < wgmma_conv_configs(); ++c) {
-      if (!wgmma_conv_refusal(d, c).empty()) continue;
-      names.push_back("wgmma " + wgmma_conv_config_name(c));
+    for (int c = 0; c < wgmma_conv_configs(precision()); ++c) {
+      if (!wgmma_conv_refusal(precision(), d, c).empty()) continue;
+      names.push_back("wgmma " + wgmma_conv_config_name(precision(), c));
       run.push_back([&, c] { wgmma_run(layer, d, c, x, nullptr, epilogue_on() && d.relu, y); });
       wgmma_configs.push_back(c);
     }
@@ -303,15 +305,19 @@ class KtuneBackend final : public CublasBackendBase {
     return pick.index;
   }
 #ifdef KTUNE_NN_WGMMA_CONV
-  // The layer on the wgmma conv, config `config`: out = bf16(act(conv + bias + residual)) in one
-  // kernel, act = ReLU when relu (the bias left out with the epilogue switched off, as the other
-  // paths do).
+  // The layer on the wgmma conv, config `config`: out = act(conv + bias + residual) in one kernel
+  // (bf16: rounded once; tf32: FP32), act = ReLU when relu (the bias left out with the epilogue
+  // switched off, as the other paths do).
   void wgmma_run(int layer, const ConvDesc& d, int config, const float* in, const float* residual,
                  bool relu, float* out) {
-    wgmma_conv(config, d, reinterpret_cast<const bf16*>(in),
-               reinterpret_cast<const bf16*>(kept(layer, 0)),
-               epilogue_on() ? kept(layer, 1) : nullptr, reinterpret_cast<const bf16*>(residual),
-               relu, reinterpret_cast<bf16*>(out), stream());
+    const float* bias = epilogue_on() ? kept(layer, 1) : nullptr;
+    if (is_bf16())
+      wgmma_conv(config, d, reinterpret_cast<const bf16*>(in),
+                 reinterpret_cast<const bf16*>(kept(layer, 0)), bias,
+                 reinterpret_cast<const bf16*>(residual), relu, reinterpret_cast<bf16*>(out),
+                 stream());
+    else
+      wgmma_conv(config, d, in, kept(layer, 0), bias, residual, relu, out, stream());
   }
   std::map<int, int> wgmma_layers_;  // the layers the wgmma conv serves -> its config
 #endif

@@ -1,5 +1,6 @@
-// ktune-cuda-bf16's wgmma conv candidate (nn/cuda/wgmma_conv.hpp): the engine's layer and bf16
-// types handed to the conv2d family's public call (include/ktune/conv2d_wgmma.hpp).
+// ktune-cuda-bf16's and ktune-cuda-tf32's wgmma conv candidate (nn/cuda/wgmma_conv.hpp): the
+// engine's layer and element types handed to the conv2d family's public call
+// (include/ktune/conv2d_wgmma.hpp).
 #include "nn/cuda/wgmma_conv.hpp"
 
 #include "ktune/conv2d_wgmma.hpp"
@@ -16,12 +17,25 @@ const uint16_t* bits(const bf16* p) { return reinterpret_cast<const uint16_t*>(p
 
 }  // namespace
 
-int wgmma_conv_configs() { return conv2d_wgmma_bf16_configs(); }
+int wgmma_conv_configs(Precision precision) {
+  switch (precision) {
+    case Precision::bf16:
+      return conv2d_wgmma_bf16_configs();
+    case Precision::tf32:
+      return conv2d_wgmma_tf32_configs();
+    default:
+      return 0;
+  }
+}
 
-std::string wgmma_conv_config_name(int config) { return conv2d_wgmma_bf16_config_name(config); }
+std::string wgmma_conv_config_name(Precision precision, int config) {
+  return precision == Precision::bf16 ? conv2d_wgmma_bf16_config_name(config)
+                                      : conv2d_wgmma_tf32_config_name(config);
+}
 
-std::string wgmma_conv_refusal(const ConvDesc& d, int config) {
-  return conv2d_wgmma_bf16_refusal(layer_of(d), config);
+std::string wgmma_conv_refusal(Precision precision, const ConvDesc& d, int config) {
+  return precision == Precision::bf16 ? conv2d_wgmma_bf16_refusal(layer_of(d), config)
+                                      : conv2d_wgmma_tf32_refusal(layer_of(d), config);
 }
 
 void wgmma_conv(int config, const ConvDesc& d, const bf16* in, const bf16* filter,
@@ -29,6 +43,12 @@ void wgmma_conv(int config, const ConvDesc& d, const bf16* in, const bf16* filte
                 cudaStream_t stream) {
   conv2d_wgmma_bf16(config, layer_of(d), bits(in), bits(filter), bias, bits(residual), relu,
                     reinterpret_cast<uint16_t*>(out), stream);
+}
+
+void wgmma_conv(int config, const ConvDesc& d, const float* in, const float* filter,
+                const float* bias, const float* residual, bool relu, float* out,
+                cudaStream_t stream) {
+  conv2d_wgmma_tf32(config, layer_of(d), in, filter, bias, residual, relu, out, stream);
 }
 
 }  // namespace ktune::nn::cuda

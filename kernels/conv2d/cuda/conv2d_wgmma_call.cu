@@ -1,11 +1,17 @@
-// ktune::conv2d_wgmma_bf16 (include/ktune/conv2d_wgmma.hpp): three configs of the kind
-// cuda_igemm_wgmma (conv2d_wgmma.cuh) with its bf16 epilogue, encoded, shaped and refused by the
-// kind's launcher (conv2d_wgmma_launch.hpp). The three are the best subset of that size of the
-// eight configs timed per layer on VGG16 and ResNet-50 at batch 1 and 16
-// (results/h100-80gb-hbm3/conv-wgmma-1, FP32 output: 1.763 ms over the 62 layer shapes it serves,
-// each times its count in the network, against 1.754 with every layer's own best of the 8).
+// ktune::conv2d_wgmma_bf16 / conv2d_wgmma_tf32 (include/ktune/conv2d_wgmma.hpp): three configs
+// each of the kind cuda_igemm_wgmma (conv2d_wgmma.cuh) with its fused epilogue (bf16 output:
+// KtuneConvWgOutBf16; tf32: FP32 output, KtuneConvWgOutF32Epi), encoded, shaped and refused by
+// the kind's launcher (conv2d_wgmma_launch.hpp). Each precision's three are the best subset of
+// that size of the configs timed per layer on VGG16 and ResNet-50 at batch 1 and 16 (sum over the
+// layers it serves of the subset's fastest, times the layer's count in its network):
+// - bf16: of the eight of results/h100-80gb-hbm3/conv-wgmma-1 (FP32 output; H100): 1.763 ms over
+//   its 62 layer shapes, against 1.754 with every layer's own best of the 8;
+// - tf32: of the kind's 40 in results/h200/conv-tc-sweep-tf32 (FP32 output; H200): 2.983 ms over
+//   its 62 layers, against 2.899 with every layer's own best of the 40.
 // Compiled by nvcc for sm_90a only (kernels/conv2d/family.cmake).
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "kernels/conv2d/cuda/conv2d_wgmma.cuh"
 #include "kernels/conv2d/cuda/conv2d_wgmma_launch.hpp"
@@ -18,14 +24,16 @@ namespace ktune {
 namespace {
 
 namespace kc = ktune::kernels::conv2d::cuda;
+using ktune::kernels::gemm::Precision;
 
+template <class EPI>
 using Launcher = void (*)(const KtuneTmaMap&, const KtuneTmaMap&, const KtuneConvWgShape&,
-                          const KtuneConvWgOutBf16::Params&, cudaStream_t);
+                          const typename EPI::Params&, cudaStream_t);
 
-template <int HT, int WT, int NB, int BN, int ST>
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI>
 void launch(const KtuneTmaMap& mx, const KtuneTmaMap& mw, const KtuneConvWgShape& sh,
-            const KtuneConvWgOutBf16::Params& out, cudaStream_t stream) {
-  constexpr auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, 2, KtuneConvWgOutBf16>;
+            const typename EPI::Params& out, cudaStream_t stream) {
+  constexpr auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI>;
   constexpr int smem = KtuneConvWgSmem<BN, ST>::kBytes;
   static const cudaError_t attribute =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
@@ -36,44 +44,47 @@ void launch(const KtuneTmaMap& mx, const KtuneTmaMap& mw, const KtuneConvWgShape
 }
 
 // A config of the family's kind cuda_igemm_wgmma (tp x tq pixels of 128 / (tp·tq) images, bn,
-// st) and its bf16-epilogue instantiation.
+// st) and its instantiation with epilogue EPI in precision PREC.
+template <class EPI>
 struct Entry {
   kc::CudaConvConfig config;
-  Launcher launch;
+  Launcher<EPI> launch;
 };
 
-template <int TP, int TQ, int BN, int ST>
-constexpr Entry entry(const char* text) {
+template <int TP, int TQ, int BN, int ST, int PREC, class EPI>
+constexpr Entry<EPI> entry(const char* text) {
   const kc::CudaConvConfig g = kc::parse_cuda_conv_config(text);
-  return {g, launch<TP, TQ, 128 / (TP * TQ), BN, ST>};
+  return {g, launch<TP, TQ, 128 / (TP * TQ), BN, ST, PREC, EPI>};
 }
 
-constexpr Entry kConfigs[] = {
-    entry<16, 8, 128, 4>("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=128;st=4"),
-    entry<8, 16, 64, 6>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
-    entry<8, 8, 256, 3>("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=256;st=3"),
-};
-constexpr int kCount = int(sizeof kConfigs / sizeof kConfigs[0]);
+using Bf16Out = KtuneConvWgOutBf16;
+using F32Out = KtuneConvWgOutF32Epi;
 
-kc::ConvDims dims_of(const Conv2dWgmmaLayer& d) {
+constexpr Entry<Bf16Out> kBf16Configs[] = {
+    entry<16, 8, 128, 4, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=128;st=4"),
+    entry<8, 16, 64, 6, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
+    entry<8, 8, 256, 3, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=256;st=3"),
+};
+constexpr Entry<F32Out> kTf32Configs[] = {
+    entry<4, 8, 128, 6, 1, F32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
+    entry<4, 8, 256, 4, 1, F32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
+    entry<8, 16, 64, 6, 1, F32Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
+};
+
+kc::ConvDims dims_of(const Conv2dWgmmaLayer& d, Precision precision) {
   kc::ConvDims dims;
   dims.n = d.n, dims.h = d.h, dims.w = d.w, dims.c = d.c, dims.k = d.k, dims.r = d.r, dims.s = d.s;
   dims.stride = d.stride, dims.pad = d.pad;
-  dims.precision = ktune::kernels::gemm::Precision::bf16;
+  dims.precision = precision;
   return dims;
 }
 
-}  // namespace
-
-int conv2d_wgmma_bf16_configs() { return kCount; }
-
-std::string conv2d_wgmma_bf16_config_name(int config) {
-  const kc::CudaConvConfig& g = kConfigs[config].config;
+std::string name_of(const kc::CudaConvConfig& g) {
   return "tp=" + std::to_string(g.tp) + ";tq=" + std::to_string(g.tq) +
          ";bn=" + std::to_string(g.bn) + ";st=" + std::to_string(g.st);
 }
 
-std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& d, int config) {
+std::string refusal(const kc::CudaConvConfig& g, const Conv2dWgmmaLayer& d, Precision precision) {
   static const bool sm90 = [] {
     bool ok = false;
     if (kc::igemm_wgmma_device_ok(ok) != cudaSuccess) (void)cudaGetLastError();
@@ -82,14 +93,14 @@ std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& d, int config) {
   if (!sm90) return "not an sm_90 device";
   if (!ktune::kernels::tma::encoder()) return "no cuTensorMapEncodeTiled in the driver";
   // The tensors are taken to be 16-byte aligned (include/ktune/conv2d_wgmma.hpp).
-  return kc::igemm_wgmma_refusal(kConfigs[config].config, dims_of(d), nullptr, nullptr);
+  return kc::igemm_wgmma_refusal(g, dims_of(d, precision), nullptr, nullptr);
 }
 
-void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& d, const uint16_t* in,
-                       const uint16_t* filter, const float* bias, const uint16_t* residual,
-                       bool relu, uint16_t* out, cudaStream_t stream) {
-  const Entry& e = kConfigs[config];
-  const kc::ConvDims dims = dims_of(d);
+// Encodes e's tensor maps over in and filter and launches it with the epilogue's parameters.
+template <class EPI>
+void run(const Entry<EPI>& e, const Conv2dWgmmaLayer& d, Precision precision, const void* in,
+         const void* filter, const typename EPI::Params& params, cudaStream_t stream) {
+  const kc::ConvDims dims = dims_of(d, precision);
   kc::WgmmaConvMaps maps;
   if (!kc::encode_igemm_wgmma_maps(e.config, dims, in, filter, maps))
     throw Error("wgmma conv: cuTensorMapEncodeTiled refused the layer's input or filter");
@@ -101,8 +112,40 @@ void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& d, const uint16_t* in
   std::memcpy(&mw, &maps.w, sizeof mw);
   const kc::WgmmaConvShape shape = kc::wgmma_conv_shape(e.config, dims);
   std::memcpy(&sh, &shape, sizeof sh);
-  const KtuneConvWgOutBf16::Params params{out, bias, residual, relu ? 1 : 0};
   e.launch(mx, mw, sh, params, stream);
+}
+
+}  // namespace
+
+int conv2d_wgmma_bf16_configs() { return int(std::size(kBf16Configs)); }
+int conv2d_wgmma_tf32_configs() { return int(std::size(kTf32Configs)); }
+
+std::string conv2d_wgmma_bf16_config_name(int config) {
+  return name_of(kBf16Configs[config].config);
+}
+std::string conv2d_wgmma_tf32_config_name(int config) {
+  return name_of(kTf32Configs[config].config);
+}
+
+std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& d, int config) {
+  return refusal(kBf16Configs[config].config, d, Precision::bf16);
+}
+std::string conv2d_wgmma_tf32_refusal(const Conv2dWgmmaLayer& d, int config) {
+  return refusal(kTf32Configs[config].config, d, Precision::tf32);
+}
+
+void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& d, const uint16_t* in,
+                       const uint16_t* filter, const float* bias, const uint16_t* residual,
+                       bool relu, uint16_t* out, cudaStream_t stream) {
+  run(kBf16Configs[config], d, Precision::bf16, in, filter,
+      Bf16Out::Params{out, bias, residual, relu ? 1 : 0}, stream);
+}
+
+void conv2d_wgmma_tf32(int config, const Conv2dWgmmaLayer& d, const float* in, const float* filter,
+                       const float* bias, const float* residual, bool relu, float* out,
+                       cudaStream_t stream) {
+  run(kTf32Configs[config], d, Precision::tf32, in, filter,
+      F32Out::Params{out, bias, residual, relu ? 1 : 0}, stream);
 }
 
 }  // namespace ktune
