@@ -3,7 +3,7 @@
 networks.csv, layers.csv, agreement.csv in DIR): per network, batch and precision, ktune's
 fastest backend (eager or CUDA graph) against PyTorch's fastest variant of the same precision;
 the logits check per precision; cuDNN's algorithm per layer in NHWC (what the `cudnn` backends
-run) against its best in NCHW (Find's own times, recorded at load); ktune-bf16's wgmma conv
+run) against its best in NCHW (Find's own times, recorded at load); ktune-bf16's / -tf32's wgmma conv
 candidate against cuDNN per layer (its load-time pick notes).
 
     networks_precision_md.py DIR > DIR/networks-precision.md
@@ -111,8 +111,8 @@ def bf16_picks(directory):
         return
     print("\n## ktune-cuda's per-layer pick at load\n")
     print("Each conv on the fastest of the tuned library's path (fp32: ktune::conv2d; tf32 / bf16: "
-          "(im2col +) gemm_ex), im2col + cuBLAS, cuDNN's conv of the same precision and (bf16, "
-          "builds with sm_90a code, c % 64 == 0) the wgmma implicit-GEMM conv in each of its "
+          "(im2col +) gemm_ex), im2col + cuBLAS, cuDNN's conv of the same precision and (tf32 / "
+          "bf16, builds with sm_90a code, c % 32 / 64 == 0) the wgmma implicit-GEMM conv in each of its "
           "configs; each FC layer on the faster of the tuned GEMM (ktune::gemm / gemm_ex) and "
           "cuBLAS; timed at load (CUDA graphs of each, interleaved rounds, fastest replay kept; "
           "layers.csv gives every candidate's time per layer). Runs before session 15 offered "
@@ -141,34 +141,39 @@ def candidate_times(choice):
 
 def wgmma_candidate(directory):
     """The wgmma conv candidate against cuDNN's conv on the layers it serves, from ktune-bf16's
-    load-time times (each with its epilogue: fused in wgmma's, a kernel after cuDNN's)."""
-    g = defaultdict(list)  # (net, batch) -> (cudnn / wgmma, name, wgmma ms, cudnn ms, picked)
+    and ktune-tf32's load-time times (each with its epilogue: fused in wgmma's, a kernel after
+    cuDNN's)."""
+    g = defaultdict(list)  # (precision, net, batch) -> (cudnn / wgmma, name, wgmma ms, cudnn ms,
+    #                        picked)
     for r in load(directory, "layers.csv"):
-        if r["backend"] != "ktune-bf16" or r["kind"] != "conv":
+        if r["backend"] not in ("ktune-bf16", "ktune-tf32") or r["kind"] != "conv":
             continue
         t = candidate_times(r["choice"])
         wg = {k: v for k, v in t.items() if k.startswith("wgmma")}
         if not wg or "cudnn" not in t:
             continue
         w = min(wg.values())
-        g[(r["network"], int(r["batch"]))].append(
+        g[(precision_of(r["backend"]), r["network"], int(r["batch"]))].append(
             (t["cudnn"] / w, r["name"], w, t["cudnn"], r["choice"].startswith("pick=wgmma")))
     if not g:
         return
-    print("\n## ktune-bf16's wgmma conv candidate against cuDNN's conv\n")
-    print("Per layer the wgmma implicit-GEMM conv serves (c % 64 == 0), its fastest config's "
-          "load-time time (bias, ReLU fused into its bf16 store) against cuDNN's conv + the bias "
-          "+ ReLU kernel (the same load-time protocol: CUDA graphs of 3 runs, interleaved "
-          "rounds, fastest replay). Ratio = cuDNN ms / wgmma ms (above 1: wgmma faster); "
-          "time-weighted = Σ cuDNN / Σ wgmma; in-sample (the run that picked).\n")
-    print("| network | batch | layers | picked wgmma | geomean | time-weighted | Σ wgmma ms | "
-          "Σ cuDNN ms | worst layers |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for (net, batch), rows in sorted(g.items(), key=lambda kv: (kv[0][0] != "vgg16",) + kv[0]):
+    print("\n## ktune's wgmma conv candidate against cuDNN's conv\n")
+    print("Per layer the wgmma implicit-GEMM conv serves (bf16: c % 64 == 0, tf32: c % 32 == 0), "
+          "its fastest config's load-time time (bias, ReLU fused into its store: bf16, or FP32 "
+          "in tf32) against cuDNN's conv of the same precision + the bias + ReLU kernel (the same "
+          "load-time protocol: CUDA graphs of 3 runs, interleaved rounds, fastest replay). "
+          "Ratio = cuDNN ms / wgmma ms (above 1: wgmma faster); time-weighted = Σ cuDNN / "
+          "Σ wgmma; in-sample (the run that picked).\n")
+    print("| network | batch | precision | layers | picked wgmma | geomean | time-weighted | "
+          "Σ wgmma ms | Σ cuDNN ms | worst layers |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    order = {"tf32": 0, "bf16": 1}
+    for (p, net, batch), rows in sorted(
+            g.items(), key=lambda kv: (kv[0][1] != "vgg16", kv[0][2], order[kv[0][0]])):
         geo = math.exp(sum(math.log(x[0]) for x in rows) / len(rows))
         sw, sc = sum(x[2] for x in rows), sum(x[3] for x in rows)
         worst = ", ".join(f"{x[1]} {x[0]:.2f}" for x in sorted(rows)[:3])
-        print(f"| {net} | {batch} | {len(rows)} | {sum(x[4] for x in rows)} | {geo:.3f} | "
+        print(f"| {net} | {batch} | {p} | {len(rows)} | {sum(x[4] for x in rows)} | {geo:.3f} | "
               f"{sc / sw:.3f} | {ms(sw)} | {ms(sc)} | {worst} |")
 
 
