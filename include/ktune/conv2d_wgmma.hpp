@@ -41,10 +41,13 @@ void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& layer, const uint16_t
                        const uint16_t* filter, const float* bias, const uint16_t* residual,
                        bool relu, uint16_t* out, cudaStream_t stream);
 
-// out = act(conv(in, filter) + bias + residual) in FP32, the products in TF32; bias (k values)
-// and residual (the output's shape) may be null. Asynchronous, errors as conv2d_wgmma_bf16.
+// out = act(conv(in, filter) + bias + residual) in FP32, the products in TF32 (the operands'
+// low 13 mantissa bits ignored: pass operands already rounded to TF32 where that truncation's
+// one-sided error matters); bias (k values) and residual (the output's shape) may be null;
+// round_to_tf32 stores the result rounded to TF32 (nearest, ties away), so that a next tf32 layer
+// reads it exactly. Asynchronous, errors as conv2d_wgmma_bf16.
 void conv2d_wgmma_tf32(int config, const Conv2dWgmmaLayer& layer, const float* in,
                        const float* filter, const float* bias, const float* residual, bool relu,
-                       float* out, cudaStream_t stream);
+                       float* out, bool round_to_tf32, cudaStream_t stream);
 
 }  // namespace ktune

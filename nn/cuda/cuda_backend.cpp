@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "nn/cuda/layer_kernels.hpp"
 
 namespace ktune::nn::cuda {
@@ -74,7 +75,7 @@ void CudaBackend::avg_pool(const PoolDesc& d, const float* in, float* out) {
 void CudaBackend::add(const float* a, const float* b, float* out, size_t count, bool relu) {
   if (is_bf16())
     return add_act(as_bf16(a), as_bf16(b), as_bf16(out), int64_t(count), relu, stream());
-  add_act(a, b, out, int64_t(count), relu, stream());
+  add_act(a, b, out, int64_t(count), relu, stream(), tf32_storage_);
 }
 
 void CudaBackend::softmax(int64_t batch, int64_t classes, const float* x, float* y) {
@@ -138,6 +139,11 @@ const float* CudaBackend::keep(int layer, int slot, const float* host, size_t co
 }
 
 const float* CudaBackend::keep_operand(int layer, int slot, const float* host, size_t count) {
+  if (tf32_storage_) {
+    std::vector<float> rounded(host, host + count);
+    for (float& v : rounded) v = kernels::gemm::round_input(v, kernels::gemm::Precision::tf32);
+    return keep(layer, slot, rounded.data(), count);
+  }
   if (!is_bf16()) return keep(layer, slot, host, count);
   // Rounded on the host (nearest even, as the device's conversion), then copied as raw bits.
   std::vector<bf16> rounded(count + 1, __float2bfloat16_rn(0.0f));
@@ -154,7 +160,7 @@ const float* CudaBackend::kept(int layer, int slot) const {
 void CudaBackend::epilogue(float* y, const float* bias, int64_t rows, int64_t channels, bool relu) {
   if (!epilogue_) return;
   if (is_bf16()) return bias_act(as_bf16(y), bias, rows, channels, relu, stream());
-  bias_act(y, bias, rows, channels, relu, stream());
+  bias_act(y, bias, rows, channels, relu, stream(), tf32_storage_);
 }
 
 void CudaBackend::epilogue_from(const float* acc, float* y, const float* bias, int64_t rows,

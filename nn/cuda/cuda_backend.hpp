@@ -67,13 +67,15 @@ class CudaBackend : public Backend {
   void reserve_staging(size_t floats);
 
   cudaStream_t stream() const { return stream_.get(); }
+  // Whether the activations it writes are rounded to TF32 (set_tf32_storage, below).
+  bool tf32_storage() const { return tf32_storage_; }
   // What the backend chose for a prepared layer ("cudnn algo=... workspace=... B"), or "".
   virtual std::string layer_note(int /*layer*/) const { return ""; }
 
  protected:
   // Copies `count` floats of host data to device memory kept for `layer` (slot 0: weights,
   // 1: bias); returns the device pointer. keep_operand(): a GEMM / conv operand, stored in the
-  // activations' type (rounded to bf16 on the host in bf16).
+  // activations' type (rounded to bf16 on the host in bf16; to TF32 with TF32 storage).
   const float* keep(int layer, int slot, const float* host, size_t count);
   const float* keep_operand(int layer, int slot, const float* host, size_t count);
   const float* kept(int layer, int slot) const;
@@ -85,6 +87,11 @@ class CudaBackend : public Backend {
                      bool relu);
   // Whether the bias + ReLU epilogue runs (set_epilogue): for backends that fuse it.
   bool epilogue_on() const { return epilogue_; }
+  // TF32 storage (a tf32 engine whose tensor-core kernels read FP32 operands by truncating them
+  // to TF32, e.g. the wgmma kinds): weights kept by keep_operand(), and the activations the
+  // epilogue and add() write, are rounded to TF32 (nearest, ties away), so those kernels read
+  // them exactly and their truncation, an error of one sign, does not build up layer after layer.
+  void set_tf32_storage(bool on) { tf32_storage_ = on; }
   // Floats of device memory holding `count` activations (half as many, rounded up, in bf16).
   size_t storage_floats(size_t count) const { return is_bf16() ? (count + 1) / 2 : count; }
   // A conv layer's input (zeroed) and output activations in scratch memory: what the load-time
@@ -103,6 +110,7 @@ class CudaBackend : public Backend {
   std::vector<std::unique_ptr<ktune::cuda::Event>> marks_;
   StreamGraph graph_;
   bool epilogue_ = true;
+  bool tf32_storage_ = false;
 };
 
 }  // namespace ktune::nn::cuda

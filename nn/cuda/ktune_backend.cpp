@@ -19,7 +19,8 @@
 // (interleaved rounds, fastest replay kept). `ktune-cuda-bf16-gemm_ex` (auto-cuda-bf16's candidate,
 // not registered): every conv on gemm_ex. `ktune-cuda-tf32`: the same engine in tf32 (FP32
 // activations and weights, ktune::gemm_ex's shipped tf32 selector, im2col in FP32): gemm_ex writes
-// the FP32 result straight into the layer's output and the bias + ReLU kernel runs in place; each
+// the FP32 result straight into the layer's output and the bias + ReLU kernel runs in place (its
+// weights and the activations it writes rounded to TF32: CudaBackend::set_tf32_storage); each
 // conv the fastest of that path, cuDNN's tf32 convolution and (sm_90a builds, c % 32 == 0) the
 // wgmma implicit-GEMM conv in tf32 (FP32 output, bias, ReLU and the residual add fused), picked at
 // load as in bf16.
@@ -66,6 +67,8 @@ class KtuneBackend final : public CublasBackendBase {
       throw Error(std::string("ktune-cuda: no ") + precision_name(precision) +
                   " path (the tuned GEMM library ships no " + precision_name(precision) +
                   " selector)");
+    // Its tf32 tensor-core kinds (wgmma conv, gemm_ex's wgmmatf32) truncate FP32 operands.
+    set_tf32_storage(precision == Precision::tf32);
   }
   std::string name() const override {
     if (!on_gemm_ex()) return "ktune-cuda";
@@ -317,7 +320,8 @@ class KtuneBackend final : public CublasBackendBase {
                  reinterpret_cast<const bf16*>(residual), relu, reinterpret_cast<bf16*>(out),
                  stream());
     else
-      wgmma_conv(config, d, in, kept(layer, 0), bias, residual, relu, out, stream());
+      wgmma_conv(config, d, in, kept(layer, 0), bias, residual, relu, out, tf32_storage(),
+                 stream());
   }
   std::map<int, int> wgmma_layers_;  // the layers the wgmma conv serves -> its config
 #endif

@@ -1,4 +1,5 @@
 #include <cfloat>
+#include <type_traits>
 
 #include "ktune/cuda/cuda_error.hpp"
 #include "nn/cuda/layer_kernels.hpp"
@@ -31,14 +32,25 @@ __device__ __forceinline__ __nv_bfloat16 store<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
-// y[i] = act(acc[i] + bias[i % channels]): in place (Out = In) or from an FP32 accumulator.
+// v rounded to TF32 (10-bit mantissa), nearest with ties away from zero, as cvt.rna.tf32.f32:
+// half of the dropped 13 bits' weight added to the magnitude, then the 13 bits cleared (an
+// overflow becomes infinity, as a rounding should); infinities and NaN kept.
+__device__ __forceinline__ float round_tf32(float v) {
+  unsigned u = __float_as_uint(v);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  return __uint_as_float(u);
+}
+
+// y[i] = act(acc[i] + bias[i % channels]): in place (Out = In) or from an FP32 accumulator;
+// round (Out = float only) rounds the result to TF32.
 template <typename In, typename Out>
 __global__ void bias_act_kernel(const In* acc, Out* y, const float* bias, int64_t count,
-                                int64_t channels, bool relu) {
+                                int64_t channels, bool relu, bool round = false) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const float v = load(acc[i]) + bias[i % channels];
-    y[i] = store<Out>(relu ? fmaxf(v, 0.0f) : v);
+    float v = load(acc[i]) + bias[i % channels];
+    v = relu ? fmaxf(v, 0.0f) : v;
+    y[i] = store<Out>(round ? round_tf32(v) : v);
   }
 }
 
@@ -95,7 +107,7 @@ __global__ void convert_kernel(const __nv_bfloat16* in, float* out, int64_t coun
 
 // Four channels per thread when channels % 4 == 0 (every layer of VGG16 and ResNet-50).
 __global__ void bias_act4_kernel(float4* y, const float4* bias, int64_t count4, int64_t channels4,
-                                 bool relu) {
+                                 bool relu, bool round) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count4;
        i += int64_t(gridDim.x) * blockDim.x) {
     float4 v = y[i];
@@ -103,28 +115,37 @@ __global__ void bias_act4_kernel(float4* y, const float4* bias, int64_t count4, 
     v.x += b.x, v.y += b.y, v.z += b.z, v.w += b.w;
     if (relu)
       v.x = fmaxf(v.x, 0.f), v.y = fmaxf(v.y, 0.f), v.z = fmaxf(v.z, 0.f), v.w = fmaxf(v.w, 0.f);
+    if (round)
+      v.x = round_tf32(v.x), v.y = round_tf32(v.y), v.z = round_tf32(v.z), v.w = round_tf32(v.w);
     y[i] = v;
   }
 }
 
+// round (T = float only) rounds the sums to TF32.
 template <typename T>
-__global__ void add_act_kernel(const T* a, const T* b, T* out, int64_t count, bool relu) {
+__global__ void add_act_kernel(const T* a, const T* b, T* out, int64_t count, bool relu,
+                               bool round) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count;
        i += int64_t(gridDim.x) * blockDim.x) {
-    const float v = load(a[i]) + load(b[i]);
-    out[i] = store<T>(relu ? fmaxf(v, 0.0f) : v);
+    float v = load(a[i]) + load(b[i]);
+    v = relu ? fmaxf(v, 0.0f) : v;
+    out[i] = store<T>(round ? round_tf32(v) : v);
   }
 }
 
 // add_act_kernel eight values at a time (count % 8 == 0, pointers 16-byte aligned).
 template <typename T>
-__global__ void add_act8_kernel(const T* a, const T* b, T* out, int64_t count8, bool relu) {
+__global__ void add_act8_kernel(const T* a, const T* b, T* out, int64_t count8, bool relu,
+                                bool round) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count8;
        i += int64_t(gridDim.x) * blockDim.x) {
     float u[8], v[8];
     load8(a + 8 * i, u);
     load8(b + 8 * i, v);
-    for (int k = 0; k < 8; ++k) u[k] = relu ? fmaxf(u[k] + v[k], 0.0f) : u[k] + v[k];
+    for (int k = 0; k < 8; ++k) {
+      u[k] = relu ? fmaxf(u[k] + v[k], 0.0f) : u[k] + v[k];
+      if (round) u[k] = round_tf32(u[k]);
+    }
     store8(out + 8 * i, u);
   }
 }
@@ -226,7 +247,7 @@ __global__ void im2col_kernel(ConvDesc d, int64_t p, int64_t q, const T* in, T* 
 }  // namespace
 
 void bias_act(float* y, const float* bias, int64_t rows, int64_t channels, bool relu,
-              cudaStream_t stream) {
+              cudaStream_t stream, bool round_tf32) {
   const int64_t count = rows * channels;
   if (count == 0) return;
   const bool aligned = channels % 4 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0 &&
@@ -234,9 +255,10 @@ void bias_act(float* y, const float* bias, int64_t rows, int64_t channels, bool 
   if (aligned) {
     bias_act4_kernel<<<blocks_for(count / 4), kThreads, 0, stream>>>(
         reinterpret_cast<float4*>(y), reinterpret_cast<const float4*>(bias), count / 4,
-        channels / 4, relu);
+        channels / 4, relu, round_tf32);
   } else {
-    bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, y, bias, count, channels, relu);
+    bias_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(y, y, bias, count, channels, relu,
+                                                                round_tf32);
   }
   check_launch("bias_act kernel");
 }
@@ -270,12 +292,15 @@ void convert(const bf16* in, float* out, int64_t count, cudaStream_t stream) {
 }
 
 template <typename T>
-void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream) {
+void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream,
+             bool round_tf32) {
   if (count == 0) return;
+  const bool round = round_tf32 && std::is_same_v<T, float>;
   if (count % 8 == 0 && aligned16(a) && aligned16(b) && aligned16(out))
-    add_act8_kernel<<<blocks_for(count / 8), kThreads, 0, stream>>>(a, b, out, count / 8, relu);
+    add_act8_kernel<<<blocks_for(count / 8), kThreads, 0, stream>>>(a, b, out, count / 8, relu,
+                                                                    round);
   else
-    add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu);
+    add_act_kernel<<<blocks_for(count), kThreads, 0, stream>>>(a, b, out, count, relu, round);
   check_launch("add_act kernel");
 }
 
@@ -330,7 +355,7 @@ void im2col(const ConvDesc& d, const T* in, T* col, cudaStream_t stream) {
 
 // The element types of the engine's activations.
 #define KTUNE_LAYER_KERNELS(T)                                                                 \
-  template void add_act(const T*, const T*, T*, int64_t, bool, cudaStream_t);                  \
+  template void add_act(const T*, const T*, T*, int64_t, bool, cudaStream_t, bool);            \
   template void clamp(const T*, T*, int64_t, float, float, cudaStream_t);                      \
   template void copy_channels(const T*, int64_t, T*, int64_t, int64_t, int64_t, cudaStream_t); \
   template void max_pool(const PoolDesc&, const T*, T*, cudaStream_t);                         \

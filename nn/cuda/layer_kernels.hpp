@@ -17,9 +17,11 @@ namespace ktune::nn::cuda {
 
 using bf16 = __nv_bfloat16;
 
-// y[i][ch] = act(y[i][ch] + bias[ch]) for rows × channels values (act = ReLU when relu).
+// y[i][ch] = act(y[i][ch] + bias[ch]) for rows × channels values (act = ReLU when relu); with
+// round_tf32 the FP32 result is rounded to TF32 (10-bit mantissa, nearest, ties away: as
+// cvt.rna), so that a tensor-core layer reading it as TF32 reads it exactly (ktune-cuda-tf32).
 void bias_act(float* y, const float* bias, int64_t rows, int64_t channels, bool relu,
-              cudaStream_t stream);
+              cudaStream_t stream, bool round_tf32 = false);
 void bias_act(bf16* y, const float* bias, int64_t rows, int64_t channels, bool relu,
               cudaStream_t stream);
 // The same from an FP32 accumulator: y = bf16(act(acc + bias)), one rounding.
@@ -29,9 +31,10 @@ void bias_act(const float* acc, bf16* y, const float* bias, int64_t rows, int64_
 void convert(const float* in, bf16* out, int64_t count, cudaStream_t stream);
 void convert(const bf16* in, float* out, int64_t count, cudaStream_t stream);
 
-// out = act(a + b) for count values.
+// out = act(a + b) for count values; round_tf32 (float only) as bias_act's.
 template <typename T>
-void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream);
+void add_act(const T* a, const T* b, T* out, int64_t count, bool relu, cudaStream_t stream,
+             bool round_tf32 = false);
 
 // out = min(max(in, lo), hi) for count values; out may alias in.
 template <typename T>

@@ -46,9 +46,10 @@ void wgmma_conv(int config, const ConvDesc& d, const bf16* in, const bf16* filte
 }
 
 void wgmma_conv(int config, const ConvDesc& d, const float* in, const float* filter,
-                const float* bias, const float* residual, bool relu, float* out,
+                const float* bias, const float* residual, bool relu, float* out, bool round_to_tf32,
                 cudaStream_t stream) {
-  conv2d_wgmma_tf32(config, layer_of(d), in, filter, bias, residual, relu, out, stream);
+  conv2d_wgmma_tf32(config, layer_of(d), in, filter, bias, residual, relu, out, round_to_tf32,
+                    stream);
 }
 
 }  // namespace ktune::nn::cuda

@@ -27,9 +27,10 @@ std::string wgmma_conv_refusal(Precision precision, const ConvDesc& d, int confi
 // may be null. Asynchronous on `stream`; a launch error throws ktune::cuda::CudaError.
 void wgmma_conv(int config, const ConvDesc& d, const bf16* in, const bf16* filter,
                 const float* bias, const bf16* residual, bool relu, bf16* out, cudaStream_t stream);
-// tf32: out = act(conv(in, filter) + bias + residual) in FP32, likewise.
+// tf32: out = act(conv(in, filter) + bias + residual) in FP32, likewise; round_to_tf32 stores
+// it rounded to TF32 (the engine's TF32 storage).
 void wgmma_conv(int config, const ConvDesc& d, const float* in, const float* filter,
-                const float* bias, const float* residual, bool relu, float* out,
+                const float* bias, const float* residual, bool relu, float* out, bool round_to_tf32,
                 cudaStream_t stream);
 
 }  // namespace ktune::nn::cuda

@@ -2,14 +2,17 @@
 // references, each output within its precision's derived bound (docs/networks.md,
 // "Precisions"): a K-term dot product whose inputs carry relative errors ≤ u (2^-10 tf32,
 // 2^-8 bf16), exact products, FP32 accumulation (≤ 2^-23 per addition, truncating adders
-// allowed) and, in bf16, the output rounded once more:
+// allowed) and, in bf16 (and where ktune-cuda-tf32 keeps its activations rounded to TF32, u_out
+// = 2^-11; those outputs must be TF32 values), the output rounded once more:
 //   |got − want| ≤ e + u_out·(|want| + e),  e = (2u + u² + 2·(K+1)·2^-24)·(Σ|w||x| + |b|).
 // Skips without a GPU (the precision names are checked everywhere).
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -54,10 +57,26 @@ std::vector<float> absolute(std::vector<float> v) {
   return v;
 }
 
-// Elementwise check against the bound above; `dot` holds Σ|w||x| + |b| per output.
+// The unit roundoff of the activations `backend` stores: its precision's, or TF32's (2^-11,
+// nearest) where it keeps them rounded to TF32 (ktune-cuda-tf32).
+double stored_roundoff(const Backend& backend, Precision p) {
+  return dynamic_cast<const cuda::CudaBackend&>(backend).tf32_storage() ? std::ldexp(1.0, -11)
+                                                                        : cuda::storage_roundoff(p);
+}
+
+// Outputs that are not TF32 values (a low mantissa bit set) where `backend` stores TF32.
+int64_t not_tf32_where_stored(const Backend& backend, const std::vector<float>& got) {
+  if (!dynamic_cast<const cuda::CudaBackend&>(backend).tf32_storage()) return 0;
+  int64_t n = 0;
+  for (float v : got) n += (std::bit_cast<uint32_t>(v) & 0x1fffu) != 0;
+  return n;
+}
+
+// Elementwise check against the bound above, the output stored with unit roundoff u_out; `dot`
+// holds Σ|w||x| + |b| per output.
 void expect_within(const std::vector<float>& got, const std::vector<float>& want,
-                   const std::vector<float>& dot, int64_t terms, Precision p) {
-  const double u = cuda::input_roundoff(p), u_out = cuda::storage_roundoff(p);
+                   const std::vector<float>& dot, int64_t terms, Precision p, double u_out) {
+  const double u = cuda::input_roundoff(p);
   const double factor = 2 * u + u * u + 2.0 * double(terms + 1) * std::ldexp(1.0, -24);
   int bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -123,8 +142,9 @@ TEST(NnCudaPrecision, ConvAndFcWithinThePrecisionBound) {
         // A transform method's error is not a dot product's: an allowance, not a derived bound.
         EXPECT_LE(relative_error(got, want), 64 * cuda::input_roundoff(p)) << note;
       } else {
-        expect_within(got, want, dot, d.r * d.s * d.c, p);
+        expect_within(got, want, dot, d.r * d.s * d.c, p, stored_roundoff(*backend, p));
       }
+      EXPECT_EQ(not_tf32_where_stored(*backend, got), 0);
       largest = std::max(largest, relative_error(got, want));
     }
     SCOPED_TRACE(name + " fc");
@@ -140,7 +160,8 @@ TEST(NnCudaPrecision, ConvAndFcWithinThePrecisionBound) {
     backend->prepare_fc(5, fc, w.data(), bias.data());
     const auto got = run_on(*backend, x, want.size(),
                             [&](float* a, float*, float* y) { backend->fc(5, fc, a, y); });
-    expect_within(got, want, dot, fc.in, p);
+    expect_within(got, want, dot, fc.in, p, stored_roundoff(*backend, p));
+    EXPECT_EQ(not_tf32_where_stored(*backend, got), 0);
     if (name.starts_with("ktune-cuda-")) {  // the FC layer picked too: gemm_ex or cuBLAS
       const auto fc_note = dynamic_cast<cuda::CudaBackend&>(*backend).layer_note(5);
       EXPECT_NE(fc_note.find("pick="), std::string::npos) << fc_note;

@@ -16,7 +16,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "ktune/cuda/device_buffer.hpp"
@@ -62,7 +64,8 @@ Reference reference(ConvDesc d, const std::vector<float>& x, const std::vector<f
 struct Rounding {
   double input_u, output_o;
 };
-constexpr Rounding kBf16{0.0, 0x1p-8}, kTf32{0x1p-10, 0.0};
+// tf32: FP32 output (its rounding inside the 2^-23 term), or rounded to TF32 (nearest: 2^-11).
+constexpr Rounding kBf16{0.0, 0x1p-8}, kTf32{0x1p-10, 0.0}, kTf32Stored{0x1p-10, 0x1p-11};
 
 // Outputs outside the bound of the header comment.
 int64_t outside_bound(const ConvDesc& d, const Reference& ref, const std::vector<float>& bias,
@@ -74,11 +77,12 @@ int64_t outside_bound(const ConvDesc& d, const Reference& ref, const std::vector
   for (size_t e = 0; e < y.size(); ++e) {
     const double b = bias[e % size_t(d.k)], res = residual.empty() ? 0.0 : residual[e];
     const double sum = ref.conv[e] + b + res, t = relu ? std::max(sum, 0.0) : sum;
-    const double bound =
-        rounding.output_o * std::fabs(t) + (2 * u + u * u) * ref.magnitude[e] +
+    const double before_output =  // the stored value's error before its own rounding
+        (2 * u + u * u) * ref.magnitude[e] +
         1.01 * (gamma * ref.magnitude[e] +
                 std::ldexp(1.0, -23) * (std::fabs(ref.conv[e]) + std::fabs(b) + std::fabs(res))) +
         std::ldexp(1.0, -24) * std::fabs(ref.conv[e]);
+    const double o = rounding.output_o, bound = o * std::fabs(t) + (1 + o) * before_output;
     if (!(std::fabs(double(y[e]) - t) <= bound)) ++bad;  // NaN fails
   }
   return bad;
@@ -88,7 +92,6 @@ int64_t outside_bound(const ConvDesc& d, const Reference& ref, const std::vector
 // with ReLU, half with the residual; bf16 data bf16-exact, tf32 data plain FP32.
 void check_every_config(cuda::Precision precision, int channels) {
   const bool bf16 = precision == cuda::Precision::bf16;
-  const Rounding rounding = bf16 ? kBf16 : kTf32;
   const auto data = [&](size_t count, int seed) {
     auto v = test::random_vector(count, seed);
     return bf16 ? rounded(std::move(v)) : v;
@@ -102,6 +105,7 @@ void check_every_config(cuda::Precision precision, int channels) {
   auto& cuda = dynamic_cast<cuda::CudaBackend&>(*backend);
   int index = 0, ran = 0;
   int64_t beyond_fp32_products = 0;  // tf32: outputs outside the bound with u = 0
+  int rounded_runs = 0;              // tf32: runs storing TF32-rounded outputs
   const int configs = cuda::wgmma_conv_configs(precision);
   for (const ConvDesc& d : shapes) {
     const auto x = data(size_t(d.n * d.h * d.w * d.c), 41 + index);
@@ -125,9 +129,13 @@ void check_every_config(cuda::Precision precision, int channels) {
       const std::string why = cuda::wgmma_conv_refusal(precision, d, c);
       if (why == "not an sm_90 device") GTEST_SKIP() << "the wgmma conv is sm_90a code";
       ASSERT_EQ(why, "") << name;
+      // tf32: every other pair of runs stores its output rounded to TF32.
       const bool relu = index & 1, with_residual = (index >> 1) & 1;
+      const bool round_tf32 = !bf16 && ((index >> 2) & 1);
+      const Rounding rounding = bf16 ? kBf16 : round_tf32 ? kTf32Stored : kTf32;
       SCOPED_TRACE(name + " shape " + std::to_string(&d - shapes) + " relu " +
-                   std::to_string(relu) + " residual " + std::to_string(with_residual));
+                   std::to_string(relu) + " residual " + std::to_string(with_residual) +
+                   " TF32 output " + std::to_string(round_tf32));
       const std::vector<float> poison(outputs, NAN);
       cuda.upload(dy, poison.data(), outputs);
       if (bf16)
@@ -137,13 +145,20 @@ void check_every_config(cuda::Precision precision, int channels) {
                          reinterpret_cast<cuda::bf16*>(dy), cuda.stream());
       else
         cuda::wgmma_conv(c, d, dx, dw, dbias.data(), with_residual ? dres : nullptr, relu, dy,
-                         cuda.stream());
+                         round_tf32, cuda.stream());
       std::vector<float> y(outputs);
       cuda.download(y.data(), dy, outputs);
+      if (round_tf32) {  // TF32 values: the 13 low mantissa bits clear
+        int64_t not_tf32 = 0;
+        for (float v : y) not_tf32 += (std::bit_cast<uint32_t>(v) & 0x1fffu) != 0;
+        EXPECT_EQ(not_tf32, 0);
+        ++rounded_runs;
+      }
       const std::vector<float> none;
       const auto& residual = with_residual ? residual_values : none;
       EXPECT_EQ(outside_bound(d, ref, bias, residual, relu, y, rounding), 0);
-      beyond_fp32_products += outside_bound(d, ref, bias, residual, relu, y, {0.0, 0.0});
+      if (!round_tf32)
+        beyond_fp32_products += outside_bound(d, ref, bias, residual, relu, y, {0.0, 0.0});
       y[outputs / 2] += 1.0f + 0.1f * std::sqrt(float(d.r * d.s * d.c));  // planted
       EXPECT_EQ(outside_bound(d, ref, bias, residual, relu, y, rounding), 1);
       ++ran;
@@ -152,6 +167,7 @@ void check_every_config(cuda::Precision precision, int channels) {
   EXPECT_EQ(ran, int(std::size(shapes)) * configs);
   if (!bf16) {
     EXPECT_GT(beyond_fp32_products, 0) << "tf32 products should not be FP32-exact";
+    EXPECT_GT(rounded_runs, 0);
   }
 }
 #endif

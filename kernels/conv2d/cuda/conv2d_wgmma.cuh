@@ -5,7 +5,8 @@
 // the tensor cores ignore the low 13 mantissa bits, i.e. truncate, as the GEMM's wgmma tf32 kind;
 // the family's tf32 bound covers it), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
-// KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutBf16: bf16 of the same),
+// KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutTf32Epi: the same
+// rounded to TF32; KtuneConvWgOutBf16: bf16 of the same),
 // dilation 1, symmetric zero padding. A K tile is one filter tap's 128 bytes of channels: 64
 // 16-bit ones (c % 64 == 0) or 32 tf32 ones (c % 32 == 0); a 128-byte row is a 128-byte row, so
 // the swizzle, the boxes' bytes, the descriptors and the four 32-byte K steps (k16, or k8 in tf32)
@@ -32,6 +33,7 @@
 #ifndef KTUNE_CONV2D_WGMMA_CUH
 #define KTUNE_CONV2D_WGMMA_CUH
 
+#include "../../common/cuda/mma_ptx.cuh"    // ktune_mma_tf32: cvt.rna to TF32
 #include "../../common/cuda/wgmma_ptx.cuh"  // TMA, mbarriers, wgmma
 
 template <int BN, int ST>
@@ -83,6 +85,23 @@ struct KtuneConvWgOutF32Epi {
           make_float2(act(o, at, col, v0), act(o, at, col + 1, v1));
     else if (col < k)
       o.y[at + col] = act(o, at, col, v0);
+  }
+};
+
+// KtuneConvWgOutF32Epi's result rounded to TF32 (nearest, ties away: cvt.rna) and stored as FP32:
+// the network engine's tf32 layers (TF32 storage, nn/cuda/cuda_backend.hpp), whose next wgmma
+// layer then reads its input exactly instead of truncating it.
+struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
+  static __device__ __forceinline__ float stored(const Params& o, long long at, int col, float v) {
+    return __uint_as_float(ktune_mma_tf32(act(o, at, col, v)));
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<float2*>(o.y + at + col) =
+          make_float2(stored(o, at, col, v0), stored(o, at, col + 1, v1));
+    else if (col < k)
+      o.y[at + col] = stored(o, at, col, v0);
   }
 };
 

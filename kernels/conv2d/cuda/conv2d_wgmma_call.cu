@@ -1,6 +1,7 @@
 // ktune::conv2d_wgmma_bf16 / conv2d_wgmma_tf32 (include/ktune/conv2d_wgmma.hpp): three configs
 // each of the kind cuda_igemm_wgmma (conv2d_wgmma.cuh) with its fused epilogue (bf16 output:
-// KtuneConvWgOutBf16; tf32: FP32 output, KtuneConvWgOutF32Epi), encoded, shaped and refused by
+// KtuneConvWgOutBf16; tf32: FP32 output, KtuneConvWgOutF32Epi, or KtuneConvWgOutTf32Epi rounding
+// it to TF32), encoded, shaped and refused by
 // the kind's launcher (conv2d_wgmma_launch.hpp). Each precision's three are the best subset of
 // that size of the configs timed per layer on VGG16 and ResNet-50 at batch 1 and 16 (sum over the
 // layers it serves of the subset's fastest, times the layer's count in its network):
@@ -59,6 +60,7 @@ constexpr Entry<EPI> entry(const char* text) {
 
 using Bf16Out = KtuneConvWgOutBf16;
 using F32Out = KtuneConvWgOutF32Epi;
+using Tf32Out = KtuneConvWgOutTf32Epi;  // Params: F32Out's
 
 constexpr Entry<Bf16Out> kBf16Configs[] = {
     entry<16, 8, 128, 4, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=128;st=4"),
@@ -70,6 +72,13 @@ constexpr Entry<F32Out> kTf32Configs[] = {
     entry<4, 8, 256, 4, 1, F32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
     entry<8, 16, 64, 6, 1, F32Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
 };
+// The same configs storing their output rounded to TF32 (kTf32Configs' order).
+constexpr Entry<Tf32Out> kTf32RoundedConfigs[] = {
+    entry<4, 8, 128, 6, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
+    entry<4, 8, 256, 4, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
+    entry<8, 16, 64, 6, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
+};
+static_assert(std::size(kTf32RoundedConfigs) == std::size(kTf32Configs));
 
 kc::ConvDims dims_of(const Conv2dWgmmaLayer& d, Precision precision) {
   kc::ConvDims dims;
@@ -143,9 +152,12 @@ void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& d, const uint16_t* in
 
 void conv2d_wgmma_tf32(int config, const Conv2dWgmmaLayer& d, const float* in, const float* filter,
                        const float* bias, const float* residual, bool relu, float* out,
-                       cudaStream_t stream) {
-  run(kTf32Configs[config], d, Precision::tf32, in, filter,
-      F32Out::Params{out, bias, residual, relu ? 1 : 0}, stream);
+                       bool round_to_tf32, cudaStream_t stream) {
+  const F32Out::Params params{out, bias, residual, relu ? 1 : 0};
+  if (round_to_tf32)
+    run(kTf32RoundedConfigs[config], d, Precision::tf32, in, filter, params, stream);
+  else
+    run(kTf32Configs[config], d, Precision::tf32, in, filter, params, stream);
 }
 
 }  // namespace ktune
