@@ -38,8 +38,11 @@ class DeviceMeasure {
 };
 
 std::unique_ptr<DeviceMeasure> cpu_measure();
-// measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds); bf16: ktune::conv2d_ex and cuDNN in bf16;
-// out16: ktune::conv2d_ex writes bf16 (its FP32-output call timed beside it).
-std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16 = false, bool out16 = false);
+// measure_cuda.cpp (KTUNE_TUNED_CONV_CUDA builds); precision bf16 / fp16: ktune::conv2d_ex and
+// cuDNN in that precision (fp32: ktune::conv2d); out16 (bf16 only): ktune::conv2d_ex writes bf16
+// (its FP32-output call timed beside it).
+std::unique_ptr<DeviceMeasure> cuda_measure(
+    ktune::kernels::gemm::Precision precision = ktune::kernels::gemm::Precision::fp32,
+    bool out16 = false);
 
 }  // namespace tuned_conv

@@ -1,10 +1,12 @@
 // tuned_conv_bench's CUDA part: the deployed ktune::conv2d (CUDA tuned library, device pointers,
 // one stream) beside cuDNN at its fastest FP32 FMA algorithm, API and layout (legacy Find or
 // backend engines, NHWC or NCHW; TF32 off), found and run exactly as the sweep's `cudnn` vendor
-// (kernels/conv2d/cuda/conv2d_cudnn.hpp). In bf16 (--precision bf16): ktune::conv2d_ex on bf16
-// copies of the data (FP32 output) beside cuDNN at its fastest bf16 tensor-core algorithm, API
-// and layout (bf16 output, widened exactly before it is judged), both judged by the family's
-// bf16 bound against the float64 reference of the FP32 data the bf16 copies were rounded from. Both
+// (kernels/conv2d/cuda/conv2d_cudnn.hpp). In bf16 / fp16 (--precision bf16 / fp16):
+// ktune::conv2d_ex on 16-bit copies of the data (FP32 output) beside cuDNN at its fastest
+// tensor-core algorithm, API and layout in the same precision (16-bit output of that type, widened
+// exactly before it is judged by the family's 16-bit-output bound, error_bound_output16), the
+// deployed call judged by the family's bound of that precision, against the float64 reference of
+// the FP32 data the 16-bit copies were rounded from. Both
 // are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
 // sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
 // adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16: the
@@ -43,8 +45,9 @@ using ktune::cuda::DeviceBuffer;
 
 class CudaMeasure final : public DeviceMeasure {
  public:
-  CudaMeasure(bool bf16, bool out16)
-      : bf16_(bf16),
+  CudaMeasure(ktune::kernels::gemm::Precision precision, bool out16)
+      : precision_(precision),
+        sixteen_(ktune::kernels::gemm::input_bytes(precision) == 2),
         out16_(out16),
         device_(0),
         kernels_(device_.arch()),
@@ -54,20 +57,26 @@ class CudaMeasure final : public DeviceMeasure {
   LayerResult measure(const conv::Shape& s, uint64_t seed,
                       const ktune::TimingPolicy& policy) override {
     LayerResult r;
-    const auto precision = bf16_ ? ktune::Conv2dPrecision::bf16 : ktune::Conv2dPrecision::fp32;
+    namespace kg = ktune::kernels::gemm;
+    const auto precision = !sixteen_                           ? ktune::Conv2dPrecision::fp32
+                           : precision_ == kg::Precision::fp16 ? ktune::Conv2dPrecision::fp16
+                                                               : ktune::Conv2dPrecision::bf16;
+    const std::string name = kg::precision_name(precision_);
     const auto& info = ktune::tuned_conv2d_ex_info_cuda(precision);
     if (info.num_configs == 0)
-      throw ktune::Error("the linked CUDA tuned conv2d library ships no bf16 selector");
+      throw ktune::Error("the linked CUDA tuned conv2d library ships no " + name + " selector");
     r.config = info.configs[ktune::tuned_conv2d_ex_choice_cuda(precision, s.n, s.h, s.w, s.c, s.k,
                                                                s.r, s.s, s.stride, s.pad)];
-    // The family's bound of the data's precision (bf16: FP32 term + 4u), with its transform
-    // factor where the pick may be a Winograd transform: FP32 configs F(4x4); a bf16 pick of
-    // cuDNN (its algorithm is cuDNN's choice) the 16-bit F(2x2) factor; bf16 kernels none.
+    // The family's bound of the data's precision (bf16 / fp16: FP32 term + 4u), with its
+    // transform factor where the pick may be a Winograd transform: FP32 configs F(4x4); a 16-bit
+    // pick of cuDNN (its algorithm is cuDNN's choice) the 16-bit F(2x2) factor; ktune's 16-bit
+    // kernels none.
     conv::Shape judged = s;
-    if (bf16_) judged.precision = ktune::kernels::gemm::Precision::bf16;
-    const int deployed_m = !bf16_ ? 4 : r.config.rfind("vendor=", 0) == 0 ? 2 : 0;
+    if (sixteen_) judged.precision = precision_;
+    const int deployed_m = !sixteen_ ? 4 : r.config.rfind("vendor=", 0) == 0 ? 2 : 0;
     try {
-      Buffers b(device_, s, seed, kernels_.reference(), bf16_);
+      Buffers b(device_, s, seed, kernels_.reference(),
+                sixteen_ ? precision_ : kg::Precision::fp32);
       cudaStream_t stream = device_.stream();
       // out16: y(copy) holds the bf16 output in its front half.
       auto call = [&](int copy, bool out16) {
@@ -85,11 +94,12 @@ class CudaMeasure final : public DeviceMeasure {
       }
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
-          out16_ ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
-                             conv::error_bound_bf16_output(judged, deployed_m), {},
-                             [&] { b.widen_output(); })
-                 : b.measure(deployed, policy, bf16_ ? "ktune::conv2d_ex bf16" : "ktune::conv2d",
-                             conv::error_bound(judged, deployed_m));
+          out16_
+              ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
+                          conv::error_bound_bf16_output(judged, deployed_m), {},
+                          [&] { b.widen_output(); })
+              : b.measure(deployed, policy, sixteen_ ? "ktune::conv2d_ex " + name : "ktune::conv2d",
+                          conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;
@@ -110,16 +120,18 @@ class CudaMeasure final : public DeviceMeasure {
       auto time_cudnn = [&](conv::cuda::CudnnLayouts layouts, std::string& what) {
         conv::cuda::CudnnConv cudnn(
             cudnn_.get(), judged, layouts, conv::cuda::CudnnApis::legacy_and_engines,
-            bf16_ ? conv::cuda::CudnnPrecision::bf16 : conv::cuda::CudnnPrecision::fp32);
+            !sixteen_                           ? conv::cuda::CudnnPrecision::fp32
+            : precision_ == kg::Precision::fp16 ? conv::cuda::CudnnPrecision::fp16
+                                                : conv::cuda::CudnnPrecision::bf16);
         cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before timing
         for (int copy = 1; copy < b.copies(); ++copy)
           cudnn.stage(copy, b.in(copy), b.filter(copy), b.y(copy));
         check(cudaStreamSynchronize(stream), "cudnn find");
         // Transform algorithms: F(4x4)'s factor in FP32, F(2x2)'s in 16 bits (the sweep's).
-        const int transform_m = cudnn.transform_algorithm() ? (bf16_ ? 2 : 4) : 0;
-        // cuDNN's bf16 output: the store's rounding in its bound.
-        const double bound = bf16_ ? conv::error_bound_bf16_output(judged, transform_m)
-                                   : conv::error_bound(judged, transform_m);
+        const int transform_m = cudnn.transform_algorithm() ? (sixteen_ ? 2 : 4) : 0;
+        // cuDNN's 16-bit output: the store's rounding (in its type) in its bound.
+        const double bound = sixteen_ ? conv::error_bound_output16(judged, transform_m)
+                                      : conv::error_bound(judged, transform_m);
         const ktune::Outcome vendor = b.measure(
             [&](int copy) {
               conv::cuda::check_cudnn(cudnn.run(b.in(copy), b.filter(copy), b.y(copy), copy),
@@ -128,7 +140,7 @@ class CudaMeasure final : public DeviceMeasure {
             policy, cudnn.description(), bound, [&] { cudnn.poison(); },
             [&] {
               cudnn.deliver(b.y(0));
-              if (bf16_) b.widen_output();
+              if (sixteen_) b.widen_output();
             });
         what = cudnn.description();
         r.message += fmt::format(" [{}{}]", what,
@@ -151,9 +163,11 @@ class CudaMeasure final : public DeviceMeasure {
   // The layer's rotated input copies, its output and its float64 reference on the device.
   class Buffers {
    public:
+    // precision: fp32, or bf16 / fp16 (16-bit copies of the data; a 16-bit output widened from
+    // that type).
     Buffers(ktune::cuda::DeviceContext& device, const conv::Shape& s, uint64_t seed,
-            const ktune::cuda::LoadedKernel& reference, bool bf16)
-        : device_(device), shape_(s) {
+            const ktune::cuda::LoadedKernel& reference, ktune::kernels::gemm::Precision precision)
+        : device_(device), shape_(s), precision_(precision) {
       nx_ = size_t(s.input_elements());
       nw_ = size_t(s.filter_elements());
       ny_ = size_t(s.output_elements());
@@ -166,19 +180,19 @@ class CudaMeasure final : public DeviceMeasure {
         check(cudaMemcpy(x(i), hx.data(), nx_ * 4, cudaMemcpyHostToDevice), "upload input");
         check(cudaMemcpy(w(i), hw.data(), nw_ * 4, cudaMemcpyHostToDevice), "upload filter");
       }
-      if (bf16) {
-        // Each copy's bf16 input and filter in the front half of its FP32 input and filter
-        // (the FP32 copy 0 stays whole for the reference below: copy 0's bf16 data live apart).
-        // (Rounded to nearest even as the sweep's conv2d backend rounds them.)
+      if (ktune::kernels::gemm::input_bytes(precision) == 2) {
+        // Each copy's 16-bit input and filter in a buffer of their own (the FP32 copy 0 stays
+        // whole for the reference below). (Rounded to nearest even as the sweep's conv2d backend
+        // rounds them.)
         namespace kg = ktune::kernels::gemm;
-        std::vector<uint16_t> h16 = kg::to_input_bits(hx, kg::Precision::bf16);
-        const std::vector<uint16_t> w16 = kg::to_input_bits(hw, kg::Precision::bf16);
+        std::vector<uint16_t> h16 = kg::to_input_bits(hx, precision);
+        const std::vector<uint16_t> w16 = kg::to_input_bits(hw, precision);
         h16.insert(h16.end(), w16.begin(), w16.end());
-        bf16_ = DeviceBuffer<uint16_t>((nx_ + nw_) * size_t(copies_), "bf16 inputs");
+        data16_ = DeviceBuffer<uint16_t>((nx_ + nw_) * size_t(copies_), "16-bit inputs");
         for (int i = 0; i < copies_; ++i)
-          check(cudaMemcpy(bf16_.data() + size_t(i) * (nx_ + nw_), h16.data(), h16.size() * 2,
+          check(cudaMemcpy(data16_.data() + size_t(i) * (nx_ + nw_), h16.data(), h16.size() * 2,
                            cudaMemcpyHostToDevice),
-                "upload bf16 input and filter");
+                "upload 16-bit input and filter");
         widened_ = DeviceBuffer<float>(ny_, "widened cudnn output");
       }
       reference_ = DeviceBuffer<double>(ny_, "float64 reference");
@@ -197,24 +211,23 @@ class CudaMeasure final : public DeviceMeasure {
       check(cudaMemcpy(ref_host_.data(), reference_.data(), ny_ * 8, cudaMemcpyDeviceToHost),
             "download reference");
     }
-    // The data a convolution reads: bf16 copies when there are, else the FP32 ones.
+    // The data a convolution reads: 16-bit copies when there are, else the FP32 ones.
     const void* in(int i) const {
-      return bf16_.data() ? static_cast<const void*>(bf16_.data() + size_t(i) * (nx_ + nw_))
-                          : static_cast<const void*>(x(i));
+      return data16_.data() ? static_cast<const void*>(data16_.data() + size_t(i) * (nx_ + nw_))
+                            : static_cast<const void*>(x(i));
     }
     const void* filter(int i) const {
-      return bf16_.data() ? static_cast<const void*>(bf16_.data() + size_t(i) * (nx_ + nw_) + nx_)
-                          : static_cast<const void*>(w(i));
+      return data16_.data()
+                 ? static_cast<const void*>(data16_.data() + size_t(i) * (nx_ + nw_) + nx_)
+                 : static_cast<const void*>(w(i));
     }
-    // y(0)'s bf16 values (a 16-bit cuDNN output) widened exactly into the buffer verify reads.
+    // y(0)'s 16-bit values (a 16-bit output of the data's precision) widened exactly into the
+    // buffer verify reads.
     void widen_output() {
       std::vector<uint16_t> h16(ny_);
-      check(cudaMemcpy(h16.data(), y(0), ny_ * 2, cudaMemcpyDeviceToHost), "download bf16 output");
-      std::vector<float> wide(ny_);
-      for (size_t i = 0; i < ny_; ++i) {
-        const uint32_t bits = uint32_t(h16[i]) << 16;
-        std::memcpy(&wide[i], &bits, 4);
-      }
+      check(cudaMemcpy(h16.data(), y(0), ny_ * 2, cudaMemcpyDeviceToHost),
+            "download 16-bit output");
+      const std::vector<float> wide = ktune::kernels::gemm::from_input_bits(h16, precision_);
       check(cudaMemcpy(widened_.data(), wide.data(), ny_ * 4, cudaMemcpyHostToDevice),
             "upload widened output");
       verify_from_ = widened_.data();
@@ -258,18 +271,20 @@ class CudaMeasure final : public DeviceMeasure {
    private:
     ktune::cuda::DeviceContext& device_;
     conv::Shape shape_;
+    ktune::kernels::gemm::Precision precision_;
     size_t nx_ = 0, nw_ = 0, ny_ = 0, copy_ = 0;
     int copies_ = 1;
     DeviceBuffer<float> pool_;
-    DeviceBuffer<uint16_t> bf16_;  // bf16 runs: each copy's input then filter
-    DeviceBuffer<float> widened_;  // bf16 runs: the vendor's output widened
+    DeviceBuffer<uint16_t> data16_;  // 16-bit runs: each copy's input then filter
+    DeviceBuffer<float> widened_;    // 16-bit runs: the vendor's output widened
     const float* verify_from_ = nullptr;
     DeviceBuffer<double> reference_;
     std::vector<double> ref_host_;
   };
 
-  bool bf16_ = false;
-  bool out16_ = false;  // the deployed call writes bf16
+  ktune::kernels::gemm::Precision precision_;
+  bool sixteen_ = false;  // a 16-bit precision (bf16 or fp16)
+  bool out16_ = false;    // the deployed call writes bf16
   ktune::cuda::DeviceContext device_;
   conv::cuda::ConvKernelSet kernels_;
   conv::cuda::CudnnHandle cudnn_;
@@ -277,8 +292,8 @@ class CudaMeasure final : public DeviceMeasure {
 
 }  // namespace
 
-std::unique_ptr<DeviceMeasure> cuda_measure(bool bf16, bool out16) {
-  return std::make_unique<CudaMeasure>(bf16, out16);
+std::unique_ptr<DeviceMeasure> cuda_measure(ktune::kernels::gemm::Precision precision, bool out16) {
+  return std::make_unique<CudaMeasure>(precision, out16);
 }
 
 }  // namespace tuned_conv

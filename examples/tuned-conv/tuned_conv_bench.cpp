@@ -13,9 +13,10 @@
 //          --bandwidth-gbs).
 //   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
 //                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
-// --precision bf16 (CUDA): ktune::conv2d_ex and cuDNN on bf16 data (measure_cuda.cpp); --output
-// bf16: the deployed call writes bf16 as the vendor column does (like with like), its FP32-output
-// call timed beside it (the table's before / after lines).
+// --precision bf16 / fp16 (CUDA): ktune::conv2d_ex and cuDNN on data of that precision
+// (measure_cuda.cpp); --output bf16 (with --precision bf16): the deployed call writes bf16 as the
+// vendor column does (like with like), its FP32-output call timed beside it (the table's before /
+// after lines).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -110,7 +111,8 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
                      const std::string& output, double peak, double bandwidth) {
   std::string md = fmt::format(
       "Device `{}`, {}: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
-      "prepared once per layer; CUDA: ktune::conv2d, in bf16 ktune::conv2d_ex) and {} measured "
+      "prepared once per layer; CUDA: ktune::conv2d, in bf16 / fp16 ktune::conv2d_ex) and {} "
+      "measured "
       "side by side "
       "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
       "(geometric mean) and total-time ratios weighted by each layer's count in its network "
@@ -185,12 +187,13 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
         "vendor column (both widened only after timing, for the check, judged by the bf16-output "
         "bound).\n" +
         before_after(rows) + call_vs_engine(rows);
-  else if (precision == "bf16")
-    md +=
+  else if (precision == "bf16" || precision == "fp16")
+    md += fmt::format(
         "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
-        "writing FP32 itself, or cuDNN's bf16 output widened by a kernel inside the timed call; "
-        "KTUNE_CONV2D_CUDNN_LOG=1 prints which per layer); the vendor column writes bf16 "
-        "(widened only after timing, for the check).\n";
+        "writing FP32 itself, or cuDNN's {0} output widened by a kernel inside the timed call; "
+        "KTUNE_CONV2D_CUDNN_LOG=1 prints which per layer); the vendor column writes {0} "
+        "(widened only after timing, for the check).\n",
+        precision);
   md += fmt::format(
       "\nPer layer. Roofline: FLOP per byte of compulsory FP32 traffic (input + filter + output "
       "once); bound = min({:.0f} GFLOP/s, {:.0f} GB/s × FLOP/byte) (nominal figures given on the "
@@ -227,8 +230,8 @@ int main(int argc, char** argv) {
   policy.timeout_ms = 20000;
 #if KTUNE_TUNED_CONV_CUDA
   app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--precision", precision, "fp32, or bf16 (cuda: ktune::conv2d_ex)")
-      ->check(CLI::IsMember({"fp32", "bf16"}))
+  app.add_option("--precision", precision, "fp32, or bf16 / fp16 (cuda: ktune::conv2d_ex)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
       ->capture_default_str();
   app.add_option("--output", output,
                  "the deployed call's output type: fp32, or bf16 (with --precision bf16)")
@@ -256,13 +259,13 @@ int main(int argc, char** argv) {
     if (layers.empty()) throw ktune::Error(fmt::format("unknown conv2d workload '{}'", workload));
     const auto oracle = oracle_of(dataset);
 #if KTUNE_TUNED_CONV_CUDA
-    if (precision == "bf16" && device != "cuda")
-      throw ktune::Error("--precision bf16 needs --device cuda");
+    if (precision != "fp32" && device != "cuda")
+      throw ktune::Error("--precision " + precision + " needs --device cuda");
     if (output == "bf16" && precision != "bf16")
       throw ktune::Error("--output bf16 needs --precision bf16");
-    auto measure = device == "cuda"
-                       ? tuned_conv::cuda_measure(precision == "bf16", output == "bf16")
-                       : tuned_conv::cpu_measure();
+    auto measure = device == "cuda" ? tuned_conv::cuda_measure(conv::parse_precision(precision),
+                                                               output == "bf16")
+                                    : tuned_conv::cpu_measure();
 #else
     auto measure = tuned_conv::cpu_measure();
 #endif
@@ -275,7 +278,7 @@ int main(int argc, char** argv) {
       const auto& s = layer.shape;
       // The sweep's key of the layer in the measured precision (the oracle's rows).
       conv::Shape keyed = s;
-      if (precision == "bf16") keyed.precision = ktune::kernels::gemm::Precision::bf16;
+      keyed.precision = conv::parse_precision(precision);
       const std::string key = conv::problem_of(keyed).key();
       Row row{layer, measure->measure(s, ktune::kernels::gemm::seed_of(key), policy)};
       const double gflop = s.flops() * 1e-9;

@@ -121,6 +121,13 @@ double error_bound_bf16_output(const Shape& s, int winograd_m) {
   return e + u * (1.0 + e);
 }
 
+double error_bound_output16(const Shape& s, int winograd_m) {
+  if (s.precision != gemm::Precision::fp16) return error_bound_bf16_output(s, winograd_m);
+  const double e = error_bound(s, winograd_m);
+  const double u = std::ldexp(1.0, -11);  // half an ulp of fp16 (normal range), relative
+  return e + u * (1.0 + e);
+}
+
 Conv2dFamily::Conv2dFamily() : space_("conv2d", conv2d_kinds()) {}
 
 std::vector<std::string> Conv2dFamily::feature_names() const { return kFeatureNames; }

@@ -66,6 +66,12 @@ double error_bound(const Shape& s, int winograd_m = 0);
 // Tested: the reference rounded to bf16 meets the u term, rounded to 4 mantissa bits it fails
 // (tests/core/test_conv2d_family.cpp); GPU: tests/gpu/test_tuned_conv2d_ex_cuda.cpp.
 double error_bound_bf16_output(const Shape& s, int winograd_m = 0);
+// The same with the output stored in the problem's own 16-bit type (a cuDNN bf16 / fp16 output
+// tensor): e + u·(1 + e) with the type's u, 2^-8 for bf16 (error_bound_bf16_output) and 2^-11 for
+// fp16 (an fp16 output's range is not checked: the caller's data keep far below 65504).
+// Tested: the reference rounded to fp16's 10 mantissa bits meets the fp16 term, to bf16's 7 it
+// fails (tests/core/test_conv2d_family.cpp).
+double error_bound_output16(const Shape& s, int winograd_m = 0);
 
 class Conv2dFamily final : public Family {
  public:

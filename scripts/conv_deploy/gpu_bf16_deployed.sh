@@ -12,6 +12,11 @@
 #     scripts/conv_deploy/gpu_bf16_deployed.sh   # CARRY: src.tar.gz, bf16-rows.csv.gz
 # EXTRA_TESTS=1 also runs other GPU tests right after the conv library's (EXTRA_FILTER, default
 # the wgmma kernels' Wgmma*:Conv2dIgemmWgmma.*), only if budget remains (capped like the others).
+# PRECISION=fp16: the same for ktune::conv2d_ex in fp16 (the library's fp16 selector, H200-trained:
+# h200-fp16-vendors-k16.hpp; held out tuned_conv_bench_fp16_{vgg16,resnet50}) against cuDNN at its
+# best in fp16, FP32 output (fp16 serves no other; OUTPUT is ignored), oracle column from
+# results/h200/conv-tc-sweep/sweep-fp16.csv.gz unless DATASET; result files named by the precision
+# (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). The results folder: $OUT, or $OUT_DIR.
 # Another card: DEVICE_SLUG, PEAK_GFLOPS, BANDWIDTH_GBS, DATASET (the oracle column's sweep; default
 # $CARRY/bf16-rows.csv.gz), CMAKE_ARGS (e.g. the H200 headers:
 # -DKTUNE_CONV_CUDA_BF16_SELECTOR=<src>/libraries/conv2d/selectors/h200-bf16-vendors-k16.hpp
@@ -22,13 +27,20 @@ set -uo pipefail
 C=${CARRY:-.carry/convdeploy}
 export SYSROOT=${SYSROOT:-.carry/sys/sysroot.tar.gz}
 DEADLINE_S=${DEADLINE_S:-400}
+OUT=${OUT:-${OUT_DIR:?OUT or OUT_DIR: where the results go}}
+P=${PRECISION:-bf16}
+case $P in
+  bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
+  fp16) dataset=${DATASET:-results/h200/conv-tc-sweep/sweep-fp16.csv.gz} OUTPUT= ;;
+  *) echo "PRECISION=$P: bf16 or fp16" >&2; exit 2 ;;
+esac
 mkdir -p "$OUT"
 gpu_info "$OUT/nvidia-smi.txt"
 SECONDS=0
 src_tar=$C/src.tar.gz
 [ -f "$src_tar" ] || src_tar=
 SRC=$src_tar EXAMPLES=ON timeout "$(cap 300)" scripts/gpu_build_remote.sh /tmp/b \
-  ktune_gpu_tests tuned_conv_bench tuned_conv_bench_bf16_vgg16 tuned_conv_bench_bf16_resnet50 \
+  ktune_gpu_tests tuned_conv_bench "tuned_conv_bench_${P}_vgg16" "tuned_conv_bench_${P}_resnet50" \
   > "$OUT/build.log" 2>&1
 echo "[$SECONDS s] build exit $?" | tee -a "$OUT/phases.log"; tail -3 "$OUT/build.log"
 . /tmp/b.env
@@ -42,13 +54,13 @@ if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 150) >= 30)); then
     --gtest_filter="${EXTRA_FILTER:-Wgmma*:Conv2dIgemmWgmma.*}"
   echo "[$SECONDS s] wgmma tests (EXTRA_TESTS) exit $?" | tee -a "$OUT/phases.log"
 fi
-B="--device cuda --precision bf16 --device-slug ${DEVICE_SLUG:-h100-80gb-hbm3}"
+B="--device cuda --precision $P --device-slug ${DEVICE_SLUG:-h100-80gb-hbm3}"
 B+=" --peak-gflops ${PEAK_GFLOPS:-989400} --bandwidth-gbs ${BANDWIDTH_GBS:-3350}"
-B+=" --dataset ${DATASET:-$C/bf16-rows.csv.gz}${OUTPUT:+ --output $OUTPUT}"  # OUTPUT=bf16: bf16 output
+B+=" --dataset $dataset${OUTPUT:+ --output $OUTPUT}"  # OUTPUT=bf16: bf16 output (bf16 only)
 for pair in vgg16:resnet50 resnet50:vgg16; do
   trained=${pair%%:*} run=${pair##*:}
   # shellcheck disable=SC2086
-  timeout "$(cap 60)" /tmp/b/bin/tuned_conv_bench_bf16_$trained $B --workload $run-conv \
+  timeout "$(cap 60)" /tmp/b/bin/tuned_conv_bench_${P}_$trained $B --workload $run-conv \
     --csv "$OUT/heldout-trained-$trained.csv" --md "$OUT/heldout-trained-$trained.md" \
     > "$OUT/bench-heldout-trained-$trained.log" 2>&1
   echo "[$SECONDS s] bench (trained on $trained, run on $run) exit $?" | tee -a "$OUT/phases.log"
@@ -56,7 +68,7 @@ for pair in vgg16:resnet50 resnet50:vgg16; do
 done
 # shellcheck disable=SC2086  # B: several options (the in-sample run after the held-out ones)
 timeout "$(cap 120)" /tmp/b/bin/tuned_conv_bench $B --workload dnn \
-  --csv "$OUT/conv-deployed-bf16-vs-cudnn.csv" --md "$OUT/conv-deployed-bf16-vs-cudnn.md" \
+  --csv "$OUT/conv-deployed-$P-vs-cudnn.csv" --md "$OUT/conv-deployed-$P-vs-cudnn.md" \
   > "$OUT/bench.log" 2>&1
 echo "[$SECONDS s] bench (in sample) exit $?" | tee -a "$OUT/phases.log"; tail -2 "$OUT/bench.log"
 gzip -f /tmp/b/ninja.log && cp /tmp/b/ninja.log.gz "$OUT/" 2>/dev/null

@@ -231,6 +231,33 @@ TEST(Conv2dFamily, TheBf16OutputBoundAddsHalfAnUlpOfBf16) {
   EXPECT_GT(rounded_error(4), u);
 }
 
+// The fp16-output bound (a cuDNN fp16 output tensor) is the same with u = 2^-11: the reference
+// rounded to fp16's 10 mantissa bits meets it, rounded to bf16's 7 it does not; a bf16 problem's
+// 16-bit output bound is the bf16 one.
+TEST(Conv2dFamily, TheFp16OutputBoundAddsHalfAnUlpOfFp16) {
+  Shape s{2, 9, 11, 24, 40, 3, 3, 1, 1};
+  s.precision = gemm::Precision::fp16;
+  const double u = std::ldexp(1.0, -11);
+  for (int m : {0, 2}) {
+    const double e = error_bound(s, m);
+    EXPECT_DOUBLE_EQ(error_bound_output16(s, m), e + u * (1 + e));
+  }
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 3);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 4);
+  const std::vector<double> ref = reference_conv2d(s, input.data(), filter.data());
+  auto rounded_error = [&](int bits) {
+    std::vector<float> out(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) out[i] = float(round_mantissa(ref[i], bits));
+    return relative_error(s, out.data(), ref);
+  };
+  EXPECT_GT(rounded_error(10), 0.0);
+  EXPECT_LE(rounded_error(10), u);
+  EXPECT_GT(rounded_error(7), u);
+  Shape b = s;
+  b.precision = gemm::Precision::bf16;
+  EXPECT_DOUBLE_EQ(error_bound_output16(b, 2), error_bound_bf16_output(b, 2));
+}
+
 TEST(Conv2dWorkloads, NetworksAtTwoBatchesKeepLayerNames) {
   const auto vgg = workload_layers("vgg16-conv");
   ASSERT_EQ(vgg.size(), 18u);

@@ -1,17 +1,17 @@
-// ktune::conv2d_ex in bf16 (the CUDA tuned conv2d library's bf16 selector: the tensor-core kinds
-// cuda_igemm_mma / cuda_igemm_wgmma and the vendor candidate cuDNN) through the public API: every
-// shipped config, and the selector's picks, on small layers that reach each kind (c % 64 == 0 for
-// wgmma, the 3-channel stem, strides, 1x1), against the float64 host reference of the FP32 data
-// the bf16 inputs were rounded from, judged by the family's bf16 bound (conv2d_family.hpp: FP32
-// term + 4u) on NaN-poisoned output between guards; a planted error must fail that check; argument
-// errors (checked before any CUDA call).
+// ktune::conv2d_ex in bf16 and in fp16 (the CUDA tuned conv2d library's bf16 and fp16 selectors:
+// the tensor-core kinds cuda_igemm_mma / cuda_igemm_wgmma and the vendor candidate cuDNN) through
+// the public API: every shipped config, and the selector's picks, on small layers that reach each
+// kind (c % 64 == 0 for wgmma, the 3-channel stem, strides, 1x1), against the float64 host
+// reference of the FP32 data the 16-bit inputs were rounded from, judged by the family's bound of
+// the precision (conv2d_family.hpp: FP32 term + 4u, u = 2^-8 bf16, 2^-11 fp16) on NaN-poisoned
+// output between guards; a planted error must fail that check; argument errors (checked before any
+// CUDA call).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -26,21 +26,18 @@
 namespace {
 
 namespace conv = ktune::kernels::conv2d;
+namespace kg = ktune::kernels::gemm;
 constexpr size_t kGuard = 64;
 constexpr float kGuardValue = -12345.0f;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
+constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
 
-// bf16 bits of x, rounded to nearest even (the data are finite).
-uint16_t to_bf16(float x) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &x, 4);
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
+// The family's precision of a conv2d_ex precision (bf16 or fp16), and its name.
+kg::Precision data_precision(ktune::Conv2dPrecision p) {
+  return p == kFp16 ? kg::Precision::fp16 : kg::Precision::bf16;
 }
-std::vector<uint16_t> to_bf16(const std::vector<float>& v) {
-  std::vector<uint16_t> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out[i] = to_bf16(v[i]);
-  return out;
+const char* precision_name(ktune::Conv2dPrecision p) {
+  return kg::precision_name(data_precision(p));
 }
 
 ktune::cuda::DeviceBuffer<uint16_t> upload16(const std::vector<uint16_t>& host,
@@ -51,16 +48,17 @@ ktune::cuda::DeviceBuffer<uint16_t> upload16(const std::vector<uint16_t>& host,
   return buffer;
 }
 
-// A layer on the device: random FP32 data, its bf16 copy uploaded, output NaN between guards.
+// A layer on the device: random FP32 data, its 16-bit copy (bf16 or fp16, rounded to nearest even)
+// uploaded, output NaN between guards.
 struct DeviceLayer {
-  explicit DeviceLayer(const conv::Shape& s)
+  explicit DeviceLayer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16)
       : shape(s),
-        input(ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 5)),
-        filter(ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 6)),
-        x(upload16(to_bf16(input), "bf16 input")),
-        w(upload16(to_bf16(filter), "bf16 filter")),
+        input(kg::random_matrix(size_t(s.input_elements()), 5)),
+        filter(kg::random_matrix(size_t(s.filter_elements()), 6)),
+        x(upload16(kg::to_input_bits(input, data_precision(p)), "16-bit input")),
+        w(upload16(kg::to_input_bits(filter, data_precision(p)), "16-bit filter")),
         reference(conv::reference_conv2d(s, input.data(), filter.data())) {
-    shape.precision = ktune::kernels::gemm::Precision::bf16;
+    shape.precision = data_precision(p);
     std::vector<float> out(size_t(s.output_elements()) + 2 * kGuard, kGuardValue);
     std::fill(out.begin() + kGuard, out.end() - kGuard, std::numeric_limits<float>::quiet_NaN());
     y = ktune::test::upload(out, "output");
@@ -101,66 +99,111 @@ std::vector<conv::Shape> test_layers() {
           {2, 7, 7, 256, 128, 1, 1, 2, 0},  {1, 10, 9, 24, 40, 3, 3, 1, 1}};
 }
 
-TEST(TunedConv2dExCuda, EveryShippedBf16ConfigMatchesTheReferenceOnEveryLayerItRuns) {
-  KTUNE_REQUIRE_GPU();
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
-  ASSERT_GT(info.num_configs, 0) << "the library ships no bf16 selector";
+void every_shipped_config_matches_the_reference(ktune::Conv2dPrecision p) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
+  ASSERT_GT(info.num_configs, 0) << "the library ships no " << precision_name(p) << " selector";
   EXPECT_STREQ(info.backend, "cuda");
   for (int i = 0; i < info.num_configs; ++i) {
     int ran = 0;
     for (const conv::Shape& s : test_layers()) {
-      DeviceLayer l(s);
+      DeviceLayer l(s, p);
       const bool applies = ktune::tuned_conv2d_ex_run_config_cuda(
-          kBf16, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
+          p, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
           l.output(), nullptr);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " on " << name(s);
       if (!applies) continue;
       ++ran;
       const double error = l.error(l.result());
       // cuDNN's pick may be a Winograd / FFT algorithm: the family's 16-bit transform factor
-      // (F(2x2)'s 8, as the sweep's cudnn row is judged); ktune's bf16 kernels get none.
+      // (F(2x2)'s 8, as the sweep's cudnn row is judged); ktune's 16-bit kernels get none.
       const bool vendor = std::string(info.configs[i]).rfind("vendor=", 0) == 0;
       const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
       EXPECT_LE(error, bound) << info.configs[i] << " on " << name(s);
-      EXPECT_GT(error, 0.0) << info.configs[i] << " on " << name(s) << ": bf16 is not exact";
-      std::printf("conv2d_ex bf16 config %d %s on %s: relative error %.3g (bound %.3g)\n", i,
-                  info.configs[i], name(s).c_str(), error, bound);
+      EXPECT_GT(error, 0.0) << info.configs[i] << " on " << name(s) << ": " << precision_name(p)
+                            << " is not exact";
+      std::printf("conv2d_ex %s config %d %s on %s: relative error %.3g (bound %.3g)\n",
+                  precision_name(p), i, info.configs[i], name(s).c_str(), error, bound);
     }
     EXPECT_GT(ran, 0) << info.configs[i] << " ran on none of the test layers";
   }
 }
 
-TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+TEST(TunedConv2dExCuda, EveryShippedBf16ConfigMatchesTheReferenceOnEveryLayerItRuns) {
   KTUNE_REQUIRE_GPU();
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
+  every_shipped_config_matches_the_reference(kBf16);
+}
+
+TEST(TunedConv2dExCuda, EveryShippedFp16ConfigMatchesTheReferenceOnEveryLayerItRuns) {
+  KTUNE_REQUIRE_GPU();
+  every_shipped_config_matches_the_reference(kFp16);
+}
+
+void picks_match_the_reference_and_a_planted_error_fails(ktune::Conv2dPrecision p) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
   ASSERT_GT(info.num_configs, 0);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   for (const conv::Shape& s : test_layers()) {
-    const int pick = ktune::tuned_conv2d_ex_choice_cuda(kBf16, s.n, s.h, s.w, s.c, s.k, s.r, s.s,
-                                                        s.stride, s.pad);
+    const int pick =
+        ktune::tuned_conv2d_ex_choice_cuda(p, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad);
     ASSERT_GE(pick, 0);
     ASSERT_LT(pick, info.num_configs);
-    DeviceLayer l(s);
-    ktune::conv2d_ex(kBf16, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
-                     l.w.data(), l.output(), reinterpret_cast<ktune::cudaStream_t>(stream));
+    DeviceLayer l(s, p);
+    // Whether the pick runs the layer (wgmma refuses c % 64 != 0: the fallback order serves it
+    // then, maybe with cuDNN); the output poisoned again after this probe.
+    const bool pick_runs =
+        ktune::tuned_conv2d_ex_run_config_cuda(p, pick, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride,
+                                               s.pad, l.x.data(), l.w.data(), l.output(), nullptr);
+    ASSERT_EQ(cudaMemset(l.output(), 0xFF, size_t(s.output_elements()) * 4), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name(s);
+    ktune::conv2d_ex(p, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
+                     l.output(), reinterpret_cast<ktune::cudaStream_t>(stream));
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << name(s);
     std::vector<float> out = l.result();
+    // cuDNN (picked, or maybe served by the fallback order) may run a Winograd algorithm.
     const bool vendor = std::string(info.configs[pick]).rfind("vendor=", 0) == 0;
-    const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
+    const double bound = conv::error_bound(l.shape, vendor || !pick_runs ? 2 : 0);
     EXPECT_LE(l.error(out), bound) << info.configs[pick] << " on " << name(s);
     // Planted: one output moved by twice the bound's share of the reference's norm.
     double norm = 0;
     for (double v : l.reference) norm += v * v;
     out[out.size() / 2] += float(2 * bound * std::sqrt(norm));
-    EXPECT_GT(l.error(out), bound) << "a planted error passed the bf16 check on " << name(s);
+    EXPECT_GT(l.error(out), bound)
+        << "a planted error passed the " << precision_name(p) << " check on " << name(s);
   }
   cudaStreamDestroy(stream);
 }
 
+TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  picks_match_the_reference_and_a_planted_error_fails(kBf16);
+}
+
+TEST(TunedConv2dExCuda, TheFp16SelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  picks_match_the_reference_and_a_planted_error_fails(kFp16);
+}
+
+// The fp16 bound is tighter than bf16's: the fp16 pick's error is under the fp16 bound, and the
+// bf16 pick's on the same layer (inputs rounded to 8 bits, not 11) is over it, so an fp16 call
+// that ran on bf16 rounding would fail the fp16 tests above.
+TEST(TunedConv2dExCuda, ABf16ResultFailsTheFp16Bound) {
+  KTUNE_REQUIRE_GPU();
+  const conv::Shape s{1, 14, 14, 64, 64, 3, 3, 1, 1};
+  DeviceLayer fp16(s, kFp16), bf16(s, kBf16);
+  ktune::conv2d_ex(kFp16, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, fp16.x.data(),
+                   fp16.w.data(), fp16.output(), nullptr);
+  ktune::conv2d_ex(kBf16, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, bf16.x.data(),
+                   bf16.w.data(), bf16.output(), nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const double bound = conv::error_bound(fp16.shape, 2);
+  EXPECT_LE(fp16.error(fp16.result()), bound);
+  EXPECT_GT(bf16.error(bf16.result()), bound);
+}
+
 // The shipped "vendor=cudnn" config's index (-1: none).
-int cudnn_index() {
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
+int cudnn_index(ktune::Conv2dPrecision p) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
   for (int i = 0; i < info.num_configs; ++i)
     if (std::string(info.configs[i]) == "vendor=cudnn") return i;
   return -1;
@@ -168,14 +211,13 @@ int cudnn_index() {
 
 // Runs the cuDNN candidate on l's data into `out` (NaN first) and returns its relative error;
 // NaN when cuDNN refused the call (a failure unless `may_refuse`: the fallback order serves then).
-double cudnn_error(int index, const DeviceLayer& l, const void* x, float* out,
-                   std::vector<float>* result = nullptr, bool may_refuse = false) {
+double cudnn_error(ktune::Conv2dPrecision p, int index, const DeviceLayer& l, const void* x,
+                   float* out, std::vector<float>* result = nullptr, bool may_refuse = false) {
   const conv::Shape& s = l.shape;
   const size_t count = size_t(s.output_elements());
   EXPECT_EQ(cudaMemset(out, 0xFF, count * 4), cudaSuccess);  // all-ones bytes are NaN floats
-  const bool ran =
-      ktune::tuned_conv2d_ex_run_config_cuda(kBf16, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s,
-                                             s.stride, s.pad, x, l.w.data(), out, nullptr);
+  const bool ran = ktune::tuned_conv2d_ex_run_config_cuda(
+      p, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, x, l.w.data(), out, nullptr);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name(s);
   if (!ran) {
     EXPECT_TRUE(may_refuse) << "cuDNN refused " << name(s);
@@ -191,58 +233,70 @@ double cudnn_error(int index, const DeviceLayer& l, const void* x, float* out,
 // The deployed cuDNN call (deploy/vendor_cudnn.hpp): its first call per layer and alignment
 // searches the legacy Find and the backend engines and keeps the faster; later calls run the kept
 // choice, an engine plan through variant packs kept per buffer set (a ring of 8). Every call is
-// judged against the float64 reference with the bf16 bound (cuDNN's pick may be Winograd: the
-// 16-bit transform factor, as the sweep's cudnn row): the search's call, a steady-state call,
+// judged against the float64 reference with the precision's bound (cuDNN's pick may be Winograd:
+// the 16-bit transform factor, as the sweep's cudnn row): the search's call, a steady-state call,
 // input only 2-byte aligned (a search of its own), more output buffers than the ring keeps; and
 // a planted error must fail the same check. Network-sized layers, where the backend engines beat
-// the legacy Find in the sweeps, beside small ones.
-TEST(TunedConv2dExCuda, TheCudnnCandidateMatchesTheReferenceOnEveryCallAndAPlantedErrorFails) {
-  KTUNE_REQUIRE_GPU();
-  const int index = cudnn_index();
-  ASSERT_GE(index, 0) << "the bf16 selector ships no vendor=cudnn candidate";
+// the legacy Find in the sweeps, beside small ones. (fp16: the engine's fp16 output is widened
+// as fp16 bits, which a bf16 widening would get wrong far past the bound.)
+void cudnn_candidate_matches_the_reference(ktune::Conv2dPrecision p) {
+  const int index = cudnn_index(p);
+  ASSERT_GE(index, 0) << "the " << precision_name(p) << " selector ships no vendor=cudnn candidate";
   const std::vector<conv::Shape> layers = {
       {1, 56, 56, 64, 64, 3, 3, 1, 1},   {2, 28, 28, 128, 128, 3, 3, 1, 1},
       {2, 14, 14, 256, 512, 1, 1, 1, 0}, {1, 23, 21, 3, 64, 7, 7, 2, 3},
       {1, 13, 13, 64, 256, 3, 3, 2, 1},  {1, 10, 9, 24, 40, 3, 3, 1, 1}};
   for (const conv::Shape& s : layers) {
-    DeviceLayer l(s);
+    DeviceLayer l(s, p);
     const double bound = conv::error_bound(l.shape, 2);
     std::vector<float> out;
-    const double search = cudnn_error(index, l, l.x.data(), l.output(), &out);
+    const double search = cudnn_error(p, index, l, l.x.data(), l.output(), &out);
     EXPECT_LE(search, bound) << "the search's call on " << name(s);
-    EXPECT_GT(search, 0.0) << name(s) << ": bf16 is not exact";
-    const double steady = cudnn_error(index, l, l.x.data(), l.output());
+    EXPECT_GT(search, 0.0) << name(s) << ": " << precision_name(p) << " is not exact";
+    const double steady = cudnn_error(p, index, l, l.x.data(), l.output());
     EXPECT_LE(steady, bound) << "a steady-state call on " << name(s);
-    // The input one bf16 element past a 16-byte boundary: a plan of its own alignment.
-    ktune::cuda::DeviceBuffer<uint16_t> shifted(l.x.size() + 8, "shifted bf16 input");
+    // The input one 16-bit element past a 16-byte boundary: a plan of its own alignment.
+    ktune::cuda::DeviceBuffer<uint16_t> shifted(l.x.size() + 8, "shifted 16-bit input");
     ASSERT_EQ(cudaMemcpy(shifted.data() + 1, l.x.data(), l.x.bytes(), cudaMemcpyDeviceToDevice),
               cudaSuccess);
     // cuDNN may refuse such a pointer (the selector's fallback order then serves the layer).
     const double shifted_error =
-        cudnn_error(index, l, shifted.data() + 1, l.output(), nullptr, true);
+        cudnn_error(p, index, l, shifted.data() + 1, l.output(), nullptr, true);
     if (std::isnan(shifted_error))
-      std::printf("conv2d_ex bf16 cuDNN refused 2-byte aligned input on %s\n", name(s).c_str());
+      std::printf("conv2d_ex %s cuDNN refused 2-byte aligned input on %s\n", precision_name(p),
+                  name(s).c_str());
     else
       EXPECT_LE(shifted_error, bound) << "2-byte aligned input on " << name(s);
     // Planted: one output moved by twice the bound's share of the reference's norm.
     double norm = 0;
     for (double v : l.reference) norm += v * v;
     out[out.size() / 2] += float(2 * bound * std::sqrt(norm));
-    EXPECT_GT(l.error(out), bound) << "a planted error passed the bf16 check on " << name(s);
+    EXPECT_GT(l.error(out), bound)
+        << "a planted error passed the " << precision_name(p) << " check on " << name(s);
     std::printf(
-        "conv2d_ex bf16 cuDNN on %s: relative error %.3g (search), %.3g (later; bound %.3g)\n",
-        name(s).c_str(), search, steady, bound);
+        "conv2d_ex %s cuDNN on %s: relative error %.3g (search), %.3g (later; bound %.3g)\n",
+        precision_name(p), name(s).c_str(), search, steady, bound);
   }
   // More output buffers than the packs a layer keeps: each call right, old packs replaced.
   const conv::Shape s{1, 14, 14, 64, 64, 3, 3, 1, 1};
-  DeviceLayer l(s);
+  DeviceLayer l(s, p);
   const double bound = conv::error_bound(l.shape, 2);
   std::vector<ktune::cuda::DeviceBuffer<float>> outputs;
   for (int i = 0; i < 11; ++i) outputs.emplace_back(size_t(s.output_elements()), "rotated output");
   for (int round = 0; round < 2; ++round)
     for (size_t i = 0; i < outputs.size(); ++i)
-      EXPECT_LE(cudnn_error(index, l, l.x.data(), outputs[i].data()), bound)
+      EXPECT_LE(cudnn_error(p, index, l, l.x.data(), outputs[i].data()), bound)
           << "output buffer " << i << ", round " << round;
+}
+
+TEST(TunedConv2dExCuda, TheCudnnCandidateMatchesTheReferenceOnEveryCallAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  cudnn_candidate_matches_the_reference(kBf16);
+}
+
+TEST(TunedConv2dExCuda, TheFp16CudnnCandidateMatchesTheReferenceOnEveryCallAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  cudnn_candidate_matches_the_reference(kFp16);
 }
 
 TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
@@ -250,9 +304,14 @@ TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   float* out = static_cast<float*>(fake);
   auto message = [](auto&& call) { return ktune::test::thrown_message<ktune::Conv2dError>(call); };
   EXPECT_NE(message([&] {
-              ktune::conv2d_ex(ktune::Conv2dPrecision(3), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake,
+              ktune::conv2d_ex(ktune::Conv2dPrecision(1), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake,
                                out, nullptr);
-            }).find("ktune::conv2d_ex: precision 3 is not bf16"),
+            }).find("ktune::conv2d_ex: precision 1 is neither bf16 (2) nor fp16 (3)"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              ktune::conv2d_ex(kFp16, ktune::Conv2dOutput::bf16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake,
+                               fake, out, nullptr);
+            }).find("output type bf16 (2) needs precision bf16"),
             std::string::npos);
   EXPECT_NE(message([&] {
               ktune::conv2d_ex(kBf16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, nullptr, out, nullptr);
@@ -272,7 +331,8 @@ TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
                                nullptr);
             }),
             "no error");
-  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(ktune::Conv2dPrecision(3)).num_configs, 0);
+  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(ktune::Conv2dPrecision(1)).num_configs, 0);
+  EXPECT_GT(ktune::tuned_conv2d_ex_info_cuda(kFp16).num_configs, 0);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // ktune::conv2d_ex's fused epilogue (Conv2dEpilogue: y = act(conv + bias[k] + residual)) on every
 // shipped config of the bf16 selector (cuda_igemm_mma, cuda_igemm_wgmma, cuDNN) and the
 // selector's picks, FP32 and bf16 output, with bias only, bias + ReLU, bias + residual + ReLU and
-// the residual in place (the output itself); precision fp32 (ktune::conv2d's kinds + one pass).
+// the residual in place (the output itself); the same for the fp16 selector with FP32 output (the
+// only one fp16 serves); precision fp32 (ktune::conv2d's kinds + one pass).
 // Data: uniform in [-1, 1), never zero (so about half the sums are negative and ReLU matters);
 // the output poisoned (every bit set: NaN) before each run. Judged against the float64 reference
-// relu(conv + bias + residual) of the FP32 data the bf16 inputs were rounded from (the residual's
+// relu(conv + bias + residual) of the FP32 data the 16-bit inputs were rounded from (the residual's
 // values as stored), with the bound of epilogue_bound below. ktune's own kernels must also write
 // bit for bit what their plain call's output gives with the epilogue applied on the host in the
 // same FP32 order (fused in the store: the same accumulators, one rounding). A planted error must
@@ -30,7 +31,9 @@
 namespace {
 
 namespace conv = ktune::kernels::conv2d;
+namespace kg = ktune::kernels::gemm;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
+constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
 
 using namespace ktune::test;  // to_bf16, widen, upload, download
 
@@ -53,31 +56,32 @@ double norm(const std::vector<double>& v) {
 // The norm-wise bound of an epilogue run, ||ŷ − y|| / ||y|| with y = act(conv + b + res) in
 // float64 (act 1-Lipschitz, so errors before it carry through unchanged at most):
 //   conv error          e·||conv||, e = error_bound(shape, winograd_m) of the FP32-output conv;
-//   first rounding      (cuDNN: its engine may store the conv in bf16 before the pass, for either
-//                       output type) 2^-8·||ŷconv||, ||ŷconv|| ≤ (1 + e)·||conv||;
+//   first rounding      (cuDNN: its engine may store the conv in 16 bits before the pass, for
+//                       either output type) u16·||ŷconv||, ||ŷconv|| ≤ (1 + e)·||conv||, u16 =
+//                       2^-8 (bf16) or 2^-11 (fp16: the engine's output is the precision's type);
 //   two FP32 additions  each moves a sum by at most 2^-24 of its magnitude: ≤ 2^-23·(||ŷconv|| +
 //                       ||b|| + ||res||) with a factor 2 of slack;
 //   bf16 store          2^-8·||ŷ|| ≤ 2^-8·(||y|| + the errors above).
 // Tested: a planted error of twice the bound fails it (TheSelectorsPicks... below).
 double epilogue_bound(double e, double conv_norm, double bias_norm, double residual_norm,
-                      double y_norm, bool out16, bool conv_rounded) {
+                      double y_norm, bool out16, bool conv_rounded, double u16) {
   double abs = e * conv_norm;
-  if (conv_rounded) abs += std::ldexp(1.0, -8) * (1 + e) * conv_norm;
+  if (conv_rounded) abs += u16 * (1 + e) * conv_norm;
   abs += std::ldexp(1.0, -22) * ((1 + e) * conv_norm + bias_norm + residual_norm);
   if (out16) abs += std::ldexp(1.0, -8) * (y_norm + abs);
   return abs / y_norm;
 }
 
-// A layer on the device: bf16 input and filter, FP32 bias, a residual in each output type, the
-// output buffers (FP32 and bf16), and the float64 conv of the FP32 data.
+// A layer on the device: 16-bit input and filter (bf16 or fp16), FP32 bias, a residual in each
+// output type, the output buffers (FP32 and bf16), and the float64 conv of the FP32 data.
 struct Layer {
-  explicit Layer(const conv::Shape& s) : shape(s) {
-    const auto in = ktune::kernels::gemm::random_matrix(size_t(s.input_elements()), 17);
-    const auto fl = ktune::kernels::gemm::random_matrix(size_t(s.filter_elements()), 18);
+  explicit Layer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16) : shape(s) {
+    const auto in = kg::random_matrix(size_t(s.input_elements()), 17);
+    const auto fl = kg::random_matrix(size_t(s.filter_elements()), 18);
     conv_ref = conv::reference_conv2d(s, in.data(), fl.data());
-    x = upload(to_bf16(in), "bf16 input");
-    w = upload(to_bf16(fl), "bf16 filter");
-    shape.precision = ktune::kernels::gemm::Precision::bf16;
+    shape.precision = p == kFp16 ? kg::Precision::fp16 : kg::Precision::bf16;
+    x = upload(kg::to_input_bits(in, shape.precision), "16-bit input");
+    w = upload(kg::to_input_bits(fl, shape.precision), "16-bit filter");
     count = size_t(s.output_elements());
     bias_host = ktune::kernels::gemm::random_matrix(size_t(s.k), 19);
     residual32 = ktune::kernels::gemm::random_matrix(count, 20);
@@ -144,8 +148,9 @@ struct Layer {
         residual_sq += r * r;
       }
     }
+    const double u16 = std::ldexp(1.0, shape.precision == kg::Precision::fp16 ? -11 : -8);
     return epilogue_bound(conv::error_bound(shape, winograd_m), norm(conv_ref), std::sqrt(bias_sq),
-                          std::sqrt(residual_sq), norm(y), out16, conv_rounded);
+                          std::sqrt(residual_sq), norm(y), out16, conv_rounded, u16);
   }
   double error(const std::vector<float>& out, bool out16, const Parts& parts) const {
     const auto y = reference(out16, parts);
@@ -193,34 +198,38 @@ std::vector<conv::Shape> test_layers() {
           {1, 9, 9, 64, 37, 3, 3, 1, 1}};
 }
 
-TEST(TunedConv2dExCudaEpilogue, EveryShippedConfigFusesEachEpilogueWithinTheBound) {
-  KTUNE_REQUIRE_GPU();
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
-  ASSERT_GT(info.num_configs, 0) << "the library ships no bf16 selector";
+// The output types a precision serves: FP32 and bf16 in bf16, FP32 in fp16.
+std::vector<bool> outputs16(ktune::Conv2dPrecision p) {
+  return p == kBf16 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+}
+
+void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
+  ASSERT_GT(info.num_configs, 0) << "the library ships no selector of precision " << int(p);
   std::vector<int> ran(size_t(info.num_configs), 0);
   for (const conv::Shape& s : test_layers()) {
-    const Layer l(s);
+    const Layer l(s, p);
     for (int i = 0; i < info.num_configs; ++i) {
       const bool vendor = is_vendor(info.configs[i]);
-      for (bool out16 : {false, true}) {
+      for (bool out16 : outputs16(p)) {
         const auto output = out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32;
         // The plain call first, in this output type (whether the config runs) and in FP32 (its
         // accumulators: ktune's kernels' fused output must be their epilogue exactly).
         void* plain = out16 ? static_cast<void*>(l.plain16.data()) : l.plain32.data();
         const bool applies = ktune::tuned_conv2d_ex_run_config_cuda(
-            kBf16, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
+            p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
             l.w.data(), plain, nullptr);
         if (applies && out16 && !vendor) {
           ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
-              kBf16, ktune::Conv2dOutput::fp32, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride,
-              s.pad, l.x.data(), l.w.data(), l.plain32.data(), nullptr));
+              p, ktune::Conv2dOutput::fp32, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
+              l.x.data(), l.w.data(), l.plain32.data(), nullptr));
         }
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " on " << name(s);
         const std::vector<float> plain_values = download(l.plain32.data(), l.count);
         for (const Parts& parts : kParts) {
           l.prepare(out16, parts);
           const bool fused = ktune::tuned_conv2d_ex_run_config_cuda(
-              kBf16, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
+              p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
               l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr);
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " " << parts.name;
           ASSERT_EQ(fused, applies) << info.configs[i] << " " << parts.name << " on " << name(s)
@@ -234,9 +243,9 @@ TEST(TunedConv2dExCudaEpilogue, EveryShippedConfigFusesEachEpilogueWithinTheBoun
                                   << (out16 ? " bf16" : " fp32") << " output";
           EXPECT_GT(error, 0.0) << info.configs[i] << " " << parts.name << " on " << name(s);
           std::printf(
-              "conv2d_ex epilogue %s, %s output, config %d %s on %s: error %.3g (bound %.3g)\n",
-              parts.name, out16 ? "bf16" : "fp32", i, info.configs[i], name(s).c_str(), error,
-              bound);
+              "conv2d_ex %s epilogue %s, %s output, config %d %s on %s: error %.3g (bound %.3g)\n",
+              kg::precision_name(l.shape.precision), parts.name, out16 ? "bf16" : "fp32", i,
+              info.configs[i], name(s).c_str(), error, bound);
           if (vendor) continue;  // cuDNN: judged by the bound only
           const std::vector<float> expect = l.host_epilogue(plain_values, out16, parts);
           size_t differ = 0;
@@ -251,20 +260,29 @@ TEST(TunedConv2dExCudaEpilogue, EveryShippedConfigFusesEachEpilogueWithinTheBoun
     EXPECT_GT(ran[size_t(i)], 0) << info.configs[i] << " ran on none of the test layers";
 }
 
-// conv2d_ex's picks with bias + residual + ReLU in both output types, on a stream of its own; a
-// planted error (one output moved by twice the bound's share of the reference's norm) fails.
-TEST(TunedConv2dExCudaEpilogue, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+TEST(TunedConv2dExCudaEpilogue, EveryShippedConfigFusesEachEpilogueWithinTheBound) {
   KTUNE_REQUIRE_GPU();
-  ASSERT_GT(ktune::tuned_conv2d_ex_info_cuda(kBf16).num_configs, 0);
+  every_shipped_config_fuses_each_epilogue(kBf16);
+}
+
+TEST(TunedConv2dExCudaEpilogue, EveryShippedFp16ConfigFusesEachEpilogueWithinTheBound) {
+  KTUNE_REQUIRE_GPU();
+  every_shipped_config_fuses_each_epilogue(kFp16);
+}
+
+// conv2d_ex's picks with bias + residual + ReLU in each output type, on a stream of its own; a
+// planted error (one output moved by twice the bound's share of the reference's norm) fails.
+void picks_fuse_the_epilogue(ktune::Conv2dPrecision p) {
+  ASSERT_GT(ktune::tuned_conv2d_ex_info_cuda(p).num_configs, 0);
   const ktune::cuda::Stream stream;
   const auto api_stream = reinterpret_cast<ktune::cudaStream_t>(stream.get());
   const Parts& parts = kParts[2];
   for (const conv::Shape& s : test_layers())
-    for (bool out16 : {false, true}) {
-      const Layer l(s);
+    for (bool out16 : outputs16(p)) {
+      const Layer l(s, p);
       l.prepare(out16, parts);
-      ktune::conv2d_ex(kBf16, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32, s.n,
-                       s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
+      ktune::conv2d_ex(p, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32, s.n, s.h,
+                       s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
                        l.out(out16), l.epilogue(out16, parts), api_stream);
       ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess) << name(s);
       std::vector<float> out = l.values(out16);
@@ -274,6 +292,41 @@ TEST(TunedConv2dExCudaEpilogue, TheSelectorsPicksMatchTheReferenceAndAPlantedErr
       const size_t at = out.size() / 2;
       out[at] += float(2 * bound * norm(y));
       EXPECT_GT(l.error(out, out16, parts), bound) << "a planted error passed on " << name(s);
+    }
+}
+
+TEST(TunedConv2dExCudaEpilogue, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  picks_fuse_the_epilogue(kBf16);
+}
+
+TEST(TunedConv2dExCudaEpilogue, TheFp16SelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  picks_fuse_the_epilogue(kFp16);
+}
+
+// fp16's cuDNN candidate with each epilogue in FP32 output: the search's call and a steady-state
+// one (one pass after the engine widens its fp16 output as fp16 bits and applies the epilogue).
+TEST(TunedConv2dExCudaEpilogue, TheFp16CudnnCandidateAppliesTheEpilogue) {
+  KTUNE_REQUIRE_GPU();
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kFp16);
+  int index = -1;
+  for (int i = 0; i < info.num_configs; ++i)
+    if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
+  ASSERT_GE(index, 0) << "the fp16 selector ships no vendor=cudnn candidate";
+  const conv::Shape s{1, 28, 28, 128, 128, 3, 3, 1, 1};
+  const Layer l(s, kFp16);
+  for (const Parts& parts : kParts)
+    for (const char* call : {"first", "second"}) {
+      l.prepare(false, parts);
+      ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
+          kFp16, ktune::Conv2dOutput::fp32, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride,
+          s.pad, l.x.data(), l.w.data(), l.out(false), l.epilogue(false, parts), nullptr))
+          << "cuDNN refused " << name(s);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const double error = l.error(l.values(false), false, parts);
+      EXPECT_LE(error, l.bound(false, parts, 2, true)) << call << " " << parts.name;
+      EXPECT_GT(error, 0.0);
     }
 }
 

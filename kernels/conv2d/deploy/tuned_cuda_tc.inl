@@ -1,20 +1,25 @@
-// Tensor-core half of the CUDA tuned conv2d library: ktune::conv2d_ex in bf16, served by its own
-// selector (NAMED_SELECTORS bf16 of ktune_add_tuned_library; without one bf16 is refused), the
-// shape of the GEMM family's deploy/tuned_cuda_tc.inl. Included by tuned_cuda.inl after its helpers
-// (Launch, cuda_failure, acquire, release). The shipped configs are the kinds cuda_igemm_mma and
-// cuda_igemm_wgmma, instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor
-// candidate "vendor=cudnn" (`ktune deploy --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need
-// the library built for sm_90a (their bodies are empty elsewhere; the launcher refuses devices
-// other than compute capability 9.0, and the fallback order then serves the layer). Output FP32 or
-// bf16 (Conv2dOutput): every config writes either itself, FP32 accumulation with one rounding at
-// the store for bf16 (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16
-// epilogue, cuDNN's engines with a bf16 output tensor): no widening or narrowing pass, except
-// cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp: widened here).
+// Tensor-core half of the CUDA tuned conv2d library: ktune::conv2d_ex in bf16 and fp16, each
+// precision served by its own selector (NAMED_SELECTORS bf16 / fp16 of ktune_add_tuned_library;
+// a precision without one is refused), the shape of the GEMM family's deploy/tuned_cuda_tc.inl.
+// Included by tuned_cuda.inl after its helpers (Launch, cuda_failure, acquire, release). The
+// shipped configs are the kinds cuda_igemm_mma and cuda_igemm_wgmma, instantiated by nvcc from the
+// headers the NVRTC sweep compiles, and the vendor candidate "vendor=cudnn" (`ktune deploy
+// --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need the library built for sm_90a (their
+// bodies are empty elsewhere; the launcher refuses devices other than compute capability 9.0, and
+// the fallback order then serves the layer). Output FP32 or, in bf16 only, bf16 (Conv2dOutput):
+// every config writes either itself, FP32 accumulation with one rounding at the store for bf16 (the
+// mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16 epilogue, cuDNN's engines
+// with a bf16 output tensor): no widening or narrowing pass, except cuDNN's FP32 output from a
+// 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16 bits by the precision). An
+// fp16 output is refused: the kernels' stores round to bf16 only (an fp16 store would be a third
+// output type in both kernels and their tests; the fp16 selector was trained on FP32-output rows).
 // Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's kernels apply it in their stores
 // (the mma kernel's EPI = 1 instantiation, the wgmma kernel's KtuneConvWgOutF32Epi /
 // KtuneConvWgOutBf16 parameters; the plain call keeps the sweep's kernels); cuDNN's output gets
 // one elementwise pass after the engine (fused into the widening pass where there is one), as does
 // precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -30,7 +35,7 @@ namespace {
 
 namespace kgm = ktune::kernels::gemm;
 
-// The selector of precision PREC (2 bf16, as the sweep's precision=), or none.
+// The selector of precision PREC (2 bf16, 3 fp16, as the sweep's precision=), or none.
 template <int PREC>
 struct TcSelector {
   static constexpr int kNumConfigs = 0;
@@ -54,6 +59,26 @@ struct TcSelector<2> {
   static int select(const Features& f) { return ktune_tuned_selector_bf16::select(f); }
 };
 #endif
+#ifdef KTUNE_TUNED_SELECTOR_FP16
+template <>
+struct TcSelector<3> {
+  using Features = ktune_tuned_selector_fp16::Features;
+  static constexpr int kNumConfigs = ktune_tuned_selector_fp16::kNumConfigs;
+  static constexpr const char* const* kConfigs = ktune_tuned_selector_fp16::kConfigs;
+  static constexpr int kBaseline = ktune_tuned_selector_fp16::kBaseline;
+  static constexpr const int* kSafeOrder = ktune_tuned_selector_fp16::kSafeOrder;
+  static int select(const Features& f) { return ktune_tuned_selector_fp16::select(f); }
+};
+#endif
+
+constexpr const char* tc_precision_name(int prec) { return prec == 2 ? "bf16" : "fp16"; }
+
+// f(std::integral_constant<int, PREC>{}) for a tensor-core precision checked before (bf16, fp16).
+template <class F>
+decltype(auto) with_tc_precision(ktune::Conv2dPrecision precision, F&& f) {
+  if (precision == ktune::Conv2dPrecision::fp16) return f(std::integral_constant<int, 3>{});
+  return f(std::integral_constant<int, 2>{});
+}
 
 constexpr bool is_cudnn(const char* config) { return std::string_view(config) == "vendor=cudnn"; }
 
@@ -62,17 +87,29 @@ bool has_epilogue(const ktune::Conv2dEpilogue& e) { return e.bias || e.residual 
 // NHWC output elements of a layer.
 long long output_count(const kc::ConvDims& d) { return d.n * d.p() * d.q() * d.k; }
 
+// The value of a 16-bit input In of precision PREC (2: bf16 bits, 3: fp16 bits), or a float.
+template <int PREC>
+__device__ __forceinline__ float ktune_conv2d_ex_widen(float v) {
+  return v;
+}
+template <int PREC>
+__device__ __forceinline__ float ktune_conv2d_ex_widen(unsigned short b) {
+  if constexpr (PREC == 3) return __half2float(__ushort_as_half(b));
+  return ktune_igemm_widen(b);
+}
+
 // out[i] = act(in[i] + bias[i % k] + residual[i]) for count elements (NHWC, k channels), FP32
 // sums stored once in Out (float, or unsigned short: bf16 bits rounded to nearest even); In,
-// Out: float / unsigned short. Widens cuDNN's 16-bit output (bias, residual null, relu 0: the
-// values as they are) and is the epilogue pass of the configs that have no fused one; in place
-// when in == out (each thread reads its element before it writes it).
-template <class In, class Out>
+// Out: float / unsigned short (In's 16 bits are PREC's: bf16 or fp16; a 16-bit Out and residual
+// are bf16). Widens cuDNN's 16-bit output (bias, residual null, relu 0: the values as they are)
+// and is the epilogue pass of the configs that have no fused one; in place when in == out (each
+// thread reads its element before it writes it).
+template <int PREC, class In, class Out>
 __global__ void ktune_conv2d_ex_epilogue(const In* in, Out* out, const float* bias,
                                          const Out* residual, int relu, long long count, int k) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
        i += (long long)gridDim.x * blockDim.x) {
-    float v = ktune_igemm_widen(in[i]);
+    float v = ktune_conv2d_ex_widen<PREC>(in[i]);
     if (bias) v += bias[i % k];
     if (residual) v += ktune_igemm_widen(residual[i]);
     if (relu) v = fmaxf(v, 0.0f);
@@ -83,11 +120,12 @@ __global__ void ktune_conv2d_ex_epilogue(const In* in, Out* out, const float* bi
   }
 }
 
-template <class In, class Out>
+template <int PREC = 2, class In, class Out>
 void launch_epilogue(const In* in, Out* out, const ktune::Conv2dEpilogue& e, long long count,
                      long long k, cudaStream_t stream) {
+  static_assert(PREC == 2 || std::is_same_v<Out, float>, "a 16-bit output is bf16");
   const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
-  ktune_conv2d_ex_epilogue<In, Out><<<unsigned(blocks), 256, 0, stream>>>(
+  ktune_conv2d_ex_epilogue<PREC, In, Out><<<unsigned(blocks), 256, 0, stream>>>(
       in, out, e.bias, static_cast<const Out*>(e.residual), e.relu ? 1 : 0, count, int(k));
   const cudaError_t launch = cudaGetLastError();
   if (launch != cudaSuccess) cuda_failure("launch of conv2d_ex's epilogue pass", launch);
@@ -134,7 +172,7 @@ template <int PREC>
 Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                     const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
 #ifdef KTUNE_TUNED_HAVE_CUDNN
-  static_assert(PREC == 2, "the cudnn candidate is bf16 only");
+  static_assert(PREC == 2 || PREC == 3, "the cudnn candidate is bf16 or fp16");
   int device = 0;
   const cudaError_t error = cudaGetDevice(&device);
   if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
@@ -148,17 +186,19 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   shape.s = d.s, shape.stride = d.stride, shape.pad = d.pad;
   void* y16 = nullptr;
   namespace dp = ktune::kernels::conv2d::deploy;
+  namespace kcu = ktune::kernels::conv2d::cuda;
   const dp::CudnnWrote wrote = dp::run_cudnn(
-      device, ktune::kernels::conv2d::cuda::CudnnPrecision::bf16, shape, x, w, y, out16,
-      size_t(count) * 2, &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
+      device, PREC == 3 ? kcu::CudnnPrecision::fp16 : kcu::CudnnPrecision::bf16, shape, x, w, y,
+      out16, size_t(count) * 2, &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
   if (wrote == dp::CudnnWrote::narrow)  // widened with the epilogue in one pass
-    launch_epilogue(static_cast<const unsigned short*>(y16), static_cast<float*>(y), epi, count,
-                    d.k, stream);
+    launch_epilogue<PREC>(static_cast<const unsigned short*>(y16), static_cast<float*>(y), epi,
+                          count, d.k, stream);
   else if (wrote == dp::CudnnWrote::fp32 && has_epilogue(epi))
     launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k, stream);
-  else if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
-    launch_epilogue(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y), epi,
-                    count, d.k, stream);
+  else if constexpr (PREC == 2)  // a 16-bit output is bf16 (tc_prepare refuses others)
+    if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
+      launch_epilogue(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y), epi,
+                      count, d.k, stream);
   if (wrote == dp::CudnnWrote::nothing && epi.residual != epilogue.residual) {
     // The first call's search wrote the output, which held the in-place residual: put it back
     // for the config the fallback order tries next.
@@ -194,7 +234,7 @@ template <int PREC, size_t I, class Y>
 Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
                      const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
-  static_assert(g.valid, "a config of the bf16 selector is not a CUDA conv2d config");
+  static_assert(g.valid, "a config of a tensor-core selector is not a CUDA conv2d config");
   static_assert(g.kind == kc::CudaKind::igemm_mma || g.kind == kc::CudaKind::igemm_wgmma,
                 "a tensor-core conv selector ships a config of another kind than the 16-bit ones");
   constexpr bool out16 = std::is_same_v<Y, unsigned short>;
@@ -238,15 +278,18 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
   }
 }
 
-// y: FP32, or bf16 bits when out16.
+// y: FP32, or bf16 bits when out16 (bf16 precision only: the fp16 kernels are instantiated with
+// FP32 output alone).
 template <int PREC, size_t I>
 Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                      const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   if constexpr (is_cudnn(TcSelector<PREC>::kConfigs[I])) {
     return run_tc_cudnn<PREC>(d, x, w, y, out16, epilogue, stream);
-  } else if (out16) {
-    return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), epilogue, stream);
   } else {
+    if constexpr (PREC == 2)
+      if (out16)
+        return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), epilogue, stream);
+    if (out16) return Launch::refused;  // not reached: tc_prepare refuses it
     return run_tc_kernel<PREC, I>(d, x, w, static_cast<float*>(y), epilogue, stream);
   }
 }
@@ -274,7 +317,7 @@ int tc_choose(const kc::ConvDims& d) {
         ktune::kernels::conv2d::feature_values(d.n, d.h, d.w, d.c, d.k, d.r, d.s, d.stride, d.pad);
     typename TcSelector<PREC>::Features f{};
     static_assert(sizeof(f) == sizeof(v) + sizeof(double),
-                  "the bf16 selector's features are not the conv2d family's with precision");
+                  "a tensor-core selector's features are not the conv2d family's with precision");
     double* slots = reinterpret_cast<double*>(&f);
     constexpr size_t kProblem = size_t(ktune::kernels::conv2d::kProblemFeatures);
     for (size_t i = 0; i < kProblem; ++i) slots[i] = v[i];
@@ -296,11 +339,22 @@ Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w
   }
 }
 
+// The problem in tensor-core precision PREC (the TMA maps' element type follows it).
+template <int PREC>
 kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
                      int64_t stride, int64_t pad) {
   kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
-  d.precision = kgm::Precision::bf16;
+  d.precision = PREC == 3 ? kgm::Precision::fp16 : kgm::Precision::bf16;
   return d;
+}
+
+bool is_tc_precision(ktune::Conv2dPrecision p) {
+  return p == ktune::Conv2dPrecision::bf16 || p == ktune::Conv2dPrecision::fp16;
+}
+
+int tc_num_configs(ktune::Conv2dPrecision precision) {
+  return with_tc_precision(
+      precision, [](auto prec) { return TcSelector<decltype(prec)::value>::kNumConfigs; });
 }
 
 // Checks the precision, the output type, the precision's selector and the arguments
@@ -310,20 +364,29 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
                 int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
                 const void* filter, const void* output, const ktune::Conv2dEpilogue& epilogue) {
   namespace dp = ktune::kernels::conv2d::deploy;
-  if (precision != ktune::Conv2dPrecision::bf16)
+  if (!is_tc_precision(precision))
     dp::argument_error(function, "precision " + std::to_string(int(precision)) +
-                                     " is not bf16 (2; fp32: ktune::conv2d)");
+                                     " is neither bf16 (2) nor fp16 (3) (fp32 (0): ktune::conv2d)");
+  const char* name = precision == ktune::Conv2dPrecision::fp16 ? "fp16" : "bf16";
+  if (output_type == ktune::Conv2dOutput::fp16)
+    dp::argument_error(function,
+                       "output type fp16 (3) is not served (the kernels store FP32 or bf16): "
+                       "use Conv2dOutput::fp32");
   if (output_type != ktune::Conv2dOutput::fp32 && output_type != ktune::Conv2dOutput::bf16)
     dp::argument_error(function, "output type " + std::to_string(int(output_type)) +
                                      " is neither fp32 (0) nor bf16 (2)");
-  if (TcSelector<2>::kNumConfigs == 0)
-    dp::argument_error(function, "this library ships no bf16 selector (NAMED_SELECTORS bf16)");
+  if (output_type == ktune::Conv2dOutput::bf16 && precision != ktune::Conv2dPrecision::bf16)
+    dp::argument_error(function, std::string("output type bf16 (2) needs precision bf16 (") + name +
+                                     ": output fp32)");
+  if (tc_num_configs(precision) == 0)
+    dp::argument_error(function, std::string("this library ships no ") + name +
+                                     " selector (NAMED_SELECTORS " + name + ")");
   if (!dp::check_conv2d_arguments(
           function, n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
           static_cast<const float*>(filter), static_cast<const float*>(output)))
     return false;
   dp::check_conv2d_epilogue(function, epilogue, output,
-                            output_count(tc_dims(n, h, w, c, k, r, s, stride, pad)),
+                            output_count(tc_dims<2>(n, h, w, c, k, r, s, stride, pad)),
                             output_type == ktune::Conv2dOutput::bf16 ? 2 : 4, k);
   return true;
 }
@@ -367,7 +430,7 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
             "ktune::conv2d_ex", n, h, w, c, k, r, s, stride, pad, static_cast<const float*>(input),
             static_cast<const float*>(filter), static_cast<const float*>(output)))
       return;
-    const long long count = output_count(tc_dims(n, h, w, c, k, r, s, stride, pad));
+    const long long count = output_count(tc_dims<2>(n, h, w, c, k, r, s, stride, pad));
     dp::check_conv2d_epilogue("ktune::conv2d_ex", epilogue, output, count, 4, k);
     auto* st = reinterpret_cast<::cudaStream_t>(stream);
     CallScratch scratch(st);
@@ -383,28 +446,35 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
   if (!tc_prepare("ktune::conv2d_ex", precision, output_type, n, h, w, c, k, r, s, stride, pad,
                   input, filter, output, epilogue))
     return;
-  const kc::ConvDims d = tc_dims(n, h, w, c, k, r, s, stride, pad);
   const bool out16 = output_type == Conv2dOutput::bf16;
   auto* st = reinterpret_cast<::cudaStream_t>(stream);
-  // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
-  // shipped configs in the order of how widely they ran in the sweep.
-  const int pick = tc_choose<2>(d);
-  if (tc_launch<2>(pick, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
-  for (int i = 0; i < TcSelector<2>::kNumConfigs; ++i) {
-    const int index = TcSelector<2>::kSafeOrder[i];
-    if (index == pick) continue;
-    if (tc_launch<2>(index, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
-  }
-  throw std::runtime_error("ktune::conv2d_ex: every shipped bf16 config refused the layer (c = " +
-                           std::to_string(c) + ", k = " + std::to_string(k) + ")");
+  with_tc_precision(precision, [&](auto prec) {
+    constexpr int P = decltype(prec)::value;
+    const kc::ConvDims d = tc_dims<P>(n, h, w, c, k, r, s, stride, pad);
+    // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
+    // shipped configs in the order of how widely they ran in the sweep.
+    const int pick = tc_choose<P>(d);
+    if (tc_launch<P>(pick, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
+    for (int i = 0; i < TcSelector<P>::kNumConfigs; ++i) {
+      const int index = TcSelector<P>::kSafeOrder[i];
+      if (index == pick) continue;
+      if (tc_launch<P>(index, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
+    }
+    throw std::runtime_error(
+        std::string("ktune::conv2d_ex: every shipped ") + tc_precision_name(P) +
+        " config refused the layer (c = " + std::to_string(c) + ", k = " + std::to_string(k) + ")");
+  });
 }
 
 const TunedConv2dInfo& tuned_conv2d_ex_info_cuda(Conv2dPrecision precision) {
   static const TunedConv2dInfo none{"cuda", 0, nullptr, -1};
   static const TunedConv2dInfo bf16{"cuda", TcSelector<2>::kNumConfigs, TcSelector<2>::kConfigs,
                                     TcSelector<2>::kBaseline};
+  static const TunedConv2dInfo fp16{"cuda", TcSelector<3>::kNumConfigs, TcSelector<3>::kConfigs,
+                                    TcSelector<3>::kBaseline};
   if (precision == Conv2dPrecision::fp32) return tuned_conv2d_info_cuda();
-  return precision == Conv2dPrecision::bf16 ? bf16 : none;
+  if (precision == Conv2dPrecision::bf16) return bf16;
+  return precision == Conv2dPrecision::fp16 ? fp16 : none;
 }
 
 int tuned_conv2d_ex_choice_cuda(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w,
@@ -412,8 +482,11 @@ int tuned_conv2d_ex_choice_cuda(Conv2dPrecision precision, int64_t n, int64_t h,
                                 int64_t pad) {
   if (precision == Conv2dPrecision::fp32)
     return tuned_conv2d_choice_cuda(n, h, w, c, k, r, s, stride, pad);
-  if (precision != Conv2dPrecision::bf16) return -1;
-  return tc_choose<2>(tc_dims(n, h, w, c, k, r, s, stride, pad));
+  if (!is_tc_precision(precision)) return -1;
+  return with_tc_precision(precision, [&](auto prec) {
+    return tc_choose<decltype(prec)::value>(
+        tc_dims<decltype(prec)::value>(n, h, w, c, k, r, s, stride, pad));
+  });
 }
 
 bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, int index, int64_t n, int64_t h,
@@ -441,14 +514,17 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
   if (!tc_prepare("ktune::tuned_conv2d_ex_run_config_cuda", precision, output_type, n, h, w, c, k,
                   r, s, stride, pad, input, filter, output, epilogue))
     return true;
-  if (index < 0 || index >= TcSelector<2>::kNumConfigs)
-    kernels::conv2d::deploy::argument_error(
-        "ktune::tuned_conv2d_ex_run_config_cuda",
-        "index = " + std::to_string(index) + " is not a shipped bf16 config (0.." +
-            std::to_string(TcSelector<2>::kNumConfigs - 1) + ")");
-  return tc_launch<2>(index, tc_dims(n, h, w, c, k, r, s, stride, pad), input, filter, output,
-                      output_type == Conv2dOutput::bf16, epilogue,
-                      reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
+  return with_tc_precision(precision, [&](auto prec) {
+    constexpr int P = decltype(prec)::value;
+    if (index < 0 || index >= TcSelector<P>::kNumConfigs)
+      kernels::conv2d::deploy::argument_error(
+          "ktune::tuned_conv2d_ex_run_config_cuda",
+          "index = " + std::to_string(index) + " is not a shipped " + tc_precision_name(P) +
+              " config (0.." + std::to_string(TcSelector<P>::kNumConfigs - 1) + ")");
+    return tc_launch<P>(index, tc_dims<P>(n, h, w, c, k, r, s, stride, pad), input, filter, output,
+                        output_type == Conv2dOutput::bf16, epilogue,
+                        reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
+  });
 }
 
 }  // namespace ktune

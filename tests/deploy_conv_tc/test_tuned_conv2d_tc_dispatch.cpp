@@ -1,0 +1,133 @@
+// ktune::conv2d_ex's dispatch by precision, on the planted tensor-core conv2d library
+// (ktune_tuned_conv2d_tc_test: selectors/conv-tc-{bf16,fp16}-k3.hpp, planted_conv_tc.py), without
+// a GPU: the bf16 and fp16 selectors ship other configs in another order and answer differently
+// on every layer (by index and by config), so info and choice of one precision served by the
+// other's selector fail here; and the fp16 argument checks and refusals (fp16 output, bf16 output
+// in fp16, precisions conv2d_ex does not serve), which throw before any CUDA call.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "ktune/conv2d.hpp"
+
+namespace {
+
+using ktune::Conv2dOutput;
+using ktune::Conv2dPrecision;
+
+constexpr const char* kBf16Mma = "kind=cuda_igemm_mma;bm=64;bn=64;bk=32;wm=32;wn=32;st=3";
+constexpr const char* kBf16Wgmma = "kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=4";
+constexpr const char* kFp16Mma = "kind=cuda_igemm_mma;bm=64;bn=128;bk=64;wm=32;wn=32;st=3";
+constexpr const char* kFp16Wgmma = "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=4";
+
+template <class Call>
+std::string thrown(Call&& call) {
+  try {
+    call();
+  } catch (const ktune::Conv2dError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TunedConv2dTcDispatch, EachPrecisionReportsItsOwnSelectorsConfigs) {
+  const auto& bf16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::bf16);
+  const auto& fp16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::fp16);
+  ASSERT_EQ(bf16.num_configs, 3);
+  ASSERT_EQ(fp16.num_configs, 3);
+  EXPECT_STREQ(bf16.configs[0], kBf16Mma);
+  EXPECT_STREQ(bf16.configs[1], kBf16Wgmma);
+  EXPECT_STREQ(fp16.configs[0], kFp16Wgmma);
+  EXPECT_STREQ(fp16.configs[1], kFp16Mma);
+  EXPECT_STREQ(fp16.configs[2], "vendor=cudnn");
+  EXPECT_STREQ(fp16.backend, "cuda");
+  // fp32 is ktune::conv2d's selector; tf32 (1) and unknown codes have none.
+  EXPECT_EQ(&ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::fp32),
+            &ktune::tuned_conv2d_info_cuda());
+  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision(1)).num_configs, 0);
+  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision(7)).num_configs, 0);
+}
+
+// Both selectors pick the mma config below 64 channels and the wgmma one from 64 up (their
+// training rows), at other indices: bf16 0 / 1, fp16 1 / 0.
+TEST(TunedConv2dTcDispatch, TheChoiceOfEachPrecisionIsItsOwnSelectors) {
+  const auto& bf16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::bf16);
+  const auto& fp16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::fp16);
+  for (const int64_t h : {14, 28, 9})
+    for (const int64_t c : {3, 16, 32, 64, 128, 256, 512}) {
+      const int b =
+          ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::bf16, 1, h, h, c, 64, 3, 3, 1, 1);
+      const int f =
+          ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::fp16, 1, h, h, c, 64, 3, 3, 1, 1);
+      const std::string where = "h = " + std::to_string(h) + ", c = " + std::to_string(c);
+      ASSERT_EQ(b, c < 64 ? 0 : 1) << where;
+      ASSERT_EQ(f, c < 64 ? 1 : 0) << where;
+      EXPECT_STREQ(bf16.configs[b], c < 64 ? kBf16Mma : kBf16Wgmma) << where;
+      EXPECT_STREQ(fp16.configs[f], c < 64 ? kFp16Mma : kFp16Wgmma) << where;
+    }
+  EXPECT_EQ(ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision(1), 1, 14, 14, 64, 64, 3, 3, 1, 1),
+            -1);
+}
+
+TEST(TunedConv2dTcDispatch, Fp16ArgumentsAndRefusalsThrowBeforeTouchingTheDevice) {
+  void* fake = reinterpret_cast<void*>(uintptr_t(256));  // never dereferenced
+  float* out = static_cast<float*>(fake);
+  constexpr auto fp16 = Conv2dPrecision::fp16;
+  auto ex = [&](Conv2dPrecision p, Conv2dOutput o, const ktune::Conv2dEpilogue& e = {}) {
+    return thrown(
+        [&] { ktune::conv2d_ex(p, o, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, fake, e, nullptr); });
+  };
+  EXPECT_EQ(ex(fp16, Conv2dOutput::fp16),
+            "ktune::conv2d_ex: output type fp16 (3) is not served (the kernels store FP32 or "
+            "bf16): use Conv2dOutput::fp32");
+  EXPECT_EQ(ex(Conv2dPrecision::bf16, Conv2dOutput::fp16), ex(fp16, Conv2dOutput::fp16));
+  EXPECT_EQ(ex(fp16, Conv2dOutput::bf16),
+            "ktune::conv2d_ex: output type bf16 (2) needs precision bf16 (fp16: output fp32)");
+  ktune::Conv2dEpilogue relu;
+  relu.relu = true;
+  EXPECT_EQ(ex(fp16, Conv2dOutput::bf16, relu), ex(fp16, Conv2dOutput::bf16));
+  EXPECT_EQ(ex(fp16, Conv2dOutput(5)),
+            "ktune::conv2d_ex: output type 5 is neither fp32 (0) nor bf16 (2)");
+  EXPECT_EQ(ex(Conv2dPrecision(1), Conv2dOutput::fp32),
+            "ktune::conv2d_ex: precision 1 is neither bf16 (2) nor fp16 (3) (fp32 (0): "
+            "ktune::conv2d)");
+  EXPECT_EQ(thrown([&] {
+              ktune::conv2d_ex(Conv2dPrecision(1), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out,
+                               nullptr);
+            }),
+            ex(Conv2dPrecision(1), Conv2dOutput::fp32));
+  EXPECT_EQ(thrown([&] {
+              ktune::conv2d_ex(fp16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, nullptr, out, nullptr);
+            }),
+            "ktune::conv2d_ex: filter is a null pointer");
+  EXPECT_NE(thrown([&] {
+              ktune::conv2d_ex(fp16, 1, 8, 8, 64, 4, 3, 3, 0, 1, fake, fake, out, nullptr);
+            }).find("stride = 0"),
+            std::string::npos);
+  EXPECT_EQ(
+      thrown([&] {
+        ktune::tuned_conv2d_ex_run_config_cuda(fp16, 3, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out,
+                                               nullptr);
+      }),
+      "ktune::tuned_conv2d_ex_run_config_cuda: index = 3 is not a shipped fp16 config (0..2)");
+  EXPECT_EQ(thrown([&] {
+              ktune::tuned_conv2d_ex_run_config_cuda(fp16, Conv2dOutput::bf16, 0, 1, 8, 8, 64, 4, 3,
+                                                     3, 1, 1, fake, fake, fake, nullptr);
+            }),
+            "ktune::tuned_conv2d_ex_run_config_cuda: output type bf16 (2) needs precision bf16 "
+            "(fp16: output fp32)");
+  // A misaligned fp32 epilogue residual is refused in fp16 as in bf16.
+  ktune::Conv2dEpilogue odd;
+  odd.residual = reinterpret_cast<const void*>(uintptr_t(4098));
+  EXPECT_NE(ex(fp16, Conv2dOutput::fp32, odd).find("epilogue residual is not aligned to 4"),
+            std::string::npos);
+  // n = 0: nothing to do, no pointer read.
+  EXPECT_EQ(thrown([&] {
+              ktune::conv2d_ex(fp16, 0, 8, 8, 64, 4, 3, 3, 1, 1, nullptr, nullptr, nullptr,
+                               nullptr);
+            }),
+            "no error");
+}
+
+}  // namespace
