@@ -6,7 +6,8 @@
 // tensor-core algorithm, API and layout in the same precision (16-bit output of that type, widened
 // exactly before it is judged by the family's 16-bit-output bound, error_bound_output16), the
 // deployed call judged by the family's bound of that precision, against the float64 reference of
-// the FP32 data the 16-bit copies were rounded from. Both
+// the FP32 data the 16-bit copies were rounded from. In tf32 (--precision tf32): ktune::conv2d_ex
+// on the FP32 data beside cuDNN's tf32 engines (FP32 output), both judged by the tf32 bound. Both
 // are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
 // sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
 // adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16: the
@@ -58,22 +59,23 @@ class CudaMeasure final : public DeviceMeasure {
                       const ktune::TimingPolicy& policy) override {
     LayerResult r;
     namespace kg = ktune::kernels::gemm;
-    const auto precision = !sixteen_                           ? ktune::Conv2dPrecision::fp32
-                           : precision_ == kg::Precision::fp16 ? ktune::Conv2dPrecision::fp16
-                                                               : ktune::Conv2dPrecision::bf16;
+    // The sweep's precision codes are conv2d_ex's (0 fp32: ktune::conv2d's selector).
+    const auto precision = ktune::Conv2dPrecision(int(precision_));
+    const bool tensor_core = precision_ != kg::Precision::fp32;
     const std::string name = kg::precision_name(precision_);
     const auto& info = ktune::tuned_conv2d_ex_info_cuda(precision);
     if (info.num_configs == 0)
       throw ktune::Error("the linked CUDA tuned conv2d library ships no " + name + " selector");
     r.config = info.configs[ktune::tuned_conv2d_ex_choice_cuda(precision, s.n, s.h, s.w, s.c, s.k,
                                                                s.r, s.s, s.stride, s.pad)];
-    // The family's bound of the data's precision (bf16 / fp16: FP32 term + 4u), with its
-    // transform factor where the pick may be a Winograd transform: FP32 configs F(4x4); a 16-bit
-    // pick of cuDNN (its algorithm is cuDNN's choice) the 16-bit F(2x2) factor; ktune's 16-bit
-    // kernels none.
+    // The family's bound of the data's precision (tf32 / bf16 / fp16: FP32 term + 4u), with its
+    // transform factor where the pick may be a Winograd transform: FP32 configs F(4x4); a pick of
+    // cuDNN (its algorithm is cuDNN's choice) F(2x2)'s factor in 16 bits, F(4x4)'s in tf32;
+    // ktune's tensor-core kernels none.
     conv::Shape judged = s;
-    if (sixteen_) judged.precision = precision_;
-    const int deployed_m = !sixteen_ ? 4 : r.config.rfind("vendor=", 0) == 0 ? 2 : 0;
+    judged.precision = precision_;
+    const bool vendor_pick = r.config.rfind("vendor=", 0) == 0;
+    const int deployed_m = !tensor_core ? 4 : !vendor_pick ? 0 : sixteen_ ? 2 : 4;
     try {
       Buffers b(device_, s, seed, kernels_.reference(),
                 sixteen_ ? precision_ : kg::Precision::fp32);
@@ -94,12 +96,12 @@ class CudaMeasure final : public DeviceMeasure {
       }
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
-          out16_
-              ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
-                          conv::error_bound_bf16_output(judged, deployed_m), {},
-                          [&] { b.widen_output(); })
-              : b.measure(deployed, policy, sixteen_ ? "ktune::conv2d_ex " + name : "ktune::conv2d",
-                          conv::error_bound(judged, deployed_m));
+          out16_ ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
+                             conv::error_bound_bf16_output(judged, deployed_m), {},
+                             [&] { b.widen_output(); })
+                 : b.measure(deployed, policy,
+                             tensor_core ? "ktune::conv2d_ex " + name : "ktune::conv2d",
+                             conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;
@@ -120,7 +122,8 @@ class CudaMeasure final : public DeviceMeasure {
       auto time_cudnn = [&](conv::cuda::CudnnLayouts layouts, std::string& what) {
         conv::cuda::CudnnConv cudnn(
             cudnn_.get(), judged, layouts, conv::cuda::CudnnApis::legacy_and_engines,
-            !sixteen_                           ? conv::cuda::CudnnPrecision::fp32
+            precision_ == kg::Precision::fp32   ? conv::cuda::CudnnPrecision::fp32
+            : precision_ == kg::Precision::tf32 ? conv::cuda::CudnnPrecision::tf32
             : precision_ == kg::Precision::fp16 ? conv::cuda::CudnnPrecision::fp16
                                                 : conv::cuda::CudnnPrecision::bf16);
         cudnn.find(b.in(0), b.filter(0), b.y(0));  // also loads cuDNN's kernels before timing

@@ -13,7 +13,7 @@
 //          --bandwidth-gbs).
 //   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
 //                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
-// --precision bf16 / fp16 (CUDA): ktune::conv2d_ex and cuDNN on data of that precision
+// --precision tf32 / bf16 / fp16 (CUDA): ktune::conv2d_ex and cuDNN on data of that precision
 // (measure_cuda.cpp); --output bf16 (with --precision bf16): the deployed call writes bf16 as the
 // vendor column does (like with like), its FP32-output call timed beside it (the table's before /
 // after lines).
@@ -111,7 +111,8 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
                      const std::string& output, double peak, double bandwidth) {
   std::string md = fmt::format(
       "Device `{}`, {}: the deployed tuned conv2d library (CPU: ktune::CpuConv2dPlan, the filter "
-      "prepared once per layer; CUDA: ktune::conv2d, in bf16 / fp16 ktune::conv2d_ex) and {} "
+      "prepared once per layer; CUDA: ktune::conv2d, in tf32 / bf16 / fp16 ktune::conv2d_ex) and "
+      "{} "
       "measured "
       "side by side "
       "in one run; oracle = best swept config per layer. Ratios are per-layer GFLOP/s ratios "
@@ -230,8 +231,8 @@ int main(int argc, char** argv) {
   policy.timeout_ms = 20000;
 #if KTUNE_TUNED_CONV_CUDA
   app.add_option("--device", device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--precision", precision, "fp32, or bf16 / fp16 (cuda: ktune::conv2d_ex)")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
+  app.add_option("--precision", precision, "fp32, or tf32 / bf16 / fp16 (cuda: ktune::conv2d_ex)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   app.add_option("--output", output,
                  "the deployed call's output type: fp32, or bf16 (with --precision bf16)")

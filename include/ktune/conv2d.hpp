@@ -35,8 +35,8 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
             cudaStream_t stream);
 
 // The tensor-core precisions of conv2d_ex (codes as the conv2d sweep's precision=; fp32 serves
-// conv2d above; tf32 (1) is not served by conv2d_ex).
-enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2, fp16 = 3 };
+// conv2d above). tf32: FP32 input and filter (float), TF32 tensor-core math, FP32 output.
+enum class Conv2dPrecision : int { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
 // conv2d_ex's output type: FP32, or bf16 (the 16 bits of each value, NHWC): the FP32 sum rounded
 // once to nearest even at the store, which the next bf16 layer reads without a conversion pass.
 // fp16 is named but refused (ktune::Conv2dError): the kernels' stores write FP32 or bf16 only, so
@@ -44,24 +44,26 @@ enum class Conv2dPrecision : int { fp32 = 0, bf16 = 2, fp16 = 3 };
 enum class Conv2dOutput : int { fp32 = 0, bf16 = 2, fp16 = 3 };
 
 // Device pointers, asynchronous on `stream` (BACKENDS cuda): input and filter in `precision`
-// (bf16 / fp16: the 16 bits of each value, NHWC and KRSC as above), FP32 accumulation, FP32 NHWC
-// output. Each precision is served by its own selector (NAMED_SELECTORS bf16 / fp16 of the tuned
-// library) among the tensor-core kinds cuda_igemm_mma / cuda_igemm_wgmma and, when the selector
-// ships it, cuDNN ("vendor=cudnn": the first call per layer and pointer alignment searches cuDNN's
-// legacy Find and backend engines synchronously, in the call's precision, as the training rows'
-// cuDNN did; the kept choice writes `output` in FP32 directly or 16 bits widened into it); a
-// library without the precision's selector throws ktune::Conv2dError, as does a precision other
-// than fp32, bf16 and fp16, and the argument checks of conv2d(). fp32 calls conv2d().
+// (bf16 / fp16: the 16 bits of each value; tf32: floats; NHWC and KRSC as above), FP32
+// accumulation, FP32 NHWC output. Each precision is served by its own selector (NAMED_SELECTORS
+// tf32 / bf16 / fp16 of the tuned library; the shipped library has tf32 only when built with
+// -DKTUNE_CONV_CUDA_TF32_SELECTOR=<header>) among the tensor-core kinds cuda_igemm_mma /
+// cuda_igemm_wgmma and, when the selector ships it, cuDNN ("vendor=cudnn": the first call per layer
+// and pointer alignment searches cuDNN's legacy Find and backend engines synchronously, in the
+// call's precision, as the training rows' cuDNN did; the kept choice writes `output` in FP32
+// directly or 16 bits widened into it); a library without the precision's selector throws
+// ktune::Conv2dError, as does a precision other than fp32, tf32, bf16 and fp16, and the argument
+// checks of conv2d(). fp32 calls conv2d().
 void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
                const void* filter, float* output, cudaStream_t stream);
 // The same with the output type: Conv2dOutput::fp32 is the call above; Conv2dOutput::bf16 (bf16
-// precision only: fp32 and fp16 precision throw ktune::Conv2dError, as does Conv2dOutput::fp16 in
-// every precision) writes `output` as bf16, every config itself (ktune's kernels round their FP32
-// accumulators once at the store; cuDNN's engines write a bf16 output tensor: no widening pass,
-// no scratch output). A bf16 output needs 2-byte alignment (4 bytes keep the wgmma configs and
-// cuDNN's vectorized engines in the running); the first call per layer, pointer alignment and
-// output type searches cuDNN as above.
+// precision only: fp32, tf32 and fp16 precision throw ktune::Conv2dError, as does
+// Conv2dOutput::fp16 in every precision) writes `output` as bf16, every config itself (ktune's
+// kernels round their FP32 accumulators once at the store; cuDNN's engines write a bf16 output
+// tensor: no widening pass, no scratch output). A bf16 output needs 2-byte alignment (4 bytes keep
+// the wgmma configs and cuDNN's vectorized engines in the running); the first call per layer,
+// pointer alignment and output type searches cuDNN as above.
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, cudaStream_t stream);
@@ -81,8 +83,8 @@ struct Conv2dEpilogue {
   const void* residual = nullptr;
   bool relu = false;
 };
-// conv2d_ex with a fused epilogue: precision fp32 (output fp32 only), bf16 (output fp32 or bf16)
-// or fp16 (output fp32 only).
+// conv2d_ex with a fused epilogue: precision fp32, tf32 or fp16 (output fp32 only), or bf16
+// (output fp32 or bf16).
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, const Conv2dEpilogue& epilogue,
@@ -182,7 +184,7 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
                                      int64_t r, int64_t s, int64_t stride, int64_t pad,
                                      const void* input, const void* filter, void* output,
                                      cudaStream_t stream);
-// The same with conv2d_ex's fused epilogue (the bf16 or fp16 precision's shipped configs).
+// The same with conv2d_ex's fused epilogue (the tf32, bf16 or fp16 precision's shipped configs).
 bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput output_type, int index,
                                      int64_t n, int64_t h, int64_t w, int64_t c, int64_t k,
                                      int64_t r, int64_t s, int64_t stride, int64_t pad,

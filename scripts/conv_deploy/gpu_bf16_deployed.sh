@@ -16,7 +16,9 @@
 # h200-fp16-vendors-k16.hpp; held out tuned_conv_bench_fp16_{vgg16,resnet50}) against cuDNN at its
 # best in fp16, FP32 output (fp16 serves no other; OUTPUT is ignored), oracle column from
 # results/h200/conv-tc-sweep/sweep-fp16.csv.gz unless DATASET; result files named by the precision
-# (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). The results folder: $OUT, or $OUT_DIR.
+# (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). PRECISION=tf32 likewise, with the H200 tf32
+# selector built in (-DKTUNE_CONV_CUDA_TF32_SELECTOR, off by default) and the tf32 sweep as the
+# oracle column. The results folder: $OUT, or $OUT_DIR.
 # Another card: DEVICE_SLUG, PEAK_GFLOPS, BANDWIDTH_GBS, DATASET (the oracle column's sweep; default
 # $CARRY/bf16-rows.csv.gz), CMAKE_ARGS (e.g. the H200 headers:
 # -DKTUNE_CONV_CUDA_BF16_SELECTOR=<src>/libraries/conv2d/selectors/h200-bf16-vendors-k16.hpp
@@ -32,7 +34,10 @@ P=${PRECISION:-bf16}
 case $P in
   bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
   fp16) dataset=${DATASET:-results/h200/conv-tc-sweep/sweep-fp16.csv.gz} OUTPUT= ;;
-  *) echo "PRECISION=$P: bf16 or fp16" >&2; exit 2 ;;
+  tf32)  # the shipped library has no tf32 selector by default: the H200 one
+    dataset=${DATASET:-results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz} OUTPUT=
+    export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
+  *) echo "PRECISION=$P: bf16, fp16 or tf32" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"
 gpu_info "$OUT/nvidia-smi.txt"

@@ -5,10 +5,10 @@ cuda_igemm_mma config wins below 64 channels and one cuda_igemm_wgmma config fro
 cuDNN (`cudnn`, the candidate "vendor=cudnn" of --vendors) slower everywhere. --bf16 and --fp16
 plant different winners, ranked in another order, so that the library's bf16 and fp16 selectors
 answer differently on every layer, by index and by config (a dispatch that serves one precision
-with the other's selector fails the test);
+with the other's selector fails the test); --tf32 plants a third pair (ranked as fp16's);
 --fp32 plants one FP32 config (the library's ktune::conv2d selector, which the test does not
 exercise). Perf values are planted, not measured.
-Usage: planted_conv_tc.py --bf16|--fp16|--fp32 OUT.csv"""
+Usage: planted_conv_tc.py --tf32|--bf16|--fp16|--fp32 OUT.csv"""
 import sys
 
 HEADER = ("device,family,problem,config,config_id,status,median_ms,min_ms,max_ms,mad_ms,reps,"
@@ -19,6 +19,8 @@ WINNERS = {
         ("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=4", 1121)),
     3: (("kind=cuda_igemm_mma;bm=64;bn=128;bk=64;wm=32;wn=32;st=3", 1029),
         ("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=4", 1130)),
+    1: (("kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=32;wn=32;st=3", 1037),
+        ("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6", 1107)),
 }
 FP32 = ("kind=cuda_im2col;bm=32;bn=32;bk=16;tm=4;tn=4", 289)
 LAYERS = [(h, c, k) for h in (14, 28) for c in (3, 16, 32, 64, 128, 256) for k in (64,)]
@@ -47,7 +49,7 @@ def rows(precision):
 
 
 def main():
-    modes = {"--fp32": 0, "--bf16": 2, "--fp16": 3}
+    modes = {"--fp32": 0, "--tf32": 1, "--bf16": 2, "--fp16": 3}
     if len(sys.argv) != 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
     with open(sys.argv[2], "w", encoding="utf-8") as out:

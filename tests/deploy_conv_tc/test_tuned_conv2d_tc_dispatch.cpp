@@ -1,9 +1,10 @@
 // ktune::conv2d_ex's dispatch by precision, on the planted tensor-core conv2d library
-// (ktune_tuned_conv2d_tc_test: selectors/conv-tc-{bf16,fp16}-k3.hpp, planted_conv_tc.py), without
-// a GPU: the bf16 and fp16 selectors ship other configs in another order and answer differently
-// on every layer (by index and by config), so info and choice of one precision served by the
-// other's selector fail here; and the fp16 argument checks and refusals (fp16 output, bf16 output
-// in fp16, precisions conv2d_ex does not serve), which throw before any CUDA call.
+// (ktune_tuned_conv2d_tc_test: selectors/conv-tc-{bf16,fp16,tf32}-k3.hpp, planted_conv_tc.py),
+// without a GPU: the three selectors ship other configs (bf16's in another order) and answer
+// differently on every layer (by config, bf16 against the others by index too), so info and choice
+// of one precision served by another's selector fail here; and the fp16 / tf32 argument checks and
+// refusals (fp16 output, bf16 output in fp16 or tf32, precisions conv2d_ex does not serve), which
+// throw before any CUDA call.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,6 +21,8 @@ constexpr const char* kBf16Mma = "kind=cuda_igemm_mma;bm=64;bn=64;bk=32;wm=32;wn
 constexpr const char* kBf16Wgmma = "kind=cuda_igemm_wgmma;tp=8;tq=8;bn=64;st=4";
 constexpr const char* kFp16Mma = "kind=cuda_igemm_mma;bm=64;bn=128;bk=64;wm=32;wn=32;st=3";
 constexpr const char* kFp16Wgmma = "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=4";
+constexpr const char* kTf32Mma = "kind=cuda_igemm_mma;bm=128;bn=64;bk=32;wm=32;wn=32;st=3";
+constexpr const char* kTf32Wgmma = "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6";
 
 template <class Call>
 std::string thrown(Call&& call) {
@@ -42,35 +45,44 @@ TEST(TunedConv2dTcDispatch, EachPrecisionReportsItsOwnSelectorsConfigs) {
   EXPECT_STREQ(fp16.configs[1], kFp16Mma);
   EXPECT_STREQ(fp16.configs[2], "vendor=cudnn");
   EXPECT_STREQ(fp16.backend, "cuda");
-  // fp32 is ktune::conv2d's selector; tf32 (1) and unknown codes have none.
+  const auto& tf32 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::tf32);
+  ASSERT_EQ(tf32.num_configs, 3);
+  EXPECT_STREQ(tf32.configs[0], kTf32Wgmma);
+  EXPECT_STREQ(tf32.configs[1], kTf32Mma);
+  EXPECT_STREQ(tf32.configs[2], "vendor=cudnn");
+  // fp32 is ktune::conv2d's selector; unknown codes have none.
   EXPECT_EQ(&ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::fp32),
             &ktune::tuned_conv2d_info_cuda());
-  EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision(1)).num_configs, 0);
   EXPECT_EQ(ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision(7)).num_configs, 0);
 }
 
-// Both selectors pick the mma config below 64 channels and the wgmma one from 64 up (their
-// training rows), at other indices: bf16 0 / 1, fp16 1 / 0.
+// The selectors pick the mma config below 64 channels and the wgmma one from 64 up (their
+// training rows), at other indices (bf16 0 / 1, fp16 and tf32 1 / 0) or other configs.
 TEST(TunedConv2dTcDispatch, TheChoiceOfEachPrecisionIsItsOwnSelectors) {
   const auto& bf16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::bf16);
   const auto& fp16 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::fp16);
+  const auto& tf32 = ktune::tuned_conv2d_ex_info_cuda(Conv2dPrecision::tf32);
   for (const int64_t h : {14, 28, 9})
     for (const int64_t c : {3, 16, 32, 64, 128, 256, 512}) {
       const int b =
           ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::bf16, 1, h, h, c, 64, 3, 3, 1, 1);
       const int f =
           ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::fp16, 1, h, h, c, 64, 3, 3, 1, 1);
+      const int t =
+          ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::tf32, 1, h, h, c, 64, 3, 3, 1, 1);
       const std::string where = "h = " + std::to_string(h) + ", c = " + std::to_string(c);
       ASSERT_EQ(b, c < 64 ? 0 : 1) << where;
       ASSERT_EQ(f, c < 64 ? 1 : 0) << where;
       EXPECT_STREQ(bf16.configs[b], c < 64 ? kBf16Mma : kBf16Wgmma) << where;
       EXPECT_STREQ(fp16.configs[f], c < 64 ? kFp16Mma : kFp16Wgmma) << where;
+      ASSERT_EQ(t, c < 64 ? 1 : 0) << where;
+      EXPECT_STREQ(tf32.configs[t], c < 64 ? kTf32Mma : kTf32Wgmma) << where;
     }
-  EXPECT_EQ(ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision(1), 1, 14, 14, 64, 64, 3, 3, 1, 1),
+  EXPECT_EQ(ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision(7), 1, 14, 14, 64, 64, 3, 3, 1, 1),
             -1);
 }
 
-TEST(TunedConv2dTcDispatch, Fp16ArgumentsAndRefusalsThrowBeforeTouchingTheDevice) {
+TEST(TunedConv2dTcDispatch, Fp16AndTf32ArgumentsAndRefusalsThrowBeforeTouchingTheDevice) {
   void* fake = reinterpret_cast<void*>(uintptr_t(256));  // never dereferenced
   float* out = static_cast<float*>(fake);
   constexpr auto fp16 = Conv2dPrecision::fp16;
@@ -89,14 +101,23 @@ TEST(TunedConv2dTcDispatch, Fp16ArgumentsAndRefusalsThrowBeforeTouchingTheDevice
   EXPECT_EQ(ex(fp16, Conv2dOutput::bf16, relu), ex(fp16, Conv2dOutput::bf16));
   EXPECT_EQ(ex(fp16, Conv2dOutput(5)),
             "ktune::conv2d_ex: output type 5 is neither fp32 (0) nor bf16 (2)");
-  EXPECT_EQ(ex(Conv2dPrecision(1), Conv2dOutput::fp32),
-            "ktune::conv2d_ex: precision 1 is neither bf16 (2) nor fp16 (3) (fp32 (0): "
+  EXPECT_EQ(ex(Conv2dPrecision(7), Conv2dOutput::fp32),
+            "ktune::conv2d_ex: precision 7 is none of tf32 (1), bf16 (2), fp16 (3) (fp32 (0): "
             "ktune::conv2d)");
   EXPECT_EQ(thrown([&] {
-              ktune::conv2d_ex(Conv2dPrecision(1), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out,
+              ktune::conv2d_ex(Conv2dPrecision(7), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out,
                                nullptr);
             }),
-            ex(Conv2dPrecision(1), Conv2dOutput::fp32));
+            ex(Conv2dPrecision(7), Conv2dOutput::fp32));
+  // tf32: FP32 output only, like fp16.
+  EXPECT_EQ(ex(Conv2dPrecision::tf32, Conv2dOutput::bf16),
+            "ktune::conv2d_ex: output type bf16 (2) needs precision bf16 (tf32: output fp32)");
+  EXPECT_EQ(thrown([&] {
+              ktune::tuned_conv2d_ex_run_config_cuda(Conv2dPrecision::tf32, 3, 1, 8, 8, 64, 4, 3, 3,
+                                                     1, 1, fake, fake, out, nullptr);
+            }),
+            "ktune::tuned_conv2d_ex_run_config_cuda: index = 3 is not a shipped tf32 config "
+            "(0..2)");
   EXPECT_EQ(thrown([&] {
               ktune::conv2d_ex(fp16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, nullptr, out, nullptr);
             }),

@@ -225,7 +225,7 @@ TEST(TunedConv2dExCudaBf16Output, BadArgumentsThrowBeforeTouchingTheDevice) {
   EXPECT_NE(message([&] {
               ktune::conv2d_ex(ktune::Conv2dPrecision::fp32, kOut16, 1, 8, 8, 64, 4, 3, 3, 1, 1,
                                fake, fake, fake, nullptr);
-            }).find("ktune::conv2d_ex: precision 0 is neither bf16 (2) nor fp16 (3)"),
+            }).find("ktune::conv2d_ex: precision 0 is none of tf32 (1), bf16 (2), fp16 (3)"),
             std::string::npos);
   EXPECT_NE(message([&] {
               ktune::conv2d_ex(kBf16, kOut16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, nullptr,

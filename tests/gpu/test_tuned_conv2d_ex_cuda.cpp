@@ -1,11 +1,12 @@
-// ktune::conv2d_ex in bf16 and in fp16 (the CUDA tuned conv2d library's bf16 and fp16 selectors:
-// the tensor-core kinds cuda_igemm_mma / cuda_igemm_wgmma and the vendor candidate cuDNN) through
-// the public API: every shipped config, and the selector's picks, on small layers that reach each
-// kind (c % 64 == 0 for wgmma, the 3-channel stem, strides, 1x1), against the float64 host
-// reference of the FP32 data the 16-bit inputs were rounded from, judged by the family's bound of
-// the precision (conv2d_family.hpp: FP32 term + 4u, u = 2^-8 bf16, 2^-11 fp16) on NaN-poisoned
-// output between guards; a planted error must fail that check; argument errors (checked before any
-// CUDA call).
+// ktune::conv2d_ex in bf16, in fp16 and (where the library ships a tf32 selector) in tf32 (the
+// CUDA tuned conv2d library's selectors of those precisions: the tensor-core kinds cuda_igemm_mma
+// / cuda_igemm_wgmma and the vendor candidate cuDNN) through the public API: every shipped config,
+// and the selector's picks, on small layers that reach each kind (c % 64 == 0 for wgmma, the
+// 3-channel stem, strides, 1x1), against the float64 host reference of the FP32 data the 16-bit
+// inputs were rounded from (tf32: read as they are), judged by the family's bound of the
+// precision (conv2d_family.hpp: FP32 term + 4u, u = 2^-8 bf16, 2^-11 fp16, 2^-10 tf32) on
+// NaN-poisoned output between guards; a planted error must fail that check; argument errors
+// (checked before any CUDA call).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -31,32 +32,36 @@ constexpr size_t kGuard = 64;
 constexpr float kGuardValue = -12345.0f;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
+constexpr auto kTf32 = ktune::Conv2dPrecision::tf32;
 
-// The family's precision of a conv2d_ex precision (bf16 or fp16), and its name.
-kg::Precision data_precision(ktune::Conv2dPrecision p) {
-  return p == kFp16 ? kg::Precision::fp16 : kg::Precision::bf16;
-}
+// The family's precision of a conv2d_ex precision (tf32, bf16 or fp16: the codes are shared), and
+// its name.
+kg::Precision data_precision(ktune::Conv2dPrecision p) { return kg::Precision(int(p)); }
 const char* precision_name(ktune::Conv2dPrecision p) {
   return kg::precision_name(data_precision(p));
 }
 
-ktune::cuda::DeviceBuffer<uint16_t> upload16(const std::vector<uint16_t>& host,
-                                             const std::string& what) {
-  ktune::cuda::DeviceBuffer<uint16_t> buffer(host.size(), what);
-  ktune::cuda::check(cudaMemcpy(buffer.data(), host.data(), buffer.bytes(), cudaMemcpyHostToDevice),
+// The data as a conv2d_ex call of precision p reads it: its 16-bit bits (bf16 / fp16, rounded to
+// nearest even) or, in tf32, the floats themselves.
+ktune::cuda::DeviceBuffer<unsigned char> upload_data(const std::vector<float>& values,
+                                                     kg::Precision p, const std::string& what) {
+  const std::vector<uint16_t> bits = kg::to_input_bits(values, p);  // empty for tf32
+  const void* host = bits.empty() ? static_cast<const void*>(values.data()) : bits.data();
+  ktune::cuda::DeviceBuffer<unsigned char> buffer(values.size() * size_t(kg::input_bytes(p)), what);
+  ktune::cuda::check(cudaMemcpy(buffer.data(), host, buffer.bytes(), cudaMemcpyHostToDevice),
                      "cudaMemcpy(" + what + ")");
   return buffer;
 }
 
-// A layer on the device: random FP32 data, its 16-bit copy (bf16 or fp16, rounded to nearest even)
-// uploaded, output NaN between guards.
+// A layer on the device: random FP32 data, uploaded as the precision reads it (upload_data),
+// output NaN between guards.
 struct DeviceLayer {
   explicit DeviceLayer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16)
       : shape(s),
         input(kg::random_matrix(size_t(s.input_elements()), 5)),
         filter(kg::random_matrix(size_t(s.filter_elements()), 6)),
-        x(upload16(kg::to_input_bits(input, data_precision(p)), "16-bit input")),
-        w(upload16(kg::to_input_bits(filter, data_precision(p)), "16-bit filter")),
+        x(upload_data(input, data_precision(p), "input")),
+        w(upload_data(filter, data_precision(p), "filter")),
         reference(conv::reference_conv2d(s, input.data(), filter.data())) {
     shape.precision = data_precision(p);
     std::vector<float> out(size_t(s.output_elements()) + 2 * kGuard, kGuardValue);
@@ -77,7 +82,7 @@ struct DeviceLayer {
   }
   conv::Shape shape;
   std::vector<float> input, filter;
-  ktune::cuda::DeviceBuffer<uint16_t> x, w;
+  ktune::cuda::DeviceBuffer<unsigned char> x, w;
   std::vector<double> reference;
   ktune::cuda::DeviceBuffer<float> y;
 };
@@ -182,6 +187,25 @@ TEST(TunedConv2dExCuda, TheSelectorsPicksMatchTheReferenceAndAPlantedErrorFails)
 TEST(TunedConv2dExCuda, TheFp16SelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
   KTUNE_REQUIRE_GPU();
   picks_match_the_reference_and_a_planted_error_fails(kFp16);
+}
+
+// tf32 (FP32 data, TF32 tensor-core math): the shipped library has a tf32 selector only when
+// built with -DKTUNE_CONV_CUDA_TF32_SELECTOR (libraries/conv2d/CMakeLists.txt).
+#define KTUNE_REQUIRE_TF32_SELECTOR()                                  \
+  if (ktune::tuned_conv2d_ex_info_cuda(kTf32).num_configs == 0)        \
+  GTEST_SKIP() << "the library ships no tf32 selector (built without " \
+                  "-DKTUNE_CONV_CUDA_TF32_SELECTOR)"
+
+TEST(TunedConv2dExCuda, EveryShippedTf32ConfigMatchesTheReferenceOnEveryLayerItRuns) {
+  KTUNE_REQUIRE_GPU();
+  KTUNE_REQUIRE_TF32_SELECTOR();
+  every_shipped_config_matches_the_reference(kTf32);
+}
+
+TEST(TunedConv2dExCuda, TheTf32SelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  KTUNE_REQUIRE_TF32_SELECTOR();
+  picks_match_the_reference_and_a_planted_error_fails(kTf32);
 }
 
 // fp16 keeps 3 more mantissa bits than bf16: the fp16 pick's error is under the fp16 bound (with
@@ -307,10 +331,25 @@ TEST(TunedConv2dExCuda, BadArgumentsThrowBeforeTouchingTheDevice) {
   float* out = static_cast<float*>(fake);
   auto message = [](auto&& call) { return ktune::test::thrown_message<ktune::Conv2dError>(call); };
   EXPECT_NE(message([&] {
-              ktune::conv2d_ex(ktune::Conv2dPrecision(1), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake,
+              ktune::conv2d_ex(ktune::Conv2dPrecision(7), 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake,
                                out, nullptr);
-            }).find("ktune::conv2d_ex: precision 1 is neither bf16 (2) nor fp16 (3)"),
+            }).find("ktune::conv2d_ex: precision 7 is none of tf32 (1), bf16 (2), fp16 (3)"),
             std::string::npos);
+  // tf32 is refused where the library ships no tf32 selector (the default build), and takes FP32
+  // output only where it does.
+  const std::string tf32_bf16_output = message([&] {
+    ktune::conv2d_ex(kTf32, ktune::Conv2dOutput::bf16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out,
+                     nullptr);
+  });
+  EXPECT_NE(tf32_bf16_output.find("output type bf16 (2) needs precision bf16 (tf32: output fp32)"),
+            std::string::npos)
+      << tf32_bf16_output;
+  if (ktune::tuned_conv2d_ex_info_cuda(kTf32).num_configs == 0) {
+    EXPECT_EQ(message([&] {
+                ktune::conv2d_ex(kTf32, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, out, nullptr);
+              }),
+              "ktune::conv2d_ex: this library ships no tf32 selector (NAMED_SELECTORS tf32)");
+  }
   EXPECT_NE(message([&] {
               ktune::conv2d_ex(kFp16, ktune::Conv2dOutput::bf16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake,
                                fake, out, nullptr);

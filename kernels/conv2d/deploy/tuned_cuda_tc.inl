@@ -1,6 +1,8 @@
-// Tensor-core half of the CUDA tuned conv2d library: ktune::conv2d_ex in bf16 and fp16, each
-// precision served by its own selector (NAMED_SELECTORS bf16 / fp16 of ktune_add_tuned_library;
-// a precision without one is refused), the shape of the GEMM family's deploy/tuned_cuda_tc.inl.
+// Tensor-core half of the CUDA tuned conv2d library: ktune::conv2d_ex in tf32, bf16 and fp16,
+// each precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
+// ktune_add_tuned_library; a precision without one is refused; tf32: FP32 input and filter, TF32
+// tensor-core math (cuda_igemm_mma rounds, cuda_igemm_wgmma truncates), FP32 output, cuDNN's tf32
+// engines writing the caller's FP32 output), the shape of the GEMM family's deploy/tuned_cuda_tc.inl.
 // Included by tuned_cuda.inl after its helpers (Launch, cuda_failure, acquire, release). The
 // shipped configs are the kinds cuda_igemm_mma and cuda_igemm_wgmma, instantiated by nvcc from the
 // headers the NVRTC sweep compiles, and the vendor candidate "vendor=cudnn" (`ktune deploy
@@ -35,7 +37,7 @@ namespace {
 
 namespace kgm = ktune::kernels::gemm;
 
-// The selector of precision PREC (2 bf16, 3 fp16, as the sweep's precision=), or none.
+// The selector of precision PREC (1 tf32, 2 bf16, 3 fp16, as the sweep's precision=), or none.
 template <int PREC>
 struct TcSelector {
   static constexpr int kNumConfigs = 0;
@@ -59,6 +61,17 @@ struct TcSelector<2> {
   static int select(const Features& f) { return ktune_tuned_selector_bf16::select(f); }
 };
 #endif
+#ifdef KTUNE_TUNED_SELECTOR_TF32
+template <>
+struct TcSelector<1> {
+  using Features = ktune_tuned_selector_tf32::Features;
+  static constexpr int kNumConfigs = ktune_tuned_selector_tf32::kNumConfigs;
+  static constexpr const char* const* kConfigs = ktune_tuned_selector_tf32::kConfigs;
+  static constexpr int kBaseline = ktune_tuned_selector_tf32::kBaseline;
+  static constexpr const int* kSafeOrder = ktune_tuned_selector_tf32::kSafeOrder;
+  static int select(const Features& f) { return ktune_tuned_selector_tf32::select(f); }
+};
+#endif
 #ifdef KTUNE_TUNED_SELECTOR_FP16
 template <>
 struct TcSelector<3> {
@@ -71,12 +84,16 @@ struct TcSelector<3> {
 };
 #endif
 
-constexpr const char* tc_precision_name(int prec) { return prec == 2 ? "bf16" : "fp16"; }
+constexpr const char* tc_precision_name(int prec) {
+  return prec == 1 ? "tf32" : prec == 2 ? "bf16" : "fp16";
+}
 
-// f(std::integral_constant<int, PREC>{}) for a tensor-core precision checked before (bf16, fp16).
+// f(std::integral_constant<int, PREC>{}) for a tensor-core precision checked before (tf32, bf16,
+// fp16).
 template <class F>
 decltype(auto) with_tc_precision(ktune::Conv2dPrecision precision, F&& f) {
   if (precision == ktune::Conv2dPrecision::fp16) return f(std::integral_constant<int, 3>{});
+  if (precision == ktune::Conv2dPrecision::tf32) return f(std::integral_constant<int, 1>{});
   return f(std::integral_constant<int, 2>{});
 }
 
@@ -172,7 +189,7 @@ template <int PREC>
 Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                     const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
 #ifdef KTUNE_TUNED_HAVE_CUDNN
-  static_assert(PREC == 2 || PREC == 3, "the cudnn candidate is bf16 or fp16");
+  static_assert(PREC >= 1 && PREC <= 3, "the cudnn candidate is tf32, bf16 or fp16");
   int device = 0;
   const cudaError_t error = cudaGetDevice(&device);
   if (error != cudaSuccess) cuda_failure("cudaGetDevice", error);
@@ -187,10 +204,19 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
   void* y16 = nullptr;
   namespace dp = ktune::kernels::conv2d::deploy;
   namespace kcu = ktune::kernels::conv2d::cuda;
+  constexpr kcu::CudnnPrecision cudnn_precision = PREC == 1   ? kcu::CudnnPrecision::tf32
+                                                  : PREC == 3 ? kcu::CudnnPrecision::fp16
+                                                              : kcu::CudnnPrecision::bf16;
+  // tf32: the data's type is FP32, so cuDNN writes the caller's output in it (run_cudnn's
+  // "output in the data's type", output16): no scratch, no widening.
   const dp::CudnnWrote wrote = dp::run_cudnn(
-      device, PREC == 3 ? kcu::CudnnPrecision::fp16 : kcu::CudnnPrecision::bf16, shape, x, w, y,
-      out16, size_t(count) * 2, &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
-  if (wrote == dp::CudnnWrote::narrow)  // widened with the epilogue in one pass
+      device, cudnn_precision, shape, x, w, y, PREC == 1 || out16, size_t(count) * 2, &y16, stream,
+      [&](size_t bytes) { return scratch.get(bytes); });
+  if constexpr (PREC == 1) {
+    if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
+      launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k,
+                      stream);
+  } else if (wrote == dp::CudnnWrote::narrow)  // widened with the epilogue in one pass
     launch_epilogue<PREC>(static_cast<const unsigned short*>(y16), static_cast<float*>(y), epi,
                           count, d.k, stream);
   else if (wrote == dp::CudnnWrote::fp32 && has_epilogue(epi))
@@ -344,12 +370,13 @@ template <int PREC>
 kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
                      int64_t stride, int64_t pad) {
   kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
-  d.precision = PREC == 3 ? kgm::Precision::fp16 : kgm::Precision::bf16;
+  d.precision = kgm::Precision(PREC);  // 1 tf32, 2 bf16, 3 fp16: the sweep's codes
   return d;
 }
 
 bool is_tc_precision(ktune::Conv2dPrecision p) {
-  return p == ktune::Conv2dPrecision::bf16 || p == ktune::Conv2dPrecision::fp16;
+  return p == ktune::Conv2dPrecision::tf32 || p == ktune::Conv2dPrecision::bf16 ||
+         p == ktune::Conv2dPrecision::fp16;
 }
 
 int tc_num_configs(ktune::Conv2dPrecision precision) {
@@ -366,8 +393,9 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
   namespace dp = ktune::kernels::conv2d::deploy;
   if (!is_tc_precision(precision))
     dp::argument_error(function, "precision " + std::to_string(int(precision)) +
-                                     " is neither bf16 (2) nor fp16 (3) (fp32 (0): ktune::conv2d)");
-  const char* name = precision == ktune::Conv2dPrecision::fp16 ? "fp16" : "bf16";
+                                     " is none of tf32 (1), bf16 (2), fp16 (3) (fp32 (0): "
+                                     "ktune::conv2d)");
+  const char* name = tc_precision_name(int(precision));
   if (output_type == ktune::Conv2dOutput::fp16)
     dp::argument_error(function,
                        "output type fp16 (3) is not served (the kernels store FP32 or bf16): "
@@ -472,7 +500,10 @@ const TunedConv2dInfo& tuned_conv2d_ex_info_cuda(Conv2dPrecision precision) {
                                     TcSelector<2>::kBaseline};
   static const TunedConv2dInfo fp16{"cuda", TcSelector<3>::kNumConfigs, TcSelector<3>::kConfigs,
                                     TcSelector<3>::kBaseline};
+  static const TunedConv2dInfo tf32{"cuda", TcSelector<1>::kNumConfigs, TcSelector<1>::kConfigs,
+                                    TcSelector<1>::kBaseline};
   if (precision == Conv2dPrecision::fp32) return tuned_conv2d_info_cuda();
+  if (precision == Conv2dPrecision::tf32) return tf32;
   if (precision == Conv2dPrecision::bf16) return bf16;
   return precision == Conv2dPrecision::fp16 ? fp16 : none;
 }
