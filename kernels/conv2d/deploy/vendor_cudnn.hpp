@@ -244,17 +244,19 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
         "align=%lld output=%s: legacy %.4f ms%s%s; engines %.4f ms%s%s; fp32-output engines "
         "%.4f ms%s%s; kept %s (workspace %zu B)\n",
         n, (long long)shape.h, (long long)shape.w, c, k, (long long)shape.r, (long long)shape.s,
-        (long long)shape.stride, (long long)shape.pad, (long long)alignment, y32 ? "fp32" : "bf16",
-        legacy_ms, legacy_failure.empty() ? "" : " ", legacy_failure.c_str(), narrow_ms,
-        narrow_failure.empty() ? "" : " ", narrow_failure.c_str(), wide_ms,
-        wide_failure.empty() ? "" : " ", wide_failure.c_str(), kept.c_str(), layer->workspace);
+        (long long)shape.stride, (long long)shape.pad, (long long)alignment,
+        y32 ? "fp32" : "the data's type", legacy_ms, legacy_failure.empty() ? "" : " ",
+        legacy_failure.c_str(), narrow_ms, narrow_failure.empty() ? "" : " ",
+        narrow_failure.c_str(), wide_ms, wide_failure.empty() ? "" : " ", wide_failure.c_str(),
+        kept.c_str(), layer->workspace);
   }
   return layer;
 }
 
-// Runs conv(x, w) with cuDNN on `stream` into y: with output16, y is the caller's 16-bit output
-// and the engine writes it (CudnnWrote::output16); else y is FP32, written directly or through
-// 16-bit scratch it sets *y16 to (y16_bytes, from workspace_of) for the caller to widen.
+// Runs conv(x, w) with cuDNN on `stream` into y: with output16, y is the caller's output in the
+// data's type (16 bits; FP32 for tf32 data) and the engine writes it (CudnnWrote::output16); else
+// y is FP32 from 16-bit data, written directly or through 16-bit scratch it sets *y16 to
+// (y16_bytes, from workspace_of) for the caller to widen.
 // `workspace_of(bytes)` gives stream-ordered scratch memory, 256-byte aligned (the caller
 // releases it after the call). The first call of a layer searches on these tensors
 // (synchronously; the output is then overwritten by the call).
