@@ -207,6 +207,17 @@ double round_mantissa(double value, int bits) {
   return std::nearbyint(value / ulp) * ulp;
 }
 
+// The relative error of s's float64 reference on random data once it is rounded to `bits`
+// mantissa bits.
+double rounded_reference_error(const Shape& s, int bits) {
+  const auto input = gemm::random_matrix(size_t(s.input_elements()), 3);
+  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 4);
+  const std::vector<double> ref = reference_conv2d(s, input.data(), filter.data());
+  std::vector<float> out(ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) out[i] = float(round_mantissa(ref[i], bits));
+  return relative_error(s, out.data(), ref);
+}
+
 // The bf16-output bound adds the store's rounding, u·(1 + e) with u = 2^-8: the float64 reference
 // of random data rounded to bf16 moves by at most that u norm-wise (and by something), while
 // rounded to 4 mantissa bits it moves past it (the rounding term can fail).
@@ -218,14 +229,7 @@ TEST(Conv2dFamily, TheBf16OutputBoundAddsHalfAnUlpOfBf16) {
     const double e = error_bound(s, m);
     EXPECT_DOUBLE_EQ(error_bound_bf16_output(s, m), e + u * (1 + e));
   }
-  const auto input = gemm::random_matrix(size_t(s.input_elements()), 3);
-  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 4);
-  const std::vector<double> ref = reference_conv2d(s, input.data(), filter.data());
-  auto rounded_error = [&](int bits) {
-    std::vector<float> out(ref.size());
-    for (size_t i = 0; i < ref.size(); ++i) out[i] = float(round_mantissa(ref[i], bits));
-    return relative_error(s, out.data(), ref);
-  };
+  auto rounded_error = [&](int bits) { return rounded_reference_error(s, bits); };
   EXPECT_GT(rounded_error(7), 0.0);
   EXPECT_LE(rounded_error(7), u);
   EXPECT_GT(rounded_error(4), u);
@@ -242,14 +246,7 @@ TEST(Conv2dFamily, TheFp16OutputBoundAddsHalfAnUlpOfFp16) {
     const double e = error_bound(s, m);
     EXPECT_DOUBLE_EQ(error_bound_output16(s, m), e + u * (1 + e));
   }
-  const auto input = gemm::random_matrix(size_t(s.input_elements()), 3);
-  const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 4);
-  const std::vector<double> ref = reference_conv2d(s, input.data(), filter.data());
-  auto rounded_error = [&](int bits) {
-    std::vector<float> out(ref.size());
-    for (size_t i = 0; i < ref.size(); ++i) out[i] = float(round_mantissa(ref[i], bits));
-    return relative_error(s, out.data(), ref);
-  };
+  auto rounded_error = [&](int bits) { return rounded_reference_error(s, bits); };
   EXPECT_GT(rounded_error(10), 0.0);
   EXPECT_LE(rounded_error(10), u);
   EXPECT_GT(rounded_error(7), u);

@@ -78,13 +78,24 @@ struct KtuneConvWgOutF32Epi {
     if (o.residual) v += o.residual[at + col];
     return o.relu ? fmaxf(v, 0.0f) : v;
   }
+  static __device__ __forceinline__ float stored(const Params& o, long long at, int col, float v) {
+    return act(o, at, col, v);
+  }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
                                                float v0, float v1) {
+    store_pair<KtuneConvWgOutF32Epi>(o, at, col, k, v0, v1);
+  }
+
+ protected:
+  // Columns col and col + 1 of FP32 output as EPI::stored makes them.
+  template <class EPI>
+  static __device__ __forceinline__ void store_pair(const Params& o, long long at, int col, int k,
+                                                    float v0, float v1) {
     if (col + 1 < k)
       *reinterpret_cast<float2*>(o.y + at + col) =
-          make_float2(act(o, at, col, v0), act(o, at, col + 1, v1));
+          make_float2(EPI::stored(o, at, col, v0), EPI::stored(o, at, col + 1, v1));
     else if (col < k)
-      o.y[at + col] = act(o, at, col, v0);
+      o.y[at + col] = EPI::stored(o, at, col, v0);
   }
 };
 
@@ -97,11 +108,7 @@ struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
   }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
                                                float v0, float v1) {
-    if (col + 1 < k)
-      *reinterpret_cast<float2*>(o.y + at + col) =
-          make_float2(stored(o, at, col, v0), stored(o, at, col + 1, v1));
-    else if (col < k)
-      o.y[at + col] = stored(o, at, col, v0);
+    store_pair<KtuneConvWgOutTf32Epi>(o, at, col, k, v0, v1);
   }
 };
 
