@@ -2,10 +2,11 @@
 // each precision served by its own selector (NAMED_SELECTORS tf32 / bf16 / fp16 of
 // ktune_add_tuned_library; a precision without one is refused; tf32: FP32 input and filter, TF32
 // tensor-core math (cuda_igemm_mma rounds, cuda_igemm_wgmma truncates), FP32 output, cuDNN's tf32
-// engines writing the caller's FP32 output), the shape of the GEMM family's deploy/tuned_cuda_tc.inl.
-// Included by tuned_cuda.inl after its helpers (Launch, cuda_failure, acquire, release). The
-// shipped configs are the kinds cuda_igemm_mma and cuda_igemm_wgmma, instantiated by nvcc from the
-// headers the NVRTC sweep compiles, and the vendor candidate "vendor=cudnn" (`ktune deploy
+// engines writing the caller's FP32 output), the shape of the GEMM family's
+// deploy/tuned_cuda_tc.inl. Included by tuned_cuda.inl after its helpers (Launch, cuda_failure,
+// acquire, release). The shipped configs are the kinds cuda_igemm_mma and cuda_igemm_wgmma,
+// instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor candidate
+// "vendor=cudnn" (`ktune deploy
 // --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need the library built for sm_90a (their
 // bodies are empty elsewhere; the launcher refuses devices other than compute capability 9.0, and
 // the fallback order then serves the layer). Output FP32 or, in bf16 only, bf16 (Conv2dOutput):
@@ -209,9 +210,9 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
                                                               : kcu::CudnnPrecision::bf16;
   // tf32: the data's type is FP32, so cuDNN writes the caller's output in it (run_cudnn's
   // "output in the data's type", output16): no scratch, no widening.
-  const dp::CudnnWrote wrote = dp::run_cudnn(
-      device, cudnn_precision, shape, x, w, y, PREC == 1 || out16, size_t(count) * 2, &y16, stream,
-      [&](size_t bytes) { return scratch.get(bytes); });
+  const dp::CudnnWrote wrote =
+      dp::run_cudnn(device, cudnn_precision, shape, x, w, y, PREC == 1 || out16, size_t(count) * 2,
+                    &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
   if constexpr (PREC == 1) {
     if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
       launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k,
