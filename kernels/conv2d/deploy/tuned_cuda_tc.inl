@@ -6,21 +6,21 @@
 // deploy/tuned_cuda_tc.inl. Included by tuned_cuda.inl after its helpers (Launch, cuda_failure,
 // acquire, release). The shipped configs are the kinds cuda_igemm_mma and cuda_igemm_wgmma,
 // instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor candidate
-// "vendor=cudnn" (`ktune deploy
-// --vendors`: deploy/vendor_cudnn.hpp). wgmma kernels need the library built for sm_90a (their
-// bodies are empty elsewhere; the launcher refuses devices other than compute capability 9.0, and
-// the fallback order then serves the layer). Output FP32 or, in bf16 only, bf16 (Conv2dOutput):
-// every config writes either itself, FP32 accumulation with one rounding at the store for bf16 (the
-// mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16 epilogue, cuDNN's engines
-// with a bf16 output tensor): no widening or narrowing pass, except cuDNN's FP32 output from a
-// 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16 bits by the precision). An
-// fp16 output is refused: the kernels' stores round to bf16 only (an fp16 store would be a third
-// output type in both kernels and their tests; the fp16 selector was trained on FP32-output rows).
-// Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's kernels apply it in their stores
-// (the mma kernel's EPI = 1 instantiation, the wgmma kernel's KtuneConvWgOutF32Epi /
-// KtuneConvWgOutBf16 parameters; the plain call keeps the sweep's kernels); cuDNN's output gets
-// one elementwise pass after the engine (fused into the widening pass where there is one), as does
-// precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
+// "vendor=cudnn" (ktune deploy --vendors: deploy/vendor_cudnn.hpp). wgmma kernels need the library
+// built for sm_90a (their bodies are empty elsewhere; the launcher refuses devices other than
+// compute capability 9.0, and the fallback order then serves the layer). Output FP32 or, in bf16
+// only, bf16 (Conv2dOutput): every config writes either itself, FP32 accumulation with one rounding
+// at the store for bf16 (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16
+// epilogue, cuDNN's engines with a bf16 output tensor): no widening or narrowing pass, except
+// cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16
+// bits by the precision). An fp16 output is refused: the kernels' stores round to bf16 only (an
+// fp16 store would be a third output type in both kernels and their tests; the fp16 selector was
+// trained on FP32-output rows). Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
+// kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the wgmma kernel's
+// KtuneConvWgOutF32Epi / KtuneConvWgOutBf16 parameters; the plain call keeps the sweep's kernels);
+// cuDNN's output gets one elementwise pass after the engine (fused into the widening pass where
+// there is one), as does precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain
+// convolution.
 #include <cuda_fp16.h>
 
 #include <cstdint>
