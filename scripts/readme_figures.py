@@ -284,7 +284,7 @@ def networks_precision(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks-cpu-s15/networks.csv"
+    rel = "amd-epyc-2c/networks-cpu-s21/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
     out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the four backends taking "
