@@ -1,6 +1,7 @@
 #include <cfloat>
 #include <type_traits>
 
+#include "kernels/common/cuda/mma_ptx.cuh"  // ktune_mma_tf32: cvt.rna to TF32
 #include "ktune/cuda/cuda_error.hpp"
 #include "nn/cuda/layer_kernels.hpp"
 
@@ -32,14 +33,8 @@ __device__ __forceinline__ __nv_bfloat16 store<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
-// v rounded to TF32 (10-bit mantissa), nearest with ties away from zero, as cvt.rna.tf32.f32:
-// half of the dropped 13 bits' weight added to the magnitude, then the 13 bits cleared (an
-// overflow becomes infinity, as a rounding should); infinities and NaN kept.
-__device__ __forceinline__ float round_tf32(float v) {
-  unsigned u = __float_as_uint(v);
-  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
-  return __uint_as_float(u);
-}
+// v rounded to TF32 (10-bit mantissa, nearest, ties away): the mma kinds' own conversion.
+__device__ __forceinline__ float round_tf32(float v) { return __uint_as_float(ktune_mma_tf32(v)); }
 
 // y[i] = act(acc[i] + bias[i % channels]): in place (Out = In) or from an FP32 accumulator;
 // round (Out = float only) rounds the result to TF32.
