@@ -85,8 +85,9 @@ struct TcSelector<3> {
 };
 #endif
 
+// A tensor-core precision code's name (the sweep's codes are conv2d_ex's).
 constexpr const char* tc_precision_name(int prec) {
-  return prec == 1 ? "tf32" : prec == 2 ? "bf16" : "fp16";
+  return kgm::precision_name(kgm::Precision(prec));
 }
 
 // f(std::integral_constant<int, PREC>{}) for a tensor-core precision checked before (tf32, bf16,
