@@ -67,18 +67,13 @@ constexpr Entry<Bf16Out> kBf16Configs[] = {
     entry<8, 16, 64, 6, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
     entry<8, 8, 256, 3, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=256;st=3"),
 };
-constexpr Entry<F32Out> kTf32Configs[] = {
-    entry<4, 8, 128, 6, 1, F32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
-    entry<4, 8, 256, 4, 1, F32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
-    entry<8, 16, 64, 6, 1, F32Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
+// The tf32 configs with epilogue EPI: F32Out, or Tf32Out storing the output rounded to TF32.
+template <class EPI>
+constexpr Entry<EPI> kTf32Configs[] = {
+    entry<4, 8, 128, 6, 1, EPI>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
+    entry<4, 8, 256, 4, 1, EPI>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
+    entry<8, 16, 64, 6, 1, EPI>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
 };
-// The same configs storing their output rounded to TF32 (kTf32Configs' order).
-constexpr Entry<Tf32Out> kTf32RoundedConfigs[] = {
-    entry<4, 8, 128, 6, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
-    entry<4, 8, 256, 4, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
-    entry<8, 16, 64, 6, 1, Tf32Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
-};
-static_assert(std::size(kTf32RoundedConfigs) == std::size(kTf32Configs));
 
 kc::ConvDims dims_of(const Conv2dWgmmaLayer& d, Precision precision) {
   kc::ConvDims dims;
@@ -127,20 +122,20 @@ void run(const Entry<EPI>& e, const Conv2dWgmmaLayer& d, Precision precision, co
 }  // namespace
 
 int conv2d_wgmma_bf16_configs() { return int(std::size(kBf16Configs)); }
-int conv2d_wgmma_tf32_configs() { return int(std::size(kTf32Configs)); }
+int conv2d_wgmma_tf32_configs() { return int(std::size(kTf32Configs<F32Out>)); }
 
 std::string conv2d_wgmma_bf16_config_name(int config) {
   return name_of(kBf16Configs[config].config);
 }
 std::string conv2d_wgmma_tf32_config_name(int config) {
-  return name_of(kTf32Configs[config].config);
+  return name_of(kTf32Configs<F32Out>[config].config);
 }
 
 std::string conv2d_wgmma_bf16_refusal(const Conv2dWgmmaLayer& d, int config) {
   return refusal(kBf16Configs[config].config, d, Precision::bf16);
 }
 std::string conv2d_wgmma_tf32_refusal(const Conv2dWgmmaLayer& d, int config) {
-  return refusal(kTf32Configs[config].config, d, Precision::tf32);
+  return refusal(kTf32Configs<F32Out>[config].config, d, Precision::tf32);
 }
 
 void conv2d_wgmma_bf16(int config, const Conv2dWgmmaLayer& d, const uint16_t* in,
@@ -155,9 +150,9 @@ void conv2d_wgmma_tf32(int config, const Conv2dWgmmaLayer& d, const float* in, c
                        bool round_to_tf32, cudaStream_t stream) {
   const F32Out::Params params{out, bias, residual, relu ? 1 : 0};
   if (round_to_tf32)
-    run(kTf32RoundedConfigs[config], d, Precision::tf32, in, filter, params, stream);
+    run(kTf32Configs<Tf32Out>[config], d, Precision::tf32, in, filter, params, stream);
   else
-    run(kTf32Configs[config], d, Precision::tf32, in, filter, params, stream);
+    run(kTf32Configs<F32Out>[config], d, Precision::tf32, in, filter, params, stream);
 }
 
 }  // namespace ktune
