@@ -3,6 +3,7 @@
 // share: the family with its CUDA backends, a kind's configs read from the space, and the check
 // that every config of the kind verifies on every layer in its precisions (tf32, bf16, fp16)
 // through the sweep's sessions (float64 reference, the family's per-precision bound).
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
 #include "ktune/cuda.hpp"
+#include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/device_buffer.hpp"
 #include "ktune/family.hpp"
 
 namespace ktune::kernels::conv2d::cuda::test {
@@ -33,6 +37,20 @@ inline std::vector<Config> kind_configs(const Family& fam, const std::string& ki
 inline Shape in_precision(Shape s, gemm::Precision p) {
   s.precision = p;
   return s;
+}
+
+// `values` on the device as a tensor-core kernel of precision p reads them: their 16-bit bits
+// (bf16 / fp16, rounded to nearest even) or, in tf32, the floats themselves.
+inline ktune::cuda::DeviceBuffer<unsigned char> upload_as_read(const std::vector<float>& values,
+                                                               gemm::Precision p,
+                                                               const std::string& what) {
+  const std::vector<uint16_t> bits = gemm::to_input_bits(values, p);  // empty for tf32
+  const void* host = bits.empty() ? static_cast<const void*>(values.data()) : bits.data();
+  ktune::cuda::DeviceBuffer<unsigned char> buffer(values.size() * size_t(gemm::input_bytes(p)),
+                                                  what);
+  ktune::cuda::check(cudaMemcpy(buffer.data(), host, buffer.bytes(), cudaMemcpyHostToDevice),
+                     "cudaMemcpy(" + what + ")");
+  return buffer;
 }
 
 // Runs every config once on every layer in each of `precisions` (a fatal failure ends the check):

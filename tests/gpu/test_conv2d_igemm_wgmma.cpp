@@ -113,19 +113,10 @@ template <typename Launch>
 Checked run_once(const Shape& s, const CudaConvConfig& g, Launch launch) {
   const std::vector<float> x = gemm::random_matrix(size_t(s.input_elements()), 5);
   const std::vector<float> w = gemm::random_matrix(size_t(s.filter_elements()), 6);
-  const bool fp32_data = gemm::input_bytes(s.precision) == 4;  // tf32
-  const std::vector<uint16_t> xb =
-      fp32_data ? std::vector<uint16_t>{} : gemm::to_input_bits(x, s.precision);
-  const std::vector<uint16_t> wb =
-      fp32_data ? std::vector<uint16_t>{} : gemm::to_input_bits(w, s.precision);
-  const size_t bytes = size_t(gemm::input_bytes(s.precision));
-  ktune::cuda::DeviceBuffer<unsigned char> dx(x.size() * bytes, "x"), dw(w.size() * bytes, "w");
+  const auto dx = test::upload_as_read(x, s.precision, "x");
+  const auto dw = test::upload_as_read(w, s.precision, "w");
   ktune::cuda::DeviceBuffer<float> dy(size_t(s.output_elements()), "y");
   Checked out;
-  const void* hx = fp32_data ? static_cast<const void*>(x.data()) : xb.data();
-  const void* hw = fp32_data ? static_cast<const void*>(w.data()) : wb.data();
-  EXPECT_EQ(cudaMemcpy(dx.data(), hx, dx.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(dw.data(), hw, dw.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   EXPECT_EQ(cudaMemset(dy.data(), 0xFF, dy.bytes()), cudaSuccess);  // NaN poison
   const ConvDims d{s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, s.precision};
   EXPECT_EQ(igemm_wgmma_refusal(g, d, dx.data(), dw.data()), "");

@@ -22,12 +22,14 @@
 #include "kernels/conv2d/conv2d_reference.hpp"
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
+#include "tests/gpu/conv2d_tc_checks.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
 
 namespace conv = ktune::kernels::conv2d;
 namespace kg = ktune::kernels::gemm;
+using conv::cuda::test::upload_as_read;
 constexpr size_t kGuard = 64;
 constexpr float kGuardValue = -12345.0f;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
@@ -41,27 +43,15 @@ const char* precision_name(ktune::Conv2dPrecision p) {
   return kg::precision_name(data_precision(p));
 }
 
-// The data as a conv2d_ex call of precision p reads it: its 16-bit bits (bf16 / fp16, rounded to
-// nearest even) or, in tf32, the floats themselves.
-ktune::cuda::DeviceBuffer<unsigned char> upload_data(const std::vector<float>& values,
-                                                     kg::Precision p, const std::string& what) {
-  const std::vector<uint16_t> bits = kg::to_input_bits(values, p);  // empty for tf32
-  const void* host = bits.empty() ? static_cast<const void*>(values.data()) : bits.data();
-  ktune::cuda::DeviceBuffer<unsigned char> buffer(values.size() * size_t(kg::input_bytes(p)), what);
-  ktune::cuda::check(cudaMemcpy(buffer.data(), host, buffer.bytes(), cudaMemcpyHostToDevice),
-                     "cudaMemcpy(" + what + ")");
-  return buffer;
-}
-
-// A layer on the device: random FP32 data, uploaded as the precision reads it (upload_data),
+// A layer on the device: random FP32 data, uploaded as the precision reads it (upload_as_read),
 // output NaN between guards.
 struct DeviceLayer {
   explicit DeviceLayer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16)
       : shape(s),
         input(kg::random_matrix(size_t(s.input_elements()), 5)),
         filter(kg::random_matrix(size_t(s.filter_elements()), 6)),
-        x(upload_data(input, data_precision(p), "input")),
-        w(upload_data(filter, data_precision(p), "filter")),
+        x(upload_as_read(input, data_precision(p), "input")),
+        w(upload_as_read(filter, data_precision(p), "filter")),
         reference(conv::reference_conv2d(s, input.data(), filter.data())) {
     shape.precision = data_precision(p);
     std::vector<float> out(size_t(s.output_elements()) + 2 * kGuard, kGuardValue);
