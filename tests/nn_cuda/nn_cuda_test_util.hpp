@@ -2,7 +2,9 @@
 // Helpers of the CUDA network backend tests: one layer call on device copies into a
 // NaN-poisoned output, the relative error against a reference, pooling in float64.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
@@ -44,6 +46,14 @@ inline double relative_error(const std::vector<float>& got, const std::vector<fl
     norm += double(want[i]) * want[i];
   }
   return std::sqrt(diff / std::max(norm, 1e-300));
+}
+
+// Values that are not TF32 values (one of the 13 low mantissa bits set): what a TF32-rounded
+// store must never leave.
+inline int64_t not_tf32_values(const std::vector<float>& values) {
+  int64_t n = 0;
+  for (float v : values) n += (std::bit_cast<uint32_t>(v) & 0x1fffu) != 0;
+  return n;
 }
 
 // The conv shapes of the layer tests: VGG 3×3 (`vgg_c` input channels), ResNet 1×1 (stride 1 and

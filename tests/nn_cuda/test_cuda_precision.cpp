@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -67,9 +66,7 @@ double stored_roundoff(const Backend& backend, Precision p) {
 // Outputs that are not TF32 values (a low mantissa bit set) where `backend` stores TF32.
 int64_t not_tf32_where_stored(const Backend& backend, const std::vector<float>& got) {
   if (!dynamic_cast<const cuda::CudaBackend&>(backend).tf32_storage()) return 0;
-  int64_t n = 0;
-  for (float v : got) n += (std::bit_cast<uint32_t>(v) & 0x1fffu) != 0;
-  return n;
+  return test::not_tf32_values(got);
 }
 
 // Elementwise check against the bound above, the output stored with unit roundoff u_out; `dot`

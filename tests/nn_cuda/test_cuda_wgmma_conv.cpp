@@ -16,7 +16,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -149,9 +148,7 @@ void check_every_config(cuda::Precision precision, int channels) {
       std::vector<float> y(outputs);
       cuda.download(y.data(), dy, outputs);
       if (round_tf32) {  // TF32 values: the 13 low mantissa bits clear
-        int64_t not_tf32 = 0;
-        for (float v : y) not_tf32 += (std::bit_cast<uint32_t>(v) & 0x1fffu) != 0;
-        EXPECT_EQ(not_tf32, 0);
+        EXPECT_EQ(test::not_tf32_values(y), 0);
         ++rounded_runs;
       }
       const std::vector<float> none;
