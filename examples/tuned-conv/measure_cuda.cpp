@@ -10,9 +10,10 @@
 // on the FP32 data beside cuDNN's tf32 engines (FP32 output), both judged by the tf32 bound. Both
 // are verified against the float64 reference kernel on NaN-poisoned output, then timed with the
 // sweep's device protocol (include/ktune/cuda/device_measure.hpp: CUDA events, warm-up, median of
-// adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16: the
-// deployed call writes bf16 (Conv2dOutput::bf16), like the vendor column, both judged by the
-// family's bf16-output bound (error_bound_bf16_output); the same call with FP32 output is timed
+// adaptive repeats, inputs rotated so that reruns do not find them in L2). --output bf16 / fp16
+// (the precision's own type): the deployed call writes 16 bits (Conv2dOutput::bf16 / fp16), like
+// the vendor column, both judged by the family's 16-bit-output bound (error_bound_output16); the
+// same call with FP32 output is timed
 // beside them (fp32_output_ms: the output type before this one, verified by the FP32 bound), and
 // on a cuDNN pick cuDNN in NHWC alone (engine_alone_ms: the call's search space without the call).
 #include <fmt/format.h>
@@ -80,9 +81,10 @@ class CudaMeasure final : public DeviceMeasure {
       Buffers b(device_, s, seed, kernels_.reference(),
                 sixteen_ ? precision_ : kg::Precision::fp32);
       cudaStream_t stream = device_.stream();
-      // out16: y(copy) holds the bf16 output in its front half.
+      // out16: y(copy) holds the 16-bit output (the data's type) in its front half.
       auto call = [&](int copy, bool out16) {
-        ktune::conv2d_ex(precision, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32,
+        ktune::conv2d_ex(precision,
+                         out16 ? ktune::Conv2dOutput(int(precision)) : ktune::Conv2dOutput::fp32,
                          s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, b.in(copy),
                          b.filter(copy), b.y(copy), reinterpret_cast<ktune::cudaStream_t>(stream));
       };
@@ -96,21 +98,22 @@ class CudaMeasure final : public DeviceMeasure {
       }
       check(cudaStreamSynchronize(stream), "ktune::conv2d_ex warm-up");
       const ktune::Outcome out =
-          out16_ ? b.measure(deployed, policy, "ktune::conv2d_ex bf16 (bf16 output)",
-                             conv::error_bound_bf16_output(judged, deployed_m), {},
-                             [&] { b.widen_output(); })
-                 : b.measure(deployed, policy,
-                             tensor_core ? "ktune::conv2d_ex " + name : "ktune::conv2d",
-                             conv::error_bound(judged, deployed_m));
+          out16_
+              ? b.measure(deployed, policy, "ktune::conv2d_ex " + name + " (" + name + " output)",
+                          conv::error_bound_output16(judged, deployed_m), {},
+                          [&] { b.widen_output(); })
+              : b.measure(deployed, policy,
+                          tensor_core ? "ktune::conv2d_ex " + name : "ktune::conv2d",
+                          conv::error_bound(judged, deployed_m));
       r.status = std::string(ktune::to_string(out.status));
       r.message = out.message;
       r.rel_error = out.rel_error;
       if (out.status != ktune::Status::ok) return r;
       r.deployed_ms = out.timing.median_ms;
       if (out16_) {  // the same call with FP32 output (cuDNN: an FP32 engine or a widening pass)
-        const ktune::Outcome wide =
-            b.measure([&](int copy) { call(copy, false); }, policy,
-                      "ktune::conv2d_ex bf16 (FP32 output)", conv::error_bound(judged, deployed_m));
+        const ktune::Outcome wide = b.measure([&](int copy) { call(copy, false); }, policy,
+                                              "ktune::conv2d_ex " + name + " (FP32 output)",
+                                              conv::error_bound(judged, deployed_m));
         if (wide.status == ktune::Status::ok)
           r.fp32_output_ms = wide.timing.median_ms;
         else
@@ -151,8 +154,8 @@ class CudaMeasure final : public DeviceMeasure {
         return vendor.status == ktune::Status::ok ? vendor.timing.median_ms : 0.0;
       };
       r.vendor_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc_or_nchw, r.vendor_what);
-      // A cuDNN pick with bf16 output: cuDNN in the call's own search space (NHWC, legacy Find +
-      // engines, bf16 output) run bare by the bench, so call - engine is the call's own cost.
+      // A cuDNN pick with 16-bit output: cuDNN in the call's own search space (NHWC, legacy Find +
+      // engines, 16-bit output) run bare by the bench, so call - engine is the call's own cost.
       if (out16_ && r.config.rfind("vendor=", 0) == 0)
         r.engine_alone_ms = time_cudnn(conv::cuda::CudnnLayouts::nhwc, r.engine_alone_what);
     } catch (const std::exception& e) {
@@ -287,7 +290,7 @@ class CudaMeasure final : public DeviceMeasure {
 
   ktune::kernels::gemm::Precision precision_;
   bool sixteen_ = false;  // a 16-bit precision (bf16 or fp16)
-  bool out16_ = false;    // the deployed call writes bf16
+  bool out16_ = false;    // the deployed call writes the data's 16 bits
   ktune::cuda::DeviceContext device_;
   conv::cuda::ConvKernelSet kernels_;
   conv::cuda::CudnnHandle cudnn_;

@@ -3,8 +3,8 @@
 // run; the oracle is the best swept config per layer from the sweep's dataset. Writes
 //   --csv: network,batch,n,h,w,c,k,r,s,stride,pad,oracle_gflops,deployed_gflops,vendor_gflops
 //          (then layer, config, status, vendor_algo: the vendor's algorithm where it says;
-//          output: the deployed call's output type, fp32_output_gflops: with --output bf16, the
-//          same call with FP32 output, engine_alone_gflops: on its cuDNN picks, cuDNN in the
+//          output: the deployed call's output type, fp32_output_gflops: with --output bf16 / fp16,
+//          the same call with FP32 output, engine_alone_gflops: on its cuDNN picks, cuDNN in the
 //          call's search space (NHWC) run bare)
 //   --md:  geometric means and time-weighted ratios per network and batch and over all layers,
 //          the layers (and time share) served by ktune's own kernels rather than a shipped vendor
@@ -14,9 +14,9 @@
 //   tuned_conv_bench --workload conv-small --dataset results/amd-epyc-2c/conv2d-conv-small.csv.gz
 //                    --csv conv-vs-vendor.csv --md conv-vs-vendor.md
 // --precision tf32 / bf16 / fp16 (CUDA): ktune::conv2d_ex and cuDNN on data of that precision
-// (measure_cuda.cpp); --output bf16 (with --precision bf16): the deployed call writes bf16 as the
-// vendor column does (like with like), its FP32-output call timed beside it (the table's before /
-// after lines).
+// (measure_cuda.cpp); --output bf16 / fp16 (the precision's own type): the deployed call writes
+// 16 bits as the vendor column does (like with like), its FP32-output call timed beside it (the
+// table's before / after lines).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -59,9 +59,9 @@ double geomean(const std::vector<double>& v) {
   return v.empty() ? 0 : std::exp(sum / double(v.size()));
 }
 
-// With --output bf16: per half (own kernels, vendor-served), Σ count · ms of the FP32-output call
-// against the bf16-output call and the vendor column (layers where all three ran).
-std::string before_after(const std::vector<Row>& rows) {
+// With --output bf16 / fp16: per half (own kernels, vendor-served), Σ count · ms of the FP32-output
+// call against the 16-bit-output call and the vendor column (layers where all three ran).
+std::string before_after(const std::vector<Row>& rows, const std::string& output) {
   std::string md;
   for (const bool vendor_pick : {false, true}) {
     double wide_ms = 0, narrow_ms = 0, vendor_ms = 0;
@@ -75,18 +75,18 @@ std::string before_after(const std::vector<Row>& rows) {
       vendor_ms += r.layer.count * r.result.vendor_ms;
     }
     md += fmt::format(
-        "{} layers, FP32 output -> bf16 output (the same call, same run; {} layers, each times "
+        "{} layers, FP32 output -> {} output (the same call, same run; {} layers, each times "
         "its count): {:.3f} ms -> {:.3f} ms; vendor / deployed (time-weighted) {:.3f} -> "
         "{:.3f}.\n",
-        vendor_pick ? "Vendor-served" : "Own-kernel", layers, wide_ms, narrow_ms,
+        vendor_pick ? "Vendor-served" : "Own-kernel", output, layers, wide_ms, narrow_ms,
         wide_ms > 0 ? vendor_ms / wide_ms : 0.0, narrow_ms > 0 ? vendor_ms / narrow_ms : 0.0);
   }
   return md;
 }
 
-// With --output bf16: the vendor-served layers' deployed call against cuDNN in its search space
-// run bare by the bench (same protocol): what the call itself adds.
-std::string call_vs_engine(const std::vector<Row>& rows) {
+// With --output bf16 / fp16: the vendor-served layers' deployed call against cuDNN in its search
+// space run bare by the bench (same protocol): what the call itself adds.
+std::string call_vs_engine(const std::vector<Row>& rows, const std::string& output) {
   std::vector<double> ratio, extra_us;
   double call_ms = 0, engine_ms = 0;
   for (const Row& r : rows) {
@@ -100,10 +100,10 @@ std::string call_vs_engine(const std::vector<Row>& rows) {
   const size_t m = extra_us.size();
   const double median = m == 0 ? 0 : (extra_us[(m - 1) / 2] + extra_us[m / 2]) / 2;
   return fmt::format(
-      "Vendor-served layers, the deployed call against cuDNN NHWC alone (its search space, bf16 "
+      "Vendor-served layers, the deployed call against cuDNN NHWC alone (its search space, {} "
       "output, found and run bare by the bench; {} layers): call / engine speed {:.3f} (geomean), "
       "{:.3f} (time-weighted); the call takes a median {:.1f} us more.\n",
-      m, geomean(ratio), call_ms > 0 ? engine_ms / call_ms : 0.0, median);
+      output, m, geomean(ratio), call_ms > 0 ? engine_ms / call_ms : 0.0, median);
 }
 
 std::string markdown(const std::vector<Row>& rows, const std::string& device,
@@ -181,13 +181,14 @@ std::string markdown(const std::vector<Row>& rows, const std::string& device,
         vendor_pick ? " (the deployed vendor call)" : "", dv.size(), geomean(dv),
         deployed_ms > 0 ? vendor_ms / deployed_ms : 0.0);
   }
-  if (precision == "bf16" && output == "bf16")
-    md +=
-        "\nOutput types: both write bf16 (like with like): the deployed ktune::conv2d_ex with "
-        "Conv2dOutput::bf16 (every config writes its bf16 output itself; no widening pass) and the "
-        "vendor column (both widened only after timing, for the check, judged by the bf16-output "
-        "bound).\n" +
-        before_after(rows) + call_vs_engine(rows);
+  if (output != "fp32")
+    md += fmt::format(
+              "\nOutput types: both write {0} (like with like): the deployed ktune::conv2d_ex "
+              "with Conv2dOutput::{0} (every config writes its {0} output itself; no widening "
+              "pass) and the vendor column (both widened only after timing, for the check, judged "
+              "by the {0}-output bound).\n",
+              output) +
+          before_after(rows, output) + call_vs_engine(rows, output);
   else if (precision == "bf16" || precision == "fp16")
     md += fmt::format(
         "\nOutput types: the deployed ktune::conv2d_ex writes FP32 (a cuDNN pick: an engine "
@@ -235,8 +236,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   app.add_option("--output", output,
-                 "the deployed call's output type: fp32, or bf16 (with --precision bf16)")
-      ->check(CLI::IsMember({"fp32", "bf16"}))
+                 "the deployed call's output type: fp32, or the precision's own 16-bit type "
+                 "(bf16 with --precision bf16, fp16 with --precision fp16)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}))
       ->capture_default_str();
 #else
   app.add_option("--device", device, "cpu")->check(CLI::IsMember({"cpu"}));
@@ -262,10 +264,10 @@ int main(int argc, char** argv) {
 #if KTUNE_TUNED_CONV_CUDA
     if (precision != "fp32" && device != "cuda")
       throw ktune::Error("--precision " + precision + " needs --device cuda");
-    if (output == "bf16" && precision != "bf16")
-      throw ktune::Error("--output bf16 needs --precision bf16");
+    if (output != "fp32" && precision != output)
+      throw ktune::Error("--output " + output + " needs --precision " + output);
     auto measure = device == "cuda" ? tuned_conv::cuda_measure(conv::parse_precision(precision),
-                                                               output == "bf16")
+                                                               output != "fp32")
                                     : tuned_conv::cpu_measure();
 #else
     auto measure = tuned_conv::cpu_measure();

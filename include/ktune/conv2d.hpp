@@ -37,17 +37,16 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
 // The tensor-core precisions of conv2d_ex (codes as the conv2d sweep's precision=; fp32 serves
 // conv2d above). tf32: FP32 input and filter (float), TF32 tensor-core math, FP32 output.
 enum class Conv2dPrecision : int { fp32 = 0, tf32 = 1, bf16 = 2, fp16 = 3 };
-// conv2d_ex's output type: FP32, or bf16 (the 16 bits of each value, NHWC): the FP32 sum rounded
-// once to nearest even at the store, which the next bf16 layer reads without a conversion pass.
-// fp16 is named but refused (ktune::Conv2dError): the kernels' stores write FP32 or bf16 only, so
-// fp16 precision writes an FP32 output.
+// conv2d_ex's output type: FP32, or the data's 16-bit type (bf16 in bf16 precision, fp16 in fp16:
+// the 16 bits of each value, NHWC): the FP32 sum rounded once to nearest even at the store, which
+// the next layer of that precision reads without a conversion pass. tf32 writes FP32 only.
 enum class Conv2dOutput : int { fp32 = 0, bf16 = 2, fp16 = 3 };
 
 // Device pointers, asynchronous on `stream` (BACKENDS cuda): input and filter in `precision`
 // (bf16 / fp16: the 16 bits of each value; tf32: floats; NHWC and KRSC as above), FP32
 // accumulation, FP32 NHWC output. Each precision is served by its own selector (NAMED_SELECTORS
-// tf32 / bf16 / fp16 of the tuned library; the shipped library has tf32 only when built with
-// -DKTUNE_CONV_CUDA_TF32_SELECTOR=<header>) among the tensor-core kinds cuda_igemm_mma /
+// tf32 / bf16 / fp16 of the tuned library; the shipped library has all three unless built with
+// -DKTUNE_CONV_CUDA_TF32_SELECTOR= (tf32 refused)) among the tensor-core kinds cuda_igemm_mma /
 // cuda_igemm_wgmma and, when the selector ships it, cuDNN ("vendor=cudnn": the first call per layer
 // and pointer alignment searches cuDNN's legacy Find and backend engines synchronously, in the
 // call's precision, as the training rows' cuDNN did; the kept choice writes `output` in FP32
@@ -58,33 +57,33 @@ void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64
                int64_t r, int64_t s, int64_t stride, int64_t pad, const void* input,
                const void* filter, float* output, cudaStream_t stream);
 // The same with the output type: Conv2dOutput::fp32 is the call above; Conv2dOutput::bf16 (bf16
-// precision only: fp32, tf32 and fp16 precision throw ktune::Conv2dError, as does
-// Conv2dOutput::fp16 in every precision) writes `output` as bf16, every config itself (ktune's
-// kernels round their FP32 accumulators once at the store; cuDNN's engines write a bf16 output
-// tensor: no widening pass, no scratch output). A bf16 output needs 2-byte alignment (4 bytes keep
-// the wgmma configs and cuDNN's vectorized engines in the running); the first call per layer,
-// pointer alignment and output type searches cuDNN as above.
+// precision only) and Conv2dOutput::fp16 (fp16 precision only; any other pairing throws
+// ktune::Conv2dError) write `output` in the data's 16 bits, every config itself (ktune's kernels
+// round their FP32 accumulators once at the store; cuDNN's engines write a 16-bit output tensor:
+// no widening pass, no scratch output). A 16-bit output needs 2-byte alignment (4 bytes keep the
+// wgmma configs and cuDNN's vectorized engines in the running); the first call per layer, pointer
+// alignment and output type searches cuDNN as above.
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, cudaStream_t stream);
 
 // conv2d_ex's fused epilogue (device pointers): y = act(conv(x, w) + bias[k] + residual), act =
 // ReLU when relu, in FP32 and stored once in the output's type; each part optional (default:
-// none, the plain call). bias: FP32 [k]; residual: NHWC [n][p][q][k] in the output's type (FP32 or
-// bf16 bits), which may be the output itself (in place, y += conv) but no other overlap with the
-// output: then, or where bias overlaps the output, or a pointer is not aligned to its element,
-// ktune::Conv2dError. Who fuses it: ktune's kernels (cuda_igemm_mma, cuda_igemm_wgmma) in their
-// stores (no extra pass); the cuDNN candidate and precision fp32 (ktune::conv2d's kinds) with one
-// small elementwise pass on `stream` after the convolution (part of the call; a bf16 output is
-// then rounded twice: the conv's store and the pass's). The selectors were trained on plain
+// none, the plain call). bias: FP32 [k]; residual: NHWC [n][p][q][k] in the output's type (FP32, or
+// the data's 16 bits), which may be the output itself (in place, y += conv) but no other overlap
+// with the output: then, or where bias overlaps the output, or a pointer is not aligned to its
+// element, ktune::Conv2dError. Who fuses it: ktune's kernels (cuda_igemm_mma, cuda_igemm_wgmma) in
+// their stores (no extra pass); the cuDNN candidate and precision fp32 (ktune::conv2d's kinds) with
+// one small elementwise pass on `stream` after the convolution (part of the call; a 16-bit output
+// is then rounded twice: the conv's store and the pass's). The selectors were trained on plain
 // convolutions: they pick the same config with or without an epilogue.
 struct Conv2dEpilogue {
   const float* bias = nullptr;
   const void* residual = nullptr;
   bool relu = false;
 };
-// conv2d_ex with a fused epilogue: precision fp32, tf32 or fp16 (output fp32 only), or bf16
-// (output fp32 or bf16).
+// conv2d_ex with a fused epilogue: precision fp32 or tf32 (output fp32 only), bf16 (output fp32
+// or bf16) or fp16 (output fp32 or fp16).
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, const Conv2dEpilogue& epilogue,

@@ -14,7 +14,7 @@
 # the wgmma kernels' Wgmma*:Conv2dIgemmWgmma.*), only if budget remains (capped like the others).
 # PRECISION=fp16: the same for ktune::conv2d_ex in fp16 (the library's fp16 selector, H200-trained:
 # h200-fp16-vendors-k16.hpp; held out tuned_conv_bench_fp16_{vgg16,resnet50}) against cuDNN at its
-# best in fp16, FP32 output (fp16 serves no other; OUTPUT is ignored), oracle column from
+# best in fp16 (OUTPUT=fp16: both writing fp16; default FP32 output), oracle column from
 # results/h200/conv-tc-sweep/sweep-fp16.csv.gz unless DATASET; result files named by the precision
 # (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). PRECISION=tf32 likewise, with the H200 tf32
 # selector built in (-DKTUNE_CONV_CUDA_TF32_SELECTOR, off by default) and the tf32 sweep as the
@@ -33,7 +33,7 @@ OUT=${OUT:-${OUT_DIR:?OUT or OUT_DIR: where the results go}}
 P=${PRECISION:-bf16}
 case $P in
   bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
-  fp16) dataset=${DATASET:-results/h200/conv-tc-sweep/sweep-fp16.csv.gz} OUTPUT= ;;
+  fp16) dataset=${DATASET:-results/h200/conv-tc-sweep/sweep-fp16.csv.gz} ;;
   tf32)  # the shipped library has no tf32 selector by default: the H200 one
     dataset=${DATASET:-results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz} OUTPUT=
     export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
@@ -61,7 +61,7 @@ if [ "${EXTRA_TESTS:-0}" = 1 ] && (($(cap 150) >= 30)); then
 fi
 B="--device cuda --precision $P --device-slug ${DEVICE_SLUG:-h100-80gb-hbm3}"
 B+=" --peak-gflops ${PEAK_GFLOPS:-989400} --bandwidth-gbs ${BANDWIDTH_GBS:-3350}"
-B+=" --dataset $dataset${OUTPUT:+ --output $OUTPUT}"  # OUTPUT=bf16: bf16 output (bf16 only)
+B+=" --dataset $dataset${OUTPUT:+ --output $OUTPUT}"  # OUTPUT=bf16 / fp16: the precision's own
 for pair in vgg16:resnet50 resnet50:vgg16; do
   trained=${pair%%:*} run=${pair##*:}
   # shellcheck disable=SC2086

@@ -3,8 +3,8 @@
 // without a GPU: the three selectors ship other configs (bf16's in another order) and answer
 // differently on every layer (by config, bf16 against the others by index too), so info and choice
 // of one precision served by another's selector fail here; and the fp16 / tf32 argument checks and
-// refusals (fp16 output, bf16 output in fp16 or tf32, precisions conv2d_ex does not serve), which
-// throw before any CUDA call.
+// refusals (a 16-bit output of another type than the data's, precisions conv2d_ex does not serve),
+// which throw before any CUDA call.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -90,17 +90,31 @@ TEST(TunedConv2dTcDispatch, Fp16AndTf32ArgumentsAndRefusalsThrowBeforeTouchingTh
     return thrown(
         [&] { ktune::conv2d_ex(p, o, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, fake, fake, e, nullptr); });
   };
-  EXPECT_EQ(ex(fp16, Conv2dOutput::fp16),
-            "ktune::conv2d_ex: output type fp16 (3) is not served (the kernels store FP32 or "
-            "bf16): use Conv2dOutput::fp32");
-  EXPECT_EQ(ex(Conv2dPrecision::bf16, Conv2dOutput::fp16), ex(fp16, Conv2dOutput::fp16));
+  // A 16-bit output is the data's type.
+  EXPECT_EQ(ex(Conv2dPrecision::bf16, Conv2dOutput::fp16),
+            "ktune::conv2d_ex: output type fp16 (3) needs precision fp16 (bf16: output fp32 or "
+            "bf16)");
   EXPECT_EQ(ex(fp16, Conv2dOutput::bf16),
-            "ktune::conv2d_ex: output type bf16 (2) needs precision bf16 (fp16: output fp32)");
+            "ktune::conv2d_ex: output type bf16 (2) needs precision bf16 (fp16: output fp32 or "
+            "fp16)");
   ktune::Conv2dEpilogue relu;
   relu.relu = true;
   EXPECT_EQ(ex(fp16, Conv2dOutput::bf16, relu), ex(fp16, Conv2dOutput::bf16));
   EXPECT_EQ(ex(fp16, Conv2dOutput(5)),
-            "ktune::conv2d_ex: output type 5 is neither fp32 (0) nor bf16 (2)");
+            "ktune::conv2d_ex: output type 5 is none of fp32 (0), bf16 (2), fp16 (3)");
+  // fp16 output in fp16 passes the output checks and reaches the arguments' (a null filter), and
+  // its residual is checked as 2-byte elements.
+  EXPECT_EQ(thrown([&] {
+              ktune::conv2d_ex(fp16, Conv2dOutput::fp16, 1, 8, 8, 64, 4, 3, 3, 1, 1, fake, nullptr,
+                               fake, nullptr);
+            }),
+            "ktune::conv2d_ex: filter is a null pointer");
+  ktune::Conv2dEpilogue odd_residual;
+  odd_residual.residual = static_cast<const char*>(fake) + (1 << 20) + 1;  // odd
+  EXPECT_NE(
+      ex(fp16, Conv2dOutput::fp16, odd_residual).find("epilogue residual is not aligned to 2"),
+      std::string::npos)
+      << ex(fp16, Conv2dOutput::fp16, odd_residual);
   EXPECT_EQ(ex(Conv2dPrecision(7), Conv2dOutput::fp32),
             "ktune::conv2d_ex: precision 7 is none of tf32 (1), bf16 (2), fp16 (3) (fp32 (0): "
             "ktune::conv2d)");
@@ -109,9 +123,11 @@ TEST(TunedConv2dTcDispatch, Fp16AndTf32ArgumentsAndRefusalsThrowBeforeTouchingTh
                                nullptr);
             }),
             ex(Conv2dPrecision(7), Conv2dOutput::fp32));
-  // tf32: FP32 output only, like fp16.
+  // tf32: FP32 output only.
   EXPECT_EQ(ex(Conv2dPrecision::tf32, Conv2dOutput::bf16),
             "ktune::conv2d_ex: output type bf16 (2) needs precision bf16 (tf32: output fp32)");
+  EXPECT_EQ(ex(Conv2dPrecision::tf32, Conv2dOutput::fp16),
+            "ktune::conv2d_ex: output type fp16 (3) needs precision fp16 (tf32: output fp32)");
   EXPECT_EQ(thrown([&] {
               ktune::tuned_conv2d_ex_run_config_cuda(Conv2dPrecision::tf32, 3, 1, 8, 8, 64, 4, 3, 3,
                                                      1, 1, fake, fake, out, nullptr);
@@ -137,7 +153,7 @@ TEST(TunedConv2dTcDispatch, Fp16AndTf32ArgumentsAndRefusalsThrowBeforeTouchingTh
                                                      3, 1, 1, fake, fake, fake, nullptr);
             }),
             "ktune::tuned_conv2d_ex_run_config_cuda: output type bf16 (2) needs precision bf16 "
-            "(fp16: output fp32)");
+            "(fp16: output fp32 or fp16)");
   // A misaligned fp32 epilogue residual is refused in fp16 as in bf16.
   ktune::Conv2dEpilogue odd;
   odd.residual = reinterpret_cast<const void*>(uintptr_t(4098));

@@ -1,8 +1,8 @@
 // ktune::conv2d_ex's fused epilogue (Conv2dEpilogue: y = act(conv + bias[k] + residual)) on every
 // shipped config of the bf16 selector (cuda_igemm_mma, cuda_igemm_wgmma, cuDNN) and the
 // selector's picks, FP32 and bf16 output, with bias only, bias + ReLU, bias + residual + ReLU and
-// the residual in place (the output itself); the same for the fp16 selector with FP32 output (the
-// only one fp16 serves); precision fp32 (ktune::conv2d's kinds + one pass).
+// the residual in place (the output itself); the same for the fp16 selector with FP32 and fp16
+// output; precision fp32 (ktune::conv2d's kinds + one pass).
 // Data: uniform in [-1, 1), never zero (so about half the sums are negative and ReLU matters);
 // the output poisoned (every bit set: NaN) before each run. Judged against the float64 reference
 // relu(conv + bias + residual) of the FP32 data the 16-bit inputs were rounded from (the residual's
@@ -35,7 +35,8 @@ namespace kg = ktune::kernels::gemm;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
 
-using namespace ktune::test;  // to_bf16, widen, upload, download
+using ktune::test::download;
+using ktune::test::upload;
 
 // Which parts of the epilogue a run uses.
 struct Parts {
@@ -61,19 +62,21 @@ double norm(const std::vector<double>& v) {
 //                       2^-8 (bf16) or 2^-11 (fp16: the engine's output is the precision's type);
 //   two FP32 additions  each moves a sum by at most 2^-24 of its magnitude: ≤ 2^-23·(||ŷconv|| +
 //                       ||b|| + ||res||) with a factor 2 of slack;
-//   bf16 store          2^-8·||ŷ|| ≤ 2^-8·(||y|| + the errors above).
+//   16-bit store        u16·||ŷ|| ≤ u16·(||y|| + the errors above) (the output is the data's
+//                       type: u16 as above).
 // Tested: a planted error of twice the bound fails it (TheSelectorsPicks... below).
 double epilogue_bound(double e, double conv_norm, double bias_norm, double residual_norm,
                       double y_norm, bool out16, bool conv_rounded, double u16) {
   double abs = e * conv_norm;
   if (conv_rounded) abs += u16 * (1 + e) * conv_norm;
   abs += std::ldexp(1.0, -22) * ((1 + e) * conv_norm + bias_norm + residual_norm);
-  if (out16) abs += std::ldexp(1.0, -8) * (y_norm + abs);
+  if (out16) abs += u16 * (y_norm + abs);
   return abs / y_norm;
 }
 
 // A layer on the device: 16-bit input and filter (bf16 or fp16), FP32 bias, a residual in each
-// output type, the output buffers (FP32 and bf16), and the float64 conv of the FP32 data.
+// output type, the output buffers (FP32 and the data's 16 bits), and the float64 conv of the FP32
+// data.
 struct Layer {
   explicit Layer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16) : shape(s) {
     const auto in = kg::random_matrix(size_t(s.input_elements()), 17);
@@ -85,14 +88,23 @@ struct Layer {
     count = size_t(s.output_elements());
     bias_host = ktune::kernels::gemm::random_matrix(size_t(s.k), 19);
     residual32 = ktune::kernels::gemm::random_matrix(count, 20);
-    residual16 = to_bf16(residual32);
+    residual16 = kg::to_input_bits(residual32, shape.precision);
     bias = upload(bias_host, "bias");
     res32 = upload(residual32, "FP32 residual");
-    res16 = upload(residual16, "bf16 residual");
+    res16 = upload(residual16, "16-bit residual");
     y32 = ktune::cuda::DeviceBuffer<float>(count, "FP32 output");
-    y16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "bf16 output");
+    y16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "16-bit output");
     plain32 = ktune::cuda::DeviceBuffer<float>(count, "FP32 plain output");
-    plain16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "bf16 plain output");
+    plain16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "16-bit plain output");
+  }
+  // The data's 16-bit type: bits of a float (nearest even, as the stores) and their value.
+  uint16_t narrow(float v) const { return kg::input_bits(v, shape.precision); }
+  float widen(uint16_t b) const { return kg::input_value(b, shape.precision); }
+  ktune::Conv2dOutput output(bool out16) const {
+    return out16 ? ktune::Conv2dOutput(int(shape.precision)) : ktune::Conv2dOutput::fp32;
+  }
+  const char* output_name(bool out16) const {
+    return out16 ? kg::precision_name(shape.precision) : "fp32";
   }
   void* out(bool out16) const {
     return out16 ? static_cast<void*>(y16.data()) : static_cast<void*>(y32.data());
@@ -171,7 +183,7 @@ struct Layer {
       if (parts.bias) v += bias_host[i % k];
       if (parts.residual) v += out16 ? widen(residual16[i]) : residual32[i];
       if (parts.relu) v = std::fmax(v, 0.0f);
-      y[i] = out16 ? widen(to_bf16(v)) : v;
+      y[i] = out16 ? widen(narrow(v)) : v;
     }
     return y;
   }
@@ -198,11 +210,6 @@ std::vector<conv::Shape> test_layers() {
           {1, 9, 9, 64, 37, 3, 3, 1, 1}};
 }
 
-// The output types a precision serves: FP32 and bf16 in bf16, FP32 in fp16.
-std::vector<bool> outputs16(ktune::Conv2dPrecision p) {
-  return p == kBf16 ? std::vector<bool>{false, true} : std::vector<bool>{false};
-}
-
 void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
   const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
   ASSERT_GT(info.num_configs, 0) << "the library ships no selector of precision " << int(p);
@@ -211,8 +218,8 @@ void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
     const Layer l(s, p);
     for (int i = 0; i < info.num_configs; ++i) {
       const bool vendor = is_vendor(info.configs[i]);
-      for (bool out16 : outputs16(p)) {
-        const auto output = out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32;
+      for (bool out16 : {false, true}) {  // FP32, and the data's 16 bits
+        const auto output = l.output(out16);
         // The plain call first, in this output type (whether the config runs) and in FP32 (its
         // accumulators: ktune's kernels' fused output must be their epilogue exactly).
         void* plain = out16 ? static_cast<void*>(l.plain16.data()) : l.plain32.data();
@@ -240,11 +247,11 @@ void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
           const double error = l.error(out, out16, parts);
           const double bound = l.bound(out16, parts, vendor ? 2 : 0, vendor);
           EXPECT_LE(error, bound) << info.configs[i] << " " << parts.name << " on " << name(s)
-                                  << (out16 ? " bf16" : " fp32") << " output";
+                                  << " " << l.output_name(out16) << " output";
           EXPECT_GT(error, 0.0) << info.configs[i] << " " << parts.name << " on " << name(s);
           std::printf(
               "conv2d_ex %s epilogue %s, %s output, config %d %s on %s: error %.3g (bound %.3g)\n",
-              kg::precision_name(l.shape.precision), parts.name, out16 ? "bf16" : "fp32", i,
+              kg::precision_name(l.shape.precision), parts.name, l.output_name(out16), i,
               info.configs[i], name(s).c_str(), error, bound);
           if (vendor) continue;  // cuDNN: judged by the bound only
           const std::vector<float> expect = l.host_epilogue(plain_values, out16, parts);
@@ -278,16 +285,15 @@ void picks_fuse_the_epilogue(ktune::Conv2dPrecision p) {
   const auto api_stream = reinterpret_cast<ktune::cudaStream_t>(stream.get());
   const Parts& parts = kParts[2];
   for (const conv::Shape& s : test_layers())
-    for (bool out16 : outputs16(p)) {
+    for (bool out16 : {false, true}) {
       const Layer l(s, p);
       l.prepare(out16, parts);
-      ktune::conv2d_ex(p, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32, s.n, s.h,
-                       s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
-                       l.out(out16), l.epilogue(out16, parts), api_stream);
+      ktune::conv2d_ex(p, l.output(out16), s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
+                       l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), api_stream);
       ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess) << name(s);
       std::vector<float> out = l.values(out16);
       const double bound = l.bound(out16, parts, 2, true);  // the pick may be cuDNN
-      EXPECT_LE(l.error(out, out16, parts), bound) << name(s) << (out16 ? " bf16" : " fp32");
+      EXPECT_LE(l.error(out, out16, parts), bound) << name(s) << " " << l.output_name(out16);
       const auto y = l.reference(out16, parts);
       const size_t at = out.size() / 2;
       out[at] += float(2 * bound * norm(y));
@@ -305,65 +311,52 @@ TEST(TunedConv2dExCudaEpilogue, TheFp16SelectorsPicksMatchTheReferenceAndAPlante
   picks_fuse_the_epilogue(kFp16);
 }
 
-// fp16's cuDNN candidate with each epilogue in FP32 output: the search's call and a steady-state
-// one (one pass after the engine widens its fp16 output as fp16 bits and applies the epilogue).
-TEST(TunedConv2dExCudaEpilogue, TheFp16CudnnCandidateAppliesTheEpilogue) {
-  KTUNE_REQUIRE_GPU();
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kFp16);
+// Precision p's cuDNN candidate with each epilogue in FP32 and the data's 16-bit output: the
+// search's call and a steady-state one (FP32: one pass after the engine widens its 16-bit output
+// (or after an FP32-output engine) and applies the epilogue; 16 bits: the engine writes the
+// output, one pass in place applies it). A layer no earlier test searched.
+void the_cudnn_candidate_applies_each_epilogue(ktune::Conv2dPrecision p, const Layer& l) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
   int index = -1;
   for (int i = 0; i < info.num_configs; ++i)
     if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
-  ASSERT_GE(index, 0) << "the fp16 selector ships no vendor=cudnn candidate";
-  const conv::Shape s{1, 28, 28, 128, 128, 3, 3, 1, 1};
-  const Layer l(s, kFp16);
-  for (const Parts& parts : kParts)
-    for (const char* call : {"first", "second"}) {
-      l.prepare(false, parts);
-      ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
-          kFp16, ktune::Conv2dOutput::fp32, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride,
-          s.pad, l.x.data(), l.w.data(), l.out(false), l.epilogue(false, parts), nullptr))
-          << "cuDNN refused " << name(s);
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      const double error = l.error(l.values(false), false, parts);
-      EXPECT_LE(error, l.bound(false, parts, 2, true)) << call << " " << parts.name;
-      EXPECT_GT(error, 0.0);
-    }
-}
-
-// The cuDNN candidate: the search's call and a steady-state one with each epilogue (one pass
-// after the engine), and precision fp32 (ktune::conv2d's kinds, then the pass).
-TEST(TunedConv2dExCudaEpilogue, TheCudnnCandidateAndPrecisionFp32ApplyTheEpilogue) {
-  KTUNE_REQUIRE_GPU();
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(kBf16);
-  int index = -1;
-  for (int i = 0; i < info.num_configs; ++i)
-    if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
-  ASSERT_GE(index, 0) << "the bf16 selector ships no vendor=cudnn candidate";
-  const conv::Shape s{1, 28, 28, 128, 128, 3, 3, 1, 1};  // a layer no earlier test searched
-  const Layer l(s);
+  ASSERT_GE(index, 0) << "the selector of precision " << int(p) << " ships no vendor=cudnn";
+  const conv::Shape& s = l.shape;
   for (bool out16 : {false, true})
     for (const Parts& parts : kParts)
       for (const char* call : {"first", "second"}) {
         l.prepare(out16, parts);
         ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
-            kBf16, out16 ? ktune::Conv2dOutput::bf16 : ktune::Conv2dOutput::fp32, index, s.n, s.h,
-            s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(), l.out(out16),
-            l.epilogue(out16, parts), nullptr))
+            p, l.output(out16), index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
+            l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr))
             << "cuDNN refused " << name(s);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const double error = l.error(l.values(out16), out16, parts);
         EXPECT_LE(error, l.bound(out16, parts, 2, true))
-            << call << " " << parts.name << (out16 ? " bf16" : " fp32");
+            << call << " " << parts.name << " " << l.output_name(out16);
         EXPECT_GT(error, 0.0);
       }
+}
+
+TEST(TunedConv2dExCudaEpilogue, TheFp16CudnnCandidateAppliesTheEpilogue) {
+  KTUNE_REQUIRE_GPU();
+  the_cudnn_candidate_applies_each_epilogue(kFp16, Layer({1, 28, 28, 128, 128, 3, 3, 1, 1}, kFp16));
+}
+
+// The bf16 cuDNN candidate as above, and precision fp32 (ktune::conv2d's kinds, then the pass).
+TEST(TunedConv2dExCudaEpilogue, TheCudnnCandidateAndPrecisionFp32ApplyTheEpilogue) {
+  KTUNE_REQUIRE_GPU();
+  const conv::Shape s{1, 28, 28, 128, 128, 3, 3, 1, 1};
+  const Layer l(s);
+  the_cudnn_candidate_applies_each_epilogue(kBf16, l);
   // Precision fp32: the FP32 data of the same values (the bf16 ones widened), FP32 output; the
   // FP32 kinds include Winograd F(4x4, 3x3). The reference is of the data before the bf16
   // rounding, so the bf16 shape's bound (which counts that rounding) applies.
   std::vector<float> in32(size_t(s.input_elements())), fl32(size_t(s.filter_elements()));
   const auto in16 = download(l.x.data(), in32.size());
   const auto fl16 = download(l.w.data(), fl32.size());
-  for (size_t i = 0; i < in32.size(); ++i) in32[i] = widen(in16[i]);
-  for (size_t i = 0; i < fl32.size(); ++i) fl32[i] = widen(fl16[i]);
+  for (size_t i = 0; i < in32.size(); ++i) in32[i] = l.widen(in16[i]);
+  for (size_t i = 0; i < fl32.size(); ++i) fl32[i] = l.widen(fl16[i]);
   const auto x32 = upload(in32, "FP32 input");
   const auto w32 = upload(fl32, "FP32 filter");
   for (const Parts& parts : kParts) {

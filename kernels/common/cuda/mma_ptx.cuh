@@ -92,6 +92,32 @@ __device__ __forceinline__ void ktune_mma_round_tf32(unsigned (&af)[MI][4], unsi
     for (int e = 0; e < 2; ++e) bf[j][e] = ktune_mma_tf32(__uint_as_float(bf[j][e]));
 }
 
+// A 16-bit output in the data's type (PREC 2: bf16, 3: fp16): the bits of an FP32 sum rounded once
+// to nearest even (NaN stays NaN; fp16 saturates to infinity past 65504 as cvt.rn does), and its
+// value back as FP32 (a residual read in the output's type).
+template <int PREC>
+__device__ __forceinline__ unsigned ktune_round16(float f) {
+  static_assert(PREC == 2 || PREC == 3, "16-bit outputs are bf16 (2) or fp16 (3)");
+  if (PREC == 3) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+  }
+  const unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
+  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+}
+template <int PREC>
+__device__ __forceinline__ float ktune_widen16(unsigned short b) {
+  static_assert(PREC == 2 || PREC == 3, "16-bit outputs are bf16 (2) or fp16 (3)");
+  if (PREC == 3) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(b));
+    return f;
+  }
+  return __uint_as_float(unsigned(b) << 16);
+}
+
 // One mma tile: d += a * b (fp32 accumulators d[0..3]).
 template <int PREC>
 __device__ __forceinline__ void ktune_mma(float (&d)[4], const unsigned (&a)[4],

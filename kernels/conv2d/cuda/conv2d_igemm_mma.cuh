@@ -2,8 +2,9 @@
 // filter KRSC in bf16 / fp16 (raw 16-bit bits: PREC 2 bf16, PREC 3 fp16, mma.m16n8k16) or FP32
 // (PREC 1 tf32: each FP32 word rounded to TF32, nearest with ties away, just before its
 // mma.m16n8k8, as the GEMM family's mma kind does), FP32 accumulation, output NHWC
-// of type Y: float (the sweep's and the default) or unsigned short, the bf16 bits of each FP32 sum
-// rounded once to nearest even at the store (ktune::conv2d_ex's bf16 output); dilation 1,
+// of type Y: float (the sweep's and the default) or unsigned short, the bits of each FP32 sum in
+// the data's 16-bit type (bf16 or fp16 by PREC) rounded once to nearest even at the store
+// (ktune::conv2d_ex's 16-bit output); dilation 1,
 // symmetric zero padding (the conv2d family's problem).
 //
 // The GEMM it computes without forming it: M = n·p·q output pixels (rows), N = k output channels,
@@ -53,16 +54,11 @@ struct KtuneIgemmPixel {
   bool valid;  // m < M
 };
 
-// bf16 bits of an FP32 value, rounded to nearest even (NaN stays NaN): one rounding per output.
-__device__ __forceinline__ unsigned ktune_igemm_round_bf16(float f) {
-  const unsigned u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;
-  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
-
 // Output columns col and col + 1 (the second only when col + 1 < k) of one row: pairs as one
-// 8-byte (float) or 4-byte (bf16) store where k is even (the pair is then aligned; a bf16 output
-// only 2-byte aligned stores one by one), else one by one.
+// 8-byte (float) or 4-byte (16-bit) store where k is even (the pair is then aligned; a 16-bit
+// output only 2-byte aligned stores one by one), else one by one. 16 bits: PREC's type (bf16 or
+// fp16; ktune_round16).
+template <int PREC>
 __device__ __forceinline__ void ktune_igemm_store(float* out, int col, int k, float v0, float v1) {
   if ((k & 1) == 0) {
     *reinterpret_cast<float2*>(out) = make_float2(v0, v1);
@@ -71,9 +67,10 @@ __device__ __forceinline__ void ktune_igemm_store(float* out, int col, int k, fl
     if (col + 1 < k) out[1] = v1;
   }
 }
+template <int PREC>
 __device__ __forceinline__ void ktune_igemm_store(unsigned short* out, int col, int k, float v0,
                                                   float v1) {
-  const unsigned lo = ktune_igemm_round_bf16(v0), hi = ktune_igemm_round_bf16(v1);
+  const unsigned lo = ktune_round16<PREC>(v0), hi = ktune_round16<PREC>(v1);
   if ((k & 1) == 0 && (reinterpret_cast<unsigned long long>(out) & 3u) == 0) {
     *reinterpret_cast<unsigned*>(out) = lo | (hi << 16);
   } else {
@@ -84,16 +81,21 @@ __device__ __forceinline__ void ktune_igemm_store(unsigned short* out, int col, 
 
 // The fused epilogue's value of output column col at element `at` (row · k + col): act(v +
 // bias[col] + residual[at]), act = ReLU when relu != 0; bias (FP32) and residual (NHWC in the
-// output's type Y) may be null. FP32 sums, before the store's one rounding.
-__device__ __forceinline__ float ktune_igemm_widen(float v) { return v; }
-__device__ __forceinline__ float ktune_igemm_widen(unsigned short b) {
-  return __uint_as_float(unsigned(b) << 16);
+// output's type Y: float, or PREC's 16 bits) may be null. FP32 sums, before the store's one
+// rounding.
+template <int PREC>
+__device__ __forceinline__ float ktune_igemm_widen(float v) {
+  return v;
 }
-template <class Y>
+template <int PREC>
+__device__ __forceinline__ float ktune_igemm_widen(unsigned short b) {
+  return ktune_widen16<PREC>(b);
+}
+template <int PREC, class Y>
 __device__ __forceinline__ float ktune_igemm_epilogue(float v, const float* bias, const Y* residual,
                                                       int relu, long long at, int col) {
   if (bias) v += bias[col];
-  if (residual) v += ktune_igemm_widen(residual[at]);
+  if (residual) v += ktune_igemm_widen<PREC>(residual[at]);
   return relu ? fmaxf(v, 0.0f) : v;
 }
 
@@ -282,11 +284,11 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         if (row >= rows || col >= k) continue;
         float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
         if constexpr (EPI != 0) {
-          v0 = ktune_igemm_epilogue(v0, bias, residual, relu, row * k + col, col);
+          v0 = ktune_igemm_epilogue<PREC>(v0, bias, residual, relu, row * k + col, col);
           if (col + 1 < k)
-            v1 = ktune_igemm_epilogue(v1, bias, residual, relu, row * k + col + 1, col + 1);
+            v1 = ktune_igemm_epilogue<PREC>(v1, bias, residual, relu, row * k + col + 1, col + 1);
         }
-        ktune_igemm_store(y + row * k + col, col, k, v0, v1);
+        ktune_igemm_store<PREC>(y + row * k + col, col, k, v0, v1);
       }
 }
 

@@ -6,7 +6,7 @@
 // the family's tf32 bound covers it), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
 // KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutTf32Epi: the same
-// rounded to TF32; KtuneConvWgOutBf16: bf16 of the same),
+// rounded to TF32; KtuneConvWgOutBf16 / KtuneConvWgOutFp16: bf16 / fp16 of the same),
 // dilation 1, symmetric zero padding. A K tile is one filter tap's 128 bytes of channels: 64
 // 16-bit ones (c % 64 == 0) or 32 tf32 ones (c % 32 == 0); a 128-byte row is a 128-byte row, so
 // the swizzle, the boxes' bytes, the descriptors and the four 32-byte K steps (k16, or k8 in tf32)
@@ -112,39 +112,37 @@ struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
   }
 };
 
-// bf16 (as raw bits: NVRTC has no cuda_bf16.h) of act(acc + bias[col] + residual[at + col]),
-// act = ReLU when relu != 0; bias and residual may be null. FP32 sums, one rounding to nearest
-// even (as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers store.
-struct KtuneConvWgOutBf16 {
+// The data's 16-bit type (PREC16 2: bf16, 3: fp16, as raw bits: NVRTC has no cuda_bf16.h /
+// cuda_fp16.h) of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and
+// residual (in the output's type) may be null. FP32 sums, one rounding to nearest even
+// (ktune_round16, as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers
+// and conv2d_ex's 16-bit outputs store.
+template <int PREC16>
+struct KtuneConvWgOut16 {
   struct Params {
     unsigned short* y;
     const float* bias;
-    const unsigned short* residual;  // bf16 bits, NHWC like y
+    const unsigned short* residual;  // PREC16's bits, NHWC like y
     int relu;
   };
-  static __device__ __forceinline__ float widen(unsigned short b) {
-    return __uint_as_float(unsigned(b) << 16);
-  }
-  static __device__ __forceinline__ unsigned round_bf16(float f) {
-    const unsigned u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN stays NaN
-    return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-  }
   static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
     if (o.bias) v += o.bias[col];
-    if (o.residual) v += widen(o.residual[at + col]);
+    if (o.residual) v += ktune_widen16<PREC16>(o.residual[at + col]);
     return o.relu ? fmaxf(v, 0.0f) : v;
   }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
                                                float v0, float v1) {
     if (col + 1 < k) {
-      const unsigned lo = round_bf16(act(o, at, col, v0)), hi = round_bf16(act(o, at, col + 1, v1));
+      const unsigned lo = ktune_round16<PREC16>(act(o, at, col, v0)),
+                     hi = ktune_round16<PREC16>(act(o, at, col + 1, v1));
       *reinterpret_cast<unsigned*>(o.y + at + col) = lo | (hi << 16);
     } else if (col < k) {
-      o.y[at + col] = (unsigned short)round_bf16(act(o, at, col, v0));
+      o.y[at + col] = (unsigned short)ktune_round16<PREC16>(act(o, at, col, v0));
     }
   }
 };
+typedef KtuneConvWgOut16<2> KtuneConvWgOutBf16;
+typedef KtuneConvWgOut16<3> KtuneConvWgOutFp16;
 
 // A block's share of the work: output tile (p0, q0, img0) by channel block k0 of work item w
 // (output tiles fastest, as the 2-d grid (output tiles, channel blocks) numbers them).

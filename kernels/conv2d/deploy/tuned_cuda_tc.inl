@@ -8,21 +8,19 @@
 // instantiated by nvcc from the headers the NVRTC sweep compiles, and the vendor candidate
 // "vendor=cudnn" (ktune deploy --vendors: deploy/vendor_cudnn.hpp). wgmma kernels need the library
 // built for sm_90a (their bodies are empty elsewhere; the launcher refuses devices other than
-// compute capability 9.0, and the fallback order then serves the layer). Output FP32 or, in bf16
-// only, bf16 (Conv2dOutput): every config writes either itself, FP32 accumulation with one rounding
-// at the store for bf16 (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOutBf16
-// epilogue, cuDNN's engines with a bf16 output tensor): no widening or narrowing pass, except
-// cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16
-// bits by the precision). An fp16 output is refused: the kernels' stores round to bf16 only (an
-// fp16 store would be a third output type in both kernels and their tests; the fp16 selector was
-// trained on FP32-output rows). Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
+// compute capability 9.0, and the fallback order then serves the layer). Output FP32 or the
+// data's 16-bit type (Conv2dOutput bf16 in bf16, fp16 in fp16; tf32 writes FP32 only): every
+// config writes either itself, FP32 accumulation with one rounding at the store for a 16-bit
+// output (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOut16 epilogue,
+// cuDNN's engines with a 16-bit output tensor): no widening or narrowing pass, except cuDNN's FP32
+// output from a 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16 bits by the
+// precision). The selectors were trained on FP32-output rows and pick the same config for either
+// output. Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
 // kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the wgmma kernel's
-// KtuneConvWgOutF32Epi / KtuneConvWgOutBf16 parameters; the plain call keeps the sweep's kernels);
+// KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the sweep's kernels);
 // cuDNN's output gets one elementwise pass after the engine (fused into the widening pass where
 // there is one), as does precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain
 // convolution.
-#include <cuda_fp16.h>
-
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -106,43 +104,33 @@ bool has_epilogue(const ktune::Conv2dEpilogue& e) { return e.bias || e.residual 
 // NHWC output elements of a layer.
 long long output_count(const kc::ConvDims& d) { return d.n * d.p() * d.q() * d.k; }
 
-// The value of a 16-bit input In of precision PREC (2: bf16 bits, 3: fp16 bits), or a float.
-template <int PREC>
-__device__ __forceinline__ float ktune_conv2d_ex_widen(float v) {
-  return v;
-}
-template <int PREC>
-__device__ __forceinline__ float ktune_conv2d_ex_widen(unsigned short b) {
-  if constexpr (PREC == 3) return __half2float(__ushort_as_half(b));
-  return ktune_igemm_widen(b);
-}
-
 // out[i] = act(in[i] + bias[i % k] + residual[i]) for count elements (NHWC, k channels), FP32
-// sums stored once in Out (float, or unsigned short: bf16 bits rounded to nearest even); In,
-// Out: float / unsigned short (In's 16 bits are PREC's: bf16 or fp16; a 16-bit Out and residual
-// are bf16). Widens cuDNN's 16-bit output (bias, residual null, relu 0: the values as they are)
-// and is the epilogue pass of the configs that have no fused one; in place when in == out (each
-// thread reads its element before it writes it).
+// sums stored once in Out (float, or unsigned short: PREC's 16 bits, bf16 or fp16, rounded to
+// nearest even); In, Out and the residual (Out's type): float / unsigned short (PREC's). Widens
+// cuDNN's 16-bit output (bias, residual null, relu 0: the values as they are) and is the epilogue
+// pass of the configs that have no fused one; in place when in == out (each thread reads its
+// element before it writes it).
 template <int PREC, class In, class Out>
 __global__ void ktune_conv2d_ex_epilogue(const In* in, Out* out, const float* bias,
                                          const Out* residual, int relu, long long count, int k) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
        i += (long long)gridDim.x * blockDim.x) {
-    float v = ktune_conv2d_ex_widen<PREC>(in[i]);
+    float v = ktune_igemm_widen<PREC>(in[i]);
     if (bias) v += bias[i % k];
-    if (residual) v += ktune_igemm_widen(residual[i]);
+    if (residual) v += ktune_igemm_widen<PREC>(residual[i]);
     if (relu) v = fmaxf(v, 0.0f);
     if constexpr (std::is_same_v<Out, float>)
       out[i] = v;
     else
-      out[i] = (unsigned short)ktune_igemm_round_bf16(v);
+      out[i] = (unsigned short)ktune_round16<PREC>(v);
   }
 }
 
 template <int PREC = 2, class In, class Out>
 void launch_epilogue(const In* in, Out* out, const ktune::Conv2dEpilogue& e, long long count,
                      long long k, cudaStream_t stream) {
-  static_assert(PREC == 2 || std::is_same_v<Out, float>, "a 16-bit output is bf16");
+  static_assert(PREC != 1 || (std::is_same_v<In, float> && std::is_same_v<Out, float>),
+                "tf32 data and output are FP32");
   const long long blocks = (count + 255) / 256 < 65535 ? (count + 255) / 256 : 65535;
   ktune_conv2d_ex_epilogue<PREC, In, Out><<<unsigned(blocks), 256, 0, stream>>>(
       in, out, e.bias, static_cast<const Out*>(e.residual), e.relu ? 1 : 0, count, int(k));
@@ -223,10 +211,10 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
                           count, d.k, stream);
   else if (wrote == dp::CudnnWrote::fp32 && has_epilogue(epi))
     launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k, stream);
-  else if constexpr (PREC == 2)  // a 16-bit output is bf16 (tc_prepare refuses others)
+  else if constexpr (PREC != 1)  // a 16-bit output is the data's type (tc_prepare)
     if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
-      launch_epilogue(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y), epi,
-                      count, d.k, stream);
+      launch_epilogue<PREC>(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y),
+                            epi, count, d.k, stream);
   if (wrote == dp::CudnnWrote::nothing && epi.residual != epilogue.residual) {
     // The first call's search wrote the output, which held the in-place residual: put it back
     // for the config the fallback order tries next.
@@ -257,7 +245,7 @@ Launch run_tc_wgmma(const kc::ConvDims& d, const kc::WgmmaConvMaps& maps, const 
 }
 
 // One of ktune's tensor-core kernels of a precision's selector, writing Y: float, or unsigned
-// short (bf16 bits, rounded once at the store).
+// short (PREC's 16 bits, bf16 or fp16, rounded once at the store).
 template <int PREC, size_t I, class Y>
 Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
                      const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
@@ -283,16 +271,17 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
     const cudaError_t error = kc::igemm_wgmma_device_ok(sm90);
     if (error != cudaSuccess) cuda_failure("cudaDeviceGetAttribute", error);
     if (!sm90 || !kc::igemm_wgmma_refusal(g, d, x, w).empty()) return Launch::refused;
-    // The bf16 epilogue stores column pairs as 4 bytes: a 2-byte aligned output goes to mma.
+    // The 16-bit epilogue stores column pairs as 4 bytes: a 2-byte aligned output goes to mma.
     if (out16 && reinterpret_cast<uintptr_t>(y) % 4 != 0) return Launch::refused;
     kc::WgmmaConvMaps maps;
     if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
     const int relu = epilogue.relu ? 1 : 0;
     if constexpr (out16) {
-      return run_tc_wgmma<PREC, I, KtuneConvWgOutBf16>(
+      using Out16 = KtuneConvWgOut16<PREC>;
+      return run_tc_wgmma<PREC, I, Out16>(
           d, maps,
-          KtuneConvWgOutBf16::Params{y, epilogue.bias,
-                                     static_cast<const unsigned short*>(epilogue.residual), relu},
+          typename Out16::Params{y, epilogue.bias,
+                                 static_cast<const unsigned short*>(epilogue.residual), relu},
           stream);
     } else if (has_epilogue(epilogue)) {
       return run_tc_wgmma<PREC, I, KtuneConvWgOutF32Epi>(
@@ -306,15 +295,14 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
   }
 }
 
-// y: FP32, or bf16 bits when out16 (bf16 precision only: the fp16 kernels are instantiated with
-// FP32 output alone).
+// y: FP32, or the data's 16 bits when out16 (bf16 or fp16; tf32 output is FP32 only).
 template <int PREC, size_t I>
 Launch run_tc_config(const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
                      const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
   if constexpr (is_cudnn(TcSelector<PREC>::kConfigs[I])) {
     return run_tc_cudnn<PREC>(d, x, w, y, out16, epilogue, stream);
   } else {
-    if constexpr (PREC == 2)
+    if constexpr (PREC != 1)
       if (out16)
         return run_tc_kernel<PREC, I>(d, x, w, static_cast<unsigned short*>(y), epilogue, stream);
     if (out16) return Launch::refused;  // not reached: tc_prepare refuses it
@@ -398,16 +386,20 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
                                      " is none of tf32 (1), bf16 (2), fp16 (3) (fp32 (0): "
                                      "ktune::conv2d)");
   const char* name = tc_precision_name(int(precision));
-  if (output_type == ktune::Conv2dOutput::fp16)
-    dp::argument_error(function,
-                       "output type fp16 (3) is not served (the kernels store FP32 or bf16): "
-                       "use Conv2dOutput::fp32");
-  if (output_type != ktune::Conv2dOutput::fp32 && output_type != ktune::Conv2dOutput::bf16)
+  if (output_type != ktune::Conv2dOutput::fp32 && output_type != ktune::Conv2dOutput::bf16 &&
+      output_type != ktune::Conv2dOutput::fp16)
     dp::argument_error(function, "output type " + std::to_string(int(output_type)) +
-                                     " is neither fp32 (0) nor bf16 (2)");
-  if (output_type == ktune::Conv2dOutput::bf16 && precision != ktune::Conv2dPrecision::bf16)
-    dp::argument_error(function, std::string("output type bf16 (2) needs precision bf16 (") + name +
-                                     ": output fp32)");
+                                     " is none of fp32 (0), bf16 (2), fp16 (3)");
+  // A 16-bit output is the data's type (the kernels' stores round to it, cuDNN writes it).
+  if (output_type != ktune::Conv2dOutput::fp32 && int(output_type) != int(precision)) {
+    const char* out = tc_precision_name(int(output_type));
+    dp::argument_error(
+        function, std::string("output type ") + out + " (" + std::to_string(int(output_type)) +
+                      ") needs precision " + out + " (" + name + ": output fp32" +
+                      (precision == ktune::Conv2dPrecision::tf32 ? std::string()
+                                                                 : std::string(" or ") + name) +
+                      ")");
+  }
   if (tc_num_configs(precision) == 0)
     dp::argument_error(function, std::string("this library ships no ") + name +
                                      " selector (NAMED_SELECTORS " + name + ")");
@@ -417,7 +409,7 @@ bool tc_prepare(const char* function, ktune::Conv2dPrecision precision,
     return false;
   dp::check_conv2d_epilogue(function, epilogue, output,
                             output_count(tc_dims<2>(n, h, w, c, k, r, s, stride, pad)),
-                            output_type == ktune::Conv2dOutput::bf16 ? 2 : 4, k);
+                            output_type == ktune::Conv2dOutput::fp32 ? 4 : 2, k);
   return true;
 }
 
@@ -476,7 +468,7 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
   if (!tc_prepare("ktune::conv2d_ex", precision, output_type, n, h, w, c, k, r, s, stride, pad,
                   input, filter, output, epilogue))
     return;
-  const bool out16 = output_type == Conv2dOutput::bf16;
+  const bool out16 = output_type != Conv2dOutput::fp32;  // the data's 16 bits (tc_prepare)
   auto* st = reinterpret_cast<::cudaStream_t>(stream);
   with_tc_precision(precision, [&](auto prec) {
     constexpr int P = decltype(prec)::value;
@@ -555,7 +547,7 @@ bool tuned_conv2d_ex_run_config_cuda(Conv2dPrecision precision, Conv2dOutput out
           "index = " + std::to_string(index) + " is not a shipped " + tc_precision_name(P) +
               " config (0.." + std::to_string(TcSelector<P>::kNumConfigs - 1) + ")");
     return tc_launch<P>(index, tc_dims<P>(n, h, w, c, k, r, s, stride, pad), input, filter, output,
-                        output_type == Conv2dOutput::bf16, epilogue,
+                        output_type != Conv2dOutput::fp32, epilogue,
                         reinterpret_cast<::cudaStream_t>(stream)) == Launch::ok;
   });
 }

@@ -8,11 +8,11 @@
 // and keeps the faster; for an FP32 output then the backend engines that write it directly, kept
 // when no slower than that 16-bit best alone (the 16-bit output costs a widening pass on top; a
 // limited search, kCudnnFp32OutputConfigsPerMode). A 16-bit output (conv2d_ex's
-// Conv2dOutput::bf16) is the engines' own: the kept choice writes the caller's output, no scratch,
-// no widening. Each search with workspaces up to
-// kCudnnMaxWorkspace; later calls only run the kept choice. The row also tried NCHW; the
-// deployed call keeps the caller's NHWC (a layout change would cost two transposes per call).
-// KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search to stderr.
+// Conv2dOutput::bf16 / fp16) is the engines' own: the kept choice writes the caller's output, no
+// scratch, no widening. Each search with workspaces up to kCudnnMaxWorkspace; later calls only run
+// the kept choice. The row also tried NCHW; the deployed call keeps the caller's NHWC (a layout
+// change would cost two transposes per call). KTUNE_CONV2D_CUDNN_LOG=1 prints each layer's search
+// to stderr.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
