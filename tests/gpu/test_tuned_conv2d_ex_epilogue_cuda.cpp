@@ -2,7 +2,8 @@
 // shipped config of the bf16 selector (cuda_igemm_mma, cuda_igemm_wgmma, cuDNN) and the
 // selector's picks, FP32 and bf16 output, with bias only, bias + ReLU, bias + residual + ReLU and
 // the residual in place (the output itself); the same for the fp16 selector with FP32 and fp16
-// output; precision fp32 (ktune::conv2d's kinds + one pass).
+// output and the tf32 selector with FP32 output (the only one tf32 writes); precision fp32
+// (ktune::conv2d's kinds + one pass).
 // Data: uniform in [-1, 1), never zero (so about half the sums are negative and ReLU matters);
 // the output poisoned (every bit set: NaN) before each run. Judged against the float64 reference
 // relu(conv + bias + residual) of the FP32 data the 16-bit inputs were rounded from (the residual's
@@ -34,6 +35,7 @@ namespace conv = ktune::kernels::conv2d;
 namespace kg = ktune::kernels::gemm;
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
+constexpr auto kTf32 = ktune::Conv2dPrecision::tf32;
 
 using ktune::test::download;
 using ktune::test::upload;
@@ -74,21 +76,33 @@ double epilogue_bound(double e, double conv_norm, double bias_norm, double resid
   return abs / y_norm;
 }
 
-// A layer on the device: 16-bit input and filter (bf16 or fp16), FP32 bias, a residual in each
-// output type, the output buffers (FP32 and the data's 16 bits), and the float64 conv of the FP32
-// data.
+// The output types of a precision (out16 or not): FP32, and the data's 16 bits (bf16, fp16; tf32
+// writes FP32 only).
+std::vector<bool> outputs16(ktune::Conv2dPrecision p) {
+  return p == kTf32 ? std::vector<bool>{false} : std::vector<bool>{false, true};
+}
+
+// A layer on the device: input and filter in the precision (bf16 or fp16 bits, or tf32's FP32
+// values), FP32 bias, a residual in each output type, the output buffers (FP32 and the data's 16
+// bits), and the float64 conv of the FP32 data.
 struct Layer {
   explicit Layer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16) : shape(s) {
     const auto in = kg::random_matrix(size_t(s.input_elements()), 17);
     const auto fl = kg::random_matrix(size_t(s.filter_elements()), 18);
     conv_ref = conv::reference_conv2d(s, in.data(), fl.data());
-    shape.precision = p == kFp16 ? kg::Precision::fp16 : kg::Precision::bf16;
-    x = upload(kg::to_input_bits(in, shape.precision), "16-bit input");
-    w = upload(kg::to_input_bits(fl, shape.precision), "16-bit filter");
+    shape.precision = kg::Precision(int(p));  // conv2d_ex's codes are the sweep's
+    if (sixteen()) {
+      x = upload(kg::to_input_bits(in, shape.precision), "16-bit input");
+      w = upload(kg::to_input_bits(fl, shape.precision), "16-bit filter");
+    } else {
+      x32 = upload(in, "tf32 input");
+      w32 = upload(fl, "tf32 filter");
+    }
     count = size_t(s.output_elements());
     bias_host = ktune::kernels::gemm::random_matrix(size_t(s.k), 19);
     residual32 = ktune::kernels::gemm::random_matrix(count, 20);
-    residual16 = kg::to_input_bits(residual32, shape.precision);
+    // tf32 writes FP32 only: its 16-bit residual is bf16, never used.
+    residual16 = kg::to_input_bits(residual32, sixteen() ? shape.precision : kg::Precision::bf16);
     bias = upload(bias_host, "bias");
     res32 = upload(residual32, "FP32 residual");
     res16 = upload(residual16, "16-bit residual");
@@ -97,6 +111,13 @@ struct Layer {
     plain32 = ktune::cuda::DeviceBuffer<float>(count, "FP32 plain output");
     plain16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "16-bit plain output");
   }
+  bool sixteen() const { return kg::input_bytes(shape.precision) == 2; }
+  const void* input() const { return sixteen() ? (const void*)x.data() : x32.data(); }
+  const void* filter() const { return sixteen() ? (const void*)w.data() : w32.data(); }
+  // A cuDNN pick's transform factor (its algorithm may be Winograd): F(2x2)'s in 16 bits, F(4x4)'s
+  // in tf32 (as tuned_conv_bench); whether its conv is rounded before the epilogue pass: a 16-bit
+  // engine output is, tf32's FP32 output is not.
+  int vendor_m() const { return sixteen() ? 2 : 4; }
   // The data's 16-bit type: bits of a float (nearest even, as the stores) and their value.
   uint16_t narrow(float v) const { return kg::input_bits(v, shape.precision); }
   float widen(uint16_t b) const { return kg::input_value(b, shape.precision); }
@@ -193,7 +214,8 @@ struct Layer {
   std::vector<double> conv_ref;
   std::vector<float> bias_host, residual32;
   std::vector<uint16_t> residual16;
-  ktune::cuda::DeviceBuffer<uint16_t> x, w;
+  ktune::cuda::DeviceBuffer<uint16_t> x, w;   // 16-bit data
+  ktune::cuda::DeviceBuffer<float> x32, w32;  // tf32's
   ktune::cuda::DeviceBuffer<float> bias, res32, y32, plain32;
   ktune::cuda::DeviceBuffer<uint16_t> res16, y16, plain16;
 };
@@ -218,26 +240,26 @@ void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
     const Layer l(s, p);
     for (int i = 0; i < info.num_configs; ++i) {
       const bool vendor = is_vendor(info.configs[i]);
-      for (bool out16 : {false, true}) {  // FP32, and the data's 16 bits
+      for (bool out16 : outputs16(p)) {
         const auto output = l.output(out16);
         // The plain call first, in this output type (whether the config runs) and in FP32 (its
         // accumulators: ktune's kernels' fused output must be their epilogue exactly).
         void* plain = out16 ? static_cast<void*>(l.plain16.data()) : l.plain32.data();
         const bool applies = ktune::tuned_conv2d_ex_run_config_cuda(
-            p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
-            l.w.data(), plain, nullptr);
+            p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.input(), l.filter(),
+            plain, nullptr);
         if (applies && out16 && !vendor) {
           ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
               p, ktune::Conv2dOutput::fp32, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-              l.x.data(), l.w.data(), l.plain32.data(), nullptr));
+              l.input(), l.filter(), l.plain32.data(), nullptr));
         }
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " on " << name(s);
         const std::vector<float> plain_values = download(l.plain32.data(), l.count);
         for (const Parts& parts : kParts) {
           l.prepare(out16, parts);
           const bool fused = ktune::tuned_conv2d_ex_run_config_cuda(
-              p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
-              l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr);
+              p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.input(),
+              l.filter(), l.out(out16), l.epilogue(out16, parts), nullptr);
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " " << parts.name;
           ASSERT_EQ(fused, applies) << info.configs[i] << " " << parts.name << " on " << name(s)
                                     << ": the epilogue changed whether the config runs";
@@ -245,7 +267,8 @@ void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
           ++ran[size_t(i)];
           const std::vector<float> out = l.values(out16);
           const double error = l.error(out, out16, parts);
-          const double bound = l.bound(out16, parts, vendor ? 2 : 0, vendor);
+          const double bound =
+              l.bound(out16, parts, vendor ? l.vendor_m() : 0, vendor && l.sixteen());
           EXPECT_LE(error, bound) << info.configs[i] << " " << parts.name << " on " << name(s)
                                   << " " << l.output_name(out16) << " output";
           EXPECT_GT(error, 0.0) << info.configs[i] << " " << parts.name << " on " << name(s);
@@ -277,6 +300,11 @@ TEST(TunedConv2dExCudaEpilogue, EveryShippedFp16ConfigFusesEachEpilogueWithinThe
   every_shipped_config_fuses_each_epilogue(kFp16);
 }
 
+TEST(TunedConv2dExCudaEpilogue, EveryShippedTf32ConfigFusesEachEpilogueWithinTheBound) {
+  KTUNE_REQUIRE_GPU();
+  every_shipped_config_fuses_each_epilogue(kTf32);
+}
+
 // conv2d_ex's picks with bias + residual + ReLU in each output type, on a stream of its own; a
 // planted error (one output moved by twice the bound's share of the reference's norm) fails.
 void picks_fuse_the_epilogue(ktune::Conv2dPrecision p) {
@@ -285,14 +313,15 @@ void picks_fuse_the_epilogue(ktune::Conv2dPrecision p) {
   const auto api_stream = reinterpret_cast<ktune::cudaStream_t>(stream.get());
   const Parts& parts = kParts[2];
   for (const conv::Shape& s : test_layers())
-    for (bool out16 : {false, true}) {
+    for (bool out16 : outputs16(p)) {
       const Layer l(s, p);
       l.prepare(out16, parts);
       ktune::conv2d_ex(p, l.output(out16), s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-                       l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), api_stream);
+                       l.input(), l.filter(), l.out(out16), l.epilogue(out16, parts), api_stream);
       ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess) << name(s);
       std::vector<float> out = l.values(out16);
-      const double bound = l.bound(out16, parts, 2, true);  // the pick may be cuDNN
+      const double bound =  // the pick may be cuDNN
+          l.bound(out16, parts, l.vendor_m(), l.sixteen());
       EXPECT_LE(l.error(out, out16, parts), bound) << name(s) << " " << l.output_name(out16);
       const auto y = l.reference(out16, parts);
       const size_t at = out.size() / 2;
@@ -311,6 +340,11 @@ TEST(TunedConv2dExCudaEpilogue, TheFp16SelectorsPicksMatchTheReferenceAndAPlante
   picks_fuse_the_epilogue(kFp16);
 }
 
+TEST(TunedConv2dExCudaEpilogue, TheTf32SelectorsPicksMatchTheReferenceAndAPlantedErrorFails) {
+  KTUNE_REQUIRE_GPU();
+  picks_fuse_the_epilogue(kTf32);
+}
+
 // Precision p's cuDNN candidate with each epilogue in FP32 and the data's 16-bit output: the
 // search's call and a steady-state one (FP32: one pass after the engine widens its 16-bit output
 // (or after an FP32-output engine) and applies the epilogue; 16 bits: the engine writes the
@@ -322,17 +356,17 @@ void the_cudnn_candidate_applies_each_epilogue(ktune::Conv2dPrecision p, const L
     if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
   ASSERT_GE(index, 0) << "the selector of precision " << int(p) << " ships no vendor=cudnn";
   const conv::Shape& s = l.shape;
-  for (bool out16 : {false, true})
+  for (bool out16 : outputs16(p))
     for (const Parts& parts : kParts)
       for (const char* call : {"first", "second"}) {
         l.prepare(out16, parts);
         ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
             p, l.output(out16), index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-            l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr))
+            l.input(), l.filter(), l.out(out16), l.epilogue(out16, parts), nullptr))
             << "cuDNN refused " << name(s);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const double error = l.error(l.values(out16), out16, parts);
-        EXPECT_LE(error, l.bound(out16, parts, 2, true))
+        EXPECT_LE(error, l.bound(out16, parts, l.vendor_m(), l.sixteen()))
             << call << " " << parts.name << " " << l.output_name(out16);
         EXPECT_GT(error, 0.0);
       }
@@ -341,6 +375,12 @@ void the_cudnn_candidate_applies_each_epilogue(ktune::Conv2dPrecision p, const L
 TEST(TunedConv2dExCudaEpilogue, TheFp16CudnnCandidateAppliesTheEpilogue) {
   KTUNE_REQUIRE_GPU();
   the_cudnn_candidate_applies_each_epilogue(kFp16, Layer({1, 28, 28, 128, 128, 3, 3, 1, 1}, kFp16));
+}
+
+// tf32's: cuDNN writes the FP32 output itself, one pass in place applies the epilogue.
+TEST(TunedConv2dExCudaEpilogue, TheTf32CudnnCandidateAppliesTheEpilogue) {
+  KTUNE_REQUIRE_GPU();
+  the_cudnn_candidate_applies_each_epilogue(kTf32, Layer({1, 28, 28, 128, 128, 3, 3, 1, 1}, kTf32));
 }
 
 // The bf16 cuDNN candidate as above, and precision fp32 (ktune::conv2d's kinds, then the pass).
