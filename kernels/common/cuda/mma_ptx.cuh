@@ -1,5 +1,6 @@
 // Inline-PTX building blocks of the mma.sync main loops (sm_80+): shared addresses, 16-byte
-// cp.async, ldmatrix, the 16-bit m16n8k16 and the tf32 m16n8k8 tensor-core instructions. Used by
+// cp.async, ldmatrix, the 16-bit m16n8k16 and the tf32 m16n8k8 tensor-core instructions, and the
+// roundings to and from a 16-bit output (also the wgmma conv kernel's epilogues). Used by
 // the GEMM family's mma kind (kernels/gemm/cuda/gemm_mma.cuh) and conv2d's implicit-GEMM kind
 // (kernels/conv2d/cuda/conv2d_igemm_mma.cuh). Compiled at run time by NVRTC (no standard
 // headers) and ahead of time by nvcc.

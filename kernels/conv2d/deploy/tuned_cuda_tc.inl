@@ -211,10 +211,9 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
                           count, d.k, stream);
   else if (wrote == dp::CudnnWrote::fp32 && has_epilogue(epi))
     launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k, stream);
-  else if constexpr (PREC != 1)  // a 16-bit output is the data's type (tc_prepare)
-    if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
-      launch_epilogue<PREC>(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y),
-                            epi, count, d.k, stream);
+  else if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))  // the data's 16 bits
+    launch_epilogue<PREC>(static_cast<const unsigned short*>(y), static_cast<unsigned short*>(y),
+                          epi, count, d.k, stream);
   if (wrote == dp::CudnnWrote::nothing && epi.residual != epilogue.residual) {
     // The first call's search wrote the output, which held the in-place residual: put it back
     // for the config the fallback order tries next.
