@@ -2,7 +2,9 @@
 // What the tests of the conv2d family's tensor-core kinds (cuda_igemm_mma, cuda_igemm_wgmma)
 // share: the family with its CUDA backends, a kind's configs read from the space, and the check
 // that every config of the kind verifies on every layer in its precisions (tf32, bf16, fp16)
-// through the sweep's sessions (float64 reference, the family's per-precision bound).
+// through the sweep's sessions (float64 reference, the family's per-precision bound); and what
+// the tests of ktune::conv2d_ex share: the data as the kernels read it, the vendor candidates of
+// a shipped selector.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/conv2d/conv2d_family.hpp"
+#include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_buffer.hpp"
@@ -51,6 +54,17 @@ inline ktune::cuda::DeviceBuffer<unsigned char> upload_as_read(const std::vector
   ktune::cuda::check(cudaMemcpy(buffer.data(), host, buffer.bytes(), cudaMemcpyHostToDevice),
                      "cudaMemcpy(" + what + ")");
   return buffer;
+}
+
+// A shipped config that is a vendor call ("vendor=cudnn"), not one of ktune's kernels.
+inline bool is_vendor(const char* config) { return std::string(config).rfind("vendor=", 0) == 0; }
+
+// The index of conv2d_ex's shipped "vendor=cudnn" config in precision p (-1: none).
+inline int cudnn_index(ktune::Conv2dPrecision p) {
+  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
+  for (int i = 0; i < info.num_configs; ++i)
+    if (std::string(info.configs[i]) == "vendor=cudnn") return i;
+  return -1;
 }
 
 // Runs every config once on every layer in each of `precisions` (a fatal failure ends the check):

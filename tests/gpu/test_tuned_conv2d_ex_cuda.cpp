@@ -29,6 +29,8 @@ namespace {
 
 namespace conv = ktune::kernels::conv2d;
 namespace kg = ktune::kernels::gemm;
+using conv::cuda::test::cudnn_index;
+using conv::cuda::test::is_vendor;
 using conv::cuda::test::upload_as_read;
 constexpr size_t kGuard = 64;
 constexpr float kGuardValue = -12345.0f;
@@ -111,7 +113,7 @@ void every_shipped_config_matches_the_reference(ktune::Conv2dPrecision p) {
       const double error = l.error(l.result());
       // cuDNN's pick may be a Winograd / FFT algorithm: the family's 16-bit transform factor
       // (F(2x2)'s 8, as the sweep's cudnn row is judged); ktune's 16-bit kernels get none.
-      const bool vendor = std::string(info.configs[i]).rfind("vendor=", 0) == 0;
+      const bool vendor = is_vendor(info.configs[i]);
       const double bound = conv::error_bound(l.shape, vendor ? 2 : 0);
       EXPECT_LE(error, bound) << info.configs[i] << " on " << name(s);
       EXPECT_GT(error, 0.0) << info.configs[i] << " on " << name(s) << ": " << precision_name(p)
@@ -156,7 +158,7 @@ void picks_match_the_reference_and_a_planted_error_fails(ktune::Conv2dPrecision 
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess) << name(s);
     std::vector<float> out = l.result();
     // cuDNN (picked, or maybe served by the fallback order) may run a Winograd algorithm.
-    const bool vendor = std::string(info.configs[pick]).rfind("vendor=", 0) == 0;
+    const bool vendor = is_vendor(info.configs[pick]);
     const double bound = conv::error_bound(l.shape, vendor || !pick_runs ? 2 : 0);
     EXPECT_LE(l.error(out), bound) << info.configs[pick] << " on " << name(s);
     // Planted: one output moved by twice the bound's share of the reference's norm.
@@ -216,14 +218,6 @@ TEST(TunedConv2dExCuda, AnFp16ResultIsSeveralTimesMoreAccurateThanABf16One) {
   EXPECT_LE(fp16_error, conv::error_bound(fp16.shape, 2));
   EXPECT_GT(fp16_error, 0.0);
   EXPECT_LT(3 * fp16_error, bf16_error);
-}
-
-// The shipped "vendor=cudnn" config's index (-1: none).
-int cudnn_index(ktune::Conv2dPrecision p) {
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
-  for (int i = 0; i < info.num_configs; ++i)
-    if (std::string(info.configs[i]) == "vendor=cudnn") return i;
-  return -1;
 }
 
 // Runs the cuDNN candidate on l's data into `out` (NaN first) and returns its relative error;

@@ -27,6 +27,7 @@
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
 #include "tests/gpu/bf16_device_util.hpp"
+#include "tests/gpu/conv2d_tc_checks.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
@@ -37,6 +38,9 @@ constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
 constexpr auto kTf32 = ktune::Conv2dPrecision::tf32;
 
+using conv::cuda::test::cudnn_index;
+using conv::cuda::test::is_vendor;
+using conv::cuda::test::upload_as_read;
 using ktune::test::download;
 using ktune::test::upload;
 
@@ -87,17 +91,12 @@ std::vector<bool> outputs16(ktune::Conv2dPrecision p) {
 // bits), and the float64 conv of the FP32 data.
 struct Layer {
   explicit Layer(const conv::Shape& s, ktune::Conv2dPrecision p = kBf16) : shape(s) {
-    const auto in = kg::random_matrix(size_t(s.input_elements()), 17);
-    const auto fl = kg::random_matrix(size_t(s.filter_elements()), 18);
-    conv_ref = conv::reference_conv2d(s, in.data(), fl.data());
+    in_host = kg::random_matrix(size_t(s.input_elements()), 17);
+    fl_host = kg::random_matrix(size_t(s.filter_elements()), 18);
+    conv_ref = conv::reference_conv2d(s, in_host.data(), fl_host.data());
     shape.precision = kg::Precision(int(p));  // conv2d_ex's codes are the sweep's
-    if (sixteen()) {
-      x = upload(kg::to_input_bits(in, shape.precision), "16-bit input");
-      w = upload(kg::to_input_bits(fl, shape.precision), "16-bit filter");
-    } else {
-      x32 = upload(in, "tf32 input");
-      w32 = upload(fl, "tf32 filter");
-    }
+    x = upload_as_read(in_host, shape.precision, "input");
+    w = upload_as_read(fl_host, shape.precision, "filter");
     count = size_t(s.output_elements());
     bias_host = ktune::kernels::gemm::random_matrix(size_t(s.k), 19);
     residual32 = ktune::kernels::gemm::random_matrix(count, 20);
@@ -112,8 +111,6 @@ struct Layer {
     plain16 = ktune::cuda::DeviceBuffer<uint16_t>(count, "16-bit plain output");
   }
   bool sixteen() const { return kg::input_bytes(shape.precision) == 2; }
-  const void* input() const { return sixteen() ? (const void*)x.data() : x32.data(); }
-  const void* filter() const { return sixteen() ? (const void*)w.data() : w32.data(); }
   // A cuDNN pick's transform factor (its algorithm may be Winograd): F(2x2)'s in 16 bits, F(4x4)'s
   // in tf32 (as tuned_conv_bench); whether its conv is rounded before the epilogue pass: a 16-bit
   // engine output is, tf32's FP32 output is not.
@@ -214,14 +211,13 @@ struct Layer {
   std::vector<double> conv_ref;
   std::vector<float> bias_host, residual32;
   std::vector<uint16_t> residual16;
-  ktune::cuda::DeviceBuffer<uint16_t> x, w;   // 16-bit data
-  ktune::cuda::DeviceBuffer<float> x32, w32;  // tf32's
+  std::vector<float> in_host, fl_host;            // the FP32 data before the rounding
+  ktune::cuda::DeviceBuffer<unsigned char> x, w;  // as the kernels read them (upload_as_read)
   ktune::cuda::DeviceBuffer<float> bias, res32, y32, plain32;
   ktune::cuda::DeviceBuffer<uint16_t> res16, y16, plain16;
 };
 
 std::string name(const conv::Shape& s) { return conv::problem_of(s).key(); }
-bool is_vendor(const char* config) { return std::string(config).rfind("vendor=", 0) == 0; }
 
 // The stem (mma and cuDNN only), c % 64 (wgmma), 1x1, stride 2, and an odd k (wgmma refuses it).
 std::vector<conv::Shape> test_layers() {
@@ -246,20 +242,20 @@ void every_shipped_config_fuses_each_epilogue(ktune::Conv2dPrecision p) {
         // accumulators: ktune's kernels' fused output must be their epilogue exactly).
         void* plain = out16 ? static_cast<void*>(l.plain16.data()) : l.plain32.data();
         const bool applies = ktune::tuned_conv2d_ex_run_config_cuda(
-            p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.input(), l.filter(),
-            plain, nullptr);
+            p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
+            l.w.data(), plain, nullptr);
         if (applies && out16 && !vendor) {
           ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
               p, ktune::Conv2dOutput::fp32, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-              l.input(), l.filter(), l.plain32.data(), nullptr));
+              l.x.data(), l.w.data(), l.plain32.data(), nullptr));
         }
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " on " << name(s);
         const std::vector<float> plain_values = download(l.plain32.data(), l.count);
         for (const Parts& parts : kParts) {
           l.prepare(out16, parts);
           const bool fused = ktune::tuned_conv2d_ex_run_config_cuda(
-              p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.input(),
-              l.filter(), l.out(out16), l.epilogue(out16, parts), nullptr);
+              p, output, i, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(),
+              l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr);
           ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << info.configs[i] << " " << parts.name;
           ASSERT_EQ(fused, applies) << info.configs[i] << " " << parts.name << " on " << name(s)
                                     << ": the epilogue changed whether the config runs";
@@ -317,7 +313,7 @@ void picks_fuse_the_epilogue(ktune::Conv2dPrecision p) {
       const Layer l(s, p);
       l.prepare(out16, parts);
       ktune::conv2d_ex(p, l.output(out16), s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-                       l.input(), l.filter(), l.out(out16), l.epilogue(out16, parts), api_stream);
+                       l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), api_stream);
       ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess) << name(s);
       std::vector<float> out = l.values(out16);
       const double bound =  // the pick may be cuDNN
@@ -350,10 +346,7 @@ TEST(TunedConv2dExCudaEpilogue, TheTf32SelectorsPicksMatchTheReferenceAndAPlante
 // (or after an FP32-output engine) and applies the epilogue; 16 bits: the engine writes the
 // output, one pass in place applies it). A layer no earlier test searched.
 void the_cudnn_candidate_applies_each_epilogue(ktune::Conv2dPrecision p, const Layer& l) {
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
-  int index = -1;
-  for (int i = 0; i < info.num_configs; ++i)
-    if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
+  const int index = cudnn_index(p);
   ASSERT_GE(index, 0) << "the selector of precision " << int(p) << " ships no vendor=cudnn";
   const conv::Shape& s = l.shape;
   for (bool out16 : outputs16(p))
@@ -362,7 +355,7 @@ void the_cudnn_candidate_applies_each_epilogue(ktune::Conv2dPrecision p, const L
         l.prepare(out16, parts);
         ASSERT_TRUE(ktune::tuned_conv2d_ex_run_config_cuda(
             p, l.output(out16), index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad,
-            l.input(), l.filter(), l.out(out16), l.epilogue(out16, parts), nullptr))
+            l.x.data(), l.w.data(), l.out(out16), l.epilogue(out16, parts), nullptr))
             << "cuDNN refused " << name(s);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const double error = l.error(l.values(out16), out16, parts);
@@ -392,11 +385,9 @@ TEST(TunedConv2dExCudaEpilogue, TheCudnnCandidateAndPrecisionFp32ApplyTheEpilogu
   // Precision fp32: the FP32 data of the same values (the bf16 ones widened), FP32 output; the
   // FP32 kinds include Winograd F(4x4, 3x3). The reference is of the data before the bf16
   // rounding, so the bf16 shape's bound (which counts that rounding) applies.
-  std::vector<float> in32(size_t(s.input_elements())), fl32(size_t(s.filter_elements()));
-  const auto in16 = download(l.x.data(), in32.size());
-  const auto fl16 = download(l.w.data(), fl32.size());
-  for (size_t i = 0; i < in32.size(); ++i) in32[i] = l.widen(in16[i]);
-  for (size_t i = 0; i < fl32.size(); ++i) fl32[i] = l.widen(fl16[i]);
+  std::vector<float> in32(l.in_host.size()), fl32(l.fl_host.size());
+  for (size_t i = 0; i < in32.size(); ++i) in32[i] = l.widen(l.narrow(l.in_host[i]));
+  for (size_t i = 0; i < fl32.size(); ++i) fl32[i] = l.widen(l.narrow(l.fl_host[i]));
   const auto x32 = upload(in32, "FP32 input");
   const auto w32 = upload(fl32, "FP32 filter");
   for (const Parts& parts : kParts) {

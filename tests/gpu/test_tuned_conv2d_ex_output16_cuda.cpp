@@ -26,6 +26,7 @@
 #include "ktune/conv2d.hpp"
 #include "ktune/cuda.hpp"
 #include "tests/gpu/bf16_device_util.hpp"
+#include "tests/gpu/conv2d_tc_checks.hpp"
 #include "tests/gpu/gpu_test_util.hpp"
 
 namespace {
@@ -37,6 +38,8 @@ constexpr uint16_t kPoison16 = 0xFFFF;  // a NaN in bf16 and in fp16
 constexpr auto kBf16 = ktune::Conv2dPrecision::bf16;
 constexpr auto kFp16 = ktune::Conv2dPrecision::fp16;
 namespace gemm = ktune::kernels::gemm;
+using conv::cuda::test::cudnn_index;
+using conv::cuda::test::is_vendor;
 
 using ktune::test::download;
 using ktune::test::upload;
@@ -96,7 +99,6 @@ struct Layer {
 
 // The layer's problem key ("n=1;h=15;...").
 std::string name(const conv::Shape& s) { return conv::problem_of(s).key(); }
-bool is_vendor(const char* config) { return std::string(config).rfind("vendor=", 0) == 0; }
 
 // The layers of test_tuned_conv2d_ex_cuda.cpp (the stem, strides, 1x1 and 7x7, c % 64 for wgmma,
 // c % 8 only) and an odd k (the element-wise stores).
@@ -216,10 +218,7 @@ TEST(TunedConv2dExCudaFp16Output, TheSelectorsPicksMatchTheReferenceAndAPlantedE
 // writes the caller's output: no scratch, no widening), each within the bound.
 void the_cudnn_candidate_writes_the_output16_on_every_call(ktune::Conv2dPrecision p) {
   const char* type = p == kBf16 ? "bf16" : "fp16";
-  const auto& info = ktune::tuned_conv2d_ex_info_cuda(p);
-  int index = -1;
-  for (int i = 0; i < info.num_configs; ++i)
-    if (std::string(info.configs[i]) == "vendor=cudnn") index = i;
+  const int index = cudnn_index(p);
   ASSERT_GE(index, 0) << "the " << type << " selector ships no vendor=cudnn candidate";
   const std::vector<conv::Shape> layers = {{1, 56, 56, 64, 64, 3, 3, 1, 1},
                                            {2, 14, 14, 256, 512, 1, 1, 1, 0},
