@@ -6,7 +6,8 @@
 // the family's tf32 bound covers it), FP32 accumulation, output NHWC by
 // the epilogue EPI (default KtuneConvWgOutF32: FP32, as stored before epilogues existed;
 // KtuneConvWgOutF32Epi: FP32 of act(acc + bias + residual); KtuneConvWgOutTf32Epi: the same
-// rounded to TF32; KtuneConvWgOutBf16 / KtuneConvWgOutFp16: bf16 / fp16 of the same),
+// rounded to TF32; KtuneConvWgOutBf16 / KtuneConvWgOutFp16: bf16 / fp16 of the same;
+// KtuneConvWgOut16Plain: bf16 / fp16 of the accumulator),
 // dilation 1, symmetric zero padding. A K tile is one filter tap's 128 bytes of channels: 64
 // 16-bit ones (c % 64 == 0) or 32 tf32 ones (c % 32 == 0); a 128-byte row is a 128-byte row, so
 // the swizzle, the boxes' bytes, the descriptors and the four 32-byte K steps (k16, or k8 in tf32)
@@ -29,7 +30,9 @@
 // walking the same work items (below). Epilogue: rows whose pixel
 // is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored; EPI::store
 // gets each thread's pairs of adjacent columns straight from the accumulator registers (no shared
-// memory staging: the network's layers are small enough that the stores hide behind other blocks).
+// memory staging: the network's layers are small enough that the stores hide behind other blocks);
+// the plain 16-bit output's EPI::store_blocks gets two blocks' pairs and exchanges them inside the
+// quad so that each store writes whole 32-byte sectors (ktune_cwg_store16_quad).
 #ifndef KTUNE_CONV2D_WGMMA_CUH
 #define KTUNE_CONV2D_WGMMA_CUH
 
@@ -112,11 +115,52 @@ struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
   }
 };
 
+// Two adjacent columns of a 16-bit output as one 32-bit word (column col in the low half),
+// each rounded once to PREC16's type (ktune_round16).
+template <int PREC16>
+__device__ __forceinline__ unsigned ktune_cwg_pack16(float lo, float hi) {
+  return ktune_round16<PREC16>(lo) | (ktune_round16<PREC16>(hi) << 16);
+}
+
+// Stores a quad's 16-bit words of two adjacent accumulator blocks j, j + 1 (columns c0 = k0 + 8j
+// ... c0 + 15 of one output row) as whole 32-byte sectors: lane q of the quad holds w0 (columns
+// c0 + 2q, + 1) and w1 (c0 + 8 + 2q, + 1); two exchanges inside the quad give lane q columns
+// c0 + 4q ... c0 + 4q + 3, which it stores as 8 bytes. Storing the words as they are (4 bytes, half
+// a sector a quad an instruction) measured 2 % slower geomean, 3 % time-weighted and up to 1.4x on
+// the largest outputs (H200, plain fp16 output, 372 layer x config pairs; ncu: warps stalled
+// draining their stores at exit; results/h200/conv-wgmma-out16).
+// Every lane of the warp must call it (shuffles); `valid` (uniform in a quad: one row) says
+// whether the row is stored. Columns past k are not stored; k is even. Callers skip block pairs
+// wholly past k (c0 >= k, uniform in the warp) before computing their words.
+__device__ __forceinline__ void ktune_cwg_store16_quad(unsigned short* y, long long at, bool valid,
+                                                       int c0, int k, unsigned w0, unsigned w1) {
+  const int q = threadIdx.x & 3;
+  // Exchange 1 (lanes q, q ^ 2): lanes 0, 1 keep block j's word and get lane q + 2's; lanes 2, 3
+  // keep block j + 1's and get lane q - 2's. Then (lo, hi) are columns 2q', 2q' + 8 of one block.
+  const unsigned got = __shfl_xor_sync(0xffffffffu, q < 2 ? w1 : w0, 2);
+  const unsigned lo = q < 2 ? w0 : got, hi = q < 2 ? got : w1;
+  // Exchange 2 (lanes q, q ^ 1): even lanes take the odd partner's lo, odd lanes the even
+  // partner's hi: lane q now holds 4 consecutive columns.
+  const unsigned other = __shfl_xor_sync(0xffffffffu, (q & 1) ? lo : hi, 1);
+  const unsigned first = (q & 1) ? other : lo, second = (q & 1) ? hi : other;
+  if (!valid) return;
+  const int col = c0 + 4 * q;  // even, as k: whole column pairs
+  unsigned short* p = y + at + col;
+  if (col + 3 < k && (reinterpret_cast<unsigned long long>(p) & 7) == 0) {
+    *reinterpret_cast<uint2*>(p) = make_uint2(first, second);
+  } else {
+    if (col < k) *reinterpret_cast<unsigned*>(p) = first;
+    if (col + 2 < k) *reinterpret_cast<unsigned*>(p + 2) = second;
+  }
+}
+
 // The data's 16-bit type (PREC16 2: bf16, 3: fp16, as raw bits: NVRTC has no cuda_bf16.h /
 // cuda_fp16.h) of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and
 // residual (in the output's type) may be null. FP32 sums, one rounding to nearest even
 // (ktune_round16, as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers
-// and conv2d_ex's 16-bit outputs store.
+// and conv2d_ex's fused 16-bit outputs store. A column pair (4 bytes) a store: the quad exchange
+// of KtuneConvWgOut16Plain measured 9 % slower here on the H200 (bias and ReLU on, fp16:
+// results/h200/conv-wgmma-out16), its shuffles behind the bias loads on each pair's chain.
 template <int PREC16>
 struct KtuneConvWgOut16 {
   struct Params {
@@ -132,17 +176,42 @@ struct KtuneConvWgOut16 {
   }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
                                                float v0, float v1) {
-    if (col + 1 < k) {
-      const unsigned lo = ktune_round16<PREC16>(act(o, at, col, v0)),
-                     hi = ktune_round16<PREC16>(act(o, at, col + 1, v1));
-      *reinterpret_cast<unsigned*>(o.y + at + col) = lo | (hi << 16);
-    } else if (col < k) {
+    if (col + 1 < k)
+      *reinterpret_cast<unsigned*>(o.y + at + col) =
+          ktune_cwg_pack16<PREC16>(act(o, at, col, v0), act(o, at, col + 1, v1));
+    else if (col < k)
       o.y[at + col] = (unsigned short)ktune_round16<PREC16>(act(o, at, col, v0));
-    }
   }
 };
 typedef KtuneConvWgOut16<2> KtuneConvWgOutBf16;
 typedef KtuneConvWgOut16<3> KtuneConvWgOutFp16;
+
+// The data's 16-bit type of the accumulator as it is (no bias, residual or ReLU): the plain
+// 16-bit output, as KtuneConvWgOutF32 is the plain FP32 one, stored a block pair at a time as
+// whole sectors (ktune_cwg_store16_quad). Bit for bit KtuneConvWgOut16 with null bias and
+// residual and relu 0, without their per-element tests.
+template <int PREC16>
+struct KtuneConvWgOut16Plain {
+  typedef unsigned short* Params;
+  static __device__ __forceinline__ void store_blocks(Params y, long long at, bool valid, int c0,
+                                                      int k, float v0, float v1, float v2,
+                                                      float v3) {
+    if (c0 >= k) return;
+    ktune_cwg_store16_quad(y, at, valid, c0, k, ktune_cwg_pack16<PREC16>(v0, v1),
+                           ktune_cwg_pack16<PREC16>(v2, v3));
+  }
+};
+
+// Whether EPI stores a block pair at a time (store_blocks: the plain 16-bit output) rather than a
+// column pair (store).
+template <class EPI, class = void>
+struct KtuneCwgStoresBlocks {
+  static constexpr bool value = false;
+};
+template <class EPI>
+struct KtuneCwgStoresBlocks<EPI, decltype((void)&EPI::store_blocks)> {
+  static constexpr bool value = true;
+};
 
 // A block's share of the work: output tile (p0, q0, img0) by channel block k0 of work item w
 // (output tiles fastest, as the 2-d grid (output tiles, channel blocks) numbers them).
@@ -237,6 +306,11 @@ __global__ void __launch_bounds__(384, 1)
         if (kt > 0 && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((g + ST - 1) % ST));
       }
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      // Pins every accumulator read after the wait: without it the compiler may hoist the
+      // epilogue's register-only work (the 16-bit stores' conversions) above it, and ptxas then
+      // serializes the wgmma pipeline to keep those reads safe (warnings C7514 / C7519).
+#pragma unroll
+      for (int j = 0; j < BN / 2; ++j) asm volatile("" : "+f"(acc[j])::"memory");
       // The last stage is free once its MMAs are done: the producer refills it while we store.
       if (PERSIST && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((g + ST - 1) % ST));
         // Accumulator (row, col): row = 16·warp + lane/4 (+8), col = 8·j + 2·(lane%4) (+1).
@@ -245,12 +319,20 @@ __global__ void __launch_bounds__(384, 1)
         const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;  // (nb, ht, wt), wt fastest
         const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
         const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
-        if (op >= sh.p || oq >= sh.q || img >= sh.n) continue;
-        const long long at = (((long long)img * sh.p + op) * sh.q + oq) * sh.k;
+        const bool valid = op < sh.p && oq < sh.q && img < sh.n;
+        const long long at = valid ? (((long long)img * sh.p + op) * sh.q + oq) * sh.k : 0;
+        if constexpr (KtuneCwgStoresBlocks<EPI>::value) {  // shuffles: every lane takes part
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-          EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
-                     acc[j * 4 + half * 2 + 1]);
+          for (int j = 0; j < BN / 8; j += 2)
+            EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
+                              acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
+                              acc[j * 4 + 4 + half * 2 + 1]);
+        } else if (valid) {
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j)
+            EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
+                       acc[j * 4 + half * 2 + 1]);
+        }
       }
     }
   }

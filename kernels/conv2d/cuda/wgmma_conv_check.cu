@@ -9,6 +9,14 @@
 // (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
 // that together exceed twice the L2), 1024 sampled outputs of each config's
 // result checked against float64; one CSV row a layer and config on stdout.
+// `bench-out LAYERS.csv [CONFIG...]`: the same timing in fp16 (one block a work item) of each
+// config with each output epilogue — f32 (KtuneConvWgOutF32), f32epi (KtuneConvWgOutF32Epi with
+// no bias, residual or ReLU), out16 (KtuneConvWgOut16 likewise), out16plain
+// (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the quad
+// exchange), out16fused (KtuneConvWgOut16<3> with a bias and ReLU) and none (no store: the main
+// loop's time) — one CSV row each; the
+// 16-bit outputs checked equal to the FP32 output rounded once. KTUNE_BATCHES / KTUNE_REPS
+// (default 7 / 20) shrink it for a profiler.
 //
 // Error bound per element (the inputs are exact in both 16-bit formats, products are exact in
 // FP32, so the only error is FP32 accumulation over K = r·s·c terms): |y − ref| <= K · 2^-22 ·
@@ -21,7 +29,9 @@
 // residual) in float64 with |y − t| <= 2^-8 · |t| + 1.01 · (K · 2^-22 · sum |x·w| + 2^-23 · (|ref|
 // + |bias| + |residual|)): one bf16 rounding (unit 2^-8) of an FP32 value that carries the
 // accumulation bound above plus two FP32 additions (ReLU does not enlarge an error), then a
-// planted error that the check must catch.
+// planted error that the check must catch. And every config with the plain 16-bit output
+// (KtuneConvWgOut16Plain, quad-exchanged stores) into an 8-byte and a 4-byte aligned buffer, bit
+// for bit the FP32 output rounded once, nothing written outside the output, a planted error.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -162,17 +172,25 @@ cudaError_t launch_bf16(const Problem& pb, void* x, void* w, const KtuneConvWgOu
                                                                            nullptr, nullptr);
 }
 
+// One launch with the plain 16-bit output (KtuneConvWgOut16Plain of the input's precision).
+template <int HT, int WT, int NB, int BN, int ST, int PREC, int PERSIST>
+cudaError_t launch_plain16(const Problem& pb, void* x, void* w, unsigned short* y) {
+  return launch_epi<HT, WT, NB, BN, ST, PREC, KtuneConvWgOut16Plain<PREC>, PERSIST>(
+      pb, &x, &w, 1, y, 1, nullptr, nullptr);
+}
+
 struct Variant {
   Config cf;
   int prec, persist;
   Launch fn;
   LaunchBf16 bf16_fn;
+  cudaError_t (*plain16_fn)(const Problem&, void*, void*, unsigned short*);
 };
 
-#define KTUNE_CWG_VARIANT(HT, WT, NB, BN, ST, P, PS)                \
-  Variant {                                                         \
-    {HT, WT, NB, BN, ST}, P, PS, launch<HT, WT, NB, BN, ST, P, PS>, \
-        launch_bf16<HT, WT, NB, BN, ST, P, PS>                      \
+#define KTUNE_CWG_VARIANT(HT, WT, NB, BN, ST, P, PS)                                      \
+  Variant {                                                                               \
+    {HT, WT, NB, BN, ST}, P, PS, launch<HT, WT, NB, BN, ST, P, PS>,                       \
+        launch_bf16<HT, WT, NB, BN, ST, P, PS>, launch_plain16<HT, WT, NB, BN, ST, P, PS> \
   }
 #define KTUNE_CWG_VARIANTS(P, PS)                                                            \
   KTUNE_CWG_VARIANT(8, 16, 1, 128, 4, P, PS), KTUNE_CWG_VARIANT(16, 8, 1, 128, 4, P, PS),    \
@@ -373,6 +391,44 @@ bool test_bf16_epilogue(const Problem& pb, const Data& d, const Variant& v, void
   return ok;
 }
 
+// Runs variant v with the plain 16-bit output (the quad-exchanged stores) on poisoned output
+// into a buffer offset by `shift` elements (0: 8-byte aligned; 2: 4-byte aligned only, the 4-byte
+// stores' path) and checks every element bit for bit against the FP32 output y32 rounded once,
+// then a planted error (one flipped bit) that the check must catch; prints one line.
+bool test_plain16(const Problem& pb, const Variant& v, void* x, void* w,
+                  const std::vector<float>& y32) {
+  const size_t ny = y32.size();
+  bool ok = true;
+  for (int shift : {0, 2}) {
+    unsigned short* buf;
+    CK(cudaMalloc(&buf, (ny + 4) * 2));
+    CK(cudaMemset(buf, 0xFF, (ny + 4) * 2));  // NaN in both 16-bit types
+    CK(v.plain16_fn(pb, x, w, buf + shift));
+    CK(cudaDeviceSynchronize());
+    std::vector<unsigned short> bits(ny + 4);
+    CK(cudaMemcpy(bits.data(), buf, (ny + 4) * 2, cudaMemcpyDeviceToHost));
+    cudaFree(buf);
+    auto mismatches = [&](const std::vector<unsigned short>& b) {
+      long long bad = 0;
+      for (size_t i = 0; i < ny; ++i) bad += b[shift + i] != from_float(y32[i], v.prec);
+      for (int i = 0; i < shift; ++i) bad += b[i] != 0xFFFF;  // nothing written before y
+      for (size_t i = shift + ny; i < ny + 4; ++i) bad += b[i] != 0xFFFF;  // nor past it
+      return bad;
+    };
+    const long long bad = mismatches(bits);
+    bits[shift + ny / 2] ^= 1;
+    const long long caught = mismatches(bits);
+    const bool pass = bad == 0 && caught == 1;
+    ok = ok && pass;
+    std::printf(
+        "%s %s plain16-out shift=%d n=%d h=%d w=%d c=%d k=%d r=%d s=%d stride=%d pad=%d "
+        "bad=%lld planted_caught=%lld\n",
+        pass ? "PASS" : "FAIL", name(v).c_str(), shift, pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s,
+        pb.stride, pb.pad, bad, caught);
+  }
+  return ok;
+}
+
 // Device buffers: `copies` copies of x and w (the bench rotates among them so that, as in
 // cudnn_precisions.py, the inputs of consecutive launches do not all sit in L2), one y.
 struct Device {
@@ -450,6 +506,7 @@ int run_tests() {
         // The bf16 epilogue: ReLU on every other config, the residual on every other pair.
         failures += !test_bf16_epilogue(pb, d, v, dev.x[0], dev.w[0], ref, mag, rng, index & 1,
                                         (index >> 1) & 1);
+        failures += !test_plain16(pb, v, dev.x[0], dev.w[0], y);
       }
     }
   }
@@ -526,12 +583,175 @@ int run_bench(const char* path, const std::vector<std::string>& only) {
   return 0;
 }
 
+// The plain 16-bit output stored a column pair (4 bytes) at a time, as the 16-bit epilogues did
+// before ktune_cwg_store16_quad (bench-out's `out16word`: the comparison that chose it).
+struct Out16Word {
+  typedef unsigned short* Params;
+  static __device__ __forceinline__ void store(Params y, long long at, int col, int k, float v0,
+                                               float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<unsigned*>(y + at + col) = ktune_cwg_pack16<3>(v0, v1);
+    else if (col < k)
+      y[at + col] = (unsigned short)ktune_round16<3>(v0);
+  }
+};
+
+// Stores nothing unless an accumulator equals a value random data never sums to: the main loop
+// and the accumulator's reads stay, the stores go (bench-out's `none`).
+struct OutNone {
+  typedef float* Params;
+  static __device__ __forceinline__ void store(Params y, long long at, int col, int, float v0,
+                                               float v1) {
+    if (v0 == 1234.5f && v1 == -4321.5f) y[at + col] = v0;
+  }
+};
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
+}
+
+template <int HT, int WT, int NB, int BN, int ST>
+struct OutputEpilogues {
+  template <class EPI>
+  static cudaError_t run(const Problem& pb, void* const* x, void* const* w, int copies,
+                         const typename EPI::Params& y, int reps, cudaEvent_t a, cudaEvent_t b) {
+    return launch_epi<HT, WT, NB, BN, ST, 3, EPI, 0>(pb, x, w, copies, y, reps, a, b);
+  }
+  // epilogue e of bench-out's list, writing y32 (FP32) or y16 (fp16 bits).
+  static cudaError_t launch(int e, const Problem& pb, void* const* x, void* const* w, int copies,
+                            float* y32, unsigned short* y16, const float* bias, int reps,
+                            cudaEvent_t a, cudaEvent_t b) {
+    switch (e) {
+      case 0:
+        return run<KtuneConvWgOutF32>(pb, x, w, copies, y32, reps, a, b);
+      case 1:
+        return run<KtuneConvWgOutF32Epi>(
+            pb, x, w, copies, KtuneConvWgOutF32Epi::Params{y32, nullptr, nullptr, 0}, reps, a, b);
+      case 2:
+        return run<KtuneConvWgOutFp16>(
+            pb, x, w, copies, KtuneConvWgOutFp16::Params{y16, nullptr, nullptr, 0}, reps, a, b);
+      case 3:
+        return run<KtuneConvWgOut16Plain<3>>(pb, x, w, copies, y16, reps, a, b);
+      case 4:
+        return run<Out16Word>(pb, x, w, copies, y16, reps, a, b);
+      case 5:
+        return run<KtuneConvWgOutFp16>(
+            pb, x, w, copies, KtuneConvWgOutFp16::Params{y16, bias, nullptr, 1}, reps, a, b);
+      default:
+        return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
+    }
+  }
+};
+
+struct OutputVariant {
+  Config cf;
+  cudaError_t (*fn)(int, const Problem&, void* const*, void* const*, int, float*, unsigned short*,
+                    const float*, int, cudaEvent_t, cudaEvent_t);
+};
+#define KTUNE_CWG_OUT(HT, WT, NB, BN, ST) \
+  OutputVariant { {HT, WT, NB, BN, ST}, OutputEpilogues<HT, WT, NB, BN, ST>::launch }
+const OutputVariant kOutputVariants[] = {
+    KTUNE_CWG_OUT(8, 16, 1, 64, 6),  KTUNE_CWG_OUT(8, 16, 1, 64, 4),
+    KTUNE_CWG_OUT(8, 8, 2, 64, 6),   KTUNE_CWG_OUT(8, 8, 2, 128, 4),
+    KTUNE_CWG_OUT(4, 16, 2, 128, 4), KTUNE_CWG_OUT(8, 16, 1, 128, 4)};
+
+int run_bench_out(const char* path, const std::vector<std::string>& only) {
+  FILE* f = std::fopen(path, "r");
+  if (!f) {
+    std::fprintf(stderr, "cannot read layers file %s\n", path);
+    return 2;
+  }
+  char line[512];
+  if (!std::fgets(line, sizeof line, f)) return 2;  // header
+  const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
+  const char* epis[] = {"f32", "f32epi", "out16", "out16plain", "out16word", "out16fused", "none"};
+  std::mt19937 rng(777);
+  std::printf("network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status\n");
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  while (std::fgets(line, sizeof line, f)) {
+    char net[64], layer[64];
+    int count;
+    Problem pb;
+    if (std::sscanf(line, "%63[^,],%63[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", net, layer, &count,
+                    &pb.n, &pb.h, &pb.w, &pb.c, &pb.k, &pb.r, &pb.s, &pb.stride, &pb.pad) != 12) {
+      std::fprintf(stderr, "bad layers line: %s", line);
+      return 2;
+    }
+    const Data d = random_data(pb, 3, rng);
+    const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;
+    const int copies = int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
+    Device dev(pb, d, copies);
+    unsigned short* y16;
+    CK(cudaMalloc(&y16, dev.ny * 2));
+    std::vector<float> bias(pb.k);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (float& v : bias) v = u(rng);
+    float* dbias;
+    CK(cudaMalloc(&dbias, pb.k * 4));
+    CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
+    for (const OutputVariant& v : kOutputVariants) {
+      const std::string config = name(Variant{v.cf, 3, 0, nullptr, nullptr});
+      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
+            return config.find(o) != std::string::npos;
+          }))
+        continue;
+      if (!refusal(pb, v.cf).empty()) continue;
+      std::vector<float> y32;
+      for (int e = 0; e < 7; ++e) {
+        dev.poison();
+        CK(cudaMemset(y16, 0xFF, dev.ny * 2));
+        CK(v.fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
+        CK(cudaDeviceSynchronize());
+        std::vector<float> ms;
+        for (int i = 0; i < batches; ++i) {
+          CK(v.fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, reps, a, b));
+          CK(cudaEventSynchronize(b));
+          float t;
+          CK(cudaEventElapsedTime(&t, a, b));
+          ms.push_back(t / reps);
+        }
+        std::sort(ms.begin(), ms.end());
+        // f32 first: the 16-bit outputs must be its values rounded once (bit for bit).
+        const char* status = "ok";
+        if (e == 0) {
+          y32 = dev.fetch();
+          double worst;
+          if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
+        } else if (e >= 2 && e <= 5) {  // fused: relu(acc + bias) in FP32, then rounded
+          std::vector<unsigned short> bits(dev.ny);
+          CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
+          for (size_t i = 0; i < dev.ny; ++i)
+            if (bits[i] !=
+                from_float(e >= 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], 3)) {
+              status = "wrong";
+              break;
+            }
+        }
+        std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n, pb.h,
+                    pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(), epis[e],
+                    ms[ms.size() / 2] * 1e3, status);
+        std::fflush(stdout);
+      }
+    }
+    cudaFree(y16), cudaFree(dbias);
+  }
+  std::fclose(f);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "bench-out") == 0)
+    return run_bench_out(argv[2], std::vector<std::string>(argv + 3, argv + argc));
   if (argc >= 2 && std::strcmp(argv[1], "test") == 0) return run_tests();
   if (argc >= 3 && std::strcmp(argv[1], "bench") == 0)
     return run_bench(argv[2], std::vector<std::string>(argv + 3, argv + argc));
-  std::fprintf(stderr, "usage: %s test | bench LAYERS.csv [CONFIG...]\n", argv[0]);
+  std::fprintf(stderr,
+               "usage: %s test | bench LAYERS.csv [CONFIG...] | bench-out LAYERS.csv [CONFIG...]\n",
+               argv[0]);
   return 2;
 }

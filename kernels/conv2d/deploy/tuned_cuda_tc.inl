@@ -11,13 +11,14 @@
 // compute capability 9.0, and the fallback order then serves the layer). Output FP32 or the
 // data's 16-bit type (Conv2dOutput bf16 in bf16, fp16 in fp16; tf32 writes FP32 only): every
 // config writes either itself, FP32 accumulation with one rounding at the store for a 16-bit
-// output (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOut16 epilogue,
-// cuDNN's engines with a 16-bit output tensor): no widening or narrowing pass, except cuDNN's FP32
+// output (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOut16Plain store, or
+// KtuneConvWgOut16 with an epilogue, cuDNN's engines with a 16-bit output tensor): no widening or narrowing pass, except cuDNN's FP32
 // output from a 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16 bits by the
 // precision). The selectors were trained on FP32-output rows and pick the same config for either
 // output. Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
 // kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the wgmma kernel's
-// KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the sweep's kernels);
+// KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the sweep's kernels,
+// with the plain 16-bit store for a 16-bit output);
 // cuDNN's output gets one elementwise pass after the engine (fused into the widening pass where
 // there is one), as does precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain
 // convolution.
@@ -276,6 +277,9 @@ Launch run_tc_kernel(const kc::ConvDims& d, const void* x, const void* w, Y* y,
     if (!kc::encode_igemm_wgmma_maps(g, d, x, w, maps)) return Launch::refused;
     const int relu = epilogue.relu ? 1 : 0;
     if constexpr (out16) {
+      // No epilogue: the plain 16-bit store (whole-sector stores, no per-element tests).
+      if (!has_epilogue(epilogue))
+        return run_tc_wgmma<PREC, I, KtuneConvWgOut16Plain<PREC>>(d, maps, y, stream);
       using Out16 = KtuneConvWgOut16<PREC>;
       return run_tc_wgmma<PREC, I, Out16>(
           d, maps,
