@@ -77,7 +77,7 @@ struct KtuneConvWgOutF32Epi {
     int relu;
   };
   static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
-    if (o.bias) v += __ldg(o.bias + col);  // read-only: may be issued ahead of the stores
+    if (o.bias) v += o.bias[col];
     if (o.residual) v += o.residual[at + col];
     return o.relu ? fmaxf(v, 0.0f) : v;
   }
@@ -170,7 +170,7 @@ struct KtuneConvWgOut16 {
     int relu;
   };
   static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
-    if (o.bias) v += __ldg(o.bias + col);  // read-only: may be issued ahead of the stores
+    if (o.bias) v += o.bias[col];
     if (o.residual) v += ktune_widen16<PREC16>(o.residual[at + col]);
     return o.relu ? fmaxf(v, 0.0f) : v;
   }

@@ -13,9 +13,8 @@
 // config with each output epilogue — f32 (KtuneConvWgOutF32), f32epi (KtuneConvWgOutF32Epi with
 // no bias, residual or ReLU), out16 (KtuneConvWgOut16 likewise), out16plain
 // (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the quad
-// exchange), out16fused (KtuneConvWgOut16<3> with a bias and ReLU), out16fusedld (the same
-// reading the bias by plain loads, as before __ldg) and none (no store: the main loop's time) —
-// one CSV row each; the
+// exchange), out16fused (KtuneConvWgOut16<3> with a bias and ReLU) and none (no store: the main
+// loop's time) — one CSV row each; the
 // 16-bit outputs checked equal to the FP32 output rounded once. KTUNE_BATCHES / KTUNE_REPS
 // (default 7 / 20) shrink it for a profiler.
 //
@@ -597,25 +596,6 @@ struct Out16Word {
   }
 };
 
-// KtuneConvWgOut16<3> as it read its bias before the bias went through __ldg (bench-out's
-// `out16fusedld`: the comparison that chose __ldg).
-struct Out16FusedLd {
-  typedef KtuneConvWgOutFp16::Params Params;
-  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
-    if (o.bias) v += o.bias[col];
-    if (o.residual) v += ktune_widen16<3>(o.residual[at + col]);
-    return o.relu ? fmaxf(v, 0.0f) : v;
-  }
-  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
-                                               float v0, float v1) {
-    if (col + 1 < k)
-      *reinterpret_cast<unsigned*>(o.y + at + col) =
-          ktune_cwg_pack16<3>(act(o, at, col, v0), act(o, at, col + 1, v1));
-    else if (col < k)
-      o.y[at + col] = (unsigned short)ktune_round16<3>(act(o, at, col, v0));
-  }
-};
-
 // Stores nothing unless an accumulator equals a value random data never sums to: the main loop
 // and the accumulator's reads stay, the stores go (bench-out's `none`).
 struct OutNone {
@@ -658,9 +638,6 @@ struct OutputEpilogues {
       case 5:
         return run<KtuneConvWgOutFp16>(
             pb, x, w, copies, KtuneConvWgOutFp16::Params{y16, bias, nullptr, 1}, reps, a, b);
-      case 6:
-        return run<Out16FusedLd>(pb, x, w, copies, Out16FusedLd::Params{y16, bias, nullptr, 1},
-                                 reps, a, b);
       default:
         return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
     }
@@ -688,8 +665,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
   char line[512];
   if (!std::fgets(line, sizeof line, f)) return 2;  // header
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
-  const char* epis[] = {"f32",       "f32epi",     "out16",        "out16plain",
-                        "out16word", "out16fused", "out16fusedld", "none"};
+  const char* epis[] = {"f32", "f32epi", "out16", "out16plain", "out16word", "out16fused", "none"};
   std::mt19937 rng(777);
   std::printf("network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status\n");
   cudaEvent_t a, b;
@@ -724,7 +700,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
         continue;
       if (!refusal(pb, v.cf).empty()) continue;
       std::vector<float> y32;
-      for (int e = 0; e < 8; ++e) {
+      for (int e = 0; e < 7; ++e) {
         dev.poison();
         CK(cudaMemset(y16, 0xFF, dev.ny * 2));
         CK(v.fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
@@ -744,7 +720,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
           y32 = dev.fetch();
           double worst;
           if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
-        } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
+        } else if (e >= 2 && e <= 5) {  // fused: relu(acc + bias) in FP32, then rounded
           std::vector<unsigned short> bits(dev.ny);
           CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
           for (size_t i = 0; i < dev.ny; ++i)
