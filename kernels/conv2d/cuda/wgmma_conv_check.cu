@@ -9,13 +9,14 @@
 // (median of 7 event-timed batches of 20 launches after 3 warm-ups, rotating among input copies
 // that together exceed twice the L2), 1024 sampled outputs of each config's
 // result checked against float64; one CSV row a layer and config on stdout.
-// `bench-out LAYERS.csv [CONFIG...]`: the same timing in fp16 (one block a work item) of each
-// config with each output epilogue — f32 (KtuneConvWgOutF32), f32epi (KtuneConvWgOutF32Epi with
-// no bias, residual or ReLU), out16 (KtuneConvWgOut16 likewise), out16plain
-// (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the quad
-// exchange), out16fused (KtuneConvWgOut16<3> with a bias and ReLU) and none (no store: the main
-// loop's time) — one CSV row each; the
-// 16-bit outputs checked equal to the FP32 output rounded once. KTUNE_BATCHES / KTUNE_REPS
+// `bench-out LAYERS.csv [CONFIG...]`: the same timing (one block a work item; fp16, or bf16 with
+// KTUNE_PREC=2) of each config with each output epilogue — f32 (KtuneConvWgOutF32), f32epi
+// (KtuneConvWgOutF32Epi with no bias, residual or ReLU), out16 (KtuneConvWgOut16 likewise),
+// out16plain (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the
+// quad exchange), out16fused (KtuneConvWgOut16 with a bias and ReLU), out16plainint
+// (out16plain rounding by ktune_round16, as before the paired cvt) and none (no store: the main
+// loop's time) — one CSV row each; the 16-bit outputs checked equal to the FP32 output rounded
+// once (bit for bit). KTUNE_BATCHES / KTUNE_REPS
 // (default 7 / 20) shrink it for a profiler.
 //
 // Error bound per element (the inputs are exact in both 16-bit formats, products are exact in
@@ -585,14 +586,30 @@ int run_bench(const char* path, const std::vector<std::string>& only) {
 
 // The plain 16-bit output stored a column pair (4 bytes) at a time, as the 16-bit epilogues did
 // before ktune_cwg_store16_quad (bench-out's `out16word`: the comparison that chose it).
+template <int PREC>
 struct Out16Word {
   typedef unsigned short* Params;
   static __device__ __forceinline__ void store(Params y, long long at, int col, int k, float v0,
                                                float v1) {
     if (col + 1 < k)
-      *reinterpret_cast<unsigned*>(y + at + col) = ktune_cwg_pack16<3>(v0, v1);
+      *reinterpret_cast<unsigned*>(y + at + col) = ktune_cwg_pack16<PREC>(v0, v1);
     else if (col < k)
-      y[at + col] = (unsigned short)ktune_round16<3>(v0);
+      y[at + col] = (unsigned short)ktune_round16<PREC>(v0);
+  }
+};
+
+// KtuneConvWgOut16Plain rounding each value by ktune_round16 (bf16: integer rounding) instead of
+// the paired cvt (bench-out's `out16plainint`: the comparison that chose the cvt).
+template <int PREC>
+struct Out16PlainInt {
+  typedef unsigned short* Params;
+  static __device__ __forceinline__ void store_blocks(Params y, long long at, bool valid, int c0,
+                                                      int k, float v0, float v1, float v2,
+                                                      float v3) {
+    if (c0 >= k) return;
+    ktune_cwg_store16_quad(y, at, valid, c0, k,
+                           ktune_round16<PREC>(v0) | (ktune_round16<PREC>(v1) << 16),
+                           ktune_round16<PREC>(v2) | (ktune_round16<PREC>(v3) << 16));
   }
 };
 
@@ -611,14 +628,15 @@ int env_int(const char* name, int fallback) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
-template <int HT, int WT, int NB, int BN, int ST>
+template <int HT, int WT, int NB, int BN, int ST, int PREC>
 struct OutputEpilogues {
+  typedef KtuneConvWgOut16<PREC> Fused;
   template <class EPI>
   static cudaError_t run(const Problem& pb, void* const* x, void* const* w, int copies,
                          const typename EPI::Params& y, int reps, cudaEvent_t a, cudaEvent_t b) {
-    return launch_epi<HT, WT, NB, BN, ST, 3, EPI, 0>(pb, x, w, copies, y, reps, a, b);
+    return launch_epi<HT, WT, NB, BN, ST, PREC, EPI, 0>(pb, x, w, copies, y, reps, a, b);
   }
-  // epilogue e of bench-out's list, writing y32 (FP32) or y16 (fp16 bits).
+  // epilogue e of bench-out's list, writing y32 (FP32) or y16 (PREC's 16-bit bits).
   static cudaError_t launch(int e, const Problem& pb, void* const* x, void* const* w, int copies,
                             float* y32, unsigned short* y16, const float* bias, int reps,
                             cudaEvent_t a, cudaEvent_t b) {
@@ -629,28 +647,34 @@ struct OutputEpilogues {
         return run<KtuneConvWgOutF32Epi>(
             pb, x, w, copies, KtuneConvWgOutF32Epi::Params{y32, nullptr, nullptr, 0}, reps, a, b);
       case 2:
-        return run<KtuneConvWgOutFp16>(
-            pb, x, w, copies, KtuneConvWgOutFp16::Params{y16, nullptr, nullptr, 0}, reps, a, b);
+        return run<Fused>(pb, x, w, copies, typename Fused::Params{y16, nullptr, nullptr, 0}, reps,
+                          a, b);
       case 3:
-        return run<KtuneConvWgOut16Plain<3>>(pb, x, w, copies, y16, reps, a, b);
+        return run<KtuneConvWgOut16Plain<PREC>>(pb, x, w, copies, y16, reps, a, b);
       case 4:
-        return run<Out16Word>(pb, x, w, copies, y16, reps, a, b);
+        return run<Out16Word<PREC>>(pb, x, w, copies, y16, reps, a, b);
       case 5:
-        return run<KtuneConvWgOutFp16>(
-            pb, x, w, copies, KtuneConvWgOutFp16::Params{y16, bias, nullptr, 1}, reps, a, b);
+        return run<Fused>(pb, x, w, copies, typename Fused::Params{y16, bias, nullptr, 1}, reps, a,
+                          b);
+      case 6:
+        return run<Out16PlainInt<PREC>>(pb, x, w, copies, y16, reps, a, b);
       default:
         return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
     }
   }
 };
 
+using OutputLaunch = cudaError_t (*)(int, const Problem&, void* const*, void* const*, int, float*,
+                                     unsigned short*, const float*, int, cudaEvent_t, cudaEvent_t);
 struct OutputVariant {
   Config cf;
-  cudaError_t (*fn)(int, const Problem&, void* const*, void* const*, int, float*, unsigned short*,
-                    const float*, int, cudaEvent_t, cudaEvent_t);
+  OutputLaunch bf16, fp16;
 };
-#define KTUNE_CWG_OUT(HT, WT, NB, BN, ST) \
-  OutputVariant { {HT, WT, NB, BN, ST}, OutputEpilogues<HT, WT, NB, BN, ST>::launch }
+#define KTUNE_CWG_OUT(HT, WT, NB, BN, ST)                                 \
+  OutputVariant {                                                         \
+    {HT, WT, NB, BN, ST}, OutputEpilogues<HT, WT, NB, BN, ST, 2>::launch, \
+        OutputEpilogues<HT, WT, NB, BN, ST, 3>::launch                    \
+  }
 const OutputVariant kOutputVariants[] = {
     KTUNE_CWG_OUT(8, 16, 1, 64, 6),  KTUNE_CWG_OUT(8, 16, 1, 64, 4),
     KTUNE_CWG_OUT(8, 8, 2, 64, 6),   KTUNE_CWG_OUT(8, 8, 2, 128, 4),
@@ -665,7 +689,9 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
   char line[512];
   if (!std::fgets(line, sizeof line, f)) return 2;  // header
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
-  const char* epis[] = {"f32", "f32epi", "out16", "out16plain", "out16word", "out16fused", "none"};
+  const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
+  const char* epis[] = {"f32",       "f32epi",     "out16",         "out16plain",
+                        "out16word", "out16fused", "out16plainint", "none"};
   std::mt19937 rng(777);
   std::printf("network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status\n");
   cudaEvent_t a, b;
@@ -680,7 +706,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
       std::fprintf(stderr, "bad layers line: %s", line);
       return 2;
     }
-    const Data d = random_data(pb, 3, rng);
+    const Data d = random_data(pb, prec, rng);
     const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;
     const int copies = int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
     Device dev(pb, d, copies);
@@ -693,21 +719,22 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
     CK(cudaMalloc(&dbias, pb.k * 4));
     CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
     for (const OutputVariant& v : kOutputVariants) {
-      const std::string config = name(Variant{v.cf, 3, 0, nullptr, nullptr});
+      const std::string config = name(Variant{v.cf, prec, 0, nullptr, nullptr, nullptr});
+      const OutputLaunch fn = prec == 2 ? v.bf16 : v.fp16;
       if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
             return config.find(o) != std::string::npos;
           }))
         continue;
       if (!refusal(pb, v.cf).empty()) continue;
       std::vector<float> y32;
-      for (int e = 0; e < 7; ++e) {
+      for (int e = 0; e < 8; ++e) {
         dev.poison();
         CK(cudaMemset(y16, 0xFF, dev.ny * 2));
-        CK(v.fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
+        CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
         CK(cudaDeviceSynchronize());
         std::vector<float> ms;
         for (int i = 0; i < batches; ++i) {
-          CK(v.fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, reps, a, b));
+          CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, reps, a, b));
           CK(cudaEventSynchronize(b));
           float t;
           CK(cudaEventElapsedTime(&t, a, b));
@@ -720,12 +747,12 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
           y32 = dev.fetch();
           double worst;
           if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
-        } else if (e >= 2 && e <= 5) {  // fused: relu(acc + bias) in FP32, then rounded
+        } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
           std::vector<unsigned short> bits(dev.ny);
           CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
           for (size_t i = 0; i < dev.ny; ++i)
             if (bits[i] !=
-                from_float(e >= 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], 3)) {
+                from_float(e == 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], prec)) {
               status = "wrong";
               break;
             }
