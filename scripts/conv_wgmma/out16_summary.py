@@ -19,10 +19,12 @@ import sys
 EPILOGUES = {
     "f32": "KtuneConvWgOutF32: the FP32 accumulator, 8 bytes a lane",
     "f32epi": "KtuneConvWgOutF32Epi, no bias / residual / ReLU (tested per element)",
-    "out16": "KtuneConvWgOut16 (fp16), no bias / residual / ReLU: conv2d_ex's 16-bit path before",
-    "out16plain": "KtuneConvWgOut16Plain (fp16): quad-exchanged whole-sector stores",
+    "out16": "KtuneConvWgOut16, no bias / residual / ReLU: conv2d_ex's 16-bit path before",
+    "out16plain": "KtuneConvWgOut16Plain: quad-exchanged whole-sector stores",
     "out16word": "the same stored 4 bytes a lane (half a sector a quad)",
-    "out16fused": "KtuneConvWgOut16 (fp16) with a bias and ReLU",
+    "out16fused": "KtuneConvWgOut16 with a bias and ReLU",
+    "out16fusedld": "the same reading the bias by plain loads (out16fused read it by __ldg then)",
+    "out16plainint": "out16plain rounding each value by ktune_round16 (bf16: integer rounding)",
     "none": "no store (the main loop and the accumulator's reads)",
 }
 # ncu's kernel names: template arguments that tell the epilogue apart (most specific first).
@@ -95,7 +97,8 @@ def main():
         return
     times = read_bench(a.bench)
     present = [e for e in EPILOGUES if any(e in t for t in times.values())]
-    out = ["# The wgmma conv kernel's output epilogues (fp16 input)", "",
+    prec = "bf16" if any("bf16:" in k[3] for k in times) else "fp16"
+    out = [f"# The wgmma conv kernel's output epilogues ({prec} input and 16-bit output)", "",
            f"{len(times)} layer x config pairs, every epilogue timed in each (median of 7 batches "
            "of 20 back-to-back launches, inputs rotated); 16-bit outputs checked bit for bit "
            "against the FP32 output rounded once. Time against the plain FP32 store (< 1: "
@@ -107,6 +110,14 @@ def main():
             continue
         n, g, tw, lo, hi = ratio_row(times, e, "f32")
         out.append(f"| {e} | {EPILOGUES[e]} | {n} | {g:.3f} | {tw:.3f} | {lo:.3f} | {hi:.3f} |")
+    if "out16fused" in present and "out16fusedld" in present:
+        n, g, tw, lo, hi = ratio_row(times, "out16fused", "out16fusedld")
+        out += ["", f"Bias by __ldg against plain loads (out16fused / out16fusedld, {n} pairs): "
+                f"geomean {g:.3f}, time-weighted {tw:.3f}, range {lo:.3f}-{hi:.3f}."]
+    if "out16plain" in present and "out16plainint" in present:
+        n, g, tw, lo, hi = ratio_row(times, "out16plain", "out16plainint")
+        out += ["", f"Paired cvt against per-value rounding (out16plain / out16plainint, {n} "
+                f"pairs): geomean {g:.3f}, time-weighted {tw:.3f}, range {lo:.3f}-{hi:.3f}."]
     if "out16plain" in present and "out16word" in present:
         n, g, tw, lo, hi = ratio_row(times, "out16plain", "out16word")
         out += ["", f"Quad-exchanged against 4-byte 16-bit stores (out16plain / out16word, {n} "

@@ -118,8 +118,8 @@ struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
 // Two adjacent columns of a 16-bit output as one 32-bit word (column col in the low half),
 // each rounded once to nearest even in PREC16's type by one paired conversion (cvt.rn.bf16x2 /
 // f16x2: the bits of ktune_round16 for every non-NaN value; a NaN stays NaN with cvt's payload).
-// bf16 by ktune_round16's integer rounding took 8 % more of a small layer's time than fp16's cvt
-// (H200, results/h200/conv-wgmma-out16).
+// The plain bf16 store by ktune_round16's integer rounding measured 7 % slower (1.11x the FP32
+// store's time against 1.04x; fp16 alike either way; H200, results/h200/conv-wgmma-out16).
 template <int PREC16>
 __device__ __forceinline__ unsigned ktune_cwg_pack16(float lo, float hi) {
   static_assert(PREC16 == 2 || PREC16 == 3, "16-bit outputs are bf16 (2) or fp16 (3)");
