@@ -36,15 +36,23 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def read_text(path):
+    try:
+        return gzip.open(path, "rt").read() if path.endswith(".gz") else open(path).read()
+    except OSError as e:
+        sys.exit(f"out16_summary: cannot read {path}: {e.strerror}")
+
+
 def read_bench(path):
     times = collections.defaultdict(dict)
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if r["status"] != "ok":
-                sys.exit(f"{path}: {r['network']} {r['layer']} {r['config']} {r['epilogue']}: "
-                         f"status {r['status']}")
-            key = (r["network"], r["layer"], int(r["n"]), r["config"])
-            times[key][r["epilogue"]] = float(r["median_us"])
+    for r in csv.DictReader(io.StringIO(read_text(path))):
+        if r["status"] != "ok":
+            sys.exit(f"out16_summary: {path}: {r['network']} {r['layer']} {r['config']} "
+                     f"{r['epilogue']}: status {r['status']}")
+        key = (r["network"], r["layer"], int(r["n"]), r["config"])
+        times[key][r["epilogue"]] = float(r["median_us"])
+    if not times:
+        sys.exit(f"out16_summary: {path}: no rows")
     return times
 
 
@@ -56,9 +64,10 @@ def ratio_row(times, ours, theirs):
 
 
 def ncu_table(path):
-    text = gzip.open(path, "rt").read() if path.endswith(".gz") else open(path).read()
-    lines = text.splitlines()
-    start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
+    lines = read_text(path).splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
+    if start is None:
+        sys.exit(f"out16_summary: {path}: no ncu --csv --page raw table (no \"ID\" header)")
     rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))[1:]  # units row
     num = lambda s: float(s.replace(",", ""))
     groups = collections.OrderedDict()
