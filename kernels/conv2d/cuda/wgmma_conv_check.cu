@@ -515,15 +515,65 @@ int run_tests() {
   return failures == 0 ? 0 : 1;
 }
 
-// `only`: configs whose name contains one of these (all when empty).
-int run_bench(const char* path, const std::vector<std::string>& only) {
+// One row of a layers file: network,layer,count,n,h,w,c,k,r,s,stride,pad.
+struct LayerRow {
+  char net[64], layer[64];
+  int count;
+  Problem pb;
+};
+
+// The rows of a layers file after its header; false (one line on stderr) when the file cannot be
+// read or a line does not parse.
+bool read_layers(const char* path, std::vector<LayerRow>& rows) {
   FILE* f = std::fopen(path, "r");
   if (!f) {
     std::fprintf(stderr, "cannot read layers file %s\n", path);
-    return 2;
+    return false;
   }
   char line[512];
-  if (!std::fgets(line, sizeof line, f)) return 2;  // header
+  bool ok = std::fgets(line, sizeof line, f) != nullptr;  // header
+  while (ok && std::fgets(line, sizeof line, f)) {
+    LayerRow r;
+    Problem& pb = r.pb;
+    if (std::sscanf(line, "%63[^,],%63[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", r.net, r.layer, &r.count,
+                    &pb.n, &pb.h, &pb.w, &pb.c, &pb.k, &pb.r, &pb.s, &pb.stride, &pb.pad) != 12) {
+      std::fprintf(stderr, "bad layers line: %s", line);
+      ok = false;
+    } else {
+      rows.push_back(r);
+    }
+  }
+  std::fclose(f);
+  return ok;
+}
+
+// Input copies the benches rotate among: together at least twice a 50 MB L2 (the H100's), at
+// most 16.
+int rotation_copies(const Data& d) {
+  const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;
+  return int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
+}
+
+// The median over `batches` of the per-launch time of `reps` back-to-back launches (the host work
+// of a launch overlaps the kernel before it): launch(reps, start, stop) records the events.
+template <class Launch>
+double median_launch_ms(Launch&& launch, int batches, int reps, cudaEvent_t a, cudaEvent_t b) {
+  std::vector<float> ms;
+  for (int i = 0; i < batches; ++i) {
+    CK(launch(reps, a, b));
+    CK(cudaEventSynchronize(b));
+    float t;
+    CK(cudaEventElapsedTime(&t, a, b));
+    ms.push_back(t / reps);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+// `only`: configs whose name contains one of these (all when empty).
+int run_bench(const char* path, const std::vector<std::string>& only) {
+  std::vector<LayerRow> layers;
+  if (!read_layers(path, layers)) return 2;
   std::mt19937 rng(777);
   std::printf(
       "network,layer,count,n,h,w,c,k,r,s,stride,pad,config,status,median_ms,tflops,"
@@ -531,19 +581,13 @@ int run_bench(const char* path, const std::vector<std::string>& only) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  while (std::fgets(line, sizeof line, f)) {
-    char net[64], layer[64];
-    int count;
-    Problem pb;
-    if (std::sscanf(line, "%63[^,],%63[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", net, layer, &count,
-                    &pb.n, &pb.h, &pb.w, &pb.c, &pb.k, &pb.r, &pb.s, &pb.stride, &pb.pad) != 12) {
-      std::fprintf(stderr, "bad layers line: %s", line);
-      return 2;
-    }
+  for (const LayerRow& row : layers) {
+    const Problem& pb = row.pb;
+    const char *net = row.net, *layer = row.layer;
+    const int count = row.count;
     const double flops = 2.0 * pb.n * pb.p() * pb.q() * pb.k * pb.r * pb.s * pb.c;
     const Data d = random_data(pb, 2, rng);
-    const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;  // H100: 50 MB L2
-    const int copies = int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
+    const int copies = rotation_copies(d);
     Device dev(pb, d, copies);
     for (const Variant& v : kVariants) {
       if (v.prec != 2) continue;
@@ -561,18 +605,11 @@ int run_bench(const char* path, const std::vector<std::string>& only) {
       dev.poison();
       CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 3, nullptr, nullptr));  // warm-up
       CK(cudaDeviceSynchronize());
-      // 7 batches of 20 back-to-back launches (the host work of a launch overlaps the kernel
-      // before it), median per-launch time.
-      std::vector<float> ms;
-      for (int i = 0; i < 7; ++i) {
-        CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 20, a, b));
-        CK(cudaEventSynchronize(b));
-        float t;
-        CK(cudaEventElapsedTime(&t, a, b));
-        ms.push_back(t / 20);
-      }
-      std::sort(ms.begin(), ms.end());
-      const double med = ms[ms.size() / 2];
+      const double med = median_launch_ms(
+          [&](int reps, cudaEvent_t s, cudaEvent_t e) {
+            return v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, reps, s, e);
+          },
+          7, 20, a, b);
       double worst;
       const long long bad = check(pb, d, dev.fetch(), 1024, rng, worst);
       std::printf("%s,%.6f,%.1f,%lld,%.3g\n", bad ? "wrong" : "ok", med, flops / med * 1e-9, bad,
@@ -580,7 +617,6 @@ int run_bench(const char* path, const std::vector<std::string>& only) {
       std::fflush(stdout);
     }
   }
-  std::fclose(f);
   return 0;
 }
 
@@ -681,13 +717,8 @@ const OutputVariant kOutputVariants[] = {
     KTUNE_CWG_OUT(4, 16, 2, 128, 4), KTUNE_CWG_OUT(8, 16, 1, 128, 4)};
 
 int run_bench_out(const char* path, const std::vector<std::string>& only) {
-  FILE* f = std::fopen(path, "r");
-  if (!f) {
-    std::fprintf(stderr, "cannot read layers file %s\n", path);
-    return 2;
-  }
-  char line[512];
-  if (!std::fgets(line, sizeof line, f)) return 2;  // header
+  std::vector<LayerRow> layers;
+  if (!read_layers(path, layers)) return 2;
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
   const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
   const char* epis[] = {"f32",       "f32epi",     "out16",         "out16plain",
@@ -697,18 +728,11 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  while (std::fgets(line, sizeof line, f)) {
-    char net[64], layer[64];
-    int count;
-    Problem pb;
-    if (std::sscanf(line, "%63[^,],%63[^,],%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", net, layer, &count,
-                    &pb.n, &pb.h, &pb.w, &pb.c, &pb.k, &pb.r, &pb.s, &pb.stride, &pb.pad) != 12) {
-      std::fprintf(stderr, "bad layers line: %s", line);
-      return 2;
-    }
+  for (const LayerRow& row : layers) {
+    const Problem& pb = row.pb;
+    const char *net = row.net, *layer = row.layer;
     const Data d = random_data(pb, prec, rng);
-    const double bytes = (d.x.size() + d.w.size()) * 2.0, l2 = 50e6;
-    const int copies = int(std::max(1.0, std::min(16.0, std::ceil(2 * l2 / bytes))));
+    const int copies = rotation_copies(d);
     Device dev(pb, d, copies);
     unsigned short* y16;
     CK(cudaMalloc(&y16, dev.ny * 2));
@@ -732,21 +756,20 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
         CK(cudaMemset(y16, 0xFF, dev.ny * 2));
         CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
         CK(cudaDeviceSynchronize());
-        std::vector<float> ms;
-        for (int i = 0; i < batches; ++i) {
-          CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, reps, a, b));
-          CK(cudaEventSynchronize(b));
-          float t;
-          CK(cudaEventElapsedTime(&t, a, b));
-          ms.push_back(t / reps);
-        }
-        std::sort(ms.begin(), ms.end());
-        // f32 first: the 16-bit outputs must be its values rounded once (bit for bit).
+        const double ms = median_launch_ms(
+            [&](int n, cudaEvent_t s, cudaEvent_t t) {
+              return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, n, s, t);
+            },
+            batches, reps, a, b);
+        // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
+        // for bit).
         const char* status = "ok";
         if (e == 0) {
           y32 = dev.fetch();
           double worst;
           if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
+        } else if (e == 1) {
+          if (dev.fetch() != y32) status = "wrong";
         } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
           std::vector<unsigned short> bits(dev.ny);
           CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
@@ -759,13 +782,12 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
         }
         std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n, pb.h,
                     pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(), epis[e],
-                    ms[ms.size() / 2] * 1e3, status);
+                    ms * 1e3, status);
         std::fflush(stdout);
       }
     }
     cudaFree(y16), cudaFree(dbias);
   }
-  std::fclose(f);
   return 0;
 }
 
