@@ -135,9 +135,10 @@ __device__ __forceinline__ unsigned ktune_cwg_pack16(float lo, float hi) {
 // ... c0 + 15 of one output row) as whole 32-byte sectors: lane q of the quad holds w0 (columns
 // c0 + 2q, + 1) and w1 (c0 + 8 + 2q, + 1); two exchanges inside the quad give lane q columns
 // c0 + 4q ... c0 + 4q + 3, which it stores as 8 bytes. Storing the words as they are (4 bytes, half
-// a sector a quad an instruction) measured 2 % slower geomean, 3 % time-weighted and up to 1.4x on
-// the largest outputs (H200, plain fp16 output, 372 layer x config pairs; ncu: warps stalled
-// draining their stores at exit; results/h200/conv-wgmma-out16).
+// a sector a quad an instruction) measured 2 % slower geomean and 3 % time-weighted (H200, plain
+// output, 186 fp16 and 124 bf16 layer x config pairs; single layers either way, the largest
+// outputs 1.4x slower; ncu: warps stalled draining their stores at exit;
+// results/h200/conv-wgmma-out16).
 // Every lane of the warp must call it (shuffles); `valid` (uniform in a quad: one row) says
 // whether the row is stored. Columns past k are not stored; k is even. Callers skip block pairs
 // wholly past k (c0 >= k, uniform in the warp) before computing their words.

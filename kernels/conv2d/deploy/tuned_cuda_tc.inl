@@ -12,9 +12,9 @@
 // data's 16-bit type (Conv2dOutput bf16 in bf16, fp16 in fp16; tf32 writes FP32 only): every
 // config writes either itself, FP32 accumulation with one rounding at the store for a 16-bit
 // output (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOut16Plain store, or
-// KtuneConvWgOut16 with an epilogue, cuDNN's engines with a 16-bit output tensor): no widening or narrowing pass, except cuDNN's FP32
-// output from a 16-bit-output engine (vendor_cudnn.hpp: widened here, bf16 or fp16 bits by the
-// precision). The selectors were trained on FP32-output rows and pick the same config for either
+// KtuneConvWgOut16 with an epilogue, cuDNN's engines with a 16-bit output tensor): no widening or
+// narrowing pass, except cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp:
+// widened here, bf16 or fp16 bits by the precision). The selectors were trained on FP32-output rows and pick the same config for either
 // output. Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
 // kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the wgmma kernel's
 // KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the sweep's kernels,
