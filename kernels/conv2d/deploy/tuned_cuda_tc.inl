@@ -14,14 +14,13 @@
 // output (the mma kernel's Y = unsigned short, the wgmma kernel's KtuneConvWgOut16Plain store, or
 // KtuneConvWgOut16 with an epilogue, cuDNN's engines with a 16-bit output tensor): no widening or
 // narrowing pass, except cuDNN's FP32 output from a 16-bit-output engine (vendor_cudnn.hpp:
-// widened here, bf16 or fp16 bits by the precision). The selectors were trained on FP32-output rows and pick the same config for either
-// output. Fused epilogue (Conv2dEpilogue: bias, residual, ReLU): ktune's
-// kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the wgmma kernel's
-// KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the sweep's kernels,
-// with the plain 16-bit store for a 16-bit output);
-// cuDNN's output gets one elementwise pass after the engine (fused into the widening pass where
-// there is one), as does precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain
-// convolution.
+// widened here, bf16 or fp16 bits by the precision). The selectors were trained on FP32-output rows
+// and pick the same config for either output. Fused epilogue (Conv2dEpilogue: bias, residual,
+// ReLU): ktune's kernels apply it in their stores (the mma kernel's EPI = 1 instantiation, the
+// wgmma kernel's KtuneConvWgOutF32Epi / KtuneConvWgOut16 parameters; the plain call keeps the
+// sweep's kernels, with the plain 16-bit store for a 16-bit output); cuDNN's output gets one
+// elementwise pass after the engine (fused into the widening pass where there is one), as does
+// precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
