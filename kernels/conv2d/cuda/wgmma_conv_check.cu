@@ -15,9 +15,9 @@
 // out16plain (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the
 // quad exchange), out16fused (KtuneConvWgOut16 with a bias and ReLU), out16plainint
 // (out16plain rounding by ktune_round16, as before the paired cvt) and none (no store: the main
-// loop's time) — one CSV row each; the 16-bit outputs checked equal to the FP32 output rounded
-// once (bit for bit). KTUNE_BATCHES / KTUNE_REPS
-// (default 7 / 20) shrink it for a profiler.
+// loop's time) — one CSV row each; f32epi checked equal to f32, the 16-bit outputs to f32's
+// values rounded once (bit for bit). KTUNE_BATCHES / KTUNE_REPS (default 7 / 20) shrink it for a
+// profiler.
 //
 // Error bound per element (the inputs are exact in both 16-bit formats, products are exact in
 // FP32, so the only error is FP32 accumulation over K = r·s·c terms): |y − ref| <= K · 2^-22 ·
