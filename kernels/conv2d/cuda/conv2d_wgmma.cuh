@@ -168,9 +168,11 @@ __device__ __forceinline__ void ktune_cwg_store16_quad(unsigned short* y, long l
 // cuda_fp16.h) of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and
 // residual (in the output's type) may be null. FP32 sums, one rounding to nearest even
 // (ktune_round16, as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers
-// and conv2d_ex's fused 16-bit outputs store. A column pair (4 bytes) a store: the quad exchange
-// of KtuneConvWgOut16Plain measured 9 % slower here on the H200 (bias and ReLU on, fp16:
-// results/h200/conv-wgmma-out16), its shuffles behind the bias loads on each pair's chain.
+// and conv2d_ex's fused 16-bit outputs store. A column pair (4 bytes) a store: with the quad
+// exchange of KtuneConvWgOut16Plain (bias and ReLU on, fp16) it measured 9 % slower in a first try
+// (H200, results/h200/conv-wgmma-out16/bench-out-try1.csv), but that build lacked the accumulator
+// fence below, under which ptxas serialized the plain 16-bit variants' wgmma: not a clean
+// comparison, not repeated.
 template <int PREC16>
 struct KtuneConvWgOut16 {
   struct Params {
