@@ -136,9 +136,9 @@ __device__ __forceinline__ unsigned ktune_cwg_pack16(float lo, float hi) {
 // c0 + 2q, + 1) and w1 (c0 + 8 + 2q, + 1); two exchanges inside the quad give lane q columns
 // c0 + 4q ... c0 + 4q + 3, which it stores as 8 bytes. Storing the words as they are (4 bytes, half
 // a sector a quad an instruction) measured 2 % slower geomean and 3 % time-weighted (H200, plain
-// output, 186 fp16 and 124 bf16 layer x config pairs; single layers either way, the largest
-// outputs 1.4x slower; ncu: warps stalled draining their stores at exit;
-// results/h200/conv-wgmma-out16).
+// output, 186 fp16 and 124 bf16 layer x config pairs; single layers either way: the largest
+// output, ResNet-50 conv2_1 b16, 1.4x slower, small batch-1 layers up to 1.2x faster, one bf16
+// outlier 1.4x; ncu: warps stalled draining their stores at exit; results/h200/conv-wgmma-out16).
 // Every lane of the warp must call it (shuffles); `valid` (uniform in a quad: one row) says
 // whether the row is stored. Columns past k are not stored; k is even. Callers skip block pairs
 // wholly past k (c0 >= k, uniform in the warp) before computing their words.
