@@ -61,8 +61,9 @@ void conv2d_ex(Conv2dPrecision precision, int64_t n, int64_t h, int64_t w, int64
 // ktune::Conv2dError) write `output` in the data's 16 bits, every config itself (ktune's kernels
 // round their FP32 accumulators once at the store; cuDNN's engines write a 16-bit output tensor:
 // no widening pass, no scratch output). A 16-bit output needs 2-byte alignment (4 bytes keep the
-// wgmma configs and cuDNN's vectorized engines in the running); the first call per layer, pointer
-// alignment and output type searches cuDNN as above.
+// wgmma configs and cuDNN's vectorized engines in the running; 8 bytes and k % 4 == 0 let the
+// wgmma configs store whole 32-byte sectors); the first call per layer, pointer alignment and
+// output type searches cuDNN as above.
 void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, int64_t h, int64_t w,
                int64_t c, int64_t k, int64_t r, int64_t s, int64_t stride, int64_t pad,
                const void* input, const void* filter, void* output, cudaStream_t stream);
