@@ -570,54 +570,69 @@ double median_launch_ms(Launch&& launch, int batches, int reps, cudaEvent_t a, c
   return ms[ms.size() / 2];
 }
 
-// `only`: configs whose name contains one of these (all when empty).
-int run_bench(const char* path, const std::vector<std::string>& only) {
+// Runs body(row, data, device, copies, rng, start, stop) on each row of a layers file: `header`
+// printed once the file is read, the layer's data random in precision prec (one generator for the
+// whole run, seed 777), on the device in `copies` rotated copies, two events for its timings.
+// 2 when the file cannot be read, else 0.
+template <class Body>
+int for_each_layer(const char* path, const char* header, int prec, Body&& body) {
   std::vector<LayerRow> layers;
   if (!read_layers(path, layers)) return 2;
   std::mt19937 rng(777);
-  std::printf(
-      "network,layer,count,n,h,w,c,k,r,s,stride,pad,config,status,median_ms,tflops,"
-      "sample_bad,worst_err_over_bound\n");
+  std::printf("%s\n", header);
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   for (const LayerRow& row : layers) {
-    const Problem& pb = row.pb;
-    const char *net = row.net, *layer = row.layer;
-    const int count = row.count;
-    const double flops = 2.0 * pb.n * pb.p() * pb.q() * pb.k * pb.r * pb.s * pb.c;
-    const Data d = random_data(pb, 2, rng);
+    const Data d = random_data(row.pb, prec, rng);
     const int copies = rotation_copies(d);
-    Device dev(pb, d, copies);
-    for (const Variant& v : kVariants) {
-      if (v.prec != 2) continue;
-      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
-            return name(v).find(o) != std::string::npos;
-          }))
-        continue;
-      const std::string why = refusal(pb, v.cf);
-      std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",", net, layer, count, pb.n, pb.h,
-                  pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, name(v).c_str());
-      if (!why.empty()) {
-        std::printf("refused: %s,,,,\n", why.c_str());
-        continue;
-      }
-      dev.poison();
-      CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 3, nullptr, nullptr));  // warm-up
-      CK(cudaDeviceSynchronize());
-      const double med = median_launch_ms(
-          [&](int reps, cudaEvent_t s, cudaEvent_t e) {
-            return v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, reps, s, e);
-          },
-          7, 20, a, b);
-      double worst;
-      const long long bad = check(pb, d, dev.fetch(), 1024, rng, worst);
-      std::printf("%s,%.6f,%.1f,%lld,%.3g\n", bad ? "wrong" : "ok", med, flops / med * 1e-9, bad,
-                  worst);
-      std::fflush(stdout);
-    }
+    Device dev(row.pb, d, copies);
+    body(row, d, dev, copies, rng, a, b);
   }
   return 0;
+}
+
+// `only`: configs whose name contains one of these (all when empty).
+int run_bench(const char* path, const std::vector<std::string>& only) {
+  const char* header =
+      "network,layer,count,n,h,w,c,k,r,s,stride,pad,config,status,median_ms,tflops,"
+      "sample_bad,worst_err_over_bound";
+  return for_each_layer(
+      path, header, 2,
+      [&](const LayerRow& row, const Data& d, Device& dev, int copies, std::mt19937& rng,
+          cudaEvent_t a, cudaEvent_t b) {
+        const Problem& pb = row.pb;
+        const char *net = row.net, *layer = row.layer;
+        const int count = row.count;
+        const double flops = 2.0 * pb.n * pb.p() * pb.q() * pb.k * pb.r * pb.s * pb.c;
+        for (const Variant& v : kVariants) {
+          if (v.prec != 2) continue;
+          if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
+                return name(v).find(o) != std::string::npos;
+              }))
+            continue;
+          const std::string why = refusal(pb, v.cf);
+          std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",", net, layer, count, pb.n, pb.h,
+                      pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, name(v).c_str());
+          if (!why.empty()) {
+            std::printf("refused: %s,,,,\n", why.c_str());
+            continue;
+          }
+          dev.poison();
+          CK(v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, 3, nullptr, nullptr));  // warm-up
+          CK(cudaDeviceSynchronize());
+          const double med = median_launch_ms(
+              [&](int reps, cudaEvent_t s, cudaEvent_t e) {
+                return v.fn(pb, dev.x.data(), dev.w.data(), copies, dev.y, reps, s, e);
+              },
+              7, 20, a, b);
+          double worst;
+          const long long bad = check(pb, d, dev.fetch(), 1024, rng, worst);
+          std::printf("%s,%.6f,%.1f,%lld,%.3g\n", bad ? "wrong" : "ok", med, flops / med * 1e-9,
+                      bad, worst);
+          std::fflush(stdout);
+        }
+      });
 }
 
 // The plain 16-bit output stored a column pair (4 bytes) at a time, as the 16-bit epilogues did
@@ -717,78 +732,72 @@ const OutputVariant kOutputVariants[] = {
     KTUNE_CWG_OUT(4, 16, 2, 128, 4), KTUNE_CWG_OUT(8, 16, 1, 128, 4)};
 
 int run_bench_out(const char* path, const std::vector<std::string>& only) {
-  std::vector<LayerRow> layers;
-  if (!read_layers(path, layers)) return 2;
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
   const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
   const char* epis[] = {"f32",       "f32epi",     "out16",         "out16plain",
                         "out16word", "out16fused", "out16plainint", "none"};
-  std::mt19937 rng(777);
-  std::printf("network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status\n");
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (const LayerRow& row : layers) {
-    const Problem& pb = row.pb;
-    const char *net = row.net, *layer = row.layer;
-    const Data d = random_data(pb, prec, rng);
-    const int copies = rotation_copies(d);
-    Device dev(pb, d, copies);
-    unsigned short* y16;
-    CK(cudaMalloc(&y16, dev.ny * 2));
-    std::vector<float> bias(pb.k);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (float& v : bias) v = u(rng);
-    float* dbias;
-    CK(cudaMalloc(&dbias, pb.k * 4));
-    CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
-    for (const OutputVariant& v : kOutputVariants) {
-      const std::string config = name(Variant{v.cf, prec, 0, nullptr, nullptr, nullptr});
-      const OutputLaunch fn = prec == 2 ? v.bf16 : v.fp16;
-      if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
-            return config.find(o) != std::string::npos;
-          }))
-        continue;
-      if (!refusal(pb, v.cf).empty()) continue;
-      std::vector<float> y32;
-      for (int e = 0; e < 8; ++e) {
-        dev.poison();
-        CK(cudaMemset(y16, 0xFF, dev.ny * 2));
-        CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr, nullptr));
-        CK(cudaDeviceSynchronize());
-        const double ms = median_launch_ms(
-            [&](int n, cudaEvent_t s, cudaEvent_t t) {
-              return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, n, s, t);
-            },
-            batches, reps, a, b);
-        // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
-        // for bit).
-        const char* status = "ok";
-        if (e == 0) {
-          y32 = dev.fetch();
-          double worst;
-          if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
-        } else if (e == 1) {
-          if (dev.fetch() != y32) status = "wrong";
-        } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
-          std::vector<unsigned short> bits(dev.ny);
-          CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
-          for (size_t i = 0; i < dev.ny; ++i)
-            if (bits[i] !=
-                from_float(e == 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], prec)) {
-              status = "wrong";
-              break;
+  const char* header = "network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status";
+  return for_each_layer(
+      path, header, prec,
+      [&](const LayerRow& row, const Data& d, Device& dev, int copies, std::mt19937& rng,
+          cudaEvent_t a, cudaEvent_t b) {
+        const Problem& pb = row.pb;
+        const char *net = row.net, *layer = row.layer;
+        unsigned short* y16;
+        CK(cudaMalloc(&y16, dev.ny * 2));
+        std::vector<float> bias(pb.k);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (float& v : bias) v = u(rng);
+        float* dbias;
+        CK(cudaMalloc(&dbias, pb.k * 4));
+        CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
+        for (const OutputVariant& v : kOutputVariants) {
+          const std::string config = name(Variant{v.cf, prec, 0, nullptr, nullptr, nullptr});
+          const OutputLaunch fn = prec == 2 ? v.bf16 : v.fp16;
+          if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& o) {
+                return config.find(o) != std::string::npos;
+              }))
+            continue;
+          if (!refusal(pb, v.cf).empty()) continue;
+          std::vector<float> y32;
+          for (int e = 0; e < 8; ++e) {
+            dev.poison();
+            CK(cudaMemset(y16, 0xFF, dev.ny * 2));
+            CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr,
+                  nullptr));
+            CK(cudaDeviceSynchronize());
+            const double ms = median_launch_ms(
+                [&](int n, cudaEvent_t s, cudaEvent_t t) {
+                  return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, n, s, t);
+                },
+                batches, reps, a, b);
+            // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
+            // for bit).
+            const char* status = "ok";
+            if (e == 0) {
+              y32 = dev.fetch();
+              double worst;
+              if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
+            } else if (e == 1) {
+              if (dev.fetch() != y32) status = "wrong";
+            } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
+              std::vector<unsigned short> bits(dev.ny);
+              CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
+              for (size_t i = 0; i < dev.ny; ++i)
+                if (bits[i] !=
+                    from_float(e == 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], prec)) {
+                  status = "wrong";
+                  break;
+                }
             }
+            std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n,
+                        pb.h, pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(),
+                        epis[e], ms * 1e3, status);
+            std::fflush(stdout);
+          }
         }
-        std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n, pb.h,
-                    pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(), epis[e],
-                    ms * 1e3, status);
-        std::fflush(stdout);
-      }
-    }
-    cudaFree(y16), cudaFree(dbias);
-  }
-  return 0;
+        cudaFree(y16), cudaFree(dbias);
+      });
 }
 
 }  // namespace
