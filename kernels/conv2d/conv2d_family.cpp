@@ -23,11 +23,12 @@ bool is_integer(double v) { return std::isfinite(v) && std::floor(v) == v; }
 
 std::vector<SpaceKind> conv2d_kinds() {
   std::vector<SpaceKind> kinds;
-  add_cpu_kinds(kinds);            // ids 0 .. 68: never reorder
-  add_cuda_kinds(kinds);           // appended after the CPU kinds
-  add_cpu_plan_kinds(kinds);       // appended after the CUDA kinds
-  add_cuda_wgmma_kinds(kinds);     // appended after the CPU plan kinds
-  add_cpu_plan_tpad_kinds(kinds);  // appended after cuda_igemm_wgmma
+  add_cpu_kinds(kinds);                 // ids 0 .. 68: never reorder
+  add_cuda_kinds(kinds);                // appended after the CPU kinds
+  add_cpu_plan_kinds(kinds);            // appended after the CUDA kinds
+  add_cuda_wgmma_kinds(kinds);          // appended after the CPU plan kinds
+  add_cpu_plan_tpad_kinds(kinds);       // appended after cuda_igemm_wgmma
+  add_cuda_wgmma_persist_kinds(kinds);  // appended after cpu_plan_tpad
   return kinds;
 }
 

@@ -77,13 +77,16 @@ TEST(Conv2dCpuPlanKind, TwentySixConfigsAppendedAfterTheFirstCudaKinds) {
   EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
   // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6,
-  // then cuda_igemm_wgmma's 54 (40 valid), then cpu_plan_tpad's 9, appended later.
-  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9);
+  // then cuda_igemm_wgmma's 54 (40 valid), then cpu_plan_tpad's 9, then
+  // cuda_igemm_wgmma_persist's 54, appended later.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9 + 54);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6)), "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=64;st=3");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54)), "kind=cpu_plan_tpad;cols=192;rows=128");
-  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 5].name);
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9)),
+            "kind=cuda_igemm_wgmma_persist;tp=4;tq=8;bn=64;st=3");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 6].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 

@@ -43,6 +43,7 @@ TEST(Conv2dCudaConfig, EveryCudaConfigOfTheSpaceDecodesAndOnlyThose) {
   EXPECT_EQ(per_kind["cuda_winograd"], 296);
   EXPECT_EQ(per_kind["cuda_igemm_mma"], 40);
   EXPECT_EQ(per_kind["cuda_igemm_wgmma"], 40);
+  EXPECT_EQ(per_kind["cuda_igemm_wgmma_persist"], 40);
 }
 
 TEST(Conv2dCudaConfig, DecodesEachKindAndRejectsMalformedStrings) {
@@ -85,6 +86,11 @@ TEST(Conv2dCudaConfig, DecodesTheWgmmaKindAndItsTemplateRules) {
   constexpr CudaConvConfig g =
       parse_cuda_conv_config("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=3");
   static_assert(g.valid && g.kind == CudaKind::igemm_wgmma && g.wg_images() == 4 && g.bn == 256);
+  static_assert(g.persist == 0);
+  // The persistent kind: the same kernel and params, PERSIST = 1.
+  constexpr CudaConvConfig p =
+      parse_cuda_conv_config("kind=cuda_igemm_wgmma_persist;tp=4;tq=8;bn=256;st=3");
+  static_assert(p.valid && p.kind == CudaKind::igemm_wgmma && p.persist == 1 && p.bn == 256);
   // KtuneConvWgSmem<256, 3>::kBytes: 3 stages of a 16 KiB A and a 32 KiB B tile, 3 barrier pairs,
   // the 1 KiB alignment slack.
   static_assert(cuda_config_detail::wgmma_smem_bytes(256, 3) == 3 * (16384 + 32768) + 48 + 1024);
@@ -96,7 +102,8 @@ TEST(Conv2dCudaConfig, DecodesTheWgmmaKindAndItsTemplateRules) {
                           "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=1",
                           "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=256;st=6",
                           "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4;bm=128",
-                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128"})
+                          "kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128",
+                          "kind=cuda_igemm_wgmma_persist;tp=8;tq=16;bn=256;st=6"})
     EXPECT_FALSE(parse_cuda_conv_config(bad).valid) << bad;
 }
 

@@ -102,6 +102,27 @@ TEST(Conv2dIgemmWgmma, EveryConfigVerifiesEveryLayerInTf32) {
   EXPECT_GT(worst[Precision::tf32], error_bound(tf32_layers[2]));
 }
 
+// The persistent kind (cuda_igemm_wgmma_persist: one block an SM walks the work items) in every
+// precision, on the layers above and one with more output tiles than an H100 / H200 has SMs
+// (147 to 192 tiles by tile shape), so that every block computes several work items.
+TEST(Conv2dIgemmWgmma, EveryPersistentConfigVerifiesEveryLayerInEachPrecision) {
+  KTUNE_REQUIRE_SM90();
+  const Family& fam = conv2d_family();
+  auto backend = open_backend(fam, "cuda:0");
+  const std::vector<Config> configs = test::kind_configs(fam, "cuda_igemm_wgmma_persist");
+  ASSERT_EQ(configs.size(), 40u);
+  EXPECT_EQ(
+      igemm_wgmma_name(parse_cuda_conv_config(fam.space().to_string(configs[0])), Precision::bf16),
+      "ktune_conv2d_wgmma<4,8,4,64,3,2,KtuneConvWgOutF32,1>");
+  backend->prepare(configs);
+  std::vector<Shape> shapes = layers();
+  shapes.push_back({24, 28, 28, 64, 64, 1, 1, 1, 0});
+  std::map<Precision, double> worst;
+  ASSERT_NO_FATAL_FAILURE(test::verify_every_config(
+      fam, *backend, configs, shapes, {Precision::bf16, Precision::fp16, Precision::tf32}, worst));
+  EXPECT_LT(worst[Precision::fp16] * 3, worst[Precision::bf16]);
+}
+
 // One launch on seeded random data of s (rounded to its 16-bit precision, FP32 for tf32), output
 // poisoned with NaN: launch(d, maps, y) runs the kernel; returns its output and the float64
 // reference of the FP32 data.
@@ -168,7 +189,7 @@ TEST(Conv2dIgemmWgmma, TheNvccInstantiationsVerifyAndMatchNvrtc) {
 #if KTUNE_HAVE_CONV_WGMMA_AOT
   register_builtin();
   ConvKernelSet kernels("sm_90");
-  ASSERT_GE(kWgmmaAotInstanceCount, 7);
+  ASSERT_GE(kWgmmaAotInstanceCount, 9);
   for (int i = 0; i < kWgmmaAotInstanceCount; ++i) {
     const WgmmaAotInstance& aot = kWgmmaAotInstances[i];
     const CudaConvConfig g = parse_cuda_conv_config(aot.config);

@@ -16,9 +16,10 @@ static_assert(sizeof(KtuneConvWgShape) == sizeof(kc::WgmmaConvShape),
 
 namespace {
 
-template <int TP, int TQ, int BN, int ST, int PREC>
+template <int TP, int TQ, int BN, int ST, int PREC, int PERSIST>
 const void* kernel_of() {
-  return reinterpret_cast<const void*>(&ktune_conv2d_wgmma<TP, TQ, 128 / (TP * TQ), BN, ST, PREC>);
+  return reinterpret_cast<const void*>(
+      &ktune_conv2d_wgmma<TP, TQ, 128 / (TP * TQ), BN, ST, PREC, KtuneConvWgOutF32, PERSIST>);
 }
 
 #define KTUNE_CONV_WGMMA_AOT(TEXT, PREC)                                                          \
@@ -29,12 +30,12 @@ const void* kernel_of() {
         TEXT, ktune::kernels::gemm::Precision(PREC),                                              \
         [](const kc::ConvDims& d, const kc::WgmmaConvMaps& maps, float* y, cudaStream_t stream) { \
           constexpr kc::CudaConvConfig c = kc::parse_cuda_conv_config(TEXT);                      \
-          return kc::launch_igemm_wgmma(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC>(), d, maps, y, \
-                                        stream);                                                  \
+          return kc::launch_igemm_wgmma(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC, c.persist>(),  \
+                                        d, maps, y, stream);                                      \
         },                                                                                        \
         []() {                                                                                    \
           constexpr kc::CudaConvConfig c = kc::parse_cuda_conv_config(TEXT);                      \
-          return kc::igemm_wgmma_opt_in(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC>());            \
+          return kc::igemm_wgmma_opt_in(c, kernel_of<c.tp, c.tq, c.bn, c.st, PREC, c.persist>()); \
         }};                                                                                       \
   }()
 
@@ -42,7 +43,7 @@ const void* kernel_of() {
 
 namespace ktune::kernels::conv2d::cuda {
 
-// Every tile shape and width once, the three precisions.
+// Every tile shape and width once, the three precisions, and the persistent grid.
 const WgmmaAotInstance kWgmmaAotInstances[] = {
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4", 2),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=256;st=3", 3),
@@ -51,6 +52,8 @@ const WgmmaAotInstance kWgmmaAotInstances[] = {
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=16;bn=256;st=4", 2),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=128;st=4", 1),
     KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=3", 1),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma_persist;tp=8;tq=16;bn=128;st=4", 2),
+    KTUNE_CONV_WGMMA_AOT("kind=cuda_igemm_wgmma_persist;tp=4;tq=8;bn=256;st=3", 1),
 };
 const int kWgmmaAotInstanceCount = int(sizeof(kWgmmaAotInstances) / sizeof(kWgmmaAotInstances[0]));
 

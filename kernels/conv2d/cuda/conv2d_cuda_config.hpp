@@ -25,6 +25,10 @@
 //                 Hopper warpgroup MMAs fed by TMA im2col (conv2d_wgmma.cuh): a block computes tp
 //                 output rows x tq output columns of 128 / (tp·tq) images (128 GEMM rows) x bn
 //                 output channels through an st-stage ring (launch: conv2d_wgmma_launch.hpp)
+//   cuda_igemm_wgmma_persist kind=cuda_igemm_wgmma_persist;tp=8;tq=16;bn=128;st=4
+//                 the same kernel with a persistent grid (PERSIST = 1: one block an SM walks the
+//                 work items, its next loads overlapping its last item's epilogue); a kind of its
+//                 own because the measured kinds' params never change (conv2d_kinds.hpp)
 // The GEMM params are part of the conv config (the sweep measures the pair, the deployed
 // library instantiates exactly the measured pair); the GEMM always loads float4 (vec=4, falling
 // back to scalar loads where the layout does not allow them) and double-buffers (db=1).
@@ -46,6 +50,7 @@ struct CudaConvConfig {
   int m = 0, tv = 0;
   // igemm_mma (with bm, bn, bk); igemm_wgmma: tp x tq pixels of wg_images() images, bn, st
   int wm = 0, wn = 0, st = 0;
+  int persist = 0;               // igemm_wgmma: 1 for kind cuda_igemm_wgmma_persist
   bool filter_each_run = false;  // ft=each
   bool valid = false;
   constexpr int gemm_threads() const { return tm && tn ? (bm / tm) * (bn / tn) : 0; }
@@ -81,6 +86,8 @@ constexpr bool assign(CudaConvConfig& g, std::string_view name, std::string_view
       g.kind = CudaKind::igemm_mma;
     else if (value == "cuda_igemm_wgmma")
       g.kind = CudaKind::igemm_wgmma;
+    else if (value == "cuda_igemm_wgmma_persist")
+      g.kind = CudaKind::igemm_wgmma, g.persist = 1;
     else
       return false;
     return true;

@@ -145,7 +145,9 @@ inline std::string refusal(const CudaConvConfig& g, const ConvDims& d) {
   const bool fp32 = d.precision == gemm::Precision::fp32;
   const bool tensor_core = g.kind == CudaKind::igemm_mma || g.kind == CudaKind::igemm_wgmma;
   if (tensor_core && fp32)  // the tensor cores have no FP32 (IEEE FMA) math
-    return std::string(g.kind == CudaKind::igemm_mma ? "cuda_igemm_mma" : "cuda_igemm_wgmma") +
+    return std::string(g.kind == CudaKind::igemm_mma ? "cuda_igemm_mma"
+                       : g.persist                   ? "cuda_igemm_wgmma_persist"
+                                                     : "cuda_igemm_wgmma") +
            " runs tf32 / bf16 / fp16 problems only (" +
            std::string(gemm::precision_name(d.precision)) + " problem)";
   if (!tensor_core && !fp32)

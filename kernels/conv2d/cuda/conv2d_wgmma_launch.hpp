@@ -8,6 +8,7 @@
 #include <cuda.h>  // CUtensorMap and its enums only: the encoder comes from the entry point
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -18,11 +19,13 @@ namespace ktune::kernels::conv2d::cuda {
 
 inline constexpr int kWgmmaConvThreads = 384;  // a producer and two consumer warpgroups
 
-// "ktune_conv2d_wgmma<8,16,1,128,4,2>" (tp, tq, images, bn, st, precision code).
+// "ktune_conv2d_wgmma<8,16,1,128,4,2>" (tp, tq, images, bn, st, precision code), with the
+// persistent grid "ktune_conv2d_wgmma<8,16,1,128,4,2,KtuneConvWgOutF32,1>" (the plain FP32 output,
+// the sweep's).
 inline std::string igemm_wgmma_name(const CudaConvConfig& g, gemm::Precision precision) {
   return "ktune_conv2d_wgmma<" + std::to_string(g.tp) + "," + std::to_string(g.tq) + "," +
          std::to_string(g.wg_images()) + "," + std::to_string(g.bn) + "," + std::to_string(g.st) +
-         "," + std::to_string(int(precision)) + ">";
+         "," + std::to_string(int(precision)) + (g.persist ? ",KtuneConvWgOutF32,1>" : ">");
 }
 
 inline constexpr long long igemm_wgmma_smem_bytes(const CudaConvConfig& g) {
@@ -73,9 +76,11 @@ inline std::string igemm_wgmma_refusal(const CudaConvConfig& g, const ConvDims& 
   };
   if (!aligned(x) || !aligned(w)) return "TMA needs 16-byte aligned input and filter";
   const WgmmaConvShape sh = wgmma_conv_shape(g, d);
-  if ((long long)sh.tiles_p * sh.tiles_q * sh.tiles_n > 2147483647LL ||
-      (d.k + g.bn - 1) / g.bn > 65535)
+  const long long tiles = (long long)sh.tiles_p * sh.tiles_q * sh.tiles_n;
+  if (tiles > 2147483647LL || (d.k + g.bn - 1) / g.bn > 65535)
     return "grid exceeds the CUDA limits";
+  if (g.persist && tiles * ((d.k + g.bn - 1) / g.bn) > 2147483647LL)
+    return "the persistent grid's work items exceed the kernel's int count";
   return "";
 }
 
@@ -150,8 +155,17 @@ ConvLaunch launch_igemm_wgmma(const CudaConvConfig& g, const void* kernel, const
   WgmmaConvShape sh = wgmma_conv_shape(g, d);
   CUtensorMap mx = maps.x, mw = maps.w;  // by value: the kernel's __grid_constant__ parameters
   void* args[] = {&mx, &mw, &sh, &out};
-  const dim3 grid(unsigned((long long)sh.tiles_p * sh.tiles_q * sh.tiles_n),
-                  unsigned((d.k + g.bn - 1) / g.bn));
+  const long long tiles = (long long)sh.tiles_p * sh.tiles_q * sh.tiles_n;
+  const int channel_blocks = int((d.k + g.bn - 1) / g.bn);
+  dim3 grid{unsigned(tiles), unsigned(channel_blocks)};
+  if (g.persist) {  // one block an SM (the kernel's __launch_bounds__(384, 1)), none idle
+    int device = 0, sms = 0;
+    cudaError_t error = cudaGetDevice(&device);
+    if (error == cudaSuccess)
+      error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (error != cudaSuccess) return launch_detail::classify(error, "ktune_conv2d_wgmma SM count");
+    grid = dim3(unsigned(std::min<long long>(tiles * channel_blocks, sms)), 1);
+  }
   return launch_detail::launch(kernel, grid, dim3(kWgmmaConvThreads),
                                size_t(igemm_wgmma_smem_bytes(g)), args, stream,
                                "ktune_conv2d_wgmma");

@@ -237,7 +237,7 @@ Launch run_tc_wgmma(const kc::ConvDims& d, const kc::WgmmaConvMaps& maps, const 
                     cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(TcSelector<PREC>::kConfigs[I]);
   const void* kernel =
-      fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC, Out>);
+      fn(&ktune_conv2d_wgmma<g.tp, g.tq, 128 / (g.tp * g.tq), g.bn, g.st, PREC, Out, g.persist>);
   static const kc::ConvLaunch opt_in = kc::igemm_wgmma_opt_in(g, kernel);
   if (outcome(opt_in) == Launch::refused) return Launch::refused;
   return outcome(kc::launch_igemm_wgmma(g, kernel, d, maps, params, stream));
