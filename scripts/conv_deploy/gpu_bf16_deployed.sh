@@ -15,7 +15,7 @@
 # PRECISION=fp16: the same for ktune::conv2d_ex in fp16 (the library's fp16 selector, H200-trained:
 # h200-fp16-vendors-k16.hpp; held out tuned_conv_bench_fp16_{vgg16,resnet50}) against cuDNN at its
 # best in fp16 (OUTPUT=fp16: both writing fp16; default FP32 output), oracle column from
-# results/h200/conv-tc-sweep/sweep-fp16.csv.gz unless DATASET; result files named by the precision
+# results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz unless DATASET; result files named by the precision
 # (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). PRECISION=tf32 likewise, with the H200 tf32
 # selector built in (-DKTUNE_CONV_CUDA_TF32_SELECTOR, off by default) and the tf32 sweep as the
 # oracle column. The results folder: $OUT, or $OUT_DIR.
@@ -33,9 +33,9 @@ OUT=${OUT:-${OUT_DIR:?OUT or OUT_DIR: where the results go}}
 P=${PRECISION:-bf16}
 case $P in
   bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
-  fp16) dataset=${DATASET:-results/h200/conv-tc-sweep/sweep-fp16.csv.gz} ;;
+  fp16) dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz} ;;
   tf32)  # the shipped library has no tf32 selector by default: the H200 one
-    dataset=${DATASET:-results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz} OUTPUT=
+    dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-tf32.csv.gz} OUTPUT=
     export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
   *) echo "PRECISION=$P: bf16, fp16 or tf32" >&2; exit 2 ;;
 esac

@@ -10,7 +10,7 @@ precision feature the harness passes is each problem's own (precision= of its ke
   scripts/conv_deploy/selector_replay.py HEADER[:vgg16|resnet50] ...   (from the repository root)
 HEADER:net replays on that network's layers only (a held-out header on the other network).
 --sweep PATH (CSV[.gz], first) replays on that sweep instead of the H100 bf16 rows (e.g.
-results/h200/conv-tc-sweep/sweep-bf16.csv.gz or sweep-fp16.csv.gz).
+results/h200/conv-tc-sweep-persist/sweep-bf16.csv.gz, sweep-fp16.csv.gz or sweep-tf32.csv.gz).
 --csv PATH writes every replayed layer (header, layer set, problem, pick, ratio), --md PATH the
 summary lines as a Markdown table (ktune's kernels: layers, and their share of the picks' time,
 each layer times its count)."""
