@@ -35,7 +35,7 @@ case $P in
   bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
   fp16) dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz} ;;
   tf32)  # the shipped library has no tf32 selector by default: the H200 one
-    dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-tf32.csv.gz} OUTPUT=
+    dataset=${DATASET:-results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz} OUTPUT=
     export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
   *) echo "PRECISION=$P: bf16, fp16 or tf32" >&2; exit 2 ;;
 esac

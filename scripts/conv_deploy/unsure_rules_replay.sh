@@ -25,7 +25,7 @@ mkdir -p "$out" "$work/headers"
 rm -f "$out/replay.csv"
 for precision in tf32 fp16; do
   case $precision in
-    tf32) sweep=results/h200/conv-tc-sweep-persist/sweep-tf32.csv.gz ;;
+    tf32) sweep=results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz ;;
     fp16) sweep=results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz ;;
   esac
   replays=()
