@@ -1,5 +1,5 @@
 #pragma once
-// The conv2d family's Hopper implicit-GEMM kernel (kind cuda_igemm_wgmma,
+// The conv2d family's Hopper implicit-GEMM kernel (kinds cuda_igemm_wgmma / _persist,
 // kernels/conv2d/cuda/conv2d_wgmma.cuh) in a few fixed configs per precision with its fused
 // epilogue, for an engine that picks per layer among several convolutions (the network engine's
 // ktune-cuda-bf16 and ktune-cuda-tf32):
@@ -21,7 +21,8 @@ struct Conv2dWgmmaLayer {
   int64_t n = 0, h = 0, w = 0, c = 0, k = 0, r = 0, s = 0, stride = 1, pad = 0;
 };
 
-// The configs, each named as the kind's config string without the kind ("tp=8;tq=16;bn=64;st=6").
+// The configs, each named as its kind's config string without the kind, ";persist" added for the
+// persistent grid (cuda_igemm_wgmma_persist): "tp=8;tq=16;bn=64;st=6;persist".
 int conv2d_wgmma_bf16_configs();
 std::string conv2d_wgmma_bf16_config_name(int config);
 int conv2d_wgmma_tf32_configs();

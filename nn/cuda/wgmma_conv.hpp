@@ -17,7 +17,7 @@
 namespace ktune::nn::cuda {
 
 // The configs of a precision (bf16, tf32; none in fp32), named as the kind's config strings
-// without the kind ("tp=8;tq=16;bn=64;st=6").
+// without the kind, ";persist" for the persistent grid ("tp=8;tq=16;bn=64;st=6;persist").
 int wgmma_conv_configs(Precision precision);
 std::string wgmma_conv_config_name(Precision precision, int config);
 // Why `config` cannot run layer d here ("" when it can): c % 64 (tf32: c % 32), odd k, a TMA box

@@ -31,7 +31,7 @@
 // is past the output (p >= P, q >= Q, image >= n) and columns past k are not stored; EPI::store
 // gets each thread's pairs of adjacent columns straight from the accumulator registers (no shared
 // memory staging: the network's layers are small enough that the stores hide behind other blocks);
-// the plain 16-bit output's EPI::store_blocks gets two blocks' pairs and exchanges them inside the
+// the 16-bit outputs' EPI::store_blocks get two blocks' pairs and exchange them inside the
 // quad so that each store writes whole 32-byte sectors (ktune_cwg_store16_quad).
 #ifndef KTUNE_CONV2D_WGMMA_CUH
 #define KTUNE_CONV2D_WGMMA_CUH
@@ -166,13 +166,14 @@ __device__ __forceinline__ void ktune_cwg_store16_quad(unsigned short* y, long l
 
 // The data's 16-bit type (PREC16 2: bf16, 3: fp16, as raw bits: NVRTC has no cuda_bf16.h /
 // cuda_fp16.h) of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and
-// residual (in the output's type) may be null. FP32 sums, one rounding to nearest even
-// (ktune_round16, as nn/cuda/layer_kernels.cu's epilogue): what the network engine's bf16 layers
-// and conv2d_ex's fused 16-bit outputs store. A column pair (4 bytes) a store: with the quad
-// exchange of KtuneConvWgOut16Plain (bias and ReLU on, fp16) it measured 9 % slower in a first try
-// (H200, results/h200/conv-wgmma-out16/bench-out-try1.csv), but that build lacked the accumulator
-// fence below, under which ptxas serialized the plain 16-bit variants' wgmma: not a clean
-// comparison, not repeated.
+// residual (in the output's type) may be null. FP32 sums, one rounding to nearest even (the bits of
+// nn/cuda/layer_kernels.cu's epilogue for every non-NaN value): what the network engine's bf16
+// layers and conv2d_ex's fused 16-bit outputs store. Stored like KtuneConvWgOut16Plain, a block
+// pair at a time (quad exchange, whole sectors, one paired cvt a column pair), the epilogue's
+// tests once per four values. Until session 24 it stored a column pair (4 bytes) at a time with
+// the tests per value: 1.32x the plain FP32 store's time with a bias and ReLU (H200,
+// results/h200/conv-wgmma-out16); wgmma_conv_check's bench-out keeps that store
+// (out16fusedword) to compare.
 template <int PREC16>
 struct KtuneConvWgOut16 {
   struct Params {
@@ -181,18 +182,28 @@ struct KtuneConvWgOut16 {
     const unsigned short* residual;  // PREC16's bits, NHWC like y
     int relu;
   };
-  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
-    if (o.bias) v += o.bias[col];
-    if (o.residual) v += ktune_widen16<PREC16>(o.residual[at + col]);
-    return o.relu ? fmaxf(v, 0.0f) : v;
-  }
-  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
-                                               float v0, float v1) {
-    if (col + 1 < k)
-      *reinterpret_cast<unsigned*>(o.y + at + col) =
-          ktune_cwg_pack16<PREC16>(act(o, at, col, v0), act(o, at, col + 1, v1));
-    else if (col < k)
-      o.y[at + col] = (unsigned short)ktune_round16<PREC16>(act(o, at, col, v0));
+  static __device__ __forceinline__ void store_blocks(const Params& o, long long at, bool valid,
+                                                      int c0, int k, float v0, float v1, float v2,
+                                                      float v3) {
+    if (c0 >= k) return;
+    // This lane's columns: (v0, v1) at a, a + 1 and (v2, v3) at b, b + 1 (a, b, k even).
+    const int a = c0 + 2 * (threadIdx.x & 3), b = a + 8;
+    if (o.bias) {
+      if (a < k) v0 += o.bias[a], v1 += o.bias[a + 1];
+      if (b < k) v2 += o.bias[b], v3 += o.bias[b + 1];
+    }
+    if (o.residual && valid) {
+      if (a < k)
+        v0 += ktune_widen16<PREC16>(o.residual[at + a]),
+            v1 += ktune_widen16<PREC16>(o.residual[at + a + 1]);
+      if (b < k)
+        v2 += ktune_widen16<PREC16>(o.residual[at + b]),
+            v3 += ktune_widen16<PREC16>(o.residual[at + b + 1]);
+    }
+    if (o.relu)
+      v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f), v2 = fmaxf(v2, 0.0f), v3 = fmaxf(v3, 0.0f);
+    ktune_cwg_store16_quad(o.y, at, valid, c0, k, ktune_cwg_pack16<PREC16>(v0, v1),
+                           ktune_cwg_pack16<PREC16>(v2, v3));
   }
 };
 typedef KtuneConvWgOut16<2> KtuneConvWgOutBf16;

@@ -1,15 +1,15 @@
 // ktune::conv2d_wgmma_bf16 / conv2d_wgmma_tf32 (include/ktune/conv2d_wgmma.hpp): three configs
-// each of the kind cuda_igemm_wgmma (conv2d_wgmma.cuh) with its fused epilogue (bf16 output:
-// KtuneConvWgOutBf16; tf32: FP32 output, KtuneConvWgOutF32Epi, or KtuneConvWgOutTf32Epi rounding
-// it to TF32), encoded, shaped and refused by
-// the kind's launcher (conv2d_wgmma_launch.hpp). Each precision's three are the best subset of
-// that size of the configs timed per layer on VGG16 and ResNet-50 at batch 1 and 16 (sum over the
-// layers it serves of the subset's fastest, times the layer's count in its network):
-// - bf16: of the eight of results/h100-80gb-hbm3/conv-wgmma-1 (FP32 output; H100): 1.763 ms over
-//   its 62 layer shapes, against 1.754 with every layer's own best of the 8;
-// - tf32: of the kind's 40 in results/h200/conv-tc-sweep-tf32 (FP32 output; H200): 2.983 ms over
-//   its 62 layers, against 2.899 with every layer's own best of the 40.
+// each of the kind cuda_igemm_wgmma_persist (conv2d_wgmma.cuh with its persistent grid) with its
+// fused epilogue (bf16 output: KtuneConvWgOutBf16; tf32: FP32 output, KtuneConvWgOutF32Epi, or
+// KtuneConvWgOutTf32Epi rounding it to TF32), encoded, shaped and refused by the kind's launcher
+// (conv2d_wgmma_launch.hpp). Each precision's three are the best subset of that size of the 80
+// wgmma configs (one item a block and persistent) timed per layer on VGG16 and ResNet-50 at
+// batch 1 and 16 in results/h200/conv-tc-sweep-persist (FP32 output; H200): sum over the 62
+// layers it serves of the subset's fastest, times the layer's count in its network, bf16 1.823 ms
+// (the earlier three, one item a block, chosen on an H100 sweep: 1.976; every layer's own best of
+// the 80: 1.765), tf32 2.816 ms (the earlier three: 2.941; own best 2.730).
 // Compiled by nvcc for sm_90a only (kernels/conv2d/family.cmake).
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -31,48 +31,66 @@ template <class EPI>
 using Launcher = void (*)(const KtuneTmaMap&, const KtuneTmaMap&, const KtuneConvWgShape&,
                           const typename EPI::Params&, cudaStream_t);
 
-template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI>
+template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI, int PERSIST>
 void launch(const KtuneTmaMap& mx, const KtuneTmaMap& mw, const KtuneConvWgShape& sh,
             const typename EPI::Params& out, cudaStream_t stream) {
-  constexpr auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI>;
+  constexpr auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI, PERSIST>;
   constexpr int smem = KtuneConvWgSmem<BN, ST>::kBytes;
   static const cudaError_t attribute =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   ktune::cuda::check(attribute, "cudaFuncSetAttribute(ktune_conv2d_wgmma)");
-  const dim3 grid(sh.tiles_p * sh.tiles_q * sh.tiles_n, (sh.k + BN - 1) / BN);
+  const unsigned tiles = unsigned(sh.tiles_p * sh.tiles_q * sh.tiles_n);
+  const unsigned channel_blocks = unsigned((sh.k + BN - 1) / BN);
+  dim3 grid{tiles, channel_blocks};
+  if (PERSIST) {  // one block an SM (the kernel's __launch_bounds__(384, 1)) walks the items
+    static const int sms = [] {
+      int device = 0, count = 0;
+      ktune::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+      ktune::cuda::check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+                         "cudaDeviceGetAttribute(SM count)");
+      return count;
+    }();
+    grid = dim3{std::min(tiles * channel_blocks, unsigned(sms)), 1};
+  }
   kernel<<<grid, kc::kWgmmaConvThreads, smem, stream>>>(mx, mw, sh, out);
   ktune::cuda::check(cudaGetLastError(), "ktune_conv2d_wgmma");
 }
 
-// A config of the family's kind cuda_igemm_wgmma (tp x tq pixels of 128 / (tp·tq) images, bn,
-// st) and its instantiation with epilogue EPI in precision PREC.
+// A config of the family's wgmma kinds (tp x tq pixels of 128 / (tp·tq) images, bn, st; the
+// persistent grid for cuda_igemm_wgmma_persist) and its instantiation with epilogue EPI in
+// precision PREC.
 template <class EPI>
 struct Entry {
   kc::CudaConvConfig config;
   Launcher<EPI> launch;
 };
 
-template <int TP, int TQ, int BN, int ST, int PREC, class EPI>
-constexpr Entry<EPI> entry(const char* text) {
-  const kc::CudaConvConfig g = kc::parse_cuda_conv_config(text);
-  return {g, launch<TP, TQ, 128 / (TP * TQ), BN, ST, PREC, EPI>};
+template <class EPI, int PREC, int TP, int TQ, int BN, int ST, int PERSIST>
+constexpr Entry<EPI> entry(const kc::CudaConvConfig& g) {
+  return {g, launch<TP, TQ, 128 / (TP * TQ), BN, ST, PREC, EPI, PERSIST>};
 }
+// The entry of config string TEXT: its template arguments decoded from the string at compile
+// time, so the name and the instantiation cannot disagree (an invalid string divides by zero).
+#define KTUNE_WG_ENTRY(TEXT, PREC, EPI)                                                      \
+  entry<EPI, PREC, kc::parse_cuda_conv_config(TEXT).tp, kc::parse_cuda_conv_config(TEXT).tq, \
+        kc::parse_cuda_conv_config(TEXT).bn, kc::parse_cuda_conv_config(TEXT).st,            \
+        kc::parse_cuda_conv_config(TEXT).persist>(kc::parse_cuda_conv_config(TEXT))
 
 using Bf16Out = KtuneConvWgOutBf16;
 using F32Out = KtuneConvWgOutF32Epi;
 using Tf32Out = KtuneConvWgOutTf32Epi;  // Params: F32Out's
 
 constexpr Entry<Bf16Out> kBf16Configs[] = {
-    entry<16, 8, 128, 4, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=16;tq=8;bn=128;st=4"),
-    entry<8, 16, 64, 6, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
-    entry<8, 8, 256, 3, 2, Bf16Out>("kind=cuda_igemm_wgmma;tp=8;tq=8;bn=256;st=3"),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=8;tq=8;bn=128;st=4", 2, Bf16Out),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=8;tq=16;bn=64;st=6", 2, Bf16Out),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=8;tq=8;bn=256;st=4", 2, Bf16Out),
 };
 // The tf32 configs with epilogue EPI: F32Out, or Tf32Out storing the output rounded to TF32.
 template <class EPI>
 constexpr Entry<EPI> kTf32Configs[] = {
-    entry<4, 8, 128, 6, 1, EPI>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=128;st=6"),
-    entry<4, 8, 256, 4, 1, EPI>("kind=cuda_igemm_wgmma;tp=4;tq=8;bn=256;st=4"),
-    entry<8, 16, 64, 6, 1, EPI>("kind=cuda_igemm_wgmma;tp=8;tq=16;bn=64;st=6"),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=8;tq=8;bn=128;st=6", 1, EPI),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=16;tq=8;bn=64;st=6", 1, EPI),
+    KTUNE_WG_ENTRY("kind=cuda_igemm_wgmma_persist;tp=8;tq=8;bn=256;st=4", 1, EPI),
 };
 
 kc::ConvDims dims_of(const Conv2dWgmmaLayer& d, Precision precision) {
@@ -85,7 +103,8 @@ kc::ConvDims dims_of(const Conv2dWgmmaLayer& d, Precision precision) {
 
 std::string name_of(const kc::CudaConvConfig& g) {
   return "tp=" + std::to_string(g.tp) + ";tq=" + std::to_string(g.tq) +
-         ";bn=" + std::to_string(g.bn) + ";st=" + std::to_string(g.st);
+         ";bn=" + std::to_string(g.bn) + ";st=" + std::to_string(g.st) +
+         (g.persist ? ";persist" : "");
 }
 
 std::string refusal(const kc::CudaConvConfig& g, const Conv2dWgmmaLayer& d, Precision precision) {

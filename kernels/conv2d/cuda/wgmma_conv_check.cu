@@ -14,8 +14,10 @@
 // (KtuneConvWgOutF32Epi with no bias, residual or ReLU), out16 (KtuneConvWgOut16 likewise),
 // out16plain (KtuneConvWgOut16Plain), out16word (the same stored 4 bytes a lane, as before the
 // quad exchange), out16fused (KtuneConvWgOut16 with a bias and ReLU), out16plainint
-// (out16plain rounding by ktune_round16, as before the paired cvt) and none (no store: the main
-// loop's time) — one CSV row each; f32epi checked equal to f32, the 16-bit outputs to f32's
+// (out16plain rounding by ktune_round16, as before the paired cvt), out16fusedword (out16fused
+// stored 4 bytes a lane with per-value tests, as before session 24), out16fusedres /
+// out16fusedresword (the same two with a residual too) and none (no store: the main loop's time)
+// — one CSV row each; f32epi checked equal to f32, the 16-bit outputs to f32's
 // values rounded once (bit for bit). KTUNE_BATCHES / KTUNE_REPS (default 7 / 20) shrink it for a
 // profiler.
 //
@@ -664,6 +666,27 @@ struct Out16PlainInt {
   }
 };
 
+// KtuneConvWgOut16 as it was until session 24: a column pair (4 bytes) a store, the bias,
+// residual and ReLU tests per value (bench-out's out16fusedword / out16fusedresword: the
+// comparison that chose the block-pair store).
+template <int PREC>
+struct Out16FusedWord {
+  typedef typename KtuneConvWgOut16<PREC>::Params Params;
+  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+    if (o.bias) v += o.bias[col];
+    if (o.residual) v += ktune_widen16<PREC>(o.residual[at + col]);
+    return o.relu ? fmaxf(v, 0.0f) : v;
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<unsigned*>(o.y + at + col) =
+          ktune_cwg_pack16<PREC>(act(o, at, col, v0), act(o, at, col + 1, v1));
+    else if (col < k)
+      o.y[at + col] = (unsigned short)ktune_round16<PREC>(act(o, at, col, v0));
+  }
+};
+
 // Stores nothing unless an accumulator equals a value random data never sums to: the main loop
 // and the accumulator's reads stay, the stores go (bench-out's `none`).
 struct OutNone {
@@ -689,8 +712,9 @@ struct OutputEpilogues {
   }
   // epilogue e of bench-out's list, writing y32 (FP32) or y16 (PREC's 16-bit bits).
   static cudaError_t launch(int e, const Problem& pb, void* const* x, void* const* w, int copies,
-                            float* y32, unsigned short* y16, const float* bias, int reps,
-                            cudaEvent_t a, cudaEvent_t b) {
+                            float* y32, unsigned short* y16, const float* bias,
+                            const unsigned short* res, int reps, cudaEvent_t a, cudaEvent_t b) {
+    typedef typename Fused::Params P;
     switch (e) {
       case 0:
         return run<KtuneConvWgOutF32>(pb, x, w, copies, y32, reps, a, b);
@@ -709,6 +733,12 @@ struct OutputEpilogues {
                           b);
       case 6:
         return run<Out16PlainInt<PREC>>(pb, x, w, copies, y16, reps, a, b);
+      case 7:
+        return run<Out16FusedWord<PREC>>(pb, x, w, copies, P{y16, bias, nullptr, 1}, reps, a, b);
+      case 8:
+        return run<Fused>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
+      case 9:
+        return run<Out16FusedWord<PREC>>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
       default:
         return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
     }
@@ -716,7 +746,8 @@ struct OutputEpilogues {
 };
 
 using OutputLaunch = cudaError_t (*)(int, const Problem&, void* const*, void* const*, int, float*,
-                                     unsigned short*, const float*, int, cudaEvent_t, cudaEvent_t);
+                                     unsigned short*, const float*, const unsigned short*, int,
+                                     cudaEvent_t, cudaEvent_t);
 struct OutputVariant {
   Config cf;
   OutputLaunch bf16, fp16;
@@ -734,8 +765,11 @@ const OutputVariant kOutputVariants[] = {
 int run_bench_out(const char* path, const std::vector<std::string>& only) {
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
   const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
-  const char* epis[] = {"f32",       "f32epi",     "out16",         "out16plain",
-                        "out16word", "out16fused", "out16plainint", "none"};
+  const char* epis[] = {
+      "f32",        "f32epi",        "out16",          "out16plain",    "out16word",
+      "out16fused", "out16plainint", "out16fusedword", "out16fusedres", "out16fusedresword",
+      "none"};
+  constexpr int kEpilogues = int(sizeof(epis) / sizeof(epis[0]));
   const char* header = "network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status";
   return for_each_layer(
       path, header, prec,
@@ -751,6 +785,11 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
         float* dbias;
         CK(cudaMalloc(&dbias, pb.k * 4));
         CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
+        std::vector<unsigned short> res_bits(dev.ny);  // the residual, in the output's type
+        for (unsigned short& r : res_bits) r = from_float(u(rng), prec);
+        unsigned short* dres;
+        CK(cudaMalloc(&dres, dev.ny * 2));
+        CK(cudaMemcpy(dres, res_bits.data(), dev.ny * 2, cudaMemcpyHostToDevice));
         for (const OutputVariant& v : kOutputVariants) {
           const std::string config = name(Variant{v.cf, prec, 0, nullptr, nullptr, nullptr});
           const OutputLaunch fn = prec == 2 ? v.bf16 : v.fp16;
@@ -760,15 +799,16 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
             continue;
           if (!refusal(pb, v.cf).empty()) continue;
           std::vector<float> y32;
-          for (int e = 0; e < 8; ++e) {
+          for (int e = 0; e < kEpilogues; ++e) {
             dev.poison();
             CK(cudaMemset(y16, 0xFF, dev.ny * 2));
-            CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, 3, nullptr,
+            CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, 3, nullptr,
                   nullptr));
             CK(cudaDeviceSynchronize());
             const double ms = median_launch_ms(
                 [&](int n, cudaEvent_t s, cudaEvent_t t) {
-                  return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, n, s, t);
+                  return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, n,
+                            s, t);
                 },
                 batches, reps, a, b);
             // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
@@ -780,15 +820,24 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
               if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
             } else if (e == 1) {
               if (dev.fetch() != y32) status = "wrong";
-            } else if (e >= 2 && e <= 6) {  // fused: relu(acc + bias) in FP32, then rounded
+            } else if (e >= 2 && e < kEpilogues - 1) {
+              // 16-bit: the FP32 value rounded once; the fused ones relu(acc + bias (+ residual))
+              // summed in FP32 in that order.
+              const bool fused = e == 5 || e == 7 || e == 8 || e == 9, with_res = e == 8 || e == 9;
               std::vector<unsigned short> bits(dev.ny);
               CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
-              for (size_t i = 0; i < dev.ny; ++i)
-                if (bits[i] !=
-                    from_float(e == 5 ? std::fmax(y32[i] + bias[i % pb.k], 0.0f) : y32[i], prec)) {
+              for (size_t i = 0; i < dev.ny; ++i) {
+                float v = y32[i];
+                if (fused) {
+                  v += bias[i % pb.k];
+                  if (with_res) v += to_float(res_bits[i], prec);
+                  v = std::fmax(v, 0.0f);
+                }
+                if (bits[i] != from_float(v, prec)) {
                   status = "wrong";
                   break;
                 }
+              }
             }
             std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n,
                         pb.h, pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(),
@@ -796,7 +845,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
             std::fflush(stdout);
           }
         }
-        cudaFree(y16), cudaFree(dbias);
+        cudaFree(y16), cudaFree(dbias), cudaFree(dres);
       });
 }
 
