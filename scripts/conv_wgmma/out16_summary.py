@@ -25,6 +25,9 @@ EPILOGUES = {
     "out16fused": "KtuneConvWgOut16 with a bias and ReLU",
     "out16fusedld": "the same reading the bias by plain loads (out16fused read it by __ldg then)",
     "out16plainint": "out16plain rounding each value by ktune_round16 (bf16: integer rounding)",
+    "out16fusedword": "out16fused stored 4 bytes a lane, tests per value (before session 24)",
+    "out16fusedres": "KtuneConvWgOut16 with a bias, a 16-bit residual and ReLU",
+    "out16fusedresword": "the same stored 4 bytes a lane, tests per value (before session 24)",
     "none": "no store (the main loop and the accumulator's reads)",
 }
 # ncu's kernel names: template arguments that tell the epilogue apart (most specific first).
@@ -119,14 +122,17 @@ def main():
             continue
         n, g, tw, lo, hi = ratio_row(times, e, "f32")
         out.append(f"| {e} | {EPILOGUES[e]} | {n} | {g:.3f} | {tw:.3f} | {lo:.3f} | {hi:.3f} |")
-    if "out16fused" in present and "out16fusedld" in present:
-        n, g, tw, lo, hi = ratio_row(times, "out16fused", "out16fusedld")
-        out += ["", f"Bias by __ldg against plain loads (out16fused / out16fusedld, {n} pairs): "
-                f"geomean {g:.3f}, time-weighted {tw:.3f}, range {lo:.3f}-{hi:.3f}."]
-    if "out16plain" in present and "out16plainint" in present:
-        n, g, tw, lo, hi = ratio_row(times, "out16plain", "out16plainint")
-        out += ["", f"Paired cvt against per-value rounding (out16plain / out16plainint, {n} "
-                f"pairs): geomean {g:.3f}, time-weighted {tw:.3f}, range {lo:.3f}-{hi:.3f}."]
+    # Pairs of one epilogue's two implementations, measured in the same run.
+    for ours, theirs, what in [
+            ("out16fused", "out16fusedld", "Bias by __ldg against plain loads"),
+            ("out16plain", "out16plainint", "Paired cvt against per-value rounding"),
+            ("out16fused", "out16fusedword", "Fused bias + ReLU, block-pair against 4-byte stores"),
+            ("out16fusedres", "out16fusedresword",
+             "Fused bias + residual + ReLU, block-pair against 4-byte stores")]:
+        if ours in present and theirs in present:
+            n, g, tw, lo, hi = ratio_row(times, ours, theirs)
+            out += ["", f"{what} ({ours} / {theirs}, {n} pairs): geomean {g:.3f}, "
+                    f"time-weighted {tw:.3f}, range {lo:.3f}-{hi:.3f}."]
     if "out16plain" in present and "out16word" in present:
         n, g, tw, lo, hi = ratio_row(times, "out16plain", "out16word")
         out += ["", f"Quad-exchanged against 4-byte 16-bit stores (out16plain / out16word, {n} "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/conv_wgmma/out16_summary.py on a hand-made bench-out CSV and ncu table whose figures are
 worked out by hand: each epilogue's time over the FP32 store's (geomean, time-weighted, range),
-the quad / 4-byte comparison, the slowest layers, the profile's medians; one-line errors for a
+the quad / 4-byte comparisons of the plain and the fused store, the slowest layers, the profile's medians; one-line errors for a
 missing file, a row that is not ok and a file without ncu's table.
   test_conv_wgmma_out16_summary.py SCRIPT"""
 import os
@@ -22,7 +22,9 @@ def bench(rows):
 
 
 BENCH = bench([("a", "f32", 10, "ok"), ("a", "out16plain", 11, "ok"), ("a", "out16word", 12, "ok"),
-               ("b", "f32", 20, "ok"), ("b", "out16plain", 18, "ok"), ("b", "out16word", 24, "ok")])
+               ("b", "f32", 20, "ok"), ("b", "out16plain", 18, "ok"), ("b", "out16word", 24, "ok"),
+               ("a", "out16fused", 12, "ok"), ("a", "out16fusedword", 16, "ok"),
+               ("b", "out16fused", 25, "ok"), ("b", "out16fusedword", 25, "ok")])
 
 METRICS = ["gpu__time_duration.sum", "smsp__inst_executed.sum",
            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
@@ -63,6 +65,11 @@ class Summary(unittest.TestCase):
         self.assertIn("(out16plain / out16word, 2 pairs): geomean 0.829, time-weighted 0.806, "
                       "range 0.750-0.917.", out.stdout)
         self.assertIn("- resnet50 a b1 fp16:ht=8: 1.100 (11.00 vs 10.00 us)", out.stdout)
+        # out16fused / out16fusedword: 12 / 16 and 25 / 25 -> sqrt(0.75) = 0.866, 37 / 41 = 0.902.
+        self.assertIn("Fused bias + ReLU, block-pair against 4-byte stores (out16fused / "
+                      "out16fusedword, 2 pairs): geomean 0.866, time-weighted 0.902, range "
+                      "0.750-1.000.", out.stdout)
+        self.assertNotIn("out16fusedres /", out.stdout)  # not measured: no line
         self.assertIn("(fp16 input and 16-bit output)", out.stdout)
 
     def test_ncu(self):
