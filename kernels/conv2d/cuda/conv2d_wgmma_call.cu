@@ -9,7 +9,6 @@
 // (the earlier three, one item a block, chosen on an H100 sweep: 1.976; every layer's own best of
 // the 80: 1.765), tf32 2.816 ms (the earlier three: 2.941; own best 2.730).
 // Compiled by nvcc for sm_90a only (kernels/conv2d/family.cmake).
-#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <string>
@@ -29,29 +28,16 @@ using ktune::kernels::gemm::Precision;
 
 template <class EPI>
 using Launcher = void (*)(const KtuneTmaMap&, const KtuneTmaMap&, const KtuneConvWgShape&,
-                          const typename EPI::Params&, cudaStream_t);
+                          const typename EPI::Params&, dim3, cudaStream_t);
 
 template <int HT, int WT, int NB, int BN, int ST, int PREC, class EPI, int PERSIST>
 void launch(const KtuneTmaMap& mx, const KtuneTmaMap& mw, const KtuneConvWgShape& sh,
-            const typename EPI::Params& out, cudaStream_t stream) {
+            const typename EPI::Params& out, dim3 grid, cudaStream_t stream) {
   constexpr auto kernel = ktune_conv2d_wgmma<HT, WT, NB, BN, ST, PREC, EPI, PERSIST>;
   constexpr int smem = KtuneConvWgSmem<BN, ST>::kBytes;
   static const cudaError_t attribute =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   ktune::cuda::check(attribute, "cudaFuncSetAttribute(ktune_conv2d_wgmma)");
-  const unsigned tiles = unsigned(sh.tiles_p * sh.tiles_q * sh.tiles_n);
-  const unsigned channel_blocks = unsigned((sh.k + BN - 1) / BN);
-  dim3 grid{tiles, channel_blocks};
-  if (PERSIST) {  // one block an SM (the kernel's __launch_bounds__(384, 1)) walks the items
-    static const int sms = [] {
-      int device = 0, count = 0;
-      ktune::cuda::check(cudaGetDevice(&device), "cudaGetDevice");
-      ktune::cuda::check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
-                         "cudaDeviceGetAttribute(SM count)");
-      return count;
-    }();
-    grid = dim3{std::min(tiles * channel_blocks, unsigned(sms)), 1};
-  }
   kernel<<<grid, kc::kWgmmaConvThreads, smem, stream>>>(mx, mw, sh, out);
   ktune::cuda::check(cudaGetLastError(), "ktune_conv2d_wgmma");
 }
@@ -135,7 +121,9 @@ void run(const Entry<EPI>& e, const Conv2dWgmmaLayer& d, Precision precision, co
   std::memcpy(&mw, &maps.w, sizeof mw);
   const kc::WgmmaConvShape shape = kc::wgmma_conv_shape(e.config, dims);
   std::memcpy(&sh, &shape, sizeof sh);
-  e.launch(mx, mw, sh, params, stream);
+  int sms = 0;
+  if (e.config.persist) ktune::cuda::check(kc::igemm_wgmma_sms(sms), "the device's SM count");
+  e.launch(mx, mw, sh, params, kc::igemm_wgmma_grid(e.config, shape, sms), stream);
 }
 
 }  // namespace

@@ -136,6 +136,25 @@ inline cudaError_t igemm_wgmma_device_ok(bool& ok) {
   return error;
 }
 
+// The current device's SM count: the persistent grid's size.
+inline cudaError_t igemm_wgmma_sms(int& sms) {
+  int device = 0;
+  const cudaError_t error = cudaGetDevice(&device);
+  return error != cudaSuccess
+             ? error
+             : cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+}
+
+// The grid of g's kernel on sh: (output tiles, channel blocks), one work item a block; for the
+// persistent grid (g.persist) min(work items, sms) blocks, one an SM (the kernel's
+// __launch_bounds__(384, 1) and shared memory leave room for one), none idle.
+inline dim3 igemm_wgmma_grid(const CudaConvConfig& g, const WgmmaConvShape& sh, int sms) {
+  const long long tiles = (long long)sh.tiles_p * sh.tiles_q * sh.tiles_n;
+  const long long channel_blocks = (sh.k + g.bn - 1) / g.bn;
+  if (g.persist) return dim3(unsigned(std::min<long long>(tiles * channel_blocks, sms)), 1);
+  return dim3(unsigned(tiles), unsigned(channel_blocks));
+}
+
 // Raises the kernel's dynamic shared memory limit to what g needs (once per kernel and size).
 inline ConvLaunch igemm_wgmma_opt_in(const CudaConvConfig& g, const void* kernel) {
   const cudaError_t error = cudaFuncSetAttribute(
@@ -155,18 +174,12 @@ ConvLaunch launch_igemm_wgmma(const CudaConvConfig& g, const void* kernel, const
   WgmmaConvShape sh = wgmma_conv_shape(g, d);
   CUtensorMap mx = maps.x, mw = maps.w;  // by value: the kernel's __grid_constant__ parameters
   void* args[] = {&mx, &mw, &sh, &out};
-  const long long tiles = (long long)sh.tiles_p * sh.tiles_q * sh.tiles_n;
-  const int channel_blocks = int((d.k + g.bn - 1) / g.bn);
-  dim3 grid{unsigned(tiles), unsigned(channel_blocks)};
-  if (g.persist) {  // one block an SM (the kernel's __launch_bounds__(384, 1)), none idle
-    int device = 0, sms = 0;
-    cudaError_t error = cudaGetDevice(&device);
-    if (error == cudaSuccess)
-      error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  int sms = 0;
+  if (g.persist) {
+    const cudaError_t error = igemm_wgmma_sms(sms);
     if (error != cudaSuccess) return launch_detail::classify(error, "ktune_conv2d_wgmma SM count");
-    grid = dim3(unsigned(std::min<long long>(tiles * channel_blocks, sms)), 1);
   }
-  return launch_detail::launch(kernel, grid, dim3(kWgmmaConvThreads),
+  return launch_detail::launch(kernel, igemm_wgmma_grid(g, sh, sms), dim3(kWgmmaConvThreads),
                                size_t(igemm_wgmma_smem_bytes(g)), args, stream,
                                "ktune_conv2d_wgmma");
 }
