@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -85,12 +86,61 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
   return p;
 }
 
+// A preset by name, or "b" followed by "/"-separated field=value changes of the default
+// PlanBlocking (cols, rows, kc: max_cols, max_rows, kc), e.g. b/cols=96/rows=128.
+kc::PlanBlocking preset(const std::string& name) {
+  if (name.rfind("b/", 0) != 0) {
+    const auto it = presets().find(name);
+    if (it == presets().end())
+      throw std::runtime_error("--variants: unknown preset '" + name + "'");
+    return it->second;
+  }
+  kc::PlanBlocking b;
+  for (size_t at = 2; at < name.size();) {
+    const size_t end = std::min(name.find('/', at), name.size());
+    const std::string field = name.substr(at, end - at);
+    const size_t eq = field.find('=');
+    const std::string key = field.substr(0, eq);
+    const int value = eq == std::string::npos ? 0 : std::stoi(field.substr(eq + 1));
+    if (key == "cols")
+      b.max_cols = value;
+    else if (key == "rows")
+      b.max_rows = value;
+    else if (key == "kc")
+      b.kc = value;
+    else if (key == "outer")
+      b.rows_outer = value != 0;
+    else if (key == "pf")
+      b.prefetch_panels = value != 0;
+    else
+      throw std::runtime_error("--variants: unknown field '" + key + "' in '" + name + "'");
+    at = end + 1;
+  }
+  return b;
+}
+
 std::vector<float> random_floats(size_t count, unsigned seed) {
   std::mt19937 gen(seed);
   std::normal_distribution<float> dist(0.f, 0.5f);
   std::vector<float> v(count);
   for (auto& x : v) x = dist(gen);
   return v;
+}
+
+// Reads mb MiB of a buffer of its own on every thread of the OpenMP team, cyclically (--cold:
+// each timed call starts with the layer's data, filter and output out of the caches, as
+// tuned_conv_bench's host protocol does for layers whose copies do not cover 2x the LLC).
+void evict(int mb) {
+  static std::vector<float> junk;
+  static size_t at = 0;
+  const size_t n = size_t(mb) << 18;
+  if (junk.size() != 4 * n) junk.assign(4 * n, 1.f);
+  float sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (size_t i = 0; i < n; i += 16) sum += junk[(at + i) % junk.size()];
+  at = (at + n) % junk.size();
+  volatile float sink = sum;
+  (void)sink;
 }
 
 double least(const std::vector<double>& t) { return *std::min_element(t.begin(), t.end()); }
@@ -141,7 +191,7 @@ nn::Network conv_layers(const std::string& list) {
 int main(int argc, char** argv) {
   std::string network = "resnet50", csv, variants = "plan", only, workers = "openmp", shapes;
   int64_t batch = 1;
-  int reps = 20, burst = 2, pause_ms = 5, threads = 0;
+  int reps = 20, burst = 2, pause_ms = 5, threads = 0, cold_mb = 0;
   CLI::App app{"conv_plan_bench: the ktune CPU conv plan (blocking variants) vs oneDNN per layer"};
   app.add_option("--network", network, "vgg16, resnet50 or tiny");
   app.add_option("--batch", batch, "batch")->check(CLI::Range(1, 1024));
@@ -156,6 +206,8 @@ int main(int argc, char** argv) {
                  "the plans' threads: openmp (OpenMP's team, as the ktune backend) or pool (the "
                  "packed GEMM's helper pool, as ktune_pool)")
       ->check(CLI::IsMember({"openmp", "pool"}));
+  app.add_option("--cold", cold_mb,
+                 "MiB read before each timed call (0: none; 64 = 2x the EPYC's L3)");
   app.add_option("--csv", csv, "append the rows to this CSV");
   app.add_option(
       "--shapes", shapes,
@@ -168,10 +220,7 @@ int main(int argc, char** argv) {
     for (size_t at = 0; at <= variants.size();) {
       const size_t end = std::min(variants.find(',', at), variants.size());
       const std::string name = variants.substr(at, end - at);
-      const auto it = presets().find(name);
-      if (it == presets().end())
-        throw std::runtime_error("--variants: unknown preset '" + name + "'");
-      plans.emplace_back(name, it->second);
+      plans.emplace_back(name, preset(name));
       at = end + 1;
     }
     if (threads > 0) omp_set_num_threads(threads);  // oneDNN's (OpenMP) threads
@@ -279,7 +328,10 @@ int main(int argc, char** argv) {
           };
           std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
           call();
-          for (int b = 0; b < burst; ++b) t[v].push_back(time_ms(call));
+          for (int b = 0; b < burst; ++b) {
+            if (cold_mb > 0) evict(cold_mb);
+            t[v].push_back(time_ms(call));
+          }
         }
       size_t best = built.size();
       for (size_t v = best + 1; v < n; ++v)
@@ -291,6 +343,14 @@ int main(int argc, char** argv) {
       const std::string impl = vendors[best - built.size()]->layer_choice(0);
       sum_onednn += ref * jobs[j].count;
       min_onednn += ref_min * jobs[j].count;
+      if (std::getenv("CONV_PLAN_BENCH_TIMES"))  // every timed call, sorted (a debugging aid)
+        for (size_t v = 0; v < n; ++v) {
+          std::vector<double> sorted = t[v];
+          std::sort(sorted.begin(), sorted.end());
+          std::string line = v < built.size() ? plans[v].first : "onednn";
+          for (double ms : sorted) line += fmt::format(" {:.3f}", ms);
+          std::puts(line.c_str());
+        }
       for (size_t v = 0; v < built.size(); ++v) {
         const double m = median(t[v]), m_min = least(t[v]);
         sum[v] += m * jobs[j].count;
