@@ -5,7 +5,8 @@
 #      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
 #      and cpu_plan_tpad's 9 (the implicit GEMM with each thread's own padded input copy; refused
 #      but on padded non-1×1 layers of at most 4M padded input floats: not VGG16's large ones at
-#      batch 16)
+#      batch 16) and cpu_plan_1x1's 16 (the implicit GEMM with tasks split evenly among the
+#      threads, cols 96-768 × rows 64-512; refused but on 1×1 unpadded layers)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -86,7 +87,7 @@ run() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$@"; }
 for w in $workloads; do
   [ "$bench_only" = 1 ] && break
   run "$build/bin/ktune" bench --family conv2d --workload "$w" --device cpu --store "$work/conv.sqlite" \
-    --configs kind:cpu_plan,kind:cpu_plan_fused,kind:cpu_plan_tpad --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
+    --configs kind:cpu_plan,kind:cpu_plan_fused,kind:cpu_plan_tpad,kind:cpu_plan_1x1 --min-reps 5 --rep-budget-ms 30 --timeout-ms 10000 | tail -n 2
 done
 # The re-timing: 3 timed runs a turn at batch 1 (runs of 0.1-4 ms), 1 at batch 16 (the verification
 # run of each turn already takes as long as the timed one); at least 4 rounds, whole rotations.
@@ -107,6 +108,13 @@ if [ "$bench_only" != 1 ]; then
   "$here/scripts/deploy_selectors.sh" "$here/libraries/conv2d/selectors.txt" "" "$build/bin/ktune" '^amd-epyc-2c-plan'
 else
   sweep_s=0
+fi
+# SWEEP_ONLY=1: steps 1-2 alone (the dataset and the regenerated headers), so that the rebuild of
+# the benches can run outside a quiet window; BENCH_ONLY=1 then times them (two runs, each
+# holding the quiet lock for less time than the whole script).
+if [ "${SWEEP_ONLY:-0}" = 1 ]; then
+  echo "cpu_conv_sweep: SWEEP_ONLY=1, sweep and headers in $(( $(date +%s) - start )) s (load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after)"
+  exit 0
 fi
 cmake --build "$build" -j"$(nproc)" --target "$bench_in" "$bench_held"
 bench=(--device-slug amd-epyc-2c --dataset "$data" --peak-gflops 192
@@ -169,7 +177,7 @@ rounds, each turn verified again, pooled medians; ${retime_s} s)"
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${VENDORS:+VENDORS=$VENDORS }${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs, cpu_plan_fused's 6 and cpu_plan_tpad's 9 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs, cpu_plan_fused's 6, cpu_plan_tpad's 9 and cpu_plan_1x1's 16 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, each timed by the sweep's host protocol (cold caches before every run) in 3 rotating rounds, pooled medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \

@@ -112,6 +112,8 @@ kc::PlanBlocking preset(const std::string& name) {
       b.rows_outer = value != 0;
     else if (key == "pf")
       b.prefetch_panels = value != 0;
+    else if (key == "bal")
+      b.balanced_split = value != 0;
     else
       throw std::runtime_error("--variants: unknown field '" + key + "' in '" + name + "'");
     at = end + 1;

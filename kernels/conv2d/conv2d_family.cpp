@@ -29,6 +29,7 @@ std::vector<SpaceKind> conv2d_kinds() {
   add_cuda_wgmma_kinds(kinds);          // appended after the CPU plan kinds
   add_cpu_plan_tpad_kinds(kinds);       // appended after cuda_igemm_wgmma
   add_cuda_wgmma_persist_kinds(kinds);  // appended after cpu_plan_tpad
+  add_cpu_plan_1x1_kinds(kinds);        // appended after cuda_igemm_wgmma_persist
   return kinds;
 }
 

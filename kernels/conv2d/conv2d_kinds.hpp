@@ -8,6 +8,7 @@
 //   5. add_cpu_plan_tpad_kinds (kernels/conv2d/conv2d_kinds_cpu.cpp): cpu_plan_tpad
 //   6. add_cuda_wgmma_persist_kinds (kernels/conv2d/conv2d_kinds_cuda.cpp):
 //      cuda_igemm_wgmma_persist
+//   7. add_cpu_plan_1x1_kinds (kernels/conv2d/conv2d_kinds_cpu.cpp): cpu_plan_1x1
 // Config ids are kind offsets plus mixed-radix indices, so a kind is never removed, reordered or
 // given new param values once measured; new kinds are appended by a later call. Kind names carry
 // their backend (cpu_..., cuda_...) because the CPU and CUDA kernels of one idea have different
@@ -24,6 +25,7 @@ void add_cpu_plan_kinds(std::vector<SpaceKind>& kinds);
 void add_cuda_wgmma_kinds(std::vector<SpaceKind>& kinds);
 void add_cpu_plan_tpad_kinds(std::vector<SpaceKind>& kinds);
 void add_cuda_wgmma_persist_kinds(std::vector<SpaceKind>& kinds);
+void add_cpu_plan_1x1_kinds(std::vector<SpaceKind>& kinds);
 
 // Whether a kind (by name) is one of add_cpu_kinds' kinds.
 bool is_cpu_kind(const std::string& name);

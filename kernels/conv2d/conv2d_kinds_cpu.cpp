@@ -1,7 +1,8 @@
 // The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
 // (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
 // cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 and cpu_plan_fused's 6 after
-// the CUDA kinds, cpu_plan_tpad's 9 after cuda_igemm_wgmma.
+// the CUDA kinds, cpu_plan_tpad's 9 after cuda_igemm_wgmma, cpu_plan_1x1's 16 after
+// cuda_igemm_wgmma_persist.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,6 +88,15 @@ void add_cpu_plan_tpad_kinds(std::vector<SpaceKind>& kinds) {
   // blockings, so the sweep compares the two copies config for config. 9 configs.
   kinds.push_back({"cpu_plan_tpad",
                    {{"cols", V{"192", "384", "768"}}, {"rows", V{"128", "256", "512"}}},
+                   nullptr});
+}
+
+void add_cpu_plan_1x1_kinds(std::vector<SpaceKind>& kinds) {
+  // cpu_plan's implicit GEMM on 1×1 unpadded layers with its tasks split evenly among the threads
+  // (conv2d_cpu_plan.hpp; refused on other layers): cpu_plan's task blockings and the finer ones
+  // of batch 1's small maps (96 pixels, 64 channels). 4 × 4 = 16 configs.
+  kinds.push_back({"cpu_plan_1x1",
+                   {{"cols", V{"96", "192", "384", "768"}}, {"rows", V{"64", "128", "256", "512"}}},
                    nullptr});
 }
 

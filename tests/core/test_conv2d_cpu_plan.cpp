@@ -111,15 +111,21 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
   PlanBlocking own, small_own = small;
   own.winograd_m = 0;
   own.pad_per_thread = small_own.pad_per_thread = true;
+  // The balanced split (PlanBlocking::balanced_split, cpu_plan_1x1), default and small tasks.
+  PlanBlocking balanced, small_balanced = small;
+  balanced.winograd_m = 0;
+  balanced.balanced_split = small_balanced.balanced_split = true;
   for (const Shape& s : shapes()) {
     Case c(s);
     for (int threads : {1, 2, 3})
-      for (const PlanBlocking& bl : {PlanBlocking{}, small, small_packing, row_calls, pieces_outer,
-                                     small_pieces_outer, own, small_own}) {
+      for (const PlanBlocking& bl :
+           {PlanBlocking{}, small, small_packing, row_calls, pieces_outer, small_pieces_outer, own,
+            small_own, balanced, small_balanced}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s, plan.winograd_m()))
             << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
-            << " join_rows=" << bl.join_rows << " pad_per_thread=" << bl.pad_per_thread;
+            << " join_rows=" << bl.join_rows << " pad_per_thread=" << bl.pad_per_thread
+            << " balanced=" << bl.balanced_split;
       }
   }
 }
@@ -378,6 +384,29 @@ TEST(Conv2dCpuPlan, TasksKeepBothThreadsBusy) {
   // 56×56 × 64 channels: 3136 pixels are 9 tasks of <= 384, evened to 10 for two threads.
   EXPECT_EQ(
       ConvPlan(shape(1, 56, 8, 64, 1, 1, 0), std::vector<float>(8 * 64).data(), 2).tasks() % 2, 0u);
+}
+
+TEST(Conv2dCpuPlan, BalancedSplitGivesEveryThreadAsManyTasks) {
+  // ResNet-50's 56×56 × 64 -> 256 at batch 1 in tasks of <= 192 pixels × 512 channels: 17 tasks
+  // (the split stops at 8 per thread), a multiple of the threads when balanced.
+  Shape s = shape(1, 56, 64, 256, 1, 1, 0);
+  const std::vector<float> filter(size_t(s.filter_elements()), 1.f);
+  PlanBlocking bl;
+  bl.max_cols = 192;
+  bl.max_rows = 512;
+  EXPECT_EQ(ConvPlan(s, filter.data(), 2, bl).tasks(), 17u);
+  bl.balanced_split = true;
+  for (int threads : {2, 3}) {
+    const size_t tasks = ConvPlan(s, filter.data(), threads, bl).tasks();
+    EXPECT_EQ(tasks % size_t(threads), 0u) << threads;
+    EXPECT_GE(tasks, 17u) << threads;
+  }
+  // One channel panel and 3 pixel tiles (36 pixels): no multiple of 2 exists; the split stops
+  // at one task per tile.
+  s = shape(1, 1, 128, 32, 1, 1, 0);
+  s.w = 36;
+  EXPECT_EQ(ConvPlan(s, std::vector<float>(size_t(s.filter_elements()), 1.f).data(), 2, bl).tasks(),
+            3u);
 }
 
 }  // namespace

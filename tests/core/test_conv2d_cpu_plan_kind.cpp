@@ -1,10 +1,11 @@
-// The cpu_plan, cpu_plan_fused and cpu_plan_tpad kinds (kernels/conv2d/cpu/conv2d_cpu_plan.hpp)
-// and the oneDNN Winograd vendor row: every config against the float64 reference on random data
-// with NaN-poisoned output, directly and through the family's CPU backend (which verifies before it
-// times), on the tiny workload's odd shapes and small copies of every filter / stride / padding
-// of the VGG16 and ResNet-50 layers with channel counts off the tiles (kMR 32, kNR 12); Winograd
-// refused exactly where it does not apply (cpu_plan_tpad: off padded non-1×1 layers and large
-// inputs); each algorithm's bound rejects a planted weight; the config ids of the older kinds
+// The cpu_plan, cpu_plan_fused, cpu_plan_tpad and cpu_plan_1x1 kinds
+// (kernels/conv2d/cpu/conv2d_cpu_plan.hpp) and the oneDNN Winograd vendor row: every config
+// against the float64 reference on random data with NaN-poisoned output, directly and through the
+// family's CPU backend (which verifies before it times), on the tiny workload's odd shapes and
+// small copies of every filter / stride / padding of the VGG16 and ResNet-50 layers with channel
+// counts off the tiles (kMR 32, kNR 12); Winograd refused exactly where it does not apply
+// (cpu_plan_tpad: off padded non-1×1 layers and large inputs; cpu_plan_1x1: off 1×1 unpadded
+// layers); each algorithm's bound rejects a planted weight; the config ids of the older kinds
 // unchanged.
 #include <gtest/gtest.h>
 
@@ -38,7 +39,12 @@ std::vector<Shape> plan_shapes() {
                             {1, 12, 12, 3, 64, 3, 3, 1, 1},
                             // batch 1 3×3 stride 2 on small maps, rows of 7 and odd (cpu_plan_tpad)
                             {1, 14, 14, 40, 37, 3, 3, 2, 1},
-                            {1, 13, 13, 19, 33, 3, 3, 2, 1}};
+                            {1, 13, 13, 19, 33, 3, 3, 2, 1},
+                            // 1×1 with odd c, k, h, w over several tasks (cpu_plan_1x1's split),
+                            // at stride 1 and 2, batch 1 and 2
+                            {1, 29, 31, 67, 97, 1, 1, 1, 0},
+                            {2, 13, 15, 64, 257, 1, 1, 2, 0},
+                            {2, 17, 11, 33, 129, 1, 1, 1, 0}};
   for (const Layer& l : workload_layers("tiny")) out.push_back(l.shape);
   return out;
 }
@@ -52,18 +58,21 @@ std::vector<std::string> plan_configs() {
   return out;
 }
 
-// A config's plan on s (cpu_plan_fused: its Winograd; cpu_plan_tpad: the GEMM, its own copies).
+// A config's plan on s (cpu_plan_fused: its Winograd; cpu_plan_tpad: the GEMM, its own copies;
+// cpu_plan_1x1: the GEMM, its balanced split).
 std::unique_ptr<cpu::PreparedPlan> prepared(const cpu::CpuConvConfig& g, const Shape& s,
                                             const float* filter) {
   const bool fused = g.kind == cpu::CpuKind::plan_fused;
-  return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, fused ? 384 : g.cols,
-                                             fused ? 256 : g.rows, fused ? g.tiles : 0,
-                                             g.kind == cpu::CpuKind::plan_tpad);
+  return std::make_unique<cpu::PreparedPlan>(
+      s, filter, g.m, fused ? 384 : g.cols, fused ? 256 : g.rows, fused ? g.tiles : 0,
+      g.kind == cpu::CpuKind::plan_tpad, g.kind == cpu::CpuKind::plan_1x1);
 }
 
 // Why config g does not run s, or null.
 const char* refusal(const cpu::CpuConvConfig& g, const Shape& s) {
-  return g.kind == cpu::CpuKind::plan_tpad ? cpu::plan_tpad_refusal(s) : cpu::plan_refusal(s, g.m);
+  return g.kind == cpu::CpuKind::plan_tpad  ? cpu::plan_tpad_refusal(s)
+         : g.kind == cpu::CpuKind::plan_1x1 ? cpu::plan_1x1_refusal(s)
+                                            : cpu::plan_refusal(s, g.m);
 }
 
 std::unique_ptr<Backend> cpu_backend() {
@@ -71,22 +80,26 @@ std::unique_ptr<Backend> cpu_backend() {
   return open_backend(find_family("conv2d"), "cpu");
 }
 
-TEST(Conv2dCpuPlanKind, TwentySixConfigsAppendedAfterTheFirstCudaKinds) {
+TEST(Conv2dCpuPlanKind, FortyTwoConfigsAppendedAfterTheFirstCudaKinds) {
   register_builtin();
   const Space& space = find_family("conv2d").space();
-  EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u);
+  EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u + 16u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
   // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6,
   // then cuda_igemm_wgmma's 54 (40 valid), then cpu_plan_tpad's 9, then
-  // cuda_igemm_wgmma_persist's 54, appended later.
-  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9 + 54);
+  // cuda_igemm_wgmma_persist's 54, then cpu_plan_1x1's 16, appended later.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9 + 54 + 16);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6)), "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=64;st=3");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54)), "kind=cpu_plan_tpad;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9)),
             "kind=cuda_igemm_wgmma_persist;tp=4;tq=8;bn=64;st=3");
-  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 6].name);
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9 + 54)),
+            "kind=cpu_plan_1x1;cols=96;rows=64");
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9 + 54 + 15)),
+            "kind=cpu_plan_1x1;cols=768;rows=512");
+  EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 7].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
 
@@ -119,9 +132,14 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
     EXPECT_TRUE(g.valid) << text;
     EXPECT_EQ(g.kind, text.find("fused") != std::string::npos  ? cpu::CpuKind::plan_fused
                       : text.find("tpad") != std::string::npos ? cpu::CpuKind::plan_tpad
+                      : text.find("1x1") != std::string::npos  ? cpu::CpuKind::plan_1x1
                                                                : cpu::CpuKind::plan)
         << text;
   }
+  constexpr cpu::CpuConvConfig b = cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;cols=96;rows=64");
+  static_assert(b.valid && b.kind == cpu::CpuKind::plan_1x1 && b.cols == 96 && b.rows == 64);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;m=0;cols=96;rows=64").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;rows=64").valid);
   constexpr cpu::CpuConvConfig t =
       cpu::parse_cpu_conv_config("kind=cpu_plan_tpad;cols=192;rows=512");
   static_assert(t.valid && t.kind == cpu::CpuKind::plan_tpad && t.cols == 192 && t.rows == 512);
@@ -142,7 +160,7 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
 }
 
 TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDoesNotApply) {
-  int winograd_ran = 0, tpad_ran = 0;
+  int winograd_ran = 0, tpad_ran = 0, one_by_one_ran = 0;
   for (const Shape& s : plan_shapes()) {
     const auto input = gemm::random_matrix(size_t(s.input_elements()), 11);
     const auto input2 = gemm::random_matrix(size_t(s.input_elements()), 13);
@@ -155,8 +173,12 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
       const bool winograd_fits = s.winograd_applies() && s.pad <= 2 && s.c >= 16;
       const bool tpad = g.kind == cpu::CpuKind::plan_tpad;
       const bool tpad_fits = s.pad > 0 && !(s.r == 1 && s.s == 1 && s.stride == 1);
+      const bool one_by_one = g.kind == cpu::CpuKind::plan_1x1;
+      const bool one_by_one_fits = s.r == 1 && s.s == 1 && s.pad == 0;
       const char* why = refusal(g, s);
-      EXPECT_EQ(why == nullptr, tpad ? tpad_fits : g.m == 0 || winograd_fits)
+      EXPECT_EQ(why == nullptr, tpad         ? tpad_fits
+                                : one_by_one ? one_by_one_fits
+                                             : g.m == 0 || winograd_fits)
           << problem_of(s).key() << " " << text;
       if (why) continue;
       const auto plan = prepared(g, s, filter.data());
@@ -175,10 +197,12 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
       }
       winograd_ran += g.m != 0;
       tpad_ran += tpad;
+      one_by_one_ran += one_by_one;
     }
   }
   EXPECT_GE(winograd_ran, 10);
   EXPECT_GE(tpad_ran, 9 * 6);
+  EXPECT_GE(one_by_one_ran, 16 * 6);
 }
 
 TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesResNet50sPaddedLayers) {
@@ -193,30 +217,52 @@ TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesResNet50sPaddedLayers) {
   EXPECT_NE(cpu::plan_tpad_refusal(Shape{1, 14, 14, 256, 256, 1, 1, 2, 0}), nullptr);
 }
 
-TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
-  // One weight of 9450 off by 1 (weights about N(0, 1)): the result of another filter, which
-  // each algorithm's bound (the Winograd ones 8× and 64× the direct one) must still reject.
-  const Shape s{1, 13, 9, 21, 50, 3, 3, 1, 1};
+// Plans of s made by make(filter) from a random filter and from the same with one weight off by
+// 1 (the result of another filter), each run on NaN-poisoned output: the right one within bound,
+// the planted one beyond it.
+template <class Make>
+void expect_planted_weight_fails(const Shape& s, double bound, Make make, const std::string& what) {
   const auto input = gemm::random_matrix(size_t(s.input_elements()), 31);
   const auto filter = gemm::random_matrix(size_t(s.filter_elements()), 32);
-  auto planted = filter;
+  std::vector<float> planted = filter;
   planted[planted.size() / 2] += 1.f;
   const auto reference = reference_conv2d(s, input.data(), filter.data());
   std::vector<float> output(size_t(s.output_elements()));
-  for (int algo : {0, 2, 4}) {
-    cpu::PreparedPlan good(s, filter.data(), algo, 384, 256),
-        bad(s, planted.data(), algo, 384, 256);
-    good.run(input.data(), output.data());
-    EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
-    bad.run(input.data(), output.data());
-    EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, algo)) << algo;
+  const std::vector<float>* filters[] = {&filter, &planted};
+  for (const std::vector<float>* f : filters) {
+    const std::unique_ptr<cpu::PreparedPlan> plan = make(f->data());
+    std::fill(output.begin(), output.end(), std::numeric_limits<float>::quiet_NaN());
+    plan->run(input.data(), output.data());
+    const double error = relative_error(s, output.data(), reference);
+    if (f == &filter)
+      EXPECT_LE(error, bound) << what;
+    else
+      EXPECT_GT(error, bound) << what;
   }
-  cpu::PreparedPlan good(s, filter.data(), 0, 384, 256, 0, true),  // cpu_plan_tpad
-      bad(s, planted.data(), 0, 384, 256, 0, true);
-  good.run(input.data(), output.data());
-  EXPECT_LE(relative_error(s, output.data(), reference), error_bound(s, 0));
-  bad.run(input.data(), output.data());
-  EXPECT_GT(relative_error(s, output.data(), reference), error_bound(s, 0));
+}
+
+TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
+  // One weight of 9450 off by 1 (weights about N(0, 1)), which each algorithm's bound (the
+  // Winograd ones 8× and 64× the direct one) must still reject.
+  const Shape s{1, 13, 9, 21, 50, 3, 3, 1, 1};
+  for (int algo : {0, 2, 4})
+    expect_planted_weight_fails(
+        s, error_bound(s, algo),
+        [&](const float* f) { return std::make_unique<cpu::PreparedPlan>(s, f, algo, 384, 256); },
+        "m=" + std::to_string(algo));
+  expect_planted_weight_fails(
+      s, error_bound(s, 0),
+      [&](const float* f) {
+        return std::make_unique<cpu::PreparedPlan>(s, f, 0, 384, 256, 0, true);
+      },
+      "cpu_plan_tpad");
+  // cpu_plan_1x1 on a 1×1 layer of odd sizes cut into several tasks (67 × 97 weights).
+  const Shape one{1, 29, 31, 67, 97, 1, 1, 1, 0};
+  auto balanced = [&](const float* f) {
+    return std::make_unique<cpu::PreparedPlan>(one, f, 0, 96, 64, 0, false, true);
+  };
+  EXPECT_GT(balanced(std::vector<float>(size_t(one.filter_elements())).data())->tasks(), 1u);
+  expect_planted_weight_fails(one, error_bound(one, 0), balanced, "cpu_plan_1x1");
 }
 
 TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {

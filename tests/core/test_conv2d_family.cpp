@@ -101,15 +101,16 @@ TEST(Conv2dFamily, SpaceIsTheCpuKindsThenTheCudaKindsWithStableIds) {
   const char* cpu[] = {"cpu_direct", "cpu_im2col", "cpu_gemm1x1", "cpu_winograd"};
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(space.kinds()[i].name, cpu[i]);
   // Then the CUDA kinds, then kinds appended later (cpu_plan, cpu_plan_fused, cuda_igemm_wgmma,
-  // cpu_plan_tpad, cuda_igemm_wgmma_persist).
+  // cpu_plan_tpad, cuda_igemm_wgmma_persist, cpu_plan_1x1).
   const size_t n = space.kinds().size();
-  for (size_t i = 4; i + 5 < n; ++i)
+  for (size_t i = 4; i + 6 < n; ++i)
     EXPECT_EQ(space.kinds()[i].name.rfind("cuda_", 0), 0u) << space.kinds()[i].name;
-  EXPECT_EQ(space.kinds()[n - 5].name, "cpu_plan");
-  EXPECT_EQ(space.kinds()[n - 4].name, "cpu_plan_fused");
-  EXPECT_EQ(space.kinds()[n - 3].name, "cuda_igemm_wgmma");
-  EXPECT_EQ(space.kinds()[n - 2].name, "cpu_plan_tpad");
-  EXPECT_EQ(space.kinds()[n - 1].name, "cuda_igemm_wgmma_persist");
+  EXPECT_EQ(space.kinds()[n - 6].name, "cpu_plan");
+  EXPECT_EQ(space.kinds()[n - 5].name, "cpu_plan_fused");
+  EXPECT_EQ(space.kinds()[n - 4].name, "cuda_igemm_wgmma");
+  EXPECT_EQ(space.kinds()[n - 3].name, "cpu_plan_tpad");
+  EXPECT_EQ(space.kinds()[n - 2].name, "cuda_igemm_wgmma_persist");
+  EXPECT_EQ(space.kinds()[n - 1].name, "cpu_plan_1x1");
   // Ids of the CPU kinds are fixed forever: spot-check a config of each.
   EXPECT_EQ(space.to_string(space.at(0)), "rows=1;cols=2;vk=2;vc=8");
   EXPECT_EQ(space.to_string(space.at(36)), "kind=cpu_im2col;mt=8x8;kc=128;rows=1024");

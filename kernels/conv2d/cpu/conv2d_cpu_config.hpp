@@ -16,17 +16,19 @@
 //                 in fused blocks of `tiles` tiles, each block's phases on one thread)
 //   cpu_plan_tpad kind=cpu_plan_tpad;cols=192;rows=256 (the plan's implicit GEMM as cpu_plan m=0,
 //                 each thread padding its own copy of the input: padded layers only)
+//   cpu_plan_1x1  kind=cpu_plan_1x1;cols=96;rows=64 (the plan's implicit GEMM as cpu_plan m=0,
+//                 its tasks split evenly among the threads: 1×1 unpadded layers only)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
-enum class CpuKind { direct, im2col, gemm1x1, winograd, plan, plan_fused, plan_tpad };
+enum class CpuKind { direct, im2col, gemm1x1, winograd, plan, plan_fused, plan_tpad, plan_1x1 };
 
 struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
-  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col; cpu_plan, _tpad)
+  int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col; cpu_plan*)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
   int m = 0, tiles = 0;  // cpu_winograd, cpu_plan_fused (m also cpu_plan: 0 = no Winograd)
   bool valid = false;
@@ -38,10 +40,10 @@ using gemm::config_detail::parse_int;
 
 constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view value, int& seen) {
   if (name == "kind") {
-    const std::string_view kinds[] = {"cpu_direct",   "cpu_im2col", "cpu_gemm1x1",
-                                      "cpu_winograd", "cpu_plan",   "cpu_plan_fused",
-                                      "cpu_plan_tpad"};
-    for (int i = 0; i < 7; ++i)
+    const std::string_view kinds[] = {"cpu_direct",    "cpu_im2col",  "cpu_gemm1x1",
+                                      "cpu_winograd",  "cpu_plan",    "cpu_plan_fused",
+                                      "cpu_plan_tpad", "cpu_plan_1x1"};
+    for (int i = 0; i < 8; ++i)
       if (value == kinds[i]) {
         g.kind = CpuKind(i);
         return true;
@@ -85,6 +87,7 @@ constexpr int required_bits(CpuKind kind) {
     case CpuKind::plan_fused:
       return 0xC0;  // m tiles
     case CpuKind::plan_tpad:
+    case CpuKind::plan_1x1:
       return 0x3;  // cols rows
   }
   return 0;

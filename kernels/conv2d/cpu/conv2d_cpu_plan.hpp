@@ -21,6 +21,13 @@
 // less, and each core reads the copy from its own L2. Only where that differs from cpu_plan:
 // padded layers that are not 1×1 (those read their input in place), whose padded input has at
 // most kTpadMaxFloats floats (a buffer per thread).
+// cpu_plan_1x1: cpu_plan's implicit GEMM (m = 0, the same cols and rows) on 1×1 unpadded layers
+// with a balanced split (PlanBlocking::balanced_split): tasks cut until their count is a
+// multiple of the threads, so that neither core idles at the end of a call (cpu_plan stops at 8
+// tasks per thread: 17 tasks of 256 channels × 185 pixels on ResNet-50's 56×56 × 64 -> 256 at
+// batch 1 with cols 192, rows 512, the config its K = 6 library served there at 0.74x oneDNN).
+// Its cols and rows go down to 96 pixels and 64 channels (batch 1's 7×7 and 14×14 maps).
+// Only 1×1 unpadded layers (stride 1: the input read in place; stride 2: the projections).
 // The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
 // a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
 // nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
@@ -34,11 +41,12 @@ inline cpu_conv::Shape plan_shape(const Shape& s) {
 }
 
 // m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)). fused_tiles: 0, or the fused
-// Winograd blocks' tiles (cpu_plan_fused). pad_per_thread: cpu_plan_tpad.
+// Winograd blocks' tiles (cpu_plan_fused). pad_per_thread: cpu_plan_tpad. balanced: cpu_plan_1x1.
 inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0,
-                                            bool pad_per_thread = false) {
+                                            bool pad_per_thread = false, bool balanced = false) {
   cpu_conv::PlanBlocking b;
   b.pad_per_thread = pad_per_thread;
+  b.balanced_split = balanced;
   b.winograd_m = m;
   b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles, but
   // winograd4_min_call_tiles kept: F(4×4) on fewer tiles runs F(2×2)
@@ -71,6 +79,12 @@ inline const char* plan_tpad_refusal(const Shape& s) {
   return nullptr;
 }
 
+// Why cpu_plan_1x1 does not apply to s, or null.
+inline const char* plan_1x1_refusal(const Shape& s) {
+  if (s.r != 1 || s.s != 1 || s.pad != 0) return "cpu_plan_1x1: 1x1 unpadded layers only";
+  return nullptr;
+}
+
 // The Winograd m config m runs on s (0: the implicit GEMM): m, but F(2×2) for m = 4 on a call
 // with fewer F(4×4) tiles than PlanBlocking::winograd4_min_call_tiles (its bound is F(2×2)'s).
 inline int plan_winograd_m(const Shape& s, int m) {
@@ -82,9 +96,10 @@ inline int plan_winograd_m(const Shape& s, int m) {
 class PreparedPlan {
  public:
   PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows, int fused_tiles = 0,
-               bool pad_per_thread = false)
-      : plan_(plan_shape(s), filter, 0, plan_blocking(m, cols, rows, fused_tiles, pad_per_thread)) {
-  }
+               bool pad_per_thread = false, bool balanced = false)
+      : plan_(plan_shape(s), filter, 0,
+              plan_blocking(m, cols, rows, fused_tiles, pad_per_thread, balanced)) {}
+  size_t tasks() const { return plan_.tasks(); }
   void run(const float* input, float* output) {
     const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);
     plan_.run(input, output);

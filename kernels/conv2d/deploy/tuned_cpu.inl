@@ -76,6 +76,7 @@ bool applies(const conv::Shape& s) {
     if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused)
       return cpu::plan_refusal(s, g.m) == nullptr;
     if constexpr (g.kind == cpu::CpuKind::plan_tpad) return cpu::plan_tpad_refusal(s) == nullptr;
+    if constexpr (g.kind == cpu::CpuKind::plan_1x1) return cpu::plan_1x1_refusal(s) == nullptr;
     return true;
   }
 }
@@ -89,7 +90,7 @@ using PreparedVendor = vendor::OnednnPrepared;
 using PreparedVendor = cpu::PreparedPlan;
 #endif
 
-// Shipped config I's prepared plan of a layer (cpu_plan, cpu_plan_fused, cpu_plan_tpad), or null
+// Shipped config I's prepared plan of a layer (the cpu_plan* kinds), or null
 // (the other kinds).
 template <size_t I>
 std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
@@ -101,6 +102,8 @@ std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const fl
       return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, 384, 256, g.tiles);
     if constexpr (g.kind == cpu::CpuKind::plan_tpad)
       return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, true);
+    if constexpr (g.kind == cpu::CpuKind::plan_1x1)
+      return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, false, true);
   }
   return nullptr;
 }
@@ -129,7 +132,7 @@ bool run_kernel_config(const cpu::Args& a) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   const conv::Shape& s = a.shape;
   if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused ||
-                g.kind == cpu::CpuKind::plan_tpad) {
+                g.kind == cpu::CpuKind::plan_tpad || g.kind == cpu::CpuKind::plan_1x1) {
     prepare_config<I>(s, a.filter)->run(a.input, a.output);
   } else if constexpr (g.kind == cpu::CpuKind::direct) {
     cpu::direct_detail::conv<g.cols, g.vk, g.vc / cpu::simd::kLanes>(a, g.rows);
@@ -235,7 +238,7 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
 struct CpuConv2dPlan::State {
   conv::Shape shape;
   int index = -1;                           // -1: n == 0 or no shipped config applies
-  std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan, cpu_plan_fused or cpu_plan_tpad pick
+  std::unique_ptr<cpu::PreparedPlan> plan;  // a cpu_plan* pick
   std::unique_ptr<PreparedVendor> vendor;   // a oneDNN pick
   std::vector<float> filter;                // otherwise: the plan's copy of the filter
 };
