@@ -5,8 +5,9 @@
 #      and cpu_plan_fused's 6 (the same Winograd in fused per-thread blocks of 12, 24, 48 tiles)
 #      and cpu_plan_tpad's 9 (the implicit GEMM with each thread's own padded input copy; refused
 #      but on padded non-1×1 layers of at most 4M padded input floats: not VGG16's large ones at
-#      batch 16) and cpu_plan_1x1's 16 (the implicit GEMM with tasks split evenly among the
-#      threads, cols 96-768 × rows 64-512; refused but on 1×1 unpadded layers)
+#      batch 16) and cpu_plan_1x1's 18 (the implicit GEMM with tasks split evenly among the
+#      threads, cpu_plan's 9 blockings, each with channel panels or pixels outermost; refused but
+#      on 1×1 unpadded layers)
 #      + oneDNN at its best (vendor rows onednn = convolution_auto and onednn_winograd) on every
 #      distinct VGG16 + ResNet-50 conv layer at batch 1 and 16 (WORKLOADS, default
 #      "dnn-b1 dnn-b16"), each verified against float64 on NaN-poisoned output (the reference is
@@ -177,7 +178,7 @@ rounds, each turn verified again, pooled medians; ${retime_s} s)"
 summary=$(grep -E '^\| (in-sample|\*\*held out\*\*)? ?\| all' "$out/conv-deployed-tables.md" | tr '\n' ' ')
 /usr/bin/python3 "$here/scripts/run_json_amend.py" "$out" --command "${VENDORS:+VENDORS=$VENDORS }${bench_only:+BENCH_ONLY=$bench_only }${RETIME:+RETIME=$RETIME }$0 $*" --measures \
   "${bench_note}conv2d CPU sweep (conv2d-cpu-plan.csv.gz): workload(s) $workloads x the cpu_plan kind's 11 \
-configs, cpu_plan_fused's 6, cpu_plan_tpad's 9 and cpu_plan_1x1's 16 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
+configs, cpu_plan_fused's 6, cpu_plan_tpad's 9 and cpu_plan_1x1's 18 (prepared: filter packed once per layer outside the timed runs) + oneDNN (onednn, \
 onednn_winograd), verified against float64${retime_note}; the deployed $library (ktune::CpuConv2dPlan) vs \
 oneDNN at its best per layer, each timed by the sweep's host protocol (cold caches before every run) in 3 rotating rounds, pooled medians (conv-deployed*.csv/md, \
 conv-deployed-tables.md); summary rows (geomean, time-weighted, below 0.8x, worst): $summary; \

@@ -1,7 +1,7 @@
 // The CPU kinds of the conv2d space: what each kind's params mean is documented with its kernel
 // (kernels/conv2d/cpu/). Kept small enough that a CPU sweep of conv-small takes minutes on 2
 // cores: 22 (of 36) + 12 + 9 + 12 = 55 configs, and cpu_plan's 11 and cpu_plan_fused's 6 after
-// the CUDA kinds, cpu_plan_tpad's 9 after cuda_igemm_wgmma, cpu_plan_1x1's 16 after
+// the CUDA kinds, cpu_plan_tpad's 9 after cuda_igemm_wgmma, cpu_plan_1x1's 18 after
 // cuda_igemm_wgmma_persist.
 #include <fmt/format.h>
 
@@ -93,11 +93,13 @@ void add_cpu_plan_tpad_kinds(std::vector<SpaceKind>& kinds) {
 
 void add_cpu_plan_1x1_kinds(std::vector<SpaceKind>& kinds) {
   // cpu_plan's implicit GEMM on 1×1 unpadded layers with its tasks split evenly among the threads
-  // (conv2d_cpu_plan.hpp; refused on other layers): cpu_plan's task blockings and the finer ones
-  // of batch 1's small maps (96 pixels, 64 channels). 4 × 4 = 16 configs.
-  kinds.push_back({"cpu_plan_1x1",
-                   {{"cols", V{"96", "192", "384", "768"}}, {"rows", V{"64", "128", "256", "512"}}},
-                   nullptr});
+  // (conv2d_cpu_plan.hpp; refused on other layers): cpu_plan's task blockings, each with channel
+  // panels outermost where a task has more channels than pixels (outer 1, as cpu_plan) or pixels
+  // outermost always (outer 0). 3 × 3 × 2 = 18 configs.
+  kinds.push_back(
+      {"cpu_plan_1x1",
+       {{"cols", V{"192", "384", "768"}}, {"rows", V{"128", "256", "512"}}, {"outer", V{"0", "1"}}},
+       nullptr});
 }
 
 bool is_cpu_kind(const std::string& name) { return name.rfind("cpu_", 0) == 0; }

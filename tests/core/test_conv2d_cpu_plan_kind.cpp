@@ -59,13 +59,13 @@ std::vector<std::string> plan_configs() {
 }
 
 // A config's plan on s (cpu_plan_fused: its Winograd; cpu_plan_tpad: the GEMM, its own copies;
-// cpu_plan_1x1: the GEMM, its balanced split).
+// cpu_plan_1x1: the GEMM, its balanced split, its loop order).
 std::unique_ptr<cpu::PreparedPlan> prepared(const cpu::CpuConvConfig& g, const Shape& s,
                                             const float* filter) {
   const bool fused = g.kind == cpu::CpuKind::plan_fused;
   return std::make_unique<cpu::PreparedPlan>(
       s, filter, g.m, fused ? 384 : g.cols, fused ? 256 : g.rows, fused ? g.tiles : 0,
-      g.kind == cpu::CpuKind::plan_tpad, g.kind == cpu::CpuKind::plan_1x1);
+      g.kind == cpu::CpuKind::plan_tpad, g.kind == cpu::CpuKind::plan_1x1, g.outer != 0);
 }
 
 // Why config g does not run s, or null.
@@ -80,15 +80,15 @@ std::unique_ptr<Backend> cpu_backend() {
   return open_backend(find_family("conv2d"), "cpu");
 }
 
-TEST(Conv2dCpuPlanKind, FortyTwoConfigsAppendedAfterTheFirstCudaKinds) {
+TEST(Conv2dCpuPlanKind, FortyFourConfigsAppendedAfterTheFirstCudaKinds) {
   register_builtin();
   const Space& space = find_family("conv2d").space();
-  EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u + 16u);
+  EXPECT_EQ(plan_configs().size(), 11u + 6u + 9u + 18u);
   // 1069: the product size of the kinds before (1005 up to cuda_winograd, then cuda_igemm_mma's
   // 64), whose ids the committed datasets use; cpu_plan's 27 (11 valid), then cpu_plan_fused's 6,
   // then cuda_igemm_wgmma's 54 (40 valid), then cpu_plan_tpad's 9, then
-  // cuda_igemm_wgmma_persist's 54, then cpu_plan_1x1's 16, appended later.
-  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9 + 54 + 16);
+  // cuda_igemm_wgmma_persist's 54, then cpu_plan_1x1's 18, appended later.
+  EXPECT_EQ(space.product_size(), 1069 + 27 + 6 + 54 + 9 + 54 + 18);
   EXPECT_EQ(space.to_string(space.at(1069)), "kind=cpu_plan;m=0;cols=192;rows=128");
   EXPECT_EQ(space.to_string(space.at(1069 + 27)), "kind=cpu_plan_fused;m=2;tiles=12");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6)), "kind=cuda_igemm_wgmma;tp=4;tq=8;bn=64;st=3");
@@ -96,9 +96,9 @@ TEST(Conv2dCpuPlanKind, FortyTwoConfigsAppendedAfterTheFirstCudaKinds) {
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9)),
             "kind=cuda_igemm_wgmma_persist;tp=4;tq=8;bn=64;st=3");
   EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9 + 54)),
-            "kind=cpu_plan_1x1;cols=96;rows=64");
-  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9 + 54 + 15)),
-            "kind=cpu_plan_1x1;cols=768;rows=512");
+            "kind=cpu_plan_1x1;cols=192;rows=128;outer=0");
+  EXPECT_EQ(space.to_string(space.at(1069 + 27 + 6 + 54 + 9 + 54 + 17)),
+            "kind=cpu_plan_1x1;cols=768;rows=512;outer=1");
   EXPECT_EQ(space.kind_name(space.at(1068)), space.kinds()[space.kinds().size() - 7].name);
   EXPECT_TRUE(space.violates(space.parse("kind=cpu_plan;m=4;cols=192;rows=256")));
 }
@@ -136,10 +136,14 @@ TEST(Conv2dCpuPlanKind, ConfigStringsParse) {
                                                                : cpu::CpuKind::plan)
         << text;
   }
-  constexpr cpu::CpuConvConfig b = cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;cols=96;rows=64");
-  static_assert(b.valid && b.kind == cpu::CpuKind::plan_1x1 && b.cols == 96 && b.rows == 64);
-  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;m=0;cols=96;rows=64").valid);
-  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;rows=64").valid);
+  constexpr cpu::CpuConvConfig b =
+      cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;cols=192;rows=128;outer=0");
+  static_assert(b.valid && b.kind == cpu::CpuKind::plan_1x1 && b.cols == 192 && b.rows == 128 &&
+                b.outer == 0);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;m=0;cols=96;rows=64;outer=1").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;cols=96;rows=64").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan_1x1;cols=96;rows=64;outer=2").valid);
+  EXPECT_FALSE(cpu::parse_cpu_conv_config("kind=cpu_plan;m=0;cols=96;rows=64;outer=1").valid);
   constexpr cpu::CpuConvConfig t =
       cpu::parse_cpu_conv_config("kind=cpu_plan_tpad;cols=192;rows=512");
   static_assert(t.valid && t.kind == cpu::CpuKind::plan_tpad && t.cols == 192 && t.rows == 512);
@@ -202,7 +206,7 @@ TEST(Conv2dCpuPlanKind, EveryConfigMatchesTheReferenceOrIsRefusedWhereWinogradDo
   }
   EXPECT_GE(winograd_ran, 10);
   EXPECT_GE(tpad_ran, 9 * 6);
-  EXPECT_GE(one_by_one_ran, 16 * 6);
+  EXPECT_GE(one_by_one_ran, 18 * 6);
 }
 
 TEST(Conv2dCpuPlanKind, TpadRefusesLargeInputsAndTakesResNet50sPaddedLayers) {
@@ -258,11 +262,14 @@ TEST(Conv2dCpuPlanKind, EachAlgorithmsBoundRejectsAPlantedWeight) {
       "cpu_plan_tpad");
   // cpu_plan_1x1 on a 1×1 layer of odd sizes cut into several tasks (67 × 97 weights).
   const Shape one{1, 29, 31, 67, 97, 1, 1, 1, 0};
-  auto balanced = [&](const float* f) {
-    return std::make_unique<cpu::PreparedPlan>(one, f, 0, 96, 64, 0, false, true);
-  };
-  EXPECT_GT(balanced(std::vector<float>(size_t(one.filter_elements())).data())->tasks(), 1u);
-  expect_planted_weight_fails(one, error_bound(one, 0), balanced, "cpu_plan_1x1");
+  for (bool outer : {false, true}) {
+    auto balanced = [&](const float* f) {
+      return std::make_unique<cpu::PreparedPlan>(one, f, 0, 96, 64, 0, false, true, outer);
+    };
+    EXPECT_GT(balanced(std::vector<float>(size_t(one.filter_elements())).data())->tasks(), 1u);
+    expect_planted_weight_fails(one, error_bound(one, 0), balanced,
+                                std::string("cpu_plan_1x1 outer=") + (outer ? "1" : "0"));
+  }
 }
 
 TEST(Conv2dCpuPlanKind, BackendPreparesVerifiesAndRefuses) {

@@ -94,12 +94,16 @@ struct PlanBlocking {
   int64_t winograd_fused_min_call_tiles = 0;
   int64_t winograd_fused_max_k = INT64_MAX;
   // rows_outer: a task with more output channels than pixels runs its channel panels outermost
-  // on every path (1×1 stride 1 always did), so that a panel's filter K block is read from memory
-  // once and from L2 for the task's further pieces (pixels outermost, ResNet-50's layer4 3×3
-  // stride 2 at batch 1, 49 pixels × K = 4608, streamed a task's 2.4 MB filter block once per
-  // piece). prefetch_panels: in that order, the next panel's filter K block is asked for into L2
-  // while the current one computes, a share per piece (at batch 1 the filter, read once per call,
-  // comes from memory and is the larger operand).
+  // on every path (1×1 stride 1 always did; off, there too pixels outermost: the cpu_plan_1x1
+  // kind's outer=0, where ResNet-50's 1×1 layers at batch 1 with a task's filter block in L2
+  // ran faster that way, 28×28 × 64 -> 256 0.151 against 0.163 ms, 14×14 × 1024 -> 256 0.60 against
+  // 0.67, medians of 30 cold calls, 2 threads, loaded EPYC; 14×14 × 512 -> 1024 and 7×7 × 1024
+  // -> 2048 slower, 1.11 against 1.03, 1.12 against 1.07), so that a panel's filter K block is read
+  // from memory once and from L2 for the task's further pieces (pixels outermost, ResNet-50's
+  // layer4 3×3 stride 2 at batch 1, 49 pixels × K = 4608, streamed a task's 2.4 MB filter block
+  // once per piece). prefetch_panels: in that order, the next panel's filter K block is asked for
+  // into L2 while the current one computes, a share per piece (at batch 1 the filter, read once per
+  // call, comes from memory and is the larger operand).
   bool rows_outer = true;
   bool prefetch_panels = true;
   // pack_aliased: a 1×1 stride-1 layer whose pixel rows (c floats) are a multiple of 4 KB apart
@@ -527,8 +531,8 @@ class ConvPlan {
       // of one pixel, whose two FMA chains wait on each other's latency). The task's larger
       // operand is walked once, the smaller one reused from the cache: a fc layer at batch 16
       // (16 pixels, 4096 × 4096 weights) read its filter panels once per piece with the pixels
-      // outside.
-      if (t.rows > t.cols) {
+      // outside (PlanBlocking::rows_outer off: pixels outside all the same).
+      if (bl_.rows_outer && t.rows > t.cols) {
         int64_t pieces = 0;
         auto count = [&](int64_t col, int cols) {
           if (bpack)

@@ -16,8 +16,9 @@
 //                 in fused blocks of `tiles` tiles, each block's phases on one thread)
 //   cpu_plan_tpad kind=cpu_plan_tpad;cols=192;rows=256 (the plan's implicit GEMM as cpu_plan m=0,
 //                 each thread padding its own copy of the input: padded layers only)
-//   cpu_plan_1x1  kind=cpu_plan_1x1;cols=96;rows=64 (the plan's implicit GEMM as cpu_plan m=0,
-//                 its tasks split evenly among the threads: 1×1 unpadded layers only)
+//   cpu_plan_1x1  kind=cpu_plan_1x1;cols=192;rows=128;outer=1 (the plan's implicit GEMM as
+//                 cpu_plan m=0, its tasks split evenly among the threads; outer 0: pixels
+//                 outermost in every task: 1×1 unpadded layers only)
 #include <string_view>
 
 #include "kernels/common/gemm_config.hpp"
@@ -31,6 +32,7 @@ struct CpuConvConfig {
   int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col; cpu_plan*)
   int mr = 0, nr = 0, kc = 256;            // packed GEMM micro-tile and K block
   int m = 0, tiles = 0;  // cpu_winograd, cpu_plan_fused (m also cpu_plan: 0 = no Winograd)
+  int outer = 1;         // cpu_plan_1x1: 1 channel panels outermost where rows > cols, 0 never
   bool valid = false;
 };
 
@@ -60,14 +62,16 @@ constexpr bool assign(CpuConvConfig& g, std::string_view name, std::string_view 
     int* slot;
     int bit;
   };
-  const Field fields[] = {{"rows", &g.rows, 0},  {"cols", &g.cols, 1}, {"vk", &g.vk, 2},
-                          {"vc", &g.vc, 3},      {"kc", &g.kc, 5},     {"m", &g.m, 6},
-                          {"tiles", &g.tiles, 7}};
+  const Field fields[] = {{"rows", &g.rows, 0},   {"cols", &g.cols, 1},  {"vk", &g.vk, 2},
+                          {"vc", &g.vc, 3},       {"kc", &g.kc, 5},      {"m", &g.m, 6},
+                          {"tiles", &g.tiles, 7}, {"outer", &g.outer, 8}};
   for (const Field& f : fields)
     if (f.name == name) {
       seen |= 1 << f.bit;
-      // m may be 0 (cpu_plan's implicit GEMM): its values are checked per kind below.
-      return parse_int(value, *f.slot) && (*f.slot > 0 || (f.bit == 6 && *f.slot == 0));
+      // m and outer may be 0 (cpu_plan's implicit GEMM; pixels outermost): their values are
+      // checked per kind below.
+      return parse_int(value, *f.slot) &&
+             (*f.slot > 0 || ((f.bit == 6 || f.bit == 8) && *f.slot == 0));
     }
   return false;
 }
@@ -87,8 +91,9 @@ constexpr int required_bits(CpuKind kind) {
     case CpuKind::plan_fused:
       return 0xC0;  // m tiles
     case CpuKind::plan_tpad:
-    case CpuKind::plan_1x1:
       return 0x3;  // cols rows
+    case CpuKind::plan_1x1:
+      return 0x103;  // cols rows outer
   }
   return 0;
 }
@@ -112,6 +117,7 @@ constexpr CpuConvConfig parse_cpu_conv_config(std::string_view text) {
   if ((g.kind == CpuKind::winograd || g.kind == CpuKind::plan_fused) && g.m != 2 && g.m != 4)
     return CpuConvConfig{};
   if (g.kind == CpuKind::plan && g.m != 0 && g.m != 2 && g.m != 4) return CpuConvConfig{};
+  if (g.kind == CpuKind::plan_1x1 && g.outer != 0 && g.outer != 1) return CpuConvConfig{};
   g.valid = true;
   return g;
 }

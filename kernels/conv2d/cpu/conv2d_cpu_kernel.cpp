@@ -50,8 +50,8 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
     // One plan per filter buffer (the sweep rotates copies of the tensors).
     auto plans = std::make_shared<std::map<const float*, std::unique_ptr<PreparedPlan>>>();
     k.prepare = [plans, g, cols, rows, fused_tiles, tpad, balanced](const Args& a) {
-      (*plans)[a.filter] = std::make_unique<PreparedPlan>(a.shape, a.filter, g.m, cols, rows,
-                                                          fused_tiles, tpad, balanced);
+      (*plans)[a.filter] = std::make_unique<PreparedPlan>(
+          a.shape, a.filter, g.m, cols, rows, fused_tiles, tpad, balanced, g.outer != 0);
     };
     k.run = [plans](const Args& a) {
       const auto it = plans->find(a.filter);

@@ -26,7 +26,8 @@
 // multiple of the threads, so that neither core idles at the end of a call (cpu_plan stops at 8
 // tasks per thread: 17 tasks of 256 channels × 185 pixels on ResNet-50's 56×56 × 64 -> 256 at
 // batch 1 with cols 192, rows 512, the config its K = 6 library served there at 0.74x oneDNN).
-// Its cols and rows go down to 96 pixels and 64 channels (batch 1's 7×7 and 14×14 maps).
+// outer 1: a task with more channels than pixels runs its channel panels outermost, as cpu_plan;
+// outer 0: pixels outermost always (PlanBlocking::rows_outer off).
 // Only 1×1 unpadded layers (stride 1: the input read in place; stride 2: the projections).
 // The plan is prepared: the filter is packed (or Winograd-transformed) once when it is built, and
 // a run does only the per-input work; its tasks run on the calling thread's OpenMP team (as in the
@@ -42,11 +43,14 @@ inline cpu_conv::Shape plan_shape(const Shape& s) {
 
 // m: 0 (the implicit GEMM), 2 or 4 (Winograd F(m×m, 3×3)). fused_tiles: 0, or the fused
 // Winograd blocks' tiles (cpu_plan_fused). pad_per_thread: cpu_plan_tpad. balanced: cpu_plan_1x1.
+// rows_outer: PlanBlocking::rows_outer (cpu_plan_1x1's outer).
 inline cpu_conv::PlanBlocking plan_blocking(int m, int cols, int rows, int fused_tiles = 0,
-                                            bool pad_per_thread = false, bool balanced = false) {
+                                            bool pad_per_thread = false, bool balanced = false,
+                                            bool rows_outer = true) {
   cpu_conv::PlanBlocking b;
   b.pad_per_thread = pad_per_thread;
   b.balanced_split = balanced;
+  b.rows_outer = rows_outer;
   b.winograd_m = m;
   b.winograd_min_call_tiles = 0;  // the config's algorithm even on few tiles, but
   // winograd4_min_call_tiles kept: F(4×4) on fewer tiles runs F(2×2)
@@ -96,9 +100,9 @@ inline int plan_winograd_m(const Shape& s, int m) {
 class PreparedPlan {
  public:
   PreparedPlan(const Shape& s, const float* filter, int m, int cols, int rows, int fused_tiles = 0,
-               bool pad_per_thread = false, bool balanced = false)
+               bool pad_per_thread = false, bool balanced = false, bool rows_outer = true)
       : plan_(plan_shape(s), filter, 0,
-              plan_blocking(m, cols, rows, fused_tiles, pad_per_thread, balanced)) {}
+              plan_blocking(m, cols, rows, fused_tiles, pad_per_thread, balanced, rows_outer)) {}
   size_t tasks() const { return plan_.tasks(); }
   void run(const float* input, float* output) {
     const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);

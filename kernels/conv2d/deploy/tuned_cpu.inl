@@ -103,7 +103,8 @@ std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const fl
     if constexpr (g.kind == cpu::CpuKind::plan_tpad)
       return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, true);
     if constexpr (g.kind == cpu::CpuKind::plan_1x1)
-      return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, false, true);
+      return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, false, true,
+                                                 g.outer != 0);
   }
   return nullptr;
 }
