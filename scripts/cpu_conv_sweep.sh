@@ -168,6 +168,10 @@ bench_note=""
 [ "$bench_only" = 1 ] && bench_note="BENCH_ONLY=1, the deployed benches alone: the sweep and \
 the selector headers are the committed ones (conv2d-cpu-plan.csv.gz of commit \
 $(git -C "$here" log -1 --format=%h -- results/amd-epyc-2c/conv-plan/conv2d-cpu-plan.csv.gz)), not re-run; "
+# After SWEEP_ONLY=1 the dataset and headers are the working tree's, not yet committed.
+[ "$bench_only" = 1 ] && ! git -C "$here" diff --quiet -- "$data" libraries/conv2d/selectors &&
+  bench_note="BENCH_ONLY=1, the deployed benches alone, on the working tree's dataset and selector \
+headers (uncommitted: a SWEEP_ONLY=1 run before this one wrote them); "
 [ "$vendors" = 1 ] && bench_note="${bench_note}own kernels = the layers (and their share of the deployed time) \
 whose pick is one of ktune's configs, not a oneDNN call (conv-deployed-tables.md); "
 retime_note=", not re-timed (RETIME=0)"

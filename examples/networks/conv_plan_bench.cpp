@@ -69,7 +69,10 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
     with("cols768", [](kc::PlanBlocking& b) { b.max_cols = 768; });
     with("rows128", [](kc::PlanBlocking& b) { b.max_rows = 128; });
     with("rows512", [](kc::PlanBlocking& b) { b.max_rows = 512; });
-    with("piecesouter", [](kc::PlanBlocking& b) {  // the order before rows_outer
+    // The order before rows_outer (on 1×1 stride-1 layers, which had channel panels outermost
+    // where a task had more channels than pixels, now pixels outermost always: cpu_plan_1x1's
+    // outer 0).
+    with("piecesouter", [](kc::PlanBlocking& b) {
       b.rows_outer = false;
       b.prefetch_panels = false;
     });
@@ -87,7 +90,8 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
 }
 
 // A preset by name, or "b" followed by "/"-separated field=value changes of the default
-// PlanBlocking (cols, rows, kc: max_cols, max_rows, kc), e.g. b/cols=96/rows=128.
+// PlanBlocking (cols, rows, kc: max_cols, max_rows, kc; outer, pf, bal: rows_outer,
+// prefetch_panels, balanced_split as 0 / 1), e.g. b/cols=96/rows=128/bal=1.
 kc::PlanBlocking preset(const std::string& name) {
   if (name.rfind("b/", 0) != 0) {
     const auto it = presets().find(name);

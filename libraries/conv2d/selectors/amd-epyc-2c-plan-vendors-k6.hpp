@@ -9,18 +9,18 @@ inline constexpr int kNumConfigs = 7;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
+    "kind=cpu_plan;m=0;cols=768;rows=512",
     "kind=cpu_plan_fused;m=4;tiles=12",
+    "kind=cpu_plan_1x1;cols=768;rows=512;outer=1",
     "vendor=onednn",
-    "kind=cpu_plan;m=0;cols=768;rows=128",
     "kind=cpu_plan;m=4;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=768;rows=256",
+    "kind=cpu_plan;m=0;cols=384;rows=512",
     "vendor=onednn_winograd",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
 // finite, and the first config to try when the pick refuses a problem.
-inline constexpr int kBaseline = 1;
+inline constexpr int kBaseline = 3;
 
 // Leaf floor: every leaf's answer runs at >= 0.95x the fastest shipped vendor call (with
 // none, the config with the best geometric mean) on each training problem reaching the
@@ -28,7 +28,7 @@ inline constexpr int kBaseline = 1;
 // that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {1, 4, 5, 2, 6, 0, 3};
+inline constexpr int kSafeOrder[kNumConfigs] = {3, 0, 5, 2, 6, 1, 4};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -96,75 +96,75 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.k <= 192.0) {
-      if (f.log2_gemm_m <= 10.614709844115207) {
-        if (f.pad <= 0.5) {
-          return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
+    if (f.pad <= 0.5) {
+      if (f.bytes <= 35717120.0) {
+        if (f.bytes <= 16613376.0) {
+          if (f.p <= 10.5) {
+            if (f.flops <= 308281344.0) {
+              if (f.flops <= 38535168.0) {
+                return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+              }
+              return 5;  // kind=cpu_plan;m=0;cols=384;rows=512
+            }
+            return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+          }
+          if (f.intensity <= 56.164475020182962) {
+            if (f.bytes <= 916480.0) {
+              return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+            }
+            if (f.gemm_k <= 768.0) {
+              if (f.bytes <= 1478656.0) {
+                if (f.k <= 192.0) {
+                  return 5;  // kind=cpu_plan;m=0;cols=384;rows=512
+                }
+                return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
+              }
+              return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
+            }
+            return 3;  // vendor=onednn
+          }
+          if (f.gemm_n <= 768.0) {
+            return 5;  // kind=cpu_plan;m=0;cols=384;rows=512
+          }
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
         }
-        return 1;  // vendor=onednn
+        if (f.gemm_n <= 384.0) {
+          return 3;  // vendor=onednn
+        }
+        if (f.bytes <= 17563648.0) {
+          return 3;  // vendor=onednn
+        }
+        return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
       }
-      return 1;  // vendor=onednn
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
-    if (f.intensity <= 56.51926341909364) {
-      if (f.bytes <= 1212928.0) {
-        if (f.gemm_m <= 490.0) {
-          return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
-        }
-        return 1;  // vendor=onednn
+    if (f.bytes <= 1880576.0) {
+      if (f.log2_gemm_k <= 9.6699250014423122) {
+        return 5;  // kind=cpu_plan;m=0;cols=384;rows=512
       }
-      if (f.gemm_n <= 384.0) {
-        if (f.log2_flops <= 29.614709844115207) {
-          return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
-        }
-        return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
-      }
-      if (f.flops <= 77070336.0) {
-        if (f.log2_gemm_k <= 9.0) {
-          return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
-        }
-        return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
-      }
-      if (f.h <= 21.0) {
-        return 1;  // vendor=onednn
-      }
-      if (f.intensity <= 48.035311828585627) {
-        return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
-      }
-      return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
-    if (f.gemm_m <= 1960.0) {
-      if (f.gemm_k <= 384.0) {
-        if (f.k <= 768.0) {
-          return 1;  // vendor=onednn
-        }
-        return 2;  // kind=cpu_plan;m=0;cols=768;rows=128
-      }
-      return 1;  // vendor=onednn
-    }
-    if (f.k <= 768.0) {
-      if (f.flops <= 1233125376.0) {
-        return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
-      }
-      return 1;  // vendor=onednn
-    }
-    return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
+    return 3;  // vendor=onednn
   }
-  if (f.intensity <= 111.10232523364486) {
-    if (f.gemm_m <= 25186.0) {
-      if (f.log2_gemm_k <= 11.669925001442312) {
-        return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
+  if (f.log2_gemm_k <= 11.669925001442312) {
+    if (f.intensity <= 107.81929615352617) {
+      if (f.log2_gemm_k <= 7.9624062518028902) {
+        return 3;  // vendor=onednn
       }
-      return 6;  // vendor=onednn_winograd
+      return 4;  // kind=cpu_plan;m=4;cols=384;rows=256
     }
-    return 1;  // vendor=onednn
-  }
-  if (f.intensity <= 613.58321842452688) {
-    if (f.q <= 10.5) {
-      return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
+    if (f.gemm_n <= 384.0) {
+      if (f.log2_gemm_k <= 10.669925001442312) {
+        return 1;  // kind=cpu_plan_fused;m=4;tiles=12
+      }
+      if (f.n <= 8.5) {
+        return 6;  // vendor=onednn_winograd
+      }
+      return 1;  // kind=cpu_plan_fused;m=4;tiles=12
     }
-    return 0;  // kind=cpu_plan_fused;m=4;tiles=12
+    return 6;  // vendor=onednn_winograd
   }
-  return 3;  // kind=cpu_plan;m=4;cols=384;rows=256
+  return 4;  // kind=cpu_plan;m=4;cols=384;rows=256
 }
 
 }  // namespace ktune_selector

@@ -9,18 +9,18 @@ inline constexpr int kNumConfigs = 7;
 
 // The shipped configs; the selector returns an index into this list.
 inline constexpr const char* kConfigs[kNumConfigs] = {
+    "kind=cpu_plan;m=0;cols=768;rows=512",
     "vendor=onednn",
-    "kind=cpu_plan;m=0;cols=384;rows=512",
+    "kind=cpu_plan_1x1;cols=768;rows=512;outer=1",
     "kind=cpu_plan_fused;m=4;tiles=12",
-    "kind=cpu_plan;m=0;cols=192;rows=128",
-    "kind=cpu_plan;m=0;cols=384;rows=256",
-    "kind=cpu_plan;m=0;cols=768;rows=256",
+    "kind=cpu_plan_1x1;cols=384;rows=256;outer=0",
+    "kind=cpu_plan;m=0;cols=384;rows=128",
     "vendor=onednn_winograd",
 };
 
 // Best safe single config: what the selector serves when the problem's features are not
 // finite, and the first config to try when the pick refuses a problem.
-inline constexpr int kBaseline = 0;
+inline constexpr int kBaseline = 1;
 
 // Leaf floor: every leaf's answer runs at >= 0.95x the fastest shipped vendor call (with
 // none, the config with the best geometric mean) on each training problem reaching the
@@ -28,7 +28,7 @@ inline constexpr int kBaseline = 0;
 // that did, else the best worst case (the leaves marked "floor").
 
 // Fallback order when a pick refuses a problem: most widely valid configs first.
-inline constexpr int kSafeOrder[kNumConfigs] = {0, 4, 1, 5, 3, 2, 6};
+inline constexpr int kSafeOrder[kNumConfigs] = {1, 0, 5, 2, 4, 3, 6};
 
 // The config string of an index, or nullptr when it is out of range.
 inline const char* config_name(int index) {
@@ -96,66 +96,66 @@ inline int select(const Features& f) {
     return kBaseline;
   }
   if (f.winograd <= 0.5) {
-    if (f.k <= 192.0) {
-      if (f.flops <= 54591488.0) {
-        if (f.w <= 42.0) {
-          return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
-        }
-        return 0;  // vendor=onednn
-      }
-      return 0;  // vendor=onednn
-    }
-    if (f.w <= 21.0) {
-      if (f.bytes <= 5718016.0) {
-        if (f.bytes <= 1212928.0) {
-          return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
-        }
-        if (f.pad <= 0.5) {
-          if (f.log2_gemm_n <= 9.5) {
-            if (f.log2_gemm_m <= 6.6147098441152083) {
-              return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
+    if (f.pad <= 0.5) {
+      if (f.q <= 10.5) {
+        if (f.log2_flops <= 30.614709844115207) {
+          if (f.k <= 768.0) {
+            if (f.flops <= 436731904.0) {
+              return 4;  // kind=cpu_plan_1x1;cols=384;rows=256;outer=0
             }
-            return 3;  // kind=cpu_plan;m=0;cols=192;rows=128
+            return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
           }
-          if (f.flops <= 154140672.0) {
-            if (f.flops <= 64225280.0) {
-              return 3;  // kind=cpu_plan;m=0;cols=192;rows=128
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
+        }
+        return 4;  // kind=cpu_plan_1x1;cols=384;rows=256;outer=0
+      }
+      if (f.flops <= 38535168.0) {
+        return 4;  // kind=cpu_plan_1x1;cols=384;rows=256;outer=0
+      }
+      if (f.bytes <= 35717120.0) {
+        if (f.bytes <= 16613376.0) {
+          if (f.intensity <= 56.164475020182962) {
+            if (f.log2_gemm_k <= 9.5) {
+              if (f.bytes <= 1693696.0) {
+                if (f.w <= 21.0) {
+                  return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
+                }
+                return 5;  // kind=cpu_plan;m=0;cols=384;rows=128
+              }
+              return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
             }
-            return 0;  // vendor=onednn
+            return 1;  // vendor=onednn
           }
-          return 3;  // kind=cpu_plan;m=0;cols=192;rows=128
+          if (f.q <= 21.0) {
+            if (f.bytes <= 6729728.0) {
+              return 5;  // kind=cpu_plan;m=0;cols=384;rows=128
+            }
+            return 4;  // kind=cpu_plan_1x1;cols=384;rows=256;outer=0
+          }
+          return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
         }
-        return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
-      }
-      if (f.log2_gemm_k <= 9.5) {
-        if (f.log2_flops <= 29.114709844115207) {
-          return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
+        if (f.k <= 384.0) {
+          return 1;  // vendor=onednn
         }
-        return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
+        if (f.bytes <= 19234816.0) {
+          return 1;  // vendor=onednn
+        }
+        return 2;  // kind=cpu_plan_1x1;cols=768;rows=512;outer=1
       }
-      if (f.flops <= 2466250752.0) {
-        return 0;  // vendor=onednn
-      }
-      return 1;  // kind=cpu_plan;m=0;cols=384;rows=512
+      return 0;  // kind=cpu_plan;m=0;cols=768;rows=512
     }
-    if (f.c <= 192.0) {
-      if (f.bytes <= 1669120.0) {
-        return 0;  // vendor=onednn
-      }
-      if (f.gemm_m <= 31360.0) {
-        return 4;  // kind=cpu_plan;m=0;cols=384;rows=256
-      }
-      return 5;  // kind=cpu_plan;m=0;cols=768;rows=256
+    if (f.bytes <= 1880576.0) {
+      return 5;  // kind=cpu_plan;m=0;cols=384;rows=128
     }
-    return 0;  // vendor=onednn
+    return 1;  // vendor=onednn
   }
-  if (f.log2_gemm_m <= 10.614709844115207) {
-    if (f.p <= 21.0) {
-      return 6;  // vendor=onednn_winograd
-    }
-    return 2;  // kind=cpu_plan_fused;m=4;tiles=12
+  if (f.gemm_n <= 192.0) {
+    return 3;  // kind=cpu_plan_fused;m=4;tiles=12
   }
-  return 2;  // kind=cpu_plan_fused;m=4;tiles=12
+  if (f.gemm_m <= 1960.0) {
+    return 6;  // vendor=onednn_winograd
+  }
+  return 3;  // kind=cpu_plan_fused;m=4;tiles=12
 }
 
 }  // namespace ktune_selector
