@@ -7,7 +7,8 @@
 // writes the recorded CSV byte for byte. The model search and search-eval goldens were re-recorded
 // when the conv2d space gained the cuda_igemm_mma kind: its new numeric params (bm, bn, bk, wm,
 // wn, st) are columns of every config's features, so the models see other inputs (the random
-// search's stored picks did not change).
+// search's stored picks did not change), and again when the cpu_plan_1x1 kind added the numeric
+// param `outer` (session 24).
 #include <gtest/gtest.h>
 
 #include <fstream>
