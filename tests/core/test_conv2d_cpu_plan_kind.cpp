@@ -62,18 +62,11 @@ std::vector<std::string> plan_configs() {
 // cpu_plan_1x1: the GEMM, its balanced split, its loop order).
 std::unique_ptr<cpu::PreparedPlan> prepared(const cpu::CpuConvConfig& g, const Shape& s,
                                             const float* filter) {
-  const bool fused = g.kind == cpu::CpuKind::plan_fused;
-  return std::make_unique<cpu::PreparedPlan>(
-      s, filter, g.m, fused ? 384 : g.cols, fused ? 256 : g.rows, fused ? g.tiles : 0,
-      g.kind == cpu::CpuKind::plan_tpad, g.kind == cpu::CpuKind::plan_1x1, g.outer != 0);
+  return std::make_unique<cpu::PreparedPlan>(s, filter, g);
 }
 
 // Why config g does not run s, or null.
-const char* refusal(const cpu::CpuConvConfig& g, const Shape& s) {
-  return g.kind == cpu::CpuKind::plan_tpad  ? cpu::plan_tpad_refusal(s)
-         : g.kind == cpu::CpuKind::plan_1x1 ? cpu::plan_1x1_refusal(s)
-                                            : cpu::plan_refusal(s, g.m);
-}
+const char* refusal(const cpu::CpuConvConfig& g, const Shape& s) { return cpu::plan_refusal(g, s); }
 
 std::unique_ptr<Backend> cpu_backend() {
   register_builtin();

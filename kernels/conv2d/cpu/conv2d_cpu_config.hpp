@@ -27,6 +27,12 @@ namespace ktune::kernels::conv2d::cpu {
 
 enum class CpuKind { direct, im2col, gemm1x1, winograd, plan, plan_fused, plan_tpad, plan_1x1 };
 
+// The kinds whose configs are prepared plans (ktune::CpuConv2dPlan; conv2d_cpu_plan.hpp).
+constexpr bool is_plan_kind(CpuKind kind) {
+  return kind == CpuKind::plan || kind == CpuKind::plan_fused || kind == CpuKind::plan_tpad ||
+         kind == CpuKind::plan_1x1;
+}
+
 struct CpuConvConfig {
   CpuKind kind = CpuKind::direct;
   int rows = 0, cols = 0, vk = 0, vc = 0;  // cpu_direct (rows also cpu_im2col; cpu_plan*)

@@ -38,20 +38,12 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
   if (kind == "cpu_plan" || kind == "cpu_plan_fused" || kind == "cpu_plan_tpad" ||
       kind == "cpu_plan_1x1") {
     const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
-    const bool tpad = g.kind == CpuKind::plan_tpad;     // m = 0
-    const bool balanced = g.kind == CpuKind::plan_1x1;  // m = 0
-    if (const char* why = tpad       ? plan_tpad_refusal(shape)
-                          : balanced ? plan_1x1_refusal(shape)
-                                     : plan_refusal(shape, g.m))
-      k.refusal = why;
+    if (const char* why = plan_refusal(g, shape)) k.refusal = why;
     k.winograd_m = plan_winograd_m(shape, g.m);  // the algorithm run, whose bound applies
-    const int fused_tiles = g.kind == CpuKind::plan_fused ? g.tiles : 0;
-    const int cols = fused_tiles ? 384 : g.cols, rows = fused_tiles ? 256 : g.rows;
     // One plan per filter buffer (the sweep rotates copies of the tensors).
     auto plans = std::make_shared<std::map<const float*, std::unique_ptr<PreparedPlan>>>();
-    k.prepare = [plans, g, cols, rows, fused_tiles, tpad, balanced](const Args& a) {
-      (*plans)[a.filter] = std::make_unique<PreparedPlan>(
-          a.shape, a.filter, g.m, cols, rows, fused_tiles, tpad, balanced, g.outer != 0);
+    k.prepare = [plans, g](const Args& a) {
+      (*plans)[a.filter] = std::make_unique<PreparedPlan>(a.shape, a.filter, g);
     };
     k.run = [plans](const Args& a) {
       const auto it = plans->find(a.filter);

@@ -34,6 +34,7 @@
 // nn engine's `ktune` backend), the team oneDNN uses too. Header-only C++17.
 #include "kernels/common/cpu/conv_cpu_plan.hpp"
 #include "kernels/conv2d/conv2d_shape.hpp"
+#include "kernels/conv2d/cpu/conv2d_cpu_config.hpp"
 
 namespace ktune::kernels::conv2d::cpu {
 
@@ -89,6 +90,27 @@ inline const char* plan_1x1_refusal(const Shape& s) {
   return nullptr;
 }
 
+// The blocking of a cpu_plan* config (cpu_plan_fused: its fused Winograd inside 384 × 256 task
+// blocks): one mapping for the sweep's kernel (conv2d_cpu_kernel.cpp) and the deployed library
+// (tuned_cpu.inl), so that the library runs the plan the sweep measured.
+inline cpu_conv::PlanBlocking plan_blocking(const CpuConvConfig& g) {
+  const bool fused = g.kind == CpuKind::plan_fused;
+  return plan_blocking(g.m, fused ? 384 : g.cols, fused ? 256 : g.rows, fused ? g.tiles : 0,
+                       g.kind == CpuKind::plan_tpad, g.kind == CpuKind::plan_1x1, g.outer != 0);
+}
+
+// Why cpu_plan* config g does not run s (its kind's refusal), or null.
+inline const char* plan_refusal(const CpuConvConfig& g, const Shape& s) {
+  switch (g.kind) {
+    case CpuKind::plan_tpad:
+      return plan_tpad_refusal(s);
+    case CpuKind::plan_1x1:
+      return plan_1x1_refusal(s);
+    default:
+      return plan_refusal(s, g.m);
+  }
+}
+
 // The Winograd m config m runs on s (0: the implicit GEMM): m, but F(2×2) for m = 4 on a call
 // with fewer F(4×4) tiles than PlanBlocking::winograd4_min_call_tiles (its bound is F(2×2)'s).
 inline int plan_winograd_m(const Shape& s, int m) {
@@ -103,6 +125,9 @@ class PreparedPlan {
                bool pad_per_thread = false, bool balanced = false, bool rows_outer = true)
       : plan_(plan_shape(s), filter, 0,
               plan_blocking(m, cols, rows, fused_tiles, pad_per_thread, balanced, rows_outer)) {}
+  // The plan of cpu_plan* config g.
+  PreparedPlan(const Shape& s, const float* filter, const CpuConvConfig& g)
+      : plan_(plan_shape(s), filter, 0, plan_blocking(g)) {}
   size_t tasks() const { return plan_.tasks(); }
   void run(const float* input, float* output) {
     const cpu_conv::ScopedTaskWorkers team(cpu_conv::TaskWorkers::openmp);

@@ -73,10 +73,7 @@ bool applies(const conv::Shape& s) {
     if constexpr (g.kind == cpu::CpuKind::gemm1x1)
       return s.r == 1 && s.s == 1 && s.stride == 1 && s.pad == 0;
     if constexpr (g.kind == cpu::CpuKind::winograd) return s.winograd_applies();
-    if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused)
-      return cpu::plan_refusal(s, g.m) == nullptr;
-    if constexpr (g.kind == cpu::CpuKind::plan_tpad) return cpu::plan_tpad_refusal(s) == nullptr;
-    if constexpr (g.kind == cpu::CpuKind::plan_1x1) return cpu::plan_1x1_refusal(s) == nullptr;
+    if constexpr (cpu::is_plan_kind(g.kind)) return cpu::plan_refusal(g, s) == nullptr;
     return true;
   }
 }
@@ -96,15 +93,8 @@ template <size_t I>
 std::unique_ptr<cpu::PreparedPlan> prepare_config(const conv::Shape& s, const float* filter) {
   if constexpr (vendor::parse_cpu_conv_vendor(sel::kConfigs[I]) == vendor::CpuConvVendor::none) {
     constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
-    if constexpr (g.kind == cpu::CpuKind::plan)
-      return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, g.cols, g.rows);
-    if constexpr (g.kind == cpu::CpuKind::plan_fused)
-      return std::make_unique<cpu::PreparedPlan>(s, filter, g.m, 384, 256, g.tiles);
-    if constexpr (g.kind == cpu::CpuKind::plan_tpad)
-      return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, true);
-    if constexpr (g.kind == cpu::CpuKind::plan_1x1)
-      return std::make_unique<cpu::PreparedPlan>(s, filter, 0, g.cols, g.rows, 0, false, true,
-                                                 g.outer != 0);
+    if constexpr (cpu::is_plan_kind(g.kind))
+      return std::make_unique<cpu::PreparedPlan>(s, filter, g);
   }
   return nullptr;
 }
@@ -132,8 +122,7 @@ template <size_t I>
 bool run_kernel_config(const cpu::Args& a) {
   constexpr cpu::CpuConvConfig g = cpu::parse_cpu_conv_config(sel::kConfigs[I]);
   const conv::Shape& s = a.shape;
-  if constexpr (g.kind == cpu::CpuKind::plan || g.kind == cpu::CpuKind::plan_fused ||
-                g.kind == cpu::CpuKind::plan_tpad || g.kind == cpu::CpuKind::plan_1x1) {
+  if constexpr (cpu::is_plan_kind(g.kind)) {
     prepare_config<I>(s, a.filter)->run(a.input, a.output);
   } else if constexpr (g.kind == cpu::CpuKind::direct) {
     cpu::direct_detail::conv<g.cols, g.vk, g.vc / cpu::simd::kLanes>(a, g.rows);
