@@ -28,6 +28,10 @@ EPILOGUES = {
     "out16fusedword": "out16fused stored 4 bytes a lane, tests per value (before session 24)",
     "out16fusedres": "KtuneConvWgOut16 with a bias, a 16-bit residual and ReLU",
     "out16fusedresword": "the same stored 4 bytes a lane, tests per value (before session 24)",
+    "out16fusedresinter": "out16fusedres reading the residual between the stores (before the "
+                          "fetch step)",
+    "f32epires": "KtuneConvWgOutF32Epi with a bias, an FP32 residual and ReLU",
+    "f32epiresinter": "the same reading the residual between the stores (before the fetch step)",
     "none": "no store (the main loop and the accumulator's reads)",
 }
 # ncu's kernel names: template arguments that tell the epilogue apart (most specific first).
@@ -128,7 +132,11 @@ def main():
             ("out16plain", "out16plainint", "Paired cvt against per-value rounding"),
             ("out16fused", "out16fusedword", "Fused bias + ReLU, block-pair against 4-byte stores"),
             ("out16fusedres", "out16fusedresword",
-             "Fused bias + residual + ReLU, block-pair against 4-byte stores")]:
+             "Fused bias + residual + ReLU, block-pair against 4-byte stores"),
+            ("out16fusedres", "out16fusedresinter",
+             "16-bit residual fetched before the row's stores against read between them"),
+            ("f32epires", "f32epiresinter",
+             "FP32 residual fetched before the row's stores against read between them")]:
         if ours in present and theirs in present:
             n, g, tw, lo, hi = ratio_row(times, ours, theirs)
             out += ["", f"{what} ({ours} / {theirs}, {n} pairs): geomean {g:.3f}, "

@@ -68,7 +68,8 @@ struct KtuneConvWgOutF32 {
 // FP32 of act(acc + bias[col] + residual[at + col]), act = ReLU when relu != 0; bias and residual
 // (FP32 NHWC like y, read by the thread that writes the same element) may be null:
 // ktune::conv2d_ex's fused epilogue in FP32 output (KtuneConvWgOutF32 stays the sweep's plain
-// store).
+// store). The residual is fetched (fetch(), the kernel's step before a row's stores) rather than
+// read in store(): see KtuneCwgFetches.
 struct KtuneConvWgOutF32Epi {
   struct Params {
     float* y;
@@ -76,29 +77,38 @@ struct KtuneConvWgOutF32Epi {
     const float* residual;
     int relu;
   };
-  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+  typedef float2 Fetched;  // the residual at columns col, col + 1; zeros without one
+  static __device__ __forceinline__ Fetched fetch(const Params& o, long long at, int col, int k) {
+    if (!o.residual || col >= k) return make_float2(0.0f, 0.0f);
+    const float* r = o.residual + at + col;  // col + 1 < k too: k is even
+    if ((reinterpret_cast<unsigned long long>(r) & 7) == 0)
+      return *reinterpret_cast<const float2*>(r);
+    return make_float2(r[0], r[1]);
+  }
+  static __device__ __forceinline__ float act(const Params& o, int col, float v, float residual) {
     if (o.bias) v += o.bias[col];
-    if (o.residual) v += o.residual[at + col];
+    if (o.residual) v += residual;
     return o.relu ? fmaxf(v, 0.0f) : v;
   }
-  static __device__ __forceinline__ float stored(const Params& o, long long at, int col, float v) {
-    return act(o, at, col, v);
+  static __device__ __forceinline__ float stored(const Params& o, int col, float v,
+                                                 float residual) {
+    return act(o, col, v, residual);
   }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
-                                               float v0, float v1) {
-    store_pair<KtuneConvWgOutF32Epi>(o, at, col, k, v0, v1);
+                                               float v0, float v1, Fetched r) {
+    store_pair<KtuneConvWgOutF32Epi>(o, at, col, k, v0, v1, r);
   }
 
  protected:
   // Columns col and col + 1 of FP32 output as EPI::stored makes them.
   template <class EPI>
   static __device__ __forceinline__ void store_pair(const Params& o, long long at, int col, int k,
-                                                    float v0, float v1) {
+                                                    float v0, float v1, Fetched r) {
     if (col + 1 < k)
       *reinterpret_cast<float2*>(o.y + at + col) =
-          make_float2(EPI::stored(o, at, col, v0), EPI::stored(o, at, col + 1, v1));
+          make_float2(EPI::stored(o, col, v0, r.x), EPI::stored(o, col + 1, v1, r.y));
     else if (col < k)
-      o.y[at + col] = EPI::stored(o, at, col, v0);
+      o.y[at + col] = EPI::stored(o, col, v0, r.x);
   }
 };
 
@@ -106,12 +116,13 @@ struct KtuneConvWgOutF32Epi {
 // the network engine's tf32 layers (TF32 storage, nn/cuda/cuda_backend.hpp), whose next wgmma
 // layer then reads its input exactly instead of truncating it.
 struct KtuneConvWgOutTf32Epi : KtuneConvWgOutF32Epi {
-  static __device__ __forceinline__ float stored(const Params& o, long long at, int col, float v) {
-    return __uint_as_float(ktune_mma_tf32(act(o, at, col, v)));
+  static __device__ __forceinline__ float stored(const Params& o, int col, float v,
+                                                 float residual) {
+    return __uint_as_float(ktune_mma_tf32(act(o, col, v, residual)));
   }
   static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
-                                               float v0, float v1) {
-    store_pair<KtuneConvWgOutTf32Epi>(o, at, col, k, v0, v1);
+                                               float v0, float v1, Fetched r) {
+    store_pair<KtuneConvWgOutTf32Epi>(o, at, col, k, v0, v1, r);
   }
 };
 
@@ -173,7 +184,8 @@ __device__ __forceinline__ void ktune_cwg_store16_quad(unsigned short* y, long l
 // tests once per four values. Until session 24 it stored a column pair (4 bytes) at a time with
 // the tests per value: 1.32x the plain FP32 store's time with a bias and ReLU (H200,
 // results/h200/conv-wgmma-out16); wgmma_conv_check's bench-out keeps that store
-// (out16fusedword) to compare.
+// (out16fusedword) to compare. The residual is fetched a word per column pair before the row's
+// stores (fetch(), KtuneCwgFetches; out16fusedresinter keeps the reads between the stores).
 template <int PREC16>
 struct KtuneConvWgOut16 {
   struct Params {
@@ -182,9 +194,27 @@ struct KtuneConvWgOut16 {
     const unsigned short* residual;  // PREC16's bits, NHWC like y
     int relu;
   };
+  // The residual words of this lane's column pairs (a, a + 1) and (b, b + 1) of the block pair at
+  // c0 (a word: the low half column a); zeros without a residual or past k.
+  typedef uint2 Fetched;
+  static __device__ __forceinline__ Fetched fetch(const Params& o, long long at, bool valid, int c0,
+                                                  int k) {
+    Fetched r = make_uint2(0u, 0u);
+    if (!o.residual || !valid || c0 >= k) return r;
+    const int a = c0 + 2 * (threadIdx.x & 3), b = a + 8;
+    const unsigned short* p = o.residual + at;  // at, a and b are even
+    if ((reinterpret_cast<unsigned long long>(o.residual) & 3) == 0) {
+      if (a < k) r.x = *reinterpret_cast<const unsigned*>(p + a);
+      if (b < k) r.y = *reinterpret_cast<const unsigned*>(p + b);
+    } else {
+      if (a < k) r.x = p[a] | unsigned(p[a + 1]) << 16;
+      if (b < k) r.y = p[b] | unsigned(p[b + 1]) << 16;
+    }
+    return r;
+  }
   static __device__ __forceinline__ void store_blocks(const Params& o, long long at, bool valid,
                                                       int c0, int k, float v0, float v1, float v2,
-                                                      float v3) {
+                                                      float v3, Fetched r) {
     if (c0 >= k) return;
     // This lane's columns: (v0, v1) at a, a + 1 and (v2, v3) at b, b + 1 (a, b, k even).
     const int a = c0 + 2 * (threadIdx.x & 3), b = a + 8;
@@ -192,13 +222,11 @@ struct KtuneConvWgOut16 {
       if (a < k) v0 += o.bias[a], v1 += o.bias[a + 1];
       if (b < k) v2 += o.bias[b], v3 += o.bias[b + 1];
     }
-    if (o.residual && valid) {
-      if (a < k)
-        v0 += ktune_widen16<PREC16>(o.residual[at + a]),
-            v1 += ktune_widen16<PREC16>(o.residual[at + a + 1]);
-      if (b < k)
-        v2 += ktune_widen16<PREC16>(o.residual[at + b]),
-            v3 += ktune_widen16<PREC16>(o.residual[at + b + 1]);
+    if (o.residual && valid) {  // columns past k are not stored: their zero words do no harm
+      v0 += ktune_widen16<PREC16>((unsigned short)(r.x & 0xFFFFu));
+      v1 += ktune_widen16<PREC16>((unsigned short)(r.x >> 16));
+      v2 += ktune_widen16<PREC16>((unsigned short)(r.y & 0xFFFFu));
+      v3 += ktune_widen16<PREC16>((unsigned short)(r.y >> 16));
     }
     if (o.relu)
       v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f), v2 = fmaxf(v2, 0.0f), v3 = fmaxf(v3, 0.0f);
@@ -233,6 +261,21 @@ struct KtuneCwgStoresBlocks {
 };
 template <class EPI>
 struct KtuneCwgStoresBlocks<EPI, decltype((void)&EPI::store_blocks)> {
+  static constexpr bool value = true;
+};
+
+// Whether EPI reads memory besides its output (the residual): then it has `Fetched` and
+// `fetch()`, and the kernel fetches a row's values for up to 8 column blocks (or block pairs)
+// before it stores any of them. Read inside store(), each read waited for the previous column's
+// store to complete: y and the residual may alias as far as the compiler knows, so it cannot
+// move a read above a store, and a row paid one memory latency per block (a 16-bit residual made
+// the fused store 1.53x the plain FP32 store's time; H200, results/h200/conv-wgmma-fused16).
+template <class EPI, class = void>
+struct KtuneCwgFetches {
+  static constexpr bool value = false;
+};
+template <class EPI>
+struct KtuneCwgFetches<EPI, decltype((void)&EPI::fetch)> {
   static constexpr bool value = true;
 };
 
@@ -345,16 +388,51 @@ __global__ void __launch_bounds__(384, 1)
         const bool valid = op < sh.p && oq < sh.q && img < sh.n;
         const long long at = valid ? (((long long)img * sh.p + op) * sh.q + oq) * sh.k : 0;
         if constexpr (KtuneCwgStoresBlocks<EPI>::value) {  // shuffles: every lane takes part
+          if constexpr (KtuneCwgFetches<EPI>::value) {
+            constexpr int kPairs = BN / 16, kChunk = kPairs < 8 ? kPairs : 8;
 #pragma unroll
-          for (int j = 0; j < BN / 8; j += 2)
-            EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
-                              acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
-                              acc[j * 4 + 4 + half * 2 + 1]);
+            for (int j0 = 0; j0 < kPairs; j0 += kChunk) {
+              typename EPI::Fetched f[kChunk];
+#pragma unroll
+              for (int i = 0; i < kChunk; ++i)
+                f[i] = EPI::fetch(y, at, valid, k0 + (j0 + i) * 16, sh.k);
+#pragma unroll
+              for (int i = 0; i < kChunk; ++i) {
+                const int j = 2 * (j0 + i);
+                EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
+                                  acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
+                                  acc[j * 4 + 4 + half * 2 + 1], f[i]);
+              }
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 8; j += 2)
+              EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
+                                acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
+                                acc[j * 4 + 4 + half * 2 + 1]);
+          }
         } else if (valid) {
+          if constexpr (KtuneCwgFetches<EPI>::value) {
+            constexpr int kBlocks = BN / 8, kChunk = kBlocks < 8 ? kBlocks : 8;
 #pragma unroll
-          for (int j = 0; j < BN / 8; ++j)
-            EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
-                       acc[j * 4 + half * 2 + 1]);
+            for (int j0 = 0; j0 < kBlocks; j0 += kChunk) {
+              typename EPI::Fetched f[kChunk];
+#pragma unroll
+              for (int i = 0; i < kChunk; ++i)
+                f[i] = EPI::fetch(y, at, k0 + (j0 + i) * 8 + (lane & 3) * 2, sh.k);
+#pragma unroll
+              for (int i = 0; i < kChunk; ++i) {
+                const int j = j0 + i;
+                EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
+                           acc[j * 4 + half * 2 + 1], f[i]);
+              }
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+              EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
+                         acc[j * 4 + half * 2 + 1]);
+          }
         }
       }
     }

@@ -16,10 +16,14 @@
 // quad exchange), out16fused (KtuneConvWgOut16 with a bias and ReLU), out16plainint
 // (out16plain rounding by ktune_round16, as before the paired cvt), out16fusedword (out16fused
 // stored 4 bytes a lane with per-value tests, as before session 24), out16fusedres /
-// out16fusedresword (the same two with a residual too) and none (no store: the main loop's time)
-// — one CSV row each; f32epi checked equal to f32, the 16-bit outputs to f32's
-// values rounded once (bit for bit). KTUNE_BATCHES / KTUNE_REPS (default 7 / 20) shrink it for a
-// profiler.
+// out16fusedresword (the same two with a residual too), out16fusedresinter (out16fusedres
+// reading the residual between the stores, as before the fetch step), f32epires /
+// f32epiresinter (KtuneConvWgOutF32Epi with a bias, ReLU and an FP32 residual, and the same
+// reading it between the stores) and none (no store: the main loop's time) — one CSV row each;
+// f32epi checked equal to f32, f32epires* to f32's values plus bias and residual, and the 16-bit
+// outputs to f32's values rounded once (bit for bit). KTUNE_BATCHES / KTUNE_REPS (default 7 / 20)
+// shrink it for a profiler; KTUNE_EPILOGUES=a,b,... times only those (and f32, which the others
+// are checked against).
 //
 // Error bound per element (the inputs are exact in both 16-bit formats, products are exact in
 // FP32, so the only error is FP32 accumulation over K = r·s·c terms): |y − ref| <= K · 2^-22 ·
@@ -353,7 +357,7 @@ long long check_bf16(const Problem& pb, const std::vector<double>& ref,
 // every element, then a planted error; prints one line, returns whether both held.
 bool test_bf16_epilogue(const Problem& pb, const Data& d, const Variant& v, void* x, void* w,
                         const std::vector<double>& ref, const std::vector<double>& mag,
-                        std::mt19937& rng, bool relu, bool with_residual) {
+                        std::mt19937& rng, bool relu, bool with_residual, bool res_shifted) {
   const size_t ny = ref.size();
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> bias(pb.k), residual;
@@ -369,12 +373,16 @@ bool test_bf16_epilogue(const Problem& pb, const Data& d, const Variant& v, void
   CK(cudaMalloc(&dbias, pb.k * 4));
   CK(cudaMalloc(&dy, ny * 2));
   CK(cudaMemcpy(dbias, bias.data(), pb.k * 4, cudaMemcpyHostToDevice));
+  // res_shifted: the residual one element into its allocation (2-byte aligned only: the
+  // epilogue's 2-byte reads instead of whole words).
+  const int shift = res_shifted ? 1 : 0;
   if (with_residual) {
-    CK(cudaMalloc(&dres, ny * 2));
-    CK(cudaMemcpy(dres, res_bits.data(), ny * 2, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&dres, (ny + shift) * 2));
+    CK(cudaMemcpy(dres + shift, res_bits.data(), ny * 2, cudaMemcpyHostToDevice));
   }
   CK(cudaMemset(dy, 0xFF, ny * 2));  // bf16 NaN
-  CK(v.bf16_fn(pb, x, w, KtuneConvWgOutBf16::Params{dy, dbias, dres, relu ? 1 : 0}));
+  CK(v.bf16_fn(pb, x, w,
+               KtuneConvWgOutBf16::Params{dy, dbias, dres ? dres + shift : nullptr, relu ? 1 : 0}));
   CK(cudaDeviceSynchronize());
   std::vector<unsigned short> bits(ny);
   CK(cudaMemcpy(bits.data(), dy, ny * 2, cudaMemcpyDeviceToHost));
@@ -389,8 +397,8 @@ bool test_bf16_epilogue(const Problem& pb, const Data& d, const Variant& v, void
   std::printf(
       "%s %s bf16-out relu=%d residual=%d n=%d h=%d w=%d c=%d k=%d r=%d s=%d stride=%d pad=%d "
       "bad=%lld worst_err/bound=%.3g planted_caught=%lld\n",
-      ok ? "PASS" : "FAIL", name(v).c_str(), relu, with_residual, pb.n, pb.h, pb.w, pb.c, pb.k,
-      pb.r, pb.s, pb.stride, pb.pad, bad, worst, caught);
+      ok ? "PASS" : "FAIL", name(v).c_str(), relu, with_residual ? 1 + shift : 0, pb.n, pb.h, pb.w,
+      pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, bad, worst, caught);
   return ok;
 }
 
@@ -506,9 +514,10 @@ int run_tests() {
             "worst_err/bound=%.3g planted_caught=%lld\n",
             ok ? "PASS" : "FAIL", name(v).c_str(), pb.n, pb.h, pb.w, pb.c, pb.k, pb.r, pb.s,
             pb.stride, pb.pad, bad, worst, caught);
-        // The bf16 epilogue: ReLU on every other config, the residual on every other pair.
+        // The bf16 epilogue: ReLU on every other config, the residual on every other pair (every
+        // other time 2-byte aligned only; printed as residual=2).
         failures += !test_bf16_epilogue(pb, d, v, dev.x[0], dev.w[0], ref, mag, rng, index & 1,
-                                        (index >> 1) & 1);
+                                        (index >> 1) & 1, (index >> 2) & 1);
         failures += !test_plain16(pb, v, dev.x[0], dev.w[0], y);
       }
     }
@@ -687,6 +696,55 @@ struct Out16FusedWord {
   }
 };
 
+// KtuneConvWgOut16 as it was in session 24: the block-pair store reading the residual (2 bytes a
+// value) inside store_blocks, between the stores (bench-out's out16fusedresinter: the comparison
+// for the fetch step, KtuneCwgFetches).
+template <int PREC>
+struct Out16FusedInterleaved {
+  typedef typename KtuneConvWgOut16<PREC>::Params Params;
+  static __device__ __forceinline__ void store_blocks(const Params& o, long long at, bool valid,
+                                                      int c0, int k, float v0, float v1, float v2,
+                                                      float v3) {
+    if (c0 >= k) return;
+    const int a = c0 + 2 * (threadIdx.x & 3), b = a + 8;
+    if (o.bias) {
+      if (a < k) v0 += o.bias[a], v1 += o.bias[a + 1];
+      if (b < k) v2 += o.bias[b], v3 += o.bias[b + 1];
+    }
+    if (o.residual && valid) {
+      if (a < k)
+        v0 += ktune_widen16<PREC>(o.residual[at + a]),
+            v1 += ktune_widen16<PREC>(o.residual[at + a + 1]);
+      if (b < k)
+        v2 += ktune_widen16<PREC>(o.residual[at + b]),
+            v3 += ktune_widen16<PREC>(o.residual[at + b + 1]);
+    }
+    if (o.relu)
+      v0 = fmaxf(v0, 0.0f), v1 = fmaxf(v1, 0.0f), v2 = fmaxf(v2, 0.0f), v3 = fmaxf(v3, 0.0f);
+    ktune_cwg_store16_quad(o.y, at, valid, c0, k, ktune_cwg_pack16<PREC>(v0, v1),
+                           ktune_cwg_pack16<PREC>(v2, v3));
+  }
+};
+
+// KtuneConvWgOutF32Epi reading its residual inside store(), between the stores, as before the
+// fetch step (bench-out's f32epiresinter).
+struct F32EpiInterleaved {
+  typedef KtuneConvWgOutF32Epi::Params Params;
+  static __device__ __forceinline__ float act(const Params& o, long long at, int col, float v) {
+    if (o.bias) v += o.bias[col];
+    if (o.residual) v += o.residual[at + col];
+    return o.relu ? fmaxf(v, 0.0f) : v;
+  }
+  static __device__ __forceinline__ void store(const Params& o, long long at, int col, int k,
+                                               float v0, float v1) {
+    if (col + 1 < k)
+      *reinterpret_cast<float2*>(o.y + at + col) =
+          make_float2(act(o, at, col, v0), act(o, at, col + 1, v1));
+    else if (col < k)
+      o.y[at + col] = act(o, at, col, v0);
+  }
+};
+
 // Stores nothing unless an accumulator equals a value random data never sums to: the main loop
 // and the accumulator's reads stay, the stores go (bench-out's `none`).
 struct OutNone {
@@ -713,8 +771,10 @@ struct OutputEpilogues {
   // epilogue e of bench-out's list, writing y32 (FP32) or y16 (PREC's 16-bit bits).
   static cudaError_t launch(int e, const Problem& pb, void* const* x, void* const* w, int copies,
                             float* y32, unsigned short* y16, const float* bias,
-                            const unsigned short* res, int reps, cudaEvent_t a, cudaEvent_t b) {
+                            const unsigned short* res, const float* res32, int reps, cudaEvent_t a,
+                            cudaEvent_t b) {
     typedef typename Fused::Params P;
+    typedef KtuneConvWgOutF32Epi::Params P32;
     switch (e) {
       case 0:
         return run<KtuneConvWgOutF32>(pb, x, w, copies, y32, reps, a, b);
@@ -739,6 +799,12 @@ struct OutputEpilogues {
         return run<Fused>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
       case 9:
         return run<Out16FusedWord<PREC>>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
+      case 10:
+        return run<Out16FusedInterleaved<PREC>>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
+      case 11:
+        return run<KtuneConvWgOutF32Epi>(pb, x, w, copies, P32{y32, bias, res32, 1}, reps, a, b);
+      case 12:
+        return run<F32EpiInterleaved>(pb, x, w, copies, P32{y32, bias, res32, 1}, reps, a, b);
       default:
         return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
     }
@@ -746,8 +812,8 @@ struct OutputEpilogues {
 };
 
 using OutputLaunch = cudaError_t (*)(int, const Problem&, void* const*, void* const*, int, float*,
-                                     unsigned short*, const float*, const unsigned short*, int,
-                                     cudaEvent_t, cudaEvent_t);
+                                     unsigned short*, const float*, const unsigned short*,
+                                     const float*, int, cudaEvent_t, cudaEvent_t);
 struct OutputVariant {
   Config cf;
   OutputLaunch bf16, fp16;
@@ -765,11 +831,27 @@ const OutputVariant kOutputVariants[] = {
 int run_bench_out(const char* path, const std::vector<std::string>& only) {
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
   const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
-  const char* epis[] = {
-      "f32",        "f32epi",        "out16",          "out16plain",    "out16word",
-      "out16fused", "out16plainint", "out16fusedword", "out16fusedres", "out16fusedresword",
-      "none"};
+  const char* epis[] = {"f32",
+                        "f32epi",
+                        "out16",
+                        "out16plain",
+                        "out16word",
+                        "out16fused",
+                        "out16plainint",
+                        "out16fusedword",
+                        "out16fusedres",
+                        "out16fusedresword",
+                        "out16fusedresinter",
+                        "f32epires",
+                        "f32epiresinter",
+                        "none"};
   constexpr int kEpilogues = int(sizeof(epis) / sizeof(epis[0]));
+  // KTUNE_EPILOGUES: a comma-separated list of the epilogues to time (default all).
+  const char* list = std::getenv("KTUNE_EPILOGUES");
+  const std::string wanted_list = list ? "," + std::string(list) + "," : "";
+  auto wanted = [&](const char* e) {
+    return wanted_list.empty() || wanted_list.find("," + std::string(e) + ",") != std::string::npos;
+  };
   const char* header = "network,layer,n,h,w,c,k,r,s,stride,pad,config,epilogue,median_us,status";
   return for_each_layer(
       path, header, prec,
@@ -790,6 +872,11 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
         unsigned short* dres;
         CK(cudaMalloc(&dres, dev.ny * 2));
         CK(cudaMemcpy(dres, res_bits.data(), dev.ny * 2, cudaMemcpyHostToDevice));
+        std::vector<float> res32(dev.ny);  // the same residual in FP32, for the FP32 outputs
+        for (size_t i = 0; i < dev.ny; ++i) res32[i] = to_float(res_bits[i], prec);
+        float* dres32;
+        CK(cudaMalloc(&dres32, dev.ny * 4));
+        CK(cudaMemcpy(dres32, res32.data(), dev.ny * 4, cudaMemcpyHostToDevice));
         for (const OutputVariant& v : kOutputVariants) {
           const std::string config = name(Variant{v.cf, prec, 0, nullptr, nullptr, nullptr});
           const OutputLaunch fn = prec == 2 ? v.bf16 : v.fp16;
@@ -800,15 +887,17 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
           if (!refusal(pb, v.cf).empty()) continue;
           std::vector<float> y32;
           for (int e = 0; e < kEpilogues; ++e) {
+            // f32 always runs: the others are checked against its output.
+            if (e > 0 && !wanted(epis[e])) continue;
             dev.poison();
             CK(cudaMemset(y16, 0xFF, dev.ny * 2));
-            CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, 3, nullptr,
-                  nullptr));
+            CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, dres32, 3,
+                  nullptr, nullptr));
             CK(cudaDeviceSynchronize());
             const double ms = median_launch_ms(
                 [&](int n, cudaEvent_t s, cudaEvent_t t) {
-                  return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, n,
-                            s, t);
+                  return fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres,
+                            dres32, n, s, t);
                 },
                 batches, reps, a, b);
             // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
@@ -820,10 +909,18 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
               if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
             } else if (e == 1) {
               if (dev.fetch() != y32) status = "wrong";
+            } else if (e == 11 || e == 12) {
+              // FP32 relu(acc + bias + residual), summed in FP32 in that order: bit for bit.
+              const std::vector<float> got = dev.fetch();
+              for (size_t i = 0; i < dev.ny; ++i)
+                if (got[i] != std::fmax(y32[i] + bias[i % pb.k] + res32[i], 0.0f)) {
+                  status = "wrong";
+                  break;
+                }
             } else if (e >= 2 && e < kEpilogues - 1) {
               // 16-bit: the FP32 value rounded once; the fused ones relu(acc + bias (+ residual))
               // summed in FP32 in that order.
-              const bool fused = e == 5 || e == 7 || e == 8 || e == 9, with_res = e == 8 || e == 9;
+              const bool fused = e == 5 || (e >= 7 && e <= 10), with_res = e >= 8 && e <= 10;
               std::vector<unsigned short> bits(dev.ny);
               CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
               for (size_t i = 0; i < dev.ny; ++i) {
@@ -845,7 +942,7 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
             std::fflush(stdout);
           }
         }
-        cudaFree(y16), cudaFree(dbias), cudaFree(dres);
+        cudaFree(y16), cudaFree(dbias), cudaFree(dres), cudaFree(dres32);
       });
 }
 
