@@ -17,7 +17,7 @@
 # best in fp16 (OUTPUT=fp16: both writing fp16; default FP32 output), oracle column from
 # results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz unless DATASET; result files named by the precision
 # (conv-deployed-fp16-vs-cudnn.*, heldout-trained-*). PRECISION=tf32 likewise, with the H200 tf32
-# selector built in (-DKTUNE_CONV_CUDA_TF32_SELECTOR, off by default) and the tf32 sweep as the
+# selector built in (-DKTUNE_CONV_CUDA_TF32_SELECTOR) and the tf32 sweep (conv-tc-sweep-persist) as the
 # oracle column. The results folder: $OUT, or $OUT_DIR.
 # Another card: DEVICE_SLUG, PEAK_GFLOPS, BANDWIDTH_GBS, DATASET (the oracle column's sweep; default
 # $CARRY/bf16-rows.csv.gz), CMAKE_ARGS (e.g. the H200 headers:
@@ -35,7 +35,7 @@ case $P in
   bf16) dataset=${DATASET:-$C/bf16-rows.csv.gz} ;;
   fp16) dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz} ;;
   tf32)  # the shipped library has no tf32 selector by default: the H200 one
-    dataset=${DATASET:-results/h200/conv-tc-sweep-tf32/sweep-tf32.csv.gz} OUTPUT=
+    dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-tf32.csv.gz} OUTPUT=
     export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
   *) echo "PRECISION=$P: bf16, fp16 or tf32" >&2; exit 2 ;;
 esac
