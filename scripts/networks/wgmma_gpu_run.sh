@@ -11,7 +11,7 @@
 #          -std=c++17 -gencode=arch=compute_90a,code=sm_90a kernels/conv2d/cuda/wgmma_conv_check.cu)
 #   tests  the network GPU tests (ktune_nn_cuda_tests)
 #   bench  per precision: the benches (BACKENDS, default ktune-cuda auto-cuda cudnn, in that
-#          precision; seeded weights of make_weights.py) and PyTorch's variants
+#          precision; seeded weights of make_weights.py) and PyTorch's variants (TORCH=0: not)
 #   check  the logits check (tf32 tolerance 2e-2, bf16 1e-1, and top-5, as precision_gpu_run.sh)
 # Results land in $OUT as they come.
 #   CARRY=.carry/wgnet PRECISIONS="tf32 bf16" bash scripts/networks/wgmma_gpu_run.sh
@@ -68,6 +68,7 @@ if has bench; then
         --logits-dir $W/logits --inputs $W/inputs/input-{1,2}.safetensors > $L/bench-$net-$p.log 2>&1
       echo "ktune bench $net $p exit $? at ${SECONDS}s"; grep -vE "^note|safetensors$" $L/bench-$net-$p.log
     done
+    [ "${TORCH:-1}" = 1 ] || continue  # TORCH=0: ktune's backends only (PyTorch timed in another call)
     for net in vgg16 resnet50; do
       timeout ${TORCH_S:-50} python3 $S/torch_run.py bench --network $net \
         --weights $W/weights/$net.safetensors --batch 1 16 --precision $p --warmup 5 --reps 20 \
