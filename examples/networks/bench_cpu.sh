@@ -22,7 +22,7 @@
 # (docs/networks.md, "CPU benchmark"). Then networks-processes.csv holds each process's median,
 # min, max, CPU time and CPU / wall (networks_processes.py), networks.csv the median over the
 # processes of their medians, networks-layers.csv the median over the processes of each layer's
-# medians (every process's in networks-layers-processes.csv), networks-agree.csv the first
+# medians (every process's in networks-layers-processes.csv.gz), networks-agree.csv the first
 # round's logits. APPEND=1 adds to OUT_DIR's files instead of starting them again (a run taken
 # in several phases, e.g. one per batch).
 set -euo pipefail
@@ -36,7 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 rounds=${ROUNDS:-}
 if [ -z "${APPEND:-}" ] || [ ! -f "$out/cpu.txt" ]; then
   rm -f "$out/networks.csv" "$out/networks-layers.csv" "$out/networks-runs.txt" \
-    "$out/networks-processes.csv" "$out/networks-layers-processes.csv"
+    "$out/networks-processes.csv" "$out/networks-layers-processes.csv"{,.gz}
   lscpu > "$out/cpu.txt"
   echo "network,batch,backend,device,max_abs_diff,max_abs_logit,relative" > "$out/networks-agree.csv"
 fi
@@ -56,6 +56,7 @@ if [ -n "$rounds" ]; then
   [ -f "$out/networks-processes.csv" ] ||
     echo "round,network,batch,backend,device,median_ms,min_ms,max_ms,cpu_ms,cpu_over_wall,reps,warmup,load1" \
       > "$out/networks-processes.csv"
+  [ ! -f "$out/networks-layers-processes.csv.gz" ] || gunzip -f "$out/networks-layers-processes.csv.gz"
   read -r -a list <<< "${backends//,/ }"
   for batch in $batches; do
     r=$reps n=$rounds; [ "$batch" -gt 1 ] && { r=$reps_big; n=${ROUNDS_BATCH16:-$rounds}; }
@@ -89,6 +90,7 @@ if [ -n "$rounds" ]; then
     done
   done
   /usr/bin/python3 "$here/networks_processes.py" aggregate "$out"
+  gzip -f "$out/networks-layers-processes.csv"
 fi
 for batch in $batches; do
   [ -n "$rounds" ] && break
