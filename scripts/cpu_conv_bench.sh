@@ -19,7 +19,9 @@
 #      CSV names which ran), + oneDNN's separate residual add where the engine fuses one into
 #      ktune's conv, taking turns -> OUT_DIR/conv-plan-layers.csv, conv-plan-totals.txt;
 #   3. run.json's file list and `measures` extended with steps 1b and 2.
-# Usage: scripts/cpu_conv_bench.sh BUILD_DIR OUT_DIR   (e.g. build results/amd-epyc-2c/networks-cpuconv)
+# Usage: scripts/cpu_conv_bench.sh BUILD_DIR OUT_DIR   (e.g. build /tmp/cpuconv; its run of
+# 2026-11-27 is results/amd-epyc-2c/networks-cpuconv, whose step-1 files are in git history: issue
+# 30's whole-network figures now come from bench_cpu.sh's ROUNDS mode, results/amd-epyc-2c/networks-cpu)
 # (BATCHES="1 16" and NETWORKS="resnet50 vgg16" by default: a quick check may name fewer.)
 # Expected run time on the 2-core Zen 5 EPYC, quiet: about 9 minutes (steps 1 and 2 about 7, step
 # 1b about 2: its twelve processes took 2.3 min at load average 2; VGG16 at batch 16 is

@@ -284,27 +284,28 @@ def networks_precision(d):
 
 
 def networks_cpu(d):
-    rel = "amd-epyc-2c/networks-cpu-s21/networks.csv"
+    rel = "amd-epyc-2c/networks-cpu/networks.csv"
     ms = {(r["network"], r["batch"], r["device"], r["backend"]): float(r["median_ms"])
           for r in d.rows(rel)}
-    out = ["", f"**Whole networks, {d.device(rel)}** (median ms, FP32, the four backends taking "
-           f"turns in one process; the `ktune` backend's conv plans (Winograd F(4x4, 3x3) on 3x3 "
-           f"stride-1 layers, in fused 12-tile blocks where a call has 196+ tiles and k < 512) "
-           f"have fixed blocking, no selector; oneDNN at its best is the faster of `onednn` and "
-           f"`onednn_winograd`; `auto` runs each inference on the fastest by recent inference "
-           f"times of per-layer picks among ktune, `onednn` and `onednn_winograd` and each of "
-           f"them alone; {d.link(rel)}):", "",
-           "| network | batch | threads | ktune | oneDNN | oneDNN Winograd | auto "
-           "| ktune / oneDNN at its best | auto / best single |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["", f"**Whole networks, {d.device(rel)}** (median over the processes of each process's "
+           f"median ms; each backend in its own process, the processes alternating in rounds; "
+           f"the `ktune` backend's conv plans (Winograd F(4x4, 3x3) on 3x3 stride-1 layers, in "
+           f"fused 12-tile blocks where a call has 196+ tiles and k < 512) and `ktune_bf16`'s have "
+           f"fixed blocking, no selector; oneDNN at its best is the faster of `onednn` and "
+           f"`onednn_winograd`; bf16: bf16 weights and activations, FP32 accumulation; "
+           f"{d.link(rel)}):", "",
+           "| network | batch | threads | ktune | oneDNN | oneDNN Winograd "
+           "| ktune / oneDNN at its best | ktune_bf16 | oneDNN bf16 | ktune_bf16 / oneDNN bf16 |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     keys = sorted({k[:3] for k in ms}, key=lambda k: (k[0] != "resnet50", int(k[1]), k[2]))
     for net, batch, dev in keys:
         k, o = ms[(net, batch, dev, "ktune")], ms[(net, batch, dev, "onednn")]
-        w, a = ms[(net, batch, dev, "onednn_winograd")], ms[(net, batch, dev, "auto")]
+        w = ms[(net, batch, dev, "onednn_winograd")]
+        kb, ob = ms[(net, batch, dev, "ktune_bf16")], ms[(net, batch, dev, "onednn_bf16")]
         threads = dev.split("(")[-1].split()[0]
         name = {"resnet50": "ResNet-50", "vgg16": "VGG16"}[net]
-        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {w:.1f} | {a:.1f} "
-                   f"| {k / min(o, w):.2f} | {a / min(k, o, w):.2f} |")
+        out.append(f"| {name} | {batch} | {threads} | {k:.1f} | {o:.1f} | {w:.1f} "
+                   f"| {k / min(o, w):.3f} | {kb:.1f} | {ob:.1f} | {kb / ob:.3f} |")
     return out
 
 

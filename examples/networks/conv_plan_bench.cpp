@@ -84,6 +84,8 @@ const std::map<std::string, kc::PlanBlocking>& presets() {
       b.pad_per_thread = true;
     });
     with("nocopy", [](kc::PlanBlocking& b) { b.pack_aliased = false; });  // aliased rows in place
+    // The shared padded copy written by the tasks, each the rows it reads (the `ktune` backend's).
+    with("ondemand", [](kc::PlanBlocking& b) { b.pad_on_demand = true; });
     return m;
   }();
   return p;

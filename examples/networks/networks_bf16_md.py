@@ -9,6 +9,7 @@ summary run.json's `measures` quotes.
 """
 import csv
 import math
+import os
 import sys
 from collections import defaultdict
 
@@ -17,8 +18,12 @@ ms = {(r["network"], int(r["batch"]), r["backend"]): float(r["median_ms"])
       for r in csv.DictReader(open(f"{out}/networks.csv"))}
 runs = sorted({(n, b) for n, b, _ in ms})
 print("# bf16 networks\n")
-print("Median ms of one inference of the whole batch, the backends taking turns in one "
-      "process; ktune_bf16 / onednn_bf16 is the target (<= 1.0); bf16 / FP32 compares each "
+separate = os.path.exists(f"{out}/networks-processes.csv")  # bench_cpu.sh's ROUNDS mode
+print("Median ms of one inference of the whole batch, "
+      + ("each backend in its own process, the processes alternating in rounds (the median over "
+         "the processes of their medians: networks-processes.md)" if separate else
+         "the backends taking turns in one process")
+      + "; ktune_bf16 / onednn_bf16 is the target (<= 1.0); bf16 / FP32 compares each "
       "engine with itself.\n")
 print("| network | batch | ktune_bf16 | onednn_bf16 | ktune_bf16 / onednn_bf16 | ktune (FP32) | "
       "onednn (FP32) | ktune_bf16 / ktune | onednn_bf16 / onednn |")

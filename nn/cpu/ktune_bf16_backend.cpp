@@ -51,7 +51,8 @@ namespace {
 // layer it picks (VGG16 features.24-28, 16 tiles of 512 × 512: 0.89), 1.11-1.16 on ResNet-50
 // layer3's 16-tile 256 × 256 maps. ResNet-50 layer4's 7×7 maps at batch 1 (4 F(4×4) tiles, so
 // F(2×2)) were not timed there; the quiet FP32 runs of session 12 had `ktune`'s F(2×2) at
-// 0.82-0.83 ms (networks-cpu-s12) against ktune_bf16's GEMM at 0.70-0.74 (networks-bf16-s12).
+// 0.82-0.83 ms (networks-cpu-s12) against ktune_bf16's GEMM at 0.70-0.74 (networks-bf16-s12;
+// both in git history).
 // At batch 16 the quiet FP32 run agrees: FP32 `ktune` Winograd at 0.54-0.74× ktune_bf16's GEMM
 // on every 3×3 stride-1 layer.
 bool winograd_pays(const Bf16ConvPlan::Shape& s) {

@@ -111,6 +111,11 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
   PlanBlocking own, small_own = small;
   own.winograd_m = 0;
   own.pad_per_thread = small_own.pad_per_thread = true;
+  // The shared padded copy written by the tasks as they need its rows
+  // (PlanBlocking::pad_on_demand, the `ktune` backend's), default and small blocks.
+  PlanBlocking on_demand, small_on_demand = small;
+  on_demand.winograd_m = 0;
+  on_demand.pad_on_demand = small_on_demand.pad_on_demand = true;
   // The balanced split (PlanBlocking::balanced_split, cpu_plan_1x1), default and small tasks.
   PlanBlocking balanced, small_balanced = small;
   balanced.winograd_m = 0;
@@ -120,12 +125,12 @@ TEST(Conv2dCpuPlan, EveryShapeThreadsAndBlockingMatchFloat64) {
     for (int threads : {1, 2, 3})
       for (const PlanBlocking& bl :
            {PlanBlocking{}, small, small_packing, row_calls, pieces_outer, small_pieces_outer, own,
-            small_own, balanced, small_balanced}) {
+            small_own, on_demand, small_on_demand, balanced, small_balanced}) {
         ConvPlan plan(s, c.filter.data(), threads, bl);
         EXPECT_LE(c.run(plan, false, false, false), error_bound(s, plan.winograd_m()))
             << name(s) << " threads=" << threads << " kc=" << bl.kc << " pad=" << bl.pad_input
             << " join_rows=" << bl.join_rows << " pad_per_thread=" << bl.pad_per_thread
-            << " balanced=" << bl.balanced_split;
+            << " pad_on_demand=" << bl.pad_on_demand << " balanced=" << bl.balanced_split;
       }
   }
 }
@@ -154,15 +159,45 @@ TEST(Conv2dCpuPlan, OnOpenMPsTeamMatchesFloat64) {
   const cpu_conv::ScopedTaskWorkers on(cpu_conv::TaskWorkers::openmp);
   PlanBlocking own{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12};  // and own padded copies
   own.pad_per_thread = true;
+  PlanBlocking on_demand{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12};  // copied by the tasks
+  on_demand.pad_on_demand = true;
   for (const Shape& s : shapes()) {
     Case c(s);
     for (const PlanBlocking& bl :
-         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}, own}) {
+         {PlanBlocking{}, PlanBlocking{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12}, own,
+          on_demand}) {
       ConvPlan plan(s, c.filter.data(), 2, bl);
       for (int mask : {0, 7})
         EXPECT_LE(c.run(plan, mask & 1, mask & 2, mask & 4), error_bound(s, plan.winograd_m()))
             << name(s) << " epilogue=" << mask << " kc=" << bl.kc;
     }
+  }
+}
+
+// A plan's padded copy holds the input of the call that wrote it: a second call on another input
+// (the engine's next inference) must copy again, whoever copies (a region before the tasks, each
+// thread's own copy, the tasks on demand), with each call's bias and ReLU.
+TEST(Conv2dCpuPlan, PaddedCopyFollowsEachCallsInput) {
+  PlanBlocking shared, own, on_demand,
+      small_on_demand{16, 24, 32, true, true, 0, 0, 1 << 20, 48, 12};
+  shared.winograd_m = own.winograd_m = on_demand.winograd_m = 0;
+  own.pad_per_thread = true;
+  on_demand.pad_on_demand = small_on_demand.pad_on_demand = true;
+  for (const Shape& s : {shape(2, 11, 33, 64, 3, 2, 1), shape(1, 23, 3, 37, 7, 2, 3),
+                         shape(3, 9, 19, 70, 3, 1, 1)}) {
+    Case a(s), b(s);
+    b.input = gemm::random_matrix(size_t(s.input_elements()), 17);
+    b.conv = reference_conv2d(s, b.input.data(), b.filter.data());
+    for (int threads : {1, 2, 3})
+      for (const PlanBlocking& bl : {shared, own, on_demand, small_on_demand}) {
+        ConvPlan plan(s, a.filter.data(), threads, bl);
+        for (int call = 0; call < 3; ++call) {
+          Case& c = call % 2 ? b : a;
+          EXPECT_LE(c.run(plan, call == 1, false, call == 2), error_bound(s))
+              << name(s) << " threads=" << threads << " call=" << call
+              << " pad_per_thread=" << bl.pad_per_thread << " pad_on_demand=" << bl.pad_on_demand;
+        }
+      }
   }
 }
 

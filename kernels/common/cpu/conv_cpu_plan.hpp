@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <thread>
 #include <vector>
 
 #ifdef _OPENMP
@@ -122,6 +123,16 @@ struct PlanBlocking {
   // shared copy: 14×14 × 256 took 0.265 ms, minima, where the same layer without padding on a
   // 16×16 map took 0.249 (loaded 2-core EPYC). A choice of the cpu_plan_tpad kind, not a default.
   bool pad_per_thread = false;
+  // pad_on_demand (with pad_input, without pad_per_thread): the shared padded copy is written by
+  // the tasks themselves, each copying the image rows its windows read that no task of this call
+  // has claimed yet and waiting for those another task is copying, instead of by a parallel region
+  // of its own before them: no fork and join more per call, no barrier between the copy and the
+  // first tiles, and a row is copied by the first thread to read it, just before. The padded copy
+  // costs the 3×3 stride-2 layers and the 7×7 stem 5-8 % of their time (the same GEMM on a
+  // pre-padded input, quiet 2-core EPYC: 56×56 × 128 stride 2 at batch 16 18.0 ms against 19.6).
+  // The `ktune` backend's choice (nn/cpu/ktune_backend.cpp), not a default: the sweep's kinds keep
+  // theirs.
+  bool pad_on_demand = false;
   // balanced_split: the split keeps cutting until the task count is a multiple of the threads,
   // however many tasks that makes (off: it stops at 8 per thread, so that max_cols 192 and
   // max_rows 512 left ResNet-50's 56×56 × 64 -> 256 1×1 layer at batch 1 in 17 tasks, 9 on one
@@ -338,6 +349,10 @@ class ConvPlan {
       padded_ = aligned_floats(size_t(count));
       std::fill_n(padded_.get(), count, 0.f);  // the border stays zero
       if (bl.pad_per_thread) copied_.assign(size_t(threads_), CopiedRows{});
+      if (bl.pad_on_demand && !bl.pad_per_thread) {
+        row_state_ = std::make_unique<std::atomic<int64_t>[]>(size_t(s.n * s.h));
+        for (int64_t i = 0; i < s.n * s.h; ++i) row_state_[size_t(i)] = 0;
+      }
     }
     zeros_ = aligned_floats(size_t(s.s * s.c));
     std::fill_n(zeros_.get(), s.s * s.c, 0.f);
@@ -376,7 +391,7 @@ class ConvPlan {
   void run(const float* input, float* output, const Epilogue& e = {}) {
     if (winograd_) return winograd_->run(input, output, e);
     ++call_;
-    if (padded_ && copied_.empty()) {  // the shared padded copy, image rows split among threads
+    if (padded_ && copied_.empty() && !row_state_) {  // the shared copy, rows split among threads
       const int64_t rows = s_.n * s_.h, parts = std::min<int64_t>(rows, 2 * threads_);
       auto copy = [&](int64_t part) {
         copy_interior(input, rows * part / parts, rows * (part + 1) / parts, padded_.get());
@@ -588,14 +603,15 @@ class ConvPlan {
   // claim_slot's acquire orders a later holder after the copy). Channel-split tasks (batch 1, deep
   // layers) need every row: one whole copy per slot; pixel-split ones (the stems) their own rows.
   const float* slot_input(int slot, const float* input, const plan_detail::Task& t) {
-    if (copied_.empty()) return input;  // unpadded, or already the shared padded copy
-    float* padded = padded_.get() + slot * padded_floats_;
+    if (copied_.empty() && !row_state_) return input;  // unpadded, or the shared copy made
     const int64_t P = s_.p(), first = t.col0 / s_.q(), last = (t.col0 + t.cols - 1) / s_.q();
     const auto input_row = [&](int64_t out_row, int64_t r) {  // image row, clamped to its image
       const int64_t b = out_row / P, y = out_row % P * s_.stride - s_.pad + r;
       return b * s_.h + std::clamp<int64_t>(y, 0, s_.h);
     };
     const int64_t lo = input_row(first, 0), hi = input_row(last, s_.r);
+    if (row_state_) return shared_rows(input, lo, hi);
+    float* padded = padded_.get() + slot * padded_floats_;
     CopiedRows& c = copied_[size_t(slot)];
     if (c.call != call_) c = {call_, lo, lo};
     if (lo < c.lo) copy_interior(input, lo, c.lo, padded);
@@ -608,6 +624,32 @@ class ConvPlan {
       c.hi = std::max(c.hi, hi);
     }
     return padded;
+  }
+
+  // PlanBlocking::pad_on_demand: rows [lo, hi) of n·h of the shared padded copy hold this call's
+  // input once this returns. Each row's state is 2·call + 1 while a task copies it, 2·call + 2
+  // when copied in this call (less: from an earlier call); a task first copies every row of its
+  // range it can claim, then waits for the rest (a claimer never waits before its copy is done,
+  // so the waits end); the release store and acquire load order the copy before the reads.
+  const float* shared_rows(const float* input, int64_t lo, int64_t hi) const {
+    const int64_t claimed = 2 * call_ + 1, done = 2 * call_ + 2;
+    for (int64_t i = lo; i < hi; ++i) {
+      std::atomic<int64_t>& state = row_state_[size_t(i)];
+      int64_t seen = state.load(std::memory_order_relaxed);
+      if (seen < claimed &&
+          state.compare_exchange_strong(seen, claimed, std::memory_order_relaxed)) {
+        copy_interior(input, i, i + 1, padded_.get());
+        state.store(done, std::memory_order_release);
+      }
+    }
+    for (int64_t i = lo; i < hi; ++i)
+      for (int spins = 0; row_state_[size_t(i)].load(std::memory_order_acquire) != done; ++spins) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (spins > 4096) std::this_thread::yield();  // the copier was descheduled
+      }
+    return padded_.get();
   }
 
   // A free workspace slot: at most threads_ tasks run at once, so one is always free soon.
@@ -677,6 +719,7 @@ class ConvPlan {
     int64_t call = -1, lo = 0, hi = 0;  // image rows [lo, hi) of n·h hold call's input
   };
   std::vector<CopiedRows> copied_;  // pad_per_thread: what each slot's copy holds
+  std::unique_ptr<std::atomic<int64_t>[]> row_state_;  // pad_on_demand: per row of n·h
   int64_t slot_floats_ = 0;
   std::vector<plan_detail::Task> tasks_;
   std::unique_ptr<std::atomic<bool>[]> busy_;
