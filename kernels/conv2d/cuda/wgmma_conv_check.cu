@@ -760,6 +760,32 @@ int env_int(const char* name, int fallback) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
+// bench-out's epilogues, in the order of OutputEpilogues::launch's cases: what each stores (FP32,
+// 16-bit, or nothing) and adds before that (a bias and ReLU; a residual too), which is what its
+// output is checked against: f32's values with the same FP32 additions, bit for bit (rounded once
+// where 16-bit).
+enum class Stores { f32, out16, nothing };
+struct BenchEpilogue {
+  const char* name;
+  Stores stores;
+  bool bias_relu, residual;
+};
+constexpr BenchEpilogue kBenchEpilogues[] = {{"f32", Stores::f32, false, false},
+                                             {"f32epi", Stores::f32, false, false},
+                                             {"out16", Stores::out16, false, false},
+                                             {"out16plain", Stores::out16, false, false},
+                                             {"out16word", Stores::out16, false, false},
+                                             {"out16fused", Stores::out16, true, false},
+                                             {"out16plainint", Stores::out16, false, false},
+                                             {"out16fusedword", Stores::out16, true, false},
+                                             {"out16fusedres", Stores::out16, true, true},
+                                             {"out16fusedresword", Stores::out16, true, true},
+                                             {"out16fusedresinter", Stores::out16, true, true},
+                                             {"f32epires", Stores::f32, true, true},
+                                             {"f32epiresinter", Stores::f32, true, true},
+                                             {"none", Stores::nothing, false, false}};
+constexpr int kBenchEpilogueCount = int(sizeof(kBenchEpilogues) / sizeof(kBenchEpilogues[0]));
+
 template <int HT, int WT, int NB, int BN, int ST, int PREC>
 struct OutputEpilogues {
   typedef KtuneConvWgOut16<PREC> Fused;
@@ -768,7 +794,7 @@ struct OutputEpilogues {
                          const typename EPI::Params& y, int reps, cudaEvent_t a, cudaEvent_t b) {
     return launch_epi<HT, WT, NB, BN, ST, PREC, EPI, 0>(pb, x, w, copies, y, reps, a, b);
   }
-  // epilogue e of bench-out's list, writing y32 (FP32) or y16 (PREC's 16-bit bits).
+  // epilogue e of kBenchEpilogues, writing y32 (FP32) or y16 (PREC's 16-bit bits).
   static cudaError_t launch(int e, const Problem& pb, void* const* x, void* const* w, int copies,
                             float* y32, unsigned short* y16, const float* bias,
                             const unsigned short* res, const float* res32, int reps, cudaEvent_t a,
@@ -831,21 +857,6 @@ const OutputVariant kOutputVariants[] = {
 int run_bench_out(const char* path, const std::vector<std::string>& only) {
   const int batches = env_int("KTUNE_BATCHES", 7), reps = env_int("KTUNE_REPS", 20);
   const int prec = env_int("KTUNE_PREC", 3) == 2 ? 2 : 3;  // the input's and 16-bit output's type
-  const char* epis[] = {"f32",
-                        "f32epi",
-                        "out16",
-                        "out16plain",
-                        "out16word",
-                        "out16fused",
-                        "out16plainint",
-                        "out16fusedword",
-                        "out16fusedres",
-                        "out16fusedresword",
-                        "out16fusedresinter",
-                        "f32epires",
-                        "f32epiresinter",
-                        "none"};
-  constexpr int kEpilogues = int(sizeof(epis) / sizeof(epis[0]));
   // KTUNE_EPILOGUES: a comma-separated list of the epilogues to time (default all).
   const char* list = std::getenv("KTUNE_EPILOGUES");
   const std::string wanted_list = list ? "," + std::string(list) + "," : "";
@@ -886,9 +897,10 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
             continue;
           if (!refusal(pb, v.cf).empty()) continue;
           std::vector<float> y32;
-          for (int e = 0; e < kEpilogues; ++e) {
+          for (int e = 0; e < kBenchEpilogueCount; ++e) {
+            const BenchEpilogue& epi = kBenchEpilogues[e];
             // f32 always runs: the others are checked against its output.
-            if (e > 0 && !wanted(epis[e])) continue;
+            if (e > 0 && !wanted(epi.name)) continue;
             dev.poison();
             CK(cudaMemset(y16, 0xFF, dev.ny * 2));
             CK(fn(e, pb, dev.x.data(), dev.w.data(), copies, dev.y, y16, dbias, dres, dres32, 3,
@@ -900,45 +912,41 @@ int run_bench_out(const char* path, const std::vector<std::string>& only) {
                             dres32, n, s, t);
                 },
                 batches, reps, a, b);
-            // f32 first: f32epi must equal it, the 16-bit outputs be its values rounded once (bit
-            // for bit).
+            // f32 first, against float64; every other output bit for bit against f32's values
+            // with the epilogue's FP32 additions in its order, rounded once where 16-bit.
             const char* status = "ok";
+            const auto expected = [&](size_t i) {
+              float v = y32[i];
+              if (epi.bias_relu) {
+                v += bias[i % pb.k];
+                if (epi.residual) v += res32[i];
+                v = std::fmax(v, 0.0f);
+              }
+              return v;
+            };
             if (e == 0) {
               y32 = dev.fetch();
               double worst;
               if (check(pb, d, y32, 1024, rng, worst) != 0) status = "wrong";
-            } else if (e == 1) {
-              if (dev.fetch() != y32) status = "wrong";
-            } else if (e == 11 || e == 12) {
-              // FP32 relu(acc + bias + residual), summed in FP32 in that order: bit for bit.
+            } else if (epi.stores == Stores::f32) {
               const std::vector<float> got = dev.fetch();
               for (size_t i = 0; i < dev.ny; ++i)
-                if (got[i] != std::fmax(y32[i] + bias[i % pb.k] + res32[i], 0.0f)) {
+                if (got[i] != expected(i)) {
                   status = "wrong";
                   break;
                 }
-            } else if (e >= 2 && e < kEpilogues - 1) {
-              // 16-bit: the FP32 value rounded once; the fused ones relu(acc + bias (+ residual))
-              // summed in FP32 in that order.
-              const bool fused = e == 5 || (e >= 7 && e <= 10), with_res = e >= 8 && e <= 10;
+            } else if (epi.stores == Stores::out16) {
               std::vector<unsigned short> bits(dev.ny);
               CK(cudaMemcpy(bits.data(), y16, dev.ny * 2, cudaMemcpyDeviceToHost));
-              for (size_t i = 0; i < dev.ny; ++i) {
-                float v = y32[i];
-                if (fused) {
-                  v += bias[i % pb.k];
-                  if (with_res) v += to_float(res_bits[i], prec);
-                  v = std::fmax(v, 0.0f);
-                }
-                if (bits[i] != from_float(v, prec)) {
+              for (size_t i = 0; i < dev.ny; ++i)
+                if (bits[i] != from_float(expected(i), prec)) {
                   status = "wrong";
                   break;
                 }
-              }
             }
             std::printf("%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,\"%s\",%s,%.3f,%s\n", net, layer, pb.n,
                         pb.h, pb.w, pb.c, pb.k, pb.r, pb.s, pb.stride, pb.pad, config.c_str(),
-                        epis[e], ms * 1e3, status);
+                        epi.name, ms * 1e3, status);
             std::fflush(stdout);
           }
         }
