@@ -35,9 +35,8 @@ Kernel kernel_for(const Space& space, const Config& config, const Shape& shape) 
     k.run = [p](const Args& a) { run_direct(a, p); };
     return k;
   }
-  if (kind == "cpu_plan" || kind == "cpu_plan_fused" || kind == "cpu_plan_tpad" ||
-      kind == "cpu_plan_1x1") {
-    const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
+  if (const CpuConvConfig g = parse_cpu_conv_config(space.to_string(config));
+      g.valid && is_plan_kind(g.kind)) {
     if (const char* why = plan_refusal(g, shape)) k.refusal = why;
     k.winograd_m = plan_winograd_m(shape, g.m);  // the algorithm run, whose bound applies
     // One plan per filter buffer (the sweep rotates copies of the tensors).
