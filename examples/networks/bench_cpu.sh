@@ -120,9 +120,15 @@ how="taking turns in one process"
 (${ROUNDS_BATCH16:-$rounds} at batch > 1; median over the processes of each process's median)"
 /usr/bin/python3 - "$out" "$command_line" "$(git -C "$here" rev-parse HEAD)" "$device" \
   "$batches" "$backends" "$onednn" "$how" <<'PY'
-import datetime, json, os, sys
+import csv, datetime, json, os, sys
 out, command, commit, device, batches, backends, onednn, how = sys.argv[1:9]
 files = sorted(f for f in os.listdir(out) if f != "run.json")
+# The implementations oneDNN ran, per oneDNN backend, from the per-layer `choice` column.
+ran = {}
+for r in csv.DictReader(open(os.path.join(out, "networks-layers.csv"))):
+    if r["backend"].startswith("onednn") and r.get("choice"):
+        ran.setdefault(r["backend"], set()).add(r["choice"])
+kernels = "; ".join(f"{b}: {', '.join(sorted(c))}" for b, c in sorted(ran.items()))
 json.dump({"command": command, "commit": commit,
            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
            "device": device,
@@ -133,7 +139,9 @@ json.dump({"command": command, "commit": commit,
                        f"{batches}, FP32",
            "files": files, "in_sample": None,
            "vendors": f"oneDNN {onednn} (convolution_auto, convolution_winograd where it has one, "
-                      f"inner product), as the onednn, onednn_winograd and auto backends ran it; no "
+                      f"inner product), as the onednn, onednn_winograd and auto backends ran it "
+                      f"({kernels or 'implementations not recorded'}; per layer in "
+                      f"networks-layers.csv choice); no "
                       f"OpenBLAS call (ktune_infer runs with OPENBLAS_CORETYPE and "
                       f"OPENBLAS_L2_SIZE unset)"}, open(os.path.join(out, "run.json"), "w"), indent=2)
 PY
