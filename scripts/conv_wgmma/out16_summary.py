@@ -37,7 +37,8 @@ EPILOGUES = {
     "none": "no store (the main loop and the accumulator's reads)",
 }
 # ncu's kernel names: template arguments that tell the epilogue apart (most specific first).
-NCU_EPILOGUES = [("OutNone", "none"), ("Out16Plain", "out16plain"), ("Out16Word", "out16word"),
+NCU_EPILOGUES = [("Out16FusedLate", "out16fusedreslate"), ("F32EpiLate", "f32epireslate"),
+                 ("OutNone", "none"), ("Out16Plain", "out16plain"), ("Out16Word", "out16word"),
                  ("KtuneConvWgOut16", "out16"), ("F32Epi", "f32epi"), ("OutF32", "f32")]
 
 

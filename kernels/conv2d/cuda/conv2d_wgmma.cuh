@@ -275,9 +275,10 @@ struct KtuneCwgStoresBlocks<EPI, decltype((void)&EPI::store_blocks)> {
 // config pairs; results/h200/conv-wgmma-residual-fetch). Fetched after the main loop, the loads'
 // latency was still the epilogue's time on short-K layers (ncu: long-scoreboard stalls, DRAM at
 // 19 % of peak; ncu-shortk.md there), so the kernel now fetches both rows' values at the start of
-// a work item, before its main loop, where that costs at most 64 registers a thread (not measured
-// yet: session 25 had no device time left; wgmma_conv_check's out16fusedreslate /
-// f32epireslate time the after-the-loop fetch beside it).
+// a work item, before its main loop, where that costs at most 64 registers a thread: 0.934 / 0.922
+// (16-bit residual) and 0.926 / 0.901 (FP32) of the time of the after-the-loop fetch, which
+// wgmma_conv_check keeps as out16fusedreslate / f32epireslate (H200, bf16 input, same 124 pairs;
+// results/h200/conv-wgmma-residual-early).
 template <class EPI, class = void>
 struct KtuneCwgFetches {
   static constexpr bool value = false;
