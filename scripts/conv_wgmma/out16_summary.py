@@ -32,10 +32,13 @@ EPILOGUES = {
                           "fetch step)",
     "f32epires": "KtuneConvWgOutF32Epi with a bias, an FP32 residual and ReLU",
     "f32epiresinter": "the same reading the residual between the stores (before the fetch step)",
+    "out16fusedreslate": "out16fusedres fetching after the main loop (session 25)",
+    "f32epireslate": "f32epires fetching after the main loop (session 25)",
     "none": "no store (the main loop and the accumulator's reads)",
 }
 # ncu's kernel names: template arguments that tell the epilogue apart (most specific first).
-NCU_EPILOGUES = [("OutNone", "none"), ("Out16Plain", "out16plain"), ("Out16Word", "out16word"),
+NCU_EPILOGUES = [("Out16FusedLate", "out16fusedreslate"), ("F32EpiLate", "f32epireslate"),
+                 ("OutNone", "none"), ("Out16Plain", "out16plain"), ("Out16Word", "out16word"),
                  ("KtuneConvWgOut16", "out16"), ("F32Epi", "f32epi"), ("OutF32", "f32")]
 
 
@@ -136,7 +139,11 @@ def main():
             ("out16fusedres", "out16fusedresinter",
              "16-bit residual fetched before the row's stores against read between them"),
             ("f32epires", "f32epiresinter",
-             "FP32 residual fetched before the row's stores against read between them")]:
+             "FP32 residual fetched before the row's stores against read between them"),
+            ("out16fusedres", "out16fusedreslate",
+             "16-bit residual fetched before the main loop against after it"),
+            ("f32epires", "f32epireslate",
+             "FP32 residual fetched before the main loop against after it")]:
         if ours in present and theirs in present:
             n, g, tw, lo, hi = ratio_row(times, ours, theirs)
             out += ["", f"{what} ({ours} / {theirs}, {n} pairs): geomean {g:.3f}, "

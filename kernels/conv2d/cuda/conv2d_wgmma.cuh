@@ -78,8 +78,9 @@ struct KtuneConvWgOutF32Epi {
     int relu;
   };
   typedef float2 Fetched;  // the residual at columns col, col + 1; zeros without one
-  static __device__ __forceinline__ Fetched fetch(const Params& o, long long at, int col, int k) {
-    if (!o.residual || col >= k) return make_float2(0.0f, 0.0f);
+  static __device__ __forceinline__ Fetched fetch(const Params& o, long long at, bool valid,
+                                                  int col, int k) {
+    if (!o.residual || !valid || col >= k) return make_float2(0.0f, 0.0f);
     const float* r = o.residual + at + col;  // col + 1 < k too: k is even
     if ((reinterpret_cast<unsigned long long>(r) & 7) == 0)
       return *reinterpret_cast<const float2*>(r);
@@ -271,7 +272,13 @@ struct KtuneCwgStoresBlocks<EPI, decltype((void)&EPI::store_blocks)> {
 // move a read above a store, and a row paid one memory latency per block. Fetched, the fused
 // epilogue with a residual takes 0.930 (16-bit, geomean; 0.880 time-weighted) and 0.874 (FP32;
 // 0.778) of the time it took with the reads between the stores (H200, bf16 input, 124 layer x
-// config pairs; results/h200/conv-wgmma-residual-fetch).
+// config pairs; results/h200/conv-wgmma-residual-fetch). Fetched after the main loop, the loads'
+// latency was still the epilogue's time on short-K layers (ncu: long-scoreboard stalls, DRAM at
+// 19 % of peak; ncu-shortk.md there), so the kernel now fetches both rows' values at the start of
+// a work item, before its main loop, where that costs at most 64 registers a thread: 0.934 / 0.922
+// (16-bit residual) and 0.926 / 0.901 (FP32) of the time of the after-the-loop fetch, which
+// wgmma_conv_check keeps as out16fusedreslate / f32epireslate (H200, bf16 input, same 124 pairs;
+// results/h200/conv-wgmma-residual-early).
 template <class EPI, class = void>
 struct KtuneCwgFetches {
   static constexpr bool value = false;
@@ -279,6 +286,25 @@ struct KtuneCwgFetches {
 template <class EPI>
 struct KtuneCwgFetches<EPI, decltype((void)&EPI::fetch)> {
   static constexpr bool value = true;
+};
+// Whether EPI asks for its fetch after the main loop even where registers allow it before (a
+// member type `fetch_late`: wgmma_conv_check's twins of the session-25 epilogue, to compare).
+template <class EPI, class = void>
+struct KtuneCwgFetchesLate {
+  static constexpr bool value = false;
+};
+template <class EPI>
+struct KtuneCwgFetchesLate<EPI, typename EPI::fetch_late> {
+  static constexpr bool value = true;
+};
+// EPI::Fetched where EPI fetches, else an empty type (what the kernel's fetch arrays hold).
+template <class EPI, class = void>
+struct KtuneCwgFetchedOf {
+  struct type {};
+};
+template <class EPI>
+struct KtuneCwgFetchedOf<EPI, decltype((void)&EPI::fetch)> {
+  typedef typename EPI::Fetched type;
 };
 
 // A block's share of the work: output tile (p0, q0, img0) by channel block k0 of work item w
@@ -354,9 +380,41 @@ __global__ void __launch_bounds__(384, 1)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
     int g = 0;  // K tiles consumed by this block: the ring position
+    // A row's stores go a unit at a time: a block pair (16 columns) for the 16-bit outputs'
+    // store_blocks, a column pair of one block (8 columns apart) for store.
+    constexpr bool kBlocks = KtuneCwgStoresBlocks<EPI>::value;
+    constexpr int kUnits = kBlocks ? BN / 16 : BN / 8;  // a row's units
+    typedef typename KtuneCwgFetchedOf<EPI>::type Fetched;
+    // Fetch both rows' residual at the start of a work item, so that the loads overlap its main
+    // loop, where that costs at most 64 registers a thread; else a row's up to 8 units at a time
+    // after the main loop, before their stores (KtuneCwgFetches).
+    constexpr bool kEarly = KtuneCwgFetches<EPI>::value && !KtuneCwgFetchesLate<EPI>::value &&
+                            2 * kUnits * sizeof(Fetched) <= 256;
     for (int w = first; w < last; w += step) {
       int p0, q0, img0, k0;
       ktune_conv_wg_work<HT, WT, NB, BN>(sh, w, p0, q0, img0, k0);
+      // This thread's two output rows (accumulator rows 16·warp + lane/4 and + 8 of its
+      // warpgroup's 64; (nb, ht, wt), wt fastest): NHWC offsets, and whether they are stored.
+      long long at[2];
+      bool valid[2];
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;
+        const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
+        const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
+        valid[half] = op < sh.p && oq < sh.q && img < sh.n;
+        at[half] = valid[half] ? (((long long)img * sh.p + op) * sh.q + oq) * sh.k : 0;
+      }
+      // Column of unit u: the block pair's first column, or this lane's column pair.
+      auto col_of = [&](int u) { return kBlocks ? k0 + u * 16 : k0 + u * 8 + (lane & 3) * 2; };
+      Fetched early[2][kEarly ? kUnits : 1];
+      if constexpr (kEarly) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+#pragma unroll
+          for (int u = 0; u < kUnits; ++u)
+            early[half][u] = EPI::fetch(y, at[half], valid[half], col_of(u), sh.k);
+      }
       float acc[BN / 2];
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[j] = 0.0f;
@@ -381,59 +439,39 @@ __global__ void __launch_bounds__(384, 1)
       for (int j = 0; j < BN / 2; ++j) asm volatile("" : "+f"(acc[j])::"memory");
       // The last stage is free once its MMAs are done: the producer refills it while we store.
       if (PERSIST && lane == 0) ktune_wg_bar_arrive(empty + 8 * ((g + ST - 1) % ST));
-        // Accumulator (row, col): row = 16·warp + lane/4 (+8), col = 8·j + 2·(lane%4) (+1).
+      // Unit u of row `half`: accumulator blocks j = 2u, 2u + 1 (block pairs) or j = u; a block's
+      // registers acc[4j + 2·half], + 1.
+      auto store_unit = [&](int half, int u, const Fetched& f) {
+        const int j = kBlocks ? 2 * u : u, a = j * 4 + half * 2;
+        if constexpr (kBlocks) {  // shuffles: every lane takes part
+          if constexpr (KtuneCwgFetches<EPI>::value)
+            EPI::store_blocks(y, at[half], valid[half], col_of(u), sh.k, acc[a], acc[a + 1],
+                              acc[a + 4], acc[a + 5], f);
+          else
+            EPI::store_blocks(y, at[half], valid[half], col_of(u), sh.k, acc[a], acc[a + 1],
+                              acc[a + 4], acc[a + 5]);
+        } else if (valid[half]) {
+          if constexpr (KtuneCwgFetches<EPI>::value)
+            EPI::store(y, at[half], col_of(u), sh.k, acc[a], acc[a + 1], f);
+          else
+            EPI::store(y, at[half], col_of(u), sh.k, acc[a], acc[a + 1]);
+        }
+      };
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const int row = cw * 64 + warp * 16 + lane / 4 + half * 8;  // (nb, ht, wt), wt fastest
-        const int wt = row % WT, ht = (row / WT) % HT, nb = row / (WT * HT);
-        const int op = p0 + ht, oq = q0 + wt, img = img0 + nb;
-        const bool valid = op < sh.p && oq < sh.q && img < sh.n;
-        const long long at = valid ? (((long long)img * sh.p + op) * sh.q + oq) * sh.k : 0;
-        if constexpr (KtuneCwgStoresBlocks<EPI>::value) {  // shuffles: every lane takes part
-          if constexpr (KtuneCwgFetches<EPI>::value) {
-            constexpr int kPairs = BN / 16, kChunk = kPairs < 8 ? kPairs : 8;
+        if constexpr (kEarly || !KtuneCwgFetches<EPI>::value) {
 #pragma unroll
-            for (int j0 = 0; j0 < kPairs; j0 += kChunk) {
-              typename EPI::Fetched f[kChunk];
+          for (int u = 0; u < kUnits; ++u) store_unit(half, u, early[half][kEarly ? u : 0]);
+        } else {
+          constexpr int kChunk = kUnits < 8 ? kUnits : 8;
 #pragma unroll
-              for (int i = 0; i < kChunk; ++i)
-                f[i] = EPI::fetch(y, at, valid, k0 + (j0 + i) * 16, sh.k);
+          for (int u0 = 0; u0 < kUnits; u0 += kChunk) {
+            Fetched f[kChunk];
 #pragma unroll
-              for (int i = 0; i < kChunk; ++i) {
-                const int j = 2 * (j0 + i);
-                EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
-                                  acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
-                                  acc[j * 4 + 4 + half * 2 + 1], f[i]);
-              }
-            }
-          } else {
+            for (int i = 0; i < kChunk; ++i)
+              f[i] = EPI::fetch(y, at[half], valid[half], col_of(u0 + i), sh.k);
 #pragma unroll
-            for (int j = 0; j < BN / 8; j += 2)
-              EPI::store_blocks(y, at, valid, k0 + j * 8, sh.k, acc[j * 4 + half * 2],
-                                acc[j * 4 + half * 2 + 1], acc[j * 4 + 4 + half * 2],
-                                acc[j * 4 + 4 + half * 2 + 1]);
-          }
-        } else if (valid) {
-          if constexpr (KtuneCwgFetches<EPI>::value) {
-            constexpr int kBlocks = BN / 8, kChunk = kBlocks < 8 ? kBlocks : 8;
-#pragma unroll
-            for (int j0 = 0; j0 < kBlocks; j0 += kChunk) {
-              typename EPI::Fetched f[kChunk];
-#pragma unroll
-              for (int i = 0; i < kChunk; ++i)
-                f[i] = EPI::fetch(y, at, k0 + (j0 + i) * 8 + (lane & 3) * 2, sh.k);
-#pragma unroll
-              for (int i = 0; i < kChunk; ++i) {
-                const int j = j0 + i;
-                EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
-                           acc[j * 4 + half * 2 + 1], f[i]);
-              }
-            }
-          } else {
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
-              EPI::store(y, at, k0 + j * 8 + (lane & 3) * 2, sh.k, acc[j * 4 + half * 2],
-                         acc[j * 4 + half * 2 + 1]);
+            for (int i = 0; i < kChunk; ++i) store_unit(half, u0 + i, f[i]);
           }
         }
       }

@@ -19,7 +19,9 @@
 // out16fusedresword (the same two with a residual too), out16fusedresinter (out16fusedres
 // reading the residual between the stores, as before the fetch step), f32epires /
 // f32epiresinter (KtuneConvWgOutF32Epi with a bias, ReLU and an FP32 residual, and the same
-// reading it between the stores) and none (no store: the main loop's time) — one CSV row each;
+// reading it between the stores), out16fusedreslate / f32epireslate (out16fusedres / f32epires
+// fetching after the main loop, as in session 25) and none (no store: the main loop's time) — one
+// CSV row each;
 // f32epi checked equal to f32, f32epires* to f32's values plus bias and residual, and the 16-bit
 // outputs to f32's values rounded once (bit for bit). KTUNE_BATCHES / KTUNE_REPS (default 7 / 20)
 // shrink it for a profiler; KTUNE_EPILOGUES=a,b,... times only those (and f32, which the others
@@ -726,6 +728,25 @@ struct Out16FusedInterleaved {
   }
 };
 
+// The two residual epilogues fetching after the main loop, a row's up to 8 units before their
+// stores, as in session 25 (bench-out's out16fusedreslate / f32epireslate): the kernel fetches
+// before the main loop where registers allow, unless an epilogue has `fetch_late`.
+template <int PREC>
+struct Out16FusedLate : KtuneConvWgOut16<PREC> {
+  typedef void fetch_late;
+};
+struct F32EpiLate : KtuneConvWgOutF32Epi {
+  typedef void fetch_late;
+};
+static_assert(KtuneCwgFetchesLate<F32EpiLate>::value &&
+                  KtuneCwgFetchesLate<Out16FusedLate<2>>::value,
+              "the twins fetch late");
+static_assert(!KtuneCwgFetchesLate<KtuneConvWgOutF32Epi>::value &&
+                  !KtuneCwgFetchesLate<KtuneConvWgOut16<2>>::value &&
+                  KtuneCwgFetches<KtuneConvWgOutF32Epi>::value &&
+                  !KtuneCwgFetches<KtuneConvWgOutF32>::value,
+              "the shipped epilogues fetch early, the plain ones not at all");
+
 // KtuneConvWgOutF32Epi reading its residual inside store(), between the stores, as before the
 // fetch step (bench-out's f32epiresinter).
 struct F32EpiInterleaved {
@@ -783,6 +804,8 @@ constexpr BenchEpilogue kBenchEpilogues[] = {{"f32", Stores::f32, false, false},
                                              {"out16fusedresinter", Stores::out16, true, true},
                                              {"f32epires", Stores::f32, true, true},
                                              {"f32epiresinter", Stores::f32, true, true},
+                                             {"out16fusedreslate", Stores::out16, true, true},
+                                             {"f32epireslate", Stores::f32, true, true},
                                              {"none", Stores::nothing, false, false}};
 constexpr int kBenchEpilogueCount = int(sizeof(kBenchEpilogues) / sizeof(kBenchEpilogues[0]));
 
@@ -831,6 +854,10 @@ struct OutputEpilogues {
         return run<KtuneConvWgOutF32Epi>(pb, x, w, copies, P32{y32, bias, res32, 1}, reps, a, b);
       case 12:
         return run<F32EpiInterleaved>(pb, x, w, copies, P32{y32, bias, res32, 1}, reps, a, b);
+      case 13:
+        return run<Out16FusedLate<PREC>>(pb, x, w, copies, P{y16, bias, res, 1}, reps, a, b);
+      case 14:
+        return run<F32EpiLate>(pb, x, w, copies, P32{y32, bias, res32, 1}, reps, a, b);
       default:
         return run<OutNone>(pb, x, w, copies, y32, reps, a, b);
     }
