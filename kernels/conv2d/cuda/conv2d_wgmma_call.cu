@@ -94,11 +94,8 @@ std::string name_of(const kc::CudaConvConfig& g) {
 }
 
 std::string refusal(const kc::CudaConvConfig& g, const Conv2dWgmmaLayer& d, Precision precision) {
-  static const bool sm90 = [] {
-    bool ok = false;
-    if (kc::igemm_wgmma_device_ok(ok) != cudaSuccess) (void)cudaGetLastError();
-    return ok;
-  }();
+  bool sm90 = false;  // of the current device (asked of the runtime once per device)
+  if (kc::igemm_wgmma_device_ok(sm90) != cudaSuccess) (void)cudaGetLastError();
   if (!sm90) return "not an sm_90 device";
   if (!ktune::kernels::tma::encoder()) return "no cuTensorMapEncodeTiled in the driver";
   // The tensors are taken to be 16-byte aligned (include/ktune/conv2d_wgmma.hpp).

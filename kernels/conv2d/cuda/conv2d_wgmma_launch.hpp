@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/cuda/device_facts.hpp"
 #include "kernels/common/cuda/tma_encode.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_launch.hpp"
 
@@ -126,23 +127,18 @@ inline bool encode_igemm_wgmma_maps(const CudaConvConfig& g, const ConvDims& d, 
 
 // Whether the current device runs sm_90a code (compute capability 9.0: H100, H200).
 inline cudaError_t igemm_wgmma_device_ok(bool& ok) {
-  int device = 0, major = 0, minor = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  ok = major == 9 && minor == 0;
+  cuda_device::Facts facts;
+  const cudaError_t error = cuda_device::current(facts);
+  ok = facts.major == 9 && facts.minor == 0;
   return error;
 }
 
 // The current device's SM count: the persistent grid's size.
 inline cudaError_t igemm_wgmma_sms(int& sms) {
-  int device = 0;
-  const cudaError_t error = cudaGetDevice(&device);
-  return error != cudaSuccess
-             ? error
-             : cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cuda_device::Facts facts;
+  const cudaError_t error = cuda_device::current(facts);
+  sms = facts.sms;
+  return error;
 }
 
 // The grid of g's kernel on sh: (output tiles, channel blocks), one work item a block; for the

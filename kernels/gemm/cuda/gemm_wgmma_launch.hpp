@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "kernels/common/cuda/device_facts.hpp"
 #include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/cuda/tma_encode.hpp"
@@ -267,16 +268,12 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (m > 2147483647LL || n > 2147483647LL || k > 2147483647LL || batch > 2147483647LL)
     return refuse("a dimension exceeds the tensor map's 32-bit coordinates");
   if (kernel == nullptr) return refuse("no kernel");
-  int device = 0, major = 0, minor = 0, sms = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (error == cudaSuccess)
-    error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  ktune::kernels::cuda_device::Facts facts;
+  cudaError_t error = ktune::kernels::cuda_device::current(facts);
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "device query");
-  if (major != 9 || minor != 0) return refuse("wgmma needs compute capability 9.0 (sm_90a)");
+  if (facts.major != 9 || facts.minor != 0)
+    return refuse("wgmma needs compute capability 9.0 (sm_90a)");
+  const int sms = facts.sms;
   const long long shared = wgmma_smem_bytes(p);
   if (auto stop = launch_checks::check_shared_memory(refuse, shared, max_shared_bytes))
     return *stop;
