@@ -97,5 +97,24 @@ class SelectorReplay(unittest.TestCase):
         self.assertIn("| 2 | 75.2 % |", md)
 
 
+    def test_a_layer_no_shipped_config_runs_is_unservable_not_scored(self):
+        # a header without the cuDNN candidate, its kind=a row gone on the stem: nothing runs it
+        global HEADER
+        saved = HEADER
+        HEADER = (saved.replace('kNumConfigs = 3', 'kNumConfigs = 2')
+                  .replace('{"vendor=cudnn", "kind=w", "kind=a"}', '{"kind=w", "kind=a"}')
+                  .replace('kSafeOrder[kNumConfigs] = {1, 2, 0}', 'kSafeOrder[kNumConfigs] = {0, 1}')
+                  .replace('f.precision == 3 ? 1 : 0', '0'))
+        try:
+            rows = [r for r in ROWS if (r[0], r[1]) != (STEM, "kind=a")]
+            out, picks, _ = self.run_replay(rows, "")
+        finally:
+            HEADER = saved
+        self.assertEqual(picks[("all", STEM)]["pick"], "none")
+        # C512 2x, R50 1x: geomean sqrt(2); the stem left out
+        self.assertIn("on all: 2 layers, geomean 1.414", out)
+        self.assertIn("1 unservable", out)
+
+
 if __name__ == "__main__":
     unittest.main()
