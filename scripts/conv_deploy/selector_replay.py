@@ -8,7 +8,8 @@ layer set: layers, geomean and time-weighted cuDNN ms / pick ms (layers times th
 worst layer, how many layers fall below 0.8x and 0.9x, the picks' % of the oracle (geomean of the
 best swept row's ms / pick ms, cuDNN's row included) and how many picks are ktune's own kernels;
 a layer no shipped config runs (the library would throw) is listed with pick "none" and counted
-as unservable, not scored. The precision feature the harness passes is each problem's own (precision= of its key: 2 bf16, 3 fp16).
+as unservable, not scored. The precision feature the harness passes is each problem's own
+(precision= of its key: 2 bf16, 3 fp16).
   scripts/conv_deploy/selector_replay.py HEADER[:vgg16|resnet50] ...   (from the repository root)
 HEADER:net replays on that network's layers only (a held-out header on the other network).
 --sweep PATH (CSV[.gz], first) replays on that sweep instead of the H100 bf16 rows (e.g.
@@ -160,7 +161,8 @@ def main():
             csv.writer(f, lineterminator="\n").writerows(table)
     if out_md:
         lines = ["| header | layers | n | cuDNN ms / pick ms (geomean) | time-weighted | worst "
-                 "| below 0.8x | ktune's kernels: layers | ktune's kernels: time | below 0.9x | % of oracle |",
+                 "| below 0.8x | ktune's kernels: layers | ktune's kernels: time | below 0.9x "
+                 "| % of oracle |",
                  "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
         lines += [f"| {m['header']} | {m['layers']} | {m['count']} | {m['geomean']:.3f} | "
                   f"{m['time_weighted']:.3f} | {m['worst']:.3f} ({m['worst_layer']}) | "

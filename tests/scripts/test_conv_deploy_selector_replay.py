@@ -103,7 +103,8 @@ class SelectorReplay(unittest.TestCase):
         saved = HEADER
         HEADER = (saved.replace('kNumConfigs = 3', 'kNumConfigs = 2')
                   .replace('{"vendor=cudnn", "kind=w", "kind=a"}', '{"kind=w", "kind=a"}')
-                  .replace('kSafeOrder[kNumConfigs] = {1, 2, 0}', 'kSafeOrder[kNumConfigs] = {0, 1}')
+                  .replace('kSafeOrder[kNumConfigs] = {1, 2, 0}',
+                           'kSafeOrder[kNumConfigs] = {0, 1}')
                   .replace('f.precision == 3 ? 1 : 0', '0'))
         try:
             rows = [r for r in ROWS if (r[0], r[1]) != (STEM, "kind=a")]

@@ -43,7 +43,8 @@ class Folds(unittest.TestCase):
             self.assertEqual({grid_mod.layer_of(p) for p in f if p.startswith("n=1;")},
                              {grid_mod.layer_of(p) for p in f if p.startswith("n=16;")})
             self.assertEqual({self.tag[p] for p in f}, {"vgg16", "resnet50"})
-        self.assertEqual(folds, grid_mod.folds(self.problems, self.tag, ("vgg16", "resnet50"), 5, 0))
+        nets = ("vgg16", "resnet50")
+        self.assertEqual(folds, grid_mod.folds(self.problems, self.tag, nets, 5, 0))
         self.assertNotEqual(folds, grid_mod.folds(self.problems, self.tag,
                                                   ("vgg16", "resnet50"), 5, 1))
 
