@@ -22,7 +22,9 @@
 # Another card: DEVICE_SLUG, PEAK_GFLOPS, BANDWIDTH_GBS, DATASET (the oracle column's sweep; default
 # $CARRY/bf16-rows.csv.gz), CMAKE_ARGS (e.g. the H200 headers:
 # -DKTUNE_CONV_CUDA_BF16_SELECTOR=<src>/libraries/conv2d/selectors/h200-bf16-vendors-k16.hpp
-# -DKTUNE_CONV_CUDA_BF16_HELDOUT_DEVICE=h200), and without $CARRY/src.tar.gz the checkout is built.
+# -DKTUNE_CONV_CUDA_BF16_HELDOUT_DEVICE=h200; the guarded headers: the precision's
+# -DKTUNE_CONV_CUDA_<P>_SELECTOR=<src>/libraries/conv2d/selectors/h200-<p>-vendors-guard-k16.hpp
+# -DKTUNE_CONV_CUDA_HELDOUT_RECIPE=vendors-guard), and without $CARRY/src.tar.gz the checkout is built.
 set -uo pipefail
 # shellcheck source=scripts/device_common.sh
 . "$(dirname "$0")/../device_common.sh"
@@ -36,7 +38,8 @@ case $P in
   fp16) dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-fp16.csv.gz} ;;
   tf32)  # the shipped library has no tf32 selector by default: the H200 one
     dataset=${DATASET:-results/h200/conv-tc-sweep-persist/sweep-tf32.csv.gz} OUTPUT=
-    export CMAKE_ARGS="${CMAKE_ARGS:-} -DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp" ;;
+    # first, so that a -DKTUNE_CONV_CUDA_TF32_SELECTOR in CMAKE_ARGS (another header) wins
+    export CMAKE_ARGS="-DKTUNE_CONV_CUDA_TF32_SELECTOR=$PWD/libraries/conv2d/selectors/h200-tf32-vendors-k16.hpp ${CMAKE_ARGS:-}" ;;
   *) echo "PRECISION=$P: bf16, fp16 or tf32" >&2; exit 2 ;;
 esac
 mkdir -p "$OUT"

@@ -5,8 +5,11 @@ features ktune::conv2d_ex computes), its fallback order where the sweep refused 
 pick's swept median against the sweep's cuDNN-at-best row (a `vendor=cudnn` pick counts as that
 row: what the selector assumed, not what the deployed cuDNN call costs). Prints per header and
 layer set: layers, geomean and time-weighted cuDNN ms / pick ms (layers times their counts), the
-worst layer, how many layers fall below 0.8x and how many picks are ktune's own kernels. The
-precision feature the harness passes is each problem's own (precision= of its key: 2 bf16, 3 fp16).
+worst layer, how many layers fall below 0.8x and 0.9x, the picks' % of the oracle (geomean of the
+best swept row's ms / pick ms, cuDNN's row included) and how many picks are ktune's own kernels;
+a layer no shipped config runs (the library would throw) is listed with pick "none" and counted
+as unservable, not scored. The precision feature the harness passes is each problem's own
+(precision= of its key: 2 bf16, 3 fp16).
   scripts/conv_deploy/selector_replay.py HEADER[:vgg16|resnet50] ...   (from the repository root)
 HEADER:net replays on that network's layers only (a held-out header on the other network).
 --sweep PATH (CSV[.gz], first) replays on that sweep instead of the H100 bf16 rows (e.g.
@@ -51,18 +54,24 @@ KEYS = ["n", "h", "w", "c", "k", "r", "s", "stride", "pad"]
 SHAPE = ["h", "w", "c", "k", "r", "s", "stride", "pad"]
 
 
-def score(header, only, problems, fields, picks, times, vendor, tag, count, table):
+def score(header, only, problems, fields, picks, times, vendor, tag, count, table, best):
     """One header's picks on one layer set (only: a network, or "" for all): its summary line's
     figures, and one row per layer appended to table."""
     ratios, deployed_ms, vendor_ms, own, own_ms, worst, below = [], 0.0, 0.0, 0, 0.0, None, 0
+    below9, oracle_logs, unservable = 0, 0.0, 0
     for p, d, line in zip(problems, fields, picks):
         if only and tag[p] != only:
             continue
         pick, *order = line.split("|")
         time_of = lambda c: vendor[p] if c == "vendor=cudnn" else times.get((p, c))
         if time_of(pick) is None:  # refused in the sweep: the fallback order's first
-            pick = next(c for c in order if time_of(c) is not None)
+            pick = next((c for c in order if time_of(c) is not None), None)
         n = count[(tag[p], tuple(d[k] for k in SHAPE))]
+        if pick is None:  # no shipped config runs it (the library throws): listed, not scored
+            unservable += 1
+            table.append((os.path.basename(header), only or "all", p, n, "none",
+                          f"{vendor[p]:.6g}", "", "", f"{best[p]:.6g}"))
+            continue
         ratio = vendor[p] / time_of(pick)
         ratios.append(ratio)
         deployed_ms += n * time_of(pick)
@@ -71,15 +80,21 @@ def score(header, only, problems, fields, picks, times, vendor, tag, count, tabl
             own += 1
             own_ms += n * time_of(pick)
         below += ratio < 0.8
+        below9 += ratio < 0.9
+        oracle_logs += math.log(best[p] / time_of(pick))
         table.append((os.path.basename(header), only or "all", p, n, pick, f"{vendor[p]:.6g}",
-                      f"{time_of(pick):.6g}", f"{ratio:.4f}"))
+                      f"{time_of(pick):.6g}", f"{ratio:.4f}", f"{best[p]:.6g}"))
         if worst is None or ratio < worst[0]:
             worst = (ratio, f"{tag[p]} n={d['n']} {d['h']}x{d['w']} c={d['c']} k={d['k']} "
                             f"{d['r']}x{d['s']}/{d['stride']}")
+    if not ratios:
+        sys.exit(f"selector_replay: {os.path.basename(header)} serves none of the layers "
+                 f"{only or 'all'} (no shipped config runs them)")
     return {"header": os.path.basename(header), "layers": only or "all", "count": len(ratios),
             "geomean": math.exp(sum(map(math.log, ratios)) / len(ratios)),
             "time_weighted": vendor_ms / deployed_ms, "worst": worst[0], "worst_layer": worst[1],
-            "below": below, "own": own, "own_time": own_ms / deployed_ms}
+            "below": below, "below9": below9, "own": own, "own_time": own_ms / deployed_ms,
+            "pct_oracle": 100 * math.exp(oracle_logs / len(ratios)), "unservable": unservable}
 
 
 def main():
@@ -98,11 +113,13 @@ def main():
         text = subprocess.run([sys.executable, "scripts/conv_deploy/bf16_rows.py"], check=True,
                               capture_output=True, text=True).stdout
     rows = list(csv.DictReader(io.StringIO(text)))
-    times, vendor, tag = {}, {}, {}
+    times, vendor, tag, best = {}, {}, {}, {}
     for r in rows:
         tag[r["problem"]] = r["tags"]
         if r["status"] != "ok":
             continue
+        ms = float(r["median_ms"])  # the oracle: the fastest ok row, cuDNN's included
+        best[r["problem"]] = min(ms, best.get(r["problem"], ms))
         if r["config"] == "cudnn":
             vendor[r["problem"]] = float(r["median_ms"])
         else:
@@ -116,7 +133,8 @@ def main():
     fields = [dict(kv.split("=") for kv in p.split(";")) for p in problems]
     stdin = "".join(" ".join(d[k] for k in KEYS) + " " + d.get("precision", "0") + "\n"
                     for d in fields)
-    table = [("header", "layers", "problem", "count", "pick", "cudnn_ms", "pick_ms", "ratio")]
+    table = [("header", "layers", "problem", "count", "pick", "cudnn_ms", "pick_ms", "ratio",
+              "oracle_ms")]
     summaries = []
     with tempfile.TemporaryDirectory() as work:
         for arg in args:
@@ -128,22 +146,28 @@ def main():
             subprocess.run(["g++", "-std=c++17", "-O1", "-I.", source, "-o", binary], check=True)
             picks = subprocess.run([binary], input=stdin, check=True, capture_output=True,
                                    text=True).stdout.splitlines()
-            m = score(header, only, problems, fields, picks, times, vendor, tag, count, table)
+            m = score(header, only, problems, fields, picks, times, vendor, tag, count, table,
+                      best)
             summaries.append(m)
             print(f"{m['header']} on {m['layers']}: {m['count']} layers, geomean "
                   f"{m['geomean']:.3f}, time-weighted {m['time_weighted']:.3f}, worst "
-                  f"{m['worst']:.3f} ({m['worst_layer']}), below 0.8x {m['below']}, ktune's "
-                  f"kernels {m['own']} ({100 * m['own_time']:.1f} % of the time)")
+                  f"{m['worst']:.3f} ({m['worst_layer']}), below 0.8x {m['below']}, below 0.9x "
+                  f"{m['below9']}, {m['pct_oracle']:.1f} % of oracle, ktune's "
+                  f"kernels {m['own']} ({100 * m['own_time']:.1f} % of the time)"
+                  + (f", {m['unservable']} unservable (no shipped config runs them: the library "
+                     "throws; not scored)" if m["unservable"] else ""))
     if out_csv:
         with open(out_csv, "w", newline="") as f:
             csv.writer(f, lineterminator="\n").writerows(table)
     if out_md:
         lines = ["| header | layers | n | cuDNN ms / pick ms (geomean) | time-weighted | worst "
-                 "| below 0.8x | ktune's kernels: layers | ktune's kernels: time |",
-                 "|---|---|---:|---:|---:|---|---:|---:|---:|"]
+                 "| below 0.8x | ktune's kernels: layers | ktune's kernels: time | below 0.9x "
+                 "| % of oracle |",
+                 "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
         lines += [f"| {m['header']} | {m['layers']} | {m['count']} | {m['geomean']:.3f} | "
                   f"{m['time_weighted']:.3f} | {m['worst']:.3f} ({m['worst_layer']}) | "
-                  f"{m['below']} | {m['own']} | {100 * m['own_time']:.1f} % |" for m in summaries]
+                  f"{m['below']} | {m['own']} | {100 * m['own_time']:.1f} % | {m['below9']} | "
+                  f"{m['pct_oracle']:.1f} % |" for m in summaries]
         with open(out_md, "w") as f:
             f.write("\n".join(lines) + "\n")
 

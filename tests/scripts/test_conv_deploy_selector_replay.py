@@ -3,7 +3,8 @@
 worked out by hand: the header answers by the precision feature the harness passes (each problem's
 own precision= code: 3 here picks "kind=w", anything else "vendor=cudnn"), "kind=w" is refused on
 the 3-channel layer (served by kSafeOrder's next, "kind=a"), and the summary's geomean,
-time-weighted ratio, below-0.8x count and own-kernel share follow from the planted medians.
+time-weighted ratio, below-0.8x and 0.9x counts, own-kernel share and % of the oracle (the fastest
+swept row) follow from the planted medians.
   test_conv_deploy_selector_replay.py SCRIPT"""
 import csv
 import os
@@ -79,7 +80,41 @@ class SelectorReplay(unittest.TestCase):
         out, picks, _ = self.run_replay(rows, "")
         self.assertTrue(all(r["pick"] == "vendor=cudnn" for r in picks.values()))
         self.assertIn("geomean 1.000, time-weighted 1.000", out)
-        self.assertIn("below 0.8x 0, ktune's kernels 0 (0.0 % of the time)", out)
+        self.assertIn("below 0.8x 0, below 0.9x 0", out)
+        self.assertIn("ktune's kernels 0 (0.0 % of the time)", out)
+        # the oracle is C512's kind=w row (1 ms), not cuDNN's 2 ms: 0.5 there, 1 elsewhere
+        self.assertIn("79.4 % of oracle", out)
+
+    def test_below_09_and_oracle(self):
+        # R50's cuDNN at 3.4 ms against kind=w's 4: a 0.85x layer, below 0.9x but not 0.8x
+        rows = [(p, c, st, 3.4 if (p, c) == (R50, "cudnn") else ms, t)
+                for p, c, st, ms, t in ROWS]
+        out, picks, md = self.run_replay(rows, "")
+        self.assertEqual(picks[("all", R50)]["oracle_ms"], "3.4")
+        self.assertIn("below 0.8x 1, below 0.9x 2", out)
+        # % of oracle: STEM 1 / 2, C512 1 / 1, R50 3.4 / 4 -> (0.5 * 0.85) ** (1 / 3) = 75.2 %
+        self.assertIn("75.2 % of oracle", out)
+        self.assertIn("| 2 | 75.2 % |", md)
+
+
+    def test_a_layer_no_shipped_config_runs_is_unservable_not_scored(self):
+        # a header without the cuDNN candidate, its kind=a row gone on the stem: nothing runs it
+        global HEADER
+        saved = HEADER
+        HEADER = (saved.replace('kNumConfigs = 3', 'kNumConfigs = 2')
+                  .replace('{"vendor=cudnn", "kind=w", "kind=a"}', '{"kind=w", "kind=a"}')
+                  .replace('kSafeOrder[kNumConfigs] = {1, 2, 0}',
+                           'kSafeOrder[kNumConfigs] = {0, 1}')
+                  .replace('f.precision == 3 ? 1 : 0', '0'))
+        try:
+            rows = [r for r in ROWS if (r[0], r[1]) != (STEM, "kind=a")]
+            out, picks, _ = self.run_replay(rows, "")
+        finally:
+            HEADER = saved
+        self.assertEqual(picks[("all", STEM)]["pick"], "none")
+        # C512 2x, R50 1x: geomean sqrt(2); the stem left out
+        self.assertIn("on all: 2 layers, geomean 1.414", out)
+        self.assertIn("1 unservable", out)
 
 
 if __name__ == "__main__":
