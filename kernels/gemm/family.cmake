@@ -23,7 +23,8 @@ ktune_family_deploy_files(
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
           cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp cuda/gemm_out16.cuh
           deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
-          deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp deploy/call_workspace.hpp
+          deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp cuda/cublas_precision.hpp
+          deploy/call_workspace.hpp
           deploy/stream_queries.hpp deploy/vendors.cmake
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl deploy/tuned_cuda_tc.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)
