@@ -11,7 +11,8 @@
 //   s15 steps       the library's steps composed here as session 15's library made them: the
 //                   argument checks, cudaGetDevice, the cached plan, the workspace after the
 //                   runtime's cudaStreamIsCapturing and cudaStreamGetId, cublasLtMatmul
-//   steps           the same with this library's stream queries (deploy/stream_queries.hpp: the
+//   steps           the same with this library's stream queries
+//   (kernels/common/cuda/stream_queries.hpp: the
 //                   driver's entry points; no id query for a default stream)
 //   plan            the library's cached plan called bare (deploy/vendor_cuda.hpp)
 //   cublasLtMatmul  the benchmark's own call (its heuristic #0, its workspace)
@@ -28,10 +29,10 @@
 #include <vector>
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
+#include "kernels/common/cuda/call_workspace.hpp"
+#include "kernels/common/cuda/stream_queries.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
-#include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
-#include "kernels/gemm/deploy/stream_queries.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_buffer.hpp"
@@ -42,6 +43,7 @@ namespace {
 
 namespace kg = ktune::kernels::gemm;
 namespace kd = ktune::kernels::gemm::deploy;
+namespace kw = ktune::kernels::cuda_workspace;
 using ktune::cuda::check;
 using ktune::cuda::DeviceBuffer;
 
@@ -93,7 +95,7 @@ cudaMemPool_t keeping_pool() {
 }
 
 // The session-15 stream queries: the runtime's wrappers, and an id for every stream.
-kd::StreamKey s15_stream_key(cudaStream_t stream, bool& capturing) {
+kw::StreamKey s15_stream_key(cudaStream_t stream, bool& capturing) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   check(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
   capturing = capture != cudaStreamCaptureStatusNone;
@@ -122,12 +124,12 @@ void composed_steps(const Problem& p, cudaStream_t stream, bool old) {
   const int device = kd::current_device("steps");
   const kd::LtPlan& plan = kd::lt_plan_for(device, p.lt(), p.a, p.b, p.c);
   bool capturing = false;
-  const kd::StreamKey key =
+  const kw::StreamKey key =
       old ? s15_stream_key(stream, capturing)
-          : ((capturing = kd::stream_is_capturing(stream)), kd::stream_key(stream));
+          : ((capturing = kw::stream_is_capturing(stream)), kw::stream_key(stream));
   if (capturing) throw std::runtime_error("host call cost: the stream is being captured");
-  void* workspace = kd::kept_workspaces().get(kd::kLtWorkspaceBytes, stream, key, device,
-                                              kd::WorkspacePool{keeping_pool(), nullptr});
+  void* workspace = kw::kept_workspaces().get(kd::kLtWorkspaceBytes, stream, key, device,
+                                              kw::WorkspacePool{keeping_pool(), nullptr});
   (void)kd::run_cublaslt(plan, 1.0f, p.a, p.b, 0.0f, p.c, workspace, kd::kLtWorkspaceBytes, stream);
 }
 
@@ -200,11 +202,11 @@ void print_steps(cudaStream_t stream) {
   const DeviceBuffer<float> c_buffer(size_t(s * s), "C");
   const void *a = a_buffer.data(), *b = b_buffer.data();
   float* c = c_buffer.data();
-  const kd::DriverStreamQueries& driver = kd::driver_stream_queries();
+  const kw::DriverStreamQueries& driver = kw::driver_stream_queries();
   const int device = kd::current_device("steps");
   const Problem problem{kg::Precision::bf16, s, a, b, c};
-  const kd::StreamKey key = kd::stream_key(stream);
-  const kd::WorkspacePool pool{keeping_pool(), nullptr};
+  const kw::StreamKey key = kw::stream_key(stream);
+  const kw::WorkspacePool pool{keeping_pool(), nullptr};
   volatile unsigned long long sink = 0;  // keeps each answer live
   std::vector<Timed> steps;
   steps.push_back({"cudaGetDevice", [&] { sink = sink + kd::current_device("steps"); }});
@@ -251,7 +253,7 @@ void print_steps(cudaStream_t stream) {
                      sink = sink + sms;
                    }});
   steps.push_back(
-      {"stream_key (null stream)", [&] { sink = sink + kd::stream_key(nullptr).value; }});
+      {"stream_key (null stream)", [&] { sink = sink + kw::stream_key(nullptr).value; }});
   steps.push_back({"argument checks", [&] {
                      kd::check_gemm_arguments("steps", ktune::Trans::no, ktune::Trans::no, s, s, s,
                                               a, s, s * s, b, s, s * s, c, s, s * s, 1, 2);
@@ -260,11 +262,11 @@ void print_steps(cudaStream_t stream) {
   steps.push_back(
       {"plan lookup", [&] { sink = sink + kd::lt_plan_for(device, problem.lt(), a, b, c).found; }});
   steps.push_back({"kept workspace lookup", [&] {
-                     sink = sink + reinterpret_cast<uintptr_t>(kd::kept_workspaces().get(
+                     sink = sink + reinterpret_cast<uintptr_t>(kw::kept_workspaces().get(
                                        kd::kLtWorkspaceBytes, stream, key, device, pool));
                    }});
   steps.push_back({"CallWorkspace", [&] {
-                     kd::CallWorkspace w(kd::kLtWorkspaceBytes, stream, device, pool);
+                     kw::CallWorkspace w(kd::kLtWorkspaceBytes, stream, device, pool);
                      sink = sink + reinterpret_cast<uintptr_t>(w.data());
                      w.release();
                    }});

@@ -223,12 +223,13 @@ TEST(TunedConv2dExCuda, AnFp16ResultIsSeveralTimesMoreAccurateThanABf16One) {
 // Runs the cuDNN candidate on l's data into `out` (NaN first) and returns its relative error;
 // NaN when cuDNN refused the call (a failure unless `may_refuse`: the fallback order serves then).
 double cudnn_error(ktune::Conv2dPrecision p, int index, const DeviceLayer& l, const void* x,
-                   float* out, std::vector<float>* result = nullptr, bool may_refuse = false) {
+                   float* out, std::vector<float>* result = nullptr, bool may_refuse = false,
+                   cudaStream_t stream = nullptr) {
   const conv::Shape& s = l.shape;
   const size_t count = size_t(s.output_elements());
   EXPECT_EQ(cudaMemset(out, 0xFF, count * 4), cudaSuccess);  // all-ones bytes are NaN floats
   const bool ran = ktune::tuned_conv2d_ex_run_config_cuda(
-      p, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, x, l.w.data(), out, nullptr);
+      p, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, x, l.w.data(), out, stream);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << name(s);
   if (!ran) {
     EXPECT_TRUE(may_refuse) << "cuDNN refused " << name(s);
@@ -246,7 +247,8 @@ double cudnn_error(ktune::Conv2dPrecision p, int index, const DeviceLayer& l, co
 // choice, an engine plan through variant packs kept per buffer set (a ring of 8). Every call is
 // judged against the float64 reference with the precision's bound (cuDNN's pick may be Winograd:
 // the 16-bit transform factor, as the sweep's cudnn row): the search's call, a steady-state call,
-// input only 2-byte aligned (a search of its own), more output buffers than the ring keeps; and
+// input only 2-byte aligned (a search of its own), more output buffers than the ring keeps, two
+// streams taking turns (scratch kept per stream) and a call captured into a CUDA graph; and
 // a planted error must fail the same check. Network-sized layers, where the backend engines beat
 // the legacy Find in the sweeps, beside small ones. (fp16: the engine's fp16 output is widened
 // as fp16 bits, which a bf16 widening would get wrong far past the bound.)
@@ -298,6 +300,40 @@ void cudnn_candidate_matches_the_reference(ktune::Conv2dPrecision p) {
     for (size_t i = 0; i < outputs.size(); ++i)
       EXPECT_LE(cudnn_error(p, index, l, l.x.data(), outputs[i].data()), bound)
           << "output buffer " << i << ", round " << round;
+  // The call's scratch and cuDNN's workspace are kept per stream between calls
+  // (kernels/common/cuda/call_workspace.hpp): two streams taking turns, each call right.
+  cudaStream_t streams[2] = {nullptr, nullptr};
+  for (cudaStream_t& st : streams) ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 2; ++i)
+      EXPECT_LE(cudnn_error(p, index, l, l.x.data(), outputs[size_t(i)].data(), nullptr, false,
+                            streams[i]),
+                bound)
+          << "stream " << i << ", round " << round;
+  // Captured into a CUDA graph, the call takes its scratch per call (the graph's own
+  // allocation and free): the replayed graph writes the right output, twice.
+  const size_t count = size_t(s.output_elements());
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  const bool captured = ktune::tuned_conv2d_ex_run_config_cuda(
+      p, index, s.n, s.h, s.w, s.c, s.k, s.r, s.s, s.stride, s.pad, l.x.data(), l.w.data(),
+      outputs[2].data(), streams[0]);
+  ASSERT_EQ(cudaStreamEndCapture(streams[0], &graph), cudaSuccess);
+  ASSERT_TRUE(captured);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    ASSERT_EQ(cudaMemset(outputs[2].data(), 0xFF, count * 4), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, streams[0]), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(streams[0]), cudaSuccess);
+    std::vector<float> host(count);
+    ASSERT_EQ(cudaMemcpy(host.data(), outputs[2].data(), count * 4, cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    EXPECT_LE(l.error(host), bound) << "graph replay " << replay;
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  for (cudaStream_t st : streams) EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
 }
 
 TEST(TunedConv2dExCuda, TheCudnnCandidateMatchesTheReferenceOnEveryCallAndAPlantedErrorFails) {

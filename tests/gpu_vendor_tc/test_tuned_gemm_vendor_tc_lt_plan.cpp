@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cuda/call_workspace.hpp"
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
-#include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "ktune/cuda.hpp"
 #include "ktune/gemm.hpp"
@@ -31,6 +31,7 @@ namespace {
 
 namespace kg = ktune::kernels::gemm;
 namespace kd = ktune::kernels::gemm::deploy;
+namespace kw = ktune::kernels::cuda_workspace;
 
 struct LtShape {
   bool ta, tb;
@@ -334,8 +335,9 @@ TEST(TunedGemmVendorTcLt, LibraryCallWritesTheBenchmarksBits) {
   cudaFree(bench_workspace);
 }
 
-// The library's workspaces (deploy/call_workspace.hpp): one buffer per stream, kept between calls
-// and only grown; at most kMaxKept streams; a stream being captured gets per-call graph nodes.
+// The library's workspaces (kernels/common/cuda/call_workspace.hpp): one buffer per stream, kept
+// between calls and only grown; at most kMaxKept streams; a stream being captured gets per-call
+// graph nodes.
 TEST(TunedGemmVendorTcLt, CallWorkspaceIsKeptPerStreamAndPerCallInCapture) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   cudaMemPool_t pool = nullptr;
@@ -344,10 +346,10 @@ TEST(TunedGemmVendorTcLt, CallWorkspaceIsKeptPerStreamAndPerCallInCapture) {
   props.location.type = cudaMemLocationTypeDevice;
   ASSERT_EQ(cudaGetDevice(&props.location.id), cudaSuccess);
   ASSERT_EQ(cudaMemPoolCreate(&pool, &props), cudaSuccess);
-  std::vector<cudaStream_t> streams(kd::KeptWorkspaces::kMaxKept + 1);
+  std::vector<cudaStream_t> streams(kw::KeptWorkspaces::kMaxKept + 1);
   for (auto& s : streams) ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
   auto once = [&](size_t bytes, cudaStream_t s) {
-    kd::CallWorkspace w(bytes, s, pool);
+    kw::CallWorkspace w(bytes, s, pool);
     void* p = w.data();
     w.release();
     return p;
@@ -362,14 +364,14 @@ TEST(TunedGemmVendorTcLt, CallWorkspaceIsKeptPerStreamAndPerCallInCapture) {
   ASSERT_NE(grown, nullptr);
   EXPECT_EQ(once(1024, streams[0]), grown);  // never shrinks
   for (auto s : streams) once(256, s);
-  EXPECT_LE(kd::kept_workspaces().kept(), kd::KeptWorkspaces::kMaxKept);
+  EXPECT_LE(kw::kept_workspaces().kept(), kw::KeptWorkspaces::kMaxKept);
   // Captured: the allocation and the free are the graph's own nodes, not the kept buffer.
   const auto [captured, nodes] = captured_call(streams[0], [&] { return once(1024, streams[0]); });
   EXPECT_NE(captured, grown);
   EXPECT_EQ(nodes, 2u);  // a memory allocation node and a free node
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   for (auto s : streams) cudaStreamDestroy(s);
-  kd::kept_workspaces().clear();  // its buffers came from the pool destroyed next
+  kw::kept_workspaces().clear();  // its buffers came from the pool destroyed next
   cudaMemPoolDestroy(pool);
 }
 

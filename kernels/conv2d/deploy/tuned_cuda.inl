@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +22,7 @@
 
 // Only the shipped kernels: not the sweep's float64 reference kernel of conv2d_im2col.cuh.
 #define KTUNE_CONV2D_NO_REFERENCE
+#include "kernels/common/cuda/call_workspace.hpp"
 #include "kernels/common/cuda/gemm_tiled.cuh"
 #include "kernels/conv2d/conv2d_features.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
@@ -104,8 +106,11 @@ kc::ConvKernels kernels_of(const kc::ConvDims& d) {
   return k;
 }
 
-// Stream-ordered workspace from the library's pool (nullptr for 0 floats), released after the
-// work enqueued on the stream before release().
+cudaMemPool_t workspace_pool_of(int) { return workspace_pool(); }  // of the current device
+
+// Stream-ordered memory of one call from the library's pool (nullptr for 0 floats), released
+// after the work enqueued on the stream before release(): for the first call of a cuDNN layer,
+// whose search takes a large workspace once.
 float* acquire(size_t floats, cudaStream_t stream) {
   if (floats == 0) return nullptr;
   void* p = nullptr;
@@ -119,6 +124,18 @@ void release(float* workspace, cudaStream_t stream) {
   const cudaError_t error = cudaFreeAsync(workspace, stream);
   if (error != cudaSuccess) cuda_failure("cudaFreeAsync(conv2d workspace)", error);
 }
+
+// The workspaces of one call (im2col patches, Winograd U / V / M; conv2d_ex's scratch and
+// cuDNN's workspace): kept per thread, device, stream and slot between calls and only grown
+// (kernels/common/cuda/call_workspace.hpp), so that a steady-state call allocates and frees
+// nothing; per call on a stream being captured into a graph. A pool allocation and free per
+// call cost about 1.7 us a call (the deployed cuDNN calls ran at 0.97x cuDNN's own,
+// results/h200/conv-deployed-bf16-h200). Slot 0 is the kernels' workspace (run_config,
+// run_prepared); CallScratch takes slots 1, 2, ... for what a call holds around them.
+namespace kw = ktune::kernels::cuda_workspace;
+inline constexpr int kKernelSlot = 0;
+inline kw::WorkspacePool library_pool() { return kw::WorkspacePool{nullptr, &workspace_pool_of}; }
+
 Launch outcome(const kc::ConvLaunch& launch) {
   if (launch.error != cudaSuccess) cuda_failure(launch.message, launch.error);
   return launch.refused ? Launch::refused : Launch::ok;
@@ -130,10 +147,10 @@ Launch run_config(const kc::ConvDims& d, const float* x, const float* w, float* 
                   cudaStream_t stream) {
   constexpr kc::CudaConvConfig g = kc::parse_cuda_conv_config(sel::kConfigs[I]);
   if (!kc::refusal(g, d).empty()) return Launch::refused;
-  float* workspace = acquire(kc::workspace_floats(g, d), stream);
-  const kc::ConvLaunch launch =
-      kc::launch_conv(g, kernels_of<I>(d), d, x, w, y, workspace, false, stream);
-  release(workspace, stream);
+  kw::CallWorkspace workspace(kc::workspace_floats(g, d) * sizeof(float), stream, library_pool());
+  const kc::ConvLaunch launch = kc::launch_conv(
+      g, kernels_of<I>(d), d, x, w, y, static_cast<float*>(workspace.data()), false, stream);
+  workspace.release();
   return outcome(launch);
 }
 
@@ -165,10 +182,13 @@ Launch run_prepared(const kc::ConvDims& d, const float* x, const float* kept, fl
   if constexpr (g.kind == kc::CudaKind::winograd) {
     const long long tiles = d.n * kc::wino_th(g, d) * kc::wino_tw(g, d);
     const size_t v_floats = size_t(kc::wino_points(g) * tiles * d.c);
-    float* v = acquire(v_floats + size_t(kc::wino_points(g) * tiles * d.k), stream);
+    kw::CallWorkspace workspace(
+        (v_floats + size_t(kc::wino_points(g) * tiles * d.k)) * sizeof(float), stream,
+        library_pool());
+    float* v = static_cast<float*>(workspace.data());
     const kc::ConvLaunch launch =
         kc::launch_wino_main(g, kernels_of<I>(d), d, x, kept, v, v + v_floats, y, stream);
-    release(v, stream);
+    workspace.release();
     return outcome(launch);
   } else {
     return run_config<I>(d, x, kept, y, stream);

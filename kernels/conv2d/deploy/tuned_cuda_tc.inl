@@ -152,27 +152,43 @@ ktune::Conv2dEpilogue keep_residual(const ktune::Conv2dEpilogue& e, const void* 
   return kept;
 }
 
-// Stream-ordered scratch of one call, released after the work enqueued before release().
+// The scratch a call holds around its kernels (the in-place residual's copy, cuDNN's 16-bit
+// output and workspace): kept between calls in slots 1, 2, ... (tuned_cuda.inl, "The workspaces
+// of one call"), in the order the call asks; transient() is per call (a cuDNN layer's first
+// call searches with a large workspace, not worth keeping). Released by release_all(), after
+// the work enqueued before it.
 class CallScratch {
  public:
   explicit CallScratch(cudaStream_t stream) : stream_(stream) {}
   CallScratch(const CallScratch&) = delete;
   CallScratch& operator=(const CallScratch&) = delete;
   ~CallScratch() {
-    for (float* p : held_) cudaFreeAsync(p, stream_);  // not thrown from a destructor
+    for (float* p : transient_) cudaFreeAsync(p, stream_);  // not thrown from a destructor
   }
   void* get(size_t bytes) {
-    held_.push_back(acquire((bytes + 3) / 4, stream_));
-    return held_.back();
+    if (used_ == kSlots) throw std::logic_error("ktune::conv2d_ex: more scratch than kSlots");
+    const int slot = used_++;
+    return held_[size_t(slot)]
+        .emplace(bytes, stream_, library_pool(), kKernelSlot + 1 + slot)
+        .data();
+  }
+  void* transient(size_t bytes) {
+    transient_.push_back(acquire((bytes + 3) / 4, stream_));
+    return transient_.back();
   }
   void release_all() {
-    for (float* p : held_) release(p, stream_);
-    held_.clear();
+    for (int i = 0; i < used_; ++i) held_[size_t(i)]->release();
+    used_ = 0;
+    for (float* p : transient_) release(p, stream_);
+    transient_.clear();
   }
 
  private:
+  static constexpr int kSlots = 4;
   cudaStream_t stream_;
-  std::vector<float*> held_;
+  std::array<std::optional<kw::CallWorkspace>, kSlots> held_;
+  int used_ = 0;
+  std::vector<float*> transient_;
 };
 
 template <int PREC>
@@ -199,9 +215,10 @@ Launch run_tc_cudnn(const kc::ConvDims& d, const void* x, const void* w, void* y
                                                               : kcu::CudnnPrecision::bf16;
   // tf32: the data's type is FP32, so cuDNN writes the caller's output in it (run_cudnn's
   // "output in the data's type", output16): no scratch, no widening.
-  const dp::CudnnWrote wrote =
-      dp::run_cudnn(device, cudnn_precision, shape, x, w, y, PREC == 1 || out16, size_t(count) * 2,
-                    &y16, stream, [&](size_t bytes) { return scratch.get(bytes); });
+  const dp::CudnnWrote wrote = dp::run_cudnn(
+      device, cudnn_precision, shape, x, w, y, PREC == 1 || out16, size_t(count) * 2, &y16, stream,
+      [&](size_t bytes) { return scratch.get(bytes); },
+      [&](size_t bytes) { return scratch.transient(bytes); });
   if constexpr (PREC == 1) {
     if (wrote == dp::CudnnWrote::output16 && has_epilogue(epi))
       launch_epilogue(static_cast<const float*>(y), static_cast<float*>(y), epi, count, d.k,

@@ -127,11 +127,12 @@ inline cudnnHandle_t cudnn_handle(int device) {
 }
 
 // The legacy Find's fastest algorithm on the layer's descriptors (layer.found false when none
-// ran); returns its milliseconds. y16 is overwritten.
-template <typename Workspace>
+// ran); returns its milliseconds. y16 is overwritten. search_scratch_of: memory for this search
+// alone.
+template <typename Transient>
 float cudnn_legacy_find(cudnnHandle_t handle, CudnnLayer& layer, const void* x, const void* filter,
-                        void* y16, Workspace&& workspace_of) {
-  void* scratch = workspace_of(kCudnnMaxWorkspace);
+                        void* y16, Transient&& search_scratch_of) {
+  void* scratch = search_scratch_of(kCudnnMaxWorkspace);
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int returned = 0;
   cudnn_check(cudnnFindConvolutionForwardAlgorithmEx(
@@ -175,12 +176,12 @@ inline std::unique_ptr<ktune::kernels::conv2d::cuda::CudnnEngineSearch> cudnn_en
 
 // The layer's descriptors, then the searches (the file's comment says which is kept); y32 null:
 // the output is y16's 16 bits (no FP32-output search).
-template <typename Workspace>
+template <typename Transient>
 std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
                                          ktune::kernels::conv2d::cuda::CudnnPrecision precision,
                                          const ktune::kernels::conv2d::Shape& shape,
                                          int64_t alignment, const void* x, const void* filter,
-                                         void* y16, float* y32, Workspace&& workspace_of) {
+                                         void* y16, float* y32, Transient&& search_scratch_of) {
   namespace kcu = ktune::kernels::conv2d::cuda;
   const cudnnDataType_t type = kcu::cudnn_data_type(precision);
   const int n = int(shape.n), c = int(shape.c), k = int(shape.k);
@@ -209,7 +210,7 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
   float legacy_ms = -1;
   std::string legacy_failure, narrow_failure, wide_failure;
   try {
-    legacy_ms = cudnn_legacy_find(handle, *layer, x, filter, y16, workspace_of);
+    legacy_ms = cudnn_legacy_find(handle, *layer, x, filter, y16, search_scratch_of);
   } catch (const std::runtime_error& e) {
     legacy_failure = e.what();
   }
@@ -258,13 +259,14 @@ std::unique_ptr<CudnnLayer> cudnn_search(cudnnHandle_t handle,
 // y is FP32 from 16-bit data, written directly or through 16-bit scratch it sets *y16 to
 // (y16_bytes, from workspace_of) for the caller to widen.
 // `workspace_of(bytes)` gives stream-ordered scratch memory, 256-byte aligned (the caller
-// releases it after the call). The first call of a layer searches on these tensors
-// (synchronously; the output is then overwritten by the call).
-template <typename Workspace>
+// releases it after the call; each ask a buffer of its own, which a caller may keep between
+// calls); `search_scratch_of(bytes)` the same for the search alone. The first call of a layer
+// searches on these tensors (synchronously; the output is then overwritten by the call).
+template <typename Workspace, typename Transient>
 CudnnWrote run_cudnn(int device, ktune::kernels::conv2d::cuda::CudnnPrecision precision,
                      const ktune::kernels::conv2d::Shape& shape, const void* x, const void* filter,
                      void* y, bool output16, size_t y16_bytes, void** y16, cudaStream_t stream,
-                     Workspace&& workspace_of) {
+                     Workspace&& workspace_of, Transient&& search_scratch_of) {
   static std::mutex mutex;
   static std::map<CudnnKey, std::unique_ptr<CudnnLayer>> layers;
   std::lock_guard lock(mutex);  // one handle per device: its stream is set per call
@@ -285,7 +287,7 @@ CudnnWrote run_cudnn(int device, ktune::kernels::conv2d::cuda::CudnnPrecision pr
     }
     it = layers
              .emplace(key, cudnn_search(handle, precision, shape, alignment, x, filter, search_out,
-                                        y32, workspace_of))
+                                        y32, search_scratch_of))
              .first;
   }
   CudnnLayer& layer = *it->second;

@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/common/cuda/call_workspace.hpp"
 #include "kernels/common/cuda/gemm_tiled.cuh"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/gemm_config.hpp"
@@ -21,7 +22,6 @@
 #include "kernels/gemm/cuda/gemm_seed_launch.hpp"
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
-#include "kernels/gemm/deploy/call_workspace.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
@@ -66,9 +66,9 @@ Launch classify(cudaError_t error, const char* what) {
 
 // Split-K and cuBLASLt workspaces come from a memory pool of ktune's own per device that keeps
 // its memory (release threshold: never), so stream-ordered allocation costs no trip to the driver
-// after the first call (and deploy/call_workspace.hpp keeps one per stream between calls). The
-// default pool would return memory at every synchronization and make each split-K call pay a
-// fresh allocation (~0.1 ms, measured), and changing its threshold would change the caller's
+// after the first call (and kernels/common/cuda/call_workspace.hpp keeps one per stream between
+// calls). The default pool would return memory at every synchronization and make each split-K call
+// pay a fresh allocation (~0.1 ms, measured), and changing its threshold would change the caller's
 // process.
 cudaMemPool_t workspace_pool_of(int device) {
   static std::mutex mutex;
@@ -137,11 +137,11 @@ Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const Args& g
   for (long long first = 0; first < g.batch; first += chunk) {
     const long long count = g.batch - first < chunk ? g.batch - first : chunk;
     const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
-    // Kept per stream between calls (deploy/call_workspace.hpp): safe with concurrent calls on
-    // other streams.
-    ktune::kernels::gemm::deploy::CallWorkspace workspace(
+    // Kept per stream between calls (kernels/common/cuda/call_workspace.hpp): safe with concurrent
+    // calls on other streams.
+    ktune::kernels::cuda_workspace::CallWorkspace workspace(
         floats * sizeof(float), g.stream,
-        ktune::kernels::gemm::deploy::WorkspacePool{nullptr, &workspace_pool_of});
+        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
     const ktune::kernels::gemm::cuda::TiledLaunch launch =
         launch_chunk(count, first, static_cast<float*>(workspace.data()));
     workspace.release();

@@ -144,8 +144,9 @@ Launch run_tc_kernel(const TcArgs& g) {
       const long long floats = kg::cuda::wgmma_tf32_workspace_floats(
           TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
       if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
-      kg::deploy::CallWorkspace workspace(size_t(floats) * sizeof(float), g.stream,
-                                          kg::deploy::WorkspacePool{nullptr, &workspace_pool_of});
+      ktune::kernels::cuda_workspace::CallWorkspace workspace(
+          size_t(floats) * sizeof(float), g.stream,
+          ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
       const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
                                          reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
                                          static_cast<float*>(workspace.data()), floats};
@@ -196,6 +197,7 @@ template <int PREC, kg::VendorCall V, int H>
 Launch run_tc_vendor(const TcArgs& g) {
   static_assert(kg::vendor_on_cuda(V), "a tensor-core selector ships a CPU vendor");
   namespace kd = kg::deploy;
+  namespace kw = ktune::kernels::cuda_workspace;
   const kg::cuda::LtProblem p{
       kg::Precision(PREC), g.transa, g.transb,   g.m,   g.n,        g.k,  g.batch, g.lda,
       g.stride_a,          g.ldb,    g.stride_b, g.ldc, g.stride_c, g.c16};
@@ -211,15 +213,15 @@ Launch run_tc_vendor(const TcArgs& g) {
     // it was still 0.6-0.9 us above the bare cublasLtMatmul while the plan's call cost what the
     // bare one does (tc-deployed-s15/host-call-cost.txt): the rest was this query, the kept
     // workspace's two stream queries (now the driver's, and none for a default stream's id:
-    // deploy/stream_queries.hpp) and the argument checks; tuned_gemm_bench --host-call-cost times
-    // each alone.
+    // kernels/common/cuda/stream_queries.hpp) and the argument checks; tuned_gemm_bench
+    // --host-call-cost times each alone.
     const int device = kd::current_device("ktune::gemm_ex");
     const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c, H);
     if (!plan.found) return Launch::refused;
     // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once;
     // the pool is looked up only then).
-    kd::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, device,
-                                kd::WorkspacePool{nullptr, &workspace_pool_of});
+    kw::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, device,
+                                kw::WorkspacePool{nullptr, &workspace_pool_of});
     const kd::VendorOutcome outcome = kd::run_cublaslt(
         plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), kd::kLtWorkspaceBytes, g.stream);
     workspace.release();

@@ -1,22 +1,23 @@
 #pragma once
-// The workspace of one call of a tuned CUDA GEMM library (split-K partial sums, cuBLASLt's
-// workspace). Outside graph capture it is a buffer kept per thread, device and stream between
-// calls and only grown (stream-ordered, from the library's pool), so a call allocates and frees
-// nothing: the sweep times kernels with a workspace made once, and a cudaMallocFromPoolAsync +
-// cudaFreeAsync pair per call cost the deployed library 1.5-2.5 us per call on an H100 (its
-// mmasplit kernels ran at 0.90x and its cuBLASLt split-K calls at 0.93x their sweep speed,
-// results/h100-80gb-hbm3/tc-deployed-vendors/). A stream being captured into a CUDA graph gets a
-// per-call allocation and free, which become the graph's own nodes, as before. The stream's two
-// queries (captured? which stream?) go through deploy/stream_queries.hpp: the driver's entry
-// points, and no id query for a default stream.
+// The workspace of one call of a tuned CUDA library (GEMM: split-K partial sums, cuBLASLt's
+// workspace; conv2d: cuDNN's workspace and the call's scratch). Outside graph capture it is a
+// buffer kept per thread, device, stream and slot between calls and only grown (stream-ordered,
+// from the library's pool), so a call allocates and frees nothing: the sweep times kernels with a
+// workspace made once, and a cudaMallocFromPoolAsync + cudaFreeAsync pair per call cost the
+// deployed GEMM library 1.5-2.5 us per call on an H100 (its mmasplit kernels ran at 0.90x and its
+// cuBLASLt split-K calls at 0.93x their sweep speed, results/h100-80gb-hbm3/tc-deployed-vendors/).
+// A call that needs several buffers at once takes them in slots 0, 1, ... (each kept on its own).
+// A stream being captured into a CUDA graph gets a per-call allocation and free, which become the
+// graph's own nodes, as before. The stream's two queries (captured? which stream?) go through
+// stream_queries.hpp: the driver's entry points, and no id query for a default stream.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <vector>
 
-#include "kernels/gemm/deploy/stream_queries.hpp"
+#include "kernels/common/cuda/stream_queries.hpp"
 
-namespace ktune::kernels::gemm::deploy {
+namespace ktune::kernels::cuda_workspace {
 
 // Where a workspace's memory comes from: the given pool, or pool_of(device), asked only when the
 // call allocates (a kept workspace's call then costs no pool lookup).
@@ -32,13 +33,13 @@ inline int workspace_device() {
   return device;
 }
 
-// This thread's kept workspaces, one per (device, stream key): a stream's id, never reused unlike
-// a destroyed stream's handle, or a default stream's handle (deploy/stream_queries.hpp). At most
+// This thread's kept workspaces, one per (device, stream key, slot): a stream's id, never reused
+// unlike a destroyed stream's handle, or a default stream's handle (stream_queries.hpp). At most
 // kMaxKept: past that the oldest goes (after a device synchronization, since its stream may
 // still use it).
 class KeptWorkspaces {
  public:
-  static constexpr size_t kMaxKept = 8;
+  static constexpr size_t kMaxKept = 16;
 
   ~KeptWorkspaces() {
     if (kept_.empty()) return;
@@ -46,19 +47,20 @@ class KeptWorkspaces {
     for (const Entry& e : kept_) (void)cudaFreeAsync(e.data, nullptr);
   }
 
-  // At least `bytes` for work on `stream` of `device` (the current one).
-  void* get(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool) {
-    return get(bytes, stream, stream_key(stream), device, pool);
+  // At least `bytes` for work on `stream` of `device` (the current one), in `slot`.
+  void* get(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool,
+            int slot = 0) {
+    return get(bytes, stream, stream_key(stream), device, pool, slot);
   }
   // The same, for the stream `key` names (stream_key(stream), asked by the caller).
   void* get(size_t bytes, cudaStream_t stream, const StreamKey& key, int device,
-            const WorkspacePool& pool) {
+            const WorkspacePool& pool, int slot = 0) {
     Entry* entry = nullptr;
     for (Entry& e : kept_)
-      if (e.device == device && e.stream == key) entry = &e;
+      if (e.device == device && e.stream == key && e.slot == slot) entry = &e;
     if (!entry) {
       if (kept_.size() == kMaxKept) evict_oldest();
-      kept_.push_back({device, key, nullptr, 0});
+      kept_.push_back({device, key, slot, nullptr, 0});
       entry = &kept_.back();
     }
     if (entry->bytes < bytes) {  // grow, stream-ordered: earlier work on the stream keeps the old
@@ -86,6 +88,7 @@ class KeptWorkspaces {
   struct Entry {
     int device;
     StreamKey stream;
+    int slot;
     void* data;
     size_t bytes;
   };
@@ -118,14 +121,16 @@ class CallWorkspace {
  public:
   CallWorkspace(size_t bytes, cudaStream_t stream, cudaMemPool_t pool)
       : CallWorkspace(bytes, stream, WorkspacePool{pool, nullptr}) {}
-  CallWorkspace(size_t bytes, cudaStream_t stream, const WorkspacePool& pool)
-      : CallWorkspace(bytes, stream, bytes ? workspace_device() : 0, pool) {}
-  // On `device`, the current one (a caller that knows it saves the query).
-  CallWorkspace(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool)
+  CallWorkspace(size_t bytes, cudaStream_t stream, const WorkspacePool& pool, int slot = 0)
+      : CallWorkspace(bytes, stream, bytes ? workspace_device() : 0, pool, slot) {}
+  // On `device`, the current one (a caller that knows it saves the query), in `slot` (a call
+  // holding several workspaces at once gives each its own).
+  CallWorkspace(size_t bytes, cudaStream_t stream, int device, const WorkspacePool& pool,
+                int slot = 0)
       : stream_(stream) {
     if (bytes == 0) return;
     if (!stream_is_capturing(stream)) {
-      data_ = kept_workspaces().get(bytes, stream, device, pool);
+      data_ = kept_workspaces().get(bytes, stream, device, pool, slot);
       return;
     }
     check_runtime_call(cudaMallocFromPoolAsync(&data_, bytes, pool.for_device(device), stream),
@@ -153,4 +158,4 @@ class CallWorkspace {
   bool per_call_ = false;
 };
 
-}  // namespace ktune::kernels::gemm::deploy
+}  // namespace ktune::kernels::cuda_workspace

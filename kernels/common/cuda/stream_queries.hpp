@@ -20,13 +20,13 @@
 #include <stdexcept>
 #include <string>
 
-namespace ktune::kernels::gemm::deploy {
+namespace ktune::kernels::cuda_workspace {
 
 // Throws a one-line error naming the runtime call that failed.
 inline void check_runtime_call(cudaError_t error, const char* what) {
   if (error != cudaSuccess)
-    throw std::runtime_error(std::string("ktune::gemm: ") + what + ": " + cudaGetErrorName(error) +
-                             ": " + cudaGetErrorString(error));
+    throw std::runtime_error(std::string("ktune: ") + what + ": " + cudaGetErrorName(error) + ": " +
+                             cudaGetErrorString(error));
 }
 
 // The driver's cuStreamIsCapturing and cuStreamGetId (the caller's default-stream semantics, as
@@ -99,4 +99,4 @@ inline StreamKey stream_key(cudaStream_t stream) {
   return {id, false};
 }
 
-}  // namespace ktune::kernels::gemm::deploy
+}  // namespace ktune::kernels::cuda_workspace
