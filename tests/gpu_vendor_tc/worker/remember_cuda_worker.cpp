@@ -1,0 +1,31 @@
+// A worker process of the CUDA tune-and-remember test: serves shapes 0 .. count-1
+// (remember_cuda_case.hpp's worker_case) through ktune::gemm_ex with the cache the environment
+// names (KTUNE_REMEMBER), and writes "shape hash" per line (the FNV-1a of C's bytes), or "off".
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "ktune/remember.hpp"
+#include "tests/gpu_vendor_tc/remember_cuda_case.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: remember_cuda_worker COUNT OUTPUT\n");
+    return 2;
+  }
+  const long count = std::strtol(argv[1], nullptr, 10);
+  std::ofstream out(argv[2]);
+  if (!ktune::remember::enabled()) {
+    out << "off\n";
+    return 0;
+  }
+  for (long s = 0; s < count; ++s) {
+    ktune::test::DeviceCase d = ktune::test::worker_case(int(s));
+    const auto c =
+        ktune::test::run_bytes(d, ktune::GemmPrecision::bf16, ktune::GemmOutput::bf16, -1, 1, 0);
+    ktune::test::free_case(d);
+    if (c.empty()) return 1;
+    out << s << ' ' << ktune::test::fnv1a(c) << '\n';
+  }
+  return out ? 0 : 1;
+}
