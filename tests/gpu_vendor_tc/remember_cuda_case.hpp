@@ -51,21 +51,16 @@ inline std::vector<unsigned char> run_bytes(const DeviceCase& d, ktune::GemmPrec
   unsigned char* dc = nullptr;
   if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size()) != cudaSuccess) return {};
   cudaMemcpy(dc, c.data(), c.size(), cudaMemcpyHostToDevice);
-  const auto ta = s.transa ? ktune::Trans::yes : ktune::Trans::no;
-  const auto tb = s.transb ? ktune::Trans::yes : ktune::Trans::no;
   bool ran = true;
-  if (q == ktune::GemmPrecision::fp32)
-    ktune::gemm_strided_batched(ta, tb, s.m, s.n, s.k, alpha, static_cast<const float*>(d.da),
-                                s.lda, s.stride_a(), static_cast<const float*>(d.db), s.ldb,
-                                s.stride_b(), beta, reinterpret_cast<float*>(dc + kGuard), s.ldc,
-                                s.stride_c(), s.batch, nullptr);
-  else if (config < 0)
-    ktune::gemm_ex(q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
-                   s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
+  if (q == ktune::GemmPrecision::fp32)  // ktune::gemm's own entry: gemm_ex_config has no FP32
+    ktune::gemm_strided_batched(s.transa ? ktune::Trans::yes : ktune::Trans::no,
+                                s.transb ? ktune::Trans::yes : ktune::Trans::no, s.m, s.n, s.k,
+                                alpha, static_cast<const float*>(d.da), s.lda, s.stride_a(),
+                                static_cast<const float*>(d.db), s.ldb, s.stride_b(), beta,
+                                reinterpret_cast<float*>(dc + kGuard), s.ldc, s.stride_c(), s.batch,
+                                nullptr);
   else
-    ran = ktune::gemm_ex_config(config, q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda,
-                                s.stride_a(), d.db, s.ldb, s.stride_b(), beta, dc + kGuard, s.ldc,
-                                s.stride_c(), s.batch, nullptr);
+    ran = call_config(d, q, output, config, alpha, beta, dc + kGuard);
   const cudaError_t synced = cudaDeviceSynchronize();
   cudaMemcpy(c.data(), dc, c.size(), cudaMemcpyDeviceToHost);
   cudaFree(dc);

@@ -7,7 +7,6 @@
 // failing candidate does not win and leaves no CUDA error behind. Skips without a GPU.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cstring>
@@ -22,6 +21,7 @@
 #include "ktune/cuda/remember_cuda.hpp"
 #include "ktune/remember.hpp"
 #include "tests/gpu_vendor_tc/remember_cuda_case.hpp"
+#include "tests/remember/remember_cache_util.hpp"
 #include "tests/remember/remember_test_util.hpp"
 
 namespace {
@@ -61,12 +61,8 @@ std::string key_of(const Served& s, int64_t m, int64_t n, int64_t k) {
   return key.problem();
 }
 
-std::vector<ktune::RememberedTiming> rows_of(const std::string& cache, const std::string& problem) {
-  std::vector<ktune::RememberedTiming> out;
-  for (auto& t : ktune::read_remembered(cache))
-    if (t.problem == problem) out.push_back(t);
-  return out;
-}
+using ktune_test::plant_answer;
+using ktune_test::timings_of;
 
 std::string winner_of(const std::vector<ktune::RememberedTiming>& rows) {
   for (const auto& t : rows)
@@ -78,16 +74,6 @@ int index_of(const ktune::TunedGemmInfo& info, const std::string& config) {
   for (int i = 0; i < info.num_configs; ++i)
     if (config == info.configs[i]) return i;
   return -1;
-}
-
-void plant_answer(const std::string& cache, const std::string& problem, const std::string& config) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(cache.c_str(), &db), SQLITE_OK);
-  const std::string sql =
-      "UPDATE answers SET config = '" + config + "' WHERE problem = '" + problem + "'";
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  EXPECT_EQ(sqlite3_changes(db), 1);
-  sqlite3_close(db);
 }
 
 ktune::RememberSettings settings_for(const std::string& cache, bool all_shapes = false,
@@ -129,7 +115,7 @@ TEST(TunedGemmRememberCuda, AnUnsureShapeIsTimedOnTheGpuOnceAndServedBitForBit) 
     const std::string problem = key_of(s, kM, kN, kK);
     const auto first = run_bytes(d, s.q, s.out, -1, 1, 0);
     ASSERT_FALSE(first.empty());
-    const auto rows = rows_of(cache, problem);
+    const auto rows = timings_of(cache, problem);
     const auto& info = info_of(s);
     EXPECT_EQ(int(rows.size()), std::min(info.num_configs, 3));  // vendors included
     EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const auto& t) { return t.winner; }), 1);
@@ -181,11 +167,11 @@ TEST(TunedGemmRememberCuda, ShapesTheSelectorIsSureAboutAddNoRow) {
     EXPECT_FALSE(run_bytes(d, s.q, s.out, -1, 1, 0).empty());
     DeviceCase u = case_of(s, kM, kN, kK);
     EXPECT_FALSE(run_bytes(u, s.q, s.out, -1, 1, 0).empty());  // creates the cache
-    EXPECT_TRUE(rows_of(cache, key_of(s, 128, 128, 128)).empty());
-    EXPECT_FALSE(rows_of(cache, key_of(s, kM, kN, kK)).empty());
+    EXPECT_TRUE(timings_of(cache, key_of(s, 128, 128, 128)).empty());
+    EXPECT_FALSE(timings_of(cache, key_of(s, kM, kN, kK)).empty());
     ktune::remember_enable(settings_for(cache, true));  // KTUNE_REMEMBER_SHAPES=all
     EXPECT_FALSE(run_bytes(d, s.q, s.out, -1, 1, 0).empty());
-    EXPECT_FALSE(rows_of(cache, key_of(s, 128, 128, 128)).empty());
+    EXPECT_FALSE(timings_of(cache, key_of(s, 128, 128, 128)).empty());
     ktune::test::free_case(d);
     ktune::test::free_case(u);
   }
@@ -220,7 +206,7 @@ TEST(TunedGemmRememberCuda, BetaReadsTheCallersCAndWritesItOnce) {
                             before.data() + size_t(j * d.shape.ldc + kM) * es, es),
                 0)
           << "column " << j;
-    EXPECT_FALSE(rows_of(ktune::remember_settings().cache, key_of(s, kM, kN, kK)).empty());
+    EXPECT_FALSE(timings_of(ktune::remember_settings().cache, key_of(s, kM, kN, kK)).empty());
     ktune::test::free_case(d);
   }
   ktune::remember_disable();
@@ -256,8 +242,8 @@ TEST(TunedGemmRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
   for (int shape = 0; shape < shapes; ++shape) {
     DeviceCase d = ktune::test::worker_case(shape);
     const std::string answer =
-        winner_of(rows_of(cache, key_of({GemmPrecision::bf16, GemmOutput::bf16, ""}, d.shape.m,
-                                        d.shape.n, d.shape.k)));
+        winner_of(timings_of(cache, key_of({GemmPrecision::bf16, GemmOutput::bf16, ""}, d.shape.m,
+                                           d.shape.n, d.shape.k)));
     ASSERT_GE(index_of(info, answer), 0) << "shape " << shape << ": '" << answer << "'";
     const auto direct =
         run_bytes(d, GemmPrecision::bf16, GemmOutput::bf16, index_of(info, answer), 1, 0);
@@ -307,7 +293,7 @@ TEST(TunedGemmRememberCuda, PlantedFailingCandidatesDoNotWinAndLeaveNoError) {
   for (int c = 1; c < 4; ++c) EXPECT_GE(runs[c], 1) << c;
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  const auto rows = rows_of(cache, "s=1");
+  const auto rows = timings_of(cache, "s=1");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].config, "c=0");
   EXPECT_EQ(rows[0].device, gpu_key());

@@ -67,8 +67,11 @@ TEST(RememberMeasured, AFailingCandidateIsLeftOutThoughItWouldBeFastest) {
     return config == 1 ? 4.0 : 2.0;
   });
   EXPECT_EQ(answer, 2);
-  for (const auto& t : ktune::read_remembered(cache))
-    if (t.problem == "measured=2") EXPECT_NE(t.config, "c=0");
+  for (const auto& t : ktune::read_remembered(cache)) {
+    if (t.problem == "measured=2") {
+      EXPECT_NE(t.config, "c=0");
+    }
+  }
   ktune::remember_disable();
 }
 

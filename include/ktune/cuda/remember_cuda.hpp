@@ -17,6 +17,7 @@
 #include <string>
 
 #include "ktune/cuda/event_timing.hpp"
+#include "ktune/cuda/sticky_error.hpp"
 #include "ktune/remember.hpp"
 
 namespace ktune::remember::cuda {
@@ -55,17 +56,20 @@ inline bool can_time_on(cudaStream_t stream) {
 }
 
 // After a failed run: clears the error it left (a refused launch, a bad argument), so that the
-// calls after it do not see it; throws Abort when the context is broken (a sticky error: every
-// later CUDA call fails alike, so no candidate can be timed and the caller must hear of it).
-inline void clear_or_abort(cudaStream_t stream, const std::string& what) {
+// calls after it do not see it; throws Abort when the context is broken (a sticky error, known
+// by its code or surfacing again at a synchronization of the stream, as ktune_cuda's checked
+// calls tell it: every later CUDA call fails alike, so no candidate can be timed and the caller
+// must hear of it).
+inline void clear_or_abort(cudaStream_t stream, const std::string& what,
+                           cudaError_t error = cudaSuccess) {
   (void)cudaGetLastError();
-  cudaError_t error = cudaStreamSynchronize(stream);
-  if (error != cudaSuccess) {  // a non-sticky error is gone after one read; a sticky one stays
+  bool sticky = ::ktune::cuda::is_sticky_error(error);
+  if (!sticky) {
+    const cudaError_t probe = cudaStreamSynchronize(stream);
     (void)cudaGetLastError();
-    error = cudaStreamSynchronize(stream);
+    sticky = probe != cudaSuccess && ::ktune::cuda::is_sticky_error(probe);
   }
-  if (error != cudaSuccess)
-    throw Abort(what + "; then " + cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+  if (sticky) throw Abort(what + "; the CUDA context is corrupted: restart the process");
 }
 
 // A first call's runs on one stream: each candidate into a scratch copy of the output (`bytes`
@@ -104,7 +108,7 @@ class StreamTrials {
     if (step.error != cudaSuccess) {
       const std::string what = std::string(step.what) + ": " + cudaGetErrorName(step.error) + ": " +
                                cudaGetErrorString(step.error);
-      clear_or_abort(stream_, what);
+      clear_or_abort(stream_, what, step.error);
       throw std::runtime_error(what);
     }
     if (!ran) throw std::runtime_error("the candidate refused the problem");
@@ -129,7 +133,7 @@ class StreamTrials {
   void fail_if(cudaError_t error, const char* what) {
     if (error == cudaSuccess) return;
     const std::string text = std::string(what) + ": " + cudaGetErrorName(error);
-    clear_or_abort(stream_, text);
+    clear_or_abort(stream_, text, error);
     throw std::runtime_error(text);  // this candidate is left out; the next one tries again
   }
 

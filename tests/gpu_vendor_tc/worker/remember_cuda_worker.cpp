@@ -1,24 +1,15 @@
 // A worker process of the CUDA tune-and-remember test: serves shapes 0 .. count-1
 // (remember_cuda_case.hpp's worker_case) through ktune::gemm_ex with the cache the environment
 // names (KTUNE_REMEMBER), and writes "shape hash" per line (the FNV-1a of C's bytes), or "off".
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 
-#include "ktune/remember.hpp"
 #include "tests/gpu_vendor_tc/remember_cuda_case.hpp"
+#include "tests/remember/remember_test_util.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: remember_cuda_worker COUNT OUTPUT\n");
-    return 2;
-  }
-  const long count = std::strtol(argv[1], nullptr, 10);
-  std::ofstream out(argv[2]);
-  if (!ktune::remember::enabled()) {
-    out << "off\n";
-    return 0;
-  }
+  long count = 0;
+  std::ofstream out;
+  if (const int code = ktune_test::worker_start(argc, argv, count, out); code >= 0) return code;
   for (long s = 0; s < count; ++s) {
     ktune::test::DeviceCase d = ktune::test::worker_case(int(s));
     const auto c =
