@@ -85,9 +85,14 @@ def main():
         device = (m.group(1).strip() if m else "unknown GPU") + (
             f" (driver {driver.group(1)})" if driver else "")
     files, measures, table_runs, per_precision = ["phases.log", "nvidia-smi.txt"], [], [], {}
+    if not any(os.path.exists(f"{out}/remember-{p}.csv") for p in PRECISIONS):
+        sys.exit(f"{out}: no remember-<precision>.csv (not a run of scripts/gpu_remember_vit.sh)")
     for p in PRECISIONS:
         if not os.path.exists(f"{out}/remember-{p}.csv"):
             continue
+        for phase in PHASES:
+            if not os.path.exists(f"{out}/{phase}-{p}.csv"):
+                sys.exit(f"{out}: {phase}-{p}.csv is missing (a run of {p} cut short?)")
         rows = cache_rows(f"{out}/remember-{p}.sqlite")
         answers = {problem: next(c for c, _, _, w in timed if w) for problem, timed in rows.items()}
         with open(f"{out}/remembered-{p}.csv", "w", newline="") as f:
@@ -101,9 +106,8 @@ def main():
                 "plain2": f"{out}/plain2-{p}.csv"}
         per_precision[p] = {"remembered_shapes": len(answers)}
         for phase, path in sets.items():
-            if os.path.exists(path):
-                per_precision[p][phase] = figures(read_run(path))
-                table_runs += ["--run", f"{phase}-{p}={path}"]
+            per_precision[p][phase] = figures(read_run(path))
+            table_runs += ["--run", f"{phase}-{p}={path}"]
         own = sum(not c.startswith("vendor=") for c in answers.values())
         per_precision[p]["remembered_on_ktune_kernels"] = own
         f = per_precision[p]
