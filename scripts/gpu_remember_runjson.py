@@ -136,13 +136,25 @@ def main():
             for r in csv.DictReader(f):
                 first.append(f"{r['measure']} {r['precision']} {r['shape']} {r['value']} "
                              f"{r['unit']} ({r['detail']})")
+    tests = []
+    for program in ("ktune_gpu_vendor_tc_tests", "ktune_gpu_vendor_tests"):
+        log = f"{out}/{program}.log"
+        if not os.path.exists(log):
+            continue
+        files.append(f"{program}.log")
+        text = open(log).read()
+        passed = re.search(r"\[  PASSED  \] (\d+) test", text)
+        failed = re.search(r"\[  FAILED  \] (\d+) test", text)
+        tests.append(f"{program} {passed.group(1) if passed else 0} passed, "
+                     f"{failed.group(1) if failed else 0} failed")
     files = [x for x in files if os.path.exists(f"{out}/{x}")]
     run = {"command": args.command, "commit": args.commit,
            "date": datetime.date.today().isoformat(), "device": device,
            "measures": "Tune and remember in the shipped CUDA GEMM library on the 36 held-out ViT "
                        "GEMMs, deployed / faster of cuBLAS and cuBLASLt #0 in the same run, "
                        "geomean / time-weighted: " + "; ".join(measures) +
-                       ". First-call costs: " + "; ".join(first),
+                       ". First-call costs: " + "; ".join(first) +
+                       (". GPU tests: " + "; ".join(tests) if tests else ""),
            "per_precision": per_precision, "files": files, "in_sample": False,
            "vendors": ["cublas", "cublaslt (heuristic #0)"]}
     with open(f"{out}/run.json", "w") as f:

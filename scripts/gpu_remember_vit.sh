@@ -6,10 +6,12 @@
 # plain again (the card's drift over the precision's runs). The shipped FP32 header states no
 # kUnsure rule, so fp32 tunes every shape (KTUNE_REMEMBER_SHAPES=all); tf32 and bf16 only the
 # shapes their selectors are unsure of. Last, the first-call costs (remember_overhead_cuda).
+# First (TESTS=0 skips it) the GPU tests of the CUDA vendor-wins libraries, tune and remember
+# among them (ktune_gpu_vendor_tc_tests: TunedGemmRememberCuda.*; ktune_gpu_vendor_tests).
 # Writes small CSVs, logs and the caches into OUT_DIR; scripts/gpu_remember_runjson.py OUT_DIR
 # (run where the results are committed) adds the tables and run.json.
-#   SYSROOT=... [W=/tmp/rv] scripts/gpu_remember_vit.sh OUT_DIR
-# Expected: ~3-4 min cold build (tuned_gemm_bench, remember_overhead_cuda), then ~1.5 min of runs.
+#   SYSROOT=... [W=/tmp/rv] [TESTS=0] scripts/gpu_remember_vit.sh OUT_DIR
+# Expected: ~3-5 min cold build, ~1 min of tests, then ~1.5-2 min of runs.
 set -uo pipefail
 out=${1:?usage: gpu_remember_vit.sh OUT_DIR}
 W=${W:-/tmp/rv}
@@ -18,14 +20,23 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out" "$W"
 stamp() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/phases.log"; }
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
-stamp "build tuned_gemm_bench remember_overhead_cuda"
-if ! EXAMPLES=ON "$here/scripts/gpu_build_remote.sh" "$B" tuned_gemm_bench remember_overhead_cuda \
-  > "$W/build.log" 2>&1; then
+targets=(tuned_gemm_bench remember_overhead_cuda)
+[ "${TESTS:-1}" = 0 ] || targets+=(ktune_gpu_vendor_tc_tests ktune_gpu_vendor_tests)
+stamp "build ${targets[*]}"
+if ! EXAMPLES=ON "$here/scripts/gpu_build_remote.sh" "$B" "${targets[@]}" > "$W/build.log" 2>&1; then
   tail -40 "$W/build.log" | tee "$out/build-tail.log"
   exit 1
 fi
 # shellcheck disable=SC1090
 . "$B.env"
+if [ "${TESTS:-1}" != 0 ]; then
+  stamp "GPU tests"
+  for t in ktune_gpu_vendor_tc_tests ktune_gpu_vendor_tests; do
+    timeout 240 "$B/bin/$t" > "$out/$t.log" 2>&1
+    echo "   $t: exit $?"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED|Failure" "$out/$t.log" | head -20
+  done
+fi
 timing=(--min-reps 5 --max-reps 50 --rep-budget-ms 10)
 # Every run starts without the caller's tune-and-remember settings.
 clean() {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -306,6 +307,49 @@ TEST(TunedGemmRememberCuda, PlantedFailingCandidatesDoNotWinAndLeaveNoError) {
   EXPECT_LE(kg::relative_error(d.shape, values.data(), d.reference),
             kg::error_bound(kK, d.shape.precision));
   ktune::test::free_case(d);
+  cudaFree(output);
+  cudaStreamDestroy(stream);
+  ktune::remember_disable();
+}
+
+// While the caller's stream is captured into a graph nothing is timed (a run there would be
+// recorded, not run): the candidates[0] is served, nothing stored; after the capture the shape
+// is tuned as usual.
+TEST(TunedGemmRememberCuda, NothingIsTimedWhileTheStreamIsCaptured) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  static const char* const kConfigs[] = {"c=0", "c=1"};
+  const ktune::remember::Library lib{"fake", "cuda", "captured", 2, kConfigs};
+  const std::string cache = ktune_test::fresh_path("captured-cuda.sqlite");
+  ktune::remember_enable(settings_for(cache));
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  void* output = nullptr;
+  ASSERT_EQ(cudaMalloc(&output, 1 << 20), cudaSuccess);
+  ktune::remember::Shape shape;
+  shape.values[shape.count++] = 2;
+  const int order[] = {1, 0};
+  int runs = 0;
+  auto choose = [&] {
+    return ktune::remember::cuda::choose_on_stream(
+        lib, ktune::remember::cuda::current_device(), shape, [] { return std::string("s=2"); },
+        order, 2, stream, output, 1 << 20, false,
+        [&](int config, void* scratch) {
+          ++runs;
+          return cudaMemsetAsync(scratch, config, 1 << 20, stream) == cudaSuccess;
+        });
+  };
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  EXPECT_EQ(choose(), 1);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphDestroy(graph);
+  EXPECT_EQ(runs, 0);
+  // Not even opened: the cache file does not exist yet.
+  EXPECT_TRUE(!std::filesystem::exists(cache) || timings_of(cache, "s=2").empty());
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  choose();
+  EXPECT_GT(runs, 0);
+  EXPECT_EQ(timings_of(cache, "s=2").size(), 2u);
   cudaFree(output);
   cudaStreamDestroy(stream);
   ktune::remember_disable();

@@ -62,6 +62,7 @@ class RunJson(unittest.TestCase):
                                     "first,bf16,768x197x768,4.500,ms,budget 100 ms; 3 candidates"])
         self.write("overhead.log", [""])
         self.write("phases.log", ["== 12:00:00 done"])
+        self.write("ktune_gpu_vendor_tc_tests.log", ["[  PASSED  ] 41 tests."])
         self.write("nvidia-smi.txt", [
             "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |",
             "|   0  NVIDIA H200                    On  |   00000000:00:00.0 Off |   0 |"])
@@ -93,6 +94,8 @@ class RunJson(unittest.TestCase):
         self.assertEqual(bf16["remembered_on_ktune_kernels"], 0)
         self.assertIn("bf16: plain 0.707 / 0.75", run["measures"])
         self.assertIn("first bf16 768x197x768 4.500 ms", run["measures"])
+        self.assertIn("ktune_gpu_vendor_tc_tests 41 passed, 0 failed", run["measures"])
+        self.assertIn("ktune_gpu_vendor_tc_tests.log", run["files"])
         served = {r["problem"]: r["config"] for r in
                   csv.DictReader(open(os.path.join(self.dir, "remember-bf16-served.csv")))}
         self.assertEqual(served, {key(10): "vendor=cublas", key(20): "vendor=cublas"})
