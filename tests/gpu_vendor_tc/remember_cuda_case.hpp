@@ -37,13 +37,12 @@ inline std::vector<unsigned char> initial_c(const DeviceCase& d, ktune::GemmOutp
   return c;
 }
 
-// One call on the case: config -1 is the library (ktune::gemm_strided_batched for FP32, else
-// ktune::gemm_ex), config >= 0 gemm_ex_config. Returns C's bytes between kGuard guard bytes on
-// each side; empty when the config refused the problem.
-inline std::vector<unsigned char> run_bytes(const DeviceCase& d, ktune::GemmPrecision q,
-                                            ktune::GemmOutput output, int config, float alpha,
-                                            float beta) {
-  const kg::Shape& s = d.shape;
+// call(c) on the case's C at c (device memory, between kGuard guard bytes on each side, its
+// initial bytes initial_c); returns those bytes after it, guards included, empty when call
+// returned false (refused) or the device failed.
+template <typename Call>
+std::vector<unsigned char> bytes_after(const DeviceCase& d, ktune::GemmOutput output, float beta,
+                                       Call&& call) {
   std::vector<unsigned char> c(kGuard, kGuardByte);
   const auto body = initial_c(d, output, beta);
   c.insert(c.end(), body.begin(), body.end());
@@ -51,21 +50,30 @@ inline std::vector<unsigned char> run_bytes(const DeviceCase& d, ktune::GemmPrec
   unsigned char* dc = nullptr;
   if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size()) != cudaSuccess) return {};
   cudaMemcpy(dc, c.data(), c.size(), cudaMemcpyHostToDevice);
-  bool ran = true;
-  if (q == ktune::GemmPrecision::fp32)  // ktune::gemm's own entry: gemm_ex_config has no FP32
-    ktune::gemm_strided_batched(s.transa ? ktune::Trans::yes : ktune::Trans::no,
-                                s.transb ? ktune::Trans::yes : ktune::Trans::no, s.m, s.n, s.k,
-                                alpha, static_cast<const float*>(d.da), s.lda, s.stride_a(),
-                                static_cast<const float*>(d.db), s.ldb, s.stride_b(), beta,
-                                reinterpret_cast<float*>(dc + kGuard), s.ldc, s.stride_c(), s.batch,
-                                nullptr);
-  else
-    ran = call_config(d, q, output, config, alpha, beta, dc + kGuard);
+  const bool ran = call(static_cast<void*>(dc + kGuard));
   const cudaError_t synced = cudaDeviceSynchronize();
   cudaMemcpy(c.data(), dc, c.size(), cudaMemcpyDeviceToHost);
   cudaFree(dc);
   if (!ran || synced != cudaSuccess) return {};
   return c;
+}
+
+// One call on the case: config -1 is the library (ktune::gemm_strided_batched for FP32, else
+// ktune::gemm_ex), config >= 0 gemm_ex_config. C's bytes as bytes_after returns them.
+inline std::vector<unsigned char> run_bytes(const DeviceCase& d, ktune::GemmPrecision q,
+                                            ktune::GemmOutput output, int config, float alpha,
+                                            float beta) {
+  const kg::Shape& s = d.shape;
+  return bytes_after(d, output, beta, [&](void* c) {
+    if (q != ktune::GemmPrecision::fp32) return call_config(d, q, output, config, alpha, beta, c);
+    // ktune::gemm's own entry: gemm_ex_config has no FP32.
+    ktune::gemm_strided_batched(s.transa ? ktune::Trans::yes : ktune::Trans::no,
+                                s.transb ? ktune::Trans::yes : ktune::Trans::no, s.m, s.n, s.k,
+                                alpha, static_cast<const float*>(d.da), s.lda, s.stride_a(),
+                                static_cast<const float*>(d.db), s.ldb, s.stride_b(), beta,
+                                static_cast<float*>(c), s.ldc, s.stride_c(), s.batch, nullptr);
+    return true;
+  });
 }
 
 // C's values (floats) from run_bytes' output.

@@ -1,10 +1,12 @@
 // Tune and remember in the CUDA tuned GEMM library (ktune_tuned_gemm_vendor_tc_test: the FP32
 // selector vendor-wins-gpu-k2 and the bf16 / fp16 / bf16_c16 selectors, all with a range guard:
 // a non-square shape is unsure). On a GPU: an unsure shape is timed once, on the device, and the
-// remembered answer is served bit for bit as a direct call of that config (planted answers too);
-// sure shapes add no row; the cache's device is the GPU; beta != 0 reads the caller's C and writes
-// it once (float64 reference, guards); two processes on one cache serve the same bits; a planted
-// failing candidate does not win and leaves no CUDA error behind. Skips without a GPU.
+// remembered answer is served bit for bit as a direct call of that config (planted answers too;
+// FP32: cuBLAS's SGEMM for vendor=cublas); sure shapes add no row; the cache's device is the GPU;
+// beta != 0 reads the caller's C and writes it once (float64 reference, guards); two processes on
+// one cache serve the same bits; planted failing candidates do not win and leave no CUDA error
+// behind; nothing is timed while the stream is captured. Skips without a GPU.
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -94,13 +96,26 @@ std::string gpu_key() {
   return ktune::remember::cuda_device(p.name, p.multiProcessorCount, p.major, p.minor);
 }
 
-// A direct call of a config of what s serves (gemm_ex_config); empty for FP32, which has no such
-// call (its answers are checked against the reference and against each other).
+// A direct call of a config of what s serves: gemm_ex_config; for FP32 (no such call) cuBLAS's
+// own SGEMM where the config is vendor=cublas (the library's call: default math, strided batched,
+// the default stream), else nothing (empty).
 std::vector<unsigned char> direct_call(const Served& s, const DeviceCase& d,
                                        const std::string& config, float alpha, float beta) {
   if (s.q != GemmPrecision::fp32)
     return run_bytes(d, s.q, s.out, index_of(info_of(s), config), alpha, beta);
-  return {};
+  if (config != "vendor=cublas") return {};
+  cublasHandle_t handle = nullptr;
+  EXPECT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
+  const kg::Shape& g = d.shape;
+  auto bytes = ktune::test::bytes_after(d, s.out, beta, [&](void* c) {
+    return cublasSgemmStridedBatched_64(
+               handle, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N, g.transb ? CUBLAS_OP_T : CUBLAS_OP_N,
+               g.m, g.n, g.k, &alpha, static_cast<const float*>(d.da), g.lda, g.stride_a(),
+               static_cast<const float*>(d.db), g.ldb, g.stride_b(), &beta, static_cast<float*>(c),
+               g.ldc, g.stride_c(), g.batch) == CUBLAS_STATUS_SUCCESS;
+  });
+  cublasDestroy(handle);
+  return bytes;
 }
 
 constexpr int64_t kM = 96, kN = 80, kK = 72;  // not square: every selector here is unsure
