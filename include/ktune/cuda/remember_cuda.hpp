@@ -23,7 +23,8 @@
 namespace ktune::remember::cuda {
 
 // The current device as the cache keys it (remember::cuda_device), queried once per device;
-// empty when CUDA cannot tell (the library then serves its selector's answers).
+// empty when CUDA cannot tell (the library then serves its selector's answers). A remembered
+// call asks it every time: the thread's last device is kept without the lock.
 inline const std::string& current_device() {
   static const std::string none;
   int device = 0;
@@ -31,17 +32,24 @@ inline const std::string& current_device() {
     (void)cudaGetLastError();
     return none;
   }
+  thread_local int last_device = -1;
+  thread_local const std::string* last_key = nullptr;
+  if (device == last_device) return *last_key;
   static std::mutex mutex;
   static std::map<int, std::string> keys;  // entries are never erased: references stay valid
   std::lock_guard lock(mutex);
-  if (const auto it = keys.find(device); it != keys.end()) return it->second;
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return none;
+  auto it = keys.find(device);
+  if (it == keys.end()) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return none;
+    }
+    it = keys.emplace(device, cuda_device(p.name, p.multiProcessorCount, p.major, p.minor)).first;
   }
-  return keys.emplace(device, cuda_device(p.name, p.multiProcessorCount, p.major, p.minor))
-      .first->second;
+  last_device = device;
+  last_key = &it->second;
+  return it->second;
 }
 
 // Whether a first call may time runs on the stream: not while it is captured into a graph (its
