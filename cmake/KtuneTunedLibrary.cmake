@@ -181,11 +181,23 @@ function(ktune_add_tuned_library target)
     endif()
     _ktune_check_selector("${where}" "${named_header}" named_file named_namespace)
     string(TOUPPER "${named_name}" named_upper)
+    # Tune and remember, per selector: KTUNE_TUNED_VERSION_<NAME> keys its answers (its hash),
+    # KTUNE_TUNED_UNSURE_<NAME> is its kUnsure, or -1 when the header states no kUnsure rule.
+    file(SHA256 "${named_file}" named_hash)
+    string(SUBSTRING "${named_hash}" 0 16 named_hash)
+    file(STRINGS "${named_file}" named_unsure REGEX "^inline constexpr int kUnsure = ")
+    if(named_unsure)
+      set(named_unsure "ktune_tuned_selector_${named_name}::kUnsure")
+    else()
+      set(named_unsure "-1")
+    endif()
     string(APPEND named_prelude "namespace ktune_tuned_${id}_${named_name} {
 #include \"${named_file}\"
 }  // namespace ktune_tuned_${id}_${named_name}
 namespace ktune_tuned_selector_${named_name} = ktune_tuned_${id}_${named_name}::${named_namespace};
 #define KTUNE_TUNED_SELECTOR_${named_upper} 1
+#define KTUNE_TUNED_VERSION_${named_upper} \"${named_hash}\"
+#define KTUNE_TUNED_UNSURE_${named_upper} ${named_unsure}
 ")
     list(APPEND named_headers "${named_file}")
   endwhile()
@@ -267,7 +279,8 @@ ${named_prelude}#include \"${family_dir}/deploy/tuned_${backend}.inl\"
     target_link_libraries(${target} PUBLIC CUDA::cudart_static)
   endif()
   # Tune and remember: the cache keys the library by its selector's (or model's) hash, and a
-  # header that states a kUnsure rule tunes the shapes it answers kUnsure for.
+  # header that states a kUnsure rule tunes the shapes it answers kUnsure for (the named
+  # selectors' own: KTUNE_TUNED_VERSION_<NAME> / KTUNE_TUNED_UNSURE_<NAME> above).
   ktune_remember_runtime(remember_runtime)
   target_link_libraries(${target} PRIVATE ${remember_runtime})
   file(SHA256 "${configs_file}" selector_hash)

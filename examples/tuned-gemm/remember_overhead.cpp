@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "examples/tuned-gemm/remember_overhead_common.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/remember.hpp"
 #include "ktune/timing_loop.hpp"
@@ -43,50 +44,23 @@ struct Operands {
   }
 };
 
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
+using remember_overhead::fresh_cache;
+using remember_overhead::ms_since;
 
-// Median over `rounds` rounds of the ns per call of `calls` calls of f.
+// Median over 15 rounds of the ns per call of `calls` calls of f.
 template <typename F>
-double ns_per_call(F&& f, int calls, int rounds = 15) {
-  std::vector<double> ns;
-  for (int r = 0; r < rounds; ++r) {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    ns.push_back(ms_since(start) * 1e6 / calls);
-  }
-  return ktune::median_of_samples(ns);
-}
-
-std::string fresh_cache(const std::string& dir, const std::string& name) {
-  const std::string path = dir + "/" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
+double ns_per_call(F&& f, int calls) {
+  return remember_overhead::per_call(
+      f, [] {}, calls, 1e6);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = std::filesystem::temp_directory_path() /
-                    ("ktune-remember-overhead-" + std::to_string(getpid()));
-  ktune::RememberSettings settings;
-  settings.all_shapes = true;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--cache")
-      dir = argv[i + 1];
-    else if (flag == "--budget-ms")
-      settings.budget_ms = std::strtod(argv[i + 1], nullptr);
-    else if (flag == "--candidates")
-      settings.candidates = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "error: unknown option '%s'\n", argv[i]);
-      return 1;
-    }
-  }
-  const bool own_dir = !std::filesystem::exists(dir);  // removed at the end
-  std::filesystem::create_directories(dir);
+  const remember_overhead::Setup setup =
+      remember_overhead::setup(argc, argv, "ktune-remember-overhead");
+  ktune::RememberSettings settings = setup.settings;
+  const std::string& dir = setup.dir;
   std::printf("measure,shape,value,unit,detail\n");
 
   // Steady state: a 16 x 16 x 16 GEMM, where a call's own time is smallest.
@@ -154,6 +128,6 @@ int main(int argc, char** argv) {
     std::printf("later,%s,%.3f,ms,median of 9 calls\n", shape.c_str(), steady);
   }
   ktune::remember_disable();
-  if (own_dir) std::filesystem::remove_all(dir);
+  remember_overhead::finish(setup);
   return 0;
 }

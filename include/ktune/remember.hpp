@@ -11,6 +11,7 @@
 // C++17.
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,7 @@ namespace remember {
 // ships does (the selector header's hash), so that no answer outlives its library.
 struct Library {
   const char* family;   // the family's name
-  const char* backend;  // "cpu"
+  const char* backend;  // "cpu"; "cuda", or per precision and C type ("cuda-bf16-c16")
   const char* version;
   int num_configs;
   const char* const* configs;
@@ -79,12 +80,32 @@ int choose(const Library& lib, const std::string& device, const Shape& shape,
            const std::function<std::string()>& problem, const int* candidates, int n,
            const std::function<void(int)>& run);
 
+// choose() for a library that times its runs itself (a GPU's by CUDA events on the caller's
+// stream, ktune/cuda/remember_cuda.hpp): time_run(i) runs config i once on the caller's inputs into
+// scratch outputs and returns its milliseconds. The same repetition rule, budget (on the wall
+// clock) and winner rule as choose(); choose() is this with time_run timing run() on the host's
+// steady clock.
+int choose_measured(const Library& lib, const std::string& device, const Shape& shape,
+                    const std::function<std::string()>& problem, const int* candidates, int n,
+                    const std::function<double(int)>& time_run);
+
+// Thrown by a run to end a first call at once (a CUDA context that an earlier run broke, where
+// every later run would fail too): nothing more is timed, nothing is stored or remembered, and
+// the exception reaches the library's caller. Any other exception leaves only that candidate out.
+struct Abort : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The answer this process holds in memory for the problem, or -1: choose()'s first step, which a
 // library calls before building choose()'s callbacks.
 int remembered(const Library& lib, const std::string& device, const Shape& shape);
 
 // This host as the cache keys it: the CPU's model name and its hardware threads.
 const std::string& host_device();
+
+// A CUDA device as the cache keys it: "<name> (<sms> SMs, cc <major>.<minor>)" (the library
+// queries the properties: ktune/cuda/remember_cuda.hpp).
+std::string cuda_device(const char* name, int sm_count, int cc_major, int cc_minor);
 
 }  // namespace remember
 }  // namespace ktune

@@ -24,7 +24,7 @@ ktune_family_deploy_files(
           cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp cuda/gemm_out16.cuh
           deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
           deploy/vendor_cpu.hpp deploy/vendor_cuda.hpp cuda/cublas_precision.hpp
-          deploy/vendors.cmake
+          deploy/remember_gemm.hpp deploy/vendors.cmake
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl deploy/tuned_cuda_tc.inl
   PUBLIC_HEADERS include/ktune/gemm.hpp)
 # The seed kernel's two instantiation tables, each a unit of its own that compiles beside the

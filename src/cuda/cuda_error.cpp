@@ -5,6 +5,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "ktune/cuda/sticky_error.hpp"
+
 namespace ktune::cuda {
 namespace {
 
@@ -27,24 +29,7 @@ std::string error_text(cudaError_t error) {
   return fmt::format("{} ({})", cudaGetErrorName(error), cudaGetErrorString(error));
 }
 
-bool is_sticky(cudaError_t error) {
-  switch (error) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorAssert:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorContextIsDestroyed:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_sticky(cudaError_t error) { return is_sticky_error(error); }
 
 std::string describe_failure(cudaError_t error, std::string_view call) {
   std::string message = fmt::format("{}: {}", call, error_text(error));

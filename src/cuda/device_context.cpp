@@ -5,6 +5,7 @@
 #include "ktune/cuda.hpp"
 #include "ktune/cuda/cuda_device.hpp"
 #include "ktune/cuda/cuda_error.hpp"
+#include "ktune/cuda/event_timing.hpp"
 
 namespace ktune::cuda {
 namespace {
@@ -26,16 +27,16 @@ DeviceContext::DeviceContext(int index)
 
 void DeviceContext::make_current() const { use_device(index_); }
 
+// The steps of ktune/cuda/event_timing.hpp, which the deployed libraries time with too.
 void DeviceContext::record_start() {
-  check(cudaEventRecord(start_.get(), stream_.get()), "cudaEventRecord(start)");
+  const EventStep s = event_start(start_.get(), stream_.get());
+  check(s.error, s.what);
 }
 
 double DeviceContext::wait_elapsed_ms() {
-  check(cudaEventRecord(stop_.get(), stream_.get()), "cudaEventRecord(stop)");
-  check(cudaEventSynchronize(stop_.get()), "kernel execution");  // kernel faults surface here
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, start_.get(), stop_.get()), "cudaEventElapsedTime");
-  return ms;
+  const EventStep s = event_elapsed_ms(start_.get(), stop_.get(), stream_.get());
+  check(s.error, s.what);  // kernel faults surface here, as "kernel execution"
+  return s.ms;
 }
 
 }  // namespace ktune::cuda

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -140,7 +141,7 @@ int index_of(const remember::Library& lib, const std::string& config, int fallba
 // candidates timed and the winner stored; the selector's answer when the cache fails.
 int first_call(RememberState& st, const remember::Library& lib, const std::string& device,
                const std::function<std::string()>& problem_text, const int* candidates, int n,
-               const std::function<void(int)>& run) {
+               const std::function<double(int)>& time_run) {
   const int fallback = candidates[0];
   if (st.cache_failed) return fallback;
   try {
@@ -150,7 +151,7 @@ int first_call(RememberState& st, const remember::Library& lib, const std::strin
     if (auto stored = st.cache->answer(device, library, problem))
       return index_of(lib, *stored, fallback);
     std::vector<RememberedTiming> timings = remember::time_candidates(
-        lib, candidates, std::min(n, st.settings.candidates), run, st.settings.budget_ms);
+        lib, candidates, std::min(n, st.settings.candidates), time_run, st.settings.budget_ms);
     if (timings.empty()) return fallback;  // the budget timed none: nothing to remember
     const std::string winner = remember::winner_of(timings).config;
     for (auto& t : timings) {
@@ -160,6 +161,8 @@ int first_call(RememberState& st, const remember::Library& lib, const std::strin
       t.problem = problem;
     }
     return index_of(lib, st.cache->store(timings, winner), fallback);
+  } catch (const remember::Abort&) {
+    throw;  // the library's caller gets it; the cache is fine
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ktune: tune-and-remember cache %s; serving the selector's answers\n",
                  e.what());
@@ -217,13 +220,24 @@ int remembered(const Library& lib, const std::string& device, const Shape& shape
 int choose(const Library& lib, const std::string& device, const Shape& shape,
            const std::function<std::string()>& problem, const int* candidates, int n,
            const std::function<void(int)>& run) {
+  using Clock = std::chrono::steady_clock;
+  return choose_measured(lib, device, shape, problem, candidates, n, [&](int config) {
+    const auto t0 = Clock::now();
+    run(config);
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  });
+}
+
+int choose_measured(const Library& lib, const std::string& device, const Shape& shape,
+                    const std::function<std::string()>& problem, const int* candidates, int n,
+                    const std::function<double(int)>& time_run) {
   if (n < 1) throw std::invalid_argument("tune-and-remember: no candidate to serve");
   if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
   RememberState& st = state();
   std::lock_guard lock(st.mutex);
   // Another thread's first call of the problem may have ended while this one waited.
   if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
-  const int pick = first_call(st, lib, device, problem, candidates, n, run);
+  const int pick = first_call(st, lib, device, problem, candidates, n, time_run);
   std::unique_lock memory_lock(st.memory_mutex);
   st.memory.emplace(MemoryKey{lib.version, std::hash<std::string>()(device), shape}, pick);
   return pick;
@@ -242,6 +256,12 @@ const std::string& host_device() {
     return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
   }();
   return name;
+}
+
+std::string cuda_device(const char* name, int sm_count, int cc_major, int cc_minor) {
+  return std::string(name && *name ? name : "unknown CUDA device") + " (" +
+         std::to_string(sm_count) + " SMs, cc " + std::to_string(cc_major) + "." +
+         std::to_string(cc_minor) + ")";
 }
 
 }  // namespace remember

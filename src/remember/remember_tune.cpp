@@ -10,7 +10,7 @@
 namespace ktune::remember {
 
 std::vector<RememberedTiming> time_candidates(const Library& lib, const int* candidates, int n,
-                                              const std::function<void(int)>& run,
+                                              const std::function<double(int)>& time_run,
                                               double budget_ms) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
@@ -30,11 +30,11 @@ std::vector<RememberedTiming> time_candidates(const Library& lib, const int* can
           [&] {
             if (elapsed_ms() >= budget_ms)  // the budget is spent: stop without running
               return std::numeric_limits<double>::infinity();
-            const auto t0 = Clock::now();
-            run(config);
-            return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            return time_run(config);
           },
           policy);
+    } catch (const Abort&) {
+      throw;  // the runs cannot go on: the first call ends here
     } catch (const std::exception&) {
       continue;  // this config refused the problem: the others still compete
     }

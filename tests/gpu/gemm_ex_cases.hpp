@@ -69,13 +69,28 @@ inline DeviceCase make_case(kg::Precision q, bool ta, bool tb, int64_t m, int64_
   return d;
 }
 
+// One call of config (or the selector: gemm_ex, when config < 0) of the selector serving
+// (q, output) on the case's A and B, with C at c (device memory); false when the config refused.
+inline bool call_config(const DeviceCase& d, ktune::GemmPrecision q, ktune::GemmOutput output,
+                        int config, float alpha, float beta, void* c) {
+  const kg::Shape& s = d.shape;
+  const ktune::Trans ta = s.transa ? ktune::Trans::yes : ktune::Trans::no,
+                     tb = s.transb ? ktune::Trans::yes : ktune::Trans::no;
+  if (config >= 0)
+    return ktune::gemm_ex_config(config, q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda,
+                                 s.stride_a(), d.db, s.ldb, s.stride_b(), beta, c, s.ldc,
+                                 s.stride_c(), s.batch, nullptr);
+  ktune::gemm_ex(q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
+                 s.stride_b(), beta, c, s.ldc, s.stride_c(), s.batch, nullptr);
+  return true;
+}
+
 // One run of config (or the selector when config < 0) with C in the 16-bit type of q (output bf16
 // or fp16), C NaN-poisoned when beta == 0, guards around it; returns C's values, empty when the
 // config refused the problem.
 inline std::vector<float> run_16bit_c(const DeviceCase& d, ktune::GemmPrecision q,
                                       ktune::GemmOutput output, int config, float alpha, float beta,
                                       std::string& guard_failure) {
-  const kg::Shape& s = d.shape;
   const auto kq = kg::Precision(int(q));
   constexpr uint16_t kGuardBits = 0xBEEF;
   const uint16_t nan_bits = kq == kg::Precision::bf16 ? 0x7FC0 : 0x7E00;
@@ -85,16 +100,7 @@ inline std::vector<float> run_16bit_c(const DeviceCase& d, ktune::GemmPrecision 
   uint16_t* dc = nullptr;
   if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * 2) != cudaSuccess) return {};
   cudaMemcpy(dc, c.data(), c.size() * 2, cudaMemcpyHostToDevice);
-  const ktune::Trans ta = s.transa ? ktune::Trans::yes : ktune::Trans::no,
-                     tb = s.transb ? ktune::Trans::yes : ktune::Trans::no;
-  bool ran = true;
-  if (config < 0)
-    ktune::gemm_ex(q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
-                   s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
-  else
-    ran = ktune::gemm_ex_config(config, q, output, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda,
-                                s.stride_a(), d.db, s.ldb, s.stride_b(), beta, dc + kGuard, s.ldc,
-                                s.stride_c(), s.batch, nullptr);
+  const bool ran = call_config(d, q, output, config, alpha, beta, dc + kGuard);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaMemcpy(c.data(), dc, c.size() * 2, cudaMemcpyDeviceToHost);
   cudaFree(dc);
@@ -122,16 +128,7 @@ inline double run_case(const DeviceCase& d, ktune::GemmPrecision q, int config, 
   float* dc = nullptr;
   if (cudaMalloc(reinterpret_cast<void**>(&dc), c.size() * 4) != cudaSuccess) return 1e9;
   cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
-  const ktune::Trans ta = s.transa ? ktune::Trans::yes : ktune::Trans::no,
-                     tb = s.transb ? ktune::Trans::yes : ktune::Trans::no;
-  bool ran = true;
-  if (config < 0)
-    ktune::gemm_ex(q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(), d.db, s.ldb,
-                   s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(), s.batch, nullptr);
-  else
-    ran = ktune::gemm_ex_config(config, q, ta, tb, s.m, s.n, s.k, alpha, d.da, s.lda, s.stride_a(),
-                                d.db, s.ldb, s.stride_b(), beta, dc + kGuard, s.ldc, s.stride_c(),
-                                s.batch, nullptr);
+  const bool ran = call_config(d, q, ktune::GemmOutput::fp32, config, alpha, beta, dc + kGuard);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
   cudaFree(dc);

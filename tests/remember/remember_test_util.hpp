@@ -5,11 +5,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "ktune/remember.hpp"
 
 extern char** environ;
 
@@ -59,6 +63,22 @@ inline int wait_exit_code(pid_t pid) {
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+// A worker process's start ("NAME COUNT OUTPUT"): the count and the opened output. Returns the
+// exit code to end with (2: usage; 0: tune-and-remember is off, "off" written), or -1 to go on.
+inline int worker_start(int argc, char** argv, long& count, std::ofstream& out) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s COUNT OUTPUT\n", argv[0]);
+    return 2;
+  }
+  count = std::strtol(argv[1], nullptr, 10);
+  out.open(argv[2]);
+  if (!ktune::remember::enabled()) {
+    out << "off\n";
+    return 0;
+  }
+  return -1;
 }
 
 }  // namespace ktune_test

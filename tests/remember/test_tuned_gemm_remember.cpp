@@ -15,6 +15,7 @@
 #include "kernels/gemm/cpu/gemm_cpu_vendor_calls.hpp"
 #include "ktune/gemm.hpp"
 #include "ktune/remember.hpp"
+#include "tests/remember/remember_cache_util.hpp"
 #include "tests/remember/remember_test_util.hpp"
 
 namespace {
@@ -59,23 +60,8 @@ bool same_bits(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
 }
 
-void plant_answer(const std::string& cache, const std::string& problem, const std::string& config) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(cache.c_str(), &db), SQLITE_OK);
-  const std::string sql =
-      "UPDATE answers SET config = '" + config + "' WHERE problem = '" + problem + "'";
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  EXPECT_EQ(sqlite3_changes(db), 1);
-  sqlite3_close(db);
-}
-
-std::vector<ktune::RememberedTiming> timings_of(const std::string& cache,
-                                                const std::string& problem) {
-  std::vector<ktune::RememberedTiming> out;
-  for (auto& t : ktune::read_remembered(cache))
-    if (t.problem == problem) out.push_back(t);
-  return out;
-}
+using ktune_test::plant_answer;
+using ktune_test::timings_of;
 
 // The shell command's exit code and its output (stdout and stderr).
 std::pair<int, std::string> shell(const std::string& command) {

@@ -29,7 +29,8 @@ class CudaError : public Error {
 // "cudaErrorIllegalAddress (an illegal memory access was encountered)".
 std::string error_text(cudaError_t error);
 
-// Errors that leave the context corrupted: all later CUDA calls in the process fail.
+// Errors that leave the context corrupted: all later CUDA calls in the process fail
+// (is_sticky_error of sticky_error.hpp, which the deployed libraries use too).
 bool is_sticky(cudaError_t error);
 
 // Classifies a failed call: clears the non-sticky error state, records a sticky one, and

@@ -20,6 +20,7 @@
 #endif
 #include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/common/gemm_config.hpp"
+#include "kernels/gemm/deploy/remember_gemm.hpp"
 #include "kernels/gemm/deploy/vendor_cpu.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 #include "ktune/gemm.hpp"
@@ -99,26 +100,19 @@ int served(int pick, const Args& args) {
   const bool unsure = false;
 #endif
   if (!ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes())) return pick;
-  ktune::remember::Shape shape;
-  for (int64_t v : {int64_t(args.transa), int64_t(args.transb), args.m, args.n, args.k, args.batch})
-    shape.values[shape.count++] = v;
+  ktune::kernels::gemm::deploy::RememberKey key;
+  key.transa = args.transa, key.transb = args.transb;
+  key.m = args.m, key.n = args.n, key.k = args.k, key.batch = args.batch;
+  const ktune::remember::Shape shape = key.shape();
   const std::string& device = ktune::remember::host_device();
   if (const int known = ktune::remember::remembered(kRememberLibrary, device, shape); known >= 0)
     return known;  // the steady state: no callbacks built
   std::array<int, size_t(sel::kNumConfigs)> candidates{};
-  int n = 0;
-  candidates[size_t(n++)] = pick;
-  for (int c : sel::kSafeOrder)
-    if (c != pick) candidates[size_t(n++)] = c;
+  const int n = ktune::kernels::gemm::deploy::remember_candidates(
+      pick, sel::kSafeOrder, sel::kNumConfigs, candidates.data());
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   return ktune::remember::choose(
-      kRememberLibrary, device, shape,
-      [&] {
-        return "transa=" + std::to_string(int(args.transa)) +
-               ";transb=" + std::to_string(int(args.transb)) + ";m=" + std::to_string(args.m) +
-               ";n=" + std::to_string(args.n) + ";k=" + std::to_string(args.k) +
-               ";batch=" + std::to_string(args.batch);
-      },
+      kRememberLibrary, device, shape, [&] { return key.problem(); },
       candidates.data(), n,
       [&, scratch = std::vector<float>()](int config) mutable {
         const int64_t span = (args.batch - 1) * args.stride_c + (args.n - 1) * args.ldc + args.m;

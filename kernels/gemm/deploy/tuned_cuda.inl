@@ -2,7 +2,9 @@
 // nvcc. Included by the generated source after the selector header, with the namespace alias
 // ktune_tuned_selector naming the header's namespace. Each shipped config is parsed at compile
 // time into the template arguments of its kernel from the same headers the NVRTC sweep
-// compiles (gemm_seed.cuh, gemm_tiled.cuh), and launched with the same geometry code.
+// compiles (gemm_seed.cuh, gemm_tiled.cuh), and launched with the same geometry code. With
+// tune-and-remember on (ktune/remember.hpp), a shape the selector answers kUnsure for is timed on
+// its first call, on the GPU (remembered_or_pick, ktune/cuda/remember_cuda.hpp).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -13,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/common/cuda/call_workspace.hpp"
 #include "kernels/common/cuda/gemm_tiled.cuh"
@@ -23,9 +26,12 @@
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 #include "kernels/gemm/cuda/gemm_warp_launch.hpp"
 #include "kernels/gemm/deploy/gemm_validate.hpp"
+#include "kernels/gemm/deploy/remember_gemm.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
+#include "ktune/cuda/remember_cuda.hpp"
 #include "ktune/gemm.hpp"
+#include "ktune/remember.hpp"
 
 namespace {
 
@@ -230,6 +236,45 @@ int choose(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64
   return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
 }
 
+// The config to serve (docs/deploy.md, "Tune and remember"): the selector's pick, or with
+// tune-and-remember on and the selector unsure (or KTUNE_REMEMBER_SHAPES=all) the remembered
+// one. A first call times the pick, then the shipped safe order, on the caller's A and B into a
+// scratch copy of C (C copied in when beta != 0), on the caller's stream with CUDA events, and
+// stores the winner; the caller's C is written afterwards, once, by the config served.
+// launch(config, c) runs config with C at c (Launch::refused: it cannot). c_bytes: C's span.
+template <typename LaunchAt>
+int remembered_or_pick(const ktune::remember::Library& lib, int pick, bool unsure,
+                       const int* safe_order, const ktune::kernels::gemm::deploy::RememberKey& key,
+                       cudaStream_t stream, const void* c, size_t c_bytes, bool reads_c,
+                       LaunchAt&& launch) {
+  if (!ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes())) return pick;
+  const std::string& device = ktune::remember::cuda::current_device();  // the GPU, not the host
+  if (device.empty()) return pick;
+  const ktune::remember::Shape shape = key.shape();
+  if (const int known = ktune::remember::remembered(lib, device, shape); known >= 0)
+    return known;  // the steady state: no callbacks built
+  std::vector<int> candidates(size_t(lib.num_configs));
+  const int n = ktune::kernels::gemm::deploy::remember_candidates(pick, safe_order,
+                                                                  lib.num_configs, candidates.data());
+  return ktune::remember::cuda::choose_on_stream(
+      lib, device, shape, [&] { return key.problem(); }, candidates.data(), n, stream, c, c_bytes,
+      reads_c, [&](int config, void* scratch) { return launch(config, scratch) == Launch::ok; });
+}
+
+// Bytes from C's first element to its last, batch entries included.
+size_t c_span_bytes(long long m, long long n, long long batch, long long ldc, long long stride_c,
+                    size_t element_bytes) {
+  return size_t((batch - 1) * stride_c + (n - 1) * ldc + m) * element_bytes;
+}
+
+// The FP32 library as the tune-and-remember cache keys it (KTUNE_TUNED_VERSION: the selector's
+// hash, set by ktune_add_tuned_library).
+#ifndef KTUNE_TUNED_VERSION
+#define KTUNE_TUNED_VERSION "unversioned"
+#endif
+const ktune::remember::Library kRememberLibrary{"gemm", "cuda", KTUNE_TUNED_VERSION,
+                                                sel::kNumConfigs, sel::kConfigs};
+
 }  // namespace
 
 namespace ktune {
@@ -260,9 +305,25 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
                       stride_c,
                       reinterpret_cast<::cudaStream_t>(stream)};
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
-  // The selector's pick first; if the device refuses it, the shipped configs in the order of
-  // how widely they ran in the sweep.
-  const int pick = choose(transa, transb, m, n, k, batch);
+  // The selector's pick (or the remembered answer) first; if the device refuses it, the shipped
+  // configs in the order of how widely they ran in the sweep.
+  const int selected = choose(transa, transb, m, n, k, batch);
+#if defined(KTUNE_TUNED_HAS_UNSURE)
+  const bool unsure = selected == sel::kUnsure;
+#else
+  const bool unsure = false;
+#endif
+  ktune::kernels::gemm::deploy::RememberKey key;
+  key.transa = args.transa, key.transb = args.transb;
+  key.m = m, key.n = n, key.k = k, key.batch = batch;
+  const int pick = remembered_or_pick(
+      kRememberLibrary, selected, unsure, sel::kSafeOrder, key, args.stream, c,
+      c_span_bytes(m, n, batch, ldc, stride_c, sizeof(float)), beta != 0.0f,
+      [&](int config, void* scratch) {
+        CudaArgs at = args;
+        at.c = static_cast<float*>(scratch);
+        return kLaunchers[size_t(config)][transposes](at);
+      });
   if (kLaunchers[size_t(pick)][transposes](args) == Launch::ok) return;
   for (int index : sel::kSafeOrder) {
     if (index == pick) continue;

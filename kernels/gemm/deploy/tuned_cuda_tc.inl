@@ -24,45 +24,53 @@ namespace kg = ktune::kernels::gemm;
 constexpr int slot_precision(int slot) { return slot <= 3 ? slot : slot - 2; }
 constexpr bool slot_c16(int slot) { return slot >= 4; }
 
-// The selector of slot SLOT, or none.
+// The selector of slot SLOT, or none. kUnsure: the header's, -1 when it states no kUnsure rule;
+// kVersion: its hash (tune and remember keys its answers by both, per selector).
 template <int SLOT>
 struct TcSelector {
+  static constexpr int kSlot = SLOT;
   static constexpr int kNumConfigs = 0;
   static constexpr const char* const* kConfigs = nullptr;
   static constexpr int kBaseline = -1;
   static constexpr const int* kSafeOrder = nullptr;
+  static constexpr int kUnsure = -1;
+  static constexpr const char* kVersion = "";
   static int select(long long, long long, long long, long long, long long, long long) { return -1; }
 };
 
 // A selector trained on one precision's dataset takes the precision as its seventh argument
 // (the variadic tail); one trained on 16-bit-C rows (a constant c16 column) also c16 = 1 as its
-// eighth.
-#define KTUNE_TC_SELECTOR(SLOT, NS, ...)                                                 \
+// eighth. NAME: its NAMED_SELECTORS name in capitals (KTUNE_TUNED_UNSURE_<NAME> and
+// KTUNE_TUNED_VERSION_<NAME> come with the selector, cmake/KtuneTunedLibrary.cmake).
+#define KTUNE_TC_SELECTOR(SLOT, NS, NAME, ...)                                           \
   template <>                                                                            \
   struct TcSelector<SLOT> {                                                              \
+    static constexpr int kSlot = SLOT;                                                   \
     static constexpr int kNumConfigs = NS::kNumConfigs;                                  \
     static constexpr const char* const* kConfigs = NS::kConfigs;                         \
     static constexpr int kBaseline = NS::kBaseline;                                      \
     static constexpr const int* kSafeOrder = NS::kSafeOrder;                             \
+    static constexpr int kUnsure = KTUNE_TUNED_UNSURE_##NAME;                            \
+    static constexpr const char* kVersion = KTUNE_TUNED_VERSION_##NAME;                  \
     static int select(long long ta, long long tb, long long m, long long n, long long k, \
                       long long batch) {                                                 \
       return NS::select(ta, tb, m, n, k, batch, __VA_ARGS__);                            \
     }                                                                                    \
   };
 #ifdef KTUNE_TUNED_SELECTOR_TF32
-KTUNE_TC_SELECTOR(1, ktune_tuned_selector_tf32, 1)
+KTUNE_TC_SELECTOR(1, ktune_tuned_selector_tf32, TF32, 1)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_BF16
-KTUNE_TC_SELECTOR(2, ktune_tuned_selector_bf16, 2)
+KTUNE_TC_SELECTOR(2, ktune_tuned_selector_bf16, BF16, 2)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_FP16
-KTUNE_TC_SELECTOR(3, ktune_tuned_selector_fp16, 3)
+KTUNE_TC_SELECTOR(3, ktune_tuned_selector_fp16, FP16, 3)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_BF16_C16
-KTUNE_TC_SELECTOR(4, ktune_tuned_selector_bf16_c16, 2, 1)
+KTUNE_TC_SELECTOR(4, ktune_tuned_selector_bf16_c16, BF16_C16, 2, 1)
 #endif
 #ifdef KTUNE_TUNED_SELECTOR_FP16_C16
-KTUNE_TC_SELECTOR(5, ktune_tuned_selector_fp16_c16, 3, 1)
+KTUNE_TC_SELECTOR(5, ktune_tuned_selector_fp16_c16, FP16_C16, 3, 1)
 #endif
 #undef KTUNE_TC_SELECTOR
 
@@ -359,6 +367,39 @@ const int* tc_safe_order(int slot) {
   return with_slot(slot, [](auto s) { return decltype(s)::kSafeOrder; });
 }
 
+// The config gemm_ex serves: the pick, or the remembered answer (remembered_or_pick of
+// tuned_cuda.inl). The cache keys each (precision, C type) apart, "cuda-<precision>[-c16]" with
+// the serving selector's hash, and the problem by the family's key with precision (and c16).
+int tc_served(int slot, int pick, const TcArgs& g) {
+  return with_slot(slot, [&](auto selector) {
+    using S = decltype(selector);
+    if constexpr (S::kNumConfigs == 0) {
+      return pick;
+    } else {
+      constexpr int prec = slot_precision(S::kSlot);
+      static const char* const kBackends[2][4] = {
+          {"", "cuda-tf32", "cuda-bf16", "cuda-fp16"}, {"", "", "cuda-bf16-c16", "cuda-fp16-c16"}};
+      // One library per C type: a precision without its 16-bit-C selector serves both.
+      static const ktune::remember::Library libraries[2] = {
+          {"gemm", kBackends[0][prec], S::kVersion, S::kNumConfigs, S::kConfigs},
+          {"gemm", kBackends[1][prec], S::kVersion, S::kNumConfigs, S::kConfigs}};
+      ktune::kernels::gemm::deploy::RememberKey key;
+      key.transa = g.transa, key.transb = g.transb;
+      key.m = g.m, key.n = g.n, key.k = g.k, key.batch = g.batch;
+      key.precision = prec;
+      key.c16 = g.c16;
+      return remembered_or_pick(
+          libraries[g.c16 ? 1 : 0], pick, S::kUnsure >= 0 && pick == S::kUnsure, S::kSafeOrder,
+          key, g.stream, g.c, c_span_bytes(g.m, g.n, g.batch, g.ldc, g.stride_c, output_bytes(g)),
+          g.beta != 0.0f, [&](int config, void* scratch) {
+            TcArgs at = g;
+            at.c = scratch;
+            return tc_launch_of<S::kSlot>(config, at);
+          });
+    }
+  });
+}
+
 const char* output_text(ktune::GemmOutput output) {
   return output == ktune::GemmOutput::fp32   ? "fp32"
          : output == ktune::GemmOutput::bf16 ? "bf16"
@@ -456,9 +497,10 @@ void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans tra
                   stride_a, b, ldb, stride_b, beta, c, ldc, stride_c, batch, stream, args, slot))
     return;
   const int prec = int(precision);
-  // The selector's pick first; if the device refuses it (wgmma: operands off TMA's 16-byte grid,
-  // another device), the shipped configs in the order of how widely they ran in the sweep.
-  const int pick = tc_choose(slot, args);
+  // The selector's pick (or the remembered answer) first; if the device refuses it (wgmma:
+  // operands off TMA's 16-byte grid, another device), the shipped configs in the order of how
+  // widely they ran in the sweep.
+  const int pick = tc_served(slot, tc_choose(slot, args), args);
   if (tc_launch(slot, pick, args) == Launch::ok) return;
   const int* order = tc_safe_order(slot);
   for (int i = 0; i < tc_num_configs(slot); ++i) {

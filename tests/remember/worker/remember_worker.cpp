@@ -4,23 +4,15 @@
 // writes "shape answer runs" per line to the output file ("off" when tune-and-remember is off).
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 
 #include "tests/remember/fake_library.hpp"
+#include "tests/remember/remember_test_util.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: remember_worker COUNT OUTPUT\n");
-    return 2;
-  }
-  const long count = std::strtol(argv[1], nullptr, 10);
-  std::ofstream out(argv[2]);
-  if (!ktune::remember::enabled()) {
-    out << "off\n";
-    return 0;
-  }
+  long count = 0;
+  std::ofstream out;
+  if (const int code = ktune_test::worker_start(argc, argv, count, out); code >= 0) return code;
   const unsigned salt = unsigned(getpid());
   for (long s = 0; s < count; ++s) {
     int runs = 0;

@@ -1,0 +1,50 @@
+#pragma once
+// Tune and remember in the GEMM libraries (deploy/tuned_cpu.inl, tuned_cuda.inl,
+// tuned_cuda_tc.inl): a problem's in-memory shape and its cache key, which is the GEMM family's
+// problem key as the sweep writes it (precision and c16 only where they are not FP32), so that
+// `ktune import --remembered` rows join the sweep's datasets; and a first call's candidates.
+// C++17, no ktune library.
+#include <cstdint>
+#include <string>
+
+#include "ktune/remember.hpp"
+
+namespace ktune::kernels::gemm::deploy {
+
+// precision: 0 FP32 (ktune::gemm), 1 tf32, 2 bf16, 3 fp16 (ktune::gemm_ex); c16: C in the
+// inputs' 16-bit type.
+struct RememberKey {
+  bool transa = false, transb = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int precision = 0;
+  bool c16 = false;
+
+  ktune::remember::Shape shape() const {
+    ktune::remember::Shape s;
+    for (int64_t v :
+         {int64_t(transa), int64_t(transb), m, n, k, batch, int64_t(precision), int64_t(c16)})
+      s.values[s.count++] = v;
+    return s;
+  }
+  std::string problem() const {
+    std::string key = "transa=" + std::to_string(int(transa)) +
+                      ";transb=" + std::to_string(int(transb)) + ";m=" + std::to_string(m) +
+                      ";n=" + std::to_string(n) + ";k=" + std::to_string(k) +
+                      ";batch=" + std::to_string(batch);
+    if (precision != 0) key += ";precision=" + std::to_string(precision);
+    if (c16) key += ";c16=1";
+    return key;
+  }
+};
+
+// A first call's candidates: the selector's pick, then the shipped safe order (a permutation of
+// the num_configs configs) without it. out holds num_configs entries; returns how many it got.
+inline int remember_candidates(int pick, const int* safe_order, int num_configs, int* out) {
+  int n = 0;
+  out[n++] = pick;
+  for (int i = 0; i < num_configs && n < num_configs; ++i)
+    if (safe_order[i] != pick) out[n++] = safe_order[i];
+  return n;
+}
+
+}  // namespace ktune::kernels::gemm::deploy
