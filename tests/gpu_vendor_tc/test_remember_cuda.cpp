@@ -247,7 +247,9 @@ TEST(TunedGemmRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
     outputs.push_back(ktune_test::fresh_path("cuda-worker" + std::to_string(w) + ".txt"));
     pids.push_back(
         ktune_test::spawn({KTUNE_REMEMBER_CUDA_WORKER, std::to_string(shapes), outputs.back()},
-                          {"KTUNE_REMEMBER=" + cache, "KTUNE_REMEMBER_BUDGET_MS=40"}));
+                          {"KTUNE_REMEMBER=" + cache, "KTUNE_REMEMBER_BUDGET_MS=40",
+                           // every shape tuned: the workers' shapes need not be unsure ones
+                           "KTUNE_REMEMBER_SHAPES=all"}));
   }
   for (pid_t pid : pids) ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
   const auto first = worker_hashes(outputs[0]), second = worker_hashes(outputs[1]);
