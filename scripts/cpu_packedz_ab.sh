@@ -10,8 +10,8 @@
 # pa = 1, the whole space for shapes with transa = 1, whose A the kernel always packs), TIMING
 # (default "--warmups 0 --min-reps 2 --rep-budget-ms 10", the sweeps' of results/amd-epyc-2c),
 # STORE_DIR (default /tmp/ktune-packedz-ab). OpenBLAS runs its native kernel (OPENBLAS_CORETYPE
-# and OPENBLAS_L2_SIZE unset for the bench commands), OMP_NUM_THREADS=2. The log records the
-# load average around each part.
+# and OPENBLAS_L2_SIZE unset for the bench commands), OMP_NUM_THREADS=THREADS (default 2). The
+# log records the load average around each part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ $# -ge 4 ]] || { echo "usage: $0 OUT_DIR BEFORE_KTUNE AFTER_KTUNE WORKLOAD.csv..." >&2; exit 2; }
@@ -21,6 +21,7 @@ shards=${SHARDS:-3}
 timing=${TIMING:---warmups 0 --min-reps 2 --rep-budget-ms 10}
 stores=${STORE_DIR:-/tmp/ktune-packedz-ab}
 configs=${CONFIGS:-kind:packedz}
+threads=${THREADS:-2}
 if [[ $configs == pa1 ]]; then
   list=()
   for tile in 16x12 32x6 32x8 32x12 48x8 64x6; do
@@ -36,8 +37,11 @@ if [[ $configs == pa1 ]]; then
 fi
 mkdir -p "$out" "$stores"
 log=$out/sweep.log
-bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=2 "$@"; }
-echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD); before $before, after $after; shards $shards; timing $timing; configs ${CONFIGS:-kind:packedz}" | tee -a "$log"
+bench() { env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS="$threads" "$@"; }
+echo "# $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD); before $before, after $after; shards $shards; threads $threads; timing $timing; configs ${CONFIGS:-kind:packedz}" | tee -a "$log"
+# awk reads all the output (grep -m1 would end the pipe early: SIGPIPE under pipefail).
+core=$(bench OPENBLAS_VERBOSE=2 "$after" bench --help 2>&1 | awk '/^Core:/ && !n++')
+echo "# OpenBLAS ${core:-core: not reported}; CPU: $(python3 scripts/cpu_model.py)" | tee -a "$log"
 for w in "$@"; do
   name=$(basename "$w" .csv)
   for ((i = 0; i < shards; i++)); do
