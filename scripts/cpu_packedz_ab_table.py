@@ -5,7 +5,9 @@ oneDNN, each ratio against the vendor rows of that side's own run; then per work
 geometric mean, the time-weighted ratio (sum of vendor times / sum of oracle times) and the
 shapes below 0.8x and 0.9x. Markdown on stdout; --csv writes one row per shape.
   scripts/cpu_packedz_ab_table.py DIR WORKLOAD... [--csv OUT]
-DIR holds <workload>-before.csv.gz and <workload>-after.csv.gz (ktune export --format csv)."""
+DIR holds <workload>-before.csv.gz and <workload>-after.csv.gz (ktune export --format csv).
+--scaling ONE TWO: instead, per shape the after side's packedz oracle and oneDNN at one thread
+(workload ONE) and two (TWO), and each one's two-thread speedup."""
 import argparse
 import csv
 import gzip
@@ -16,6 +18,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("dir")
 parser.add_argument("workloads", nargs="+")
 parser.add_argument("--csv")
+parser.add_argument("--scaling", nargs=2, metavar=("ONE", "TWO"))
 args = parser.parse_args()
 
 
@@ -52,6 +55,16 @@ def summary(ratios, vendor_ms, own_ms):
     tw = sum(vendor_ms) / sum(own_ms)
     return gm, tw, sum(r < 0.8 for r in ratios), sum(r < 0.9 for r in ratios), min(ratios)
 
+
+if args.scaling:
+    one, two = (read(os.path.join(args.dir, f"{w}-after.csv.gz")) for w in args.scaling)
+    print("| shape | packedz 1 thread ms | 2 threads ms | speedup | oneDNN 1 thread ms | 2 threads ms | speedup |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for p in sorted(two, key=lambda p: one[p]["packedz"][0]):
+        a, b = one[p]["packedz"][0], two[p]["packedz"][0]
+        c, d = one[p]["onednn"], two[p]["onednn"]
+        print(f"| {shape(p)} | {a:.3f} | {b:.3f} | {a / b:.2f} | {c:.3f} | {d:.3f} | {c / d:.2f} |")
+    raise SystemExit(0)
 
 rows = []
 print("| workload | shape | before: packedz / oneDNN | / faster vendor | after: packedz / oneDNN | / faster vendor | after / before (own time) | after's best config |")
