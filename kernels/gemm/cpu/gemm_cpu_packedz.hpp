@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "kernels/common/cpu/gemm_cpu_packed.hpp"
+#include "kernels/gemm/cpu/gemm_cpu_packedz_pack.hpp"
 
 namespace ktune::kernels::gemm::cpu {
 
@@ -144,7 +145,10 @@ void gemm_solo_z(const Args& g, const Blocking& bl, bool pack_a, bool pack_b) {
       for (int64_t ic = 0; ic < g.m; ic += bl.mc) {
         const int mb = int(std::min<int64_t>(bl.mc, g.m - ic));
         const int64_t a_panels = (mb + MR - 1) / MR;
-        if (pack_a) pack_a_block<MR, TA>(g.a, g.lda, ic, pc, mb, kb, 0, a_panels, apack);
+        if constexpr (TA)
+          pack_a_block_t<MR>(g.a, g.lda, ic, pc, mb, kb, apack);  // 16x16 transposes
+        else if (pack_a)
+          pack_a_block<MR, TA>(g.a, g.lda, ic, pc, mb, kb, 0, a_panels, apack);
         for (int64_t jp = 0; jp < panels; ++jp) {
           const int jr = int(jp) * NR;
           const int cols = std::min(NR, nb - jr);
