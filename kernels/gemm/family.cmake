@@ -19,7 +19,7 @@ if(KTUNE_FAMILY_CUDA_TARGET)
   ktune_add_cuda_aot_check(gemm ${KTUNE_FAMILY_DIR}/cuda/aot_check_wgmma.cu _wgmma 90a)
 endif()
 ktune_family_deploy_files(
-  SOURCES cpu/gemm_cpu_packedz.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp cuda/gemm_warp.cuh
+  SOURCES cpu/gemm_cpu_packedz.hpp cpu/gemm_cpu_packedz_pack.hpp cuda/gemm_seed.cuh cuda/gemm_seed_launch.hpp cuda/gemm_warp.cuh
           cuda/gemm_warp_launch.hpp cuda/gemm_mma.cuh cuda/gemm_mma_launch.hpp
           cuda/gemm_wgmma.cuh cuda/gemm_wgmma_launch.hpp cuda/gemm_out16.cuh
           deploy/gemm_validate.hpp gemm_vendor_config.hpp cpu/gemm_cpu_vendor_calls.hpp
