@@ -167,10 +167,11 @@ class CallScratch {
   }
   void* get(size_t bytes) {
     if (used_ == kSlots) throw std::logic_error("ktune::conv2d_ex: more scratch than kSlots");
-    const int slot = used_++;
-    return held_[size_t(slot)]
-        .emplace(bytes, stream_, library_pool(), kKernelSlot + 1 + slot)
-        .data();
+    void* data = held_[size_t(used_)]
+                     .emplace(bytes, stream_, library_pool(), kKernelSlot + 1 + used_)
+                     .data();
+    ++used_;  // after the emplace: a throwing one leaves no empty slot for release_all()
+    return data;
   }
   void* transient(size_t bytes) {
     transient_.push_back(acquire((bytes + 3) / 4, stream_));
