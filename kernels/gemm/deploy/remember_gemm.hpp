@@ -37,6 +37,12 @@ struct RememberKey {
   }
 };
 
+// Elements from C's first to its last, batch entries included: what a first call's scratch C
+// holds (column-major C, leading dimension ldc, batch stride stride_c).
+inline int64_t c_span_elements(int64_t m, int64_t n, int64_t batch, int64_t ldc, int64_t stride_c) {
+  return (batch - 1) * stride_c + (n - 1) * ldc + m;
+}
+
 // A first call's candidates: the selector's pick, then the shipped safe order (a permutation of
 // the num_configs configs) without it. out holds num_configs entries; returns how many it got.
 inline int remember_candidates(int pick, const int* safe_order, int num_configs, int* out) {

@@ -18,8 +18,8 @@
 #if defined(__AVX512F__)
 #include "kernels/gemm/cpu/gemm_cpu_packedz.hpp"
 #endif
-#include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/common/gemm_config.hpp"
+#include "kernels/gemm/deploy/gemm_validate.hpp"
 #include "kernels/gemm/deploy/remember_gemm.hpp"
 #include "kernels/gemm/deploy/vendor_cpu.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
@@ -112,10 +112,10 @@ int served(int pick, const Args& args) {
       pick, sel::kSafeOrder, sel::kNumConfigs, candidates.data());
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   return ktune::remember::choose(
-      kRememberLibrary, device, shape, [&] { return key.problem(); },
-      candidates.data(), n,
+      kRememberLibrary, device, shape, [&] { return key.problem(); }, candidates.data(), n,
       [&, scratch = std::vector<float>()](int config) mutable {
-        const int64_t span = (args.batch - 1) * args.stride_c + (args.n - 1) * args.ldc + args.m;
+        const int64_t span = ktune::kernels::gemm::deploy::c_span_elements(
+            args.m, args.n, args.batch, args.ldc, args.stride_c);
         if (scratch.empty()) {  // C as the caller passed it, so that beta reads real values
           scratch.assign(size_t(span), 0.f);
           if (args.beta != 0.f) std::copy(args.c, args.c + span, scratch.begin());

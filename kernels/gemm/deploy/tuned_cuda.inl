@@ -254,8 +254,8 @@ int remembered_or_pick(const ktune::remember::Library& lib, int pick, bool unsur
   if (const int known = ktune::remember::remembered(lib, device, shape); known >= 0)
     return known;  // the steady state: no callbacks built
   std::vector<int> candidates(size_t(lib.num_configs));
-  const int n = ktune::kernels::gemm::deploy::remember_candidates(pick, safe_order,
-                                                                  lib.num_configs, candidates.data());
+  const int n = ktune::kernels::gemm::deploy::remember_candidates(pick, safe_order, lib.num_configs,
+                                                                  candidates.data());
   return ktune::remember::cuda::choose_on_stream(
       lib, device, shape, [&] { return key.problem(); }, candidates.data(), n, stream, c, c_bytes,
       reads_c, [&](int config, void* scratch) { return launch(config, scratch) == Launch::ok; });
@@ -264,7 +264,8 @@ int remembered_or_pick(const ktune::remember::Library& lib, int pick, bool unsur
 // Bytes from C's first element to its last, batch entries included.
 size_t c_span_bytes(long long m, long long n, long long batch, long long ldc, long long stride_c,
                     size_t element_bytes) {
-  return size_t((batch - 1) * stride_c + (n - 1) * ldc + m) * element_bytes;
+  return size_t(ktune::kernels::gemm::deploy::c_span_elements(m, n, batch, ldc, stride_c)) *
+         element_bytes;
 }
 
 // The FP32 library as the tune-and-remember cache keys it (KTUNE_TUNED_VERSION: the selector's
@@ -316,14 +317,14 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
   ktune::kernels::gemm::deploy::RememberKey key;
   key.transa = args.transa, key.transb = args.transb;
   key.m = m, key.n = n, key.k = k, key.batch = batch;
-  const int pick = remembered_or_pick(
-      kRememberLibrary, selected, unsure, sel::kSafeOrder, key, args.stream, c,
-      c_span_bytes(m, n, batch, ldc, stride_c, sizeof(float)), beta != 0.0f,
-      [&](int config, void* scratch) {
-        CudaArgs at = args;
-        at.c = static_cast<float*>(scratch);
-        return kLaunchers[size_t(config)][transposes](at);
-      });
+  const int pick =
+      remembered_or_pick(kRememberLibrary, selected, unsure, sel::kSafeOrder, key, args.stream, c,
+                         c_span_bytes(m, n, batch, ldc, stride_c, sizeof(float)), beta != 0.0f,
+                         [&](int config, void* scratch) {
+                           CudaArgs at = args;
+                           at.c = static_cast<float*>(scratch);
+                           return kLaunchers[size_t(config)][transposes](at);
+                         });
   if (kLaunchers[size_t(pick)][transposes](args) == Launch::ok) return;
   for (int index : sel::kSafeOrder) {
     if (index == pick) continue;
