@@ -81,8 +81,8 @@ void gemm_ex(GemmPrecision precision, GemmOutput output, Trans transa, Trans tra
 // The same call with shipped config `config` instead of the selector's pick, no fallback: for tests
 // of every shipped config and for reports. `config` is an index into the configs of the selector
 // that serves (precision, output): tuned_gemm_ex_info_cuda(precision, output) (the FP32-C form:
-// tuned_gemm_ex_info_cuda(precision)). Returns false when the device refuses that config for the
-// problem (nothing written then).
+// tuned_gemm_ex_info_cuda(precision); fp32 with FP32 C: the FP32 library's, tuned_gemm_info_cuda).
+// Returns false when the device refuses that config for the problem (nothing written then).
 bool gemm_ex_config(int config, GemmPrecision precision, Trans transa, Trans transb, int64_t m,
                     int64_t n, int64_t k, float alpha, const void* a, int64_t lda, int64_t stride_a,
                     const void* b, int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,

@@ -127,6 +127,17 @@ TEST(TunedGemmEx, BadArgumentsAndUnshippedPrecisionsThrowBeforeTouchingTheDevice
     if (ktune::tuned_gemm_ex_info_cuda(q).num_configs > 0) continue;
     EXPECT_TRUE(contains(call(q, 8, 8, fake, fake_c, 1, 64), "ships no")) << int(q);
   }
+  // gemm_ex_config's FP32 form serves the FP32 library's configs, arguments checked as gemm's.
+  const int fp32_configs = ktune::tuned_gemm_info_cuda().num_configs;
+  auto fp32_config = [&](int config, int64_t lda) {
+    return error_of([&] {
+      ktune::gemm_ex_config(config, GemmPrecision::fp32, N, N, 8, 8, 8, 1, fake, lda, 64, fake, 8,
+                            64, 0, fake_c, 8, 64, 1, nullptr);
+    });
+  };
+  EXPECT_TRUE(contains(fp32_config(fp32_configs, 8), "shipped fp32 configs"));
+  EXPECT_TRUE(contains(fp32_config(-1, 8), "config -1"));
+  EXPECT_TRUE(contains(fp32_config(0, 7), "lda = 7"));
   EXPECT_TRUE(contains(error_of([&] {
                          ktune::gemm_ex_config(999, shipped, N, N, 8, 8, 8, 1, fake, 8, 64, fake, 8,
                                                64, 0, fake_c, 8, 64, 1, nullptr);
@@ -159,6 +170,25 @@ TEST(TunedGemmEx, EveryShippedConfigMatchesTheReference) {
       check_shipped(q, ShippedCase{33, 17, 41, 1, 1, 0, false}, false, true);
   }
   EXPECT_GT(ran, 0u);
+}
+
+// The FP32 library's shipped configs (ktune::gemm's selector: its own kinds and, with the
+// default `vendors` header, cuBLAS's SGEMM) through gemm_ex_config's FP32 form, on the cases
+// above: each within the FP32 bound, guards intact, each config run at least once.
+TEST(TunedGemmEx, EveryShippedFp32ConfigMatchesTheReference) {
+  if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
+  const ktune::TunedGemmInfo& info = ktune::tuned_gemm_ex_info_cuda(GemmPrecision::fp32);
+  ASSERT_GT(info.num_configs, 0);
+  std::set<std::string> ran_once;
+  for (const ShippedCase& c :
+       {ShippedCase{77, 45, 70, 2, 1, 0, true}, ShippedCase{300, 260, 264, 3, 0.5f, 2, true},
+        ShippedCase{512, 512, 512, 1, 1, 0, true}}) {
+    const std::vector<std::string> names = check_shipped(GemmPrecision::fp32, c, true, false);
+    ran_once.insert(names.begin(), names.end());
+  }
+  for (int config = 0; config < info.num_configs; ++config)
+    EXPECT_TRUE(ran_once.count(info.configs[config])) << info.configs[config] << " never ran";
+  check_shipped(GemmPrecision::fp32, ShippedCase{33, 17, 41, 1, 1, 0, false}, false, true);
 }
 
 // BLAS: alpha == 0 or k == 0 reads neither A nor B (their NaN must not reach C); beta == 0

@@ -276,6 +276,36 @@ size_t c_span_bytes(long long m, long long n, long long batch, long long ldc, lo
 const ktune::remember::Library kRememberLibrary{"gemm", "cuda", KTUNE_TUNED_VERSION,
                                                 sel::kNumConfigs, sel::kConfigs};
 
+CudaArgs cuda_args(ktune::Trans transa, ktune::Trans transb, int64_t m, int64_t n, int64_t k,
+                   float alpha, const float* a, int64_t lda, int64_t stride_a, const float* b,
+                   int64_t ldb, int64_t stride_b, float beta, float* c, int64_t ldc,
+                   int64_t stride_c, int64_t batch, cudaStream_t stream) {
+  return {transa == ktune::Trans::yes,
+          transb == ktune::Trans::yes,
+          m,
+          n,
+          k,
+          batch,
+          alpha,
+          beta,
+          a,
+          lda,
+          stride_a,
+          b,
+          ldb,
+          stride_b,
+          c,
+          ldc,
+          stride_c,
+          reinterpret_cast<::cudaStream_t>(stream)};
+}
+
+// Shipped config `config` on the problem, no fallback: gemm_ex_config's FP32 form (in
+// tuned_cuda_tc.inl, the same translation unit), for tests of every shipped config.
+Launch launch_fp32_config(int config, const CudaArgs& args) {
+  return kLaunchers[size_t(config)][size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0))](args);
+}
+
 }  // namespace
 
 namespace ktune {
@@ -287,24 +317,8 @@ void gemm_strided_batched(Trans transa, Trans transb, int64_t m, int64_t n, int6
   kernels::gemm::deploy::check_gemm_arguments("ktune::gemm", transa, transb, m, n, k, a, lda,
                                               stride_a, b, ldb, stride_b, c, ldc, stride_c, batch);
   if (m == 0 || n == 0 || batch == 0) return;
-  const CudaArgs args{transa == Trans::yes,
-                      transb == Trans::yes,
-                      m,
-                      n,
-                      k,
-                      batch,
-                      alpha,
-                      beta,
-                      a,
-                      lda,
-                      stride_a,
-                      b,
-                      ldb,
-                      stride_b,
-                      c,
-                      ldc,
-                      stride_c,
-                      reinterpret_cast<::cudaStream_t>(stream)};
+  const CudaArgs args = cuda_args(transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb,
+                                  stride_b, beta, c, ldc, stride_c, batch, stream);
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   // The selector's pick (or the remembered answer) first; if the device refuses it, the shipped
   // configs in the order of how widely they ran in the sweep.

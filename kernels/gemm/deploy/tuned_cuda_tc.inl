@@ -377,8 +377,8 @@ int tc_served(int slot, int pick, const TcArgs& g) {
       return pick;
     } else {
       constexpr int prec = slot_precision(S::kSlot);
-      static const char* const kBackends[2][4] = {
-          {"", "cuda-tf32", "cuda-bf16", "cuda-fp16"}, {"", "", "cuda-bf16-c16", "cuda-fp16-c16"}};
+      static const char* const kBackends[2][4] = {{"", "cuda-tf32", "cuda-bf16", "cuda-fp16"},
+                                                  {"", "", "cuda-bf16-c16", "cuda-fp16-c16"}};
       // One library per C type: a precision without its 16-bit-C selector serves both.
       static const ktune::remember::Library libraries[2] = {
           {"gemm", kBackends[0][prec], S::kVersion, S::kNumConfigs, S::kConfigs},
@@ -389,8 +389,8 @@ int tc_served(int slot, int pick, const TcArgs& g) {
       key.precision = prec;
       key.c16 = g.c16;
       return remembered_or_pick(
-          libraries[g.c16 ? 1 : 0], pick, S::kUnsure >= 0 && pick == S::kUnsure, S::kSafeOrder,
-          key, g.stream, g.c, c_span_bytes(g.m, g.n, g.batch, g.ldc, g.stride_c, output_bytes(g)),
+          libraries[g.c16 ? 1 : 0], pick, S::kUnsure >= 0 && pick == S::kUnsure, S::kSafeOrder, key,
+          g.stream, g.c, c_span_bytes(g.m, g.n, g.batch, g.ldc, g.stride_c, output_bytes(g)),
           g.beta != 0.0f, [&](int config, void* scratch) {
             TcArgs at = g;
             at.c = scratch;
@@ -525,6 +525,21 @@ bool gemm_ex_config(int config, GemmPrecision precision, GemmOutput output, Tran
                     int64_t lda, int64_t stride_a, const void* b, int64_t ldb, int64_t stride_b,
                     float beta, void* c, int64_t ldc, int64_t stride_c, int64_t batch,
                     cudaStream_t stream) {
+  if (precision == GemmPrecision::fp32 && output == GemmOutput::fp32) {  // the FP32 library's
+    const auto *fa = static_cast<const float*>(a), *fb = static_cast<const float*>(b);
+    auto* fc = static_cast<float*>(c);
+    kg::deploy::check_gemm_arguments("ktune::gemm_ex_config", transa, transb, m, n, k, fa, lda,
+                                     stride_a, fb, ldb, stride_b, fc, ldc, stride_c, batch);
+    const int shipped = tuned_gemm_info_cuda().num_configs;
+    if (config < 0 || config >= shipped)
+      kg::deploy::argument_error("ktune::gemm_ex_config",
+                                 "config " + std::to_string(config) + " is not one of the " +
+                                     std::to_string(shipped) + " shipped fp32 configs");
+    if (m == 0 || n == 0 || batch == 0) return true;
+    return launch_fp32_config(
+               config, cuda_args(transa, transb, m, n, k, alpha, fa, lda, stride_a, fb, ldb,
+                                 stride_b, beta, fc, ldc, stride_c, batch, stream)) == Launch::ok;
+  }
   TcArgs args{};
   int slot = 0;
   if (!tc_prepare("ktune::gemm_ex_config", precision, output, transa, transb, m, n, k, alpha, a,
