@@ -3,14 +3,14 @@
 # headers) on the held-out ViT workload (workloads/gemm/vit.csv) against cuBLAS and cuBLASLt #0,
 # per precision tf32, bf16 and fp32: (a) plain; (b) with KTUNE_REMEMBER in its steady state (a
 # first process fills a fresh cache, a second one is timed, serving the cache's answers); then
-# plain again (the card's drift over the precision's runs). The shipped FP32 header states no
-# kUnsure rule, so fp32 tunes every shape (KTUNE_REMEMBER_SHAPES=all); tf32 and bf16 only the
-# shapes their selectors are unsure of. Last, the first-call costs (remember_overhead_cuda).
+# plain again (the card's drift over the precision's runs). SHAPES (KTUNE_REMEMBER_SHAPES: unsure,
+# the default, or all) says which shapes a first call tunes; a header without a kUnsure rule
+# tunes none unless all. Last, the first-call costs (remember_overhead_cuda).
 # First (TESTS=0 skips it) the GPU tests of the CUDA vendor-wins libraries, tune and remember
 # among them (ktune_gpu_vendor_tc_tests: TunedGemmRememberCuda.*; ktune_gpu_vendor_tests).
 # Writes small CSVs, logs and the caches into OUT_DIR; scripts/gpu_remember_runjson.py OUT_DIR
 # (run where the results are committed) adds the tables and run.json.
-#   SYSROOT=... [W=/tmp/rv] [TESTS=0] scripts/gpu_remember_vit.sh OUT_DIR
+#   SYSROOT=... [W=/tmp/rv] [TESTS=0] [SHAPES=all] scripts/gpu_remember_vit.sh OUT_DIR
 # Expected: ~3-5 min cold build, ~1 min of tests, then ~1.5-2 min of runs.
 set -uo pipefail
 out=${1:?usage: gpu_remember_vit.sh OUT_DIR}
@@ -53,8 +53,8 @@ bench() {  # NAME WORKLOAD [VAR=value ...]
 }
 for p in tf32 bf16 fp32; do
   workload=workloads/gemm/vit.csv
-  shapes=unsure
-  [ "$p" = fp32 ] && shapes=all || workload="$workload@$p"
+  shapes=${SHAPES:-unsure}
+  [ "$p" = fp32 ] || workload="$workload@$p"
   cache=$out/remember-$p.sqlite
   rm -f "$cache" "$cache-wal" "$cache-shm"
   stamp "$p: plain, fill, remembered, plain again"
