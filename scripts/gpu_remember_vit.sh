@@ -10,12 +10,12 @@
 # among them (ktune_gpu_vendor_tc_tests: TunedGemmRememberCuda.*; ktune_gpu_vendor_tests).
 # Writes small CSVs, logs and the caches into OUT_DIR; scripts/gpu_remember_runjson.py OUT_DIR
 # (run where the results are committed) adds the tables and run.json.
-#   SYSROOT=... [W=/tmp/rv] [TESTS=0] [SHAPES=all] scripts/gpu_remember_vit.sh OUT_DIR
+#   SYSROOT=... [W=/tmp/rv] [B=$W/build] [TESTS=0] [SHAPES=all] scripts/gpu_remember_vit.sh OUT_DIR
 # Expected: ~3-5 min cold build, ~1 min of tests, then ~1.5-2 min of runs.
 set -uo pipefail
 out=${1:?usage: gpu_remember_vit.sh OUT_DIR}
 W=${W:-/tmp/rv}
-B=$W/build
+B=${B:-$W/build}  # B: an existing build dir (e.g. of another script) is reused
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out" "$W"
 stamp() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/phases.log"; }
