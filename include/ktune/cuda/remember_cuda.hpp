@@ -153,11 +153,12 @@ class StreamTrials {
       int device = 0, l2 = 0;
       if (cudaGetDevice(&device) == cudaSuccess &&
           cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess && l2 > 0 &&
-          cudaMalloc(&flush_, 2 * size_t(l2)) == cudaSuccess)
+          cudaMalloc(&flush_, 2 * size_t(l2)) == cudaSuccess) {
         flush_bytes_ = 2 * size_t(l2);
-      else
+      } else {
         flush_ = nullptr;
-      (void)cudaGetLastError();
+        (void)cudaGetLastError();
+      }
     }
     if (flush_ &&
         cudaMemsetAsync(flush_, flush_round_++ & 0xff, flush_bytes_, stream_) != cudaSuccess) {
