@@ -100,6 +100,20 @@ struct Abort : std::runtime_error {
 // library calls before building choose()'s callbacks.
 int remembered(const Library& lib, const std::string& device, const Shape& shape);
 
+// A first call's candidates, each once: the selector's pick, then `early` (a config the library
+// times whatever the safe order says, such as its shipped vendor call; -1 for none), then the
+// shipped safe order (a permutation of the num_configs configs). out holds num_configs entries;
+// returns how many it got. Shared by every family's deployed library (the GEMM and conv2d ones).
+inline int candidate_order(int pick, const int* safe_order, int num_configs, int* out,
+                           int early = -1) {
+  int n = 0;
+  out[n++] = pick;
+  if (early >= 0 && early != pick && n < num_configs) out[n++] = early;
+  for (int i = 0; i < num_configs && n < num_configs; ++i)
+    if (safe_order[i] != pick && safe_order[i] != early) out[n++] = safe_order[i];
+  return n;
+}
+
 // This host as the cache keys it: the CPU's model name and its hardware threads.
 const std::string& host_device();
 

@@ -228,34 +228,19 @@ TEST(TunedGemmRememberCuda, BetaReadsTheCallersCAndWritesItOnce) {
   ktune::remember_disable();
 }
 
-std::map<long, std::string> worker_hashes(const std::string& path) {
-  std::map<long, std::string> out;
-  std::istringstream in(ktune_test::read_file(path));
-  long shape;
-  std::string hash;
-  while (in >> shape >> hash) out[shape] = hash;
-  return out;
-}
-
 TEST(TunedGemmRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const std::string cache = ktune_test::fresh_path("two-cuda.sqlite");
   const int shapes = 6;
-  std::vector<pid_t> pids;
-  std::vector<std::string> outputs;
-  for (int w = 0; w < 2; ++w) {
-    outputs.push_back(ktune_test::fresh_path("cuda-worker" + std::to_string(w) + ".txt"));
-    pids.push_back(
-        ktune_test::spawn({KTUNE_REMEMBER_CUDA_WORKER, std::to_string(shapes), outputs.back()},
-                          {"KTUNE_REMEMBER=" + cache,
-                           // a fresh process's first call loads modules and handles: a budget
-                           // of tens of ms is spent before a candidate is timed, nothing stored
-                           "KTUNE_REMEMBER_BUDGET_MS=2000",
-                           // every shape tuned: the workers' shapes need not be unsure ones
-                           "KTUNE_REMEMBER_SHAPES=all"}));
-  }
-  for (pid_t pid : pids) ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
-  const auto first = worker_hashes(outputs[0]), second = worker_hashes(outputs[1]);
+  const auto hashes = ktune_test::run_two_workers(
+      KTUNE_REMEMBER_CUDA_WORKER, shapes, "cuda-worker",
+      {"KTUNE_REMEMBER=" + cache,
+       // a fresh process's first call loads modules and handles: a budget of tens of ms is
+       // spent before a candidate is timed, nothing stored
+       "KTUNE_REMEMBER_BUDGET_MS=2000",
+       // every shape tuned: the workers' shapes need not be unsure ones
+       "KTUNE_REMEMBER_SHAPES=all"});
+  const auto &first = hashes[0], &second = hashes[1];
   ASSERT_EQ(int(first.size()), shapes);
   EXPECT_EQ(first, second);
   // Both served the cache's answer: a direct call of it gives the same bits.

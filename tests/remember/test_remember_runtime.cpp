@@ -1,7 +1,8 @@
 // The tune-and-remember runtime (src/remember) on a fake library: the remembered answer wins,
 // ties go to the smaller config string, the budget bounds a first call, the cache serves a
 // second process, two processes hammering one cache agree on every answer, and a corrupt cache
-// is reported in one line, left as it was, while the selector's answers are served.
+// is reported in one line, left as it was, while the selector's answers are served; a first
+// call's candidate order (remember::candidate_order, every family's libraries).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "ktune/remember.hpp"
 #include "src/remember/remember_tune.hpp"
@@ -238,6 +240,24 @@ TEST(Remember, AnotherSQLiteDatabaseIsNotTakenForACache) {
   ktune::remember_disable();
   EXPECT_NE(err.find("not a ktune remember cache"), std::string::npos) << err;
   EXPECT_EQ(ktune_test::read_file(other), before);
+}
+
+TEST(Remember, CandidatesArePickEarlyThenSafeOrder) {
+  const int safe[] = {1, 4, 0, 2, 3};
+  std::vector<int> out(5, -1);
+  EXPECT_EQ(ktune::remember::candidate_order(2, safe, 5, out.data()), 5);
+  EXPECT_EQ(out, (std::vector<int>{2, 1, 4, 0, 3}));
+  EXPECT_EQ(ktune::remember::candidate_order(1, safe, 5, out.data()), 5);
+  EXPECT_EQ(out, (std::vector<int>{1, 4, 0, 2, 3}));
+  // An early config (a vendor call) right after the pick, once, whatever the safe order says.
+  EXPECT_EQ(ktune::remember::candidate_order(2, safe, 5, out.data(), 3), 5);
+  EXPECT_EQ(out, (std::vector<int>{2, 3, 1, 4, 0}));
+  EXPECT_EQ(ktune::remember::candidate_order(3, safe, 5, out.data(), 3), 5);
+  EXPECT_EQ(out, (std::vector<int>{3, 1, 4, 0, 2}));
+  const int one[] = {0};
+  std::vector<int> single(1, -1);
+  EXPECT_EQ(ktune::remember::candidate_order(0, one, 1, single.data(), 0), 1);
+  EXPECT_EQ(single, std::vector<int>{0});
 }
 
 TEST(Remember, UnusableSettingsAreRefused) {

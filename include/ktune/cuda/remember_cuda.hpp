@@ -15,6 +15,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ktune/cuda/event_timing.hpp"
 #include "ktune/cuda/sticky_error.hpp"
@@ -168,6 +169,28 @@ int choose_on_stream(const Library& lib, const std::string& device, const Shape&
   return choose_measured(lib, device, shape, problem, candidates, n, [&](int config) {
     return trials.time([&](void* scratch) { return launch(config, scratch); });
   });
+}
+
+// The config a deployed CUDA library serves (docs/deploy.md, "Tune and remember"): `pick`, its
+// selector's answer, unless tune and remember is on and the shape is one it tunes (`unsure`: the
+// selector answered kUnsure; every shape with KTUNE_REMEMBER_SHAPES=all); then the remembered
+// answer, else choose_on_stream over candidate_order(pick, safe_order, early) (the list built
+// only on a first call), each run launch(config, scratch_output) (false: refused). problem(): the
+// cache's problem text, asked only when a winner is stored.
+template <typename Launch>
+int served_config(const Library& lib, int pick, bool unsure, const int* safe_order, int early,
+                  const Shape& shape, const std::function<std::string()>& problem,
+                  cudaStream_t stream, const void* output, size_t output_bytes, bool read_output,
+                  Launch&& launch) {
+  if (!enabled() || !(unsure || all_shapes())) return pick;
+  const std::string& device = current_device();  // the GPU, not the host
+  if (device.empty()) return pick;
+  if (const int known = remembered(lib, device, shape); known >= 0)
+    return known;  // the steady state: no callbacks built
+  std::vector<int> candidates(size_t(lib.num_configs > 0 ? lib.num_configs : 1));
+  const int n = candidate_order(pick, safe_order, lib.num_configs, candidates.data(), early);
+  return choose_on_stream(lib, device, shape, problem, candidates.data(), n, stream, output,
+                          output_bytes, read_output, launch);
 }
 
 }  // namespace ktune::remember::cuda
