@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Tune and remember in the CUDA conv2d libraries (docs/deploy.md, "Tune and remember: conv") on
+# the lent H200, one device call: builds (scripts/gpu_build_remote.sh, examples on) the GPU tests,
+# their worker, and the held-out bf16 conv benchmarks (tuned_conv_bench_bf16_{vgg16,resnet50}: the
+# H200 bf16 selector trained on one network's layers, run on the other's); runs the library's
+# tune-and-remember GPU tests (TunedConv2dRememberCuda.*) and conv2d_ex's (TunedConv2dExCuda*:
+# the served path changed); then per held-out pair, in bf16 with bf16 output against cuDNN at its
+# best in bf16 in the same run: plain; fill (a first process with a fresh cache); remembered (a
+# second process, timed, serving the cache's answers); plain again when time is left (the card's
+# drift). The shipped recipe's headers state no kUnsure rule, so every layer is tuned
+# (SHAPES=all; RECIPE=vendors-guard with SHAPES=unsure tunes the layers the guarded headers are
+# unsure of). TF32=1: the same in tf32 after (two more libraries to build). Results, logs and the
+# caches into OUT_DIR; then, where the results are committed:
+#   python3 scripts/conv_deploy/remember_conv_summary.py OUT_DIR --commit <sha> --seconds <s>
+#   SYSROOT=.carry/sys/sysroot.tar.gz OUT_DIR=... [DEADLINE_S=470] [TF32=1] [RECIPE=vendors] \
+#     [SHAPES=all] [BUDGET_MS=100] bash scripts/conv_deploy/gpu_remember_conv.sh
+# Expected on an H200: ~3 min cold build (16 cores), ~1 min of tests, ~2.5 min of benchmarks.
+set -uo pipefail
+# shellcheck source=scripts/device_common.sh
+. "$(dirname "$0")/../device_common.sh"
+export SYSROOT=${SYSROOT:-.carry/sys/sysroot.tar.gz}
+DEADLINE_S=${DEADLINE_S:-470}
+OUT=${OUT_DIR:?OUT_DIR: where the results go}
+RECIPE=${RECIPE:-vendors}
+SHAPES=${SHAPES:-all}
+precisions=(bf16)
+[ "${TF32:-0}" = 1 ] && precisions+=(tf32)
+mkdir -p "$OUT"
+gpu_info "$OUT/nvidia-smi.txt"
+SECONDS=0
+stamp() { echo "[$SECONDS s] $*" | tee -a "$OUT/phases.log"; }
+targets=(ktune_gpu_tests ktune_conv2d_remember_cuda_worker)
+for p in "${precisions[@]}"; do targets+=("tuned_conv_bench_${p}_vgg16" "tuned_conv_bench_${p}_resnet50"); done
+H=$PWD/libraries/conv2d/selectors
+export CMAKE_ARGS="-DKTUNE_CONV_CUDA_BF16_SELECTOR=$H/h200-bf16-vendors-k16.hpp -DKTUNE_CONV_CUDA_BF16_HELDOUT_DEVICE=h200 -DKTUNE_CONV_CUDA_HELDOUT_RECIPE=$RECIPE ${CMAKE_ARGS:-}"
+EXAMPLES=ON timeout "$(cap 330)" scripts/gpu_build_remote.sh /tmp/b "${targets[@]}" \
+  > "$OUT/build.log" 2>&1
+stamp "build exit $? (${targets[*]})"
+tail -3 "$OUT/build.log"
+# shellcheck disable=SC1091
+. /tmp/b.env
+export KTUNE_CACHE_DIR=/tmp/ktune-cache
+# Every run starts without the caller's tune-and-remember settings.
+clean() {
+  env -u KTUNE_REMEMBER -u KTUNE_REMEMBER_BUDGET_MS -u KTUNE_REMEMBER_CANDIDATES \
+    -u KTUNE_REMEMBER_SHAPES "$@"
+}
+run_gpu_tests "$(cap 120)" "$OUT/gpu-tests.log" env -u KTUNE_REMEMBER /tmp/b/bin/ktune_gpu_tests \
+  --gtest_filter='TunedConv2dRememberCuda.*:TunedConv2dExCuda*'
+stamp "gpu tests exit $?"
+for p in "${precisions[@]}"; do
+  out_opt=(--output "$p")
+  [ "$p" = tf32 ] && out_opt=()  # tf32 writes FP32 only
+  common=(--device cuda --precision "$p" --device-slug h200 --peak-gflops 989400
+    --bandwidth-gbs 4800 --dataset "results/h200/conv-tc-sweep-persist/sweep-$p.csv.gz"
+    "${out_opt[@]}")
+  for pair in vgg16:resnet50 resnet50:vgg16; do
+    trained=${pair%%:*} run=${pair##*:}
+    cache=$OUT/remember-$p-trained-$trained.sqlite
+    rm -f "$cache" "$cache-wal" "$cache-shm"
+    remember=("KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$SHAPES"
+      "KTUNE_REMEMBER_BUDGET_MS=${BUDGET_MS:-100}")
+    for pass in plain fill remembered plain2; do
+      name=$pass-$p-trained-$trained
+      env_add=()
+      [ "$pass" = fill ] || [ "$pass" = remembered ] && env_add=("${remember[@]}")
+      limit=$(cap 75)
+      if [ "$limit" -lt 30 ]; then stamp "$name skipped (time)"; continue; fi
+      [ "$pass" = plain2 ] && [ "$limit" -lt 60 ] && { stamp "$name skipped (time)"; continue; }
+      clean "${env_add[@]}" timeout "$limit" "/tmp/b/bin/tuned_conv_bench_${p}_$trained" \
+        "${common[@]}" --workload "$run-conv" --csv "$OUT/$name.csv" --md "$OUT/$name.md" \
+        > "$OUT/$name.log" 2>&1
+      stamp "$name exit $? ($run layers)"
+      tail -1 "$OUT/$name.log"
+    done
+  done
+done
+stamp "done"
+ls -la "$OUT"
