@@ -401,7 +401,7 @@ void search_vendor_first(const ktune::remember::Library& library, int vendor, in
   namespace rc = ktune::remember::cuda;
   if (vendor < 0 || !ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes()))
     return;
-  if (vendor != pick && ktune::remember::remember_settings().candidates < 2) return;
+  if (vendor != pick && ktune::remember_settings().candidates < 2) return;
   const std::string& device = rc::current_device();
   if (device.empty() || ktune::remember::remembered(library, device, shape) >= 0 ||
       !rc::can_time_on(stream))
