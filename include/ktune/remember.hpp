@@ -103,7 +103,7 @@ int remembered(const Library& lib, const std::string& device, const Shape& shape
 // A first call's candidates, each once: the selector's pick, then `early` (a config the library
 // times whatever the safe order says, such as its shipped vendor call; -1 for none), then the
 // shipped safe order (a permutation of the num_configs configs). out holds num_configs entries;
-// returns how many it got. Shared by every family's deployed library (the GEMM and conv2d ones).
+// returns how many it got. Shared by every family's deployed library.
 inline int candidate_order(int pick, const int* safe_order, int num_configs, int* out,
                            int early = -1) {
   int n = 0;
