@@ -33,8 +33,10 @@ namespace {
 namespace cr = ktune::test::conv_remember;
 namespace conv = ktune::kernels::conv2d;
 using ktune::Conv2dPrecision;
+using ktune_test::index_of;
 using ktune_test::plant_answer;
 using ktune_test::timings_of;
+using ktune_test::winner_of;
 
 struct Served {
   Conv2dPrecision p;
@@ -75,18 +77,6 @@ std::string gpu_key() {
   cudaDeviceProp p{};
   EXPECT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
   return ktune::remember::cuda_device(p.name, p.multiProcessorCount, p.major, p.minor);
-}
-
-std::string winner_of(const std::vector<ktune::RememberedTiming>& rows) {
-  for (const auto& t : rows)
-    if (t.winner) return t.config;
-  return "";
-}
-
-int index_of(const ktune::TunedConv2dInfo& info, const std::string& config) {
-  for (int i = 0; i < info.num_configs; ++i)
-    if (config == info.configs[i]) return i;
-  return -1;
 }
 
 // The Winograd tile a config may use (the bound's m): its m= for ktune's winograd kind, 2 for

@@ -64,20 +64,10 @@ std::string key_of(const Served& s, int64_t m, int64_t n, int64_t k) {
   return key.problem();
 }
 
+using ktune_test::index_of;
 using ktune_test::plant_answer;
 using ktune_test::timings_of;
-
-std::string winner_of(const std::vector<ktune::RememberedTiming>& rows) {
-  for (const auto& t : rows)
-    if (t.winner) return t.config;
-  return "";
-}
-
-int index_of(const ktune::TunedGemmInfo& info, const std::string& config) {
-  for (int i = 0; i < info.num_configs; ++i)
-    if (config == info.configs[i]) return i;
-  return -1;
-}
+using ktune_test::winner_of;
 
 ktune::RememberSettings settings_for(const std::string& cache, bool all_shapes = false,
                                      int candidates = 3) {
