@@ -79,11 +79,11 @@ std::string gpu_key() {
   return ktune::remember::cuda_device(p.name, p.multiProcessorCount, p.major, p.minor);
 }
 
-// The Winograd tile a config may use (the bound's m): its m= for ktune's winograd kind, 2 for
-// cuDNN (whose engines may be Winograd), 0 otherwise.
+// The Winograd tile a config may use (the bound's m): its m= for ktune's cuda_winograd kind (FP32),
+// 2 for cuDNN (whose 16-bit engines may be Winograd), 0 otherwise.
 int winograd_m_of(const std::string& config) {
   if (config.rfind("vendor=", 0) == 0) return 2;
-  if (config.find("kind=winograd") == std::string::npos) return 0;
+  if (config.find("kind=cuda_winograd;") == std::string::npos) return 0;
   const size_t at = config.find(";m=");
   return at == std::string::npos ? 0 : std::stoi(config.substr(at + 3));
 }
@@ -101,7 +101,14 @@ void expect_within_bound(cr::Layer& l, bool out16, const std::vector<unsigned ch
   EXPECT_TRUE(std::isfinite(error)) << config;
 }
 
-TEST(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitForBit) {
+// Tune and remember is off again after each test, whatever it ended in (a failed assertion
+// included): the other tests of the program serve their selectors' picks.
+class TunedConv2dRememberCuda : public ::testing::Test {
+ protected:
+  void TearDown() override { ktune::remember_disable(); }
+};
+
+TEST_F(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitForBit) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   for (const Served& s : kServed) {
@@ -159,7 +166,7 @@ TEST(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitForB
 
 // Off: the selector's pick, no file; on with the default (unsure shapes only), the shipped
 // selectors (no kUnsure rule) tune nothing: the same bits, no row.
-TEST(TunedConv2dRememberCuda, OffOrSureChangesNothing) {
+TEST_F(TunedConv2dRememberCuda, OffOrSureChangesNothing) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const std::string cache = ktune_test::fresh_path("sure.sqlite");
   for (const Served& s : kServed) {
@@ -192,7 +199,7 @@ TEST(TunedConv2dRememberCuda, OffOrSureChangesNothing) {
 // against the float64 reference (the bound of test_tuned_conv2d_ex_epilogue_cuda.cpp's
 // epilogue_bound: the conv's bound, cuDNN's possible 16-bit store, two FP32 additions, the 16-bit
 // store) and bit for bit against a direct call of the winner on a fresh copy of the residual.
-TEST(TunedConv2dRememberCuda, AnInPlaceResidualIsReadNotClobbered) {
+TEST_F(TunedConv2dRememberCuda, AnInPlaceResidualIsReadNotClobbered) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   for (bool out16 : {false, true}) {
     SCOPED_TRACE(out16 ? "bf16 output" : "FP32 output");
@@ -250,7 +257,7 @@ TEST(TunedConv2dRememberCuda, AnInPlaceResidualIsReadNotClobbered) {
   ktune::remember_disable();
 }
 
-TEST(TunedConv2dRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
+TEST_F(TunedConv2dRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const std::string cache = ktune_test::fresh_path("two-conv.sqlite");
   const int layers = 6;
@@ -278,7 +285,7 @@ TEST(TunedConv2dRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
 // The 3-channel stem: the wgmma configs refuse it (c % 64 != 0). With every shipped config a
 // candidate, those that refuse have no row and never win, every other one is timed, and no CUDA
 // error is left behind.
-TEST(TunedConv2dRememberCuda, CandidatesThatRefuseAreLeftOut) {
+TEST_F(TunedConv2dRememberCuda, CandidatesThatRefuseAreLeftOut) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const auto& info = cr::info_of(Conv2dPrecision::bf16);
   const std::string cache = ktune_test::fresh_path("refused.sqlite");
@@ -306,7 +313,7 @@ TEST(TunedConv2dRememberCuda, CandidatesThatRefuseAreLeftOut) {
 }
 
 // Captured into a graph: nothing timed, nothing stored; the graph replays the selector's pick.
-TEST(TunedConv2dRememberCuda, NothingIsTimedWhileTheStreamIsCaptured) {
+TEST_F(TunedConv2dRememberCuda, NothingIsTimedWhileTheStreamIsCaptured) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
