@@ -4,8 +4,8 @@
 # their worker, and the held-out bf16 conv benchmarks (tuned_conv_bench_bf16_{vgg16,resnet50}: the
 # H200 bf16 selector trained on one network's layers, run on the other's); runs the library's
 # tune-and-remember GPU tests (TunedConv2dRememberCuda.*) and conv2d_ex's (TunedConv2dExCuda*:
-# the served path changed); then per held-out pair, in bf16 with bf16 output against cuDNN at its
-# best in bf16 in the same run: plain; fill (a first process with a fresh cache); remembered (a
+# the served path changed), and the GEMM libraries' (TunedGemmRememberCuda.*); then per held-out
+# pair, in bf16 with bf16 output against cuDNN at its best in bf16 in the same run: plain; fill (a first process with a fresh cache); remembered (a
 # second process, timed, serving the cache's answers); plain again when time is left (the card's
 # drift). The shipped recipe's headers state no kUnsure rule, so every layer is tuned
 # (SHAPES=all; RECIPE=vendors-guard with SHAPES=unsure tunes the layers the guarded headers are
@@ -30,6 +30,9 @@ gpu_info "$OUT/nvidia-smi.txt"
 SECONDS=0
 stamp() { echo "[$SECONDS s] $*" | tee -a "$OUT/phases.log"; }
 targets=(ktune_gpu_tests ktune_conv2d_remember_cuda_worker)
+# The GEMM libraries' tune-and-remember GPU tests too (GEMM_TESTS=0 skips them): their
+# pick-or-remembered step moved to ktune/cuda/remember_cuda.hpp with this change.
+[ "${GEMM_TESTS:-1}" = 1 ] && targets+=(ktune_gpu_vendor_tc_tests)
 for p in "${precisions[@]}"; do targets+=("tuned_conv_bench_${p}_vgg16" "tuned_conv_bench_${p}_resnet50"); done
 H=$PWD/libraries/conv2d/selectors
 export CMAKE_ARGS="-DKTUNE_CONV_CUDA_BF16_SELECTOR=$H/h200-bf16-vendors-k16.hpp -DKTUNE_CONV_CUDA_BF16_HELDOUT_DEVICE=h200 -DKTUNE_CONV_CUDA_HELDOUT_RECIPE=$RECIPE ${CMAKE_ARGS:-}"
@@ -48,6 +51,11 @@ clean() {
 run_gpu_tests "$(cap 120)" "$OUT/gpu-tests.log" env -u KTUNE_REMEMBER /tmp/b/bin/ktune_gpu_tests \
   --gtest_filter='TunedConv2dRememberCuda.*:TunedConv2dExCuda*'
 stamp "gpu tests exit $?"
+if [ "${GEMM_TESTS:-1}" = 1 ]; then
+  run_gpu_tests --append "$(cap 60)" "$OUT/gpu-tests.log" env -u KTUNE_REMEMBER \
+    /tmp/b/bin/ktune_gpu_vendor_tc_tests --gtest_filter='TunedGemmRememberCuda.*'
+  stamp "GEMM remember tests exit $?"
+fi
 for p in "${precisions[@]}"; do
   out_opt=(--output "$p")
   [ "$p" = tf32 ] && out_opt=()  # tf32 writes FP32 only

@@ -126,10 +126,10 @@ def summarize(d):
                 log = read(os.path.join(d, f"{name}-{p}-trained-{trained}.log"))
                 lines.append(f"- {title}: {first_calls(log)}")
     tests = read(os.path.join(d, "gpu-tests.log")) or ""
-    passed = re.search(r"\[  PASSED  \] (\d+) test", tests)
+    passed = sum(int(n) for n in re.findall(r"\[  PASSED  \] (\d+) test", tests))
     failed = sorted(set(re.findall(r"^\[  FAILED  \] (\S+)", tests, re.M)))
-    test_line = (f"GPU tests (TunedConv2dRememberCuda.*, TunedConv2dExCuda*): "
-                 f"{passed.group(1) if passed else 0} passed, {len(failed)} failed"
+    test_line = (f"GPU tests (TunedConv2dRememberCuda.*, TunedConv2dExCuda*, "
+                 f"TunedGemmRememberCuda.*): {passed} passed, {len(failed)} failed"
                  f"{': ' + ', '.join(failed) if failed else ''}")
     return lines, measures, test_line
 

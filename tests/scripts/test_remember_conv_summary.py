@@ -46,7 +46,7 @@ class Summary(unittest.TestCase):
         self.write("fill-bf16-trained-vgg16.log",
                    ["remember first call: n=1;h=8: 10.0 ms", "remember first call: n=1;h=10: 30.0 ms",
                     "remember first call: n=1;h=12: 20.0 ms", "other line"])
-        self.write("gpu-tests.log", ["[  PASSED  ] 6 tests."])
+        self.write("gpu-tests.log", ["[  PASSED  ] 6 tests.", "[  PASSED  ] 4 tests."])
         self.write("nvidia-smi.txt", ["name, driver_version, memory.total",
                                       "NVIDIA H200, 580.1, 143771 MiB"])
         db = sqlite3.connect(os.path.join(self.dir, "remember-bf16-trained-vgg16.sqlite"))
@@ -76,7 +76,7 @@ class Summary(unittest.TestCase):
         with open(os.path.join(self.dir, "summary.md"), encoding="utf-8") as f:
             text = f.read()
         self.assertIn("NVIDIA H200 (lent, driver 580.1, 143771 MiB)", text)
-        self.assertIn("6 passed, 0 failed", text)
+        self.assertIn("10 passed, 0 failed", text)  # the conv and the GEMM programs
         self.assertIn("- plain: 3 layers: **0.843 geomean, 0.800 time-weighted**; below 0.9x 2, "
                       "below 0.8x 1; on ktune's kernels 1 of 3; worst resnet50 conv3 b1 0.700",
                       text)
