@@ -108,6 +108,19 @@ class TunedConv2dRememberCuda : public ::testing::Test {
   void TearDown() override { ktune::remember_disable(); }
 };
 
+bool is_vendor_config(const std::string& config) { return config.rfind("vendor=", 0) == 0; }
+
+// `got` is what a call serving `config` should write: want's bytes for ktune's kernels; within the
+// bound for a vendor call (cuDNN's engines need not give the same bits call after call).
+void expect_served(cr::Layer& l, bool out16, const std::optional<std::vector<unsigned char>>& got,
+                   const std::vector<unsigned char>& want, const std::string& config) {
+  ASSERT_TRUE(got) << config;
+  if (is_vendor_config(config))
+    expect_within_bound(l, out16, *got, config);
+  else
+    EXPECT_EQ(*got, want) << config;
+}
+
 TEST_F(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitForBit) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
@@ -141,10 +154,10 @@ TEST_F(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitFo
     expect_within_bound(l, s.out16, *first, winner);
     // From memory, then (memory forgotten) from the cache file: the same bits, those of a direct
     // call of the winner.
-    EXPECT_EQ(cr::run(l, s.out16, -1), first);
+    expect_served(l, s.out16, cr::run(l, s.out16, -1), *first, winner);
     ktune::remember_enable(settings_for(cache));
-    EXPECT_EQ(cr::run(l, s.out16, -1), first);
-    EXPECT_EQ(cr::run(l, s.out16, index_of(info, winner)), first) << winner;
+    expect_served(l, s.out16, cr::run(l, s.out16, -1), *first, winner);
+    expect_served(l, s.out16, cr::run(l, s.out16, index_of(info, winner)), *first, winner);
     // Every shipped config planted as the answer is served, bit for bit its direct call, within
     // the bound (one that refuses the layer: the fallback order serves it).
     for (int i = 0; i < info.num_configs; ++i) {
@@ -155,7 +168,7 @@ TEST_F(TunedConv2dRememberCuda, AFirstCallTimesOnTheGpuAndTheAnswerIsServedBitFo
       ASSERT_TRUE(served);
       const auto direct = cr::run(l, s.out16, i);
       if (direct) {
-        EXPECT_EQ(*served, *direct);
+        expect_served(l, s.out16, served, *direct, info.configs[i]);
         expect_within_bound(l, s.out16, *served, info.configs[i]);
       }
     }
@@ -183,12 +196,12 @@ TEST_F(TunedConv2dRememberCuda, OffOrSureChangesNothing) {
             ? ktune::tuned_conv2d_choice_cuda(g.n, g.h, g.w, g.c, g.k, g.r, g.s, g.stride, g.pad)
             : ktune::tuned_conv2d_ex_choice_cuda(s.p, g.n, g.h, g.w, g.c, g.k, g.r, g.s, g.stride,
                                                  g.pad);
-    if (const auto direct = cr::run(l, s.out16, pick)) {
-      EXPECT_EQ(*off, *direct);
-    }
+    const std::string config = cr::info_of(s.p).configs[pick];
+    if (const auto direct = cr::run(l, s.out16, pick))
+      expect_served(l, s.out16, off, *direct, config);
     EXPECT_FALSE(std::filesystem::exists(cache));
     ktune::remember_enable(settings_for(cache, false));
-    EXPECT_EQ(cr::run(l, s.out16, -1), off);
+    expect_served(l, s.out16, cr::run(l, s.out16, -1), *off, config);
     EXPECT_TRUE(!std::filesystem::exists(cache) || timings_of(cache, key_of(l, s.out16)).empty());
   }
   ktune::remember_disable();
@@ -228,7 +241,9 @@ TEST_F(TunedConv2dRememberCuda, AnInPlaceResidualIsReadNotClobbered) {
     ASSERT_FALSE(rows.empty());
     const std::string winner = winner_of(rows);
     const auto& info = cr::info_of(Conv2dPrecision::bf16);
-    EXPECT_EQ(cr::run(l, out16, index_of(info, winner), e, true, initial), first) << winner;
+    if (!is_vendor_config(winner)) {  // cuDNN's: the float64 check below
+      EXPECT_EQ(cr::run(l, out16, index_of(info, winner), e, true, initial), first) << winner;
+    }
     // The float64 reference and the bound.
     const std::vector<double>& conv_ref = l.reference();
     const size_t k = size_t(l.shape.k);
@@ -269,13 +284,19 @@ TEST_F(TunedConv2dRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
        "KTUNE_REMEMBER_BUDGET_MS=5000", "KTUNE_REMEMBER_SHAPES=all"});
   const auto &first = hashes[0], &second = hashes[1];
   ASSERT_EQ(int(first.size()), layers);
-  EXPECT_EQ(first, second);
-  // Both served the cache's answer: a direct call of it gives the same bits.
+  ASSERT_EQ(int(second.size()), layers);
+  // One answer per layer, and both served it: a direct call of it gives the same bits (ktune's
+  // kernels; a cuDNN answer's engines need not repeat their bits, so both workers' runs of it are
+  // only known to have succeeded).
   const auto& info = cr::info_of(Conv2dPrecision::bf16);
   for (int i = 0; i < layers; ++i) {
     cr::Layer l(cr::worker_layer(i), Conv2dPrecision::bf16);
-    const std::string answer = winner_of(timings_of(cache, key_of(l, true)));
+    const auto rows = timings_of(cache, key_of(l, true));
+    EXPECT_EQ(std::count_if(rows.begin(), rows.end(), [](const auto& t) { return t.winner; }), 1);
+    const std::string answer = winner_of(rows);
     ASSERT_GE(index_of(info, answer), 0) << "layer " << i << ": '" << answer << "'";
+    if (is_vendor_config(answer)) continue;
+    EXPECT_EQ(first.at(i), second.at(i)) << answer;
     const auto direct = cr::run(l, true, index_of(info, answer));
     ASSERT_TRUE(direct);
     EXPECT_EQ(std::to_string(ktune_test::fnv1a(*direct)), first.at(i)) << answer;
@@ -306,7 +327,7 @@ TEST_F(TunedConv2dRememberCuda, CandidatesThatRefuseAreLeftOut) {
   ASSERT_GT(refused, 0) << "no shipped bf16 config refuses the stem: the test's premise is gone";
   const std::string winner = winner_of(rows);
   ASSERT_GE(index_of(info, winner), 0);
-  EXPECT_EQ(cr::run(l, false, index_of(info, winner)), served);
+  expect_served(l, false, cr::run(l, false, index_of(info, winner)), *served, winner);
   expect_within_bound(l, false, *served, winner);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   ktune::remember_disable();
@@ -340,7 +361,9 @@ TEST_F(TunedConv2dRememberCuda, NothingIsTimedWhileTheStreamIsCaptured) {
   std::vector<unsigned char> replayed(l.count() * sizeof(float));
   ASSERT_EQ(cudaMemcpy(replayed.data(), y.data(), replayed.size(), cudaMemcpyDeviceToHost),
             cudaSuccess);
-  EXPECT_EQ(replayed, *plain);
+  const int pick = ktune::tuned_conv2d_ex_choice_cuda(Conv2dPrecision::bf16, g.n, g.h, g.w, g.c,
+                                                      g.k, g.r, g.s, g.stride, g.pad);
+  expect_served(l, false, replayed, *plain, cr::info_of(Conv2dPrecision::bf16).configs[pick]);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
