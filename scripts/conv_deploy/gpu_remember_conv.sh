@@ -10,7 +10,8 @@
 # drift). The shipped recipe's headers state no kUnsure rule, so every layer is tuned
 # (SHAPES=all; RECIPE=vendors-guard with SHAPES=unsure tunes the layers the guarded headers are
 # unsure of). TF32=1: the same in tf32 after (two more libraries to build). Results, logs and the
-# caches into OUT_DIR; then, where the results are committed:
+# caches into OUT_DIR; then, where the results are committed (summary.md, run.json; each cache
+# written out as CSV and removed):
 #   python3 scripts/conv_deploy/remember_conv_summary.py OUT_DIR --commit <sha> --seconds <s>
 #   SYSROOT=.carry/sys/sysroot.tar.gz OUT_DIR=... [DEADLINE_S=470] [TF32=1] [RECIPE=vendors] \
 #     [SHAPES=all] [BUDGET_MS=100] bash scripts/conv_deploy/gpu_remember_conv.sh

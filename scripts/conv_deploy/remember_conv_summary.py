@@ -8,7 +8,9 @@ served by ktune's own kernels (plain: the selector's pick, the config column; re
 cache's answer per layer) — and the first calls' costs (the fill process's first call of each
 layer, candidates timed; the remembered process's, the cache read). Figures are copied from the
 files the run wrote; a missing file is said, never filled in. Writes DIR/summary.md and
-DIR/run.json (the draft the committer completes: command, commit, date, device, measures).
+DIR/run.json (the draft the committer completes: command, commit, date, device, measures); each
+cache (remember-<p>-trained-<net>.sqlite) becomes remember-<p>-trained-<net>.csv, every row it
+timed, and is removed.
   scripts/conv_deploy/remember_conv_summary.py DIR --commit SHA --seconds S [--command TEXT]"""
 import argparse
 import csv
@@ -17,12 +19,13 @@ import json
 import math
 import os
 import re
-import sqlite3
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from callmatch_summary import read  # noqa: E402  (None for a missing file)
+from gpu_remember_runjson import cache_rows  # noqa: E402  (a cache's rows per problem)
 
 PASSES = (("plain", "plain"), ("remembered", "remembered (steady state)"),
           ("plain2", "plain again"))
@@ -41,15 +44,27 @@ def problem_key(row, precision, out16):
     return key + (";out16=1" if out16 else "")
 
 
-def cache_answers(path):
-    """problem -> the config the cache serves (None: no cache file)."""
-    if not os.path.exists(path):
+def cache_answers(d, stem):
+    """problem -> the config the cache served (None: no cache). The cache DIR/<stem>.sqlite is
+    written out as DIR/<stem>.csv (every timed row: problem, config, median_ms, reps, winner) and
+    then removed (results/ keeps text); a later run reads that CSV."""
+    sqlite_path, csv_path = os.path.join(d, stem + ".sqlite"), os.path.join(d, stem + ".csv")
+    if os.path.exists(sqlite_path):
+        rows = cache_rows(sqlite_path)
+        with open(csv_path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["problem", "config", "median_ms", "reps", "winner"])
+            for problem in sorted(rows):
+                for config, median, reps, win in rows[problem]:
+                    w.writerow([problem, config, f"{median:.6f}", reps, int(win)])
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(sqlite_path + suffix):
+                os.remove(sqlite_path + suffix)
+    text = read(csv_path)
+    if text is None:
         return None
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return dict(db.execute("SELECT problem, config FROM answers"))
-    finally:
-        db.close()
+    return {r["problem"]: r["config"] for r in csv.DictReader(text.splitlines())
+            if r["winner"] == "1"}
 
 
 def layer_rows(csv_text, answers, precision, out16):
@@ -106,7 +121,7 @@ def summarize(d):
         out16 = p != "tf32"
         for trained, run in PAIRS:
             lines.append(f"\n## {p}, trained on {trained}, run on {run} (held out)\n")
-            answers = cache_answers(os.path.join(d, f"remember-{p}-trained-{trained}.sqlite"))
+            answers = cache_answers(d, f"remember-{p}-trained-{trained}")
             if answers is None:
                 lines.append("- the cache: missing")
             rows = {}

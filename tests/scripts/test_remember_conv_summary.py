@@ -50,13 +50,19 @@ class Summary(unittest.TestCase):
         self.write("nvidia-smi.txt", ["name, driver_version, memory.total",
                                       "NVIDIA H200, 580.1, 143771 MiB"])
         db = sqlite3.connect(os.path.join(self.dir, "remember-bf16-trained-vgg16.sqlite"))
-        db.execute("CREATE TABLE answers(device TEXT, library TEXT, problem TEXT, family TEXT,"
-                   " config TEXT, created_at TEXT)")
+        db.executescript(
+            "CREATE TABLE answers(device TEXT, library TEXT, problem TEXT, family TEXT, config TEXT,"
+            " created_at TEXT); CREATE TABLE timings(device TEXT, library TEXT, problem TEXT,"
+            " family TEXT, config TEXT, median_ms REAL, min_ms REAL, max_ms REAL, mad_ms REAL,"
+            " reps INTEGER, created_at TEXT);")
         key = "n=1;h={0};w={0};c=64;k=64;r=3;s=3;stride=1;pad=1;precision=2;out16=1"
         db.execute("INSERT INTO answers VALUES('gpu', 'conv2d/cuda-bf16/x', ?, 'conv2d', ?, '')",
                    (key.format(12), OWN))
         db.execute("INSERT INTO answers VALUES('gpu', 'conv2d/cuda-bf16/x', ?, 'conv2d', ?, '')",
                    (key.format(8), OWN))
+        for h, config, ms in ((12, OWN, 0.01), (12, "vendor=cudnn", 0.02), (8, OWN, 0.01)):
+            db.execute("INSERT INTO timings VALUES('gpu', 'conv2d/cuda-bf16/x', ?, 'conv2d', ?, ?,"
+                       " ?, ?, 0, 5, '')", (key.format(h), config, ms, ms, ms))
         db.commit()
         db.close()
 
@@ -91,6 +97,19 @@ class Summary(unittest.TestCase):
         # The other pair ran nothing: said, not filled in.
         self.assertIn("## bf16, trained on resnet50, run on vgg16 (held out)\n\n- the cache: "
                       "missing", text)
+
+    def test_cache_becomes_csv_and_a_rerun_reads_it(self):
+        self.run_script()
+        self.assertFalse(os.path.exists(os.path.join(self.dir,
+                                                     "remember-bf16-trained-vgg16.sqlite")))
+        with open(os.path.join(self.dir, "remember-bf16-trained-vgg16.csv"), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "problem,config,median_ms,reps,winner")
+        self.assertEqual(len(lines), 4)  # conv1's row, conv3's two
+        self.assertIn(",vendor=cudnn,0.020000,5,0", "\n".join(lines))
+        self.run_script()
+        with open(os.path.join(self.dir, "summary.md"), encoding="utf-8") as f:
+            self.assertIn("on ktune's kernels 2 of 3", f.read())
 
     def test_run_json(self):
         self.run_script()
