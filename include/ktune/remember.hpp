@@ -84,10 +84,14 @@ int choose(const Library& lib, const std::string& device, const Shape& shape,
 // stream, ktune/cuda/remember_cuda.hpp): time_run(i) runs config i once on the caller's inputs into
 // scratch outputs and returns its milliseconds. The same repetition rule, budget (on the wall
 // clock) and winner rule as choose(); choose() is this with time_run timing run() on the host's
-// steady clock.
+// steady clock. prepare(timed, count), when given, runs once on a first call that will time
+// candidates (no answer in memory or in the cache), before the budget starts, with the candidates
+// that will be timed: a library's one-time setup that a timed run should not pay (a vendor's
+// search of the problem). An exception from it other than Abort is left to the runs to meet.
+using Prepare = std::function<void(const int* timed, int count)>;
 int choose_measured(const Library& lib, const std::string& device, const Shape& shape,
                     const std::function<std::string()>& problem, const int* candidates, int n,
-                    const std::function<double(int)>& time_run);
+                    const std::function<double(int)>& time_run, const Prepare& prepare = {});
 
 // Thrown by a run to end a first call at once (a CUDA context that an earlier run broke, where
 // every later run would fail too): nothing more is timed, nothing is stored or remembered, and

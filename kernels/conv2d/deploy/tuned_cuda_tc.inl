@@ -21,6 +21,7 @@
 // sweep's kernels, with the plain 16-bit store for a 16-bit output); cuDNN's output gets one
 // elementwise pass after the engine (fused into the widening pass where there is one), as does
 // precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -388,31 +389,22 @@ Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w
 
 // cuDNN's first call of a layer searches its engines (once per layer, output type and pointer
 // alignment; tens to hundreds of ms), which would spend a first call's budget before one cuDNN
-// run is timed. So on a first call that will time the vendor call (tune and remember on, the
-// shape tuned, not remembered, the stream not captured, the vendor among the candidates timed),
-// that search runs first, outside the budget, on the caller's input into scratch memory as
-// aligned as the trials' scratch output (16 bytes): the trials then time runs, and later calls
-// on 16-byte-aligned outputs reuse it. A failure here is left to the trial to meet.
+// run is timed. So a first call that will time the vendor call runs that search first, outside
+// the budget (remember::Prepare), on the caller's input into scratch memory as aligned as the
+// trials' scratch output (16 bytes): the trials then time runs, and later calls on 16-byte-aligned
+// outputs reuse it. A failure here is left to the vendor call's trial to meet.
 template <int PREC>
-void search_vendor_first(const ktune::remember::Library& library, int vendor, int pick, bool unsure,
-                         const ktune::remember::Shape& shape, const kc::ConvDims& d, const void* x,
-                         const void* w, bool out16, const ktune::Conv2dEpilogue& epilogue,
-                         cudaStream_t stream) {
-  namespace rc = ktune::remember::cuda;
-  if (vendor < 0 || !ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes()))
-    return;
-  if (vendor != pick && ktune::remember_settings().candidates < 2) return;
-  const std::string& device = rc::current_device();
-  if (device.empty() || ktune::remember::remembered(library, device, shape) >= 0 ||
-      !rc::can_time_on(stream))
-    return;
+void search_vendor_first(int vendor, const int* timed, int count, const kc::ConvDims& d,
+                         const void* x, const void* w, bool out16,
+                         const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
+  if (vendor < 0 || std::find(timed, timed + count, vendor) == timed + count) return;
   CallScratch scratch(stream);
   try {
     void* y = scratch.transient(size_t(output_count(d)) * (out16 ? 2 : 4));
     (void)tc_launch<PREC>(vendor, d, x, w, y, out16, epilogue, stream);
     scratch.release_all();
   } catch (const std::exception&) {
-    (void)cudaGetLastError();  // the trial of the vendor call meets it again (or a sticky one)
+    (void)cudaGetLastError();  // not the pick's trial's to meet; a sticky one surfaces again
   }
 }
 
@@ -442,13 +434,14 @@ int tc_served(int pick, const kc::ConvDims& d, const void* x, const void* w, voi
     key.stride = d.stride, key.pad = d.pad, key.precision = PREC, key.out16 = out16;
     key.bias = epilogue.bias != nullptr, key.residual = epilogue.residual != nullptr;
     key.relu = epilogue.relu;
-    search_vendor_first<PREC>(library, vendor, pick, unsure, key.shape(), d, x, w, out16, epilogue,
-                              stream);
     return ktune::remember::cuda::served_config(
         library, pick, unsure, S::kSafeOrder, vendor, key.shape(), [&] { return key.problem(); },
         stream, y, size_t(output_count(d)) * (out16 ? 2 : 4), false,
         [&](int config, void* scratch) {
           return tc_launch<PREC>(config, d, x, w, scratch, out16, epilogue, stream) == Launch::ok;
+        },
+        [&](const int* timed, int count) {
+          search_vendor_first<PREC>(vendor, timed, count, d, x, w, out16, epilogue, stream);
         });
   }
 }
