@@ -63,8 +63,9 @@ fi
 bench() {
   local p=$1 trained=$2 run=$3 pass=$4 limit
   local name=$pass-$p-trained-$trained cache=$OUT/remember-$p-trained-$trained.sqlite
-  local out_opt=(--output "$p") env_add=()
+  local out_opt=(--output "$p") env_add=() dataset=results/h200/conv-tc-sweep-persist/sweep-$p.csv.gz
   [ "$p" = tf32 ] && out_opt=()  # tf32 writes FP32 only
+  [ -f "$dataset" ] && out_opt+=(--dataset "$dataset")  # the oracle column (optional)
   [ "$pass" = fill ] && rm -f "$cache" "$cache-wal" "$cache-shm"
   if [ "$pass" = fill ] || [ "$pass" = remembered ]; then
     env_add=("KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$SHAPES"
@@ -74,8 +75,7 @@ bench() {
   if [ "$limit" -lt 40 ]; then stamp "$name skipped (time)"; return; fi
   clean "${env_add[@]}" timeout "$limit" "/tmp/b/bin/tuned_conv_bench_${p}_$trained" \
     --device cuda --precision "$p" --device-slug h200 --peak-gflops 989400 \
-    --bandwidth-gbs 4800 --dataset "results/h200/conv-tc-sweep-persist/sweep-$p.csv.gz" \
-    "${out_opt[@]}" --workload "$run-conv" --csv "$OUT/$name.csv" --md "$OUT/$name.md" \
+    --bandwidth-gbs 4800 "${out_opt[@]}" --workload "$run-conv" --csv "$OUT/$name.csv" --md "$OUT/$name.md" \
     > "$OUT/$name.log" 2>&1
   stamp "$name exit $? ($run layers)"
   tail -1 "$OUT/$name.log"
