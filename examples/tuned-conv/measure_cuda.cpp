@@ -16,11 +16,18 @@
 // same call with FP32 output is timed
 // beside them (fp32_output_ms: the output type before this one, verified by the FP32 bound), and
 // on a cuDNN pick cuDNN in NHWC alone (engine_alone_ms: the call's search space without the call).
+// With tune and remember on (KTUNE_REMEMBER, docs/deploy.md) the config served may be another than
+// the selector's pick in the config column (the cache's answer: scripts/conv_deploy/
+// remember_conv_summary.py reads it from the cache), so the deployed call is judged by the bound
+// of the loosest candidate (cuDNN's); each layer's first call is timed on the host to the end of
+// its work and reported on stderr ("remember first call: <problem>: <ms> ms").
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -36,6 +43,7 @@
 #include "ktune/cuda/cuda_error.hpp"
 #include "ktune/cuda/device_measure.hpp"
 #include "ktune/error.hpp"
+#include "ktune/remember.hpp"
 
 namespace tuned_conv {
 
@@ -76,7 +84,8 @@ class CudaMeasure final : public DeviceMeasure {
     conv::Shape judged = s;
     judged.precision = precision_;
     const bool vendor_pick = r.config.rfind("vendor=", 0) == 0;
-    const int deployed_m = !tensor_core ? 4 : !vendor_pick ? 0 : sixteen_ ? 2 : 4;
+    const bool remembering = ktune::remember::enabled();  // cuDNN may be served
+    const int deployed_m = !tensor_core ? 4 : !(vendor_pick || remembering) ? 0 : sixteen_ ? 2 : 4;
     try {
       Buffers b(device_, s, seed, kernels_.reference(),
                 sixteen_ ? precision_ : kg::Precision::fp32);
@@ -92,6 +101,15 @@ class CudaMeasure final : public DeviceMeasure {
       // One call per rotation copy and output type outside the protocol: the library's
       // workspace pool takes its memory here, and a cuDNN pick runs its search (once per layer,
       // pointer alignment and output type: the copies' offsets may differ in alignment).
+      if (remembering) {  // the first call: the candidates timed, or the cache's answer read
+        const auto start = std::chrono::steady_clock::now();
+        deployed(0);
+        check(cudaStreamSynchronize(stream), "ktune::conv2d_ex first call");
+        std::fprintf(
+            stderr, "remember first call: %s: %.3f ms\n", conv::problem_of(judged).key().c_str(),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
       for (int copy = 0; copy < b.copies(); ++copy) {
         deployed(copy);
         if (out16_) call(copy, false);

@@ -84,10 +84,14 @@ int choose(const Library& lib, const std::string& device, const Shape& shape,
 // stream, ktune/cuda/remember_cuda.hpp): time_run(i) runs config i once on the caller's inputs into
 // scratch outputs and returns its milliseconds. The same repetition rule, budget (on the wall
 // clock) and winner rule as choose(); choose() is this with time_run timing run() on the host's
-// steady clock.
+// steady clock. prepare(timed, count), when given, runs once on a first call that will time
+// candidates (no answer in memory or in the cache), before the budget starts, with the candidates
+// that will be timed: a library's one-time setup that a timed run should not pay (a vendor's
+// search of the problem). An exception from it other than Abort is left to the runs to meet.
+using Prepare = std::function<void(const int* timed, int count)>;
 int choose_measured(const Library& lib, const std::string& device, const Shape& shape,
                     const std::function<std::string()>& problem, const int* candidates, int n,
-                    const std::function<double(int)>& time_run);
+                    const std::function<double(int)>& time_run, const Prepare& prepare = {});
 
 // Thrown by a run to end a first call at once (a CUDA context that an earlier run broke, where
 // every later run would fail too): nothing more is timed, nothing is stored or remembered, and
@@ -99,6 +103,20 @@ struct Abort : std::runtime_error {
 // The answer this process holds in memory for the problem, or -1: choose()'s first step, which a
 // library calls before building choose()'s callbacks.
 int remembered(const Library& lib, const std::string& device, const Shape& shape);
+
+// A first call's candidates, each once: the selector's pick, then `early` (a config the library
+// times whatever the safe order says, such as its shipped vendor call; -1 for none), then the
+// shipped safe order (a permutation of the num_configs configs). out holds num_configs entries;
+// returns how many it got. Shared by every family's deployed library.
+inline int candidate_order(int pick, const int* safe_order, int num_configs, int* out,
+                           int early = -1) {
+  int n = 0;
+  out[n++] = pick;
+  if (early >= 0 && early != pick && n < num_configs) out[n++] = early;
+  for (int i = 0; i < num_configs && n < num_configs; ++i)
+    if (safe_order[i] != pick && safe_order[i] != early) out[n++] = safe_order[i];
+  return n;
+}
 
 // This host as the cache keys it: the CPU's model name and its hardware threads.
 const std::string& host_device();

@@ -141,7 +141,7 @@ int index_of(const remember::Library& lib, const std::string& config, int fallba
 // candidates timed and the winner stored; the selector's answer when the cache fails.
 int first_call(RememberState& st, const remember::Library& lib, const std::string& device,
                const std::function<std::string()>& problem_text, const int* candidates, int n,
-               const std::function<double(int)>& time_run) {
+               const std::function<double(int)>& time_run, const remember::Prepare& prepare) {
   const int fallback = candidates[0];
   if (st.cache_failed) return fallback;
   try {
@@ -150,8 +150,17 @@ int first_call(RememberState& st, const remember::Library& lib, const std::strin
     const std::string problem = problem_text();
     if (auto stored = st.cache->answer(device, library, problem))
       return index_of(lib, *stored, fallback);
-    std::vector<RememberedTiming> timings = remember::time_candidates(
-        lib, candidates, std::min(n, st.settings.candidates), time_run, st.settings.budget_ms);
+    const int timed = std::min(n, st.settings.candidates);
+    if (prepare) {  // outside the budget, which time_candidates starts
+      try {
+        prepare(candidates, timed);
+      } catch (const remember::Abort&) {
+        throw;
+      } catch (const std::exception&) {  // the runs meet it again: a candidate left out
+      }
+    }
+    std::vector<RememberedTiming> timings =
+        remember::time_candidates(lib, candidates, timed, time_run, st.settings.budget_ms);
     if (timings.empty()) return fallback;  // the budget timed none: nothing to remember
     const std::string winner = remember::winner_of(timings).config;
     for (auto& t : timings) {
@@ -230,14 +239,14 @@ int choose(const Library& lib, const std::string& device, const Shape& shape,
 
 int choose_measured(const Library& lib, const std::string& device, const Shape& shape,
                     const std::function<std::string()>& problem, const int* candidates, int n,
-                    const std::function<double(int)>& time_run) {
+                    const std::function<double(int)>& time_run, const Prepare& prepare) {
   if (n < 1) throw std::invalid_argument("tune-and-remember: no candidate to serve");
   if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
   RememberState& st = state();
   std::lock_guard lock(st.mutex);
   // Another thread's first call of the problem may have ended while this one waited.
   if (const int pick = remembered(lib, device, shape); pick >= 0) return pick;
-  const int pick = first_call(st, lib, device, problem, candidates, n, time_run);
+  const int pick = first_call(st, lib, device, problem, candidates, n, time_run, prepare);
   std::unique_lock memory_lock(st.memory_mutex);
   st.memory.emplace(MemoryKey{lib.version, std::hash<std::string>()(device), shape}, pick);
   return pick;

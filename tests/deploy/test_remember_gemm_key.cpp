@@ -1,10 +1,8 @@
 // The GEMM libraries' tune-and-remember keys (kernels/gemm/deploy/remember_gemm.hpp): the cache's
 // problem text is the GEMM family's own problem key (so `ktune import --remembered` rows join the
-// sweep's datasets), precision and C type part of it and of the in-memory shape; a first call's
-// candidates are the pick, then the safe order without it.
+// sweep's datasets), precision and C type part of it and of the in-memory shape (a first call's
+// candidates: tests/remember's Remember.CandidatesArePickEarlyThenSafeOrder).
 #include <gtest/gtest.h>
-
-#include <vector>
 
 #include "kernels/gemm/deploy/remember_gemm.hpp"
 #include "kernels/gemm/gemm_family.hpp"
@@ -47,15 +45,6 @@ TEST(RememberGemmKey, PrecisionAndCTypeSetShapesApart) {
   EXPECT_TRUE(same(a.shape(), a.shape()));
   EXPECT_FALSE(same(a.shape(), b.shape()));
   EXPECT_FALSE(same(b.shape(), c.shape()));
-}
-
-TEST(RememberGemmKey, CandidatesAreThePickThenTheSafeOrderWithoutIt) {
-  const int safe[] = {1, 4, 0, 2, 3};
-  std::vector<int> out(5, -1);
-  EXPECT_EQ(kg::deploy::remember_candidates(2, safe, 5, out.data()), 5);
-  EXPECT_EQ(out, (std::vector<int>{2, 1, 4, 0, 3}));
-  EXPECT_EQ(kg::deploy::remember_candidates(1, safe, 5, out.data()), 5);
-  EXPECT_EQ(out, (std::vector<int>{1, 4, 0, 2, 3}));
 }
 
 }  // namespace

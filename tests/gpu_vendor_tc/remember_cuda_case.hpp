@@ -12,6 +12,7 @@
 #include "kernels/common/gemm_reference.hpp"
 #include "ktune/gemm.hpp"
 #include "tests/gpu/gemm_ex_cases.hpp"
+#include "tests/remember/remember_test_util.hpp"
 
 namespace ktune::test {
 
@@ -92,11 +93,7 @@ inline std::vector<float> c_values(const std::vector<unsigned char>& bytes,
 }
 
 // FNV-1a of the bytes (the worker's answer per shape).
-inline uint64_t fnv1a(const std::vector<unsigned char>& bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ULL;
-  return h;
-}
+using ktune_test::fnv1a;  // tests/remember/remember_test_util.hpp
 
 // The worker's shapes: bf16 with bf16 C, none square, so the selector is unsure of every one.
 inline DeviceCase worker_case(int shape) {

@@ -64,20 +64,10 @@ std::string key_of(const Served& s, int64_t m, int64_t n, int64_t k) {
   return key.problem();
 }
 
+using ktune_test::index_of;
 using ktune_test::plant_answer;
 using ktune_test::timings_of;
-
-std::string winner_of(const std::vector<ktune::RememberedTiming>& rows) {
-  for (const auto& t : rows)
-    if (t.winner) return t.config;
-  return "";
-}
-
-int index_of(const ktune::TunedGemmInfo& info, const std::string& config) {
-  for (int i = 0; i < info.num_configs; ++i)
-    if (config == info.configs[i]) return i;
-  return -1;
-}
+using ktune_test::winner_of;
 
 ktune::RememberSettings settings_for(const std::string& cache, bool all_shapes = false,
                                      int candidates = 3) {
@@ -228,34 +218,19 @@ TEST(TunedGemmRememberCuda, BetaReadsTheCallersCAndWritesItOnce) {
   ktune::remember_disable();
 }
 
-std::map<long, std::string> worker_hashes(const std::string& path) {
-  std::map<long, std::string> out;
-  std::istringstream in(ktune_test::read_file(path));
-  long shape;
-  std::string hash;
-  while (in >> shape >> hash) out[shape] = hash;
-  return out;
-}
-
 TEST(TunedGemmRememberCuda, TwoProcessesOnOneCacheServeTheSameBits) {
   if (ktune::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU";
   const std::string cache = ktune_test::fresh_path("two-cuda.sqlite");
   const int shapes = 6;
-  std::vector<pid_t> pids;
-  std::vector<std::string> outputs;
-  for (int w = 0; w < 2; ++w) {
-    outputs.push_back(ktune_test::fresh_path("cuda-worker" + std::to_string(w) + ".txt"));
-    pids.push_back(
-        ktune_test::spawn({KTUNE_REMEMBER_CUDA_WORKER, std::to_string(shapes), outputs.back()},
-                          {"KTUNE_REMEMBER=" + cache,
-                           // a fresh process's first call loads modules and handles: a budget
-                           // of tens of ms is spent before a candidate is timed, nothing stored
-                           "KTUNE_REMEMBER_BUDGET_MS=2000",
-                           // every shape tuned: the workers' shapes need not be unsure ones
-                           "KTUNE_REMEMBER_SHAPES=all"}));
-  }
-  for (pid_t pid : pids) ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
-  const auto first = worker_hashes(outputs[0]), second = worker_hashes(outputs[1]);
+  const auto hashes = ktune_test::run_two_workers(
+      KTUNE_REMEMBER_CUDA_WORKER, shapes, "cuda-worker",
+      {"KTUNE_REMEMBER=" + cache,
+       // a fresh process's first call loads modules and handles: a budget of tens of ms is
+       // spent before a candidate is timed, nothing stored
+       "KTUNE_REMEMBER_BUDGET_MS=2000",
+       // every shape tuned: the workers' shapes need not be unsure ones
+       "KTUNE_REMEMBER_SHAPES=all"});
+  const auto &first = hashes[0], &second = hashes[1];
   ASSERT_EQ(int(first.size()), shapes);
   EXPECT_EQ(first, second);
   // Both served the cache's answer: a direct call of it gives the same bits.

@@ -19,6 +19,21 @@ inline std::vector<ktune::RememberedTiming> timings_of(const std::string& cache,
   return out;
 }
 
+// The stored answer among a problem's timed rows ("" when none won).
+inline std::string winner_of(const std::vector<ktune::RememberedTiming>& rows) {
+  for (const auto& t : rows)
+    if (t.winner) return t.config;
+  return "";
+}
+
+// The index of a config in a tuned library's info (num_configs, configs), or -1.
+template <typename Info>
+int index_of(const Info& info, const std::string& config) {
+  for (int i = 0; i < info.num_configs; ++i)
+    if (config == info.configs[i]) return i;
+  return -1;
+}
+
 // Replaces the stored answer of the problem (exactly one row) with config.
 inline void plant_answer(const std::string& cache, const std::string& problem,
                          const std::string& config) {

@@ -5,10 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +65,36 @@ inline int wait_exit_code(pid_t pid) {
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
+}
+
+// Two worker processes (`worker COUNT OUTPUT`, each writing "index hash" lines) started at once
+// with the environment `env` added (a shared cache), waited for; what each wrote, index -> hash
+// (empty for a worker that failed).
+inline std::vector<std::map<long, std::string>> run_two_workers(
+    const std::string& worker, int count, const std::string& name,
+    const std::vector<std::string>& env) {
+  std::vector<pid_t> pids;
+  std::vector<std::string> outputs;
+  for (int w = 0; w < 2; ++w) {
+    outputs.push_back(fresh_path(name + std::to_string(w) + ".txt"));
+    pids.push_back(spawn({worker, std::to_string(count), outputs.back()}, env));
+  }
+  std::vector<std::map<long, std::string>> hashes(2);
+  for (int w = 0; w < 2; ++w) {
+    if (wait_exit_code(pids[size_t(w)]) != 0) continue;
+    std::istringstream in(read_file(outputs[size_t(w)]));
+    long index;
+    std::string hash;
+    while (in >> index >> hash) hashes[size_t(w)][index] = hash;
+  }
+  return hashes;
+}
+
+// FNV-1a of a result's bytes: what the worker processes report per shape.
+inline uint64_t fnv1a(const std::vector<unsigned char>& bytes) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ULL;
+  return h;
 }
 
 // A worker process's start ("NAME COUNT OUTPUT"): the count and the opened output. Returns the

@@ -1,7 +1,8 @@
 // The tune-and-remember runtime (src/remember) on a fake library: the remembered answer wins,
 // ties go to the smaller config string, the budget bounds a first call, the cache serves a
 // second process, two processes hammering one cache agree on every answer, and a corrupt cache
-// is reported in one line, left as it was, while the selector's answers are served.
+// is reported in one line, left as it was, while the selector's answers are served; a first
+// call's candidate order (remember::candidate_order, every family's libraries).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -9,7 +10,9 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "ktune/remember.hpp"
 #include "src/remember/remember_tune.hpp"
@@ -89,6 +92,52 @@ TEST(Remember, TheBudgetBoundsTheFirstCall) {
   EXPECT_EQ(runs, 0);
   ktune::remember_disable();
   for (const auto& t : ktune::read_remembered(cache)) EXPECT_NE(t.problem, "s=8");
+}
+
+// A library's one-time setup (remember::Prepare): run once per first call that times, with the
+// candidates it times, before the budget starts (a setup longer than the budget still leaves the
+// runs their budget); never for an answer in memory or in the cache; a throwing one leaves the
+// runs to go on.
+TEST(Remember, PrepareRunsOnceBeforeTheBudgetWithTheTimedCandidates) {
+  const std::string cache = ktune_test::fresh_path("prepare.sqlite");
+  ktune::RememberSettings settings = settings_for(cache, 20);
+  settings.candidates = 2;
+  ktune::remember_enable(settings);
+  ktune::remember::Shape shape;
+  shape.values[shape.count++] = 11;
+  const int candidates[] = {1, 2, 0};
+  int prepared = 0, runs = 0;
+  std::vector<int> seen;
+  auto choose = [&](const ktune::remember::Prepare& prepare) {
+    return ktune::remember::choose_measured(
+        ktune_test::kFakeLibrary, ktune_test::kFakeDevice, shape,
+        [&] { return "s=" + std::to_string(shape.values[0]); }, candidates, 3,
+        [&](int config) {
+          ++runs;
+          return config == 2 ? 0.5 : 2.0;  // milliseconds, as a library measures them
+        },
+        prepare);
+  };
+  auto slow_setup = [&](const int* timed, int count) {
+    ++prepared;
+    seen.assign(timed, timed + count);
+    ktune_test::busy_wait_us(40000);  // twice the budget
+  };
+  EXPECT_EQ(choose(slow_setup), 2);
+  EXPECT_EQ(prepared, 1);
+  EXPECT_EQ(seen, (std::vector<int>{1, 2}));  // the two candidates timed, in order
+  EXPECT_GT(runs, 0);                         // the budget was still there for the runs
+  runs = 0;
+  EXPECT_EQ(choose(slow_setup), 2);  // from memory
+  ktune::remember_enable(settings);
+  EXPECT_EQ(choose(slow_setup), 2);  // from the cache file
+  EXPECT_EQ(prepared, 1);
+  EXPECT_EQ(runs, 0);
+  // A throwing setup: the runs go on, the winner is stored.
+  shape.values[0] = 12;
+  EXPECT_EQ(choose([](const int*, int) { throw std::runtime_error("planted setup failure"); }), 2);
+  EXPECT_GT(runs, 0);
+  ktune::remember_disable();
 }
 
 TEST(Remember, ASecondProcessServesTheCachedAnswersWithoutTiming) {
@@ -238,6 +287,24 @@ TEST(Remember, AnotherSQLiteDatabaseIsNotTakenForACache) {
   ktune::remember_disable();
   EXPECT_NE(err.find("not a ktune remember cache"), std::string::npos) << err;
   EXPECT_EQ(ktune_test::read_file(other), before);
+}
+
+TEST(Remember, CandidatesArePickEarlyThenSafeOrder) {
+  const int safe[] = {1, 4, 0, 2, 3};
+  std::vector<int> out(5, -1);
+  EXPECT_EQ(ktune::remember::candidate_order(2, safe, 5, out.data()), 5);
+  EXPECT_EQ(out, (std::vector<int>{2, 1, 4, 0, 3}));
+  EXPECT_EQ(ktune::remember::candidate_order(1, safe, 5, out.data()), 5);
+  EXPECT_EQ(out, (std::vector<int>{1, 4, 0, 2, 3}));
+  // An early config (a vendor call) right after the pick, once, whatever the safe order says.
+  EXPECT_EQ(ktune::remember::candidate_order(2, safe, 5, out.data(), 3), 5);
+  EXPECT_EQ(out, (std::vector<int>{2, 3, 1, 4, 0}));
+  EXPECT_EQ(ktune::remember::candidate_order(3, safe, 5, out.data(), 3), 5);
+  EXPECT_EQ(out, (std::vector<int>{3, 1, 4, 0, 2}));
+  const int one[] = {0};
+  std::vector<int> single(1, -1);
+  EXPECT_EQ(ktune::remember::candidate_order(0, one, 1, single.data(), 0), 1);
+  EXPECT_EQ(single, std::vector<int>{0});
 }
 
 TEST(Remember, UnusableSettingsAreRefused) {

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ktune/cuda/event_timing.hpp"
 #include "ktune/cuda/sticky_error.hpp"
@@ -189,18 +190,43 @@ class StreamTrials {
 // The config to serve on a CUDA stream: remember::choose_measured, each candidate's run being
 // launch(config, scratch_output) on `stream` (false: refused), timed by StreamTrials. While the
 // stream is being captured into a graph nothing is timed: the remembered answer, else
-// candidates[0], is served.
+// candidates[0], is served. prepare: choose_measured's (a one-time setup before the budget).
 template <typename Launch>
 int choose_on_stream(const Library& lib, const std::string& device, const Shape& shape,
                      const std::function<std::string()>& problem, const int* candidates, int n,
                      cudaStream_t stream, const void* output, size_t output_bytes, bool read_output,
-                     Launch&& launch) {
+                     Launch&& launch, const Prepare& prepare = {}) {
   if (const int known = remembered(lib, device, shape); known >= 0) return known;
   if (!can_time_on(stream)) return candidates[0];
   StreamTrials trials(stream, output, output_bytes, read_output);
-  return choose_measured(lib, device, shape, problem, candidates, n, [&](int config) {
-    return trials.time([&](void* scratch) { return launch(config, scratch); });
-  });
+  return choose_measured(
+      lib, device, shape, problem, candidates, n,
+      [&](int config) {
+        return trials.time([&](void* scratch) { return launch(config, scratch); });
+      },
+      prepare);
+}
+
+// The config a deployed CUDA library serves (docs/deploy.md, "Tune and remember"): `pick`, its
+// selector's answer, unless tune and remember is on and the shape is one it tunes (`unsure`: the
+// selector answered kUnsure; every shape with KTUNE_REMEMBER_SHAPES=all); then the remembered
+// answer, else choose_on_stream over candidate_order(pick, safe_order, early) (the list built
+// only on a first call), each run launch(config, scratch_output) (false: refused). problem(): the
+// cache's problem text, asked only on a first call. prepare: choose_measured's.
+template <typename Launch>
+int served_config(const Library& lib, int pick, bool unsure, const int* safe_order, int early,
+                  const Shape& shape, const std::function<std::string()>& problem,
+                  cudaStream_t stream, const void* output, size_t output_bytes, bool read_output,
+                  Launch&& launch, const Prepare& prepare = {}) {
+  if (!enabled() || !(unsure || all_shapes())) return pick;
+  const std::string& device = current_device();  // the GPU, not the host
+  if (device.empty()) return pick;
+  if (const int known = remembered(lib, device, shape); known >= 0)
+    return known;  // the steady state: no callbacks built
+  std::vector<int> candidates(size_t(lib.num_configs > 0 ? lib.num_configs : 1));
+  const int n = candidate_order(pick, safe_order, lib.num_configs, candidates.data(), early);
+  return choose_on_stream(lib, device, shape, problem, candidates.data(), n, stream, output,
+                          output_bytes, read_output, launch, prepare);
 }
 
 }  // namespace ktune::remember::cuda

@@ -6,7 +6,9 @@
 // (conv2d_cuda_launch.hpp). ktune::conv2d is stateless: Winograd configs transform the filter in
 // every call (ft=pre configs too), so its selector is best trained without the ft=pre rows;
 // ktune::Conv2dPlan picks once per layer and keeps the filter transform, which is what the ft=pre
-// rows measured.
+// rows measured. Tune and remember (docs/deploy.md): with it on, an unsure layer's (or every
+// layer's, KTUNE_REMEMBER_SHAPES=all) first call times the top few candidates on the caller's
+// stream into a scratch output and keeps the winner (served(), tc_served() for conv2d_ex).
 #include <cuda_runtime.h>
 
 #include <array>
@@ -31,7 +33,10 @@
 #include "kernels/conv2d/cuda/conv2d_im2col.cuh"
 #include "kernels/conv2d/cuda/conv2d_winograd.cuh"
 #include "kernels/conv2d/deploy/conv2d_validate.hpp"
+#include "kernels/conv2d/deploy/remember_conv2d.hpp"
 #include "ktune/conv2d.hpp"
+#include "ktune/cuda/remember_cuda.hpp"
+#include "ktune/remember.hpp"
 
 namespace {
 
@@ -223,6 +228,38 @@ int choose(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int
   return pick >= 0 && pick < sel::kNumConfigs ? pick : sel::kBaseline;
 }
 
+// The FP32 library as the tune-and-remember cache keys it (KTUNE_TUNED_VERSION: the selector's
+// hash, set by ktune_add_tuned_library), and its kUnsure (-1: the header states none).
+#ifndef KTUNE_TUNED_VERSION
+#define KTUNE_TUNED_VERSION "unversioned"
+#endif
+const ktune::remember::Library kRememberLibrary{"conv2d", "cuda", KTUNE_TUNED_VERSION,
+                                                sel::kNumConfigs, sel::kConfigs};
+#if defined(KTUNE_TUNED_HAS_UNSURE)
+constexpr int kUnsureFp32 = sel::kUnsure;
+#else
+constexpr int kUnsureFp32 = -1;
+#endif
+
+// The config ktune::conv2d serves: the selector's pick, or with tune and remember on the
+// remembered one; a first call times the pick, then the shipped safe order, on the caller's
+// input and filter into a scratch output on the caller's stream (the caller's output is written
+// afterwards, once, by the config served).
+int served(int pick, const kc::ConvDims& d, const float* x, const float* w, float* y,
+           cudaStream_t stream) {
+  ktune::kernels::conv2d::deploy::RememberKey key;
+  key.n = d.n, key.h = d.h, key.w = d.w, key.c = d.c, key.k = d.k, key.r = d.r, key.s = d.s;
+  key.stride = d.stride, key.pad = d.pad;
+  return ktune::remember::cuda::served_config(
+      kRememberLibrary, pick, kUnsureFp32 >= 0 && pick == kUnsureFp32, sel::kSafeOrder, -1,
+      key.shape(), [&] { return key.problem(); }, stream, y,
+      size_t(d.n * d.p() * d.q() * d.k) * sizeof(float), false,
+      [&](int config, void* scratch) {
+        return kConfigFns[size_t(config)].run(d, x, w, static_cast<float*>(scratch), stream) ==
+               Launch::ok;
+      });
+}
+
 }  // namespace
 
 namespace ktune {
@@ -235,9 +272,9 @@ void conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, in
     return;
   const kc::ConvDims d{n, h, w, c, k, r, s, stride, pad};
   auto* st = reinterpret_cast<::cudaStream_t>(stream);
-  // The selector's pick first; if it refuses the problem, the shipped configs in the order of
-  // how widely they ran in the sweep.
-  const int pick = choose(n, h, w, c, k, r, s, stride, pad);
+  // The selector's pick (or the remembered answer) first; if it refuses the problem, the shipped
+  // configs in the order of how widely they ran in the sweep.
+  const int pick = served(choose(n, h, w, c, k, r, s, stride, pad), d, input, filter, output, st);
   if (kConfigFns[size_t(pick)].run(d, input, filter, output, st) == Launch::ok) return;
   for (int index : sel::kSafeOrder) {
     if (index == pick) continue;

@@ -21,6 +21,7 @@
 // sweep's kernels, with the plain 16-bit store for a 16-bit output); cuDNN's output gets one
 // elementwise pass after the engine (fused into the widening pass where there is one), as does
 // precision fp32 (ktune::conv2d's kinds). The selector picks as for a plain convolution.
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -37,12 +38,17 @@ namespace {
 namespace kgm = ktune::kernels::gemm;
 
 // The selector of precision PREC (1 tf32, 2 bf16, 3 fp16, as the sweep's precision=), or none.
+// kUnsure: the header's, -1 when it states no kUnsure rule; kVersion: its hash (tune and remember
+// keys its answers by both, per precision; KTUNE_TUNED_UNSURE_<NAME> / KTUNE_TUNED_VERSION_<NAME>
+// come with the selector, cmake/KtuneTunedLibrary.cmake).
 template <int PREC>
 struct TcSelector {
   static constexpr int kNumConfigs = 0;
   static constexpr const char* const* kConfigs = nullptr;
   static constexpr int kBaseline = -1;
   static constexpr const int* kSafeOrder = nullptr;
+  static constexpr int kUnsure = -1;
+  static constexpr const char* kVersion = "";
   struct Features {
     double slots[ktune::kernels::conv2d::kProblemFeatures + 1 +
                  ktune::kernels::conv2d::kDerivedFeatures];
@@ -57,6 +63,8 @@ struct TcSelector<2> {
   static constexpr const char* const* kConfigs = ktune_tuned_selector_bf16::kConfigs;
   static constexpr int kBaseline = ktune_tuned_selector_bf16::kBaseline;
   static constexpr const int* kSafeOrder = ktune_tuned_selector_bf16::kSafeOrder;
+  static constexpr int kUnsure = KTUNE_TUNED_UNSURE_BF16;
+  static constexpr const char* kVersion = KTUNE_TUNED_VERSION_BF16;
   static int select(const Features& f) { return ktune_tuned_selector_bf16::select(f); }
 };
 #endif
@@ -68,6 +76,8 @@ struct TcSelector<1> {
   static constexpr const char* const* kConfigs = ktune_tuned_selector_tf32::kConfigs;
   static constexpr int kBaseline = ktune_tuned_selector_tf32::kBaseline;
   static constexpr const int* kSafeOrder = ktune_tuned_selector_tf32::kSafeOrder;
+  static constexpr int kUnsure = KTUNE_TUNED_UNSURE_TF32;
+  static constexpr const char* kVersion = KTUNE_TUNED_VERSION_TF32;
   static int select(const Features& f) { return ktune_tuned_selector_tf32::select(f); }
 };
 #endif
@@ -79,6 +89,8 @@ struct TcSelector<3> {
   static constexpr const char* const* kConfigs = ktune_tuned_selector_fp16::kConfigs;
   static constexpr int kBaseline = ktune_tuned_selector_fp16::kBaseline;
   static constexpr const int* kSafeOrder = ktune_tuned_selector_fp16::kSafeOrder;
+  static constexpr int kUnsure = KTUNE_TUNED_UNSURE_FP16;
+  static constexpr const char* kVersion = KTUNE_TUNED_VERSION_FP16;
   static int select(const Features& f) { return ktune_tuned_selector_fp16::select(f); }
 };
 #endif
@@ -375,6 +387,65 @@ Launch tc_launch(int config, const kc::ConvDims& d, const void* x, const void* w
   }
 }
 
+// cuDNN's first call of a layer searches its engines (once per layer, output type and pointer
+// alignment; tens to hundreds of ms), which would spend a first call's budget before one cuDNN
+// run is timed. So a first call that will time the vendor call runs that search first, outside
+// the budget (remember::Prepare), on the caller's input into scratch memory as aligned as the
+// trials' scratch output (16 bytes): the trials then time runs, and later calls on 16-byte-aligned
+// outputs reuse it. A failure here is left to the vendor call's trial to meet.
+template <int PREC>
+void search_vendor_first(int vendor, const int* timed, int count, const kc::ConvDims& d,
+                         const void* x, const void* w, bool out16,
+                         const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
+  if (vendor < 0 || std::find(timed, timed + count, vendor) == timed + count) return;
+  CallScratch scratch(stream);
+  try {
+    void* y = scratch.transient(size_t(output_count(d)) * (out16 ? 2 : 4));
+    (void)tc_launch<PREC>(vendor, d, x, w, y, out16, epilogue, stream);
+    scratch.release_all();
+  } catch (const std::exception&) {
+    (void)cudaGetLastError();  // not the pick's trial's to meet; a sticky one surfaces again
+  }
+}
+
+// The config conv2d_ex serves in precision PREC: the pick, or with tune and remember on the
+// remembered one (served() of tuned_cuda.inl). A first call times the pick, then the shipped
+// cuDNN call, then the safe order, each on the caller's input, filter and epilogue into a scratch
+// output (the epilogue's residual is read where the caller keeps it, its output included: the
+// caller's output is written afterwards, once, by the config served). The cache keys each
+// precision apart ("cuda-<precision>" with its selector's hash), the layer with its output type
+// and epilogue (remember_conv2d.hpp).
+template <int PREC>
+int tc_served(int pick, const kc::ConvDims& d, const void* x, const void* w, void* y, bool out16,
+              const ktune::Conv2dEpilogue& epilogue, cudaStream_t stream) {
+  using S = TcSelector<PREC>;
+  if constexpr (S::kNumConfigs == 0) {
+    (void)d, (void)x, (void)w, (void)y, (void)out16, (void)epilogue, (void)stream;
+    return pick;
+  } else {
+    namespace dp = ktune::kernels::conv2d::deploy;
+    static const char* const kBackends[4] = {"", "cuda-tf32", "cuda-bf16", "cuda-fp16"};
+    static const ktune::remember::Library library{"conv2d", kBackends[PREC], S::kVersion,
+                                                  S::kNumConfigs, S::kConfigs};
+    static const int vendor = dp::first_vendor_config(S::kConfigs, S::kNumConfigs);
+    const bool unsure = S::kUnsure >= 0 && pick == S::kUnsure;
+    dp::RememberKey key;
+    key.n = d.n, key.h = d.h, key.w = d.w, key.c = d.c, key.k = d.k, key.r = d.r, key.s = d.s;
+    key.stride = d.stride, key.pad = d.pad, key.precision = PREC, key.out16 = out16;
+    key.bias = epilogue.bias != nullptr, key.residual = epilogue.residual != nullptr;
+    key.relu = epilogue.relu;
+    return ktune::remember::cuda::served_config(
+        library, pick, unsure, S::kSafeOrder, vendor, key.shape(), [&] { return key.problem(); },
+        stream, y, size_t(output_count(d)) * (out16 ? 2 : 4), false,
+        [&](int config, void* scratch) {
+          return tc_launch<PREC>(config, d, x, w, scratch, out16, epilogue, stream) == Launch::ok;
+        },
+        [&](const int* timed, int count) {
+          search_vendor_first<PREC>(vendor, timed, count, d, x, w, out16, epilogue, stream);
+        });
+  }
+}
+
 // The problem in tensor-core precision PREC (the TMA maps' element type follows it).
 template <int PREC>
 kc::ConvDims tc_dims(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
@@ -493,9 +564,10 @@ void conv2d_ex(Conv2dPrecision precision, Conv2dOutput output_type, int64_t n, i
   with_tc_precision(precision, [&](auto prec) {
     constexpr int P = decltype(prec)::value;
     const kc::ConvDims d = tc_dims<P>(n, h, w, c, k, r, s, stride, pad);
-    // The selector's pick first; if it refuses the layer (wgmma off c % 64, another device), the
-    // shipped configs in the order of how widely they ran in the sweep.
-    const int pick = tc_choose<P>(d);
+    // The selector's pick (or the remembered answer) first; if it refuses the layer (wgmma off
+    // c % 64, another device), the shipped configs in the order of how widely they ran in the
+    // sweep.
+    const int pick = tc_served<P>(tc_choose<P>(d), d, input, filter, output, out16, epilogue, st);
     if (tc_launch<P>(pick, d, input, filter, output, out16, epilogue, st) == Launch::ok) return;
     for (int i = 0; i < TcSelector<P>::kNumConfigs; ++i) {
       const int index = TcSelector<P>::kSafeOrder[i];

@@ -2,7 +2,8 @@
 // Tune and remember in the GEMM libraries (deploy/tuned_cpu.inl, tuned_cuda.inl,
 // tuned_cuda_tc.inl): a problem's in-memory shape and its cache key, which is the GEMM family's
 // problem key as the sweep writes it (precision and c16 only where they are not FP32), so that
-// `ktune import --remembered` rows join the sweep's datasets; and a first call's candidates.
+// `ktune import --remembered` rows join the sweep's datasets (a first call's candidates:
+// remember::candidate_order, ktune/remember.hpp).
 // C++17, no ktune library.
 #include <cstdint>
 #include <string>
@@ -41,16 +42,6 @@ struct RememberKey {
 // holds (column-major C, leading dimension ldc, batch stride stride_c).
 inline int64_t c_span_elements(int64_t m, int64_t n, int64_t batch, int64_t ldc, int64_t stride_c) {
   return (batch - 1) * stride_c + (n - 1) * ldc + m;
-}
-
-// A first call's candidates: the selector's pick, then the shipped safe order (a permutation of
-// the num_configs configs) without it. out holds num_configs entries; returns how many it got.
-inline int remember_candidates(int pick, const int* safe_order, int num_configs, int* out) {
-  int n = 0;
-  out[n++] = pick;
-  for (int i = 0; i < num_configs && n < num_configs; ++i)
-    if (safe_order[i] != pick) out[n++] = safe_order[i];
-  return n;
 }
 
 }  // namespace ktune::kernels::gemm::deploy

@@ -108,8 +108,8 @@ int served(int pick, const Args& args) {
   if (const int known = ktune::remember::remembered(kRememberLibrary, device, shape); known >= 0)
     return known;  // the steady state: no callbacks built
   std::array<int, size_t(sel::kNumConfigs)> candidates{};
-  const int n = ktune::kernels::gemm::deploy::remember_candidates(
-      pick, sel::kSafeOrder, sel::kNumConfigs, candidates.data());
+  const int n =
+      ktune::remember::candidate_order(pick, sel::kSafeOrder, sel::kNumConfigs, candidates.data());
   const size_t transposes = size_t((args.transa ? 2 : 0) + (args.transb ? 1 : 0));
   return ktune::remember::choose(
       kRememberLibrary, device, shape, [&] { return key.problem(); }, candidates.data(), n,

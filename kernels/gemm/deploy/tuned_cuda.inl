@@ -247,18 +247,10 @@ int remembered_or_pick(const ktune::remember::Library& lib, int pick, bool unsur
                        const int* safe_order, const ktune::kernels::gemm::deploy::RememberKey& key,
                        cudaStream_t stream, const void* c, size_t c_bytes, bool reads_c,
                        LaunchAt&& launch) {
-  if (!ktune::remember::enabled() || !(unsure || ktune::remember::all_shapes())) return pick;
-  const std::string& device = ktune::remember::cuda::current_device();  // the GPU, not the host
-  if (device.empty()) return pick;
-  const ktune::remember::Shape shape = key.shape();
-  if (const int known = ktune::remember::remembered(lib, device, shape); known >= 0)
-    return known;  // the steady state: no callbacks built
-  std::vector<int> candidates(size_t(lib.num_configs));
-  const int n = ktune::kernels::gemm::deploy::remember_candidates(pick, safe_order, lib.num_configs,
-                                                                  candidates.data());
-  return ktune::remember::cuda::choose_on_stream(
-      lib, device, shape, [&] { return key.problem(); }, candidates.data(), n, stream, c, c_bytes,
-      reads_c, [&](int config, void* scratch) { return launch(config, scratch) == Launch::ok; });
+  return ktune::remember::cuda::served_config(
+      lib, pick, unsure, safe_order, -1, key.shape(), [&] { return key.problem(); }, stream, c,
+      c_bytes, reads_c,
+      [&](int config, void* scratch) { return launch(config, scratch) == Launch::ok; });
 }
 
 // Bytes from C's first element to its last, batch entries included.
