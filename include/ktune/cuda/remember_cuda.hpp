@@ -3,10 +3,10 @@
 // runtime (ktune/remember.hpp). The cache keys the GPU (name, SMs, compute capability), not the
 // host; a first call times its candidates on the caller's stream with CUDA events
 // (ktune/cuda/event_timing.hpp, the sweep's timing) into a scratch copy of the output, so the
-// caller's output is written once, by the answer served afterwards. Each timed run starts with
-// the operands out of L2, as in the sweep and the benchmarks, which rotate copies of the inputs:
-// repeated on the caller's data, hot in L2, two candidates can time alike where the benchmark
-// times one 13-16 % faster (results/h200/remember-vit-all). A candidate that is refused
+// caller's output is written once, by the answer served afterwards. The runs repeat on the
+// caller's data, hot in L2 (the benchmarks rotate copies of the inputs); an untimed write of
+// twice the L2 before each run, tried to match them, made the picks worse on every precision
+// (results/h200/remember-vit-l2evict) and was taken out. A candidate that is refused
 // or fails does not compete, and the CUDA error it left is cleared; an error that breaks the
 // context (sticky) ends the first call (remember::Abort) and reaches the caller. Header-only on
 // the CUDA runtime API (the deployed libraries link no ktune library); names no family. C++17.
@@ -86,15 +86,13 @@ inline void clear_or_abort(cudaStream_t stream, const std::string& what,
 
 // A first call's runs on one stream: each candidate into a scratch copy of the output (`bytes`
 // at `output`, copied in first when `read_output`: beta != 0 reads C), allocated at the first
-// run, freed at the end; every run timed with a pair of events, after a write of twice the L2
-// cache's size that evicts the operands (without the memory for it, runs are timed as they come).
+// run, freed at the end; every run timed with a pair of events.
 class StreamTrials {
  public:
   StreamTrials(cudaStream_t stream, const void* output, size_t bytes, bool read_output)
       : stream_(stream), output_(output), bytes_(bytes), read_output_(read_output) {}
   ~StreamTrials() {
     if (scratch_) (void)cudaFree(scratch_);  // waits for the runs still on it
-    if (flush_) (void)cudaFree(flush_);
     if (start_) (void)cudaEventDestroy(start_);
     if (stop_) (void)cudaEventDestroy(stop_);
   }
@@ -110,7 +108,6 @@ class StreamTrials {
     bool ran = true;
     double ms = 0;
     ::ktune::cuda::EventStep step;
-    evict_l2();
     try {
       step = ::ktune::cuda::time_with_events(start_, stop_, stream_, [&] { ran = run(scratch_); });
       ms = step.ms;
@@ -145,29 +142,6 @@ class StreamTrials {
     }
     scratch_ = scratch;
   }
-  // Untimed, before each run: the eviction write, once its buffer is made (twice the L2's size,
-  // so that no operand line survives its replacement policy). A failure to make or write it is
-  // cleared and the runs go on unflushed: the first call still picks, on hot operands.
-  void evict_l2() {
-    if (!flush_tried_) {
-      flush_tried_ = true;
-      int device = 0, l2 = 0;
-      if (cudaGetDevice(&device) == cudaSuccess &&
-          cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) == cudaSuccess && l2 > 0 &&
-          cudaMalloc(&flush_, 2 * size_t(l2)) == cudaSuccess) {
-        flush_bytes_ = 2 * size_t(l2);
-      } else {
-        flush_ = nullptr;
-        (void)cudaGetLastError();
-      }
-    }
-    if (flush_ &&
-        cudaMemsetAsync(flush_, flush_round_++ & 0xff, flush_bytes_, stream_) != cudaSuccess) {
-      (void)cudaGetLastError();
-      (void)cudaFree(flush_);
-      flush_ = nullptr;
-    }
-  }
   void fail_if(cudaError_t error, const char* what) {
     if (error == cudaSuccess) return;
     const std::string text = std::string(what) + ": " + cudaGetErrorName(error);
@@ -180,10 +154,6 @@ class StreamTrials {
   size_t bytes_;
   bool read_output_;
   void* scratch_ = nullptr;
-  void* flush_ = nullptr;
-  size_t flush_bytes_ = 0;
-  bool flush_tried_ = false;
-  int flush_round_ = 0;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
