@@ -30,6 +30,15 @@ def cache_rows(path):
     """problem -> list of (config, median_ms, reps, winner) from a tune-and-remember cache."""
     out = {}
     if not os.path.exists(path):
+        # A rerun: the first wrote the cache out as remembered-<p>.csv and removed it.
+        written = os.path.join(os.path.dirname(path),
+                               os.path.basename(path).replace("remember-", "remembered-")
+                               .replace(".sqlite", ".csv"))
+        if os.path.exists(written):
+            with open(written, newline="") as f:
+                for r in csv.DictReader(f):
+                    out.setdefault(r["problem"], []).append(
+                        (r["config"], float(r["median_ms"]), int(r["reps"]), r["winner"] == "1"))
         return out
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     winners = dict(db.execute("SELECT problem, config FROM answers"))

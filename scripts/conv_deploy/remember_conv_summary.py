@@ -157,10 +157,18 @@ def main():
     parser.add_argument("--command", default="bash scripts/conv_deploy/gpu_remember_conv.sh")
     args = parser.parse_args()
     lines, measures, test_line = summarize(args.dir)
-    smi = (read(os.path.join(args.dir, "nvidia-smi.txt")) or "").strip().splitlines()
+    text = (read(os.path.join(args.dir, "nvidia-smi.txt")) or "").strip()
+    smi = text.splitlines()
     card = smi[1].split(", ") if len(smi) > 1 else []
-    device = (f"{card[0]} (lent, driver {card[1]}, {card[2]})" if len(card) >= 3
-              else "unknown: nvidia-smi.txt missing")
+    # gpu_info's CSV, or nvidia-smi's own table (name, driver and memory read from it)
+    table = (re.search(r"\|\s+\d+\s+(NVIDIA[^|]*?)\s{2,}", text),
+             re.search(r"Driver Version:\s*(\S+)", text), re.search(r"/\s*(\d+MiB)", text))
+    if len(card) >= 3 and not card[0].startswith(("+", "|")) and "NVIDIA-SMI" not in card[0]:
+        device = f"{card[0]} (lent, driver {card[1]}, {card[2]})"
+    elif all(table):
+        device = f"{table[0].group(1).strip()} (lent, driver {table[1].group(1)}, {table[2].group(1)})"
+    else:
+        device = "unknown: nvidia-smi.txt missing"
     md = ("# Tune and remember in the held-out CUDA conv2d libraries, against cuDNN at its best\n\n"
           f"{device}; deployed / cuDNN per layer (GFLOP/s ratio), all layers of the run network."
           "\n\n" + test_line + "\n" + "\n".join(lines) + "\n")
