@@ -46,5 +46,6 @@ ktune_family_deploy_files(
           cuda/conv2d_cudnn_engine_search.hpp cuda/conv2d_cudnn_precision.hpp
           cpu/conv2d_onednn_call.hpp deploy/vendor_onednn_cpu.hpp
           deploy/tuned_cpu.inl deploy/tuned_cuda.inl deploy/tuned_cuda_tc.inl deploy/vendor_cudnn.hpp
+          deploy/remember_conv2d.hpp
           deploy/vendors.cmake
   PUBLIC_HEADERS include/ktune/conv2d.hpp)
