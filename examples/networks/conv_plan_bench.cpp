@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "kernels/common/cpu/conv_cpu_plan.hpp"
+#include "ktune/host_measure.hpp"
 #include "ktune/nn/network.hpp"
 #include "ktune/nn/registry.hpp"
 
@@ -135,21 +136,10 @@ std::vector<float> random_floats(size_t count, unsigned seed) {
   return v;
 }
 
-// Reads mb MiB of a buffer of its own on every thread of the OpenMP team, cyclically (--cold:
-// each timed call starts with the layer's data, filter and output out of the caches, as
-// tuned_conv_bench's host protocol does for layers whose copies do not cover 2x the LLC).
-void evict(int mb) {
-  static std::vector<float> junk;
-  static size_t at = 0;
-  const size_t n = size_t(mb) << 18;
-  if (junk.size() != 4 * n) junk.assign(4 * n, 1.f);
-  float sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-  for (size_t i = 0; i < n; i += 16) sum += junk[(at + i) % junk.size()];
-  at = (at + n) % junk.size();
-  volatile float sink = sum;
-  (void)sink;
-}
+// Reads mb MiB through the host protocol's eviction (--cold: each timed call starts with the
+// layer's data, filter and output out of the caches, as tuned_conv_bench's host protocol does for
+// layers whose copies do not cover 2x the LLC), which leaves no thread of its own spinning.
+void evict(int mb) { ktune::evict_host_caches(double(mb) * 1024 * 1024); }
 
 double least(const std::vector<double>& t) { return *std::min_element(t.begin(), t.end()); }
 

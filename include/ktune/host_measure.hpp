@@ -42,12 +42,29 @@ struct HostRotation {
 };
 HostRotation host_rotation(double bytes, double llc_bytes);
 
-// Reads `bytes` of a buffer kept for this, on every thread of the OpenMP team (each core's L2 as
-// well as the shared L3), cyclically, so that what it reads is what it read longest ago (re-reading
-// cached lines would evict nothing). Outside any timed interval; a lock serializes callers.
+// Reads `bytes` of a buffer kept for this, on every CPU the caller may run on (each core's L2 as
+// well as the shared L3: read_lines_on_every_cpu), cyclically, so that what it reads is what it
+// read longest ago (re-reading cached lines would evict nothing). Outside any timed interval; a
+// lock serializes callers. No thread it used is left running once it returns.
 void evict_host_caches(double bytes);
 // The bytes evict_host_caches read so far in this process (tests: the protocol evicted).
 double host_cache_bytes_evicted();
+
+// What read_lines_on_every_cpu read: the sum of the bytes read (one per line) and on how many
+// distinct CPUs its readers ran.
+struct LinesRead {
+  unsigned long sum = 0;
+  int cpus = 0;
+};
+// Reads one byte of every 64-byte line of [offset, offset + bytes) of the ring [ring, ring +
+// ring_bytes) (wrapping around at its end; offset and bytes multiples of 64, bytes <= ring_bytes),
+// the lines split evenly among the caller, on its CPU, and short-lived threads, one started on
+// each other CPU the caller may run on (Linux; elsewhere the caller reads them all), all joined
+// before it returns. Not an OpenMP team: libgomp's workers spin for milliseconds after a region,
+// and on a 2-core machine that spinning worker held the CPU the next timed run's own helper
+// thread needed, so short calls of ktune's pool-threaded kernels ran on the caller alone (issue
+// #26; docs/ARCHITECTURE.md, "Host cache state").
+LinesRead read_lines_on_every_cpu(const char* ring, size_t ring_bytes, size_t offset, size_t bytes);
 
 struct RunVerdict {
   bool ok = false;

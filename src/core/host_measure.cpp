@@ -64,15 +64,6 @@ EvictionRing& eviction_ring() {
   return ring;
 }
 
-// Sums one byte of every cache line of [begin, end) on the team's threads.
-unsigned long touch_lines(const char* begin, const char* end) {
-  unsigned long sum = 0;
-  const long lines = long((end - begin) / 64);
-#pragma omp parallel for reduction(+ : sum) schedule(static)
-  for (long i = 0; i < lines; ++i) sum += static_cast<unsigned char>(begin[i * 64]);
-  return sum;
-}
-
 }  // namespace
 
 void evict_host_caches(double bytes) {
@@ -84,14 +75,12 @@ void evict_host_caches(double bytes) {
     ring.bytes.assign(want, 1);
     ring.cursor = 0;
   }
-  const char* base = ring.bytes.data();
-  const size_t size = ring.bytes.size(), first = std::min(want, size - ring.cursor);
-  unsigned long sum = touch_lines(base + ring.cursor, base + ring.cursor + first);
-  sum += touch_lines(base, base + (want - first));  // wrapped around
+  const size_t size = ring.bytes.size();
+  const LinesRead read = read_lines_on_every_cpu(ring.bytes.data(), size, ring.cursor, want);
   ring.cursor = (ring.cursor + want) % size;
   ring.total += double(want);
   static volatile unsigned long sink;
-  sink = sink + sum;  // the reads are the point: keep them
+  sink = sink + read.sum;  // the reads are the point: keep them
 }
 
 double host_cache_bytes_evicted() {

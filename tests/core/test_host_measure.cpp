@@ -1,11 +1,26 @@
 // The host protocol's cache rule (host_measure.hpp): a timed run never starts on the copy just
 // verified, 2x LLC is read once after the verification, and an eviction precedes every run
 // where the copies do not cover 2x LLC (not where they do); time_interleaved_on_host measures
-// every candidate of every round through that protocol.
+// every candidate of every round through that protocol. The eviction reads every line on every
+// CPU and leaves no thread running once it returns.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "ktune/host_measure.hpp"
 
@@ -115,6 +130,83 @@ TEST(HostMeasure, EvictionReadsTheBytesAskedFor) {
   evict_host_caches(0);
   EXPECT_EQ(host_cache_bytes_evicted() - before, 4 * kMiB);
 }
+
+TEST(HostEviction, ReadsEveryLineOnceOnEveryCpu) {
+  // Line i holds i % 13 + 1 in its first byte and 0 elsewhere: the sum of a read names its lines.
+  const size_t lines = 100;
+  std::vector<char> ring(lines * 64, 0);
+  for (size_t i = 0; i < lines; ++i) ring[i * 64] = char(i % 13 + 1);
+  auto expected = [](size_t first, size_t count) {
+    unsigned long sum = 0;
+    for (size_t j = 0; j < count; ++j) sum += (first + j) % lines % 13 + 1;
+    return sum;
+  };
+  int cpus = 1;
+#if defined(__linux__)
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  cpus = CPU_COUNT(&allowed);
+#endif
+  const LinesRead all = read_lines_on_every_cpu(ring.data(), ring.size(), 0, ring.size());
+  EXPECT_EQ(all.sum, expected(0, lines));
+  EXPECT_EQ(all.cpus, std::min(cpus, int(lines)));  // one reader per CPU, each where it was put
+  const LinesRead wrapped = read_lines_on_every_cpu(ring.data(), ring.size(), 90 * 64, 30 * 64);
+  EXPECT_EQ(wrapped.sum, expected(90, 30));  // lines 90..99, then 0..19
+  const LinesRead one = read_lines_on_every_cpu(ring.data(), ring.size(), 7 * 64, 64);
+  EXPECT_EQ(one.sum, expected(7, 1));
+  EXPECT_EQ(one.cpus, 1);  // no reader without a line
+  EXPECT_EQ(read_lines_on_every_cpu(ring.data(), ring.size(), 0, 0).sum, 0u);
+}
+
+#if defined(__linux__)
+// This process's threads other than the caller.
+std::vector<std::string> other_threads() {
+  const std::string self = std::to_string(syscall(SYS_gettid));
+  std::vector<std::string> tids;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+    if (task.path().filename() != self) tids.push_back(task.path().filename());
+  return tids;
+}
+
+// CPU time (ns, /proc/self/task/T/schedstat) of this process's threads other than the caller
+// and those in `old`.
+long long new_threads_cpu_ns(const std::vector<std::string>& old) {
+  long long ns = 0;
+  for (const std::string& tid : other_threads()) {
+    if (std::find(old.begin(), old.end(), tid) != old.end()) continue;
+    long long t = 0;
+    std::ifstream("/proc/self/task/" + tid + "/schedstat") >> t;  // gone meanwhile: 0
+    ns += t;
+  }
+  return ns;
+}
+
+// In a fresh process: evicts, then measures the CPU time that threads started since (not those
+// the process had before: OpenBLAS starts its workers, spinning, when it is loaded) take over the
+// next 20 ms. An OpenMP eviction's worker spun 3.6 ms of it here (libgomp, OMP_WAIT_POLICY unset).
+[[noreturn]] void evict_then_watch_the_new_threads() {
+  const std::vector<std::string> old = other_threads();
+  for (int i = 0; i < 3; ++i) {
+    evict_host_caches(8 * kMiB);
+    const long long before = new_threads_cpu_ns(old);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const double ms = double(new_threads_cpu_ns(old) - before) / 1e6;
+    if (ms > 1) {
+      std::fprintf(stderr, "threads it started ran %.2f ms in the 20 ms after an eviction\n", ms);
+      std::exit(1);
+    }
+  }
+  std::fprintf(stderr, "nothing ran after the evictions\n");
+  std::exit(0);
+}
+
+TEST(HostEvictionDeathTest, LeavesNoThreadRunning) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: no other thread to run";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // re-executed: no thread of other tests
+  EXPECT_EXIT(evict_then_watch_the_new_threads(), testing::ExitedWithCode(0),
+              "nothing ran after the evictions");
+}
+#endif
 
 }  // namespace
 }  // namespace ktune
