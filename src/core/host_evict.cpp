@@ -2,12 +2,12 @@
 //
 // Why short-lived pinned threads and not an OpenMP `parallel for`: after a region libgomp's
 // worker spins for milliseconds (OMP_WAIT_POLICY unset), so on the 2-vCPU guest every timed run
-// started with one CPU held by it. ktune's pool-threaded kernels (gemm_cpu_pool.hpp) then ran
+// started with one CPU held by it. ktune's kernels on its own thread pool (kernels/common/cpu) ran
 // short calls on the caller alone, while oneDNN's OpenMP calls found that same team warm, and
 // OpenBLAS's pthread worker competed with the spinner: the protocol favoured one library's
 // threads. Threads joined before the timed run leave nothing running; each library's own threads
-// behave as they do for a user (warm or asleep by their own policy). Measured by
-// examples/tuned-gemm/eviction_probe.cpp (results/amd-epyc-2c/vit-packedz-evict): a 2-thread pool
+// behave as they do for a user (warm or asleep by their own policy). Measured by the examples'
+// eviction_probe (results/amd-epyc-2c/vit-packedz-evict/eviction-probe.txt): a 2-thread pool
 // job of 1.0 ms ideal took 1.98 ms after the OpenMP loop, 1.00 ms after this; the other way, the
 // pool's helper (spinning 2 ms after a job) slowed an OpenMP job right after it to 2.0 ms, but not
 // across an 8 MiB eviction (1.02 ms).
