@@ -113,6 +113,15 @@ def gemm_deployed(d):
     return out
 
 
+def deployed_row(d, rel, first, what, label, rs):
+    """One row of the deployed-vs-vendor tables: geomean, time-weighted, below 0.8x, worst, own."""
+    g, tw, below = ratios(rs, gemm_flop)
+    worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
+    own = sum(not r["config"].startswith("vendor=") for r in rs)
+    return (f"| {d.device(rel)} | {first} | {len(rs)} {what} | {label} | **{g:.3f}** | "
+            f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |")
+
+
 def gemm_fp32_cuda_headers(d):
     """The FP32 CUDA library's two headers in one run: kernels-only and with cuBLAS a candidate."""
     rel = "h200/gemm-fp32-vendors/deployed-tables.csv"
@@ -127,11 +136,7 @@ def gemm_fp32_cuda_headers(d):
         for what, label, sets in (("`dnn + large`", "in-sample", ("dnn", "large")),
                                   ("`vit`", "**held out** (in no sweep)", ("vit",))):
             rs = [r for r in rows if r["set"] in {f"{name}-{x}" for x in sets}]
-            g, tw, below = ratios(rs, gemm_flop)
-            worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
-            own = sum(not r["config"].startswith("vendor=") for r in rs)
-            out.append(f"| {d.device(rel)} | {header} | {len(rs)} {what} | {label} | **{g:.3f}** | "
-                       f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |")
+            out.append(deployed_row(d, rel, header, what, label, rs))
     return out
 
 
@@ -156,13 +161,8 @@ def gemm_tc_deployed(d):
                 ("`vit`", "**held out** (in no sweep of this card)",
                  [r for r in rows if r["set"] == "held-out-vit"])]
         for what, label, rs in sets:
-            if not rs:
-                continue
-            g, tw, below = ratios(rs, gemm_flop)
-            worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
-            own = sum(not r["config"].startswith("vendor=") for r in rs)
-            out.append(f"| {d.device(rel)} | {precision} | {len(rs)} {what} | {label} | **{g:.3f}** | "
-                       f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |")
+            if rs:
+                out.append(deployed_row(d, rel, precision, what, label, rs))
     return out
 
 
