@@ -26,15 +26,12 @@ PRECISIONS = ("tf32", "bf16", "fp32")
 PHASES = ("plain", "remember", "plain2")
 
 
-def cache_rows(path):
-    """problem -> list of (config, median_ms, reps, winner) from a tune-and-remember cache."""
+def cache_rows(path, written=None):
+    """problem -> list of (config, median_ms, reps, winner) from a tune-and-remember cache; where
+    the cache is gone, from `written` (the CSV an earlier run wrote it out as), if given."""
     out = {}
     if not os.path.exists(path):
-        # A rerun: the first wrote the cache out as remembered-<p>.csv and removed it.
-        written = os.path.join(os.path.dirname(path),
-                               os.path.basename(path).replace("remember-", "remembered-")
-                               .replace(".sqlite", ".csv"))
-        if os.path.exists(written):
+        if written and os.path.exists(written):
             with open(written, newline="") as f:
                 for r in csv.DictReader(f):
                     out.setdefault(r["problem"], []).append(
@@ -102,7 +99,7 @@ def main():
         for phase in PHASES:
             if not os.path.exists(f"{out}/{phase}-{p}.csv"):
                 sys.exit(f"{out}: {phase}-{p}.csv is missing (a run of {p} cut short?)")
-        rows = cache_rows(f"{out}/remember-{p}.sqlite")
+        rows = cache_rows(f"{out}/remember-{p}.sqlite", f"{out}/remembered-{p}.csv")
         answers = {problem: next(c for c, _, _, w in timed if w) for problem, timed in rows.items()}
         with open(f"{out}/remembered-{p}.csv", "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")

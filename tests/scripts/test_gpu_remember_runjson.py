@@ -108,6 +108,20 @@ class RunJson(unittest.TestCase):
         self.assertIn("deployed-tables.md", run["files"])
         self.assertIn("remember-bf16-served.csv", run["files"])
 
+    def test_a_rerun_reads_the_cache_it_wrote_out(self):
+        # The first run writes the cache out as remembered-bf16.csv and removes it; a second run
+        # (the tables or text fixed) must serve the same answers, not the bench's pick column.
+        self.assertEqual(self.run_script().returncode, 0)
+        first = json.load(open(os.path.join(self.dir, "run.json")))
+        r = self.run_script()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        again = json.load(open(os.path.join(self.dir, "run.json")))
+        self.assertEqual(again["per_precision"], first["per_precision"])
+        self.assertEqual(again["per_precision"]["bf16"]["remembered_shapes"], 1)
+        served = {r["problem"]: r["config"] for r in
+                  csv.DictReader(open(os.path.join(self.dir, "remember-bf16-served.csv")))}
+        self.assertEqual(served[key(10)], "vendor=cublas")
+
     def test_an_incomplete_run_is_refused_in_one_line(self):
         os.remove(os.path.join(self.dir, "plain2-bf16.csv"))
         r = self.run_script()
