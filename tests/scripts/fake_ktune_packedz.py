@@ -3,9 +3,10 @@
 scripts/cpu_packedz_ab_confirm.py: the commands those scripts run, no kernel timed.
 The tests copy it as <dir>/before and <dir>/after (its file name is the side it plays).
   bench --help            prints "Core: FakeCore" when OPENBLAS_VERBOSE=2 (OpenBLAS's report)
-  bench ... --workload W --configs C --store S
-                          one line per (shape of W, config of C) added to S (a text file here),
-                          with the side in the line: a store mixed up between sides shows
+  bench ... --workload W --configs C --store S [--shard I/N]
+                          one line per (shape of W (of shard I), config of C) added to S (a
+                          text file here), with the side in the line: a store mixed up between
+                          sides shows
   export --store S --format csv -o OUT.csv.gz
                           S's lines as a ktune export (device = the side that benched the row)
 Each call is appended as a JSON line to $FAKE_KTUNE_LOG: side, arguments, the workload's text,
@@ -45,6 +46,9 @@ elif args[0] == "bench":
         sys.exit(3)
     with open(opt("--workload")) as f:
         shapes = list(csv.DictReader(f))
+    if "--shard" in args:  # shard i/n: every n-th shape from the i-th (each shape in one shard)
+        i, n = map(int, opt("--shard").split("/"))
+        shapes = shapes[i::n]
     with open(opt("--store"), "a") as f:
         for s in shapes:
             problem = ";".join(f"{k}={s[k]}" for k in ("transa", "transb", "m", "n", "k", "batch"))
