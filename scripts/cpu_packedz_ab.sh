@@ -17,6 +17,14 @@ cd "$(dirname "$0")/.."
 [[ $# -ge 4 ]] || { echo "usage: $0 OUT_DIR BEFORE_KTUNE AFTER_KTUNE WORKLOAD.csv..." >&2; exit 2; }
 out=$1 before=$2 after=$3
 shift 3
+# Inputs checked before anything is written (a bad one: one line naming it, exit 2).
+for pair in "BEFORE_KTUNE:$before" "AFTER_KTUNE:$after"; do
+  [[ -x ${pair#*:} && ! -d ${pair#*:} ]] ||
+    { echo "error: ${pair%%:*} '${pair#*:}' is not an executable file" >&2; exit 2; }
+done
+for w in "$@"; do
+  [[ -f $w && -r $w ]] || { echo "error: workload '$w' is not a readable file" >&2; exit 2; }
+done
 shards=${SHARDS:-3}
 timing=${TIMING:---warmups 0 --min-reps 2 --rep-budget-ms 10}
 stores=${STORE_DIR:-/tmp/ktune-packedz-ab}

@@ -17,6 +17,7 @@ import datetime
 import gzip
 import os
 import subprocess
+import sys
 
 parser = argparse.ArgumentParser()
 parser.add_argument("out")
@@ -28,6 +29,15 @@ parser.add_argument("--name", default="confirm", help="outputs <workload>-NAME-<
 args = parser.parse_args()
 timing = os.environ.get("TIMING", "--warmups 2 --min-reps 7 --rep-budget-ms 60").split()
 stores = os.environ.get("STORE_DIR", "/tmp/ktune-packedz-ab-confirm")
+# Inputs checked before anything is written: a bad one is one line naming it.
+for what, path in (("BEFORE_KTUNE", args.before), ("AFTER_KTUNE", args.after)):
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        sys.exit(f"error: {what} '{path}' is not an executable file")
+for w in args.workloads:
+    for s in ("before", "after"):
+        screening = os.path.join(args.out, f"{w}-{s}.csv.gz")
+        if not os.path.isfile(screening):
+            sys.exit(f"error: no screening export '{screening}' (run scripts/cpu_packedz_ab.sh first)")
 os.makedirs(stores, exist_ok=True)
 env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
 env["OMP_NUM_THREADS"] = os.environ.get("THREADS", "2")
@@ -55,7 +65,8 @@ say(f"# {datetime.datetime.now(datetime.timezone.utc):%FT%TZ} {args.name}: OMP_W
     f"timing {' '.join(timing)}, threads {env['OMP_NUM_THREADS']}")
 for w in args.workloads:
     sides = {s: ranked(os.path.join(args.out, f"{w}-{s}.csv.gz")) for s in ("before", "after")}
-    for i, problem in enumerate(sorted(sides["before"])):
+    # Every shape either screening has (one only in the after run's too).
+    for i, problem in enumerate(sorted(set(sides["before"]) | set(sides["after"]))):
         configs = []
         for s in ("before", "after"):
             configs += [c for c in sides[s].get(problem, [])[: args.top] if c not in configs]
@@ -70,10 +81,14 @@ for w in args.workloads:
             f"{order[0]} first, load {' '.join(load)}")
         for s in order:
             binary = args.before if s == "before" else args.after
-            subprocess.run([binary, "bench", "--family", "gemm", "--device", "cpu", "--workload", shape,
-                            "--configs", ",".join(configs), "--store",
-                            os.path.join(stores, f"{w}-{args.name}-{s}.sqlite"), *timing],
-                           env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run = subprocess.run([binary, "bench", "--family", "gemm", "--device", "cpu", "--workload",
+                                  shape, "--configs", ",".join(configs), "--store",
+                                  os.path.join(stores, f"{w}-{args.name}-{s}.sqlite"), *timing],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if run.returncode != 0:
+                why = (run.stderr.strip().splitlines() or ["no message"])[-1]
+                say(f"# {s} bench failed on {w} {problem}: {why}")
+                sys.exit(f"error: the {s} bench failed on {w} {problem}: {why}")
     for s in ("before", "after"):
         subprocess.run([args.after, "export", "--store", os.path.join(stores, f"{w}-{args.name}-{s}.sqlite"),
                         "--format", "csv", "-o", os.path.join(args.out, f"{w}-{args.name}-{s}.csv.gz")],

@@ -27,6 +27,7 @@ HEADER = "device,family,problem,config,config_id,status,median_ms\n"
 PA = "transa=0;transb=0;m=64;n=197;k=197;batch=16"
 PB = "transa=1;transb=0;m=768;n=197;k=512;batch=1"
 PC = "transa=1;transb=1;m=384;n=96;k=1536;batch=2"  # only in the before screening
+PD = "transa=0;transb=1;m=256;n=49;k=1024;batch=1"  # only in the after screening (one test)
 C = [f"kind=packedz;mr={mr};nr=8;kc=256;mc=192;nc=3072;pa=1;pb=0" for mr in (16, 32, 48, 64, 96)]
 
 
@@ -150,26 +151,43 @@ class CpuPackedzAbConfirm(unittest.TestCase):
                          ["small-confirm-after.csv.gz", "small-confirm-before.csv.gz",
                           "vit-confirm-after.csv.gz", "vit-confirm-before.csv.gz"])
 
+    def assert_one_line_error(self, r, *names):
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)  # no traceback
+        for name in names:
+            self.assertIn(name, r.stderr)
+
     def test_failing_bench_stops_before_any_export(self):
         r = self.run_script("vit", env={"FAKE_KTUNE_FAIL": "before"})
-        self.assertNotEqual(r.returncode, 0)
+        self.assert_one_line_error(r, "before bench failed", "planted failure")
         self.assertEqual([c["side"] for c in self.calls()], ["before"])  # nothing after it
         self.assertEqual(self.exports("confirm"), [])
+        with open(os.path.join(self.out, "confirm.log")) as f:
+            self.assertIn("planted failure", f.read())  # the bench's own reason kept
 
     def test_missing_screening_export(self):
         os.remove(os.path.join(self.out, "vit-after.csv.gz"))
         r = self.run_script("vit")
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("vit-after.csv.gz", r.stderr)
+        self.assert_one_line_error(r, "vit-after.csv.gz")
         self.assertEqual(self.calls(), [])  # both sides read before any bench
         self.assertEqual(self.exports("confirm"), [])
+        self.assertFalse(os.path.exists(os.path.join(self.out, "confirm.log")))
+        self.assertFalse(os.path.exists(self.stores))
 
     def test_missing_binary(self):
         missing = os.path.join(self.tmp.name, "no-such-ktune")
         r = self.run_script("vit", bins=[missing, self.bins[1]])
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn(missing, r.stderr)
+        self.assert_one_line_error(r, missing, "BEFORE_KTUNE")
         self.assertEqual(self.exports("confirm"), [])
+        self.assertFalse(os.path.exists(os.path.join(self.out, "confirm.log")))
+
+    def test_a_shape_only_the_after_run_screened_is_timed(self):
+        self.write("vit-after", [(PA, 0, "1.0"), (PD, 2, "1.0"), (PD, 1, "2.0")])
+        self.write("vit-before", [(PA, 1, "1.0")])
+        r = self.run_script("vit")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        timed = {self.problem(c["workload"]) for c in self.calls() if c["args"][0] == "bench"}
+        self.assertIn(PD, timed)
 
 
 if __name__ == "__main__":
