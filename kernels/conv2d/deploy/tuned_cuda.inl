@@ -241,19 +241,29 @@ constexpr int kUnsureFp32 = sel::kUnsure;
 constexpr int kUnsureFp32 = -1;
 #endif
 
+// NHWC output elements of a layer.
+long long output_count(const kc::ConvDims& d) { return d.n * d.p() * d.q() * d.k; }
+
+// A layer's tune-and-remember key as ktune::conv2d has it (conv2d_ex adds its precision, output
+// type and epilogue).
+ktune::kernels::conv2d::deploy::RememberKey remember_key(const kc::ConvDims& d) {
+  ktune::kernels::conv2d::deploy::RememberKey key;
+  key.n = d.n, key.h = d.h, key.w = d.w, key.c = d.c, key.k = d.k, key.r = d.r, key.s = d.s;
+  key.stride = d.stride, key.pad = d.pad;
+  return key;
+}
+
 // The config ktune::conv2d serves: the selector's pick, or with tune and remember on the
 // remembered one; a first call times the pick, then the shipped safe order, on the caller's
 // input and filter into a scratch output on the caller's stream (the caller's output is written
 // afterwards, once, by the config served).
 int served(int pick, const kc::ConvDims& d, const float* x, const float* w, float* y,
            cudaStream_t stream) {
-  ktune::kernels::conv2d::deploy::RememberKey key;
-  key.n = d.n, key.h = d.h, key.w = d.w, key.c = d.c, key.k = d.k, key.r = d.r, key.s = d.s;
-  key.stride = d.stride, key.pad = d.pad;
+  const ktune::kernels::conv2d::deploy::RememberKey key = remember_key(d);
   return ktune::remember::cuda::served_config(
       kRememberLibrary, pick, kUnsureFp32 >= 0 && pick == kUnsureFp32, sel::kSafeOrder, -1,
       key.shape(), [&] { return key.problem(); }, stream, y,
-      size_t(d.n * d.p() * d.q() * d.k) * sizeof(float), false,
+      size_t(output_count(d)) * sizeof(float), false,
       [&](int config, void* scratch) {
         return kConfigFns[size_t(config)].run(d, x, w, static_cast<float*>(scratch), stream) ==
                Launch::ok;

@@ -113,9 +113,6 @@ constexpr bool is_cudnn(const char* config) { return std::string_view(config) ==
 
 bool has_epilogue(const ktune::Conv2dEpilogue& e) { return e.bias || e.residual || e.relu; }
 
-// NHWC output elements of a layer.
-long long output_count(const kc::ConvDims& d) { return d.n * d.p() * d.q() * d.k; }
-
 // out[i] = act(in[i] + bias[i % k] + residual[i]) for count elements (NHWC, k channels), FP32
 // sums stored once in Out (float, or unsigned short: PREC's 16 bits, bf16 or fp16, rounded to
 // nearest even); In, Out and the residual (Out's type): float / unsigned short (PREC's). Widens
@@ -429,9 +426,8 @@ int tc_served(int pick, const kc::ConvDims& d, const void* x, const void* w, voi
                                                   S::kNumConfigs, S::kConfigs};
     static const int vendor = dp::first_vendor_config(S::kConfigs, S::kNumConfigs);
     const bool unsure = S::kUnsure >= 0 && pick == S::kUnsure;
-    dp::RememberKey key;
-    key.n = d.n, key.h = d.h, key.w = d.w, key.c = d.c, key.k = d.k, key.r = d.r, key.s = d.s;
-    key.stride = d.stride, key.pad = d.pad, key.precision = PREC, key.out16 = out16;
+    dp::RememberKey key = remember_key(d);
+    key.precision = PREC, key.out16 = out16;
     key.bias = epilogue.bias != nullptr, key.residual = epilogue.residual != nullptr;
     key.relu = epilogue.relu;
     return ktune::remember::cuda::served_config(
