@@ -26,16 +26,10 @@ PRECISIONS = ("tf32", "bf16", "fp32")
 PHASES = ("plain", "remember", "plain2")
 
 
-def cache_rows(path, written=None):
-    """problem -> list of (config, median_ms, reps, winner) from a tune-and-remember cache; where
-    the cache is gone, from `written` (the CSV an earlier run wrote it out as), if given."""
+def cache_rows(path):
+    """problem -> list of (config, median_ms, reps, winner) from a tune-and-remember cache."""
     out = {}
     if not os.path.exists(path):
-        if written and os.path.exists(written):
-            with open(written, newline="") as f:
-                for r in csv.DictReader(f):
-                    out.setdefault(r["problem"], []).append(
-                        (r["config"], float(r["median_ms"]), int(r["reps"]), r["winner"] == "1"))
         return out
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     winners = dict(db.execute("SELECT problem, config FROM answers"))
@@ -46,6 +40,32 @@ def cache_rows(path, written=None):
         out.setdefault(problem, [(config, 0.0, 0, True)])
     db.close()
     return out
+
+
+def written_cache_rows(sqlite_path, csv_path):
+    """cache_rows of the cache at sqlite_path, which is then written out as csv_path (every row:
+    problem, config, median_ms, reps, winner) and removed (results/ keeps text); where it is gone,
+    the rows of the csv_path an earlier run wrote (a rerun); None when neither is there."""
+    if os.path.exists(sqlite_path):
+        rows = cache_rows(sqlite_path)
+        with open(csv_path, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["problem", "config", "median_ms", "reps", "winner"])
+            for problem in sorted(rows):
+                for config, median, reps, win in rows[problem]:
+                    w.writerow([problem, config, f"{median:.6f}", reps, int(win)])
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(sqlite_path + suffix):
+                os.remove(sqlite_path + suffix)
+        return rows
+    if not os.path.exists(csv_path):
+        return None
+    rows = {}
+    with open(csv_path, newline="") as f:
+        for r in csv.DictReader(f):
+            rows.setdefault(r["problem"], []).append(
+                (r["config"], float(r["median_ms"]), int(r["reps"]), r["winner"] == "1"))
+    return rows
 
 
 def figures(rows):
@@ -99,14 +119,8 @@ def main():
         for phase in PHASES:
             if not os.path.exists(f"{out}/{phase}-{p}.csv"):
                 sys.exit(f"{out}: {phase}-{p}.csv is missing (a run of {p} cut short?)")
-        rows = cache_rows(f"{out}/remember-{p}.sqlite", f"{out}/remembered-{p}.csv")
+        rows = written_cache_rows(f"{out}/remember-{p}.sqlite", f"{out}/remembered-{p}.csv") or {}
         answers = {problem: next(c for c, _, _, w in timed if w) for problem, timed in rows.items()}
-        with open(f"{out}/remembered-{p}.csv", "w", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["problem", "config", "median_ms", "reps", "winner"])
-            for problem in sorted(rows):
-                for config, median, reps, win in rows[problem]:
-                    w.writerow([problem, config, f"{median:.6f}", reps, int(win)])
         served = served_copy(out, p, answers)
         sets = {"plain": f"{out}/plain-{p}.csv", "remember": served,
                 "plain2": f"{out}/plain2-{p}.csv"}
@@ -127,9 +141,6 @@ def main():
         for phase in ("plain", "fill", "remember", "plain2"):
             files += [f"{phase}-{p}.csv", f"{phase}-{p}.log"]
         files += [f"remember-{p}-served.csv", f"remembered-{p}.csv"]
-        for suffix in ("", "-wal", "-shm"):  # all of it is in remembered-<p>.csv now
-            if os.path.exists(f"{out}/remember-{p}.sqlite{suffix}"):
-                os.remove(f"{out}/remember-{p}.sqlite{suffix}")
     subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__),
                                                  "gemm_deployed_tables.py")] + table_runs +
                    ["--csv", f"{out}/deployed-tables.csv", "--markdown",

@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from callmatch_summary import read  # noqa: E402  (None for a missing file)
-from gpu_remember_runjson import cache_rows  # noqa: E402  (a cache's rows per problem)
+from gpu_remember_runjson import written_cache_rows  # noqa: E402  (a cache's rows, kept as CSV)
 
 PASSES = (("plain", "plain"), ("remembered", "remembered (steady state)"),
           ("plain2", "plain again"))
@@ -46,25 +46,12 @@ def problem_key(row, precision, out16):
 
 def cache_answers(d, stem):
     """problem -> the config the cache served (None: no cache). The cache DIR/<stem>.sqlite is
-    written out as DIR/<stem>.csv (every timed row: problem, config, median_ms, reps, winner) and
-    then removed (results/ keeps text); a later run reads that CSV."""
-    sqlite_path, csv_path = os.path.join(d, stem + ".sqlite"), os.path.join(d, stem + ".csv")
-    if os.path.exists(sqlite_path):
-        rows = cache_rows(sqlite_path)
-        with open(csv_path, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["problem", "config", "median_ms", "reps", "winner"])
-            for problem in sorted(rows):
-                for config, median, reps, win in rows[problem]:
-                    w.writerow([problem, config, f"{median:.6f}", reps, int(win)])
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(sqlite_path + suffix):
-                os.remove(sqlite_path + suffix)
-    text = read(csv_path)
-    if text is None:
+    written out as DIR/<stem>.csv and removed (written_cache_rows); a later run reads that CSV."""
+    rows = written_cache_rows(os.path.join(d, stem + ".sqlite"), os.path.join(d, stem + ".csv"))
+    if rows is None:
         return None
-    return {r["problem"]: r["config"] for r in csv.DictReader(text.splitlines())
-            if r["winner"] == "1"}
+    return {problem: config for problem, timed in rows.items()
+            for config, _, _, winner in timed if winner}
 
 
 def layer_rows(csv_text, answers, precision, out16):
