@@ -4,17 +4,14 @@
 # per precision tf32, bf16 and fp32: (a) plain; (b) with KTUNE_REMEMBER in its steady state (a
 # first process fills a fresh cache, a second one is timed, serving the cache's answers); then
 # plain again (the card's drift over the precision's runs). SHAPES (KTUNE_REMEMBER_SHAPES: unsure,
-# the default, or all; SHAPES_FP32 for fp32 alone) says which shapes a first call tunes; a header without a kUnsure rule
-# tunes none unless all. L2S (KTUNE_REMEMBER_L2: cold, the default, or hot; several, e.g.
-# "cold hot", take turns per precision, each into OUT_DIR/<mode>/) says whether a first call
-# reads the L2 full of other data before each timed run. Last, the first-call costs
-# (remember_overhead_cuda).
+# the default, or all; SHAPES_FP32 for fp32 alone) says which shapes a first call tunes; a header
+# without a kUnsure rule tunes none unless all. Last, the first-call costs (remember_overhead_cuda).
 # First (TESTS=0 skips it) the GPU tests of the CUDA vendor-wins libraries, tune and remember
 # among them (ktune_gpu_vendor_tc_tests: TunedGemmRememberCuda.*; ktune_gpu_vendor_tests).
 # Writes small CSVs, logs and the caches into OUT_DIR; scripts/gpu_remember_runjson.py OUT_DIR
 # (run where the results are committed) adds the tables and run.json.
 #   SYSROOT=... [W=/tmp/rv] [B=$W/build] [TESTS=0] [SHAPES=all] [SHAPES_FP32=unsure] \
-#     [L2S="cold hot"] scripts/gpu_remember_vit.sh OUT_DIR
+#     scripts/gpu_remember_vit.sh OUT_DIR
 # Expected: ~3-5 min cold build, ~1 min of tests, then ~1.5-2 min of runs.
 set -uo pipefail
 out=${1:?usage: gpu_remember_vit.sh OUT_DIR}
@@ -45,38 +42,29 @@ timing=(--min-reps 5 --max-reps 50 --rep-budget-ms 10)
 # Every run starts without the caller's tune-and-remember settings.
 clean() {
   env -u KTUNE_REMEMBER -u KTUNE_REMEMBER_BUDGET_MS -u KTUNE_REMEMBER_CANDIDATES \
-    -u KTUNE_REMEMBER_SHAPES -u KTUNE_REMEMBER_L2 "$@"
+    -u KTUNE_REMEMBER_SHAPES "$@"
 }
-dir=$out  # where bench() writes
 bench() {  # NAME WORKLOAD [VAR=value ...]
   local name=$1 workload=$2
   shift 2
-  rm -f "$dir/$name.csv"
+  rm -f "$out/$name.csv"
   clean "$@" "$B/bin/tuned_gemm_bench" --device cuda --workload "$here/$workload" \
-    --out "$dir/$name.csv" "${timing[@]}" > "$dir/$name.log" 2>&1
-  echo "   $name: exit $?, $(($(wc -l < "$dir/$name.csv") - 1)) rows"
+    --out "$out/$name.csv" "${timing[@]}" > "$out/$name.log" 2>&1
+  echo "   $name: exit $?, $(($(wc -l < "$out/$name.csv") - 1)) rows"
 }
-l2s=${L2S:-cold}
 for p in tf32 bf16 fp32; do
   workload=workloads/gemm/vit.csv
   shapes=${SHAPES:-unsure}
   [ "$p" = fp32 ] && shapes=${SHAPES_FP32:-$shapes}
   [ "$p" = fp32 ] || workload="$workload@$p"
-  for l2 in $l2s; do
-    dir=$out
-    [ "$l2s" = cold ] || { dir=$out/$l2 && mkdir -p "$dir"; }
-    cache=$dir/remember-$p.sqlite
-    rm -f "$cache" "$cache-wal" "$cache-shm"
-    stamp "$p ($l2 L2): plain, fill, remembered, plain again"
-    bench "plain-$p" "$workload"
-    bench "fill-$p" "$workload" "KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$shapes" \
-      "KTUNE_REMEMBER_L2=$l2"
-    bench "remember-$p" "$workload" "KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$shapes" \
-      "KTUNE_REMEMBER_L2=$l2"
-    bench "plain2-$p" "$workload"
-  done
+  cache=$out/remember-$p.sqlite
+  rm -f "$cache" "$cache-wal" "$cache-shm"
+  stamp "$p: plain, fill, remembered, plain again"
+  bench "plain-$p" "$workload"
+  bench "fill-$p" "$workload" "KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$shapes"
+  bench "remember-$p" "$workload" "KTUNE_REMEMBER=$cache" "KTUNE_REMEMBER_SHAPES=$shapes"
+  bench "plain2-$p" "$workload"
 done
-dir=$out
 stamp "first-call costs"
 clean "$B/bin/remember_overhead_cuda" > "$out/overhead.csv" 2> "$out/overhead.log"
 echo "   overhead: exit $?"

@@ -7,8 +7,6 @@
 //   KTUNE_REMEMBER_BUDGET_MS=<ms>      bounds the time one first call spends timing (default 100)
 //   KTUNE_REMEMBER_CANDIDATES=<n>      how many candidates are timed (default 3)
 //   KTUNE_REMEMBER_SHAPES=unsure|all   which shapes are tuned (default unsure)
-//   KTUNE_REMEMBER_L2=cold|hot         CUDA: trials start with the operands out of L2, as the
-//                                      benchmarks time them, or where they are (default cold)
 // The library-independent runtime behind every family's deployed library (ktune_remember);
 // C++17.
 #include <cstdint>
@@ -24,7 +22,6 @@ struct RememberSettings {
   double budget_ms = 100;   // at most this long timing candidates on one first call
   int candidates = 3;       // how many of the shipped safe order to time
   bool all_shapes = false;  // tune every new shape, not only those the selector is unsure of
-  bool cold_l2 = true;      // CUDA: read the L2 full of other data before each timed run
 };
 
 // Turns tune-and-remember on with these settings (replacing the environment's), or off when
@@ -71,9 +68,6 @@ struct Shape {
 bool enabled();
 // Whether shapes the selector is sure about are tuned too (KTUNE_REMEMBER_SHAPES=all).
 bool all_shapes();
-// Whether a CUDA first call pushes the operands out of L2 before each timed run
-// (RememberSettings::cold_l2); asked once per first call.
-bool cold_l2();
 
 // The config (index into lib.configs) to serve for a problem: the remembered answer when there
 // is one; else candidates[0 .. n) (first: the selector's answer, then the shipped safe order)

@@ -100,12 +100,6 @@ RememberSettings settings_from_environment() {
                                   "' is not unsure or all");
     s.all_shapes = std::strcmp(shapes, "all") == 0;
   }
-  if (const char* l2 = std::getenv("KTUNE_REMEMBER_L2")) {
-    if (std::strcmp(l2, "cold") != 0 && std::strcmp(l2, "hot") != 0)
-      throw std::invalid_argument(std::string("KTUNE_REMEMBER_L2: '") + l2 +
-                                  "' is not cold or hot");
-    s.cold_l2 = std::strcmp(l2, "cold") == 0;
-  }
   return s;
 }
 
@@ -223,13 +217,6 @@ bool enabled() {
 }
 
 bool all_shapes() { return enabled() && g_mode.load(std::memory_order_relaxed) == 2; }
-
-bool cold_l2() {
-  RememberState& st = state();
-  std::lock_guard lock(st.mutex);
-  read_environment(st);
-  return st.settings.cold_l2;
-}
 
 int remembered(const Library& lib, const std::string& device, const Shape& shape) {
   RememberState& st = state();

@@ -214,49 +214,6 @@ TEST(Remember, AnUnusableEnvironmentValueIsOneLineAndLeavesItOff) {
   EXPECT_FALSE(std::filesystem::exists(cache));
 }
 
-// KTUNE_REMEMBER_L2 (CUDA trials cold or hot in L2): checked like the others, and what
-// cold_l2() answers is the setting in force.
-TEST(Remember, AnUnusableL2ValueIsOneLineAndLeavesItOff) {
-  const std::string cache = ktune_test::fresh_path("env-l2.sqlite");
-  const std::string output = ktune_test::fresh_path("env-l2.txt");
-  const std::string err = ktune_test::fresh_path("env-l2.err");
-  const pid_t pid = ktune_test::spawn({KTUNE_REMEMBER_WORKER, "3", output},
-                                      {"KTUNE_REMEMBER=" + cache, "KTUNE_REMEMBER_L2=warm"}, err);
-  ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
-  EXPECT_EQ(ktune_test::read_file(output), "off\n");
-  EXPECT_EQ(ktune_test::read_file(err),
-            "ktune: KTUNE_REMEMBER_L2: 'warm' is not cold or hot; tune-and-remember stays off\n");
-  EXPECT_FALSE(std::filesystem::exists(cache));
-}
-
-TEST(Remember, AUsableL2ValueLeavesItOn) {
-  for (const char* value : {"cold", "hot"}) {
-    SCOPED_TRACE(value);
-    const std::string cache = ktune_test::fresh_path(std::string("env-l2-") + value + ".sqlite");
-    const std::string output = ktune_test::fresh_path("env-l2-on.txt");
-    const std::string err = ktune_test::fresh_path("env-l2-on.err");
-    const pid_t pid = ktune_test::spawn(
-        {KTUNE_REMEMBER_WORKER, "2", output},
-        {"KTUNE_REMEMBER=" + cache, std::string("KTUNE_REMEMBER_L2=") + value}, err);
-    ASSERT_EQ(ktune_test::wait_exit_code(pid), 0);
-    EXPECT_NE(ktune_test::read_file(output), "off\n");
-    EXPECT_EQ(ktune_test::read_file(err), "");
-    EXPECT_TRUE(std::filesystem::exists(cache));
-  }
-}
-
-TEST(Remember, ColdL2IsTheSettingInForce) {
-  ktune::RememberSettings s;
-  s.cache = ktune_test::fresh_path("cold-l2.sqlite");
-  EXPECT_TRUE(s.cold_l2);  // the default
-  ktune::remember_enable(s);
-  EXPECT_TRUE(ktune::remember::cold_l2());
-  s.cold_l2 = false;
-  ktune::remember_enable(s);
-  EXPECT_FALSE(ktune::remember::cold_l2());
-  ktune::remember_disable();
-}
-
 TEST(Remember, TwoProcessesHammeringOneCacheAgreeOnEveryAnswer) {
   const std::string cache = ktune_test::fresh_path("hammer.sqlite");
   const std::string out_a = ktune_test::fresh_path("hammer-a.txt");

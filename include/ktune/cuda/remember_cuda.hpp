@@ -4,27 +4,25 @@
 // host; a first call times its candidates on the caller's stream with CUDA events
 // (ktune/cuda/event_timing.hpp, the sweep's timing) into a scratch copy of the output, so the
 // caller's output is written once, by the answer served afterwards. The runs repeat on the
-// caller's data; before each, a kernel reads twice the L2's size (ktune/cuda/l2_read_flush.hpp,
-// RememberSettings::cold_l2, on by default), so that the operands come from device memory as in
-// the benchmarks, which rotate copies of the inputs (timed hot, two candidates can tie where the
-// benchmark sees them 13 % apart; an untimed memset instead made the picks worse:
-// results/h200/remember-vit-l2evict). A candidate that is refused
-// or fails does not compete, and the CUDA error it left is cleared; an error that breaks the
-// context (sticky) ends the first call (remember::Abort) and reaches the caller. Header-only on
-// the CUDA runtime API (the deployed libraries link no ktune library); names no family. C++17.
+// caller's data, hot in L2 (the benchmarks rotate copies of the inputs); an untimed write of
+// twice the L2 before each run, tried to match them, made the picks worse on every precision
+// (results/h200/remember-vit-l2evict), and so did an untimed read of it (results/h200/
+// remember-vit-l2read-*: the benchmarks' few copies of small operands stay in L2); both out. A
+// candidate that is refused or fails does not compete, and the CUDA error it left is cleared; an
+// error that breaks the context (sticky) ends the first call (remember::Abort) and reaches the
+// caller. Header-only on the CUDA runtime API (the deployed libraries link no ktune library); names
+// no family. C++17.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "ktune/cuda/event_timing.hpp"
-#include "ktune/cuda/l2_read_flush.hpp"
 #include "ktune/cuda/sticky_error.hpp"
 #include "ktune/remember.hpp"
 
@@ -90,18 +88,11 @@ inline void clear_or_abort(cudaStream_t stream, const std::string& what,
 
 // A first call's runs on one stream: each candidate into a scratch copy of the output (`bytes`
 // at `output`, copied in first when `read_output`: beta != 0 reads C), allocated at the first
-// run, freed at the end; every run timed with a pair of events, after an untimed read of the
-// L2 full of other data when `cold_l2` (where that cannot be had, the runs are timed as they
-// come).
+// run, freed at the end; every run timed with a pair of events.
 class StreamTrials {
  public:
-  StreamTrials(cudaStream_t stream, const void* output, size_t bytes, bool read_output,
-               bool cold_l2 = false)
-      : stream_(stream),
-        output_(output),
-        bytes_(bytes),
-        read_output_(read_output),
-        cold_l2_(cold_l2) {}
+  StreamTrials(cudaStream_t stream, const void* output, size_t bytes, bool read_output)
+      : stream_(stream), output_(output), bytes_(bytes), read_output_(read_output) {}
   ~StreamTrials() {
     if (scratch_) (void)cudaFree(scratch_);  // waits for the runs still on it
     if (start_) (void)cudaEventDestroy(start_);
@@ -118,8 +109,6 @@ class StreamTrials {
     prepare();
     bool ran = true;
     double ms = 0;
-    // Before the start event: not timed. A failed launch ends it for the later runs too.
-    if (flush_ && !flush_->enqueue()) flush_.reset();
     ::ktune::cuda::EventStep step;
     try {
       step = ::ktune::cuda::time_with_events(start_, stop_, stream_, [&] { ran = run(scratch_); });
@@ -144,11 +133,6 @@ class StreamTrials {
   void prepare() {
     if (!start_) fail_if(cudaEventCreate(&start_), "cudaEventCreate");
     if (!stop_) fail_if(cudaEventCreate(&stop_), "cudaEventCreate");
-    if (cold_l2_ && !flush_) {
-      flush_ = std::make_unique<::ktune::cuda::L2ReadFlush>(stream_);
-      cold_l2_ = flush_->ok();  // without it, every run is timed as it comes
-      if (!cold_l2_) flush_.reset();
-    }
     if (scratch_) return;
     void* scratch = nullptr;
     fail_if(cudaMalloc(&scratch, bytes_ > 0 ? bytes_ : 1), "cudaMalloc(scratch output)");
@@ -171,8 +155,6 @@ class StreamTrials {
   const void* output_;
   size_t bytes_;
   bool read_output_;
-  bool cold_l2_;
-  std::unique_ptr<::ktune::cuda::L2ReadFlush> flush_;
   void* scratch_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
@@ -188,7 +170,7 @@ int choose_on_stream(const Library& lib, const std::string& device, const Shape&
                      Launch&& launch, const Prepare& prepare = {}) {
   if (const int known = remembered(lib, device, shape); known >= 0) return known;
   if (!can_time_on(stream)) return candidates[0];
-  StreamTrials trials(stream, output, output_bytes, read_output, cold_l2());
+  StreamTrials trials(stream, output, output_bytes, read_output);
   return choose_measured(
       lib, device, shape, problem, candidates, n,
       [&](int config) {
