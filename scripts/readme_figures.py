@@ -75,7 +75,7 @@ def pct_of_oracle(rows):
 
 
 def gemm_deployed(d):
-    """Deployed GEMM libraries vs vendor: the H100 runs (set column) and the CPU default (sample)."""
+    """Deployed GEMM libraries vs vendor: the H100 runs (set column); the CPU: gemm_cpu_headers."""
     out = ["**Deployed tuned GEMM library vs the vendor library** (ratio = vendor time / ktune "
            "time, > 1 is faster; in-sample = shapes the selector was trained on; the H100 rows: "
            "the FP32 library with its kernels-only header, the default until 2026-11-29):", "",
@@ -118,7 +118,7 @@ def gemm_cpu_headers(d):
         for label, rs in (("all (in-sample and held out)", rows),
                           ("in-sample", [r for r in rows if r["sample"] == "in-sample"]),
                           ("**held out**", [r for r in rows if r["sample"] == "held-out"])):
-            out.append(deployed_row(d, rel, header, f"`dnn`", label, rs))
+            out.append(deployed_row(d, rel, header, "`dnn`", label, rs))
         rs = [r for r in d.rows(vit) if r["set"] == vit_set]
         out.append(deployed_row(d, vit, header, "`vit`", "**held out** (in no sweep)", rs))
     return out
