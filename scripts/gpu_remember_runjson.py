@@ -68,6 +68,15 @@ def written_cache_rows(sqlite_path, csv_path):
     return rows
 
 
+def smi_table(text):
+    """(name, driver, memory) read from nvidia-smi's own table, each None where it is not there."""
+    name = re.search(r"\|\s+\d+\s+(NVIDIA[^|]*?)\s{2,}", text)
+    driver = re.search(r"Driver Version:\s*(\S+)", text)
+    memory = re.search(r"/\s*(\d+MiB)", text)
+    return (name.group(1).strip() if name else None, driver.group(1) if driver else None,
+            memory.group(1) if memory else None)
+
+
 def figures(rows):
     ratio = [r["ratio"] for r in rows]
     vendor_t = sum(flop(r["shape"]) / r["vendor"] for r in rows)
@@ -106,10 +115,8 @@ def main():
     device = args.device
     if not device:
         text = open(f"{out}/nvidia-smi.txt").read() if os.path.exists(f"{out}/nvidia-smi.txt") else ""
-        m = re.search(r"\|\s+\d+\s+(NVIDIA[^|]*?)\s{2,}", text)
-        driver = re.search(r"Driver Version:\s*(\S+)", text)
-        device = (m.group(1).strip() if m else "unknown GPU") + (
-            f" (driver {driver.group(1)})" if driver else "")
+        name, driver, _ = smi_table(text)
+        device = (name or "unknown GPU") + (f" (driver {driver})" if driver else "")
     files, measures, table_runs, per_precision = ["phases.log", "nvidia-smi.txt"], [], [], {}
     if not any(os.path.exists(f"{out}/remember-{p}.csv") for p in PRECISIONS):
         sys.exit(f"{out}: no remember-<precision>.csv (not a run of scripts/gpu_remember_vit.sh)")

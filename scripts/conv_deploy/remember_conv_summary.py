@@ -25,7 +25,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from callmatch_summary import read  # noqa: E402  (None for a missing file)
-from gpu_remember_runjson import written_cache_rows  # noqa: E402  (a cache's rows, kept as CSV)
+# a cache's rows, kept as CSV; the GPU in nvidia-smi's table
+from gpu_remember_runjson import smi_table, written_cache_rows  # noqa: E402
 
 PASSES = (("plain", "plain"), ("remembered", "remembered (steady state)"),
           ("plain2", "plain again"))
@@ -148,12 +149,11 @@ def main():
     smi = text.splitlines()
     card = smi[1].split(", ") if len(smi) > 1 else []
     # gpu_info's CSV, or nvidia-smi's own table (name, driver and memory read from it)
-    table = (re.search(r"\|\s+\d+\s+(NVIDIA[^|]*?)\s{2,}", text),
-             re.search(r"Driver Version:\s*(\S+)", text), re.search(r"/\s*(\d+MiB)", text))
+    table = smi_table(text)
     if len(card) >= 3 and not card[0].startswith(("+", "|")) and "NVIDIA-SMI" not in card[0]:
         device = f"{card[0]} (lent, driver {card[1]}, {card[2]})"
     elif all(table):
-        device = f"{table[0].group(1).strip()} (lent, driver {table[1].group(1)}, {table[2].group(1)})"
+        device = f"{table[0]} (lent, driver {table[1]}, {table[2]})"
     else:
         device = "unknown: nvidia-smi.txt missing"
     md = ("# Tune and remember in the held-out CUDA conv2d libraries, against cuDNN at its best\n\n"
