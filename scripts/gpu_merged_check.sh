@@ -2,7 +2,7 @@
 # The coordinator's GPU call on merged main, in phases (PHASES, default all):
 #   build  scripts/gpu_build_remote.sh (EXAMPLES=ON) of the GPU test programs, ktune and
 #          tuned_gemm_bench into BUILD
-#   tests  the GPU suite (ctest labels gpu, nn_cuda, gpu_vendor, gpu_vendor_tc, cuda, nn_onnx,
+#   tests  the GPU suite (ctest labels gpu, nn_cuda, gpu_vendor, gpu_vendor_tc, gpu_vendor_lt, cuda, nn_onnx,
 #          deploy_multidevice_cuda, and the file families' CUDA tests), less the tests matching
 #          SKIP_TESTS (a ctest -E regex; default: none)
 #   vit    the deployed GEMM library on the held-out ViT shapes (workloads/gemm/vit.csv) in fp32
@@ -26,7 +26,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT
 if has build; then
   start=$(date +%s)
   EXAMPLES=ON scripts/gpu_build_remote.sh "$BUILD" ktune ktune_gpu_tests ktune_nn_cuda_tests \
-    ktune_gpu_vendor_tests ktune_gpu_vendor_tc_tests ktune_cuda_tests ktune_nn_onnx_tests ktune_infer \
+    ktune_gpu_vendor_tests ktune_gpu_vendor_tc_tests ktune_gpu_vendor_lt_tests ktune_cuda_tests ktune_nn_onnx_tests ktune_infer \
     ktune_deploy_multidevice_cuda_tests ktune_filefamily_tests tuned_gemm_bench > "$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; exit 1; }
   echo "build: $(($(date +%s) - start)) s"
@@ -36,7 +36,7 @@ fi
 B=$BUILD/bin
 if has tests; then
   start=$(date +%s)
-  (cd "$BUILD" && ctest -L '^(gpu|nn_cuda|gpu_vendor|gpu_vendor_tc|cuda|nn_onnx|deploy_multidevice_cuda)$' ${SKIP_TESTS:+-E "$SKIP_TESTS"} -j 4 \
+  (cd "$BUILD" && ctest -L '^(gpu|nn_cuda|gpu_vendor|gpu_vendor_tc|gpu_vendor_lt|cuda|nn_onnx|deploy_multidevice_cuda)$' ${SKIP_TESTS:+-E "$SKIP_TESTS"} -j 4 \
     --timeout 300 > "$OUT/gpu-tests.log" 2>&1)
   echo "gpu suite exit $? ($(($(date +%s) - start)) s)"
   "$B/ktune_filefamily_tests" --gtest_filter='*Cuda*' > "$OUT/filefamily-cuda-tests.log" 2>&1

@@ -180,7 +180,10 @@ TEST(DeployCli, VendorsWriteTheCommittedVendorWinsSelectors) {
         Case{"vendor_wins_gpu", "vendor-wins-gpu.csv", "planted-gpu", " --k 2 --backends cuda",
              "vendor-wins-gpu-k2.hpp"},
         Case{"vendor_wins_tc", "vendor-wins-tc.csv", "planted-gpu",
-             " --k 3 --vendor-names cublas,cublaslt --backends cuda", "vendor-wins-tc-k3.hpp"}}) {
+             " --k 3 --vendor-names cublas,cublaslt --backends cuda", "vendor-wins-tc-k3.hpp"},
+        Case{"vendor_wins_lt", "vendor-wins-lt.csv", "planted-gpu",
+             " --k 3 --vendor-names 'cublas,cublaslt,cublaslt;heuristic=1' --backends cuda",
+             "vendor-wins-lt-k3.hpp"}}) {
     const std::string csv = std::string("tests/deploy_vendor/") + c.csv;
     ASSERT_EQ(testing::run_ktune_stderr_to(std::string("deploy --name ") + c.name +
                                                " --family gemm --data " + src + csv + " --label " +

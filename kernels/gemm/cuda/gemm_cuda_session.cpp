@@ -107,13 +107,13 @@ class CudaGemmSession final : public ProblemSession {
     }
   }
 
-  // FP32 problems keep their one vendor row; the tensor-core precisions add cuBLASLt (with the
-  // problem's C type: FP32, or 16-bit with c16, as the own kernels store it): each of its
-  // heuristic's first kLtHeuristicLimit answers as its own row ("cublaslt" is #0,
-  // "cublaslt;heuristic=<i>" #i: each a call a library can ship, gemm_vendor_config.hpp), and
-  // the fastest of them ("cublaslt-top8", the answer named in the row's message).
+  // cuBLAS, and cuBLASLt in the problem's compute type (FP32: CUBLAS_COMPUTE_32F, no TF32; C as
+  // the own kernels store it: FP32, or 16-bit with c16): each of its heuristic's first
+  // kLtHeuristicLimit answers as its own row ("cublaslt" is #0, "cublaslt;heuristic=<i>" #i: each
+  // a call a library can ship, gemm_vendor_config.hpp), and the fastest of them ("cublaslt-top8",
+  // the answer named in the row's message). FP32 datasets swept before session 29 have the
+  // "cublas" row only.
   std::vector<std::string> vendors() const override {
-    if (shape_.precision == Precision::fp32) return {"cublas"};
     std::vector<std::string> names{"cublas", "cublaslt"};
     for (int i = 1; i < kLtHeuristicLimit; ++i)
       names.push_back(fmt::format("cublaslt;heuristic={}", i));

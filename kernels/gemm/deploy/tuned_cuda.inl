@@ -206,15 +206,32 @@ Launch run_kernel(const CudaArgs& args) {
   }
 }
 
-// A vendor candidate ("vendor=cublas") is cuBLAS's call; the rest are ktune's kernels.
+// A vendor candidate ("vendor=cublas", "vendor=cublaslt", "vendor=cublaslt;heuristic=<i>") is
+// that vendor's FP32 call; the rest are ktune's kernels.
 template <size_t I, bool TA, bool TB>
 Launch run_config(const CudaArgs& g) {
-  constexpr auto vendor = ktune::kernels::gemm::parse_vendor_call(sel::kConfigs[I]);
-  if constexpr (vendor != ktune::kernels::gemm::VendorCall::none) {
-    ktune::kernels::gemm::deploy::run_vendor_cuda<vendor>(
-        g.transa, g.transb, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
-        g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream);
+  namespace kg = ktune::kernels::gemm;
+  constexpr auto vendor = kg::parse_vendor_call(sel::kConfigs[I]);
+  static_assert(vendor == kg::VendorCall::none || kg::vendor_on_cuda(vendor),
+                "the CUDA library's selector ships a CPU vendor");
+  if constexpr (vendor == kg::VendorCall::cublas) {
+    kg::deploy::run_cublas_sgemm(g.transa, g.transb, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
+                                 g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c,
+                                 g.stream);
     return Launch::ok;
+  } else if constexpr (vendor == kg::VendorCall::cublaslt) {
+    // As the FP32 sweep's "cublaslt" rows timed it (CUBLAS_COMPUTE_32F): the workspace from the
+    // split-K kernels' pool.
+    const kg::cuda::LtProblem p{
+        kg::Precision::fp32, g.transa, g.transb,   g.m,   g.n,        g.k,  g.batch, g.lda,
+        g.stride_a,          g.ldb,    g.stride_b, g.ldc, g.stride_c, false};
+    return kg::deploy::run_cublaslt_candidate(
+               p, kg::lt_heuristic_of(sel::kConfigs[I]), "ktune::gemm", g.alpha, g.a, g.b, g.beta,
+               g.c, g.stream,
+               ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of}) ==
+                   kg::deploy::VendorOutcome::ok
+               ? Launch::ok
+               : Launch::refused;
   } else {
     return run_kernel<I, TA, TB>(g);
   }

@@ -214,26 +214,11 @@ Launch run_tc_vendor(const TcArgs& g) {
                ? Launch::ok
                : Launch::refused;
   } else {
-    if (g.batch > 2147483647LL) return Launch::refused;  // cuBLASLt's batch count is 32-bit
-    // One device query for the plan and the workspace: the call's host cost is inside the time a
-    // caller measures with events around it, and was 0.5-1 us above the cuBLAS path's on small
-    // shapes (results/h100-80gb-hbm3/tc-leafbox-deployed, tc-tf32-deployed). With the plan cached
-    // it was still 0.6-0.9 us above the bare cublasLtMatmul while the plan's call cost what the
-    // bare one does (tc-deployed-s15/host-call-cost.txt): the rest was this query, the kept
-    // workspace's two stream queries (now the driver's, and none for a default stream's id:
-    // kernels/common/cuda/stream_queries.hpp) and the argument checks; tuned_gemm_bench
-    // --host-call-cost times each alone.
-    const int device = kd::current_device("ktune::gemm_ex");
-    const kd::LtPlan& plan = kd::lt_plan_for(device, p, g.a, g.b, g.c, H);
-    if (!plan.found) return Launch::refused;
-    // The sweep's workspace budget, kept per stream like the split-K kernels' (allocated once;
-    // the pool is looked up only then).
-    kw::CallWorkspace workspace(kd::kLtWorkspaceBytes, g.stream, device,
-                                kw::WorkspacePool{nullptr, &workspace_pool_of});
-    const kd::VendorOutcome outcome = kd::run_cublaslt(
-        plan, g.alpha, g.a, g.b, g.beta, g.c, workspace.data(), kd::kLtWorkspaceBytes, g.stream);
-    workspace.release();
-    return outcome == kd::VendorOutcome::ok ? Launch::ok : Launch::refused;
+    return kd::run_cublaslt_candidate(p, H, "ktune::gemm_ex", g.alpha, g.a, g.b, g.beta, g.c,
+                                      g.stream, kw::WorkspacePool{nullptr, &workspace_pool_of}) ==
+                   kd::VendorOutcome::ok
+               ? Launch::ok
+               : Launch::refused;
   }
 }
 

@@ -1,15 +1,15 @@
 #pragma once
 // The vendor calls of a tuned CUDA GEMM library whose selectors ship "vendor=cublas" or
 // "vendor=cublaslt" (or "vendor=cublaslt;heuristic=<i>"), on the caller's stream, as the sweep
-// measured them (deploy/vendors.cmake links the vendor): FP32 cuBLAS's strided-batched SGEMM; in
-// tf32 / bf16 / fp16 (ktune::gemm_ex) cuBLAS's GemmStridedBatchedEx or cuBLASLt's matmul with its
-// heuristic's first (or i-th) algorithm, in the compute types of
-// kernels/gemm/cuda/cublas_precision.hpp. Each thread keeps one handle per device, so concurrent
-// callers never share a handle's stream, and its cuBLASLt plans (the descriptors and the
-// heuristic's answer) per problem, so the heuristic runs once per shape. A call's host cost is
-// inside the time a caller measures with events around it (~20 us shapes): a repeated call
-// reaches its plan through a one-entry cache and sets a cuBLAS handle's stream only when it
-// changes.
+// measured them (deploy/vendors.cmake links the vendor): in FP32 (ktune::gemm) cuBLAS's
+// strided-batched SGEMM, in tf32 / bf16 / fp16 (ktune::gemm_ex) cuBLAS's GemmStridedBatchedEx, and
+// in every precision cuBLASLt's matmul with its heuristic's first (or i-th) algorithm, in the
+// compute types of kernels/gemm/cuda/cublas_precision.hpp (FP32: CUBLAS_COMPUTE_32F, no TF32). Each
+// thread keeps one handle per device, so concurrent callers never share a handle's stream, and its
+// cuBLASLt plans (the descriptors and the heuristic's answer) per problem, so the heuristic runs
+// once per shape. A call's host cost is inside the time a caller measures with events around it
+// (~20 us shapes): a repeated call reaches its plan through a one-entry cache and sets a cuBLAS
+// handle's stream only when it changes.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -22,6 +22,7 @@
 #include <tuple>
 #include <utility>
 
+#include "kernels/common/cuda/call_workspace.hpp"
 #include "kernels/gemm/cuda/cublas_precision.hpp"
 #include "kernels/gemm/gemm_vendor_config.hpp"
 
@@ -85,15 +86,14 @@ inline cublasLtHandle_t cublaslt_handle_for_this_thread(int device) {
       .handle;
 }
 
-// C = alpha op(A) op(B) + beta C over the strided batch, column-major, device pointers.
-template <VendorCall V>
-void run_vendor_cuda(bool transa, bool transb, long long m, long long n, long long k,
-                     long long batch, float alpha, const float* a, long long lda,
-                     long long stride_a, const float* b, long long ldb, long long stride_b,
-                     float beta, float* c, long long ldc, long long stride_c, cudaStream_t stream) {
-  static_assert(V == VendorCall::cublas,
-                "the FP32 tuned CUDA library ships vendor=cublas only (cuBLASLt rows are of the "
-                "tensor-core precisions)");
+// FP32 cuBLAS's strided-batched SGEMM, the FP32 sweep's "cublas" row: C = alpha op(A) op(B) +
+// beta C over the strided batch, column-major, device pointers. (FP32 cuBLASLt, "vendor=cublaslt",
+// goes through lt_plan_for / run_cublaslt below with Precision::fp32, as the tensor-core ones do.)
+inline void run_cublas_sgemm(bool transa, bool transb, long long m, long long n, long long k,
+                             long long batch, float alpha, const float* a, long long lda,
+                             long long stride_a, const float* b, long long ldb, long long stride_b,
+                             float beta, float* c, long long ldc, long long stride_c,
+                             cudaStream_t stream) {
   const cublasHandle_t h = cublas_handle_on(stream);
   check_cublas_call(
       cublasSgemmStridedBatched_64(h, transa ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -269,6 +269,31 @@ inline VendorOutcome run_cublaslt(const LtPlan& plan, float alpha, const void* a
   return vendor_outcome(cublasLtMatmul(plan.handle, d.op, &alpha, a, d.a, b, d.b, &beta, c, d.c, c,
                                        d.c, &plan.chosen.algo, workspace, workspace_bytes, stream),
                         "cublasLtMatmul");
+}
+
+// A library's cuBLASLt candidate: answer #heuristic for the problem (the plan cached per thread
+// and problem) with the sweep's workspace budget, kept per stream from the library's pool
+// (`pool`), on the caller's stream. `who` names the call in errors. One device query for the plan
+// and the workspace: the call's host cost is inside the time a caller measures with events around
+// it, and was 0.5-1 us above the cuBLAS path's on small shapes (results/h100-80gb-hbm3/
+// tc-leafbox-deployed, tc-tf32-deployed). With the plan cached it was still 0.6-0.9 us above the
+// bare cublasLtMatmul while the plan's call cost what the bare one does (tc-deployed-s15/
+// host-call-cost.txt): the rest was this query, the kept workspace's two stream queries (now the
+// driver's, and none for a default stream's id: kernels/common/cuda/stream_queries.hpp) and the
+// argument checks; tuned_gemm_bench --host-call-cost times each alone.
+inline VendorOutcome run_cublaslt_candidate(const cuda::LtProblem& p, int heuristic,
+                                            const char* who, float alpha, const void* a,
+                                            const void* b, float beta, void* c, cudaStream_t stream,
+                                            const cuda_workspace::WorkspacePool& pool) {
+  if (p.batch > 2147483647LL) return VendorOutcome::refused;  // cuBLASLt's batch count is 32-bit
+  const int device = current_device(who);
+  const LtPlan& plan = lt_plan_for(device, p, a, b, c, heuristic);
+  if (!plan.found) return VendorOutcome::refused;
+  cuda_workspace::CallWorkspace workspace(kLtWorkspaceBytes, stream, device, pool);
+  const VendorOutcome outcome =
+      run_cublaslt(plan, alpha, a, b, beta, c, workspace.data(), kLtWorkspaceBytes, stream);
+  workspace.release();
+  return outcome;
 }
 
 }  // namespace ktune::kernels::gemm::deploy
