@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes workloads/gemm/dnn-sample.csv, a stratified sample of 48 of the 431 `dnn` GEMM shapes,
-workloads/gemm/dnn-heldout.csv, 40 further shapes held out from it, and workloads/gemm/dnn-extra.csv,
-100 more training shapes.
+workloads/gemm/dnn-heldout.csv, 40 further shapes held out from it, workloads/gemm/dnn-extra.csv,
+100 more training shapes, and workloads/gemm/dnn-rest.csv, the 225 dnn shapes in none of them.
 
 The rule (deterministic, no random numbers), over the distinct shapes of vgg.csv, resnet.csv and
 mobilenet.csv in that order (the order of the builtin `dnn` workload):
@@ -20,6 +20,9 @@ mobilenet.csv in that order (the order of the builtin `dnn` workload):
      the 325 shapes in none of the three sets above: 100 more training shapes (dnn-small,
      dnn-sample, dnn-heldout and dnn-extra then leave 225 dnn shapes that no selector trained on
      them has seen).
+  7. workloads/gemm/dnn-rest.csv: those 225 shapes, all of them, by size class (the rule of step 3
+     with every shape of the class): with the four sets above, the whole `dnn` workload, for a
+     selector trained on every dnn shape (its unseen-shape check is then another workload: vit).
 Usage: scripts/make_dnn_sample.py [--check]   (--check: compare with the committed files)
 """
 import math
@@ -35,6 +38,7 @@ EXTRA_PER_CLASS = 25
 OUT = os.path.join(ROOT, "workloads", "gemm", "dnn-sample.csv")
 HELDOUT = os.path.join(ROOT, "workloads", "gemm", "dnn-heldout.csv")
 EXTRA = os.path.join(ROOT, "workloads", "gemm", "dnn-extra.csv")
+REST = os.path.join(ROOT, "workloads", "gemm", "dnn-rest.csv")
 
 
 def read_dnn():
@@ -99,9 +103,10 @@ def stratified(members, size_class, order, per_class):
 
 
 def sample():
-    """(the sample, the held-out set, the extra set): the rule on the dnn shapes outside
+    """(the sample, the held-out set, the extra set, the rest): the rule on the dnn shapes outside
     dnn-small, then again with HELDOUT_PER_CLASS per class on the shapes outside dnn-small and the
-    sample, then with EXTRA_PER_CLASS on the shapes in none of them."""
+    sample, then with EXTRA_PER_CLASS on the shapes in none of them; the rest: every shape left,
+    by size class."""
     shapes, nets = read_dnn()
     small = set(dnn_small(shapes, nets))
     rest = [s for s in shapes if s not in small]
@@ -113,7 +118,10 @@ def sample():
     heldout = stratified([s for s in ranked if s not in taken], size_class, order, HELDOUT_PER_CLASS)
     taken |= {s for _, s in heldout}
     extra = stratified([s for s in ranked if s not in taken], size_class, order, EXTRA_PER_CLASS)
-    return picked, heldout, extra
+    taken |= {s for _, s in extra}
+    left = [s for s in ranked if s not in taken]
+    rest = [(CLASSES[c], s) for c in range(len(CLASSES)) for s in left if size_class[s] == c]
+    return picked, heldout, extra, rest
 
 
 def render(picked, header):
@@ -143,12 +151,17 @@ EXTRA_HEADER = [
     "# and dnn-heldout, picked by the rule of scripts/make_dnn_sample.py (which writes this file) with",
     "# 25 per size class: more training shapes for a CPU selector.",
 ]
+REST_HEADER = [
+    "# dnn-rest (a file, not built in): the 225 dnn GEMM shapes in none of dnn-small, dnn-sample,",
+    "# dnn-heldout and dnn-extra (scripts/make_dnn_sample.py writes this file), by size class in",
+    "# workload order: with those four, every dnn shape, for a selector trained on all of them.",
+]
 
 
 def main():
-    picked, heldout, extra = sample()
+    picked, heldout, extra, rest = sample()
     files = [(OUT, render(picked, SAMPLE_HEADER), picked), (HELDOUT, render(heldout, HELDOUT_HEADER), heldout),
-             (EXTRA, render(extra, EXTRA_HEADER), extra)]
+             (EXTRA, render(extra, EXTRA_HEADER), extra), (REST, render(rest, REST_HEADER), rest)]
     for path, text, shapes in files:
         if "--check" in sys.argv[1:]:
             with open(path) as f:
