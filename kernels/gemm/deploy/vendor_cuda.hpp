@@ -88,7 +88,7 @@ inline cublasLtHandle_t cublaslt_handle_for_this_thread(int device) {
 
 // FP32 cuBLAS's strided-batched SGEMM, the FP32 sweep's "cublas" row: C = alpha op(A) op(B) +
 // beta C over the strided batch, column-major, device pointers. (FP32 cuBLASLt, "vendor=cublaslt",
-// goes through lt_plan_for / run_cublaslt below with Precision::fp32, as the tensor-core ones do.)
+// goes through run_cublaslt_candidate below with Precision::fp32, as the tensor-core ones do.)
 inline void run_cublas_sgemm(bool transa, bool transb, long long m, long long n, long long k,
                              long long batch, float alpha, const float* a, long long lda,
                              long long stride_a, const float* b, long long ldb, long long stride_b,
