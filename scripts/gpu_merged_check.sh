@@ -37,7 +37,7 @@ B=$BUILD/bin
 if has tests; then
   start=$(date +%s)
   (cd "$BUILD" && ctest -L '^(gpu|nn_cuda|gpu_vendor|gpu_vendor_tc|gpu_vendor_lt|cuda|nn_onnx|deploy_multidevice_cuda)$' ${SKIP_TESTS:+-E "$SKIP_TESTS"} -j 4 \
-    --timeout 300 > "$OUT/gpu-tests.log" 2>&1)
+    --timeout 300 --output-on-failure > "$OUT/gpu-tests.log" 2>&1)
   echo "gpu suite exit $? ($(($(date +%s) - start)) s)"
   "$B/ktune_filefamily_tests" --gtest_filter='*Cuda*' > "$OUT/filefamily-cuda-tests.log" 2>&1
   echo "file-family CUDA tests exit $?"

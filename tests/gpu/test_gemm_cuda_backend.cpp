@@ -167,17 +167,27 @@ TEST(CudaGemmBackend, PrepareCompilesOnlyTheTransposesOfTheProblemsRun) {
   for (const std::string& name : blocked) EXPECT_TRUE(name.ends_with(",0,1>")) << name;
 }
 
+// The FP32 vendor rows: cuBLAS, cuBLASLt's heuristic answers #0..#7 (CUBLAS_COMPUTE_32F) and
+// their fastest, each verified against the FP32 bound (a refused answer: the heuristic offered
+// fewer than eight).
 TEST(CudaGemmBackend, CublasBaselineIsVerifiedAndTimed) {
   KTUNE_REQUIRE_GPU();
   auto backend = ktune::open_backend(gemm_family(), "cuda:0");
   for (int trans = 0; trans < 4; ++trans) {
     auto session = backend->open(problem(300, 257, 129, 2, trans & 1, trans & 2));
-    ASSERT_EQ(session->vendors(), std::vector<std::string>{"cublas"});
-    const ktune::Outcome outcome = session->run_vendor("cublas", quick_policy());
-    ASSERT_EQ(outcome.status, ktune::Status::ok) << outcome.message;
-    // FP32 without TF32: TF32 would be ~1e-3 off, far above the bound.
-    EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(129));
-    EXPECT_GT(outcome.timing.median_ms, 0);
+    const std::vector<std::string> vendors = session->vendors();
+    ASSERT_EQ(vendors.size(), 10u);
+    EXPECT_EQ(vendors.front(), "cublas");
+    EXPECT_EQ(vendors[1], "cublaslt");
+    EXPECT_EQ(vendors.back(), "cublaslt-top8");
+    for (const std::string& vendor : vendors) {
+      const ktune::Outcome outcome = session->run_vendor(vendor, quick_policy());
+      if (vendor.starts_with("cublaslt;") && outcome.status == ktune::Status::refused) continue;
+      ASSERT_EQ(outcome.status, ktune::Status::ok) << vendor << ": " << outcome.message;
+      // FP32 without TF32: TF32 would be ~1e-3 off, far above the bound.
+      EXPECT_LE(outcome.rel_error, ktune::kernels::gemm::error_bound(129)) << vendor;
+      EXPECT_GT(outcome.timing.median_ms, 0) << vendor;
+    }
     EXPECT_THROW(session->run_vendor("openblas", quick_policy()), ktune::Error);
   }
 }
