@@ -304,7 +304,7 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   if (floor <= 0 || rows.empty()) return pick;
   const Eigen::Index K = d.perf.cols();
   // The reference of a training problem is the fastest of the shipped vendor calls. Without a
-  // shipped vendor it is the problem's best shipped config, and a config the problem refuses is
+  // shipped vendor (or with floor_best) it is the problem's best shipped config, and a config the problem refuses is
   // scored as what the deployed library serves instead (the first config of the safe order that
   // accepts it): a leaf's own kernels are then held to each training problem's best. Else a
   // config that two of a leaf's three problems refuse out-voted the config that served the third
@@ -322,8 +322,11 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
     }
     return calls;
   };
-  std::vector<Eigen::Index> references = vendor_calls(!named.empty());
-  if (references.empty()) references = vendor_calls(false);  // none of the named ones shipped
+  std::vector<Eigen::Index> references;
+  if (!options_.unsure.floor_best) {
+    references = vendor_calls(!named.empty());
+    if (references.empty()) references = vendor_calls(false);  // none of the named ones shipped
+  }
   const bool own = references.empty();
   if (own)
     for (Eigen::Index k = 0; k < K; ++k) references.push_back(k);
@@ -450,6 +453,7 @@ nlohmann::json Selector::to_json() const {
   if (options_.unsure.leaf_box_all) j["unsure"]["leaf_box_all"] = true;
   if (!options_.unsure.floor_vendors.empty())
     j["unsure"]["floor_vendors"] = options_.unsure.floor_vendors;
+  if (options_.unsure.floor_best) j["unsure"]["floor_best"] = true;
   if (options_.unsure.leaf_vendor) j["unsure"]["leaf_vendor"] = true;
   return j;
 }
@@ -484,6 +488,11 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
   if (!options_.unsure.floor_vendors.empty() && !(floor > 0))
     throw Error("selector " + kind_ + ": floor_vendors needs leaf_floor");
+  if (options_.unsure.floor_best && !(floor > 0))
+    throw Error("selector " + kind_ + ": floor_best needs leaf_floor");
+  if (options_.unsure.floor_best && !options_.unsure.floor_vendors.empty())
+    throw Error("selector " + kind_ +
+                ": floor_best and floor_vendors name different references; give one");
   if (options_.unsure.leaf_vendor && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_vendor needs a selector with leaves (tree-*)");
   if (options_.unsure.leaf_vendor && !options_.unsure.on())
@@ -522,6 +531,15 @@ std::vector<std::string> optional_names(const nlohmann::json& j, const std::stri
   return names;
 }
 
+// The unsure rule's optional flag, false when absent.
+bool optional_flag(const nlohmann::json& j, const std::string& field) {
+  if (!j.contains(field)) return false;
+  if (!j.at(field).is_boolean())
+    throw Error("field 'selector.unsure." + field + "': expected true or false, got " +
+                json_fields::shown(j.at(field)));
+  return j.at(field).get<bool>();
+}
+
 }  // namespace
 
 void Selector::load_unsure(const nlohmann::json& j) {
@@ -547,33 +565,12 @@ void Selector::load_unsure(const nlohmann::json& j) {
       j.contains("leaf_floor") ? jf::number(j.at("leaf_floor"), "selector.unsure.leaf_floor") : 0.0;
   // Absent in models saved without it: every vendor call.
   rule.floor_vendors = optional_names(j, "floor_vendors", "vendor");
-  rule.leaf_box = false;  // absent in models saved without the leaf box: off
-  if (j.contains("leaf_box")) {
-    if (!j.at("leaf_box").is_boolean())
-      throw Error("field 'selector.unsure.leaf_box': expected true or false, got " +
-                  jf::shown(j.at("leaf_box")));
-    rule.leaf_box = j.at("leaf_box").get<bool>();
-  }
-  rule.leaf_vendor = false;  // absent in models saved without it: the one unsure config
-  if (j.contains("leaf_vendor")) {
-    if (!j.at("leaf_vendor").is_boolean())
-      throw Error("field 'selector.unsure.leaf_vendor': expected true or false, got " +
-                  jf::shown(j.at("leaf_vendor")));
-    rule.leaf_vendor = j.at("leaf_vendor").get<bool>();
-  }
-  rule.leaf_box_all = false;  // absent in models saved without it: the path's features only
-  if (j.contains("leaf_box_all")) {
-    if (!j.at("leaf_box_all").is_boolean())
-      throw Error("field 'selector.unsure.leaf_box_all': expected true or false, got " +
-                  jf::shown(j.at("leaf_box_all")));
-    rule.leaf_box_all = j.at("leaf_box_all").get<bool>();
-  }
-  if (j.contains("vendor")) {  // absent in models saved before the vendor rule: off
-    if (!j.at("vendor").is_boolean())
-      throw Error("field 'selector.unsure.vendor': expected true or false, got " +
-                  jf::shown(j.at("vendor")));
-    rule.vendor = j.at("vendor").get<bool>();
-  }
+  // Flags absent in models saved before them: off.
+  rule.leaf_box = optional_flag(j, "leaf_box");
+  rule.leaf_vendor = optional_flag(j, "leaf_vendor");
+  rule.leaf_box_all = optional_flag(j, "leaf_box_all");
+  rule.vendor = optional_flag(j, "vendor");
+  rule.floor_best = optional_flag(j, "floor_best");
   const auto lo = jf::numbers(j, "feature_min", "selector.unsure");
   const auto hi = jf::numbers(j, "feature_max", "selector.unsure");
   if (lo.size() != feature_names_.size() || hi.size() != feature_names_.size())
