@@ -36,10 +36,6 @@ inline void add_unsure_options(CLI::App& sub, ml::UnsureRule& rule) {
                  "With --leaf-floor: the vendor calls (names as --vendor-names) whose fastest is "
                  "the floor's reference, comma-separated; default every shipped vendor call")
       ->delimiter(',');
-  sub.add_flag("--floor-best", rule.floor_best,
-               "With --leaf-floor: the floor's reference is each training problem's best shipped "
-               "candidate, own kernels and vendor calls alike, not the fastest vendor call")
-      ->excludes("--floor-vendors");
   sub.add_option("--range-guard-skip", rule.range_guard_skip,
                  "With --range-guard: features it leaves out, comma-separated (e.g. residues "
                  "such as n_mod8, whose training values are a few classes)")

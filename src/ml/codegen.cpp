@@ -160,10 +160,9 @@ class TreeWriter {
         min_vote_share_(unsure.min_vote_share),
         leaf_margin_(unsure.leaf_margin),
         leaf_floor_(unsure.leaf_floor),
-        floor_reference_(
-            !unsure.floor_best && std::any_of(configs.begin(), configs.end(), is_vendor_config)
-                ? "the vendor"
-                : "the best shipped config"),
+        floor_reference_(std::any_of(configs.begin(), configs.end(), is_vendor_config)
+                             ? "the vendor"
+                             : "the best shipped config"),
         leaf_configs_(std::move(leaf_configs)),
         floor_configs_(std::move(floor_configs)),
         leaf_boxes_(std::move(leaf_boxes)),
@@ -458,7 +457,7 @@ std::string generate_selector_header(const nlohmann::json& model, const CodegenO
         "// the leaf; a leaf whose own answer did not serves the best geometric mean among the\n"
         "// configs that did, else the best worst case (the leaves marked \"floor\").\n\n",
         unsure.leaf_floor, comment_text(fmt::format("{}", fmt::join(unsure.floor_vendors, ", "))));
-  else if (unsure.leaf_floor > 0 && vendor_shipped && !unsure.floor_best)
+  else if (unsure.leaf_floor > 0 && vendor_shipped)
     out += fmt::format(
         "// Leaf floor: every leaf's answer runs at >= {:g}x the fastest shipped vendor call "
         "(with\n"

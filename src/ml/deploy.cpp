@@ -29,7 +29,6 @@ std::string recipe_arguments(const DeployRecipe& r) {
   if (s.unsure.leaf_floor > 0) args += fmt::format(" --leaf-floor {}", s.unsure.leaf_floor);
   if (!s.unsure.floor_vendors.empty())
     args += fmt::format(" --floor-vendors {}", fmt::join(s.unsure.floor_vendors, ","));
-  if (s.unsure.floor_best) args += " --floor-best";
   if (s.unsure.leaf_box) args += " --leaf-box";
   if (s.unsure.leaf_box_all) args += " --leaf-box-all";
   if (s.unsure.leaf_vendor) args += " --unsure-leaf-vendor";

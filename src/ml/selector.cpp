@@ -304,7 +304,7 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
   if (floor <= 0 || rows.empty()) return pick;
   const Eigen::Index K = d.perf.cols();
   // The reference of a training problem is the fastest of the shipped vendor calls. Without a
-  // shipped vendor (or with floor_best) it is the problem's best shipped config, and a config the problem refuses is
+  // shipped vendor it is the problem's best shipped config, and a config the problem refuses is
   // scored as what the deployed library serves instead (the first config of the safe order that
   // accepts it): a leaf's own kernels are then held to each training problem's best. Else a
   // config that two of a leaf's three problems refuse out-voted the config that served the third
@@ -322,11 +322,8 @@ int Selector::floored_pick(const SelectorTrainingSet& d, const std::vector<Eigen
     }
     return calls;
   };
-  std::vector<Eigen::Index> references;
-  if (!options_.unsure.floor_best) {
-    references = vendor_calls(!named.empty());
-    if (references.empty()) references = vendor_calls(false);  // none of the named ones shipped
-  }
+  std::vector<Eigen::Index> references = vendor_calls(!named.empty());
+  if (references.empty()) references = vendor_calls(false);  // none of the named ones shipped
   const bool own = references.empty();
   if (own)
     for (Eigen::Index k = 0; k < K; ++k) references.push_back(k);
@@ -453,7 +450,6 @@ nlohmann::json Selector::to_json() const {
   if (options_.unsure.leaf_box_all) j["unsure"]["leaf_box_all"] = true;
   if (!options_.unsure.floor_vendors.empty())
     j["unsure"]["floor_vendors"] = options_.unsure.floor_vendors;
-  if (options_.unsure.floor_best) j["unsure"]["floor_best"] = true;
   if (options_.unsure.leaf_vendor) j["unsure"]["leaf_vendor"] = true;
   return j;
 }
@@ -488,11 +484,6 @@ void Selector::check_unsure_rule(const std::vector<std::string>& features) const
     throw Error("selector " + kind_ + ": leaf_floor needs a selector with leaves (tree-*)");
   if (!options_.unsure.floor_vendors.empty() && !(floor > 0))
     throw Error("selector " + kind_ + ": floor_vendors needs leaf_floor");
-  if (options_.unsure.floor_best && !(floor > 0))
-    throw Error("selector " + kind_ + ": floor_best needs leaf_floor");
-  if (options_.unsure.floor_best && !options_.unsure.floor_vendors.empty())
-    throw Error("selector " + kind_ +
-                ": floor_best and floor_vendors name different references; give one");
   if (options_.unsure.leaf_vendor && !has_leaves())
     throw Error("selector " + kind_ + ": leaf_vendor needs a selector with leaves (tree-*)");
   if (options_.unsure.leaf_vendor && !options_.unsure.on())
@@ -570,7 +561,6 @@ void Selector::load_unsure(const nlohmann::json& j) {
   rule.leaf_vendor = optional_flag(j, "leaf_vendor");
   rule.leaf_box_all = optional_flag(j, "leaf_box_all");
   rule.vendor = optional_flag(j, "vendor");
-  rule.floor_best = optional_flag(j, "floor_best");
   const auto lo = jf::numbers(j, "feature_min", "selector.unsure");
   const auto hi = jf::numbers(j, "feature_max", "selector.unsure");
   if (lo.size() != feature_names_.size() || hi.size() != feature_names_.size())

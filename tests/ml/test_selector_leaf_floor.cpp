@@ -164,51 +164,6 @@ TEST(SelectorLeafFloor, FloorVendorsHoldsVariantsToTheNamedCallsOnly) {
   EXPECT_THROW(fit(d, without_floor), Error);
 }
 
-TEST(SelectorLeafFloor, FloorBestHoldsALeafToItsProblemsBestShippedCandidate) {
-  // Two kernels and a vendor. The right leaf (x = 5..8) is labelled k1, k1, k1, k2 (a sure leaf of
-  // k1): on x = 8 k1 runs at 0.45, k2 at 1.2, the vendor at 0.5. Against the vendor k1's worst
-  // case there is 0.9, so a 0.8 floor keeps it; against each problem's best shipped candidate it
-  // is 0.45 / 1.2 = 0.375, the vendor's 1 / 2 = 0.5 (x = 5..7) and k2's 1.9 / 2 = 0.95: k2.
-  Dataset d = vendor_wins_once();
-  d.config_names = {"kind=k1", "kind=k2", "vendor=v"};
-  d.perf.resize(8, 3);
-  d.perf << 2.0, 1.0, 1.0,  //
-      2.0, 1.0, 1.0,        //
-      2.0, 1.0, 1.0,        //
-      2.0, 1.0, 1.0,        //
-      2.0, 1.9, 1.0,        //
-      2.0, 1.9, 1.0,        //
-      2.0, 1.9, 1.0,        //
-      0.45, 1.2, 0.5;
-  d.valid = (d.perf.array() > 0).matrix();
-  EXPECT_EQ(pick(*fit(d, {}), 8), 0);
-  EXPECT_EQ(pick(*fit(d, floor_of(0.8)), 8), 0);  // within 0.8x of the vendor everywhere
-  UnsureRule best = floor_of(0.8);
-  best.floor_best = true;
-  const auto held = fit(d, best);
-  EXPECT_EQ(pick(*held, 2), 0);  // k1 is the best there: it passes
-  EXPECT_EQ(pick(*held, 6), 1);
-  EXPECT_EQ(pick(*held, 8), 1);
-  // Saved and loaded with the model; older models (no field) hold the leaf to the vendor.
-  const nlohmann::json j = held->to_json();
-  EXPECT_EQ(j["unsure"]["floor_best"], true);
-  const auto loaded = Selector::from_json(j);
-  EXPECT_TRUE(loaded->options().unsure.floor_best);
-  for (double x : {1.0, 6.0, 8.0}) EXPECT_EQ(pick(*loaded, x), pick(*held, x)) << x;
-  nlohmann::json older = j;
-  older["unsure"].erase("floor_best");
-  EXPECT_FALSE(Selector::from_json(older)->options().unsure.floor_best);
-  nlohmann::json bad = j;
-  bad["unsure"]["floor_best"] = "yes";
-  EXPECT_THROW(Selector::from_json(bad), Error);
-  bad = j;
-  bad["unsure"]["floor_vendors"] = {"v"};  // two references named at once
-  EXPECT_THROW(Selector::from_json(bad), Error);
-  UnsureRule without_floor;
-  without_floor.floor_best = true;
-  EXPECT_THROW(fit(d, without_floor), Error);
-}
-
 TEST(SelectorLeafFloor, SurvivesJsonOlderModelsLoadWithoutItAndOnlyTreesTakeIt) {
   const auto floored = fit(vendor_wins_once(), floor_of(0.8));
   const nlohmann::json j = floored->to_json();

@@ -82,12 +82,6 @@ std::string to_string(Fallback f);
 // the calls a user would make instead, rather than raising the reference to the best variant per
 // problem: there no config may pass, and the best worst case can be a variant at 0.76x the
 // vendor's default call (docs/deploy.md).
-// floor_best (with leaf_floor, not with floor_vendors): the reference is each training problem's
-// best shipped candidate, own kernels and vendor calls alike (a refused cell counted as what
-// serves the problem instead), as when no vendor is shipped. With the vendor as the reference a
-// leaf's kernel 2.6x slower than another shipped kernel on one of its problems passes as long as
-// it stays near the vendor there, and a vendor row timed slow by noise lowers the bar for every
-// config on that problem; the best shipped candidate is the answer the library could have given.
 // leaf_box (trees): per leaf, each feature its path splits on is bounded on the side the split
 // bounds (x <= t: by the largest value over the training problems reaching the leaf; x > t: by
 // the smallest), features in range_guard_skip left out; a problem outside is served
@@ -118,7 +112,6 @@ struct UnsureRule {
   bool leaf_box = false;
   bool leaf_box_all = false;
   std::vector<std::string> floor_vendors{};
-  bool floor_best = false;
   bool leaf_vendor = false;
   bool on() const { return min_vote_share > 0 || range_guard || leaf_box; }
 };
