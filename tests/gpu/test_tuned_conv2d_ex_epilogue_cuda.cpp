@@ -128,14 +128,17 @@ struct Layer {
     return out16 ? static_cast<void*>(y16.data()) : static_cast<void*>(y32.data());
   }
   // The output before a run: poisoned, or the residual itself for an in-place run.
+  // Waits for the copy or memset: both go to the legacy default stream, which a run on a
+  // non-blocking stream (the picks test's) does not wait for. Without the wait the picks test
+  // read all-ones NaNs (the poison) in 7 of 18 runs with 6 processes at once on an H200.
   void prepare(bool out16, const Parts& parts) const {
-    if (parts.in_place) {
+    if (parts.in_place)
       ktune::cuda::check(cudaMemcpy(out(out16), out16 ? (const void*)res16.data() : res32.data(),
                                     count * (out16 ? 2 : 4), cudaMemcpyDeviceToDevice),
                          "residual into the output");
-      return;
-    }
-    ktune::cuda::check(cudaMemset(out(out16), 0xFF, count * (out16 ? 2 : 4)), "poison output");
+    else
+      ktune::cuda::check(cudaMemset(out(out16), 0xFF, count * (out16 ? 2 : 4)), "poison output");
+    ktune::cuda::check(cudaDeviceSynchronize(), "output prepared");
   }
   ktune::Conv2dEpilogue epilogue(bool out16, const Parts& parts) const {
     ktune::Conv2dEpilogue e;

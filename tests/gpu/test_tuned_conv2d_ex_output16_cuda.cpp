@@ -74,6 +74,8 @@ struct Layer {
     ktune::cuda::check(cudaMemcpy(y16.data(), host.data(), y16.bytes(), cudaMemcpyHostToDevice),
                        "poison 16-bit output");
     ktune::cuda::check(cudaMemset(y32.data(), 0xFF, y32.bytes()), "poison FP32 output");
+    // Both on the legacy default stream, which a run on a non-blocking stream does not wait for.
+    ktune::cuda::check(cudaDeviceSynchronize(), "outputs poisoned");
   }
   // The 16-bit output's bits (guards checked).
   std::vector<uint16_t> bits() const {
