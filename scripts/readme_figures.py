@@ -127,10 +127,8 @@ def gemm_cpu_headers(d):
             (vit, "`vendors` (samplez6, the default before)", "`vit`",
              "**held out** (5 rounds, same window)", "z6v-vit")):
         rs = [r for r in d.rows(rel) if r["set"] == wanted]
-        g, tw, below = ratios(rs, gemm_flop)
+        g, tw, below, worst, own = deployed_cells(rs)
         below9 = sum(float(r["deployed_gflops"]) < 0.9 * float(r["vendor_gflops"]) for r in rs)
-        worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
-        own = sum(not r["config"].startswith("vendor=") for r in rs)
         summary = os.path.join(os.path.dirname(rel), "rounds-summary.csv")
         fast = next(r for r in d.rows(summary)
                     if r["set"] == wanted and r["statistic"] == "fastest round")
@@ -141,11 +139,18 @@ def gemm_cpu_headers(d):
     return out
 
 
-def deployed_row(d, rel, first, what, label, rs):
-    """One row of the deployed-vs-vendor tables: geomean, time-weighted, below 0.8x, worst, own."""
+def deployed_cells(rs):
+    """A deployed run's geomean, time-weighted ratio, shapes below 0.8x, worst ratio and the
+    shapes served by ktune's own kernels."""
     g, tw, below = ratios(rs, gemm_flop)
     worst = min(float(r["deployed_gflops"]) / float(r["vendor_gflops"]) for r in rs)
     own = sum(not r["config"].startswith("vendor=") for r in rs)
+    return g, tw, below, worst, own
+
+
+def deployed_row(d, rel, first, what, label, rs):
+    """One row of the deployed-vs-vendor tables: geomean, time-weighted, below 0.8x, worst, own."""
+    g, tw, below, worst, own = deployed_cells(rs)
     return (f"| {d.device(rel)} | {first} | {len(rs)} {what} | {label} | **{g:.3f}** | "
             f"{tw:.3f} | {below} | {worst:.3f} | {own} of {len(rs)} | {d.link(rel)} |")
 
