@@ -3,7 +3,7 @@
 # with --gtest_filter=FILTER --gtest_repeat=REPEAT and its own KTUNE_CACHE_DIR, so that races a
 # lone ctest run hides (work on a stream the test does not wait for, say) show up. Logs per copy in
 # OUT_DIR (load-<i>.log); prints the passes per copy and the failure lines; exits non-zero when
-# any copy failed. Used on the H200 for the conv2d_ex fp16 picks test (results/h200/gpu-suite-s30).
+# any copy failed. Used on the H200 for the conv2d_ex fp16 picks test (results/h200/gpu-suite-s30; passing since the fix, results/h200/gpu-suite-s31).
 #   [COPIES=6] [REPEAT=3] [SECONDS_LIMIT=300] scripts/gpu_tests_under_load.sh PROGRAM FILTER OUT_DIR
 set -uo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 PROGRAM FILTER OUT_DIR" >&2; exit 2; }
