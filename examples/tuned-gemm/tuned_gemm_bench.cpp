@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tuned_gemm::CudaProtocol cuda_protocol;
   app.add_option("--rounds", protocol.rounds,
-                 "CPU, and CUDA tf32/bf16/fp16: rounds over the deployed library and the vendors "
+                 "CPU and CUDA: rounds over the deployed library and the vendors "
                  "per shape, each round starting with the next library; each side's time is the "
                  "median of its rounds (CUDA: the calls alternate run by run, rounds times a "
                  "round's runs)")
