@@ -24,16 +24,21 @@ SERVED = """[1/3] transa=0;transb=0;m=10;n=10;k=10;batch=1;precision=2 vendor=cu
 """
 
 
+def ratio_rows(log_text):
+    """The script's table for one set `s` holding log_text: {against: [cells after it]}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "bench.log")
+        with open(log, "w") as f:
+            f.write(log_text)
+        out = subprocess.run([sys.executable, SCRIPT, f"s={log}"], capture_output=True, text=True,
+                             check=True).stdout
+    return {line.split(" | ")[1]: line.split(" | ")[2:] for line in out.splitlines()
+            if line.startswith("| s |")}
+
+
 class VendorRatios(unittest.TestCase):
     def test_faster_vendor_leaves_out_the_top8_row(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "bench.log")
-            with open(log, "w") as f:
-                f.write(LOG)
-            out = subprocess.run([sys.executable, SCRIPT, f"s={log}"], capture_output=True,
-                                 text=True, check=True).stdout
-        rows = {line.split(" | ")[1]: line.split(" | ")[2:] for line in out.splitlines()
-                if line.startswith("| s |")}
+        rows = ratio_rows(LOG)
         # faster of cublas / cublaslt: 2 then 4 -> ratios 2 and 0.5: geomean 1; time-weighted
         # (flops 2000 and 4000): (1000 + 1000) / (500 + 2000) = 0.8; one below 0.8x (0.5).
         self.assertEqual(rows["faster vendor"], ["2", "1.000", "0.800", "1", "0.500 |"])
@@ -42,14 +47,7 @@ class VendorRatios(unittest.TestCase):
         self.assertEqual(rows["cublaslt-top8"][:2], ["2", "0.500"])
 
     def test_the_vendor_it_calls_compares_each_served_shape_with_that_call(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(tmp, "bench.log")
-            with open(log, "w") as f:
-                f.write(SERVED)
-            out = subprocess.run([sys.executable, SCRIPT, f"s={log}"], capture_output=True,
-                                 text=True, check=True).stdout
-        rows = {line.split(" | ")[1]: line.split(" | ")[2:] for line in out.splitlines()
-                if line.startswith("| s |")}
+        rows = ratio_rows(SERVED)
         # shape 1 against cuBLASLt (4): 0.75; shape 2 against cuBLAS (2): 1.0; shape 3 left out.
         # geomean sqrt(0.75) = 0.866; time-weighted (flops 2000, 4000):
         # (500 + 2000) / (666.67 + 2000) = 0.9375; one below 0.8x.
