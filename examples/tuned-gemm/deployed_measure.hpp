@@ -96,6 +96,10 @@ struct CudaProtocol {
   // > 0: the library's cuBLASLt call against the benchmark's, in turns over that many rounds, one
   // "lt-call-ab" line per shape (scripts/gemm_lt_call_ab.py reads it).
   int lt_ab_rounds = 0;
+  // > 0: each call after itself and after the other, in turns over that many rounds: the
+  // library's call twice, then the library's and cuBLASLt #0's, then cuBLASLt #0 twice; one
+  // "turns-probe" line per shape (does a call slow down after another library's kernel?).
+  int probe_rounds = 0;
   // C (and the vendors' C / D) in the 16-bit input type of a bf16 / fp16 problem instead of FP32
   // (tuned_gemm_bench --output input); tf32 keeps FP32 C.
   bool c16 = false;

@@ -251,6 +251,50 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
                        rounds);
 }
 
+// Whether a call slows down after another library's kernel: the library's call and cuBLASLt's
+// heuristic #0 each timed in turns with itself (its second copy is the first's neighbour in the
+// rotation, as in a sweep's back-to-back runs) and with the other (as in --rounds, or a network's
+// alternating kernels). The session-31 in-turns run measured ktune's own kernels at ~0.94x their
+// library-first times while the vendors' held (results/h200/gemm-deployed-turns). One line:
+// "turns-probe KEY CONFIG lib-after-lib MS lib-after-lt MS lt-after-lt MS lt-after-lib MS".
+template <class L, class A, class B, class C>
+void print_turns_probe(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun& run,
+                       const ktune::TimingPolicy& policy, int rounds, const std::string& config,
+                       L library, A a, B b, C c, bool c16 = false) {
+  const cudaStream_t stream = ctx.device.stream();
+  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
+  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
+  const std::string key =
+      fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
+                  int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
+  if (lt.algos() < 1) {
+    fmt::print("turns-probe {} {} none: no cuBLASLt algorithm\n", key, config);
+    return;
+  }
+  auto lt_call = [&](int i) {
+    check_cublas(lt.run(0, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
+  };
+  auto ms = [](const ktune::Outcome& o) {
+    return o.status == ktune::Status::ok ? fmt::format("{:.6f}", o.timing.median_ms)
+                                         : std::string(ktune::to_string(o.status));
+  };
+  const auto self =
+      time_in_turns(ctx.device, run, policy, {{"lib", library}, {"lib", library}}, rounds);
+  const auto mixed =
+      time_in_turns(ctx.device, run, policy, {{"lib", library}, {"lt", lt_call}}, rounds);
+  const auto vendor =
+      time_in_turns(ctx.device, run, policy, {{"lt", lt_call}, {"lt", lt_call}}, rounds);
+  // A call paired with itself: both halves' samples pooled (a half that failed says so).
+  auto after_itself = [](const std::vector<ktune::Outcome>& pair) {
+    for (const ktune::Outcome& o : pair)
+      if (o.status != ktune::Status::ok) return o;
+    return ktune::pool_outcomes(pair);
+  };
+  fmt::print("turns-probe {} {} lib-after-lib {} lib-after-lt {} lt-after-lt {} lt-after-lib {}\n",
+             key, config, ms(after_itself(self)), ms(mixed[0]), ms(after_itself(vendor)),
+             ms(mixed[1]));
+}
+
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
 // (16-bit bits, or floats for tf32), each verified against the float64 product of the inputs as
 // the device holds them with the precision's bound (plus the output rounding with protocol.c16:
@@ -339,6 +383,9 @@ ShapeResult measure_cuda_tc(const Shape& s, uint64_t seed, const ktune::TimingPo
       lt_top_outcome = cublaslt_best(ctx, s, run, policy, protocol.lt_top, a, b, c, c16);
     if (protocol.lt_ab_rounds > 0)
       print_lt_call_ab(ctx, s, run, policy, protocol.lt_ab_rounds, a, b, c, c16);
+    if (protocol.probe_rounds > 0)
+      print_turns_probe(ctx, s, run, policy, protocol.probe_rounds, config_name, library, a, b, c,
+                        c16);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();
@@ -437,6 +484,8 @@ ShapeResult measure_cuda(const Shape& s, uint64_t seed, const ktune::TimingPolic
       vendor = ktune::cuda::verify_then_time_on_device(ctx.device, run, policy, "cublas");
       lt = cublaslt_best(ctx, s, run, policy, 1, a, b, c);  // FP32 in, FP32 compute
     }
+    if (protocol.probe_rounds > 0)
+      print_turns_probe(ctx, s, run, policy, protocol.probe_rounds, config_name, library, a, b, c);
   } catch (const ktune::Error& e) {  // no device, an allocation or a reference that failed
     deployed.status = ktune::Status::failed;
     deployed.message = e.what();

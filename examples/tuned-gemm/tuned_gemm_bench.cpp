@@ -103,6 +103,11 @@ int main(int argc, char** argv) {
                  "benchmark's, N rounds in turns (an lt-call-ab line per shape; 0: skip)")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
+  app.add_option("--turns-probe", cuda_protocol.probe_rounds,
+                 "CUDA: also time the library's call and cuBLASLt #0's each after itself and "
+                 "after the other, N rounds in turns (a turns-probe line per shape; 0: skip)")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
   std::string output = "fp32";
   app.add_option(
          "--output", output,
