@@ -14,12 +14,13 @@ LINE = re.compile(r"turns-probe (\S+) (\S+) lib-after-lib (\S+) lib-after-lt (\S
                   r"lt-after-lt (\S+) lt-after-lib (\S+)\s*$")
 
 
-def number(text):
+def probe_times(fields):
+    """The four times of a line, or None where a call did not run ok (a status word)."""
     try:
-        value = float(text)
+        times = [float(x) for x in fields]
     except ValueError:
         return None
-    return value if value > 0 and math.isfinite(value) else None
+    return times if all(t > 0 and math.isfinite(t) for t in times) else None
 
 
 def geomean(values):
@@ -32,8 +33,8 @@ def summarize(log):
         m = LINE.match(line)
         if not m:
             continue
-        times = [number(x) for x in m.group(3, 4, 5, 6)]
-        if None in times:
+        times = probe_times(m.group(3, 4, 5, 6))
+        if times is None:
             not_ok += 1
             continue
         kind = "vendor calls" if m.group(2).startswith("vendor=") else "own kernels"
