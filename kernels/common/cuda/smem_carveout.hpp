@@ -1,7 +1,8 @@
 #pragma once
-// The shared-memory carveout ktune's tensor-core GEMM kernels ask the driver for: an experiment
-// knob, KTUNE_CUDA_SMEM_CARVEOUT = 0..100 (percent of an SM's unified L1 / shared memory given to
-// shared memory; unset: no request, the driver's choice, as before). Why: timed in turns with the
+// The shared-memory carveout ktune's tensor-core kernels (GEMM mma / wgmma, conv2d igemm_mma) ask
+// the driver for: an experiment knob, KTUNE_CUDA_SMEM_CARVEOUT = 0..100 (percent of an SM's
+// unified L1 / shared memory given to shared memory; unset: no request, the driver's choice, as
+// before). Why: timed in turns with the
 // cuBLAS / cuBLASLt calls on an H200 (results/h200/gemm-deployed-turns, docs/deploy.md), each
 // `mma` call (24-74 KB of shared memory) took ~1.3-3 us longer than timed back to back, each
 // `wgmma` call (147-164 KB, like the vendors' big kernels) ~0.3-0.9 us, the vendors' calls
