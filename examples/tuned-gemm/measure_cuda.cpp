@@ -153,6 +153,32 @@ ktune::Outcome cublaslt_best(Context& ctx, const Shape& s, ktune::cuda::DeviceRu
   return best;
 }
 
+// cuBLASLt's heuristic #0 as the benchmark calls it: the plan made once per shape with the
+// sweep's 32 MiB workspace budget, each call on the context's stream (algos() == 0: the heuristic
+// proposes no algorithm).
+struct BenchLt {
+  DeviceBuffer<char> workspace{kLtWorkspaceBytes, "cuBLASLt workspace"};
+  ktune::kernels::gemm::cuda::CublasLtGemm plan;
+  cudaStream_t stream;
+  BenchLt(Context& ctx, const Shape& s, bool c16)
+      : plan(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16), stream(ctx.device.stream()) {}
+  void call(const void* a, const void* b, void* c) const {
+    check_cublas(plan.run(0, a, b, c, workspace.data(), stream), "cublasLtMatmul");
+  }
+};
+
+// A shape as the probes' lines name it: its problem key with the precision.
+std::string probe_key(const Shape& s) {
+  return fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
+                     int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
+}
+
+// A timed call's median in ms, or its status when it did not run ok.
+std::string median_or_status(const ktune::Outcome& o) {
+  return o.status == ktune::Status::ok ? fmt::format("{:.6f}", o.timing.median_ms)
+                                       : std::string(ktune::to_string(o.status));
+}
+
 // The library's cuBLASLt call against the benchmark's, timed in turns (timed_in_turns.hpp) on the
 // same rotated copies: "library" is the library's vendor=cublaslt config (ktune::gemm_ex_config:
 // argument checks, its plan, its kept workspace), "plan" the library's plan called bare
@@ -165,9 +191,7 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
                       const ktune::TimingPolicy& policy, int rounds, A a, B b, C c, bool c16) {
   namespace kg = ktune::kernels::gemm;
   namespace kd = ktune::kernels::gemm::deploy;
-  const std::string key =
-      fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
-                  int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
+  const std::string key = probe_key(s);
   const auto precision = ktune::GemmPrecision(int(s.precision));
   const auto output = !c16                                 ? ktune::GemmOutput::fp32
                       : s.precision == kg::Precision::bf16 ? ktune::GemmOutput::bf16
@@ -182,20 +206,19 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
     return;
   }
   const cudaStream_t stream = ctx.device.stream();
-  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  const kg::cuda::CublasLtGemm bench(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
+  const BenchLt bench(ctx, s, c16);
   const kg::cuda::LtProblem p{s.precision,  s.transa, s.transb,     s.m,          s.n,
                               s.k,          s.batch,  s.lda,        s.stride_a(), s.ldb,
                               s.stride_b(), s.ldc,    s.stride_c(), c16};
   const int device = kd::current_device("lt-call-ab");
   const kd::LtPlan& plan0 = kd::lt_plan_for(device, p, a(0), b(0), c(0));
-  if (bench.algos() < 1 || !plan0.found) {
+  if (bench.plan.algos() < 1 || !plan0.found) {
     fmt::print("lt-call-ab {} none: no cuBLASLt algorithm (library {}, benchmark {})\n", key,
-               plan0.found ? 1 : 0, bench.algos());
+               plan0.found ? 1 : 0, bench.plan.algos());
     return;
   }
   const bool same =
-      std::memcmp(&plan0.chosen.algo, &bench.result(0).algo, sizeof plan0.chosen.algo) == 0;
+      std::memcmp(&plan0.chosen.algo, &bench.plan.result(0).algo, sizeof plan0.chosen.algo) == 0;
   const auto ta = trans(s.transa), tb = trans(s.transb);
   std::vector<TurnCall> calls;
   calls.push_back({"library", [&](int i) {
@@ -207,20 +230,16 @@ void print_lt_call_ab(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun
                    }});
   calls.push_back({"plan", [&](int i) {
                      const kd::LtPlan& plan = kd::lt_plan_for(device, p, a(i), b(i), c(i));
-                     if (kd::run_cublaslt(plan, 1.0f, a(i), b(i), 0.0f, c(i), workspace.data(),
-                                          kd::kLtWorkspaceBytes, stream) != kd::VendorOutcome::ok)
+                     if (kd::run_cublaslt(plan, 1.0f, a(i), b(i), 0.0f, c(i),
+                                          bench.workspace.data(), kd::kLtWorkspaceBytes,
+                                          stream) != kd::VendorOutcome::ok)
                        throw ktune::cuda::RunAbort{ktune::Status::refused, "refused"};
                    }});
-  calls.push_back({"benchmark", [&](int i) {
-                     check_cublas(bench.run(0, a(i), b(i), c(i), workspace.data(), stream),
-                                  "cublasLtMatmul");
-                   }});
+  calls.push_back({"benchmark", [&](int i) { bench.call(a(i), b(i), c(i)); }});
   const std::vector<ktune::Outcome> t = time_in_turns(ctx.device, run, policy, calls, rounds);
   std::string line = "lt-call-ab " + key;
   for (size_t i = 0; i < calls.size(); ++i)
-    line += " " + calls[i].name + " " +
-            (t[i].status == ktune::Status::ok ? fmt::format("{:.6f}", t[i].timing.median_ms)
-                                              : std::string(ktune::to_string(t[i].status)));
+    line += " " + calls[i].name + " " + median_or_status(t[i]);
   fmt::print("{} same-algorithm {} ({})\n", line, same ? "yes" : "no",
              kg::cuda::lt_algo_config(plan0.chosen));
 }
@@ -236,16 +255,14 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
                                                          int rounds, const char* library_name,
                                                          L library, V cublas, A a, B b, C c,
                                                          bool c16 = false) {
-  const cudaStream_t stream = ctx.device.stream();
-  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
+  const BenchLt lt(ctx, s, c16);
   cublas(0);  // cuBLAS and cuBLASLt load their kernels lazily inside the first call
-  if (lt.algos() > 0) (void)lt.run(0, a(0), b(0), c(0), workspace.data(), stream);
-  check(cudaStreamSynchronize(stream), "vendor warm-up");
+  if (lt.plan.algos() > 0) (void)lt.plan.run(0, a(0), b(0), c(0), lt.workspace.data(), lt.stream);
+  check(cudaStreamSynchronize(lt.stream), "vendor warm-up");
   auto lt_call = [&](int i) {
-    if (lt.algos() == 0)
+    if (lt.plan.algos() == 0)
       throw ktune::cuda::RunAbort{ktune::Status::failed, "the heuristic proposes no algorithm"};
-    check_cublas(lt.run(0, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
+    lt.call(a(i), b(i), c(i));
   };
   return time_in_turns(ctx.device, run, policy,
                        {{library_name, library}, {"cublas", cublas}, {"cublaslt", lt_call}},
@@ -262,23 +279,12 @@ template <class L, class A, class B, class C>
 void print_turns_probe(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun& run,
                        const ktune::TimingPolicy& policy, int rounds, const std::string& config,
                        L library, A a, B b, C c, bool c16 = false) {
-  const cudaStream_t stream = ctx.device.stream();
-  DeviceBuffer<char> workspace(kLtWorkspaceBytes, "cuBLASLt workspace");
-  const ktune::kernels::gemm::cuda::CublasLtGemm lt(ctx.lt.get(), s, kLtWorkspaceBytes, 1, c16);
-  const std::string key =
-      fmt::format("transa={};transb={};m={};n={};k={};batch={};precision={}", int(s.transa),
-                  int(s.transb), s.m, s.n, s.k, s.batch, int(s.precision));
-  if (lt.algos() < 1) {
-    fmt::print("turns-probe {} {} none: no cuBLASLt algorithm\n", key, config);
+  const BenchLt lt(ctx, s, c16);
+  if (lt.plan.algos() < 1) {
+    fmt::print("turns-probe {} {} none: no cuBLASLt algorithm\n", probe_key(s), config);
     return;
   }
-  auto lt_call = [&](int i) {
-    check_cublas(lt.run(0, a(i), b(i), c(i), workspace.data(), stream), "cublasLtMatmul");
-  };
-  auto ms = [](const ktune::Outcome& o) {
-    return o.status == ktune::Status::ok ? fmt::format("{:.6f}", o.timing.median_ms)
-                                         : std::string(ktune::to_string(o.status));
-  };
+  auto lt_call = [&](int i) { lt.call(a(i), b(i), c(i)); };
   const auto self =
       time_in_turns(ctx.device, run, policy, {{"lib", library}, {"lib", library}}, rounds);
   const auto mixed =
@@ -292,8 +298,8 @@ void print_turns_probe(Context& ctx, const Shape& s, const ktune::cuda::DeviceRu
     return ktune::pool_outcomes(pair);
   };
   fmt::print("turns-probe {} {} lib-after-lib {} lib-after-lt {} lt-after-lt {} lt-after-lib {}\n",
-             key, config, ms(after_itself(self)), ms(mixed[0]), ms(after_itself(vendor)),
-             ms(mixed[1]));
+             probe_key(s), config, median_or_status(after_itself(self)), median_or_status(mixed[0]),
+             median_or_status(after_itself(vendor)), median_or_status(mixed[1]));
 }
 
 // A tensor-core precision: ktune::gemm_ex vs cuBLAS and cuBLASLt's heuristic #0, same inputs
