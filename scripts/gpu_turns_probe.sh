@@ -26,15 +26,11 @@ for w in ${WORKLOADS:-dnn@bf16}; do
     left=$(( ${DEADLINE_S:-540} - ($(date +%s) - t0) ))
     (( left > 30 )) || { echo "skipped $name (deadline)"; continue; }
     s=$(date +%s)
-    if [[ $carveout == unset ]]; then
-      env -u KTUNE_CUDA_SMEM_CARVEOUT timeout "$left" "$BUILD/bin/tuned_gemm_bench" --device cuda \
-        --workload "$w" --lt-top 0 --rep-budget-ms 10 --rounds 3 --turns-probe 3 \
-        --out "$OUT_DIR/$name.csv" > "$OUT_DIR/$name.log" 2>&1
-    else
-      KTUNE_CUDA_SMEM_CARVEOUT=$carveout timeout "$left" "$BUILD/bin/tuned_gemm_bench" \
-        --device cuda --workload "$w" --lt-top 0 --rep-budget-ms 10 --rounds 3 --turns-probe 3 \
-        --out "$OUT_DIR/$name.csv" > "$OUT_DIR/$name.log" 2>&1
-    fi
+    setting=(-u KTUNE_CUDA_SMEM_CARVEOUT)
+    [[ $carveout == unset ]] || setting=("KTUNE_CUDA_SMEM_CARVEOUT=$carveout")
+    env "${setting[@]}" timeout "$left" "$BUILD/bin/tuned_gemm_bench" --device cuda \
+      --workload "$w" --lt-top 0 --rep-budget-ms 10 --rounds 3 --turns-probe 3 \
+      --out "$OUT_DIR/$name.csv" > "$OUT_DIR/$name.log" 2>&1
     rc=$?
     echo "$name rc $rc ($(( $(date +%s) - s )) s)"
     (( rc == 0 )) || failed=$((failed + 1))
