@@ -43,9 +43,9 @@ std::vector<BlockedParams> mmasplit_space() {
 }
 
 NvrtcRequest mma_request(const BlockedParams& p, Precision precision, bool ta, bool tb,
-                         const std::string& arch) {
+                         const std::string& arch, bool c16 = false) {
   return ktune::test::kernel_request("gemm_mma.cuh",
-                                     gcuda::mma_name_expression(p, precision, ta, tb), arch);
+                                     gcuda::mma_name_expression(p, precision, ta, tb, c16), arch);
 }
 
 TEST(MmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
@@ -56,6 +56,8 @@ TEST(MmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_EQ(g.blocked.threads(), 128);  // 2 x 2 warps
   EXPECT_EQ(gcuda::mma_name_expression(g.blocked, Precision::bf16, true, false),
             "ktune_gemm_mma<128,64,32,64,32,3,2,1,0>");
+  EXPECT_EQ(gcuda::mma_name_expression(g.blocked, Precision::bf16, true, false, /*c16=*/true),
+            "ktune_gemm_mma<128,64,32,64,32,3,2,1,0,1>");
   // bf16, A K-contiguous (transposed): [128][32 + 8]; B K-contiguous: [64][32 + 8]; 3 stages.
   EXPECT_EQ(gcuda::mma_smem_bytes(g.blocked, Precision::bf16, true, false),
             3 * 2 * (128 * 40 + 64 * 40));
@@ -166,7 +168,8 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
                        "cudaMemcpy(C)");
     const size_t partials = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
     auto ws = ktune::test::upload(std::vector<float>(partials, std::nanf("")), "workspace");
-    const auto& k = kernel(p, q, s.transa, s.transb);
+    const auto& k = c16 ? kernels16_.get(mma_request(p, q, s.transa, s.transb, arch_, true))
+                        : kernel(p, q, s.transa, s.transb);
     const auto result =
         gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
                           p.splits > 1 ? (c16 ? reduce16(q) : reduce()).function() : nullptr, p, q,
@@ -196,9 +199,18 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
     return reduce_.get(ktune::test::kernel_request(
         "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(q), arch_));
   }
+  // Compiles (in parallel) the 16-bit-C instantiations of configs in precisions qs.
+  void prepare16(const std::vector<BlockedParams>& configs, const std::vector<Precision>& qs) {
+    std::vector<NvrtcRequest> requests;
+    for (const BlockedParams& p : configs)
+      for (Precision q : qs)
+        for (int t = 0; t < 4; ++t)
+          requests.push_back(mma_request(p, q, t & 1, t & 2, arch_, true));
+    precompile(requests);
+  }
 
  private:
-  ktune::test::LoadedKernels reduce_;
+  ktune::test::LoadedKernels reduce_, kernels16_;
 };
 
 using ktune::test::make_shape;
@@ -216,7 +228,7 @@ TEST_F(MmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
         for (const Shape& s :
              {make_shape(ta, tb, 256, 256, 96, 1), make_shape(ta, tb, 77, 45, 70, 2, /*pad=*/1)}) {
           const double err = run(p, q, s, 1.0f, 0.0f, 11u + unsigned(t));
-          const std::string what = mma_request(p, q, ta, tb, arch_).name_expression +
+          const std::string what = mma_request(p, q, ta, tb, arch_, true).name_expression +
                                    " m=" + std::to_string(s.m) + " ld pad";
           if (err < 0) {
             ++refused;  // shared memory beyond the device (tf32 at the biggest tiles)
@@ -318,13 +330,14 @@ TEST_F(MmaGemmTest, SixteenBitCMatchesTheReference) {
       ++ran;
     }
   };
-  for_three_configs(mma_space(), sixteen, check);
-  std::vector<BlockedParams> split = {mmasplit_space().front(), mmasplit_space().back()};
-  for (BlockedParams& p : split) p.splits = 3;
-  split.push_back(mmasplit_space()[mmasplit_space().size() / 2]);
-  split.back().splits = 16;
-  prepare(split, sixteen);
-  for (const BlockedParams& p : split)
+  const auto configs = mma_space();
+  std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2], configs.back(),
+                                       mmasplit_space().front(), mmasplit_space().back()};
+  sample[3].splits = sample[4].splits = 3;
+  sample.push_back(mmasplit_space()[mmasplit_space().size() / 2]);
+  sample.back().splits = 16;
+  prepare16(sample, sixteen);
+  for (const BlockedParams& p : sample)
     for (Precision q : sixteen)
       for (int t = 0; t < 4; ++t) check(p, q, t);
   EXPECT_EQ(ran, 2 * (3 + 3) * 2 * 4);

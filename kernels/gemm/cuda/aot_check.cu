@@ -53,17 +53,17 @@ void ktune_gemm_tiled_aot_launch(const float* a, const float* b, float* c, float
   const dim3 split_grid(unsigned((m + 63) / 64), unsigned((n + 63) / 64), unsigned(splits));
   ktune_gemm_tiled<64, 64, 32, 4, 4, 4, 1, 0, 0><<<split_grid, 256, 0, stream>>>(
       m, n, k, 1.0f, a, m, m * k, b, k, k * n, 0.0f, c, m, m * n, splits, 64, workspace);
-  ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS><<<unsigned((m * n + KTUNE_SPLITK_REDUCE_THREADS - 1) /
-                                      KTUNE_SPLITK_REDUCE_THREADS),
-                             KTUNE_SPLITK_REDUCE_THREADS, 0, stream>>>(
-      m, n, 1, splits, workspace, 1.0f, 0.0f, c, m, m * n);
+  ktune_gemm_splitk_reduce<KTUNE_SPLITK_REDUCE_THREADS>
+      <<<unsigned((m * n + KTUNE_SPLITK_REDUCE_THREADS - 1) / KTUNE_SPLITK_REDUCE_THREADS),
+         KTUNE_SPLITK_REDUCE_THREADS, 0, stream>>>(m, n, 1, splits, workspace, 1.0f, 0.0f, c, m,
+                                                   m * n);
 }
 
 // The warp-tiled kernels (gemm_warp.cuh): both warp-tile orientations, every transpose pair.
 #include "kernels/gemm/cuda/gemm_warp.cuh"
 
-#define KTUNE_INSTANTIATE_WARP(BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB)                       \
-  template __global__ void ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>(          \
+#define KTUNE_INSTANTIATE_WARP(BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB)                      \
+  template __global__ void ktune_gemm_warp<BM, BN, BK, WM, WN, TM, TN, ST, GR, TA, TB>(         \
       long long, long long, long long, float, const float*, long long, long long, const float*, \
       long long, long long, float, float*, long long, long long, int, long long, float*);
 
@@ -77,15 +77,17 @@ KTUNE_INSTANTIATE_WARP(256, 64, 16, 64, 32, 8, 8, 4, 8, 0, 1)
 // The tensor-core kernels (gemm_mma.cuh): one config per precision, over the transpose pairs.
 #include "kernels/gemm/cuda/gemm_mma.cuh"
 
-#define KTUNE_INSTANTIATE_MMA(BM, BN, BK, WM, WN, ST, PREC, TA, TB)                             \
-  template __global__ void ktune_gemm_mma<BM, BN, BK, WM, WN, ST, PREC, TA, TB>(                \
+#define KTUNE_INSTANTIATE_MMA(BM, BN, BK, WM, WN, ST, PREC, TA, TB, C16)                         \
+  template __global__ void ktune_gemm_mma<BM, BN, BK, WM, WN, ST, PREC, TA, TB, C16>(            \
       long long, long long, long long, float, const KtuneMmaElem<PREC>::type*, long long,        \
-      long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, void*, long long,  \
-      long long, int, long long, float*, int);
+      long long, const KtuneMmaElem<PREC>::type*, long long, long long, float, void*, long long, \
+      long long, int, long long, float*);
 
-KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0)  // bf16
-KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1)   // fp16
-KTUNE_INSTANTIATE_MMA(64, 128, 32, 32, 64, 3, 1, 0, 1)   // tf32
+KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0, 0)  // bf16
+KTUNE_INSTANTIATE_MMA(128, 128, 32, 64, 64, 4, 2, 0, 0, 1)  // bf16, 16-bit C
+KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1, 0)   // fp16
+KTUNE_INSTANTIATE_MMA(128, 64, 32, 64, 32, 3, 3, 1, 1, 1)   // fp16, 16-bit C
+KTUNE_INSTANTIATE_MMA(64, 128, 32, 32, 64, 3, 1, 0, 1, 0)   // tf32
 // The split-K reduction into 16-bit C (gemm_out16.cuh) of both 16-bit precisions.
 template __global__ void ktune_gemm_splitk_reduce16<2, KTUNE_SPLITK_REDUCE_THREADS>(
     long long, long long, long long, int, const float*, float, float, void*, long long, long long);

@@ -349,13 +349,14 @@ class CudaGemmSession final : public ProblemSession {
     if (!mma_prepared_) {
       std::vector<std::string> names;
       for (const BlockedParams& q : context_.mma_configs)
-        names.push_back(mma_name_expression(q, shape_.precision, shape_.transa, shape_.transb));
+        names.push_back(
+            mma_name_expression(q, shape_.precision, shape_.transa, shape_.transb, shape_.c16));
       if (shape_.c16) names.push_back(splitk_reduce16_name_expression(shape_.precision));
       context_.mma.prepare(names);
       mma_prepared_ = true;
     }
-    const LoadedKernel& kernel =
-        context_.mma.get(mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb));
+    const LoadedKernel& kernel = context_.mma.get(
+        mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb, shape_.c16));
     const void* reduce =
         p.splits <= 1 ? nullptr
         : shape_.c16

@@ -1,6 +1,6 @@
 // Tensor-core GEMM (kind `mma` of the GEMM family, sm_80+): column-major BLAS semantics
 //   C = alpha * op(A) * op(B) + beta * C  with strided batches, FP32 accumulation and FP32 C, or
-// (c16, bf16 / fp16 only) C in the input's 16-bit type (gemm_out16.cuh: one rounding at the
+// (C16 = 1, bf16 / fp16 only) C in the input's 16-bit type (gemm_out16.cuh: one rounding at the
 // store); C is not read when beta == 0 (it may hold NaN). The operands are
 //   PREC 1 (tf32): float A and B, rounded to TF32 (cvt.rna) in the kernel, mma.m16n8k8;
 //   PREC 2 (bf16) / PREC 3 (fp16): 16-bit A and B (raw bits: the kernel never converts them),
@@ -103,14 +103,15 @@ __host__ __device__ constexpr int ktune_mma_smem_bytes() {
          (KtuneMmaTile<T, BM, BK, TA>::kElems + KtuneMmaTile < T, BN, BK, TB ? 0 : 1 > ::kElems);
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB>
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB, int C16 = 0>
 __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     ktune_gemm_mma(long long m, long long n, long long k, float alpha,
                    const typename KtuneMmaElem<PREC>::type* __restrict__ a, long long lda,
                    long long stride_a, const typename KtuneMmaElem<PREC>::type* __restrict__ b,
                    long long ldb, long long stride_b, float beta, void* __restrict__ c,
                    long long ldc, long long stride_c, int splits, long long k_chunk,
-                   float* __restrict__ partial, int c16) {
+                   float* __restrict__ partial) {
+  static_assert(C16 == 0 || PREC != 1, "16-bit C needs 16-bit inputs");
   typedef typename KtuneMmaElem<PREC>::type T;
   constexpr int THREADS = 32 * (BM / WM) * (BN / WN);
   constexpr int MK = PREC == 1 ? 8 : 16;  // k of one mma
@@ -247,10 +248,14 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
 
   // Epilogue: c0, c1 at (g, 2t), (g, 2t + 1) of the mma tile, c2, c3 eight rows below. Split-K
   // writes the raw sums (an empty slice its zeros) to its packed m x n slice of the workspace;
-  // without it C is float or (c16) the input's 16-bit type.
+  // without it C is float or (C16) the input's 16-bit type. C16 is a template argument and both
+  // outputs share one index (a slice's leading dimension is m): a run-time c16 test here and a
+  // second index took ptxas from 128 to 161 registers on bm=64 bn=128 wm=64 (3 blocks an SM
+  // instead of 4) and cost the small-k dnn shapes 7-30 % (results/h200/mma-register-ab).
   const bool split_k = splits > 1;
-  float* const pz = split_k ? partial + z * m * n : partial;
-  const long long cz = batch_index * stride_c;
+  const long long ldo = split_k ? m : ldc;
+  const long long first = split_k ? z * m * n : batch_index * stride_c;
+  float* const out = split_k ? partial : static_cast<float*>(c);  // FP32 C or the slices
 #pragma unroll
   for (int i = 0; i < MI; ++i) {
 #pragma unroll
@@ -260,11 +265,13 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
         const long long row = row0 + wr + i * 16 + g + (e >> 1) * 8;
         const long long col = col0 + wc + j * 8 + 2 * t + (e & 1);
         if (row >= m || col >= n) continue;
-        if (split_k) {
-          pz[row + col * m] = acc[i][j][e];
-          continue;
-        }
-        ktune_out_store<PREC>(c, cz + row + col * ldc, c16, beta, alpha * acc[i][j][e]);
+        const long long at = first + row + col * ldo;
+        if (C16 && !split_k)
+          ktune_out_store<PREC>(c, at, 1, beta, alpha * acc[i][j][e]);
+        else if (split_k)
+          out[at] = acc[i][j][e];
+        else
+          out[at] = beta == 0.0f ? alpha * acc[i][j][e] : fmaf(beta, out[at], alpha * acc[i][j][e]);
       }
     }
   }

@@ -15,13 +15,14 @@ namespace ktune::kernels::gemm::cuda {
 // The kernel's PREC template argument: 1 tf32, 2 bf16, 3 fp16 (Precision's values).
 inline constexpr int mma_prec(Precision p) { return int(p); }
 
-// "ktune_gemm_mma<128,128,32,64,64,4,2,0,0>" (bm, bn, bk, wm, wn, st, prec, ta, tb).
+// "ktune_gemm_mma<128,128,32,64,64,4,2,0,0>" (bm, bn, bk, wm, wn, st, prec, ta, tb), with ",1"
+// after tb for the instantiation that stores C in the input's 16-bit type (c16).
 inline std::string mma_name_expression(const BlockedParams& p, Precision precision, bool transa,
-                                       bool transb) {
+                                       bool transb, bool c16 = false) {
   std::string text = "ktune_gemm_mma<";
   for (int v : {p.bm, p.bn, p.bk, p.wm, p.wn, p.st, mma_prec(precision)})
     text += std::to_string(v) + ",";
-  return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
+  return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + (c16 ? ",1>" : ">");
 }
 
 // Dynamic shared memory of an instantiation: ktune_mma_smem_bytes<...>() of gemm_mma.cuh. Lines of
@@ -87,7 +88,8 @@ inline TiledLaunch launch_splitk_reduce16(const void* reduce16_kernel, const Blo
 // transa, transb), followed when p.splits > 1 (kind mmasplit) by the split-K reduction kernel of
 // gemm_tiled.cuh (workspace: tiled_workspace_floats(p, m, n, batch) floats); a and b hold
 // input_bytes(precision)-byte elements. c holds floats, or with c16 (bf16 / fp16 only) the
-// input's 16-bit type; reduce_kernel is then ktune_gemm_splitk_reduce16 of the precision.
+// input's 16-bit type; kernel is then the C16 = 1 instantiation and reduce_kernel
+// ktune_gemm_splitk_reduce16 of the precision.
 // kernel_max_threads and max_shared_bytes are the kernel's and the device's limits. Never
 // synchronizes.
 inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int max_shared_bytes,
@@ -136,15 +138,15 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
   int splits = p.splits;
   long long k_chunk = tiled_k_chunk(p, k);
   float* partial = split ? workspace : nullptr;
-  int c16_ = c16 ? 1 : 0;
-  void* args[] = {&mm, &nn,   &kk, &alpha, &a,  &lda_,   &sa,      &b,       &ldb_,
-                  &sb, &beta, &c,  &ldc_,  &sc, &splits, &k_chunk, &partial, &c16_};
+  void* args[] = {&mm, &nn,   &kk, &alpha, &a,  &lda_,   &sa,      &b,      &ldb_,
+                  &sb, &beta, &c,  &ldc_,  &sc, &splits, &k_chunk, &partial};
   const dim3 grid{unsigned(blocks_m), unsigned(blocks_n), unsigned(batch * p.splits)};
   cudaError_t error =
       cudaLaunchKernel(kernel, grid, dim3(unsigned(threads)), args, size_t(shared), stream);
   if (error == cudaSuccess) error = cudaGetLastError();
-  const TiledLaunch result = launch_checks::classify(
-      error, "launch", refuse, [&] { return mma_name_expression(p, precision, transa, transb); });
+  const TiledLaunch result = launch_checks::classify(error, "launch", refuse, [&] {
+    return mma_name_expression(p, precision, transa, transb, c16);
+  });
   if (!split || result.refused || result.error != cudaSuccess) return result;
   if (c16)
     return launch_splitk_reduce16(reduce_kernel, p, m, n, batch, alpha, beta, c, ldc, stride_c,

@@ -114,8 +114,21 @@ Launch run_tc_kernel(const TcArgs& g) {
   constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
   if constexpr (kg::runs_mma_kernel(c.kind)) {
     static_assert(kg::cuda::mma_supported_params(p), "an mma config outside the kernel template");
-    const void* kernel = reinterpret_cast<const void*>(
-        &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb>);
+    // C in FP32 or the input's 16-bit type: one instantiation each (a run-time test in the
+    // epilogue cost registers, gemm_mma.cuh). A c16 selector's configs serve 16-bit C only; a
+    // 16-bit precision's plain ones both where no c16 selector is shipped (tc_slot).
+    constexpr bool kFloatC = !slot_c16(SLOT);
+    constexpr bool kHalfC = PREC != 1 && (slot_c16(SLOT) || TcSelector<SLOT + 2>::kNumConfigs == 0);
+    if (g.c16 ? !kHalfC : !kFloatC) return Launch::refused;
+    const void* kernel = nullptr;
+    if constexpr (kHalfC)
+      if (g.c16)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb, 1>);
+    if constexpr (kFloatC)
+      if (!g.c16)
+        kernel = reinterpret_cast<const void*>(
+            &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb, 0>);
     // The grid's z holds at most 65535 batch entries x splits: larger batches go in chunks,
     // each with its split-K workspace from the pool (mmasplit).
     const auto* a = static_cast<const unsigned char*>(g.a);
