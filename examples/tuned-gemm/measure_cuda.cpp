@@ -20,7 +20,6 @@
 
 #include "examples/tuned-gemm/deployed_measure.hpp"
 #include "examples/tuned-gemm/timed_in_turns.hpp"
-#include "kernels/common/cuda/smem_carveout.hpp"
 #include "kernels/common/gemm_reference.hpp"
 #include "kernels/gemm/cuda/gemm_cublaslt.hpp"
 #include "kernels/gemm/deploy/vendor_cuda.hpp"
@@ -427,10 +426,6 @@ void print_first_call_cost() {
       "identifies the GPU then), later choices {:.2f} ns each (checksum {})\n",
       std::chrono::duration<double, std::micro>(t1 - t0).count(),
       std::chrono::duration<double, std::nano>(t2 - t1).count() / kCalls, picks);
-  const int carveout = ktune::kernels::cuda_carveout::requested_carveout();
-  fmt::print("tensor-core kernels' shared-memory carveout: {}\n",
-             carveout < 0 ? std::string("the driver's choice (KTUNE_CUDA_SMEM_CARVEOUT unset)")
-                          : fmt::format("{} % (KTUNE_CUDA_SMEM_CARVEOUT)", carveout));
   for (const auto& c : ktune::tuned_device_choices())
     fmt::print("device choice: {} ({}) on {} serves {}: {}\n", c.library, c.backend, c.detected,
                c.device, c.reason);

@@ -10,7 +10,6 @@
 #include <string>
 
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
-#include "kernels/common/cuda/smem_carveout.hpp"
 #include "kernels/conv2d/cuda/conv2d_cuda_config.hpp"
 
 namespace ktune::kernels::conv2d::cuda {
@@ -353,9 +352,6 @@ inline ConvLaunch launch_igemm_mma(const CudaConvConfig& g, const void* kernel,
     if (error != cudaSuccess)
       return launch_detail::classify(error, "ktune_conv2d_igemm_mma shared memory opt-in");
   }
-  if (const cudaError_t error = cuda_carveout::apply_requested_carveout(kernel);
-      error != cudaSuccess)
-    return launch_detail::classify(error, "ktune_conv2d_igemm_mma shared memory carveout");
   int n = int(d.n), h = int(d.h), wd = int(d.w), c = int(d.c), k = int(d.k), r = int(d.r),
       s = int(d.s), stride = int(d.stride), pad = int(d.pad), p = int(d.p()), q = int(d.q());
   void* args[] = {&x,

@@ -7,7 +7,6 @@
 
 #include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
-#include "kernels/common/cuda/smem_carveout.hpp"
 #include "kernels/common/gemm_config.hpp"
 
 namespace ktune::kernels::gemm::cuda {
@@ -130,9 +129,6 @@ inline TiledLaunch launch_mma(const void* kernel, int kernel_max_threads, int ma
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
     if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
   }
-  if (const cudaError_t error = cuda_carveout::apply_requested_carveout(kernel);
-      error != cudaSuccess)
-    return tiled_detail::classify(error, p, "shared memory carveout");
   long long mm = m, nn = n, kk = k, lda_ = lda, ldb_ = ldb, ldc_ = ldc;
   long long sa = stride_a, sb = stride_b, sc = stride_c;
   int splits = p.splits;

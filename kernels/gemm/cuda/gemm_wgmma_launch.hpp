@@ -11,7 +11,6 @@
 #include "kernels/common/cuda/device_facts.hpp"
 #include "kernels/common/cuda/gemm_launch_checks.hpp"
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
-#include "kernels/common/cuda/smem_carveout.hpp"
 #include "kernels/common/cuda/tma_encode.hpp"
 #include "kernels/common/gemm_config.hpp"
 
@@ -306,8 +305,6 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   if (!encoded) return refuse("the driver refused the TMA tensor maps");
   error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
   if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory opt-in");
-  error = cuda_carveout::apply_requested_carveout(kernel);
-  if (error != cudaSuccess) return tiled_detail::classify(error, p, "shared memory carveout");
   long long mm = m, nn = n, kk = k, bb = batch, ldc_ = ldc, sc = stride_c;
   // ts: C's map when beta == 0, C is FP32 and on TMA's grid (tma_c = 1), else the plain epilogue
   // (ts 2 needs the grid only: its 16-byte stores; the map goes unused).
