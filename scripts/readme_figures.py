@@ -199,29 +199,32 @@ def gemm_tc_deployed(d):
 
 def gemm_h200_turns(d):
     """The H200-trained vendor headers in every precision, the calls timed in turns."""
-    rel = "h200/gemm-deployed-turns/deployed-tables.csv"
-    out = ["", "**Deployed GEMM libraries with the H200-trained vendor headers, every precision in "
-           "one run** (`ktune::gemm` FP32: `h200-fp32-vendors-lt8-k16`; `ktune::gemm_ex` tf32: "
+    old = "h200/gemm-deployed-turns/deployed-tables.csv"
+    mma = "h200/gemm-deployed-turns-mma/deployed-tables.csv"
+    out = ["", "**Deployed GEMM libraries with the H200-trained vendor headers** (`ktune::gemm` "
+           "FP32: `h200-fp32-vendors-lt8-k16`; `ktune::gemm_ex` tf32: "
            "`h200-tf32-vendors-lt8-boxall-k16`, bf16: `h200-bf16-vendors-lt8-k16`), each shape's "
            "library call, cuBLAS and cuBLASLt's first answer taking turns run by run, operands at "
-           "256 B, against the faster of the two vendor calls:", "",
+           "256 B, against the faster of the two vendor calls (each row one run; the tf32 and bf16 "
+           "rows served by the mma kernel after its register fix):", "",
            "| device | precision | shapes | selector saw them? | geomean | time-weighted "
            "| below 0.8× | worst | own kernels | source |",
            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
-    rows = d.rows(rel)
-    # The FP32 header was trained on dnn alone (large held out), the tf32 / bf16 ones on dnn + large.
-    sets = [("fp32", "`dnn`", "in-sample", ("in-sample-dnn-fp32",)),
-            ("fp32", "`large`", "**held out** (selector trained on `dnn`)", ("held-out-large-fp32",)),
-            ("fp32", "`vit`", "**held out** (in no sweep of this card)", ("held-out-vit-fp32",))]
-    for precision in ("tf32", "bf16"):
-        sets += [(precision, "`dnn + large`", "in-sample",
-                  (f"in-sample-dnn-{precision}", f"in-sample-large-{precision}")),
-                 (precision, "`llm`", "**held out** (selector trained on `dnn + large`)",
-                  (f"held-out-llm-{precision}",)),
-                 (precision, "`vit`", "**held out** (in no sweep of this card)",
-                  (f"held-out-vit-{precision}",))]
-    for precision, what, label, names in sets:
-        rs = [r for r in rows if r["set"] in names]
+    # FP32's header was trained on dnn alone (large held out), the tf32 / bf16 ones on dnn + large.
+    held_out = "**held out** (selector trained on `dnn + large`)"
+    unseen = "**held out** (in no sweep of this card)"
+    sets = [(old, "fp32", "`dnn`", "in-sample", ("in-sample-dnn-fp32",)),
+            (old, "fp32", "`large`", "**held out** (selector trained on `dnn`)",
+             ("held-out-large-fp32",)),
+            (old, "fp32", "`vit`", unseen, ("held-out-vit-fp32",)),
+            (mma, "tf32", "`dnn + large`", "in-sample", ("in-sample-dnn-tf32", "in-sample-large-tf32")),
+            (old, "tf32", "`llm`", held_out, ("held-out-llm-tf32",)),
+            (mma, "tf32", "`vit`", unseen, ("held-out-vit-tf32",)),
+            (mma, "bf16", "`dnn + large`", "in-sample", ("in-sample-dnn-bf16", "in-sample-large-bf16")),
+            (mma, "bf16", "`llm`", held_out, ("held-out-llm-bf16",)),
+            (mma, "bf16", "`vit`", unseen, ("held-out-vit-bf16",))]
+    for rel, precision, what, label, names in sets:
+        rs = [r for r in d.rows(rel) if r["set"] in names]
         out.append(deployed_row(d, rel, precision, what, label, rs))
     return out
 
