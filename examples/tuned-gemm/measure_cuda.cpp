@@ -271,8 +271,9 @@ std::vector<ktune::Outcome> library_and_vendors_in_turns(Context& ctx, const Sha
 // Whether a call slows down after another library's kernel: the library's call and cuBLASLt's
 // heuristic #0 each timed in turns with itself (its second copy is the first's neighbour in the
 // rotation, as in a sweep's back-to-back runs) and with the other (as in --rounds, or a network's
-// alternating kernels). The session-31 in-turns run measured ktune's own kernels at ~0.94x their
-// library-first times while the vendors' held (results/h200/gemm-deployed-turns). One line:
+// alternating kernels). On an H200 each ran ~2 % slower after the other than after itself, both
+// ways (results/h200/gemm-turns-probe): own kernels' slowdown in turns was their registers
+// (results/h200/mma-register-ab), not their start. One line:
 // "turns-probe KEY CONFIG lib-after-lib MS lib-after-lt MS lt-after-lt MS lt-after-lib MS".
 template <class L, class A, class B, class C>
 void print_turns_probe(Context& ctx, const Shape& s, const ktune::cuda::DeviceRun& run,
