@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Registers per thread of every config of the GEMM family's `mma` kind (gemm_mma.cuh), as ptxas
-reports them (nvcc -O3 -arch=sm_90a -Xptxas -v, no GPU needed), and the blocks per SM they and the
+reports them (nvcc -O3 -arch=sm_90a -Xptxas -v, as the deployed library is compiled, or with
+--compiler nvrtc NVRTC --gpu-architecture=sm_90 --std=c++17, as the sweeps compile it; no GPU
+needed), and the blocks per SM they and the
 shared memory allow (65536 registers, allocated per thread in steps of 8; 228 KiB of shared memory,
 1 KiB reserved per block; at most 2048 threads): an occupancy lost to registers shows here. One
 source tree per --tree LABEL=DIR (DIR holds kernels/; older kernels' signatures are detected),
 transposes NN, precisions --prec (1 tf32, 2 bf16, 3 fp16); with --c16 also the 16-bit-C
 instantiation where the tree has one. CSV on stdout, one row per tree, precision, C16 and config.
-  scripts/mma_register_table.py --tree before=/tmp/old --tree after=. --prec 1 2 [--c16]"""
+  scripts/mma_register_table.py --tree before=/tmp/old --tree after=. --prec 1 2 [--c16]
+                                [--compiler nvcc|nvrtc]"""
 import argparse
 import csv
 import itertools
@@ -14,9 +17,11 @@ import os
 import re
 import subprocess
 import sys
+import ctypes
 import tempfile
 
 NVCC = os.environ.get("NVCC", "/usr/local/cuda/bin/nvcc")
+NVRTC = os.environ.get("NVRTC", "/usr/local/cuda/lib64/libnvrtc.so")
 
 
 def space():
@@ -53,18 +58,44 @@ def instantiations(root, prec, c16):
     return "\n".join(lines) + "\n"
 
 
-def registers(source):
-    """(bm, bn, bk, wm, wn, st) -> registers, from ptxas's report."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cu = os.path.join(tmp, "mma.cu")
-        with open(cu, "w") as f:
-            f.write(source)
-        log = subprocess.run([NVCC, "-O3", "-arch=sm_90a", "-cubin", "-Xptxas", "-v", "-o",
-                              os.path.join(tmp, "mma.cubin"), cu], capture_output=True, text=True)
+def ptxas_log(source, compiler):
+    """ptxas's verbose report of every kernel in source (a .cu text that #includes by absolute
+    path), compiled as the deployed library (nvcc) or the sweeps (NVRTC) compile it."""
+    if compiler == "nvcc":
+        with tempfile.TemporaryDirectory() as tmp:
+            cu = os.path.join(tmp, "mma.cu")
+            with open(cu, "w") as f:
+                f.write(source)
+            log = subprocess.run([NVCC, "-O3", "-arch=sm_90a", "-cubin", "-Xptxas", "-v", "-o",
+                                  os.path.join(tmp, "mma.cubin"), cu], capture_output=True,
+                                 text=True)
         if log.returncode != 0:
             sys.exit(f"mma_register_table.py: nvcc failed:\n{log.stderr[-2000:]}")
+        return log.stderr
+    # NVRTC through its C API: the options of the GEMM family's kernel cache
+    # (kernels/common/cuda/gemm_kernel_cache.cpp) and the device's exact architecture.
+    lib = ctypes.CDLL(NVRTC)
+    program = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(program), source.encode(), b"mma.cu", 0, None, None):
+        sys.exit("mma_register_table.py: nvrtcCreateProgram failed")
+    options = [b"--gpu-architecture=sm_90", b"--std=c++17", b"--ptxas-options=-v"]
+    status = lib.nvrtcCompileProgram(program, len(options),
+                                     (ctypes.c_char_p * len(options))(*options))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(program, log)
+    lib.nvrtcDestroyProgram(ctypes.byref(program))
+    text = log.value.decode(errors="replace")
+    if status != 0:
+        sys.exit(f"mma_register_table.py: NVRTC failed ({status}):\n{text[-2000:]}")
+    return text
+
+
+def registers(source, compiler="nvcc"):
+    """(bm, bn, bk, wm, wn, st) -> registers, from ptxas's report."""
     out, name = {}, None
-    for line in log.stderr.splitlines():
+    for line in ptxas_log(source, compiler).splitlines():
         m = re.search(r"ktune_gemm_mmaILi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E", line)
         if "Compiling entry function" in line and m:
             name = tuple(int(x) for x in m.groups())
@@ -79,6 +110,7 @@ def main():
     parser.add_argument("--tree", action="append", required=True, help="LABEL=DIR")
     parser.add_argument("--prec", nargs="+", type=int, default=[2])
     parser.add_argument("--c16", action="store_true")
+    parser.add_argument("--compiler", choices=("nvcc", "nvrtc"), default="nvcc")
     args = parser.parse_args()
     writer = csv.writer(sys.stdout)
     writer.writerow(["tree", "prec", "c16", "bm", "bn", "bk", "wm", "wn", "st", "threads",
@@ -90,7 +122,7 @@ def main():
             source = instantiations(root, prec, c16)
             if source is None:
                 continue
-            regs = registers(source)
+            regs = registers(source, args.compiler)
             for cfg in space():
                 bm, bn, bk, wm, wn, st = cfg
                 threads = 32 * (bm // wm) * (bn // wn)

@@ -41,6 +41,20 @@ __device__ __forceinline__ void ktune_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// A 32-bit word / one element (16-bit bits or a float) at a shared address. volatile, like
+// ldmatrix: the compiler must not move them across the pipeline's barriers and cp.async waits.
+__device__ __forceinline__ unsigned ktune_ld_shared32(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(address));
+  return v;
+}
+__device__ __forceinline__ void ktune_st_shared(unsigned address, unsigned short v) {
+  asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(address), "h"(v));
+}
+__device__ __forceinline__ void ktune_st_shared(unsigned address, float v) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(address), "f"(v));
+}
+
 // Four 8x8 matrices of 16-bit elements, as stored (TRANS = 0) or transposed.
 template <int TRANS>
 __device__ __forceinline__ void ktune_ldmatrix_x4(unsigned (&r)[4], unsigned address) {

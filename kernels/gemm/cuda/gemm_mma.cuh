@@ -42,7 +42,10 @@
 #include "gemm_out16.cuh"                 // C in the input's 16-bit type
 
 // Shared-memory layout of one operand tile: ROWS (the M or N side) x BK elements of T; K_CONTIG:
-// [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad].
+// [ROWS][BK + pad] (k contiguous), else [BK][ROWS + pad]. Tiles are addressed by 32-bit
+// shared-state-space byte addresses, never generic pointers: NVRTC (the sweeps) formed 64-bit
+// generic pointers for them where nvcc (the deployed library) used 32-bit ones, and ptxas then
+// gave the same kernel different registers (1 bf16 and 3 tf32 configs a different occupancy).
 template <typename T, int ROWS, int BK, int K_CONTIG>
 struct KtuneMmaTile {
   static constexpr int kChunk = 16 / sizeof(T);  // elements per 16-byte chunk
@@ -55,12 +58,16 @@ struct KtuneMmaTile {
   __device__ static __forceinline__ int at(int r, int p) {
     return K_CONTIG ? r * kLine + p : p * kLine + r;
   }
+  // The byte address of element (r, p) of the tile at shared address tile.
+  __device__ static __forceinline__ unsigned address(unsigned tile, int r, int p) {
+    return tile + unsigned(at(r, p)) * unsigned(sizeof(T));
+  }
 
-  // Copies the tile whose element (0, 0) is src (element (r, p) at src[r * rs + p * ps], the
-  // contiguous one of rs / ps being 1). rows_left / k_left: rows / k indices left in the matrix
-  // from the origin; vec_ok: 16-byte copies allowed.
+  // Copies into the tile at shared address smem the tile whose element (0, 0) is src (element (r,
+  // p) at src[r * rs + p * ps], the contiguous one of rs / ps being 1). rows_left / k_left: rows /
+  // k indices left in the matrix from the origin; vec_ok: 16-byte copies allowed.
   template <int THREADS>
-  __device__ static __forceinline__ void load(T* smem, const T* src, long long ld,
+  __device__ static __forceinline__ void load(unsigned smem, const T* src, long long ld,
                                               long long rows_left, long long k_left, int tid,
                                               bool vec_ok) {
     constexpr int kPerLine = (K_CONTIG ? BK : ROWS) / kChunk;
@@ -70,7 +77,8 @@ struct KtuneMmaTile {
         const int copy = tid + l * THREADS;
         if (kCopies % THREADS != 0 && copy >= kCopies) break;
         const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
-        ktune_cp_async16(ktune_smem_address(smem + line * kLine + e0), src + line * ld + e0, 16);
+        ktune_cp_async16(smem + unsigned(line * kLine + e0) * unsigned(sizeof(T)),
+                         src + line * ld + e0, 16);
       }
       return;
     }
@@ -81,16 +89,17 @@ struct KtuneMmaTile {
       const int copy = tid + l * THREADS;
       if (kCopies % THREADS != 0 && copy >= kCopies) break;
       const int line = copy / kPerLine, e0 = (copy % kPerLine) * kChunk;
-      T* dst = smem + line * kLine + e0;
+      const unsigned dst = smem + unsigned(line * kLine + e0) * unsigned(sizeof(T));
       const T* from = src + (long long)line * ld + e0;
       const long long along = along_left - e0;
       if (line >= lines_left || along <= 0) {
-        ktune_cp_async16(ktune_smem_address(dst), src, 0);
+        ktune_cp_async16(dst, src, 0);
       } else if (vec_ok && along >= kChunk) {
-        ktune_cp_async16(ktune_smem_address(dst), from, 16);
+        ktune_cp_async16(dst, from, 16);
       } else {
 #pragma unroll
-        for (int e = 0; e < kChunk; ++e) dst[e] = e < along ? from[e] : T(0);
+        for (int e = 0; e < kChunk; ++e)
+          ktune_st_shared(dst + unsigned(e * sizeof(T)), e < along ? from[e] : T(0));
       }
     }
   }
@@ -122,8 +131,9 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   typedef KtuneMmaTile<T, BN, BK, TB ? 0 : 1> TileB;  // B: K-contiguous unless transposed
 
   extern __shared__ __align__(16) unsigned char ktune_mma_shared[];
-  T* const smem_a = reinterpret_cast<T*>(ktune_mma_shared);
-  T* const smem_b = smem_a + ST * TileA::kElems;
+  constexpr unsigned kStageA = TileA::kElems * sizeof(T), kStageB = TileB::kElems * sizeof(T);
+  const unsigned smem_a = ktune_smem_address(ktune_mma_shared);
+  const unsigned smem_b = smem_a + ST * kStageA;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp % (BM / WM), warp_n = warp / (BM / WM);
@@ -149,10 +159,10 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     const long long p0 = k_begin + (long long)kt * BK;
     const T* src_a = TA ? a_batch + p0 + row0 * lda : a_batch + row0 + p0 * lda;
     const T* src_b = TB ? b_batch + col0 + p0 * ldb : b_batch + p0 + col0 * ldb;
-    TileA::template load<THREADS>(smem_a + stage * TileA::kElems, src_a, lda, rows_left, k_end - p0,
-                                  tid, vec_a);
-    TileB::template load<THREADS>(smem_b + stage * TileB::kElems, src_b, ldb, cols_left, k_end - p0,
-                                  tid, vec_b);
+    TileA::template load<THREADS>(smem_a + stage * kStageA, src_a, lda, rows_left, k_end - p0, tid,
+                                  vec_a);
+    TileB::template load<THREADS>(smem_b + stage * kStageB, src_b, ldb, cols_left, k_end - p0, tid,
+                                  vec_b);
   };
 
   float acc[MI][NI][4];
@@ -174,27 +184,25 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
   const int q = lane >> 3, r8 = lane & 7;  // ldmatrix: matrix and line this lane addresses
   const int wr = warp_m * WM, wc = warp_n * WN;
 
-  // The A and B fragments of K step kk of the stage at sa / sb.
-  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], const T* sa, const T* sb,
+  // The A and B fragments of K step kk of the stage at shared addresses sa / sb. A: matrices
+  // (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h) -> a0..a3,
+  // h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32 m16n8k8 fragments
+  // have the same shape in bytes); lane addresses line r8 of matrix q.
+  auto load_fragments = [&](unsigned(&af)[MI][4], unsigned(&bf)[NI][2], unsigned sa, unsigned sb,
                             int kk) {
-    const float* const fa = reinterpret_cast<const float*>(sa);
-    const float* const fb = reinterpret_cast<const float*>(sb);
-    // A: matrices (rows 0-7, k 0-h), (rows 8-15, k 0-h), (rows 0-7, k h-2h), (rows 8-15, k h-2h)
-    // -> a0..a3, h = one 16-byte chunk of k (8 halves or 4 floats: the m16n8k16 and tf32
-    // m16n8k8 fragments have the same shape in bytes); lane addresses line r8 of matrix q.
 #pragma unroll
     for (int i = 0; i < MI; ++i) {
       const int r = wr + i * 16 + (q & 1) * 8;
       if (TA) {  // K-contiguous: ldmatrix as stored
-        ktune_ldmatrix_x4<0>(af[i], ktune_smem_address(sa + TileA::at(r + r8, kk + (q >> 1) * CH)));
+        ktune_ldmatrix_x4<0>(af[i], TileA::address(sa, r + r8, kk + (q >> 1) * CH));
       } else if (PREC != 1) {  // [k][m]: transposed by ldmatrix
-        ktune_ldmatrix_x4<1>(af[i], ktune_smem_address(sa + TileA::at(r, kk + (q >> 1) * 8 + r8)));
+        ktune_ldmatrix_x4<1>(af[i], TileA::address(sa, r, kk + (q >> 1) * 8 + r8));
       } else {  // [k][m] words: ldmatrix cannot transpose 32-bit elements
         const int rg = wr + i * 16 + g;
-        af[i][0] = __float_as_uint(fa[TileA::at(rg, kk + t)]);
-        af[i][1] = __float_as_uint(fa[TileA::at(rg + 8, kk + t)]);
-        af[i][2] = __float_as_uint(fa[TileA::at(rg, kk + t + 4)]);
-        af[i][3] = __float_as_uint(fa[TileA::at(rg + 8, kk + t + 4)]);
+        af[i][0] = ktune_ld_shared32(TileA::address(sa, rg, kk + t));
+        af[i][1] = ktune_ld_shared32(TileA::address(sa, rg + 8, kk + t));
+        af[i][2] = ktune_ld_shared32(TileA::address(sa, rg, kk + t + 4));
+        af[i][3] = ktune_ld_shared32(TileA::address(sa, rg + 8, kk + t + 4));
       }
     }
     // B: matrices (cols 0-7, k 0-h), (cols 0-7, k h-2h), (cols 8-15, k 0-h), (cols 8-15, k h-2h)
@@ -204,15 +212,15 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
       const int col = wc + j * 8 + (q >> 1) * 8;
       unsigned x[4];
       if (!TB) {  // K-contiguous
-        ktune_ldmatrix_x4<0>(x, ktune_smem_address(sb + TileB::at(col + r8, kk + (q & 1) * CH)));
+        ktune_ldmatrix_x4<0>(x, TileB::address(sb, col + r8, kk + (q & 1) * CH));
       } else if (PREC != 1) {
-        ktune_ldmatrix_x4<1>(x, ktune_smem_address(sb + TileB::at(col, kk + (q & 1) * 8 + r8)));
+        ktune_ldmatrix_x4<1>(x, TileB::address(sb, col, kk + (q & 1) * 8 + r8));
       } else {
         const int cg = wc + j * 8 + g;
-        x[0] = __float_as_uint(fb[TileB::at(cg, kk + t)]);
-        x[1] = __float_as_uint(fb[TileB::at(cg, kk + t + 4)]);
-        x[2] = __float_as_uint(fb[TileB::at(cg + 8, kk + t)]);
-        x[3] = __float_as_uint(fb[TileB::at(cg + 8, kk + t + 4)]);
+        x[0] = ktune_ld_shared32(TileB::address(sb, cg, kk + t));
+        x[1] = ktune_ld_shared32(TileB::address(sb, cg, kk + t + 4));
+        x[2] = ktune_ld_shared32(TileB::address(sb, cg + 8, kk + t));
+        x[3] = ktune_ld_shared32(TileB::address(sb, cg + 8, kk + t + 4));
       }
       bf[j][0] = x[0], bf[j][1] = x[1], bf[j + 1][0] = x[2], bf[j + 1][1] = x[3];
     }
@@ -226,8 +234,8 @@ __global__ void __launch_bounds__(32 * (BM / WM) * (BN / WN))
     write_stage = write_stage == ST - 1 ? 0 : write_stage + 1;
     asm volatile("cp.async.commit_group;\n" ::);
 
-    const T* const sa = smem_a + read_stage * TileA::kElems;
-    const T* const sb = smem_b + read_stage * TileB::kElems;
+    const unsigned sa = smem_a + read_stage * kStageA;
+    const unsigned sb = smem_b + read_stage * kStageB;
     read_stage = read_stage == ST - 1 ? 0 : read_stage + 1;
     // Fragments in two register sets: those of the next K step are loaded (ldmatrix is
     // asynchronous) before the mma of this one issue, so its latency hides behind them.
