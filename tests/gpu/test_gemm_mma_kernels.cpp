@@ -129,35 +129,20 @@ TEST(MmaGemmNvrtc, SixteenBitCReductionsCompileForSm90) {
            "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(Precision::fp16), "sm_90")});
 }
 
-// NVRTC only: the registers ptxas gives these configs leave them the blocks per SM they had
-// before a run-time 16-bit-C test in the epilogue took bm=64 bn=128 wm=64 from 128 to 161
-// registers (4 blocks an SM to 3; the small-k dnn shapes ran 7-30 % slower on an H200). Blocks
-// as the register file allows them: 64K registers over (registers rounded up to 8) x threads.
-TEST(MmaGemmNvrtc, RegistersLeaveTheBlocksPerSmTheyHadBeforeTheC16Epilogue) {
-  ktune::test::ScopedCacheDir cache("mma-registers");
-  struct Case {
-    std::string config;
-    Precision precision;
-    bool c16;
-    int blocks;  // nvcc 13 -Xptxas -v, sm_90a, before the regression and after its fix
-  };
-  std::vector<Case> cases;
-  for (const auto& [config, blocks] :
-       std::vector<std::pair<std::string, int>>{{"bm=64;bn=64;bk=64;wm=32;wn=32;st=4", 4},
-                                                {"bm=64;bn=128;bk=32;wm=64;wn=32;st=3", 4},
-                                                {"bm=64;bn=128;bk=64;wm=32;wn=32;st=4", 2},
-                                                {"bm=128;bn=64;bk=32;wm=32;wn=64;st=3", 4},
-                                                {"bm=128;bn=64;bk=32;wm=32;wn=64;st=4", 4},
-                                                {"bm=128;bn=64;bk=32;wm=64;wn=32;st=3", 4}}) {
-    cases.push_back({config, Precision::bf16, false, blocks});
-    cases.push_back({config, Precision::bf16, true, blocks});
-    cases.push_back({config, Precision::fp16, false, blocks});
-  }
-  // Left out: tf32 at bm=64 bn=128 / bm=128 bn=64, bk=32 wm=wn=32 st=4, where nvcc gives 124
-  // registers (2 blocks) but NVRTC 13.0 157 (1 block), on the fixed kernel as on the regressed one.
+// A config of the mma kind, a precision and C type, and the blocks per SM it must keep.
+struct RegisterCase {
+  std::string config;
+  Precision precision;
+  bool c16;
+  int blocks;
+};
+
+// NVRTC compiles each case (NN) and the registers ptxas gives it must leave at least its blocks
+// per SM: 64K registers over (registers rounded up to 8) x threads.
+void expect_blocks_per_sm(const std::vector<RegisterCase>& cases) {
   std::vector<NvrtcRequest> requests;
   std::vector<BlockedParams> params;
-  for (const Case& c : cases) {
+  for (const RegisterCase& c : cases) {
     const gemm::GemmConfig g = gemm::parse_gemm_config("kind=mma;" + c.config);
     ASSERT_TRUE(g.valid) << c.config;
     params.push_back(g.blocked);
@@ -172,6 +157,49 @@ TEST(MmaGemmNvrtc, RegistersLeaveTheBlocksPerSmTheyHadBeforeTheC16Epilogue) {
     EXPECT_GE(blocks, cases[i].blocks) << requests[i].name_expression << ": " << registers
                                        << " registers x " << threads << " threads";
   }
+}
+
+// Each config in bf16, bf16 with 16-bit C and fp16.
+std::vector<RegisterCase> sixteen_bit_cases(
+    const std::vector<std::pair<std::string, int>>& configs) {
+  std::vector<RegisterCase> cases;
+  for (const auto& [config, blocks] : configs) {
+    cases.push_back({config, Precision::bf16, false, blocks});
+    cases.push_back({config, Precision::bf16, true, blocks});
+    cases.push_back({config, Precision::fp16, false, blocks});
+  }
+  return cases;
+}
+
+// NVRTC only: the registers ptxas gives these configs leave them the blocks per SM they had
+// before a run-time 16-bit-C test in the epilogue took bm=64 bn=128 wm=64 from 128 to 161
+// registers (4 blocks an SM to 3; the small-k dnn shapes ran 7-30 % slower on an H200).
+TEST(MmaGemmNvrtc, RegistersLeaveTheBlocksPerSmTheyHadBeforeTheC16Epilogue) {
+  ktune::test::ScopedCacheDir cache("mma-registers");
+  // Blocks: nvcc 13 -Xptxas -v, sm_90a, before the regression and after its fix.
+  expect_blocks_per_sm(sixteen_bit_cases({{"bm=64;bn=64;bk=64;wm=32;wn=32;st=4", 4},
+                                          {"bm=64;bn=128;bk=32;wm=64;wn=32;st=3", 4},
+                                          {"bm=64;bn=128;bk=64;wm=32;wn=32;st=4", 2},
+                                          {"bm=128;bn=64;bk=32;wm=32;wn=64;st=3", 4},
+                                          {"bm=128;bn=64;bk=32;wm=32;wn=64;st=4", 4},
+                                          {"bm=128;bn=64;bk=32;wm=64;wn=32;st=3", 4}}));
+}
+
+// NVRTC only: with the tiles addressed by 32-bit shared addresses, NVRTC (the sweeps) gives these
+// configs the registers nvcc (the deployed library) gives them, one block per SM more than the
+// 64-bit generic pointers NVRTC formed before allowed (tf32 157-164 registers -> 97-128, bf16
+// 159-208 -> 98-133; scripts/mma_register_table.py, results/h200/mma-shared32-ab).
+TEST(MmaGemmNvrtc, ThirtyTwoBitSharedAddressesGiveTheBlocksPerSmNvccGives) {
+  ktune::test::ScopedCacheDir cache("mma-registers-shared32");
+  std::vector<RegisterCase> cases = sixteen_bit_cases({{"bm=64;bn=128;bk=32;wm=32;wn=64;st=3", 3},
+                                                       {"bm=64;bn=128;bk=32;wm=32;wn=64;st=4", 3},
+                                                       {"bm=128;bn=64;bk=64;wm=32;wn=32;st=3", 2},
+                                                       {"bm=128;bn=64;bk=64;wm=32;wn=32;st=4", 2}});
+  for (const char* config :
+       {"bm=64;bn=128;bk=32;wm=32;wn=32;st=3", "bm=64;bn=128;bk=32;wm=32;wn=32;st=4",
+        "bm=128;bn=64;bk=32;wm=32;wn=32;st=3", "bm=128;bn=64;bk=32;wm=32;wn=32;st=4"})
+    cases.push_back({config, Precision::tf32, false, 2});
+  expect_blocks_per_sm(cases);
 }
 
 class MmaGemmTest : public ktune::test::TensorCoreGemmTest {

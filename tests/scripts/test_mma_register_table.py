@@ -2,7 +2,9 @@
 """scripts/mma_register_table.py with a stand-in nvcc that reports, for every instantiation it is
 given, bm + bn + wm registers (ptxas's format), over three stand-in trees whose gemm_mma.cuh has
 the C16 template argument, the run-time `int c16` argument, or neither: the space's 72 configs,
-the signatures each tree gets, no 16-bit-C rows for the older two, and the blocks per SM.
+the signatures each tree gets, no 16-bit-C rows for the older two, and the blocks per SM; and
+--compiler nvrtc with the toolkit's NVRTC on a stand-in kernel of the C16 signature (skipped where
+the library is absent).
   test_mma_register_table.py SCRIPT"""
 import csv
 import io
@@ -75,6 +77,39 @@ class RegisterTable(unittest.TestCase):
         # (44544 + 1024) = 5 blocks.
         self.assertEqual((r["threads"], r["registers"], r["blocks_by_registers"]), ("128", "256", "2"))
         self.assertEqual((r["smem_bytes"], r["blocks_by_smem"]), ("44544", "5"))
+
+    def test_nvrtc_reports_every_config(self):
+        nvrtc = os.environ.get("NVRTC", "/usr/local/cuda/lib64/libnvrtc.so")
+        if not os.path.exists(nvrtc):
+            self.skipTest(f"no NVRTC at {nvrtc}")
+        # A kernel of the real signature whose stores depend on the tile sizes, so that ptxas
+        # reports registers for each instantiation.
+        kernel = """
+template <int PREC> struct KtuneMmaElem { typedef unsigned short type; };
+template <> struct KtuneMmaElem<1> { typedef float type; };
+template <int BM, int BN, int BK, int WM, int WN, int ST, int PREC, int TA, int TB, int C16 = 0>
+__global__ void ktune_gemm_mma(long long m, long long n, long long k, float alpha,
+                               const typename KtuneMmaElem<PREC>::type* a, long long lda,
+                               long long sa, const typename KtuneMmaElem<PREC>::type* b,
+                               long long ldb, long long sb, float beta, void* c, long long ldc,
+                               long long sc, int splits, long long k_chunk, float* partial) {
+  static_cast<float*>(c)[threadIdx.x * ldc] = alpha * BM + beta * BN + float(m * BK + WM * WN + ST);
+}
+"""
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "kernels/gemm/cuda"))
+            with open(os.path.join(tmp, "kernels/gemm/cuda/gemm_mma.cuh"), "w") as f:
+                f.write(kernel)
+            out = subprocess.run([sys.executable, SCRIPT, "--tree", f"stand-in={tmp}", "--prec",
+                                  "2", "--compiler", "nvrtc"], capture_output=True, text=True,
+                                 check=True, env={**os.environ, "NVRTC": nvrtc}).stdout
+        rows = list(csv.DictReader(io.StringIO(out)))
+        self.assertEqual(len(rows), 72)
+        for r in rows:
+            registers, threads = int(r["registers"]), int(r["threads"])
+            self.assertTrue(1 <= registers <= 255, r)
+            self.assertEqual(int(r["blocks_by_registers"]),
+                             min(65536 // ((registers + 7) // 8 * 8 * threads), 2048 // threads))
 
 
 if __name__ == "__main__":
