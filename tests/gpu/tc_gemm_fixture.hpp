@@ -57,20 +57,22 @@ class TensorCoreGemmTest : public GpuKernelTest {
                 "cudaDeviceGetAttribute");
   }
 
-  // The kind's kernel of config p in precision q for these transposes.
-  virtual cuda::NvrtcRequest request(const BlockedParams& p, Precision q, bool ta,
-                                     bool tb) const = 0;
+  // The kind's kernel of config p in precision q for these transposes, storing C as FP32 or
+  // (c16) in q's 16-bit type: its own instantiation (the kernels' C16 template argument).
+  virtual cuda::NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb,
+                                     bool c16) const = 0;
 
-  const cuda::LoadedKernel& kernel(const BlockedParams& p, Precision q, bool ta, bool tb) {
-    return kernels_.get(request(p, q, ta, tb));
+  const cuda::LoadedKernel& kernel(const BlockedParams& p, Precision q, bool ta, bool tb,
+                                   bool c16 = false) {
+    return kernels_.get(request(p, q, ta, tb, c16));
   }
   // Compiles (in parallel, into the disk cache) every kernel the test is about to use.
-  void prepare(const std::vector<BlockedParams>& configs,
-               const std::vector<Precision>& precisions) {
+  void prepare(const std::vector<BlockedParams>& configs, const std::vector<Precision>& precisions,
+               bool c16 = false) {
     std::vector<cuda::NvrtcRequest> requests;
     for (const BlockedParams& p : configs)
       for (Precision q : precisions)
-        for (int t = 0; t < 4; ++t) requests.push_back(request(p, q, t & 1, t & 2));
+        for (int t = 0; t < 4; ++t) requests.push_back(request(p, q, t & 1, t & 2, c16));
     precompile(requests);
   }
   // fn(p, q, t) for the first, middle and last of configs (compiled first), every precision q of

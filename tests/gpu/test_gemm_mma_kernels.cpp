@@ -204,8 +204,9 @@ TEST(MmaGemmNvrtc, ThirtyTwoBitSharedAddressesGiveTheBlocksPerSmNvccGives) {
 
 class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
  protected:
-  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb) const override {
-    return mma_request(p, q, ta, tb, arch_);
+  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb,
+                       bool c16) const override {
+    return mma_request(p, q, ta, tb, arch_, c16);
   }
 
   // The input bytes of values in precision q (16-bit bits or the floats themselves).
@@ -243,8 +244,7 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
                        "cudaMemcpy(C)");
     const size_t partials = gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
     auto ws = ktune::test::upload(std::vector<float>(partials, std::nanf("")), "workspace");
-    const auto& k = c16 ? kernels16_.get(mma_request(p, q, s.transa, s.transb, arch_, true))
-                        : kernel(p, q, s.transa, s.transb);
+    const auto& k = kernel(p, q, s.transa, s.transb, c16);
     const auto result =
         gcuda::launch_mma(k.function(), k.attributes().maxThreadsPerBlock, max_shared_,
                           p.splits > 1 ? (c16 ? reduce16(q) : reduce()).function() : nullptr, p, q,
@@ -256,7 +256,7 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
     if (result.refused) return -1;
     ktune::cuda::check(
         cudaDeviceSynchronize(),
-        "cudaDeviceSynchronize(" + request(p, q, s.transa, s.transb).name_expression + ")");
+        "cudaDeviceSynchronize(" + request(p, q, s.transa, s.transb, c16).name_expression + ")");
     std::vector<float> out(in.c.size());
     std::vector<uint16_t> bits(c16 ? in.c.size() : 0);
     ktune::cuda::check(cudaMemcpy(c16 ? (void*)bits.data() : (void*)out.data(), c.data(), c.bytes(),
@@ -274,18 +274,9 @@ class MmaGemmTest : public ktune::test::TensorCoreGemmTest {
     return reduce_.get(ktune::test::kernel_request(
         "gemm_mma.cuh", gcuda::splitk_reduce16_name_expression(q), arch_));
   }
-  // Compiles (in parallel) the 16-bit-C instantiations of configs in precisions qs.
-  void prepare16(const std::vector<BlockedParams>& configs, const std::vector<Precision>& qs) {
-    std::vector<NvrtcRequest> requests;
-    for (const BlockedParams& p : configs)
-      for (Precision q : qs)
-        for (int t = 0; t < 4; ++t)
-          requests.push_back(mma_request(p, q, t & 1, t & 2, arch_, true));
-    precompile(requests);
-  }
 
  private:
-  ktune::test::LoadedKernels reduce_, kernels16_;
+  ktune::test::LoadedKernels reduce_;
 };
 
 using ktune::test::make_shape;
@@ -303,7 +294,7 @@ TEST_F(MmaGemmTest, EveryConfigTransposeAndPrecisionMatchesTheReference) {
         for (const Shape& s :
              {make_shape(ta, tb, 256, 256, 96, 1), make_shape(ta, tb, 77, 45, 70, 2, /*pad=*/1)}) {
           const double err = run(p, q, s, 1.0f, 0.0f, 11u + unsigned(t));
-          const std::string what = mma_request(p, q, ta, tb, arch_, true).name_expression +
+          const std::string what = mma_request(p, q, ta, tb, arch_).name_expression +
                                    " m=" + std::to_string(s.m) + " ld pad";
           if (err < 0) {
             ++refused;  // shared memory beyond the device (tf32 at the biggest tiles)
@@ -411,7 +402,7 @@ TEST_F(MmaGemmTest, SixteenBitCMatchesTheReference) {
   sample[3].splits = sample[4].splits = 3;
   sample.push_back(mmasplit_space()[mmasplit_space().size() / 2]);
   sample.back().splits = 16;
-  prepare16(sample, sixteen);
+  prepare(sample, sixteen, /*c16=*/true);
   for (const BlockedParams& p : sample)
     for (Precision q : sixteen)
       for (int t = 0; t < 4; ++t) check(p, q, t);

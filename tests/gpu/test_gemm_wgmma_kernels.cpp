@@ -62,9 +62,10 @@ std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
 }
 
-NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta, bool tb) {
-  return ktune::test::kernel_request("gemm_wgmma.cuh",
-                                     gcuda::wgmma_name_expression(p, precision, ta, tb), "sm_90a");
+NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta, bool tb,
+                           bool c16 = false) {
+  return ktune::test::kernel_request(
+      "gemm_wgmma.cuh", gcuda::wgmma_name_expression(p, precision, ta, tb, c16), "sm_90a");
 }
 NvrtcRequest pack_request(bool k_contiguous) {
   return ktune::test::kernel_request("gemm_wgmma.cuh",
@@ -128,6 +129,8 @@ TEST(WgmmaGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_EQ(g.kind, gemm::Kind::wgmma);
   EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, true, false),
             "ktune_gemm_wgmma<128,256,4,8,2,1,0>");
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, true, false, /*c16=*/true),
+            "ktune_gemm_wgmma<128,256,4,8,2,1,0,1>");  // C in bf16: the C16 instantiation
   // 4 stages of (128 + 256) x 64 16-bit elements, 8 barriers, 1024 bytes of alignment slack.
   EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 384 * 128 + 64 + 1024);
   EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmma;bm=128;bn=256;bk=64;st=4").valid);
@@ -149,6 +152,8 @@ TEST(WgmmaPpGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   EXPECT_EQ(gemm::parse_gemm_config("kind=wgmma;bm=128;bn=256;bk=64;st=4;gr=8").blocked.pp, 0);
   EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::fp16, false, true),
             "ktune_gemm_wgmma_pp<64,256,5,8,3,0,1>");
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::fp16, false, true, /*c16=*/true),
+            "ktune_gemm_wgmma_pp<64,256,5,8,3,0,1,1>");
   // 5 stages of (64 + 256) x 64 16-bit elements, 10 barriers, 1024 bytes of alignment slack.
   EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 5 * 320 * 128 + 80 + 1024);
   const auto space = wgmma_pp_space();
@@ -304,6 +309,22 @@ TEST(WgmmaGemmNvrtc, EveryConfigCompilesForSm90a) {
   ktune::test::expect_all_compile(requests);
 }
 
+// NVRTC only: the 16-bit-C instantiation (C16 = 1) of every config of the kinds a sweep with
+// 16-bit C compiles (wgmma, wgmmapp, wgmmamc: kind_serves_c16), the precision and transpose
+// pair cycling over the configs. The staged kinds' C16 instantiations are the deployed
+// library's (aot_check_wgmma.cu) and SixteenBitCEveryKindMatchesTheReference's.
+TEST(WgmmaGemmNvrtc, EverySixteenBitCConfigCompilesForSm90a) {
+  ktune::test::ScopedCacheDir cache("wgmma-c16-all");
+  auto configs = wgmma_space();
+  for (const BlockedParams& p : wgmma_pp_space()) configs.push_back(p);
+  for (const BlockedParams& p : wgmma_mc_space()) configs.push_back(p);
+  std::vector<NvrtcRequest> requests;
+  for (size_t i = 0; i < configs.size(); ++i)
+    requests.push_back(wgmma_request(configs[i], kPrecisions[i % 2], (i >> 1) & 1, (i >> 2) & 1,
+                                     /*c16=*/true));
+  ktune::test::expect_all_compile(requests);
+}
+
 class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
  protected:
   void SetUp() override {
@@ -311,8 +332,9 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     if (IsSkipped()) return;
     if (arch_ != "sm_90") GTEST_SKIP() << "wgmma needs an sm_90 device";
   }
-  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb) const override {
-    return wgmma_request(p, q, ta, tb);
+  NvrtcRequest request(const BlockedParams& p, Precision q, bool ta, bool tb,
+                       bool c16) const override {
+    return wgmma_request(p, q, ta, tb, c16);
   }
 
   struct Result {
@@ -397,7 +419,7 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
   }
 
   // C in q's 16-bit type (bf16 / fp16): C0 rounded to it (the reference reads it so; NaN bits
-  // when beta == 0), the launcher's c16, C read back as 16-bit values.
+  // when beta == 0), the C16 instantiation and the launcher's c16, C read back as 16-bit values.
   Result run16(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
                uint64_t seed) {
     ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, 0);
@@ -406,7 +428,7 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     auto a = upload_bits(gemm::to_input_bits(in.a, q), "A");
     auto b = upload_bits(gemm::to_input_bits(in.b, q), "B");
     auto c = upload_bits(gemm::to_input_bits(in.c, q), "C");
-    const auto& k = kernel(p, q, s.transa, s.transb);
+    const auto& k = kernel(p, q, s.transa, s.transb, /*c16=*/true);
     const auto launch = gcuda::launch_wgmma(
         k.function(), max_shared_, p, q, s.transa, s.transb, s.m, s.n, s.k, s.batch, alpha,
         a.data(), s.lda, s.stride_a(), b.data(), s.ldb, s.stride_b(), beta, c.data(), s.ldc,
@@ -415,7 +437,7 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
     if (launch.refused) return {-1, launch.message};
     ktune::cuda::check(cudaDeviceSynchronize(),
                        "cudaDeviceSynchronize(" +
-                           wgmma_request(p, q, s.transa, s.transb).name_expression + " c16)");
+                           wgmma_request(p, q, s.transa, s.transb, true).name_expression + ")");
     std::vector<uint16_t> bits(in.c.size());
     ktune::cuda::check(cudaMemcpy(bits.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost),
                        "cudaMemcpy(C back)");
@@ -570,7 +592,7 @@ TEST_F(WgmmaGemmTest, SixteenBitCEveryKindMatchesTheReference) {
   const std::vector<BlockedParams> configs = {wgmma_space().front(), wgmma_pp_space().back(),
                                               wgmma_mc_space().front(), wgmma_ts_space().back(),
                                               wgmma_cs_space().front()};
-  prepare(configs, kPrecisions);
+  prepare(configs, kPrecisions, /*c16=*/true);
   int ran = 0;
   for (const BlockedParams& p : configs)
     for (Precision q : kPrecisions)
@@ -581,7 +603,7 @@ TEST_F(WgmmaGemmTest, SixteenBitCEveryKindMatchesTheReference) {
               std::tuple{aligned_shape(ta, tb, 130, 67, 24, 1), 0.75f, -0.5f}}) {
           const Result r = run16(p, q, s, alpha, beta, 13u + unsigned(t));
           const std::string what =
-              wgmma_request(p, q, ta, tb).name_expression + " c16 m=" + std::to_string(s.m);
+              wgmma_request(p, q, ta, tb, true).name_expression + " m=" + std::to_string(s.m);
           ASSERT_GE(r.error, 0) << what << ": refused: " << r.message;
           EXPECT_LE(r.error, gemm::error_bound_16bit_output(s.k, q)) << what;
           ++ran;

@@ -380,19 +380,21 @@ class CudaGemmSession final : public ProblemSession {
         policy, what);
   }
 
-  // The wgmma and wgmmatf32 kinds: like mma, compiled per precision and transposes when the first
-  // one runs; devices other than sm_90 refuse them without compiling (wgmma is sm_90a only). tf32
+  // The wgmma kinds: like mma, compiled per precision, transposes and C type when the first one
+  // runs; devices other than sm_90 refuse them without compiling (wgmma is sm_90a only). tf32
   // adds the K-major copies of its operands (their kernels and workspace), inside the timed call.
   Outcome run_wgmma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
     if (context_.device.arch() != "sm_90")
       return refused_outcome(what + ": wgmma needs an sm_90 device, this one is " +
                              context_.device.arch());
     auto name = [&](const BlockedParams& q) {
-      return wgmma_name_expression(q, shape_.precision, shape_.transa, shape_.transb);
+      return wgmma_name_expression(q, shape_.precision, shape_.transa, shape_.transb, shape_.c16);
     };
     if (!wgmma_prepared_) {
       std::vector<std::string> names;
-      for (const BlockedParams& q : context_.wgmma_configs) names.push_back(name(q));
+      // 16-bit C: not the staged kinds (wgmmats / wgmmacs), which run() refuses (kind_serves_c16).
+      for (const BlockedParams& q : context_.wgmma_configs)
+        if (!shape_.c16 || q.ts == 0) names.push_back(name(q));
       if (shape_.precision == Precision::tf32)
         for (bool k_contiguous : {false, true})
           names.push_back(wgmma_pack_name_expression(k_contiguous));

@@ -1,9 +1,9 @@
 // C in the input's 16-bit type for the tensor-core GEMM kernels (gemm_mma.cuh, gemm_wgmma.cuh):
 // the store of one C element in FP32 or in bf16 / fp16 bits, and the split-K reduction that
-// writes 16-bit C. The wgmma kernels' c16 argument (0: C is float, 1: C holds the input type
-// PREC, 2 bf16 or 3 fp16) picks the store at run time (their register budget is fixed by
-// setmaxnreg); the mma kernel takes it as its C16 template argument (gemm_mma.cuh: the run-time
-// test cost it registers and occupancy). alpha and beta are applied in FP32
+// writes 16-bit C. The kernels take the C type as their C16 template argument (0: C is float, 1:
+// C holds the input type PREC, 2 bf16 or 3 fp16), so ktune_out_store's c16 is a constant there: a
+// run-time test per element cost the mma kernel registers and occupancy (gemm_mma.cuh) and the
+// wgmma ones epilogue instructions (gemm_wgmma.cuh). alpha and beta are applied in FP32
 // (beta reads the old C in its type) and the sum is rounded once, to nearest even, at the store.
 // Includes only gemm_tiled.cuh (the split-K loop; NVRTC embeds both, nvcc finds it by its path);
 // sm_80+ (cvt.rn.bf16.f32).

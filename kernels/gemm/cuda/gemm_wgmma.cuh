@@ -2,9 +2,12 @@
 // semantics C = alpha * op(A) * op(B) + beta * C with strided batches, 16-bit A and B (PREC 2
 // bf16, 3 fp16: raw bits, never converted) or FP32 A and B read as tf32 (PREC 1: the tensor
 // cores ignore the low 13 mantissa bits, i.e. truncate; kind wgmmatf32), FP32 accumulation and
-// FP32 C, or (c16, 16-bit inputs only) C in the input's type (gemm_out16.cuh: one rounding at the
-// store, by the plain epilogue: the staged ones of kinds wgmmats / wgmmacs stage FP32 boxes, so
-// the launcher sets tma_c = 0 for 16-bit C); C is not read when beta == 0 (it may hold NaN).
+// FP32 C, or (C16 = 1, 16-bit inputs only) C in the input's type (gemm_out16.cuh: one rounding at
+// the store, by the plain epilogue: the staged ones of kinds wgmmats / wgmmacs stage FP32 boxes,
+// so their C16 instantiations leave them out); C is not read when beta == 0 (it may hold NaN).
+// C16 is a template argument, as in gemm_mma.cuh: the registers are fixed here (setmaxnreg), but
+// a run-time test per output element cost instructions in the epilogue, which bounds small-k
+// shapes, and spills in the tiles of 128 accumulators a thread (nvcc 13: 132-172 bytes).
 //
 // Block: 3 warpgroups (384 threads). Warpgroup 0 is the producer: after setmaxnreg.dec one thread
 // issues the bulk tensor copies (TMA, cp.async.bulk.tensor) of the K tiles (128 bytes wide: 64
@@ -245,24 +248,32 @@ __device__ __forceinline__ void ktune_wg_turn_wait(int id) {
 // A warpgroup's epilogue: accumulator element (r, col) of an m64nN MMA is r = 16 * warp + lane /
 // 4 (+ 8 for the upper half of each quad), col = 8 * j + 2 * (lane % 4) (+ 1); rows from row_base,
 // columns from col_base; only in-range elements are stored, into C at c + c_offset elements
-// (floats, or with c16 PREC's 16-bit type).
-template <int MI, int BN, int PREC>
+// (floats, or with C16 PREC's 16-bit type).
+template <int MI, int BN, int PREC, int C16>
 __device__ __forceinline__ void ktune_wg_store(const float (&acc)[MI][BN / 2], long long row_base,
                                                long long col_base, long long m, long long n,
                                                float alpha, float beta, void* c, long long c_offset,
-                                               long long ldc, int c16, int warp, int lane) {
+                                               long long ldc, int warp, int lane) {
+  // One running index, of the thread's first row in its column pair j: the other elements are
+  // ldc (x) and constants (64 * i + 8 * h) away, and the bounds tests compare with constants, so a
+  // store costs no 64-bit multiply (col * ldc + row per element took one in each guarded store;
+  // nvcc 13, sm_90a: ktune_gemm_wgmma<128,64,6,8,2,0,0> 2384 -> 1968 SASS instructions).
+  const long long row0 = row_base + warp * 16 + lane / 4, col0 = col_base + (lane & 3) * 2;
+  const long long rows_left = m - row0, cols_left = n - col0;
+  long long column = c_offset + col0 * ldc + row0;
 #pragma unroll
-  for (int i = 0; i < MI; ++i) {
-    const long long row0 = row_base + i * 64 + warp * 16 + lane / 4;
+  for (int j = 0; j < BN / 8; ++j, column += 8 * ldc) {
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
+    for (int x = 0; x < 2; ++x) {
+      if (8 * j + x >= cols_left) continue;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const long long row = row0 + (e >> 1) * 8;
-        const long long col = col_base + j * 8 + (lane & 3) * 2 + (e & 1);
-        if (row < m && col < n)
-          ktune_out_store<PREC>(c, c_offset + col * ldc + row, c16, beta,
-                                alpha * acc[i][j * 4 + e]);
+      for (int i = 0; i < MI; ++i) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (64 * i + 8 * h < rows_left)
+            ktune_out_store<PREC>(c, column + x * ldc + 64 * i + 8 * h, C16, beta,
+                                  alpha * acc[i][j * 4 + 2 * h + x]);
+        }
       }
     }
   }
@@ -351,14 +362,16 @@ __device__ __forceinline__ void ktune_wg_store_staged(const float (&acc)[MI][BN 
 // sharing A's tile, see ktune_wg_produce): the ring's barriers (a stage's `empty` one counts the
 // 8 consumer warps of every block of the cluster), then the producer and consumer warpgroups
 // over the block's units, then (clusters) a cluster barrier so that no block exits while a peer
-// may still arrive on its barriers or multicast into its shared memory. TS (kind wgmmats): the
-// tiles are stored by ktune_wg_store_tma through map_c when tma_c is set (the launcher sets it
-// for beta == 0 and C on TMA's 16-byte grid), else by ktune_wg_store.
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL, int TS = 0>
+// may still arrive on its barriers or multicast into its shared memory. TS (kinds wgmmats,
+// wgmmacs): the tiles are staged (ktune_wg_store_staged) when tma_c is set (the launcher sets it
+// for beta == 0 and C on TMA's 16-byte grid), else stored by ktune_wg_store; with C16 always the
+// latter (the staging is FP32).
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16, int CL, int TS = 0>
 __device__ __forceinline__ void ktune_wg_cooperative(
     const KtuneTmaMap* map_a, const KtuneTmaMap* map_b, long long m, long long n, long long k,
-    long long batch, float alpha, float beta, void* c, long long ldc, long long stride_c, int c16,
+    long long batch, float alpha, float beta, void* c, long long ldc, long long stride_c,
     const KtuneTmaMap* map_c = nullptr, int tma_c = 0) {
+  static_assert(C16 == 0 || PREC != 1, "16-bit C needs 16-bit inputs");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
@@ -368,6 +381,7 @@ __device__ __forceinline__ void ktune_wg_cooperative(
   constexpr int kKt = PREC == 1 ? 32 : 64;  // K elements of a tile: one 128-byte swizzle row
   typedef KtuneWgmmaSmem<BM, BN, ST, TS> S;
   constexpr int kMi = BM / 128;  // m64 MMAs per consumer warpgroup and K step
+  constexpr bool kStaged = TS != 0 && C16 == 0;
   extern __shared__ unsigned char ktune_wg_smem[];
   // Every block of a cluster has the same layout (its dynamic shared memory at the same offset),
   // so a multicast box lands at the same address in each.
@@ -402,26 +416,26 @@ __device__ __forceinline__ void ktune_wg_cooperative(
           acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
       ktune_wg_drain<ST, CL>(k_tiles, it + k_tiles, empty, lane);
       // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
-      if (TS && tma_c) {
+      if (kStaged && tma_c) {
         if (tn < tiles_n)
           ktune_wg_store_staged<kMi, BN, TS>(
               acc, map_c, tm * BM + cw * (BM / 2), tn * BN, b, alpha, stage + unsigned(cw) * 16384u,
               1 + cw, warp, lane, (tid & 127) == 0,
               static_cast<float*>(c) + (long long)b * stride_c, ldc, m, n);
       } else {
-        ktune_wg_store<kMi, BN, PREC>(acc, (long long)tm * BM + cw * (BM / 2), (long long)tn * BN,
-                                      m, n, alpha, beta, c, (long long)b * stride_c, ldc, c16, warp,
-                                      lane);
+        ktune_wg_store<kMi, BN, PREC, C16>(acc, (long long)tm * BM + cw * (BM / 2),
+                                           (long long)tn * BN, m, n, alpha, beta, c,
+                                           (long long)b * stride_c, ldc, warp, lane);
       }
     }
     // The shared memory the stores read must outlive them: wait before the block exits.
-    if (TS == 1 && tma_c && (tid & 127) == 0) ktune_wg_bulk_wait_all();
+    if (kStaged && TS == 1 && tma_c && (tid & 127) == 0) ktune_wg_bulk_wait_all();
   }
   if (CL > 1) ktune_wg_cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// The cooperative kernels, one signature:
+// The cooperative kernels, one signature (C16: C in PREC's 16-bit type, see the top):
 // - ktune_gemm_wgmma (kinds wgmma, wgmmatf32): grid min(tiles, SMs) blocks of 384 threads;
 // - ktune_gemm_wgmma_mc (kind wgmmamc, 16-bit): launched in clusters of 2 blocks along N (the
 //   launcher sets the cluster dimension; gridDim.x even, at most the clusters that fit at once),
@@ -431,31 +445,32 @@ __device__ __forceinline__ void ktune_wg_cooperative(
 // dimension first: K then rows for a K-major operand, rows then K for an MN-major one; batch
 // last) with 64 x BM (64 x BM / 2 in clusters) / 64 x BN boxes (K-major) or 64 x 64 (MN-major)
 // and 128-byte swizzling (built by gemm_wgmma_launch.hpp).
-#define KTUNE_WGMMA_COOPERATIVE_KERNEL(NAME, CL)                                                  \
-  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                             \
-  __global__ void __launch_bounds__(384, 1)                                                       \
-      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b,  \
-           long long m, long long n, long long k, long long batch, float alpha, float beta,       \
-           void* __restrict__ c, long long ldc, long long stride_c, int c16) {                    \
-    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL>(&map_a, &map_b, m, n, k, batch, alpha, \
-                                                           beta, c, ldc, stride_c, c16);          \
+#define KTUNE_WGMMA_COOPERATIVE_KERNEL(NAME, CL)                                                 \
+  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16 = 0>               \
+  __global__ void __launch_bounds__(384, 1)                                                      \
+      NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
+           long long m, long long n, long long k, long long batch, float alpha, float beta,      \
+           void* __restrict__ c, long long ldc, long long stride_c) {                            \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, C16, CL>(&map_a, &map_b, m, n, k, batch,  \
+                                                                alpha, beta, c, ldc, stride_c);  \
   }
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma, 1)
 KTUNE_WGMMA_COOPERATIVE_KERNEL(ktune_gemm_wgmma_mc, 2)
 
 // The cooperative kernels with the TMA-store epilogue (kind wgmmats: ktune_gemm_wgmma_ts one
-// block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters (c16
-// last), then map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte
-// swizzle), and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue).
+// block, ktune_gemm_wgmma_mcts clusters of 2 as ktune_gemm_wgmma_mc): the same parameters, then
+// map_c, C's 3-d tensor map (rows, columns, batch; 32 x 32 boxes of floats, 128-byte swizzle),
+// and tma_c (0: the launcher could not map C, or beta != 0: the plain epilogue, which the C16
+// instantiations always take).
 #define KTUNE_WGMMA_TS_KERNEL(NAME, CL, TS)                                                      \
-  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>                            \
+  template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16 = 0>               \
   __global__ void __launch_bounds__(384, 1)                                                      \
       NAME(const __grid_constant__ KtuneTmaMap map_a, const __grid_constant__ KtuneTmaMap map_b, \
            long long m, long long n, long long k, long long batch, float alpha, float beta,      \
-           void* __restrict__ c, long long ldc, long long stride_c, int c16,                     \
+           void* __restrict__ c, long long ldc, long long stride_c,                              \
            const __grid_constant__ KtuneTmaMap map_c, int tma_c) {                               \
-    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, CL, TS>(                                  \
-        &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, c16, &map_c, tma_c);      \
+    ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, C16, CL, TS>(                             \
+        &map_a, &map_b, m, n, k, batch, alpha, beta, c, ldc, stride_c, &map_c, tma_c);           \
   }
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_ts, 1, 1)
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2, 1)
@@ -472,14 +487,15 @@ KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mccs, 2, 2)
 // released by the 4 warps of the warpgroup that read it. The K loops take turns (named barriers:
 // a warpgroup starts a tile's once the other has issued the previous tile's), since a warpgroup
 // that waited on the ring items of a tile two ahead could see a `full` barrier two phases
-// behind, of the same parity (wgmma_pingpong_model.py checks the protocol). Same grid, maps and
-// shared memory.
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+// behind, of the same parity (wgmma_pingpong_model.py checks the protocol). Same grid, maps,
+// shared memory and C16.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16 = 0>
 __global__ void __launch_bounds__(384, 1)
     ktune_gemm_wgmma_pp(const __grid_constant__ KtuneTmaMap map_a,
                         const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
                         long long k, long long batch, float alpha, float beta, void* __restrict__ c,
-                        long long ldc, long long stride_c, int c16) {
+                        long long ldc, long long stride_c) {
+  static_assert(C16 == 0 || PREC != 1, "16-bit C needs 16-bit inputs");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 64 || BM == 128, "one consumer warpgroup of 64 or 128 rows a tile");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
@@ -523,8 +539,8 @@ __global__ void __launch_bounds__(384, 1)
                                                                  tiles_b, full, empty, lane);
       if (t + gridDim.x < tiles) ktune_wg_turn_arrive(1 + cw);  // the block's next tile's turn
       ktune_wg_drain<ST>(k_tiles, it + k_tiles, empty, lane);
-      ktune_wg_store<kMi, BN, PREC>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha, beta,
-                                    c, (long long)b * stride_c, ldc, c16, warp, lane);
+      ktune_wg_store<kMi, BN, PREC, C16>(acc, (long long)tm * BM, (long long)tn * BN, m, n, alpha,
+                                         beta, c, (long long)b * stride_c, ldc, warp, lane);
     }
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL

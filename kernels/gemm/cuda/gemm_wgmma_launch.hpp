@@ -16,11 +16,12 @@
 
 namespace ktune::kernels::gemm::cuda {
 
-// "ktune_gemm_wgmma<128,256,4,8,2,1,0>" (bm, bn, st, gr, prec, ta, tb). tf32 runs the K-major
-// instantiation (ta = 1, tb = 0) whatever the problem's transposes: the launcher copies the other
-// operands K-major first.
+// "ktune_gemm_wgmma<128,256,4,8,2,1,0>" (bm, bn, st, gr, prec, ta, tb), with ",1" after tb for
+// the instantiation that stores C in the input's 16-bit type (c16, bf16 / fp16 only). tf32 runs
+// the K-major instantiation (ta = 1, tb = 0) whatever the problem's transposes: the launcher
+// copies the other operands K-major first.
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
-                                         bool transb) {
+                                         bool transb, bool c16 = false) {
   if (precision == Precision::tf32) transa = true, transb = false;
   std::string text = p.pp                     ? "ktune_gemm_wgmma_pp<"
                      : p.ts == 2 && p.cl == 2 ? "ktune_gemm_wgmma_mccs<"
@@ -30,7 +31,7 @@ inline std::string wgmma_name_expression(const BlockedParams& p, Precision preci
                      : p.cl == 2              ? "ktune_gemm_wgmma_mc<"
                                               : "ktune_gemm_wgmma<";
   for (int v : {p.bm, p.bn, p.st, p.gr, int(precision)}) text += std::to_string(v) + ",";
-  return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + ">";
+  return text + (transa ? "1" : "0") + "," + (transb ? "1" : "0") + (c16 ? ",1>" : ">");
 }
 
 // The tf32 operand copies (ktune_wgmma_pack_tf32): k_contiguous for an operand already K-major
@@ -222,9 +223,10 @@ inline cudaError_t launch_clusters(const void* kernel, const BlockedParams& p, l
 // pointers that are not 16-byte multiples (TMA). tf32 (kernel: the K-major instantiation) first
 // copies MN-major or misaligned operands K-major into pack.workspace with pack's kernels (refused
 // when the workspace is missing or short). c holds floats, or with c16 (bf16 / fp16 only) the
-// input's 16-bit type, stored by the plain epilogue (the staged ones of ts stage FP32 boxes: with
-// 16-bit C they fall back to it, as they do for beta != 0). max_shared_bytes: the device's opt-in
-// limit. Never synchronizes.
+// input's 16-bit type; kernel is then the C16 = 1 instantiation (wgmma_name_expression with c16),
+// which stores by the plain epilogue (the staged ones of ts stage FP32 boxes: with 16-bit C they
+// fall back to it, as they do for beta != 0). max_shared_bytes: the device's opt-in limit. Never
+// synchronizes.
 inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const BlockedParams& p,
                                 Precision precision, bool transa, bool transb, long long m,
                                 long long n, long long k, long long batch, float alpha,
@@ -311,9 +313,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   CUtensorMap map_c{};
   int tma_c = p.ts && beta == 0.0f && !c16 &&
               wgmma_detail::encode_c(map_c, static_cast<float*>(c), m, n, ldc, batch, stride_c);
-  int c16_ = c16 ? 1 : 0;
-  void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,   &bb,    &alpha,
-                  &beta,  &c,     &ldc_, &sc, &c16_, &map_c, &tma_c};
+  void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,    &bb,   &alpha,
+                  &beta,  &c,     &ldc_, &sc, &map_c, &tma_c};
   if (p.cl == 1) {
     const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
     const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
@@ -329,8 +330,9 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     error = wgmma_detail::launch_clusters(kernel, p, m, n, batch, fit, shared, args, stream);
   }
   if (error == cudaSuccess) error = cudaGetLastError();
-  return launch_checks::classify(
-      error, "launch", refuse, [&] { return wgmma_name_expression(p, precision, transa, transb); });
+  return launch_checks::classify(error, "launch", refuse, [&] {
+    return wgmma_name_expression(p, precision, transa, transb, c16);
+  });
 }
 
 }  // namespace ktune::kernels::gemm::cuda

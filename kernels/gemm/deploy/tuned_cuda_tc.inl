@@ -97,6 +97,67 @@ Launch tc_outcome(const ktune::kernels::gemm::cuda::TiledLaunch& launch) {
   return launch.refused ? Launch::refused : Launch::ok;
 }
 
+// The C types a slot's configs serve, each its own kernel instantiation (C16: a run-time test in
+// the epilogue cost the mma kernel registers and the wgmma ones instructions, gemm_mma.cuh,
+// gemm_wgmma.cuh): a c16 selector's 16-bit C only; a 16-bit precision's plain one FP32 C, and
+// 16-bit C too where no c16 selector is shipped (tc_slot).
+template <int SLOT>
+constexpr bool kSlotServesFloatC = !slot_c16(SLOT);
+template <int SLOT>
+constexpr bool kSlotServesHalfC = slot_precision(SLOT) != 1 &&
+                                  (slot_c16(SLOT) || TcSelector<SLOT + 2>::kNumConfigs == 0);
+
+// The kernel of config I of slot SLOT (mma, mmasplit, wgmma: its ping-pong, cluster or staged
+// form, tf32's K-major one) for these transposes, storing C as FP32 or (C16) the input type.
+template <int SLOT, size_t I, bool TA, bool TB, int C16>
+const void* tc_kernel() {
+  constexpr int PREC = slot_precision(SLOT);
+  constexpr kg::GemmConfig c = kg::parse_gemm_config(TcSelector<SLOT>::kConfigs[I]);
+  constexpr kg::BlockedParams p = c.blocked;
+  constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
+  if constexpr (kg::runs_mma_kernel(c.kind)) {
+    static_assert(kg::cuda::mma_supported_params(p), "an mma config outside the kernel template");
+    return reinterpret_cast<const void*>(
+        &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb, C16>);
+  } else {
+    static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
+    // tf32: the K-major instantiation (the launcher copies other operands K-major first).
+    if constexpr (PREC == 1)
+      return reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, 1, 1, 0, C16>);
+    else if constexpr (p.pp)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else if constexpr (p.ts == 2 && p.cl == 2)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_mccs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else if constexpr (p.ts == 2)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_cs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else if constexpr (p.ts && p.cl == 2)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_mcts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else if constexpr (p.ts)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_ts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else if constexpr (p.cl == 2)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_mc<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+    else
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
+  }
+}
+// That kernel for the C type c16 asks for; null for a C type the slot does not serve (not
+// instantiated).
+template <int SLOT, size_t I, bool TA, bool TB>
+const void* tc_kernel(bool c16) {
+  if constexpr (kSlotServesHalfC<SLOT>)
+    if (c16) return tc_kernel<SLOT, I, TA, TB, 1>();
+  if constexpr (kSlotServesFloatC<SLOT>)
+    if (!c16) return tc_kernel<SLOT, I, TA, TB, 0>();
+  return nullptr;
+}
+
 // One of ktune's tensor-core kernels (mma, mmasplit, wgmma) of a selector slot's configs.
 template <int SLOT, size_t I, bool TA, bool TB>
 Launch run_tc_kernel(const TcArgs& g) {
@@ -111,24 +172,9 @@ Launch run_tc_kernel(const TcArgs& g) {
   static_assert(!slot_c16(SLOT) || kg::kind_serves_c16(c.kind),
                 "a 16-bit-C selector ships a kind that does not store 16-bit C (wgmmats, wgmmacs)");
   constexpr kg::BlockedParams p = c.blocked;
-  constexpr int ta = TA ? 1 : 0, tb = TB ? 1 : 0;
+  const void* kernel = tc_kernel<SLOT, I, TA, TB>(g.c16);
+  if (kernel == nullptr) return Launch::refused;
   if constexpr (kg::runs_mma_kernel(c.kind)) {
-    static_assert(kg::cuda::mma_supported_params(p), "an mma config outside the kernel template");
-    // C in FP32 or the input's 16-bit type: one instantiation each (a run-time test in the
-    // epilogue cost registers, gemm_mma.cuh). A c16 selector's configs serve 16-bit C only; a
-    // 16-bit precision's plain ones both where no c16 selector is shipped (tc_slot).
-    constexpr bool kFloatC = !slot_c16(SLOT);
-    constexpr bool kHalfC = PREC != 1 && (slot_c16(SLOT) || TcSelector<SLOT + 2>::kNumConfigs == 0);
-    if (g.c16 ? !kHalfC : !kFloatC) return Launch::refused;
-    const void* kernel = nullptr;
-    if constexpr (kHalfC)
-      if (g.c16)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb, 1>);
-    if constexpr (kFloatC)
-      if (!g.c16)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_mma<p.bm, p.bn, p.bk, p.wm, p.wn, p.st, PREC, ta, tb, 0>);
     // The grid's z holds at most 65535 batch entries x splits: larger batches go in chunks,
     // each with its split-K workspace from the pool (mmasplit).
     const auto* a = static_cast<const unsigned char*>(g.a);
@@ -154,60 +200,30 @@ Launch run_tc_kernel(const TcArgs& g) {
           c + first * g.stride_c * long(output_bytes(g)), g.ldc, g.stride_c, workspace, g.stream,
           g.c16);
     });
+  } else if constexpr (PREC == 1) {
+    // tf32: operands MN-major or misaligned are first copied K-major into a workspace kept per
+    // stream like the split-K kernels' (refused over the mma kinds' workspace limit: the
+    // fallback order serves the shape).
+    const long long floats = kg::cuda::wgmma_tf32_workspace_floats(
+        TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
+    if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
+    ktune::kernels::cuda_workspace::CallWorkspace workspace(
+        size_t(floats) * sizeof(float), g.stream,
+        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
+    const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
+                                       reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
+                                       static_cast<float*>(workspace.data()), floats};
+    const Launch outcome = tc_outcome(
+        kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n,
+                               g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
+                               g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream, pack));
+    workspace.release();
+    return outcome;
   } else {
-    static_assert(kg::cuda::wgmma_supported_params(p), "a wgmma config outside the template");
-    if constexpr (PREC == 1) {
-      // tf32: the K-major instantiation, after copying MN-major or misaligned operands K-major
-      // into a workspace kept per stream like the split-K kernels' (refused over the mma
-      // kinds' workspace limit: the fallback order serves the shape).
-      const void* kernel =
-          reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, 1, 1, 0>);
-      const long long floats = kg::cuda::wgmma_tf32_workspace_floats(
-          TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
-      if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
-      ktune::kernels::cuda_workspace::CallWorkspace workspace(
-          size_t(floats) * sizeof(float), g.stream,
-          ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
-      const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
-                                         reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
-                                         static_cast<float*>(workspace.data()), floats};
-      const Launch outcome = tc_outcome(
-          kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m,
-                                 g.n, g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
-                                 g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream, pack));
-      workspace.release();
-      return outcome;
-    } else {
-      // pp: the ping-pong kernel (kind wgmmapp); ts: the staged-epilogue ones (kinds wgmmats,
-      // wgmmacs; one block or clusters); cl 2: the cluster kernel (kind wgmmamc); else the
-      // cooperative one (each instantiated only for the tiles of its template).
-      const void* kernel = nullptr;
-      if constexpr (p.pp)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.ts == 2 && p.cl == 2)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_mccs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.ts == 2)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_cs<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.ts && p.cl == 2)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_mcts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.ts)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_ts<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else if constexpr (p.cl == 2)
-        kernel = reinterpret_cast<const void*>(
-            &ktune_gemm_wgmma_mc<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      else
-        kernel =
-            reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
-      return tc_outcome(kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC),
-                                               TA, TB, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
-                                               g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c,
-                                               g.ldc, g.stride_c, g.stream, {}, g.c16));
-    }
+    return tc_outcome(kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC), TA,
+                                             TB, g.m, g.n, g.k, g.batch, g.alpha, g.a, g.lda,
+                                             g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc,
+                                             g.stride_c, g.stream, {}, g.c16));
   }
 }
 
