@@ -4,7 +4,9 @@
 # scripts/cpu_gemm_vendor_replay.py against the faster of cuBLAS and cuBLASLt #0, through
 # scripts/tc_replay_common.sh's replay() as scripts/gpu_tc_safety_replay.sh does. Every kind's
 # rows; "split8-*" recipes train on the sweep without the mmasplit configs of 16 or more splits
-# (an awk filter on the data, as a selectors.txt "cmd:" line can express; no ktune change). First
+# (an awk filter on the data, as a selectors.txt "cmd:" line can express; no ktune change);
+# "old-*" recipes train on the rows of the kinds the shipped header was trained on (mma, wgmma,
+# mmasplit and the vendors: the same sweep, the other kinds' rows dropped). First
 # on the training rows alone (llm dropped), each network held out in turn (*-each-network.*),
 # then with llm held out (*-llm-held-out.*: its per-workload rows are every workload held out in
 # turn, trained on the other four, pooled in "each held out").
@@ -22,9 +24,12 @@ full=("$(recipe shipped 0.6 0.9)" "$(recipe floor0.99 0.6 0.99)"
   "$(recipe boxall-vote0.8-floor0.99 0.8 0.99 --leaf-box-all)")
 split8=("$(recipe split8-shipped 0.6 0.9)"
   "$(recipe split8-boxall-floor0.99 0.6 0.99 --leaf-box-all)")
+old=("$(recipe old-shipped 0.6 0.9)" "$(recipe old-boxall 0.6 0.9 --leaf-box-all)"
+  "$(recipe old-boxall-floor0.99 0.6 0.99 --leaf-box-all)")
 xzcat results/h200/tc-bf16-all/gemm-tc-bf16-all.csv.xz >"$work/all.csv"
 awk -F, 'NR == 1 || $4 !~ /^kind=mmasplit;.*;splits=(16|32|64|128)(;|$)/' "$work/all.csv" \
   >"$work/split8.csv"
+awk -F, 'NR == 1 || $4 !~ /^kind=(wgmmapp|wgmmamc|wgmmats|wgmmacs);/' "$work/all.csv" >"$work/old.csv"
 grid() { # DATA RECIPES...
   local d=$1
   shift
@@ -35,4 +40,5 @@ grid() { # DATA RECIPES...
 grid all "${full[@]}" &
 grid split8 "${split8[@]}"
 wait
+grid old "${old[@]}"
 gzip -9nf "$out"/*-picks.csv  # every scored pick: which shapes a figure comes from
