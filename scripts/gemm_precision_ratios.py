@@ -65,8 +65,8 @@ def flop(problem):
 
 groups = collections.defaultdict(list)
 for problem, times in best.items():
-    # A shape of several workloads counts for the first that names it: large, llm, else dnn.
-    workload = next((w for w in ("large", "llm") if w in tags[problem].split(";")), "dnn")
+    # A shape of several workloads counts for the first that names it: large, llm, vit, else dnn.
+    workload = next((w for w in ("large", "llm", "vit") if w in tags[problem].split(";")), "dnn")
     f = features(problem)
     precision = PRECISION[f.get("precision", "0")]
     if f.get("c16") == "1":  # C in the 16-bit input type: its own group

@@ -21,7 +21,10 @@ targets=("$@")
 ((${#targets[@]})) || targets=(ktune ktune_gpu_tests)
 ROOT=/tmp/kt-sysroot
 mkdir -p "$ROOT"
-tar xzf "${SYSROOT:?}" -C "$ROOT"
+# Unpacked once per tarball: a second build started beside a running one must not rewrite the
+# headers and libraries the first is reading.
+stamp=$ROOT/.unpacked-$(stat -c %s-%Y "${SYSROOT:?}")
+[ -e "$stamp" ] || { tar xzf "$SYSROOT" -C "$ROOT" && touch "$stamp"; }
 src=$(cd "$(dirname "$0")/.." && pwd)
 if [ -n "${SRC:-}" ]; then
   src=/tmp/kt-src

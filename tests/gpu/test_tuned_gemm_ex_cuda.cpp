@@ -43,8 +43,9 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // The shipped precisions: the library must ship a tensor-core selector, each of whose configs
-// is an mma, mmasplit, wgmma or wgmmatf32 config (what the deployed kernels are) or a vendor
-// candidate (the `vendors` selectors: cuBLAS's or cuBLASLt's call in the precision).
+// is a tensor-core kind's config (mma, mmasplit, or one of the wgmma kernels: what the deployed
+// kernels are) or a vendor candidate (the `vendors` selectors: cuBLAS's or cuBLASLt's call in
+// the precision).
 TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
   int shipped = 0;
   for (GemmPrecision q : kTensorPrecisions) {
@@ -57,11 +58,13 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
     EXPECT_LT(info.baseline, info.num_configs);
     for (int i = 0; i < info.num_configs; ++i) {
       const std::string config = info.configs[i];
-      EXPECT_TRUE(config.rfind("kind=mma;", 0) == 0 || config.rfind("kind=wgmma;", 0) == 0 ||
-                  config.rfind("kind=wgmmatf32;", 0) == 0 ||
-                  config.rfind("kind=mmasplit;", 0) == 0 || config == "vendor=cublas" ||
-                  config == "vendor=cublaslt" || config.rfind("vendor=cublaslt;heuristic=", 0) == 0)
-          << config;
+      bool tensor_core_or_vendor = config == "vendor=cublas" || config == "vendor=cublaslt" ||
+                                   config.rfind("vendor=cublaslt;heuristic=", 0) == 0;
+      for (const char* kind :
+           {"mma", "mmasplit", "wgmma", "wgmmatf32", "wgmmapp", "wgmmamc", "wgmmats", "wgmmacs"})
+        tensor_core_or_vendor =
+            tensor_core_or_vendor || config.rfind(std::string("kind=") + kind + ";", 0) == 0;
+      EXPECT_TRUE(tensor_core_or_vendor) << config;
     }
     const int pick =
         ktune::tuned_gemm_ex_choice_cuda(q, Trans::yes, Trans::no, 4096, 2048, 4096, 1);
