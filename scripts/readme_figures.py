@@ -201,12 +201,14 @@ def gemm_h200_turns(d):
     """The H200-trained vendor headers in every precision, the calls timed in turns."""
     old = "h200/gemm-deployed-turns/deployed-tables.csv"
     mma = "h200/gemm-deployed-turns-mma/deployed-tables.csv"
+    new = "h200/gemm-deployed-turns-2/deployed-tables.csv"
     out = ["", "**Deployed GEMM libraries with the H200-trained vendor headers** (`ktune::gemm` "
            "FP32: `h200-fp32-vendors-lt8-k16`; `ktune::gemm_ex` tf32: "
            "`h200-tf32-vendors-lt8-boxall-k16`, bf16: `h200-bf16-vendors-lt8-k16`), each shape's "
            "library call, cuBLAS and cuBLASLt's first answer taking turns run by run, operands at "
            "256 B, against the faster of the two vendor calls (each row one run; the tf32 and bf16 "
-           "rows served by the mma kernel after its register fix):", "",
+           "rows with the current mma and wgmma kernels, except bf16 `llm`, which the header "
+           "serves entirely by cuBLASLt):", "",
            "| device | precision | shapes | selector saw them? | geomean | time-weighted "
            "| below 0.8× | worst | own kernels | source |",
            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -217,12 +219,12 @@ def gemm_h200_turns(d):
             (old, "fp32", "`large`", "**held out** (selector trained on `dnn`)",
              ("held-out-large-fp32",)),
             (old, "fp32", "`vit`", unseen, ("held-out-vit-fp32",)),
-            (mma, "tf32", "`dnn + large`", "in-sample", ("in-sample-dnn-tf32", "in-sample-large-tf32")),
-            (old, "tf32", "`llm`", held_out, ("held-out-llm-tf32",)),
-            (mma, "tf32", "`vit`", unseen, ("held-out-vit-tf32",)),
-            (mma, "bf16", "`dnn + large`", "in-sample", ("in-sample-dnn-bf16", "in-sample-large-bf16")),
+            (new, "tf32", "`dnn + large`", "in-sample", ("in-sample-dnn-tf32", "in-sample-large-tf32")),
+            (new, "tf32", "`llm`", held_out, ("held-out-llm-tf32",)),
+            (new, "tf32", "`vit`", unseen, ("held-out-vit-tf32",)),
+            (new, "bf16", "`dnn + large`", "in-sample", ("in-sample-dnn-bf16", "in-sample-large-bf16")),
             (mma, "bf16", "`llm`", held_out, ("held-out-llm-bf16",)),
-            (mma, "bf16", "`vit`", unseen, ("held-out-vit-bf16",))]
+            (new, "bf16", "`vit`", unseen, ("held-out-vit-bf16",))]
     for rel, precision, what, label, names in sets:
         rs = [r for r in d.rows(rel) if r["set"] in names]
         out.append(deployed_row(d, rel, precision, what, label, rs))
