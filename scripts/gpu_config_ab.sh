@@ -18,7 +18,8 @@
 #   [TESTS_FILTER='Wgmma*' EXAMPLES=ON CMAKE_ARGS=...] scripts/gpu_config_ab.sh
 # CONFIGS_<set> (set name in the variable) replaces CONFIGS for that set, e.g. other kinds for a
 # tf32 set. EXAMPLES / CMAKE_ARGS go to the new build (scripts/gpu_build_remote.sh), which
-# ktune_gpu_tests' deployed-library tests need.
+# ktune_gpu_tests' deployed-library tests need. BUILD_NEW / BUILD_OLD (default /tmp/ab-new,
+# /tmp/ab-old): the build trees; AB_WORK (default /tmp): the stores and NVRTC caches.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/device_common.sh
@@ -26,6 +27,7 @@ cd "$(dirname "$0")/.." || exit 1
 : "${SYSROOT:?a sysroot tarball (scripts/make_device_sysroot.sh)}" "${OLD_SRC:?the old tree}"
 : "${OUT_DIR:?where the sweeps go}" "${SETS:?name=workload pairs}"
 rounds=${ROUNDS:-2} deadline=${DEADLINE_S:-570}
+new=${BUILD_NEW:-/tmp/ab-new} old=${BUILD_OLD:-/tmp/ab-old} work=${AB_WORK:-/tmp}
 bench_args=${BENCH_ARGS:---rep-budget-ms 5 --max-reps 20}
 t0=$(date +%s)
 mkdir -p "$OUT_DIR"
@@ -33,18 +35,18 @@ export SYSROOT
 gpu_info "$OUT_DIR/nvidia-smi.txt"
 targets=(ktune)
 [ -n "${TESTS_FILTER:-}" ] && targets+=(ktune_gpu_tests)
-scripts/gpu_build_remote.sh /tmp/ab-new "${targets[@]}" > "$OUT_DIR/build-new.log" 2>&1 ||
+scripts/gpu_build_remote.sh "$new" "${targets[@]}" > "$OUT_DIR/build-new.log" 2>&1 ||
   { tail -30 "$OUT_DIR/build-new.log"; exit 1; }
 echo "build new $(($(date +%s) - t0)) s"
-(SRC=$OLD_SRC EXAMPLES='' CMAKE_ARGS='' scripts/gpu_build_remote.sh /tmp/ab-old ktune \
+(SRC=$OLD_SRC EXAMPLES='' CMAKE_ARGS='' scripts/gpu_build_remote.sh "$old" ktune \
   > "$OUT_DIR/build-old.log" 2>&1; echo "build old exit $? $(($(date +%s) - t0)) s") &
 old_build=$!
-# shellcheck disable=SC1091  # written by gpu_build_remote.sh
-. /tmp/ab-new.env
-[ -z "${TESTS_FILTER:-}" ] || KTUNE_CACHE_DIR=/tmp/ab-kc-tests run_gpu_tests "${TESTS_SECONDS:-230}" \
-  "$OUT_DIR/gpu-tests.log" /tmp/ab-new/bin/ktune_gpu_tests --gtest_filter="$TESTS_FILTER"
+# shellcheck disable=SC1090  # written by gpu_build_remote.sh
+. "$new.env"
+[ -z "${TESTS_FILTER:-}" ] || KTUNE_CACHE_DIR=$work/ab-kc-tests run_gpu_tests "${TESTS_SECONDS:-230}" \
+  "$OUT_DIR/gpu-tests.log" "$new/bin/ktune_gpu_tests" --gtest_filter="$TESTS_FILTER"
 wait $old_build
-[ -x /tmp/ab-old/bin/ktune ] || { tail -30 "$OUT_DIR/build-old.log"; exit 1; }
+[ -x "$old/bin/ktune" ] || { tail -30 "$OUT_DIR/build-old.log"; exit 1; }
 for pair in $SETS; do
   set_name=${pair%%=*} workload=${pair#*=}
   override=CONFIGS_$set_name
@@ -53,13 +55,14 @@ for pair in $SETS; do
     for side in old new; do
       left=$((deadline - ($(date +%s) - t0)))
       ((left > 15)) || { echo "skipped $set_name $side $round (time)"; continue; }
-      s=$(date +%s) store=/tmp/ab-$set_name-$side-$round.sqlite
+      s=$(date +%s) store=$work/ab-$set_name-$side-$round.sqlite build=$new
+      [ "$side" = old ] && build=$old
       # shellcheck disable=SC2086  # bench_args: several options
-      KTUNE_CACHE_DIR=/tmp/ab-kc-$side timeout "$left" /tmp/ab-$side/bin/ktune bench --family gemm \
+      KTUNE_CACHE_DIR=$work/ab-kc-$side timeout "$left" "$build/bin/ktune" bench --family gemm \
         --device cuda:0 --workload "$workload" --configs "$configs" --no-vendors $bench_args \
         --store "$store" > "$OUT_DIR/bench-$set_name-$side-$round.log" 2>&1
       echo "$set_name $side round $round exit $? ($(($(date +%s) - s)) s)"
-      /tmp/ab-new/bin/ktune export --store "$store" --format csv \
+      "$new/bin/ktune" export --store "$store" --format csv \
         -o "$OUT_DIR/sweep-$set_name-$side-$round.csv.gz" > /dev/null && rm -f "$store"
     done
   done

@@ -6,17 +6,16 @@ A, the benches per workload A on every shape then B on the differing file with t
 @suffix (none where no shape differs), the files each side writes, the deadline cut, a failing
 build, and bad input refused up front with one line naming it.
   test_gpu_header_ab.py SCRIPT"""
-import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 
+from gpu_stand_ins import logged_calls, stand_in_tree
+
 SCRIPT = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), "..", "..", "scripts", "gpu_header_ab.sh"))
-FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_gpu_build_remote.py")
 OPTION = "KTUNE_CUDA_BF16_SELECTOR"
 COMMON = "-DKTUNE_CUDA_SELECTOR=/x/fp32.hpp -DKTUNE_CUDA_TF32_SELECTOR=/x/tf32.hpp"
 
@@ -25,17 +24,7 @@ class GpuHeaderAb(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         d = self.tmp.name
-        self.repo = os.path.join(d, "repo")
-        scripts = os.path.join(self.repo, "scripts")
-        os.makedirs(scripts)
-        shutil.copy(SCRIPT, os.path.join(scripts, "gpu_header_ab.sh"))
-        shutil.copy(os.path.join(os.path.dirname(SCRIPT), "device_common.sh"), scripts)
-        shutil.copy(FAKE, os.path.join(scripts, "gpu_build_remote.sh"))
-        os.makedirs(os.path.join(d, "path"))
-        smi = os.path.join(d, "path", "nvidia-smi")
-        with open(smi, "w") as f:
-            f.write("#!/bin/sh\necho 'name, driver_version'\necho 'Fake GPU, 1.0'\n")
-        os.chmod(smi, 0o755)
+        self.repo, self.path = stand_in_tree(d, SCRIPT)
         sel = os.path.join(self.repo, "selectors")
         os.makedirs(sel)
         for h in ("a.hpp", "b.hpp"):
@@ -61,7 +50,7 @@ class GpuHeaderAb(unittest.TestCase):
     def run_script(self, **env):
         e = {k: v for k, v in os.environ.items()
              if k not in ("TESTS_FILTER", "BENCH_ARGS", "DEADLINE_S", "CMAKE_ARGS", "EXAMPLES")}
-        e.update(PATH=os.path.join(self.tmp.name, "path") + os.pathsep + os.environ["PATH"],
+        e.update(PATH=self.path + os.pathsep + os.environ["PATH"],
                  FAKE_GPU_LOG=self.log, SYSROOT=os.path.join(self.tmp.name, "sysroot.tar.gz"),
                  OUT_DIR=self.out, SELECTOR_OPTION=OPTION, HEADER_A="selectors/a.hpp",
                  HEADER_B="selectors/b.hpp", DIFF_DIR=".carry/picks", NAME_A="allkinds",
@@ -74,11 +63,7 @@ class GpuHeaderAb(unittest.TestCase):
                               capture_output=True, text=True, env=e, cwd=self.tmp.name)
 
     def calls(self, program=None):
-        if not os.path.exists(self.log):
-            return []
-        with open(self.log) as f:
-            calls = [json.loads(line) for line in f]
-        return [c for c in calls if program in (None, c["program"])]
+        return logged_calls(self.log, program)
 
     def benches(self):
         return [(c["build"], c["args"][c["args"].index("--workload") + 1],
