@@ -44,6 +44,11 @@
 //   wgmmacs kind=wgmmacs;bm=256;bn=128;bk=64;st=4;gr=1;cl=1      CUDA sm_90a: wgmmats's staging,
 //                                                              stored by the consumer threads in
 //                                                              16-byte pieces, bf16/fp16 only
+//   wgmmasplit kind=wgmmasplit;bm=128;bn=128;bk=64;st=4;gr=8;splits=8
+//                                                              CUDA sm_90a: the cooperative wgmma
+//                                                              kernel over (tile, K slice) units,
+//                                                              FP32 partials + the split-K
+//                                                              reduction, bf16/fp16 only
 #include <cstddef>
 #include <string_view>
 
@@ -64,7 +69,8 @@ enum class Kind {
   wgmmapp,
   wgmmamc,
   wgmmats,
-  wgmmacs
+  wgmmacs,
+  wgmmasplit
 };
 
 // The arithmetic of a GEMM problem (its `precision` feature; absent means fp32, so problems and
@@ -92,29 +98,32 @@ constexpr int input_bytes(Precision p) {
   return p == Precision::bf16 || p == Precision::fp16 ? 2 : 4;
 }
 // Whether kernels of `kind` compute problems of precision p: the mma kind runs the tensor-core
-// precisions only (mmasplit likewise), wgmma (wgmmapp, wgmmamc, wgmmats) the 16-bit ones, wgmmatf32
+// precisions only (mmasplit likewise), wgmma (wgmmapp, wgmmamc, wgmmats, wgmmacs, wgmmasplit) the
+// 16-bit ones, wgmmatf32
 // tf32, packedz FP32 and bf16 (its AVX512_BF16 kernels), every other kind FP32 only.
 constexpr bool runs_mma_kernel(Kind kind) { return kind == Kind::mma || kind == Kind::mmasplit; }
 // The kinds the Hopper kernel (gemm_wgmma.cuh) runs.
 constexpr bool runs_wgmma_kernel(Kind kind) {
   return kind == Kind::wgmma || kind == Kind::wgmmatf32 || kind == Kind::wgmmapp ||
-         kind == Kind::wgmmamc || kind == Kind::wgmmats || kind == Kind::wgmmacs;
+         kind == Kind::wgmmamc || kind == Kind::wgmmats || kind == Kind::wgmmacs ||
+         kind == Kind::wgmmasplit;
 }
 constexpr bool kind_serves(Kind kind, Precision p) {
   if (kind == Kind::wgmma || kind == Kind::wgmmapp || kind == Kind::wgmmamc ||
-      kind == Kind::wgmmats || kind == Kind::wgmmacs)
+      kind == Kind::wgmmats || kind == Kind::wgmmacs || kind == Kind::wgmmasplit)
     return p == Precision::bf16 || p == Precision::fp16;
   if (kind == Kind::wgmmatf32) return p == Precision::tf32;
   if (kind == Kind::packedz) return p == Precision::fp32 || p == Precision::bf16;
   return runs_mma_kernel(kind) == (p != Precision::fp32);
 }
-// Whether kernels of `kind` store C in the 16-bit input type (Shape::c16): mma, mmasplit and the
-// wgmma kernels whose epilogue stores it (wgmma, wgmmapp, wgmmamc). wgmmats / wgmmacs stage FP32
+// Whether kernels of `kind` store C in the 16-bit input type (Shape::c16): mma, mmasplit, the
+// wgmma kernels whose epilogue stores it (wgmma, wgmmapp, wgmmamc) and wgmmasplit (its FP32
+// partials summed by the split-K reduction into 16-bit C). wgmmats / wgmmacs stage FP32
 // boxes: with 16-bit C they fall back to wgmma's or wgmmamc's plain store, so a sweep refuses them
 // rather than timing those kernels twice under other names. The CPU kinds store FP32 only.
 constexpr bool kind_serves_c16(Kind kind) {
   return runs_mma_kernel(kind) || kind == Kind::wgmma || kind == Kind::wgmmapp ||
-         kind == Kind::wgmmamc;
+         kind == Kind::wgmmamc || kind == Kind::wgmmasplit;
 }
 
 // Seed kernel: each work item computes an r×c tile of C stepping along K by a; work-group
@@ -136,7 +145,9 @@ struct SeedParams {
 // thread-block cluster (2: two blocks on adjacent N tiles of one M tile, each loading half of the
 // shared A tile and multicasting it to both); 1 for every other kind. Kind wgmmats: the wgmmamc
 // params with cl 1 or 2 and ts = 1 (set from the kind): C stored by TMA from shared memory; kind
-// wgmmacs likewise with ts = 2: the same staging stored by the consumer threads.
+// wgmmacs likewise with ts = 2: the same staging stored by the consumer threads. Kind
+// wgmmasplit: the wgmma params with splits >= 2: the cooperative kernel over (tile, K slice) units
+// writing FP32 partial sums, then the split-K reduction.
 struct BlockedParams {
   int bm = 0, bn = 0, bk = 0, tm = 0, tn = 0, vec = 1, db = 0, splits = 1;
   int wm = 0, wn = 0, st = 0, gr = 0;
@@ -291,6 +302,8 @@ constexpr bool assign(GemmConfig& g, std::string_view name, std::string_view val
       g.kind = Kind::wgmmats;
     else if (value == "wgmmacs")
       g.kind = Kind::wgmmacs;
+    else if (value == "wgmmasplit")
+      g.kind = Kind::wgmmasplit;
     else
       return false;
     return true;
@@ -353,6 +366,8 @@ constexpr int required_bits(Kind kind) {
     case Kind::wgmmats:
     case Kind::wgmmacs:
       return 0x980070;
+    case Kind::wgmmasplit:  // wgmma's params, splits
+      return 0x180870;
   }
   return 0;
 }
@@ -361,7 +376,8 @@ constexpr int required_bits(Kind kind) {
 
 // Parses a canonical config string (params in any order). Returns valid == false for unknown
 // names, values that are not non-negative integers, missing or foreign params of the kind, and a
-// warpsplit or mmasplit config of one split, and a wgmmamc config of one block a cluster.
+// warpsplit, mmasplit or wgmmasplit config of one split, and a wgmmamc config of one block a
+// cluster.
 constexpr GemmConfig parse_gemm_config(std::string_view text) {
   GemmConfig g;
   int seen = 0;
@@ -370,8 +386,9 @@ constexpr GemmConfig parse_gemm_config(std::string_view text) {
         return config_detail::assign(g, name, value, seen);
       });
   if (!parsed || seen != config_detail::required_bits(g.kind)) return GemmConfig{};
-  if (g.kind == Kind::warpsplit && g.blocked.splits < 2) return GemmConfig{};  // that is warp
-  if (g.kind == Kind::mmasplit && g.blocked.splits < 2) return GemmConfig{};   // that is mma
+  if (g.kind == Kind::warpsplit && g.blocked.splits < 2) return GemmConfig{};   // that is warp
+  if (g.kind == Kind::mmasplit && g.blocked.splits < 2) return GemmConfig{};    // that is mma
+  if (g.kind == Kind::wgmmasplit && g.blocked.splits < 2) return GemmConfig{};  // that is wgmma
   if (g.kind == Kind::tiled) g.blocked.splits = 1;
   if (g.kind == Kind::wgmmapp) g.blocked.pp = 1;
   if (g.kind == Kind::wgmmamc && g.blocked.cl < 2) return GemmConfig{};  // that is wgmma
@@ -413,6 +430,8 @@ constexpr const char* kind_name(Kind kind) {
       return "wgmmats";
     case Kind::wgmmacs:
       return "wgmmacs";
+    case Kind::wgmmasplit:
+      return "wgmmasplit";
   }
   return "?";
 }

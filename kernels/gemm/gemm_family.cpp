@@ -243,6 +243,20 @@ std::vector<SpaceKind> gemm_kinds() {
       // _mccs): 16-byte stores, a warp's covering 4 whole 128-byte column pieces, and the copy
       // engine left to the loads; the same 12 configs. Appended after wgmmats.
       {"wgmmacs", wgmma_staged_params(), wgmma_violation},
+      // The cooperative kernel over (tile, K slice) work units (ktune_gemm_wgmma_sk): each unit
+      // multiplies its slice of K and stores raw FP32 sums to the workspace, and the split-K
+      // reduction forms C. For the decode / prefill shapes whose few output tiles leave most of
+      // the 132 SMs idle while k is deep (bf16 TN 2048 x 128 x 8192: 16 tiles of 128 x 128): the
+      // cooperative tiles of 64 to 128 accumulators a thread, 4 or 6 stages within 227 KiB,
+      // groups of 8 block rows, 2 to 16 slices; 28 configs. Appended after wgmmacs.
+      {"wgmmasplit",
+       {{"bm", V{"128", "256"}},
+        {"bn", V{"64", "128", "256"}},
+        {"bk", V{"64"}},
+        {"st", V{"4", "6"}},
+        {"gr", V{"8"}},
+        {"splits", V{"2", "4", "8", "16"}}},
+       wgmma_violation},
   };
 }
 

@@ -33,11 +33,12 @@ TEST(Space, GemmHasTheSeedPapers640ConfigsThenTheNewKinds) {
   EXPECT_EQ(per_kind["mma"], 72u);        // 18 block x warp tiles of 4 or 8 warps x 2 bk x 2 stages
   EXPECT_EQ(per_kind["wgmma"], 24u);     // 5 block tiles x stages within 227 KiB x 2 rasterizations
   EXPECT_EQ(per_kind["mmasplit"], 42u);  // 3 block tiles of 4 or 8 warps x 2 bk x 7 slice counts
-  EXPECT_EQ(per_kind["wgmmatf32"], 24u);  // the wgmma kind's tiles, stages and rasterizations
-  EXPECT_EQ(per_kind["wgmmapp"], 16u);    // 3 warpgroup tiles x stages within 227 KiB x 2 gr
-  EXPECT_EQ(per_kind["wgmmamc"], 14u);    // 3 block tiles of N >= 128 x stages x 2 gr, cl 2
-  EXPECT_EQ(per_kind["wgmmats"], 12u);    // 3 block tiles of N >= 128, 4 stages x 2 gr x cl 1, 2
-  EXPECT_EQ(per_kind["wgmmacs"], 12u);    // wgmmats's configs
+  EXPECT_EQ(per_kind["wgmmatf32"], 24u);   // the wgmma kind's tiles, stages and rasterizations
+  EXPECT_EQ(per_kind["wgmmapp"], 16u);     // 3 warpgroup tiles x stages within 227 KiB x 2 gr
+  EXPECT_EQ(per_kind["wgmmamc"], 14u);     // 3 block tiles of N >= 128 x stages x 2 gr, cl 2
+  EXPECT_EQ(per_kind["wgmmats"], 12u);     // 3 block tiles of N >= 128, 4 stages x 2 gr x cl 1, 2
+  EXPECT_EQ(per_kind["wgmmacs"], 12u);     // wgmmats's configs
+  EXPECT_EQ(per_kind["wgmmasplit"], 28u);  // 7 block tiles x stages within 227 KiB x 4 splits
   EXPECT_EQ(names.size(), configs.size());
 }
 
@@ -69,7 +70,12 @@ TEST(Space, GemmKindOffsetsNeverMove) {
             2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24);
   EXPECT_EQ(s.parse("kind=wgmmacs;bm=128;bn=128;bk=64;st=4;gr=1;cl=1").id,
             2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16);
-  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16 + 16);
+  EXPECT_EQ(s.parse("kind=wgmmasplit;bm=128;bn=64;bk=64;st=4;gr=8;splits=2").id,
+            2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16 + 16);
+  // Mixed radix, first param most significant: bm 256 (x 24), bn 128 (x 8), st 4, splits 16.
+  EXPECT_EQ(s.parse("kind=wgmmasplit;bm=256;bn=128;bk=64;st=4;gr=8;splits=16").id,
+            2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16 + 16 + 35);
+  EXPECT_EQ(s.product_size(), 2344 + 288 + 192 + 144 + 36 + 56 + 36 + 24 + 24 + 16 + 16 + 48);
 }
 
 TEST(Space, ConfigListsSelectWholeKinds) {

@@ -11,7 +11,12 @@
 // by TMA from shared memory, one block or clusters) likewise with C on TMA's 16-byte grid (ldc a
 // multiple of 4: the TMA store, clipped at the M and N edges) and off it (the plain epilogue it
 // falls back to), and with beta != 0 (likewise); the `wgmmacs` kind (the same staging stored by
-// the consumer threads in 16-byte pieces) likewise. The bound itself is tested
+// the consumer threads in 16-byte pieces) likewise. The `wgmmasplit` kind (the cooperative kernel
+// over (tile, K slice) units, FP32 partial sums in a NaN-poisoned workspace, then the split-K
+// reduction into FP32 or 16-bit C): every config x transposes x bf16 / fp16 x both C types on
+// whole tiles, ragged batched shapes (k of exactly `splits` K tiles, the last partial, so k <
+// splits * bk), more units than SMs, alpha / beta; its refusals (empty slices, no workspace,
+// other precisions, misalignment). The bound itself is tested
 // with planted errors in tests/core/test_gemm_precision.cpp.
 // The compile checks need NVRTC only; the rest an sm_90 device.
 #include <gtest/gtest.h>
@@ -27,6 +32,7 @@
 #include "kernels/gemm/cuda/gemm_wgmma_launch.hpp"
 #include "kernels/gemm/gemm_family.hpp"
 #include "ktune/bench.hpp"
+#include "ktune/cubin_info.hpp"
 #include "ktune/cuda/cuda_device.hpp"
 #include "ktune/family.hpp"
 #include "tests/gpu/gemm_kernel_fixture.hpp"
@@ -61,11 +67,19 @@ std::vector<BlockedParams> wgmma_cs_space() {
 std::vector<BlockedParams> wgmma_tf32_space() {
   return ktune::test::gemm_kind_configs("kind:wgmmatf32");
 }
+std::vector<BlockedParams> wgmma_split_space() {
+  return ktune::test::gemm_kind_configs("kind:wgmmasplit");
+}
 
 NvrtcRequest wgmma_request(const BlockedParams& p, Precision precision, bool ta, bool tb,
                            bool c16 = false) {
   return ktune::test::kernel_request(
       "gemm_wgmma.cuh", gcuda::wgmma_name_expression(p, precision, ta, tb, c16), "sm_90a");
+}
+// The split-K reduction into q's 16-bit type, compiled with the wgmma kernels (as the sweep does).
+NvrtcRequest reduce16_request(Precision q) {
+  return ktune::test::kernel_request("gemm_wgmma.cuh", gcuda::splitk_reduce16_name_expression(q),
+                                     "sm_90a");
 }
 NvrtcRequest pack_request(bool k_contiguous) {
   return ktune::test::kernel_request("gemm_wgmma.cuh",
@@ -283,6 +297,82 @@ TEST(WgmmaCsGemmHost, ConfigTextNameExpressionAndSharedMemory) {
   expect_serves_16bit_only(gemm::Kind::wgmmacs);
 }
 
+TEST(WgmmaSplitGemmHost, ConfigTextNameExpressionAndRefusals) {
+  const std::string text = "kind=wgmmasplit;bm=128;bn=128;bk=64;st=4;gr=8;splits=8";
+  const gemm::GemmConfig g = gemm::parse_gemm_config(text);
+  ASSERT_TRUE(g.valid) << text;
+  EXPECT_EQ(std::string(gemm::kind_name(g.kind)), "wgmmasplit");
+  EXPECT_TRUE(gemm::runs_wgmma_kernel(g.kind));
+  EXPECT_FALSE(gemm::runs_mma_kernel(g.kind));
+  EXPECT_EQ(g.blocked.splits, 8);
+  EXPECT_EQ(g.blocked.pp, 0);
+  EXPECT_EQ(g.blocked.cl, 1);
+  EXPECT_EQ(g.blocked.ts, 0);
+  // One instantiation for FP32 and 16-bit C: it stores FP32 partial sums.
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::bf16, true, false),
+            "ktune_gemm_wgmma_sk<128,128,4,8,2,1,0>");
+  EXPECT_EQ(gcuda::wgmma_name_expression(g.blocked, Precision::fp16, false, true, /*c16=*/true),
+            "ktune_gemm_wgmma_sk<128,128,4,8,3,0,1>");
+  EXPECT_EQ(gemm::wgmma_smem_bytes(g.blocked), 4 * 256 * 128 + 64 + 1024);
+  // One slice is the wgmma kind; splits belongs to wgmmasplit only (and is required there).
+  EXPECT_FALSE(
+      gemm::parse_gemm_config("kind=wgmmasplit;bm=128;bn=128;bk=64;st=4;gr=8;splits=1").valid);
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmmasplit;bm=128;bn=128;bk=64;st=4;gr=8").valid);
+  EXPECT_FALSE(gemm::parse_gemm_config("kind=wgmma;bm=128;bn=128;bk=64;st=4;gr=8;splits=2").valid);
+  EXPECT_FALSE(
+      gemm::parse_gemm_config("kind=wgmmasplit;bm=128;bn=128;bk=64;st=4;gr=8;splits=2;cl=2").valid);
+  expect_serves_16bit_only(gemm::Kind::wgmmasplit);
+  EXPECT_TRUE(gemm::kind_serves_c16(gemm::Kind::wgmmasplit));
+  const auto space = wgmma_split_space();
+  EXPECT_EQ(space.size(), 28u);
+  std::map<int, int> per_splits;
+  for (const BlockedParams& p : space) {
+    EXPECT_TRUE(gcuda::wgmma_supported_params(p));
+    EXPECT_EQ(p.bk, 64);
+    EXPECT_LE(p.bm * p.bn, 128 * 256);
+    EXPECT_LE(gemm::wgmma_smem_bytes(p), 227 * 1024);
+    ++per_splits[p.splits];
+  }
+  EXPECT_EQ(per_splits, (std::map<int, int>{{2, 7}, {4, 7}, {8, 7}, {16, 7}}));
+  // Slices of the ping-pong, cluster or staged kernels, or in tf32, are outside the template.
+  for (auto edit : {+[](BlockedParams& q) { q.pp = 1; }, +[](BlockedParams& q) { q.cl = 2; },
+                    +[](BlockedParams& q) { q.ts = 1; }, +[](BlockedParams& q) { q.bk = 32; }}) {
+    BlockedParams other = g.blocked;
+    edit(other);
+    EXPECT_FALSE(gcuda::wgmma_supported_params(other));
+  }
+  // Refusals made before any CUDA call (no GPU needed): a null kernel is the last of them.
+  alignas(16) static unsigned short operand[8];
+  alignas(16) static float partial[4];
+  const void* reduce = partial;  // any non-null pointer: never launched here
+  const gcuda::WgmmaSplitK split{reduce, partial};
+  auto launch = [&](const BlockedParams& p, Precision q, long long m, long long n, long long k,
+                    const gcuda::WgmmaSplitK& with, bool c16 = false) {
+    const long long ldb = (k + 7) / 8 * 8;  // on TMA's 16-byte grid
+    return gcuda::launch_wgmma(nullptr, 227 * 1024, p, q, false, false, m, n, k, 1, 1.0f, operand,
+                               m, 0, operand, ldb, 0, 0.0f, partial, m, 0, nullptr, {}, c16, with);
+  };
+  auto expect_refused = [](const gcuda::TiledLaunch& r, const std::string& why) {
+    EXPECT_TRUE(r.refused) << why;
+    EXPECT_NE(r.message.find(why), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("ktune_gemm_wgmma_sk<"), std::string::npos) << r.message;
+  };
+  expect_refused(launch(g.blocked, Precision::tf32, 64, 64, 4096, split),
+                 "the split-K kernel computes bf16 and fp16");
+  expect_refused(launch(g.blocked, Precision::tf32, 64, 64, 4096, split, true), "16-bit C");
+  expect_refused(launch(g.blocked, Precision::fp32, 64, 64, 4096, split), "computes tf32");
+  // 7 K tiles for 8 slices (k = 448 would be 7 too; 449 is 8, the last of one element).
+  expect_refused(launch(g.blocked, Precision::bf16, 64, 64, 448, split), "leave some empty");
+  expect_refused(launch(g.blocked, Precision::bf16, 64, 64, 100, split), "leave some empty");
+  expect_refused(launch(g.blocked, Precision::bf16, 64, 64, 449, {}), "workspace");
+  expect_refused(launch(g.blocked, Precision::bf16, 64, 64, 449, {nullptr, partial}), "workspace");
+  expect_refused(launch(g.blocked, Precision::bf16, 8192, 8192, 4096, split), "1024 MiB");
+  expect_refused(launch(g.blocked, Precision::fp16, 64, 64, 449, {reduce, partial + 1}),
+                 "16-byte aligned");
+  expect_refused(launch(g.blocked, Precision::bf16, 64, 64, 449, split), "no kernel");
+  expect_refused(launch(g.blocked, Precision::fp16, 64, 64, 449, split, true), "no kernel");
+}
+
 // NVRTC only: every tf32 config and both copy kernels compile for sm_90a.
 TEST(WgmmaTf32GemmNvrtc, EveryConfigAndTheCopyKernelsCompileForSm90a) {
   ktune::test::ScopedCacheDir cache("wgmma-tf32-all");
@@ -323,6 +413,35 @@ TEST(WgmmaGemmNvrtc, EverySixteenBitCConfigCompilesForSm90a) {
     requests.push_back(wgmma_request(configs[i], kPrecisions[i % 2], (i >> 1) & 1, (i >> 2) & 1,
                                      /*c16=*/true));
   ktune::test::expect_all_compile(requests);
+}
+
+// NVRTC only: every split-K config compiles for sm_90a (the precision and transpose pair cycling
+// over the configs; one instantiation serves both C types), with the 16-bit-C reductions the
+// sweep compiles beside them; and each keeps the registers of the unsplit cooperative kernel of
+// its tile and stages (ptxas caps both at 168 for 384 threads: a rise would be a spill risk
+// nothing else in CI sees; nvcc 13 reports no spills for either).
+TEST(WgmmaSplitGemmNvrtc, EveryConfigCompilesForSm90aWithTheUnsplitKernelsRegisters) {
+  ktune::test::ScopedCacheDir cache("wgmma-split-all");
+  const auto configs = wgmma_split_space();
+  std::vector<NvrtcRequest> requests = {reduce16_request(Precision::bf16),
+                                        reduce16_request(Precision::fp16)};
+  for (size_t i = 0; i < configs.size(); ++i) {
+    BlockedParams unsplit = configs[i];
+    unsplit.splits = 1;
+    for (const BlockedParams& p : {configs[i], unsplit})
+      requests.push_back(wgmma_request(p, kPrecisions[i % 2], (i >> 1) & 1, (i >> 2) & 1));
+  }
+  const auto images = ktune::test::expect_all_compile(requests);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const auto& split = images[2 + 2 * i];
+    const auto& unsplit = images[3 + 2 * i];
+    if (split.cubin.empty() || unsplit.cubin.empty()) continue;  // reported above
+    EXPECT_NE(split.lowered_name.find("ktune_gemm_wgmma_sk"), std::string::npos);
+    const int registers = ktune::cubin_register_count(split.cubin, split.lowered_name);
+    const int base = ktune::cubin_register_count(unsplit.cubin, unsplit.lowered_name);
+    EXPECT_LE(registers, base) << requests[2 + 2 * i].name_expression;
+    EXPECT_LE(registers, 168) << requests[2 + 2 * i].name_expression;
+  }
 }
 
 class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
@@ -443,6 +562,76 @@ class WgmmaGemmTest : public ktune::test::TensorCoreGemmTest {
                        "cudaMemcpy(C back)");
     const std::vector<float> out = gemm::from_input_bits(bits, q);
     return {gemm::relative_error(s, out.data(), ref), ""};
+  }
+
+  // Split-K (kind wgmmasplit): C = alpha*op(A)*op(B) + beta*C0 in FP32 C or (c16) C in q's
+  // 16-bit type (C0 rounded to it; NaN when beta == 0), the partial sums' workspace
+  // NaN-poisoned (a slice the kernel fails to write shows as NaN in C), the reduction for C's
+  // type; workspace_floats < 0: what the launch needs (tiled_workspace_floats).
+  Result run_split(const BlockedParams& p, Precision q, const Shape& s, float alpha, float beta,
+                   uint64_t seed, bool c16, long long workspace_floats = -1) {
+    ktune::test::GemmInputs in = ktune::test::gemm_inputs(s, beta, seed, 0);
+    if (c16)
+      for (float& x : in.c) x = gemm::round_input(x, q);
+    // The reference depends on q only through 16-bit C0 (read when beta != 0).
+    const std::string c0 = c16 && beta != 0 ? std::to_string(int(q)) : "-";
+    const std::string key = "split," + c0 + "," + std::to_string(s.m) + "," + std::to_string(s.n) +
+                            "," + std::to_string(s.k) + "," + std::to_string(s.batch) + "," +
+                            std::to_string(s.transa) + std::to_string(s.transb) + "," +
+                            std::to_string(s.lda) + "," + std::to_string(s.ldb) + "," +
+                            std::to_string(s.ldc) + "," + std::to_string(seed) + "," +
+                            std::to_string(alpha) + "," + std::to_string(beta);
+    auto& ref = references_[key];
+    if (ref.empty())
+      ref = gemm::reference_gemm(s, in.a.data(), in.b.data(), alpha, beta, in.c.data());
+    auto a = upload_bits(gemm::to_input_bits(in.a, q), "A");
+    auto b = upload_bits(gemm::to_input_bits(in.b, q), "B");
+    ktune::cuda::DeviceBuffer<float> c32(c16 ? 1 : in.c.size(), "C");
+    ktune::cuda::DeviceBuffer<uint16_t> c16_out(c16 ? in.c.size() : 1, "16-bit C");
+    if (c16) {
+      c16_out = upload_bits(gemm::to_input_bits(in.c, q), "16-bit C");
+    } else {
+      c32 = ktune::test::upload(in.c, "C");
+    }
+    const long long need = (long long)gcuda::tiled_workspace_floats(p, s.m, s.n, s.batch);
+    const long long floats = workspace_floats < 0 ? need : workspace_floats;
+    ktune::cuda::DeviceBuffer<float> workspace(size_t(floats > 0 ? floats : 1), "workspace");
+    ktune::cuda::check(cudaMemset(workspace.data(), 0xFF, workspace.bytes()),
+                       "cudaMemset(poison workspace)");
+    const void* reduce = c16 ? kernels_.get(reduce16_request(q)).function()
+                             : kernels_.get(ktune::test::splitk_reduce_request(arch_)).function();
+    const gcuda::WgmmaSplitK split{reduce, floats > 0 ? workspace.data() : nullptr};
+    void* c = c16 ? static_cast<void*>(c16_out.data()) : static_cast<void*>(c32.data());
+    const auto& k = kernel(p, q, s.transa, s.transb, c16);
+    const auto launch =
+        gcuda::launch_wgmma(k.function(), max_shared_, p, q, s.transa, s.transb, s.m, s.n, s.k,
+                            s.batch, alpha, a.data(), s.lda, s.stride_a(), b.data(), s.ldb,
+                            s.stride_b(), beta, c, s.ldc, s.stride_c(), nullptr, {}, c16, split);
+    EXPECT_EQ(launch.error, cudaSuccess) << launch.message;
+    if (launch.refused) return {-1, launch.message};
+    ktune::cuda::check(cudaDeviceSynchronize(),
+                       "cudaDeviceSynchronize(" +
+                           wgmma_request(p, q, s.transa, s.transb).name_expression +
+                           " splits=" + std::to_string(p.splits) + ")");
+    std::vector<float> out;
+    if (c16) {
+      std::vector<uint16_t> bits(in.c.size());
+      ktune::cuda::check(
+          cudaMemcpy(bits.data(), c16_out.data(), c16_out.bytes(), cudaMemcpyDeviceToHost),
+          "cudaMemcpy(C back)");
+      out = gemm::from_input_bits(bits, q);
+    } else {
+      out = ktune::test::download(c32);
+    }
+    return {gemm::relative_error(s, out.data(), ref), ""};
+  }
+
+  // Compiles the split-K kernels of configs (one per transpose pair and precision: both C types
+  // share it) and the reductions.
+  void prepare_split(const std::vector<BlockedParams>& configs) {
+    prepare(configs, kPrecisions);
+    precompile({reduce16_request(Precision::bf16), reduce16_request(Precision::fp16),
+                ktune::test::splitk_reduce_request(arch_)});
   }
 
   // Compiles the tf32 instantiations of configs and the copy kernels (distinct requests only).
@@ -719,6 +908,93 @@ TEST_F(WgmmaGemmTest, Tf32RefusesAShortWorkspaceAndForeignKTiles) {
                                         64, 0, nothing, 64, 0, 0.0f, nothing, 64, 0, nullptr);
   EXPECT_TRUE(tf32.refused);
   EXPECT_NE(tf32.message.find("K tile"), std::string::npos) << tf32.message;
+}
+
+// Split-K: every config x transposes x bf16 / fp16 x FP32 and 16-bit C on
+// - whole tiles (256 x 256, k of 16 K tiles: 1 to 8 tiles a slice), alpha 1, beta 0;
+// - a ragged batched shape (partial M and N tiles, padded leading dimensions, odd ldc) whose k is
+//   exactly `splits` K tiles with the last one partial (k = 64 * splits - 24 < splits * bk: one
+//   tile a slice, the last slice's zero-filled by TMA), alpha and beta (C read);
+// - k of 17 K tiles, not a multiple of the slices, the last partial (slices of 1 to 9 tiles
+//   differing by one), 8 batches of 300 x 260: more units than an H100 / H200 has SMs (132), so
+//   blocks take several units of different slices and the stage ring wraps across them;
+// C NaN-poisoned when beta == 0, the workspace NaN-poisoned, the float64 reference, the
+// precision's bound (16-bit C: with its rounding at the store).
+TEST_F(WgmmaGemmTest, SplitKEveryConfigTransposePrecisionAndCTypeMatchesTheReference) {
+  const auto configs = wgmma_split_space();
+  prepare_split(configs);
+  int ran = 0;
+  for (const BlockedParams& p : configs) {
+    for (Precision q : kPrecisions) {
+      for (int t = 0; t < 4; ++t) {
+        const bool ta = t & 1, tb = t & 2;
+        struct Case {
+          Shape s;
+          float alpha, beta;
+        };
+        for (const Case& c :
+             {Case{make_shape(ta, tb, 256, 256, 1024, 1), 1.0f, 0.0f},
+              Case{aligned_shape(ta, tb, 77, 45, 64 * p.splits - 24, 2), 0.75f, -0.5f},
+              Case{aligned_shape(ta, tb, 300, 260, 17 * 64 - 5, 8), 1.0f, 0.0f}}) {
+          for (bool c16 : {false, true}) {
+            const Shape& s = c.s;
+            const Result r = run_split(p, q, s, c.alpha, c.beta, 31u + unsigned(t), c16);
+            const std::string what = wgmma_request(p, q, ta, tb).name_expression +
+                                     " splits=" + std::to_string(p.splits) + (c16 ? " c16" : "") +
+                                     " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
+                                     " k=" + std::to_string(s.k);
+            EXPECT_GE(r.error, 0) << what << ": refused: " << r.message;
+            if (r.error < 0) continue;
+            ++ran;
+            EXPECT_LE(r.error,
+                      c16 ? gemm::error_bound_16bit_output(s.k, q) : gemm::error_bound(s.k, q))
+                << what;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ran, int(configs.size()) * 2 * 4 * 3 * 2);
+}
+
+// Split-K refusals on the device: k with fewer K tiles than slices (k < 64 * (splits - 1)),
+// a workspace or reduction missing, leading dimensions and bases off TMA's 16-byte grid, and the
+// precisions the kernel does not compute; nothing is written (C keeps its values).
+TEST_F(WgmmaGemmTest, SplitKRefusesEmptySlicesMissingWorkspaceMisalignmentAndOtherPrecisions) {
+  const auto configs = wgmma_split_space();
+  const std::vector<BlockedParams> sample = {configs.front(), configs[configs.size() / 2],
+                                             configs.back()};
+  prepare_split(sample);
+  for (const BlockedParams& p : sample) {
+    const std::string what = wgmma_request(p, Precision::bf16, false, false).name_expression +
+                             " splits=" + std::to_string(p.splits);
+    const Result empty =
+        run_split(p, Precision::bf16, aligned_shape(false, false, 64, 64, 64 * (p.splits - 1), 1),
+                  1.0f, 0.0f, 3u, false);
+    EXPECT_LT(empty.error, 0) << what;
+    EXPECT_NE(empty.message.find("empty"), std::string::npos) << empty.message;
+    const Result none = run_split(p, Precision::fp16, aligned_shape(true, false, 64, 64, 2048, 1),
+                                  1.0f, 0.0f, 3u, true, /*workspace_floats=*/0);
+    EXPECT_LT(none.error, 0) << what;
+    EXPECT_NE(none.message.find("workspace"), std::string::npos) << none.message;
+    const Result odd_ld =
+        run_split(p, Precision::bf16, make_shape(false, false, 77, 45, 2048, 1, 1), 1, 0, 3, false);
+    EXPECT_LT(odd_ld.error, 0) << what;
+    EXPECT_NE(odd_ld.message.find("16-byte"), std::string::npos) << odd_ld.message;
+    // And the same config serves the same shapes once k has a K tile a slice (sanity).
+    const Result ok = run_split(
+        p, Precision::bf16, aligned_shape(false, false, 64, 64, 64 * p.splits, 1), 1, 0, 3, false);
+    EXPECT_GE(ok.error, 0) << what << ": " << ok.message;
+    EXPECT_LE(ok.error, gemm::error_bound(64 * p.splits, Precision::bf16)) << what;
+    const auto& k = kernel(p, Precision::bf16, false, false);
+    float* none_ptr = nullptr;
+    for (Precision q : {Precision::fp32, Precision::tf32}) {
+      const auto r = gcuda::launch_wgmma(k.function(), max_shared_, p, q, false, false, 64, 64,
+                                         2048, 1, 1.0f, none_ptr, 64, 0, none_ptr, 2048, 0, 0.0f,
+                                         none_ptr, 64, 0, nullptr, {}, false, {});
+      EXPECT_TRUE(r.refused) << what;
+    }
+  }
 }
 
 }  // namespace

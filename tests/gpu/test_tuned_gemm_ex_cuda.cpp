@@ -77,9 +77,9 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
 }
 
 // The selectors of 16-bit C (NAMED_SELECTORS bf16_c16 / fp16_c16) where the library ships them:
-// K <= 16 configs of the kinds that store 16-bit C (mma, mmasplit, wgmma, wgmmapp, wgmmamc) or
-// vendor calls, and a pick in range; where it ships none, 16-bit C gets the precision's selector
-// (the same object).
+// K <= 16 configs of the kinds that store 16-bit C (mma, mmasplit, wgmma, wgmmapp, wgmmamc,
+// wgmmasplit) or vendor calls, and a pick in range; where it ships none, 16-bit C gets the
+// precision's selector (the same object).
 TEST(TunedGemmEx, SixteenBitCSelectorsShipKindsThatStoreIt) {
   for (GemmPrecision q : {GemmPrecision::bf16, GemmPrecision::fp16}) {
     const auto out = q == GemmPrecision::bf16 ? ktune::GemmOutput::bf16 : ktune::GemmOutput::fp16;
@@ -90,7 +90,7 @@ TEST(TunedGemmEx, SixteenBitCSelectorsShipKindsThatStoreIt) {
     for (int i = 0; i < info.num_configs; ++i) {
       const std::string config = info.configs[i];
       bool stores = config.rfind("vendor=cublas", 0) == 0;
-      for (const char* kind : {"mma", "mmasplit", "wgmma", "wgmmapp", "wgmmamc"})
+      for (const char* kind : {"mma", "mmasplit", "wgmma", "wgmmapp", "wgmmamc", "wgmmasplit"})
         stores = stores || config.rfind(std::string("kind=") + kind + ";", 0) == 0;
       EXPECT_TRUE(stores) << config;
     }

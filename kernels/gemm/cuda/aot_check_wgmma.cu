@@ -65,3 +65,16 @@ template __global__ void ktune_wgmma_pack_tf32<0>(const float*, long long, long 
                                                   long long, long long, float*, long long);
 template __global__ void ktune_wgmma_pack_tf32<1>(const float*, long long, long long, long long,
                                                   long long, long long, float*, long long);
+// Split-K (kind wgmmasplit): every tile shape, both precisions, every transpose pair (no C16:
+// the kernel stores FP32 partial sums for either C type; the reductions after it are
+// aot_check.cu's).
+#define KTUNE_INSTANTIATE_WGMMA_SK(BM, BN, ST, GR, PREC, TA, TB)                           \
+  template __global__ void ktune_gemm_wgmma_sk<BM, BN, ST, GR, PREC, TA, TB>(              \
+      const __grid_constant__ KtuneTmaMap, const __grid_constant__ KtuneTmaMap, long long, \
+      long long, long long, long long, int, float*);
+KTUNE_INSTANTIATE_WGMMA_SK(128, 64, 6, 8, 2, 0, 0)   // bf16, A MN-major
+KTUNE_INSTANTIATE_WGMMA_SK(128, 128, 4, 8, 2, 1, 0)  // bf16, both K-major
+KTUNE_INSTANTIATE_WGMMA_SK(128, 128, 6, 8, 3, 0, 1)  // fp16, both MN-major
+KTUNE_INSTANTIATE_WGMMA_SK(128, 256, 4, 8, 3, 1, 1)  // fp16, B MN-major
+KTUNE_INSTANTIATE_WGMMA_SK(256, 64, 4, 8, 3, 1, 0)
+KTUNE_INSTANTIATE_WGMMA_SK(256, 128, 4, 8, 2, 0, 1)

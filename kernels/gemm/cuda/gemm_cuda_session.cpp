@@ -382,7 +382,9 @@ class CudaGemmSession final : public ProblemSession {
 
   // The wgmma kinds: like mma, compiled per precision, transposes and C type when the first one
   // runs; devices other than sm_90 refuse them without compiling (wgmma is sm_90a only). tf32
-  // adds the K-major copies of its operands (their kernels and workspace), inside the timed call.
+  // adds the K-major copies of its operands (their kernels and workspace), inside the timed call;
+  // split-K (wgmmasplit) the workspace and the reduction as mmasplit (16-bit C: the one compiled
+  // with the wgmma kernels).
   Outcome run_wgmma(const BlockedParams& p, const TimingPolicy& policy, const std::string& what) {
     if (context_.device.arch() != "sm_90")
       return refused_outcome(what + ": wgmma needs an sm_90 device, this one is " +
@@ -393,8 +395,12 @@ class CudaGemmSession final : public ProblemSession {
     if (!wgmma_prepared_) {
       std::vector<std::string> names;
       // 16-bit C: not the staged kinds (wgmmats / wgmmacs), which run() refuses (kind_serves_c16).
-      for (const BlockedParams& q : context_.wgmma_configs)
+      bool split = false;
+      for (const BlockedParams& q : context_.wgmma_configs) {
         if (!shape_.c16 || q.ts == 0) names.push_back(name(q));
+        split = split || q.splits > 1;
+      }
+      if (split && shape_.c16) names.push_back(splitk_reduce16_name_expression(shape_.precision));
       if (shape_.precision == Precision::tf32)
         for (bool k_contiguous : {false, true})
           names.push_back(wgmma_pack_name_expression(k_contiguous));
@@ -416,13 +422,24 @@ class CudaGemmSession final : public ProblemSession {
         pack.workspace_floats = floats;
       }
     }
+    WgmmaSplitK split;
+    if (p.splits > 1) {
+      split.reduce =
+          shape_.c16
+              ? context_.wgmma.get(splitk_reduce16_name_expression(shape_.precision)).function()
+              : context_.tiled.reduce().function();
+      // Over the launcher's limit: no workspace, and the launch says why it refuses.
+      const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
+      if (floats <= size_t(kMmaMaxWorkspaceFloats)) split.workspace = this->workspace(floats);
+    }
     return measure(
         [&](int copy) -> LaunchResult {
-          const TiledLaunch launch = launch_wgmma(
-              kernel.function(), context_.tiled.max_shared_bytes(), p, shape_.precision,
-              shape_.transa, shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f,
-              a(copy), shape_.lda, shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f,
-              c(copy), shape_.ldc, shape_.stride_c(), context_.device.stream(), pack, shape_.c16);
+          const TiledLaunch launch =
+              launch_wgmma(kernel.function(), context_.tiled.max_shared_bytes(), p,
+                           shape_.precision, shape_.transa, shape_.transb, shape_.m, shape_.n,
+                           shape_.k, shape_.batch, 1.0f, a(copy), shape_.lda, shape_.stride_a(),
+                           b(copy), shape_.ldb, shape_.stride_b(), 0.0f, c(copy), shape_.ldc,
+                           shape_.stride_c(), context_.device.stream(), pack, shape_.c16, split);
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};

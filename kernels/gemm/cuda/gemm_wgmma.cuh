@@ -45,6 +45,18 @@
 // its own B tile. The two blocks walk the same units in lockstep (an odd N tile count leaves the
 // second block of the edge cluster past the edge: it copies and multiplies but stores nothing).
 //
+// Split-K (kind wgmmasplit, ktune_gemm_wgmma_sk; SK = 1 of the cooperative body, one block, no
+// staging): the work units are (tile, K slice) pairs, slice-major (unit u is slice u / tiles of
+// tile u % tiles, the tiles in the order above), so that the blocks running at once share one
+// slice of the operands in L2. Slice s of `splits` takes the K tiles [s * kt / splits,
+// (s + 1) * kt / splits) of the kt = ceil(k / 64): sizes differ by one tile at most, and only
+// kt < splits leaves a slice empty (the launcher refuses that; the kernel would store its zeros).
+// The producer copies a unit's K tiles by coordinates (the last slice's last tile partial: TMA's
+// zero fill), the consumers multiply them and store the raw FP32 sums (no alpha, beta) to the
+// unit's packed m x n slice of the workspace, slice b * splits + s of batch b, which the split-K
+// reduction (ktune_gemm_splitk_reduce, or ktune_gemm_splitk_reduce16 for 16-bit C) then sums into
+// C = alpha * sum + beta * C.
+//
 // Edges: the tensor maps' bounds (m, n, k, batch) make TMA fill out-of-range elements with zeros,
 // so partial M / N / K tiles multiply zeros; the epilogue stores only in-range elements.
 // Leading dimensions, batch strides and base pointers must be multiples of 16 bytes (TMA): the
@@ -116,6 +128,23 @@ __device__ __forceinline__ void ktune_wg_unit_tile(long long u, long long tiles_
   tn = group * CL + int(rank);
 }
 
+// Unit u's tile (its index among a slice's `per_slice` units, the return value) and its K tiles
+// [first, first + count) of the k_tiles (SK = 0: the whole of K, the unit is the tile; SK = 1:
+// slice u / per_slice of `splits`, see the header comment).
+template <int SK>
+__device__ __forceinline__ long long ktune_wg_unit_slice(long long u, long long per_slice,
+                                                         int splits, int k_tiles, int& slice,
+                                                         int& first, int& count) {
+  if (!SK) {
+    slice = 0, first = 0, count = k_tiles;
+    return u;
+  }
+  slice = int(u / per_slice);
+  first = int((long long)slice * k_tiles / splits);
+  count = int((long long)(slice + 1) * k_tiles / splits) - first;
+  return u - (long long)slice * per_slice;
+}
+
 // The next ring item's stage and phase parity (no division in the K loops: ST need not be a
 // power of two).
 template <int ST>
@@ -130,22 +159,26 @@ __device__ __forceinline__ void ktune_wg_next(unsigned& stage, unsigned& phase) 
 // into the ring (item `it` in stage it % ST, phase it / ST) once its stage is empty: B's tile and,
 // with CL = 1, A's; with clusters the block's 1/CL share of A's rows, multicast to every block of
 // the cluster (each block's `full` barrier then awaits the bytes of every share, and its `empty`
-// barrier the consumers of every block).
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL = 1>
+// barrier the consumers of every block). SK: units of `splits` K slices, each copying its own
+// K tiles (ktune_wg_unit_slice).
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int CL = 1, int SK = 0>
 __device__ __forceinline__ void ktune_wg_produce(const KtuneTmaMap* map_a, const KtuneTmaMap* map_b,
                                                  long long units, long long tiles_m,
                                                  long long tiles_n, int k_tiles, unsigned tiles_a,
-                                                 unsigned tiles_b, unsigned full, unsigned empty) {
+                                                 unsigned tiles_b, unsigned full, unsigned empty,
+                                                 int splits = 1) {
   typedef KtuneWgmmaSmem<BM, BN, ST> S;
   constexpr int kKt = PREC == 1 ? 32 : 64;
   constexpr int kShare = BM / CL;  // rows of A this block copies
   const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
   unsigned s = 0, phase = 0;  // the ring position of item it: stage it % ST, parity it / ST
+  const long long per_slice = SK ? units / splits : units;
   for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL) {
-    int b, tm, tn;
-    ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
+    int b, tm, tn, slice, first, count;
+    const long long t = ktune_wg_unit_slice<SK>(u, per_slice, splits, k_tiles, slice, first, count);
+    ktune_wg_unit_tile<GR, CL>(t, tiles_m, tiles_n, rank, b, tm, tn);
     if (tn >= tiles_n) tn = int(tiles_n) - 1;  // past the N edge: any tile's bytes serve
-    for (int kt = 0; kt < k_tiles; ++kt, ktune_wg_next<ST>(s, phase)) {
+    for (int kt = first; kt < first + count; ++kt, ktune_wg_next<ST>(s, phase)) {
       const unsigned bar = full + 8 * s;
       ktune_wg_bar_wait(empty + 8 * s, phase ^ 1);
       ktune_wg_bar_expect(bar, S::kA + S::kB);
@@ -365,13 +398,18 @@ __device__ __forceinline__ void ktune_wg_store_staged(const float (&acc)[MI][BN 
 // may still arrive on its barriers or multicast into its shared memory. TS (kinds wgmmats,
 // wgmmacs): the tiles are staged (ktune_wg_store_staged) when tma_c is set (the launcher sets it
 // for beta == 0 and C on TMA's 16-byte grid), else stored by ktune_wg_store; with C16 always the
-// latter (the staging is FP32).
-template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16, int CL, int TS = 0>
+// latter (the staging is FP32). SK (kind wgmmasplit): units of `splits` K slices, each stored
+// into its slice of C = the workspace, stride_c apart (the caller passes the packed m x n slices:
+// ldc m, stride_c m * n, alpha 1, beta 0).
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB, int C16, int CL, int TS = 0,
+          int SK = 0>
 __device__ __forceinline__ void ktune_wg_cooperative(
     const KtuneTmaMap* map_a, const KtuneTmaMap* map_b, long long m, long long n, long long k,
     long long batch, float alpha, float beta, void* c, long long ldc, long long stride_c,
-    const KtuneTmaMap* map_c = nullptr, int tma_c = 0) {
+    const KtuneTmaMap* map_c = nullptr, int tma_c = 0, int splits = 1) {
   static_assert(C16 == 0 || PREC != 1, "16-bit C needs 16-bit inputs");
+  static_assert(SK == 0 || (CL == 1 && TS == 0 && C16 == 0 && PREC != 1),
+                "split-K: one block, FP32 partials, 16-bit inputs");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   static_assert(BM == 128 || BM == 256, "two consumer warpgroups of 64 or 128 rows");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N of 64, 128 or 256");
@@ -395,26 +433,30 @@ __device__ __forceinline__ void ktune_wg_cooperative(
   else
     ktune_wg_cluster_sync();
   const long long tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-  const long long units = ktune_wg_units<CL>(tiles_m, tiles_n, batch);
+  const long long per_slice = ktune_wg_units<CL>(tiles_m, tiles_n, batch);
+  const long long units = SK ? per_slice * splits : per_slice;
   const int k_tiles = int((k + kKt - 1) / kKt);
 
   if (tid < 128) {  // producer warpgroup: one thread issues every copy
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0)
-      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB, CL>(map_a, map_b, units, tiles_m, tiles_n,
-                                                         k_tiles, tiles_a, tiles_b, full, empty);
+      ktune_wg_produce<BM, BN, ST, GR, PREC, TA, TB, CL, SK>(
+          map_a, map_b, units, tiles_m, tiles_n, k_tiles, tiles_a, tiles_b, full, empty, splits);
   } else {  // consumer warpgroups 1 and 2: BM / 2 rows of every tile each
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     const int cw = tid / 128 - 1, warp = (tid / 32) & 3, lane = tid & 31;
     const unsigned rank = CL == 1 ? 0u : ktune_wg_cluster_rank();
     float acc[kMi][BN / 2];
     unsigned it = 0;
-    for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL, it += k_tiles) {
-      int b, tm, tn;
-      ktune_wg_unit_tile<GR, CL>(u, tiles_m, tiles_n, rank, b, tm, tn);
+    for (long long u = blockIdx.x / CL; u < units; u += gridDim.x / CL) {
+      int b, tm, tn, slice, first, count;
+      const long long t =
+          ktune_wg_unit_slice<SK>(u, per_slice, splits, k_tiles, slice, first, count);
+      ktune_wg_unit_tile<GR, CL>(t, tiles_m, tiles_n, rank, b, tm, tn);
       ktune_wg_mainloop<kMi, BN, ST, S::kA, S::kB, PREC, TA, TB, CL>(
-          acc, cw * (BM / 2), k_tiles, it, tiles_a, tiles_b, full, empty, lane);
-      ktune_wg_drain<ST, CL>(k_tiles, it + k_tiles, empty, lane);
+          acc, cw * (BM / 2), count, it, tiles_a, tiles_b, full, empty, lane);
+      ktune_wg_drain<ST, CL>(count, it + count, empty, lane);
+      it += unsigned(count);
       // Past the N edge (tn >= tiles_n) every column is out of range: nothing is stored.
       if (kStaged && tma_c) {
         if (tn < tiles_n)
@@ -423,9 +465,11 @@ __device__ __forceinline__ void ktune_wg_cooperative(
               1 + cw, warp, lane, (tid & 127) == 0,
               static_cast<float*>(c) + (long long)b * stride_c, ldc, m, n);
       } else {
+        // Split-K: batch b's slice `slice` of the workspace.
+        const long long matrix = SK ? (long long)b * splits + slice : (long long)b;
         ktune_wg_store<kMi, BN, PREC, C16>(acc, (long long)tm * BM + cw * (BM / 2),
                                            (long long)tn * BN, m, n, alpha, beta, c,
-                                           (long long)b * stride_c, ldc, warp, lane);
+                                           matrix * stride_c, ldc, warp, lane);
       }
     }
     // The shared memory the stores read must outlive them: wait before the block exits.
@@ -478,6 +522,19 @@ KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mcts, 2, 1)
 // beta == 0 and C on the 16-byte grid).
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_cs, 1, 2)
 KTUNE_WGMMA_TS_KERNEL(ktune_gemm_wgmma_mccs, 2, 2)
+
+// Split-K (kind wgmmasplit, 16-bit inputs): the cooperative kernel over (tile, K slice) units (see
+// the header comment), grid min(units, SMs) blocks of 384 threads, the same maps and shared
+// memory; partial holds batch * splits packed m x n FP32 slices (the split-K reduction's layout).
+// No C16: the reduction kernel stores C in its type.
+template <int BM, int BN, int ST, int GR, int PREC, int TA, int TB>
+__global__ void __launch_bounds__(384, 1)
+    ktune_gemm_wgmma_sk(const __grid_constant__ KtuneTmaMap map_a,
+                        const __grid_constant__ KtuneTmaMap map_b, long long m, long long n,
+                        long long k, long long batch, int splits, float* __restrict__ partial) {
+  ktune_wg_cooperative<BM, BN, ST, GR, PREC, TA, TB, 0, 1, 0, 1>(
+      &map_a, &map_b, m, n, k, batch, 1.0f, 0.0f, partial, m, m * n, nullptr, 0, splits);
+}
 
 // Ping-pong (kind wgmmapp, 16-bit): the same producer and ring, but each consumer warpgroup owns
 // whole BM x BN tiles (BM of 64 or 128: BM / 64 m64 MMAs a K step), warpgroup 1 the block's tiles

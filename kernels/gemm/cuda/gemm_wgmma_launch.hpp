@@ -13,17 +13,22 @@
 #include "kernels/common/cuda/gemm_tiled_launch.hpp"
 #include "kernels/common/cuda/tma_encode.hpp"
 #include "kernels/common/gemm_config.hpp"
+#include "kernels/gemm/cuda/gemm_mma_launch.hpp"  // the workspace limit, the 16-bit-C reduction
 
 namespace ktune::kernels::gemm::cuda {
 
 // "ktune_gemm_wgmma<128,256,4,8,2,1,0>" (bm, bn, st, gr, prec, ta, tb), with ",1" after tb for
 // the instantiation that stores C in the input's 16-bit type (c16, bf16 / fp16 only). tf32 runs
 // the K-major instantiation (ta = 1, tb = 0) whatever the problem's transposes: the launcher
-// copies the other operands K-major first.
+// copies the other operands K-major first. Split-K (splits > 1, kind wgmmasplit):
+// "ktune_gemm_wgmma_sk<...>" of the same arguments whatever C's type (it stores FP32 partial sums;
+// the reduction kernel stores C).
 inline std::string wgmma_name_expression(const BlockedParams& p, Precision precision, bool transa,
                                          bool transb, bool c16 = false) {
   if (precision == Precision::tf32) transa = true, transb = false;
-  std::string text = p.pp                     ? "ktune_gemm_wgmma_pp<"
+  if (p.splits > 1) c16 = false;
+  std::string text = p.splits > 1             ? "ktune_gemm_wgmma_sk<"
+                     : p.pp                   ? "ktune_gemm_wgmma_pp<"
                      : p.ts == 2 && p.cl == 2 ? "ktune_gemm_wgmma_mccs<"
                      : p.ts == 2              ? "ktune_gemm_wgmma_cs<"
                      : p.ts && p.cl == 2      ? "ktune_gemm_wgmma_mcts<"
@@ -46,14 +51,15 @@ inline std::string wgmma_pack_name_expression(bool k_contiguous) {
 // elements, kinds wgmma, wgmmapp and wgmmamc; bk 32 of tf32, kind wgmmatf32); clusters (cl = 2,
 // ktune_gemm_wgmma_mc) of the cooperative kernel only, 16-bit only; the TMA-store epilogue (ts = 1,
 // ktune_gemm_wgmma_ts / _mcts) and the staged one stored by the threads (ts = 2, _cs / _mccs)
-// likewise.
+// likewise; K slices (splits >= 2, ktune_gemm_wgmma_sk) of the one-block cooperative kernel
+// without staging, 16-bit only.
 inline constexpr bool wgmma_supported_params(const BlockedParams& p) {
   const bool rows = p.pp ? (p.bm == 64 || p.bm == 128) && p.bm * p.bn <= 128 * 128
                          : (p.bm == 128 || p.bm == 256) && p.bm * p.bn <= 128 * 256;
   return rows && (p.bn == 64 || p.bn == 128 || p.bn == 256) && (p.bk == 64 || p.bk == 32) &&
          p.st >= 2 && p.gr >= 1 && p.wm == 0 && p.wn == 0 && p.tm == 0 && p.tn == 0 &&
-         p.splits == 1 && (p.pp == 0 || p.pp == 1) &&
-         (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64)) &&
+         (p.splits == 1 || (p.splits >= 2 && p.pp == 0 && p.cl == 1 && p.ts == 0 && p.bk == 64)) &&
+         (p.pp == 0 || p.pp == 1) && (p.cl == 1 || (p.cl == 2 && p.pp == 0 && p.bk == 64)) &&
          (p.ts == 0 || ((p.ts == 1 || p.ts == 2) && p.pp == 0 && p.bk == 64));
 }
 // The K tile (elements) of a precision: one 128-byte swizzle row.
@@ -93,12 +99,22 @@ struct WgmmaTf32Pack {
 
 inline constexpr int kWgmmaThreads = 384;  // a producer and two consumer warpgroups
 
+// What a split-K launch (kind wgmmasplit) needs beyond its kernel: the split-K reduction
+// (ktune_gemm_splitk_reduce<256> of gemm_tiled.cuh, or with 16-bit C
+// splitk_reduce16_name_expression's kernel) and a workspace of tiled_workspace_floats(p, m, n,
+// batch) floats (at most kMmaMaxWorkspaceFloats).
+struct WgmmaSplitK {
+  const void* reduce = nullptr;
+  float* workspace = nullptr;
+};
+
 namespace wgmma_detail {
 
 inline TiledLaunch refuse(const BlockedParams& p, Precision precision, const std::string& why) {
+  const std::string splits = p.splits > 1 ? " splits=" + std::to_string(p.splits) : "";
   return {cudaSuccess, true,
-          wgmma_name_expression(p, precision, false, false) + " (" + precision_name(precision) +
-              "): " + why};
+          wgmma_name_expression(p, precision, false, false) + splits + " (" +
+              precision_name(precision) + "): " + why};
 }
 
 // The tensor map of one operand stored with `inner` contiguous elements per line (ld apart) and
@@ -225,7 +241,10 @@ inline cudaError_t launch_clusters(const void* kernel, const BlockedParams& p, l
 // when the workspace is missing or short). c holds floats, or with c16 (bf16 / fp16 only) the
 // input's 16-bit type; kernel is then the C16 = 1 instantiation (wgmma_name_expression with c16),
 // which stores by the plain epilogue (the staged ones of ts stage FP32 boxes: with 16-bit C they
-// fall back to it, as they do for beta != 0). max_shared_bytes: the device's opt-in limit. Never
+// fall back to it, as they do for beta != 0). max_shared_bytes: the device's opt-in limit. Split-K
+// (p.splits > 1, kind wgmmasplit, 16-bit only): kernel is the ktune_gemm_wgmma_sk instantiation,
+// split.reduce the reduction for C's type and split.workspace its partial sums (refused when
+// missing, over kMmaMaxWorkspaceFloats, or when k has fewer K tiles than slices). Never
 // synchronizes.
 inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const BlockedParams& p,
                                 Precision precision, bool transa, bool transb, long long m,
@@ -233,7 +252,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
                                 const void* a, long long lda, long long stride_a, const void* b,
                                 long long ldb, long long stride_b, float beta, void* c,
                                 long long ldc, long long stride_c, cudaStream_t stream,
-                                const WgmmaTf32Pack& pack = {}, bool c16 = false) {
+                                const WgmmaTf32Pack& pack = {}, bool c16 = false,
+                                const WgmmaSplitK& split = {}) {
   const auto refuse = [&](const std::string& why) {
     return wgmma_detail::refuse(p, precision, why);
   };
@@ -243,6 +263,8 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     return refuse("the cluster kernel computes bf16 and fp16");
   if (p.ts && precision == Precision::tf32)
     return refuse("the staged-epilogue kernels compute bf16 and fp16");
+  if (p.splits > 1 && precision == Precision::tf32)
+    return refuse("the split-K kernel computes bf16 and fp16");
   if (!wgmma_supported_params(p)) return refuse("parameters outside the template");
   if (p.bk != wgmma_k_tile(precision))
     return refuse("the K tile is " + std::to_string(wgmma_k_tile(precision)) + " in " +
@@ -269,6 +291,21 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
   }
   if (m > 2147483647LL || n > 2147483647LL || k > 2147483647LL || batch > 2147483647LL)
     return refuse("a dimension exceeds the tensor map's 32-bit coordinates");
+  const bool sliced = p.splits > 1;
+  if (sliced) {
+    const long long k_tiles = (k + p.bk - 1) / p.bk;
+    if (k_tiles < p.splits)
+      return refuse("k = " + std::to_string(k) + " has " + std::to_string(k_tiles) +
+                    " K tiles: " + std::to_string(p.splits) + " slices would leave some empty");
+    const long long partials = (long long)tiled_workspace_floats(p, m, n, batch);
+    if (partials > kMmaMaxWorkspaceFloats)
+      return refuse("split-K workspace of " + std::to_string(partials >> 18) +
+                    " MiB exceeds the 1024 MiB limit");
+    if (split.workspace == nullptr || split.reduce == nullptr)
+      return refuse("split-K needs a workspace and the reduction kernel");
+    if (!wgmma_detail::aligned16(split.workspace))
+      return refuse("the split-K workspace is not 16-byte aligned");
+  }
   if (kernel == nullptr) return refuse("no kernel");
   ktune::kernels::cuda_device::Facts facts;
   cudaError_t error = ktune::kernels::cuda_device::current(facts);
@@ -315,7 +352,15 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
               wgmma_detail::encode_c(map_c, static_cast<float*>(c), m, n, ldc, batch, stride_c);
   void* args[] = {&map_a, &map_b, &mm,   &nn, &kk,    &bb,   &alpha,
                   &beta,  &c,     &ldc_, &sc, &map_c, &tma_c};
-  if (p.cl == 1) {
+  int splits = p.splits;
+  float* partial = split.workspace;
+  void* split_args[] = {&map_a, &map_b, &mm, &nn, &kk, &bb, &splits, &partial};
+  if (sliced) {  // one block per (tile, K slice) unit, at most one per SM
+    const long long units = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch * p.splits;
+    const unsigned blocks = unsigned(units < sms ? units : sms);
+    error = cudaLaunchKernel(kernel, dim3(blocks), dim3(kWgmmaThreads), split_args, size_t(shared),
+                             stream);
+  } else if (p.cl == 1) {
     const long long tiles = ((m + p.bm - 1) / p.bm) * ((n + p.bn - 1) / p.bn) * batch;
     const unsigned blocks = unsigned(tiles < sms ? tiles : sms);
     error =
@@ -330,9 +375,15 @@ inline TiledLaunch launch_wgmma(const void* kernel, int max_shared_bytes, const 
     error = wgmma_detail::launch_clusters(kernel, p, m, n, batch, fit, shared, args, stream);
   }
   if (error == cudaSuccess) error = cudaGetLastError();
-  return launch_checks::classify(error, "launch", refuse, [&] {
+  const TiledLaunch result = launch_checks::classify(error, "launch", refuse, [&] {
     return wgmma_name_expression(p, precision, transa, transb, c16);
   });
+  if (!sliced || result.refused || result.error != cudaSuccess) return result;
+  if (c16)
+    return launch_splitk_reduce16(split.reduce, p, m, n, batch, alpha, beta, c, ldc, stride_c,
+                                  split.workspace, stream);
+  return launch_splitk_reduce(split.reduce, p, m, n, batch, alpha, beta, static_cast<float*>(c),
+                              ldc, stride_c, split.workspace, stream);
 }
 
 }  // namespace ktune::kernels::gemm::cuda

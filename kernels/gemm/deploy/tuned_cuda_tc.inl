@@ -5,7 +5,8 @@
 // without the c16 selector of a precision serves 16-bit C with that precision's selector (the
 // kernels store 16-bit C themselves, gemm_out16.cuh). Included by tuned_cuda.inl after
 // its helpers (Launch, cuda_failure, max_shared_bytes, launch_chunks, reduce_kernel). The shipped
-// configs are the `mma`, `mmasplit`, `wgmma`, `wgmmatf32`, `wgmmapp` and `wgmmamc` kinds,
+// configs are the `mma`, `mmasplit` and wgmma kinds (`wgmma`, `wgmmatf32`, `wgmmapp`, `wgmmamc`,
+// `wgmmats`, `wgmmacs`, `wgmmasplit`),
 // instantiated by nvcc from the headers the NVRTC sweep compiles (and the vendor candidates,
 // "vendor=cublas" / "vendor=cublaslt", a selector ships with `ktune deploy --vendors`:
 // deploy/vendor_cuda.hpp); wgmma kernels need the library built for sm_90a (their bodies are empty
@@ -107,8 +108,9 @@ template <int SLOT>
 constexpr bool kSlotServesHalfC = slot_precision(SLOT) != 1 &&
                                   (slot_c16(SLOT) || TcSelector<SLOT + 2>::kNumConfigs == 0);
 
-// The kernel of config I of slot SLOT (mma, mmasplit, wgmma: its ping-pong, cluster or staged
-// form, tf32's K-major one) for these transposes, storing C as FP32 or (C16) the input type.
+// The kernel of config I of slot SLOT (mma, mmasplit, wgmma: its ping-pong, cluster, staged or
+// split-K form, tf32's K-major one) for these transposes, storing C as FP32 or (C16) the input
+// type (split-K: one instantiation for both, its FP32 partials reduced into C's type).
 template <int SLOT, size_t I, bool TA, bool TB, int C16>
 const void* tc_kernel() {
   constexpr int PREC = slot_precision(SLOT);
@@ -124,6 +126,9 @@ const void* tc_kernel() {
     // tf32: the K-major instantiation (the launcher copies other operands K-major first).
     if constexpr (PREC == 1)
       return reinterpret_cast<const void*>(&ktune_gemm_wgmma<p.bm, p.bn, p.st, p.gr, 1, 1, 0, C16>);
+    else if constexpr (p.splits > 1)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_wgmma_sk<p.bm, p.bn, p.st, p.gr, PREC, ta, tb>);
     else if constexpr (p.pp)
       return reinterpret_cast<const void*>(
           &ktune_gemm_wgmma_pp<p.bm, p.bn, p.st, p.gr, PREC, ta, tb, C16>);
@@ -158,7 +163,7 @@ const void* tc_kernel(bool c16) {
   return nullptr;
 }
 
-// One of ktune's tensor-core kernels (mma, mmasplit, wgmma) of a selector slot's configs.
+// One of ktune's tensor-core kernels (mma, mmasplit, the wgmma kinds) of a selector slot's configs.
 template <int SLOT, size_t I, bool TA, bool TB>
 Launch run_tc_kernel(const TcArgs& g) {
   constexpr int PREC = slot_precision(SLOT);
@@ -217,6 +222,25 @@ Launch run_tc_kernel(const TcArgs& g) {
         kg::cuda::launch_wgmma(kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n,
                                g.k, g.batch, g.alpha, g.a, g.lda, g.stride_a, g.b, g.ldb,
                                g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream, pack));
+    workspace.release();
+    return outcome;
+  } else if constexpr (p.splits > 1) {
+    // wgmmasplit: FP32 partial sums in a workspace kept per stream like mmasplit's (refused over
+    // the launcher's limit before the pool allocates it), then the reduction into C's type.
+    const long long floats = (long long)kg::cuda::tiled_workspace_floats(p, g.m, g.n, g.batch);
+    if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
+    ktune::kernels::cuda_workspace::CallWorkspace workspace(
+        size_t(floats) * sizeof(float), g.stream,
+        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
+    const kg::cuda::WgmmaSplitK split{
+        g.c16 ? reinterpret_cast<const void*>(
+                    &ktune_gemm_splitk_reduce16<PREC, KTUNE_SPLITK_REDUCE_THREADS>)
+              : reduce_kernel(),
+        static_cast<float*>(workspace.data())};
+    const Launch outcome = tc_outcome(kg::cuda::launch_wgmma(
+        kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k, g.batch, g.alpha,
+        g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream,
+        {}, g.c16, split));
     workspace.release();
     return outcome;
   } else {
