@@ -60,8 +60,8 @@ TEST(TunedGemmEx, ShipsTensorCoreSelectorsOfTheirOwnKinds) {
       const std::string config = info.configs[i];
       bool tensor_core_or_vendor = config == "vendor=cublas" || config == "vendor=cublaslt" ||
                                    config.rfind("vendor=cublaslt;heuristic=", 0) == 0;
-      for (const char* kind :
-           {"mma", "mmasplit", "wgmma", "wgmmatf32", "wgmmapp", "wgmmamc", "wgmmats", "wgmmacs"})
+      for (const char* kind : {"mma", "mmasplit", "wgmma", "wgmmatf32", "wgmmapp", "wgmmamc",
+                               "wgmmats", "wgmmacs", "wgmmasplit"})
         tensor_core_or_vendor =
             tensor_core_or_vendor || config.rfind(std::string("kind=") + kind + ";", 0) == 0;
       EXPECT_TRUE(tensor_core_or_vendor) << config;
