@@ -96,6 +96,14 @@ cudaMemPool_t workspace_pool_of(int device) {
   return pool;
 }
 
+// A kernel call's workspace (split-K partial sums, tf32's K-major copies) from that pool, kept per
+// stream between calls (kernels/common/cuda/call_workspace.hpp): safe with concurrent calls on
+// other streams. The caller releases it after the launch.
+ktune::kernels::cuda_workspace::CallWorkspace stream_workspace(size_t bytes, cudaStream_t stream) {
+  return ktune::kernels::cuda_workspace::CallWorkspace(
+      bytes, stream, ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
+}
+
 template <int R, int A, int C>
 Launch launch_seed(const ktune::kernels::gemm::SeedParams& p, const CudaArgs& g) {
   // The grid holds at most 65535 batch entries: launch larger batches in chunks.
@@ -143,11 +151,7 @@ Launch launch_chunks(const ktune::kernels::gemm::BlockedParams& p, const Args& g
   for (long long first = 0; first < g.batch; first += chunk) {
     const long long count = g.batch - first < chunk ? g.batch - first : chunk;
     const size_t floats = ktune::kernels::gemm::cuda::tiled_workspace_floats(p, g.m, g.n, count);
-    // Kept per stream between calls (kernels/common/cuda/call_workspace.hpp): safe with concurrent
-    // calls on other streams.
-    ktune::kernels::cuda_workspace::CallWorkspace workspace(
-        floats * sizeof(float), g.stream,
-        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
+    auto workspace = stream_workspace(floats * sizeof(float), g.stream);
     const ktune::kernels::gemm::cuda::TiledLaunch launch =
         launch_chunk(count, first, static_cast<float*>(workspace.data()));
     workspace.release();

@@ -163,6 +163,17 @@ const void* tc_kernel(bool c16) {
   return nullptr;
 }
 
+// The split-K reduction of mmasplit and wgmmasplit into C's type: FP32 C, or with 16-bit C the
+// one that rounds into the input type (gemm_out16.cuh).
+template <int PREC>
+const void* split_reduce_kernel(bool c16) {
+  if constexpr (PREC != 1)
+    if (c16)
+      return reinterpret_cast<const void*>(
+          &ktune_gemm_splitk_reduce16<PREC, KTUNE_SPLITK_REDUCE_THREADS>);
+  return reduce_kernel();
+}
+
 // One of ktune's tensor-core kernels (mma, mmasplit, the wgmma kinds) of a selector slot's configs.
 template <int SLOT, size_t I, bool TA, bool TB>
 Launch run_tc_kernel(const TcArgs& g) {
@@ -185,12 +196,7 @@ Launch run_tc_kernel(const TcArgs& g) {
     const auto* a = static_cast<const unsigned char*>(g.a);
     const auto* b = static_cast<const unsigned char*>(g.b);
     auto* c = static_cast<unsigned char*>(g.c);
-    // 16-bit C: the split-K reduction that rounds into the input type (gemm_out16.cuh).
-    const void* reduce = reduce_kernel();
-    if constexpr (PREC != 1)
-      if (g.c16)
-        reduce = reinterpret_cast<const void*>(
-            &ktune_gemm_splitk_reduce16<PREC, KTUNE_SPLITK_REDUCE_THREADS>);
+    const void* reduce = split_reduce_kernel<PREC>(g.c16);
     // Refused before the pool allocates a workspace over the launcher's limit (the fallback
     // order serves the shape).
     const long long chunk = 65535 / p.splits;
@@ -212,9 +218,7 @@ Launch run_tc_kernel(const TcArgs& g) {
     const long long floats = kg::cuda::wgmma_tf32_workspace_floats(
         TA, TB, g.m, g.n, g.k, g.batch, g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b);
     if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
-    ktune::kernels::cuda_workspace::CallWorkspace workspace(
-        size_t(floats) * sizeof(float), g.stream,
-        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
+    auto workspace = stream_workspace(size_t(floats) * sizeof(float), g.stream);
     const kg::cuda::WgmmaTf32Pack pack{reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<0>),
                                        reinterpret_cast<const void*>(&ktune_wgmma_pack_tf32<1>),
                                        static_cast<float*>(workspace.data()), floats};
@@ -229,14 +233,9 @@ Launch run_tc_kernel(const TcArgs& g) {
     // the launcher's limit before the pool allocates it), then the reduction into C's type.
     const long long floats = (long long)kg::cuda::tiled_workspace_floats(p, g.m, g.n, g.batch);
     if (floats > kg::cuda::kMmaMaxWorkspaceFloats) return Launch::refused;
-    ktune::kernels::cuda_workspace::CallWorkspace workspace(
-        size_t(floats) * sizeof(float), g.stream,
-        ktune::kernels::cuda_workspace::WorkspacePool{nullptr, &workspace_pool_of});
-    const kg::cuda::WgmmaSplitK split{
-        g.c16 ? reinterpret_cast<const void*>(
-                    &ktune_gemm_splitk_reduce16<PREC, KTUNE_SPLITK_REDUCE_THREADS>)
-              : reduce_kernel(),
-        static_cast<float*>(workspace.data())};
+    auto workspace = stream_workspace(size_t(floats) * sizeof(float), g.stream);
+    const kg::cuda::WgmmaSplitK split{split_reduce_kernel<PREC>(g.c16),
+                                      static_cast<float*>(workspace.data())};
     const Launch outcome = tc_outcome(kg::cuda::launch_wgmma(
         kernel, max_shared_bytes(), p, kg::Precision(PREC), TA, TB, g.m, g.n, g.k, g.batch, g.alpha,
         g.a, g.lda, g.stride_a, g.b, g.ldb, g.stride_b, g.beta, g.c, g.ldc, g.stride_c, g.stream,
