@@ -341,6 +341,21 @@ class CudaGemmSession final : public ProblemSession {
     return answers;
   }
 
+  // A split-K config's (mmasplit, wgmmasplit) reduction into C's type: the tiled module's, or
+  // with c16 gemm_out16.cuh's 16-bit one, compiled in `kernels` with the kind's kernels; and its
+  // workspace, none over the launcher's limit (the launch then says why it refuses). Unsplit
+  // configs: neither.
+  WgmmaSplitK split_k(const BlockedParams& p, KernelCache& kernels) {
+    if (p.splits <= 1) return {};
+    WgmmaSplitK split;
+    split.reduce = shape_.c16
+                       ? kernels.get(splitk_reduce16_name_expression(shape_.precision)).function()
+                       : context_.tiled.reduce().function();
+    const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
+    if (floats <= size_t(kMmaMaxWorkspaceFloats)) split.workspace = this->workspace(floats);
+    return split;
+  }
+
   // The mma and mmasplit kinds: compiled for this problem's precision and transposes (all the
   // sweep's mma configs at once, in parallel, when the first one runs), then verified and timed;
   // split-K adds the workspace and the tiled module's reduction kernel (with c16 gemm_out16.cuh's
@@ -357,22 +372,15 @@ class CudaGemmSession final : public ProblemSession {
     }
     const LoadedKernel& kernel = context_.mma.get(
         mma_name_expression(p, shape_.precision, shape_.transa, shape_.transb, shape_.c16));
-    const void* reduce =
-        p.splits <= 1 ? nullptr
-        : shape_.c16
-            ? context_.mma.get(splitk_reduce16_name_expression(shape_.precision)).function()
-            : context_.tiled.reduce().function();
-    // Over the launcher's limit: no workspace, and the launch says why it refuses.
-    const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
-    float* workspace = floats <= size_t(kMmaMaxWorkspaceFloats) ? this->workspace(floats) : nullptr;
+    const WgmmaSplitK split = split_k(p, context_.mma);
     return measure(
         [&](int copy) -> LaunchResult {
           const TiledLaunch launch = launch_mma(
               kernel.function(), kernel.attributes().maxThreadsPerBlock,
-              context_.tiled.max_shared_bytes(), reduce, p, shape_.precision, shape_.transa,
+              context_.tiled.max_shared_bytes(), split.reduce, p, shape_.precision, shape_.transa,
               shape_.transb, shape_.m, shape_.n, shape_.k, shape_.batch, 1.0f, a(copy), shape_.lda,
               shape_.stride_a(), b(copy), shape_.ldb, shape_.stride_b(), 0.0f, c(copy), shape_.ldc,
-              shape_.stride_c(), workspace, context_.device.stream(), shape_.c16);
+              shape_.stride_c(), split.workspace, context_.device.stream(), shape_.c16);
           if (launch.refused) return {Status::refused, launch.message};
           if (launch.error == cudaSuccess) return {};
           return {Status::failed, ktune::cuda::describe_failure(launch.error, launch.message)};
@@ -422,16 +430,7 @@ class CudaGemmSession final : public ProblemSession {
         pack.workspace_floats = floats;
       }
     }
-    WgmmaSplitK split;
-    if (p.splits > 1) {
-      split.reduce =
-          shape_.c16
-              ? context_.wgmma.get(splitk_reduce16_name_expression(shape_.precision)).function()
-              : context_.tiled.reduce().function();
-      // Over the launcher's limit: no workspace, and the launch says why it refuses.
-      const size_t floats = tiled_workspace_floats(p, shape_.m, shape_.n, shape_.batch);
-      if (floats <= size_t(kMmaMaxWorkspaceFloats)) split.workspace = this->workspace(floats);
-    }
+    const WgmmaSplitK split = split_k(p, context_.wgmma);
     return measure(
         [&](int copy) -> LaunchResult {
           const TiledLaunch launch =
