@@ -108,7 +108,7 @@ for pair in $WORKLOADS; do
   suffix=
   [[ $workload == *@* ]] && suffix=@${workload##*@}
   diff=$DIFF_DIR/differing-$w.csv
-  [ "$rc_a" = 0 ] && bench "$name_a" "$build_a" "$workload" "$name_a-$w"
+  bench "$name_a" "$build_a" "$workload" "$name_a-$w"
   if [ "$(grep -cv '^[[:space:]]*\(#\|$\)' "$diff")" -le 1 ]; then
     echo "$name_b $w: no differing shape, not run"
   elif [ "$rc_b" = 0 ]; then
